@@ -91,9 +91,9 @@ func (c PreprocessConfig) Validate() error {
 // Step is one line of the preprocessing summary: what a step did, or why it
 // was skipped.
 type Step struct {
-	Name    string // e.g. "filter cells"
-	Detail  string // what it did, in words, with the numbers
-	Skipped bool   // true when the step did not run; Detail says why
+	Name    string `json:"name"`    // e.g. "filter cells"
+	Detail  string `json:"detail"`  // what it did, in words, with the numbers
+	Skipped bool   `json:"skipped"` // true when the step did not run; Detail says why
 }
 
 // Preprocessed is a data set ready for training: the selected genes of the

@@ -1,0 +1,5 @@
+// Package archtest holds no code, only a test that enforces dpscope's
+// dependency direction (ARCHITECTURE.md): main → tui → core →
+// {accountant, datasets}; datasets → core/compute only; accountant imports
+// nothing of dpscope; nothing below tui imports a terminal library.
+package archtest
