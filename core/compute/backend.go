@@ -1,0 +1,186 @@
+package compute
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// EnvBLAS is the environment variable that chooses the BLAS backend: "auto"
+// (the default when unset or empty), "go" or "openblas".
+const EnvBLAS = "DPSCOPE_BLAS"
+
+// Backend names reported in Backend.Name.
+const (
+	NameOpenBLAS = "openblas"
+	NameGonum    = "gonum"
+)
+
+// Modes accepted in EnvBLAS.
+const (
+	ModeAuto     = "auto"
+	ModeGo       = "go"
+	ModeOpenBLAS = "openblas"
+)
+
+// ErrNoOpenBLAS is wrapped by the error of Init when DPSCOPE_BLAS=openblas
+// and no OpenBLAS library could be opened.
+var ErrNoOpenBLAS = errors.New("compute: OpenBLAS is not available")
+
+// OpenBLASNames are the library names tried, in order, when opening OpenBLAS.
+var OpenBLASNames = []string{"libopenblas.so.0", "libopenblas.so"}
+
+// Backend describes the BLAS implementation in use, for `dpscope version` and
+// the TUI header.
+type Backend struct {
+	// Name is NameOpenBLAS or NameGonum.
+	Name string
+	// Mode is the mode that was asked for: ModeAuto, ModeGo or ModeOpenBLAS.
+	Mode string
+	// Library is the path of the opened OpenBLAS library, or its name when
+	// the path cannot be found. Empty for gonum.
+	Library string
+	// Config is openblas_get_config() (version, build options, core), or the
+	// gonum module version.
+	Config string
+	// Threads is the number of threads a product may use: OpenBLAS's
+	// openblas_get_num_threads(), or runtime.GOMAXPROCS(0) for gonum, whose
+	// Sgemm splits work across that many goroutines.
+	Threads int
+	// Reason says why this backend was chosen, e.g. why auto fell back to
+	// gonum.
+	Reason string
+}
+
+// String returns a one-line description such as
+// "openblas (OpenBLAS 0.3.21 …, 2 threads, /usr/lib/…/libopenblas.so.0)".
+func (b Backend) String() string {
+	s := fmt.Sprintf("%s (%s, %d threads", b.Name, b.Config, b.Threads)
+	if b.Library != "" {
+		s += ", " + b.Library
+	}
+	return s + ")"
+}
+
+var selected struct {
+	once sync.Once
+	impl blas.Float32
+	lib  *openBLAS // nil unless the OpenBLAS backend is in use
+	info Backend
+	err  error
+}
+
+// Init selects the BLAS backend from DPSCOPE_BLAS, once per process, and
+// returns its description. It is safe for concurrent use; later calls return
+// the first result. Every product calls it, so calling it is optional, but
+// the program should call it at start-up to report its error.
+//
+// The error is not nil when DPSCOPE_BLAS holds an unknown value, or when it
+// is "openblas" and OpenBLAS cannot be opened (the error wraps ErrNoOpenBLAS).
+// After an error, products run on gonum's native kernels.
+func Init() (Backend, error) {
+	selected.once.Do(func() {
+		impl, lib, info, err := selectBackend(os.Getenv(EnvBLAS), OpenBLASNames)
+		selected.impl, selected.lib, selected.info, selected.err = impl, lib, info, err
+	})
+	info := selected.info
+	if selected.lib != nil {
+		info.Threads = selected.lib.threads()
+	}
+	return info, selected.err
+}
+
+// Impl returns the blas.Float32 implementation chosen by Init, calling Init
+// if needed. After an Init error it is gonum's native implementation. The
+// OpenBLAS implementation is safe for concurrent use, like gonum's.
+func Impl() blas.Float32 {
+	if _, err := Init(); err != nil {
+		return gonum.Implementation{}
+	}
+	return selected.impl
+}
+
+// SetThreads sets the number of threads OpenBLAS uses for a product, for
+// instance 1 when many goroutines multiply at once. It returns an error if n
+// is less than 1. With the gonum backend it does nothing: gonum's Sgemm uses
+// runtime.GOMAXPROCS(0) goroutines.
+func SetThreads(n int) error {
+	if n < 1 {
+		return fmt.Errorf("compute: SetThreads: n is %d, must be at least 1", n)
+	}
+	if _, err := Init(); err == nil && selected.lib != nil {
+		selected.lib.setThreads(n)
+	}
+	return nil
+}
+
+// ParseMode validates a DPSCOPE_BLAS value and returns the mode it names; the
+// empty string means ModeAuto. Surrounding spaces are ignored.
+func ParseMode(s string) (string, error) {
+	switch m := strings.TrimSpace(s); m {
+	case "":
+		return ModeAuto, nil
+	case ModeAuto, ModeGo, ModeOpenBLAS:
+		return m, nil
+	default:
+		return "", fmt.Errorf("compute: %s is %q, must be one of %q, %q or %q", EnvBLAS, s, ModeAuto, ModeGo, ModeOpenBLAS)
+	}
+}
+
+// selectBackend picks the implementation for a DPSCOPE_BLAS value, trying the
+// library names in order. It always returns a usable implementation: gonum
+// when the result is an error.
+func selectBackend(env string, names []string) (blas.Float32, *openBLAS, Backend, error) {
+	native := gonumBackend()
+	mode, err := ParseMode(env)
+	if err != nil {
+		native.Mode = strings.TrimSpace(env)
+		native.Reason = "invalid " + EnvBLAS
+		return gonum.Implementation{}, nil, native, err
+	}
+	native.Mode = mode
+	if mode == ModeGo {
+		native.Reason = EnvBLAS + "=" + ModeGo
+		return gonum.Implementation{}, nil, native, nil
+	}
+	lib, err := loadOpenBLAS(names)
+	if err != nil {
+		native.Reason = "OpenBLAS not loaded: " + err.Error()
+		if mode == ModeOpenBLAS {
+			return gonum.Implementation{}, nil, native, fmt.Errorf("compute: %s is %q, but %w: %w", EnvBLAS, ModeOpenBLAS, ErrNoOpenBLAS, err)
+		}
+		return gonum.Implementation{}, nil, native, nil
+	}
+	if os.Getenv("OPENBLAS_NUM_THREADS") == "" {
+		lib.setThreads(runtime.GOMAXPROCS(0))
+	}
+	info := Backend{
+		Name:    NameOpenBLAS,
+		Mode:    mode,
+		Library: lib.path,
+		Config:  lib.config(),
+		Threads: lib.threads(),
+		Reason:  EnvBLAS + "=" + mode,
+	}
+	return lib, lib, info, nil
+}
+
+// gonumBackend describes gonum's native implementation.
+func gonumBackend() Backend {
+	cfg := "gonum pure Go"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range bi.Deps {
+			if dep.Path == "gonum.org/v1/gonum" {
+				cfg = "gonum " + dep.Version + " pure Go"
+			}
+		}
+	}
+	return Backend{Name: NameGonum, Config: cfg, Threads: runtime.GOMAXPROCS(0)}
+}

@@ -1,0 +1,34 @@
+// Package compute provides float32 dense matrices and the products a neural
+// network engine needs, computed through gonum's blas32 interface
+// (gonum.org/v1/gonum/blas.Float32).
+//
+// A [Matrix] is row-major with a stride, so [Matrix.View] returns a
+// sub-matrix that shares memory with its parent; products write into a
+// destination the caller owns and never allocate:
+//
+//	dst = alpha * op(A) * op(B) + beta * dst   MulTo    (GEMM)
+//	y   = alpha * op(A) * x + beta * y         MulVecTo (GEMV)
+//	A   = A + alpha * x * yᵀ                   AddOuter (GER)
+//
+// # Backends
+//
+// The first call to [Init] (or to any product) selects the BLAS backend
+// once, from the environment variable DPSCOPE_BLAS:
+//
+//	auto      OpenBLAS when libopenblas.so.0 or libopenblas.so can be opened,
+//	          gonum's pure-Go kernels otherwise (the default)
+//	go        gonum's pure-Go kernels
+//	openblas  OpenBLAS; Init returns an error wrapping ErrNoOpenBLAS when it
+//	          cannot be opened
+//
+// OpenBLAS is opened with github.com/ebitengine/purego, without cgo, so the
+// program also builds with CGO_ENABLED=0. Only Sgemm and Sgemv go to OpenBLAS,
+// and only above a size threshold (see [GemmThreshold]); every other routine
+// is gonum's native one, which is faster for the vector sizes of this
+// program because a call into C costs more than the work. OpenBLAS uses
+// runtime.GOMAXPROCS(0) threads unless OPENBLAS_NUM_THREADS is set.
+//
+// In builds with the race detector, the memory that OpenBLAS reads and writes
+// is reported to the detector row by row, so data races through the C path are
+// caught as they are through the Go path.
+package compute

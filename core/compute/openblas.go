@@ -1,0 +1,297 @@
+//go:build linux
+
+package compute
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// openBLAS is a blas.Float32 that sends Sgemm and Sgemv to OpenBLAS, above
+// a size threshold, and every other routine to the embedded gonum kernels.
+// It is safe for concurrent use.
+//
+// The calls go to the Fortran entry points sgemm_ and sgemv_ through
+// purego.SyscallN: every Fortran argument is a pointer, so no float travels
+// in a register, and the scalars live in one pooled block, so a call does not
+// allocate. A row-major product is the column-major product of the
+// transposes: C = op(A)·op(B) is computed as Cᵀ = op(B)ᵀ·op(A)ᵀ.
+type openBLAS struct {
+	gonum.Implementation
+
+	path          string
+	sgemm, sgemv  uintptr
+	getNumThreads uintptr // may be 0
+	setNumThreads uintptr // may be 0
+	getConfig     uintptr // may be 0
+
+	// minGemm and minGemv are the sizes (m·n·k and m·n) below which the
+	// product stays in Go; see GemmThreshold and GemvThreshold.
+	minGemm, minGemv int
+}
+
+// fortranArgs holds the arguments of one Fortran call: the scalars, whose
+// addresses are handed to C, and the argument list itself. It lives on the
+// heap and is recycled through argPool, so a call does not allocate (the
+// variadic slice of a direct purego.SyscallN call escapes).
+//
+// keep holds the matrices as pointers while their addresses travel as
+// uintptr: it keeps them alive and, being heap memory, forces every slice
+// that reaches Sgemm or Sgemv onto the heap, where the garbage collector
+// never moves it.
+type fortranArgs struct {
+	transA, transB byte
+	m, n, k        int32
+	lda, ldb, ldc  int32
+	alpha, beta    float32
+	args           [15]uintptr
+	keep           [3]unsafe.Pointer
+}
+
+func (p *fortranArgs) addr(v unsafe.Pointer) uintptr { return uintptr(v) }
+
+// call calls fn with the first n entries of p.args and releases p.
+func (p *fortranArgs) call(fn uintptr, n int) {
+	purego.SyscallN(fn, p.args[:n]...)
+	runtime.KeepAlive(p)
+	*p = fortranArgs{}
+	argPool.Put(p)
+}
+
+var argPool = sync.Pool{New: func() any { return new(fortranArgs) }}
+
+// loadOpenBLAS opens the first library of names that loads and exports
+// sgemm_ and sgemv_.
+func loadOpenBLAS(names []string) (*openBLAS, error) {
+	var errs []error
+	for _, name := range names {
+		h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_LOCAL)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			continue
+		}
+		lib := &openBLAS{path: name, minGemm: GemmThreshold, minGemv: GemvThreshold}
+		if lib.sgemm, err = purego.Dlsym(h, "sgemm_"); err == nil {
+			lib.sgemv, err = purego.Dlsym(h, "sgemv_")
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			continue
+		}
+		lib.getNumThreads, _ = purego.Dlsym(h, "openblas_get_num_threads")
+		lib.setNumThreads, _ = purego.Dlsym(h, "openblas_set_num_threads")
+		lib.getConfig, _ = purego.Dlsym(h, "openblas_get_config")
+		if p := mappedPath(name); p != "" {
+			lib.path = p
+		}
+		return lib, nil
+	}
+	if len(errs) == 0 {
+		return nil, errors.New("no library names to try")
+	}
+	return nil, errors.Join(errs...)
+}
+
+// mappedPath returns the file path of the loaded library whose base name is
+// name, read from /proc/self/maps, or "" if it is not found.
+func mappedPath(name string) string {
+	f, err := os.Open("/proc/self/maps")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 6 {
+			continue
+		}
+		p := fields[len(fields)-1]
+		if strings.HasSuffix(p, "/"+name) {
+			return p
+		}
+	}
+	return ""
+}
+
+func (o *openBLAS) threads() int {
+	if o.getNumThreads == 0 {
+		return 1
+	}
+	r, _, _ := purego.SyscallN(o.getNumThreads)
+	return int(int32(r))
+}
+
+func (o *openBLAS) setThreads(n int) {
+	if o.setNumThreads != 0 {
+		purego.SyscallN(o.setNumThreads, uintptr(n))
+	}
+}
+
+func (o *openBLAS) config() string {
+	if o.getConfig == 0 {
+		return "OpenBLAS"
+	}
+	r, _, _ := purego.SyscallN(o.getConfig)
+	if r == 0 {
+		return "OpenBLAS"
+	}
+	// The config string is static storage inside the library.
+	p := *(*unsafe.Pointer)(unsafe.Pointer(&r))
+	var b []byte
+	for ; *(*byte)(p) != 0 && len(b) < 512; p = unsafe.Add(p, 1) {
+		b = append(b, *(*byte)(p))
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func transChar(t blas.Transpose) (byte, bool) {
+	switch t {
+	case blas.NoTrans:
+		return 'N', false
+	case blas.Trans, blas.ConjTrans:
+		return 'T', true
+	}
+	panic("blas: illegal transpose")
+}
+
+// Sgemm performs C = alpha * op(A) * op(B) + beta * C with op(A) m×k and
+// op(B) k×n, like gonum's Sgemm, on OpenBLAS when m·n·k is at least
+// GemmThreshold. It panics with gonum's messages on bad arguments.
+func (o *openBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	ca, aTrans := transChar(tA)
+	cb, bTrans := transChar(tB)
+	if m < 0 || n < 0 || k < 0 || m > math.MaxInt32 || n > math.MaxInt32 || k > math.MaxInt32 ||
+		lda > math.MaxInt32 || ldb > math.MaxInt32 || ldc > math.MaxInt32 ||
+		m == 0 || n == 0 || k == 0 || alpha == 0 || m*n*k < o.minGemm {
+		// gonum checks, handles degenerate sizes and small products.
+		o.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	ar, ac := m, k // stored shape of A
+	if aTrans {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if bTrans {
+		br, bc = n, k
+	}
+	if lda < ac {
+		panic("blas: bad leading dimension of A")
+	}
+	if ldb < bc {
+		panic("blas: bad leading dimension of B")
+	}
+	if ldc < n {
+		panic("blas: bad leading dimension of C")
+	}
+	if len(a) < (ar-1)*lda+ac {
+		panic("blas: insufficient length of a")
+	}
+	if len(b) < (br-1)*ldb+bc {
+		panic("blas: insufficient length of b")
+	}
+	if len(c) < (m-1)*ldc+n {
+		panic("blas: insufficient length of c")
+	}
+	raceReadRows(a, ar, ac, lda)
+	raceReadRows(b, br, bc, ldb)
+	raceWriteRows(c, m, n, ldc)
+
+	p := argPool.Get().(*fortranArgs)
+	// Column-major Cᵀ (n×m) = op(B)ᵀ (n×k) · op(A)ᵀ (k×m).
+	*p = fortranArgs{
+		transA: cb, transB: ca,
+		m: int32(n), n: int32(m), k: int32(k),
+		lda: int32(ldb), ldb: int32(lda), ldc: int32(ldc),
+		alpha: alpha, beta: beta,
+	}
+	p.keep = [3]unsafe.Pointer{unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), unsafe.Pointer(&c[0])}
+	p.args = [15]uintptr{
+		p.addr(unsafe.Pointer(&p.transA)), p.addr(unsafe.Pointer(&p.transB)),
+		p.addr(unsafe.Pointer(&p.m)), p.addr(unsafe.Pointer(&p.n)), p.addr(unsafe.Pointer(&p.k)),
+		p.addr(unsafe.Pointer(&p.alpha)),
+		p.addr(p.keep[1]), p.addr(unsafe.Pointer(&p.lda)),
+		p.addr(p.keep[0]), p.addr(unsafe.Pointer(&p.ldb)),
+		p.addr(unsafe.Pointer(&p.beta)),
+		p.addr(p.keep[2]), p.addr(unsafe.Pointer(&p.ldc)),
+		1, 1, // hidden lengths of the two character arguments
+	}
+	p.call(o.sgemm, 15)
+}
+
+// Sgemv performs y = alpha * op(A) * x + beta * y with A m×n, like gonum's
+// Sgemv, on OpenBLAS when m·n is at least GemvThreshold. It panics with
+// gonum's messages on bad arguments.
+func (o *openBLAS) Sgemv(tA blas.Transpose, m, n int, alpha float32, a []float32, lda int, x []float32, incX int, beta float32, y []float32, incY int) {
+	_, trans := transChar(tA)
+	if m < 0 || n < 0 || m > math.MaxInt32 || n > math.MaxInt32 || lda > math.MaxInt32 ||
+		incX == 0 || incY == 0 || incX > math.MaxInt32 || incY > math.MaxInt32 ||
+		incX < -math.MaxInt32 || incY < -math.MaxInt32 ||
+		m == 0 || n == 0 || alpha == 0 || m*n < o.minGemv {
+		o.Implementation.Sgemv(tA, m, n, alpha, a, lda, x, incX, beta, y, incY)
+		return
+	}
+	if lda < n {
+		panic("blas: bad leading dimension of A")
+	}
+	lenX, lenY := n, m
+	if trans {
+		lenX, lenY = m, n
+	}
+	if (lenX-1)*abs(incX) >= len(x) {
+		panic("blas: insufficient length of x")
+	}
+	if (lenY-1)*abs(incY) >= len(y) {
+		panic("blas: insufficient length of y")
+	}
+	if len(a) < (m-1)*lda+n {
+		panic("blas: insufficient length of a")
+	}
+	raceReadRows(a, m, n, lda)
+	raceReadRows(x, 1, (lenX-1)*abs(incX)+1, 1)
+	raceWriteRows(y, 1, (lenY-1)*abs(incY)+1, 1)
+
+	// Row-major A (m×n) is column-major Aᵀ (n×m): flip the transpose.
+	fc := byte('T')
+	if trans {
+		fc = 'N'
+	}
+	p := argPool.Get().(*fortranArgs)
+	*p = fortranArgs{
+		transA: fc,
+		m:      int32(n), n: int32(m),
+		lda: int32(lda), ldb: int32(incX), ldc: int32(incY),
+		alpha: alpha, beta: beta,
+	}
+	p.keep = [3]unsafe.Pointer{unsafe.Pointer(&a[0]), unsafe.Pointer(&x[0]), unsafe.Pointer(&y[0])}
+	p.args = [15]uintptr{
+		p.addr(unsafe.Pointer(&p.transA)),
+		p.addr(unsafe.Pointer(&p.m)), p.addr(unsafe.Pointer(&p.n)),
+		p.addr(unsafe.Pointer(&p.alpha)),
+		p.addr(p.keep[0]), p.addr(unsafe.Pointer(&p.lda)),
+		p.addr(p.keep[1]), p.addr(unsafe.Pointer(&p.ldb)),
+		p.addr(unsafe.Pointer(&p.beta)),
+		p.addr(p.keep[2]), p.addr(unsafe.Pointer(&p.ldc)),
+		1, // hidden length of the character argument
+	}
+	p.call(o.sgemv, 12)
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
