@@ -147,7 +147,7 @@ func (c *SimConfig) Validate() error {
 		{"mean_rate", c.MeanRate, 0, math.Inf(1), true},
 		{"outlier_prob", c.OutlierProb, 0, 1, false},
 		{"outlier_fac_loc", c.OutlierFacLoc, math.Inf(-1), math.Inf(1), false},
-		{"outlier_fac_scale", c.OutlierFacScale, 0, math.Inf(1), true},
+		{"outlier_fac_scale", c.OutlierFacScale, 0, math.Inf(1), false},
 		{"lib_loc", c.LibLoc, math.Inf(-1), math.Inf(1), false},
 		{"lib_scale", c.LibScale, 0, math.Inf(1), false},
 		{"bcv_common", c.BCVCommon, 0, math.Inf(1), false},

@@ -1,0 +1,17 @@
+// Package assets holds the files dpscope embeds in its binary with
+// go:embed, so that `go run .` needs no file on disk: the specifications of
+// the built-in data sets (and later themes and lesson texts).
+//
+// The package is a leaf: it imports nothing of dpscope, and only exposes the
+// raw files; package datasets decodes the data set specifications.
+package assets
+
+import "embed"
+
+// Datasets holds one JSON specification per built-in data set, at
+// datasets/NAME.json. Each file is a datasets.SimConfig (simulator
+// parameters, JSON field names as in its tags) plus a "description"; the
+// data set is regenerated from it on demand.
+//
+//go:embed datasets/*.json
+var Datasets embed.FS
