@@ -1,0 +1,136 @@
+package datasets
+
+import (
+	"bytes"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// MTX folder file names, in order of preference.
+var (
+	mtxMatrixNames   = []string{"matrix.mtx.gz", "matrix.mtx"}
+	mtxFeatureNames  = []string{"features.tsv.gz", "features.tsv", "genes.tsv.gz", "genes.tsv"}
+	mtxBarcodeNames  = []string{"barcodes.tsv.gz", "barcodes.tsv"}
+	mtxLabelFileName = "labels.tsv"
+)
+
+// LoadMTXDir loads a 10x-style MatrixMarket folder: matrix.mtx[.gz] (genes ×
+// cells, see ReadMTX), features.tsv[.gz] or genes.tsv[.gz] (one line per
+// gene: id, optionally a TAB and a name, optionally more TAB-separated
+// columns, which are ignored; the name defaults to the id) and
+// barcodes.tsv[.gz] (one line per cell; the barcode is the first TAB-separated
+// field). Barcodes must be unique. The matrix header must agree with the
+// number of features and barcodes, which is checked before any entry is read.
+//
+// The result has Name = the folder's base name, Source = dir, no labels, and
+// ValueType detected from the values. Labels are joined separately (see
+// LoadLabels, or Open, which does both).
+func LoadMTXDir(dir string) (*Dataset, error) {
+	matrix, err := findOne(dir, mtxMatrixNames, "matrix.mtx[.gz]")
+	if err != nil {
+		return nil, err
+	}
+	features, err := findOne(dir, mtxFeatureNames, "features.tsv[.gz] or genes.tsv[.gz]")
+	if err != nil {
+		return nil, err
+	}
+	barcodesPath, err := findOne(dir, mtxBarcodeNames, "barcodes.tsv[.gz]")
+	if err != nil {
+		return nil, err
+	}
+	ids, names, err := readNamesFile(features, true)
+	if err != nil {
+		return nil, err
+	}
+	barcodes, _, err := readNamesFile(barcodesPath, false)
+	if err != nil {
+		return nil, err
+	}
+	r, c, err := openFile(matrix)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	x, err := readMTX(r, matrix, mtxExpect{
+		genes: len(ids), genesFile: filepath.Base(features),
+		cells: len(barcodes), barcodeFile: filepath.Base(barcodesPath),
+	})
+	if err != nil {
+		return nil, err
+	}
+	d := &Dataset{
+		Name:      filepath.Base(filepath.Clean(dir)),
+		Source:    dir,
+		X:         x,
+		GeneIDs:   ids,
+		GeneNames: names,
+		Barcodes:  barcodes,
+		ValueType: DetectValueType(x),
+	}
+	return d, nil
+}
+
+// findOne returns the first of names present in dir.
+func findOne(dir string, names []string, what string) (string, error) {
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, nil
+		}
+	}
+	return "", &ParseError{File: dir, Msg: "no " + what + " in folder", Err: fs.ErrNotExist}
+}
+
+// readNamesFile reads a features or barcodes file. For features (withNames)
+// it returns ids and names; for barcodes it returns the barcodes, which must
+// be unique.
+func readNamesFile(path string, withNames bool) (ids, names []string, err error) {
+	r, c, err := openFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer c.Close()
+	return readNames(r, path, withNames)
+}
+
+func readNames(r io.Reader, file string, withNames bool) (ids, names []string, err error) {
+	lr := newLineReader(r, file)
+	var seen map[string]int
+	if !withNames {
+		seen = make(map[string]int)
+	}
+	for {
+		line, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		id, rest, _ := bytes.Cut(line, []byte{'\t'})
+		if len(bytes.TrimSpace(id)) == 0 {
+			return nil, nil, parseErrorf(file, lr.line, "empty id (want one line per matrix %s)", map[bool]string{true: "row", false: "column"}[withNames])
+		}
+		s := string(id)
+		ids = append(ids, s)
+		if withNames {
+			name, _, _ := bytes.Cut(rest, []byte{'\t'})
+			if len(name) > 0 {
+				names = append(names, string(name))
+			} else {
+				names = append(names, s)
+			}
+			continue
+		}
+		if prev, dup := seen[s]; dup {
+			return nil, nil, parseErrorf(file, lr.line, "duplicate barcode %s (also on line %d)", quoteField(id), prev)
+		}
+		seen[s] = lr.line
+	}
+	if len(ids) == 0 {
+		return nil, nil, &ParseError{File: file, Msg: "no entries", Err: ErrEmpty}
+	}
+	return ids, names, nil
+}

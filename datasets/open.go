@@ -1,0 +1,86 @@
+package datasets
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// OpenOptions controls Open. The zero value loads a folder with its
+// labels.tsv when there is one, and detects everything about dense files.
+type OpenOptions struct {
+	// Labels is the path of a labels file (see ReadLabels) to join onto the
+	// data; it overrides a labels.tsv in an MTX folder. Default "": use the
+	// folder's labels.tsv[.gz] if present, no labels for a dense file.
+	Labels string
+	// NoLabels skips labels altogether, even when Labels is set.
+	NoLabels bool
+	// Orientation and Delimiter apply to dense files (see DenseOptions).
+	Orientation Orientation
+	Delimiter   rune
+}
+
+// Open loads a data set from path: a folder is read as a 10x MatrixMarket
+// folder (LoadMTXDir; a path to its matrix.mtx[.gz] file is taken as the
+// folder), any other file as a dense CSV/TSV matrix (LoadDense). Labels are
+// then joined as opts says (LoadLabels): cells without a label get -1; use
+// OpenWithReport to see which. Name is the folder's or file's base name,
+// Source is path, ValueType is detected from the values, and the result is
+// validated. Errors name the file and line (see ParseError).
+func Open(path string, opts OpenOptions) (*Dataset, error) {
+	d, _, err := OpenWithReport(path, opts)
+	return d, err
+}
+
+// OpenWithReport is Open, also returning the report of the labels join (nil
+// when no labels were joined).
+func OpenWithReport(path string, opts OpenOptions) (*Dataset, *LabelReport, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("datasets: open: %w", err)
+	}
+	dir := ""
+	switch {
+	case st.IsDir():
+		dir = path
+	case strings.HasPrefix(strings.ToLower(filepath.Base(path)), "matrix.mtx"):
+		dir = filepath.Dir(path)
+	}
+	var d *Dataset
+	labels := opts.Labels
+	if dir != "" {
+		d, err = LoadMTXDir(dir)
+		if err == nil && labels == "" {
+			if p, ferr := findOne(dir, []string{mtxLabelFileName, mtxLabelFileName + ".gz"}, ""); ferr == nil {
+				labels = p
+			}
+		}
+	} else {
+		d, err = LoadDense(path, DenseOptions{Orientation: opts.Orientation, Delimiter: opts.Delimiter})
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	d.Source = path
+	var rep *LabelReport
+	if labels != "" && !opts.NoLabels {
+		if rep, err = LoadLabels(d, labels); err != nil {
+			return nil, rep, err
+		}
+	}
+	if err := d.Validate(); err != nil {
+		return nil, rep, err
+	}
+	return d, rep, nil
+}
+
+// LoadDense reads the dense CSV/TSV file at path (see ReadDense).
+func LoadDense(path string, opts DenseOptions) (*Dataset, error) {
+	r, c, err := openFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return ReadDense(r, path, opts)
+}
