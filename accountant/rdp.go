@@ -121,18 +121,30 @@ func logAFrac(q, z, alpha float64) float64 {
 	lq, l1q := math.Log(q), math.Log1p(-q)
 	z0 := z*z*(math.Log(1/q)+l1q) + 0.5
 	s2z := math.Sqrt2 * z
-	// ln|C(α,i)| and its sign, updated by C(α,i+1) = C(α,i)(α−i)/(i+1).
-	logCoef, sign := 0.0, 1.0
-	const maxTerms = 1 << 20
-	for i := 0; i < maxTerms; i++ {
+	// term returns ln of the two series terms at index i, given ln|C(α,i)|.
+	term := func(i int, logCoef float64) (ls0, ls1 float64) {
 		fi := float64(i)
 		j := alpha - fi
-		lt0 := logCoef + fi*lq + j*l1q
-		lt1 := logCoef + j*lq + fi*l1q
-		le0 := -math.Ln2 + logErfc((fi-z0)/s2z)
-		le1 := -math.Ln2 + logErfc((z0-j)/s2z)
-		ls0 := lt0 + (fi*fi-fi)/(2*z*z) + le0
-		ls1 := lt1 + (j*j-j)/(2*z*z) + le1
+		ls0 = logCoef + fi*lq + j*l1q + (fi*fi-fi)/(2*z*z) - math.Ln2 + logErfc((fi-z0)/s2z)
+		ls1 = logCoef + j*lq + fi*l1q + (j*j-j)/(2*z*z) - math.Ln2 + logErfc((z0-j)/s2z)
+		return ls0, ls1
+	}
+	// ln|C(α,i)| and its sign, updated by C(α,i+1) = C(α,i)(α−i)/(i+1).
+	logCoef, sign := 0.0, 1.0
+	next := func(i int) bool {
+		r := (alpha - float64(i)) / float64(i+1)
+		if r == 0 {
+			return false
+		}
+		if r < 0 {
+			sign = -sign
+		}
+		logCoef += math.Log(math.Abs(r))
+		return true
+	}
+	head := int(alpha) + 24
+	for i := 0; ; i++ {
+		ls0, ls1 := term(i, logCoef)
 		if sign > 0 {
 			la0, la1 = logAdd(la0, ls0), logAdd(la1, ls1)
 		} else {
@@ -144,21 +156,40 @@ func logAFrac(q, z, alpha float64) float64 {
 		// Stop once past the alternating head and the terms are negligible
 		// against ln A (relative 1e-14) and in absolute terms (e^-30).
 		m := math.Max(ls0, ls1)
-		if fi > alpha+1 && m < -30 {
+		if float64(i) > alpha+1 && m < -30 {
 			lA := logAdd(la0, la1)
 			if m < math.Log(math.Abs(lA))-32.3 || math.IsInf(m, -1) {
 				return lA
 			}
 		}
-		// Next generalised binomial coefficient.
-		r := (alpha - fi) / (fi + 1)
-		if r == 0 {
+		if !next(i) {
 			return logAdd(la0, la1)
 		}
-		if r < 0 {
-			sign = -sign
+		if i+1 == head {
+			break
 		}
-		logCoef += math.Log(math.Abs(r))
 	}
-	return math.NaN()
+	// The tail Σ_{i≥head} is alternating (C(α,i) changes sign each step for
+	// i > α) with smoothly decaying magnitudes, which can decay as slowly as
+	// i^{-α-2} (e.g. q = 1/2, large z). Sum it by the Euler transform
+	// (repeated averaging of partial sums), relative to the head's A.
+	lA := logAdd(la0, la1)
+	const k = 48
+	var partial [k]float64
+	s := 0.0
+	for n := 0; n < k; n++ {
+		i := head + n
+		ls0, ls1 := term(i, logCoef)
+		s += sign * (math.Exp(ls0-lA) + math.Exp(ls1-lA))
+		partial[n] = s
+		if !next(i) {
+			return lA + math.Log1p(s)
+		}
+	}
+	for level := k - 1; level > 0; level-- {
+		for n := 0; n < level; n++ {
+			partial[n] = 0.5 * (partial[n] + partial[n+1])
+		}
+	}
+	return lA + math.Log1p(partial[0])
 }

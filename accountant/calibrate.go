@@ -1,0 +1,187 @@
+package accountant
+
+import (
+	"fmt"
+	"math"
+)
+
+// Budget is a target (ε, δ).
+type Budget struct {
+	Epsilon float64 // ε > 0, finite. Required.
+	Delta   float64 // δ in (0, 1). Required.
+}
+
+// Validate returns an *InputError if ε is not finite and > 0 or δ is outside (0, 1).
+func (b Budget) Validate() error {
+	if err := checkEpsilon(b.Epsilon); err != nil {
+		return err
+	}
+	return checkDelta(b.Delta)
+}
+
+// DefaultCalibrationTol is the relative tolerance on the noise multiplier
+// used when a calibration is given tol = 0: the returned z satisfies the
+// target and z·(1 − 1e-6) may not.
+const DefaultCalibrationTol = 1e-6
+
+// Noise multiplier search range of the calibrations.
+const (
+	minNoiseMultiplier = 1e-3
+	maxNoiseMultiplier = 1e5
+)
+
+// calibrate returns the smallest z in [minNoiseMultiplier, maxNoiseMultiplier],
+// to relative tolerance tol, with eps(z) ≤ target, for eps decreasing in z.
+// The bracket [lo, hi] always has eps(lo) > target ≥ eps(hi); each iteration
+// tries the secant point of log ε against log z (pinned from both sides by
+// tol) and falls back to bisection in log z when the secant does not halve
+// the bracket, so it converges in a handful of evaluations and never worse
+// than bisection. It returns hi, which meets the target.
+func calibrate(target, tol float64, eps func(z float64) (float64, error)) (float64, error) {
+	if tol == 0 {
+		tol = DefaultCalibrationTol
+	}
+	if nonFinite(tol) || tol < 1e-12 || tol >= 0.5 {
+		return 0, inputErr("tolerance", tol, "0 (default) or in [1e-12, 0.5)")
+	}
+	hi := 1.0
+	ehi, err := eps(hi)
+	if err != nil {
+		return 0, err
+	}
+	lo, elo := hi, ehi
+	for ehi > target {
+		lo, elo = hi, ehi
+		hi *= 4
+		if hi > maxNoiseMultiplier {
+			return 0, fmt.Errorf("%w: ε ≤ %g needs a noise multiplier above %g", ErrUnreachable, target, maxNoiseMultiplier)
+		}
+		if ehi, err = eps(hi); err != nil {
+			return 0, err
+		}
+	}
+	if lo == hi {
+		for elo <= target {
+			hi, ehi = lo, elo
+			lo /= 4
+			if lo < minNoiseMultiplier {
+				return hi, nil
+			}
+			if elo, err = eps(lo); err != nil {
+				return 0, err
+			}
+		}
+	}
+	lt := math.Log(target)
+	bisect := false
+	for hi-lo > tol*hi {
+		width := hi - lo
+		x := 0.5 * (math.Log(lo) + math.Log(hi))
+		if !bisect && elo > 0 && ehi > 0 && !math.IsInf(elo, 1) {
+			// Secant on (log z, log ε).
+			a, b := math.Log(lo), math.Log(hi)
+			fa, fb := math.Log(elo)-lt, math.Log(ehi)-lt
+			if fa != fb {
+				if s := b - fb*(b-a)/(fb-fa); s > a && s < b {
+					x = s
+				}
+			}
+		}
+		z := math.Exp(x)
+		// Evaluate just below and just above the trial point so that a good
+		// secant step collapses the bracket to width < tol·hi at once.
+		for _, zz := range []float64{z * (1 - 0.4*tol), z * (1 + 0.4*tol)} {
+			if zz <= lo || zz >= hi {
+				continue
+			}
+			e, err := eps(zz)
+			if err != nil {
+				return 0, err
+			}
+			if e > target {
+				lo, elo = zz, e
+			} else {
+				hi, ehi = zz, e
+				break
+			}
+		}
+		// Fall back to bisection when the bracket did not halve.
+		bisect = hi-lo > 0.5*width
+	}
+	return hi, nil
+}
+
+// CalibrateRDP returns the smallest noise multiplier z, to relative
+// tolerance tol (0 means DefaultCalibrationTol), such that steps steps of
+// the sampled Gaussian mechanism with rate q satisfy target under RDP at
+// orders with conversion conv. It returns an error wrapping ErrUnreachable
+// when no z ≤ 1e5 meets the target (the order grid bounds ε from below; for
+// example ε < 0.1 at δ = 1e-5 with Opacus' orders), and an *InputError for
+// invalid inputs.
+func CalibrateRDP(target Budget, q float64, steps int, orders []float64, conv Conversion, tol float64) (float64, error) {
+	if err := target.Validate(); err != nil {
+		return 0, err
+	}
+	if err := (Event{q, 1, steps}).Validate(); err != nil {
+		return 0, err
+	}
+	if err := validateOrders(orders); err != nil {
+		return 0, err
+	}
+	rdp := make([]float64, len(orders))
+	return calibrate(target.Epsilon, tol, func(z float64) (float64, error) {
+		clear(rdp)
+		addRDPTo(rdp, Event{q, z, steps}, orders)
+		e, _, err := EpsilonFromRDP(orders, rdp, target.Delta, conv)
+		if err == errNoFiniteOrder {
+			return math.Inf(1), nil
+		}
+		return e, err
+	})
+}
+
+// OpacusNoiseMultiplier replicates Opacus' get_noise_multiplier(target_epsilon,
+// target_delta, sample_rate=q, steps=steps, accountant="rdp",
+// epsilon_tolerance=epsTol) step for step, with Opacus' default orders and
+// the improved conversion: σ_high doubles from 10 until ε(σ_high) ≤ target,
+// then bisects until target − ε(σ_high) ≤ epsTol, and returns σ_high. Its
+// answer lies above the smallest σ meeting the target by up to ~1% at
+// epsTol = 0.01; use CalibrateRDP for the tight value.
+func OpacusNoiseMultiplier(target Budget, q float64, steps int, epsTol float64) (float64, error) {
+	if err := target.Validate(); err != nil {
+		return 0, err
+	}
+	if err := (Event{q, 1, steps}).Validate(); err != nil {
+		return 0, err
+	}
+	if err := checkPositive("epsilon tolerance", epsTol); err != nil {
+		return 0, err
+	}
+	orders := OrdersOpacus.Orders()
+	eps := func(z float64) float64 {
+		e, _, err := EpsilonRDP([]Event{{q, z, steps}}, target.Delta, orders, Improved)
+		if err != nil {
+			return math.Inf(1)
+		}
+		return e
+	}
+	lo, hi := 0.0, 10.0
+	ehi := math.Inf(1)
+	for ehi > target.Epsilon {
+		hi *= 2
+		if hi > maxNoiseMultiplier {
+			return 0, fmt.Errorf("%w: ε ≤ %g needs σ above %g", ErrUnreachable, target.Epsilon, maxNoiseMultiplier)
+		}
+		ehi = eps(hi)
+	}
+	for target.Epsilon-ehi > epsTol {
+		s := (lo + hi) / 2
+		e := eps(s)
+		if e < target.Epsilon {
+			hi, ehi = s, e
+		} else {
+			lo = s
+		}
+	}
+	return hi, nil
+}
