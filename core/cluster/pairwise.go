@@ -1,0 +1,170 @@
+package cluster
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+
+	"golang.org/x/sync/errgroup"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// Sampling policy of Silhouette and NeighbourhoodPurity.
+const (
+	// SilhouetteExactLimit is the largest number of labelled rows for which
+	// Silhouette and NeighbourhoodPurity score every row. Above it they
+	// score SilhouetteSampleSize rows drawn without replacement from
+	// rand.NewPCG(SilhouetteSeed, 0), each still against all rows: an
+	// unbiased estimate of the exact mean with standard error
+	// sd(s)/√SilhouetteSampleSize (about 0.003 for a typical sd of 0.2).
+	SilhouetteExactLimit = 10000
+	// SilhouetteSampleSize is the number of rows scored above
+	// SilhouetteExactLimit.
+	SilhouetteSampleSize = 5000
+	// SilhouetteSeed seeds the sample of scored rows.
+	SilhouetteSeed = 0x5EED
+)
+
+// distBlock is the number of anchor rows whose distances are computed by
+// one matrix product.
+const distBlock = 128
+
+// pointSet is a labelled point cloud with the unknown rows removed and the
+// columns centred (which changes no distance but makes the Gram form
+// ‖a‖² + ‖b‖² − 2a·b lose less to cancellation).
+type pointSet struct {
+	n, d   int
+	x      []float64 // n×d centred
+	norm   []float64 // ‖x_i‖²
+	labels []int     // dense labels in [0, k)
+	k      int       // number of distinct labels
+	sizes  []int     // cluster sizes
+}
+
+// newPointSet checks x and labels, drops rows with a negative label and
+// relabels the rest 0..k−1 in increasing order of label value.
+func newPointSet(x []float64, n, d int, labels []int) (*pointSet, error) {
+	if err := checkMatrix("x", x, n, d); err != nil {
+		return nil, err
+	}
+	if len(labels) != n {
+		return nil, fmt.Errorf("cluster: len(labels) is %d, must be n = %d: %w", len(labels), n, ErrInvalidData)
+	}
+	idx, values := denseIndex(labels, labels)
+	p := &pointSet{d: d, k: len(values), sizes: make([]int, len(values))}
+	for i, l := range idx {
+		if l < 0 {
+			continue
+		}
+		p.x = append(p.x, x[i*d:i*d+d]...)
+		p.labels = append(p.labels, l)
+		p.sizes[l]++
+	}
+	p.n = len(p.labels)
+	if p.n == 0 {
+		return nil, fmt.Errorf("cluster: %d rows given: %w", n, ErrNoLabelledRows)
+	}
+	mean := make([]float64, d)
+	for i := range p.n {
+		add(mean, p.x[i*d:i*d+d])
+	}
+	for t := range mean {
+		mean[t] /= float64(p.n)
+	}
+	for i := range p.n {
+		sub(p.x[i*d:i*d+d], mean)
+	}
+	p.norm = rowNorms(p.x, p.n, d)
+	return p, nil
+}
+
+// anchors returns the rows to score: all of them up to
+// SilhouetteExactLimit, else a sorted fixed-seed sample of
+// SilhouetteSampleSize rows.
+func (p *pointSet) anchors() []int {
+	if p.n <= SilhouetteExactLimit {
+		a := make([]int, p.n)
+		for i := range a {
+			a[i] = i
+		}
+		return a
+	}
+	return sampleRows(p.n, SilhouetteSampleSize, rand.New(rand.NewPCG(SilhouetteSeed, 0)))
+}
+
+// sampleRows returns m distinct indices of [0, n) in increasing order, drawn
+// uniformly (partial Fisher–Yates).
+func sampleRows(n, m int, rng *rand.Rand) []int {
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	for i := range m {
+		j := i + rng.IntN(n-i)
+		perm[i], perm[j] = perm[j], perm[i]
+	}
+	out := perm[:m]
+	// Sort by counting over the marks to keep it O(n).
+	mark := make([]bool, n)
+	for _, v := range out {
+		mark[v] = true
+	}
+	out = out[:0]
+	for i, ok := range mark {
+		if ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// forDistances calls fn(w, a, d2) for every position a of anchors, with d2[j]
+// the squared distance from row anchors[a] to row j (exactly 0 for j =
+// anchors[a]). Blocks of distBlock anchors are one GEMM each; blocks are
+// spread over workers(len(anchors)) workers with buffers of their own; w is
+// the worker's index, for scratch space. fn is called concurrently for
+// different a and must write only to outputs of a or scratch of w; d2 is
+// reused after fn returns.
+func (p *pointSet) forDistances(anchors []int, fn func(w, a int, d2 []float64)) {
+	n, d := p.n, p.d
+	nb := (len(anchors) + distBlock - 1) / distBlock
+	workers := distWorkers(len(anchors))
+	var g errgroup.Group
+	for w := range workers {
+		g.Go(func() error {
+			blk := make([]float64, distBlock*d)
+			prod := make([]float64, distBlock*n)
+			for b := w; b < nb; b += workers {
+				lo, hi := b*distBlock, min((b+1)*distBlock, len(anchors))
+				m := hi - lo
+				for r := range m {
+					i := anchors[lo+r]
+					copy(blk[r*d:r*d+d], p.x[i*d:i*d+d])
+				}
+				blas64.Gemm(blas.NoTrans, blas.Trans, 1,
+					blas64.General{Rows: m, Cols: d, Stride: d, Data: blk[:m*d]},
+					blas64.General{Rows: n, Cols: d, Stride: d, Data: p.x},
+					0, blas64.General{Rows: m, Cols: n, Stride: n, Data: prod[:m*n]})
+				for r := range m {
+					i := anchors[lo+r]
+					row := prod[r*n : r*n+n]
+					ni := p.norm[i]
+					for j, v := range row {
+						row[j] = max(ni+p.norm[j]-2*v, 0)
+					}
+					row[i] = 0
+					fn(w, lo+r, row)
+				}
+			}
+			return nil
+		})
+	}
+	_ = g.Wait() // the workers return no errors
+}
+
+// distWorkers returns the number of workers forDistances uses for m
+// anchors: GOMAXPROCS, at most one per block, at least 1.
+func distWorkers(m int) int {
+	return max(1, min(runtime.GOMAXPROCS(0), (m+distBlock-1)/distBlock))
+}
