@@ -159,7 +159,7 @@ func selectBackend(env string, names []string) (blas.Float32, *openBLAS, Backend
 		return gonum.Implementation{}, nil, native, nil
 	}
 	if os.Getenv("OPENBLAS_NUM_THREADS") == "" {
-		lib.setThreads(runtime.GOMAXPROCS(0))
+		lib.setThreads(defaultThreads())
 	}
 	info := Backend{
 		Name:    NameOpenBLAS,
@@ -184,3 +184,7 @@ func gonumBackend() Backend {
 	}
 	return Backend{Name: NameGonum, Config: cfg, Threads: runtime.GOMAXPROCS(0)}
 }
+
+// defaultThreads is the OpenBLAS thread count when OPENBLAS_NUM_THREADS is
+// not set: one per processor Go may use.
+func defaultThreads() int { return runtime.GOMAXPROCS(0) }

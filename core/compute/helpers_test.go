@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"runtime"
 	"sync"
 	"testing"
 
@@ -33,7 +32,7 @@ func requireOpenBLAS(tb testing.TB) *openBLAS {
 	testLib.once.Do(func() {
 		testLib.lib, testLib.err = loadOpenBLAS(OpenBLASNames)
 		if testLib.err == nil {
-			testLib.lib.setThreads(runtime.GOMAXPROCS(0))
+			testLib.lib.setThreads(defaultThreads())
 		}
 	})
 	if testLib.err != nil {

@@ -78,7 +78,10 @@ func loadOpenBLAS(names []string) (*openBLAS, error) {
 	for _, name := range names {
 		h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_LOCAL)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			if !strings.Contains(err.Error(), name) {
+				err = fmt.Errorf("%s: %w", name, err)
+			}
+			errs = append(errs, err)
 			continue
 		}
 		lib := &openBLAS{path: name, minGemm: GemmThreshold, minGemv: GemvThreshold}
