@@ -165,23 +165,30 @@ func Preprocess(d *Dataset, cfg PreprocessConfig) (*Preprocessed, error) {
 			Step{Name: "normalise total", Skipped: true, Detail: reason})
 	}
 
-	if logLike, why := looksLogged(x); !counts && logLike {
-		p.Steps = append(p.Steps, Step{Name: "log1p", Skipped: true, Detail: "values look log-transformed already (" + why + ")"})
-	} else {
-		Log1p(norm)
-		p.Steps = append(p.Steps, Step{Name: "log1p", Detail: "x ← ln(1 + x)"})
+	// log1p is applied to the selected genes only, after selection: seurat
+	// HVG statistics are taken on the values before the log (scanpy takes
+	// expm1 of the logged values, the same numbers), so no stored value of
+	// an unselected gene needs a log.
+	logStep := Step{Name: "log1p", Detail: "x ← ln(1 + x)"}
+	logged := false
+	if !counts {
+		if like, why := looksLogged(x); like {
+			logStep = Step{Name: "log1p", Skipped: true, Detail: "values look log-transformed already (" + why + ")"}
+			logged = true
+		}
 	}
+	p.Steps = append(p.Steps, logStep)
 
-	sel, step, err := selectGenes(raw, norm, cfg)
+	sel, step, err := selectGenes(raw, norm, logged, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("datasets: %s: %w", d.Name, err)
 	}
 	p.Steps = append(p.Steps, step)
 
 	p.Cells, p.Genes = raw.Rows, len(sel)
-	p.X = densify(norm, sel)
+	p.X = densify(norm, sel, !logged)
 	if counts {
-		p.RawCounts = densify(raw, sel)
+		p.RawCounts = densify(raw, sel, false)
 	}
 	if cfg.Scale {
 		clipped := ScaleColumns(p.X, p.Cells, p.Genes, cfg.MaxValue)
@@ -212,8 +219,9 @@ func Preprocess(d *Dataset, cfg PreprocessConfig) (*Preprocessed, error) {
 }
 
 // selectGenes returns the columns of norm (indices into its genes) chosen by
-// cfg.Selection, sorted increasingly.
-func selectGenes(raw, norm *CSR, cfg PreprocessConfig) ([]int, Step, error) {
+// cfg.Selection, sorted increasingly. norm holds normalised values, already
+// log-transformed when logged is true.
+func selectGenes(raw, norm *CSR, logged bool, cfg PreprocessConfig) ([]int, Step, error) {
 	n := raw.Cols
 	if cfg.Selection == SelectAll || n <= cfg.NTopGenes {
 		why := "all genes kept"
@@ -230,7 +238,7 @@ func selectGenes(raw, norm *CSR, cfg PreprocessConfig) ([]int, Step, error) {
 		}
 		return sel, Step{Name: "gene selection", Detail: fmt.Sprintf("%d of %d genes by zero rate against mean expression (Kobak & Berens)", len(sel), n)}, nil
 	default:
-		sel := HighlyVariableGenes(norm, cfg.NTopGenes)
+		sel := HighlyVariableGenes(norm, cfg.NTopGenes, logged)
 		return sel, Step{Name: "gene selection", Detail: fmt.Sprintf("%d of %d highly variable genes (seurat flavour, 20 bins)", len(sel), n)}, nil
 	}
 }

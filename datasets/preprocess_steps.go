@@ -131,10 +131,13 @@ func Log1p(x *CSR) {
 }
 
 // HighlyVariableGenes returns the columns (sorted) of the highly variable
-// genes of the log1p-normalised matrix logX, as scanpy's
-// highly_variable_genes(flavor="seurat", n_top_genes=nTop, n_bins=20):
+// genes of the normalised matrix x, as scanpy's
+// highly_variable_genes(flavor="seurat", n_top_genes=nTop, n_bins=20) on
+// log1p(x). scanpy undoes the log first; here x is given before the log
+// (logged false), or, when logged is true, x is taken to be log values and
+// e = expm1(x) as in scanpy:
 //
-//	on e = expm1(logX): m_j = mean_i e_ij, v_j = var_i e_ij (ddof 1),
+//	on e: m_j = mean_i e_ij, v_j = var_i e_ij (ddof 1),
 //	dispersion d_j = ln(v_j / m_j) (undefined when v_j = 0), mean ln(1 + m_j);
 //	genes binned by ln(1 + m_j) into 20 equal-width bins (pandas cut);
 //	normalised dispersion z_j = (d_j − mean_bin d) / sd_bin d, where a bin
@@ -142,13 +145,16 @@ func Log1p(x *CSR) {
 //	selected: z_j ≥ the nTop-th largest defined z (undefined z counts as 0).
 //
 // Ties at the cut-off can select more than nTop genes, as in scanpy.
-func HighlyVariableGenes(logX *CSR, nTop int) []int {
-	n := float64(logX.Rows)
-	g := logX.Cols
+func HighlyVariableGenes(x *CSR, nTop int, logged bool) []int {
+	n := float64(x.Rows)
+	g := x.Cols
 	sum := make([]float64, g)
 	sumSq := make([]float64, g)
-	for k, j := range logX.Indices {
-		e := math.Expm1(float64(logX.Data[k]))
+	for k, j := range x.Indices {
+		e := float64(x.Data[k])
+		if logged {
+			e = math.Expm1(e)
+		}
 		sum[j] += e
 		sumSq[j] += e * e
 	}
@@ -410,8 +416,9 @@ func (m *CSR) clone() *CSR {
 		Indptr: slices.Clone(m.Indptr), Indices: slices.Clone(m.Indices), Data: slices.Clone(m.Data)}
 }
 
-// densify returns the columns sel (sorted) of x as a dense row-major matrix.
-func densify(x *CSR, sel []int) []float32 {
+// densify returns the columns sel (sorted) of x as a dense row-major matrix,
+// with ln(1 + x) taken of each stored value when log1p is true.
+func densify(x *CSR, sel []int, log1p bool) []float32 {
 	pos := make([]int32, x.Cols)
 	for j := range pos {
 		pos[j] = -1
@@ -426,7 +433,11 @@ func densify(x *CSR, sel []int) []float32 {
 		row := out[i*w : (i+1)*w]
 		for k, j := range cols {
 			if p := pos[j]; p >= 0 {
-				row[p] = vals[k]
+				v := vals[k]
+				if log1p {
+					v = float32(math.Log1p(float64(v)))
+				}
+				row[p] = v
 			}
 		}
 	}

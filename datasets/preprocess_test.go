@@ -149,13 +149,17 @@ func TestHighlyVariableGenesFindsPlanted(t *testing.T) {
 	x := denseToCSR(cells, genes, plantedCounts(cells, genes, planted, 7))
 	_, med := SizeFactors(x)
 	NormalizeTotal(x, med)
-	Log1p(x)
-	got := HighlyVariableGenes(x, planted)
+	got := HighlyVariableGenes(x, planted, false)
 	if want := seq(planted); !slices.Equal(got, want) {
 		t.Errorf("HighlyVariableGenes(n=%d) = %v, want the planted genes %v", planted, got, want)
 	}
-	if got := HighlyVariableGenes(x, 50); len(got) != 50 {
+	if got := HighlyVariableGenes(x, 50, false); len(got) != 50 {
 		t.Errorf("HighlyVariableGenes(n=50) selected %d genes, want 50", len(got))
+	}
+	// Given log values, it must undo the log and select the same genes.
+	Log1p(x)
+	if got := HighlyVariableGenes(x, planted, true); !slices.Equal(got, seq(planted)) {
+		t.Errorf("HighlyVariableGenes(log values, n=%d) = %v, want %v", planted, got, seq(planted))
 	}
 }
 

@@ -18,14 +18,28 @@ type Summary struct {
 	ValueType  string       `json:"value_type"`
 	Classes    []ClassCount `json:"classes"`
 	Unlabelled int          `json:"unlabelled"` // cells with no label
+	// LabelJoin says how a labels file matched the cells; nil when none was
+	// joined.
+	LabelJoin *LabelJoin `json:"label_join,omitempty"`
 	// KeptCells and SelectedGenes are the shape after preprocessing.
 	KeptCells     int    `json:"kept_cells"`
 	SelectedGenes int    `json:"selected_genes"`
 	Preprocessing []Step `json:"preprocessing"`
 }
 
-// Summarize describes d and, when p is not nil, its preprocessing.
-func Summarize(d *Dataset, p *Preprocessed) Summary {
+// LabelJoin is the JSON form of a LabelReport.
+type LabelJoin struct {
+	File            string   `json:"file"`
+	Labelled        int      `json:"labelled"`
+	Missing         int      `json:"missing"`
+	MissingExamples []string `json:"missing_examples,omitempty"`
+	Unknown         int      `json:"unknown"`
+	UnknownExamples []string `json:"unknown_examples,omitempty"`
+}
+
+// Summarize describes d and, when they are not nil, its preprocessing p and
+// the report r of its labels join.
+func Summarize(d *Dataset, p *Preprocessed, r *LabelReport) Summary {
 	s := Summary{
 		Name:      d.Name,
 		Source:    d.Source,
@@ -48,6 +62,10 @@ func Summarize(d *Dataset, p *Preprocessed) Summary {
 		if l < 0 {
 			s.Unlabelled++
 		}
+	}
+	if r != nil {
+		s.LabelJoin = &LabelJoin{File: r.File, Labelled: r.Labelled, Missing: r.Missing, MissingExamples: r.MissingExamples,
+			Unknown: r.Unknown, UnknownExamples: r.UnknownExamples}
 	}
 	if p != nil {
 		s.KeptCells, s.SelectedGenes, s.Preprocessing = p.Cells, p.Genes, p.Steps

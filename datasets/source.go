@@ -1,0 +1,28 @@
+package datasets
+
+import (
+	"fmt"
+	"strings"
+)
+
+// BuiltinPrefix marks a data set name that is generated, not read:
+// "builtin:default".
+const BuiltinPrefix = "builtin:"
+
+// Load opens the data set spec names: "builtin:NAME" generates a built-in
+// set (Builtin), anything else is a path read by OpenWithReport. The label
+// report is nil when no labels file was joined.
+func Load(spec string, opts OpenOptions) (*Dataset, *LabelReport, error) {
+	name, ok := strings.CutPrefix(spec, BuiltinPrefix)
+	if !ok {
+		return OpenWithReport(spec, opts)
+	}
+	d, err := Builtin(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if opts.Labels != "" {
+		return nil, nil, fmt.Errorf("datasets: %s carries its true labels; a labels file (%s) cannot be joined to it", spec, opts.Labels)
+	}
+	return d, nil, nil
+}

@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dpscope/dpscope/datasets"
+)
+
+// Loaded is a data set as read and preprocessed for a command or the TUI.
+type Loaded struct {
+	Data   *datasets.Dataset
+	Prep   *datasets.Preprocessed
+	Labels *datasets.LabelReport // nil when no labels file was joined
+}
+
+// Summary describes the loaded set, for printing.
+func (l *Loaded) Summary() datasets.Summary { return datasets.Summarize(l.Data, l.Prep, l.Labels) }
+
+// loadFlags are the flags every command that reads a data set shares.
+type loadFlags struct {
+	data        string
+	labels      string
+	orientation string
+	pre         datasets.PreprocessConfig
+	selection   string
+}
+
+func (lf *loadFlags) register(cmd *cobra.Command, defaultData string) {
+	lf.pre = datasets.DefaultPreprocessConfig()
+	f := cmd.Flags()
+	if defaultData != "" {
+		f.StringVar(&lf.data, "data", defaultData, "data set: builtin:NAME, a 10x MatrixMarket folder, or a dense CSV/TSV file")
+	}
+	f.StringVar(&lf.labels, "labels", "", "labels TSV (barcode<TAB>label) joined by barcode; default labels.tsv in an MTX folder")
+	f.StringVar(&lf.orientation, "orientation", "auto", "dense files only: auto, genes-by-cells or cells-by-genes")
+	f.IntVar(&lf.pre.MinGenes, "min-genes", lf.pre.MinGenes, "drop cells with fewer detected genes (0: off)")
+	f.IntVar(&lf.pre.MinCells, "min-cells", lf.pre.MinCells, "drop genes detected in fewer cells (0: off)")
+	f.IntVar(&lf.pre.NTopGenes, "genes", lf.pre.NTopGenes, "number of genes to select")
+	f.StringVar(&lf.selection, "selection", string(lf.pre.Selection), "gene selection: hvg, zero-rate or all")
+	f.Float64Var(&lf.pre.TargetSum, "target-sum", 0, "normalise every cell to this total (0: the median total)")
+	f.Float64Var(&lf.pre.MaxValue, "clip", lf.pre.MaxValue, "clip scaled values to ±this (0: off)")
+}
+
+// load reads and preprocesses the data set the flags name.
+func (lf *loadFlags) load() (*Loaded, error) {
+	orient, err := datasets.ParseOrientation(lf.orientation)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	lf.pre.Selection = datasets.GeneSelection(lf.selection)
+	if err := lf.pre.Validate(); err != nil {
+		return nil, usageError{err}
+	}
+	if strings.TrimSpace(lf.data) == "" {
+		return nil, usagef("--data is empty: name a data set (builtin:NAME or a path)")
+	}
+	d, rep, err := datasets.Load(lf.data, datasets.OpenOptions{Labels: lf.labels, Orientation: orient})
+	if err != nil {
+		return nil, err
+	}
+	p, err := datasets.Preprocess(d, lf.pre)
+	if err != nil {
+		return nil, err
+	}
+	return &Loaded{Data: d, Prep: p, Labels: rep}, nil
+}
+
+func newDataCmd(env Env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "data",
+		Short: "Inspect data sets",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usagef("data needs a subcommand: inspect")
+		},
+	}
+	cmd.AddCommand(newInspectCmd(env))
+	return cmd
+}
+
+func newInspectCmd(env Env) *cobra.Command {
+	var lf loadFlags
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "inspect PATH|builtin:NAME",
+		Short: "Print a data set's shape, classes, sparsity, value type and preprocessing",
+		Long: `inspect reads a data set — a 10x MatrixMarket folder (matrix.mtx[.gz],
+features.tsv[.gz] or genes.tsv[.gz], barcodes.tsv[.gz], optional labels.tsv),
+a dense CSV/TSV file, or a built-in set such as builtin:default — runs the
+preprocessing and prints what it found, as a table or with --json as one
+JSON object.`,
+		Example: "  dpscope data inspect builtin:default\n  dpscope data inspect ../shared/data/pbmc_4k --json",
+		Args:    exactArgs(1, "a data set: a path or builtin:NAME"),
+		RunE: runE(func(_ *cobra.Command, args []string) error {
+			lf.data = args[0]
+			data, err := lf.load()
+			if err != nil {
+				return err
+			}
+			s := data.Summary()
+			if asJSON {
+				enc := json.NewEncoder(env.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(s)
+			}
+			return writeSummary(env.Stdout, s)
+		}),
+	}
+	lf.register(cmd, "")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead of a table")
+	return cmd
+}
+
+// exactArgs is cobra.ExactArgs with a message that says what is expected.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("want %s, got %d arguments", what, len(args))
+		}
+		return nil
+	}
+}
+
+// writeSummary prints s as aligned tables.
+func writeSummary(w io.Writer, s datasets.Summary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "data set\t%s\t(%s)\n", s.Name, s.Source)
+	fmt.Fprintf(tw, "cells\t%d\n", s.Cells)
+	fmt.Fprintf(tw, "genes\t%d\n", s.Genes)
+	fmt.Fprintf(tw, "non-zero\t%d\t(sparsity %.1f%%)\n", s.NonZero, 100*s.Sparsity)
+	fmt.Fprintf(tw, "values\t%s\n", s.ValueType)
+	fmt.Fprintf(tw, "classes\t%d", len(s.Classes))
+	if s.Unlabelled > 0 {
+		fmt.Fprintf(tw, "\t(%d cells unlabelled)", s.Unlabelled)
+	}
+	fmt.Fprintln(tw)
+	if j := s.LabelJoin; j != nil {
+		fmt.Fprintf(tw, "labels\t%s: %d cells labelled, %d without a label, %d for unknown barcodes\n", j.File, j.Labelled, j.Missing, j.Unknown)
+	}
+	for _, c := range s.Classes {
+		fmt.Fprintf(tw, "  %s\t%d\n", c.Name, c.Cells)
+	}
+	fmt.Fprintf(tw, "after preprocessing\t%d cells × %d genes\n", s.KeptCells, s.SelectedGenes)
+	for _, st := range s.Preprocessing {
+		mark := "✓"
+		if st.Skipped {
+			mark = "–"
+		}
+		fmt.Fprintf(tw, "  %s %s\t%s\n", mark, st.Name, st.Detail)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,48 @@
+// Command dpscope explores the privacy–utility trade-off of differentially
+// private learning on single-cell RNA-seq data, live, in the terminal.
+//
+// Run it with no arguments for the interactive screen on the embedded default
+// data set; `dpscope --help` lists the subcommands.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/internal/cli"
+	"github.com/dpscope/dpscope/tui"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := cli.Execute(ctx, os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, LaunchTUI: launchTUI})
+	stop()
+	os.Exit(code)
+}
+
+// launchTUI runs the Bubble Tea program until the user quits. Logs go to the
+// file named by DPSCOPE_LOG, never to the screen.
+func launchTUI(ctx context.Context, data *cli.Loaded) error {
+	if path := os.Getenv("DPSCOPE_LOG"); path != "" {
+		f, err := tea.LogToFile(path, "dpscope")
+		if err != nil {
+			return fmt.Errorf("log file %s: %w", path, err)
+		}
+		defer f.Close()
+	}
+	backend, err := compute.Init()
+	if err != nil {
+		return err
+	}
+	m := tui.New(tui.Config{
+		Summary: data.Summary(),
+		Backend: fmt.Sprintf("%s, %d threads", backend.Name, backend.Threads),
+	})
+	_, err = tea.NewProgram(m, tea.WithContext(ctx)).Run()
+	return err
+}
