@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -85,7 +86,7 @@ func TestManifoldCleanOnManifold(t *testing.T) {
 	for k := Circle; k <= SwissRoll; k++ {
 		_, dim, _ := k.native()
 		for _, D := range []int{0, dim + 4} {
-			t.Run(k.String(), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%v/D=%d", k, D), func(t *testing.T) {
 				m, err := NewManifold(ManifoldConfig{Kind: k, D: D, Seed: 3})
 				if err != nil {
 					t.Fatal(err)
