@@ -97,6 +97,32 @@ func readMTX(r io.Reader, file string, want mtxExpect) (*CSR, error) {
 		if err != nil {
 			return nil, err
 		}
+		if gi, ci, v, ok := fastEntry(line, genes, cells, integer); ok && k < nnz {
+			if k == 0 {
+				e.firstLine = lr.line
+			}
+			key := int64(ci)<<32 | int64(gi)
+			if key <= lastKey && e.sorted {
+				if key == lastKey {
+					return nil, parseErrorf(file, lr.line, "duplicate entry for row %d, column %d (also on line %d)", gi, ci, e.lineOf(int(k-1)))
+				}
+				e.sorted = false
+			}
+			lastKey = key
+			if v == 0 {
+				e.zeros++
+			}
+			e.cell = append(e.cell, int32(ci-1))
+			e.gene = append(e.gene, int32(gi-1))
+			e.val = append(e.val, v)
+			if e.lines != nil {
+				e.lines = append(e.lines, lr.line)
+			}
+			k++
+			continue
+		}
+		// The general path: anything fastEntry does not take, including
+		// every error, which it reports in detail.
 		if isBlankOrComment(line) {
 			if k > 0 && k < nnz && e.lines == nil {
 				e.lines = make([]int, k, cap(e.cell))
@@ -242,7 +268,7 @@ func readMTXSize(lr *lineReader, want mtxExpect) (genes, cells int, nnz int64, e
 	g, c, nz := v[0], v[1], v[2]
 	switch {
 	case g == 0 || c == 0:
-		return 0, 0, 0, &ParseError{File: lr.file, Line: lr.line, Msg: fmt.Sprintf("matrix is %d genes × %d cells", g, c), Err: ErrEmpty}
+		return 0, 0, 0, &ParseError{File: lr.file, Line: lr.line, Msg: fmt.Sprintf("empty matrix: %d genes × %d cells", g, c), Err: ErrEmpty}
 	case want.genes >= 0 && g != int64(want.genes):
 		return 0, 0, 0, parseErrorf(lr.file, lr.line, "header promises %d rows (genes), %s has %d", g, want.genesFile, want.genes)
 	case want.cells >= 0 && c != int64(want.cells):
@@ -287,4 +313,54 @@ func nextField(b []byte) (tok, rest []byte) {
 		j++
 	}
 	return b[i:j], b[j:]
+}
+
+// fastEntry parses the common entry line "row col value" (single spaces or
+// tabs, plain digits, an integer value or a real value) with no error
+// reporting: ok is false for anything unusual, which the caller then parses
+// again on the general path.
+func fastEntry(line []byte, genes, cells int, integer bool) (gi, ci int, v float32, ok bool) {
+	i, n := 0, len(line)
+	for i < n && line[i]-'0' <= 9 {
+		gi = gi*10 + int(line[i]-'0')
+		i++
+		if gi > genes {
+			return 0, 0, 0, false
+		}
+	}
+	if gi == 0 || i == n || (line[i] != ' ' && line[i] != '\t') {
+		return 0, 0, 0, false
+	}
+	i++
+	for i < n && line[i]-'0' <= 9 {
+		ci = ci*10 + int(line[i]-'0')
+		i++
+		if ci > cells {
+			return 0, 0, 0, false
+		}
+	}
+	if ci == 0 || i == n || (line[i] != ' ' && line[i] != '\t') {
+		return 0, 0, 0, false
+	}
+	i++
+	j := i
+	for j < n && line[j] != ' ' && line[j] != '\t' && line[j] != '\r' {
+		j++
+	}
+	if j != n || j == i {
+		return 0, 0, 0, false
+	}
+	if integer {
+		var c uint64
+		for _, b := range line[i:j] {
+			d := uint64(b - '0')
+			if d > 9 || c > 1<<40 {
+				return 0, 0, 0, false
+			}
+			c = c*10 + d
+		}
+		return gi, ci, float32(c), true
+	}
+	v, ok = fastReal(line[i:j])
+	return gi, ci, v, ok && v >= -maxFinite32
 }

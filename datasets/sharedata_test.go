@@ -58,13 +58,19 @@ func sharedDataDir(tb testing.TB) string {
 
 // TestSharedData opens every data set of ../shared/data and checks the cell,
 // gene and class counts of its README, the value type, and that every cell
-// got a label. The largest five are skipped with -short.
+// got a label. The five largest sets (about 30 MB of gzip) are skipped with
+// -short, and under the race detector unless CI is set (they take about 10 s
+// there); every set is always loaded without -race.
 func TestSharedData(t *testing.T) {
 	root := sharedDataDir(t)
 	for _, tc := range sharedSets {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			if tc.big && testing.Short() {
 				t.Skipf("%s skipped in -short mode", tc.name)
+			}
+			if tc.big && raceEnabled && os.Getenv("CI") == "" {
+				t.Skipf("%s skipped under -race outside CI; run without -race to load it", tc.name)
 			}
 			dir := filepath.Join(root, tc.name)
 			if _, err := os.Stat(dir); err != nil {
