@@ -168,6 +168,35 @@ func TestSimulateMoments(t *testing.T) {
 	if tol := 6 * math.Sqrt(2/G); math.Abs(mz2-1) > tol {
 		t.Errorf("mean z² over %v genes = %.3f, want 1 ± %.3f", G, mz2, tol)
 	}
+
+	// Entry by entry, for μ ≥ 1: r = (y − μ)²/var has mean 1; its standard
+	// error is estimated from the sample itself (independent entries).
+	var rs []float64
+	row := make([]float64, cfg.Genes)
+	for i := range cfg.Cells {
+		clear(row)
+		cols, vals := d.X.Row(i)
+		for k, j := range cols {
+			row[j] = float64(vals[k])
+		}
+		for j, y := range row {
+			m, phi := truth.CellMean(i, j), truth.CellBCV(i, j)
+			if m >= 1 {
+				rs = append(rs, (y-m)*(y-m)/(m+phi*phi*m*m))
+			}
+		}
+	}
+	N := float64(len(rs))
+	var mr, sr float64
+	for _, r := range rs {
+		mr += r / N
+	}
+	for _, r := range rs {
+		sr += (r - mr) * (r - mr) / (N - 1)
+	}
+	if tol := 5 * math.Sqrt(sr/N); math.Abs(mr-1) > tol {
+		t.Errorf("mean (y−μ)²/(μ+φ²μ²) over %v entries = %.4f, want 1 ± %.4f", N, mr, tol)
+	}
 }
 
 // TestSimulateDropout checks the dropout rate where counts are large (huge
