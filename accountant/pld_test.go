@@ -43,7 +43,7 @@ func TestPLDAgainstDPAccounting(t *testing.T) {
 
 // TestPLDGaussianExact checks the PLD of k Gaussian releases (q = 1) against
 // the exact μ-GDP value μ = √k/z: it must never be below the exact ε
-// (pessimistic) and within 1e-3 relative above it (discretisation 1e-4,
+// (pessimistic) and within 5e-3 relative above it (discretisation 1e-3,
 // at most ~k·h/2 of loss shift in the worst case is far above what
 // connect-the-dots shows).
 func TestPLDGaussianExact(t *testing.T) {
@@ -53,11 +53,11 @@ func TestPLDGaussianExact(t *testing.T) {
 		delta float64
 	}{{1, 1, 1e-5}, {2, 10, 1e-5}, {5, 100, 1e-6}, {0.8, 3, 1e-3}} {
 		exact, _ := GDPEpsilon(math.Sqrt(float64(tc.k))/tc.z, tc.delta)
-		got, err := EpsilonPLD([]Event{{1, tc.z, tc.k}}, tc.delta, 0)
+		got, err := EpsilonPLD([]Event{{1, tc.z, tc.k}}, tc.delta, 1e-3)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got < exact*(1-1e-12) || relErr(got, exact) > 1e-3 {
+		if got < exact*(1-1e-12) || relErr(got, exact) > 5e-3 {
 			t.Errorf("EpsilonPLD(q=1, z=%g, k=%d, δ=%g) = %.10g, want in [exact %.10g, +0.1%%]", tc.z, tc.k, tc.delta, got, exact)
 		}
 	}
