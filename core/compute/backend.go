@@ -60,9 +60,15 @@ type Backend struct {
 }
 
 // String returns a one-line description such as
-// "openblas (OpenBLAS 0.3.21 …, 2 threads, /usr/lib/…/libopenblas.so.0)".
+// "openblas (OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY Haswell
+// MAX_THREADS=64, 2 threads, /usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblasp-r0.3.21.so)"
+// or "gonum (gonum v0.17.0 pure Go, 2 threads)".
 func (b Backend) String() string {
-	s := fmt.Sprintf("%s (%s, %d threads", b.Name, b.Config, b.Threads)
+	unit := "threads"
+	if b.Threads == 1 {
+		unit = "thread"
+	}
+	s := fmt.Sprintf("%s (%s, %d %s", b.Name, b.Config, b.Threads, unit)
 	if b.Library != "" {
 		s += ", " + b.Library
 	}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -95,7 +96,7 @@ func loadOpenBLAS(names []string) (*openBLAS, error) {
 		lib.getNumThreads, _ = purego.Dlsym(h, "openblas_get_num_threads")
 		lib.setNumThreads, _ = purego.Dlsym(h, "openblas_set_num_threads")
 		lib.getConfig, _ = purego.Dlsym(h, "openblas_get_config")
-		if p := mappedPath(name); p != "" {
+		if p := mappedPath(lib.sgemm); p != "" {
 			lib.path = p
 		}
 		return lib, nil
@@ -106,9 +107,10 @@ func loadOpenBLAS(names []string) (*openBLAS, error) {
 	return nil, errors.Join(errs...)
 }
 
-// mappedPath returns the file path of the loaded library whose base name is
-// name, read from /proc/self/maps, or "" if it is not found.
-func mappedPath(name string) string {
+// mappedPath returns the path of the mapped file that holds address addr,
+// read from /proc/self/maps, or "" if it is not found. Given the address of
+// a symbol it names the library file behind a soname and its symlinks.
+func mappedPath(addr uintptr) string {
 	f, err := os.Open("/proc/self/maps")
 	if err != nil {
 		return ""
@@ -116,13 +118,19 @@ func mappedPath(name string) string {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
+		// start-end perms offset dev inode path
 		fields := strings.Fields(sc.Text())
 		if len(fields) < 6 {
 			continue
 		}
-		p := fields[len(fields)-1]
-		if strings.HasSuffix(p, "/"+name) {
-			return p
+		lo, hi, ok := strings.Cut(fields[0], "-")
+		if !ok {
+			continue
+		}
+		start, err1 := strconv.ParseUint(lo, 16, 64)
+		end, err2 := strconv.ParseUint(hi, 16, 64)
+		if err1 == nil && err2 == nil && uint64(addr) >= start && uint64(addr) < end {
+			return fields[len(fields)-1]
 		}
 	}
 	return ""
