@@ -159,7 +159,7 @@ func TestMulVecToMatchesFloat64Reference(t *testing.T) {
 // disjoint blocks.
 func TestMulToConcurrent(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, impl blas.Float32) {
-		const workers, m, n, k = 4, 40, 24, 60
+		const workers, m, n, k = 4, 64, 48, 200
 		rng := rand.New(rand.NewPCG(7, 8))
 		a := randMatrix(rng, m, k, 0)
 		b := randMatrix(rng, k, n*workers, 0)
