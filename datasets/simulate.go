@@ -251,23 +251,59 @@ func simCell(cfg *SimConfig, t *SimTruth, rel []float64, i int, indices []int32,
 		}
 		phi := (cfg.BCVCommon + 1/math.Sqrt(mu)) * t.BCVScatter[j]
 		shape := 1 / (phi * phi)
-		lambda := distuv.Gamma{Alpha: shape, Beta: shape / mu, Src: src}.Rand()
-		if cfg.Dropout {
-			p := 1 / (1 + math.Exp(-cfg.DropoutShape*(math.Log(lambda)-cfg.DropoutMid)))
-			if rng.Float64() < p {
+		var y float64
+		if mu < simInvertBelow {
+			// y ~ NB(shape, mean μ) by inversion: P(0) = (1 + μ/r)^(−r),
+			// P(k+1) = P(k)·(k + r)/(k + 1)·μ/(r + μ), with u = exp(−E),
+			// E ~ Exp(1), so that y = 0 (u < P(0), i.e. E > r ln(1 + μ/r))
+			// costs no exponential.
+			e := rng.ExpFloat64()
+			t0 := shape * math.Log1p(mu/shape)
+			if e > t0 {
 				continue
 			}
+			u := math.Exp(-e)
+			q := mu / (shape + mu)
+			p := math.Exp(-t0)
+			for cdf := p; u >= cdf && p > 0; cdf += p {
+				p *= (y + shape) / (y + 1) * q
+				y++
+			}
+			if y == 0 { // u rounded below P(0)
+				continue
+			}
+			if cfg.Dropout {
+				// λ | y ~ Gamma(r + y, rate r/μ + 1), the posterior of the
+				// gamma-Poisson pair, so (λ, y) has the model's joint law.
+				lambda := distuv.Gamma{Alpha: shape + y, Beta: shape/mu + 1, Src: src}.Rand()
+				if rng.Float64() < simDropProb(cfg, lambda) {
+					continue
+				}
+			}
+		} else {
+			lambda := distuv.Gamma{Alpha: shape, Beta: shape / mu, Src: src}.Rand()
+			if cfg.Dropout && rng.Float64() < simDropProb(cfg, lambda) {
+				continue
+			}
+			y = distuv.Poisson{Lambda: lambda, Src: src}.Rand()
 		}
-		if !(lambda > 0) {
-			continue
-		}
-		y := distuv.Poisson{Lambda: lambda, Src: src}.Rand()
 		if y > 0 {
 			indices = append(indices, int32(j))
 			data = append(data, float32(y))
 		}
 	}
 	return indices, data
+}
+
+// simInvertBelow is the cell mean below which counts are drawn from their
+// negative-binomial marginal by inversion (O(μ) steps, no gamma draw unless
+// the count is positive and dropout is on); above it, λ then y ~ Poisson(λ).
+const simInvertBelow = 10
+
+// simDropProb returns the dropout probability
+// 1/(1 + exp(−DropoutShape (ln λ − DropoutMid))).
+func simDropProb(cfg *SimConfig, lambda float64) float64 {
+	return 1 / (1 + math.Exp(-cfg.DropoutShape*(math.Log(lambda)-cfg.DropoutMid)))
 }
 
 // simStream maps a stream number to a well-mixed second PCG seed word

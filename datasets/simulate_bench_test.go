@@ -26,3 +26,14 @@ func BenchmarkSimulate(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkBuiltinDefault(b *testing.B) {
+	for b.Loop() {
+		d, err := Builtin("default")
+		if err != nil {
+			b.Fatal(err)
+		}
+		simSink = d
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/dataset")
+}
