@@ -106,9 +106,9 @@ func TestSimulateDataset(t *testing.T) {
 func TestSimulateDeterministic(t *testing.T) {
 	cfg := DefaultSimConfig(150, 80, 3)
 	cfg.Dropout = true
-	a, _, _ := simulate(cfg, 1)
+	a, _, _ := simulate(cfg, 1, simInvertBelow)
 	for _, w := range []int{2, 5} {
-		b, _, _ := simulate(cfg, w)
+		b, _, _ := simulate(cfg, w, simInvertBelow)
 		if !slices.Equal(a.X.Indptr, b.X.Indptr) || !slices.Equal(a.X.Indices, b.X.Indices) ||
 			!slices.Equal(a.X.Data, b.X.Data) || !slices.Equal(a.Labels, b.Labels) {
 			t.Errorf("simulate with %d workers differs from 1 worker", w)
@@ -319,5 +319,47 @@ func TestBuiltin(t *testing.T) {
 		if !errors.Is(err, ErrUnknownBuiltin) || !strings.Contains(err.Error(), "default") {
 			t.Errorf("Builtin(%q) = %v, want ErrUnknownBuiltin listing default", name, err)
 		}
+	}
+}
+
+// TestSimulateRoutesAgree checks that the two sampling routes — NB
+// inversion with the posterior λ | y (μ < 10) and gamma then Poisson — give
+// the same distribution of counts with dropout, in the small-mean regime
+// where most counts are drawn by inversion: the shares of zeros, ones and
+// of counts ≥ 2 and the mean count (two-sample z-tests at 5 standard errors).
+func TestSimulateRoutesAgree(t *testing.T) {
+	cfg := DefaultSimConfig(1000, 200, 1)
+	cfg.LibLoc = math.Log(200) // mean μ ≈ 1 per entry, spread by the gamma means
+	cfg.Dropout, cfg.DropoutMid, cfg.DropoutShape = true, 0, -1
+	stats := func(invertBelow float64) (shares [3]float64, mean, meanSq float64) {
+		d, _, err := simulate(cfg, 2, invertBelow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := float64(cfg.Cells * cfg.Genes)
+		shares[0] = n - float64(d.X.NNZ())
+		for _, v := range d.X.Data {
+			shares[min(int(v), 2)]++
+			mean += float64(v)
+			meanSq += float64(v) * float64(v)
+		}
+		for k := range shares {
+			shares[k] /= n
+		}
+		return shares, mean / n, meanSq / n
+	}
+	sa, ma, qa := stats(simInvertBelow)
+	sb, mb, qb := stats(0) // gamma-Poisson for every entry
+	n := float64(cfg.Cells * cfg.Genes)
+	for k := range sa {
+		p := (sa[k] + sb[k]) / 2
+		if se := math.Sqrt(2 * p * (1 - p) / n); math.Abs(sa[k]-sb[k]) > 5*se {
+			t.Errorf("share of counts %s: inversion %.4f, gamma-Poisson %.4f, want equal ± %.4f",
+				[]string{"0", "1", "≥ 2"}[k], sa[k], sb[k], 5*se)
+		}
+	}
+	v := ((qa - ma*ma) + (qb - mb*mb)) / 2
+	if se := math.Sqrt(2 * v / n); math.Abs(ma-mb) > 5*se {
+		t.Errorf("mean count: inversion %.4f, gamma-Poisson %.4f, want equal ± %.4f", ma, mb, 5*se)
 	}
 }
