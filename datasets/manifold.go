@@ -38,12 +38,12 @@ const (
 
 // Parameters of the torus and Swiss roll (dpmd_numpy.py defaults).
 const (
-	TorusR               = 2.0 / 3.0 // torus: distance of the tube centre from the axis
-	TorusTubeR           = 1.0 / 3.0 // torus: tube radius (= the reach)
-	SwissRollScale       = 1 / math.Pi
-	SwissRollT0          = 1.5 * math.Pi
-	SwissRollT1          = 4.5 * math.Pi
-	SwissRollHalfHeight  = 10.5
+	TorusR               = 2.0 / 3.0     // torus: distance of the tube centre from the axis
+	TorusTubeR           = 1.0 / 3.0     // torus: tube radius (= the reach)
+	SwissRollScale       = 1 / math.Pi   // Swiss roll: scale s of sklearn's make_swiss_roll
+	SwissRollT0          = 1.5 * math.Pi // Swiss roll: first value of the spiral parameter t
+	SwissRollT1          = 4.5 * math.Pi // Swiss roll: last value of t
+	SwissRollHalfHeight  = 10.5          // Swiss roll: half range of the height v (before scaling)
 	maxManifoldAmbient   = 100_000
 	maxManifoldSampleLen = 200_000_000
 )
