@@ -73,18 +73,18 @@ func calibrate(target, tol float64, eps func(z float64) (float64, error)) (float
 		}
 	}
 	lt := math.Log(target)
+	// The two most recent points (log z, log ε − log target) drive the
+	// secant; they start as the bracket ends.
+	x0, f0 := math.Log(lo), math.Log(elo)-lt
+	x1, f1 := math.Log(hi), math.Log(ehi)-lt
 	bisect := false
 	for hi-lo > tol*hi {
 		width := hi - lo
-		x := 0.5 * (math.Log(lo) + math.Log(hi))
-		if !bisect && elo > 0 && ehi > 0 && !math.IsInf(elo, 1) {
-			// Secant on (log z, log ε).
-			a, b := math.Log(lo), math.Log(hi)
-			fa, fb := math.Log(elo)-lt, math.Log(ehi)-lt
-			if fa != fb {
-				if s := b - fb*(b-a)/(fb-fa); s > a && s < b {
-					x = s
-				}
+		a, b := math.Log(lo), math.Log(hi)
+		x := 0.5 * (a + b)
+		if !bisect && f0 != f1 && !nonFinite(f0) && !nonFinite(f1) {
+			if s := x1 - f1*(x1-x0)/(f1-f0); s > a && s < b {
+				x = s
 			}
 		}
 		z := math.Exp(x)
@@ -98,6 +98,8 @@ func calibrate(target, tol float64, eps func(z float64) (float64, error)) (float
 			if err != nil {
 				return 0, err
 			}
+			x0, f0 = x1, f1
+			x1, f1 = math.Log(zz), math.Log(e)-lt
 			if e > target {
 				lo, elo = zz, e
 			} else {
@@ -105,8 +107,8 @@ func calibrate(target, tol float64, eps func(z float64) (float64, error)) (float
 				break
 			}
 		}
-		// Fall back to bisection when the bracket did not halve.
-		bisect = hi-lo > 0.5*width
+		// Fall back to bisection when the bracket did not shrink enough.
+		bisect = hi-lo > 0.7*width
 	}
 	return hi, nil
 }

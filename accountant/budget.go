@@ -1,0 +1,109 @@
+package accountant
+
+import "math"
+
+// The functions in this file give one call per mode of the `dpscope budget`
+// calculator; their JSON field names are the calculator's --json fields.
+
+// Summarize returns ε at δ of the composition of events by RDP (improved and
+// classic conversion, with optimal orders) and by PLD: the fields
+// epsilon_rdp, best_order, epsilon_rdp_classic, best_order_classic and
+// epsilon_pld. A schedule whose q and σ change is a slice of several events.
+func Summarize(events []Event, delta float64, opts LedgerOptions) (Spent, error) {
+	if err := validateEvents(events); err != nil {
+		return Spent{}, err
+	}
+	return spend(events, delta, opts)
+}
+
+// SigmaSummary holds the noise multipliers that meet a target (ε, δ).
+type SigmaSummary struct {
+	SigmaRDP float64 `json:"sigma_rdp"`
+	SigmaPLD float64 `json:"sigma_pld"`
+}
+
+// CalibratePLD returns the smallest noise multiplier z, to relative tolerance
+// tol (0 means DefaultCalibrationTol), such that steps steps of the sampled
+// Gaussian mechanism with rate q meet target under the PLD accountant with
+// interval h (0 means DefaultPLDInterval). Each evaluation builds a PLD, so
+// this takes about ten times EpsilonPLD.
+func CalibratePLD(target Budget, q float64, steps int, h, tol float64) (float64, error) {
+	if err := target.Validate(); err != nil {
+		return 0, err
+	}
+	if err := (Event{q, 1, steps}).Validate(); err != nil {
+		return 0, err
+	}
+	if _, err := NewPLDSequence(nil, h); err != nil {
+		return 0, err
+	}
+	return calibrate(target.Epsilon, tol, func(z float64) (float64, error) {
+		e, err := EpsilonPLD([]Event{{q, z, steps}}, target.Delta, h)
+		if err != nil {
+			return math.Inf(1), nil // infinite-loss mass above δ: not enough noise
+		}
+		return e, nil
+	})
+}
+
+// CalibrateSummary returns σ for target by RDP (improved conversion at
+// opts.Orders, default OrdersDPAccounting) and by PLD (skipped when
+// opts.SkipPLD): the fields sigma_rdp and sigma_pld.
+func CalibrateSummary(target Budget, q float64, steps int, opts LedgerOptions) (SigmaSummary, error) {
+	orders := opts.Orders
+	if orders == nil {
+		orders = OrdersDPAccounting.Orders()
+	}
+	var s SigmaSummary
+	var err error
+	if s.SigmaRDP, err = CalibrateRDP(target, q, steps, orders, Improved, 0); err != nil {
+		return SigmaSummary{}, err
+	}
+	if !opts.SkipPLD {
+		if s.SigmaPLD, err = CalibratePLD(target, q, steps, opts.PLDInterval, 0); err != nil {
+			return SigmaSummary{}, err
+		}
+	}
+	return s, nil
+}
+
+// GaussianSummary holds the Gaussian mechanism's σ for (ε, δ, Δ).
+type GaussianSummary struct {
+	SigmaAnalytic float64 `json:"sigma_analytic"`
+	SigmaClassic  float64 `json:"sigma_classic"`
+	ClassicValid  bool    `json:"classic_valid"` // ε < 1: the classic theorem applies
+}
+
+// GaussianMechanismSummary returns the analytic and classic σ of the Gaussian
+// mechanism for (ε, δ) and ℓ2 sensitivity Δ.
+func GaussianMechanismSummary(eps, delta, sensitivity float64) (GaussianSummary, error) {
+	a, err := AnalyticGaussianSigma(eps, delta, sensitivity)
+	if err != nil {
+		return GaussianSummary{}, err
+	}
+	c, ok, err := ClassicGaussianSigma(eps, delta, sensitivity)
+	if err != nil {
+		return GaussianSummary{}, err
+	}
+	return GaussianSummary{SigmaAnalytic: a, SigmaClassic: c, ClassicValid: ok}, nil
+}
+
+// ZCDPSummary holds ρ-zCDP converted to ε at δ.
+type ZCDPSummary struct {
+	EpsilonZCDPClassic float64 `json:"epsilon_zcdp_classic"`
+	EpsilonZCDPCKS     float64 `json:"epsilon_zcdp_cks"`
+}
+
+// ZCDPConversionSummary converts ρ to ε at δ, classic (Bun & Steinke) and
+// Canonne–Kamath–Steinke.
+func ZCDPConversionSummary(rho, delta float64) (ZCDPSummary, error) {
+	c, err := ZCDPToDPClassic(rho, delta)
+	if err != nil {
+		return ZCDPSummary{}, err
+	}
+	k, err := ZCDPToDPCKS(rho, delta)
+	if err != nil {
+		return ZCDPSummary{}, err
+	}
+	return ZCDPSummary{EpsilonZCDPClassic: c, EpsilonZCDPCKS: k}, nil
+}
