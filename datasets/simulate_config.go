@@ -124,7 +124,7 @@ func DefaultSimConfig(cells, genes, groups int) SimConfig {
 
 // Validate returns an error wrapping ErrBadGeneratorConfig that names the first
 // parameter of c out of its range, or nil.
-func (c *SimConfig) Validate() error {
+func (c SimConfig) Validate() error {
 	if c.Cells < 1 {
 		return simBadf("cells is %d, must be at least 1", c.Cells)
 	}
