@@ -122,7 +122,7 @@ func ReadDense(r io.Reader, file string, opts DenseOptions) (*Dataset, error) {
 		rowIDs = append(rowIDs, strings.Clone(id))
 		rowLines = append(rowLines, line)
 		for j, f := range rec[1:] {
-			v, msg := parseRealValue([]byte(strings.TrimSpace(f)))
+			v, msg := parseRealValue(strings.TrimSpace(f))
 			if msg != "" {
 				return nil, parseErrorf(file, line, "column %d (%s): %s", j+2, quoteField([]byte(colNames[j])), msg)
 			}

@@ -92,25 +92,27 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // gives the nearest float64; rounding that to float32 is correct unless the
 // float64 lies exactly halfway between two float32s, which is checked.
 // Everything else (exponents, long mantissas, "nan", "inf") goes to strconv.
-func parseRealValue(b []byte) (float32, string) {
+func parseRealValue[T text](b T) (float32, string) {
 	if f, ok := fastReal(b); ok {
 		return f, ""
 	}
 	f, err := strconv.ParseFloat(string(b), 32)
 	if err != nil {
 		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return 0, "value " + quoteField(b) + " out of float32 range"
+			return 0, "value " + quoteField([]byte(b)) + " out of float32 range"
 		}
-		return 0, "value " + quoteField(b) + " is not a number"
+		return 0, "value " + quoteField([]byte(b)) + " is not a number"
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, "value " + quoteField(b) + " is not finite"
+		return 0, "value " + quoteField([]byte(b)) + " is not finite"
 	}
 	return float32(f), ""
 }
 
-func fastReal(b []byte) (float32, bool) {
-	s := b
+// text is what the number parsers accept without converting.
+type text interface{ ~string | ~[]byte }
+
+func fastReal[T text](s T) (float32, bool) {
 	neg := false
 	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
 		neg = s[0] == '-'
@@ -118,7 +120,8 @@ func fastReal(b []byte) (float32, bool) {
 	}
 	var m uint64
 	digits, frac := 0, -1
-	for i, c := range s {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		if c == '.' {
 			if frac >= 0 {
 				return 0, false
