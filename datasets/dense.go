@@ -90,10 +90,11 @@ func ReadDense(r io.Reader, file string, opts DenseOptions) (*Dataset, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ = cr.FieldPos(0)
 		if err != nil {
+			// FieldPos is only defined for a record read without error.
 			return nil, csvError(file, err, line)
 		}
+		line, _ = cr.FieldPos(0)
 		if width == 0 {
 			switch len(rec) {
 			case len(header):

@@ -164,6 +164,7 @@ func TestReadDenseErrors(t *testing.T) {
 		{desc: "empty id", in: "id,a,b\nc1,1,2\n,3,4\n", line: 3, msg: "empty row id"},
 		{desc: "duplicate cell rows", in: "id,a,b\nc1,1,2\nc1,3,4\n", opts: cxg, line: 3, msg: "duplicate cell name \"c1\" (also on line 2)"},
 		{desc: "duplicate cell columns", in: "id,c1,c1\ng1,1,2\n", opts: gxc, line: 1, msg: "duplicate cell name \"c1\" in header (data columns 1 and 2)"},
+		{desc: "truncated gzip", in: string(gz(t, "id,a\nc1,1\nc2,2\nc3,3\n")[:30]), msg: "truncated file"},
 		{desc: "bad orientation", in: "id,a\nc1,1\n", opts: DenseOptions{Orientation: 7}, msg: "orientation"},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {

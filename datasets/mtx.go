@@ -51,6 +51,7 @@ type mtxEntries struct {
 	val        []float32
 	zeros      int
 	sorted     bool  // (cell, gene) strictly increasing so far
+	lastKey    int64 // cell<<32 | gene of the last entry
 	firstLine  int   // line of entry 0
 	lines      []int // line of each entry, kept only once a skipped line interleaves
 }
@@ -60,6 +61,33 @@ func (e *mtxEntries) lineOf(k int) int {
 		return e.lines[k]
 	}
 	return e.firstLine + k
+}
+
+// add appends the 1-based entry (gi, ci) read on line, reporting a
+// duplicate of the previous entry at once; other duplicates are found by
+// sortByCellGene.
+func (e *mtxEntries) add(file string, line, gi, ci int, v float32) error {
+	if len(e.val) == 0 {
+		e.firstLine = line
+	}
+	key := int64(ci)<<32 | int64(gi)
+	if key <= e.lastKey && e.sorted {
+		if key == e.lastKey {
+			return parseErrorf(file, line, "duplicate entry for row %d, column %d (also on line %d)", gi, ci, e.lineOf(len(e.val)-1))
+		}
+		e.sorted = false
+	}
+	e.lastKey = key
+	if v == 0 {
+		e.zeros++
+	}
+	e.cell = append(e.cell, int32(ci-1))
+	e.gene = append(e.gene, int32(gi-1))
+	e.val = append(e.val, v)
+	if e.lines != nil {
+		e.lines = append(e.lines, line)
+	}
+	return nil
 }
 
 func readMTX(r io.Reader, file string, want mtxExpect) (*CSR, error) {
@@ -82,12 +110,12 @@ func readMTX(r io.Reader, file string, want mtxExpect) (*CSR, error) {
 
 	pre := int(min(nnz, mtxPrealloc))
 	e := &mtxEntries{
-		cell:   make([]int32, 0, pre),
-		gene:   make([]int32, 0, pre),
-		val:    make([]float32, 0, pre),
-		sorted: true,
+		cell:    make([]int32, 0, pre),
+		gene:    make([]int32, 0, pre),
+		val:     make([]float32, 0, pre),
+		sorted:  true,
+		lastKey: -1,
 	}
-	lastKey := int64(-1)
 	var k int64
 	for {
 		line, err := lr.next()
@@ -98,25 +126,8 @@ func readMTX(r io.Reader, file string, want mtxExpect) (*CSR, error) {
 			return nil, err
 		}
 		if gi, ci, v, ok := fastEntry(line, genes, cells, integer); ok && k < nnz {
-			if k == 0 {
-				e.firstLine = lr.line
-			}
-			key := int64(ci)<<32 | int64(gi)
-			if key <= lastKey && e.sorted {
-				if key == lastKey {
-					return nil, parseErrorf(file, lr.line, "duplicate entry for row %d, column %d (also on line %d)", gi, ci, e.lineOf(int(k-1)))
-				}
-				e.sorted = false
-			}
-			lastKey = key
-			if v == 0 {
-				e.zeros++
-			}
-			e.cell = append(e.cell, int32(ci-1))
-			e.gene = append(e.gene, int32(gi-1))
-			e.val = append(e.val, v)
-			if e.lines != nil {
-				e.lines = append(e.lines, lr.line)
+			if err := e.add(file, lr.line, gi, ci, v); err != nil {
+				return nil, err
 			}
 			k++
 			continue
@@ -134,9 +145,6 @@ func readMTX(r io.Reader, file string, want mtxExpect) (*CSR, error) {
 		}
 		if k == nnz {
 			return nil, parseErrorf(file, lr.line, "more entries than the %d promised on line %d", nnz, sizeLine)
-		}
-		if k == 0 {
-			e.firstLine = lr.line
 		}
 		tok, rest := nextField(line)
 		gi, msg := parseIndex(tok, genes)
@@ -166,22 +174,8 @@ func readMTX(r io.Reader, file string, want mtxExpect) (*CSR, error) {
 		if tok, _ = nextField(rest); len(tok) != 0 {
 			return nil, parseErrorf(file, lr.line, "unexpected field %s after the value (entries are \"row column value\")", quoteField(tok))
 		}
-		key := int64(ci)<<32 | int64(gi)
-		if key <= lastKey && e.sorted {
-			if key == lastKey {
-				return nil, parseErrorf(file, lr.line, "duplicate entry for row %d, column %d (also on line %d)", gi, ci, e.lineOf(int(k-1)))
-			}
-			e.sorted = false
-		}
-		lastKey = key
-		if v == 0 {
-			e.zeros++
-		}
-		e.cell = append(e.cell, int32(ci-1))
-		e.gene = append(e.gene, int32(gi-1))
-		e.val = append(e.val, v)
-		if e.lines != nil {
-			e.lines = append(e.lines, lr.line)
+		if err := e.add(file, lr.line, gi, ci, v); err != nil {
+			return nil, err
 		}
 		k++
 	}
