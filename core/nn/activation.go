@@ -1,0 +1,146 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+)
+
+// Activation is an element-wise function applied to a dense layer's
+// pre-activation Z. Every derivative is computed from the output Y = act(Z),
+// so a layer keeps only Y.
+type Activation int
+
+// The activations. The clamps of ExpClamp and SoftplusClamp are those of the
+// DP-DCAN mean and dispersion heads (docs/METHODS.md §1); where the clamp is
+// active the derivative is 0.
+const (
+	// Identity is act(z) = z, act' = 1.
+	Identity Activation = iota
+	// ReLU is act(z) = max(z, 0), act' = 1 where y > 0, else 0.
+	ReLU
+	// Tanh is act(z) = tanh z, act' = 1 − y².
+	Tanh
+	// Sigmoid is act(z) = 1/(1 + e^{−z}), act' = y(1 − y).
+	Sigmoid
+	// ExpClamp is act(z) = clamp(e^z, 1e-5, 1e6), act' = y inside the clamp.
+	ExpClamp
+	// SoftplusClamp is act(z) = clamp(log(1 + e^z), 1e-4, 1e4),
+	// act' = sigmoid(z) = 1 − e^{−y} inside the clamp.
+	SoftplusClamp
+)
+
+// Clamp bounds of the ZINB heads.
+const (
+	MuMin, MuMax       = 1e-5, 1e6
+	ThetaMin, ThetaMax = 1e-4, 1e4
+)
+
+var actNames = [...]string{"identity", "relu", "tanh", "sigmoid", "exp-clamp", "softplus-clamp"}
+
+// String returns the activation's lowercase name, e.g. "tanh".
+func (a Activation) String() string {
+	if a >= 0 && int(a) < len(actNames) {
+		return actNames[a]
+	}
+	return fmt.Sprintf("Activation(%d)", int(a))
+}
+
+// ParseActivation returns the activation named s, as String writes it.
+func ParseActivation(s string) (Activation, error) {
+	for i, n := range actNames {
+		if n == s {
+			return Activation(i), nil
+		}
+	}
+	return 0, configErr("activation", fmt.Sprintf("%q", s), fmt.Sprintf("one of %q", actNames[:]))
+}
+
+func (a Activation) valid() bool { return a >= Identity && a <= SoftplusClamp }
+
+// apply sets y = act(y) in place.
+func (a Activation) apply(y []float32) {
+	switch a {
+	case Identity:
+	case ReLU:
+		for i, v := range y {
+			if v < 0 { // also maps -0 to -0, which compares equal to 0
+				y[i] = 0
+			}
+		}
+	case Tanh:
+		for i, v := range y {
+			y[i] = float32(math.Tanh(float64(v)))
+		}
+	case Sigmoid:
+		for i, v := range y {
+			y[i] = float32(sigmoid(float64(v)))
+		}
+	case ExpClamp:
+		for i, v := range y {
+			y[i] = float32(min(max(math.Exp(float64(v)), MuMin), MuMax))
+		}
+	case SoftplusClamp:
+		for i, v := range y {
+			y[i] = float32(min(max(softplus(float64(v)), ThetaMin), ThetaMax))
+		}
+	default:
+		panic(fmt.Sprintf("nn: unknown activation %d", int(a)))
+	}
+}
+
+// mulDeriv sets g = g ⊙ act'(z) in place, given y = act(z).
+func (a Activation) mulDeriv(g, y []float32) {
+	y = y[:len(g)]
+	switch a {
+	case Identity:
+	case ReLU:
+		for i, v := range y {
+			if v <= 0 {
+				g[i] = 0
+			}
+		}
+	case Tanh:
+		for i, v := range y {
+			g[i] *= 1 - v*v
+		}
+	case Sigmoid:
+		for i, v := range y {
+			g[i] *= v * (1 - v)
+		}
+	case ExpClamp:
+		for i, v := range y {
+			if v <= MuMin || v >= MuMax {
+				g[i] = 0
+			} else {
+				g[i] *= v
+			}
+		}
+	case SoftplusClamp:
+		for i, v := range y {
+			if v <= ThetaMin || v >= ThetaMax {
+				g[i] = 0
+			} else {
+				g[i] *= float32(-math.Expm1(-float64(v)))
+			}
+		}
+	default:
+		panic(fmt.Sprintf("nn: unknown activation %d", int(a)))
+	}
+}
+
+// sigmoid returns 1/(1+e^{−z}) without overflow.
+func sigmoid(z float64) float64 {
+	if z >= 0 {
+		return 1 / (1 + math.Exp(-z))
+	}
+	e := math.Exp(z)
+	return e / (1 + e)
+}
+
+// softplus returns log(1 + e^z) without overflow.
+func softplus(z float64) float64 {
+	if z > 30 {
+		return z
+	}
+	return math.Log1p(math.Exp(z))
+}

@@ -1,0 +1,94 @@
+package nn
+
+import (
+	"fmt"
+
+	"github.com/dpscope/dpscope/core/compute"
+)
+
+// Dense is a fully connected layer Y = act(X·W + 1·bᵀ) with its batch
+// buffers. W, B, DW and DB are views into the owning [Net]'s Params and
+// Grads. A Dense is built by a Net and is not safe for concurrent use.
+type Dense struct {
+	// In and Out are the input and output widths.
+	In, Out int
+	// Number is the layer number shown to users (1-based). Layers that
+	// share an input, such as the three ZINB heads, share a number.
+	Number int
+	// Act is the activation.
+	Act Activation
+	// W is the In×Out weight matrix and B the Out biases.
+	W compute.Matrix
+	B []float32
+	// DW and DB are the gradients of W and B, written by AccumulateGrad.
+	DW compute.Matrix
+	DB []float32
+
+	x    compute.Matrix // input of the last Forward, n rows
+	y, g compute.Matrix // output and signal buffers, MaxRows rows
+	n    int            // rows of the last Forward; 0 when the layer did not run
+	ones []float32      // shared vector of ones, MaxRows long
+}
+
+// Forward computes Y = act(X·W + 1·bᵀ) for the n = x.Rows rows of x and
+// remembers x, which must stay unchanged until the gradients are formed. It
+// panics, wrapping compute.ErrShape, if x.Cols != In or x.Rows exceeds the
+// buffers' capacity.
+func (d *Dense) Forward(x compute.Matrix) {
+	if x.Cols != d.In || x.Rows > d.y.Rows {
+		panic(fmt.Errorf("nn: Dense.Forward: input is %d×%d, must be at most %d×%d: %w",
+			x.Rows, x.Cols, d.y.Rows, d.In, compute.ErrShape))
+	}
+	d.x, d.n = x, x.Rows
+	y := d.Output()
+	for i := range d.n {
+		copy(y.RawRowView(i), d.B)
+	}
+	compute.MulTo(y, x, false, d.W, false, 1, 1)
+	d.Act.apply(y.Data[:d.n*d.Out])
+}
+
+// Skip marks the layer as not run in this pass: Rows reports 0 and
+// AccumulateGrad adds nothing.
+func (d *Dense) Skip() { d.n, d.x = 0, compute.Matrix{Cols: d.In} }
+
+// Rows returns the number of rows of the last Forward, 0 if skipped.
+func (d *Dense) Rows() int { return d.n }
+
+// Input returns the input of the last Forward (Rows()×In).
+func (d *Dense) Input() compute.Matrix { return d.x }
+
+// Output returns the output Y of the last Forward (Rows()×Out); it shares
+// memory with the layer's buffer.
+func (d *Dense) Output() compute.Matrix { return d.y.View(0, 0, d.n, d.Out) }
+
+// Signal returns the signal buffer (Rows()×Out). Before ActGrad it holds
+// ∂L/∂Y, after it ∂L/∂Z. DP-SGD rescales its rows before AccumulateGrad.
+func (d *Dense) Signal() compute.Matrix { return d.g.View(0, 0, d.n, d.Out) }
+
+// ActGrad turns the signal ∂L/∂Y into ∂L/∂Z = ∂L/∂Y ⊙ act'(Z), in place.
+func (d *Dense) ActGrad() {
+	d.Act.mulDeriv(d.g.Data[:d.n*d.Out], d.y.Data[:d.n*d.Out])
+}
+
+// BackInputTo computes dx = G·Wᵀ + beta·dx, the gradient with respect to
+// the layer's input. It panics, wrapping compute.ErrShape, if dx is not
+// Rows()×In.
+func (d *Dense) BackInputTo(dx compute.Matrix, beta float32) {
+	compute.MulTo(dx, d.Signal(), false, d.W, true, 1, beta)
+}
+
+// AccumulateGrad computes DW = Xᵀ·G + beta·DW and DB = Gᵀ·1 + beta·DB from
+// the input and signal of the last pass (after ActGrad).
+func (d *Dense) AccumulateGrad(beta float32) {
+	if d.n == 0 {
+		if beta != 1 {
+			compute.Scale(beta, d.DW)
+			compute.Scal(beta, d.DB)
+		}
+		return
+	}
+	g := d.Signal()
+	compute.MulTo(d.DW, d.x, true, g, false, 1, beta)
+	compute.MulVecTo(d.DB, g, true, d.ones[:d.n], 1, beta)
+}

@@ -1,0 +1,97 @@
+package nn
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/dpscope/dpscope/core/compute"
+)
+
+// TestDenseGrad checks DW, DB and DX of one dense layer against central
+// finite differences of L = Σ_ij c_ij·y_ij, for every activation.
+func TestDenseGrad(t *testing.T) {
+	tests := []struct {
+		desc   string
+		act    Activation
+		lo, hi float64 // range of the inputs
+	}{
+		{"identity", Identity, -1, 1},
+		{"relu", ReLU, -1, 1},
+		{"tanh", Tanh, -1, 1},
+		{"sigmoid", Sigmoid, -1, 1},
+		{"exp-clamp", ExpClamp, -1, 1},
+		{"softplus-clamp", SoftplusClamp, -1, 1},
+	}
+	for k, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			const n, in, out = 5, 4, 3
+			rng := rand.New(rand.NewPCG(uint64(k), 7))
+			net := newNet([]layerSpec{{in, out, 1, tc.act}}, n, InitGlorot, uint64(k))
+			d := net.Layers[0]
+			for i := range d.B {
+				d.B[i] = float32(rng.Float64() - 0.5)
+			}
+			x := randMatrix(rng, n, in, tc.lo, tc.hi)
+			c := randMatrix(rng, n, out, -1, 1)
+			loss := func() float64 {
+				d.Forward(x)
+				s := 0.0
+				for i, v := range d.Output().Data[:n*out] {
+					s += float64(c.Data[i]) * float64(v)
+				}
+				return s
+			}
+			loss()
+			compute.Copy(d.Signal(), c)
+			d.ActGrad()
+			dx := compute.NewMatrix(n, in, nil)
+			d.BackInputTo(dx, 0)
+			net.AccumulateGrads(0)
+			maxBad := 0
+			if tc.act == ReLU {
+				maxBad = 1 // a pre-activation within h of the kink
+			}
+			grads := append([]float32(nil), net.Grads...)
+			checkGradVector(t, "Grads", net.Params, grads, 1e-3, loss, 2e-3, 2e-3, 5e-3, maxBad)
+			checkGradVector(t, "dX", x.Data, dx.Data, 1e-3, loss, 2e-3, 2e-3, 5e-3, maxBad)
+		})
+	}
+}
+
+// TestAccumulateGradBeta checks that beta = 1 adds the new gradient to the
+// old one and that a skipped layer leaves its gradient unchanged.
+func TestAccumulateGradBeta(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	net := newNet([]layerSpec{{3, 2, 1, Tanh}}, 4, InitPyTorch, 1)
+	d := net.Layers[0]
+	x := randMatrix(rng, 4, 3, -1, 1)
+	d.Forward(x)
+	compute.Copy(d.Signal(), randMatrix(rng, 4, 2, -1, 1))
+	d.AccumulateGrad(0)
+	once := append([]float32(nil), net.Grads...)
+	d.AccumulateGrad(1)
+	for i, v := range net.Grads {
+		if !checkClose(t, "2×grad", float64(v), 2*float64(once[i]), 1e-6, 1e-6) {
+			break
+		}
+	}
+	d.Skip()
+	d.AccumulateGrad(1)
+	for i, v := range net.Grads {
+		if !checkClose(t, "skipped grad", float64(v), 2*float64(once[i]), 1e-6, 1e-6) {
+			break
+		}
+	}
+}
+
+func TestParseActivation(t *testing.T) {
+	for a := Identity; a <= SoftplusClamp; a++ {
+		got, err := ParseActivation(a.String())
+		if err != nil || got != a {
+			t.Errorf("ParseActivation(%q) = %v, %v, want %v, nil", a.String(), got, err, a)
+		}
+	}
+	if _, err := ParseActivation("swish"); err == nil {
+		t.Errorf("ParseActivation(%q) = nil error, want an error", "swish")
+	}
+}

@@ -1,0 +1,93 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dpscope/dpscope/core/compute"
+)
+
+// MSE returns Σ_i L_i with L_i = (1/G)·Σ_j (y_ij − x_ij)², the per-cell mean
+// squared error of the reconstruction y of x (n×G), and adds
+// w·∂L_i/∂y_ij = w·2(y_ij − x_ij)/G into dy. It panics, wrapping
+// compute.ErrShape, if the dimensions differ.
+func MSE(dy, y, x compute.Matrix, w float32) float64 {
+	n, g := x.Dims()
+	if y.Rows != n || y.Cols != g || dy.Rows != n || dy.Cols != g {
+		panic(fmt.Errorf("nn: MSE: dy is %d×%d, y is %d×%d and x is %d×%d, must be equal: %w",
+			dy.Rows, dy.Cols, y.Rows, y.Cols, n, g, compute.ErrShape))
+	}
+	c := 2 * w / float32(g)
+	total := 0.0
+	for i := range n {
+		xr, yr, dr := x.RawRowView(i), y.RawRowView(i), dy.RawRowView(i)
+		yr, dr = yr[:len(xr)], dr[:len(xr)]
+		var s0, s1 float32 // two float32 partial sums per chunk, flushed to float64
+		cell := 0.0
+		for j0 := 0; j0 < len(xr); j0 += 256 {
+			j1 := min(j0+256, len(xr))
+			s0, s1 = 0, 0
+			j := j0
+			for ; j+1 < j1; j += 2 {
+				e0, e1 := yr[j]-xr[j], yr[j+1]-xr[j+1]
+				s0 += e0 * e0
+				s1 += e1 * e1
+				dr[j] += c * e0
+				dr[j+1] += c * e1
+			}
+			if j < j1 {
+				e := yr[j] - xr[j]
+				s0 += e * e
+				dr[j] += c * e
+			}
+			cell += float64(s0) + float64(s1)
+		}
+		total += cell / float64(g)
+	}
+	return total
+}
+
+// cosEps is the lower bound on a norm in NegCosine, as in PyTorch's
+// F.cosine_similarity.
+const cosEps = 1e-8
+
+// NegCosine returns Σ_i L_i with L_i = −cos(z1_i, z2_i) =
+// −z1_i·z2_i / (max(‖z1_i‖, 1e-8)·max(‖z2_i‖, 1e-8)), the per-cell negative
+// cosine similarity of two views' embeddings (DP-DCAN Eq. 5, per cell as
+// docs/METHODS.md §1 requires), and adds w·∂L_i/∂z1_i and w·∂L_i/∂z2_i into
+// dz1 and dz2:
+//
+//	∂L/∂z1 = −(z2/(‖z1‖‖z2‖) − cos·z1/‖z1‖²)
+//
+// and symmetrically for z2. It panics, wrapping compute.ErrShape, if the
+// dimensions differ.
+func NegCosine(dz1, dz2, z1, z2 compute.Matrix, w float32) float64 {
+	n, d := z1.Dims()
+	for _, m := range []compute.Matrix{dz1, dz2, z2} {
+		if m.Rows != n || m.Cols != d {
+			panic(fmt.Errorf("nn: NegCosine: a matrix is %d×%d, must be %d×%d: %w", m.Rows, m.Cols, n, d, compute.ErrShape))
+		}
+	}
+	total := 0.0
+	for i := range n {
+		a, b := z1.RawRowView(i), z2.RawRowView(i)
+		var ab, aa, bb float64
+		for j, v := range a {
+			u := float64(b[j])
+			ab += float64(v) * u
+			aa += float64(v) * float64(v)
+			bb += u * u
+		}
+		na, nb := max(math.Sqrt(aa), cosEps), max(math.Sqrt(bb), cosEps)
+		cos := ab / (na * nb)
+		total -= cos
+		da, db := dz1.RawRowView(i), dz2.RawRowView(i)
+		ww := float64(w)
+		for j := range a {
+			va, vb := float64(a[j]), float64(b[j])
+			da[j] -= float32(ww * (vb/(na*nb) - cos*va/(na*na)))
+			db[j] -= float32(ww * (va/(na*nb) - cos*vb/(nb*nb)))
+		}
+	}
+	return total
+}

@@ -1,0 +1,157 @@
+package nn
+
+import (
+	"errors"
+	"math"
+	"testing"
+)
+
+// TestAdamReference checks three Adam steps against the update written out
+// in float64 (torch.optim.Adam's algorithm, defaults β = (0.9, 0.999),
+// eps = 1e-8).
+func TestAdamReference(t *testing.T) {
+	p := []float32{1, -2, 0.5}
+	grads := [][]float32{{0.1, -0.3, 2}, {0.2, 0.1, -1}, {-0.05, 0.4, 0.3}}
+	opt, err := NewAdam(3, AdamConfig{LR: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{1, -2, 0.5}
+	m, v := make([]float64, 3), make([]float64, 3)
+	for k, g := range grads {
+		opt.Step(p, g)
+		tt := float64(k + 1)
+		for i, gi := range g {
+			gg := float64(gi)
+			m[i] = 0.9*m[i] + 0.1*gg
+			v[i] = 0.999*v[i] + 0.001*gg*gg
+			mh, vh := m[i]/(1-math.Pow(0.9, tt)), v[i]/(1-math.Pow(0.999, tt))
+			want[i] -= 0.01 * mh / (math.Sqrt(vh) + 1e-8)
+		}
+	}
+	for i := range p {
+		checkClose(t, "Adam p", float64(p[i]), want[i], 1e-6, 1e-6)
+	}
+}
+
+// TestAdadeltaReference checks two Adadelta steps against the update written
+// out in float64 (torch.optim.Adadelta's algorithm, lr 1, ρ 0.95,
+// eps 1e-6).
+func TestAdadeltaReference(t *testing.T) {
+	p := []float32{1, -2}
+	grads := [][]float32{{0.1, -3}, {0.2, 1}}
+	opt, err := NewAdadelta(2, AdadeltaConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{1, -2}
+	s, a := make([]float64, 2), make([]float64, 2)
+	for _, g := range grads {
+		opt.Step(p, g)
+		for i, gi := range g {
+			gg := float64(gi)
+			s[i] = 0.95*s[i] + 0.05*gg*gg
+			d := math.Sqrt(a[i]+1e-6) / math.Sqrt(s[i]+1e-6) * gg
+			a[i] = 0.95*a[i] + 0.05*d*d
+			want[i] -= d
+		}
+	}
+	for i := range p {
+		checkClose(t, "Adadelta p", float64(p[i]), want[i], 1e-6, 1e-5)
+	}
+}
+
+// TestSGDReference checks SGD with momentum 0.9 and weight decay 0.1 over
+// three steps against torch.optim.SGD's update written out in float64.
+func TestSGDReference(t *testing.T) {
+	p := []float32{1, -2}
+	grads := [][]float32{{0.5, -1}, {0.25, 2}, {-1, 0}}
+	opt, err := NewSGD(2, SGDConfig{LR: 0.1, Momentum: 0.9, WeightDecay: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{1, -2}
+	buf := make([]float64, 2)
+	for k, g := range grads {
+		opt.Step(p, g)
+		for i, gi := range g {
+			d := float64(gi) + 0.1*want[i]
+			if k > 0 {
+				d += 0.9 * buf[i]
+			}
+			buf[i] = d
+			want[i] -= 0.1 * d
+		}
+	}
+	for i := range p {
+		checkClose(t, "SGD p", float64(p[i]), want[i], 1e-6, 1e-6)
+	}
+}
+
+// TestOptimizersConverge minimises f(p) = Σ_i a_i (p_i − c_i)² with each
+// optimizer from a fixed start and checks the distance to the minimum.
+func TestOptimizersConverge(t *testing.T) {
+	c := []float64{1, -2, 0.5, 3}
+	a := []float64{1, 4, 0.5, 2}
+	tests := []struct {
+		desc  string
+		make  func() (Optimizer, error)
+		steps int
+		tol   float64
+	}{
+		{"adam", func() (Optimizer, error) { return NewAdam(4, AdamConfig{LR: 0.05}) }, 2000, 1e-3},
+		{"adadelta", func() (Optimizer, error) { return NewAdadelta(4, AdadeltaConfig{}) }, 5000, 1e-2},
+		{"sgd momentum", func() (Optimizer, error) { return NewSGD(4, SGDConfig{LR: 0.02, Momentum: 0.9}) }, 1000, 1e-4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			opt, err := tc.make()
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, g := make([]float32, 4), make([]float32, 4)
+			for range tc.steps {
+				for i := range p {
+					g[i] = float32(2 * a[i] * (float64(p[i]) - c[i]))
+				}
+				opt.Step(p, g)
+			}
+			for i := range p {
+				checkClose(t, tc.desc+" p", float64(p[i]), c[i], tc.tol, 0)
+			}
+		})
+	}
+}
+
+func TestOptimizerConfigValidate(t *testing.T) {
+	tests := []struct {
+		desc    string
+		make    func() error
+		wantErr bool
+	}{
+		{"adam ok", func() error { _, err := NewAdam(1, AdamConfig{LR: 1e-3}); return err }, false},
+		{"adam zero lr", func() error { _, err := NewAdam(1, AdamConfig{}); return err }, true},
+		{"adam NaN lr", func() error { _, err := NewAdam(1, AdamConfig{LR: math.NaN()}); return err }, true},
+		{"adam Inf lr", func() error { _, err := NewAdam(1, AdamConfig{LR: math.Inf(1)}); return err }, true},
+		{"adam beta1 = 1", func() error { _, err := NewAdam(1, AdamConfig{LR: 1, Beta1: 1}); return err }, true},
+		{"adam negative eps", func() error { _, err := NewAdam(1, AdamConfig{LR: 1, Eps: -1}); return err }, true},
+		{"adadelta default", func() error { _, err := NewAdadelta(1, AdadeltaConfig{}); return err }, false},
+		{"adadelta negative lr", func() error { _, err := NewAdadelta(1, AdadeltaConfig{LR: -1}); return err }, true},
+		{"adadelta rho 1", func() error { _, err := NewAdadelta(1, AdadeltaConfig{Rho: 1}); return err }, true},
+		{"sgd ok", func() error { _, err := NewSGD(1, SGDConfig{LR: 0.1, Momentum: 0.5, WeightDecay: 1e-4}); return err }, false},
+		{"sgd negative decay", func() error { _, err := NewSGD(1, SGDConfig{LR: 0.1, WeightDecay: -1}); return err }, true},
+		{"sgd momentum 1", func() error { _, err := NewSGD(1, SGDConfig{LR: 0.1, Momentum: 1}); return err }, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			err := tc.make()
+			if (err != nil) != tc.wantErr || (err != nil && !errors.Is(err, ErrConfig)) {
+				t.Errorf("constructor error = %v, want error %v wrapping ErrConfig", err, tc.wantErr)
+			}
+		})
+	}
+	opt, _ := NewAdam(1, AdamConfig{LR: 1})
+	if err := opt.SetLR(0); err == nil || opt.LR() != 1 {
+		t.Errorf("SetLR(0) = %v with LR %g, want an error and LR 1", err, opt.LR())
+	}
+}

@@ -1,0 +1,98 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dpscope/dpscope/core/compute"
+)
+
+// zinbEps is the ε added inside logarithms of the ZINB loss.
+const zinbEps = 1e-10
+
+// ZINB returns Σ_i L_i, the zero-inflated negative-binomial negative
+// log-likelihood of the counts x summed over the cells (rows), and adds
+// w·∂L_i/∂μ_ij, w·∂L_i/∂θ_ij and w·∂L_i/∂π_ij into dMu, dTheta and dPi.
+// With m = μ·s (s = sf[i], the cell's size factor) and ε = 1e-10, per gene
+// (docs/METHODS.md §1, the DCA/DP-DCAN loss):
+//
+//	t1 = lgamma(θ+ε) + lgamma(x+1) − lgamma(x+θ+ε)
+//	t2 = (θ+x)·log(1 + m/(θ+ε)) + x·(log(θ+ε) − log(m+ε))
+//	ℓ  = −log(π + (1−π)·(θ/(θ+m+ε))^θ + ε)   if x ≤ 1e-8
+//	ℓ  = t1 + t2 − log(1−π+ε)                 otherwise
+//
+// and L_i is the mean of ℓ over the genes. Everything is computed in
+// float64; (θ/(θ+m+ε))^θ as exp(−θ·log1p((m+ε)/θ)) so it neither overflows
+// nor loses precision. It panics, wrapping compute.ErrShape, if the matrices
+// are not all n×G and len(sf) != n.
+func ZINB(dMu, dTheta, dPi, x, mu, theta, pi compute.Matrix, sf []float32, w float32) float64 {
+	n, g := x.Dims()
+	for _, m := range []compute.Matrix{dMu, dTheta, dPi, mu, theta, pi} {
+		if m.Rows != n || m.Cols != g {
+			panic(fmt.Errorf("nn: ZINB: a matrix is %d×%d, must be %d×%d: %w", m.Rows, m.Cols, n, g, compute.ErrShape))
+		}
+	}
+	if len(sf) != n {
+		panic(fmt.Errorf("nn: ZINB: len(sf) is %d, must be %d: %w", len(sf), n, compute.ErrShape))
+	}
+	scale := float64(w) / float64(g)
+	total := 0.0
+	for i := range n {
+		xr, mur, thr, pir := x.RawRowView(i), mu.RawRowView(i), theta.RawRowView(i), pi.RawRowView(i)
+		dmr, dtr, dpr := dMu.RawRowView(i), dTheta.RawRowView(i), dPi.RawRowView(i)
+		s := float64(sf[i])
+		cell := 0.0
+		for j := range xr {
+			l, dm, dth, dpi := zinbTerm(float64(xr[j]), float64(mur[j])*s, float64(thr[j]), float64(pir[j]))
+			cell += l
+			dmr[j] += float32(scale * dm * s)
+			dtr[j] += float32(scale * dth)
+			dpr[j] += float32(scale * dpi)
+		}
+		total += cell / float64(g)
+	}
+	return total
+}
+
+// zinbTerm returns ℓ(x; m, θ, π) and its partial derivatives in m, θ and π.
+func zinbTerm(x, m, th, p float64) (l, dm, dth, dpi float64) {
+	if x <= 1e-8 {
+		// log Z = θ·(log θ − log(θ+m+ε)) = −θ·log1p((m+ε)/θ)
+		r := (m + zinbEps) / th
+		logZ := -th * math.Log1p(r)
+		z := math.Exp(logZ)
+		d := p + (1-p)*z + zinbEps
+		l = -math.Log(d)
+		dz := -(1 - p) / d * z // ∂ℓ/∂log Z
+		den := th + m + zinbEps
+		dm = dz * (-th / den)
+		dth = dz * (logZ/th + 1 - th/den)
+		dpi = -(1 - z) / d
+		return l, dm, dth, dpi
+	}
+	a := th + zinbEps
+	l1p := math.Log1p(m / a)
+	lgA, _ := math.Lgamma(a)
+	lgX1, _ := math.Lgamma(x + 1)
+	lgXA, _ := math.Lgamma(x + a)
+	t1 := lgA + lgX1 - lgXA
+	t2 := (th+x)*l1p + x*(math.Log(a)-math.Log(m+zinbEps))
+	l = t1 + t2 - math.Log(1-p+zinbEps)
+	dm = (th+x)/(a+m) - x/(m+zinbEps)
+	dth = digamma(a) - digamma(x+a) + l1p - (th+x)*m/(a*(a+m)) + x/a
+	dpi = 1 / (1 - p + zinbEps)
+	return l, dm, dth, dpi
+}
+
+// digamma returns ψ(x) = d/dx log Γ(x) for x > 0: the recurrence
+// ψ(x) = ψ(x+1) − 1/x up to x ≥ 6, then the asymptotic series
+// log x − 1/(2x) − Σ B_2k/(2k x^2k) to x⁻¹⁰ (absolute error < 1e-12).
+func digamma(x float64) float64 {
+	r := 0.0
+	for x < 6 {
+		r -= 1 / x
+		x++
+	}
+	f := 1 / (x * x)
+	return r + math.Log(x) - 0.5/x - f*(1.0/12-f*(1.0/120-f*(1.0/252-f*(1.0/240-f/132))))
+}
