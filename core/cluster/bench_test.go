@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -132,6 +133,7 @@ func benchKMeans(b *testing.B, workers int) {
 	ds := benchData()
 	cfg := KMeansConfig{K: 8, NInit: 10, Seed: 0, Workers: workers}
 	var res *KMeansResult
+	cpu0 := processCPU()
 	for b.Loop() {
 		var err error
 		if res, err = KMeans(context.Background(), ds.randproj, ds.n, 32, cfg); err != nil {
@@ -142,6 +144,7 @@ func benchKMeans(b *testing.B, workers int) {
 	b.ReportMetric(float64(res.Iterations), "iters(best)")
 	b.ReportMetric(ari, "ARI")
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/op")
+	reportCPU(b, cpu0)
 }
 
 // BenchmarkKMeans is k-means (K = 8, NInit = 10) on the 4,271 × 32
@@ -162,37 +165,44 @@ func benchLabels(b *testing.B) (*benchSet, []int) {
 
 func BenchmarkARI(b *testing.B) {
 	ds, pred := benchLabels(b)
+	cpu0 := processCPU()
 	for b.Loop() {
 		if _, err := ARI(ds.labels, pred); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/op")
+	reportCPU(b, cpu0)
 }
 
 func BenchmarkNMI(b *testing.B) {
 	ds, pred := benchLabels(b)
+	cpu0 := processCPU()
 	for b.Loop() {
 		if _, err := NMI(ds.labels, pred); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/op")
+	reportCPU(b, cpu0)
 }
 
 func BenchmarkScoreAll(b *testing.B) {
 	ds, pred := benchLabels(b)
+	cpu0 := processCPU()
 	for b.Loop() {
 		if _, err := Score(ds.labels, pred); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/op")
+	reportCPU(b, cpu0)
 }
 
 func BenchmarkSilhouette(b *testing.B) {
 	ds, pred := benchLabels(b)
 	var s float64
+	cpu0 := processCPU()
 	for b.Loop() {
 		var err error
 		if s, err = Silhouette(ds.randproj, ds.n, 32, pred); err != nil {
@@ -201,11 +211,13 @@ func BenchmarkSilhouette(b *testing.B) {
 	}
 	b.ReportMetric(s, "silhouette")
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/op")
+	reportCPU(b, cpu0)
 }
 
 func BenchmarkNeighbourhoodPurity(b *testing.B) {
 	ds := benchData()
 	var p float64
+	cpu0 := processCPU()
 	for b.Loop() {
 		var err error
 		if p, err = NeighbourhoodPurity(ds.randproj, ds.n, 32, ds.labels, 15); err != nil {
@@ -214,12 +226,14 @@ func BenchmarkNeighbourhoodPurity(b *testing.B) {
 	}
 	b.ReportMetric(p, "purity")
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/op")
+	reportCPU(b, cpu0)
 }
 
 func BenchmarkDPKMeans(b *testing.B) {
 	ds := benchData()
 	cfg := DPKMeansConfig{K: 8, Iterations: 20, ClipNorm: 10, SigmaSum: 5, SigmaCount: 5}
 	var res *DPKMeansResult
+	cpu0 := processCPU()
 	for b.Loop() {
 		var err error
 		if res, err = DPKMeans(context.Background(), ds.randproj, ds.n, 32, cfg, rand.New(rand.NewPCG(1, 0))); err != nil {
@@ -229,6 +243,7 @@ func BenchmarkDPKMeans(b *testing.B) {
 	ari, _ := ARI(ds.labels, res.Labels)
 	b.ReportMetric(ari, "ARI")
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/op")
+	reportCPU(b, cpu0)
 }
 
 // BenchmarkPCA2000x2000k50 is the size the package promises to handle well
@@ -236,24 +251,28 @@ func BenchmarkDPKMeans(b *testing.B) {
 func BenchmarkPCA2000x2000k50(b *testing.B) {
 	ds := benchData()
 	x := ds.x[:2000*2000]
+	cpu0 := processCPU()
 	for b.Loop() {
 		if _, err := PCA(x, 2000, 2000, 50); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/op")
+	reportCPU(b, cpu0)
 }
 
 // BenchmarkPCA4271x2000k32 matches the peers' PCA(32) of the full set
 // (scikit-learn's full SVD took 0.97–1.17 s).
 func BenchmarkPCA4271x2000k32(b *testing.B) {
 	ds := benchData()
+	cpu0 := processCPU()
 	for b.Loop() {
 		if _, err := PCA(ds.x, ds.n, ds.g, 32); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/op")
+	reportCPU(b, cpu0)
 }
 
 // BenchmarkKMeansPCA32 is k-means on 32 PCs of the set, the baseline of
@@ -265,6 +284,7 @@ func BenchmarkKMeansPCA32(b *testing.B) {
 		b.Fatal(err)
 	}
 	var res *KMeansResult
+	cpu0 := processCPU()
 	for b.Loop() {
 		if res, err = KMeans(context.Background(), p.Scores, ds.n, 32, KMeansConfig{K: 8, Seed: 0}); err != nil {
 			b.Fatal(err)
@@ -274,6 +294,7 @@ func BenchmarkKMeansPCA32(b *testing.B) {
 	b.ReportMetric(float64(res.Iterations), "iters(best)")
 	b.ReportMetric(ari, "ARI")
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/op")
+	reportCPU(b, cpu0)
 }
 
 // BenchmarkAssign is one Lloyd assign step (4,271 × 32, K = 8).
@@ -283,8 +304,15 @@ func BenchmarkAssign(b *testing.B) {
 	w := newLloyd(xc, rowNorms(xc, ds.n, 32), ds.n, 32, 8)
 	kmeansPlusPlus(w.centers, xc, ds.n, 32, 8, rand.New(rand.NewPCG(1, 0)))
 	b.ReportAllocs()
+	cpu0 := processCPU()
 	for b.Loop() {
 		w.assign()
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/op")
+	reportCPU(b, cpu0)
+}
+
+// reportCPU reports the process CPU time per operation since cpu0, in ms.
+func reportCPU(b *testing.B, cpu0 time.Duration) {
+	b.ReportMetric(float64(processCPU()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 }

@@ -27,6 +27,26 @@
 // initialisations (random points in the clipped ball, or given centroids)
 // keep the whole output private; k-means++ seeding on private data does not.
 //
+// KMeans itself is not private: centroids computed from private data
+// without noise are a release outside any privacy ledger, and DPKMeans with
+// DPInitKMeansPlusPlus seeds from private rows, so its result is not
+// private either (DPKMeansResult.Private reports it).
+//
+// # PCA
+//
+// PCA returns the top-k principal components and scores with a
+// deterministic sign (largest-magnitude loading positive): an exact thin SVD
+// for small shapes, a fixed-seed randomized SVD (Halko et al. 2011) for
+// large ones (see PCAExactLimit).
+//
+// # Speed and concurrency
+//
+// Matrix products (distances for Silhouette and NeighbourhoodPurity, PCA)
+// go through gonum's blas64, so a faster float64 BLAS registered with
+// blas64.Use is picked up. The functions are safe for concurrent use; they
+// keep no state between calls, and their results do not depend on
+// GOMAXPROCS.
+//
 // # Unknown labels
 //
 // Labels are arbitrary ints. A negative label means "unknown": a row whose

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sort"
 	"testing"
 
@@ -236,5 +237,35 @@ func TestNeighbourhoodPurity(t *testing.T) {
 				t.Errorf("NeighbourhoodPurity(k=%d, n=4) = nil error, want an error", tc.k)
 			}
 		})
+	}
+}
+
+func TestSilhouetteIndependentOfGOMAXPROCS(t *testing.T) {
+	// Blocks of anchors are fixed and each anchor's sum runs in row order,
+	// so the result is bit-identical for any number of workers.
+	x, _, _ := blobs(700, 5, 4, 2, 12)
+	labels := make([]int, 700)
+	for i := range labels {
+		labels[i] = (i * 7) % 5
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var refS, refP float64
+	for _, procs := range []int{1, 2, 3} {
+		runtime.GOMAXPROCS(procs)
+		s, err := Silhouette(x, 700, 5, labels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := NeighbourhoodPurity(x, 700, 5, labels, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if procs == 1 {
+			refS, refP = s, p
+			continue
+		}
+		if s != refS || p != refP {
+			t.Errorf("GOMAXPROCS=%d: Silhouette, NeighbourhoodPurity = %v, %v, want %v, %v", procs, s, p, refS, refP)
+		}
 	}
 }
