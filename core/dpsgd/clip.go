@@ -1,0 +1,72 @@
+package dpsgd
+
+import (
+	"math"
+
+	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/core/nn"
+)
+
+// Groups of layers for clipping and noise.
+const (
+	groupPerturbed = 0
+	groupRest      = 1
+)
+
+// clipEps is added to a norm before dividing C by it, as in Opacus.
+const clipEps = 1e-6
+
+// addGhostSqNorms adds to sq[i], for each of the m samples of the last pass,
+// the squared norm of its gradient of layer d's weights and biases:
+//
+//	Σ_{s,t} (g_s·g_t)(a_s·a_t + 1)
+//
+// over its views s, t, whose rows are s·m + i. Dot products are float32
+// (BLAS), sums float64.
+func addGhostSqNorms(sq []float64, d *nn.Dense, views, m int) {
+	if d.Rows() == 0 {
+		return
+	}
+	x, g := d.Input(), d.Signal()
+	if views == 1 {
+		for i := range m {
+			gi := g.RawRowView(i)
+			xi := x.RawRowView(i)
+			sq[i] += float64(compute.Dot(gi, gi)) * (float64(compute.Dot(xi, xi)) + 1)
+		}
+		return
+	}
+	for i := range m {
+		s := 0.0
+		for u := range views {
+			gu, xu := g.RawRowView(u*m+i), x.RawRowView(u*m+i)
+			s += float64(compute.Dot(gu, gu)) * (float64(compute.Dot(xu, xu)) + 1)
+			for v := u + 1; v < views; v++ {
+				gv, xv := g.RawRowView(v*m+i), x.RawRowView(v*m+i)
+				s += 2 * float64(compute.Dot(gu, gv)) * (float64(compute.Dot(xu, xv)) + 1)
+			}
+		}
+		sq[i] += s
+	}
+}
+
+// clipFactor returns min(1, c/(√sq + 1e-6)).
+func clipFactor(sq, c float64) float32 {
+	return float32(min(1, c/(math.Sqrt(max(sq, 0))+clipEps)))
+}
+
+// scaleSignalRows multiplies each sample's rows of layer d's signal by its
+// factor f[i].
+func scaleSignalRows(d *nn.Dense, f []float32, views, m int) {
+	if d.Rows() == 0 {
+		return
+	}
+	g := d.Signal()
+	for u := range views {
+		for i := range m {
+			if f[i] != 1 {
+				compute.Scal(f[i], g.RawRowView(u*m+i))
+			}
+		}
+	}
+}

@@ -1,0 +1,58 @@
+// Package dpsgd implements differentially private stochastic gradient
+// descent (Abadi et al. 2016, https://arxiv.org/abs/1607.00133) on the
+// dense networks of core/nn, as DP-DCAN trains them (docs/METHODS.md §1):
+//
+//  1. sample a batch: each of the N records independently with probability
+//     q (Poisson sampling, the default and the only scheme the accountant
+//     covers), or fixed-size shuffled batches as an explicitly labelled
+//     option that no accountant covers;
+//
+//  2. compute each sample's gradient norm without materialising per-sample
+//     gradients ("ghost norms"): a dense layer's per-sample weight gradient
+//     is Σ_s g_s·a_sᵀ over the views s of the sample (a_s the layer input,
+//     g_s the signal ∂L/∂Z), so
+//
+//     ‖∇W‖² + ‖∇b‖² = Σ_{s,t} (g_s·g_t)(a_s·a_t + 1)
+//
+//     which for one view is ‖g‖²(‖a‖² + 1); two augmented views of one cell
+//     are one sample whose gradients add before clipping;
+//
+//  3. clip: the perturbed layer range and the rest are clipped to C
+//     separately (DP-DCAN Algorithm 2, ClipGroups) or the whole network
+//     jointly (ClipJoint, the DP-DCAN authors' code): each sample's share is
+//     multiplied by min(1, C/(‖g‖ + 1e-6)) (the 1e-6 as in Opacus);
+//
+//  4. form the clipped sum with the usual weight-gradient GEMM after scaling
+//     each sample's rows of the signal by its factor, so DP costs one pass
+//     over the signals more than non-private training;
+//
+//  5. add Gaussian noise N(0, σ²C²) to every coordinate of the perturbed
+//     layers' summed gradient (not to the rest);
+//
+//  6. divide by the expected batch size q·N (the actual size B for shuffled
+//     batches) and take an optimizer step.
+//
+// Every step is first offered to a [Recorder] (the privacy ledger), which
+// may refuse it: then no parameter changes.
+//
+// # Randomness
+//
+// Sampling and noise come from two PCG streams of one seed
+// (rand.NewPCG(seed, 1) and (seed, 2)), so runs reproduce exactly. Seeded
+// noise is for teaching and reproducibility only: anyone who knows the seed
+// can remove the noise. With Config.Secure both streams are ChaCha8
+// generators keyed from crypto/rand, as production DP requires. Even then
+// the noise is drawn in floating point, which leaks through the low bits
+// (Mironov 2012, "On significance of the least significant bits for
+// differential privacy"); dpscope is a tool for exploring trade-offs, not a
+// hardened DP library.
+//
+// # Privacy reading
+//
+// The per-step sensitivity is C only when every parameter that shapes the
+// gradients is either noised or public. With a perturbed range other than
+// all layers, un-noised layers trained on the same data shape the perturbed
+// gradients; see docs/METHODS.md §1 for why that leaves no formal
+// guarantee. This package computes what it is asked to; the guarantee status
+// is the trainer's to report.
+package dpsgd

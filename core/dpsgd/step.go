@@ -1,0 +1,236 @@
+package dpsgd
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/core/nn"
+)
+
+// Recorder records the privacy cost of each step before it is taken, for
+// example the accountant's ledger. RecordStep is called with the sampling
+// rate q and the noise multiplier σ of the step about to run (for Shuffled
+// batches q = B/N, which the accountant must not treat as Poisson: see
+// Config.Covered). A non-nil error refuses the step: Step returns it
+// wrapped and changes nothing.
+type Recorder interface {
+	RecordStep(q, sigma float64) error
+}
+
+// LossFunc runs one chunk of a batch: for the records cells, it must build
+// the input (Views rows per record, view s of record i in row
+// s·len(cells) + i), run the network's forward pass, add the per-sample
+// loss gradients and run the backward pass that fills every layer's signal
+// (nn.Autoencoder.Backward), but not form the weight gradients. It returns
+// Σ_i L_i over the chunk. cells is reused after the call returns.
+type LossFunc func(cells []int) (loss float64, err error)
+
+// StepStats describes one step.
+type StepStats struct {
+	// Step counts the steps taken, starting at 1.
+	Step int
+	// BatchSize is the number of records in the batch.
+	BatchSize int
+	// Loss is the mean per-sample loss over the batch (0 for an empty one).
+	Loss float64
+	// MeanNorm is the mean per-sample gradient norm, before clipping, of
+	// the perturbed group [0] and of the rest [1]; with ClipJoint [0] is
+	// the whole gradient's and [1] is 0.
+	MeanNorm [2]float64
+	// Clipped is the fraction of samples whose factor was below 1, per
+	// group as MeanNorm.
+	Clipped [2]float64
+}
+
+// DPSGD runs DP-SGD steps on a network. It owns every buffer it needs and
+// allocates nothing per step. Not safe for concurrent use.
+type DPSGD struct {
+	cfg      Config
+	net      *nn.Net
+	opt      nn.Optimizer
+	rec      Recorder
+	records  int
+	sampling *rand.Rand
+	noise    *rand.Rand
+	smp      *sampler
+	maxCells int
+	group    []int        // group of each layer of net
+	sq       [2][]float64 // per-sample squared norms of the chunk
+	fac      [2][]float32 // per-sample clip factors of the chunk
+	steps    int
+}
+
+// New returns DP-SGD for net, a data set of records records and the
+// optimizer opt (built for len(net.Params) parameters). rec may be nil.
+// Chunks hold net.MaxRows()/Views records. It returns an error wrapping
+// ErrConfig if cfg is invalid, records < 1 or net.MaxRows() < Views.
+func New(net *nn.Net, opt nn.Optimizer, records int, cfg Config, rec Recorder) (*DPSGD, error) {
+	if err := cfg.Validate(net.NumLayers()); err != nil {
+		return nil, fmt.Errorf("dpsgd: New: %w", err)
+	}
+	if records < 1 {
+		return nil, fmt.Errorf("dpsgd: New: records is %d, must be at least 1: %w", records, ErrConfig)
+	}
+	maxCells := net.MaxRows() / cfg.views()
+	if maxCells < 1 {
+		return nil, fmt.Errorf("dpsgd: New: MaxRows is %d, must be at least Views = %d: %w", net.MaxRows(), cfg.views(), ErrConfig)
+	}
+	d := &DPSGD{
+		cfg: cfg, net: net, opt: opt, rec: rec, records: records,
+		sampling: newRand(cfg.Seed, 1, cfg.Secure),
+		noise:    newRand(cfg.Seed, 2, cfg.Secure),
+		smp:      newSampler(records),
+		maxCells: maxCells,
+		group:    make([]int, len(net.Layers)),
+	}
+	for k := range d.sq {
+		d.sq[k] = make([]float64, maxCells)
+		d.fac[k] = make([]float32, maxCells)
+	}
+	d.setGroups()
+	return d, nil
+}
+
+func (d *DPSGD) setGroups() {
+	for i, l := range d.net.Layers {
+		d.group[i] = groupRest
+		if l.Number >= d.cfg.Perturbed.First && l.Number <= d.cfg.Perturbed.Last {
+			d.group[i] = groupPerturbed
+		}
+	}
+}
+
+// Config returns the configuration in use.
+func (d *DPSGD) Config() Config { return d.cfg }
+
+// SetConfig changes σ, C, the perturbed range, the clipping mode or the
+// batching from the next step (a live patch). Views, Seed and Secure cannot
+// change. It returns an error wrapping ErrConfig, and keeps the old
+// configuration, if cfg is invalid.
+func (d *DPSGD) SetConfig(cfg Config) error {
+	if err := cfg.Validate(d.net.NumLayers()); err != nil {
+		return err
+	}
+	if cfg.views() != d.cfg.views() || cfg.Seed != d.cfg.Seed || cfg.Secure != d.cfg.Secure {
+		return fmt.Errorf("dpsgd: SetConfig: Views, Seed and Secure cannot change during a run: %w", ErrConfig)
+	}
+	d.cfg = cfg
+	d.setGroups()
+	return nil
+}
+
+// StepsPerEpoch returns the number of steps that visit N records in
+// expectation: round(1/q) for Poisson batches, ⌊N/B⌋ for Shuffled ones.
+func (d *DPSGD) StepsPerEpoch() int {
+	if d.cfg.Batching == Shuffled {
+		return d.records / batchSize(d.cfg.SampleRate, d.records)
+	}
+	return max(1, int(math.Round(1/d.cfg.SampleRate)))
+}
+
+// Step samples a batch, offers the step to the Recorder, forms the clipped
+// gradient sum through loss (one call per chunk), adds noise to the
+// perturbed layers, divides by the expected batch size and takes an
+// optimizer step. On error no parameter changes; the error wraps the
+// Recorder's, the LossFunc's, or ErrNonFinite.
+func (d *DPSGD) Step(loss LossFunc) (StepStats, error) {
+	q := d.cfg.SampleRate
+	batch := d.smp.next(d.cfg.Batching, q, d.sampling)
+	denom := q * float64(d.records)
+	if d.cfg.Batching == Shuffled {
+		denom = float64(len(batch))
+		q = denom / float64(d.records)
+	}
+	if d.rec != nil {
+		if err := d.rec.RecordStep(q, d.cfg.NoiseMultiplier); err != nil {
+			return StepStats{}, fmt.Errorf("dpsgd: step %d refused: %w", d.steps+1, err)
+		}
+	}
+	st, err := d.ClippedSum(batch, loss)
+	if err != nil {
+		return st, err
+	}
+	if lo, hi := d.net.ParamRange(d.cfg.Perturbed.First, d.cfg.Perturbed.Last); hi > lo {
+		addGaussian(d.net.Grads[lo:hi], d.cfg.NoiseMultiplier*d.cfg.ClipNorm, d.noise)
+	}
+	compute.Scal(float32(1/denom), d.net.Grads)
+	d.opt.Step(d.net.Params, d.net.Grads)
+	d.steps++
+	st.Step = d.steps
+	return st, nil
+}
+
+// ClippedSum sets net.Grads to Σ_i clip(∇L_i) over the records of batch,
+// calling loss on chunks of at most MaxRows/Views records, and returns the
+// batch's statistics. It adds no noise and does not scale; Step calls it.
+// It returns an error wrapping ErrNonFinite if a loss or a per-sample norm
+// is not finite.
+func (d *DPSGD) ClippedSum(batch []int, loss LossFunc) (StepStats, error) {
+	st := StepStats{BatchSize: len(batch)}
+	if len(batch) == 0 {
+		clear(d.net.Grads)
+		return st, nil
+	}
+	views, c := d.cfg.views(), d.cfg.ClipNorm
+	beta := float32(0)
+	for start := 0; start < len(batch); start += d.maxCells {
+		cells := batch[start:min(start+d.maxCells, len(batch))]
+		m := len(cells)
+		l, err := loss(cells)
+		if err != nil {
+			return st, fmt.Errorf("dpsgd: loss: %w", err)
+		}
+		if math.IsNaN(l) || math.IsInf(l, 0) {
+			return st, fmt.Errorf("dpsgd: loss of a chunk is %v, must be finite: %w", l, ErrNonFinite)
+		}
+		st.Loss += l
+		sq0, sq1 := d.sq[0][:m], d.sq[1][:m]
+		clear(sq0)
+		clear(sq1)
+		for k, l := range d.net.Layers {
+			if l.Rows() != 0 && l.Rows() != views*m {
+				panic(fmt.Errorf("dpsgd: layer %d ran on %d rows, must be Views×%d = %d: %w", k, l.Rows(), m, views*m, compute.ErrShape))
+			}
+			addGhostSqNorms(d.sq[d.group[k]][:m], l, views, m)
+		}
+		f0, f1 := d.fac[0][:m], d.fac[1][:m]
+		for i := range m {
+			if math.IsNaN(sq0[i]) || math.IsInf(sq0[i], 0) || math.IsNaN(sq1[i]) || math.IsInf(sq1[i], 0) {
+				return st, fmt.Errorf("dpsgd: gradient norm of record %d is not finite: %w", cells[i], ErrNonFinite)
+			}
+			if d.cfg.Clipping == ClipJoint {
+				s := sq0[i] + sq1[i]
+				f0[i] = clipFactor(s, c)
+				f1[i] = f0[i]
+				st.MeanNorm[0] += math.Sqrt(s)
+				if f0[i] < 1 {
+					st.Clipped[0]++
+				}
+				continue
+			}
+			f0[i], f1[i] = clipFactor(sq0[i], c), clipFactor(sq1[i], c)
+			st.MeanNorm[0] += math.Sqrt(sq0[i])
+			st.MeanNorm[1] += math.Sqrt(sq1[i])
+			if f0[i] < 1 {
+				st.Clipped[0]++
+			}
+			if f1[i] < 1 {
+				st.Clipped[1]++
+			}
+		}
+		for k, l := range d.net.Layers {
+			scaleSignalRows(l, d.fac[d.group[k]][:m], views, m)
+		}
+		d.net.AccumulateGrads(beta)
+		beta = 1
+	}
+	n := float64(len(batch))
+	st.Loss /= n
+	for k := range 2 {
+		st.MeanNorm[k] /= n
+		st.Clipped[k] /= n
+	}
+	return st, nil
+}
