@@ -79,7 +79,7 @@ func KMeans(ctx context.Context, x []float64, n, d int, cfg KMeansConfig) (*KMea
 				rng := rand.New(rand.NewPCG(cfg.Seed, uint64(r)))
 				kmeansPlusPlus(w.centers, xc, n, d, cfg.K, rng)
 			}
-			iters, conv, err := w.run(gctx, cfg.MaxIter, tolAbs)
+			iters, conv, err := w.runHamerly(gctx, cfg.MaxIter, tolAbs)
 			if err != nil {
 				return err
 			}

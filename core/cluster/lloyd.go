@@ -1,8 +1,8 @@
 package cluster
 
 import (
-	"context"
 	"math"
+	"slices"
 )
 
 // lloyd is the workspace of one k-means run on centred data. Its buffers
@@ -14,7 +14,8 @@ type lloyd struct {
 	xnorm   []float64 // xnorm[i] = ‖x_i‖², read-only
 	centers []float64 // k×d current centroids
 	next    []float64 // k×d centroids being computed
-	cnorm   []float64 // cnorm[j] = ‖c_j‖²
+	cnorm   []float64 // cnorm[j] = ‖c_j‖², set by prepare
+	dots    []float64 // dots[j] = x_i·c_j, set by rowDots
 	counts  []float64 // cluster sizes of the last update
 	labels  []int     // labels of the last assign
 	old     []int     // labels of the assign before
@@ -27,6 +28,7 @@ func newLloyd(x, xnorm []float64, n, d, k int) *lloyd {
 		centers: make([]float64, k*d),
 		next:    make([]float64, k*d),
 		cnorm:   make([]float64, k),
+		dots:    make([]float64, k),
 		counts:  make([]float64, k),
 		labels:  make([]int, n),
 		old:     make([]int, n),
@@ -36,45 +38,14 @@ func newLloyd(x, xnorm []float64, n, d, k int) *lloyd {
 
 // assign sets labels[i] to the nearest centroid of row i (lowest index on
 // ties) and dist[i] to its squared distance, using
-// ‖x − c‖² = ‖x‖² + ‖c‖² − 2x·c with the dot products of a row with four
-// centroids computed in one pass over the row. It allocates nothing.
+// ‖x − c‖² = ‖x‖² + ‖c‖² − 2x·c. It allocates nothing.
 func (w *lloyd) assign() {
-	d, k := w.d, w.k
-	for j := range k {
-		w.cnorm[j] = dot(w.centers[j*d:j*d+d], w.centers[j*d:j*d+d])
-	}
+	w.prepare()
 	for i := range w.n {
-		xi := w.x[i*d : i*d+d]
+		w.rowDots(i)
 		best, bj := math.Inf(1), 0
-		j := 0
-		for ; j+4 <= k; j += 4 {
-			c0 := w.centers[j*d : j*d+d]
-			c1 := w.centers[(j+1)*d : (j+1)*d+d]
-			c2 := w.centers[(j+2)*d : (j+2)*d+d]
-			c3 := w.centers[(j+3)*d : (j+3)*d+d]
-			c0, c1, c2, c3 = c0[:len(xi)], c1[:len(xi)], c2[:len(xi)], c3[:len(xi)]
-			var s0, s1, s2, s3 float64
-			for t, v := range xi {
-				s0 += v * c0[t]
-				s1 += v * c1[t]
-				s2 += v * c2[t]
-				s3 += v * c3[t]
-			}
-			if v := w.cnorm[j] - 2*s0; v < best {
-				best, bj = v, j
-			}
-			if v := w.cnorm[j+1] - 2*s1; v < best {
-				best, bj = v, j+1
-			}
-			if v := w.cnorm[j+2] - 2*s2; v < best {
-				best, bj = v, j+2
-			}
-			if v := w.cnorm[j+3] - 2*s3; v < best {
-				best, bj = v, j+3
-			}
-		}
-		for ; j < k; j++ {
-			if v := w.cnorm[j] - 2*dot(xi, w.centers[j*d:j*d+d]); v < best {
+		for j, s := range w.dots {
+			if v := w.cnorm[j] - 2*s; v < best {
 				best, bj = v, j
 			}
 		}
@@ -83,18 +54,58 @@ func (w *lloyd) assign() {
 	}
 }
 
+// prepare computes the squared centroid norms for rowDots.
+func (w *lloyd) prepare() {
+	d := w.d
+	for j := range w.k {
+		w.cnorm[j] = dot(w.centers[j*d:j*d+d], w.centers[j*d:j*d+d])
+	}
+}
+
+// rowDots sets dots[j] = x_i·c_j for every centroid, four centroids per
+// pass over the row (four independent accumulators).
+func (w *lloyd) rowDots(i int) {
+	d, k := w.d, w.k
+	xi := w.x[i*d : i*d+d]
+	j := 0
+	for ; j+4 <= k; j += 4 {
+		c0 := w.centers[j*d : j*d+d]
+		c1 := w.centers[(j+1)*d : (j+1)*d+d]
+		c2 := w.centers[(j+2)*d : (j+2)*d+d]
+		c3 := w.centers[(j+3)*d : (j+3)*d+d]
+		c0, c1, c2, c3 = c0[:len(xi)], c1[:len(xi)], c2[:len(xi)], c3[:len(xi)]
+		var s0, s1, s2, s3 float64
+		for t, v := range xi {
+			s0 += v * c0[t]
+			s1 += v * c1[t]
+			s2 += v * c2[t]
+			s3 += v * c3[t]
+		}
+		w.dots[j], w.dots[j+1], w.dots[j+2], w.dots[j+3] = s0, s1, s2, s3
+	}
+	for ; j < k; j++ {
+		w.dots[j] = dot(xi, w.centers[j*d:j*d+d])
+	}
+}
+
 // update computes next as the means of the clusters of the last assign.
 // Each empty cluster is re-seeded with the row farthest from its own
 // centroid (scikit-learn's relocation), which is removed from its old
-// cluster; rows already moved are not chosen twice. It returns the squared
-// centre shift Σ_j ‖next_j − centers_j‖² and swaps next into centers.
-func (w *lloyd) update() float64 {
+// cluster; rows already moved are not chosen twice. It swaps next into
+// centers and reports whether a row was relocated.
+func (w *lloyd) update() (relocated bool) {
 	d, k := w.d, w.k
 	clear(w.next)
 	clear(w.counts)
 	for i, c := range w.labels {
 		add(w.next[c*d:c*d+d], w.x[i*d:i*d+d])
 		w.counts[c]++
+	}
+	if slices.Contains(w.counts, 0) {
+		// dist may be stale for rows the bounds skipped: refresh it.
+		for i, c := range w.labels {
+			w.dist[i] = sqDist(w.x[i*d:i*d+d], w.centers[c*d:c*d+d])
+		}
 	}
 	for j := range k {
 		if w.counts[j] > 0 {
@@ -119,8 +130,8 @@ func (w *lloyd) update() float64 {
 		w.counts[j] = 1
 		w.labels[far] = j
 		w.dist[far] = -1 // never chosen again in this update
+		relocated = true
 	}
-	var shift float64
 	for j := range k {
 		cj := w.next[j*d : j*d+d]
 		if w.counts[j] == 0 {
@@ -132,42 +143,9 @@ func (w *lloyd) update() float64 {
 		for t := range cj {
 			cj[t] *= inv
 		}
-		shift += sqDist(cj, w.centers[j*d:j*d+d])
 	}
 	w.centers, w.next = w.next, w.centers
-	return shift
-}
-
-// run does Lloyd iterations from the current centers until no label
-// changes, the centre shift is at most tolAbs, or maxIter iterations; it
-// ends with labels consistent with the final centroids and returns the
-// number of iterations and whether it converged before maxIter.
-func (w *lloyd) run(ctx context.Context, maxIter int, tolAbs float64) (iters int, converged bool, err error) {
-	for i := range w.old {
-		w.old[i] = -1
-	}
-	strict := false
-	for iters < maxIter {
-		if err := ctx.Err(); err != nil {
-			return iters, false, err
-		}
-		w.assign()
-		shift := w.update()
-		iters++
-		if equalInts(w.labels, w.old) {
-			strict, converged = true, true
-			break
-		}
-		if shift <= tolAbs {
-			converged = true
-			break
-		}
-		w.labels, w.old = w.old, w.labels
-	}
-	if !strict {
-		w.assign()
-	}
-	return iters, converged, nil
+	return relocated
 }
 
 // inertia returns Σ_i ‖x_i − c_labels[i]‖², computed directly.
