@@ -244,3 +244,60 @@ func TestLloydStepAllocatesNothing(t *testing.T) {
 		t.Errorf("assign+update allocates %v times per run, want 0", a)
 	}
 }
+
+// plainLloyd runs unpruned Lloyd iterations (assign, update) from the
+// centroids in w until no label changes or maxIter, as a reference for
+// runHamerly; it returns the number of iterations.
+func plainLloyd(w *lloyd, maxIter int) int {
+	prev := make([]int, w.n)
+	for i := range prev {
+		prev[i] = -1
+	}
+	for it := 1; it <= maxIter; it++ {
+		w.assign()
+		same := slices.Equal(prev, w.labels)
+		copy(prev, w.labels)
+		w.update()
+		if same {
+			return it
+		}
+	}
+	w.assign()
+	return maxIter
+}
+
+func TestHamerlyMatchesPlainLloyd(t *testing.T) {
+	// Overlapping blobs: many rows change cluster over many iterations, so
+	// the bounds are exercised; the pruned run must follow the same path.
+	for _, seed := range []uint64{1, 2, 3} {
+		x, _, _ := blobs(900, 6, 7, 1.5, seed)
+		xc, _ := centerColumns(x, 900, 6)
+		xn := rowNorms(xc, 900, 6)
+		a, b := newLloyd(xc, xn, 900, 6, 9), newLloyd(xc, xn, 900, 6, 9)
+		kmeansPlusPlus(a.centers, xc, 900, 6, 9, rand.New(rand.NewPCG(seed, 0)))
+		copy(b.centers, a.centers)
+		wantIters := plainLloyd(a, 300)
+		gotIters, conv, err := b.runHamerly(context.Background(), 300, 1e-300)
+		if err != nil || !conv {
+			t.Fatalf("runHamerly(seed %d) = %v, %v, want converged", seed, conv, err)
+		}
+		if gotIters != wantIters || !slices.Equal(a.labels, b.labels) || !slices.Equal(a.centers, b.centers) {
+			t.Errorf("runHamerly(seed %d): %d iterations, labels equal %v, centroids equal %v; want %d iterations, equal", seed, gotIters, slices.Equal(a.labels, b.labels), slices.Equal(a.centers, b.centers), wantIters)
+		}
+	}
+}
+
+func TestHamerlyAssignAllocatesNothing(t *testing.T) {
+	x, _, _ := blobs(500, 8, 6, 2, 2)
+	xc, _ := centerColumns(x, 500, 8)
+	w := newLloyd(xc, rowNorms(xc, 500, 8), 500, 8, 6)
+	kmeansPlusPlus(w.centers, xc, 500, 8, 6, rand.New(rand.NewPCG(1, 0)))
+	h := newHamerly(500, 6, 8)
+	h.prepare(w)
+	for i := range 500 {
+		w.scan(h, i)
+	}
+	if a := testing.AllocsPerRun(20, func() { w.hamerlyAssign(h); w.update(); w.shiftBounds(h) }); a != 0 {
+		t.Errorf("hamerlyAssign+update+shiftBounds allocates %v times per run, want 0", a)
+	}
+}
