@@ -3,9 +3,18 @@ package dpsgd
 import (
 	"math"
 
-	"github.com/dpscope/dpscope/core/compute"
+	"gonum.org/v1/gonum/blas/gonum"
+
 	"github.com/dpscope/dpscope/core/nn"
 )
+
+// level1 runs the per-row dot products and scalings. They are gonum's
+// assembly kernels, as core/compute uses for level-1 routines; calling them
+// directly skips compute's per-call backend lookup, which costs more than a
+// 64-element dot product.
+var level1 gonum.Implementation
+
+func dot(x, y []float32) float32 { return level1.Sdot(len(x), x, 1, y[:len(x)], 1) }
 
 // Groups of layers for clipping and noise.
 const (
@@ -32,7 +41,7 @@ func addGhostSqNorms(sq []float64, d *nn.Dense, views, m int) {
 		for i := range m {
 			gi := g.RawRowView(i)
 			xi := x.RawRowView(i)
-			sq[i] += float64(compute.Dot(gi, gi)) * (float64(compute.Dot(xi, xi)) + 1)
+			sq[i] += float64(dot(gi, gi)) * (float64(dot(xi, xi)) + 1)
 		}
 		return
 	}
@@ -40,10 +49,10 @@ func addGhostSqNorms(sq []float64, d *nn.Dense, views, m int) {
 		s := 0.0
 		for u := range views {
 			gu, xu := g.RawRowView(u*m+i), x.RawRowView(u*m+i)
-			s += float64(compute.Dot(gu, gu)) * (float64(compute.Dot(xu, xu)) + 1)
+			s += float64(dot(gu, gu)) * (float64(dot(xu, xu)) + 1)
 			for v := u + 1; v < views; v++ {
 				gv, xv := g.RawRowView(v*m+i), x.RawRowView(v*m+i)
-				s += 2 * float64(compute.Dot(gu, gv)) * (float64(compute.Dot(xu, xv)) + 1)
+				s += 2 * float64(dot(gu, gv)) * (float64(dot(xu, xv)) + 1)
 			}
 		}
 		sq[i] += s
@@ -65,7 +74,8 @@ func scaleSignalRows(d *nn.Dense, f []float32, views, m int) {
 	for u := range views {
 		for i := range m {
 			if f[i] != 1 {
-				compute.Scal(f[i], g.RawRowView(u*m+i))
+				row := g.RawRowView(u*m + i)
+				level1.Sscal(len(row), f[i], row, 1)
 			}
 		}
 	}

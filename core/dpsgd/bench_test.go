@@ -1,0 +1,123 @@
+package dpsgd
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/core/nn"
+)
+
+// The peers' configuration (../shared/peers/README.md, torch_ae.py): 4,271
+// cells × 2,000 genes, autoencoder 2000-256-64-32-64-256-2000 with ReLU and
+// MSE, Adam lr 1e-3, q = 0.1 (batch 427), C = 0.1, σ = 1, all layers clipped
+// and noised.
+const (
+	benchCells, benchGenes = 4271, 2000
+	benchQ                 = 0.1
+	// benchFLOP is the forward+backward GEMM work per sample, 5,341,184
+	// FLOP (../shared/peers/RESULTS.md, FLOP model).
+	benchFLOP = 5341184
+)
+
+// sinkLoss keeps benchmark results alive.
+var sinkLoss float64
+
+// benchData returns N(0, 1) data, the distribution of z-scored genes.
+func benchData() compute.Matrix {
+	rng := rand.New(rand.NewPCG(0, 0))
+	x := compute.NewMatrix(benchCells, benchGenes, nil)
+	for i := range x.Data {
+		x.Data[i] = float32(rng.NormFloat64())
+	}
+	return x
+}
+
+func benchAE(b *testing.B, maxRows int) *nn.Autoencoder {
+	b.Helper()
+	ae, err := nn.NewAutoencoder(nn.AutoencoderConfig{Genes: benchGenes, Act: nn.ReLU, Output: nn.OutputLinear,
+		MaxRows: maxRows, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ae
+}
+
+func reportEpoch(b *testing.B, samples int) {
+	sps := float64(samples) / b.Elapsed().Seconds()
+	b.ReportMetric(sps, "samples/s")
+	b.ReportMetric(sps*benchFLOP/1e9, "GFLOP/s")
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/epoch")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkDPSGDEpoch times one epoch (10 Poisson-sampled steps of expected
+// size 427) of DP-SGD with ghost-norm clipping, noise on all layers and Adam,
+// and reports samples/s and GFLOP/s of useful work.
+func BenchmarkDPSGDEpoch(b *testing.B) {
+	data := benchData()
+	ae := benchAE(b, 512)
+	in := compute.NewMatrix(512, benchGenes, nil)
+	opt, _ := nn.NewAdam(len(ae.Params), nn.AdamConfig{LR: 1e-3})
+	d, err := New(&ae.Net, opt, benchCells, Config{SampleRate: benchQ, NoiseMultiplier: 1, ClipNorm: 0.1,
+		Perturbed: LayerRange{1, 6}, Clipping: ClipJoint, Seed: 1}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	loss := func(cells []int) (float64, error) {
+		x := in.View(0, 0, len(cells), benchGenes)
+		for i, r := range cells {
+			copy(x.RawRowView(i), data.RawRowView(r))
+		}
+		ae.Forward(x)
+		l := nn.MSE(ae.OutputGrad(0), ae.Output(0), x, 1)
+		ae.Backward()
+		return l, nil
+	}
+	steps := d.StepsPerEpoch()
+	samples := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		for range steps {
+			st, err := d.Step(loss)
+			if err != nil {
+				b.Fatal(err)
+			}
+			samples += st.BatchSize
+			sinkLoss = st.Loss
+		}
+	}
+	reportEpoch(b, samples)
+}
+
+// BenchmarkNonPrivateEpoch times one epoch (10 shuffled batches of 427) of
+// plain mini-batch training with the same network, loss and optimizer.
+func BenchmarkNonPrivateEpoch(b *testing.B) {
+	const batch = 427
+	data := benchData()
+	ae := benchAE(b, batch)
+	in := compute.NewMatrix(batch, benchGenes, nil)
+	opt, _ := nn.NewAdam(len(ae.Params), nn.AdamConfig{LR: 1e-3})
+	rng := rand.New(rand.NewPCG(1, 1))
+	perm := make([]int, benchCells)
+	for i := range perm {
+		perm[i] = i
+	}
+	samples := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+		for s := 0; s+batch <= benchCells; s += batch {
+			for i, r := range perm[s : s+batch] {
+				copy(in.RawRowView(i), data.RawRowView(r))
+			}
+			ae.Forward(in)
+			sinkLoss = nn.MSE(ae.OutputGrad(0), ae.Output(0), in, 1.0/batch)
+			ae.Backward()
+			ae.AccumulateGrads(0)
+			opt.Step(ae.Params, ae.Grads)
+			samples += batch
+		}
+	}
+	reportEpoch(b, samples)
+}
