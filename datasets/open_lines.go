@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -48,7 +49,12 @@ func decompress(r io.Reader, file string) (io.Reader, io.Closer, error) {
 func openFile(path string) (io.Reader, io.Closer, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, &ParseError{File: path, Msg: "open: " + errors.Unwrap(err).Error(), Err: err}
+		msg := err.Error()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			msg = pe.Err.Error() // the path is already in the message
+		}
+		return nil, nil, &ParseError{File: path, Msg: "open: " + msg, Err: err}
 	}
 	r, c, err := decompress(f, path)
 	if err != nil {
