@@ -1,0 +1,168 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Mode names a variant of a method (METHODS.md): the paper as published,
+// the closest variant with a valid guarantee, or no privacy at all.
+type Mode string
+
+// The modes every private method offers.
+const (
+	ModeNonPrivate Mode = "nonprivate"
+	ModePaper      Mode = "paper"
+	ModeSound      Mode = "sound"
+)
+
+// LayerRange is a contiguous range of autoencoder layers, 1-based and
+// inclusive: DP-DCAN's encoder is 1–3, its decoder 4–6.
+type LayerRange struct {
+	First int `json:"first"`
+	Last  int `json:"last"`
+}
+
+// String returns "First-Last".
+func (r LayerRange) String() string { return fmt.Sprintf("%d-%d", r.First, r.Last) }
+
+// Contains reports whether layer l is in the range.
+func (r LayerRange) Contains(l int) bool { return l >= r.First && l <= r.Last }
+
+// Validate checks that the range is contiguous within 1..layers.
+func (r LayerRange) Validate(layers int) error {
+	if r.First < 1 || r.Last > layers || r.First > r.Last {
+		return fmt.Errorf("core: layer range is %s, must satisfy 1 ≤ first ≤ last ≤ %d", r, layers)
+	}
+	return nil
+}
+
+// Config is everything a run needs. It is serialisable, so a run can be
+// saved, shared and replayed. Fields a method does not use are ignored by it;
+// zero means "the method's default" only where a field says so.
+type Config struct {
+	// Data names the data set: "builtin:NAME" or a path. Required.
+	Data string `json:"data"`
+	// Method is a registered method name, e.g. "dcan". Required.
+	Method string `json:"method"`
+	// Mode is nonprivate, paper or sound. Required.
+	Mode Mode `json:"mode"`
+	// Epsilon is the target ε of the whole run. Zero: no target, σ is used
+	// as given.
+	Epsilon float64 `json:"epsilon"`
+	// Delta is the δ of every (ε, δ) reported. Required in (0, 1) for
+	// private modes.
+	Delta float64 `json:"delta"`
+	// Sigma is the noise multiplier σ (noise standard deviation over the
+	// clipping bound). Zero: solved from Epsilon.
+	Sigma float64 `json:"sigma"`
+	// Clip is the per-sample clipping bound C. Required > 0 for private modes.
+	Clip float64 `json:"clip"`
+	// Layers is the range of autoencoder layers that receive noise.
+	Layers LayerRange `json:"layers"`
+	// SampleRate is the Poisson sampling rate q of a step, in (0, 1].
+	SampleRate float64 `json:"sample_rate"`
+	// Epochs per stage (or rounds, for federated methods).
+	Epochs []int `json:"epochs"`
+	// Accountant is the one that enforces the target: "rdp" (default when
+	// empty) or "pld". Both are always reported.
+	Accountant string `json:"accountant"`
+	// LearningRate overrides the method's default when > 0.
+	LearningRate float64 `json:"learning_rate"`
+	// Clients is the number of federated clients (federated methods only).
+	Clients int `json:"clients"`
+	// Seed makes the run reproducible.
+	Seed uint64 `json:"seed"`
+	// SecureNoise draws DP noise from a cryptographically seeded generator;
+	// otherwise noise follows Seed (for teaching and reproducibility only).
+	SecureNoise bool `json:"secure_noise"`
+}
+
+// ErrBadConfig is wrapped by every validation error of a Config or Patch.
+var ErrBadConfig = errors.New("core: invalid configuration")
+
+// badf returns a validation error wrapping ErrBadConfig.
+func badf(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrBadConfig}, args...)...)
+}
+
+// finite reports whether v is neither NaN nor infinite.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// Validate checks the fields every method shares; methods check the rest.
+func (c Config) Validate() error {
+	if c.Data == "" {
+		return badf("data is empty, must name a data set")
+	}
+	if c.Method == "" {
+		return badf("method is empty, must be one of %v", Methods())
+	}
+	switch c.Mode {
+	case ModeNonPrivate, ModePaper, ModeSound:
+	default:
+		return badf("mode is %q, must be %s, %s or %s", c.Mode, ModeNonPrivate, ModePaper, ModeSound)
+	}
+	if err := checkEpsilon(c.Epsilon, true); err != nil {
+		return err
+	}
+	if c.Mode != ModeNonPrivate {
+		if err := checkDelta(c.Delta); err != nil {
+			return err
+		}
+		if err := checkPositive("clip", c.Clip); err != nil {
+			return err
+		}
+		if c.Epsilon == 0 && c.Sigma == 0 {
+			return badf("epsilon and sigma are both 0, a private mode needs a target ε or a noise multiplier σ")
+		}
+	}
+	if c.Sigma != 0 {
+		if err := checkPositive("sigma", c.Sigma); err != nil {
+			return err
+		}
+	}
+	if !finite(c.SampleRate) || c.SampleRate <= 0 || c.SampleRate > 1 {
+		return badf("sample rate is %v, must be in (0, 1]", c.SampleRate)
+	}
+	for i, e := range c.Epochs {
+		if e < 0 {
+			return badf("epochs of stage %d is %d, must be ≥ 0", i+1, e)
+		}
+	}
+	switch c.Accountant {
+	case "", "rdp", "pld":
+	default:
+		return badf("accountant is %q, must be rdp or pld", c.Accountant)
+	}
+	if c.LearningRate != 0 {
+		if err := checkPositive("learning rate", c.LearningRate); err != nil {
+			return err
+		}
+	}
+	if c.Clients < 0 {
+		return badf("clients is %d, must be ≥ 0", c.Clients)
+	}
+	return nil
+}
+
+func checkEpsilon(eps float64, zeroOK bool) error {
+	if !finite(eps) || eps < 0 || (eps == 0 && !zeroOK) {
+		return badf("epsilon is %v, must be finite and > 0", eps)
+	}
+	return nil
+}
+
+func checkDelta(delta float64) error {
+	if !finite(delta) || delta <= 0 || delta >= 1 {
+		return badf("delta is %v, must be in (0, 1)", delta)
+	}
+	return nil
+}
+
+func checkPositive(name string, v float64) error {
+	if !finite(v) || v <= 0 {
+		return badf("%s is %v, must be finite and > 0", name, v)
+	}
+	return nil
+}

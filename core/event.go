@@ -1,0 +1,129 @@
+package core
+
+import "time"
+
+// Event is one report from a run. The concrete types are the XxxEvent
+// structs of this package; use a type switch. Events are values: an engine
+// copies out of its buffers before emitting.
+type Event interface {
+	// coalesces reports whether a newer event of the same kind may replace
+	// this one while the watcher is behind.
+	coalesces() bool
+}
+
+// NamedValue is a number with a name, e.g. a part of a loss.
+type NamedValue struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+}
+
+// StepEvent reports the loss of one optimisation step. It coalesces.
+type StepEvent struct {
+	Stage int          `json:"stage"` // 1-based
+	Epoch int          `json:"epoch"` // 1-based, within the stage
+	Step  int          `json:"step"`  // 1-based, counted over the whole run
+	Loss  float64      `json:"loss"`
+	Parts []NamedValue `json:"parts,omitempty"` // the loss's weighted terms
+}
+
+// EpsilonValue is an ε with the accountant that produced it.
+type EpsilonValue struct {
+	Accountant string  `json:"accountant"` // e.g. "RDP", "PLD", "paper (Theorem 1)"
+	Epsilon    float64 `json:"epsilon"`
+}
+
+// BudgetEvent reports the privacy budget spent so far. It coalesces.
+type BudgetEvent struct {
+	Step      int            `json:"step"`
+	Delta     float64        `json:"delta"`
+	Spent     []EpsilonValue `json:"spent"`     // total so far, per accountant
+	Projected []EpsilonValue `json:"projected"` // at the end of the planned schedule
+	Target    float64        `json:"target"`    // the target ε; 0 when none
+	// Components holds ε per ledger component ("stage 1", "centroids", …),
+	// under the first accountant of Spent.
+	Components []NamedValue `json:"components,omitempty"`
+}
+
+// MetricsEvent reports clustering quality against the true labels. Every one
+// is delivered (one per epoch or round at most). The values use the labels of
+// private data: they are for exploration and no guarantee covers them.
+type MetricsEvent struct {
+	Stage      int          `json:"stage"`
+	Epoch      int          `json:"epoch"`
+	Step       int          `json:"step"`
+	Values     []NamedValue `json:"values"` // ARI, NMI, ACC, silhouette, …
+	Unreleased bool         `json:"unreleased"`
+}
+
+// EmbeddingEvent carries a 2-D projection of the current embedding for a
+// scatter chart. It coalesces.
+type EmbeddingEvent struct {
+	Step    int       `json:"step"`
+	X, Y    []float64 `json:"-"`
+	Cluster []int     `json:"-"` // assigned cluster per point
+	Truth   []int     `json:"-"` // true label per point, −1 when unknown
+}
+
+// StageEvent marks the start of a stage (e.g. DP-DCAN's instance and cluster
+// stages).
+type StageEvent struct {
+	Stage int    `json:"stage"`
+	Name  string `json:"name"`
+	Steps int    `json:"steps"` // planned steps in this stage
+}
+
+// Guarantee is the kind of privacy guarantee a run carries.
+type Guarantee string
+
+// The guarantee statuses, from strongest to none.
+const (
+	GuaranteeFormal      Guarantee = "formal"      // (ε, δ)-DP holds, under the listed assumptions
+	GuaranteeConditional Guarantee = "conditional" // holds only if stated conditions do
+	GuaranteePaperOnly   Guarantee = "paper-only"  // only the paper's own accounting says so
+	GuaranteeNone        Guarantee = "none"        // no privacy claim
+)
+
+// GuaranteeEvent states a run's guarantee with its reasons in plain words,
+// beside the paper's own figure and the audited one.
+type GuaranteeEvent struct {
+	Status    Guarantee      `json:"status"`
+	Reasons   []string       `json:"reasons"`
+	Published []EpsilonValue `json:"published,omitempty"` // as the paper accounts it
+	Audited   []EpsilonValue `json:"audited,omitempty"`   // what the accountant certifies
+}
+
+// PatchEvent answers a Patch: applied from Step on, or rejected with Err.
+type PatchEvent struct {
+	Patch   Patch  `json:"patch"`
+	Step    int    `json:"step"`
+	Applied bool   `json:"applied"`
+	Err     string `json:"error,omitempty"`
+}
+
+// WarningEvent is something the user should know that does not stop the run.
+type WarningEvent struct {
+	Message string `json:"message"`
+}
+
+// DoneEvent is the last event of a run that ended by itself or by Stop.
+type DoneEvent struct {
+	Stopped bool          `json:"stopped"` // ended by Stop before its schedule
+	Reason  string        `json:"reason,omitempty"`
+	Elapsed time.Duration `json:"elapsed"`
+}
+
+// ErrorEvent is the last event of a run that failed.
+type ErrorEvent struct {
+	Err error `json:"-"`
+}
+
+func (StepEvent) coalesces() bool      { return true }
+func (BudgetEvent) coalesces() bool    { return true }
+func (EmbeddingEvent) coalesces() bool { return true }
+func (MetricsEvent) coalesces() bool   { return false }
+func (StageEvent) coalesces() bool     { return false }
+func (GuaranteeEvent) coalesces() bool { return false }
+func (PatchEvent) coalesces() bool     { return false }
+func (WarningEvent) coalesces() bool   { return false }
+func (DoneEvent) coalesces() bool      { return false }
+func (ErrorEvent) coalesces() bool     { return false }

@@ -1,0 +1,97 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// Run is one started run: a goroutine tree owned by it. Its methods are safe
+// for concurrent use and never block for long.
+type Run struct {
+	cfg    Config
+	bus    *bus
+	ctl    *Control
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the engine and the forwarder have ended
+}
+
+// Start validates cfg, builds the method's engine and starts it. The
+// returned run reports on Events. Cancelling ctx abandons the run: the
+// engine stops, undelivered events are dropped and Events is closed; use
+// Stop to end a run and still receive its DoneEvent.
+func Start(ctx context.Context, cfg Config) (*Run, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	factory, err := lookup(cfg.Method)
+	if err != nil {
+		return nil, err
+	}
+	eng, err := factory(cfg)
+	if err != nil {
+		return nil, errorf(cfg.Method, err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	r := &Run{cfg: cfg, bus: newBus(), cancel: cancel, done: make(chan struct{})}
+	r.ctl = newControl(r.bus)
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		r.bus.forward(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		start := time.Now()
+		err := eng.Run(runCtx, r.ctl)
+		stopped := r.ctl.stopRequested()
+		switch {
+		case err == nil:
+			r.bus.emit(DoneEvent{Elapsed: time.Since(start)})
+		case stopped && errors.Is(err, context.Canceled):
+			r.bus.emit(DoneEvent{Stopped: true, Reason: "stopped by the user", Elapsed: time.Since(start)})
+		default:
+			r.bus.emit(ErrorEvent{Err: errorf(cfg.Method, err)})
+		}
+		r.bus.close()
+	}()
+	go func() {
+		wg.Wait()
+		cancel()
+		close(r.done)
+	}()
+	return r, nil
+}
+
+// Config returns the configuration the run started with.
+func (r *Run) Config() Config { return r.cfg }
+
+// Events returns the channel of the run's events. It is closed after exactly
+// one DoneEvent or ErrorEvent, or when the context given to Start is
+// cancelled.
+func (r *Run) Events() <-chan Event { return r.bus.out }
+
+// Apply queues a live change for the next step boundary. Invalid patches are
+// answered by a PatchEvent with Err set; Apply itself never blocks.
+func (r *Run) Apply(p Patch) { r.ctl.queue(p) }
+
+// Pause holds the engine at its next step boundary.
+func (r *Run) Pause() { r.ctl.setPaused(true) }
+
+// Resume lets a paused engine go on.
+func (r *Run) Resume() { r.ctl.setPaused(false) }
+
+// Paused reports whether the run is paused.
+func (r *Run) Paused() bool { return r.ctl.isPaused() }
+
+// Stop ends the run at its next step boundary; a DoneEvent with Stopped set
+// follows. Calling it more than once is harmless.
+func (r *Run) Stop() {
+	r.ctl.requestStop()
+	r.cancel()
+}
+
+// Wait blocks until every goroutine of the run has ended.
+func (r *Run) Wait() { <-r.done }
