@@ -1,10 +1,12 @@
 package datasets
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -157,5 +159,32 @@ func TestOpenDenseFile(t *testing.T) {
 	}
 	if _, err := Open(filepath.Join(dir, "missing.csv"), OpenOptions{}); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Open(missing file) = %v, want fs.ErrNotExist", err)
+	}
+}
+
+func TestOpenLabelsMissing(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, tenx)
+	_, err := Open(dir, OpenOptions{Labels: filepath.Join(dir, "nope.tsv")})
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "nope.tsv") {
+		t.Errorf("Open(Labels: missing file) = %v, want fs.ErrNotExist naming nope.tsv", err)
+	}
+}
+
+func TestPipeReaderNoLeak(t *testing.T) {
+	before := runtime.NumGoroutine()
+	big := gz(t, mtxHead+"3 2 1\n1 1 1\n"+strings.Repeat("% padding comment line\n", 50000))
+	junk := append(gz(t, "junk\n"), big...)
+	for range 5 {
+		// Fails on the first line, long before the gunzip goroutine is done.
+		if _, err := ReadMTX(bytes.NewReader(junk), "x"); err == nil {
+			t.Fatal("ReadMTX(junk) = nil error, want one")
+		}
+		if _, err := ReadMTX(bytes.NewReader(big), "x"); err != nil {
+			t.Fatalf("ReadMTX(big) = %v", err)
+		}
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("runtime.NumGoroutine() = %d after 10 reads, want at most %d", after, before)
 	}
 }
