@@ -92,10 +92,7 @@ var selected struct {
 // is "openblas" and OpenBLAS cannot be opened (the error wraps ErrNoOpenBLAS).
 // After an error, products run on gonum's native kernels.
 func Init() (Backend, error) {
-	selected.once.Do(func() {
-		impl, lib, info, err := selectBackend(os.Getenv(EnvBLAS), OpenBLASNames)
-		selected.impl, selected.lib, selected.info, selected.err = impl, lib, info, err
-	})
+	selectOnce()
 	info := selected.info
 	if selected.lib != nil {
 		info.Threads = selected.lib.threads()
@@ -103,11 +100,21 @@ func Init() (Backend, error) {
 	return info, selected.err
 }
 
+// selectOnce chooses the backend on the first call.
+func selectOnce() {
+	selected.once.Do(func() {
+		impl, lib, info, err := selectBackend(os.Getenv(EnvBLAS), OpenBLASNames)
+		selected.impl, selected.lib, selected.info, selected.err = impl, lib, info, err
+	})
+}
+
 // Impl returns the blas.Float32 implementation chosen by Init, calling Init
 // if needed. After an Init error it is gonum's native implementation. The
 // OpenBLAS implementation is safe for concurrent use, like gonum's.
 func Impl() blas.Float32 {
-	if _, err := Init(); err != nil {
+	// Not Init: its thread query is a C call, too dear for every product.
+	selectOnce()
+	if selected.err != nil {
 		return gonum.Implementation{}
 	}
 	return selected.impl
