@@ -115,3 +115,88 @@ func BenchmarkVectorOps(b *testing.B) {
 		})
 	}
 }
+
+// sinkF64 keeps float64 benchmark results alive.
+var sinkF64 float64
+
+// BenchmarkDgemm is BenchmarkSgemm in float64: C = A·B with A 512×2000 and
+// B 2000×256, in GFLOP/s (2·m·n·k operations per product).
+func BenchmarkDgemm(b *testing.B) {
+	const m, k, n = 512, 2000, 256
+	rng := rand.New(rand.NewPCG(1, 1))
+	a, bm, c := randDense64(rng, m, k, 0), randDense64(rng, k, n, 0), randDense64(rng, m, n, 0)
+	for _, be := range benchBackends64(b) {
+		b.Run(fmt.Sprintf("%s/%dx%dx%d", be.name, m, k, n), func(b *testing.B) {
+			for b.Loop() {
+				dgemm(be.impl, c, a, false, bm, false, m, n, k, 1, 0)
+			}
+			b.ReportMetric(2*m*n*k*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			sinkF64 = c.data[0]
+		})
+	}
+}
+
+// BenchmarkDgemmSmall times square float64 products n×n×n on both backends
+// to find where a call into OpenBLAS starts to pay off (DgemmThreshold).
+func BenchmarkDgemmSmall(b *testing.B) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	backends := benchBackends64(b)
+	if len(backends) > 1 {
+		lib := *backends[1].impl.(*openBLAS)
+		lib.minDgemm = DgemmThreshold
+		backends = append(backends, namedBackend64{"dispatch", &lib})
+	}
+	for _, n := range []int{2, 4, 5, 6, 7, 8, 16, 32, 64} {
+		a, bm, c := randDense64(rng, n, n, 0), randDense64(rng, n, n, 0), randDense64(rng, n, n, 0)
+		for _, be := range backends {
+			b.Run(fmt.Sprintf("n=%d/%s", n, be.name), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					dgemm(be.impl, c, a, false, bm, true, n, n, n, 1, 0)
+				}
+				sinkF64 = c.data[0]
+			})
+		}
+	}
+}
+
+// BenchmarkDgemvSmall times y = A·x and y = Aᵀ·x with A n×n in float64 on
+// both backends (DgemvThreshold).
+func BenchmarkDgemvSmall(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	backends := benchBackends64(b)
+	for _, n := range []int{16, 32, 48, 64, 128, 256, 1024, 2048} {
+		a := randDense64(rng, n, n, 0)
+		x, y := randDense64(rng, 1, n, 0).data, make([]float64, n)
+		for _, trans := range []bool{false, true} {
+			for _, be := range backends {
+				b.Run(fmt.Sprintf("n=%d/trans=%v/%s", n, trans, be.name), func(b *testing.B) {
+					for b.Loop() {
+						be.impl.Dgemv(transpose(trans), n, n, 1, a.data, n, x, 1, 0, y, 1)
+					}
+					sinkF64 = y[0]
+				})
+			}
+		}
+	}
+}
+
+type namedBackend64 struct {
+	name string
+	impl blas.Float64
+}
+
+// benchBackends64 returns gonum, and OpenBLAS with no float64 size
+// threshold when it loads.
+func benchBackends64(b *testing.B) []namedBackend64 {
+	b.Helper()
+	list := []namedBackend64{{NameGonum, gonum.Implementation{}}}
+	if lib, err := loadOpenBLAS(OpenBLASNames); err == nil {
+		lib.setThreads(defaultThreads())
+		lib.minDgemm, lib.minDgemv = 0, 0
+		list = append(list, namedBackend64{NameOpenBLAS, lib})
+	} else {
+		b.Logf("OpenBLAS not loaded, benchmarking gonum only: %v", err)
+	}
+	return list
+}

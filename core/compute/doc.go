@@ -28,6 +28,15 @@
 // program because a call into C costs more than the work. OpenBLAS uses
 // runtime.GOMAXPROCS(0) threads unless OPENBLAS_NUM_THREADS is set.
 //
+// # float64
+//
+// [Impl64] is the float64 side of the same backend: a blas.Float64 whose
+// Dgemm (above [DgemmThreshold]) and Dgemv (above [DgemvThreshold], only
+// out-of-cache matrices) go to OpenBLAS's dgemm_ and dgemv_, everything else
+// to gonum. [UseOpenBLAS64] registers it as gonum's global blas64, which
+// gonum/mat and gonum's LAPACK (SVD, EigenSym, QR) call; call it from a
+// package init function or at the top of main (see its doc for why).
+//
 // In builds with the race detector, the memory that OpenBLAS reads and writes
 // is reported to the detector row by row, so data races through the C path are
 // caught as they are through the Go path.

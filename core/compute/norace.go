@@ -3,7 +3,7 @@
 package compute
 
 // raceReadRows does nothing without the race detector; see race.go.
-func raceReadRows(s []float32, r, c, ld int) {}
+func raceReadRows[T float32 | float64](s []T, r, c, ld int) {}
 
 // raceWriteRows does nothing without the race detector; see race.go.
-func raceWriteRows(s []float32, r, c, ld int) {}
+func raceWriteRows[T float32 | float64](s []T, r, c, ld int) {}

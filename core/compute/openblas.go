@@ -19,9 +19,10 @@ import (
 	"gonum.org/v1/gonum/blas/gonum"
 )
 
-// openBLAS is a blas.Float32 that sends Sgemm and Sgemv to OpenBLAS, above
-// a size threshold, and every other routine to the embedded gonum kernels.
-// It is safe for concurrent use.
+// openBLAS is a blas.Float32 and a blas.Float64 that sends Sgemm, Sgemv,
+// Dgemm and Dgemv to OpenBLAS, above a size threshold, and every other
+// routine to the embedded gonum kernels. It is safe for concurrent use. The
+// float64 methods are in openblas64.go.
 //
 // The calls go to the Fortran entry points sgemm_ and sgemv_ through
 // purego.SyscallN: every Fortran argument is a pointer, so no float travels
@@ -33,6 +34,7 @@ type openBLAS struct {
 
 	path          string
 	sgemm, sgemv  uintptr
+	dgemm, dgemv  uintptr
 	getNumThreads uintptr // may be 0
 	setNumThreads uintptr // may be 0
 	getConfig     uintptr // may be 0
@@ -40,6 +42,10 @@ type openBLAS struct {
 	// minGemm and minGemv are the sizes (m·n·k and m·n) below which the
 	// product stays in Go; see GemmThreshold and GemvThreshold.
 	minGemm, minGemv int
+
+	// minDgemm and minDgemv are the same for Dgemm and Dgemv; see
+	// DgemmThreshold and DgemvThreshold.
+	minDgemm, minDgemv int
 }
 
 // fortranArgs holds the arguments of one Fortran call: the scalars, whose
@@ -56,6 +62,8 @@ type fortranArgs struct {
 	m, n, k        int32
 	lda, ldb, ldc  int32
 	alpha, beta    float32
+	alpha64        float64
+	beta64         float64
 	args           [15]uintptr
 	keep           [3]unsafe.Pointer
 }
@@ -73,7 +81,7 @@ func (p *fortranArgs) call(fn uintptr, n int) {
 var argPool = sync.Pool{New: func() any { return new(fortranArgs) }}
 
 // loadOpenBLAS opens the first library of names that loads and exports
-// sgemm_ and sgemv_.
+// sgemm_, sgemv_, dgemm_ and dgemv_.
 func loadOpenBLAS(names []string) (*openBLAS, error) {
 	var errs []error
 	for _, name := range names {
@@ -85,9 +93,18 @@ func loadOpenBLAS(names []string) (*openBLAS, error) {
 			errs = append(errs, err)
 			continue
 		}
-		lib := &openBLAS{path: name, minGemm: GemmThreshold, minGemv: GemvThreshold}
-		if lib.sgemm, err = purego.Dlsym(h, "sgemm_"); err == nil {
-			lib.sgemv, err = purego.Dlsym(h, "sgemv_")
+		lib := &openBLAS{
+			path:    name,
+			minGemm: GemmThreshold, minGemv: GemvThreshold,
+			minDgemm: DgemmThreshold, minDgemv: DgemvThreshold,
+		}
+		for _, sym := range []struct {
+			name string
+			addr *uintptr
+		}{{"sgemm_", &lib.sgemm}, {"sgemv_", &lib.sgemv}, {"dgemm_", &lib.dgemm}, {"dgemv_", &lib.dgemv}} {
+			if *sym.addr, err = purego.Dlsym(h, sym.name); err != nil {
+				break
+			}
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))

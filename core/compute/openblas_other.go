@@ -12,8 +12,9 @@ import (
 // loaded; loadOpenBLAS always fails there.
 type openBLAS struct {
 	gonum.Implementation
-	path             string
-	minGemm, minGemv int
+	path               string
+	minGemm, minGemv   int
+	minDgemm, minDgemv int
 }
 
 func loadOpenBLAS([]string) (*openBLAS, error) {
