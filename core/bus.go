@@ -17,6 +17,7 @@ type bus struct {
 	closed  bool
 	wake    chan struct{} // capacity 1: "something changed"
 	out     chan Event
+	keepAll bool // never coalesce
 }
 
 type pendingEvent struct {
@@ -27,8 +28,8 @@ type pendingEvent struct {
 // outBuffer is the watcher-side channel buffer (STYLE.md: about 64).
 const outBuffer = 64
 
-func newBus() *bus {
-	return &bus{wake: make(chan struct{}, 1), out: make(chan Event, outBuffer)}
+func newBus(keepAll bool) *bus {
+	return &bus{wake: make(chan struct{}, 1), out: make(chan Event, outBuffer), keepAll: keepAll}
 }
 
 // emit adds ev to the pending events. It never blocks. After close, emit
@@ -40,7 +41,7 @@ func (b *bus) emit(ev Event) {
 		return
 	}
 	p := pendingEvent{ev: ev, kind: reflect.TypeOf(ev)}
-	if ev.coalesces() {
+	if ev.coalesces() && !b.keepAll {
 		for i, q := range b.pending {
 			if q.kind == p.kind {
 				b.pending = append(b.pending[:i], b.pending[i+1:]...)

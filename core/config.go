@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 )
 
 // Mode names a variant of a method (METHODS.md): the paper as published,
@@ -20,8 +22,8 @@ const (
 // LayerRange is a contiguous range of autoencoder layers, 1-based and
 // inclusive: DP-DCAN's encoder is 1–3, its decoder 4–6.
 type LayerRange struct {
-	First int `json:"first"`
-	Last  int `json:"last"`
+	First int `json:"first" toml:"first"`
+	Last  int `json:"last" toml:"last"`
 }
 
 // String returns "First-Last".
@@ -43,40 +45,40 @@ func (r LayerRange) Validate(layers int) error {
 // zero means "the method's default" only where a field says so.
 type Config struct {
 	// Data names the data set: "builtin:NAME" or a path. Required.
-	Data string `json:"data"`
+	Data string `json:"data" toml:"data"`
 	// Method is a registered method name, e.g. "dcan". Required.
-	Method string `json:"method"`
+	Method string `json:"method" toml:"method"`
 	// Mode is nonprivate, paper or sound. Required.
-	Mode Mode `json:"mode"`
+	Mode Mode `json:"mode" toml:"mode"`
 	// Epsilon is the target ε of the whole run. Zero: no target, σ is used
 	// as given.
-	Epsilon float64 `json:"epsilon"`
+	Epsilon float64 `json:"epsilon" toml:"epsilon"`
 	// Delta is the δ of every (ε, δ) reported. Required in (0, 1) for
 	// private modes.
-	Delta float64 `json:"delta"`
+	Delta float64 `json:"delta" toml:"delta"`
 	// Sigma is the noise multiplier σ (noise standard deviation over the
 	// clipping bound). Zero: solved from Epsilon.
-	Sigma float64 `json:"sigma"`
+	Sigma float64 `json:"sigma" toml:"sigma"`
 	// Clip is the per-sample clipping bound C. Required > 0 for private modes.
-	Clip float64 `json:"clip"`
+	Clip float64 `json:"clip" toml:"clip"`
 	// Layers is the range of autoencoder layers that receive noise.
-	Layers LayerRange `json:"layers"`
+	Layers LayerRange `json:"layers" toml:"layers"`
 	// SampleRate is the Poisson sampling rate q of a step, in (0, 1].
-	SampleRate float64 `json:"sample_rate"`
+	SampleRate float64 `json:"sample_rate" toml:"sample_rate"`
 	// Epochs per stage (or rounds, for federated methods).
-	Epochs []int `json:"epochs"`
+	Epochs []int `json:"epochs" toml:"epochs"`
 	// Accountant is the one that enforces the target: "rdp" (default when
 	// empty) or "pld". Both are always reported.
-	Accountant string `json:"accountant"`
+	Accountant string `json:"accountant" toml:"accountant"`
 	// LearningRate overrides the method's default when > 0.
-	LearningRate float64 `json:"learning_rate"`
+	LearningRate float64 `json:"learning_rate" toml:"learning_rate"`
 	// Clients is the number of federated clients (federated methods only).
-	Clients int `json:"clients"`
+	Clients int `json:"clients" toml:"clients"`
 	// Seed makes the run reproducible.
-	Seed uint64 `json:"seed"`
+	Seed uint64 `json:"seed" toml:"seed"`
 	// SecureNoise draws DP noise from a cryptographically seeded generator;
 	// otherwise noise follows Seed (for teaching and reproducibility only).
-	SecureNoise bool `json:"secure_noise"`
+	SecureNoise bool `json:"secure_noise" toml:"secure_noise"`
 }
 
 // ErrBadConfig is wrapped by every validation error of a Config or Patch.
@@ -164,5 +166,33 @@ func checkPositive(name string, v float64) error {
 	if !finite(v) || v <= 0 {
 		return badf("%s is %v, must be finite and > 0", name, v)
 	}
+	return nil
+}
+
+// ParseLayerRange reads "FIRST-LAST" or a single layer "N" (spaces allowed).
+// It checks the syntax only; Validate checks the bounds.
+func ParseLayerRange(s string) (LayerRange, error) {
+	lo, hi, found := strings.Cut(strings.TrimSpace(s), "-")
+	first, err1 := strconv.Atoi(strings.TrimSpace(lo))
+	last, err2 := first, error(nil)
+	if found {
+		last, err2 = strconv.Atoi(strings.TrimSpace(hi))
+	}
+	if err1 != nil || err2 != nil {
+		return LayerRange{}, badf("layer range is %q, must be FIRST-LAST such as 1-3, or one layer", s)
+	}
+	return LayerRange{First: first, Last: last}, nil
+}
+
+// MarshalText writes the range as "FIRST-LAST", in JSON and TOML alike.
+func (r LayerRange) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText reads a range written by MarshalText or ParseLayerRange.
+func (r *LayerRange) UnmarshalText(b []byte) error {
+	v, err := ParseLayerRange(string(b))
+	if err != nil {
+		return err
+	}
+	*r = v
 	return nil
 }

@@ -90,3 +90,22 @@ func TestPatchValidateAndString(t *testing.T) {
 		t.Errorf("Patch.String() = %q, want %q", got, want)
 	}
 }
+
+func TestParseLayerRange(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		want    LayerRange
+		wantErr bool
+	}{{"1-3", LayerRange{1, 3}, false}, {" 4 - 6 ", LayerRange{4, 6}, false}, {"5", LayerRange{5, 5}, false},
+		{"", LayerRange{}, true}, {"1-", LayerRange{}, true}, {"a-b", LayerRange{}, true}, {"1-3-5", LayerRange{}, true}} {
+		got, err := ParseLayerRange(tc.in)
+		if (err != nil) != tc.wantErr || (!tc.wantErr && got != tc.want) {
+			t.Errorf("ParseLayerRange(%q) = %v, %v; want %v, error %v", tc.in, got, err, tc.want, tc.wantErr)
+		}
+	}
+	b, _ := LayerRange{2, 5}.MarshalText()
+	var r LayerRange
+	if err := r.UnmarshalText(b); err != nil || r != (LayerRange{2, 5}) {
+		t.Errorf("round trip of 2-5 = %v, %v", r, err)
+	}
+}

@@ -127,3 +127,15 @@ func (PatchEvent) coalesces() bool     { return false }
 func (WarningEvent) coalesces() bool   { return false }
 func (DoneEvent) coalesces() bool      { return false }
 func (ErrorEvent) coalesces() bool     { return false }
+
+// ResultEvent carries a run's final output, once, just before its DoneEvent:
+// the embedding of every cell and the cluster it was assigned to. It is what
+// `dpscope run --out` writes. It is never dropped.
+type ResultEvent struct {
+	Cells, Dim int
+	Embedding  []float32 `json:"-"` // Cells × Dim, row-major
+	Cluster    []int     `json:"-"`
+	Barcodes   []string  `json:"-"`
+}
+
+func (ResultEvent) coalesces() bool { return false }

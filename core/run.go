@@ -22,6 +22,19 @@ type Run struct {
 // engine stops, undelivered events are dropped and Events is closed; use
 // Stop to end a run and still receive its DoneEvent.
 func Start(ctx context.Context, cfg Config) (*Run, error) {
+	return StartWith(ctx, cfg, Options{})
+}
+
+// Options changes how a run delivers its events.
+type Options struct {
+	// KeepAll turns coalescing off: every event is delivered, however far
+	// behind the watcher is (the engine still never blocks; undelivered
+	// events wait in memory). For headless runs that record every step.
+	KeepAll bool
+}
+
+// StartWith is Start with delivery options.
+func StartWith(ctx context.Context, cfg Config, opts Options) (*Run, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -34,7 +47,7 @@ func Start(ctx context.Context, cfg Config) (*Run, error) {
 		return nil, errorf(cfg.Method, err)
 	}
 	runCtx, cancel := context.WithCancel(ctx)
-	r := &Run{cfg: cfg, bus: newBus(), cancel: cancel, done: make(chan struct{})}
+	r := &Run{cfg: cfg, bus: newBus(opts.KeepAll), cancel: cancel, done: make(chan struct{})}
 	r.ctl = newControl(r.bus)
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -95,3 +108,6 @@ func (r *Run) Stop() {
 
 // Wait blocks until every goroutine of the run has ended.
 func (r *Run) Wait() { <-r.done }
+
+// Done returns a channel closed when every goroutine of the run has ended.
+func (r *Run) Done() <-chan struct{} { return r.done }

@@ -270,3 +270,23 @@ func TestSlowWatcherCoalescesButKeepsEssentials(t *testing.T) {
 		t.Errorf("got %d step events ending at %d, want fewer than %d (coalesced) ending at %d", stepEvents, lastStep, steps, steps)
 	}
 }
+
+func TestKeepAllDeliversEveryStep(t *testing.T) {
+	const steps = 5000
+	ended := make(chan struct{})
+	engines <- &counter{steps: steps, ended: ended}
+	r, err := StartWith(context.Background(), testConfig(), Options{KeepAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-ended
+	n := 0
+	for ev := range r.Events() {
+		if _, ok := ev.(StepEvent); ok {
+			n++
+		}
+	}
+	if n != steps {
+		t.Errorf("KeepAll delivered %d step events, want %d", n, steps)
+	}
+}

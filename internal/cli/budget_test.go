@@ -42,7 +42,7 @@ func TestBudgetModes(t *testing.T) {
 		args   []string
 		fields []string
 	}{
-		{"calibrate", []string{"--target-epsilon", "8", "--q", "0.1", "--steps", "100"}, []string{"sigma_rdp", "sigma_pld"}},
+		{"calibrate", []string{"--target-epsilon", "1", "--q", "0.01", "--steps", "100"}, []string{"sigma_rdp", "sigma_pld"}},
 		{"phases", []string{"--phases", "0.05:1.0:100,0.05:2.0:100"}, []string{"epsilon_rdp", "epsilon_pld", "best_order"}},
 		{"gaussian", []string{"--mechanism", "gaussian", "--epsilon", "1"}, []string{"sigma_analytic", "sigma_classic"}},
 		{"zcdp", []string{"--rho", "0.1"}, []string{"epsilon_zcdp_classic", "epsilon_zcdp_cks"}},
@@ -67,10 +67,10 @@ func TestBudgetModes(t *testing.T) {
 		t.Errorf("ppml-omics σ = %v, audited ε = %v; want 70.85 and 1.20", s, a)
 	}
 	// The calibrated σ must reproduce its target.
-	c := budgetJSON(t, "--target-epsilon", "3", "--q", "0.05", "--steps", "500")
-	back := budgetJSON(t, "--q", "0.05", "--sigma", jsonNumber(c["sigma_rdp"]), "--steps", "500")
-	if e := back["epsilon_rdp"].(float64); e > 3 || e < 3*(1-1e-3) {
-		t.Errorf("ε at the calibrated σ = %v, want just below 3", e)
+	c := budgetJSON(t, "--target-epsilon", "1", "--q", "0.01", "--steps", "200")
+	back := budgetJSON(t, "--q", "0.01", "--sigma", jsonNumber(c["sigma_rdp"]), "--steps", "200")
+	if e := back["epsilon_rdp"].(float64); e > 1 || e < 1-1e-3 {
+		t.Errorf("ε at the calibrated σ = %v, want just below 1", e)
 	}
 }
 

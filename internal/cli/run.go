@@ -1,0 +1,310 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/spf13/cobra"
+
+	"github.com/dpscope/dpscope/core"
+)
+
+// runFlags are the flags of `dpscope run`; every core.Config field has one.
+type runFlags struct {
+	cfg        core.Config
+	configFile string
+	layers     string
+	epochs     string
+	asJSON     bool
+	outDir     string
+}
+
+// defaultRunConfig is what `dpscope run` uses for what neither a config
+// file nor a flag sets: DP-DCAN's paper defaults in its sound mode.
+func defaultRunConfig() core.Config {
+	return core.Config{
+		Data: "builtin:default", Method: "dcan", Mode: core.ModeSound,
+		Epsilon: 8, Delta: 1e-5, Clip: 0.1, SampleRate: 0.1,
+		Layers: core.LayerRange{First: 1, Last: 6}, Accountant: "rdp", Seed: 1,
+	}
+}
+
+func newRunCmd(env Env) *cobra.Command {
+	rf := runFlags{cfg: defaultRunConfig()}
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run a method headless and print its privacy and utility",
+		Long: `run trains (or denoises) without the interface and reports what the
+dashboard would show: the privacy budget spent by each accountant, beside the
+paper's own figure; the guarantee status with its reasons; and the clustering
+quality (ARI, NMI, ACC, silhouette — computed with the true labels of private
+data, so for exploration only, never covered by the guarantee).
+
+Settings come from the defaults, then --config FILE.toml, then the flags.
+--json streams every event as one JSON line and ends with a line of
+"type":"summary". --out DIR writes config.toml, events.jsonl, summary.json,
+embedding.tsv and assignments.tsv, each atomically.`,
+		Example: `  dpscope run --method dcan --mode paper --layers 1-3 --epsilon 8
+  dpscope run --data ../shared/data/pbmc_4k --mode sound --epsilon 4 --json
+  dpscope run --config run.toml --out results/`,
+		Args: cobra.NoArgs,
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			cfg, err := rf.config(cmd)
+			if err != nil {
+				return err
+			}
+			return executeRun(cmd.Context(), cfg, rf.asJSON, rf.outDir, env)
+		}),
+	}
+	f := cmd.Flags()
+	c := &rf.cfg
+	f.StringVar(&rf.configFile, "config", "", "TOML file with the run's settings (the keys are the JSON field names)")
+	f.StringVar(&c.Data, "data", c.Data, "data set: builtin:NAME, a 10x MatrixMarket folder or a dense CSV/TSV file")
+	f.StringVar(&c.Method, "method", c.Method, "method")
+	f.StringVar((*string)(&c.Mode), "mode", string(c.Mode), "nonprivate, paper or sound")
+	f.StringVar(&rf.layers, "layers", c.Layers.String(), "autoencoder layers that get noise, FIRST-LAST within 1-6 (encoder 1-3, decoder 4-6)")
+	f.Float64Var(&c.Epsilon, "epsilon", c.Epsilon, "target ε for the whole run (0: use --sigma as given)")
+	f.Float64Var(&c.Delta, "delta", c.Delta, "δ")
+	f.Float64Var(&c.Sigma, "sigma", 0, "noise multiplier σ (0: solved from --epsilon)")
+	f.Float64Var(&c.Clip, "clip", c.Clip, "per-sample clipping bound C")
+	f.Float64Var(&c.SampleRate, "q", c.SampleRate, "Poisson sampling rate of a step")
+	f.StringVar(&rf.epochs, "epochs", "", "epochs per stage, comma-separated, e.g. 50,40 (default: the method's)")
+	f.StringVar(&c.Accountant, "accountant", c.Accountant, "accountant that enforces the target: rdp or pld")
+	f.Float64Var(&c.LearningRate, "lr", 0, "learning rate (0: the method's default)")
+	f.IntVar(&c.Clients, "clients", 0, "number of federated clients (federated methods)")
+	f.Uint64Var(&c.Seed, "seed", c.Seed, "random seed")
+	f.BoolVar(&c.SecureNoise, "secure-noise", false, "draw DP noise from a cryptographically seeded generator")
+	f.BoolVar(&rf.asJSON, "json", false, "stream events as JSON lines, then a summary line")
+	f.StringVar(&rf.outDir, "out", "", "write config, events, summary, embedding and assignments to this folder")
+	return cmd
+}
+
+// config merges the defaults, the config file and the flags set, in that
+// order, and validates the result.
+func (rf *runFlags) config(cmd *cobra.Command) (core.Config, error) {
+	cfg := defaultRunConfig()
+	if rf.configFile != "" {
+		md, err := toml.DecodeFile(rf.configFile, &cfg)
+		if err != nil {
+			return cfg, fmt.Errorf("config %s: %w", rf.configFile, err)
+		}
+		if undec := md.Undecoded(); len(undec) > 0 {
+			return cfg, fmt.Errorf("config %s: unknown key %q", rf.configFile, undec[0].String())
+		}
+	}
+	set := cmd.Flags().Changed
+	flagValue := map[string]func(){
+		"data": func() { cfg.Data = rf.cfg.Data }, "method": func() { cfg.Method = rf.cfg.Method },
+		"mode": func() { cfg.Mode = rf.cfg.Mode }, "epsilon": func() { cfg.Epsilon = rf.cfg.Epsilon },
+		"delta": func() { cfg.Delta = rf.cfg.Delta }, "sigma": func() { cfg.Sigma = rf.cfg.Sigma },
+		"clip": func() { cfg.Clip = rf.cfg.Clip }, "q": func() { cfg.SampleRate = rf.cfg.SampleRate },
+		"accountant": func() { cfg.Accountant = rf.cfg.Accountant }, "lr": func() { cfg.LearningRate = rf.cfg.LearningRate },
+		"clients": func() { cfg.Clients = rf.cfg.Clients }, "seed": func() { cfg.Seed = rf.cfg.Seed },
+		"secure-noise": func() { cfg.SecureNoise = rf.cfg.SecureNoise },
+	}
+	for name, apply := range flagValue {
+		if set(name) {
+			apply()
+		}
+	}
+	if set("layers") {
+		r, err := core.ParseLayerRange(rf.layers)
+		if err != nil {
+			return cfg, usageError{err}
+		}
+		cfg.Layers = r
+	}
+	if set("epochs") {
+		cfg.Epochs = nil
+		for _, part := range strings.Split(rf.epochs, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(part))
+			if err != nil || n < 0 {
+				return cfg, usagef("--epochs is %q, must be non-negative integers separated by commas", rf.epochs)
+			}
+			cfg.Epochs = append(cfg.Epochs, n)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, usageError{err}
+	}
+	return cfg, nil
+}
+
+// executeRun starts the run, follows its events to the end and reports.
+// An interrupt (the command's context) stops the run gracefully: the
+// summary of what was done is still printed.
+func executeRun(ctx context.Context, cfg core.Config, asJSON bool, outDir string, env Env) error {
+	var out *runOutput
+	if outDir != "" {
+		var err error
+		if out, err = newRunOutput(outDir, cfg); err != nil {
+			return err
+		}
+		defer out.discard()
+	}
+	// The run gets its own context so that an interrupt lets it finish its
+	// bookkeeping and report, through Stop, instead of being abandoned.
+	run, err := core.StartWith(context.WithoutCancel(ctx), cfg, core.Options{KeepAll: asJSON || outDir != ""})
+	if err != nil {
+		return err
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			run.Stop()
+		case <-run.Done():
+		}
+	}()
+	sum := newSummary(cfg)
+	prog := newProgress(env.Stderr, !asJSON)
+	for ev := range run.Events() {
+		sum.observe(ev)
+		prog.observe(ev)
+		if asJSON || out != nil {
+			line, err := eventJSON(ev)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				fmt.Fprintln(env.Stdout, string(line))
+			}
+			if out != nil {
+				out.event(line)
+			}
+		}
+		if r, ok := ev.(core.ResultEvent); ok && out != nil {
+			out.result(r)
+		}
+	}
+	prog.finish()
+	sum.finish()
+	if out != nil {
+		if err := out.commit(sum); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		b, err := json.Marshal(sum)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(env.Stdout, string(b))
+	} else {
+		sum.write(env.Stdout)
+	}
+	switch {
+	case sum.err != nil:
+		return sum.err
+	case sum.Stopped:
+		return errors.New("run stopped before the end of its schedule")
+	}
+	return nil
+}
+
+// eventJSON renders an event as one JSON object with a "type" field.
+func eventJSON(ev core.Event) ([]byte, error) {
+	name := eventName(ev)
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return nil, fmt.Errorf("event %s: %w", name, err)
+	}
+	head := `{"type":` + strconv.Quote(name)
+	if e, ok := ev.(core.ErrorEvent); ok {
+		head += `,"error":` + strconv.Quote(e.Err.Error())
+	}
+	if len(b) <= 2 {
+		return []byte(head + "}"), nil
+	}
+	return append([]byte(head+","), b[1:]...), nil
+}
+
+// eventName is the "type" of an event in JSON lines.
+func eventName(ev core.Event) string {
+	switch ev.(type) {
+	case core.StepEvent:
+		return "step"
+	case core.BudgetEvent:
+		return "budget"
+	case core.MetricsEvent:
+		return "metrics"
+	case core.EmbeddingEvent:
+		return "embedding"
+	case core.StageEvent:
+		return "stage"
+	case core.GuaranteeEvent:
+		return "guarantee"
+	case core.PatchEvent:
+		return "patch"
+	case core.WarningEvent:
+		return "warning"
+	case core.ResultEvent:
+		return "result"
+	case core.DoneEvent:
+		return "done"
+	case core.ErrorEvent:
+		return "error"
+	}
+	return fmt.Sprintf("%T", ev)
+}
+
+// progress draws a one-line progress bar on a terminal, at most ten times a
+// second; it is silent when w is not a terminal or when disabled.
+type progress struct {
+	w         io.Writer
+	on        bool
+	stage     core.StageEvent
+	stepStart int
+	last      time.Time
+}
+
+func newProgress(w io.Writer, enabled bool) *progress {
+	f, ok := w.(*os.File)
+	on := false
+	if ok && enabled {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			on = true
+		}
+	}
+	return &progress{w: w, on: on}
+}
+
+func (p *progress) observe(ev core.Event) {
+	if !p.on {
+		return
+	}
+	switch ev := ev.(type) {
+	case core.StageEvent:
+		p.stage = ev
+		p.stepStart = -1
+	case core.StepEvent:
+		if p.stepStart < 0 {
+			p.stepStart = ev.Step - 1
+		}
+		if time.Since(p.last) < 100*time.Millisecond {
+			return
+		}
+		p.last = time.Now()
+		done := ev.Step - p.stepStart
+		frac := 0.0
+		if p.stage.Steps > 0 {
+			frac = min(float64(done)/float64(p.stage.Steps), 1)
+		}
+		const width = 30
+		bar := strings.Repeat("█", int(frac*width)) + strings.Repeat("░", width-int(frac*width))
+		fmt.Fprintf(p.w, "\r%-18.18s %s %5.1f%%  loss %.4g ", p.stage.Name, bar, 100*frac, ev.Loss)
+	}
+}
+
+func (p *progress) finish() {
+	if p.on {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/dpscope/dpscope/core"
+)
+
+// runSummary is the last JSON line of `dpscope run --json` and summary.json
+// of --out. Metrics are nil when the run reported none.
+type runSummary struct {
+	Type             string             `json:"type"` // "summary"
+	Data             string             `json:"data"`
+	Method           string             `json:"method"`
+	Mode             string             `json:"mode"`
+	Delta            float64            `json:"delta"`
+	Epsilon          map[string]float64 `json:"epsilon"`           // spent, per accountant
+	EpsilonPublished map[string]float64 `json:"epsilon_published"` // the paper's own accounting
+	Guarantee        string             `json:"guarantee"`         // formal | conditional | paper-only | none
+	GuaranteeReasons []string           `json:"guarantee_reasons"`
+	ARI              *float64           `json:"ari"`
+	NMI              *float64           `json:"nmi"`
+	ACC              *float64           `json:"acc"`
+	Silhouette       *float64           `json:"silhouette"`
+	Steps            int                `json:"steps"`
+	Seconds          float64            `json:"seconds"`
+	Stopped          bool               `json:"stopped"`
+	Warnings         []string           `json:"warnings"`
+	Error            string             `json:"error,omitempty"`
+
+	start time.Time
+	err   error
+}
+
+func newSummary(cfg core.Config) *runSummary {
+	return &runSummary{
+		Type: "summary", Data: cfg.Data, Method: cfg.Method, Mode: string(cfg.Mode), Delta: cfg.Delta,
+		Epsilon: map[string]float64{}, EpsilonPublished: map[string]float64{},
+		Guarantee: string(core.GuaranteeNone), GuaranteeReasons: []string{}, Warnings: []string{},
+		start: time.Now(),
+	}
+}
+
+// observe folds one event into the summary: the newest value of each kind
+// wins.
+func (s *runSummary) observe(ev core.Event) {
+	switch ev := ev.(type) {
+	case core.StepEvent:
+		s.Steps = ev.Step
+	case core.BudgetEvent:
+		for _, e := range ev.Spent {
+			s.Epsilon[e.Accountant] = e.Epsilon
+		}
+		s.Delta = ev.Delta
+	case core.GuaranteeEvent:
+		s.Guarantee, s.GuaranteeReasons = string(ev.Status), ev.Reasons
+		clear(s.EpsilonPublished)
+		for _, e := range ev.Published {
+			s.EpsilonPublished[e.Accountant] = e.Epsilon
+		}
+		for _, e := range ev.Audited {
+			s.Epsilon[e.Accountant] = e.Epsilon
+		}
+	case core.MetricsEvent:
+		for _, v := range ev.Values {
+			val := v.Value
+			switch strings.ToLower(v.Name) {
+			case "ari":
+				s.ARI = &val
+			case "nmi":
+				s.NMI = &val
+			case "acc":
+				s.ACC = &val
+			case "silhouette":
+				s.Silhouette = &val
+			}
+		}
+	case core.WarningEvent:
+		s.Warnings = append(s.Warnings, ev.Message)
+	case core.DoneEvent:
+		s.Stopped = ev.Stopped
+	case core.ErrorEvent:
+		s.err = ev.Err
+		s.Error = ev.Err.Error()
+	}
+}
+
+func (s *runSummary) finish() { s.Seconds = time.Since(s.start).Seconds() }
+
+// write prints the summary for people.
+func (s *runSummary) write(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "run\t%s (%s) on %s, %d steps in %.1fs\n", s.Method, s.Mode, s.Data, s.Steps, s.Seconds)
+	if s.Error != "" {
+		fmt.Fprintf(tw, "error\t%s\n", s.Error)
+	}
+	if s.Stopped {
+		fmt.Fprintf(tw, "stopped\tbefore the end of its schedule\n")
+	}
+	fmt.Fprintf(tw, "guarantee\t%s\n", s.Guarantee)
+	for _, r := range s.GuaranteeReasons {
+		fmt.Fprintf(tw, "\t• %s\n", r)
+	}
+	for _, name := range sortedKeys(s.Epsilon) {
+		fmt.Fprintf(tw, "ε audited\t%.4g  (%s, δ = %g)\n", s.Epsilon[name], name, s.Delta)
+	}
+	for _, name := range sortedKeys(s.EpsilonPublished) {
+		fmt.Fprintf(tw, "ε as published\t%.4g  (%s)\n", s.EpsilonPublished[name], name)
+	}
+	metric := func(name string, v *float64) {
+		if v != nil {
+			fmt.Fprintf(tw, "%s\t%.4f\n", name, *v)
+		}
+	}
+	metric("ARI", s.ARI)
+	metric("NMI", s.NMI)
+	metric("ACC", s.ACC)
+	metric("silhouette", s.Silhouette)
+	if s.ARI != nil || s.NMI != nil {
+		fmt.Fprintf(tw, "\t(metrics use the true labels of the data: exploration only, not covered by any guarantee)\n")
+	}
+	for _, m := range s.Warnings {
+		fmt.Fprintf(tw, "warning\t%s\n", m)
+	}
+	tw.Flush()
+}
+
+func sortedKeys(m map[string]float64) []string { return slices.Sorted(maps.Keys(m)) }
