@@ -15,3 +15,11 @@ import "embed"
 //
 //go:embed datasets/*.json
 var Datasets embed.FS
+
+// Lessons holds the Learn screen's short lessons, at lessons/NN-name.md:
+// markdown (headings, paragraphs, "-" lists, **bold**, `code`) with
+// text/template fields such as {{.Eps}} that the interface fills with the
+// current parameters. They are read in name order.
+//
+//go:embed lessons/*.md
+var Lessons embed.FS

@@ -6,128 +6,374 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"github.com/dpscope/dpscope/datasets"
+	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/tui/keys"
 	"github.com/dpscope/dpscope/tui/styles"
 )
 
-// Config is what the interface shows at start.
-type Config struct {
-	Summary datasets.Summary // the loaded data set
-	Backend string           // the BLAS backend in use, e.g. "openblas (2 threads)"
-}
+// The tabs, in order.
+const (
+	TabRun = iota
+	TabBudget
+	TabCompare
+	TabPlanner
+	TabLearn
+)
 
-// Model is the root Bubble Tea model. It is not safe for concurrent use; the
-// Bubble Tea runtime owns it.
+// Model is the root Bubble Tea model. It is not safe for concurrent use;
+// the Bubble Tea runtime owns it.
 type Model struct {
-	cfg      Config
-	keys     keys.KeyMap
-	styles   styles.Styles
+	c        *Common
+	panes    []Pane
+	active   int
 	help     help.Model
-	body     viewport.Model
 	width    int
 	height   int
 	showHelp bool
+	confirm  bool // asking whether to quit while a run is going
+	status   string
+	errored  bool
+	run      *core.Run
+	restart  *core.Config // start this when the current run has closed
+	ticking  bool
+	isDark   bool
 }
 
 // New returns the root model for cfg, in the dark theme until the terminal
-// reports its background colour.
+// reports its background colour. It does not start a run.
 func New(cfg Config) Model {
-	m := Model{cfg: cfg, keys: keys.DefaultKeyMap(), help: help.New(), body: viewport.New()}
-	m.setTheme(true)
+	cfg = cfg.withDefaults()
+	c := &Common{Config: cfg, Styles: styles.DefaultStyles(true), Keys: keys.DefaultKeyMap()}
+	params := DefaultParams(cfg.Data, cfg.Seed)
+	m := Model{c: c, help: help.New(), isDark: true}
+	m.panes = []Pane{
+		newRunPane(c, params),
+		newBudgetPane(c, params),
+		newComparePane(c),
+		newPlannerPane(c, params),
+		newLearnPane(c, params),
+	}
+	m.help.Styles = help.DefaultStyles(true)
+	m.status = "s start a run · ←/→ change the selected setting · ? help"
 	return m
 }
 
-// Init asks the terminal for its background colour, to pick the theme.
-func (m Model) Init() tea.Cmd { return tea.RequestBackgroundColor }
+// Init asks the terminal for its background colour, to pick the theme, and
+// runs the panes' first commands.
+func (m Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{tea.RequestBackgroundColor}
+	for _, p := range m.panes {
+		cmds = append(cmds, p.Init())
+	}
+	return tea.Batch(cmds...)
+}
+
+// Active returns the index of the shown tab.
+func (m Model) Active() int { return m.active }
+
+// RunState returns where the session's run is.
+func (m Model) RunState() RunState { return m.c.RunState }
+
+// Pane returns the pane of tab i.
+func (m Model) Pane(i int) Pane { return m.panes[i] }
+
+// Status returns the status line's text.
+func (m Model) Status() string { return m.status }
 
 // Update handles one message.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	if _, frame := msg.(FrameMsg); !frame && !m.ticking {
+		m.frame() // no tick is running: show changes now
+	}
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.BackgroundColorMsg:
-		m.setTheme(msg.IsDark())
+		m.isDark = msg.IsDark()
+		m.c.Styles = styles.DefaultStyles(m.isDark)
+		m.help.Styles = help.DefaultStyles(m.isDark)
+		m.layout()
+		return nil
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
 		m.layout()
+		return nil
 	case tea.KeyPressMsg:
+		return m.handleKey(msg)
+	case StatusMsg:
+		m.status, m.errored = msg.Text, msg.Err
+		return nil
+	case ErrorMsg:
+		m.status, m.errored = msg.Err.Error(), true
+		return nil
+	case StartRunMsg:
+		return m.startRun(msg.Config)
+	case runHandleMsg:
+		return m.runStarted(msg)
+	case EngineEventsMsg:
+		if msg.ID != m.c.RunID || m.run == nil {
+			return nil
+		}
+		m.noteEvents(msg.Events)
+		return tea.Batch(m.broadcast(msg), waitForEvents(m.run.Events(), msg.ID))
+	case EngineClosedMsg:
+		if msg.ID != m.c.RunID {
+			return nil
+		}
+		m.run = nil
+		m.c.RunState = RunFinished
+		cmds := []tea.Cmd{m.broadcast(msg)}
+		if m.restart != nil {
+			cfg := *m.restart
+			m.restart = nil
+			cmds = append(cmds, m.startRun(cfg))
+		}
+		return tea.Batch(cmds...)
+	case PatchMsg:
+		if m.run == nil {
+			return nil
+		}
+		m.status, m.errored = "live change sent: "+msg.Patch.String(), false
+		p := msg.Patch
+		return controlCmd(m.run, func(r *core.Run) { r.Apply(p) })
+	case RunControlMsg:
+		return m.control(msg)
+	case FrameMsg:
+		m.frame()
+		if m.c.RunState.Active() {
+			return frameTick()
+		}
+		m.ticking = false
+		return nil
+	}
+	return m.broadcast(msg)
+}
+
+// broadcast sends msg to every pane.
+func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
+	cmds := make([]tea.Cmd, 0, len(m.panes))
+	for i, p := range m.panes {
+		var cmd tea.Cmd
+		m.panes[i], cmd = p.Update(msg)
+		cmds = append(cmds, cmd)
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) frame() {
+	for _, p := range m.panes {
+		p.Frame()
+	}
+}
+
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.c.Keys
+	if m.confirm {
 		switch {
-		case key.Matches(msg, m.keys.Quit):
-			return m, tea.Quit
-		case key.Matches(msg, m.keys.Help):
-			m.showHelp = !m.showHelp
-			m.help.ShowAll = m.showHelp
-			m.layout()
-			return m, nil
+		case key.Matches(msg, k.Yes), msg.String() == "ctrl+c":
+			if m.run != nil {
+				m.run.Stop() // never blocks
+			}
+			return tea.Quit
+		case key.Matches(msg, k.No):
+			m.confirm = false
+			m.status = "quit cancelled; the run goes on"
+		}
+		return nil
+	}
+	pane := m.panes[m.active]
+	if pane.Capturing() && msg.String() != "ctrl+c" {
+		var cmd tea.Cmd
+		m.panes[m.active], cmd = pane.Update(msg)
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, k.Quit):
+		if m.c.RunState.Active() {
+			m.confirm = true
+			return nil
+		}
+		return tea.Quit
+	case key.Matches(msg, k.Help):
+		m.showHelp = !m.showHelp
+		m.help.ShowAll = m.showHelp
+		m.layout()
+		return nil
+	case key.Matches(msg, k.NextTab):
+		m.setTab((m.active + 1) % len(m.panes))
+		return nil
+	case key.Matches(msg, k.PrevTab):
+		m.setTab((m.active + len(m.panes) - 1) % len(m.panes))
+		return nil
+	}
+	for i, b := range k.Tab {
+		if key.Matches(msg, b) {
+			m.setTab(i)
+			return nil
 		}
 	}
 	var cmd tea.Cmd
-	m.body, cmd = m.body.Update(msg)
-	return m, cmd
+	m.panes[m.active], cmd = pane.Update(msg)
+	return cmd
 }
 
-func (m *Model) setTheme(isDark bool) {
-	m.styles = styles.DefaultStyles(isDark)
-	m.help.Styles = help.DefaultStyles(isDark)
-	m.layout()
+func (m *Model) setTab(i int) {
+	m.active = i
+	m.layout() // the help bar (and so the pane height) may change
 }
 
-// layout sizes the scrolling body to what the header and help leave.
+func (m *Model) startRun(cfg core.Config) tea.Cmd {
+	if m.c.RunState.Active() {
+		m.status, m.errored = "a run is going: stop it (x) or restart (r)", true
+		return nil
+	}
+	m.c.RunID++
+	m.c.RunState = RunStarting
+	m.status, m.errored = fmt.Sprintf("starting run %d…", m.c.RunID), false
+	return startRunCmd(m.c.Config.Context, m.c.RunID, cfg)
+}
+
+func (m *Model) runStarted(msg runHandleMsg) tea.Cmd {
+	if msg.id != m.c.RunID {
+		if msg.run != nil {
+			msg.run.Stop()
+		}
+		return nil
+	}
+	if msg.err != nil {
+		m.c.RunState = RunFinished
+		m.status, m.errored = "cannot start: "+msg.err.Error(), true
+		return nil
+	}
+	m.run = msg.run
+	m.c.RunState = RunRunning
+	m.status, m.errored = fmt.Sprintf("run %d: %s %s on %s", msg.id, msg.cfg.Method, msg.cfg.Mode, msg.cfg.Data), false
+	cmds := []tea.Cmd{m.broadcast(RunStartedMsg{ID: msg.id, Config: msg.cfg}), waitForEvents(msg.run.Events(), msg.id)}
+	if !m.ticking {
+		m.ticking = true
+		cmds = append(cmds, frameTick())
+	}
+	return tea.Batch(cmds...)
+}
+
+// noteEvents puts terminal and warning events in the status line.
+func (m *Model) noteEvents(evs []core.Event) {
+	for _, ev := range evs {
+		switch ev := ev.(type) {
+		case core.DoneEvent:
+			m.status, m.errored = "run finished", false
+			if ev.Stopped {
+				m.status = "run stopped: " + ev.Reason
+			}
+		case core.ErrorEvent:
+			m.status, m.errored = "run failed: "+ev.Err.Error(), true
+		case core.WarningEvent:
+			m.status, m.errored = "warning: "+ev.Message, false
+		case core.PatchEvent:
+			if ev.Applied {
+				m.status, m.errored = fmt.Sprintf("live change %s took effect at step %d", ev.Patch.String(), ev.Step), false
+			} else {
+				m.status, m.errored = "live change rejected: "+ev.Err, true
+			}
+		}
+	}
+}
+
+func (m *Model) control(msg RunControlMsg) tea.Cmd {
+	switch msg.Action {
+	case ActionPause:
+		switch {
+		case m.run == nil:
+			return nil
+		case m.c.RunState == RunPaused:
+			m.c.RunState = RunRunning
+			m.status = "resumed"
+			return controlCmd(m.run, (*core.Run).Resume)
+		default:
+			m.c.RunState = RunPaused
+			m.status = "paused (p resumes)"
+			return controlCmd(m.run, (*core.Run).Pause)
+		}
+	case ActionStop:
+		if m.run == nil {
+			return nil
+		}
+		m.status = "stopping…"
+		return controlCmd(m.run, (*core.Run).Stop)
+	case ActionRestart:
+		return m.restartRun(msg.Config)
+	}
+	return nil
+}
+
+// Restart stops the current run, if any, and starts cfg when it has closed.
+func (m *Model) restartRun(cfg core.Config) tea.Cmd {
+	if m.run == nil {
+		if m.c.RunState == RunStarting {
+			return nil
+		}
+		return m.startRun(cfg)
+	}
+	m.restart = &cfg
+	m.status = "restarting…"
+	return controlCmd(m.run, (*core.Run).Stop)
+}
+
+// layout gives the panes the space the chrome leaves.
 func (m *Model) layout() {
 	if m.width == 0 {
 		return
 	}
-	chrome := lipgloss.Height(m.header()) + lipgloss.Height(m.help.View(m.keys))
-	frameW, frameH := m.styles.Pane.GetFrameSize()
-	m.body.SetWidth(max(m.width-frameW, 1))
-	m.body.SetHeight(max(m.height-chrome-frameH, 1))
-	m.body.SetContent(m.summaryView(m.width - frameW))
+	h := max(m.height-m.chromeHeight(), 1)
+	for _, p := range m.panes {
+		p.SetSize(m.width, h)
+	}
+}
+
+func (m *Model) chromeHeight() int {
+	return 2 + 1 + lipgloss.Height(m.help.View(m.panes[m.active])) // header, tabs, status, help
 }
 
 func (m Model) header() string {
-	title := m.styles.Title.Render("dpscope")
-	return title + m.styles.Header.Render(fmt.Sprintf("%s · BLAS %s", m.cfg.Summary.Name, m.cfg.Backend))
+	st := m.c.Styles
+	state := m.c.RunState.String()
+	if m.c.RunID > 0 {
+		state = fmt.Sprintf("run %d %s", m.c.RunID, state)
+	}
+	s := st.Title.Render("dpscope") + st.Header.Render(fmt.Sprintf("%s · %s · BLAS %s", m.c.Config.Summary.Name, state, m.c.Config.Backend))
+	return truncate(s, m.width)
 }
 
-// summaryView renders the data set summary for a pane of inner width w.
-func (m Model) summaryView(w int) string {
-	s := m.cfg.Summary
-	st := m.styles
-	var b strings.Builder
-	field := func(name, value string) {
-		b.WriteString(st.Label.Render(fmt.Sprintf("%-20s", name)) + st.Value.Render(value) + "\n")
-	}
-	field("data set", s.Source)
-	field("cells × genes", fmt.Sprintf("%d × %d", s.Cells, s.Genes))
-	field("sparsity", fmt.Sprintf("%.1f%% zeros", 100*s.Sparsity))
-	field("values", s.ValueType)
-	field("after preprocessing", fmt.Sprintf("%d cells × %d genes", s.KeptCells, s.SelectedGenes))
-	b.WriteString("\n" + st.Label.Render(fmt.Sprintf("classes (%d)", len(s.Classes))) + "\n")
-	most := 1
-	for _, c := range s.Classes {
-		most = max(most, c.Cells)
-	}
-	barW := max(w-32, 4)
-	for _, c := range s.Classes {
-		n := max(c.Cells*barW/most, 1)
-		b.WriteString(fmt.Sprintf("  %-14.14s %6d ", c.Name, c.Cells) + st.Bar.Render(strings.Repeat("█", n)) + "\n")
-	}
-	b.WriteString("\n" + st.Label.Render("preprocessing") + "\n")
-	for _, p := range s.Preprocessing {
-		mark, detail := "✓", st.Value
-		if p.Skipped {
-			mark, detail = "–", st.Skipped
+func (m Model) tabs() string {
+	st := m.c.Styles
+	parts := make([]string, len(m.panes))
+	for i, p := range m.panes {
+		label := fmt.Sprintf("%d %s", i+1, p.Title())
+		if i == m.active {
+			parts[i] = st.TabActive.Render(label)
+		} else {
+			parts[i] = st.Tab.Render(label)
 		}
-		// The detail wraps under itself, not under the step name.
-		prefix := fmt.Sprintf("  %s %-16s ", mark, p.Name)
-		text := detail.Width(max(w-lipgloss.Width(prefix), 10)).Render(p.Detail)
-		b.WriteString(lipgloss.JoinHorizontal(lipgloss.Top, detail.Render(prefix), text) + "\n")
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return truncate(strings.Join(parts, st.Muted.Render("│")), m.width)
+}
+
+func (m Model) statusLine() string {
+	st := m.c.Styles
+	if m.confirm {
+		return truncate(st.Warn.Render(" a run is going — stop it and quit? y / n"), m.width)
+	}
+	if m.errored {
+		return truncate(st.Error.Render(m.status), m.width)
+	}
+	return truncate(st.Status.Render(m.status), m.width)
 }
 
 // View renders the screen.
@@ -136,10 +382,14 @@ func (m Model) View() tea.View {
 	if m.width == 0 {
 		content = "loading…"
 	} else {
-		content = lipgloss.JoinVertical(lipgloss.Left,
-			m.header(),
-			m.styles.Pane.Render(m.body.View()),
-			m.help.View(m.keys))
+		h := max(m.height-m.chromeHeight(), 1)
+		body := m.panes[m.active].View()
+		if m.confirm {
+			dialog := m.c.Styles.Dialog.Render("A run is going.\nStop it and quit?\n\ny  yes    n  no")
+			body = lipgloss.Place(m.width, h, lipgloss.Center, lipgloss.Center, dialog)
+		}
+		body = block(body, m.width, h)
+		content = strings.Join([]string{m.header(), m.tabs(), body, m.statusLine(), m.help.View(m.panes[m.active])}, "\n")
 	}
 	v := tea.NewView(content)
 	v.AltScreen = true

@@ -1,0 +1,364 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/dpscope/dpscope/accountant"
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/tui/chart"
+	"github.com/dpscope/dpscope/tui/keys"
+	"github.com/dpscope/dpscope/tui/styles"
+)
+
+// tradeoffPoints is the resolution of the trade-off curve.
+const tradeoffPoints = 64
+
+// pldInterval is the PLD discretisation the interface uses: coarser than
+// the accountant's default, so a curve takes tens of milliseconds.
+const pldInterval = 1e-3
+
+// budgetPane is the Budget screen: the ledger by component and accountant,
+// the published and audited ε, the guarantee with its reasons, RDP against
+// PLD for the schedule, and the attacker's trade-off curve.
+type budgetPane struct {
+	c      *Common
+	params Params
+	sched  schedule
+	budget *core.BudgetEvent
+	guar   *core.GuaranteeEvent
+	audit  auditResult
+	seq    int  // the latest audit asked for
+	stale  bool // inputs changed since the last audit was asked for
+	busy   bool
+	curve  *chart.XY
+	w, h   int
+	dirty  bool
+}
+
+// auditResult is the interface's own accounting of a schedule: ε by RDP
+// and PLD and the PLD trade-off curve.
+type auditResult struct {
+	seq      int
+	label    string // what schedule it is for
+	spent    accountant.Spent
+	curve    []accountant.TradeoffPoint
+	schedule []accountant.Event
+	err      error
+}
+
+func newBudgetPane(c *Common, params Params) *budgetPane {
+	st := c.Styles
+	b := &budgetPane{c: c, params: params, stale: true, curve: chart.New(10, 5, st.Axis, st.AxisLabel, st.Marker)}
+	b.curve.SetRange(0, 1, 0, 1)
+	return b
+}
+
+func (b *budgetPane) Title() string   { return "Budget" }
+func (b *budgetPane) Init() tea.Cmd   { return nil }
+func (b *budgetPane) Capturing() bool { return false }
+
+// ShortHelp returns the Budget pane's help-bar bindings.
+func (b *budgetPane) ShortHelp() []key.Binding { return keys.Help{Keys: b.c.Keys}.ShortHelp() }
+
+// FullHelp returns the Budget pane's help-overlay bindings.
+func (b *budgetPane) FullHelp() [][]key.Binding { return keys.Help{Keys: b.c.Keys}.FullHelp() }
+
+// Update follows the parameters and the run's events; audits run in a
+// command, one at a time, the newest inputs winning.
+func (b *budgetPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
+	switch msg := msg.(type) {
+	case ParamsMsg:
+		b.params = msg.Params
+		b.stale = true
+	case RunStartedMsg:
+		b.sched = newSchedule(b.params.Sigma)
+		b.budget, b.guar = nil, nil
+		b.stale = true
+	case EngineEventsMsg:
+		for _, ev := range msg.Events {
+			b.sched.observe(ev, b.params.Sigma)
+			switch ev := ev.(type) {
+			case core.BudgetEvent:
+				e := ev
+				b.budget = &e
+			case core.GuaranteeEvent:
+				g := ev
+				b.guar = &g
+			case core.PatchEvent:
+				if ev.Applied {
+					b.stale = true
+				}
+			}
+		}
+		b.dirty = true
+	case EngineClosedMsg:
+		b.sched.finished = true
+		b.stale = true
+	case auditResult:
+		b.busy = false
+		if msg.seq == b.seq {
+			b.audit = msg
+			b.dirty = true
+		}
+	}
+	return b, b.maybeAudit()
+}
+
+// maybeAudit starts an audit when the inputs changed and none is running.
+func (b *budgetPane) maybeAudit() tea.Cmd {
+	if !b.stale || b.busy || !b.params.Private() {
+		return nil
+	}
+	b.stale, b.busy = false, true
+	b.seq++
+	seq, pr := b.seq, b.params
+	spent, remaining := b.sched.split(pr)
+	label := "planned run"
+	if b.sched.active {
+		label = fmt.Sprintf("run to step %d, then %d more at σ %.3g", b.sched.step, remaining, pr.Sigma)
+		if b.sched.finished {
+			label = fmt.Sprintf("finished run, %d steps", b.sched.step)
+		}
+	}
+	return func() tea.Msg { return audit(seq, label, pr, spent, remaining) }
+}
+
+// audit accounts a schedule by RDP and PLD and draws its trade-off curve.
+// It runs in a command (PLD costs tens of milliseconds).
+func audit(seq int, label string, pr Params, spent []accountant.Event, remaining int) auditResult {
+	r := auditResult{seq: seq, label: label}
+	evs := append([]accountant.Event{}, spent...)
+	if remaining > 0 {
+		ev, err := accountant.SampledGaussianEvent(pr.SampleRate, pr.Sigma, remaining)
+		if err != nil {
+			r.err = err
+			return r
+		}
+		evs = append(evs, ev)
+	}
+	r.schedule = evs
+	if len(evs) == 0 {
+		return r
+	}
+	r.spent, r.err = accountant.Summarize(evs, pr.Delta, accountant.LedgerOptions{Orders: rdpOrders, PLDInterval: pldInterval})
+	if r.err != nil {
+		return r
+	}
+	pld, err := accountant.NewPLDSequence(evs, pldInterval)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	r.curve, r.err = pld.Tradeoff(tradeoffPoints)
+	return r
+}
+
+// SetSize lays the pane out in w×h.
+func (b *budgetPane) SetSize(w, h int) {
+	b.w, b.h = w, h
+	cw, ch := b.chartSize()
+	b.curve.Resize(max(cw-2, 1), max(ch-3, 1))
+	b.dirty = true
+}
+
+func (b *budgetPane) wide() bool { return b.w >= 110 }
+
+func (b *budgetPane) chartSize() (w, h int) {
+	if b.wide() {
+		return b.w - b.w/2 - 1, b.h
+	}
+	return b.w, max(b.h-b.textHeight(), 0)
+}
+
+// textHeight is the rows the text part needs when stacked.
+func (b *budgetPane) textHeight() int { return min(lipgloss.Height(b.text(b.w)), max(b.h-minChartHeight, b.h/2)) }
+
+// Frame redraws the trade-off chart when it changed.
+func (b *budgetPane) Frame() {
+	if !b.dirty {
+		return
+	}
+	b.dirty = false
+	st := b.c.Styles
+	b.curve.Reset()
+	b.curve.SetStyles(st.Axis, st.AxisLabel, st.Marker)
+	b.curve.SetYFormat(func(v float64) string { return fmt.Sprintf("%.1f", v) })
+	b.curve.SetSegments(
+		chart.Segment{A: chart.Point{X: 0, Y: 1}, B: chart.Point{X: 1, Y: 0}, Style: st.Good},
+		chart.Segment{A: chart.Point{X: 0, Y: 0}, B: chart.Point{X: 1, Y: 0}, Style: st.Bad},
+	)
+	if eps := b.audit.spent.EpsilonRDP; eps > 0 {
+		b.curve.SetPoints("(ε,δ) bound", st.SeriesStyle(1), epsDeltaCurve(eps, b.params.Delta, tradeoffPoints))
+	}
+	if len(b.audit.curve) > 0 {
+		pts := make([]chart.Point, len(b.audit.curve))
+		for i, p := range b.audit.curve {
+			pts[i] = chart.Point{X: p.Alpha, Y: p.Beta}
+		}
+		b.curve.SetPoints("PLD", st.SeriesStyle(0), pts)
+	}
+	b.curve.Draw()
+}
+
+// epsDeltaCurve is the trade-off curve every (ε, δ)-DP mechanism lies on or
+// above: β = max(0, 1 − δ − e^ε α, e^−ε (1 − δ − α)).
+func epsDeltaCurve(eps, delta float64, n int) []chart.Point {
+	pts := make([]chart.Point, n)
+	for i := range pts {
+		a := float64(i) / float64(n-1)
+		beta := math.Max(0, math.Max(1-delta-math.Exp(eps)*a, math.Exp(-eps)*(1-delta-a)))
+		pts[i] = chart.Point{X: a, Y: beta}
+	}
+	return pts
+}
+
+// View renders the text beside (or above) the trade-off chart.
+func (b *budgetPane) View() string {
+	st := b.c.Styles
+	cw, ch := b.chartSize()
+	box := ""
+	if ch >= minChartHeight {
+		title := st.BoxTitle.Render("trade-off: attacker's miss rate β vs false alarms α") + " " +
+			st.SeriesStyle(0).Render("━PLD") + " " + st.SeriesStyle(1).Render("━(ε,δ)") + " " +
+			st.Good.Render("━perfect privacy") + " " + st.Bad.Render("━no privacy")
+		box = st.Box.Render(padBlock(block(truncate(title, cw-2)+"\n"+b.curve.View(), cw-2, ch-2), cw-2))
+	}
+	if b.wide() {
+		tw := b.w / 2
+		return lipgloss.JoinHorizontal(lipgloss.Top, padBlock(block(b.text(tw), tw, b.h), tw), " ", box)
+	}
+	return lipgloss.JoinVertical(lipgloss.Left, block(b.text(b.w), b.w, b.h-ch), box)
+}
+
+// text is the guarantee, the ledger and the RDP/PLD comparison.
+func (b *budgetPane) text(w int) string {
+	st := b.c.Styles
+	var out []string
+	add := func(s string) { out = append(out, wrap(s, w)...) }
+	status, reasons := expectedGuarantee(b.params)
+	head := "expected guarantee (before a run): "
+	if b.guar != nil {
+		status, reasons, head = b.guar.Status, b.guar.Reasons, "guarantee: "
+	}
+	add(st.Label.Render(head) + guaranteeBadge(st, status))
+	for _, r := range reasons {
+		add(st.Muted.Render("  · " + r))
+	}
+	if b.guar != nil && (len(b.guar.Published) > 0 || len(b.guar.Audited) > 0) {
+		add(st.Label.Render("as published ") + epsList(b.guar.Published) + st.Label.Render("   audited ") + epsList(b.guar.Audited))
+	}
+	out = append(out, "")
+	if bg := b.budget; bg != nil {
+		add(st.BoxTitle.Render(fmt.Sprintf("ledger at step %d (δ %.3g)", bg.Step, bg.Delta)))
+		names := make([]string, len(bg.Spent))
+		for i, e := range bg.Spent {
+			names[i] = e.Accountant
+		}
+		add(st.Label.Render(fmt.Sprintf("  %-18s", "component")) + st.Label.Render(strings.Join(padAll(names, 10), "")))
+		for _, c := range bg.Components {
+			first := ""
+			if len(names) > 0 {
+				first = pad(fmtEps(c.Value), 10)
+			}
+			add(fmt.Sprintf("  %-18.18s", c.Name) + st.Value.Render(first))
+		}
+		add(st.Emph.Render(fmt.Sprintf("  %-18s", "total spent")) + st.Value.Render(epsRow(bg.Spent)))
+		add(st.Label.Render(fmt.Sprintf("  %-18s", "projected end")) + st.Value.Render(epsRow(bg.Projected)))
+		if bg.Target > 0 {
+			add(st.Label.Render(fmt.Sprintf("  %-18s", "target")) + st.Target.Render(fmtEps(bg.Target)))
+		}
+	} else {
+		add(st.Muted.Render("no run yet: the ledger fills when a run starts"))
+	}
+	out = append(out, "")
+	a := b.audit
+	switch {
+	case !b.params.Private():
+		add(st.Muted.Render("DCAN adds no noise: no ε to account"))
+	case a.err != nil:
+		add(st.Error.Render("audit: " + a.err.Error()))
+	case len(a.schedule) == 0:
+		add(st.Muted.Render("accounting…"))
+	default:
+		add(st.BoxTitle.Render("RDP vs PLD") + st.Muted.Render(" for the "+a.label))
+		for _, ev := range a.schedule {
+			add(st.Muted.Render(fmt.Sprintf("  q %.3g · σ %.3g · %d steps", ev.SampleRate, ev.NoiseMultiplier, ev.Steps)))
+		}
+		add(fmt.Sprintf("  RDP %s (order %.3g) · RDP classic %s · PLD %s",
+			st.Value.Render(fmtEps(a.spent.EpsilonRDP)), a.spent.BestOrder,
+			st.Value.Render(fmtEps(a.spent.EpsilonRDPClassic)), st.Value.Render(fmtEps(a.spent.EpsilonPLD))))
+		if a.spent.EpsilonPLD > 0 {
+			add(st.Muted.Render(fmt.Sprintf("  PLD is tighter by %.0f%%: same noise, smaller certified ε", 100*(1-a.spent.EpsilonPLD/a.spent.EpsilonRDP))))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// Audit returns the latest audit's ε by RDP and PLD (0 before one).
+func (b *budgetPane) Audit() (rdp, pld float64) { return b.audit.spent.EpsilonRDP, b.audit.spent.EpsilonPLD }
+
+// expectedGuarantee is the guarantee a variant can carry, before the engine
+// states it (METHODS.md §1, privacy reading).
+func expectedGuarantee(pr Params) (core.Guarantee, []string) {
+	switch {
+	case !pr.Private():
+		return core.GuaranteeNone, []string{"DCAN trains without noise"}
+	case pr.V().Mode == core.ModeSound:
+		return core.GuaranteeConditional, []string{"whole-network DP-SGD with Poisson sampling; the engine lists the remaining assumptions"}
+	case pr.EffectiveLayers() != core.LayerRange{First: 1, Last: NumLayers}:
+		return core.GuaranteePaperOnly, []string{
+			"only layers " + pr.EffectiveLayers().String() + " are noised: un-noised layers trained on private data shape every noised gradient, so no formal guarantee holds for the released encoder",
+			"k-means centroids and the DEC target use all cells without noise"}
+	default:
+		return core.GuaranteePaperOnly, []string{"all layers noised, but centroids and the DEC target use private data without noise"}
+	}
+}
+
+// guaranteeBadge renders a guarantee status with a glyph (it reads without
+// colour too).
+func guaranteeBadge(st styles.Styles, g core.Guarantee) string {
+	switch g {
+	case core.GuaranteeFormal:
+		return st.Good.Render("✔ formal")
+	case core.GuaranteeConditional:
+		return st.Warn.Render("◐ conditional")
+	case core.GuaranteePaperOnly:
+		return st.Bad.Render("✘ paper accounting only")
+	case core.GuaranteeNone:
+		return st.Bad.Render("✘ no guarantee")
+	}
+	return st.Muted.Render(string(g))
+}
+
+func epsList(vs []core.EpsilonValue) string {
+	if len(vs) == 0 {
+		return "—"
+	}
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = fmt.Sprintf("ε %s (%s)", fmtEps(v.Epsilon), v.Accountant)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func epsRow(vs []core.EpsilonValue) string {
+	var b strings.Builder
+	for _, v := range vs {
+		b.WriteString(pad(fmtEps(v.Epsilon), 10))
+	}
+	return b.String()
+}
+
+func padAll(ss []string, n int) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = pad(s, n)
+	}
+	return out
+}

@@ -1,0 +1,320 @@
+package chart
+
+import (
+	"math"
+	"strconv"
+
+	"charm.land/lipgloss/v2"
+	"github.com/NimbleMarkets/ntcharts/v2/canvas"
+	"github.com/NimbleMarkets/ntcharts/v2/canvas/graph"
+	"github.com/NimbleMarkets/ntcharts/v2/linechart"
+)
+
+// DefaultCapacity is the number of points a series keeps before it halves
+// its resolution.
+const DefaultCapacity = 1024
+
+// Point is one data point.
+type Point struct{ X, Y float64 }
+
+// Series is a named line (or, with Dots, a set of points) of one style.
+type Series struct {
+	Name   string
+	Style  lipgloss.Style
+	Dots   bool // draw points only, no joining lines
+	points []Point
+	stride int // every stride-th pushed point is kept, after decimation
+	seen   int // points pushed since the last kept one
+}
+
+// Len returns the number of points kept.
+func (s *Series) Len() int { return len(s.points) }
+
+// Points returns the points kept (read-only).
+func (s *Series) Points() []Point { return s.points }
+
+// Last returns the last point and whether there is one.
+func (s *Series) Last() (Point, bool) {
+	if len(s.points) == 0 {
+		return Point{}, false
+	}
+	return s.points[len(s.points)-1], true
+}
+
+// HLine is a horizontal reference line at Y.
+type HLine struct {
+	Y     float64
+	Style lipgloss.Style
+}
+
+// XY is a chart of series against a shared x axis. The zero value is not
+// usable; use New. Not safe for concurrent use.
+type XY struct {
+	w, h     int
+	capacity int
+	series   []*Series
+	hlines   []HLine
+	markers  []float64
+	segments []Segment
+	fixed    *[4]float64 // minX, maxX, minY, maxY when fixed
+	axis     lipgloss.Style
+	label    lipgloss.Style
+	marker   lipgloss.Style
+	yFmt     func(float64) string
+	drawn    string
+}
+
+// Segment is a straight line drawn as-is (e.g. a reference diagonal).
+type Segment struct {
+	A, B  Point
+	Style lipgloss.Style
+}
+
+// New returns an empty chart w cells wide and h high, axes drawn in axis,
+// numbers in label and live-change markers in marker.
+func New(w, h int, axis, label, marker lipgloss.Style) *XY {
+	return &XY{w: max(w, 1), h: max(h, 1), capacity: DefaultCapacity, axis: axis, label: label, marker: marker, yFmt: FormatNumber}
+}
+
+// SetStyles changes the axis, label and marker styles (a theme change).
+func (c *XY) SetStyles(axis, label, marker lipgloss.Style) {
+	c.axis, c.label, c.marker = axis, label, marker
+}
+
+// SetYFormat sets how y-axis numbers are written.
+func (c *XY) SetYFormat(f func(float64) string) { c.yFmt = f }
+
+// SetCapacity sets the number of points each series keeps; at capacity a
+// series drops every other point and keeps one pushed point in two from
+// then on, so the whole history stays visible in bounded memory.
+func (c *XY) SetCapacity(n int) { c.capacity = max(n, 16) }
+
+// Resize sets the chart's size in cells.
+func (c *XY) Resize(w, h int) { c.w, c.h = max(w, 1), max(h, 1) }
+
+// Size returns the chart's size in cells.
+func (c *XY) Size() (w, h int) { return c.w, c.h }
+
+// SetRange fixes the axes' ranges; without it they fit the data.
+func (c *XY) SetRange(minX, maxX, minY, maxY float64) {
+	c.fixed = &[4]float64{minX, maxX, minY, maxY}
+}
+
+// AddSeries adds (or restyles) the series called name and returns it.
+func (c *XY) AddSeries(name string, style lipgloss.Style) *Series {
+	for _, s := range c.series {
+		if s.Name == name {
+			s.Style = style
+			return s
+		}
+	}
+	s := &Series{Name: name, Style: style, stride: 1}
+	c.series = append(c.series, s)
+	return s
+}
+
+// Series returns the series called name, or nil.
+func (c *XY) Series(name string) *Series {
+	for _, s := range c.series {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// AllSeries returns the series in drawing order.
+func (c *XY) AllSeries() []*Series { return c.series }
+
+// Push appends a point to the series called name (created unstyled when
+// missing). Non-finite values are ignored.
+func (c *XY) Push(name string, x, y float64) {
+	if !finite(x) || !finite(y) {
+		return
+	}
+	s := c.Series(name)
+	if s == nil {
+		s = c.AddSeries(name, lipgloss.Style{})
+	}
+	s.seen++
+	if s.seen < s.stride {
+		return
+	}
+	s.seen = 0
+	s.points = append(s.points, Point{x, y})
+	if len(s.points) > c.capacity {
+		kept := s.points[:0]
+		for i := 0; i < len(s.points); i += 2 {
+			kept = append(kept, s.points[i])
+		}
+		s.points = kept
+		s.stride *= 2
+	}
+}
+
+// SetPoints replaces the points of the series called name.
+func (c *XY) SetPoints(name string, style lipgloss.Style, pts []Point) {
+	s := c.AddSeries(name, style)
+	s.points = append(s.points[:0], pts...)
+	s.stride, s.seen = 1, 0
+}
+
+// SetHLines replaces the horizontal reference lines.
+func (c *XY) SetHLines(lines ...HLine) { c.hlines = append(c.hlines[:0], lines...) }
+
+// SetSegments replaces the straight reference segments.
+func (c *XY) SetSegments(segs ...Segment) { c.segments = append(c.segments[:0], segs...) }
+
+// AddMarker adds a vertical marker at x (a live change took effect there).
+func (c *XY) AddMarker(x float64) { c.markers = append(c.markers, x) }
+
+// Markers returns the marker positions.
+func (c *XY) Markers() []float64 { return c.markers }
+
+// Reset removes every series, line and marker.
+func (c *XY) Reset() {
+	c.series, c.hlines, c.markers, c.segments = nil, nil, nil, nil
+	c.drawn = ""
+}
+
+// Empty reports whether no series has a point.
+func (c *XY) Empty() bool {
+	for _, s := range c.series {
+		if len(s.points) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// bounds returns the data ranges, padded so that flat data still shows.
+func (c *XY) bounds() (minX, maxX, minY, maxY float64) {
+	if c.fixed != nil {
+		return c.fixed[0], c.fixed[1], c.fixed[2], c.fixed[3]
+	}
+	minX, minY = math.Inf(1), math.Inf(1)
+	maxX, maxY = math.Inf(-1), math.Inf(-1)
+	grow := func(p Point) {
+		minX, maxX = math.Min(minX, p.X), math.Max(maxX, p.X)
+		minY, maxY = math.Min(minY, p.Y), math.Max(maxY, p.Y)
+	}
+	for _, s := range c.series {
+		for _, p := range s.points {
+			grow(p)
+		}
+	}
+	for _, l := range c.hlines {
+		minY, maxY = math.Min(minY, l.Y), math.Max(maxY, l.Y)
+	}
+	for _, sg := range c.segments {
+		grow(sg.A)
+		grow(sg.B)
+	}
+	if math.IsInf(minX, 1) {
+		return 0, 1, 0, 1
+	}
+	if maxX-minX < 1e-12 {
+		maxX = minX + 1
+	}
+	if maxY-minY < 1e-12 {
+		pad := math.Max(math.Abs(minY)*0.1, 0.5)
+		minY, maxY = minY-pad, maxY+pad
+	}
+	return minX, maxX, minY, maxY
+}
+
+// Draw renders the chart into its cached drawing. Call it at the frame
+// rate, never from View.
+func (c *XY) Draw() {
+	minX, maxX, minY, maxY := c.bounds()
+	yFmt := c.yFmt
+	lc := linechart.New(c.w, c.h, minX, maxX, minY, maxY,
+		linechart.WithXYSteps(max(c.w/5, 2), max(c.h/3, 1)),
+		linechart.WithStyles(c.axis, c.label, lipgloss.Style{}),
+		linechart.WithXLabelFormatter(func(_ int, v float64) string { return FormatNumber(v) }),
+		linechart.WithYLabelFormatter(func(_ int, v float64) string { return yFmt(v) }))
+	lc.DrawXYAxisAndLabel()
+	gw, gh := lc.GraphWidth(), lc.GraphHeight()
+	if gw < 1 || gh < 1 {
+		c.drawn = lc.View()
+		return
+	}
+	origin := lc.Origin()
+	start := canvas.Point{X: origin.X + 1, Y: 0}
+	plot := func(style lipgloss.Style, draw func(g *graph.BrailleGrid)) {
+		g := graph.NewBrailleGrid(gw, gh, minX, maxX, minY, maxY)
+		draw(g)
+		graph.DrawBraillePatterns(&lc.Canvas, start, g.BraillePatterns(), style)
+	}
+	line := func(g *graph.BrailleGrid, a, b Point) {
+		pa := g.GridPoint(canvas.Float64Point{X: a.X, Y: a.Y})
+		pb := g.GridPoint(canvas.Float64Point{X: b.X, Y: b.Y})
+		for _, p := range graph.GetLinePoints(pa, pb) {
+			g.Set(p)
+		}
+	}
+	for _, l := range c.hlines {
+		plot(l.Style, func(g *graph.BrailleGrid) { line(g, Point{minX, l.Y}, Point{maxX, l.Y}) })
+	}
+	for _, sg := range c.segments {
+		plot(sg.Style, func(g *graph.BrailleGrid) { line(g, sg.A, sg.B) })
+	}
+	for _, s := range c.series {
+		if len(s.points) == 0 {
+			continue
+		}
+		plot(s.Style, func(g *graph.BrailleGrid) {
+			if s.Dots || len(s.points) == 1 {
+				for _, p := range s.points {
+					g.Set(g.GridPoint(canvas.Float64Point{X: p.X, Y: p.Y}))
+				}
+				return
+			}
+			for i := 1; i < len(s.points); i++ {
+				line(g, s.points[i-1], s.points[i])
+			}
+		})
+	}
+	// Markers are drawn last as a column of '┊' so they read as "here".
+	for _, x := range c.markers {
+		if x < minX || x > maxX {
+			continue
+		}
+		col := origin.X + 1 + int(math.Round((x-minX)/(maxX-minX)*float64(gw-1)))
+		for y := 0; y < origin.Y; y++ {
+			p := canvas.Point{X: col, Y: y}
+			if lc.Canvas.Cell(p).Rune == 0 || lc.Canvas.Cell(p).Rune == ' ' {
+				lc.Canvas.SetCell(p, canvas.NewCellWithStyle('┊', c.marker))
+			}
+		}
+		lc.Canvas.SetCell(canvas.Point{X: col, Y: 0}, canvas.NewCellWithStyle('▼', c.marker))
+	}
+	c.drawn = lc.View()
+}
+
+// View returns the last drawing (empty before the first Draw).
+func (c *XY) View() string { return c.drawn }
+
+// FormatNumber writes v compactly for an axis: 3 significant digits,
+// k/M suffixes for large values.
+func FormatNumber(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'f', 1, 64) + "M"
+	case a >= 1e4:
+		return strconv.FormatFloat(v/1e3, 'f', 0, 64) + "k"
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a == 0:
+		return "0"
+	case a < 0.01:
+		return strconv.FormatFloat(v, 'e', 0, 64)
+	default:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

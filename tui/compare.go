@@ -1,0 +1,335 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/tui/chart"
+	"github.com/dpscope/dpscope/tui/keys"
+)
+
+// runRecord is one run of the session as Compare shows it.
+type runRecord struct {
+	ID        int
+	Variant   string
+	Method    string
+	Mode      core.Mode
+	Layers    string
+	Epsilon   []core.EpsilonValue // spent at the end, per accountant
+	Guarantee core.Guarantee
+	ARI, NMI  float64 // last reported; NaN when none
+	Elapsed   time.Duration
+	Outcome   string // finished, stopped, failed
+	Pinned    bool
+	ari       []chart.Point // ARI against step, for overlays
+}
+
+// epsilon returns the ε of the named accountant (case-insensitive), or NaN.
+func (r runRecord) epsilon(name string) float64 {
+	for _, e := range r.Epsilon {
+		if strings.EqualFold(e.Accountant, name) {
+			return e.Epsilon
+		}
+	}
+	return math.NaN()
+}
+
+// frontierEps is the ε the frontier uses: RDP, else the first reported.
+func (r runRecord) frontierEps() float64 {
+	if e := r.epsilon("RDP"); !math.IsNaN(e) {
+		return e
+	}
+	if len(r.Epsilon) > 0 {
+		return r.Epsilon[0].Epsilon
+	}
+	return math.NaN()
+}
+
+// comparePane is the Compare screen: every finished run of the session,
+// pinned overlays and the privacy–utility frontier.
+type comparePane struct {
+	c       *Common
+	params  Params
+	current *runRecord
+	records []runRecord
+	cursor  int
+	front   *chart.XY
+	overlay *chart.XY
+	w, h    int
+	dirty   bool
+}
+
+func newComparePane(c *Common) *comparePane {
+	st := c.Styles
+	cp := &comparePane{c: c, front: chart.New(10, 5, st.Axis, st.AxisLabel, st.Marker), overlay: chart.New(10, 5, st.Axis, st.AxisLabel, st.Marker)}
+	cp.overlay.SetYFormat(func(v float64) string { return fmt.Sprintf("%.2f", v) })
+	cp.front.SetYFormat(func(v float64) string { return fmt.Sprintf("%.2f", v) })
+	return cp
+}
+
+func (cp *comparePane) Title() string   { return "Compare" }
+func (cp *comparePane) Init() tea.Cmd   { return nil }
+func (cp *comparePane) Capturing() bool { return false }
+
+// Records returns the finished runs, oldest first.
+func (cp *comparePane) Records() []runRecord { return cp.records }
+
+// ShortHelp returns the Compare pane's help-bar bindings.
+func (cp *comparePane) ShortHelp() []key.Binding { return cp.keyHelp().ShortHelp() }
+
+// FullHelp returns the Compare pane's help-overlay bindings.
+func (cp *comparePane) FullHelp() [][]key.Binding { return cp.keyHelp().FullHelp() }
+
+func (cp *comparePane) keyHelp() keys.Help {
+	k := cp.c.Keys
+	return keys.Help{Keys: k, Short: []key.Binding{k.Up, k.Pin, k.Export}, Full: [][]key.Binding{{k.Up, k.Down, k.Pin, k.Export}}}
+}
+
+// Update records runs from their events and handles the table's keys.
+func (cp *comparePane) Update(msg tea.Msg) (Pane, tea.Cmd) {
+	switch msg := msg.(type) {
+	case ParamsMsg:
+		cp.params = msg.Params
+	case RunStartedMsg:
+		cp.current = &runRecord{ID: msg.ID, Variant: cp.params.V().Label, Method: msg.Config.Method, Mode: msg.Config.Mode,
+			Layers: msg.Config.Layers.String(), ARI: math.NaN(), NMI: math.NaN(), Guarantee: "—"}
+		if msg.Config.Mode == core.ModeNonPrivate {
+			cp.current.Layers = "—"
+		}
+	case EngineEventsMsg:
+		if cp.current != nil {
+			for _, ev := range msg.Events {
+				cp.current.observe(ev)
+			}
+		}
+	case EngineClosedMsg:
+		if cp.current != nil {
+			cp.records = append(cp.records, *cp.current)
+			cp.current = nil
+			cp.cursor = len(cp.records) - 1
+			cp.dirty = true
+		}
+	case exportedMsg:
+		if msg.err != nil {
+			return cp, ErrorCmd(msg.err)
+		}
+		return cp, statusCmd("exported " + strings.Join(msg.paths, " and "))
+	case tea.KeyPressMsg:
+		return cp, cp.handleKey(msg)
+	}
+	return cp, nil
+}
+
+func (r *runRecord) observe(ev core.Event) {
+	switch ev := ev.(type) {
+	case core.BudgetEvent:
+		r.Epsilon = append(r.Epsilon[:0], ev.Spent...)
+	case core.GuaranteeEvent:
+		r.Guarantee = ev.Status
+	case core.MetricsEvent:
+		for _, v := range ev.Values {
+			switch strings.ToLower(v.Name) {
+			case "ari":
+				r.ARI = v.Value
+				r.ari = append(r.ari, chart.Point{X: float64(ev.Step), Y: v.Value})
+			case "nmi":
+				r.NMI = v.Value
+			}
+		}
+	case core.DoneEvent:
+		r.Elapsed, r.Outcome = ev.Elapsed, "finished"
+		if ev.Stopped {
+			r.Outcome = "stopped"
+		}
+	case core.ErrorEvent:
+		r.Outcome = "failed"
+	}
+}
+
+func (cp *comparePane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := cp.c.Keys
+	n := len(cp.records)
+	switch {
+	case n == 0:
+		if key.Matches(msg, k.Export) {
+			return ErrorCmd(fmt.Errorf("export: no finished run yet"))
+		}
+	case key.Matches(msg, k.Up):
+		cp.cursor = (cp.cursor + n - 1) % n
+	case key.Matches(msg, k.Down):
+		cp.cursor = (cp.cursor + 1) % n
+	case key.Matches(msg, k.Pin):
+		cp.records[cp.cursor].Pinned = !cp.records[cp.cursor].Pinned
+		cp.dirty = true
+	case key.Matches(msg, k.Export):
+		return exportCmd(cp.c.Config.ExportDir, append([]runRecord{}, cp.records...))
+	}
+	return nil
+}
+
+// pareto returns the runs on the privacy–utility frontier: no other run
+// has both a smaller or equal ε and a higher ARI. Sorted by ε.
+func pareto(rs []runRecord) []runRecord {
+	var pts []runRecord
+	for _, r := range rs {
+		if e := r.frontierEps(); !math.IsNaN(e) && !math.IsNaN(r.ARI) && r.Mode != core.ModeNonPrivate {
+			pts = append(pts, r)
+		}
+	}
+	sort.SliceStable(pts, func(i, j int) bool {
+		ei, ej := pts[i].frontierEps(), pts[j].frontierEps()
+		if ei != ej {
+			return ei < ej
+		}
+		return pts[i].ARI > pts[j].ARI
+	})
+	var front []runRecord
+	best := math.Inf(-1)
+	for _, r := range pts {
+		if r.ARI > best {
+			front = append(front, r)
+			best = r.ARI
+		}
+	}
+	return front
+}
+
+// SetSize lays the table above the two charts.
+func (cp *comparePane) SetSize(w, h int) {
+	cp.w, cp.h = w, h
+	cw, ch := cp.chartSize()
+	cp.front.Resize(max(cw-2, 1), max(ch-3, 1))
+	cp.overlay.Resize(max(cw-2, 1), max(ch-3, 1))
+	cp.dirty = true
+}
+
+func (cp *comparePane) tableHeight() int { return min(len(cp.records)+2, max(cp.h/2, 3)) }
+
+// chartSize is the size of each chart box (side by side when wide).
+func (cp *comparePane) chartSize() (w, h int) {
+	h = cp.h - cp.tableHeight()
+	if cp.w >= 100 {
+		return cp.w / 2, h
+	}
+	return cp.w, h
+}
+
+// Frame redraws the frontier and the overlay.
+func (cp *comparePane) Frame() {
+	if !cp.dirty {
+		return
+	}
+	cp.dirty = false
+	st := cp.c.Styles
+	cp.front.Reset()
+	cp.overlay.Reset()
+	for _, x := range []*chart.XY{cp.front, cp.overlay} {
+		x.SetStyles(st.Axis, st.AxisLabel, st.Marker)
+	}
+	var all []chart.Point
+	for _, r := range cp.records {
+		if r.Mode == core.ModeNonPrivate && !math.IsNaN(r.ARI) {
+			cp.front.SetHLines(chart.HLine{Y: r.ARI, Style: st.Reference})
+		}
+		if e := r.frontierEps(); !math.IsNaN(e) && !math.IsNaN(r.ARI) && r.Mode != core.ModeNonPrivate {
+			all = append(all, chart.Point{X: e, Y: r.ARI})
+		}
+	}
+	cp.front.SetPoints("runs", st.SeriesStyle(0), all)
+	cp.front.Series("runs").Dots = true
+	var fr []chart.Point
+	for _, r := range pareto(cp.records) {
+		fr = append(fr, chart.Point{X: r.frontierEps(), Y: r.ARI})
+	}
+	cp.front.SetPoints("Pareto front", st.SeriesStyle(1), fr)
+	cp.front.Draw()
+	for i, r := range cp.records {
+		if r.Pinned || i == cp.cursor {
+			cp.overlay.SetPoints(fmt.Sprintf("run %d", r.ID), st.SeriesStyle(i), r.ari)
+		}
+	}
+	cp.overlay.Draw()
+}
+
+// View renders the table and the charts.
+func (cp *comparePane) View() string {
+	st := cp.c.Styles
+	table := cp.table()
+	cw, ch := cp.chartSize()
+	if ch < minChartHeight {
+		return block(table, cp.w, cp.h)
+	}
+	fTitle := st.BoxTitle.Render("frontier: ε (RDP) vs ARI") + " " + st.SeriesStyle(0).Render("• runs") + " " + st.SeriesStyle(1).Render("━Pareto") + " " + st.Reference.Render("━DCAN")
+	oTitle := st.BoxTitle.Render("ARI by step") + st.Muted.Render(" (pinned + selected)")
+	for _, s := range cp.overlay.AllSeries() {
+		oTitle += " " + s.Style.Render("━"+s.Name)
+	}
+	box := func(title string, x *chart.XY) string {
+		body := truncate(title, cw-2) + "\n"
+		if len(cp.records) == 0 {
+			body += st.Muted.Render("finished runs appear here")
+		} else {
+			body += x.View()
+		}
+		return st.Box.Render(padBlock(block(body, cw-2, ch-2), cw-2))
+	}
+	var charts string
+	if cp.w >= 100 {
+		charts = lipgloss.JoinHorizontal(lipgloss.Top, box(fTitle, cp.front), box(oTitle, cp.overlay))
+	} else {
+		charts = box(fTitle, cp.front)
+	}
+	return block(table+"\n"+charts, cp.w, cp.h)
+}
+
+// compareColumns are the table's columns and widths.
+var compareColumns = []struct {
+	name string
+	w    int
+}{{"run", 4}, {"method", 14}, {"mode", 11}, {"layers", 7}, {"ε RDP", 8}, {"ε PLD", 8}, {"guarantee", 12}, {"ARI", 6}, {"NMI", 6}, {"time", 8}, {"", 3}}
+
+func (cp *comparePane) table() string {
+	st := cp.c.Styles
+	var head strings.Builder
+	for _, c := range compareColumns {
+		head.WriteString(pad(c.name, c.w))
+	}
+	lines := []string{st.Label.Render(truncate(head.String(), cp.w))}
+	if len(cp.records) == 0 {
+		lines = append(lines, st.Muted.Render("no finished run yet: start one on the Run screen (1, then s)"))
+	}
+	rows := cp.tableHeight() - 1
+	first := max(0, min(cp.cursor-rows+1, len(cp.records)-rows))
+	for i := first; i < len(cp.records) && i < first+rows; i++ {
+		r := cp.records[i]
+		cells := []string{fmt.Sprint(r.ID), r.Variant, string(r.Mode), r.Layers, num(r.epsilon("RDP"), "%.3g"), num(r.epsilon("PLD"), "%.3g"),
+			string(r.Guarantee), num(r.ARI, "%.3f"), num(r.NMI, "%.3f"), r.Elapsed.Round(100 * time.Millisecond).String(), map[bool]string{true: "●", false: ""}[r.Pinned]}
+		var b strings.Builder
+		for j, c := range compareColumns {
+			b.WriteString(pad(truncate(cells[j], c.w-1), c.w))
+		}
+		line := truncate(b.String(), cp.w-2)
+		if i == cp.cursor {
+			line = st.Cursor.Render("▸ " + line)
+		} else {
+			line = "  " + st.Value.Render(line)
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func num(v float64, f string) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return fmt.Sprintf(f, v)
+}

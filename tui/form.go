@@ -1,0 +1,156 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/dpscope/dpscope/tui/keys"
+	"github.com/dpscope/dpscope/tui/styles"
+)
+
+// field is one row of a form. Its functions run in Update.
+type field struct {
+	name   string
+	value  func() string         // the value as shown
+	step   func(dir int) error   // change by one step (dir ±1)
+	set    func(s string) error  // a typed value; nil: not typeable
+	locked func() string         // why the field cannot change now; "" when it can
+	render func(w int) string    // custom value rendering; nil: value()
+	hint   func() string         // a muted note after the value
+}
+
+// form is a list of fields with a cursor, stepped with ←/→ and typed into
+// with enter. Not safe for concurrent use.
+type form struct {
+	fields  []field
+	cursor  int
+	editing bool
+	input   []rune // the text being typed (a small line editor: no new module)
+}
+
+// inputLimit bounds a typed value.
+const inputLimit = 32
+
+func newForm(fields []field) form { return form{fields: fields} }
+
+// formEdit reports which field an Update changed, if any.
+type formEdit struct {
+	changed bool
+	index   int
+	err     error
+}
+
+// update handles a key press; it returns the edit it made.
+func (f *form) update(msg tea.KeyPressMsg, k keys.KeyMap) (formEdit, tea.Cmd) {
+	if f.editing {
+		switch {
+		case key.Matches(msg, k.Cancel):
+			f.editing = false
+			return formEdit{}, nil
+		case key.Matches(msg, k.Edit):
+			f.editing = false
+			fd := f.fields[f.cursor]
+			if err := fd.set(strings.TrimSpace(string(f.input))); err != nil {
+				return formEdit{err: err}, nil
+			}
+			return formEdit{changed: true, index: f.cursor}, nil
+		case msg.Code == tea.KeyBackspace:
+			if len(f.input) > 0 {
+				f.input = f.input[:len(f.input)-1]
+			}
+		case msg.Text != "" && len(f.input) < inputLimit:
+			f.input = append(f.input, []rune(msg.Text)...)
+		}
+		return formEdit{}, nil
+	}
+	switch {
+	case key.Matches(msg, k.Up):
+		f.cursor = (f.cursor + len(f.fields) - 1) % len(f.fields)
+	case key.Matches(msg, k.Down):
+		f.cursor = (f.cursor + 1) % len(f.fields)
+	case key.Matches(msg, k.Dec), key.Matches(msg, k.Inc):
+		fd := f.fields[f.cursor]
+		if why := f.lockedReason(f.cursor); why != "" {
+			return formEdit{err: errorf("%s: %s", fd.name, why)}, nil
+		}
+		dir := 1
+		if key.Matches(msg, k.Dec) {
+			dir = -1
+		}
+		if err := fd.step(dir); err != nil {
+			return formEdit{err: err}, nil
+		}
+		return formEdit{changed: true, index: f.cursor}, nil
+	case key.Matches(msg, k.Edit):
+		fd := f.fields[f.cursor]
+		if why := f.lockedReason(f.cursor); why != "" {
+			return formEdit{err: errorf("%s: %s", fd.name, why)}, nil
+		}
+		if fd.set == nil {
+			return formEdit{}, nil
+		}
+		f.editing = true
+		f.input = []rune(fd.value())
+		return formEdit{}, nil
+	}
+	return formEdit{}, nil
+}
+
+func (f *form) lockedReason(i int) string {
+	if f.fields[i].locked == nil {
+		return ""
+	}
+	return f.fields[i].locked()
+}
+
+// view renders the form in width w: a name column and a value column.
+func (f *form) view(st styles.Styles, w int) string {
+	nameW := 0
+	for _, fd := range f.fields {
+		nameW = max(nameW, lipgloss.Width(fd.name))
+	}
+	nameW = min(nameW+1, max(w/2, 4))
+	valW := max(w-nameW-2, 4)
+	var b strings.Builder
+	for i, fd := range f.fields {
+		marker := "  "
+		name := st.Label.Render(pad(fd.name, nameW))
+		if i == f.cursor {
+			marker = st.Cursor.Render("▸ ")
+			name = st.Cursor.Render(pad(fd.name, nameW))
+		}
+		var val string
+		switch {
+		case i == f.cursor && f.editing:
+			val = st.Editing.Render(truncate(string(f.input), valW-1)) + st.Cursor.Render(" ")
+		case fd.render != nil:
+			val = fd.render(valW)
+		case f.lockedReason(i) != "":
+			val = st.Locked.Render(fd.value())
+		default:
+			val = st.Value.Render(fd.value())
+		}
+		if fd.hint != nil && !(i == f.cursor && f.editing) {
+			if h := fd.hint(); h != "" {
+				val += " " + st.Muted.Render(h)
+			}
+		}
+		line := marker + name + val
+		b.WriteString(truncate(line, w))
+		if i < len(f.fields)-1 {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// pad right-pads s with spaces to n cells.
+func pad(s string, n int) string {
+	if d := n - lipgloss.Width(s); d > 0 {
+		return s + strings.Repeat(" ", d)
+	}
+	return s
+}

@@ -1,0 +1,111 @@
+package tui
+
+import (
+	"context"
+
+	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/dpscope/dpscope/datasets"
+	"github.com/dpscope/dpscope/tui/keys"
+	"github.com/dpscope/dpscope/tui/styles"
+)
+
+// Pane is one screen of the interface. Panes are pointers owned by the root
+// model; Update mutates the pane and returns it with a command.
+type Pane interface {
+	// Title is the tab label.
+	Title() string
+	// Init returns the pane's first command, if any.
+	Init() tea.Cmd
+	// Update handles one message.
+	Update(msg tea.Msg) (Pane, tea.Cmd)
+	// View renders the pane within its size. It must be cheap: charts are
+	// drawn in Frame, not here.
+	View() string
+	// SetSize sets the inner size the pane may draw in.
+	SetSize(w, h int)
+	// Capturing reports whether the pane is taking text input, so that
+	// global keys (q, 1–5, tab) go to it instead.
+	Capturing() bool
+	// Frame redraws what changed since the last frame (charts).
+	Frame()
+	help.KeyMap
+}
+
+// RunState is where the session's run is in its life.
+type RunState int
+
+// The run states.
+const (
+	RunIdle     RunState = iota // no run yet
+	RunStarting                 // core.Start is being called
+	RunRunning
+	RunPaused
+	RunFinished // the last run ended (done, stopped or failed)
+)
+
+// String returns the state's label.
+func (s RunState) String() string {
+	return [...]string{"idle", "starting", "running", "paused", "finished"}[s]
+}
+
+// Active reports whether a run is going (starting, running or paused).
+func (s RunState) Active() bool { return s == RunStarting || s == RunRunning || s == RunPaused }
+
+// Common is the read-mostly state every pane shares: the configuration,
+// the theme, the keys and where the run is. Only the root model writes it,
+// in Update; commands never read it.
+type Common struct {
+	Config   Config
+	Styles   styles.Styles
+	Keys     keys.KeyMap
+	RunState RunState
+	// RunID counts started runs; 0 before the first.
+	RunID int
+}
+
+// Config is what the interface needs from main.
+type Config struct {
+	// Summary describes the data set loaded at start. Required.
+	Summary datasets.Summary
+	// Backend names the BLAS backend in use, e.g. "openblas, 2 threads".
+	Backend string
+	// Method is the registered engine method runs start with. Defaults to
+	// "dcan" when empty.
+	Method string
+	// Data is the data set runs use ("builtin:NAME" or a path). Defaults to
+	// Summary.Source when empty.
+	Data string
+	// ExportDir is the folder Compare writes its CSV files to. Defaults to
+	// the working directory when empty.
+	ExportDir string
+	// Context bounds every run; runs also stop when the user quits.
+	// Defaults to context.Background() when nil.
+	Context context.Context
+	// Seed is the first run's seed. Zero means 1.
+	Seed uint64
+}
+
+// withDefaults fills the documented defaults.
+func (c Config) withDefaults() Config {
+	if c.Method == "" {
+		c.Method = "dcan"
+	}
+	if c.Data == "" {
+		c.Data = c.Summary.Source
+	}
+	if c.Data == "" {
+		c.Data = "builtin:default"
+	}
+	if c.ExportDir == "" {
+		c.ExportDir = "."
+	}
+	if c.Context == nil {
+		c.Context = context.Background()
+	}
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	return c
+}

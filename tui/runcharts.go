@@ -1,0 +1,324 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/tui/chart"
+)
+
+// The Run pane's charts, in page order.
+const (
+	chartLoss = iota
+	chartEpsilon
+	chartMetrics
+	chartScatter
+	numRunCharts
+)
+
+// minChartHeight is the smallest box worth drawing a chart in.
+const minChartHeight = 8
+
+// runCharts holds the Run pane's four charts and what they show. Events
+// only mark it dirty; frame draws at most once per frame tick.
+type runCharts struct {
+	c      *Common
+	xy     [numRunCharts]*chart.XY
+	titles [numRunCharts]string
+
+	guarantee  *core.GuaranteeEvent
+	budget     *core.BudgetEvent
+	emb        *core.EmbeddingEvent
+	stage      string
+	totalSteps int
+	lastStep   int
+	lastLoss   float64
+	lastPatch  string
+	metrics    []core.NamedValue
+
+	byTruth bool
+	page    int
+	dirty   bool
+
+	visible      []int
+	cols, rows   int
+	cellW, cellH int
+}
+
+func newRunCharts(c *Common) runCharts {
+	rc := runCharts{c: c, dirty: true}
+	st := c.Styles
+	for i := range rc.xy {
+		rc.xy[i] = chart.New(10, 5, st.Axis, st.AxisLabel, st.Marker)
+	}
+	rc.xy[chartMetrics].SetYFormat(func(v float64) string { return fmt.Sprintf("%.2f", v) })
+	rc.titles = [numRunCharts]string{"loss", "ε spent", "ARI · NMI · silhouette", "embedding"}
+	return rc
+}
+
+// reset clears the charts for a new run of cfg.
+func (rc *runCharts) reset(cfg core.Config, pr Params) {
+	for _, x := range rc.xy {
+		x.Reset()
+	}
+	rc.guarantee, rc.budget, rc.emb = nil, nil, nil
+	rc.stage, rc.lastPatch, rc.metrics = "", "", nil
+	rc.lastStep, rc.lastLoss = 0, 0
+	rc.totalSteps = pr.Steps()
+	rc.xy[chartMetrics].SetRange(0, float64(max(rc.totalSteps, 1)), -0.2, 1)
+	rc.dirty = true
+}
+
+// observe takes one engine event into the charts.
+func (rc *runCharts) observe(ev core.Event) {
+	st := rc.c.Styles
+	switch ev := ev.(type) {
+	case core.StageEvent:
+		rc.stage = fmt.Sprintf("stage %d %s", ev.Stage, ev.Name)
+	case core.StepEvent:
+		rc.lastStep, rc.lastLoss = ev.Step, ev.Loss
+		x := float64(ev.Step)
+		rc.xy[chartLoss].AddSeries("loss", st.SeriesStyle(0)).Dots = false
+		rc.xy[chartLoss].Push("loss", x, ev.Loss)
+		for i, part := range ev.Parts {
+			rc.xy[chartLoss].AddSeries(part.Name, st.SeriesStyle(i+1))
+			rc.xy[chartLoss].Push(part.Name, x, part.Value)
+		}
+	case core.BudgetEvent:
+		b := ev
+		rc.budget = &b
+		x := float64(ev.Step)
+		for i, e := range ev.Spent {
+			rc.xy[chartEpsilon].AddSeries(e.Accountant, st.SeriesStyle(i))
+			rc.xy[chartEpsilon].Push(e.Accountant, x, e.Epsilon)
+		}
+	case core.MetricsEvent:
+		rc.metrics = ev.Values
+		for _, v := range ev.Values {
+			name := strings.ToLower(v.Name)
+			if name != "ari" && name != "nmi" && !strings.HasPrefix(name, "sil") {
+				continue
+			}
+			idx := map[bool]int{true: 0, false: 1}[name == "ari"]
+			if strings.HasPrefix(name, "sil") {
+				idx = 2
+			}
+			rc.xy[chartMetrics].AddSeries(v.Name, st.SeriesStyle(idx))
+			rc.xy[chartMetrics].Push(v.Name, float64(ev.Step), v.Value)
+		}
+	case core.EmbeddingEvent:
+		e := ev
+		rc.emb = &e
+	case core.GuaranteeEvent:
+		g := ev
+		rc.guarantee = &g
+	case core.PatchEvent:
+		if ev.Applied {
+			for i := range rc.xy {
+				if i != chartScatter {
+					rc.xy[i].AddMarker(float64(ev.Step))
+				}
+			}
+			rc.lastPatch = fmt.Sprintf("▼ %s @ step %d", ev.Patch.String(), ev.Step)
+		}
+	default:
+		return
+	}
+	rc.dirty = true
+}
+
+// layout fits as many charts as the area holds; the rest are on later
+// pages (the v key).
+func (rc *runCharts) layout(w, h int) {
+	rc.cols, rc.rows = 1, 1
+	if w >= 90 {
+		rc.cols = 2
+	}
+	if h >= 2*minChartHeight {
+		rc.rows = 2
+	}
+	if h < minChartHeight || w < 20 {
+		rc.visible = nil
+		return
+	}
+	per := rc.cols * rc.rows
+	pages := (numRunCharts + per - 1) / per
+	rc.page %= pages
+	rc.visible = rc.visible[:0]
+	for i := rc.page * per; i < min((rc.page+1)*per, numRunCharts); i++ {
+		rc.visible = append(rc.visible, i)
+	}
+	rc.cellW, rc.cellH = w/rc.cols, h/rc.rows
+	for _, i := range rc.visible {
+		rc.xy[i].Resize(max(rc.cellW-2, 1), max(rc.cellH-3, 1))
+	}
+	rc.dirty = true
+}
+
+// frame redraws the visible charts when something changed.
+func (rc *runCharts) frame() {
+	if !rc.dirty {
+		return
+	}
+	rc.dirty = false
+	st := rc.c.Styles
+	rc.decorate()
+	for _, i := range rc.visible {
+		rc.xy[i].SetStyles(st.Axis, st.AxisLabel, st.Marker)
+		rc.xy[i].Draw()
+	}
+}
+
+// decorate sets the lines derived from the latest events: the ε target,
+// the projected end and the scatter groups.
+func (rc *runCharts) decorate() {
+	st := rc.c.Styles
+	eps := rc.xy[chartEpsilon]
+	if b := rc.budget; b != nil {
+		var lines []chart.HLine
+		if b.Target > 0 {
+			lines = append(lines, chart.HLine{Y: b.Target, Style: st.Target})
+		}
+		eps.SetHLines(lines...)
+		if len(b.Projected) > 0 && len(b.Spent) > 0 && rc.totalSteps > b.Step {
+			eps.SetSegments(chart.Segment{
+				A:     chart.Point{X: float64(b.Step), Y: b.Spent[0].Epsilon},
+				B:     chart.Point{X: float64(rc.totalSteps), Y: b.Projected[0].Epsilon},
+				Style: st.Reference,
+			})
+		} else {
+			eps.SetSegments()
+		}
+	}
+	if e := rc.emb; e != nil {
+		sc := rc.xy[chartScatter]
+		sc.Reset()
+		labels := e.Cluster
+		if rc.byTruth && len(e.Truth) == len(e.X) {
+			labels = e.Truth
+		}
+		groups := map[int][]chart.Point{}
+		for i := range e.X {
+			if i >= len(e.Y) {
+				break
+			}
+			l := -1
+			if i < len(labels) {
+				l = labels[i]
+			}
+			groups[l] = append(groups[l], chart.Point{X: e.X[i], Y: e.Y[i]})
+		}
+		for l := -1; l < len(e.X); l++ {
+			pts, ok := groups[l]
+			if !ok {
+				continue
+			}
+			style := st.Muted
+			if l >= 0 {
+				style = st.SeriesStyle(l)
+			}
+			sc.SetPoints(fmt.Sprintf("%d", l), style, pts)
+			sc.Series(fmt.Sprintf("%d", l)).Dots = true
+			delete(groups, l)
+			if len(groups) == 0 {
+				break
+			}
+		}
+	}
+}
+
+// title returns chart i's title line with its legend and latest values.
+func (rc *runCharts) title(i, w int) string {
+	st := rc.c.Styles
+	t := st.BoxTitle.Render(rc.titles[i])
+	switch i {
+	case chartLoss:
+		if rc.lastStep > 0 {
+			t += st.Muted.Render(fmt.Sprintf(" %s step %d: %.4g", rc.stage, rc.lastStep, rc.lastLoss))
+		}
+	case chartEpsilon:
+		if b := rc.budget; b != nil {
+			for j, e := range b.Spent {
+				t += " " + st.SeriesStyle(j).Render("━"+e.Accountant+" "+fmtEps(e.Epsilon))
+			}
+			if b.Target > 0 {
+				t += " " + st.Target.Render("━target "+fmtEps(b.Target))
+			}
+			if len(b.Projected) > 0 {
+				t += " " + st.Reference.Render("╌end "+fmtEps(b.Projected[0].Epsilon))
+			}
+		}
+	case chartMetrics:
+		for _, s := range rc.xy[i].AllSeries() {
+			if p, ok := s.Last(); ok {
+				t += " " + s.Style.Render(fmt.Sprintf("━%s %.2f", s.Name, p.Y))
+			}
+		}
+		t += st.Warn.Render(" true labels: not covered")
+	case chartScatter:
+		if rc.byTruth {
+			t += st.Muted.Render(" by true label (t)")
+		} else {
+			t += st.Muted.Render(" by cluster (t)")
+		}
+		if rc.emb != nil {
+			t += st.Muted.Render(fmt.Sprintf(" step %d", rc.emb.Step))
+		}
+		if rc.lastPatch != "" {
+			t += " " + st.Marker.Render(rc.lastPatch)
+		}
+	}
+	return truncate(t, w)
+}
+
+// view lays the visible charts out in their grid, in w×h.
+func (rc *runCharts) view(w, h int) string {
+	st := rc.c.Styles
+	if len(rc.visible) == 0 {
+		return block(st.Muted.Render("(enlarge the terminal for charts)"), w, h)
+	}
+	var rows []string
+	for r := 0; r < rc.rows; r++ {
+		var cells []string
+		for c := 0; c < rc.cols; c++ {
+			k := r*rc.cols + c
+			if k >= len(rc.visible) {
+				break
+			}
+			i := rc.visible[k]
+			iw, ih := rc.cellW-2, rc.cellH-2
+			body := rc.title(i, iw) + "\n"
+			if rc.xy[i].Empty() && i != chartEpsilon || rc.xy[i].View() == "" {
+				body += st.Muted.Render(waitingText(i))
+			} else {
+				body += rc.xy[i].View()
+			}
+			cells = append(cells, st.Box.Render(padBlock(block(body, iw, ih), iw)))
+		}
+		if len(cells) > 0 {
+			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, cells...))
+		}
+	}
+	more := ""
+	if per := rc.cols * rc.rows; per < numRunCharts {
+		more = st.Muted.Render(fmt.Sprintf("v: more charts (%d/%d)", rc.page+1, (numRunCharts+per-1)/per))
+	}
+	out := strings.Join(rows, "\n")
+	if more != "" && lipgloss.Height(out) < h {
+		out += "\n" + more
+	}
+	return block(out, w, h)
+}
+
+func waitingText(i int) string {
+	switch i {
+	case chartScatter:
+		return "the embedding appears after the first epoch"
+	case chartMetrics:
+		return "metrics appear once per epoch"
+	}
+	return "press s to start a run"
+}

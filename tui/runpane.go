@@ -1,0 +1,295 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/dpscope/dpscope/accountant"
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/tui/keys"
+)
+
+// controlsWidth is the width of the Run pane's controls column.
+const controlsWidth = 36
+
+// runPane is the Run screen: the controls of the next (or running) run
+// and its streaming charts.
+type runPane struct {
+	c      *Common
+	params Params
+	form   form
+	charts runCharts
+	w, h   int
+
+	projected float64 // ε projected by RDP for the current σ (and spent schedule)
+	projErr   error
+	solveSeq  int  // the latest σ solve asked for
+	solving   bool // a σ solve is under way
+	sched     schedule
+}
+
+func newRunPane(c *Common, params Params) *runPane {
+	p := &runPane{c: c, params: params}
+	p.form = newForm(p.runFields())
+	p.charts = newRunCharts(c)
+	p.reproject()
+	return p
+}
+
+// Params returns the pane's current settings.
+func (p *runPane) Params() Params { return p.params }
+
+// Projected returns ε projected by RDP for the current settings.
+func (p *runPane) Projected() float64 { return p.projected }
+
+func (p *runPane) Title() string   { return "Run" }
+func (p *runPane) Init() tea.Cmd   { return emit(ParamsMsg{p.params}) }
+func (p *runPane) Capturing() bool { return p.form.editing }
+
+// ShortHelp returns the Run pane's help-bar bindings.
+func (p *runPane) ShortHelp() []key.Binding { return p.keyHelp().ShortHelp() }
+
+// FullHelp returns the Run pane's help-overlay bindings.
+func (p *runPane) FullHelp() [][]key.Binding { return p.keyHelp().FullHelp() }
+
+func (p *runPane) keyHelp() keys.Help {
+	k := p.c.Keys
+	short := []key.Binding{k.Up, k.Dec, k.Start, k.Pause, k.Stop}
+	if p.form.editing {
+		short = []key.Binding{k.Edit, k.Cancel}
+	}
+	return keys.Help{Keys: k, Short: short, Full: [][]key.Binding{
+		{k.Up, k.Down, k.Dec, k.Inc, k.Edit, k.Cancel},
+		{k.Start, k.Pause, k.Stop, k.Restart, k.ToggleTruth, k.Charts},
+	}}
+}
+
+// sigmaSolvedMsg is the σ a solve found for the target ε.
+type sigmaSolvedMsg struct {
+	seq   int
+	sigma float64
+	err   error
+}
+
+// solveCmd solves σ for the target ε in a command, from copies.
+func (p *runPane) solveCmd() tea.Cmd {
+	p.solveSeq++
+	p.solving = true
+	seq, pr := p.solveSeq, p.params
+	spent, remaining := p.sched.split(pr)
+	return func() tea.Msg {
+		s, err := SolveSigma(pr.Epsilon, pr.Delta, pr.SampleRate, remaining, spent)
+		return sigmaSolvedMsg{seq: seq, sigma: s, err: err}
+	}
+}
+
+// reproject recomputes the projected ε for the current σ (RDP, ~1 ms).
+func (p *runPane) reproject() {
+	if !p.params.Private() {
+		p.projected, p.projErr = 0, nil
+		return
+	}
+	spent, remaining := p.sched.split(p.params)
+	p.projected, p.projErr = ProjectEpsilon(spent, p.params.SampleRate, p.params.Sigma, remaining, p.params.Delta)
+}
+
+func (p *runPane) epsilonHint() string {
+	if p.solving {
+		return "solving σ…"
+	}
+	return ""
+}
+
+func (p *runPane) sigmaHint() string {
+	switch {
+	case !p.params.Private():
+		return ""
+	case p.projErr != nil:
+		return "ε ?"
+	case p.projected > p.params.Epsilon*(1+1e-3):
+		return "→ ε " + fmtEps(p.projected) + " > target"
+	}
+	return "→ ε " + fmtEps(p.projected) + " RDP"
+}
+
+// Update handles keys, engine events and solve results.
+func (p *runPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		return p, p.handleKey(msg)
+	case sigmaSolvedMsg:
+		if msg.seq != p.solveSeq {
+			return p, nil // a newer edit superseded it
+		}
+		p.solving = false
+		if msg.err != nil {
+			return p, ErrorCmd(fmt.Errorf("σ for ε %s: %w", fmtEps(p.params.Epsilon), msg.err))
+		}
+		p.params.Sigma = msg.sigma
+		p.reproject()
+		return p, emit(ParamsMsg{p.params})
+	case RunStartedMsg:
+		p.sched = newSchedule(p.params.Sigma)
+		p.charts.reset(msg.Config, p.params)
+		p.reproject()
+	case EngineEventsMsg:
+		for _, ev := range msg.Events {
+			p.sched.observe(ev, p.params.Sigma)
+			p.charts.observe(ev)
+		}
+		p.reproject()
+	case EngineClosedMsg:
+		p.sched.finished = true
+	}
+	return p, nil
+}
+
+func (p *runPane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := p.c.Keys
+	if !p.form.editing {
+		switch {
+		case key.Matches(msg, k.Start):
+			if p.c.RunState.Active() {
+				return statusCmd("a run is going: x stops it, r restarts it")
+			}
+			return emit(StartRunMsg{p.params.Config(p.c.Config.Method)})
+		case key.Matches(msg, k.Pause):
+			return emit(RunControlMsg{Action: ActionPause})
+		case key.Matches(msg, k.Stop):
+			return emit(RunControlMsg{Action: ActionStop})
+		case key.Matches(msg, k.Restart):
+			return emit(RunControlMsg{Action: ActionRestart, Config: p.params.Config(p.c.Config.Method)})
+		case key.Matches(msg, k.ToggleTruth):
+			p.charts.byTruth = !p.charts.byTruth
+			p.charts.dirty = true
+			return nil
+		case key.Matches(msg, k.Charts):
+			p.charts.page++
+			p.layout()
+			return nil
+		}
+	}
+	ed, cmd := p.form.update(msg, k)
+	if ed.err != nil {
+		return ErrorCmd(ed.err)
+	}
+	if !ed.changed {
+		return cmd
+	}
+	return tea.Batch(cmd, p.edited(ed.index))
+}
+
+// edited keeps ε and σ consistent after field i changed and, during a run,
+// sends the change as a patch.
+func (p *runPane) edited(i int) tea.Cmd {
+	running := p.c.RunState.Active()
+	var cmds []tea.Cmd
+	switch i {
+	case fEpsilon, fDelta, fRate, fEpochs1, fEpochs2:
+		if p.params.Private() {
+			cmds = append(cmds, p.solveCmd())
+		}
+	case fSigma:
+		p.solveSeq++ // a pending solve must not overwrite the typed σ
+		p.solving = false
+		p.reproject()
+		if !running && p.projErr == nil {
+			p.params.Epsilon = round3(p.projected)
+		}
+	case fMethod:
+		p.reproject()
+	}
+	p.reproject()
+	if running && live(i) {
+		cmds = append(cmds, emit(PatchMsg{p.patchFor(i)}))
+	}
+	cmds = append(cmds, emit(ParamsMsg{p.params}))
+	return tea.Batch(cmds...)
+}
+
+// patchFor returns the live change of field i.
+func (p *runPane) patchFor(i int) core.Patch {
+	pr := p.params
+	switch i {
+	case fEpsilon:
+		return core.Patch{Epsilon: &pr.Epsilon}
+	case fDelta:
+		return core.Patch{Delta: &pr.Delta}
+	case fSigma:
+		return core.Patch{Sigma: &pr.Sigma}
+	case fClip:
+		return core.Patch{Clip: &pr.Clip}
+	default:
+		l := pr.EffectiveLayers()
+		return core.Patch{Layers: &l}
+	}
+}
+
+// SetSize lays the controls and charts out in w×h.
+func (p *runPane) SetSize(w, h int) {
+	p.w, p.h = w, h
+	p.layout()
+}
+
+func (p *runPane) layout() {
+	cw, ch := p.chartArea()
+	p.charts.layout(cw, ch)
+}
+
+// stacked reports whether the controls sit above the charts (narrow
+// terminals) rather than beside them.
+func (p *runPane) stacked() bool { return p.w < 70 }
+
+func (p *runPane) chartArea() (w, h int) {
+	if p.stacked() {
+		return p.w, max(p.h-len(p.form.fields)-4, 0)
+	}
+	return max(p.w-controlsWidth-1, 0), p.h
+}
+
+// Frame redraws the charts if something changed.
+func (p *runPane) Frame() { p.charts.frame() }
+
+// View renders the controls beside (or above) the charts.
+func (p *runPane) View() string {
+	st := p.c.Styles
+	cw := min(controlsWidth, p.w)
+	controls := p.form.view(st, cw)
+	controls += "\n" + p.summary(cw)
+	cwid, chgt := p.chartArea()
+	if p.stacked() {
+		return lipgloss.JoinVertical(lipgloss.Left, block(controls, p.w, p.h-chgt), p.charts.view(cwid, chgt))
+	}
+	left := block(controls, cw, p.h)
+	return lipgloss.JoinHorizontal(lipgloss.Top, padBlock(left, cw), " ", p.charts.view(cwid, chgt))
+}
+
+// summary is the few lines under the controls: layers, guarantee, state.
+func (p *runPane) summary(w int) string {
+	st := p.c.Styles
+	var lines []string
+	pr := p.params
+	if pr.Private() {
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("%s · %d steps · σ·C %.3g", layerLabel(pr.EffectiveLayers()), pr.Steps(), pr.Sigma*pr.Clip)))
+	} else {
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("no noise · %d steps", pr.Steps())))
+	}
+	if g := p.charts.guarantee; g != nil {
+		lines = append(lines, guaranteeBadge(st, g.Status))
+	}
+	lines = append(lines, st.Muted.Render("s start · p pause · x stop · r restart"))
+	for i, l := range lines {
+		lines[i] = truncate(l, w)
+	}
+	return "\n" + strings.Join(lines, "\n")
+}
+
+// spentEvents returns the accountant events of the steps taken so far.
+func (p *runPane) spentEvents() []accountant.Event {
+	spent, _ := p.sched.split(p.params)
+	return spent
+}
