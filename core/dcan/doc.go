@@ -1,0 +1,69 @@
+// Package dcan trains DCAN, DP-DCAN and DPE-DCAN (Wang et al., "DP-DCAN:
+// Differentially Private Deep Contrastive Autoencoder Network for
+// Single-cell Clustering", ../shared/papers/dp-dcan.txt) as a core.Engine
+// registered under the method name "dcan", in the three modes of
+// docs/METHODS.md §1:
+//
+//   - nonprivate: DCAN, the same two-stage pipeline without clipping or
+//     noise (shuffled mini-batches of round(q·N) cells);
+//   - paper: DP-DCAN with Gaussian noise on the layer range Config.Layers
+//     only (default 1–3; 1–6 is DPE-DCAN), per-sample clipping of the
+//     perturbed group and the rest separately (Algorithm 2), k-means
+//     centroids re-set every 5 epochs and DEC's target with its
+//     data-dependent cluster frequencies, exactly as published;
+//   - sound: DP-DCAN-sound, whole-network DP-SGD (layers 1–6) under Poisson
+//     sampling, DP k-means stage-2 centroids (accounted in the ledger as
+//     "stage 2 centroids") kept fixed during stage 2, and uniform DEC cluster
+//     frequencies f_j = 1/K.
+//
+// # Network and losses
+//
+// The autoencoder is nn's DP-DCAN network G→256→64→32→64→256→(μ, θ, π),
+// layers numbered 1–6. Stage 1 (instance stage, Adam lr 1e-3) feeds two
+// views of every cell, each input entry zeroed with probability 0.2 (no
+// rescaling), and minimises per cell
+//
+//	L_i = ρ·ZINB(x_i | μ, θ, π of view 1) + (1−ρ)·(−cos(z1_i, z2_i)),  ρ = 0.8
+//
+// (the ZINB term is taken on the reconstruction of the first view only,
+// which halves the cost of the likelihood; both views go through the
+// encoder and the instance loss, Eq. 5, is per cell). Stage 2 (cluster
+// stage, Adadelta lr 1, ρ 0.95) minimises per cell
+//
+//	L_i = β1·ZINB_i + β2·KL(p_i‖q_i) + β3·L_cc,   β = (0.4, 0.4, 0.2)
+//	q_ij ∝ (1 + ‖z_i − μ_j‖²)⁻¹,  p_ij ∝ q_ij²/f_j,
+//	L_cc = (1/K²)·Σ_{i,j} cos(μ_i, μ_j)
+//
+// with the target p refreshed at the start of every epoch. L_cc depends on
+// the centroids only: it trains them (nonprivate and paper modes) and is a
+// reported constant in sound mode, where the centroids are fixed. Data sets
+// without raw counts use the per-cell MSE of the preprocessed input instead
+// of ZINB, and the run says so in a WarningEvent.
+//
+// # Privacy bookkeeping
+//
+// Every noised step is recorded in an accountant.Ledger (components
+// "stage 1", "stage 2" and, in sound mode, "stage 2 centroids") before it
+// runs. With a target ε the noise multiplier σ is solved by RDP at the
+// authors' orders (accountant.OrdersDPDCAN, improved conversion) for all
+// planned steps of both stages (and the DP k-means releases in sound mode),
+// and an accountant.Filter at the plan's best order admits each step: when
+// the next one no longer fits, noisy training stops, a WarningEvent says so,
+// and the run still evaluates and reports. Live patches (σ, ε target, δ, C,
+// layer range in paper mode, learning rate) take effect at the next step;
+// a new ε target re-solves σ for the remaining steps given what the ledger
+// has already spent.
+//
+// The guarantee each configuration carries, with its reasons in plain
+// words, is given by Reading (docs/METHODS.md, "Privacy reading"); the
+// utility metrics of every epoch use the true labels of private data and
+// are marked unreleased.
+//
+// # Randomness
+//
+// Every generator is rand.New(rand.NewPCG(Config.Seed, stream)) with a
+// fixed stream per use; with Config.SecureNoise the DP noise and sampling
+// (dpsgd) and the DP k-means noise come from ChaCha8 generators keyed by
+// crypto/rand instead. Seeded noise is for teaching and reproducibility
+// only.
+package dcan

@@ -1,0 +1,233 @@
+package dcan
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/core/nn"
+	"github.com/dpscope/dpscope/datasets"
+)
+
+// Indices of the loss parts reported in StepEvent.Parts.
+const (
+	partRecon = iota
+	partInstance
+	partKL
+	partCC
+	numParts
+)
+
+// model holds the autoencoder, the data and every batch buffer of the two
+// stages' per-cell losses. Its loss methods allocate nothing. Not safe for
+// concurrent use.
+type model struct {
+	ae      *nn.Autoencoder
+	n, g, k int
+	latent  int
+	x       compute.Matrix // N×G model input
+	raw     compute.Matrix // N×G raw counts; no rows without counts
+	sf      []float32      // N size factors
+	counts  bool           // ZINB (true) or MSE on x (false)
+
+	in   compute.Matrix // MaxRows×G input buffer
+	tgt  compute.Matrix // MaxRows×G reconstruction target (counts or clean x)
+	sfb  []float32      // MaxRows size factors
+	mask *rand.Rand
+	drop uint32 // an entry is zeroed when a 32-bit draw is below drop
+
+	rho  float64
+	beta [3]float64
+
+	// Stage 2.
+	mu, dmu compute.Matrix // K×latent centroids and their KL gradient
+	trainMu bool           // accumulate dmu (nonprivate and paper modes)
+	p       compute.Matrix // N×K DEC target
+	pb      compute.Matrix // MaxRows×K batch target
+	qs      []float64      // K scratch
+	lcc     float64        // L_cc of the current centroids
+
+	parts [numParts]float64 // weighted loss parts summed over the current step
+}
+
+// newModel builds the buffers for data d, K clusters and the autoencoder ae.
+func newModel(ae *nn.Autoencoder, d *datasets.Preprocessed, k int, o Options, seed uint64) *model {
+	rows := ae.MaxRows()
+	cfg := ae.Config()
+	m := &model{
+		ae: ae, n: d.Cells, g: d.Genes, k: k, latent: cfg.Latent,
+		x:      compute.NewMatrix(d.Cells, d.Genes, d.X),
+		sf:     make([]float32, d.Cells),
+		counts: d.RawCounts != nil,
+		in:     compute.NewMatrix(rows, d.Genes, nil),
+		tgt:    compute.NewMatrix(rows, d.Genes, nil),
+		sfb:    make([]float32, rows),
+		mask:   rand.New(rand.NewPCG(seed, streamMask)),
+		drop:   uint32(math.Min(o.MaskProb*(1<<32), math.MaxUint32)),
+		rho:    o.Rho, beta: o.Beta,
+		mu:  compute.NewMatrix(k, cfg.Latent, nil),
+		dmu: compute.NewMatrix(k, cfg.Latent, nil),
+		p:   compute.NewMatrix(d.Cells, k, nil),
+		pb:  compute.NewMatrix(rows, k, nil),
+		qs:  make([]float64, k),
+	}
+	if m.counts {
+		m.raw = compute.NewMatrix(d.Cells, d.Genes, d.RawCounts)
+	}
+	for i, s := range d.SizeFactors {
+		m.sf[i] = float32(s)
+	}
+	return m
+}
+
+// Random streams of a run's seed (rand.NewPCG(seed, stream)).
+const (
+	streamMask   = 3
+	streamBatch  = 4
+	streamKMeans = 5
+	streamEval   = 6
+)
+
+// recon adds the reconstruction loss of the first m rows of the last
+// forward pass, weighted by w, and returns its unweighted sum over cells.
+// The targets are in tgt and sfb.
+func (m *model) recon(cells []int, w float64) float64 {
+	r := len(cells)
+	for i, c := range cells {
+		if m.counts {
+			copy(m.tgt.RawRowView(i), m.raw.RawRowView(c))
+			m.sfb[i] = m.sf[c]
+		} else {
+			copy(m.tgt.RawRowView(i), m.x.RawRowView(c))
+		}
+	}
+	tgt := m.tgt.View(0, 0, r, m.g)
+	a := m.ae
+	if !m.counts {
+		return nn.MSE(a.OutputGrad(0).View(0, 0, r, m.g), a.Output(0).View(0, 0, r, m.g), tgt, float32(w))
+	}
+	v := func(x compute.Matrix) compute.Matrix { return x.View(0, 0, r, m.g) }
+	return nn.ZINB(v(a.OutputGrad(nn.HeadMu)), v(a.OutputGrad(nn.HeadTheta)), v(a.OutputGrad(nn.HeadPi)), tgt,
+		v(a.Output(nn.HeadMu)), v(a.Output(nn.HeadTheta)), v(a.Output(nn.HeadPi)), m.sfb[:r], float32(w))
+}
+
+// maskRowTo writes src into dst with each entry zeroed with the masking
+// probability.
+func (m *model) maskRowTo(dst, src []float32) {
+	dst = dst[:len(src)]
+	j := 0
+	for ; j+1 < len(src); j += 2 {
+		u := m.mask.Uint64()
+		dst[j], dst[j+1] = src[j], src[j+1]
+		if uint32(u) < m.drop {
+			dst[j] = 0
+		}
+		if uint32(u>>32) < m.drop {
+			dst[j+1] = 0
+		}
+	}
+	if j < len(src) {
+		dst[j] = src[j]
+		if m.mask.Uint32() < m.drop {
+			dst[j] = 0
+		}
+	}
+}
+
+// stage1Loss is the dpsgd.LossFunc of the instance stage: two masked views
+// of each cell (view s of cell i in row s·len(cells)+i), the reconstruction
+// loss of the first view and the per-cell negative cosine of the two
+// embeddings:
+//
+//	L_i = ρ·recon_i + (1−ρ)·(−cos(z1_i, z2_i))
+func (m *model) stage1Loss(cells []int) (float64, error) {
+	r := len(cells)
+	in := m.in.View(0, 0, 2*r, m.g)
+	for i, c := range cells {
+		src := m.x.RawRowView(c)
+		m.maskRowTo(in.RawRowView(i), src)
+		m.maskRowTo(in.RawRowView(r+i), src)
+	}
+	a := m.ae
+	a.Forward(in)
+	rec := m.recon(cells, m.rho)
+	z, dz := a.Latent(), a.LatentGrad()
+	inst := nn.NegCosine(dz.View(0, 0, r, m.latent), dz.View(r, 0, r, m.latent),
+		z.View(0, 0, r, m.latent), z.View(r, 0, r, m.latent), float32(1-m.rho))
+	a.Backward()
+	m.parts[partRecon] += m.rho * rec
+	m.parts[partInstance] += (1 - m.rho) * inst
+	return m.rho*rec + (1-m.rho)*inst, nil
+}
+
+// stage2Loss is the dpsgd.LossFunc of the cluster stage:
+//
+//	L_i = β1·recon_i + β2·KL(p_i‖q_i) + β3·L_cc
+//
+// with p the target of the epoch and q the Student-t assignments of the
+// current embeddings to the centroids. The KL gradient with respect to the
+// centroids is added into dmu when they are trained.
+func (m *model) stage2Loss(cells []int) (float64, error) {
+	r := len(cells)
+	in := m.in.View(0, 0, r, m.g)
+	pb := m.pb.View(0, 0, r, m.k)
+	for i, c := range cells {
+		copy(in.RawRowView(i), m.x.RawRowView(c))
+		copy(pb.RawRowView(i), m.p.RawRowView(c))
+	}
+	a := m.ae
+	a.Forward(in)
+	rec := m.recon(cells, m.beta[0])
+	dmu := compute.Matrix{}
+	if m.trainMu {
+		dmu = m.dmu
+	}
+	kl := nn.KLStudentT(a.LatentGrad(), dmu, a.Latent(), m.mu, pb, m.qs, float32(m.beta[1]))
+	a.Backward()
+	cc := m.lcc * float64(r)
+	m.parts[partRecon] += m.beta[0] * rec
+	m.parts[partKL] += m.beta[1] * kl
+	m.parts[partCC] += m.beta[2] * cc
+	return m.beta[0]*rec + m.beta[1]*kl + m.beta[2]*cc, nil
+}
+
+// ccLoss returns L_cc = (1/K²)·Σ_{i,j} cos(μ_i, μ_j) = ‖Σ_i u_i‖²/K² with
+// u_i = μ_i/‖μ_i‖, and, when grad has rows, adds w·∂L_cc/∂μ_i =
+// w·(2/K²)·(S − (u_i·S)·u_i)/‖μ_i‖ (S = Σ_j u_j) into grad.
+func (m *model) ccLoss(grad compute.Matrix, w float64) float64 {
+	k := float64(m.k)
+	var s [64]float64
+	sum := s[:0]
+	if m.latent > len(s) {
+		sum = make([]float64, m.latent) // only for latent widths above 64
+	} else {
+		sum = s[:m.latent]
+	}
+	norm := func(v []float32) float64 { return math.Max(math.Sqrt(compute.Dot64(v, v)), 1e-8) }
+	for j := range m.k {
+		row := m.mu.RawRowView(j)
+		nj := norm(row)
+		for t, v := range row {
+			sum[t] += float64(v) / nj
+		}
+	}
+	l := 0.0
+	for _, v := range sum {
+		l += v * v
+	}
+	if grad.Rows > 0 {
+		for j := range m.k {
+			row, g := m.mu.RawRowView(j), grad.RawRowView(j)
+			nj := norm(row)
+			us := 0.0
+			for t, v := range row {
+				us += float64(v) / nj * sum[t]
+			}
+			c := w * 2 / (k * k) / nj
+			for t, v := range row {
+				g[t] += float32(c * (sum[t] - us*float64(v)/nj))
+			}
+		}
+	}
+	return l / (k * k)
+}

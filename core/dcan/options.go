@@ -1,0 +1,250 @@
+package dcan
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/dpsgd"
+	"github.com/dpscope/dpscope/core/nn"
+	"github.com/dpscope/dpscope/datasets"
+)
+
+// MethodName is the name under which the trainer is registered with core.
+const MethodName = "dcan"
+
+// DefaultEpochs are the epochs of stage 1 and stage 2 used when
+// core.Config.Epochs is empty. They are modest on purpose: on the default
+// data set (2,000 cells × ~1,944 genes) a whole nonprivate or sound run
+// takes about 15–20 s on two cores (docs/RESULTS.md). The paper trains far
+// longer; set Config.Epochs to follow it.
+var DefaultEpochs = [2]int{20, 10}
+
+// Paper defaults (docs/METHODS.md §1).
+const (
+	DefaultRho        = 0.8  // stage-1 weight of ZINB against the instance loss
+	DefaultMaskProb   = 0.2  // probability that an input entry is zeroed in a view
+	DefaultStage1LR   = 1e-3 // Adam
+	DefaultStage2LR   = 1.0  // Adadelta
+	DefaultAdadeltaRo = 0.95 // Adadelta's decay ρ
+	DefaultResetEvery = 5    // epochs between k-means re-sets of the centroids
+	DefaultChunkCells = 256  // cells per forward pass
+)
+
+// DefaultBeta are the stage-2 weights (β1, β2, β3) of ZINB, KL and L_cc.
+var DefaultBeta = [3]float64{0.4, 0.4, 0.2}
+
+// Sound-mode DP k-means defaults.
+const (
+	// DefaultKMeansIterations is the number of noisy Lloyd iterations.
+	DefaultKMeansIterations = 5
+	// DefaultKMeansNoiseRatio is the DP k-means noise multiplier over the
+	// training σ: each of the 2·T Gaussian releases (sums with sensitivity
+	// R, counts with sensitivity 1) has noise multiplier ratio·σ.
+	DefaultKMeansNoiseRatio = 3.0
+	// DefaultEmbedClip is R, the public L2 bound to which embeddings are
+	// clipped before DP k-means.
+	DefaultEmbedClip = 4.0
+)
+
+// ErrConfig is wrapped by every error about a configuration value.
+var ErrConfig = errors.New("dcan: invalid configuration")
+
+// ErrNonFinite is wrapped by NonFiniteError.
+var ErrNonFinite = errors.New("dcan: non-finite loss")
+
+// NonFiniteError reports a loss that became NaN or ±Inf: the run stops at
+// that step. It wraps ErrNonFinite and the underlying cause.
+type NonFiniteError struct {
+	Stage, Epoch, Step int
+	Err                error
+}
+
+// Error names the stage, epoch and step.
+func (e *NonFiniteError) Error() string {
+	return fmt.Sprintf("dcan: loss is not finite at stage %d, epoch %d, step %d: %v", e.Stage, e.Epoch, e.Step, e.Err)
+}
+
+// Unwrap returns ErrNonFinite and the cause.
+func (e *NonFiniteError) Unwrap() []error { return []error{ErrNonFinite, e.Err} }
+
+// Options holds the DP-DCAN settings that core.Config does not carry. The
+// zero value selects every default; the registered factory uses it.
+type Options struct {
+	// Data, when non-nil, is used instead of loading Config.Data (tests and
+	// programs that already hold a preprocessed data set).
+	Data *datasets.Preprocessed
+	// K is the number of clusters. Zero: the number of classes of the data
+	// set's labels (an error when it has none).
+	K int
+	// Act is the hidden activation; the zero value (Identity) means Tanh.
+	Act nn.Activation
+	// Rho is ρ of stage 1; 0 means DefaultRho.
+	Rho float64
+	// Beta are (β1, β2, β3) of stage 2; all zero means DefaultBeta.
+	Beta [3]float64
+	// MaskProb is the masking probability of the two views; 0 means
+	// DefaultMaskProb.
+	MaskProb float64
+	// Clipping is dpsgd.ClipGroups (the default, Algorithm 2) or
+	// dpsgd.ClipJoint (the authors' code). Sound mode always clips jointly:
+	// with every layer noised, the two groups are one.
+	Clipping dpsgd.ClipMode
+	// ResetEvery is the number of epochs between k-means re-sets of the
+	// stage-2 centroids in nonprivate and paper modes; 0 means
+	// DefaultResetEvery.
+	ResetEvery int
+	// KMeansIterations, KMeansNoiseRatio and EmbedClip configure sound
+	// mode's DP k-means; 0 means the Default values.
+	KMeansIterations int
+	KMeansNoiseRatio float64
+	EmbedClip        float64
+	// PLDEvery is the number of epochs between PLD reports in BudgetEvent;
+	// 0 chooses about 6 per run, a negative value reports PLD only at the
+	// end of the run. PLD takes tens to hundreds of milliseconds.
+	PLDEvery int
+	// ChunkCells is the number of cells per forward pass; 0 means
+	// DefaultChunkCells.
+	ChunkCells int
+}
+
+// withDefaults fills the zero fields.
+func (o Options) withDefaults() Options {
+	if o.Act == nn.Identity {
+		o.Act = nn.Tanh
+	}
+	if o.Rho == 0 {
+		o.Rho = DefaultRho
+	}
+	if o.Beta == [3]float64{} {
+		o.Beta = DefaultBeta
+	}
+	if o.MaskProb == 0 {
+		o.MaskProb = DefaultMaskProb
+	}
+	if o.ResetEvery == 0 {
+		o.ResetEvery = DefaultResetEvery
+	}
+	if o.KMeansIterations == 0 {
+		o.KMeansIterations = DefaultKMeansIterations
+	}
+	if o.KMeansNoiseRatio == 0 {
+		o.KMeansNoiseRatio = DefaultKMeansNoiseRatio
+	}
+	if o.EmbedClip == 0 {
+		o.EmbedClip = DefaultEmbedClip
+	}
+	if o.ChunkCells == 0 {
+		o.ChunkCells = DefaultChunkCells
+	}
+	return o
+}
+
+// validate checks the options after defaults.
+func (o Options) validate() error {
+	unit := func(name string, v float64, open bool) error {
+		if math.IsNaN(v) || v < 0 || v > 1 || (open && (v == 0 || v == 1)) {
+			return configErr(name, v, "in [0, 1]")
+		}
+		return nil
+	}
+	pos := func(name string, v float64) error {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
+			return configErr(name, v, "finite and > 0")
+		}
+		return nil
+	}
+	switch {
+	case o.K < 0:
+		return configErr("K", o.K, "≥ 0")
+	case o.Act != nn.Tanh && o.Act != nn.ReLU:
+		return configErr("activation", o.Act, "tanh or relu")
+	case o.Clipping != dpsgd.ClipGroups && o.Clipping != dpsgd.ClipJoint:
+		return configErr("clipping", o.Clipping, "groups or joint")
+	case o.ResetEvery < 0:
+		return configErr("reset every", o.ResetEvery, "≥ 0")
+	case o.KMeansIterations < 0:
+		return configErr("k-means iterations", o.KMeansIterations, "≥ 0")
+	case o.ChunkCells < 1:
+		return configErr("chunk cells", o.ChunkCells, "≥ 1")
+	}
+	if err := unit("rho", o.Rho, false); err != nil {
+		return err
+	}
+	if err := unit("mask probability", o.MaskProb, false); err != nil {
+		return err
+	}
+	for i, b := range o.Beta {
+		if err := unit(fmt.Sprintf("beta%d", i+1), b, false); err != nil {
+			return err
+		}
+	}
+	if err := pos("k-means noise ratio", o.KMeansNoiseRatio); err != nil {
+		return err
+	}
+	return pos("embedding clip", o.EmbedClip)
+}
+
+// configErr formats "dcan: <name> is <value>, must be <constraint>"
+// wrapping ErrConfig.
+func configErr(name string, v any, constraint string) error {
+	return fmt.Errorf("dcan: %s is %v, must be %s: %w", name, v, constraint, ErrConfig)
+}
+
+// numLayers is the number of layer numbers of the DP-DCAN autoencoder.
+const numLayers = 6
+
+// settings is a validated configuration: core.Config with the method's
+// defaults resolved, and the options.
+type settings struct {
+	cfg    core.Config
+	opt    Options
+	epochs [2]int
+	layers core.LayerRange // perturbed layers (private modes)
+}
+
+// resolve validates cfg for this method and fills its defaults.
+func resolve(cfg core.Config, opt Options) (settings, error) {
+	if err := cfg.Validate(); err != nil {
+		return settings{}, err
+	}
+	opt = opt.withDefaults()
+	if err := opt.validate(); err != nil {
+		return settings{}, err
+	}
+	s := settings{cfg: cfg, opt: opt, epochs: DefaultEpochs}
+	switch len(cfg.Epochs) {
+	case 0:
+	case 1:
+		s.epochs[0] = cfg.Epochs[0]
+	case 2:
+		s.epochs = [2]int{cfg.Epochs[0], cfg.Epochs[1]}
+	default:
+		return settings{}, configErr("epochs", cfg.Epochs, "one or two stages [stage1, stage2]")
+	}
+	if cfg.Accountant == "pld" {
+		return settings{}, configErr("accountant", cfg.Accountant,
+			"rdp: the target is enforced by an RDP filter (Feldman & Zrnic), which stays valid when σ changes mid-run; PLD is reported beside it")
+	}
+	if cfg.Clients != 0 {
+		return settings{}, configErr("clients", cfg.Clients, "0: dcan is not federated")
+	}
+	switch cfg.Mode {
+	case core.ModePaper:
+		s.layers = cfg.Layers
+		if s.layers == (core.LayerRange{}) {
+			s.layers = core.LayerRange{First: 1, Last: 3}
+		}
+		if err := s.layers.Validate(numLayers); err != nil {
+			return settings{}, fmt.Errorf("dcan: %w: %w", ErrConfig, err)
+		}
+	case core.ModeSound:
+		s.layers = core.LayerRange{First: 1, Last: numLayers}
+		if cfg.Layers != (core.LayerRange{}) && cfg.Layers != s.layers {
+			return settings{}, configErr("layers", cfg.Layers, "1-6 (or unset) in sound mode, which noises the whole network")
+		}
+		s.opt.Clipping = dpsgd.ClipJoint
+	}
+	return s, nil
+}

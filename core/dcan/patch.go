@@ -1,0 +1,129 @@
+package dcan
+
+import (
+	"fmt"
+
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/dpsgd"
+)
+
+// applyPatches applies the patches taken at a step boundary, each from the
+// next step on, acknowledges them and re-states the guarantee when a patch
+// changed it.
+func (r *runState) applyPatches(ps []core.Patch) {
+	changed := false
+	for _, p := range ps {
+		g, err := r.apply(p)
+		if err != nil {
+			r.ctl.Rejected(p, r.step+1, err)
+			continue
+		}
+		r.ctl.Applied(p, r.step+1)
+		changed = changed || g
+	}
+	if changed {
+		r.ctl.Emit(r.guarantee(false))
+		if r.private {
+			r.ctl.Emit(r.priv.budgetEvent(r.step, r.plan(), r.sigma, false))
+		}
+	}
+}
+
+// apply applies one patch atomically: it checks every field first, so a
+// rejected patch changes nothing. It reports whether the guarantee (its
+// status, reasons or figures) changed.
+func (r *runState) apply(p core.Patch) (bool, error) {
+	mode := r.s.cfg.Mode
+	noisy := p.Epsilon != nil || p.Delta != nil || p.Sigma != nil || p.Clip != nil || p.Layers != nil
+	switch {
+	case p.Clients != nil:
+		return false, configErr("clients", *p.Clients, "unset: dcan is not federated")
+	case !r.private && noisy:
+		return false, fmt.Errorf("dcan: nonprivate mode has no noise: only the learning rate can change: %w", ErrConfig)
+	case p.Layers != nil && mode != core.ModePaper:
+		return false, configErr("layers", *p.Layers, "1-6: only paper mode takes a layer range")
+	case p.Sigma != nil && (p.Epsilon != nil || p.Delta != nil):
+		return false, fmt.Errorf("dcan: a patch sets σ and an (ε, δ) target, must set one: a target solves σ: %w", ErrConfig)
+	case r.exhausted && noisy:
+		return false, fmt.Errorf("dcan: the privacy budget is exhausted and noisy training has stopped: %w", ErrConfig)
+	}
+	if p.Layers != nil {
+		if err := p.Layers.Validate(numLayers); err != nil {
+			return false, err
+		}
+	}
+	sigma, clip, layers := r.sigma, r.clip, r.layers
+	if p.Sigma != nil {
+		sigma = *p.Sigma
+	}
+	if p.Clip != nil {
+		clip = *p.Clip
+	}
+	if p.Layers != nil {
+		layers = *p.Layers
+	}
+	// A new (ε, δ) target re-solves σ for the remaining steps given what
+	// the ledger has spent; it is committed only once everything checks.
+	target, delta := r.priv.targetOr(0), r.circ.Delta
+	retarget := p.Epsilon != nil || (p.Delta != nil && target > 0)
+	if p.Epsilon != nil {
+		target = *p.Epsilon
+	}
+	if p.Delta != nil {
+		delta = *p.Delta
+	}
+	if retarget {
+		old := r.priv.delta
+		r.priv.delta = delta
+		z, err := r.priv.solveSigma(target, r.plan())
+		r.priv.delta = old
+		if err != nil {
+			return false, err
+		}
+		sigma = z
+	}
+	var dcfg dpsgd.Config
+	if r.private {
+		dcfg = r.dp.Config()
+		dcfg.NoiseMultiplier, dcfg.ClipNorm = sigma, clip
+		dcfg.Perturbed.First, dcfg.Perturbed.Last = layers.First, layers.Last
+		if err := dcfg.Validate(r.m.ae.NumLayers()); err != nil {
+			return false, err
+		}
+	}
+	if p.LearningRate != nil {
+		if err := r.opt.SetLR(*p.LearningRate); err != nil {
+			return false, err
+		}
+	}
+	// Everything checked: commit.
+	if retarget {
+		old := r.priv.delta
+		r.priv.delta = delta
+		if err := r.priv.setTarget(target, r.plan(), sigma); err != nil {
+			r.priv.delta = old
+			return false, err
+		}
+	}
+	if r.private {
+		if err := r.dp.SetConfig(dcfg); err != nil {
+			return false, err
+		}
+	}
+	changed := sigma != r.sigma || layers != r.layers || retarget || p.Delta != nil
+	if retarget && (target > r.s.cfg.Epsilon || delta > r.s.cfg.Delta) {
+		r.circ.TargetRaised = true
+	}
+	if p.Sigma != nil && r.priv != nil && r.priv.target == 0 {
+		r.circ.AdaptiveNoFilter = true
+	}
+	if p.Delta != nil {
+		r.priv.delta = delta
+		r.circ.Delta = delta
+	}
+	if retarget {
+		r.circ.Target = target
+	}
+	r.sigma, r.clip, r.layers = sigma, clip, layers
+	return changed, nil
+}

@@ -1,0 +1,104 @@
+package dcan
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/cluster"
+	"github.com/dpscope/dpscope/datasets"
+)
+
+// TestDefaultDataResults runs DCAN and DP-DCAN on the embedded default data
+// set and logs ARI, NMI and time per epoch; the figures of docs/RESULTS.md
+// come from it. It is skipped unless DPSCOPE_DCAN_RESULTS names the modes
+// to run, e.g.
+//
+//	DPSCOPE_DCAN_RESULTS=nonprivate,sound DPSCOPE_DCAN_SEEDS=1,2,3 go test -run TestDefaultDataResults -v -timeout 30m ./core/dcan/
+func TestDefaultDataResults(t *testing.T) {
+	modes := os.Getenv("DPSCOPE_DCAN_RESULTS")
+	if modes == "" {
+		t.Skip("set DPSCOPE_DCAN_RESULTS=nonprivate,paper,sound to run")
+	}
+	seeds := []uint64{1}
+	if s := os.Getenv("DPSCOPE_DCAN_SEEDS"); s != "" {
+		seeds = nil
+		for _, f := range strings.Split(s, ",") {
+			v, err := strconv.ParseUint(f, 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seeds = append(seeds, v)
+		}
+	}
+	for _, mode := range strings.Split(modes, ",") {
+		for _, seed := range seeds {
+			cfg := core.Config{Data: "builtin:default", Method: testMethod, Mode: core.Mode(mode), Epsilon: 8, Delta: 1e-5,
+				Clip: 0.1, SampleRate: 0.1, Seed: seed}
+			if e := os.Getenv("DPSCOPE_DCAN_EPOCHS"); e != "" {
+				a, b, _ := strings.Cut(e, ",")
+				e1, _ := strconv.Atoi(a)
+				e2, _ := strconv.Atoi(b)
+				cfg.Epochs = []int{e1, e2}
+			}
+			t0 := time.Now()
+			r, _ := start(t, context.Background(), cfg, Options{})
+			var last core.MetricsEvent
+			for ev := range r.Events() {
+				switch ev := ev.(type) {
+				case core.MetricsEvent:
+					last = ev
+					t.Logf("%s seed %d stage %d epoch %d step %d %v (%.1fs)", mode, seed, ev.Stage, ev.Epoch, ev.Step, ev.Values, time.Since(t0).Seconds())
+				case core.GuaranteeEvent:
+					t.Logf("guarantee %s published %v audited %v", ev.Status, ev.Published, ev.Audited)
+				case core.WarningEvent:
+					t.Logf("warning: %s", ev.Message)
+				case core.ErrorEvent:
+					t.Fatal(ev.Err)
+				}
+			}
+			t.Logf("RESULT %s seed %d: %v in %.1fs", mode, seed, last.Values, time.Since(t0).Seconds())
+		}
+	}
+}
+
+// TestDefaultDataBaseline logs the ARI and NMI of k-means (10 restarts) on
+// the top 50 principal components of the same preprocessed default data,
+// the baseline of docs/RESULTS.md. Skipped unless DPSCOPE_DCAN_RESULTS is
+// set.
+func TestDefaultDataBaseline(t *testing.T) {
+	if os.Getenv("DPSCOPE_DCAN_RESULTS") == "" {
+		t.Skip("set DPSCOPE_DCAN_RESULTS to run")
+	}
+	raw, _, err := datasets.Load("builtin:default", datasets.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := datasets.Preprocess(raw, datasets.DefaultPreprocessConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, len(d.X))
+	for i, v := range d.X {
+		x[i] = float64(v)
+	}
+	pca, err := cluster.PCA(x, d.Cells, d.Genes, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := uint64(1); seed <= 3; seed++ {
+		res, err := cluster.KMeans(context.Background(), pca.Scores, d.Cells, 50, cluster.KMeansConfig{K: len(d.Classes), NInit: 10, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := cluster.Score(d.Labels, res.Labels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("RESULT k-means on 50 PCs (%d×%d), seed %d: ARI %.4f NMI %.4f", d.Cells, d.Genes, seed, sc.ARI, sc.NMI)
+	}
+}

@@ -1,0 +1,373 @@
+package dcan
+
+import (
+	"context"
+	crand "crypto/rand"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync/atomic"
+
+	"github.com/dpscope/dpscope/accountant"
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/core/dpsgd"
+	"github.com/dpscope/dpscope/core/nn"
+	"github.com/dpscope/dpscope/datasets"
+)
+
+func init() {
+	core.Register(MethodName, func(cfg core.Config) (core.Engine, error) { return New(cfg, Options{}) })
+}
+
+// Trainer is the DP-DCAN engine of one run. Build it with New; Run may be
+// called once. Ledger is safe to call concurrently with Run.
+type Trainer struct {
+	s       settings
+	priv    *privacy // nil in nonprivate mode
+	started atomic.Bool
+}
+
+// New validates cfg and opt for DP-DCAN and returns a trainer. The data set
+// is loaded by Run (unless opt.Data is set). It returns an error wrapping
+// core.ErrBadConfig or ErrConfig for a value the method cannot take: more
+// than two stages of epochs, the "pld" enforcing accountant, clients, a
+// layer range outside 1–6, or a range other than 1–6 in sound mode.
+func New(cfg core.Config, opt Options) (*Trainer, error) {
+	s, err := resolve(cfg, opt)
+	if err != nil {
+		return nil, err
+	}
+	t := &Trainer{s: s}
+	if cfg.Mode != core.ModeNonPrivate {
+		t.priv = newPrivacy(cfg.Delta, 0)
+	}
+	return t, nil
+}
+
+// Ledger returns the run's privacy ledger, or nil in nonprivate mode.
+func (t *Trainer) Ledger() *accountant.Ledger {
+	if t.priv == nil {
+		return nil
+	}
+	return t.priv.ledger
+}
+
+// Epochs returns the epochs of stage 1 and stage 2 the run plans.
+func (t *Trainer) Epochs() [2]int { return t.s.epochs }
+
+// runState is everything one Run changes.
+type runState struct {
+	s       settings
+	ctl     *core.Control
+	m       *model
+	emb     *embedding
+	priv    *privacy
+	private bool
+	truth   []int
+
+	q        float64
+	spe      int    // steps per epoch
+	batch    int    // nonprivate batch size
+	planned  [2]int // steps per stage
+	done     [2]int
+	step     int
+	stage    int
+	epoch    int
+	epochs   int // epochs finished over both stages
+	pldEvery int
+
+	sigma, clip float64
+	layers      core.LayerRange
+	opt         nn.Optimizer // current stage's
+	dp          *dpsgd.DPSGD // current stage's (private modes)
+	muOpt       nn.Optimizer
+	muGrad      compute.Matrix
+	kmDone      bool
+	exhausted   bool
+	circ        Circumstances
+	perm        []int
+	rng         *rand.Rand
+}
+
+// Run trains both stages, reporting through ctl (see the package doc). It
+// returns ctx.Err() when cancelled, a *NonFiniteError when a loss is not
+// finite, and a wrapped error when the data cannot be loaded or do not fit
+// the method.
+func (t *Trainer) Run(ctx context.Context, ctl *core.Control) error {
+	if t.started.Swap(true) {
+		return errors.New("dcan: Run called twice on one trainer")
+	}
+	d, err := t.load(ctl)
+	if err != nil {
+		return err
+	}
+	r, err := t.prepare(ctl, d)
+	if err != nil {
+		return err
+	}
+	return r.run(ctx)
+}
+
+// load returns the preprocessed data set.
+func (t *Trainer) load(ctl *core.Control) (*datasets.Preprocessed, error) {
+	d := t.s.opt.Data
+	if d == nil {
+		raw, _, err := datasets.Load(t.s.cfg.Data, datasets.OpenOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("dcan: load: %w", err)
+		}
+		if d, err = datasets.Preprocess(raw, datasets.DefaultPreprocessConfig()); err != nil {
+			return nil, fmt.Errorf("dcan: preprocess: %w", err)
+		}
+	}
+	if d.Cells < 2 || d.Genes < 1 || len(d.X) != d.Cells*d.Genes {
+		return nil, configErr("data shape", fmt.Sprintf("%d×%d with %d values", d.Cells, d.Genes, len(d.X)), "at least 2 cells and 1 gene")
+	}
+	for i, v := range d.X {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return nil, configErr(fmt.Sprintf("input x[%d, %d]", i/d.Genes, i%d.Genes), v, "finite")
+		}
+	}
+	if d.RawCounts == nil {
+		ctl.Emit(core.WarningEvent{Message: "the data set has no raw counts: the reconstruction loss is the MSE of the preprocessed input instead of ZINB"})
+	}
+	return d, nil
+}
+
+// prepare builds the network, the buffers and the privacy plan.
+func (t *Trainer) prepare(ctl *core.Control, d *datasets.Preprocessed) (*runState, error) {
+	s, cfg := t.s, t.s.cfg
+	k, fromLabels := s.opt.K, false
+	if k == 0 {
+		if d.Labels == nil || len(d.Classes) < 1 {
+			return nil, configErr("K", 0, "set when the data set has no labels")
+		}
+		k, fromLabels = len(d.Classes), true
+	}
+	if k > d.Cells {
+		return nil, configErr("K", k, fmt.Sprintf("at most the number of cells, %d", d.Cells))
+	}
+	out := nn.OutputZINB
+	if d.RawCounts == nil {
+		out = nn.OutputLinear
+	}
+	ae, err := nn.NewAutoencoder(nn.AutoencoderConfig{Genes: d.Genes, Act: s.opt.Act, Output: out,
+		MaxRows: 2 * s.opt.ChunkCells, Seed: cfg.Seed})
+	if err != nil {
+		return nil, err
+	}
+	r := &runState{
+		s: s, ctl: ctl, priv: t.priv, private: t.priv != nil, truth: d.Labels,
+		m: newModel(ae, d, k, s.opt, cfg.Seed), emb: newEmbedding(d.Cells, ae.Config().Latent, k),
+		q: cfg.SampleRate, clip: cfg.Clip, sigma: cfg.Sigma, layers: s.layers,
+		muGrad: compute.NewMatrix(k, ae.Config().Latent, nil),
+		rng:    rand.New(rand.NewPCG(cfg.Seed, streamBatch)),
+	}
+	r.circ = Circumstances{Delta: cfg.Delta, K: k, KFromLabels: fromLabels, SecureNoise: cfg.SecureNoise,
+		KMeansIterations: s.opt.KMeansIterations, KMeansNoiseRatio: s.opt.KMeansNoiseRatio, EmbedClip: s.opt.EmbedClip}
+	if r.private {
+		r.spe = max(1, int(math.Round(1/r.q)))
+	} else {
+		r.batch = max(1, int(math.Round(r.q*float64(d.Cells))))
+		r.spe = max(1, d.Cells/r.batch)
+		r.perm = make([]int, d.Cells)
+		for i := range r.perm {
+			r.perm[i] = i
+		}
+	}
+	r.planned = [2]int{s.epochs[0] * r.spe, s.epochs[1] * r.spe}
+	r.pldEvery = s.opt.PLDEvery
+	if r.pldEvery == 0 {
+		r.pldEvery = max(1, (s.epochs[0]+s.epochs[1]+5)/6)
+	}
+	if r.private {
+		if err := r.planPrivacy(); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// planPrivacy solves σ from the target (unless given) and installs the
+// filter.
+func (r *runState) planPrivacy() error {
+	cfg := r.s.cfg
+	pl := r.plan()
+	if r.sigma == 0 {
+		z, err := r.priv.solveSigma(cfg.Epsilon, pl)
+		if err != nil {
+			return err
+		}
+		r.sigma = z
+	}
+	if cfg.Epsilon > 0 {
+		if err := r.priv.setTarget(cfg.Epsilon, pl, r.sigma); err != nil {
+			return err
+		}
+		r.circ.Target = cfg.Epsilon
+		if e := r.priv.projected(pl, r.sigma); e > cfg.Epsilon*(1+1e-9) {
+			r.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf(
+				"σ = %s gives ε = %s by the end of the schedule, above the target %s: noisy training will stop when the budget is spent",
+				fmtG(r.sigma), fmtG(e), fmtG(cfg.Epsilon))})
+		}
+	}
+	return nil
+}
+
+// plan returns the privacy cost still to come.
+func (r *runState) plan() plan {
+	pl := plan{q: r.q, kmeansRatio: r.s.opt.KMeansNoiseRatio}
+	if !r.private || r.exhausted {
+		return pl
+	}
+	pl.steps = [2]int{r.planned[0] - r.done[0], r.planned[1] - r.done[1]}
+	if r.s.cfg.Mode == core.ModeSound && !r.kmDone && r.s.epochs[1] > 0 {
+		pl.releases = 2 * r.s.opt.KMeansIterations
+	}
+	return pl
+}
+
+// run trains the two stages and reports.
+func (r *runState) run(ctx context.Context) error {
+	r.ctl.Emit(r.guarantee(false))
+	if err := r.stage1(ctx); err != nil {
+		return err
+	}
+	if err := r.stage2(ctx); err != nil {
+		return err
+	}
+	if r.private {
+		r.ctl.Emit(r.priv.budgetEvent(r.step, r.plan(), r.sigma, true))
+		r.ctl.Emit(r.guarantee(true))
+	}
+	return nil
+}
+
+// dpConfig returns the DP-SGD configuration of a stage.
+func (r *runState) dpConfig(views int, seed uint64) dpsgd.Config {
+	return dpsgd.Config{SampleRate: r.q, NoiseMultiplier: r.sigma, ClipNorm: r.clip,
+		Perturbed: dpsgd.LayerRange{First: r.layers.First, Last: r.layers.Last},
+		Clipping:  r.s.opt.Clipping, Views: views, Seed: seed, Secure: r.s.cfg.SecureNoise}
+}
+
+// stageSetup prepares a stage's optimizer and DP-SGD.
+func (r *runState) stageSetup(stage int, opt nn.Optimizer) error {
+	r.stage, r.opt = stage, opt
+	r.m.parts = [numParts]float64{}
+	if !r.private {
+		return nil
+	}
+	views, seed := 2, r.s.cfg.Seed
+	if stage == 2 {
+		views, seed = 1, r.s.cfg.Seed^0x9E3779B97F4A7C15
+	}
+	r.priv.component = map[int]string{1: compStage1, 2: compStage2}[stage]
+	dp, err := dpsgd.New(&r.m.ae.Net, opt, r.m.n, r.dpConfig(views, seed), r.priv)
+	if err != nil {
+		return err
+	}
+	r.dp = dp
+	return nil
+}
+
+// stage1 trains the instance stage.
+func (r *runState) stage1(ctx context.Context) error {
+	lr := DefaultStage1LR
+	if r.s.cfg.LearningRate > 0 {
+		lr = r.s.cfg.LearningRate
+	}
+	adam, err := nn.NewAdam(len(r.m.ae.Params), nn.AdamConfig{LR: lr})
+	if err != nil {
+		return err
+	}
+	if err := r.stageSetup(1, adam); err != nil {
+		return err
+	}
+	r.ctl.Emit(core.StageEvent{Stage: 1, Name: "instance: ZINB + per-cell instance loss on two masked views", Steps: r.planned[0]})
+	return r.train(ctx, 1, r.m.stage1Loss, nil)
+}
+
+// stage2 trains the cluster stage.
+func (r *runState) stage2(ctx context.Context) error {
+	if r.s.epochs[1] == 0 || r.exhausted {
+		return nil
+	}
+	m := r.m
+	opt, err := nn.NewAdadelta(len(m.ae.Params), nn.AdadeltaConfig{LR: DefaultStage2LR, Rho: DefaultAdadeltaRo})
+	if err != nil {
+		return err
+	}
+	if err := r.stageSetup(2, opt); err != nil {
+		return err
+	}
+	sound := r.s.cfg.Mode == core.ModeSound
+	m.trainMu = !sound
+	if m.trainMu {
+		if r.muOpt, err = nn.NewAdadelta(len(m.mu.Data), nn.AdadeltaConfig{LR: DefaultStage2LR, Rho: DefaultAdadeltaRo}); err != nil {
+			return err
+		}
+	}
+	r.ctl.Emit(core.StageEvent{Stage: 2, Name: "cluster: ZINB + DEC KL + cluster–cluster loss", Steps: r.planned[1]})
+	m.encodeAll(r.emb)
+	if sound {
+		if err := r.privateCentroids(ctx); err != nil || r.exhausted {
+			return err
+		}
+	} else if _, err := m.kmeansCentroids(ctx, r.emb, r.s.cfg.Seed); err != nil {
+		return err
+	}
+	before := func(epoch int) error {
+		m.encodeAll(r.emb)
+		if !sound && epoch > 1 && (epoch-1)%r.s.opt.ResetEvery == 0 {
+			if _, err := m.kmeansCentroids(ctx, r.emb, r.s.cfg.Seed+uint64(epoch)); err != nil {
+				return err
+			}
+		}
+		m.refreshTarget(r.emb, sound)
+		return nil
+	}
+	return r.train(ctx, 2, m.stage2Loss, before)
+}
+
+// privateCentroids runs sound mode's DP k-means after admitting its
+// releases through the filter and recording them in the ledger.
+func (r *runState) privateCentroids(ctx context.Context) error {
+	o := r.s.opt
+	z, count := o.KMeansNoiseRatio*r.sigma, 2*o.KMeansIterations
+	if !r.priv.fits(1, z, count) {
+		r.exhaust("the DP k-means of the stage-2 centroids")
+		return nil
+	}
+	if err := r.priv.record(compCentroids, 1, z, count); err != nil {
+		return err
+	}
+	r.kmDone = true
+	rng := rand.New(rand.NewPCG(r.s.cfg.Seed, streamKMeans))
+	if r.s.cfg.SecureNoise {
+		var key [32]byte
+		crand.Read(key[:])
+		rng = rand.New(rand.NewChaCha8(key))
+	}
+	rel, err := r.m.dpCentroids(ctx, r.emb, o.KMeansIterations, z, o.EmbedClip, rng)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, g := range rel {
+		n += g.Count
+	}
+	if n != count {
+		return fmt.Errorf("dcan: DP k-means made %d releases, %d were recorded", n, count)
+	}
+	return nil
+}
+
+// exhaust stops noisy training and says so.
+func (r *runState) exhaust(what string) {
+	r.exhausted = true
+	r.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf(
+		"privacy budget exhausted before step %d (%s): ε = %s spent of the target %s at δ = %s; noisy training stops and the run finishes its evaluation",
+		r.step+1, what, fmtG(r.priv.spentRDP()), fmtG(r.priv.target), fmtG(r.priv.delta))})
+}

@@ -1,0 +1,396 @@
+package dcan
+
+import (
+	"context"
+	"errors"
+	"math"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dpscope/dpscope/accountant"
+	"github.com/dpscope/dpscope/core"
+)
+
+// small is the test data set: 240 cells, 120 genes, 3 well-separated types.
+func small(t testing.TB) Options {
+	return Options{Data: simData(t, 240, 120, 3), PLDEvery: -1}
+}
+
+func TestNonPrivateImprovesARI(t *testing.T) {
+	cfg := baseConfig(core.ModeNonPrivate)
+	cfg.Epochs = []int{6, 4}
+	r, _ := start(t, context.Background(), cfg, small(t))
+	evs := collect(r)
+	if err := lastErr(evs); err != nil {
+		t.Fatal(err)
+	}
+	ari := metrics(evs, "ARI")
+	if len(ari) != 10 {
+		t.Fatalf("got %d ARI values, want one per epoch (10)", len(ari))
+	}
+	first, last := ari[0], ari[len(ari)-1]
+	t.Logf("ARI per epoch: %.3f", ari)
+	if last <= first || last < 0.5 {
+		t.Errorf("ARI went from %.3f to %.3f, want an improvement to at least 0.5", first, last)
+	}
+	for _, ev := range evs {
+		if m, ok := ev.(core.MetricsEvent); ok && !m.Unreleased {
+			t.Errorf("metrics event %+v not marked unreleased", m)
+		}
+	}
+}
+
+func TestEventsOfAPrivateRun(t *testing.T) {
+	cfg := baseConfig(core.ModeSound)
+	r, tr := start(t, context.Background(), cfg, small(t))
+	evs := collect(r)
+	if err := lastErr(evs); err != nil {
+		t.Fatal(err)
+	}
+	var stages []int
+	var guarantees []core.GuaranteeEvent
+	var budget core.BudgetEvent
+	var step core.StepEvent
+	embeddings := 0
+	for _, ev := range evs {
+		switch ev := ev.(type) {
+		case core.StageEvent:
+			stages = append(stages, ev.Stage)
+		case core.GuaranteeEvent:
+			guarantees = append(guarantees, ev)
+		case core.BudgetEvent:
+			budget = ev
+		case core.StepEvent:
+			step = ev
+		case core.EmbeddingEvent:
+			embeddings++
+			if len(ev.X) != 240 || len(ev.Cluster) != 240 || len(ev.Truth) != 240 {
+				t.Errorf("embedding has %d/%d/%d points, want 240", len(ev.X), len(ev.Cluster), len(ev.Truth))
+			}
+		}
+	}
+	if len(stages) != 2 || stages[0] != 1 || stages[1] != 2 {
+		t.Errorf("stages = %v, want [1 2]", stages)
+	}
+	if embeddings == 0 {
+		t.Error("no embedding event")
+	}
+	if len(guarantees) < 2 || guarantees[0].Status != core.GuaranteeFormal {
+		t.Fatalf("guarantees = %+v, want formal at the start and at the end", guarantees)
+	}
+	if step.Stage != 2 || len(step.Parts) != 3 || step.Parts[1].Name != "kl" || step.Parts[2].Name != "cc" {
+		t.Errorf("last step = %+v, want stage 2 with parts zinb, kl, cc", step)
+	}
+	// The last budget event holds RDP and PLD, and the components include
+	// the DP k-means releases.
+	if len(budget.Spent) != 2 || budget.Spent[0].Accountant != "RDP" || budget.Spent[1].Accountant != "PLD" {
+		t.Fatalf("final budget spent = %+v, want RDP and PLD", budget.Spent)
+	}
+	comps := map[string]bool{}
+	for _, c := range budget.Components {
+		comps[c.Name] = true
+	}
+	for _, want := range []string{compStage1, compStage2, compCentroids} {
+		if !comps[want] {
+			t.Errorf("budget components %+v lack %q", budget.Components, want)
+		}
+	}
+	// The ledger's ε is accountant.Summarize of what it recorded, and the
+	// recorded steps are the steps taken.
+	s, err := accountant.Summarize(tr.Ledger().All(), cfg.Delta, accountant.LedgerOptions{Orders: accountant.OrdersDPDCAN.Orders()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rel := math.Abs(budget.Spent[0].Epsilon-s.EpsilonRDP) / s.EpsilonRDP; rel > 1e-9 {
+		t.Errorf("budget RDP ε = %v, Summarize = %v", budget.Spent[0].Epsilon, s.EpsilonRDP)
+	}
+	if math.Abs(budget.Spent[1].Epsilon-s.EpsilonPLD) > 1e-12 {
+		t.Errorf("budget PLD ε = %v, Summarize = %v", budget.Spent[1].Epsilon, s.EpsilonPLD)
+	}
+	steps := 0
+	for _, c := range []string{compStage1, compStage2} {
+		for _, ev := range tr.Ledger().Events(c) {
+			steps += ev.Steps
+		}
+	}
+	if steps != step.Step {
+		t.Errorf("ledger holds %d steps, the run took %d", steps, step.Step)
+	}
+	if s.EpsilonRDP > cfg.Epsilon*(1+1e-9) {
+		t.Errorf("spent ε = %v above the target %v", s.EpsilonRDP, cfg.Epsilon)
+	}
+	final := guarantees[len(guarantees)-1]
+	if len(final.Audited) != 2 || final.Audited[0].Epsilon != budget.Spent[0].Epsilon {
+		t.Errorf("final audited = %+v, want RDP %v and PLD", final.Audited, budget.Spent[0].Epsilon)
+	}
+}
+
+func TestSigmaSolvedFromEpsilon(t *testing.T) {
+	cfg := baseConfig(core.ModePaper)
+	cfg.Epochs = []int{2, 1}
+	r, tr := start(t, context.Background(), cfg, small(t))
+	if err := lastErr(collect(r)); err != nil {
+		t.Fatal(err)
+	}
+	evs := tr.Ledger().All()
+	steps := 0
+	for _, ev := range evs {
+		steps += ev.Steps
+		if ev.NoiseMultiplier != evs[0].NoiseMultiplier || ev.SampleRate != cfg.SampleRate {
+			t.Errorf("ledger event %v, want q = %v and one σ", ev, cfg.SampleRate)
+		}
+	}
+	if steps != 30 {
+		t.Fatalf("ledger holds %d steps, want 3 epochs × 10", steps)
+	}
+	want, err := accountant.CalibrateRDP(accountant.Budget{Epsilon: cfg.Epsilon, Delta: cfg.Delta}, cfg.SampleRate, steps,
+		accountant.OrdersDPDCAN.Orders(), accountant.Improved, 1e-7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if z := evs[0].NoiseMultiplier; math.Abs(z-want)/want > 2e-6 {
+		t.Errorf("σ = %v, accountant.CalibrateRDP = %v", z, want)
+	}
+	eps, _, err := accountant.EpsilonRDP(evs, cfg.Delta, accountant.OrdersDPDCAN.Orders(), accountant.Improved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if eps > cfg.Epsilon || eps < cfg.Epsilon*(1-1e-5) {
+		t.Errorf("ε of the recorded steps = %v, want the target %v (within 1e-5, not above)", eps, cfg.Epsilon)
+	}
+}
+
+// patchRun starts a long private run, applies p after the first step and
+// returns the acknowledgement, the events and the trainer once the run has
+// ended (stopped after stopAfter more steps, or at its end when 0).
+func patchRun(t *testing.T, cfg core.Config, p core.Patch, stopAfter int) (core.PatchEvent, []core.Event, *Trainer) {
+	t.Helper()
+	r, tr := start(t, context.Background(), cfg, small(t))
+	defer r.Wait()
+	var ack core.PatchEvent
+	var evs []core.Event
+	sent := false
+	for ev := range r.Events() {
+		evs = append(evs, ev)
+		switch ev := ev.(type) {
+		case core.StepEvent:
+			if !sent {
+				r.Apply(p)
+				sent = true
+			}
+			if ack.Applied && stopAfter > 0 && ev.Step >= ack.Step+stopAfter {
+				r.Stop()
+			}
+		case core.PatchEvent:
+			ack = ev
+		}
+	}
+	if !ack.Applied {
+		t.Fatalf("patch %s not applied: %+v (last event %#v)", p, ack, evs[len(evs)-1])
+	}
+	return ack, evs, tr
+}
+
+func TestSigmaPatchTakesEffectAtItsStep(t *testing.T) {
+	cfg := baseConfig(core.ModePaper)
+	cfg.Epsilon, cfg.Sigma = 0, 1.5
+	cfg.Epochs = []int{30, 0}
+	sigma := 3.0
+	ack, evs, tr := patchRun(t, cfg, core.Patch{Sigma: &sigma}, 3)
+	if ack.Step < 2 {
+		t.Fatalf("patch applied at step %d, want ≥ 2 (sent after the first step)", ack.Step)
+	}
+	got := tr.Ledger().Events(compStage1)
+	if len(got) != 2 {
+		t.Fatalf("ledger stage 1 = %v, want two phases", got)
+	}
+	if got[0].NoiseMultiplier != 1.5 || got[0].Steps != ack.Step-1 {
+		t.Errorf("first phase = %v, want σ 1.5 for the %d steps before step %d", got[0], ack.Step-1, ack.Step)
+	}
+	if got[1].NoiseMultiplier != 3 || got[1].Steps < 3 {
+		t.Errorf("second phase = %v, want σ 3 from step %d on", got[1], ack.Step)
+	}
+	var g []core.GuaranteeEvent
+	for _, ev := range evs {
+		if e, ok := ev.(core.GuaranteeEvent); ok {
+			g = append(g, e)
+		}
+	}
+	if len(g) < 2 {
+		t.Fatalf("%d guarantee events, want one at the start and one after the σ patch", len(g))
+	}
+	if g[1].Published[0].Epsilon >= g[0].Published[0].Epsilon {
+		t.Errorf("published ε after raising σ = %v, want below %v", g[1].Published[0].Epsilon, g[0].Published[0].Epsilon)
+	}
+}
+
+func TestEpsilonPatchResolvesSigma(t *testing.T) {
+	cfg := baseConfig(core.ModePaper)
+	cfg.Epochs = []int{3, 1}
+	eps := 4.0
+	ack, evs, tr := patchRun(t, cfg, core.Patch{Epsilon: &eps}, 0)
+	if err := lastErr(evs); err != nil {
+		t.Fatal(err)
+	}
+	all := tr.Ledger().All()
+	if len(all) < 2 || all[len(all)-1].NoiseMultiplier <= all[0].NoiseMultiplier {
+		t.Fatalf("ledger %v, want σ raised from step %d on", all, ack.Step)
+	}
+	got, _, err := accountant.EpsilonRDP(all, cfg.Delta, accountant.OrdersDPDCAN.Orders(), accountant.Improved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got > eps*(1+1e-9) || got < eps*(1-1e-4) {
+		t.Errorf("ε of the whole run = %v, want the new target %v", got, eps)
+	}
+}
+
+func TestBudgetExhaustionStopsNoisyTraining(t *testing.T) {
+	cfg := baseConfig(core.ModeSound)
+	cfg.Epsilon, cfg.Sigma = 3, 0.9
+	cfg.Epochs = []int{3, 2}
+	r, tr := start(t, context.Background(), cfg, small(t))
+	evs := collect(r)
+	if err := lastErr(evs); err != nil {
+		t.Fatalf("run ended with %v, want a normal end", err)
+	}
+	var warned bool
+	for _, ev := range evs {
+		if w, ok := ev.(core.WarningEvent); ok && strings.Contains(w.Message, "privacy budget exhausted") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Error("no budget-exhausted warning")
+	}
+	s, err := accountant.Summarize(tr.Ledger().All(), cfg.Delta, accountant.LedgerOptions{Orders: accountant.OrdersDPDCAN.Orders(), SkipPLD: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.EpsilonRDP > cfg.Epsilon || s.Steps >= 50 || s.Steps == 0 {
+		t.Errorf("spent ε = %v over %d steps, want ≤ %v and fewer than the 50 planned", s.EpsilonRDP, s.Steps, cfg.Epsilon)
+	}
+	if _, ok := evs[len(evs)-1].(core.DoneEvent); !ok {
+		t.Errorf("last event %#v, want DoneEvent", evs[len(evs)-1])
+	}
+}
+
+func TestPatchesRejected(t *testing.T) {
+	for _, tc := range []struct {
+		desc  string
+		mode  core.Mode
+		patch core.Patch
+	}{
+		{"σ in nonprivate mode", core.ModeNonPrivate, core.Patch{Sigma: ptr(2.0)}},
+		{"layers in sound mode", core.ModeSound, core.Patch{Layers: &core.LayerRange{First: 1, Last: 3}}},
+		{"σ and ε together", core.ModePaper, core.Patch{Sigma: ptr(2.0), Epsilon: ptr(3.0)}},
+		{"clients", core.ModePaper, core.Patch{Clients: ptrInt(3)}},
+		{"unreachable ε", core.ModePaper, core.Patch{Epsilon: ptr(1e-4)}},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			cfg := baseConfig(tc.mode)
+			cfg.Epochs = []int{20, 0}
+			r, tr := start(t, context.Background(), cfg, small(t))
+			sent := false
+			var ack core.PatchEvent
+			for ev := range r.Events() {
+				switch ev := ev.(type) {
+				case core.StepEvent:
+					if !sent {
+						r.Apply(tc.patch)
+						sent = true
+					}
+				case core.PatchEvent:
+					ack = ev
+					r.Stop()
+				}
+			}
+			r.Wait()
+			if ack.Applied || ack.Err == "" {
+				t.Errorf("patch %s answered %+v, want rejected with a reason", tc.patch, ack)
+			}
+			if l := tr.Ledger(); l != nil {
+				for _, ev := range l.All() {
+					if ev.NoiseMultiplier != l.All()[0].NoiseMultiplier {
+						t.Errorf("ledger %v changed σ after a rejected patch", l.All())
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestNonFiniteLossStopsWithTypedError(t *testing.T) {
+	// A NaN raw count makes the ZINB loss of its cell NaN at the first step
+	// that samples it.
+	for _, mode := range []core.Mode{core.ModeNonPrivate, core.ModeSound} {
+		t.Run(string(mode), func(t *testing.T) {
+			d := *simData(t, 240, 120, 3)
+			d.RawCounts = append([]float32(nil), d.RawCounts...)
+			for i := range d.Cells {
+				d.RawCounts[i*d.Genes+7] = float32(math.NaN())
+			}
+			r, _ := start(t, context.Background(), baseConfig(mode), Options{Data: &d})
+			err := lastErr(collect(r))
+			var nf *NonFiniteError
+			if !errors.As(err, &nf) || !errors.Is(err, ErrNonFinite) {
+				t.Fatalf("run error = %v, want a *NonFiniteError", err)
+			}
+			if nf.Stage != 1 || nf.Step != 1 || !strings.Contains(err.Error(), "step 1") {
+				t.Errorf("error %q at stage %d step %d, want stage 1 step 1 named", err, nf.Stage, nf.Step)
+			}
+		})
+	}
+}
+
+func TestNonFiniteInputRejected(t *testing.T) {
+	d := *simData(t, 240, 120, 3)
+	d.X = append([]float32(nil), d.X...)
+	d.X[5*d.Genes+7] = float32(math.Inf(1))
+	r, _ := start(t, context.Background(), baseConfig(core.ModeNonPrivate), Options{Data: &d})
+	err := lastErr(collect(r))
+	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "x[5, 7]") {
+		t.Errorf("run error = %v, want an ErrConfig naming x[5, 7]", err)
+	}
+}
+
+func TestCancelEndsPromptlyWithoutLeaks(t *testing.T) {
+	for _, mode := range []core.Mode{core.ModeNonPrivate, core.ModeSound} {
+		t.Run(string(mode), func(t *testing.T) {
+			before := runtime.NumGoroutine()
+			cfg := baseConfig(mode)
+			cfg.Epochs = []int{1000, 0}
+			cfg.Epsilon = 100
+			r, _ := start(t, context.Background(), cfg, small(t))
+			for ev := range r.Events() {
+				if _, ok := ev.(core.StepEvent); ok {
+					break
+				}
+			}
+			t0 := time.Now()
+			r.Stop()
+			evs := collect(r)
+			r.Wait()
+			d := time.Since(t0)
+			t.Logf("stopped in %v", d)
+			if d > time.Second {
+				t.Errorf("Stop took %v, want well under a second", d)
+			}
+			if done, ok := evs[len(evs)-1].(core.DoneEvent); !ok || !done.Stopped {
+				t.Errorf("last event %#v, want DoneEvent{Stopped: true}", evs[len(evs)-1])
+			}
+			deadline := time.Now().Add(2 * time.Second)
+			for runtime.NumGoroutine() > before {
+				if time.Now().After(deadline) {
+					t.Fatalf("%d goroutines after the run, %d before", runtime.NumGoroutine(), before)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		})
+	}
+}
+
+func ptr(v float64) *float64 { return &v }
+func ptrInt(v int) *int      { return &v }
