@@ -177,7 +177,9 @@ func (b *budgetPane) chartSize() (w, h int) {
 }
 
 // textHeight is the rows the text part needs when stacked.
-func (b *budgetPane) textHeight() int { return min(lipgloss.Height(b.text(b.w)), max(b.h-minChartHeight, b.h/2)) }
+func (b *budgetPane) textHeight() int {
+	return min(lipgloss.Height(b.text(b.w)), max(b.h-minChartHeight, b.h/2))
+}
 
 // Frame redraws the trade-off chart when it changed.
 func (b *budgetPane) Frame() {
@@ -224,7 +226,7 @@ func (b *budgetPane) View() string {
 	cw, ch := b.chartSize()
 	box := ""
 	if ch >= minChartHeight {
-		title := st.BoxTitle.Render("trade-off: attacker's miss rate β vs false alarms α") + " " +
+		title := st.BoxTitle.Render("attacker: miss β vs false alarm α") + " " +
 			st.SeriesStyle(0).Render("━PLD") + " " + st.SeriesStyle(1).Render("━(ε,δ)") + " " +
 			st.Good.Render("━perfect privacy") + " " + st.Bad.Render("━no privacy")
 		box = st.Box.Render(padBlock(block(truncate(title, cw-2)+"\n"+b.curve.View(), cw-2, ch-2), cw-2))
@@ -301,7 +303,9 @@ func (b *budgetPane) text(w int) string {
 }
 
 // Audit returns the latest audit's ε by RDP and PLD (0 before one).
-func (b *budgetPane) Audit() (rdp, pld float64) { return b.audit.spent.EpsilonRDP, b.audit.spent.EpsilonPLD }
+func (b *budgetPane) Audit() (rdp, pld float64) {
+	return b.audit.spent.EpsilonRDP, b.audit.spent.EpsilonPLD
+}
 
 // expectedGuarantee is the guarantee a variant can carry, before the engine
 // states it (METHODS.md §1, privacy reading).

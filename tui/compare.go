@@ -164,8 +164,10 @@ func (cp *comparePane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Up):
 		cp.cursor = (cp.cursor + n - 1) % n
+		cp.dirty = true // the overlay shows the selected run
 	case key.Matches(msg, k.Down):
 		cp.cursor = (cp.cursor + 1) % n
+		cp.dirty = true
 	case key.Matches(msg, k.Pin):
 		cp.records[cp.cursor].Pinned = !cp.records[cp.cursor].Pinned
 		cp.dirty = true

@@ -14,12 +14,12 @@ import (
 // field is one row of a form. Its functions run in Update.
 type field struct {
 	name   string
-	value  func() string         // the value as shown
-	step   func(dir int) error   // change by one step (dir ±1)
-	set    func(s string) error  // a typed value; nil: not typeable
-	locked func() string         // why the field cannot change now; "" when it can
-	render func(w int) string    // custom value rendering; nil: value()
-	hint   func() string         // a muted note after the value
+	value  func() string        // the value as shown
+	step   func(dir int) error  // change by one step (dir ±1)
+	set    func(s string) error // a typed value; nil: not typeable
+	locked func() string        // why the field cannot change now; "" when it can
+	render func(w int) string   // custom value rendering; nil: value()
+	hint   func() string        // a muted note after the value
 }
 
 // form is a list of fields with a cursor, stepped with ←/→ and typed into

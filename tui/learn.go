@@ -27,8 +27,8 @@ type lesson struct {
 // lessonData are the fields a lesson may use, from the current parameters.
 type lessonData struct {
 	Eps, Delta, Odds, Posterior, Sigma, Clip, NoiseStd, Q, Projected, BetaAt5, InvN string
-	Steps, Cells                                                                      int
-	Layers, Variant, Guarantee                                                        string
+	Steps, Cells                                                                    int
+	Layers, Variant, Guarantee                                                      string
 }
 
 // learnPane is the Learn screen: short lessons tied to the current

@@ -66,3 +66,7 @@ type FrameMsg struct{}
 
 // emit returns a command that delivers msg.
 func emit(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+
+// TabShownMsg tells a pane it is now on screen; panes put off costly work
+// (the Planner's PLD curves) until they are shown.
+type TabShownMsg struct{}

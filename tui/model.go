@@ -167,11 +167,9 @@ func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-func (m *Model) frame() {
-	for _, p := range m.panes {
-		p.Frame()
-	}
-}
+// frame redraws the shown pane; the others keep their changes until they
+// are shown.
+func (m *Model) frame() { m.panes[m.active].Frame() }
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.Keys
@@ -207,16 +205,13 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.layout()
 		return nil
 	case key.Matches(msg, k.NextTab):
-		m.setTab((m.active + 1) % len(m.panes))
-		return nil
+		return m.setTab((m.active + 1) % len(m.panes))
 	case key.Matches(msg, k.PrevTab):
-		m.setTab((m.active + len(m.panes) - 1) % len(m.panes))
-		return nil
+		return m.setTab((m.active + len(m.panes) - 1) % len(m.panes))
 	}
 	for i, b := range k.Tab {
 		if key.Matches(msg, b) {
-			m.setTab(i)
-			return nil
+			return m.setTab(i)
 		}
 	}
 	var cmd tea.Cmd
@@ -224,9 +219,16 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-func (m *Model) setTab(i int) {
+func (m *Model) setTab(i int) tea.Cmd {
+	changed := m.active != i
 	m.active = i
 	m.layout() // the help bar (and so the pane height) may change
+	if !changed {
+		return nil
+	}
+	var cmd tea.Cmd
+	m.panes[i], cmd = m.panes[i].Update(TabShownMsg{})
+	return cmd
 }
 
 func (m *Model) startRun(cfg core.Config) tea.Cmd {
@@ -338,7 +340,12 @@ func (m *Model) layout() {
 }
 
 func (m *Model) chromeHeight() int {
-	return 2 + 1 + lipgloss.Height(m.help.View(m.panes[m.active])) // header, tabs, status, help
+	return 2 + 1 + lipgloss.Height(m.helpView()) // header, tabs, status, help
+}
+
+// helpView is the help bar (or overlay), cut to the width.
+func (m Model) helpView() string {
+	return fit(m.help.View(m.panes[m.active]), m.width, -1)
 }
 
 func (m Model) header() string {
@@ -389,7 +396,7 @@ func (m Model) View() tea.View {
 			body = lipgloss.Place(m.width, h, lipgloss.Center, lipgloss.Center, dialog)
 		}
 		body = block(body, m.width, h)
-		content = strings.Join([]string{m.header(), m.tabs(), body, m.statusLine(), m.help.View(m.panes[m.active])}, "\n")
+		content = strings.Join([]string{m.header(), m.tabs(), body, m.statusLine(), m.helpView()}, "\n")
 	}
 	v := tea.NewView(content)
 	v.AltScreen = true

@@ -5,66 +5,139 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
-
-	"github.com/dpscope/dpscope/datasets"
 )
 
-func testModel() Model {
-	return New(Config{
-		Summary: datasets.Summary{
-			Name: "toy", Source: "builtin:toy", Cells: 30, Genes: 12, ValueType: "counts",
-			Classes:   []datasets.ClassCount{{Name: "alpha", Cells: 20}, {Name: "beta", Cells: 10}},
-			KeptCells: 30, SelectedGenes: 12,
-			Preprocessing: []datasets.Step{{Name: "log1p", Detail: "x ← ln(1 + x)"},
-				{Name: "gene selection", Skipped: true, Detail: strings.Repeat("a long reason ", 12)}},
-		},
-		Backend: "gonum, 2 threads",
-	})
-}
-
-func resize(m Model, w, h int) Model {
-	next, _ := m.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	return next.(Model)
-}
-
-func TestViewShowsSummaryWithinSize(t *testing.T) {
-	for _, size := range [][2]int{{80, 24}, {160, 48}, {40, 12}} {
-		m := resize(testModel(), size[0], size[1])
-		view := m.View().Content
-		for _, want := range []string{"dpscope", "builtin:toy", "30 × 12", "alpha", "gene selection", "gonum"} {
-			if size[1] >= 24 && !strings.Contains(view, want) {
-				t.Errorf("%dx%d view lacks %q", size[0], size[1], want)
+func TestTabsSwitch(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 100, 30)
+	for _, tc := range []struct {
+		desc string
+		keys []string
+		want int
+	}{
+		{"tab moves right", []string{"tab"}, TabBudget},
+		{"shift+tab wraps left", []string{"shift+tab"}, TabLearn},
+		{"digit jumps", []string{"4"}, TabPlanner},
+		{"tab wraps", []string{"5", "tab"}, TabRun},
+		{"three tabs", []string{"tab", "tab", "tab"}, TabPlanner},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			got := press(t, m, tc.keys...)
+			if got.Active() != tc.want {
+				t.Errorf("after %v: tab %d, want %d", tc.keys, got.Active(), tc.want)
 			}
-		}
-		lines := strings.Split(view, "\n")
-		if len(lines) > size[1] {
-			t.Errorf("%dx%d view has %d lines, more than the terminal", size[0], size[1], len(lines))
-		}
-		for i, l := range lines {
-			if w := lipgloss.Width(l); w > size[0] {
-				t.Errorf("%dx%d view line %d is %d cells wide: %q", size[0], size[1], i, w, l)
+			if title := got.Pane(tc.want).Title(); !strings.Contains(text(got), title) {
+				t.Errorf("view lacks the tab title %q", title)
+			}
+		})
+	}
+}
+
+func TestEveryTabFitsEverySize(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 80, 24)
+	for _, size := range [][2]int{{80, 24}, {100, 30}, {160, 48}, {200, 60}, {60, 20}} {
+		m = send(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		for tab := range 5 {
+			m = press(t, m, string(rune('1'+tab)))
+			for _, help := range []bool{false, true} {
+				if help != m.showHelp {
+					m = press(t, m, "?")
+				}
+				view := m.View().Content
+				checkFits(t, view, size[0], size[1])
+				if !strings.Contains(view, "dpscope") {
+					t.Errorf("%v tab %d: no header", size, tab)
+				}
 			}
 		}
 	}
 }
 
-func TestQuitKeys(t *testing.T) {
-	for _, k := range []tea.KeyPressMsg{{Code: 'q', Text: "q"}, {Code: 'c', Mod: tea.ModCtrl}} {
-		_, cmd := resize(testModel(), 80, 24).Update(k)
+func TestHelpOverlayListsPaneKeys(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 160, 48)
+	short := text(m)
+	m = press(t, m, "?")
+	full := text(m)
+	for _, want := range []string{"restart", "type value", "prev screen", "colour: cluster/truth"} {
+		if strings.Contains(short, want) {
+			t.Errorf("short help already shows %q", want)
+		}
+		if !strings.Contains(full, want) {
+			t.Errorf("full help lacks %q:\n%s", want, full)
+		}
+	}
+}
+
+func TestQuitWithoutRun(t *testing.T) {
+	for _, k := range []string{"q", "ctrl+c"} {
+		m := sized(t, testModel(t, fakeFast), 80, 24)
+		_, cmd := m.Update(kp(k))
 		if cmd == nil {
-			t.Fatalf("key %q: no command, want tea.Quit", k.String())
+			t.Fatalf("%s: no command, want tea.Quit", k)
 		}
 		if _, ok := cmd().(tea.QuitMsg); !ok {
-			t.Errorf("key %q: command gives %T, want tea.QuitMsg", k.String(), cmd())
+			t.Errorf("%s: command gives %T, want tea.QuitMsg", k, cmd())
 		}
 	}
 }
 
-func TestHelpToggles(t *testing.T) {
-	m := resize(testModel(), 80, 24)
-	next, _ := m.Update(tea.KeyPressMsg{Code: '?', Text: "?"})
-	if view := next.(Model).View().Content; !strings.Contains(view, "down") {
-		t.Errorf("after ?: full help not shown:\n%s", view)
+func TestQuitConfirmsDuringRun(t *testing.T) {
+	m := sized(t, testModel(t, fakeSlow), 80, 24)
+	next, cmd := m.Update(kp("s"))
+	m = next.(Model)
+	// Run the start request and core.Start, but not the event wait.
+	for range 2 {
+		msg := cmd()
+		next, cmd = m.Update(msg)
+		m = next.(Model)
+	}
+	if m.RunState() != RunRunning {
+		t.Fatalf("state %v after start, want running", m.RunState())
+	}
+	run := m.run
+	defer run.Wait()
+	next, cmd = m.Update(kp("q"))
+	m = next.(Model)
+	if cmd != nil {
+		if _, ok := cmd().(tea.QuitMsg); ok {
+			t.Fatal("q quit at once during a run, want a confirmation")
+		}
+	}
+	if !strings.Contains(text(m), "Stop it and quit?") {
+		t.Errorf("no confirmation dialog:\n%s", m.View().Content)
+	}
+	checkFits(t, m.View().Content, 80, 24)
+	next, _ = m.Update(kp("n"))
+	m = next.(Model)
+	if strings.Contains(text(m), "Stop it and quit?") {
+		t.Error("dialog still shown after n")
+	}
+	next, _ = m.Update(kp("q"))
+	m = next.(Model)
+	_, cmd = m.Update(kp("y"))
+	if cmd == nil {
+		t.Fatal("y: no command, want tea.Quit")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Error("y did not quit")
+	}
+	// y stopped the run: its events end.
+	for range run.Events() {
 	}
 }
+
+func TestThemeFollowsBackground(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 80, 24)
+	dark := m.c.Styles.Title.GetForeground()
+	m = send(t, m, tea.BackgroundColorMsg{Color: lightColor{}})
+	if m.isDark {
+		t.Fatal("still dark after a light background")
+	}
+	if light := m.c.Styles.Title.GetForeground(); light == dark {
+		t.Error("title colour did not change with the theme")
+	}
+}
+
+// lightColor is a white background.
+type lightColor struct{}
+
+func (lightColor) RGBA() (r, g, b, a uint32) { return 0xffff, 0xffff, 0xffff, 0xffff }

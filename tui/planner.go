@@ -41,6 +41,7 @@ type plannerPane struct {
 	in      plannerInputs
 	form    form
 	seq     int
+	shown   bool       // planned at least once (on first showing)
 	res     planResult // RDP
 	pld     planResult // PLD (slower)
 	pldBusy bool
@@ -79,7 +80,10 @@ func newPlannerPane(c *Common, pr Params) *plannerPane {
 	p.form = newForm([]field{
 		num("q sampling", &in.Q, 1.25, 1),
 		{name: "steps", value: func() string { return strconv.Itoa(in.Steps) },
-			step: func(d int) error { in.Steps = max(int(math.Round(scaleStep(float64(in.Steps), 1.25, d))), 1); return nil },
+			step: func(d int) error {
+				in.Steps = max(int(math.Round(scaleStep(float64(in.Steps), 1.25, d))), 1)
+				return nil
+			},
 			set: func(s string) error {
 				n, err := strconv.Atoi(s)
 				if err != nil || n < 1 {
@@ -96,7 +100,7 @@ func newPlannerPane(c *Common, pr Params) *plannerPane {
 }
 
 func (p *plannerPane) Title() string   { return "Planner" }
-func (p *plannerPane) Init() tea.Cmd   { return p.plan() }
+func (p *plannerPane) Init() tea.Cmd   { return nil }
 func (p *plannerPane) Capturing() bool { return p.form.editing }
 
 // ShortHelp returns the Planner's help-bar bindings.
@@ -122,6 +126,11 @@ func (p *plannerPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 			return p, tea.Batch(cmd, p.plan())
 		}
 		return p, cmd
+	case TabShownMsg:
+		if !p.shown {
+			p.shown = true
+			return p, p.plan()
+		}
 	case planResult:
 		if msg.pld {
 			p.pldBusy = false
@@ -157,7 +166,7 @@ func (p *plannerPane) planPLD() tea.Cmd {
 
 // sigmaGrid is the σ axis of the ε-against-σ chart around σ.
 func sigmaGrid(sigma float64, n int) []float64 {
-	lo, hi := math.Max(sigma/4, 0.3), sigma*4
+	lo, hi := math.Max(sigma/2.5, 0.3), sigma*2.5
 	out := make([]float64, n)
 	for i := range out {
 		out[i] = lo * math.Pow(hi/lo, float64(i)/float64(n-1))
@@ -215,14 +224,14 @@ func planPLD(seq int, in plannerInputs) planResult {
 		}
 		return e
 	}
-	for _, s := range sigmaGrid(in.Sigma, 8) {
+	for _, s := range sigmaGrid(in.Sigma, 6) {
 		r.bySigma["PLD"] = append(r.bySigma["PLD"], chart.Point{X: s, Y: eps(s, in.Steps)})
 	}
-	for _, n := range stepsGrid(in.Steps, 8) {
+	for _, n := range stepsGrid(in.Steps, 6) {
 		r.bySteps["PLD"] = append(r.bySteps["PLD"], chart.Point{X: float64(n), Y: eps(in.Sigma, n)})
 	}
 	r.eps["PLD"] = eps(in.Sigma, in.Steps)
-	if s, err := accountant.CalibratePLD(accountant.Budget{Epsilon: in.Target, Delta: in.Delta}, in.Q, in.Steps, pldInterval, 1e-3); err == nil {
+	if s, err := accountant.CalibratePLD(accountant.Budget{Epsilon: in.Target, Delta: in.Delta}, in.Q, in.Steps, pldInterval, 5e-3); err == nil {
 		r.sigmaFor["PLD"] = s
 	} else {
 		r.sigmaFor["PLD"] = math.NaN()

@@ -55,7 +55,7 @@ func newRunCharts(c *Common) runCharts {
 		rc.xy[i] = chart.New(10, 5, st.Axis, st.AxisLabel, st.Marker)
 	}
 	rc.xy[chartMetrics].SetYFormat(func(v float64) string { return fmt.Sprintf("%.2f", v) })
-	rc.titles = [numRunCharts]string{"loss", "ε spent", "ARI · NMI · silhouette", "embedding"}
+	rc.titles = [numRunCharts]string{"loss", "ε spent", "metrics", "embedding"}
 	return rc
 }
 
@@ -252,12 +252,12 @@ func (rc *runCharts) title(i, w int) string {
 			}
 		}
 	case chartMetrics:
+		t = st.Warn.Render("⚠ ") + t
 		for _, s := range rc.xy[i].AllSeries() {
 			if p, ok := s.Last(); ok {
 				t += " " + s.Style.Render(fmt.Sprintf("━%s %.2f", s.Name, p.Y))
 			}
 		}
-		t += st.Warn.Render(" true labels: not covered")
 	case chartScatter:
 		if rc.byTruth {
 			t += st.Muted.Render(" by true label (t)")

@@ -93,7 +93,11 @@ type Help struct {
 }
 
 // ShortHelp returns the pane's bindings followed by the global ones.
-func (h Help) ShortHelp() []key.Binding { return append(append([]key.Binding{}, h.Short...), h.Keys.GlobalShort()...) }
+func (h Help) ShortHelp() []key.Binding {
+	return append(append([]key.Binding{}, h.Short...), h.Keys.GlobalShort()...)
+}
 
 // FullHelp returns the pane's columns followed by the global column.
-func (h Help) FullHelp() [][]key.Binding { return append(append([][]key.Binding{}, h.Full...), h.Keys.GlobalFull()) }
+func (h Help) FullHelp() [][]key.Binding {
+	return append(append([][]key.Binding{}, h.Full...), h.Keys.GlobalFull())
+}

@@ -1,0 +1,253 @@
+package tui
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dpscope/dpscope/accountant"
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/tui/chart"
+)
+
+func TestAuditRDPAndPLD(t *testing.T) {
+	pr := DefaultParams("builtin:toy", 1)
+	spent, _ := accountant.SampledGaussianEvent(pr.SampleRate, 1.5, 50)
+	r := audit(1, "test", pr, []accountant.Event{spent}, 100)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if len(r.schedule) != 2 || r.schedule[1].Steps != 100 || r.schedule[1].NoiseMultiplier != pr.Sigma {
+		t.Errorf("schedule %v, want 50 steps at σ 1.5 then 100 at %v", r.schedule, pr.Sigma)
+	}
+	want, _ := ProjectEpsilon([]accountant.Event{spent}, pr.SampleRate, pr.Sigma, 100, pr.Delta)
+	if math.Abs(r.spent.EpsilonRDP-want) > 1e-9 {
+		t.Errorf("audit RDP ε = %v, want %v", r.spent.EpsilonRDP, want)
+	}
+	if !(r.spent.EpsilonPLD > 0 && r.spent.EpsilonPLD < r.spent.EpsilonRDP) {
+		t.Errorf("PLD ε = %v, want in (0, RDP %v)", r.spent.EpsilonPLD, r.spent.EpsilonRDP)
+	}
+	if len(r.curve) != tradeoffPoints {
+		t.Fatalf("%d curve points, want %d", len(r.curve), tradeoffPoints)
+	}
+	for _, p := range r.curve {
+		// No attacker beats the (ε, δ) bound of the PLD ε.
+		bound := math.Max(0, math.Max(1-pr.Delta-math.Exp(r.spent.EpsilonPLD)*p.Alpha, math.Exp(-r.spent.EpsilonPLD)*(1-pr.Delta-p.Alpha)))
+		if p.Beta < bound-1e-6 || p.Beta > 1-p.Alpha+1e-9 {
+			t.Errorf("β(%v) = %v, want in [%v, %v]", p.Alpha, p.Beta, bound, 1-p.Alpha)
+		}
+	}
+}
+
+func TestBudgetShowsLedgerAndGuarantee(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 160, 48)
+	m = press(t, m, "2")
+	if !strings.Contains(text(m), "expected guarantee") || !strings.Contains(text(m), "un-noised layers") {
+		t.Errorf("before a run, Budget lacks the expected guarantee:\n%s", text(m))
+	}
+	m = feed(t, m, 1, fakeRun(1))
+	view := text(m)
+	for _, want := range []string{"guarantee: ✘ paper accounting only", "only layers 1-3 noised", "ledger at step 40", "stage 1", "total spent", "RDP vs PLD", "σ 2.5", "perfect privacy"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("Budget lacks %q:\n%s", want, view)
+		}
+	}
+	checkFits(t, m.View().Content, 160, 48)
+}
+
+func TestExpectedGuarantee(t *testing.T) {
+	for _, tc := range []struct {
+		desc    string
+		variant int
+		layers  core.LayerRange
+		want    core.Guarantee
+	}{
+		{"DCAN", 0, core.LayerRange{First: 1, Last: 3}, core.GuaranteeNone},
+		{"paper, encoder only", 1, core.LayerRange{First: 1, Last: 3}, core.GuaranteePaperOnly},
+		{"sound", 3, core.LayerRange{First: 1, Last: 3}, core.GuaranteeConditional},
+	} {
+		pr := DefaultParams("x", 1)
+		pr.Variant, pr.Layers = tc.variant, tc.layers
+		if got, _ := expectedGuarantee(pr); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.desc, got, tc.want)
+		}
+	}
+}
+
+func rec(id int, eps, ari float64) runRecord {
+	return runRecord{ID: id, Mode: core.ModePaper, Epsilon: []core.EpsilonValue{{Accountant: "RDP", Epsilon: eps}}, ARI: ari, NMI: math.NaN()}
+}
+
+func TestPareto(t *testing.T) {
+	recs := []runRecord{rec(1, 4, 0.5), rec(2, 2, 0.6), rec(3, 8, 0.55), rec(4, 8, 0.7), rec(5, 1, 0.1)}
+	recs = append(recs, runRecord{ID: 6, Mode: core.ModeNonPrivate, ARI: 0.9})
+	var ids []int
+	for _, r := range pareto(recs) {
+		ids = append(ids, r.ID)
+	}
+	if got, want := ids, []int{5, 2, 4}; !equalInts(got, want) {
+		t.Errorf("pareto = %v, want %v", got, want)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestCompareRecordsPinsAndExports(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 160, 48)
+	m = feed(t, m, 1, fakeRun(1))
+	m = feed(t, m, 2, fakeRun(2))
+	m = press(t, m, "3")
+	cp := m.Pane(TabCompare).(*comparePane)
+	if n := len(cp.Records()); n != 2 {
+		t.Fatalf("%d records, want 2", n)
+	}
+	if r := cp.Records()[0]; r.ARI != 0.8 || r.epsilon("RDP") != 4 || r.Guarantee != core.GuaranteePaperOnly || r.Outcome != "finished" {
+		t.Errorf("record = %+v, want ARI 0.8, ε 4, paper-only, finished", r)
+	}
+	m = press(t, m, "k", "space", "j")
+	if !cp.Records()[0].Pinned || cp.Records()[1].Pinned {
+		t.Error("space did not pin run 1 alone")
+	}
+	if got := len(cp.overlay.AllSeries()); got != 2 {
+		t.Errorf("overlay has %d series, want the pinned and the selected", got)
+	}
+	m = press(t, m, "e")
+	dir := m.c.Config.ExportDir
+	if !strings.Contains(m.Status(), filepath.Join(dir, runsFile)) {
+		t.Errorf("status %q lacks the export path", m.Status())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, runsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "run,method") || !strings.Contains(lines[1], ",4,") {
+		t.Errorf("runs CSV:\n%s", b)
+	}
+	f, err := os.ReadFile(filepath.Join(dir, frontierFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(f), "1,DP-DCAN paper,4,0.8,true") {
+		t.Errorf("frontier CSV:\n%s", f)
+	}
+	tmp, _ := filepath.Glob(filepath.Join(dir, ".dpscope-*"))
+	if len(tmp) != 0 {
+		t.Errorf("temporary files left: %v", tmp)
+	}
+	checkFits(t, m.View().Content, 160, 48)
+}
+
+func TestPlannerFigures(t *testing.T) {
+	in := plannerInputs{Q: 0.1, Steps: 300, Delta: 1e-5, Sigma: 1.5, Target: 3}
+	r := planRDP(1, in)
+	want, _ := ProjectEpsilon(nil, in.Q, in.Sigma, in.Steps, in.Delta)
+	if r.eps["RDP"] != want {
+		t.Errorf("RDP ε = %v, want %v", r.eps["RDP"], want)
+	}
+	got, _ := ProjectEpsilon(nil, in.Q, r.sigmaFor["RDP"], in.Steps, in.Delta)
+	if math.Abs(got-in.Target) > 1e-2 {
+		t.Errorf("σ %v for ε 3 gives ε %v", r.sigmaFor["RDP"], got)
+	}
+	pts := r.bySteps["RDP"]
+	for i := 1; i < len(pts); i++ {
+		if pts[i].Y < pts[i-1].Y {
+			t.Errorf("ε against steps falls at %v", pts[i].X)
+		}
+	}
+	pts = r.bySigma["RDP"]
+	for i := 1; i < len(pts); i++ {
+		if pts[i].Y > pts[i-1].Y {
+			t.Errorf("ε against σ rises at %v", pts[i].X)
+		}
+	}
+}
+
+func TestPlannerPaneUpdates(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 160, 48)
+	m = press(t, m, "4")
+	if !strings.Contains(text(m), "PLD ") || strings.Contains(text(m), "PLD …") {
+		t.Errorf("Planner lacks PLD figures after showing:\n%s", text(m))
+	}
+	pp := m.Pane(TabPlanner).(*plannerPane)
+	before := pp.res.eps["RDP"]
+	m = press(t, m, "j", "l") // more steps
+	if after := pp.res.eps["RDP"]; !(after > before) {
+		t.Errorf("ε %v after more steps, want more than %v", after, before)
+	}
+	checkFits(t, m.View().Content, 160, 48)
+}
+
+func TestLessonsFollowParameters(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 120, 40)
+	m = press(t, m, "5")
+	lp := m.Pane(TabLearn).(*learnPane)
+	if len(lp.lessons) < 6 {
+		t.Fatalf("%d lessons, want 6", len(lp.lessons))
+	}
+	if !strings.Contains(text(m), "e^ε = 54.6×") {
+		t.Errorf("lesson 1 at ε 4 lacks e^ε = 54.6×:\n%s", text(m))
+	}
+	// ε 2 on the Run screen: the lesson follows.
+	m = press(t, m, "1", "j", "j", "enter", "backspace", "backspace", "backspace", "backspace", "2", "enter", "5")
+	if !strings.Contains(text(m), "e^ε = 7.389×") {
+		t.Errorf("lesson 1 at ε 2 lacks e^ε = 7.389×:\n%s", text(m))
+	}
+	for i := range lp.lessons {
+		lp.index = i
+		if l := lp.Lesson(); strings.Contains(l, "lesson:") || strings.Contains(l, "{{") {
+			t.Errorf("lesson %d did not render:\n%s", i+1, l)
+		}
+	}
+	m = press(t, m, "l")
+	if lp.index != 0 {
+		t.Errorf("lesson %d after wrapping, want 0", lp.index)
+	}
+	checkFits(t, m.View().Content, 120, 40)
+}
+
+func TestMarkdown(t *testing.T) {
+	st := testModel(t, fakeFast).c.Styles
+	out := renderMarkdown("# Title\n\nsome **bold** and `code`\nwraps here.\n\n- one\n  two\n- three\n", st, 20)
+	plain := strings.Split(stripANSI(out), "\n")
+	want := []string{"Title", "", "some bold and code", "wraps here.", "", "• one two", "• three"}
+	if strings.Join(plain, "|") != strings.Join(want, "|") {
+		t.Errorf("markdown =\n%q\nwant\n%q", plain, want)
+	}
+}
+
+func TestChartBoundedAndMarked(t *testing.T) {
+	st := testModel(t, fakeFast).c.Styles
+	c := chart.New(40, 10, st.Axis, st.AxisLabel, st.Marker)
+	c.SetCapacity(100)
+	for i := range 10000 {
+		c.Push("a", float64(i), math.Sin(float64(i)/100))
+	}
+	if n := c.Series("a").Len(); n > 100 || n < 50 {
+		t.Errorf("%d points kept, want 50–100", n)
+	}
+	if p, _ := c.Series("a").Last(); p.X < 9000 {
+		t.Errorf("last kept x = %v, want the recent history", p.X)
+	}
+	c.AddMarker(5000)
+	c.Draw()
+	v := c.View()
+	if !strings.Contains(v, "▼") {
+		t.Error("marker not drawn")
+	}
+	checkFits(t, v, 40, 10)
+	_ = time.Second
+}

@@ -1,0 +1,183 @@
+package tui
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/dpscope/dpscope/core"
+)
+
+func runPaneOf(m Model) *runPane { return m.Pane(TabRun).(*runPane) }
+
+func TestEditingSigmaReprojectsEpsilon(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 100, 30)
+	rp := runPaneOf(m)
+	before := rp.Params()
+	m = press(t, m, "j", "j", "j", "j") // to σ
+	m = press(t, m, "l")                // σ × 1.1
+	after := runPaneOf(m).Params()
+	if !(after.Sigma > before.Sigma) {
+		t.Fatalf("σ %v after l, want more than %v", after.Sigma, before.Sigma)
+	}
+	want, err := ProjectEpsilon(nil, after.SampleRate, after.Sigma, after.Steps(), after.Delta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := runPaneOf(m).Projected(); math.Abs(got-want) > 1e-9 {
+		t.Errorf("projected ε = %v, want %v", got, want)
+	}
+	if !(after.Epsilon < before.Epsilon) {
+		t.Errorf("target ε %v did not follow the larger σ (was %v)", after.Epsilon, before.Epsilon)
+	}
+	if !strings.Contains(text(m), "→ ε "+fmtEps(want)) {
+		t.Errorf("σ hint lacks → ε %s:\n%s", fmtEps(want), text(m))
+	}
+}
+
+func TestEditingEpsilonResolvesSigma(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 100, 30)
+	m = press(t, m, "j", "j", "enter")
+	if !m.Pane(TabRun).Capturing() {
+		t.Fatal("enter on ε did not start typing")
+	}
+	m = press(t, m, "backspace", "backspace", "backspace", "backspace", "2", "enter")
+	p := runPaneOf(m).Params()
+	if p.Epsilon != 2 {
+		t.Fatalf("ε = %v after typing 2, want 2", p.Epsilon)
+	}
+	eps, err := ProjectEpsilon(nil, p.SampleRate, p.Sigma, p.Steps(), p.Delta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(eps-2)/2 > 1e-3 {
+		t.Errorf("σ %v gives ε %v by RDP, want the target 2", p.Sigma, eps)
+	}
+}
+
+func TestTypedValueRejected(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 100, 30)
+	before := runPaneOf(m).Params()
+	m = press(t, m, "j", "j", "j", "enter", "backspace", "backspace", "backspace", "backspace", "backspace", "2", "enter") // δ = 2
+	if got := runPaneOf(m).Params().Delta; got != before.Delta {
+		t.Errorf("δ = %v after typing 2, want it kept at %v", got, before.Delta)
+	}
+	if !m.errored || !strings.Contains(m.Status(), "δ") {
+		t.Errorf("status %q, want an error about δ", m.Status())
+	}
+}
+
+func TestLayerStripLightsNoisedLayers(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 100, 30)
+	if got := strings.Count(text(m), "■"); got != 3 {
+		t.Errorf("%d lit layers, want 3 (1–3)", got)
+	}
+	m = press(t, m, "j", "j", "j", "j", "j", "j", "j", "l", "l", "l") // noise to 6
+	if got := runPaneOf(m).Params().Layers; got != (core.LayerRange{First: 1, Last: 6}) {
+		t.Errorf("layers %v, want 1-6", got)
+	}
+	if got := strings.Count(text(m), "■"); got != 6 {
+		t.Errorf("%d lit layers, want 6", got)
+	}
+	m = press(t, m, "l")
+	if !m.errored {
+		t.Error("no error stepping past layer 6")
+	}
+	// DCAN adds no noise: nothing lit.
+	m = press(t, m, "k", "k", "k", "k", "k", "k", "k", "h")
+	if got := runPaneOf(m).Params().V().Label; got != "DCAN" {
+		t.Fatalf("method %q, want DCAN", got)
+	}
+	if got := strings.Count(text(m), "■"); got != 0 {
+		t.Errorf("%d lit layers for DCAN, want 0", got)
+	}
+}
+
+// fakeRun is a synthetic event sequence of a 40-step run with a σ change
+// at step 20.
+func fakeRun(id int) []core.Event {
+	var evs []core.Event
+	evs = append(evs, core.GuaranteeEvent{Status: core.GuaranteePaperOnly, Reasons: []string{"only layers 1-3 noised"}},
+		core.StageEvent{Stage: 1, Name: "instance", Steps: 40})
+	sigma := 2.5
+	for s := 1; s <= 40; s++ {
+		if s == 20 {
+			evs = append(evs, core.PatchEvent{Patch: core.Patch{Sigma: &sigma}, Step: 20, Applied: true})
+		}
+		evs = append(evs, core.StepEvent{Stage: 1, Epoch: 1 + s/10, Step: s, Loss: 1 / float64(s)},
+			core.BudgetEvent{Step: s, Delta: 1e-5, Target: 4, Spent: []core.EpsilonValue{{Accountant: "RDP", Epsilon: 0.1 * float64(s)}},
+				Projected: []core.EpsilonValue{{Accountant: "RDP", Epsilon: 4}}, Components: []core.NamedValue{{Name: "stage 1", Value: 0.1 * float64(s)}}})
+		if s%10 == 0 {
+			evs = append(evs, core.MetricsEvent{Step: s, Values: []core.NamedValue{{Name: "ARI", Value: float64(s) / 50}, {Name: "NMI", Value: 0.5}, {Name: "silhouette", Value: 0.2}}},
+				core.EmbeddingEvent{Step: s, X: []float64{0, 1, 2, 3}, Y: []float64{0, 1, 0, 1}, Cluster: []int{0, 0, 1, 1}, Truth: []int{0, 1, 0, 1}})
+		}
+	}
+	return append(evs, core.DoneEvent{})
+}
+
+// feed plays a synthetic run into m as run id, without an engine.
+func feed(t *testing.T, m Model, id int, evs []core.Event) Model {
+	t.Helper()
+	m.c.RunID = id
+	m.c.RunState = RunRunning
+	m = send(t, m, RunStartedMsg{ID: id, Config: runPaneOf(m).Params().Config(fakeFast)})
+	for _, ev := range evs {
+		m, _ = settle(t, m, m.broadcast(EngineEventsMsg{ID: id, Events: []core.Event{ev}}))
+	}
+	m.c.RunState = RunFinished
+	return send(t, m, EngineClosedMsg{ID: id})
+}
+
+func TestRunChartsFollowEvents(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 160, 48)
+	m = feed(t, m, 1, fakeRun(1))
+	rc := &runPaneOf(m).charts
+	if n := rc.xy[chartLoss].Series("loss").Len(); n != 40 {
+		t.Errorf("loss chart has %d points, want 40", n)
+	}
+	for i, x := range rc.xy[:chartScatter] {
+		if got := x.Markers(); len(got) != 1 || got[0] != 20 {
+			t.Errorf("chart %d markers %v, want one at step 20", i, got)
+		}
+	}
+	if rc.dirty {
+		t.Error("charts still dirty after a frame")
+	}
+	view := text(m)
+	for _, want := range []string{"ARI 0.80", "▼ σ=2.5 @ step 20", "⚠ metrics: true labels, not covered", "⚠ metrics ━ARI", "paper accounting only", "━target 4"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("Run view lacks %q", want)
+		}
+	}
+	checkFits(t, m.View().Content, 160, 48)
+	m = press(t, m, "t")
+	if !strings.Contains(text(m), "by true label") {
+		t.Error("t did not colour the scatter by true label")
+	}
+}
+
+func TestEditDuringRunSendsPatch(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 100, 30)
+	m.c.RunState = RunRunning
+	m = press(t, m, "j", "j", "j", "j")
+	next, cmd := m.Update(kp("l"))
+	m = next.(Model)
+	_, msgs := settle(t, m, cmd)
+	var patch *core.Patch
+	for _, msg := range msgs {
+		if p, ok := msg.(PatchMsg); ok {
+			patch = &p.Patch
+		}
+	}
+	if patch == nil || patch.Sigma == nil {
+		t.Fatalf("no σ patch among %v", msgs)
+	}
+	if *patch.Sigma != runPaneOf(m).Params().Sigma {
+		t.Errorf("patch σ %v, want the edited %v", *patch.Sigma, runPaneOf(m).Params().Sigma)
+	}
+	// Fields that cannot change live are locked.
+	m = press(t, m, "k", "k", "k", "k", "l")
+	if !m.errored || !strings.Contains(m.Status(), "fixed while a run is going") {
+		t.Errorf("status %q, want the method locked during a run", m.Status())
+	}
+}
