@@ -1,0 +1,163 @@
+package fed
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/core/nn"
+)
+
+// learner is a variant's model family: the server state and the workers
+// that run clients' local training on private copies.
+type learner interface {
+	// size is the length of the server state and of every update.
+	size() int
+	// state returns the server state, updated in place by the server.
+	state() []float32
+	// newWorker returns a worker with its own model copy and buffers.
+	newWorker() (worker, error)
+	// resetClients forgets per-client state (the split was redrawn with k
+	// clients).
+	resetClients(k int)
+}
+
+// job is one client's local training in one round.
+type job struct {
+	round, client int
+	cells         []int   // the client's rows of the data
+	lr            float64 // learning rate η
+	out           []float32
+}
+
+// worker trains one client at a time. It is used by one goroutine.
+type worker interface {
+	// local runs job's local epochs from the server state and writes the
+	// client's raw update into job.out; it returns the mean loss over the
+	// client's steps (0 for a client with no cell).
+	local(ctx context.Context, j job) (float64, error)
+	// embed writes the server model's embedding of every cell into dst
+	// (cells × dim, row-major) and returns dim and the mean loss of the
+	// server model on all cells (NaN when the variant has none).
+	embed(dst []float64) (dim int, loss float64)
+	// embedDim returns the embedding width.
+	embedDim() int
+}
+
+// aeLearner is the PPML-Omics clustering autoencoder
+// d→Hidden…→Latent→…Hidden→d, ReLU, linear bottleneck and output, MSE.
+type aeLearner struct {
+	x          compute.Matrix // cells × genes, shared read-only
+	cfg        nn.AutoencoderConfig
+	server     []float32
+	batch      int
+	epochs     int
+	seed       uint64
+	evalChunks int
+}
+
+func newAELearner(x compute.Matrix, p Params, seed uint64) (*aeLearner, error) {
+	rows := max(p.Batch, 256)
+	cfg := nn.AutoencoderConfig{Genes: x.Cols, Hidden: p.Hidden, Latent: p.Latent, Act: nn.ReLU,
+		Output: nn.OutputLinear, MaxRows: rows, Seed: seed}
+	ae, err := nn.NewAutoencoder(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("fed: autoencoder: %w", err)
+	}
+	return &aeLearner{x: x, cfg: cfg, server: append([]float32(nil), ae.Params...),
+		batch: p.Batch, epochs: p.LocalEpochs, seed: seed, evalChunks: rows}, nil
+}
+
+func (l *aeLearner) size() int        { return len(l.server) }
+func (l *aeLearner) state() []float32 { return l.server }
+func (l *aeLearner) resetClients(int) {}
+func (l *aeLearner) newWorker() (worker, error) {
+	ae, err := nn.NewAutoencoder(l.cfg)
+	if err != nil {
+		return nil, err
+	}
+	sgd, err := nn.NewSGD(len(ae.Params), nn.SGDConfig{LR: DefaultLRAE})
+	if err != nil {
+		return nil, err
+	}
+	return &aeWorker{l: l, ae: ae, sgd: sgd, xb: compute.NewMatrix(l.batch, l.x.Cols, nil)}, nil
+}
+
+type aeWorker struct {
+	l    *aeLearner
+	ae   *nn.Autoencoder
+	sgd  *nn.SGD
+	xb   compute.Matrix
+	perm []int
+}
+
+func (w *aeWorker) embedDim() int { return w.l.cfg.Latent }
+
+// local is ClientUpdate of PPML-Omics Algorithm 1: w ← w_t; one SGD step
+// per mini-batch of the client's shuffled cells for each local epoch (the
+// gradient of the batch's mean per-cell MSE); Δ = (w − w_t)/η.
+func (w *aeWorker) local(ctx context.Context, j job) (float64, error) {
+	l, ae := w.l, w.ae
+	copy(ae.Params, l.server)
+	if err := w.sgd.SetLR(j.lr); err != nil {
+		return 0, err
+	}
+	w.perm = append(w.perm[:0], j.cells...)
+	rng := rand.New(rand.NewPCG(l.seed, stream(streamBatches, j.round, j.client)))
+	total, steps := 0.0, 0
+	for range l.epochs {
+		rng.Shuffle(len(w.perm), func(a, b int) { w.perm[a], w.perm[b] = w.perm[b], w.perm[a] })
+		for s := 0; s < len(w.perm); s += l.batch {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+			rows := w.perm[s:min(s+l.batch, len(w.perm))]
+			xb := w.xb.View(0, 0, len(rows), l.x.Cols)
+			for r, i := range rows {
+				copy(xb.RawRowView(r), l.x.RawRowView(i))
+			}
+			ae.Forward(xb)
+			loss := nn.MSE(ae.OutputGrad(0), ae.Output(0), xb, 1)
+			if err := nn.CheckFinite("local loss", loss); err != nil {
+				return 0, fmt.Errorf("fed: round %d, client %d: %w", j.round, j.client+1, err)
+			}
+			ae.Backward()
+			ae.AccumulateGrads(0)
+			compute.Scal(float32(1/float64(len(rows))), ae.Grads)
+			w.sgd.Step(ae.Params, ae.Grads)
+			total += loss / float64(len(rows))
+			steps++
+		}
+	}
+	inv := float32(1 / j.lr)
+	for i, v := range ae.Params {
+		j.out[i] = (v - l.server[i]) * inv
+	}
+	if steps == 0 {
+		return 0, nil
+	}
+	return total / float64(steps), nil
+}
+
+// embed encodes every cell with the server model and returns the mean
+// per-cell MSE of its reconstruction.
+func (w *aeWorker) embed(dst []float64) (int, float64) {
+	l, ae := w.l, w.ae
+	copy(ae.Params, l.server)
+	n, lat := l.x.Rows, l.cfg.Latent
+	total := 0.0
+	for s := 0; s < n; s += l.evalChunks {
+		r := min(l.evalChunks, n-s)
+		in := l.x.View(s, 0, r, l.x.Cols)
+		ae.Forward(in)
+		total += nn.MSE(ae.OutputGrad(0), ae.Output(0), in, 1)
+		z := ae.Latent()
+		for i := range r {
+			for c, v := range z.RawRowView(i) {
+				dst[(s+i)*lat+c] = float64(v)
+			}
+		}
+	}
+	return lat, total / float64(n)
+}

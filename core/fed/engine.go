@@ -1,0 +1,160 @@
+package fed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/datasets"
+)
+
+func init() {
+	for _, v := range []Variant{FL, FLDP, PPMLOmics, FedSC} {
+		core.Register(v.Name(), func(cfg core.Config) (core.Engine, error) { return New(cfg, v, Params{}) })
+	}
+}
+
+// Default client counts when core.Config.Clients is 0 (docs/METHODS.md).
+const (
+	DefaultClientsFL    = 5  // PPML-Omics, FL
+	DefaultClientsDP    = 30 // PPML-Omics, DP runs
+	DefaultClientsFedSC = 4  // FedSC
+)
+
+// Engine is one federated run of a Variant. Build it with New; Run may be
+// called once.
+type Engine struct {
+	cfg     core.Config
+	v       Variant
+	p       Params
+	split   datasets.SplitConfig
+	rounds  int
+	clients int
+	started atomic.Bool
+}
+
+// New validates cfg and p for variant v and returns its engine. Rounds are
+// Config.Epochs[0] (default DefaultRoundsAE or DefaultRoundsFedSC), local
+// epochs Config.Epochs[1] when given. It returns an error wrapping
+// ErrConfig for a value the variant cannot take: fl in a private mode,
+// fedsc in paper mode (FedSC makes no DP claim: nonprivate is the paper,
+// sound the labelled DP extension), zero rounds, more than two epoch
+// counts, or invalid Params.
+func New(cfg core.Config, v Variant, p Params) (*Engine, error) {
+	if v < FL || v > FedSC {
+		return nil, configErr("variant", int(v), "FL, FLDP, PPMLOmics or FedSC")
+	}
+	switch {
+	case v == FL && cfg.Mode != core.ModeNonPrivate:
+		return nil, configErr("mode", cfg.Mode, "nonprivate for fl (use fl-dp or ppml-omics for a private run)")
+	case v == FedSC && cfg.Mode == core.ModePaper:
+		return nil, configErr("mode", cfg.Mode, "nonprivate (the FedSC paper, which makes no DP claim) or sound (dpscope's client-level DP extension) for fedsc")
+	}
+	e := &Engine{cfg: cfg, v: v}
+	if len(cfg.Epochs) > 2 {
+		return nil, configErr("epochs", cfg.Epochs, "[rounds] or [rounds, local epochs]")
+	}
+	e.rounds = map[bool]int{true: DefaultRoundsAE, false: DefaultRoundsFedSC}[v.autoencoder()]
+	if len(cfg.Epochs) > 0 {
+		e.rounds = cfg.Epochs[0]
+	}
+	if e.rounds < 1 {
+		return nil, configErr("rounds", e.rounds, "≥ 1")
+	}
+	if len(cfg.Epochs) > 1 && p.LocalEpochs == 0 {
+		if cfg.Epochs[1] < 1 {
+			return nil, configErr("local epochs", cfg.Epochs[1], "≥ 1")
+		}
+		p.LocalEpochs = cfg.Epochs[1]
+	}
+	if err := p.Validate(v); err != nil {
+		return nil, err
+	}
+	e.p = p.withDefaults(v)
+	sc, err := datasets.ParseSplit(e.p.Split)
+	if err != nil {
+		return nil, fmt.Errorf("fed: %w: %w", err, ErrConfig)
+	}
+	e.split = sc
+	e.clients = cfg.Clients
+	if e.clients == 0 {
+		switch {
+		case v == FedSC:
+			e.clients = DefaultClientsFedSC
+		case cfg.Mode == core.ModeNonPrivate:
+			e.clients = DefaultClientsFL
+		default:
+			e.clients = DefaultClientsDP
+		}
+	}
+	if cfg.LearningRate == 0 {
+		e.cfg.LearningRate = map[bool]float64{true: DefaultLRAE, false: DefaultLRBYOL}[v.autoencoder()]
+	}
+	if cfg.Mode != core.ModeNonPrivate {
+		// solve σ now so that an unreachable target is a start-up error
+		if _, err := newPrivacy(cfg, v, e.p, e.rounds, e.clients); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// Variant returns the engine's variant.
+func (e *Engine) Variant() Variant { return e.v }
+
+// Rounds returns the planned number of rounds.
+func (e *Engine) Rounds() int { return e.rounds }
+
+// Run trains the federation, reporting through ctl (see the package doc).
+// It returns ctx.Err() when cancelled and a wrapped error when the data
+// cannot be loaded, do not fit the split, or a loss is not finite.
+func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
+	if e.started.Swap(true) {
+		return errors.New("fed: Run called twice on one engine")
+	}
+	d, err := e.load()
+	if err != nil {
+		return err
+	}
+	s, err := e.newSim(ctl, d)
+	if err != nil {
+		return err
+	}
+	return s.run(ctx)
+}
+
+// load returns the preprocessed data set.
+func (e *Engine) load() (*datasets.Preprocessed, error) {
+	d := e.p.Data
+	if d == nil {
+		raw, _, err := datasets.Load(e.cfg.Data, datasets.OpenOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("fed: load: %w", err)
+		}
+		if d, err = datasets.Preprocess(raw, datasets.DefaultPreprocessConfig()); err != nil {
+			return nil, fmt.Errorf("fed: preprocess: %w", err)
+		}
+	}
+	if d.Cells < 2 || d.Genes < 1 || len(d.X) != d.Cells*d.Genes {
+		return nil, configErr("data shape", fmt.Sprintf("%d×%d with %d values", d.Cells, d.Genes, len(d.X)), "at least 2 cells and 1 gene")
+	}
+	return d, nil
+}
+
+// workers returns the number of client goroutines for k clients.
+func (e *Engine) workers(k int) int {
+	w := runtime.GOMAXPROCS(0)
+	if e.p.Workers > 0 {
+		w = e.p.Workers
+	}
+	return max(1, min(w, k))
+}
+
+// dataMatrix views the preprocessed values as a cells × genes matrix.
+func dataMatrix(d *datasets.Preprocessed) compute.Matrix {
+	return compute.NewMatrix(d.Cells, d.Genes, d.X)
+}

@@ -1,0 +1,117 @@
+package fed
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/cluster"
+	"github.com/dpscope/dpscope/core/nn"
+)
+
+// silhouetteSample is the number of cells the silhouette is estimated on
+// when the data set is larger.
+const silhouetteSample = 2000
+
+// report emits the round's step and budget events and, when evaluated, its
+// metrics and embedding. The step's loss is the server model's mean
+// reconstruction MSE on every cell (autoencoder variants) or the
+// size-weighted mean of the clients' losses (FedSC); its parts are the
+// clients' mean local losses.
+func (s *sim) report(ctx context.Context, round int, evaluated bool) error {
+	var loss float64
+	if evaluated {
+		if err := s.evaluate(ctx, round); err != nil {
+			return err
+		}
+		loss = s.lastLoss
+	} else if s.e.v.autoencoder() {
+		_, loss = s.ws[0].embed(s.embBuf())
+	}
+	if !s.e.v.autoencoder() {
+		loss = 0
+		for c, l := range s.losses {
+			loss += l * float64(len(s.split.Clients[c])) / float64(s.d.Cells)
+		}
+	}
+	if err := nn.CheckFinite("global loss", loss); err != nil {
+		return fmt.Errorf("fed: round %d: %w", round, err)
+	}
+	ev := core.StepEvent{Stage: s.segment, Epoch: round, Step: round, Loss: loss, Parts: make([]core.NamedValue, s.k)}
+	for c, l := range s.losses {
+		ev.Parts[c] = core.NamedValue{Name: fmt.Sprintf("client %d", c+1), Value: l}
+	}
+	s.ctl.Emit(ev)
+	if s.pr != nil {
+		s.ctl.Emit(s.pr.budget(round, s.k))
+	}
+	return nil
+}
+
+// embBuf returns the embedding buffer, sized for the learner.
+func (s *sim) embBuf() []float64 {
+	if n := s.d.Cells * s.ws[0].embedDim(); len(s.emb) != n {
+		s.emb = make([]float64, n)
+	}
+	return s.emb
+}
+
+// evaluate embeds every cell with the server model, clusters the
+// embedding with k-means and reports ARI, NMI, ACC (CA), JI (pair
+// Jaccard) and the silhouette of the true labels on the embedding, and a
+// 2-D PCA projection.
+func (s *sim) evaluate(ctx context.Context, round int) error {
+	dim, loss := s.ws[0].embed(s.embBuf())
+	s.dim, s.lastLoss = dim, loss
+	n := s.d.Cells
+	res, err := cluster.KMeans(ctx, s.emb, n, dim, cluster.KMeansConfig{K: s.clusters, NInit: 3, Seed: s.e.cfg.Seed + uint64(streamKMeans)})
+	if err != nil {
+		return fmt.Errorf("fed: k-means: %w", err)
+	}
+	copy(s.pred, res.Labels)
+	if s.truth != nil {
+		sc, err := cluster.Score(s.truth, s.pred)
+		if err != nil {
+			return fmt.Errorf("fed: scores: %w", err)
+		}
+		vals := []core.NamedValue{{Name: "ARI", Value: sc.ARI}, {Name: "NMI", Value: sc.NMI},
+			{Name: "ACC", Value: sc.ACC}, {Name: "JI", Value: sc.PairJaccard}}
+		var sil float64
+		if n > silhouetteSample {
+			sil, err = cluster.SilhouetteSample(s.emb, n, dim, s.truth, silhouetteSample, rand.New(rand.NewPCG(s.e.cfg.Seed, stream(streamKMeans, round, 1))))
+		} else {
+			sil, err = cluster.Silhouette(s.emb, n, dim, s.truth)
+		}
+		if err == nil && !math.IsNaN(sil) {
+			vals = append(vals, core.NamedValue{Name: "silhouette", Value: sil})
+		}
+		s.ctl.Emit(core.MetricsEvent{Stage: s.segment, Epoch: round, Step: round, Values: vals, Unreleased: true})
+	}
+	ev := core.EmbeddingEvent{Step: round, Cluster: append([]int(nil), s.pred...), Truth: make([]int, n)}
+	for i := range ev.Truth {
+		ev.Truth[i] = -1
+		if s.truth != nil {
+			ev.Truth[i] = s.truth[i]
+		}
+	}
+	if pca, err := cluster.PCA(s.emb, n, dim, 2); err == nil {
+		ev.X, ev.Y = make([]float64, n), make([]float64, n)
+		for i := range n {
+			ev.X[i], ev.Y[i] = pca.Scores[2*i], pca.Scores[2*i+1]
+		}
+		s.ctl.Emit(ev)
+	}
+	return nil
+}
+
+// result returns the final embedding and clusters.
+func (s *sim) result() core.ResultEvent {
+	ev := core.ResultEvent{Cells: s.d.Cells, Dim: s.dim, Embedding: make([]float32, len(s.emb)),
+		Cluster: append([]int(nil), s.pred...), Barcodes: append([]string(nil), s.d.Barcodes...)}
+	for i, v := range s.emb {
+		ev.Embedding[i] = float32(v)
+	}
+	return ev
+}

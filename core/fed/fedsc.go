@@ -1,0 +1,281 @@
+package fed
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/core/nn"
+)
+
+// byolLearner is FedSC's federated BYOL. The server state, every client's
+// online model and every update are one vector laid out as
+// [encoder parameters | predictor parameters | encoder BatchNorm running
+// statistics]; each client keeps its own online model and EMA target
+// between rounds.
+type byolLearner struct {
+	x                   compute.Matrix
+	p                   Params
+	seed                uint64
+	encNP, predNP, encS int
+	dim                 int
+	server              []float32
+	clients             []byolClient
+}
+
+// byolClient is one client's state across rounds.
+type byolClient struct {
+	online []float32 // full layout
+	target []float32 // [encoder parameters | encoder statistics]
+	lambda float64   // FedEMA's λ_k, fixed at the first divergence-aware update
+	begun  bool
+}
+
+// encoderSpec describes FedSC's encoder G→w1→…→wL: Linear–BatchNorm–ReLU
+// between hidden layers, a linear last layer, and L2 normalisation.
+func encoderSpec(genes int, widths []int, rows int) *netSpec {
+	s := &netSpec{maxRows: rows}
+	prev := genes
+	for i, w := range widths {
+		s.linear(prev, w)
+		if i < len(widths)-1 {
+			s.batchNorm(w)
+			s.relu(w)
+		}
+		prev = w
+	}
+	s.l2norm(prev)
+	return s
+}
+
+// predictorSpec describes the predictor D→H→D with a ReLU.
+func predictorSpec(dim, hidden, rows int) *netSpec {
+	s := &netSpec{maxRows: rows}
+	s.linear(dim, hidden)
+	s.relu(hidden)
+	s.linear(hidden, dim)
+	return s
+}
+
+func newBYOLLearner(x compute.Matrix, p Params, seed uint64) (*byolLearner, error) {
+	l := &byolLearner{x: x, p: p, seed: seed, dim: p.Encoder[len(p.Encoder)-1]}
+	enc := encoderSpec(x.Cols, p.Encoder, 1).done(seed)
+	pred := predictorSpec(l.dim, p.PredictorHidden, 1).done(seed + 1)
+	l.encNP, l.predNP, l.encS = len(enc.params), len(pred.params), len(enc.stats)
+	l.server = make([]float32, 0, l.size())
+	l.server = append(append(append(l.server, enc.params...), pred.params...), enc.stats...)
+	return l, nil
+}
+
+func (l *byolLearner) size() int        { return l.encNP + l.predNP + l.encS }
+func (l *byolLearner) state() []float32 { return l.server }
+
+// resetClients gives k clients a fresh state: they start from the global
+// model at their next round.
+func (l *byolLearner) resetClients(k int) {
+	l.clients = make([]byolClient, k)
+	for c := range l.clients {
+		l.clients[c] = byolClient{online: make([]float32, l.size()), target: make([]float32, l.encNP+l.encS)}
+	}
+}
+
+func (l *byolLearner) newWorker() (worker, error) {
+	b, g := l.p.Batch, l.x.Cols
+	rows := max(b, 256)
+	w := &byolWorker{l: l,
+		enc:  encoderSpec(g, l.p.Encoder, rows).done(l.seed),
+		tgt:  encoderSpec(g, l.p.Encoder, rows).done(l.seed),
+		pred: predictorSpec(l.dim, l.p.PredictorHidden, rows).done(l.seed + 1),
+		v1:   compute.NewMatrix(b, g, nil), v2: compute.NewMatrix(b, g, nil),
+		t1: compute.NewMatrix(b, l.dim, nil), t2: compute.NewMatrix(b, l.dim, nil),
+		dp: compute.NewMatrix(b, l.dim, nil), scratch: compute.NewMatrix(b, l.dim, nil)}
+	return w, nil
+}
+
+type byolWorker struct {
+	l              *byolLearner
+	enc, tgt, pred *seqNet
+	v1, v2         compute.Matrix
+	t1, t2, dp     compute.Matrix
+	scratch        compute.Matrix
+	perm           []int
+}
+
+func (w *byolWorker) embedDim() int { return w.l.dim }
+
+// divergenceMu returns μ_k of the client update rule for divergence
+// d = ‖W_g − W_k‖ of the encoder parameters (see Divergence).
+func divergenceMu(rule Divergence, alpha float64, lambda *float64, d float64) float64 {
+	switch rule {
+	case DivergenceOff:
+		return 0
+	case DivergencePrinted:
+		if d == 0 {
+			return 1
+		}
+		return min(alpha/d, 1)
+	}
+	if *lambda == 0 {
+		if d == 0 {
+			return 0
+		}
+		*lambda = alpha / d
+	}
+	return min(*lambda*d, 1)
+}
+
+// startClient brings client c's online model to the start of a round: the
+// global model at its first round, W_k ← μ_k W_k + (1 − μ_k) W_g after.
+func (l *byolLearner) startClient(c int) {
+	st, g := &l.clients[c], l.server
+	if !st.begun {
+		copy(st.online, g)
+		copy(st.target, g[:l.encNP])
+		copy(st.target[l.encNP:], g[l.encNP+l.predNP:])
+		st.begun = true
+		return
+	}
+	d := 0.0
+	for i, v := range g[:l.encNP] {
+		e := float64(v) - float64(st.online[i])
+		d += e * e
+	}
+	mu := float32(divergenceMu(l.p.Divergence, l.p.DivergenceAlpha, &st.lambda, math.Sqrt(d)))
+	for i, v := range g {
+		st.online[i] = mu*st.online[i] + (1-mu)*v
+	}
+}
+
+// mask writes the masked view dst = x ⊙ m/(1−p), m ~ Bernoulli(1−p), of the
+// rows of x.
+func (w *byolWorker) mask(dst compute.Matrix, rows []int, rng *rand.Rand) {
+	p := w.l.p.MaskProb
+	scale := float32(1 / (1 - p))
+	for r, i := range rows {
+		src, d := w.l.x.RawRowView(i), dst.RawRowView(r)
+		for j, v := range src {
+			d[j] = 0
+			if rng.Float64() >= p {
+				d[j] = v * scale
+			}
+		}
+	}
+}
+
+// local runs FedSC's local training of client j.client: for every
+// mini-batch, two masked views, the symmetric BYOL loss
+// (2 − 2cos(q(f(v1)), sg(t(v2)))) + (2 − 2cos(q(f(v2)), sg(t(v1)))) averaged
+// over the batch, an SGD step (momentum, weight decay) on the online
+// encoder f and predictor q, then the target update t ← τt + (1 − τ)f.
+// A last batch of a single cell is skipped (BatchNorm needs two rows).
+func (w *byolWorker) local(ctx context.Context, j job) (float64, error) {
+	l := w.l
+	l.startClient(j.client)
+	st := &l.clients[j.client]
+	copy(w.enc.params, st.online[:l.encNP])
+	copy(w.pred.params, st.online[l.encNP:l.encNP+l.predNP])
+	copy(w.enc.stats, st.online[l.encNP+l.predNP:])
+	copy(w.tgt.params, st.target[:l.encNP])
+	copy(w.tgt.stats, st.target[l.encNP:])
+	cfg := nn.SGDConfig{LR: j.lr, Momentum: l.p.Momentum, WeightDecay: l.p.WeightDecay}
+	sgdE, err := nn.NewSGD(l.encNP, cfg)
+	if err != nil {
+		return 0, err
+	}
+	sgdP, err := nn.NewSGD(l.predNP, cfg)
+	if err != nil {
+		return 0, err
+	}
+	w.perm = append(w.perm[:0], j.cells...)
+	rng := rand.New(rand.NewPCG(l.seed, stream(streamMasks, j.round, j.client)))
+	tau := float32(l.p.EMADecay)
+	total, steps := 0.0, 0
+	for range l.p.LocalEpochs {
+		rng.Shuffle(len(w.perm), func(a, b int) { w.perm[a], w.perm[b] = w.perm[b], w.perm[a] })
+		for s := 0; s < len(w.perm); s += l.p.Batch {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+			rows := w.perm[s:min(s+l.p.Batch, len(w.perm))]
+			if len(rows) < 2 {
+				continue
+			}
+			loss := w.step(rows, rng)
+			if err := nn.CheckFinite("local loss", loss); err != nil {
+				return 0, fmt.Errorf("fed: round %d, client %d: %w", j.round, j.client+1, err)
+			}
+			sgdE.Step(w.enc.params, w.enc.grads)
+			sgdP.Step(w.pred.params, w.pred.grads)
+			for i, v := range w.enc.params {
+				w.tgt.params[i] = tau*w.tgt.params[i] + (1-tau)*v
+			}
+			total += loss
+			steps++
+		}
+	}
+	copy(st.online, w.enc.params)
+	copy(st.online[l.encNP:], w.pred.params)
+	copy(st.online[l.encNP+l.predNP:], w.enc.stats)
+	copy(st.target, w.tgt.params)
+	copy(st.target[l.encNP:], w.tgt.stats)
+	for i, v := range st.online {
+		j.out[i] = v - l.server[i]
+	}
+	if steps == 0 {
+		return 0, nil
+	}
+	return total / float64(steps), nil
+}
+
+// step computes the gradients of one batch's symmetric BYOL loss into the
+// online networks' grads and returns the loss averaged over the batch.
+func (w *byolWorker) step(rows []int, rng *rand.Rand) float64 {
+	n, d := len(rows), w.l.dim
+	v1, v2 := w.v1.View(0, 0, n, w.l.x.Cols), w.v2.View(0, 0, n, w.l.x.Cols)
+	w.mask(v1, rows, rng)
+	w.mask(v2, rows, rng)
+	t1, t2 := w.t1.View(0, 0, n, d), w.t2.View(0, 0, n, d)
+	compute.Copy(t1, w.tgt.forward(v1, true))
+	compute.Copy(t2, w.tgt.forward(v2, true))
+	clear(w.enc.grads)
+	clear(w.pred.grads)
+	return (w.half(v1, t2) + w.half(v2, t1)) / float64(n)
+}
+
+// half adds the gradient of Σ_i (2 − 2cos(q(f(v)_i), t_i)) / n into the
+// online grads, with t held constant (stop-gradient), and returns the sum.
+func (w *byolWorker) half(v, t compute.Matrix) float64 {
+	n := v.Rows
+	p := w.pred.forward(w.enc.forward(v, true), true)
+	dp, scr := w.dp.View(0, 0, n, w.l.dim), w.scratch.View(0, 0, n, w.l.dim)
+	dp.Zero()
+	scr.Zero()
+	neg := nn.NegCosine(dp, scr, p, t, float32(2/float64(n)))
+	w.enc.backward(w.pred.backward(dp))
+	return 2*float64(n) + 2*neg
+}
+
+// embed writes the global online encoder's L2-normalised output for every
+// cell (BatchNorm with its running statistics). FedSC has no server-side
+// loss: it returns NaN.
+func (w *byolWorker) embed(dst []float64) (int, float64) {
+	l := w.l
+	copy(w.enc.params, l.server[:l.encNP])
+	copy(w.enc.stats, l.server[l.encNP+l.predNP:])
+	rows := w.v1.Rows
+	if r := w.enc.ops[0].(*linearOp).y.Rows; r > rows {
+		rows = r
+	}
+	for s := 0; s < l.x.Rows; s += rows {
+		r := min(rows, l.x.Rows-s)
+		z := w.enc.forward(l.x.View(s, 0, r, l.x.Cols), false)
+		for i := range r {
+			for c, v := range z.RawRowView(i) {
+				dst[(s+i)*l.dim+c] = float64(v)
+			}
+		}
+	}
+	return l.dim, math.NaN()
+}

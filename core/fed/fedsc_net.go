@@ -1,0 +1,301 @@
+package fed
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/dpscope/dpscope/core/compute"
+)
+
+// This file holds the pieces of FedSC's networks that core/nn lacks:
+// batch normalisation, L2 normalisation of the output, and a small
+// sequential container whose parameters, gradients and running statistics
+// live in flat slices (so they can be copied, averaged and clipped as one
+// vector). Every op keeps its own batch buffers for at most maxRows rows
+// and allocates nothing per step.
+
+// op is one layer of a seqNet.
+type op interface {
+	// forward computes the output for the rows of x; train selects batch
+	// statistics (BatchNorm) over running ones.
+	forward(x compute.Matrix, train bool) compute.Matrix
+	// backward takes ∂L/∂y of the last forward, adds the parameter
+	// gradients into the net's Grads and returns ∂L/∂x.
+	backward(dy compute.Matrix) compute.Matrix
+}
+
+// seqNet is a sequence of ops with flat parameter, gradient and state
+// (BatchNorm running mean and variance) slices.
+type seqNet struct {
+	ops    []op
+	params []float32
+	grads  []float32
+	stats  []float32
+}
+
+// netSpec builds a seqNet in two passes: sizes first, then views.
+type netSpec struct {
+	maxRows       int
+	np, ns        int
+	params, grads []float32
+	stats         []float32
+	build         []func() op
+	initW         []func(rng *rand.Rand)
+}
+
+func (s *netSpec) linear(in, out int) {
+	pw, pb := s.np, s.np+in*out
+	s.np += in*out + out
+	s.build = append(s.build, func() op {
+		l := &linearOp{in: in, out: out,
+			w: compute.NewMatrix(in, out, s.params[pw:pb]), b: s.params[pb : pb+out],
+			dw: compute.NewMatrix(in, out, s.grads[pw:pb]), db: s.grads[pb : pb+out],
+			y: compute.NewMatrix(s.maxRows, out, nil), dx: compute.NewMatrix(s.maxRows, in, nil), ones: ones(s.maxRows)}
+		s.initW = append(s.initW, func(rng *rand.Rand) { // PyTorch nn.Linear: U(±1/√in)
+			bound := 1 / math.Sqrt(float64(in))
+			for i := range l.w.Data {
+				l.w.Data[i] = float32((2*rng.Float64() - 1) * bound)
+			}
+			for i := range l.b {
+				l.b[i] = float32((2*rng.Float64() - 1) * bound)
+			}
+		})
+		return l
+	})
+}
+
+func (s *netSpec) batchNorm(n int) {
+	p, st := s.np, s.ns
+	s.np += 2 * n
+	s.ns += 2 * n
+	s.build = append(s.build, func() op {
+		b := &batchNormOp{n: n, gamma: s.params[p : p+n], beta: s.params[p+n : p+2*n],
+			dgamma: s.grads[p : p+n], dbeta: s.grads[p+n : p+2*n],
+			rmean: s.stats[st : st+n], rvar: s.stats[st+n : st+2*n],
+			xhat: compute.NewMatrix(s.maxRows, n, nil), y: compute.NewMatrix(s.maxRows, n, nil),
+			dx: compute.NewMatrix(s.maxRows, n, nil), invstd: make([]float32, n), mean: make([]float32, n)}
+		s.initW = append(s.initW, func(*rand.Rand) {
+			for i := range n {
+				b.gamma[i], b.beta[i], b.rmean[i], b.rvar[i] = 1, 0, 0, 1
+			}
+		})
+		return b
+	})
+}
+
+func (s *netSpec) relu(n int) {
+	s.build = append(s.build, func() op {
+		return &reluOp{y: compute.NewMatrix(s.maxRows, n, nil), dx: compute.NewMatrix(s.maxRows, n, nil)}
+	})
+}
+
+func (s *netSpec) l2norm(n int) {
+	s.build = append(s.build, func() op {
+		return &l2Op{y: compute.NewMatrix(s.maxRows, n, nil), dx: compute.NewMatrix(s.maxRows, n, nil), norm: make([]float32, s.maxRows)}
+	})
+}
+
+// done allocates the slices, builds the ops and initialises them from a PCG
+// seeded with (seed, 0).
+func (s *netSpec) done(seed uint64) *seqNet {
+	s.params, s.grads, s.stats = make([]float32, s.np), make([]float32, s.np), make([]float32, s.ns)
+	n := &seqNet{params: s.params, grads: s.grads, stats: s.stats}
+	for _, b := range s.build {
+		n.ops = append(n.ops, b())
+	}
+	rng := rand.New(rand.NewPCG(seed, 0))
+	for _, f := range s.initW {
+		f(rng)
+	}
+	return n
+}
+
+func ones(n int) []float32 {
+	o := make([]float32, n)
+	for i := range o {
+		o[i] = 1
+	}
+	return o
+}
+
+// forward runs every op.
+func (n *seqNet) forward(x compute.Matrix, train bool) compute.Matrix {
+	for _, o := range n.ops {
+		x = o.forward(x, train)
+	}
+	return x
+}
+
+// backward runs every op backwards from ∂L/∂output; the gradients are added
+// into grads.
+func (n *seqNet) backward(dy compute.Matrix) compute.Matrix {
+	for i := len(n.ops) - 1; i >= 0; i-- {
+		dy = n.ops[i].backward(dy)
+	}
+	return dy
+}
+
+// linearOp is y = x·W + 1·bᵀ with W stored in×out.
+type linearOp struct {
+	in, out  int
+	w, dw    compute.Matrix
+	b, db    []float32
+	x, y, dx compute.Matrix
+	ones     []float32
+}
+
+func (l *linearOp) forward(x compute.Matrix, _ bool) compute.Matrix {
+	l.x = x
+	y := l.y.View(0, 0, x.Rows, l.out)
+	for i := range x.Rows {
+		copy(y.RawRowView(i), l.b)
+	}
+	compute.MulTo(y, x, false, l.w, false, 1, 1)
+	return y
+}
+
+func (l *linearOp) backward(dy compute.Matrix) compute.Matrix {
+	compute.MulTo(l.dw, l.x, true, dy, false, 1, 1)
+	compute.MulVecTo(l.db, dy, true, l.ones[:dy.Rows], 1, 1)
+	dx := l.dx.View(0, 0, dy.Rows, l.in)
+	compute.MulTo(dx, dy, false, l.w, true, 1, 0)
+	return dx
+}
+
+// bnMomentum and bnEps are PyTorch's BatchNorm1d defaults.
+const (
+	bnMomentum = 0.1
+	bnEps      = 1e-5
+)
+
+// batchNormOp is BatchNorm1d (Ioffe & Szegedy 2015,
+// https://arxiv.org/abs/1502.03167): in training, per feature j over the
+// batch, x̂ = (x − μ_B)/√(σ²_B + ε) with the biased batch variance, y =
+// γx̂ + β, and the running statistics move by momentum 0.1 toward μ_B and
+// the unbiased variance; in evaluation the running statistics replace the
+// batch ones. Backward (training mode):
+//
+//	∂L/∂x = (γ/(n√(σ²_B+ε)))·(n·g − Σg − x̂·Σ(g·x̂)),  g = ∂L/∂y.
+type batchNormOp struct {
+	n             int
+	gamma, beta   []float32
+	dgamma, dbeta []float32
+	rmean, rvar   []float32
+	xhat, y, dx   compute.Matrix
+	invstd, mean  []float32
+	rows          int
+}
+
+func (b *batchNormOp) forward(x compute.Matrix, train bool) compute.Matrix {
+	r := x.Rows
+	b.rows = r
+	xh, y := b.xhat.View(0, 0, r, b.n), b.y.View(0, 0, r, b.n)
+	for j := range b.n {
+		var mu, v float64
+		if train && r > 1 {
+			for i := range r {
+				mu += float64(x.At(i, j))
+			}
+			mu /= float64(r)
+			for i := range r {
+				d := float64(x.At(i, j)) - mu
+				v += d * d
+			}
+			v /= float64(r)
+			b.rmean[j] = float32((1-bnMomentum)*float64(b.rmean[j]) + bnMomentum*mu)
+			b.rvar[j] = float32((1-bnMomentum)*float64(b.rvar[j]) + bnMomentum*v*float64(r)/float64(r-1))
+		} else {
+			// a noised (DP) running variance can be negative: treat it as 0
+			mu, v = float64(b.rmean[j]), max(float64(b.rvar[j]), 0)
+		}
+		inv := 1 / math.Sqrt(v+bnEps)
+		b.invstd[j], b.mean[j] = float32(inv), float32(mu)
+		for i := range r {
+			h := float32((float64(x.At(i, j)) - mu) * inv)
+			xh.Set(i, j, h)
+			y.Set(i, j, b.gamma[j]*h+b.beta[j])
+		}
+	}
+	return y
+}
+
+func (b *batchNormOp) backward(dy compute.Matrix) compute.Matrix {
+	r := b.rows
+	xh, dx := b.xhat.View(0, 0, r, b.n), b.dx.View(0, 0, r, b.n)
+	for j := range b.n {
+		var sg, sgx float64
+		for i := range r {
+			g := float64(dy.At(i, j))
+			sg += g
+			sgx += g * float64(xh.At(i, j))
+		}
+		b.dbeta[j] += float32(sg)
+		b.dgamma[j] += float32(sgx)
+		c := float64(b.gamma[j]) * float64(b.invstd[j]) / float64(r)
+		for i := range r {
+			g := float64(dy.At(i, j))
+			dx.Set(i, j, float32(c*(float64(r)*g-sg-float64(xh.At(i, j))*sgx)))
+		}
+	}
+	return dx
+}
+
+// reluOp is y = max(x, 0).
+type reluOp struct{ y, dx compute.Matrix }
+
+func (o *reluOp) forward(x compute.Matrix, _ bool) compute.Matrix {
+	y := o.y.View(0, 0, x.Rows, x.Cols)
+	for i := range x.Rows {
+		yr, xr := y.RawRowView(i), x.RawRowView(i)
+		for j, v := range xr {
+			yr[j] = max(v, 0)
+		}
+	}
+	return y
+}
+
+func (o *reluOp) backward(dy compute.Matrix) compute.Matrix {
+	dx := o.dx.View(0, 0, dy.Rows, dy.Cols)
+	for i := range dy.Rows {
+		yr, gr, dr := o.y.RawRowView(i), dy.RawRowView(i), dx.RawRowView(i)
+		for j, g := range gr {
+			dr[j] = 0
+			if yr[j] > 0 {
+				dr[j] = g
+			}
+		}
+	}
+	return dx
+}
+
+// l2Op is y = x/max(‖x‖, 1e-12) per row, with backward
+// ∂L/∂x = (g − y(y·g))/‖x‖.
+type l2Op struct {
+	y, dx compute.Matrix
+	norm  []float32
+}
+
+func (o *l2Op) forward(x compute.Matrix, _ bool) compute.Matrix {
+	y := o.y.View(0, 0, x.Rows, x.Cols)
+	for i := range x.Rows {
+		xr, yr := x.RawRowView(i), y.RawRowView(i)
+		nrm := float32(max(math.Sqrt(compute.Dot64(xr, xr)), 1e-12))
+		o.norm[i] = nrm
+		for j, v := range xr {
+			yr[j] = v / nrm
+		}
+	}
+	return y
+}
+
+func (o *l2Op) backward(dy compute.Matrix) compute.Matrix {
+	dx := o.dx.View(0, 0, dy.Rows, dy.Cols)
+	for i := range dy.Rows {
+		yr, gr, dr := o.y.RawRowView(i), dy.RawRowView(i), dx.RawRowView(i)
+		yg := float32(compute.Dot64(yr, gr))
+		for j := range gr {
+			dr[j] = (gr[j] - yr[j]*yg) / o.norm[i]
+		}
+	}
+	return dx
+}

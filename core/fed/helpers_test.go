@@ -1,0 +1,151 @@
+package fed
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/datasets"
+)
+
+// queued hands each test its own engine through one registration.
+var queued = make(chan *Engine, 1)
+
+const testMethod = "fed-test"
+
+func init() {
+	core.Register(testMethod, func(cfg core.Config) (core.Engine, error) {
+		select {
+		case e := <-queued:
+			return e, nil
+		default:
+			return nil, errors.New("no engine queued")
+		}
+	})
+}
+
+// simData returns a small simulated, preprocessed data set with
+// well-separated cell types, cached per shape.
+func simData(t testing.TB, cells, genes, groups int) *datasets.Preprocessed {
+	t.Helper()
+	key := [3]int{cells, genes, groups}
+	simMu.Lock()
+	defer simMu.Unlock()
+	if d, ok := simCache[key]; ok {
+		return d
+	}
+	sc := datasets.DefaultSimConfig(cells, genes, groups)
+	for i := range sc.Groups {
+		sc.Groups[i].DEProb = 0.2
+	}
+	raw, _, err := datasets.Simulate(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := datasets.DefaultPreprocessConfig()
+	pc.MinGenes = 0
+	d, err := datasets.Preprocess(raw, pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	simCache[key] = d
+	return d
+}
+
+var (
+	simMu    sync.Mutex
+	simCache = map[[3]int]*datasets.Preprocessed{}
+)
+
+// baseConfig is a config for variant v in mode m with small settings.
+func baseConfig(v Variant, m core.Mode) core.Config {
+	cfg := core.Config{Data: "test", Method: testMethod, Mode: m, SampleRate: 1, Seed: 7,
+		Epochs: []int{3}, Clients: 4}
+	if m != core.ModeNonPrivate {
+		cfg.Delta, cfg.Clip, cfg.Epsilon = 1e-5, 5, 5
+	}
+	return cfg
+}
+
+// smallParams keeps the networks tiny for tests.
+func smallParams(d *datasets.Preprocessed) Params {
+	return Params{Data: d, Hidden: []int{32}, Latent: 8, Encoder: []int{32, 16, 8}, PredictorHidden: 16, Batch: 16}
+}
+
+// runEngine starts e under cfg, applies the patches when the first step
+// event arrives, and returns every event. It fails the test on an
+// ErrorEvent unless wantErr.
+func runEngine(t *testing.T, cfg core.Config, e *Engine, patches ...core.Patch) []core.Event {
+	t.Helper()
+	queued <- e
+	run, err := core.StartWith(context.Background(), cfg, core.Options{KeepAll: true})
+	if err != nil {
+		<-queued
+		t.Fatal(err)
+	}
+	var evs []core.Event
+	timeout := time.After(2 * time.Minute)
+	for {
+		select {
+		case ev, ok := <-run.Events():
+			if !ok {
+				run.Wait()
+				return evs
+			}
+			evs = append(evs, ev)
+			if _, isStep := ev.(core.StepEvent); isStep && len(patches) > 0 {
+				for _, p := range patches {
+					run.Apply(p)
+				}
+				patches = nil
+			}
+			if e, isErr := ev.(core.ErrorEvent); isErr {
+				t.Errorf("run failed: %v", e.Err)
+			}
+		case <-timeout:
+			run.Stop()
+			t.Fatal("run did not finish within 2 minutes")
+		}
+	}
+}
+
+// newEngine builds an engine or fails the test.
+func newEngine(t *testing.T, cfg core.Config, v Variant, p Params) *Engine {
+	t.Helper()
+	e, err := New(cfg, v, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// lastMetric returns the value of the named metric in the last
+// MetricsEvent.
+func lastMetric(evs []core.Event, name string) (float64, bool) {
+	v, ok := 0.0, false
+	for _, ev := range evs {
+		if m, isM := ev.(core.MetricsEvent); isM {
+			for _, nv := range m.Values {
+				if nv.Name == name {
+					v, ok = nv.Value, true
+				}
+			}
+		}
+	}
+	return v, ok
+}
+
+// result returns the ResultEvent of a run.
+func result(t *testing.T, evs []core.Event) core.ResultEvent {
+	t.Helper()
+	for _, ev := range evs {
+		if r, ok := ev.(core.ResultEvent); ok {
+			return r
+		}
+	}
+	t.Fatal("no ResultEvent")
+	return core.ResultEvent{}
+}

@@ -1,0 +1,321 @@
+package fed
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/dpscope/dpscope/datasets"
+)
+
+// Variant is one of the federated methods; each is registered with core
+// under its Name.
+type Variant int
+
+// The variants (docs/METHODS.md §3–4).
+const (
+	// FL is federated averaging of client updates (PPML-Omics Algorithm 1)
+	// with the clustering autoencoder. Mode nonprivate only.
+	FL Variant = iota
+	// FLDP is FL with per-client clipping and local Gaussian noise, σ from
+	// the paper's FL-DP budget (ε_l, δ_l).
+	FLDP
+	// PPMLOmics is FL-DP with the paper's per-client budget (ε_b, δ_b),
+	// size-weighted updates φ_k = d_k/d and the decentralized
+	// randomization of the noisy updates (Algorithm 2).
+	PPMLOmics
+	// FedSC is federated BYOL: online encoder with input-dropout masking,
+	// predictor, EMA target with stop-gradient, divergence-aware client
+	// update, size-weighted FedAvg.
+	FedSC
+)
+
+var variantNames = [...]string{"fl", "fl-dp", "ppml-omics", "fedsc"}
+
+// Name returns the method name the variant is registered under.
+func (v Variant) Name() string {
+	if v >= 0 && int(v) < len(variantNames) {
+		return variantNames[v]
+	}
+	return fmt.Sprintf("Variant(%d)", int(v))
+}
+
+// ParseVariant returns the variant registered under name.
+func ParseVariant(name string) (Variant, error) {
+	for i, n := range variantNames {
+		if n == name {
+			return Variant(i), nil
+		}
+	}
+	return 0, configErr("method", fmt.Sprintf("%q", name), fmt.Sprintf("one of %q", variantNames[:]))
+}
+
+// autoencoder reports whether the variant trains the PPML-Omics
+// autoencoder (and not FedSC's BYOL encoder).
+func (v Variant) autoencoder() bool { return v != FedSC }
+
+// Protocol is the decentralized randomization (DR) of PPML-Omics.
+type Protocol int
+
+const (
+	// ProtocolSwap is the paper's Algorithm 2: for i = 1…K−1, j uniform in
+	// 1…K, clients i and j exchange their updates. It is not a uniform
+	// permutation (for K = 3 the six permutations have probabilities
+	// 2/9, 2/9, 2/9, 1/9, 1/9, 1/9). The default.
+	ProtocolSwap Protocol = iota
+	// ProtocolFisherYates is a uniform Fisher–Yates shuffle.
+	ProtocolFisherYates
+)
+
+// String returns "swap" or "fisher-yates".
+func (p Protocol) String() string {
+	switch p {
+	case ProtocolSwap:
+		return "swap"
+	case ProtocolFisherYates:
+		return "fisher-yates"
+	}
+	return fmt.Sprintf("Protocol(%d)", int(p))
+}
+
+// ParseProtocol reads "swap" or "fisher-yates".
+func ParseProtocol(s string) (Protocol, error) {
+	switch s {
+	case "swap":
+		return ProtocolSwap, nil
+	case "fisher-yates", "fy", "uniform":
+		return ProtocolFisherYates, nil
+	}
+	return 0, configErr("DR protocol", fmt.Sprintf("%q", s), "swap or fisher-yates")
+}
+
+// Divergence is FedSC's client update rule at the start of a round.
+type Divergence int
+
+const (
+	// DivergenceFedEMA is FedEMA's rule (Zhuang, Wen & Zhang, ICLR 2022,
+	// https://arxiv.org/abs/2204.04385): W_k ← μ_k W_k + (1 − μ_k) W_g with
+	// μ_k = min(λ_k‖W_g − W_k‖, 1) and λ_k = α/‖W_g − W_k‖ fixed at the
+	// client's first update. The default.
+	DivergenceFedEMA Divergence = iota
+	// DivergencePrinted is the formula as printed in FedSC,
+	// μ_k = min(α/‖W_g − W_k‖, 1): it keeps more of the local model when
+	// the divergence is small, the opposite of what the text says.
+	DivergencePrinted
+	// DivergenceOff replaces every client's online encoder and predictor
+	// by the global ones (FedAvg-BYOL, FedU's plain protocol).
+	DivergenceOff
+)
+
+// String returns "fedema", "printed" or "off".
+func (d Divergence) String() string {
+	switch d {
+	case DivergenceFedEMA:
+		return "fedema"
+	case DivergencePrinted:
+		return "printed"
+	case DivergenceOff:
+		return "off"
+	}
+	return fmt.Sprintf("Divergence(%d)", int(d))
+}
+
+// ParseDivergence reads "fedema", "printed" or "off".
+func ParseDivergence(s string) (Divergence, error) {
+	for _, d := range []Divergence{DivergenceFedEMA, DivergencePrinted, DivergenceOff} {
+		if d.String() == s {
+			return d, nil
+		}
+	}
+	return 0, configErr("divergence rule", fmt.Sprintf("%q", s), "fedema, printed or off")
+}
+
+// Defaults (docs/METHODS.md §3–4).
+const (
+	DefaultRoundsAE        = 5     // E of PPML-Omics
+	DefaultRoundsFedSC     = 20    // the paper trains 300; 20 keeps an interactive run short
+	DefaultLocalEpochsAE   = 1     // one local epoch per round (PPML-Omics)
+	DefaultLocalEpochsBYOL = 5     // E = 5 local epochs (FedSC)
+	DefaultBatchAE         = 8     // PPML-Omics
+	DefaultBatchBYOL       = 128   // FedSC
+	DefaultLRAE            = 1e-3  // PPML-Omics SGD
+	DefaultLRBYOL          = 0.032 // FedSC SGD
+	DefaultMomentum        = 0.9   // FedSC (FedEMA code); the paper prints 0.5
+	DefaultWeightDecay     = 5e-4  // FedSC
+	DefaultMaskProb        = 0.9   // FedSC input dropout
+	DefaultEMADecay        = 0.99  // FedSC target EMA
+	DefaultDivergenceAlpha = 0.7   // FedSC α
+	DefaultLatent          = 128   // PPML-Omics bottleneck
+)
+
+// DefaultHidden is the PPML-Omics encoder's hidden width (d→1024→128).
+var DefaultHidden = []int{1024}
+
+// DefaultEncoder are FedSC's encoder widths G→200→40→60.
+var DefaultEncoder = []int{200, 40, 60}
+
+// DefaultPredictorHidden is the hidden width of FedSC's predictor
+// 60→128→60.
+const DefaultPredictorHidden = 128
+
+// ErrConfig is wrapped by every error about a configuration value.
+var ErrConfig = errors.New("fed: invalid configuration")
+
+// configErr formats "fed: <name> is <value>, must be <constraint>"
+// wrapping ErrConfig.
+func configErr(name string, v any, constraint string) error {
+	return fmt.Errorf("fed: %s is %v, must be %s: %w", name, v, constraint, ErrConfig)
+}
+
+// Params holds the settings of a federated run that core.Config does not
+// carry. The zero value selects every default; the registered factories use
+// it. Not safe for concurrent modification.
+type Params struct {
+	// Data, when non-nil, is used instead of loading Config.Data.
+	Data *datasets.Preprocessed
+	// Split is the client split as datasets.ParseSplit reads it ("iid",
+	// "equal", "noniid:2", "dirichlet:0.5"). Empty: "equal" (PPML-Omics'
+	// equal random parts) for fl, fl-dp and ppml-omics, "iid" for fedsc.
+	Split string
+	// LocalEpochs per round; 0 means Config.Epochs[1] when given, else
+	// DefaultLocalEpochsAE or DefaultLocalEpochsBYOL.
+	LocalEpochs int
+	// Batch is the local mini-batch size; 0 means DefaultBatchAE or
+	// DefaultBatchBYOL.
+	Batch int
+	// Hidden and Latent are the autoencoder's widths; nil and 0 mean
+	// DefaultHidden and DefaultLatent.
+	Hidden []int
+	Latent int
+	// Protocol is PPML-Omics' DR protocol; the zero value is ProtocolSwap.
+	Protocol Protocol
+	// TrustedShuffle declares that the DR permutation is drawn by a trusted
+	// party that the server cannot observe. Only then, with
+	// ProtocolFisherYates, is the shuffle-model bound (FMT21) credited when
+	// its condition holds.
+	TrustedShuffle bool
+	// Clusters is k of k-means; 0 means the number of classes.
+	Clusters int
+	// Workers bounds the client goroutines; 0 means GOMAXPROCS.
+	Workers int
+	// EvalEvery is the number of rounds between evaluations (k-means,
+	// metrics, embedding); 0 means 1. The last round is always evaluated.
+	EvalEvery int
+
+	// Encoder, PredictorHidden, MaskProb, EMADecay, Momentum, WeightDecay,
+	// DivergenceAlpha and Divergence configure FedSC; zero values mean the
+	// Default constants (DivergenceFedEMA is the zero value). NoEMA makes
+	// the target the online encoder itself (decay 0, still stop-gradient).
+	Encoder         []int
+	PredictorHidden int
+	MaskProb        float64
+	EMADecay        float64
+	NoEMA           bool
+	Momentum        float64
+	WeightDecay     float64
+	DivergenceAlpha float64
+	Divergence      Divergence
+}
+
+// withDefaults returns p with the defaults of variant v filled in.
+func (p Params) withDefaults(v Variant) Params {
+	ae := v.autoencoder()
+	if p.Split == "" {
+		p.Split = map[bool]string{true: "equal", false: "iid"}[ae]
+	}
+	if p.LocalEpochs == 0 {
+		p.LocalEpochs = map[bool]int{true: DefaultLocalEpochsAE, false: DefaultLocalEpochsBYOL}[ae]
+	}
+	if p.Batch == 0 {
+		p.Batch = map[bool]int{true: DefaultBatchAE, false: DefaultBatchBYOL}[ae]
+	}
+	if p.Hidden == nil {
+		p.Hidden = append([]int(nil), DefaultHidden...)
+	}
+	if p.Latent == 0 {
+		p.Latent = DefaultLatent
+	}
+	if p.EvalEvery == 0 {
+		p.EvalEvery = 1
+	}
+	if p.Encoder == nil {
+		p.Encoder = append([]int(nil), DefaultEncoder...)
+	}
+	if p.PredictorHidden == 0 {
+		p.PredictorHidden = DefaultPredictorHidden
+	}
+	if p.MaskProb == 0 {
+		p.MaskProb = DefaultMaskProb
+	}
+	if p.EMADecay == 0 && !p.NoEMA {
+		p.EMADecay = DefaultEMADecay
+	}
+	if p.NoEMA {
+		p.EMADecay = 0
+	}
+	if p.Momentum == 0 {
+		p.Momentum = DefaultMomentum
+	}
+	if p.WeightDecay == 0 {
+		p.WeightDecay = DefaultWeightDecay
+	}
+	if p.DivergenceAlpha == 0 {
+		p.DivergenceAlpha = DefaultDivergenceAlpha
+	}
+	return p
+}
+
+// Validate checks p (after defaults) for variant v.
+func (p Params) Validate(v Variant) error {
+	p = p.withDefaults(v)
+	if _, err := datasets.ParseSplit(p.Split); err != nil {
+		return fmt.Errorf("fed: %w: %w", err, ErrConfig)
+	}
+	checks := []struct {
+		name string
+		v    int
+		min  int
+	}{{"local epochs", p.LocalEpochs, 1}, {"batch", p.Batch, 1}, {"latent width", p.Latent, 1},
+		{"eval every", p.EvalEvery, 1}, {"predictor width", p.PredictorHidden, 1},
+		{"clusters", p.Clusters, 0}, {"workers", p.Workers, 0}}
+	for _, c := range checks {
+		if c.v < c.min {
+			return configErr(c.name, c.v, fmt.Sprintf("≥ %d", c.min))
+		}
+	}
+	for i, h := range p.Hidden {
+		if h < 1 {
+			return configErr(fmt.Sprintf("hidden width %d", i+1), h, "≥ 1")
+		}
+	}
+	if len(p.Encoder) < 1 {
+		return configErr("encoder widths", p.Encoder, "at least one width")
+	}
+	for i, h := range p.Encoder {
+		if h < 1 {
+			return configErr(fmt.Sprintf("encoder width %d", i+1), h, "≥ 1")
+		}
+	}
+	if p.Protocol != ProtocolSwap && p.Protocol != ProtocolFisherYates {
+		return configErr("DR protocol", int(p.Protocol), "swap or fisher-yates")
+	}
+	if p.Divergence < DivergenceFedEMA || p.Divergence > DivergenceOff {
+		return configErr("divergence rule", int(p.Divergence), "fedema, printed or off")
+	}
+	units := []struct {
+		name string
+		v    float64
+	}{{"mask probability", p.MaskProb}, {"EMA decay", p.EMADecay}, {"momentum", p.Momentum}}
+	for _, u := range units {
+		if math.IsNaN(u.v) || u.v < 0 || u.v >= 1 {
+			return configErr(u.name, u.v, "in [0, 1)")
+		}
+	}
+	if math.IsNaN(p.WeightDecay) || math.IsInf(p.WeightDecay, 0) || p.WeightDecay < 0 {
+		return configErr("weight decay", p.WeightDecay, "finite and ≥ 0")
+	}
+	if math.IsNaN(p.DivergenceAlpha) || p.DivergenceAlpha <= 0 || p.DivergenceAlpha > 1 {
+		return configErr("divergence alpha", p.DivergenceAlpha, "in (0, 1]")
+	}
+	return nil
+}

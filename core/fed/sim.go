@@ -1,0 +1,283 @@
+package fed
+
+import (
+	"context"
+	crand "crypto/rand"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/datasets"
+)
+
+// Purposes of the random streams: every generator is
+// rand.NewPCG(Config.Seed, stream(purpose, round, client)), so a run
+// reproduces bit for bit under any scheduling of its goroutines.
+const (
+	streamBatches = iota + 1
+	streamNoise
+	streamDR
+	streamCentral
+	streamMasks
+	streamKMeans
+)
+
+// stream packs a purpose, a round and a client into a PCG stream id.
+func stream(purpose, round, client int) uint64 {
+	return uint64(purpose)<<56 | uint64(round)<<24 | uint64(client)
+}
+
+// sim is the state of one running federation.
+type sim struct {
+	e        *Engine
+	ctl      *core.Control
+	d        *datasets.Preprocessed
+	x        compute.Matrix
+	l        learner
+	pr       *privacy
+	k        int
+	split    *datasets.Split
+	segment  int
+	upd      [][]float32
+	sum      []float32
+	losses   []float64
+	ws       []worker
+	lr       float64
+	truth    []int
+	clusters int
+	emb      []float64
+	pred     []int
+	dim      int
+	lastLoss float64
+}
+
+func (e *Engine) newSim(ctl *core.Control, d *datasets.Preprocessed) (*sim, error) {
+	s := &sim{e: e, ctl: ctl, d: d, x: dataMatrix(d), lr: e.cfg.LearningRate, truth: d.Labels, clusters: e.p.Clusters}
+	if s.clusters == 0 {
+		if d.Labels == nil || len(d.Classes) < 1 {
+			return nil, configErr("clusters", 0, "set when the data set has no labels")
+		}
+		s.clusters = len(d.Classes)
+	}
+	if s.clusters > d.Cells {
+		return nil, configErr("clusters", s.clusters, fmt.Sprintf("at most the number of cells, %d", d.Cells))
+	}
+	var err error
+	if e.v.autoencoder() {
+		s.l, err = newAELearner(s.x, e.p, e.cfg.Seed)
+	} else {
+		s.l, err = newBYOLLearner(s.x, e.p, e.cfg.Seed)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.pr, err = newPrivacy(e.cfg, e.v, e.p, e.rounds, e.clients); err != nil {
+		return nil, err
+	}
+	if err := s.redraw(e.clients, 1); err != nil {
+		return nil, err
+	}
+	s.sum = make([]float32, s.l.size())
+	s.pred = make([]int, d.Cells)
+	return s, nil
+}
+
+// redraw draws the split for k clients from round on, opening a new ledger
+// segment, and sizes the per-client buffers.
+func (s *sim) redraw(k, round int) error {
+	cfg := s.e.split
+	cfg.Clients, cfg.Seed = k, s.e.cfg.Seed+uint64(s.segment)*0x9E3779B97F4A7C15
+	classes := len(s.d.Classes)
+	var labels []int
+	if cfg.Kind != datasets.SplitEqual || s.d.Labels != nil {
+		labels = s.d.Labels
+	}
+	sp, err := datasets.NewSplit(s.d.Cells, labels, classes, cfg)
+	if err != nil {
+		return fmt.Errorf("fed: %w", err)
+	}
+	s.split, s.k = sp, k
+	s.segment++
+	for len(s.upd) < k {
+		s.upd = append(s.upd, make([]float32, s.l.size()))
+	}
+	s.upd = s.upd[:k]
+	s.losses = make([]float64, k)
+	s.l.resetClients(k)
+	for len(s.ws) < s.e.workers(k) {
+		w, err := s.l.newWorker()
+		if err != nil {
+			return err
+		}
+		s.ws = append(s.ws, w)
+	}
+	if s.pr != nil {
+		s.pr.segment = fmt.Sprintf("K = %d from round %d", k, round)
+	}
+	for _, n := range sp.Notes {
+		s.ctl.Emit(core.WarningEvent{Message: "client split: " + n})
+	}
+	s.ctl.Emit(core.StageEvent{Stage: s.segment, Steps: s.e.rounds - round + 1,
+		Name: fmt.Sprintf("%s, K = %d clients, %s split (%s)", s.e.v.Name(), k, cfg, sizeRange(sp.Sizes()))})
+	return nil
+}
+
+// sizeRange formats client sizes as "66–67 cells per client".
+func sizeRange(sz []int) string {
+	lo, hi := math.MaxInt, 0
+	for _, n := range sz {
+		lo, hi = min(lo, n), max(hi, n)
+	}
+	if lo == hi {
+		return fmt.Sprintf("%d cells per client", lo)
+	}
+	return fmt.Sprintf("%d–%d cells per client", lo, hi)
+}
+
+// Split returns the description of the current split, one line per
+// client (for display).
+func (s *sim) describe() string { return strings.Join(s.split.Describe(s.d.Classes), "; ") }
+
+// run is the round loop.
+func (s *sim) run(ctx context.Context) error {
+	e := s.e
+	s.ctl.Emit(s.pr.guarantee(e.v, e.cfg.Mode, s.k, false))
+	evaluated := false
+	round := 0
+	for r := 1; r <= e.rounds; r++ {
+		ps, err := s.ctl.Checkpoint(ctx)
+		if err != nil {
+			return err
+		}
+		if err := s.applyPatches(ps, r); err != nil {
+			return err
+		}
+		if !s.pr.fits(s.k) {
+			s.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf(
+				"budget exhausted: round %d would take the audited ε past the target %g; training stops", r, e.cfg.Epsilon)})
+			break
+		}
+		if err := s.clientsRound(ctx, r); err != nil {
+			return err
+		}
+		if err := s.serverStep(ctx, r); err != nil {
+			return err
+		}
+		round = r
+		if s.pr != nil {
+			if err := s.pr.record(s.k); err != nil {
+				return err
+			}
+		}
+		evaluated = r%e.p.EvalEvery == 0 || r == e.rounds
+		if err := s.report(ctx, r, evaluated); err != nil {
+			return err
+		}
+	}
+	if !evaluated {
+		if err := s.evaluate(ctx, round); err != nil {
+			return err
+		}
+	}
+	s.ctl.Emit(s.result())
+	s.ctl.Emit(s.pr.guarantee(e.v, e.cfg.Mode, s.k, true))
+	return nil
+}
+
+// clientsRound runs every client's local training on at most workers
+// goroutines. Client k writes only upd[k] and losses[k]; nothing depends on
+// which goroutine ran it.
+func (s *sim) clientsRound(ctx context.Context, round int) error {
+	var next atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	for w := range s.e.workers(s.k) {
+		wk := s.ws[w]
+		g.Go(func() error {
+			for {
+				c := int(next.Add(1) - 1)
+				if c >= s.k {
+					return nil
+				}
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				j := job{round: round, client: c, cells: s.split.Clients[c], lr: s.lr, out: s.upd[c]}
+				loss, err := wk.local(gctx, j)
+				if err != nil {
+					return err
+				}
+				s.losses[c] = loss
+				s.privatize(c, round)
+			}
+		})
+	}
+	return g.Wait()
+}
+
+// privatize turns client c's raw update into what it uploads: weighted
+// (ppml-omics φ_k = d_k/d; FedSC n_k/n without DP), clipped to C and
+// noised locally in the private modes.
+func (s *sim) privatize(c, round int) {
+	u := s.upd[c]
+	share := float32(float64(len(s.split.Clients[c])) / float64(s.d.Cells))
+	if s.e.v == PPMLOmics || (s.e.v == FedSC && s.pr == nil) {
+		compute.Scal(share, u)
+	}
+	if s.pr == nil {
+		return
+	}
+	ClipTo(u, s.pr.clip)
+	if std := s.pr.localStd(); std > 0 {
+		AddNoise(u, std, s.noiseRand(streamNoise, round, c))
+	}
+}
+
+// noiseRand returns the generator of DP noise: seeded from Config.Seed, or
+// a ChaCha8 keyed by crypto/rand with Config.SecureNoise.
+func (s *sim) noiseRand(purpose, round, client int) *rand.Rand {
+	if s.e.cfg.SecureNoise {
+		var key [32]byte
+		_, _ = crand.Read(key[:]) // never fails on supported platforms (Go ≥ 1.24)
+		return rand.New(rand.NewChaCha8(key))
+	}
+	return rand.New(rand.NewPCG(s.e.cfg.Seed, stream(purpose, round, client)))
+}
+
+// serverStep aggregates the uploads and updates the server state:
+// w ← w + γ·Σ_k u_k with γ = η/K (FL, FL-DP: w_t + η·mean Δ), η
+// (PPML-Omics: φ-weighted sum), 1 (FedSC: size-weighted deltas) or 1/K
+// (FedSC's DP extension, after the aggregator's noise).
+func (s *sim) serverStep(ctx context.Context, round int) error {
+	ups := s.upd
+	if s.e.v == PPMLOmics {
+		rng := rand.New(rand.NewPCG(s.e.cfg.Seed, stream(streamDR, round, 0)))
+		perm := SwapPermutation(s.k, rng)
+		if s.e.p.Protocol == ProtocolFisherYates {
+			perm = FisherYatesPermutation(s.k, rng)
+		}
+		ups = Permute(ups, perm)
+	}
+	if err := Aggregate(ctx, s.sum, ups, s.e.workers(s.k)); err != nil {
+		return err
+	}
+	if std := s.pr.centralStd(); std > 0 {
+		AddNoise(s.sum, std, s.noiseRand(streamCentral, round, 0))
+	}
+	gamma := 1.0
+	switch {
+	case s.e.v == FL || s.e.v == FLDP:
+		gamma = s.lr / float64(s.k)
+	case s.e.v == PPMLOmics:
+		gamma = s.lr
+	case s.pr != nil:
+		gamma = 1 / float64(s.k)
+	}
+	compute.Axpy(float32(gamma), s.sum, s.l.state())
+	return nil
+}
