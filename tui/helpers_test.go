@@ -22,7 +22,7 @@ const (
 
 func init() {
 	fake.Register(fakeFast, 0)
-	fake.Register(fakeSlow, 8*time.Millisecond)
+	fake.Register(fakeSlow, 25*time.Millisecond)
 }
 
 func testSummary() datasets.Summary {

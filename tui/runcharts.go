@@ -39,6 +39,8 @@ type runCharts struct {
 	lastPatch  string
 	metrics    []core.NamedValue
 
+	started bool // a run has started
+	private bool // the last run adds noise
 	byTruth bool
 	page    int
 	dirty   bool
@@ -68,6 +70,7 @@ func (rc *runCharts) reset(cfg core.Config, pr Params) {
 	rc.stage, rc.lastPatch, rc.metrics = "", "", nil
 	rc.lastStep, rc.lastLoss = 0, 0
 	rc.totalSteps = pr.Steps()
+	rc.started, rc.private = true, cfg.Mode != core.ModeNonPrivate
 	rc.xy[chartMetrics].SetRange(0, float64(max(rc.totalSteps, 1)), -0.2, 1)
 	rc.dirty = true
 }
@@ -291,8 +294,8 @@ func (rc *runCharts) view(w, h int) string {
 			i := rc.visible[k]
 			iw, ih := rc.cellW-2, rc.cellH-2
 			body := rc.title(i, iw) + "\n"
-			if rc.xy[i].Empty() && i != chartEpsilon || rc.xy[i].View() == "" {
-				body += st.Muted.Render(waitingText(i))
+			if rc.xy[i].Empty() || rc.xy[i].View() == "" {
+				body += st.Muted.Render(rc.waitingText(i))
 			} else {
 				body += rc.xy[i].View()
 			}
@@ -313,7 +316,13 @@ func (rc *runCharts) view(w, h int) string {
 	return block(out, w, h)
 }
 
-func waitingText(i int) string {
+func (rc *runCharts) waitingText(i int) string {
+	switch {
+	case rc.started && i == chartEpsilon && !rc.private:
+		return "DCAN adds no noise: no ε to spend"
+	case rc.started && i == chartLoss:
+		return "waiting for the first step…"
+	}
 	switch i {
 	case chartScatter:
 		return "the embedding appears after the first epoch"

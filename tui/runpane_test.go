@@ -121,8 +121,10 @@ func feed(t *testing.T, m Model, id int, evs []core.Event) Model {
 	m.c.RunID = id
 	m.c.RunState = RunRunning
 	m = send(t, m, RunStartedMsg{ID: id, Config: runPaneOf(m).Params().Config(fakeFast)})
-	for _, ev := range evs {
-		m, _ = settle(t, m, m.broadcast(EngineEventsMsg{ID: id, Events: []core.Event{ev}}))
+	for len(evs) > 0 { // in batches, as waitForEvents delivers them
+		n := min(len(evs), 50)
+		m, _ = settle(t, m, m.broadcast(EngineEventsMsg{ID: id, Events: evs[:n]}))
+		evs = evs[n:]
 	}
 	m.c.RunState = RunFinished
 	return send(t, m, EngineClosedMsg{ID: id})

@@ -1,0 +1,92 @@
+package tui
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/teatest/v2"
+)
+
+// waitText waits until the program has written every one of wants. The
+// output it reads is consumed: wait for what arrives together in one call.
+func waitText(t *testing.T, tm *teatest.TestModel, wants ...string) {
+	t.Helper()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		for _, w := range wants {
+			if !bytes.Contains(b, []byte(w)) {
+				return false
+			}
+		}
+		return true
+	}, teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+}
+
+func typeKeys(tm *teatest.TestModel, keys ...string) {
+	for _, k := range keys {
+		tm.Send(kp(k))
+	}
+}
+
+// TestGoldenScreens compares the first screen of every tab, without styles,
+// at 80×24 and 160×48 with the fixed seed (go test -update rewrites them).
+func TestGoldenScreens(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		for _, tab := range []string{"1", "2", "5"} {
+			t.Run(fmt.Sprintf("%dx%d_tab%s", size[0], size[1], tab), func(t *testing.T) {
+				m := New(Config{Summary: testSummary(), Backend: "gonum, 2 threads", Method: fakeFast, ExportDir: t.TempDir(), Seed: 1})
+				tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(size[0], size[1]))
+				typeKeys(tm, tab)
+				if tab == "2" {
+					waitText(t, tm, "RDP vs PLD")
+				}
+				typeKeys(tm, "q")
+				final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+				view := final.View().Content
+				checkFits(t, view, size[0], size[1])
+				teatest.RequireEqualOutput(t, []byte(stripANSI(view)))
+			})
+		}
+	}
+}
+
+// TestLiveRunChangesShow starts a run, changes σ and the layer range while
+// it goes, and checks the screen and the ledger show both changes.
+func TestLiveRunChangesShow(t *testing.T) {
+	m := New(Config{Summary: testSummary(), Backend: "gonum", Method: fakeSlow, ExportDir: t.TempDir()})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(160, 48))
+	typeKeys(tm, "s")
+	waitText(t, tm, "stage 1 instance")
+	// The output is a stream of screen diffs: wait for glyphs that only a
+	// change can bring.
+	typeKeys(tm, "j", "j", "j", "j", "l") // σ up one step
+	waitText(t, tm, "▼")                  // a live-change marker on the charts
+	typeKeys(tm, "j", "j", "j", "h")      // noise to 2: layers 1-2
+	waitText(t, tm, "3□", "▼")            // layer 3 unlit, then a second marker
+	typeKeys(tm, "x", "2")
+	waitText(t, tm, "ledger at step", "finished")
+	typeKeys(tm, "q")
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(20*time.Second)).(Model)
+
+	rp := runPaneOf(final)
+	sigma := rp.Params().Sigma
+	if got := rp.Params().Layers.String(); got != "1-2" {
+		t.Errorf("layers %s, want 1-2", got)
+	}
+	if n := len(rp.charts.xy[chartLoss].Markers()); n != 2 {
+		t.Errorf("loss chart has %d live-change markers, want 2", n)
+	}
+	bp := final.Pane(TabBudget).(*budgetPane)
+	if n := len(bp.sched.segs); n != 2 || bp.sched.segs[1].sigma != sigma {
+		t.Errorf("ledger schedule %+v, want a second segment at σ %v", bp.sched.segs, sigma)
+	}
+	view := stripANSI(bp.View())
+	if want := fmt.Sprintf("σ %.3g", sigma); !strings.Contains(view, want) {
+		t.Errorf("Budget screen lacks the new %s:\n%s", want, view)
+	}
+	if recs := final.Pane(TabCompare).(*comparePane).Records(); len(recs) != 1 || recs[0].Outcome != "stopped" {
+		t.Errorf("Compare records %+v, want one stopped run", recs)
+	}
+}
