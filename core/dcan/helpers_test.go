@@ -27,10 +27,15 @@ func init() {
 }
 
 // simData returns a small simulated, preprocessed data set: cells × genes,
-// groups well-separated cell types. It is cached per shape.
+// groups cell types with 20% DE genes. It is cached per shape.
 func simData(t testing.TB, cells, genes, groups int) *datasets.Preprocessed {
+	return simDataDE(t, cells, genes, groups, 0.2)
+}
+
+// simDataDE is simData with a fraction de of DE genes per type.
+func simDataDE(t testing.TB, cells, genes, groups int, de float64) *datasets.Preprocessed {
 	t.Helper()
-	key := [3]int{cells, genes, groups}
+	key := simKey{cells, genes, groups, de}
 	simMu.Lock()
 	defer simMu.Unlock()
 	if d, ok := simCache[key]; ok {
@@ -38,7 +43,7 @@ func simData(t testing.TB, cells, genes, groups int) *datasets.Preprocessed {
 	}
 	sc := datasets.DefaultSimConfig(cells, genes, groups)
 	for i := range sc.Groups {
-		sc.Groups[i].DEProb = 0.2
+		sc.Groups[i].DEProb = de
 	}
 	raw, _, err := datasets.Simulate(sc)
 	if err != nil {
@@ -56,8 +61,13 @@ func simData(t testing.TB, cells, genes, groups int) *datasets.Preprocessed {
 
 var (
 	simMu    sync.Mutex
-	simCache = map[[3]int]*datasets.Preprocessed{}
+	simCache = map[simKey]*datasets.Preprocessed{}
 )
+
+type simKey struct {
+	cells, genes, groups int
+	de                   float64
+}
 
 // baseConfig is a private test configuration.
 func baseConfig(mode core.Mode) core.Config {

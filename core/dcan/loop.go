@@ -176,38 +176,35 @@ func (r *runState) evaluate(ctx context.Context) error {
 }
 
 // guarantee states the run's guarantee: as planned at the start and after
-// patches, as spent at the end.
-func (r *runState) guarantee(final bool) core.GuaranteeEvent {
+// patches (final nil), as spent at the end (final is the last budget
+// event, whose RDP and PLD figures become the audited ones).
+func (r *runState) guarantee(final *core.BudgetEvent) core.GuaranteeEvent {
 	mode := r.s.cfg.Mode
 	status, reasons := Reading(mode, r.layers, r.circ)
 	ev := core.GuaranteeEvent{Status: status, Reasons: reasons}
 	if !r.private {
 		return ev
 	}
-	pl := r.plan()
-	sigma := r.sigma
-	if final {
+	pl, sigma := r.plan(), r.sigma
+	if final != nil {
 		pl, sigma = plan{}, 0
 	}
 	if e, err := r.priv.published(pl, sigma); err == nil {
 		ev.Published = []core.EpsilonValue{{Accountant: "paper (Theorem 1)", Epsilon: e}}
 	}
-	whole := r.layers.First == 1 && r.layers.Last == numLayers
-	if mode == core.ModePaper && !whole {
+	if mode == core.ModePaper && (r.layers.First != 1 || r.layers.Last != numLayers) {
 		return ev // audited: no valid guarantee (said in the reasons)
 	}
-	label, only := "RDP", ""
+	only := ""
 	if mode == core.ModePaper {
 		only = " (training steps only)"
-		label += only
 	}
-	if !final {
-		ev.Audited = []core.EpsilonValue{{Accountant: label + " (planned)", Epsilon: r.priv.projected(pl, sigma)}}
+	if final == nil {
+		ev.Audited = []core.EpsilonValue{{Accountant: "RDP" + only + " (planned)", Epsilon: r.priv.projected(pl, sigma)}}
 		return ev
 	}
-	ev.Audited = []core.EpsilonValue{{Accountant: label, Epsilon: r.priv.spentRDP()}}
-	if s, err := accountant.Summarize(r.priv.ledger.All(), r.priv.delta, r.priv.ledgerOptions(true)); err == nil {
-		ev.Audited = append(ev.Audited, core.EpsilonValue{Accountant: "PLD" + only, Epsilon: s.EpsilonPLD})
+	for _, v := range final.Spent {
+		ev.Audited = append(ev.Audited, core.EpsilonValue{Accountant: v.Accountant + only, Epsilon: v.Epsilon})
 	}
 	return ev
 }

@@ -17,9 +17,9 @@ const MethodName = "dcan"
 // DefaultEpochs are the epochs of stage 1 and stage 2 used when
 // core.Config.Epochs is empty. They are modest on purpose: on the default
 // data set (2,000 cells × ~1,944 genes) a whole nonprivate or sound run
-// takes about 15–20 s on two cores (docs/RESULTS.md). The paper trains far
+// takes about 20–30 s on two cores (docs/RESULTS.md). The paper trains far
 // longer; set Config.Epochs to follow it.
-var DefaultEpochs = [2]int{20, 10}
+var DefaultEpochs = [2]int{12, 8}
 
 // Paper defaults (docs/METHODS.md §1).
 const (
@@ -104,6 +104,9 @@ type Options struct {
 	// 0 chooses about 6 per run, a negative value reports PLD only at the
 	// end of the run. PLD takes tens to hundreds of milliseconds.
 	PLDEvery int
+	// NoPLD leaves PLD out of every report, the final one included (for
+	// tests and sweeps that only need RDP).
+	NoPLD bool
 	// ChunkCells is the number of cells per forward pass; 0 means
 	// DefaultChunkCells.
 	ChunkCells int

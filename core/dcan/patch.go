@@ -22,7 +22,7 @@ func (r *runState) applyPatches(ps []core.Patch) {
 		changed = changed || g
 	}
 	if changed {
-		r.ctl.Emit(r.guarantee(false))
+		r.ctl.Emit(r.guarantee(nil))
 		if r.private {
 			r.ctl.Emit(r.priv.budgetEvent(r.step, r.plan(), r.sigma, false))
 		}

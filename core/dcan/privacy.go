@@ -39,6 +39,7 @@ type privacy struct {
 	comp      map[string][]float64 // RDP per component
 	cache     map[[2]float64][]float64
 	scratch   []float64
+	noPLD     bool
 }
 
 func newPrivacy(delta, target float64) *privacy {
@@ -252,7 +253,7 @@ func (p *privacy) setTarget(target float64, pl plan, z float64) error {
 func (p *privacy) budgetEvent(step int, pl plan, sigma float64, pld bool) core.BudgetEvent {
 	ev := core.BudgetEvent{Step: step, Delta: p.delta, Target: p.target}
 	ev.Spent = []core.EpsilonValue{{Accountant: "RDP", Epsilon: p.spentRDP()}}
-	if pld {
+	if pld && !p.noPLD {
 		if s, err := accountant.Summarize(p.ledger.All(), p.delta, p.ledgerOptions(true)); err == nil {
 			ev.Spent = append(ev.Spent, core.EpsilonValue{Accountant: "PLD", Epsilon: s.EpsilonPLD})
 		}

@@ -19,6 +19,9 @@ import (
 // to run, e.g.
 //
 //	DPSCOPE_DCAN_RESULTS=nonprivate,sound DPSCOPE_DCAN_SEEDS=1,2,3 go test -run TestDefaultDataResults -v -timeout 30m ./core/dcan/
+//
+// DPSCOPE_DCAN_EPOCHS=e1,e2, DPSCOPE_DCAN_EPSILON, DPSCOPE_DCAN_LR (stage 1)
+// and DPSCOPE_DCAN_RHO override the defaults (ε = 8).
 func TestDefaultDataResults(t *testing.T) {
 	modes := os.Getenv("DPSCOPE_DCAN_RESULTS")
 	if modes == "" {
@@ -45,8 +48,18 @@ func TestDefaultDataResults(t *testing.T) {
 				e2, _ := strconv.Atoi(b)
 				cfg.Epochs = []int{e1, e2}
 			}
+			var opt Options
+			if v := os.Getenv("DPSCOPE_DCAN_LR"); v != "" {
+				cfg.LearningRate, _ = strconv.ParseFloat(v, 64)
+			}
+			if v := os.Getenv("DPSCOPE_DCAN_RHO"); v != "" {
+				opt.Rho, _ = strconv.ParseFloat(v, 64)
+			}
+			if v := os.Getenv("DPSCOPE_DCAN_EPSILON"); v != "" {
+				cfg.Epsilon, _ = strconv.ParseFloat(v, 64)
+			}
 			t0 := time.Now()
-			r, _ := start(t, context.Background(), cfg, Options{})
+			r, _ := start(t, context.Background(), cfg, opt)
 			var last core.MetricsEvent
 			for ev := range r.Events() {
 				switch ev := ev.(type) {

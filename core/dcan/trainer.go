@@ -42,6 +42,7 @@ func New(cfg core.Config, opt Options) (*Trainer, error) {
 	t := &Trainer{s: s}
 	if cfg.Mode != core.ModeNonPrivate {
 		t.priv = newPrivacy(cfg.Delta, 0)
+		t.priv.noPLD = s.opt.NoPLD
 	}
 	return t, nil
 }
@@ -231,7 +232,7 @@ func (r *runState) plan() plan {
 
 // run trains the two stages and reports.
 func (r *runState) run(ctx context.Context) error {
-	r.ctl.Emit(r.guarantee(false))
+	r.ctl.Emit(r.guarantee(nil))
 	if err := r.stage1(ctx); err != nil {
 		return err
 	}
@@ -239,8 +240,9 @@ func (r *runState) run(ctx context.Context) error {
 		return err
 	}
 	if r.private {
-		r.ctl.Emit(r.priv.budgetEvent(r.step, r.plan(), r.sigma, true))
-		r.ctl.Emit(r.guarantee(true))
+		b := r.priv.budgetEvent(r.step, r.plan(), r.sigma, true)
+		r.ctl.Emit(b)
+		r.ctl.Emit(r.guarantee(&b))
 	}
 	return nil
 }

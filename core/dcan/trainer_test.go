@@ -15,13 +15,15 @@ import (
 
 // small is the test data set: 240 cells, 120 genes, 3 well-separated types.
 func small(t testing.TB) Options {
-	return Options{Data: simData(t, 240, 120, 3), PLDEvery: -1}
+	return Options{Data: simData(t, 240, 120, 3), NoPLD: true}
 }
 
 func TestNonPrivateImprovesARI(t *testing.T) {
+	// 300 cells × 200 genes, 4 types with 10% DE genes: k-means on the
+	// untrained encoder's embedding is poor (ARI ≈ 0.2), training helps.
 	cfg := baseConfig(core.ModeNonPrivate)
 	cfg.Epochs = []int{6, 4}
-	r, _ := start(t, context.Background(), cfg, small(t))
+	r, _ := start(t, context.Background(), cfg, Options{Data: simDataDE(t, 300, 200, 4, 0.1)})
 	evs := collect(r)
 	if err := lastErr(evs); err != nil {
 		t.Fatal(err)
@@ -32,8 +34,8 @@ func TestNonPrivateImprovesARI(t *testing.T) {
 	}
 	first, last := ari[0], ari[len(ari)-1]
 	t.Logf("ARI per epoch: %.3f", ari)
-	if last <= first || last < 0.5 {
-		t.Errorf("ARI went from %.3f to %.3f, want an improvement to at least 0.5", first, last)
+	if last < first+0.1 || last < 0.3 {
+		t.Errorf("ARI went from %.3f to %.3f, want an improvement of 0.1 to at least 0.3", first, last)
 	}
 	for _, ev := range evs {
 		if m, ok := ev.(core.MetricsEvent); ok && !m.Unreleased {
@@ -44,7 +46,11 @@ func TestNonPrivateImprovesARI(t *testing.T) {
 
 func TestEventsOfAPrivateRun(t *testing.T) {
 	cfg := baseConfig(core.ModeSound)
-	r, tr := start(t, context.Background(), cfg, small(t))
+	cfg.Epochs = []int{1, 1}
+	cfg.Epsilon = 2 // more noise: a narrower PLD, cheaper under -race
+	opt := small(t)
+	opt.NoPLD, opt.PLDEvery = false, -1
+	r, tr := start(t, context.Background(), cfg, opt)
 	evs := collect(r)
 	if err := lastErr(evs); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,148 @@
+package dcan
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/core/nn"
+)
+
+// testModel builds a model on the small data set with k clusters and random
+// centroids.
+func testModel(t testing.TB, k int) *model {
+	t.Helper()
+	d := simData(t, 240, 120, 3)
+	o := Options{}.withDefaults()
+	o.ChunkCells = 32
+	ae, err := nn.NewAutoencoder(nn.AutoencoderConfig{Genes: d.Genes, Act: nn.Tanh, MaxRows: 2 * o.ChunkCells, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(ae, d, k, o, 1)
+	rng := rand.New(rand.NewPCG(2, 2))
+	for i := range m.mu.Data {
+		m.mu.Data[i] = float32(rng.NormFloat64())
+	}
+	for i := range m.p.Data {
+		m.p.Data[i] = 1 / float32(k)
+	}
+	return m
+}
+
+func TestCCLossGradient(t *testing.T) {
+	m := testModel(t, 4)
+	grad := compute.NewMatrix(m.k, m.latent, nil)
+	l := m.ccLoss(grad, 1)
+	// L_cc = ‖Σ u_i‖²/K² lies in [0, 1]: 1 when all centroids are parallel.
+	if l < 0 || l > 1 {
+		t.Fatalf("L_cc = %v, want in [0, 1]", l)
+	}
+	const h = 1e-2 // float32 centroids: a wide central difference
+	for _, idx := range []int{0, 5, 37, len(m.mu.Data) - 1} {
+		v := m.mu.Data[idx]
+		m.mu.Data[idx] = v + h
+		lp := m.ccLoss(compute.Matrix{}, 0)
+		m.mu.Data[idx] = v - h
+		lm := m.ccLoss(compute.Matrix{}, 0)
+		m.mu.Data[idx] = v
+		fd := (lp - lm) / (2 * h)
+		if got := float64(grad.Data[idx]); math.Abs(got-fd) > 1e-3+1e-2*math.Abs(fd) {
+			t.Errorf("∂L_cc/∂μ[%d] = %v, finite difference %v", idx, got, fd)
+		}
+	}
+	// Parallel centroids: L_cc = 1 and no gradient (a maximum).
+	for j := range m.k {
+		for c := range m.latent {
+			m.mu.Set(j, c, float32(j+1)*float32(c%3))
+		}
+	}
+	grad.Zero()
+	if l := m.ccLoss(grad, 1); math.Abs(l-1) > 1e-6 {
+		t.Errorf("L_cc of parallel centroids = %v, want 1", l)
+	}
+	for i, g := range grad.Data {
+		if math.Abs(float64(g)) > 1e-6 {
+			t.Fatalf("gradient[%d] = %v at parallel centroids, want 0", i, g)
+		}
+	}
+}
+
+func TestMaskRate(t *testing.T) {
+	m := testModel(t, 3)
+	const n = 200000
+	src := make([]float32, n)
+	for i := range src {
+		src[i] = 1
+	}
+	dst := make([]float32, n)
+	m.maskRowTo(dst, src)
+	zeros := 0
+	for _, v := range dst {
+		if v == 0 {
+			zeros++
+		}
+	}
+	// Binomial(n, 0.2): the rate is within 4.42 standard deviations with
+	// probability 1 − 1e-5.
+	p := DefaultMaskProb
+	if tol := 4.42 * math.Sqrt(p*(1-p)/n); math.Abs(float64(zeros)/n-p) > tol {
+		t.Errorf("masked fraction = %v, want %v ± %v", float64(zeros)/n, p, tol)
+	}
+}
+
+func TestLossesAllocateNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's instrumentation of the BLAS calls allocates")
+	}
+	m := testModel(t, 3)
+	cells := []int{1, 7, 9, 20, 33, 100, 239}
+	m.trainMu = true
+	for _, tc := range []struct {
+		desc string
+		fn   func([]int) (float64, error)
+	}{{"stage 1", m.stage1Loss}, {"stage 2", m.stage2Loss}} {
+		t.Run(tc.desc, func(t *testing.T) {
+			allocs := testing.AllocsPerRun(20, func() {
+				if _, err := tc.fn(cells); err != nil {
+					t.Fatal(err)
+				}
+				m.ae.AccumulateGrads(0)
+			})
+			if allocs != 0 {
+				t.Errorf("%s loss and gradient allocate %v times per call, want 0", tc.desc, allocs)
+			}
+		})
+	}
+	t.Run("L_cc", func(t *testing.T) {
+		if allocs := testing.AllocsPerRun(20, func() { m.ccLoss(m.dmu, 1) }); allocs != 0 {
+			t.Errorf("ccLoss allocates %v times per call, want 0", allocs)
+		}
+	})
+}
+
+func TestStage1LossIsPerCell(t *testing.T) {
+	// The loss of a chunk is the sum of the losses of its cells computed
+	// alone, up to the masks: with masking off (a probability below 2⁻³²)
+	// the two must agree, which fails if cells are coupled as in the
+	// authors' column-wise cosine.
+	m := testModel(t, 3)
+	m.drop = 0
+	cells := []int{3, 50, 51, 200}
+	sum, err := m.stage1Loss(cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := 0.0
+	for _, c := range cells {
+		l, err := m.stage1Loss([]int{c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone += l
+	}
+	if math.Abs(sum-alone) > 1e-5*math.Abs(alone) {
+		t.Errorf("chunk loss %v, sum of per-cell losses %v", sum, alone)
+	}
+}
