@@ -115,6 +115,25 @@ func TestLossesAllocateNothing(t *testing.T) {
 			}
 		})
 	}
+	t.Run("recorder", func(t *testing.T) {
+		p := newPrivacy(1e-5, 0)
+		p.component = compStage1
+		pl := plan{q: 0.1, steps: [2]int{1000, 0}}
+		if err := p.setTarget(50, pl, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.RecordStep(0.1, 1); err != nil { // fills the RDP cache
+			t.Fatal(err)
+		}
+		allocs := testing.AllocsPerRun(20, func() {
+			if err := p.RecordStep(0.1, 1); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("RecordStep allocates %v times per step, want 0", allocs)
+		}
+	})
 	t.Run("L_cc", func(t *testing.T) {
 		if allocs := testing.AllocsPerRun(20, func() { m.ccLoss(m.dmu, 1) }); allocs != 0 {
 			t.Errorf("ccLoss allocates %v times per call, want 0", allocs)

@@ -400,3 +400,76 @@ func TestCancelEndsPromptlyWithoutLeaks(t *testing.T) {
 
 func ptr(v float64) *float64 { return &v }
 func ptrInt(v int) *int      { return &v }
+
+func TestRunGuaranteeByMode(t *testing.T) {
+	for _, tc := range []struct {
+		desc      string
+		mode      core.Mode
+		layers    core.LayerRange
+		want      core.Guarantee
+		published bool
+		audited   bool
+	}{
+		{"DCAN", core.ModeNonPrivate, core.LayerRange{}, core.GuaranteeNone, false, false},
+		{"DP-DCAN 1-3", core.ModePaper, core.LayerRange{First: 1, Last: 3}, core.GuaranteeNone, true, false},
+		{"DPE-DCAN 1-6", core.ModePaper, core.LayerRange{First: 1, Last: 6}, core.GuaranteePaperOnly, true, true},
+		{"DP-DCAN-sound", core.ModeSound, core.LayerRange{}, core.GuaranteeFormal, true, true},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			cfg := baseConfig(tc.mode)
+			cfg.Layers = tc.layers
+			cfg.Epochs = []int{1, 0}
+			r, _ := start(t, context.Background(), cfg, small(t))
+			evs := collect(r)
+			if err := lastErr(evs); err != nil {
+				t.Fatal(err)
+			}
+			var g *core.GuaranteeEvent
+			for _, ev := range evs {
+				if e, ok := ev.(core.GuaranteeEvent); ok {
+					g = &e
+					break
+				}
+			}
+			if g == nil {
+				t.Fatal("no guarantee event")
+			}
+			if g.Status != tc.want || (len(g.Published) > 0) != tc.published || (len(g.Audited) > 0) != tc.audited {
+				t.Errorf("guarantee = %s, published %v, audited %v; want %s, %v, %v",
+					g.Status, g.Published, g.Audited, tc.want, tc.published, tc.audited)
+			}
+			if tc.published && math.Abs(g.Published[0].Epsilon-cfg.Epsilon) > 1e-4*cfg.Epsilon {
+				t.Errorf("published ε = %v, want the target %v (σ solved by the same RDP)", g.Published[0].Epsilon, cfg.Epsilon)
+			}
+		})
+	}
+}
+
+func TestLayerPatchChangesTheGuarantee(t *testing.T) {
+	cfg := baseConfig(core.ModePaper)
+	cfg.Epochs = []int{30, 0}
+	ack, evs, tr := patchRun(t, cfg, core.Patch{Layers: &core.LayerRange{First: 1, Last: 6}}, 2)
+	var statuses []core.Guarantee
+	for _, ev := range evs {
+		if g, ok := ev.(core.GuaranteeEvent); ok {
+			statuses = append(statuses, g.Status)
+		}
+	}
+	if len(statuses) < 2 || statuses[0] != core.GuaranteeNone || statuses[1] != core.GuaranteePaperOnly {
+		t.Errorf("guarantee statuses = %v, want none then paper-only after the patch at step %d", statuses, ack.Step)
+	}
+	// Changing the layer range does not change the accounting.
+	if all := tr.Ledger().All(); len(all) != 1 {
+		t.Errorf("ledger = %v, want one phase (same q and σ)", all)
+	}
+}
+
+func TestLearningRatePatchInNonPrivateMode(t *testing.T) {
+	cfg := baseConfig(core.ModeNonPrivate)
+	cfg.Epochs = []int{30, 0}
+	lr := 5e-4
+	ack, _, _ := patchRun(t, cfg, core.Patch{LearningRate: &lr}, 1)
+	if ack.Step < 2 || *ack.Patch.LearningRate != lr {
+		t.Errorf("patch answered %+v, want the learning rate applied from a step ≥ 2", ack)
+	}
+}
