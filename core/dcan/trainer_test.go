@@ -168,91 +168,6 @@ func TestSigmaSolvedFromEpsilon(t *testing.T) {
 	}
 }
 
-// patchRun starts a long private run, applies p after the first step and
-// returns the acknowledgement, the events and the trainer once the run has
-// ended (stopped after stopAfter more steps, or at its end when 0).
-func patchRun(t *testing.T, cfg core.Config, p core.Patch, stopAfter int) (core.PatchEvent, []core.Event, *Trainer) {
-	t.Helper()
-	r, tr := start(t, context.Background(), cfg, small(t))
-	defer r.Wait()
-	var ack core.PatchEvent
-	var evs []core.Event
-	sent := false
-	for ev := range r.Events() {
-		evs = append(evs, ev)
-		switch ev := ev.(type) {
-		case core.StepEvent:
-			if !sent {
-				r.Apply(p)
-				sent = true
-			}
-			if ack.Applied && stopAfter > 0 && ev.Step >= ack.Step+stopAfter {
-				r.Stop()
-			}
-		case core.PatchEvent:
-			ack = ev
-		}
-	}
-	if !ack.Applied {
-		t.Fatalf("patch %s not applied: %+v (last event %#v)", p, ack, evs[len(evs)-1])
-	}
-	return ack, evs, tr
-}
-
-func TestSigmaPatchTakesEffectAtItsStep(t *testing.T) {
-	cfg := baseConfig(core.ModePaper)
-	cfg.Epsilon, cfg.Sigma = 0, 1.5
-	cfg.Epochs = []int{30, 0}
-	sigma := 3.0
-	ack, evs, tr := patchRun(t, cfg, core.Patch{Sigma: &sigma}, 3)
-	if ack.Step < 2 {
-		t.Fatalf("patch applied at step %d, want ≥ 2 (sent after the first step)", ack.Step)
-	}
-	got := tr.Ledger().Events(compStage1)
-	if len(got) != 2 {
-		t.Fatalf("ledger stage 1 = %v, want two phases", got)
-	}
-	if got[0].NoiseMultiplier != 1.5 || got[0].Steps != ack.Step-1 {
-		t.Errorf("first phase = %v, want σ 1.5 for the %d steps before step %d", got[0], ack.Step-1, ack.Step)
-	}
-	if got[1].NoiseMultiplier != 3 || got[1].Steps < 3 {
-		t.Errorf("second phase = %v, want σ 3 from step %d on", got[1], ack.Step)
-	}
-	var g []core.GuaranteeEvent
-	for _, ev := range evs {
-		if e, ok := ev.(core.GuaranteeEvent); ok {
-			g = append(g, e)
-		}
-	}
-	if len(g) < 2 {
-		t.Fatalf("%d guarantee events, want one at the start and one after the σ patch", len(g))
-	}
-	if g[1].Published[0].Epsilon >= g[0].Published[0].Epsilon {
-		t.Errorf("published ε after raising σ = %v, want below %v", g[1].Published[0].Epsilon, g[0].Published[0].Epsilon)
-	}
-}
-
-func TestEpsilonPatchResolvesSigma(t *testing.T) {
-	cfg := baseConfig(core.ModePaper)
-	cfg.Epochs = []int{3, 1}
-	eps := 4.0
-	ack, evs, tr := patchRun(t, cfg, core.Patch{Epsilon: &eps}, 0)
-	if err := lastErr(evs); err != nil {
-		t.Fatal(err)
-	}
-	all := tr.Ledger().All()
-	if len(all) < 2 || all[len(all)-1].NoiseMultiplier <= all[0].NoiseMultiplier {
-		t.Fatalf("ledger %v, want σ raised from step %d on", all, ack.Step)
-	}
-	got, _, err := accountant.EpsilonRDP(all, cfg.Delta, accountant.OrdersDPDCAN.Orders(), accountant.Improved)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got > eps*(1+1e-9) || got < eps*(1-1e-4) {
-		t.Errorf("ε of the whole run = %v, want the new target %v", got, eps)
-	}
-}
-
 func TestBudgetExhaustionStopsNoisyTraining(t *testing.T) {
 	cfg := baseConfig(core.ModeSound)
 	cfg.Epsilon, cfg.Sigma = 3, 0.9
@@ -280,51 +195,6 @@ func TestBudgetExhaustionStopsNoisyTraining(t *testing.T) {
 	}
 	if _, ok := evs[len(evs)-1].(core.DoneEvent); !ok {
 		t.Errorf("last event %#v, want DoneEvent", evs[len(evs)-1])
-	}
-}
-
-func TestPatchesRejected(t *testing.T) {
-	for _, tc := range []struct {
-		desc  string
-		mode  core.Mode
-		patch core.Patch
-	}{
-		{"σ in nonprivate mode", core.ModeNonPrivate, core.Patch{Sigma: ptr(2.0)}},
-		{"layers in sound mode", core.ModeSound, core.Patch{Layers: &core.LayerRange{First: 1, Last: 3}}},
-		{"σ and ε together", core.ModePaper, core.Patch{Sigma: ptr(2.0), Epsilon: ptr(3.0)}},
-		{"clients", core.ModePaper, core.Patch{Clients: ptrInt(3)}},
-		{"unreachable ε", core.ModePaper, core.Patch{Epsilon: ptr(1e-4)}},
-	} {
-		t.Run(tc.desc, func(t *testing.T) {
-			cfg := baseConfig(tc.mode)
-			cfg.Epochs = []int{20, 0}
-			r, tr := start(t, context.Background(), cfg, small(t))
-			sent := false
-			var ack core.PatchEvent
-			for ev := range r.Events() {
-				switch ev := ev.(type) {
-				case core.StepEvent:
-					if !sent {
-						r.Apply(tc.patch)
-						sent = true
-					}
-				case core.PatchEvent:
-					ack = ev
-					r.Stop()
-				}
-			}
-			r.Wait()
-			if ack.Applied || ack.Err == "" {
-				t.Errorf("patch %s answered %+v, want rejected with a reason", tc.patch, ack)
-			}
-			if l := tr.Ledger(); l != nil {
-				for _, ev := range l.All() {
-					if ev.NoiseMultiplier != l.All()[0].NoiseMultiplier {
-						t.Errorf("ledger %v changed σ after a rejected patch", l.All())
-					}
-				}
-			}
-		})
 	}
 }
 
@@ -442,34 +312,5 @@ func TestRunGuaranteeByMode(t *testing.T) {
 				t.Errorf("published ε = %v, want the target %v (σ solved by the same RDP)", g.Published[0].Epsilon, cfg.Epsilon)
 			}
 		})
-	}
-}
-
-func TestLayerPatchChangesTheGuarantee(t *testing.T) {
-	cfg := baseConfig(core.ModePaper)
-	cfg.Epochs = []int{30, 0}
-	ack, evs, tr := patchRun(t, cfg, core.Patch{Layers: &core.LayerRange{First: 1, Last: 6}}, 2)
-	var statuses []core.Guarantee
-	for _, ev := range evs {
-		if g, ok := ev.(core.GuaranteeEvent); ok {
-			statuses = append(statuses, g.Status)
-		}
-	}
-	if len(statuses) < 2 || statuses[0] != core.GuaranteeNone || statuses[1] != core.GuaranteePaperOnly {
-		t.Errorf("guarantee statuses = %v, want none then paper-only after the patch at step %d", statuses, ack.Step)
-	}
-	// Changing the layer range does not change the accounting.
-	if all := tr.Ledger().All(); len(all) != 1 {
-		t.Errorf("ledger = %v, want one phase (same q and σ)", all)
-	}
-}
-
-func TestLearningRatePatchInNonPrivateMode(t *testing.T) {
-	cfg := baseConfig(core.ModeNonPrivate)
-	cfg.Epochs = []int{30, 0}
-	lr := 5e-4
-	ack, _, _ := patchRun(t, cfg, core.Patch{LearningRate: &lr}, 1)
-	if ack.Step < 2 || *ack.Patch.LearningRate != lr {
-		t.Errorf("patch answered %+v, want the learning rate applied from a step ≥ 2", ack)
 	}
 }
