@@ -23,11 +23,11 @@
 // views of every cell, each input entry zeroed with probability 0.2 (no
 // rescaling), and minimises per cell
 //
-//	L_i = ρ·ZINB(x_i | μ, θ, π of view 1) + (1−ρ)·(−cos(z1_i, z2_i)),  ρ = 0.8
+//	L_i = ρ·½·Σ_s ZINB(x_i | μ, θ, π of view s) + (1−ρ)·(−cos(z1_i, z2_i)),  ρ = 0.8
 //
-// (the ZINB term is taken on the reconstruction of the first view only,
-// which halves the cost of the likelihood; both views go through the
-// encoder and the instance loss, Eq. 5, is per cell). Stage 2 (cluster
+// (the ZINB term is the mean over the two views' reconstructions of the raw
+// counts, a denoising reconstruction; the instance loss, Eq. 5, is per
+// cell). Stage 2 (cluster
 // stage, Adadelta lr 1, ρ 0.95) minimises per cell
 //
 //	L_i = β1·ZINB_i + β2·KL(p_i‖q_i) + β3·L_cc,   β = (0.4, 0.4, 0.2)

@@ -88,27 +88,31 @@ const (
 	streamEval   = 6
 )
 
-// recon adds the reconstruction loss of the first m rows of the last
-// forward pass, weighted by w, and returns its unweighted sum over cells.
-// The targets are in tgt and sfb.
-func (m *model) recon(cells []int, w float64) float64 {
+// recon adds the reconstruction loss of the last forward pass for views
+// views of each cell (view s of cell i in row s·len(cells)+i), weighted by
+// w, and returns its unweighted sum over rows. The targets (raw counts and
+// size factors, or the clean input for MSE) are copied into tgt and sfb.
+func (m *model) recon(cells []int, views int, w float64) float64 {
 	r := len(cells)
-	for i, c := range cells {
-		if m.counts {
-			copy(m.tgt.RawRowView(i), m.raw.RawRowView(c))
-			m.sfb[i] = m.sf[c]
-		} else {
-			copy(m.tgt.RawRowView(i), m.x.RawRowView(c))
+	for s := range views {
+		for i, c := range cells {
+			row := s*r + i
+			if m.counts {
+				copy(m.tgt.RawRowView(row), m.raw.RawRowView(c))
+				m.sfb[row] = m.sf[c]
+			} else {
+				copy(m.tgt.RawRowView(row), m.x.RawRowView(c))
+			}
 		}
 	}
-	tgt := m.tgt.View(0, 0, r, m.g)
+	n := views * r
+	tgt := m.tgt.View(0, 0, n, m.g)
 	a := m.ae
 	if !m.counts {
-		return nn.MSE(a.OutputGrad(0).View(0, 0, r, m.g), a.Output(0).View(0, 0, r, m.g), tgt, float32(w))
+		return nn.MSE(a.OutputGrad(0), a.Output(0), tgt, float32(w))
 	}
-	v := func(x compute.Matrix) compute.Matrix { return x.View(0, 0, r, m.g) }
-	return nn.ZINB(v(a.OutputGrad(nn.HeadMu)), v(a.OutputGrad(nn.HeadTheta)), v(a.OutputGrad(nn.HeadPi)), tgt,
-		v(a.Output(nn.HeadMu)), v(a.Output(nn.HeadTheta)), v(a.Output(nn.HeadPi)), m.sfb[:r], float32(w))
+	return nn.ZINB(a.OutputGrad(nn.HeadMu), a.OutputGrad(nn.HeadTheta), a.OutputGrad(nn.HeadPi), tgt,
+		a.Output(nn.HeadMu), a.Output(nn.HeadTheta), a.Output(nn.HeadPi), m.sfb[:n], float32(w))
 }
 
 // maskRowTo writes src into dst with each entry zeroed with the masking
@@ -135,11 +139,11 @@ func (m *model) maskRowTo(dst, src []float32) {
 }
 
 // stage1Loss is the dpsgd.LossFunc of the instance stage: two masked views
-// of each cell (view s of cell i in row s·len(cells)+i), the reconstruction
-// loss of the first view and the per-cell negative cosine of the two
+// of each cell (view s of cell i in row s·len(cells)+i), the mean of the two
+// views' reconstruction losses and the per-cell negative cosine of the two
 // embeddings:
 //
-//	L_i = ρ·recon_i + (1−ρ)·(−cos(z1_i, z2_i))
+//	L_i = ρ·(recon(view 1)_i + recon(view 2)_i)/2 + (1−ρ)·(−cos(z1_i, z2_i))
 func (m *model) stage1Loss(cells []int) (float64, error) {
 	r := len(cells)
 	in := m.in.View(0, 0, 2*r, m.g)
@@ -150,7 +154,7 @@ func (m *model) stage1Loss(cells []int) (float64, error) {
 	}
 	a := m.ae
 	a.Forward(in)
-	rec := m.recon(cells, m.rho)
+	rec := m.recon(cells, 2, m.rho/2) / 2
 	z, dz := a.Latent(), a.LatentGrad()
 	inst := nn.NegCosine(dz.View(0, 0, r, m.latent), dz.View(r, 0, r, m.latent),
 		z.View(0, 0, r, m.latent), z.View(r, 0, r, m.latent), float32(1-m.rho))
@@ -177,7 +181,7 @@ func (m *model) stage2Loss(cells []int) (float64, error) {
 	}
 	a := m.ae
 	a.Forward(in)
-	rec := m.recon(cells, m.beta[0])
+	rec := m.recon(cells, 1, m.beta[0])
 	dmu := compute.Matrix{}
 	if m.trainMu {
 		dmu = m.dmu
