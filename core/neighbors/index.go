@@ -137,6 +137,10 @@ func (ix *Index) Method() Method { return ix.method }
 // Point returns reference i (not a copy: do not modify).
 func (ix *Index) Point(i int) []float64 { return ix.raw[i*ix.dim : (i+1)*ix.dim] }
 
+// Points returns the index's copy of the references, n × dim row-major (not
+// a copy: do not modify).
+func (ix *Index) Points() []float64 { return ix.raw }
+
 // exactDist2 returns Σ_j (q_j − y_j)² for reference i, the sum the tree and
 // the tests use.
 func (ix *Index) exactDist2(q []float64, i int) float64 {

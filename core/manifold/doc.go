@@ -1,0 +1,34 @@
+// Package manifold implements DP manifold denoising (DP-MD): private local
+// means and tangent projectors computed from a sensitive reference set move
+// public noisy queries toward the data manifold
+// (../shared/papers/dp-manifold-denoising.txt, Algorithms 1–2;
+// ../shared/docs/METHODS.md §2).
+//
+// The pieces, usable on their own:
+//
+//   - LocalPCA: the top-d tangent basis V_i at every reference, from the
+//     covariance of its neighbours within h (core/neighbors finds them);
+//   - Denoiser and Worker.Step: one iteration of the update
+//     x ← x − (I − P̃)(x − b̃) with kernel weights (1 − ‖x − y_i‖²/h²)₊^(d+2),
+//     in the non-private, paper and sound variants (StepKind);
+//   - NewBudget: the zCDP split of accountant.DPMDBudget turned into noise
+//     scales from the sensitivities (paper: C_P/(n h^d), C_m/(n h^(d−1));
+//     sound: h², h and 1);
+//   - Synthetic and FromData: the experiments (synthetic manifolds of
+//     package datasets, or a scRNA-seq data set split into references and
+//     queries).
+//
+// The engine registers as core method "dpmd" (MethodName). Its parameters
+// come from Params, or from a data spec in core.Config.Data such as
+// "manifold:sphere?D=100&n=30000&queries=1000&sigma=0.3&T=2" (ParseSpec);
+// any other Data value names a scRNA-seq data set.
+//
+// Modes: paper (Algorithm 2 with the paper's accounting, labelled
+// conditional with the reasons of METHODS.md §2), sound (released
+// numerator, mass and second moment with deterministic sensitivities,
+// formal (ε, δ)), nonprivate (the ceiling: P_x followed by the top-d
+// eigenprojection by default, or P_x as is). Private runs also run the
+// non-private ceiling, so before / non-private / private are compared.
+//
+// Noise drawn from the run's seed is for teaching and reproducibility only.
+package manifold

@@ -1,0 +1,274 @@
+package manifold
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/dpscope/dpscope/accountant"
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/cluster"
+)
+
+// runner is the state of one Run.
+type runner struct {
+	e   *Engine
+	ctl *core.Control
+	cfg core.Config
+	p   Params
+	pr  *Problem
+	out *Outcome
+}
+
+func (r *runner) run(ctx context.Context) error {
+	r.ctl.Emit(core.StageEvent{Stage: 1, Name: "data", Steps: 1})
+	t0 := time.Now()
+	var err error
+	synthetic := IsSpec(r.cfg.Data) || r.p.Manifold != ""
+	if synthetic {
+		r.pr, err = Synthetic(r.p, r.cfg.Seed)
+	} else {
+		r.pr, err = FromData(ctx, r.cfg.Data, r.p, r.cfg.Seed)
+	}
+	if err != nil {
+		return err
+	}
+	pr := r.pr
+	if err := checkGeometry(pr.H, pr.Dim, pr.D); err != nil {
+		return err
+	}
+	r.out = &Outcome{Problem: pr, Data: time.Since(t0), Denoise: map[string]time.Duration{}}
+	r.e.out = r.out
+	r.ctl.Emit(guarantee(r.cfg.Mode, r.p, synthetic, r.cfg.Epsilon, r.cfg.Delta, pr.N))
+	r.ctl.Emit(core.WarningEvent{Message: "bandwidth and dimension: " + pr.Choice})
+
+	var tg *Tangents
+	// Every mode computes the local PCA: sound mode does not use it, but its
+	// non-private ceiling does.
+	{
+		r.ctl.Emit(core.StageEvent{Stage: 2, Name: "local PCA", Steps: 1})
+		t1 := time.Now()
+		if tg, err = LocalPCA(ctx, pr.Y, pr.N, pr.D, pr.H, pr.Dim); err != nil {
+			return err
+		}
+		r.out.LocalPCA = time.Since(t1)
+		if tg.Small > 0 {
+			r.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf("%d references have fewer than d + 1 = %d neighbours within h: their tangents are arbitrary", tg.Small, pr.Dim+1)})
+		}
+	}
+	dn, err := NewDenoiser(pr.Y, pr.N, pr.D, pr.H, pr.Dim, tg)
+	if err != nil {
+		return err
+	}
+	npKind, npName := StepEigProj, "nonprivate (top-d eigenprojection of P_x)"
+	if r.p.NonPrivate == NonPrivatePx {
+		npKind, npName = StepPx, "nonprivate (P_x as is)"
+	}
+	type track struct {
+		name string
+		kind StepKind
+		x    []float64
+	}
+	tracks := []*track{{name: npName, kind: npKind, x: append([]float64(nil), pr.Z...)}}
+	var bud *Budget
+	if r.cfg.Mode != core.ModeNonPrivate {
+		kind := StepPaper
+		if r.cfg.Mode == core.ModeSound {
+			kind = StepSound
+		}
+		tracks = append(tracks, &track{name: string(r.cfg.Mode), kind: kind, x: append([]float64(nil), pr.Z...)})
+		b, err := NewBudget(r.cfg.Mode, r.cfg.Epsilon, r.cfg.Delta, pr.M, r.p.T, r.p, pr.N, pr.H, pr.Dim)
+		if err != nil {
+			return err
+		}
+		bud = &b
+		r.out.Budget = bud
+	}
+	main := tracks[len(tracks)-1]
+	r.ctl.Emit(core.StageEvent{Stage: 3, Name: "denoise", Steps: r.p.T})
+	eps, delta := r.cfg.Epsilon, r.cfg.Delta
+	var rhoSpent float64
+	for t := range r.p.T {
+		patches, err := r.ctl.Checkpoint(ctx)
+		if err != nil {
+			return err
+		}
+		for _, pt := range patches {
+			if pt.Sigma != nil || pt.Clip != nil || pt.Layers != nil || pt.LearningRate != nil || pt.Clients != nil {
+				r.ctl.Rejected(pt, t+1, fmt.Errorf("manifold: dpmd takes only ε and δ patches"))
+				continue
+			}
+			if bud == nil {
+				r.ctl.Rejected(pt, t+1, fmt.Errorf("manifold: nonprivate mode has no budget"))
+				continue
+			}
+			ne, nd := eps, delta
+			if pt.Epsilon != nil {
+				ne = *pt.Epsilon
+			}
+			if pt.Delta != nil {
+				nd = *pt.Delta
+			}
+			nb, err := r.rebudget(ne, nd, rhoSpent, t)
+			if err != nil {
+				r.ctl.Rejected(pt, t+1, err)
+				continue
+			}
+			eps, delta, bud = ne, nd, nb
+			r.out.Budget = bud
+			r.ctl.Applied(pt, t+1)
+		}
+		for k, tr := range tracks {
+			var nz Noise
+			if tr.kind >= StepPaper {
+				nz = bud.Noise
+			}
+			t2 := time.Now()
+			still, err := dn.Iterate(ctx, tr.x, pr.M, tr.kind, nz, r.cfg.Seed, k, t)
+			if err != nil {
+				return err
+			}
+			r.out.Denoise[tr.name] += time.Since(t2)
+			if tr == main && t == 0 {
+				r.out.Unchanged = still
+				if still > 0 {
+					r.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf("%d of %d queries have fewer than d + 1 = %d references within h and were left unchanged (a noiseless count the paper publishes)", still, pr.M, pr.Dim+1)})
+				}
+			}
+		}
+		if bud != nil {
+			if err := bud.record(r.e.ledger, r.cfg.Mode, pr.M); err != nil {
+				return err
+			}
+			rhoSpent += float64(pr.M) * (bud.Split.RhoP + bud.Split.RhoM)
+			r.ctl.Emit(core.BudgetEvent{Step: t + 1, Delta: delta, Target: eps,
+				Spent:     spentValues(rhoSpent, delta, r.e.ledger),
+				Projected: spentValues(rhoSpent+float64(pr.M*(r.p.T-t-1))*(bud.Split.RhoP+bud.Split.RhoM), delta, nil)})
+		}
+		tr := r.score(main.name, main.x, false)
+		parts := []core.NamedValue{{Name: "max distance", Value: tr.MaxDist}, {Name: "mean distance to clean", Value: tr.MeanClean}}
+		loss := tr.MeanDist
+		if pr.Manifold == nil {
+			loss = meanMove(main.x, pr.Z, pr.M, pr.D)
+			parts = nil
+		}
+		r.ctl.Emit(core.StepEvent{Stage: 3, Epoch: t + 1, Step: t + 1, Loss: loss, Parts: parts})
+		X, Y := pr.view(main.x, pr.M)
+		truth := pr.Labels
+		if truth == nil {
+			truth = make([]int, pr.M)
+			for i := range truth {
+				truth[i] = -1
+			}
+		}
+		r.ctl.Emit(core.EmbeddingEvent{Step: t + 1, X: X, Y: Y, Truth: append([]int(nil), truth...)})
+	}
+	r.out.Tracks = append(r.out.Tracks, r.score("before", pr.Z, true))
+	for _, tr := range tracks {
+		r.out.Tracks = append(r.out.Tracks, r.score(tr.name, tr.x, true))
+	}
+	var vals []core.NamedValue
+	for _, tr := range r.out.Tracks {
+		if pr.Manifold != nil {
+			vals = append(vals, core.NamedValue{Name: tr.Name + ": mean distance to M", Value: tr.MeanDist},
+				core.NamedValue{Name: tr.Name + ": max distance to M", Value: tr.MaxDist},
+				core.NamedValue{Name: tr.Name + ": mean distance to clean", Value: tr.MeanClean},
+				core.NamedValue{Name: tr.Name + ": max distance to clean", Value: tr.MaxClean})
+		} else if pr.Labels != nil {
+			vals = append(vals, core.NamedValue{Name: tr.Name + ": ARI", Value: tr.ARI}, core.NamedValue{Name: tr.Name + ": NMI", Value: tr.NMI},
+				core.NamedValue{Name: tr.Name + ": ACC", Value: tr.ACC}, core.NamedValue{Name: tr.Name + ": purity", Value: tr.Purity})
+		}
+	}
+	r.ctl.Emit(core.MetricsEvent{Stage: 3, Epoch: r.p.T, Step: r.p.T, Values: vals, Unreleased: true})
+	emb := make([]float32, len(main.x))
+	for i, v := range main.x {
+		emb[i] = float32(v)
+	}
+	r.ctl.Emit(core.ResultEvent{Cells: pr.M, Dim: pr.D, Embedding: emb, Barcodes: pr.Barcodes})
+	return nil
+}
+
+// rebudget re-splits what is left of the budget (ε, δ) after rhoSpent over
+// the iterations t..T−1.
+func (r *runner) rebudget(eps, delta, rhoSpent float64, t int) (*Budget, error) {
+	total, err := accountant.DPToZCDPClassic(eps, delta)
+	if err != nil {
+		return nil, err
+	}
+	rem := total - rhoSpent
+	if rem <= 0 {
+		return nil, fmt.Errorf("manifold: ε = %g at δ = %g is already spent (ρ %.4g of %.4g), must leave budget for the remaining iterations", eps, delta, rhoSpent, total)
+	}
+	epsRem, err := accountant.ZCDPToDPClassic(rem, delta)
+	if err != nil {
+		return nil, err
+	}
+	b, err := NewBudget(r.cfg.Mode, epsRem, delta, r.pr.M, r.p.T-t, r.p, r.pr.N, r.pr.H, r.pr.Dim)
+	return &b, err
+}
+
+// score measures one track.
+func (r *runner) score(name string, x []float64, final bool) Track {
+	pr := r.pr
+	tr := Track{Name: name, X: x}
+	if pr.Manifold != nil {
+		dist := make([]float64, pr.M)
+		_ = pr.Manifold.DistancesTo(dist, x)
+		for q, d := range dist {
+			tr.MeanDist += d / float64(pr.M)
+			tr.MaxDist = math.Max(tr.MaxDist, d)
+			var c float64
+			for j := range pr.D {
+				v := x[q*pr.D+j] - pr.Clean[q*pr.D+j]
+				c += v * v
+			}
+			c = math.Sqrt(c)
+			tr.MeanClean += c / float64(pr.M)
+			tr.MaxClean = math.Max(tr.MaxClean, c)
+		}
+		return tr
+	}
+	if !final || pr.Labels == nil || pr.Classes < 1 {
+		return tr
+	}
+	km, err := cluster.KMeans(context.Background(), x, pr.M, pr.D, cluster.KMeansConfig{K: min(pr.Classes, pr.M), Seed: r.cfg.Seed})
+	if err == nil {
+		if s, err := cluster.Score(pr.Labels, km.Labels); err == nil {
+			tr.ARI, tr.NMI, tr.ACC = s.ARI, s.NMI, s.ACC
+		}
+	}
+	unit := append([]float64(nil), x...)
+	for q := range pr.M {
+		row := unit[q*pr.D : (q+1)*pr.D]
+		var s float64
+		for _, v := range row {
+			s += v * v
+		}
+		if s > 0 {
+			s = 1 / math.Sqrt(s)
+			for j := range row {
+				row[j] *= s
+			}
+		}
+	}
+	k := max(5, min(15, pr.M-1))
+	if k < pr.M {
+		tr.Purity, _ = cluster.NeighbourhoodPurity(unit, pr.M, pr.D, pr.Labels, k)
+	}
+	return tr
+}
+
+// meanMove returns the mean distance of the rows of x from those of z.
+func meanMove(x, z []float64, m, D int) float64 {
+	var s float64
+	for q := range m {
+		var d float64
+		for j := range D {
+			v := x[q*D+j] - z[q*D+j]
+			d += v * v
+		}
+		s += math.Sqrt(d)
+	}
+	return s / float64(m)
+}
