@@ -14,11 +14,15 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/dpscope/dpscope/core/compute"
+	_ "github.com/dpscope/dpscope/core/dcan" // registers the DP-DCAN family as method "dcan"
 	"github.com/dpscope/dpscope/internal/cli"
 	"github.com/dpscope/dpscope/tui"
 )
 
 func main() {
+	// Before any goroutine: gonum's float64 products (PCA, SVD) follow
+	// DPSCOPE_BLAS like the float32 ones.
+	compute.UseOpenBLAS64()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := cli.Execute(ctx, os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, LaunchTUI: launchTUI})
 	stop()
@@ -42,6 +46,7 @@ func launchTUI(ctx context.Context, data *cli.Loaded) error {
 	m := tui.New(tui.Config{
 		Summary: data.Summary(),
 		Backend: fmt.Sprintf("%s, %d threads", backend.Name, backend.Threads),
+		Context: ctx,
 	})
 	_, err = tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	return err
