@@ -58,7 +58,7 @@ func TestDefaultDataResults(t *testing.T) {
 			if v := os.Getenv("DPSCOPE_DCAN_EPSILON"); v != "" {
 				cfg.Epsilon, _ = strconv.ParseFloat(v, 64)
 			}
-			t0 := time.Now()
+			t0, cpu0 := time.Now(), cpuSeconds()
 			r, _ := start(t, context.Background(), cfg, opt)
 			var last core.MetricsEvent
 			for ev := range r.Events() {
@@ -74,7 +74,8 @@ func TestDefaultDataResults(t *testing.T) {
 					t.Fatal(ev.Err)
 				}
 			}
-			t.Logf("RESULT %s seed %d: %v in %.1fs", mode, seed, last.Values, time.Since(t0).Seconds())
+			t.Logf("RESULT %s seed %d epochs %v: %v in %.1fs wall, %.1fs CPU", mode, seed, cfg.Epochs, last.Values,
+				time.Since(t0).Seconds(), cpuSeconds()-cpu0)
 		}
 	}
 }
@@ -115,3 +116,4 @@ func TestDefaultDataBaseline(t *testing.T) {
 		t.Logf("RESULT k-means on 50 PCs (%d×%d), seed %d: ARI %.4f NMI %.4f", d.Cells, d.Genes, seed, sc.ARI, sc.NMI)
 	}
 }
+
