@@ -116,4 +116,3 @@ func TestDefaultDataBaseline(t *testing.T) {
 		t.Logf("RESULT k-means on 50 PCs (%d×%d), seed %d: ARI %.4f NMI %.4f", d.Cells, d.Genes, seed, sc.ARI, sc.NMI)
 	}
 }
-
