@@ -66,6 +66,7 @@ func TestBaselineB1(t *testing.T) {
 		{name: "biase", ari: 0.853, tol: 0.06},
 		{name: "cellbench_celseq2_3cl", ari: 1.000, tol: 0.01},
 		{name: "pbmc_4k", ari: 0.671, tol: 0.04, shortSkip: true},
+		{name: "mouse_bladder", ari: 0.601, tol: 0.05, shortSkip: true},
 	}
 	dir := sharedDataDir(t)
 	for _, tc := range tests {

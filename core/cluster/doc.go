@@ -36,14 +36,17 @@
 //
 // PCA returns the top-k principal components and scores with a
 // deterministic sign (largest-magnitude loading positive): an exact thin SVD
-// for small shapes, a fixed-seed randomized SVD (Halko et al. 2011) for
-// large ones (see PCAExactLimit).
+// for small shapes, and above PCAExactLimit a seeded block Krylov iteration
+// run until the top-k Ritz residuals are below PCATol, so the same subspace
+// to working precision (see PCA for the bounds); it reports its cycles and
+// residual, and an error wrapping ErrPCANotConverged at PCAMaxCycles.
 //
 // # Speed and concurrency
 //
 // Matrix products (distances for Silhouette and NeighbourhoodPurity, PCA)
-// go through gonum's blas64, so a faster float64 BLAS registered with
-// blas64.Use is picked up. The functions are safe for concurrent use; they
+// go through gonum's blas64; the package's init registers core/compute's
+// float64 backend there (compute.UseOpenBLAS64), so large products run on
+// OpenBLAS when DPSCOPE_BLAS allows it. The functions are safe for concurrent use; they
 // keep no state between calls, and their results do not depend on
 // GOMAXPROCS.
 //

@@ -8,28 +8,39 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
-// PCA method choice and randomized-SVD parameters.
+// PCA method choice and block Krylov parameters.
 const (
 	// PCAExactLimit: PCA uses an exact thin SVD when min(n, d) is at most
-	// this, or when k + PCAOversample > min(n, d)/4; otherwise a randomized
-	// SVD.
+	// this, or when PCABlocks·(k + PCAOversample) > min(n, d); otherwise the
+	// block Krylov iteration.
 	PCAExactLimit = 512
-	// PCAOversample is the oversampling p of the randomized SVD: it
-	// computes a rank k+p range basis.
+	// PCAOversample is the oversampling p of the block Krylov iteration: its
+	// blocks have k+p columns, and its convergence rate depends on the gap
+	// between the k-th and the (k+p+1)-th eigenvalue of XᵀX.
 	PCAOversample = 10
-	// PCASeed seeds the Gaussian test matrix of the randomized SVD
+	// PCABlocks is the number s of blocks in one restart cycle: the Krylov
+	// space span{V, CV, …, C^(s−1)V} in which each cycle takes its
+	// Rayleigh–Ritz vectors.
+	PCABlocks = 5
+	// PCATol is the convergence threshold of the block Krylov iteration: it
+	// stops when every top-k Ritz pair (θ_c, v_c) of C = X_cᵀX_c satisfies
+	// ‖C·v_c − θ_c·v_c‖ ≤ PCATol·θ_1.
+	PCATol = 1e-10
+	// PCAMaxCycles caps the restart cycles; PCA returns an error wrapping
+	// ErrPCANotConverged when it is reached.
+	PCAMaxCycles = 200
+	// PCASeed seeds the Gaussian start block of the block Krylov iteration
 	// (rand.NewPCG(PCASeed, 0)), so PCA is deterministic.
 	PCASeed = 0x9CA
 )
 
 // PCA methods, as reported in PCAResult.Method.
 const (
-	PCAMethodExact      = "exact thin SVD"
-	PCAMethodRandomized = "randomized SVD"
+	PCAMethodExact  = "exact thin SVD"
+	PCAMethodKrylov = "block Krylov"
 )
 
 // PCAResult holds the top-k principal components of n×d data.
@@ -48,8 +59,15 @@ type PCAResult struct {
 	// ExplainedVarianceRatio[c] is ExplainedVariance[c] over the total
 	// variance Σ_t Var(x_·t) (0 for constant data).
 	ExplainedVarianceRatio []float64
-	// Method is PCAMethodExact or PCAMethodRandomized.
+	// Method is PCAMethodExact or PCAMethodKrylov.
 	Method string
+	// Iterations is the number of restart cycles of the block Krylov
+	// iteration (0 for the exact SVD).
+	Iterations int
+	// Residual is max_c ‖C·v_c − θ_c·v_c‖/θ_1 over the top-k Ritz pairs at
+	// the end of the block Krylov iteration (0 for the exact SVD); at most
+	// PCATol unless the error wraps ErrPCANotConverged.
+	Residual float64
 }
 
 // PCA returns the top-k principal components of the n×d row-major data x
@@ -57,20 +75,43 @@ type PCAResult struct {
 // X_c = U Σ Vᵀ: Components = V_kᵀ and Scores = U_k Σ_k.
 //
 // When min(n, d) ≤ PCAExactLimit, or k is not small against min(n, d), the
-// SVD is an exact thin SVD (LAPACK dgesvd, gonum mat.SVD). Otherwise it is
-// the randomized SVD of Halko, Martinsson & Tropp (2011,
-// https://arxiv.org/abs/0909.4061, Algorithms 4.4 and 5.1): a Gaussian test
-// matrix Ω (d × (k+PCAOversample)) from rand.NewPCG(PCASeed, 0), q power
-// iterations with QR re-orthonormalisation (q = 7 if k < min(n, d)/10, else
-// 4, as scikit-learn), and an exact SVD of the small projected matrix. Its
-// error in the top components decays as (σ_{k+p+1}/σ_k)^{2q+1}, so it is
-// near-exact when the spectrum has a gap after the k-th component and
-// slightly rotates components of (nearly) equal variance, like any method.
-// The sign convention makes the result deterministic.
+// SVD is an exact thin SVD (LAPACK dgesvd, gonum mat.SVD). Otherwise PCA
+// computes the same top-k subspace by restarted block Krylov (block Lanczos)
+// iteration on the Gram matrix C = X_cᵀX_c, or X_cX_cᵀ when n < d, formed
+// once with one GEMM: blocks of l = k + PCAOversample columns, starting from
+// CΩ with Ω Gaussian from rand.NewPCG(PCASeed, 0); each cycle
+// orthonormalises [V, CV, …, C^(s−1)V] (s = PCABlocks; block Gram–Schmidt
+// and CholeskyQR2, twice) and keeps the top l Rayleigh–Ritz vectors. It
+// stops when every top-k Ritz pair has ‖Cv − θv‖ ≤ PCATol·θ_1, checked with
+// a fresh product, and then takes the singular values and vectors from the
+// SVD of X_c projected on the l Ritz vectors, so that they do not carry the
+// squaring of the Gram matrix. Block Krylov methods converge like
+// exp(−2(s−1)·√(θ_k/θ_(l+1) − 1)) per cycle, where power iteration (the
+// randomized SVD of Halko et al. 2011, which PCA used before and which gave
+// visibly rotated components on flat spectra) goes as θ_(l+1)/θ_k; see
+// Musco & Musco (2015), https://arxiv.org/abs/1504.05477, and Saad,
+// Numerical Methods for Large Eigenvalue Problems (2011), §6.3 and §7.2.
+// Nearly all the work is float64 GEMM, which runs on OpenBLAS when
+// core/compute loaded it (this package registers it with blas64 at init).
+//
+// The stopping rule bounds the error: each Ritz value is within
+// ρ = PCATol·θ_1 of an eigenvalue of C (and within ρ²/gap when it is
+// separated by gap from the others), and by the Davis–Kahan sin Θ theorem
+// the sine of the largest angle between the computed and the exact top-k
+// subspaces is at most √k·ρ/(θ_k − λ_(k+1)), so the subspace is exact to
+// working precision unless the k-th and (k+1)-th variances (nearly) tie,
+// when no method defines it. C itself carries the rounding of its GEMM, at
+// most about n·u·θ_1 (u = 2⁻⁵³), which adds to ρ in these bounds. On
+// mouse_bladder (2746 × 1924, k = 50, a gap of 0.2 % after the 50th
+// variance) the 50 variances match the exact SVD's to 4e-14 relative. The
+// result is deterministic: the start block is seeded and signs follow the
+// convention of Components.
 //
 // It returns an error wrapping ErrInvalidData if x is not n×d and finite or
 // n < 2, one wrapping ErrInvalidConfig if k is not in [1, min(n, d)], and an
-// error if the SVD fails to converge.
+// error if an SVD or eigendecomposition fails to converge. If the Krylov
+// iteration has not met PCATol after PCAMaxCycles cycles, it returns the
+// result reached together with an error wrapping ErrPCANotConverged.
 func PCA(x []float64, n, d, k int) (*PCAResult, error) {
 	if err := checkMatrix("x", x, n, d); err != nil {
 		return nil, err
@@ -90,25 +131,21 @@ func PCA(x []float64, n, d, k int) (*PCAResult, error) {
 	if pcaUsesExact(n, d, k) {
 		res, err = pcaExact(xc, n, d, k)
 	} else {
-		q := 4
-		if 10*k < m {
-			q = 7
-		}
-		res, err = pcaRandomized(xc, n, d, k, PCAOversample, q, rand.New(rand.NewPCG(PCASeed, 0)))
+		res, err = pcaKrylov(xc, n, d, k, k+PCAOversample, PCABlocks, PCAMaxCycles, PCATol, rand.New(rand.NewPCG(PCASeed, 0)))
 	}
-	if err != nil {
+	if res == nil {
 		return nil, err
 	}
 	res.Mean = mean
 	res.finish(xc, n, d, k)
-	return res, nil
+	return res, err
 }
 
 // pcaUsesExact reports whether PCA takes the exact thin SVD for an n×d
 // matrix and k components.
 func pcaUsesExact(n, d, k int) bool {
 	m := min(n, d)
-	return m <= PCAExactLimit || 4*(k+PCAOversample) > m
+	return m <= PCAExactLimit || PCABlocks*(k+PCAOversample) > m
 }
 
 // errSVD is returned when LAPACK's SVD does not converge.
@@ -124,46 +161,6 @@ func pcaExact(xc []float64, n, d, k int) (*PCAResult, error) {
 	var v mat.Dense
 	svd.VTo(&v) // d × min(n, d)
 	return componentsFrom(&v, svd.Values(nil), n, d, k, PCAMethodExact), nil
-}
-
-// pcaRandomized fills Components and ExplainedVariance from a randomized SVD
-// of the centred n×d matrix xc with oversampling p and q power iterations.
-func pcaRandomized(xc []float64, n, d, k, p, q int, rng *rand.Rand) (*PCAResult, error) {
-	l := min(k+p, min(n, d))
-	X := blas64.General{Rows: n, Cols: d, Stride: d, Data: xc}
-	omega := blas64.General{Rows: d, Cols: l, Stride: l, Data: make([]float64, d*l)}
-	for i := range omega.Data {
-		omega.Data[i] = rng.NormFloat64()
-	}
-	Y := blas64.General{Rows: n, Cols: l, Stride: l, Data: make([]float64, n*l)}
-	Z := omega // d×l, reused for Xᵀ Q
-	tau := make([]float64, l)
-	work := make([]float64, 64*l)
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, X, omega, 0, Y)
-	orthonormalize(Y, tau, work)
-	for range q {
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, X, Y, 0, Z)
-		orthonormalize(Z, tau, work)
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, X, Z, 0, Y)
-		orthonormalize(Y, tau, work)
-	}
-	// B = Qᵀ X (l×d); its right singular vectors are those of X's range.
-	B := blas64.General{Rows: l, Cols: d, Stride: d, Data: make([]float64, l*d)}
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1, Y, X, 0, B)
-	var svd mat.SVD
-	if !svd.Factorize(mat.NewDense(l, d, B.Data), mat.SVDThinV) {
-		return nil, errSVD
-	}
-	var v mat.Dense
-	svd.VTo(&v) // d × l
-	return componentsFrom(&v, svd.Values(nil), n, d, k, PCAMethodRandomized), nil
-}
-
-// orthonormalize replaces the columns of a (rows ≥ cols) by an orthonormal
-// basis of their span (Householder QR, thin Q).
-func orthonormalize(a blas64.General, tau, work []float64) {
-	lapack64.Geqrf(a, tau, work, len(work))
-	lapack64.Orgqr(a, tau, work, len(work))
 }
 
 // componentsFrom takes the first k columns of v (d×r) and the singular
