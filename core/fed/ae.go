@@ -118,7 +118,7 @@ func (w *aeWorker) local(ctx context.Context, j job) (float64, error) {
 				copy(xb.RawRowView(r), l.x.RawRowView(i))
 			}
 			ae.Forward(xb)
-			loss := nn.MSE(ae.OutputGrad(0), ae.Output(0), xb, 1)
+			loss := float64(l.x.Cols) * nn.MSE(ae.OutputGrad(0), ae.Output(0), xb, float32(l.x.Cols))
 			if err := nn.CheckFinite("local loss", loss); err != nil {
 				return 0, fmt.Errorf("fed: round %d, client %d: %w", j.round, j.client+1, err)
 			}
@@ -151,7 +151,7 @@ func (w *aeWorker) embed(dst []float64) (int, float64) {
 		r := min(l.evalChunks, n-s)
 		in := l.x.View(s, 0, r, l.x.Cols)
 		ae.Forward(in)
-		total += nn.MSE(ae.OutputGrad(0), ae.Output(0), in, 1)
+		total += float64(l.x.Cols) * nn.MSE(ae.OutputGrad(0), ae.Output(0), in, 1)
 		z := ae.Latent()
 		for i := range r {
 			for c, v := range z.RawRowView(i) {
