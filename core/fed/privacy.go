@@ -27,27 +27,25 @@ const (
 // of the local (per-update) and central (aggregate) views, and the paper's
 // own accounting.
 type privacy struct {
-	v        Variant
-	mode     core.Mode
-	p        Params
-	delta    float64
-	target   float64 // ε target, 0 when none
-	clip     float64 // C
-	z        float64 // noise multiplier: noise std over C
-	fromEps  bool    // z is solved from target
-	planned  int     // rounds planned (E of the paper's split)
-	local    *accountant.Ledger
-	central  *accountant.Ledger
-	mu2Loc   float64 // Σ μ² of the local view
-	mu2Cen   float64 // Σ μ² of the central view
-	pub2     float64 // Σ ε_{c,r}² of the paper's composition
-	done     int
-	shuffle  float64 // largest per-round FMT21 ε credited, 0 when none
-	shufWhy  string  // why FMT21 is or is not credited
-	shufDlt  float64 // per-round δ of the credited shuffle bound
-	segment  string
-	exhaust  bool
-	lastSpec string
+	v       Variant
+	mode    core.Mode
+	p       Params
+	delta   float64
+	target  float64 // ε target, 0 when none
+	clip    float64 // C
+	z       float64 // noise multiplier: noise std over C
+	fromEps bool    // z is solved from target
+	planned int     // rounds planned (E of the paper's split)
+	local   *accountant.Ledger
+	central *accountant.Ledger
+	mu2Loc  float64 // Σ μ² of the local view
+	mu2Cen  float64 // Σ μ² of the central view
+	pub2    float64 // Σ ε_{c,r}² of the paper's composition
+	done    int
+	shuffle float64 // largest per-round FMT21 ε credited, 0 when none
+	shufWhy string  // why FMT21 is or is not credited
+	shufDlt float64 // per-round δ of the credited shuffle bound
+	segment string
 }
 
 // newPrivacy returns the bookkeeping of a private run with k clients, or
@@ -217,7 +215,7 @@ func (pr *privacy) budget(step, k int) core.BudgetEvent {
 	loc, cen, hasLocal := pr.roundEvents(k)
 	var spent, proj []core.EpsilonValue
 	add := func(label string, l *accountant.Ledger, ev accountant.Event, gdpNow, gdpEnd float64) {
-		spent = append(spent, core.EpsilonValue{Accountant: label + "", Epsilon: gdpNow})
+		spent = append(spent, core.EpsilonValue{Accountant: label, Epsilon: gdpNow})
 		proj = append(proj, core.EpsilonValue{Accountant: label, Epsilon: gdpEnd})
 		rlabel := map[string]string{LabelLocalGDP: LabelLocalRDP, LabelCentralGDP: LabelCentralRDP, LabelFedSCGDP: LabelFedSCRDP}[label]
 		if r, err := l.Report(pr.delta, opts); err == nil {
