@@ -78,7 +78,7 @@ type PCAResult struct {
 // SVD is an exact thin SVD (LAPACK dgesvd, gonum mat.SVD). Otherwise PCA
 // computes the same top-k subspace by restarted block Krylov (block Lanczos)
 // iteration on the Gram matrix C = X_cᵀX_c, or X_cX_cᵀ when n < d, formed
-// once with one GEMM: blocks of l = k + PCAOversample columns, starting from
+// once with one SYRK: blocks of l = k + PCAOversample columns, starting from
 // CΩ with Ω Gaussian from rand.NewPCG(PCASeed, 0); each cycle
 // orthonormalises [V, CV, …, C^(s−1)V] (s = PCABlocks; block Gram–Schmidt
 // and CholeskyQR2, twice) and keeps the top l Rayleigh–Ritz vectors. It

@@ -33,6 +33,8 @@ type krylov struct {
 	tau   []float64
 	work  []float64
 	ritz  []float64 // Ritz values of the last cycle, decreasing, length l
+	// active lists the columns of v that the next cycle expands.
+	active []int
 
 	// Scratch of orthogonalize and normalize.
 	coef, gram, tmp []float64
@@ -49,10 +51,17 @@ func newKrylov(xc []float64, n, d, l, s int) *krylov {
 	kr.q = blas64.General{Rows: kr.m, Cols: sl, Stride: sl, Data: make([]float64, kr.m*sl)}
 	kr.w = blas64.General{Rows: kr.m, Cols: sl, Stride: sl, Data: make([]float64, kr.m*sl)}
 	kr.c = blas64.General{Rows: kr.m, Cols: kr.m, Stride: kr.m, Data: make([]float64, kr.m*kr.m)}
+	// The upper triangle by SYRK (half a GEMM's work), mirrored below so
+	// that products with C are plain GEMMs.
+	tr := blas.Trans
 	if kr.side {
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, kr.xc, kr.xc, 0, kr.c)
-	} else {
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, kr.xc, kr.xc, 0, kr.c)
+		tr = blas.NoTrans
+	}
+	blas64.Syrk(tr, 1, kr.xc, 0, blas64.Symmetric{Uplo: blas.Upper, N: kr.m, Stride: kr.m, Data: kr.c.Data})
+	for i := 1; i < kr.m; i++ {
+		for j := range i {
+			kr.c.Data[i*kr.m+j] = kr.c.Data[j*kr.m+i]
+		}
 	}
 	kr.v = blas64.General{Rows: kr.m, Cols: l, Stride: l, Data: make([]float64, kr.m*l)}
 	kr.cv = blas64.General{Rows: kr.m, Cols: l, Stride: l, Data: make([]float64, kr.m*l)}
@@ -62,12 +71,13 @@ func newKrylov(xc []float64, n, d, l, s int) *krylov {
 	kr.gram = make([]float64, l*l)
 	kr.tmp = make([]float64, kr.m*l)
 	kr.ritz = make([]float64, l)
+	kr.active = make([]int, 0, l)
 	return kr
 }
 
-// block returns columns [j·l, (j+1)·l) of g.
-func (kr *krylov) block(g blas64.General, j int) blas64.General {
-	return blas64.General{Rows: g.Rows, Cols: kr.l, Stride: g.Stride, Data: g.Data[j*kr.l:]}
+// cols returns columns [off, off+width) of g.
+func (kr *krylov) cols(g blas64.General, off, width int) blas64.General {
+	return blas64.General{Rows: g.Rows, Cols: width, Stride: g.Stride, Data: g.Data[off:]}
 }
 
 // apply sets dst = C·src for m×l blocks.
@@ -75,18 +85,18 @@ func (kr *krylov) apply(dst, src blas64.General) {
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, kr.c, src, 0, dst)
 }
 
-// orthogonalize makes block j of Q orthonormal and orthogonal to blocks
-// 0..j−1: block classical Gram–Schmidt, normalisation, and both once more
-// ("twice is enough", Giraud et al. 2005,
+// orthogonalize makes columns [off, off+width) of Q orthonormal and
+// orthogonal to columns [0, off): block classical Gram–Schmidt,
+// normalisation, and both once more ("twice is enough", Giraud et al. 2005,
 // https://doi.org/10.1007/s00211-005-0615-4). A block that was (nearly) in
 // the span of the previous ones comes out of the first normalisation as
 // rounding noise, not orthogonal to them; the second pass fixes that.
-func (kr *krylov) orthogonalize(j int) {
-	b := kr.block(kr.q, j)
-	prev := blas64.General{Rows: kr.m, Cols: j * kr.l, Stride: kr.q.Stride, Data: kr.q.Data}
-	coef := blas64.General{Rows: j * kr.l, Cols: kr.l, Stride: kr.l, Data: kr.coef[:j*kr.l*kr.l]}
+func (kr *krylov) orthogonalize(off, width int) {
+	b := kr.cols(kr.q, off, width)
+	prev := kr.cols(kr.q, 0, off)
+	coef := blas64.General{Rows: off, Cols: width, Stride: width, Data: kr.coef[:off*width]}
 	for range 2 {
-		if j > 0 {
+		if off > 0 {
 			blas64.Gemm(blas.Trans, blas.NoTrans, 1, prev, b, 0, coef)
 			blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, prev, coef, 1, b)
 		}
@@ -101,19 +111,17 @@ func (kr *krylov) orthogonalize(j int) {
 // (κ(b) above about u^(−1/2), detected as a failed Cholesky factorisation or
 // a ratio of R's diagonal entries below 1e-6).
 func (kr *krylov) normalize(b blas64.General) {
-	l := kr.l
-	g := blas64.General{Rows: l, Cols: l, Stride: l, Data: kr.gram}
+	l := b.Cols
+	g := blas64.General{Rows: l, Cols: l, Stride: l, Data: kr.gram[:l*l]}
 	for range 2 {
 		blas64.Gemm(blas.Trans, blas.NoTrans, 1, b, b, 0, g)
-		if !kr.chol.Factorize(mat.NewSymDense(l, g.Data)) || !kr.cholOK() {
-			lapack64.Geqrf(b, kr.tau, kr.work, len(kr.work))
-			lapack64.Orgqr(b, kr.tau, kr.work, len(kr.work))
+		if !kr.chol.Factorize(mat.NewSymDense(l, g.Data)) || !kr.cholOK(l) {
+			kr.householder(b)
 			return
 		}
-		kr.chol.UTo(&kr.r)
+		kr.rInv.Reset()
 		if err := kr.rInv.InverseTri(&kr.r); err != nil {
-			lapack64.Geqrf(b, kr.tau, kr.work, len(kr.work))
-			lapack64.Orgqr(b, kr.tau, kr.work, len(kr.work))
+			kr.householder(b)
 			return
 		}
 		// R⁻¹ as a general matrix (zeros below the diagonal) for GEMM.
@@ -131,12 +139,20 @@ func (kr *krylov) normalize(b blas64.General) {
 	}
 }
 
+// householder replaces the block b by the thin Q of its Householder QR.
+func (kr *krylov) householder(b blas64.General) {
+	tau := kr.tau[:b.Cols]
+	lapack64.Geqrf(b, tau, kr.work, len(kr.work))
+	lapack64.Orgqr(b, tau, kr.work, len(kr.work))
+}
+
 // cholOK reports whether the diagonal of the last Cholesky factor spans
 // less than a factor 1e6, that is κ(b) ≲ 1e6.
-func (kr *krylov) cholOK() bool {
+func (kr *krylov) cholOK(l int) bool {
 	lo, hi := math.Inf(1), 0.0
+	kr.r.Reset()
 	kr.chol.UTo(&kr.r)
-	for i := range kr.l {
+	for i := range l {
 		v := kr.r.At(i, i)
 		lo, hi = min(lo, v), max(hi, v)
 	}
@@ -144,23 +160,42 @@ func (kr *krylov) cholOK() bool {
 }
 
 // cycle runs one restart cycle from the Ritz vectors in kr.v (orthonormal)
-// and C·v in kr.cv: it builds Q = [v, Cv, C²v, …] (s blocks, orthonormalised)
-// and W = C·Q, and replaces v and cv by the top l Ritz vectors of C in
-// span(Q) and their images, and kr.ritz by their Ritz values. It reports
-// false if the Rayleigh–Ritz eigendecomposition fails.
+// and C·v in kr.cv. With A the columns of v listed in kr.active and
+// a = len(A), it builds Q = [v, K_1, …, K_(s−1)] with K_1 = orth(C·A) and
+// K_j = orth(C·K_(j−1)) (a columns each, orthogonal to all before), and
+// W = C·Q, and replaces v and cv by the top l Ritz vectors of C in span(Q)
+// and their images, and kr.ritz by their Ritz values. Converged Ritz
+// vectors are left out of A ("soft locking", Knyazev 2001,
+// https://doi.org/10.1137/S1064827500366124): they stay in the
+// Rayleigh–Ritz space but spawn no new directions, which only the
+// unconverged need. It reports false if the eigendecomposition fails.
 func (kr *krylov) cycle() bool {
-	sl := kr.s * kr.l
-	copyCols(kr.block(kr.q, 0), kr.v)
-	copyCols(kr.block(kr.w, 0), kr.cv)
+	l, a := kr.l, len(kr.active)
+	sl := l + (kr.s-1)*a
+	copyCols(kr.cols(kr.q, 0, l), kr.v)
+	copyCols(kr.cols(kr.w, 0, l), kr.cv)
 	for j := 1; j < kr.s; j++ {
-		copyCols(kr.block(kr.q, j), kr.block(kr.w, j-1))
-		kr.orthogonalize(j)
-		kr.apply(kr.block(kr.w, j), kr.block(kr.q, j))
+		off := l + (j-1)*a
+		dst := kr.cols(kr.q, off, a)
+		if j == 1 {
+			for i := range kr.m {
+				row := kr.cv.Data[i*l : i*l+l]
+				out := dst.Data[i*dst.Stride : i*dst.Stride+a]
+				for t, c := range kr.active {
+					out[t] = row[c]
+				}
+			}
+		} else {
+			copyCols(dst, kr.cols(kr.w, off-a, a))
+		}
+		kr.orthogonalize(off, a)
+		kr.apply(kr.cols(kr.w, off, a), dst)
 	}
+	q, w := kr.cols(kr.q, 0, sl), kr.cols(kr.w, 0, sl)
 	// Rayleigh–Ritz: T = Qᵀ·C·Q = Qᵀ·W, symmetrised against rounding.
 	t := mat.NewSymDense(sl, nil)
 	tg := blas64.General{Rows: sl, Cols: sl, Stride: sl, Data: make([]float64, sl*sl)}
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1, kr.q, kr.w, 0, tg)
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1, q, w, 0, tg)
 	for i := range sl {
 		for j := i; j < sl; j++ {
 			t.SetSym(i, j, (tg.Data[i*sl+j]+tg.Data[j*sl+i])/2)
@@ -174,35 +209,50 @@ func (kr *krylov) cycle() bool {
 	var z mat.Dense
 	eig.VectorsTo(&z)
 	// The top l eigenvectors, in decreasing order of eigenvalue.
-	top := blas64.General{Rows: sl, Cols: kr.l, Stride: kr.l, Data: make([]float64, sl*kr.l)}
-	for c := range kr.l {
+	top := blas64.General{Rows: sl, Cols: l, Stride: l, Data: make([]float64, sl*l)}
+	for c := range l {
 		src := sl - 1 - c
 		kr.ritz[c] = vals[src]
 		for i := range sl {
-			top.Data[i*kr.l+c] = z.At(i, src)
+			top.Data[i*l+c] = z.At(i, src)
 		}
 	}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, kr.q, top, 0, kr.v)
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, kr.w, top, 0, kr.cv)
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, q, top, 0, kr.v)
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, w, top, 0, kr.cv)
 	return true
 }
 
 // residual returns max_{c<k} ‖C·v_c − θ_c·v_c‖ / θ_0 from kr.cv (0 when
-// θ_0 ≤ 0, that is for constant data).
-func (kr *krylov) residual(k int) float64 {
-	if kr.ritz[0] <= 0 {
-		return 0
+// θ_0 ≤ 0, that is for constant data), and sets kr.active to the columns
+// of v the next cycle expands: those c < k whose relative residual exceeds
+// tol, and all of the oversampling columns c ≥ k.
+func (kr *krylov) residual(k int, tol float64) float64 {
+	l := kr.l
+	sums := kr.gram[:k] // free between cycles
+	clear(sums)
+	for i := range kr.m {
+		cv, v := kr.cv.Data[i*l:i*l+k], kr.v.Data[i*l:i*l+k]
+		for c := range k {
+			r := cv[c] - kr.ritz[c]*v[c]
+			sums[c] += r * r
+		}
 	}
+	kr.active = kr.active[:0]
 	var worst float64
 	for c := range k {
-		var s float64
-		for i := range kr.m {
-			r := kr.cv.Data[i*kr.l+c] - kr.ritz[c]*kr.v.Data[i*kr.l+c]
-			s += r * r
+		rel := 0.0
+		if kr.ritz[0] > 0 {
+			rel = math.Sqrt(sums[c]) / kr.ritz[0]
 		}
-		worst = max(worst, math.Sqrt(s))
+		worst = max(worst, rel)
+		if rel > tol {
+			kr.active = append(kr.active, c)
+		}
 	}
-	return worst / kr.ritz[0]
+	for c := k; c < l; c++ {
+		kr.active = append(kr.active, c)
+	}
+	return worst
 }
 
 // copyCols copies the r×c block src into dst.
@@ -225,11 +275,15 @@ func pcaKrylov(xc []float64, n, d, k, l, s, maxCycles int, tol float64, rng *ran
 		kr.v.Data[i] = rng.NormFloat64()
 	}
 	// Start from C·Ω, orthonormalised, so the first block is already filtered.
-	copyCols(kr.block(kr.q, 0), kr.v)
-	kr.apply(kr.v, kr.block(kr.q, 0))
-	copyCols(kr.block(kr.q, 0), kr.v)
-	kr.orthogonalize(0)
-	copyCols(kr.v, kr.block(kr.q, 0))
+	q0 := kr.cols(kr.q, 0, l)
+	copyCols(q0, kr.v)
+	kr.apply(kr.v, q0)
+	copyCols(q0, kr.v)
+	kr.orthogonalize(0, l)
+	copyCols(kr.v, q0)
+	for c := range l {
+		kr.active = append(kr.active, c)
+	}
 	kr.apply(kr.cv, kr.v)
 
 	res := math.Inf(1)
@@ -239,11 +293,11 @@ func pcaKrylov(xc []float64, n, d, k, l, s, maxCycles int, tol float64, rng *ran
 			return nil, errSVD
 		}
 		cycles++
-		if res = kr.residual(k); res <= tol {
+		if res = kr.residual(k, tol); res <= tol {
 			// Confirm with a fresh product: cv = W·Z carries the rounding
 			// of every earlier cycle.
 			kr.apply(kr.cv, kr.v)
-			if res = kr.residual(k); res <= tol {
+			if res = kr.residual(k, tol); res <= tol {
 				break
 			}
 		}

@@ -20,7 +20,7 @@ import (
 )
 
 // openBLAS is a blas.Float32 and a blas.Float64 that sends Sgemm, Sgemv,
-// Dgemm and Dgemv to OpenBLAS, above a size threshold, and every other
+// Dgemm, Dgemv and Dsyrk to OpenBLAS, above a size threshold, and every other
 // routine to the embedded gonum kernels. It is safe for concurrent use. The
 // float64 methods are in openblas64.go.
 //
@@ -35,6 +35,7 @@ type openBLAS struct {
 	path          string
 	sgemm, sgemv  uintptr
 	dgemm, dgemv  uintptr
+	dsyrk         uintptr
 	getNumThreads uintptr // may be 0
 	setNumThreads uintptr // may be 0
 	getConfig     uintptr // may be 0
@@ -81,7 +82,7 @@ func (p *fortranArgs) call(fn uintptr, n int) {
 var argPool = sync.Pool{New: func() any { return new(fortranArgs) }}
 
 // loadOpenBLAS opens the first library of names that loads and exports
-// sgemm_, sgemv_, dgemm_ and dgemv_.
+// sgemm_, sgemv_, dgemm_, dgemv_ and dsyrk_.
 func loadOpenBLAS(names []string) (*openBLAS, error) {
 	var errs []error
 	for _, name := range names {
@@ -101,7 +102,7 @@ func loadOpenBLAS(names []string) (*openBLAS, error) {
 		for _, sym := range []struct {
 			name string
 			addr *uintptr
-		}{{"sgemm_", &lib.sgemm}, {"sgemv_", &lib.sgemv}, {"dgemm_", &lib.dgemm}, {"dgemv_", &lib.dgemv}} {
+		}{{"sgemm_", &lib.sgemm}, {"sgemv_", &lib.sgemv}, {"dgemm_", &lib.dgemm}, {"dgemv_", &lib.dgemv}, {"dsyrk_", &lib.dsyrk}} {
 			if *sym.addr, err = purego.Dlsym(h, sym.name); err != nil {
 				break
 			}

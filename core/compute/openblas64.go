@@ -133,3 +133,58 @@ func (o *openBLAS) Dgemv(tA blas.Transpose, m, n int, alpha float64, a []float64
 	}
 	p.call(o.dgemv, 12)
 }
+
+// Dsyrk performs the symmetric rank-k update C = alpha·A·Aᵀ + beta·C (tA
+// NoTrans, A n×k) or C = alpha·Aᵀ·A + beta·C (tA Trans, A k×n) on the ul
+// triangle of the n×n matrix C, like gonum's Dsyrk, on OpenBLAS's dsyrk_
+// when n·n·k is at least DgemmThreshold; it does about half the work of
+// Dgemm for a Gram matrix. Seen column-major, the row-major C is the same
+// symmetric matrix with the other triangle stored, and A is transposed, so
+// both the triangle and the transpose flip. Bad arguments and small sizes
+// go to gonum, which panics with its messages.
+func (o *openBLAS) Dsyrk(ul blas.Uplo, tA blas.Transpose, n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
+	row, col := k, n
+	if tA == blas.NoTrans {
+		row, col = n, k
+	}
+	if (ul != blas.Upper && ul != blas.Lower) || (tA != blas.NoTrans && tA != blas.Trans && tA != blas.ConjTrans) ||
+		n <= 0 || k <= 0 || n > math.MaxInt32 || k > math.MaxInt32 || lda > math.MaxInt32 || ldc > math.MaxInt32 ||
+		lda < col || ldc < n || len(a) < lda*(row-1)+col || len(c) < ldc*(n-1)+n ||
+		alpha == 0 || n*n*k < o.minDgemm {
+		o.Implementation.Dsyrk(ul, tA, n, k, alpha, a, lda, beta, c, ldc)
+		return
+	}
+	raceReadRows(a, row, col, lda)
+	for i := range n { // the ul triangle of C, row by row
+		if ul == blas.Upper {
+			raceWriteRows(c[i*ldc+i:], 1, n-i, ldc)
+		} else {
+			raceWriteRows(c[i*ldc:], 1, i+1, ldc)
+		}
+	}
+	fu, ft := byte('L'), byte('T')
+	if ul == blas.Lower {
+		fu = 'U'
+	}
+	if tA != blas.NoTrans {
+		ft = 'N'
+	}
+	p := argPool.Get().(*fortranArgs)
+	*p = fortranArgs{
+		transA: fu, transB: ft,
+		m: int32(n), k: int32(k),
+		lda: int32(lda), ldc: int32(ldc),
+		alpha64: alpha, beta64: beta,
+	}
+	p.keep = [3]unsafe.Pointer{unsafe.Pointer(&a[0]), unsafe.Pointer(&c[0])}
+	p.args = [15]uintptr{
+		p.addr(unsafe.Pointer(&p.transA)), p.addr(unsafe.Pointer(&p.transB)),
+		p.addr(unsafe.Pointer(&p.m)), p.addr(unsafe.Pointer(&p.k)),
+		p.addr(unsafe.Pointer(&p.alpha64)),
+		p.addr(p.keep[0]), p.addr(unsafe.Pointer(&p.lda)),
+		p.addr(unsafe.Pointer(&p.beta64)),
+		p.addr(p.keep[1]), p.addr(unsafe.Pointer(&p.ldc)),
+		1, 1, // hidden lengths of the two character arguments
+	}
+	p.call(o.dsyrk, 12)
+}
