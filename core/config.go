@@ -79,6 +79,10 @@ type Config struct {
 	// SecureNoise draws DP noise from a cryptographically seeded generator;
 	// otherwise noise follows Seed (for teaching and reproducibility only).
 	SecureNoise bool `json:"secure_noise" toml:"secure_noise"`
+	// Options holds a method's own settings by name (e.g. dpmd's "h" and
+	// "theta", the federated methods' "split"). Each method documents its
+	// keys and rejects the ones it does not know.
+	Options map[string]string `json:"options,omitempty" toml:"options,omitempty"`
 }
 
 // ErrBadConfig is wrapped by every validation error of a Config or Patch.

@@ -14,7 +14,13 @@ import (
 
 func init() {
 	for _, v := range []Variant{FL, FLDP, PPMLOmics, FedSC} {
-		core.Register(v.Name(), func(cfg core.Config) (core.Engine, error) { return New(cfg, v, Params{}) })
+		core.Register(v.Name(), func(cfg core.Config) (core.Engine, error) {
+			p, err := ParamsFromOptions(cfg.Options)
+			if err != nil {
+				return nil, err
+			}
+			return New(cfg, v, p)
+		})
 	}
 }
 

@@ -65,6 +65,10 @@ func New(cfg core.Config, p Params) (*Engine, error) {
 		}
 		p = merge(p, sp)
 	}
+	// cfg.Options override the spec: the command line's --opt and --manifold.
+	if err := p.set(cfg.Options, "option"); err != nil {
+		return nil, err
+	}
 	p, err := p.Resolve()
 	if err != nil {
 		return nil, err

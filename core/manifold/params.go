@@ -3,8 +3,10 @@ package manifold
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -192,8 +194,21 @@ func ParseSpec(spec string) (Params, error) {
 	if err != nil {
 		return Params{}, paramf("data spec query %q is malformed (%v), must be key=value pairs joined by &", query, err)
 	}
+	flat := make(map[string]string, len(vals))
 	for key, vs := range vals {
-		v := vs[len(vs)-1]
+		flat[key] = vs[len(vs)-1]
+	}
+	if err := p.set(flat, "data spec key"); err != nil {
+		return Params{}, err
+	}
+	return p, p.Validate()
+}
+
+// set assigns the keys of vals (the names of ParseSpec) to p; what names the
+// source in errors ("data spec key", "option").
+func (p *Params) set(vals map[string]string, what string) error {
+	for _, key := range slices.Sorted(maps.Keys(vals)) {
+		v := vals[key]
 		var ip *int
 		var fp *float64
 		switch key {
@@ -230,28 +245,31 @@ func ParseSpec(spec string) (Params, error) {
 			case "gauss", "gaussian":
 				p.Gaussian = true
 			default:
-				return Params{}, paramf("data spec key noise is %q, must be ball or gauss", v)
+				return paramf("%s noise is %q, must be ball or gauss", what, v)
 			}
 			continue
 		case "nonprivate":
 			p.NonPrivate = NonPrivateVariant(v)
 			continue
+		case "manifold":
+			p.Manifold = v
+			continue
 		default:
-			return Params{}, paramf("data spec key %q is unknown, must be one of D, n, queries, sigma, noise, h, d, T, theta, C_P, C_m, s_min, nonprivate", key)
+			return paramf("%s %q is unknown, must be one of manifold, D, n, queries, sigma, noise, h, d, T, theta, C_P, C_m, s_min, nonprivate, max_queries, pcs", what, key)
 		}
 		if ip != nil {
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				return Params{}, paramf("data spec key %s is %q, must be an integer", key, v)
+				return paramf("%s %s is %q, must be an integer", what, key, v)
 			}
 			*ip = n
 		} else {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil {
-				return Params{}, paramf("data spec key %s is %q, must be a number", key, v)
+				return paramf("%s %s is %q, must be a number", what, key, v)
 			}
 			*fp = f
 		}
 	}
-	return p, p.Validate()
+	return nil
 }

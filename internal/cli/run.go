@@ -23,8 +23,19 @@ type runFlags struct {
 	configFile string
 	layers     string
 	epochs     string
+	opts       []string
+	manifold   manifoldFlags
 	asJSON     bool
 	outDir     string
+}
+
+// manifoldFlags are dpmd's own flags; each becomes an entry of
+// Config.Options (see core/manifold's Params for their meaning).
+type manifoldFlags struct {
+	kind, noise      string
+	dim, n, queries  int
+	d, t             int
+	h, theta, cp, cm float64
 }
 
 // defaultRunConfig is what `dpscope run` uses for what neither a config
@@ -38,7 +49,12 @@ func defaultRunConfig() core.Config {
 }
 
 func newRunCmd(env Env) *cobra.Command {
-	rf := runFlags{cfg: defaultRunConfig()}
+	rf := &runFlags{cfg: defaultRunConfig()}
+	return rf.command(env)
+}
+
+// command builds `dpscope run` with its flags bound to rf.
+func (rf *runFlags) command(env Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run a method headless and print its privacy and utility",
@@ -82,6 +98,19 @@ embedding.tsv and assignments.tsv, each atomically.`,
 	f.IntVar(&c.Clients, "clients", 0, "number of federated clients (federated methods)")
 	f.Uint64Var(&c.Seed, "seed", c.Seed, "random seed")
 	f.BoolVar(&c.SecureNoise, "secure-noise", false, "draw DP noise from a cryptographically seeded generator")
+	f.StringArrayVar(&rf.opts, "opt", nil, "a method's own setting KEY=VALUE (repeatable), e.g. --opt split=noniid:2 for the federated methods")
+	mf := &rf.manifold
+	f.StringVar(&mf.kind, "manifold", "", "dpmd: synthetic manifold circle|sphere|torus|swissroll (with --sigma as its noise level)")
+	f.IntVar(&mf.dim, "D", 0, "dpmd: ambient dimension")
+	f.IntVar(&mf.n, "n", 0, "dpmd: number of reference points")
+	f.IntVar(&mf.queries, "queries", 0, "dpmd: number of query points")
+	f.StringVar(&mf.noise, "noise", "", "dpmd: noise of the synthetic points, ball or gauss")
+	f.Float64Var(&mf.h, "h", 0, "dpmd: bandwidth h (0: the default rule)")
+	f.IntVar(&mf.d, "d", 0, "dpmd: intrinsic dimension d (0: the manifold's, or estimated on data)")
+	f.IntVar(&mf.t, "T", 0, "dpmd: denoising iterations")
+	f.Float64Var(&mf.theta, "theta", 0, "dpmd: share θ of each query's budget spent on the projector")
+	f.Float64Var(&mf.cp, "CP", 0, "dpmd: sensitivity constant C_P of the projector (paper mode)")
+	f.Float64Var(&mf.cm, "Cm", 0, "dpmd: sensitivity constant C_m of the mean (paper mode)")
 	f.BoolVar(&rf.asJSON, "json", false, "stream events as JSON lines, then a summary line")
 	f.StringVar(&rf.outDir, "out", "", "write config, events, summary, embedding and assignments to this folder")
 	return cmd
@@ -132,11 +161,60 @@ func (rf *runFlags) config(cmd *cobra.Command) (core.Config, error) {
 			cfg.Epochs = append(cfg.Epochs, n)
 		}
 	}
+	if err := rf.options(set, &cfg); err != nil {
+		return cfg, err
+	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, usageError{err}
 	}
 	return cfg, nil
 }
+
+// options adds --opt and the method-specific flags to cfg.Options. For dpmd,
+// --sigma is the noise level of the data, not a noise multiplier: the
+// method's noise follows from ε, δ and its sensitivities.
+func (rf *runFlags) options(set func(string) bool, cfg *core.Config) error {
+	put := func(k, v string) {
+		if cfg.Options == nil {
+			cfg.Options = map[string]string{}
+		}
+		cfg.Options[k] = v
+	}
+	for _, kv := range rf.opts {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return usagef("--opt is %q, must be KEY=VALUE", kv)
+		}
+		put(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	mf := rf.manifold
+	dpmdFlags := []struct {
+		flag, key, value string
+	}{
+		{"manifold", "manifold", mf.kind}, {"D", "D", strconv.Itoa(mf.dim)}, {"n", "n", strconv.Itoa(mf.n)},
+		{"queries", "queries", strconv.Itoa(mf.queries)}, {"noise", "noise", mf.noise},
+		{"h", "h", fmtFloat(mf.h)}, {"d", "d", strconv.Itoa(mf.d)}, {"T", "T", strconv.Itoa(mf.t)},
+		{"theta", "theta", fmtFloat(mf.theta)}, {"CP", "C_P", fmtFloat(mf.cp)}, {"Cm", "C_m", fmtFloat(mf.cm)},
+	}
+	for _, f := range dpmdFlags {
+		if set(f.flag) {
+			if cfg.Method != "dpmd" {
+				return usagef("--%s applies to --method dpmd only", f.flag)
+			}
+			put(f.key, f.value)
+		}
+	}
+	if set("manifold") && !set("data") {
+		cfg.Data = "manifold:" + mf.kind
+	}
+	if cfg.Method == "dpmd" && cfg.Sigma != 0 {
+		put("sigma", fmtFloat(cfg.Sigma))
+		cfg.Sigma = 0
+	}
+	return nil
+}
+
+func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // executeRun starts the run, follows its events to the end and reports.
 // An interrupt (the command's context) stops the run gracefully: the

@@ -28,6 +28,7 @@ type runSummary struct {
 	NMI              *float64           `json:"nmi"`
 	ACC              *float64           `json:"acc"`
 	Silhouette       *float64           `json:"silhouette"`
+	Metrics          map[string]float64 `json:"metrics"` // every metric reported, by name (e.g. dpmd's distances)
 	Steps            int                `json:"steps"`
 	Seconds          float64            `json:"seconds"`
 	Stopped          bool               `json:"stopped"`
@@ -41,7 +42,7 @@ type runSummary struct {
 func newSummary(cfg core.Config) *runSummary {
 	return &runSummary{
 		Type: "summary", Data: cfg.Data, Method: cfg.Method, Mode: string(cfg.Mode), Delta: cfg.Delta,
-		Epsilon: map[string]float64{}, EpsilonPublished: map[string]float64{},
+		Epsilon: map[string]float64{}, EpsilonPublished: map[string]float64{}, Metrics: map[string]float64{},
 		Guarantee: string(core.GuaranteeNone), GuaranteeReasons: []string{}, Warnings: []string{},
 		start: time.Now(),
 	}
@@ -70,6 +71,7 @@ func (s *runSummary) observe(ev core.Event) {
 	case core.MetricsEvent:
 		for _, v := range ev.Values {
 			val := v.Value
+			s.Metrics[v.Name] = val
 			switch strings.ToLower(v.Name) {
 			case "ari":
 				s.ARI = &val
@@ -118,11 +120,11 @@ func (s *runSummary) write(w io.Writer) {
 			fmt.Fprintf(tw, "%s\t%.4f\n", name, *v)
 		}
 	}
-	metric("ARI", s.ARI)
-	metric("NMI", s.NMI)
-	metric("ACC", s.ACC)
-	metric("silhouette", s.Silhouette)
-	if s.ARI != nil || s.NMI != nil {
+	for _, name := range sortedKeys(s.Metrics) {
+		v := s.Metrics[name]
+		metric(name, &v)
+	}
+	if s.ARI != nil || s.NMI != nil || s.ACC != nil || s.Silhouette != nil {
 		fmt.Fprintf(tw, "\t(metrics use the true labels of the data: exploration only, not covered by any guarantee)\n")
 	}
 	for _, m := range s.Warnings {

@@ -172,3 +172,34 @@ func TestRunInterruptStopsGracefully(t *testing.T) {
 		t.Errorf("interrupted run did not print its summary:\n%s", out.String())
 	}
 }
+
+func TestRunOptions(t *testing.T) {
+	parse := func(args ...string) (core.Config, error) {
+		rf := &runFlags{cfg: defaultRunConfig()}
+		cmd := rf.command(Env{})
+		if err := cmd.ParseFlags(args); err != nil {
+			t.Fatal(err)
+		}
+		return rf.config(cmd)
+	}
+	got, err := parse("--method", "dpmd", "--manifold", "sphere", "--D", "20", "--sigma", "0.3", "--theta", "0.25",
+		"--opt", "nonprivate=px", "--mode", "paper", "--epsilon", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"manifold": "sphere", "D": "20", "sigma": "0.3", "theta": "0.25", "nonprivate": "px"}
+	for k, v := range want {
+		if got.Options[k] != v {
+			t.Errorf("Options[%s] = %q, want %q (all: %v)", k, got.Options[k], v, got.Options)
+		}
+	}
+	if got.Sigma != 0 || got.Data != "manifold:sphere" {
+		t.Errorf("dpmd config: Sigma %v, Data %q; want 0 (σ is the data's noise) and manifold:sphere", got.Sigma, got.Data)
+	}
+	if _, err := parse("--method", "dcan", "--D", "20"); err == nil || !strings.Contains(err.Error(), "dpmd only") {
+		t.Errorf("--D with dcan: %v, want a usage error", err)
+	}
+	if _, err := parse("--opt", "novalue"); err == nil || !strings.Contains(err.Error(), "KEY=VALUE") {
+		t.Errorf("--opt novalue: %v, want a usage error", err)
+	}
+}
