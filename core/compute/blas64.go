@@ -9,9 +9,9 @@ import (
 )
 
 // Impl64 returns the blas.Float64 implementation of the backend chosen by
-// Init, calling Init if needed: with OpenBLAS, Dgemm and Dgemv above
-// DgemmThreshold and DgemvThreshold go to OpenBLAS's dgemm_ and dgemv_ and
-// every other routine is gonum's; otherwise, and after an Init error, it is
+// Init, calling Init if needed: with OpenBLAS, Dgemm and Dsyrk above
+// DgemmThreshold and Dgemv above DgemvThreshold go to OpenBLAS's dgemm_,
+// dsyrk_ and dgemv_, and every other routine is gonum's; otherwise, and after an Init error, it is
 // gonum's native implementation. Both are safe for concurrent use.
 func Impl64() blas.Float64 {
 	selectOnce()

@@ -31,9 +31,9 @@
 // # float64
 //
 // [Impl64] is the float64 side of the same backend: a blas.Float64 whose
-// Dgemm (above [DgemmThreshold]) and Dgemv (above [DgemvThreshold], only
-// out-of-cache matrices) go to OpenBLAS's dgemm_ and dgemv_, everything else
-// to gonum. [UseOpenBLAS64] registers it as gonum's global blas64, which
+// Dgemm and Dsyrk (above [DgemmThreshold]) and Dgemv (above
+// [DgemvThreshold], only out-of-cache matrices) go to OpenBLAS's dgemm_,
+// dsyrk_ and dgemv_, everything else to gonum. [UseOpenBLAS64] registers it as gonum's global blas64, which
 // gonum/mat and gonum's LAPACK (SVD, EigenSym, QR) call; call it from a
 // package init function or at the top of main (see its doc for why).
 //
