@@ -59,6 +59,14 @@
 // utility metrics of every epoch use the true labels of private data and
 // are marked unreleased.
 //
+// # Cancellation
+//
+// Run checks its context at every step boundary (through
+// core.Control.Checkpoint) and inside k-means; it starts no goroutine of
+// its own. The few PLD reports of a run (Options.PLDEvery) and the loading
+// of the data set are not interruptible and can delay a stop by their
+// duration (tens to hundreds of milliseconds).
+//
 // # Randomness
 //
 // Every generator is rand.New(rand.NewPCG(Config.Seed, stream)) with a

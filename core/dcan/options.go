@@ -16,10 +16,11 @@ const MethodName = "dcan"
 
 // DefaultEpochs are the epochs of stage 1 and stage 2 used when
 // core.Config.Epochs is empty. They are modest on purpose: on the default
-// data set (2,000 cells × ~1,944 genes) a whole nonprivate or sound run
-// takes about 20–30 s on two cores (docs/RESULTS.md). The paper trains far
-// longer; set Config.Epochs to follow it.
-var DefaultEpochs = [2]int{12, 8}
+// data set (2,000 cells × 1,942 genes) a whole nonprivate, paper or sound
+// run takes 25–36 s wall (35–47 CPU-seconds) on the shared two-core
+// machine (docs/RESULTS.md). The authors' code trains 50 and 40 epochs;
+// set Config.Epochs to follow it.
+var DefaultEpochs = [2]int{10, 6}
 
 // Paper defaults (docs/METHODS.md §1).
 const (
