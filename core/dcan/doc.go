@@ -19,15 +19,15 @@
 // # Network and losses
 //
 // The autoencoder is nn's DP-DCAN network G→256→64→32→64→256→(μ, θ, π),
-// layers numbered 1–6. Stage 1 (instance stage, Adam lr 1e-3) feeds two
-// views of every cell, each input entry zeroed with probability 0.2 (no
-// rescaling), and minimises per cell
+// layers numbered 1–6. Stage 1 (instance stage, Adam lr 1e-3) feeds every
+// cell and two views of it, each input entry zeroed with probability 0.2
+// (no rescaling), and minimises per cell
 //
-//	L_i = ρ·½·Σ_s ZINB(x_i | μ, θ, π of view s) + (1−ρ)·(−cos(z1_i, z2_i)),  ρ = 0.8
+//	L_i = ρ·ZINB(x_i | μ, θ, π of the cell) + (1−ρ)·(−cos(z1_i, z2_i)),  ρ = 0.8
 //
-// (the ZINB term is the mean over the two views' reconstructions of the raw
-// counts, a denoising reconstruction; the instance loss, Eq. 5, is per
-// cell). Stage 2 (cluster
+// (the reconstruction of the unmasked cell as in the authors' code, the
+// instance loss of Eq. 5 between the masked views, per cell; the three rows
+// of a cell are one sample for clipping). Stage 2 (cluster
 // stage, Adadelta lr 1, ρ 0.95) minimises per cell
 //
 //	L_i = β1·ZINB_i + β2·KL(p_i‖q_i) + β3·L_cc,   β = (0.4, 0.4, 0.2)

@@ -116,7 +116,7 @@ func (r *runState) oneStep(loss dpsgd.LossFunc, s int) error {
 func (r *runState) plainStep(loss dpsgd.LossFunc, batch []int) (float64, error) {
 	chunk := r.m.ae.MaxRows()
 	if r.stage == 1 {
-		chunk /= 2
+		chunk /= stage1Views
 	}
 	total, beta := 0.0, float32(0)
 	for s := 0; s < len(batch); s += chunk {

@@ -108,11 +108,12 @@ func (m *model) recon(cells []int, views int, w float64) float64 {
 	n := views * r
 	tgt := m.tgt.View(0, 0, n, m.g)
 	a := m.ae
+	v := func(x compute.Matrix) compute.Matrix { return x.View(0, 0, n, m.g) }
 	if !m.counts {
-		return nn.MSE(a.OutputGrad(0), a.Output(0), tgt, float32(w))
+		return nn.MSE(v(a.OutputGrad(0)), v(a.Output(0)), tgt, float32(w))
 	}
-	return nn.ZINB(a.OutputGrad(nn.HeadMu), a.OutputGrad(nn.HeadTheta), a.OutputGrad(nn.HeadPi), tgt,
-		a.Output(nn.HeadMu), a.Output(nn.HeadTheta), a.Output(nn.HeadPi), m.sfb[:n], float32(w))
+	return nn.ZINB(v(a.OutputGrad(nn.HeadMu)), v(a.OutputGrad(nn.HeadTheta)), v(a.OutputGrad(nn.HeadPi)), tgt,
+		v(a.Output(nn.HeadMu)), v(a.Output(nn.HeadTheta)), v(a.Output(nn.HeadPi)), m.sfb[:n], float32(w))
 }
 
 // maskRowTo writes src into dst with each entry zeroed with the masking
@@ -138,26 +139,35 @@ func (m *model) maskRowTo(dst, src []float32) {
 	}
 }
 
-// stage1Loss is the dpsgd.LossFunc of the instance stage: two masked views
-// of each cell (view s of cell i in row s·len(cells)+i), the mean of the two
-// views' reconstruction losses and the per-cell negative cosine of the two
-// embeddings:
+// stage1Views is the number of rows a cell occupies in stage 1: the cell
+// itself and two masked views.
+const stage1Views = 3
+
+// stage1Loss is the dpsgd.LossFunc of the instance stage. Each cell
+// occupies three rows (view s of cell i in row s·len(cells)+i): the cell
+// itself, whose reconstruction gives the ZINB term, and two views with
+// every entry zeroed with the masking probability, whose embeddings give
+// the per-cell negative cosine:
 //
-//	L_i = ρ·(recon(view 1)_i + recon(view 2)_i)/2 + (1−ρ)·(−cos(z1_i, z2_i))
+//	L_i = ρ·ZINB(x_i | μ, θ, π of the cell) + (1−ρ)·(−cos(z1_i, z2_i))
+//
+// as in the authors' code (reconstruction of the clean input, instance
+// loss between two masked views), but per cell.
 func (m *model) stage1Loss(cells []int) (float64, error) {
 	r := len(cells)
-	in := m.in.View(0, 0, 2*r, m.g)
+	in := m.in.View(0, 0, stage1Views*r, m.g)
 	for i, c := range cells {
 		src := m.x.RawRowView(c)
-		m.maskRowTo(in.RawRowView(i), src)
+		copy(in.RawRowView(i), src)
 		m.maskRowTo(in.RawRowView(r+i), src)
+		m.maskRowTo(in.RawRowView(2*r+i), src)
 	}
 	a := m.ae
 	a.Forward(in)
-	rec := m.recon(cells, 2, m.rho/2) / 2
+	rec := m.recon(cells, 1, m.rho)
 	z, dz := a.Latent(), a.LatentGrad()
-	inst := nn.NegCosine(dz.View(0, 0, r, m.latent), dz.View(r, 0, r, m.latent),
-		z.View(0, 0, r, m.latent), z.View(r, 0, r, m.latent), float32(1-m.rho))
+	inst := nn.NegCosine(dz.View(r, 0, r, m.latent), dz.View(2*r, 0, r, m.latent),
+		z.View(r, 0, r, m.latent), z.View(2*r, 0, r, m.latent), float32(1-m.rho))
 	a.Backward()
 	m.parts[partRecon] += m.rho * rec
 	m.parts[partInstance] += (1 - m.rho) * inst

@@ -16,7 +16,7 @@ func testModel(t testing.TB, k int) *model {
 	d := simData(t, 240, 120, 3)
 	o := Options{}.withDefaults()
 	o.ChunkCells = 32
-	ae, err := nn.NewAutoencoder(nn.AutoencoderConfig{Genes: d.Genes, Act: nn.Tanh, MaxRows: 2 * o.ChunkCells, Seed: 1})
+	ae, err := nn.NewAutoencoder(nn.AutoencoderConfig{Genes: d.Genes, Act: nn.Tanh, MaxRows: stage1Views * o.ChunkCells, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -155,7 +155,7 @@ func (t *Trainer) prepare(ctl *core.Control, d *datasets.Preprocessed) (*runStat
 		out = nn.OutputLinear
 	}
 	ae, err := nn.NewAutoencoder(nn.AutoencoderConfig{Genes: d.Genes, Act: s.opt.Act, Output: out,
-		MaxRows: 2 * s.opt.ChunkCells, Seed: cfg.Seed})
+		MaxRows: stage1Views * s.opt.ChunkCells, Seed: cfg.Seed})
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +261,7 @@ func (r *runState) stageSetup(stage int, opt nn.Optimizer) error {
 	if !r.private {
 		return nil
 	}
-	views, seed := 2, r.s.cfg.Seed
+	views, seed := stage1Views, r.s.cfg.Seed
 	if stage == 2 {
 		views, seed = 1, r.s.cfg.Seed^0x9E3779B97F4A7C15
 	}
@@ -287,7 +287,7 @@ func (r *runState) stage1(ctx context.Context) error {
 	if err := r.stageSetup(1, adam); err != nil {
 		return err
 	}
-	r.ctl.Emit(core.StageEvent{Stage: 1, Name: "instance: ZINB + per-cell instance loss on two masked views", Steps: r.planned[0]})
+	r.ctl.Emit(core.StageEvent{Stage: 1, Name: "instance: ZINB of the cell + per-cell instance loss of two masked views", Steps: r.planned[0]})
 	return r.train(ctx, 1, r.m.stage1Loss, nil)
 }
 
