@@ -166,3 +166,33 @@ func TestLearningRatePatchInNonPrivateMode(t *testing.T) {
 		t.Errorf("patch answered %+v, want the learning rate applied from a step ≥ 2", ack)
 	}
 }
+
+func TestDeltaPatchResolvesSigma(t *testing.T) {
+	cfg := baseConfig(core.ModePaper)
+	cfg.Epochs = []int{3, 1}
+	delta := 1e-7
+	ack, evs, tr := patchRun(t, cfg, core.Patch{Delta: &delta}, 0)
+	if err := lastErr(evs); err != nil {
+		t.Fatal(err)
+	}
+	all := tr.Ledger().All()
+	if len(all) < 2 || all[len(all)-1].NoiseMultiplier <= all[0].NoiseMultiplier {
+		t.Fatalf("ledger %v, want σ raised from step %d on", all, ack.Step)
+	}
+	got, _, err := accountant.EpsilonRDP(all, delta, accountant.OrdersDPDCAN.Orders(), accountant.Improved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got > cfg.Epsilon*(1+1e-9) || got < cfg.Epsilon*(1-1e-4) {
+		t.Errorf("ε at the new δ = %v, want the target %v", got, cfg.Epsilon)
+	}
+	var last core.BudgetEvent
+	for _, ev := range evs {
+		if b, ok := ev.(core.BudgetEvent); ok {
+			last = b
+		}
+	}
+	if last.Delta != delta {
+		t.Errorf("final budget δ = %v, want %v", last.Delta, delta)
+	}
+}
