@@ -94,6 +94,8 @@ func (b *budgetPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 				if ev.Applied {
 					b.stale = true
 				}
+			case core.MetricsEvent:
+				b.stale = true // once an epoch: re-audit what has been spent
 			}
 		}
 		b.dirty = true
@@ -119,12 +121,14 @@ func (b *budgetPane) maybeAudit() tea.Cmd {
 	b.seq++
 	seq, pr := b.seq, b.params
 	spent, remaining := b.sched.split(pr)
-	label := "planned run"
-	if b.sched.active {
-		label = fmt.Sprintf("run to step %d, then %d more at σ %.3g", b.sched.step, remaining, pr.Sigma)
-		if b.sched.finished {
-			label = fmt.Sprintf("finished run, %d steps", b.sched.step)
-		}
+	label := "the planned run"
+	switch {
+	case b.sched.finished:
+		label = fmt.Sprintf("the finished run (%d steps)", b.sched.step)
+	case b.sched.active && b.sched.step > 0:
+		label = fmt.Sprintf("this run: %d steps taken, %d to go at σ %.3g", b.sched.step, remaining, pr.Sigma)
+	case b.sched.active:
+		label = "this run, as planned"
 	}
 	return func() tea.Msg { return audit(seq, label, pr, spent, remaining) }
 }
@@ -178,7 +182,8 @@ func (b *budgetPane) chartSize() (w, h int) {
 
 // textHeight is the rows the text part needs when stacked.
 func (b *budgetPane) textHeight() int {
-	return min(lipgloss.Height(b.text(b.w)), max(b.h-minChartHeight, b.h/2))
+	limit := max(b.h-minChartHeight, b.h/2)
+	return min(lipgloss.Height(b.textFit(b.w, limit)), limit)
 }
 
 // Frame redraws the trade-off chart when it changed.
@@ -188,6 +193,9 @@ func (b *budgetPane) Frame() {
 	}
 	b.dirty = false
 	st := b.c.Styles
+	// The text above the chart grows when an audit lands: size it now.
+	cw, ch := b.chartSize()
+	b.curve.Resize(max(cw-2, 1), max(ch-3, 1))
 	b.curve.Reset()
 	b.curve.SetStyles(st.Axis, st.AxisLabel, st.Marker)
 	b.curve.SetYFormat(func(v float64) string { return fmt.Sprintf("%.1f", v) })
@@ -233,12 +241,14 @@ func (b *budgetPane) View() string {
 	}
 	if b.wide() {
 		tw := b.w / 2
-		return lipgloss.JoinHorizontal(lipgloss.Top, padBlock(block(b.text(tw), tw, b.h), tw), " ", box)
+		return lipgloss.JoinHorizontal(lipgloss.Top, padBlock(block(b.textFit(tw, b.h), tw, b.h), tw), " ", box)
 	}
-	return lipgloss.JoinVertical(lipgloss.Left, block(b.text(b.w), b.w, b.h-ch), box)
+	return lipgloss.JoinVertical(lipgloss.Left, block(b.textFit(b.w, b.h-ch), b.w, b.h-ch), box)
 }
 
-// text is the guarantee, the ledger and the RDP/PLD comparison.
+// text is the guarantee, the ledger and the RDP/PLD comparison, then the
+// guarantee's reasons: they can run to twenty lines, so they come last and
+// are what textFit cuts.
 func (b *budgetPane) text(w int) string {
 	st := b.c.Styles
 	var out []string
@@ -249,9 +259,6 @@ func (b *budgetPane) text(w int) string {
 		status, reasons, head = b.guar.Status, b.guar.Reasons, "guarantee: "
 	}
 	add(st.Label.Render(head) + guaranteeBadge(st, status))
-	for _, r := range reasons {
-		add(st.Muted.Render("  · " + r))
-	}
 	if b.guar != nil && (len(b.guar.Published) > 0 || len(b.guar.Audited) > 0) {
 		add(st.Label.Render("as published ") + epsList(b.guar.Published) + st.Label.Render("   audited ") + epsList(b.guar.Audited))
 	}
@@ -288,7 +295,7 @@ func (b *budgetPane) text(w int) string {
 	case len(a.schedule) == 0:
 		add(st.Muted.Render("accounting…"))
 	default:
-		add(st.BoxTitle.Render("RDP vs PLD") + st.Muted.Render(" for the "+a.label))
+		add(st.BoxTitle.Render("RDP vs PLD") + st.Muted.Render(" · "+a.label))
 		for _, ev := range a.schedule {
 			add(st.Muted.Render(fmt.Sprintf("  q %.3g · σ %.3g · %d steps", ev.SampleRate, ev.NoiseMultiplier, ev.Steps)))
 		}
@@ -299,7 +306,34 @@ func (b *budgetPane) text(w int) string {
 			add(st.Muted.Render(fmt.Sprintf("  PLD is tighter by %.0f%%: same noise, smaller certified ε", 100*(1-a.spent.EpsilonPLD/a.spent.EpsilonRDP))))
 		}
 	}
+	out = append(out, "")
+	add(st.Label.Render("why"))
+	for _, r := range reasons {
+		out = append(out, hang("  · ", r, w, st.Muted)...)
+	}
 	return strings.Join(out, "\n")
+}
+
+// textFit is text cut to h lines; when lines are cut, the last one says
+// how many.
+func (b *budgetPane) textFit(w, h int) string {
+	lines := strings.Split(b.text(w), "\n")
+	if h <= 0 || len(lines) <= h {
+		return strings.Join(lines, "\n")
+	}
+	// Short of room: the blank separators go first.
+	kept := lines[:0:0]
+	for _, l := range lines {
+		if l != "" {
+			kept = append(kept, l)
+		}
+	}
+	if lines = kept; len(lines) <= h {
+		return strings.Join(lines, "\n")
+	}
+	cut := len(lines) - (h - 1)
+	lines = append(lines[:h-1], b.c.Styles.Muted.Render(fmt.Sprintf("  … %d more lines on a taller screen", cut)))
+	return strings.Join(lines, "\n")
 }
 
 // Audit returns the latest audit's ε by RDP and PLD (0 before one).

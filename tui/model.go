@@ -47,7 +47,7 @@ type Model struct {
 func New(cfg Config) Model {
 	cfg = cfg.withDefaults()
 	c := &Common{Config: cfg, Styles: styles.DefaultStyles(true), Keys: keys.DefaultKeyMap()}
-	params := DefaultParams(cfg.Data, cfg.Seed)
+	params := defaultParams(cfg.Data, cfg.Seed, cfg.Epochs)
 	m := Model{c: c, help: help.New(), isDark: true}
 	m.panes = []Pane{
 		newRunPane(c, params),

@@ -85,6 +85,9 @@ type Config struct {
 	Context context.Context
 	// Seed is the first run's seed. Zero means 1.
 	Seed uint64
+	// Epochs presets the Run pane's epochs per stage (σ is solved for
+	// them). Zero keeps the default 10 and 10.
+	Epochs [2]int
 }
 
 // withDefaults fills the documented defaults.
@@ -106,6 +109,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Seed == 0 {
 		c.Seed = 1
+	}
+	if c.Epochs == [2]int{} {
+		c.Epochs = [2]int{10, 10}
 	}
 	return c
 }

@@ -44,12 +44,18 @@ type Params struct {
 }
 
 // DefaultParams returns the paper's defaults (METHODS.md §1): ε 4, δ 1e-5,
-// C 0.1, q 0.1, layers 1–3, with σ solved for ε by RDP.
+// C 0.1, q 0.1, layers 1–3, 10 epochs per stage, with σ solved for ε by
+// RDP.
 func DefaultParams(data string, seed uint64) Params {
+	return defaultParams(data, seed, [2]int{10, 10})
+}
+
+// defaultParams is DefaultParams with the epochs per stage given.
+func defaultParams(data string, seed uint64, epochs [2]int) Params {
 	p := Params{
 		Variant: 1, Data: data, Epsilon: 4, Delta: 1e-5, Clip: 0.1,
 		Layers: core.LayerRange{First: 1, Last: 3}, SampleRate: 0.1,
-		Epochs: [2]int{10, 10}, Accountant: "rdp", Seed: seed,
+		Epochs: epochs, Accountant: "rdp", Seed: seed,
 	}
 	if s, err := SolveSigma(p.Epsilon, p.Delta, p.SampleRate, p.Steps(), nil); err == nil {
 		p.Sigma = s

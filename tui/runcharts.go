@@ -33,7 +33,8 @@ type runCharts struct {
 	budget     *core.BudgetEvent
 	emb        *core.EmbeddingEvent
 	stage      string
-	totalSteps int
+	totalSteps int    // the run's planned steps: the x range of the step charts
+	epochs     [2]int // the run's epochs per stage
 	lastStep   int
 	lastLoss   float64
 	lastPatch  string
@@ -69,9 +70,8 @@ func (rc *runCharts) reset(cfg core.Config, pr Params) {
 	rc.guarantee, rc.budget, rc.emb = nil, nil, nil
 	rc.stage, rc.lastPatch, rc.metrics = "", "", nil
 	rc.lastStep, rc.lastLoss = 0, 0
-	rc.totalSteps = pr.Steps()
+	rc.totalSteps, rc.epochs = pr.Steps(), pr.Epochs
 	rc.started, rc.private = true, cfg.Mode != core.ModeNonPrivate
-	rc.xy[chartMetrics].SetRange(0, float64(max(rc.totalSteps, 1)), -0.2, 1)
 	rc.dirty = true
 }
 
@@ -81,6 +81,7 @@ func (rc *runCharts) observe(ev core.Event) {
 	switch ev := ev.(type) {
 	case core.StageEvent:
 		rc.stage = fmt.Sprintf("stage %d %s", ev.Stage, ev.Name)
+		rc.planStages(ev)
 	case core.StepEvent:
 		rc.lastStep, rc.lastLoss = ev.Step, ev.Loss
 		x := float64(ev.Step)
@@ -133,6 +134,26 @@ func (rc *runCharts) observe(ev core.Event) {
 	rc.dirty = true
 }
 
+// planStages takes the run's length from the engine's own plan: a stage
+// event gives the stage's steps, which need not be round(1/q) per epoch
+// (DCAN without noise steps through the cells in fixed batches).
+func (rc *runCharts) planStages(ev core.StageEvent) {
+	switch {
+	case ev.Steps <= 0:
+	case ev.Stage == 1 && rc.epochs[0] > 0:
+		rc.totalSteps = ev.Steps + rc.epochs[1]*(ev.Steps/rc.epochs[0])
+	case ev.Stage > 1:
+		rc.totalSteps = rc.lastStep + ev.Steps
+	}
+}
+
+// stepRange is the x range shared by the charts drawn against the step
+// (loss, ε, metrics): from 0 to the planned end, so one step falls in the
+// same column on each, and a live-change marker lines up across them.
+func (rc *runCharts) stepRange() float64 {
+	return float64(max(rc.totalSteps, rc.lastStep, 1))
+}
+
 // layout fits as many charts as the area holds; the rest are on later
 // pages (the v key).
 func (rc *runCharts) layout(w, h int) {
@@ -179,6 +200,10 @@ func (rc *runCharts) frame() {
 // the projected end and the scatter groups.
 func (rc *runCharts) decorate() {
 	st := rc.c.Styles
+	end := rc.stepRange()
+	rc.xy[chartLoss].SetXRange(0, end)
+	rc.xy[chartEpsilon].SetXRange(0, end)
+	rc.xy[chartMetrics].SetRange(0, end, -0.2, 1)
 	eps := rc.xy[chartEpsilon]
 	if b := rc.budget; b != nil {
 		var lines []chart.HLine
@@ -186,10 +211,10 @@ func (rc *runCharts) decorate() {
 			lines = append(lines, chart.HLine{Y: b.Target, Style: st.Target})
 		}
 		eps.SetHLines(lines...)
-		if len(b.Projected) > 0 && len(b.Spent) > 0 && rc.totalSteps > b.Step {
+		if len(b.Projected) > 0 && len(b.Spent) > 0 && end > float64(b.Step) {
 			eps.SetSegments(chart.Segment{
 				A:     chart.Point{X: float64(b.Step), Y: b.Spent[0].Epsilon},
-				B:     chart.Point{X: float64(rc.totalSteps), Y: b.Projected[0].Epsilon},
+				B:     chart.Point{X: end, Y: b.Projected[0].Epsilon},
 				Style: st.Reference,
 			})
 		} else {
@@ -240,7 +265,8 @@ func (rc *runCharts) title(i, w int) string {
 	switch i {
 	case chartLoss:
 		if rc.lastStep > 0 {
-			t += st.Muted.Render(fmt.Sprintf(" %s step %d: %.4g", rc.stage, rc.lastStep, rc.lastLoss))
+			// The step and loss first: a long stage name is what gets cut.
+			t += st.Muted.Render(fmt.Sprintf(" step %d/%d: %.4g · %s", rc.lastStep, rc.totalSteps, rc.lastLoss, rc.stage))
 		}
 	case chartEpsilon:
 		if b := rc.budget; b != nil {

@@ -75,3 +75,22 @@ func wrap(s string, w int) []string {
 	}
 	return strings.Split(ansi.Wrap(s, w, " "), "\n")
 }
+
+// hang wraps plain text s under a bullet: the first line starts with
+// bullet, the others with as many spaces, so continuation lines sit under
+// the text rather than at the left edge. Each line is rendered in style.
+func hang(bullet, s string, w int, style lipgloss.Style) []string {
+	in := lipgloss.Width(bullet)
+	if w-in < 8 {
+		return wrap(style.Render(bullet+s), w)
+	}
+	lines := wrap(s, w-in)
+	for i, l := range lines {
+		lead := bullet
+		if i > 0 {
+			lead = strings.Repeat(" ", in)
+		}
+		lines[i] = style.Render(lead + l)
+	}
+	return lines
+}

@@ -57,6 +57,7 @@ type XY struct {
 	markers  []float64
 	segments []Segment
 	fixed    *[4]float64 // minX, maxX, minY, maxY when fixed
+	fixedX   *[2]float64 // minX, maxX when only x is fixed
 	axis     lipgloss.Style
 	label    lipgloss.Style
 	marker   lipgloss.Style
@@ -98,6 +99,17 @@ func (c *XY) Size() (w, h int) { return c.w, c.h }
 // SetRange fixes the axes' ranges; without it they fit the data.
 func (c *XY) SetRange(minX, maxX, minY, maxY float64) {
 	c.fixed = &[4]float64{minX, maxX, minY, maxY}
+}
+
+// SetXRange fixes the x axis only; y still fits the data. Charts that share
+// an x quantity (the step of a run) use it so that the same x falls in the
+// same column on each of them.
+func (c *XY) SetXRange(minX, maxX float64) { c.fixedX = &[2]float64{minX, maxX} }
+
+// XRange returns the x range the next Draw uses.
+func (c *XY) XRange() (minX, maxX float64) {
+	minX, maxX, _, _ = c.bounds()
+	return minX, maxX
 }
 
 // AddSeries adds (or restyles) the series called name and returns it.
@@ -209,6 +221,12 @@ func (c *XY) bounds() (minX, maxX, minY, maxY float64) {
 	for _, sg := range c.segments {
 		grow(sg.A)
 		grow(sg.B)
+	}
+	if math.IsInf(minY, 1) {
+		minY, maxY = 0, 1
+	}
+	if c.fixedX != nil {
+		minX, maxX = c.fixedX[0], c.fixedX[1]
 	}
 	if math.IsInf(minX, 1) {
 		return 0, 1, 0, 1

@@ -1,0 +1,70 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	_ "github.com/dpscope/dpscope/core/dcan" // the real engine, as method "dcan"
+	"github.com/dpscope/dpscope/datasets"
+)
+
+// TestLiveRunChangesShowDCAN starts a DP-DCAN run on the default data with
+// the real engine (one epoch per stage, the smallest the Run pane allows
+// short of none), changes σ and then the layer range while it trains, and
+// checks the charts, the guarantee and the ledger follow; it stops the run
+// as soon as both changes have shown.
+func TestLiveRunChangesShowDCAN(t *testing.T) {
+	m := New(Config{
+		Summary: datasets.Summary{Name: "default", Source: "builtin:default"},
+		Backend: "test", Method: "dcan", ExportDir: t.TempDir(), Seed: 1, Epochs: [2]int{1, 1},
+	})
+	sigma0 := runPaneOf(m).Params().Sigma
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 36))
+	typeKeys(tm, "s")
+	waitText(t, tm, "/20: ")              // the loss chart's title once a step is in: "step k/20: loss"
+	typeKeys(tm, "j", "j", "j", "j", "l") // σ up one step
+	waitText(t, tm, "▼")                  // the engine applied it: a marker on the charts
+	typeKeys(tm, "j", "j", "j", "h")      // noise to 2: layers 1-2
+	waitText(t, tm, "3□", "▼")            // layer 3 unlit, then a second marker
+	typeKeys(tm, "x")
+	waitText(t, tm, "run stopped")
+	typeKeys(tm, "q")
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(Model)
+
+	rp := runPaneOf(final)
+	sigma := rp.Params().Sigma
+	if sigma <= sigma0 {
+		t.Errorf("σ after one step up = %v, want above %v", sigma, sigma0)
+	}
+	if got := rp.Params().Layers.String(); got != "1-2" {
+		t.Errorf("layers = %s, want 1-2", got)
+	}
+	for i, name := range []string{"loss", "ε"} {
+		if n := len(rp.charts.xy[i].Markers()); n != 2 {
+			t.Errorf("%s chart has %d live-change markers, want 2", name, n)
+		}
+	}
+	// The engine re-stated the guarantee for layers 1-2: layer 3 of the
+	// released encoder now trains without noise.
+	if g := rp.charts.guarantee; g == nil || !strings.Contains(strings.Join(g.Reasons, " "), "3 of the released encoder") {
+		t.Errorf("guarantee after the layer change = %+v, want a reason naming layer 3", g)
+	}
+	bp := final.Pane(TabBudget).(*budgetPane)
+	if n := len(bp.sched.segs); n != 2 || bp.sched.segs[0].sigma != sigma0 || bp.sched.segs[1].sigma != sigma {
+		t.Errorf("ledger schedule %+v, want σ %v then σ %v", bp.sched.segs, sigma0, sigma)
+	}
+	if bp.budget == nil || bp.budget.Step == 0 || len(bp.budget.Spent) == 0 {
+		t.Fatalf("Budget pane has no ledger from the engine: %+v", bp.budget)
+	}
+	bp.SetSize(120, 30)
+	view := stripANSI(bp.View())
+	for _, want := range []string{fmt.Sprintf("σ %.3g", sigma0), fmt.Sprintf("σ %.3g", sigma), "ledger at step"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("Budget screen lacks %q:\n%s", want, view)
+		}
+	}
+}
