@@ -62,14 +62,19 @@ type fortranArgs struct {
 	transA, transB byte
 	m, n, k        int32
 	lda, ldb, ldc  int32
-	alpha, beta    float32
-	alpha64        float64
-	beta64         float64
+	alpha, beta    uint64 // a float32 or float64 scalar, as the routine takes; see setScalars
 	args           [15]uintptr
 	keep           [3]unsafe.Pointer
 }
 
 func (p *fortranArgs) addr(v unsafe.Pointer) uintptr { return uintptr(v) }
+
+// setScalars stores alpha and beta in the slots whose addresses Fortran
+// reads, in the precision of the routine.
+func setScalars[T float32 | float64](p *fortranArgs, alpha, beta T) {
+	*(*T)(unsafe.Pointer(&p.alpha)) = alpha
+	*(*T)(unsafe.Pointer(&p.beta)) = beta
+}
 
 // call calls fn with the first n entries of p.args and releases p.
 func (p *fortranArgs) call(fn uintptr, n int) {
@@ -199,14 +204,35 @@ func transChar(t blas.Transpose) (byte, bool) {
 // op(B) k×n, like gonum's Sgemm, on OpenBLAS when m·n·k is at least
 // GemmThreshold. It panics with gonum's messages on bad arguments.
 func (o *openBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if !gemm(o.sgemm, o.minGemm, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
+		o.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	}
+}
+
+// Dgemm is Sgemm in float64, on OpenBLAS's dgemm_ when m·n·k is at least
+// DgemmThreshold.
+func (o *openBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if !gemm(o.dgemm, o.minDgemm, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
+		o.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	}
+}
+
+// gemm calls the Fortran xGEMM at fn and reports true, or reports false
+// without doing anything when gonum should take the call: sizes below threshold,
+// degenerate or out of int32 range, or arguments gonum must reject with its
+// own messages. It panics with gonum's messages on bad leading dimensions
+// or lengths. It computes the row-major product as the column-major
+// Cᵀ = op(B)ᵀ·op(A)ᵀ and does not allocate.
+func gemm[T float32 | float64](fn uintptr, threshold int, tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) bool {
+	if !validTrans(tA) || !validTrans(tB) {
+		return false
+	}
 	ca, aTrans := transChar(tA)
 	cb, bTrans := transChar(tB)
 	if m < 0 || n < 0 || k < 0 || m > math.MaxInt32 || n > math.MaxInt32 || k > math.MaxInt32 ||
 		lda > math.MaxInt32 || ldb > math.MaxInt32 || ldc > math.MaxInt32 ||
-		m == 0 || n == 0 || k == 0 || alpha == 0 || m*n*k < o.minGemm {
-		// gonum checks, handles degenerate sizes and small products.
-		o.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
+		m == 0 || n == 0 || k == 0 || alpha == 0 || m*n*k < threshold {
+		return false
 	}
 	ar, ac := m, k // stored shape of A
 	if aTrans {
@@ -244,8 +270,8 @@ func (o *openBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []
 		transA: cb, transB: ca,
 		m: int32(n), n: int32(m), k: int32(k),
 		lda: int32(ldb), ldb: int32(lda), ldc: int32(ldc),
-		alpha: alpha, beta: beta,
 	}
+	setScalars(p, alpha, beta)
 	p.keep = [3]unsafe.Pointer{unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), unsafe.Pointer(&c[0])}
 	p.args = [15]uintptr{
 		p.addr(unsafe.Pointer(&p.transA)), p.addr(unsafe.Pointer(&p.transB)),
@@ -257,20 +283,39 @@ func (o *openBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []
 		p.addr(p.keep[2]), p.addr(unsafe.Pointer(&p.ldc)),
 		1, 1, // hidden lengths of the two character arguments
 	}
-	p.call(o.sgemm, 15)
+	p.call(fn, 15)
+	return true
 }
 
 // Sgemv performs y = alpha * op(A) * x + beta * y with A m×n, like gonum's
 // Sgemv, on OpenBLAS when m·n is at least GemvThreshold. It panics with
 // gonum's messages on bad arguments.
 func (o *openBLAS) Sgemv(tA blas.Transpose, m, n int, alpha float32, a []float32, lda int, x []float32, incX int, beta float32, y []float32, incY int) {
+	if !gemv(o.sgemv, o.minGemv, tA, m, n, alpha, a, lda, x, incX, beta, y, incY) {
+		o.Implementation.Sgemv(tA, m, n, alpha, a, lda, x, incX, beta, y, incY)
+	}
+}
+
+// Dgemv is Sgemv in float64, on OpenBLAS's dgemv_ when m·n is at least
+// DgemvThreshold.
+func (o *openBLAS) Dgemv(tA blas.Transpose, m, n int, alpha float64, a []float64, lda int, x []float64, incX int, beta float64, y []float64, incY int) {
+	if !gemv(o.dgemv, o.minDgemv, tA, m, n, alpha, a, lda, x, incX, beta, y, incY) {
+		o.Implementation.Dgemv(tA, m, n, alpha, a, lda, x, incX, beta, y, incY)
+	}
+}
+
+// gemv calls the Fortran xGEMV at fn and reports true, or reports false
+// when gonum should take the call (see gemm).
+func gemv[T float32 | float64](fn uintptr, threshold int, tA blas.Transpose, m, n int, alpha T, a []T, lda int, x []T, incX int, beta T, y []T, incY int) bool {
+	if !validTrans(tA) {
+		return false
+	}
 	_, trans := transChar(tA)
 	if m < 0 || n < 0 || m > math.MaxInt32 || n > math.MaxInt32 || lda > math.MaxInt32 ||
 		incX == 0 || incY == 0 || incX > math.MaxInt32 || incY > math.MaxInt32 ||
 		incX < -math.MaxInt32 || incY < -math.MaxInt32 ||
-		m == 0 || n == 0 || alpha == 0 || m*n < o.minGemv {
-		o.Implementation.Sgemv(tA, m, n, alpha, a, lda, x, incX, beta, y, incY)
-		return
+		m == 0 || n == 0 || alpha == 0 || m*n < threshold {
+		return false
 	}
 	if lda < n {
 		panic("blas: bad leading dimension of A")
@@ -302,8 +347,8 @@ func (o *openBLAS) Sgemv(tA blas.Transpose, m, n int, alpha float32, a []float32
 		transA: fc,
 		m:      int32(n), n: int32(m),
 		lda: int32(lda), ldb: int32(incX), ldc: int32(incY),
-		alpha: alpha, beta: beta,
 	}
+	setScalars(p, alpha, beta)
 	p.keep = [3]unsafe.Pointer{unsafe.Pointer(&a[0]), unsafe.Pointer(&x[0]), unsafe.Pointer(&y[0])}
 	p.args = [15]uintptr{
 		p.addr(unsafe.Pointer(&p.transA)),
@@ -315,7 +360,14 @@ func (o *openBLAS) Sgemv(tA blas.Transpose, m, n int, alpha float32, a []float32
 		p.addr(p.keep[2]), p.addr(unsafe.Pointer(&p.ldc)),
 		1, // hidden length of the character argument
 	}
-	p.call(o.sgemv, 12)
+	p.call(fn, 12)
+	return true
+}
+
+// validTrans reports whether t is a transpose value transChar accepts; the
+// others go to gonum, which panics with its own message.
+func validTrans(t blas.Transpose) bool {
+	return t == blas.NoTrans || t == blas.Trans || t == blas.ConjTrans
 }
 
 func abs(x int) int {
