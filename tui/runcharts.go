@@ -49,6 +49,9 @@ type runCharts struct {
 	visible      []int
 	cols, rows   int
 	cellW, cellH int
+
+	areaW, areaH int    // the size layout was given
+	grid         string // the boxed charts as last drawn by frame, areaW×areaH
 }
 
 func newRunCharts(c *Common) runCharts {
@@ -157,6 +160,7 @@ func (rc *runCharts) stepRange() float64 {
 // layout fits as many charts as the area holds; the rest are on later
 // pages (the v key).
 func (rc *runCharts) layout(w, h int) {
+	rc.areaW, rc.areaH, rc.grid = w, h, ""
 	rc.cols, rc.rows = 1, 1
 	if w >= 90 {
 		rc.cols = 2
@@ -194,6 +198,7 @@ func (rc *runCharts) frame() {
 		rc.xy[i].SetStyles(st.Axis, st.AxisLabel, st.Marker)
 		rc.xy[i].Draw()
 	}
+	rc.grid = rc.render(rc.areaW, rc.areaH)
 }
 
 // decorate sets the lines derived from the latest events: the ε target,
@@ -303,8 +308,17 @@ func (rc *runCharts) title(i, w int) string {
 	return truncate(t, w)
 }
 
-// view lays the visible charts out in their grid, in w×h.
+// view returns the visible charts in their grid, in w×h: the frame's
+// drawing when it is of that size (View then only joins strings).
 func (rc *runCharts) view(w, h int) string {
+	if rc.grid != "" && w == rc.areaW && h == rc.areaH {
+		return rc.grid
+	}
+	return rc.render(w, h)
+}
+
+// render lays the visible charts out in their grid, in w×h.
+func (rc *runCharts) render(w, h int) string {
 	st := rc.c.Styles
 	if len(rc.visible) == 0 {
 		return block(st.Muted.Render("(enlarge the terminal for charts)"), w, h)

@@ -254,7 +254,7 @@ func (c *XY) Draw() {
 	lc.DrawXYAxisAndLabel()
 	gw, gh := lc.GraphWidth(), lc.GraphHeight()
 	if gw < 1 || gh < 1 {
-		c.drawn = lc.View()
+		c.drawn = render(&lc.Canvas)
 		return
 	}
 	origin := lc.Origin()
@@ -307,7 +307,7 @@ func (c *XY) Draw() {
 		}
 		lc.Canvas.SetCell(canvas.Point{X: col, Y: 0}, canvas.NewCellWithStyle('▼', c.marker))
 	}
-	c.drawn = lc.View()
+	c.drawn = render(&lc.Canvas)
 }
 
 // View returns the last drawing (empty before the first Draw).

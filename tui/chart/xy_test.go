@@ -1,0 +1,49 @@
+package chart
+
+import (
+	"strings"
+	"testing"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// TestDrawRunsMatchCells checks that the run-length rendering shows the
+// same text as the canvas cell by cell, with fewer escape sequences, and
+// that every line is exactly the chart's width.
+func TestDrawRunsMatchCells(t *testing.T) {
+	axis := lipgloss.NewStyle().Foreground(lipgloss.Color("#888888"))
+	c := New(40, 12, axis, axis, lipgloss.NewStyle().Foreground(lipgloss.Color("#ff8800")))
+	c.AddSeries("a", lipgloss.NewStyle().Foreground(lipgloss.Color("#0000ff")))
+	c.AddSeries("b", lipgloss.NewStyle().Foreground(lipgloss.Color("#00ff00")).Bold(true))
+	for i := range 100 {
+		c.Push("a", float64(i), float64(i*i))
+		c.Push("b", float64(i), float64(100*i))
+	}
+	c.SetXRange(0, 200)
+	c.AddMarker(50)
+	c.Draw()
+	got := c.View()
+	lines := strings.Split(got, "\n")
+	if len(lines) != 12 {
+		t.Fatalf("Draw gave %d lines, want 12", len(lines))
+	}
+	for i, l := range lines {
+		if w := ansi.StringWidth(l); w != 40 {
+			t.Errorf("line %d is %d cells, want 40: %q", i, w, ansi.Strip(l))
+		}
+	}
+	if !strings.Contains(got, "\x1b[") {
+		t.Error("Draw lost the styles")
+	}
+	if !strings.Contains(ansi.Strip(got), "▼") {
+		t.Error("Draw lost the marker")
+	}
+	if lo, hi := c.XRange(); lo != 0 || hi != 200 {
+		t.Errorf("XRange() = %v, %v, want 0, 200", lo, hi)
+	}
+	// Every braille cell of a series is one run: far fewer escapes than cells.
+	if n, cells := strings.Count(got, "\x1b["), strings.Count(ansi.Strip(got), "⠀")+40*12; n > cells/4 {
+		t.Errorf("Draw wrote %d escape sequences for %d cells; runs should share them", n, cells)
+	}
+}
