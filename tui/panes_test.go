@@ -66,8 +66,9 @@ func TestExpectedGuarantee(t *testing.T) {
 		want    core.Guarantee
 	}{
 		{"DCAN", 0, core.LayerRange{First: 1, Last: 3}, core.GuaranteeNone},
-		{"paper, encoder only", 1, core.LayerRange{First: 1, Last: 3}, core.GuaranteePaperOnly},
-		{"sound", 3, core.LayerRange{First: 1, Last: 3}, core.GuaranteeConditional},
+		{"paper, encoder only", 1, core.LayerRange{First: 1, Last: 3}, core.GuaranteeNone},
+		{"DPE-DCAN", 2, core.LayerRange{First: 1, Last: 3}, core.GuaranteePaperOnly},
+		{"sound", 3, core.LayerRange{First: 1, Last: 3}, core.GuaranteeFormal},
 	} {
 		pr := DefaultParams("x", 1)
 		pr.Variant, pr.Layers = tc.variant, tc.layers

@@ -60,7 +60,11 @@ func newRunCharts(c *Common) runCharts {
 	for i := range rc.xy {
 		rc.xy[i] = chart.New(10, 5, st.Axis, st.AxisLabel, st.Marker)
 	}
-	rc.xy[chartMetrics].SetYFormat(func(v float64) string { return fmt.Sprintf("%.2f", v) })
+	// The step charts write y labels at one width, so their plots start in
+	// the same column and a step falls in the same column on each.
+	rc.xy[chartLoss].SetYFormat(func(v float64) string { return fmt.Sprintf("%5s", chart.FormatNumber(v)) })
+	rc.xy[chartEpsilon].SetYFormat(func(v float64) string { return fmt.Sprintf("%5s", chart.FormatNumber(v)) })
+	rc.xy[chartMetrics].SetYFormat(func(v float64) string { return fmt.Sprintf("%5.2f", v) })
 	rc.titles = [numRunCharts]string{"loss", "ε spent", "metrics", "embedding"}
 	return rc
 }

@@ -282,7 +282,7 @@ func (p *runPane) summary(w int) string {
 		lines = append(lines, guaranteeBadge(st, g.Status))
 	}
 	lines = append(lines, st.Warn.Render("⚠ metrics: true labels, not covered"))
-	lines = append(lines, st.Muted.Render("s start · p pause · x stop · r restart"))
+	lines = append(lines, st.Muted.Render("s start  p pause  x stop  r restart"))
 	for i, l := range lines {
 		lines[i] = truncate(l, w)
 	}
