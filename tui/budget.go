@@ -76,6 +76,10 @@ func (b *budgetPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	case ParamsMsg:
 		b.params = msg.Params
 		b.stale = true
+		if !b.params.dpsgd() {
+			b.audit = auditResult{} // the engine accounts for itself
+			b.dirty = true
+		}
 	case RunStartedMsg:
 		b.sched = newSchedule(b.params.Sigma)
 		b.budget, b.guar = nil, nil
@@ -114,7 +118,7 @@ func (b *budgetPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 
 // maybeAudit starts an audit when the inputs changed and none is running.
 func (b *budgetPane) maybeAudit() tea.Cmd {
-	if !b.stale || b.busy || !b.params.Private() {
+	if !b.stale || b.busy || !b.params.dpsgd() {
 		return nil
 	}
 	b.stale, b.busy = false, true
@@ -264,23 +268,49 @@ func (b *budgetPane) text(w int) string {
 	}
 	out = append(out, "")
 	if bg := b.budget; bg != nil {
-		add(st.BoxTitle.Render(fmt.Sprintf("ledger at step %d (δ %.3g)", bg.Step, bg.Delta)))
 		names := make([]string, len(bg.Spent))
 		for i, e := range bg.Spent {
 			names[i] = e.Accountant
 		}
-		add(st.Label.Render(fmt.Sprintf("  %-18s", "component")) + st.Label.Render(strings.Join(padAll(names, 10), "")))
-		for _, c := range bg.Components {
-			first := ""
-			if len(names) > 0 {
-				first = pad(fmtEps(c.Value), 10)
-			}
-			add(fmt.Sprintf("  %-18.18s", c.Name) + st.Value.Render(first))
+		step := "step"
+		if f := b.params.V().Family(); f != FamilyDCAN {
+			step = f.stepWord()
 		}
-		add(st.Emph.Render(fmt.Sprintf("  %-18s", "total spent")) + st.Value.Render(epsRow(bg.Spent)))
-		add(st.Label.Render(fmt.Sprintf("  %-18s", "projected end")) + st.Value.Render(epsRow(bg.Projected)))
-		if bg.Target > 0 {
-			add(st.Label.Render(fmt.Sprintf("  %-18s", "target")) + st.Target.Render(fmtEps(bg.Target)))
+		add(st.BoxTitle.Render(fmt.Sprintf("ledger at %s %d (δ %.3g)", step, bg.Step, bg.Delta)))
+		if longest(names) > 10 {
+			// the engine's accountants have long names: one a line, spent
+			// then projected end, then the name
+			const lead = 4 + 8 + 11
+			for i, e := range bg.Spent {
+				end := ""
+				if i < len(bg.Projected) && bg.Projected[i].Accountant == e.Accountant {
+					end = "end " + fmtEps(bg.Projected[i].Epsilon)
+				}
+				head := st.SeriesStyle(i).Render("  ━ ") + st.Value.Render(pad(fmtEps(e.Epsilon), 8)) + st.Muted.Render(pad(end, 11))
+				for j, l := range wrap(e.Accountant, max(w-lead, 8)) {
+					if j > 0 {
+						head = strings.Repeat(" ", lead)
+					}
+					out = append(out, head+st.Label.Render(l))
+				}
+			}
+			if bg.Target > 0 {
+				add(st.Label.Render("  target ") + st.Target.Render(fmtEps(bg.Target)))
+			}
+		} else {
+			add(st.Label.Render(fmt.Sprintf("  %-18s", "component")) + st.Label.Render(strings.Join(padAll(names, 10), "")))
+			for _, c := range bg.Components {
+				first := ""
+				if len(names) > 0 {
+					first = pad(fmtEps(c.Value), 10)
+				}
+				add(fmt.Sprintf("  %-18.18s", c.Name) + st.Value.Render(first))
+			}
+			add(st.Emph.Render(fmt.Sprintf("  %-18s", "total spent")) + st.Value.Render(epsRow(bg.Spent)))
+			add(st.Label.Render(fmt.Sprintf("  %-18s", "projected end")) + st.Value.Render(epsRow(bg.Projected)))
+			if bg.Target > 0 {
+				add(st.Label.Render(fmt.Sprintf("  %-18s", "target")) + st.Target.Render(fmtEps(bg.Target)))
+			}
 		}
 	} else {
 		add(st.Muted.Render("no run yet: the ledger fills when a run starts"))
@@ -289,7 +319,9 @@ func (b *budgetPane) text(w int) string {
 	a := b.audit
 	switch {
 	case !b.params.Private():
-		add(st.Muted.Render("DCAN adds no noise: no ε to account"))
+		add(st.Muted.Render(b.params.V().Label + " adds no noise: no ε to account"))
+	case !b.params.dpsgd():
+		add(st.Muted.Render(b.params.V().Method + " accounts for itself: the ledger above lists its accountants, as published and audited"))
 	case a.err != nil:
 		add(st.Error.Render("audit: " + a.err.Error()))
 	case len(a.schedule) == 0:
@@ -345,6 +377,9 @@ func (b *budgetPane) Audit() (rdp, pld float64) {
 // states it (METHODS.md §1, privacy reading; core/dcan Reading says the
 // same once the run starts).
 func expectedGuarantee(pr Params) (core.Guarantee, []string) {
+	if pr.V().Family() != FamilyDCAN {
+		return expectedOther(pr)
+	}
 	switch {
 	case !pr.Private():
 		return core.GuaranteeNone, []string{"DCAN trains without noise"}
@@ -392,6 +427,14 @@ func epsRow(vs []core.EpsilonValue) string {
 		b.WriteString(pad(fmtEps(v.Epsilon), 10))
 	}
 	return b.String()
+}
+
+func longest(ss []string) int {
+	n := 0
+	for _, s := range ss {
+		n = max(n, lipgloss.Width(s))
+	}
+	return n
 }
 
 func padAll(ss []string, n int) []string {

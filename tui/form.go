@@ -20,6 +20,7 @@ type field struct {
 	locked func() string        // why the field cannot change now; "" when it can
 	render func(w int) string   // custom value rendering; nil: value()
 	hint   func() string        // a muted note after the value
+	hidden func() bool          // not a control of the current method; nil: shown
 }
 
 // form is a list of fields with a cursor, stepped with ←/→ and typed into
@@ -68,9 +69,9 @@ func (f *form) update(msg tea.KeyPressMsg, k keys.KeyMap) (formEdit, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(msg, k.Up):
-		f.cursor = (f.cursor + len(f.fields) - 1) % len(f.fields)
+		f.move(-1)
 	case key.Matches(msg, k.Down):
-		f.cursor = (f.cursor + 1) % len(f.fields)
+		f.move(1)
 	case key.Matches(msg, k.Dec), key.Matches(msg, k.Inc):
 		fd := f.fields[f.cursor]
 		if why := f.lockedReason(f.cursor); why != "" {
@@ -99,6 +100,38 @@ func (f *form) update(msg tea.KeyPressMsg, k keys.KeyMap) (formEdit, tea.Cmd) {
 	return formEdit{}, nil
 }
 
+// move puts the cursor on the next shown field in direction d.
+func (f *form) move(d int) {
+	n := len(f.fields)
+	for range n {
+		f.cursor = (f.cursor + d + n) % n
+		if !f.isHidden(f.cursor) {
+			return
+		}
+	}
+}
+
+// settle moves the cursor off a field that became hidden (the method
+// changed), to the next shown one.
+func (f *form) settle() {
+	if f.isHidden(f.cursor) {
+		f.move(1)
+	}
+}
+
+func (f *form) isHidden(i int) bool { return f.fields[i].hidden != nil && f.fields[i].hidden() }
+
+// shownCount is the number of rows the form draws.
+func (f *form) shownCount() int {
+	n := 0
+	for i := range f.fields {
+		if !f.isHidden(i) {
+			n++
+		}
+	}
+	return n
+}
+
 func (f *form) lockedReason(i int) string {
 	if f.fields[i].locked == nil {
 		return ""
@@ -109,13 +142,18 @@ func (f *form) lockedReason(i int) string {
 // view renders the form in width w: a name column and a value column.
 func (f *form) view(st styles.Styles, w int) string {
 	nameW := 0
-	for _, fd := range f.fields {
-		nameW = max(nameW, lipgloss.Width(fd.name))
+	for i, fd := range f.fields {
+		if !f.isHidden(i) {
+			nameW = max(nameW, lipgloss.Width(fd.name))
+		}
 	}
 	nameW = min(nameW+1, max(w/2, 4))
 	valW := max(w-nameW-2, 4)
-	var b strings.Builder
+	var rows []string
 	for i, fd := range f.fields {
+		if f.isHidden(i) {
+			continue
+		}
 		marker := "  "
 		name := st.Label.Render(pad(fd.name, nameW))
 		if i == f.cursor {
@@ -138,13 +176,9 @@ func (f *form) view(st styles.Styles, w int) string {
 				val += " " + st.Muted.Render(h)
 			}
 		}
-		line := marker + name + val
-		b.WriteString(truncate(line, w))
-		if i < len(f.fields)-1 {
-			b.WriteByte('\n')
-		}
+		rows = append(rows, truncate(marker+name+val, w))
 	}
-	return b.String()
+	return strings.Join(rows, "\n")
 }
 
 // pad right-pads s with spaces to n cells.

@@ -71,8 +71,9 @@ type Config struct {
 	Summary datasets.Summary
 	// Backend names the BLAS backend in use, e.g. "openblas, 2 threads".
 	Backend string
-	// Method is the registered engine method runs start with. Defaults to
-	// "dcan" when empty.
+	// Method, when set, is the registered engine every run starts with,
+	// whatever the method control says (tests and demos use a fake engine).
+	// Empty: each method runs on its own engine (dcan, dpmd, fl, …).
 	Method string
 	// Data is the data set runs use ("builtin:NAME" or a path). Defaults to
 	// Summary.Source when empty.
@@ -92,9 +93,6 @@ type Config struct {
 
 // withDefaults fills the documented defaults.
 func (c Config) withDefaults() Config {
-	if c.Method == "" {
-		c.Method = "dcan"
-	}
 	if c.Data == "" {
 		c.Data = c.Summary.Source
 	}

@@ -8,21 +8,57 @@ import (
 	"github.com/dpscope/dpscope/core"
 )
 
-// Variant is a method as the user picks it: an engine method, a mode and,
-// for DPE-DCAN, a fixed layer range.
+// Variant is a method as the user picks it: a registered engine method, a
+// mode and, for DPE-DCAN, a fixed layer range.
 type Variant struct {
 	Label  string
+	Method string // the engine's registered name: dcan, dpmd, fl, fl-dp, ppml-omics, fedsc
 	Mode   core.Mode
 	Layers *core.LayerRange // fixed range; nil: the user's
 }
 
+// Family is the kind of engine behind a variant: it decides the controls
+// the Run pane shows and how the charts read.
+type Family int
+
+// The engine families.
+const (
+	FamilyDCAN     Family = iota // DP-SGD on an autoencoder: layers, q, epochs per stage
+	FamilyManifold               // DP manifold denoising: iterations over queries
+	FamilyFed                    // federated: rounds over clients
+)
+
+// Family returns the variant's engine family.
+func (v Variant) Family() Family {
+	switch v.Method {
+	case "dpmd":
+		return FamilyManifold
+	case "fl", "fl-dp", "ppml-omics", "fedsc":
+		return FamilyFed
+	}
+	return FamilyDCAN
+}
+
 // Variants are the choices of the method control, in order.
 var Variants = []Variant{
-	{Label: "DCAN", Mode: core.ModeNonPrivate},
-	{Label: "DP-DCAN paper", Mode: core.ModePaper},
-	{Label: "DPE-DCAN", Mode: core.ModePaper, Layers: &core.LayerRange{First: 1, Last: 6}},
-	{Label: "DP-DCAN sound", Mode: core.ModeSound, Layers: &core.LayerRange{First: 1, Last: 6}},
+	{Label: "DCAN", Method: "dcan", Mode: core.ModeNonPrivate},
+	{Label: "DP-DCAN paper", Method: "dcan", Mode: core.ModePaper},
+	{Label: "DPE-DCAN", Method: "dcan", Mode: core.ModePaper, Layers: &core.LayerRange{First: 1, Last: 6}},
+	{Label: "DP-DCAN sound", Method: "dcan", Mode: core.ModeSound, Layers: &core.LayerRange{First: 1, Last: 6}},
+	{Label: "DP-MD paper", Method: "dpmd", Mode: core.ModePaper},
+	{Label: "DP-MD sound", Method: "dpmd", Mode: core.ModeSound},
+	{Label: "DP-MD non-private", Method: "dpmd", Mode: core.ModeNonPrivate},
+	{Label: "FL", Method: "fl", Mode: core.ModeNonPrivate},
+	{Label: "FL-DP", Method: "fl-dp", Mode: core.ModePaper},
+	{Label: "PPML-Omics paper", Method: "ppml-omics", Mode: core.ModePaper},
+	{Label: "PPML-Omics sound", Method: "ppml-omics", Mode: core.ModeSound},
+	{Label: "FedSC", Method: "fedsc", Mode: core.ModeNonPrivate},
+	{Label: "FedSC + client DP", Method: "fedsc", Mode: core.ModeSound},
 }
+
+// fedFirst is the index of FL, the first federated method, whose defaults
+// the federated settings start from.
+const fedFirst = 7
 
 // NumLayers is the number of autoencoder layers in the layer strip:
 // encoder 1–3, decoder 4–6.
@@ -41,6 +77,11 @@ type Params struct {
 	Epochs     [2]int // per stage
 	Accountant string // "rdp" or "pld"
 	Seed       uint64
+
+	// Manifold are DP-MD's settings (FamilyManifold).
+	Manifold ManifoldParams
+	// Fed are the federated methods' settings (FamilyFed).
+	Fed FedParams
 }
 
 // DefaultParams returns the paper's defaults (METHODS.md §1): ε 4, δ 1e-5,
@@ -56,6 +97,7 @@ func defaultParams(data string, seed uint64, epochs [2]int) Params {
 		Variant: 1, Data: data, Epsilon: 4, Delta: 1e-5, Clip: 0.1,
 		Layers: core.LayerRange{First: 1, Last: 3}, SampleRate: 0.1,
 		Epochs: epochs, Accountant: "rdp", Seed: seed,
+		Manifold: defaultManifoldParams(), Fed: defaultFedParams(Variants[fedFirst]),
 	}
 	if s, err := SolveSigma(p.Epsilon, p.Delta, p.SampleRate, p.Steps(), nil); err == nil {
 		p.Sigma = s
@@ -87,8 +129,19 @@ func (p Params) StepsPerEpoch() int { return max(int(math.Round(1/p.SampleRate))
 // Steps is the planned number of steps of both stages.
 func (p Params) Steps() int { return (p.Epochs[0] + p.Epochs[1]) * p.StepsPerEpoch() }
 
-// Config returns the engine configuration for method.
+// Config returns the engine configuration of the chosen variant, run by
+// its own engine (method ""), or by method when one is given (tests and
+// demos run every variant on a fake engine).
 func (p Params) Config(method string) core.Config {
+	if method == "" {
+		method = p.V().Method
+	}
+	switch p.V().Family() {
+	case FamilyManifold:
+		return p.manifoldConfig(method)
+	case FamilyFed:
+		return p.fedConfig(method)
+	}
 	c := core.Config{
 		Data: p.Data, Method: method, Mode: p.V().Mode, SampleRate: p.SampleRate,
 		Epochs: []int{p.Epochs[0], p.Epochs[1]}, Accountant: p.Accountant, Seed: p.Seed,

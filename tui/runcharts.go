@@ -2,12 +2,14 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/lipgloss/v2"
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/tui/chart"
+	"github.com/dpscope/dpscope/tui/styles"
 )
 
 // The Run pane's charts, in page order.
@@ -18,6 +20,9 @@ const (
 	chartScatter
 	numRunCharts
 )
+
+// maxClientSeries bounds the per-client loss lines a federated run draws.
+const maxClientSeries = 6
 
 // minChartHeight is the smallest box worth drawing a chart in.
 const minChartHeight = 8
@@ -40,8 +45,10 @@ type runCharts struct {
 	lastPatch  string
 	metrics    []core.NamedValue
 
-	started bool // a run has started
-	private bool // the last run adds noise
+	family  Family // the engine family of the last run (or the chosen method)
+	label   string // the method's label
+	started bool   // a run has started
+	private bool   // the last run adds noise
 	byTruth bool
 	page    int
 	dirty   bool
@@ -77,8 +84,23 @@ func (rc *runCharts) reset(cfg core.Config, pr Params) {
 	rc.guarantee, rc.budget, rc.emb = nil, nil, nil
 	rc.stage, rc.lastPatch, rc.metrics = "", "", nil
 	rc.lastStep, rc.lastLoss = 0, 0
-	rc.totalSteps, rc.epochs = pr.Steps(), pr.Epochs
+	rc.totalSteps, rc.epochs = pr.plannedSteps(), pr.Epochs
 	rc.started, rc.private = true, cfg.Mode != core.ModeNonPrivate
+	rc.setMethod(pr.V())
+	rc.dirty = true
+}
+
+// setMethod adapts the titles to v's engine: DP-MD's loss is the mean
+// distance of the queries to the manifold.
+func (rc *runCharts) setMethod(v Variant) {
+	rc.family, rc.label = v.Family(), v.Label
+	rc.titles[chartLoss] = "loss"
+	if rc.family == FamilyManifold {
+		rc.titles[chartLoss] = "mean distance to M"
+		rc.titles[chartMetrics] = "distances (end of run)"
+	} else {
+		rc.titles[chartMetrics] = "metrics"
+	}
 	rc.dirty = true
 }
 
@@ -95,6 +117,9 @@ func (rc *runCharts) observe(ev core.Event) {
 		rc.xy[chartLoss].AddSeries("loss", st.SeriesStyle(0)).Dots = false
 		rc.xy[chartLoss].Push("loss", x, ev.Loss)
 		for i, part := range ev.Parts {
+			if rc.family == FamilyFed && i >= maxClientSeries {
+				break // thirty clients' lines hide each other
+			}
 			rc.xy[chartLoss].AddSeries(part.Name, st.SeriesStyle(i+1))
 			rc.xy[chartLoss].Push(part.Name, x, part.Value)
 		}
@@ -103,11 +128,15 @@ func (rc *runCharts) observe(ev core.Event) {
 		rc.budget = &b
 		x := float64(ev.Step)
 		for i, e := range ev.Spent {
-			rc.xy[chartEpsilon].AddSeries(e.Accountant, st.SeriesStyle(i))
-			rc.xy[chartEpsilon].Push(e.Accountant, x, e.Epsilon)
+			name := shortAccountant(e.Accountant)
+			rc.xy[chartEpsilon].AddSeries(name, st.SeriesStyle(i))
+			rc.xy[chartEpsilon].Push(name, x, e.Epsilon)
 		}
 	case core.MetricsEvent:
 		rc.metrics = ev.Values
+		if rc.family == FamilyManifold {
+			break // shown as a table: one release at the end
+		}
 		for _, v := range ev.Values {
 			name := strings.ToLower(v.Name)
 			if name != "ari" && name != "nmi" && !strings.HasPrefix(name, "sil") {
@@ -133,7 +162,7 @@ func (rc *runCharts) observe(ev core.Event) {
 					rc.xy[i].AddMarker(float64(ev.Step))
 				}
 			}
-			rc.lastPatch = fmt.Sprintf("▼ %s @ step %d", ev.Patch.String(), ev.Step)
+			rc.lastPatch = fmt.Sprintf("▼ %s @ %s %d", ev.Patch.String(), rc.family.stepWord(), ev.Step)
 		}
 	default:
 		return
@@ -147,6 +176,10 @@ func (rc *runCharts) observe(ev core.Event) {
 func (rc *runCharts) planStages(ev core.StageEvent) {
 	switch {
 	case ev.Steps <= 0:
+	case rc.family != FamilyDCAN:
+		// a federated stage runs the rounds left (a new one starts when K
+		// changes); DP-MD's denoise stage runs T iterations
+		rc.totalSteps = rc.lastStep + ev.Steps
 	case ev.Stage == 1 && rc.epochs[0] > 0:
 		rc.totalSteps = ev.Steps + rc.epochs[1]*(ev.Steps/rc.epochs[0])
 	case ev.Stage > 1:
@@ -275,12 +308,12 @@ func (rc *runCharts) title(i, w int) string {
 	case chartLoss:
 		if rc.lastStep > 0 {
 			// The step and loss first: a long stage name is what gets cut.
-			t += st.Muted.Render(fmt.Sprintf(" step %d/%d: %.4g · %s", rc.lastStep, rc.totalSteps, rc.lastLoss, rc.stage))
+			t += st.Muted.Render(fmt.Sprintf(" %s %d/%d: %.4g · %s", rc.family.stepWord(), rc.lastStep, rc.totalSteps, rc.lastLoss, rc.stage))
 		}
 	case chartEpsilon:
 		if b := rc.budget; b != nil {
 			for j, e := range b.Spent {
-				t += " " + st.SeriesStyle(j).Render("━"+e.Accountant+" "+fmtEps(e.Epsilon))
+				t += " " + st.SeriesStyle(j).Render("━"+shortAccountant(e.Accountant)+" "+fmtEps(e.Epsilon))
 			}
 			if b.Target > 0 {
 				t += " " + st.Target.Render("━target "+fmtEps(b.Target))
@@ -338,7 +371,9 @@ func (rc *runCharts) render(w, h int) string {
 			i := rc.visible[k]
 			iw, ih := rc.cellW-2, rc.cellH-2
 			body := rc.title(i, iw) + "\n"
-			if rc.xy[i].Empty() || rc.xy[i].View() == "" {
+			if i == chartMetrics && rc.family == FamilyManifold && len(rc.metrics) > 0 {
+				body += distanceTable(st, rc.metrics, iw)
+			} else if rc.xy[i].Empty() || rc.xy[i].View() == "" {
 				body += st.Muted.Render(rc.waitingText(i))
 			} else {
 				body += rc.xy[i].View()
@@ -363,15 +398,98 @@ func (rc *runCharts) render(w, h int) string {
 func (rc *runCharts) waitingText(i int) string {
 	switch {
 	case rc.started && i == chartEpsilon && !rc.private:
-		return "DCAN adds no noise: no ε to spend"
+		return rc.label + " adds no noise: no ε to spend"
 	case rc.started && i == chartLoss:
 		return "waiting for the first step…"
 	}
-	switch i {
-	case chartScatter:
+	switch {
+	case i == chartScatter && rc.family == FamilyManifold:
+		return "the queries (2-D projection) appear after the first iteration"
+	case i == chartMetrics && rc.family == FamilyManifold:
+		return "distances before, non-private and DP appear at the end"
+	case i == chartScatter && rc.family == FamilyFed:
+		return "the server model's embedding appears after the first round"
+	case i == chartMetrics && rc.family == FamilyFed:
+		return "metrics appear once per round"
+	case i == chartScatter:
 		return "the embedding appears after the first epoch"
-	case chartMetrics:
+	case i == chartMetrics:
 		return "metrics appear once per epoch"
 	}
 	return "press s to start a run"
+}
+
+// shortAccountant names an accountant in a few words for chart legends:
+// "audited: aggregate under secure aggregation, Δ = C (RDP)" → "secagg RDP".
+func shortAccountant(name string) string {
+	if len([]rune(name)) <= 12 {
+		return name
+	}
+	var head string
+	switch {
+	case strings.HasPrefix(name, "as published"), strings.HasPrefix(name, "paper"):
+		head = "published"
+	case strings.Contains(name, "each update"):
+		head = "local"
+	case strings.Contains(name, "secure aggregation"):
+		head = "secagg"
+	case strings.Contains(name, "shuffle"):
+		head = "shuffle"
+	case strings.Contains(name, "DP-FedAvg"):
+		head = "DP-FedAvg"
+	case strings.HasPrefix(name, "zCDP"):
+		head = "zCDP"
+	default:
+		return string([]rune(name)[:12]) + "…"
+	}
+	tail := ""
+	if f := strings.Fields(name); head == "zCDP" && len(f) > 1 {
+		tail = f[len(f)-1]
+	} else if i := strings.LastIndex(name, "("); i >= 0 && head != "published" {
+		tail, _, _ = strings.Cut(strings.Trim(name[i+1:], ") "), ",")
+		tail, _, _ = strings.Cut(tail, " ")
+	}
+	if tail == "" {
+		return head
+	}
+	return head + " " + tail
+}
+
+// distanceTable lays DP-MD's end-of-run metrics out as rows per measure
+// and columns per track ("before", "nonprivate (…)", "paper"), in width w.
+func distanceTable(st styles.Styles, vals []core.NamedValue, w int) string {
+	var tracks, measures []string
+	cell := map[[2]string]float64{}
+	for _, v := range vals {
+		track, measure, ok := strings.Cut(v.Name, ": ")
+		if !ok {
+			track, measure = "", v.Name
+		}
+		track, _, _ = strings.Cut(track, " (")
+		if !slices.Contains(tracks, track) {
+			tracks = append(tracks, track)
+		}
+		if !slices.Contains(measures, measure) {
+			measures = append(measures, measure)
+		}
+		cell[[2]string{track, measure}] = v.Value
+	}
+	const mw = 23
+	cw := min(max((w-mw)/max(len(tracks), 1), 8), 12)
+	lines := []string{st.Label.Render(pad("", mw) + strings.Join(padAll(tracks, cw), ""))}
+	for _, m := range measures {
+		row := pad(m, mw)
+		for _, t := range tracks {
+			if v, ok := cell[[2]string{t, m}]; ok {
+				row += pad(fmt.Sprintf("%.4g", v), cw)
+			} else {
+				row += pad("—", cw)
+			}
+		}
+		lines = append(lines, truncate(row, w))
+	}
+	for i := range lines {
+		lines[i] = truncate(lines[i], w)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -7,15 +7,29 @@ import (
 	"strings"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/datasets"
 )
 
 // Field indices of the Run form.
 const (
 	fMethod = iota
 	fData
+	fManifold
+	fDim
+	fRefs
+	fQueries
+	fNoise
+	fIters
+	fTheta
+	fClients
+	fRounds
+	fLocalEpochs
+	fSplit
+	fProtocol
 	fEpsilon
 	fDelta
 	fSigma
+	fFedSigma
 	fClip
 	fLayerFrom
 	fLayerTo
@@ -26,13 +40,90 @@ const (
 	fSeed
 )
 
-// live reports whether a field may change during a run (as a core.Patch).
-func live(i int) bool {
+// live reports whether a field may change during a run of family f (as a
+// core.Patch): DP-MD re-splits its budget for ε and δ only; the federated
+// engines take clients, ε, δ, σ and C between rounds.
+func live(f Family, i int) bool {
+	switch f {
+	case FamilyManifold:
+		return i == fEpsilon || i == fDelta
+	case FamilyFed:
+		switch i {
+		case fClients, fEpsilon, fDelta, fFedSigma, fClip:
+			return true
+		}
+		return false
+	}
 	switch i {
 	case fEpsilon, fDelta, fSigma, fClip, fLayerFrom, fLayerTo:
 		return true
 	}
 	return false
+}
+
+// shown reports whether field i is a control of family f (with the
+// settings of pr).
+func shown(pr Params, i int) bool {
+	f := pr.V().Family()
+	switch i {
+	case fMethod, fData, fEpsilon, fDelta, fSeed:
+		return true
+	case fManifold, fIters, fTheta:
+		return f == FamilyManifold
+	case fDim, fRefs, fQueries, fNoise:
+		return f == FamilyManifold && pr.Manifold.Synthetic()
+	case fClients, fRounds, fLocalEpochs, fSplit, fFedSigma:
+		return f == FamilyFed
+	case fProtocol:
+		return pr.V().Method == "ppml-omics"
+	case fClip:
+		return f != FamilyManifold
+	}
+	return f == FamilyDCAN // σ, layers, q, epochs, accountant
+}
+
+// stepInt steps *v by d within [lo, hi].
+func stepInt(name string, v *int, d, lo, hi int) error {
+	n := *v + d
+	if n < lo || n > hi {
+		return fmt.Errorf("%s must be in %d..%d", name, lo, hi)
+	}
+	*v = n
+	return nil
+}
+
+// setInt sets *v from a typed value within [lo, hi].
+func setInt(name string, v *int, s string, lo, hi int) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		return fmt.Errorf("%s is %q, must be a whole number in %d..%d", name, s, lo, hi)
+	}
+	*v = n
+	return nil
+}
+
+// scaleInt multiplies or divides *v by f (rounding, at least by one).
+func scaleInt(name string, v *int, f float64, d, lo, hi int) error {
+	n := int(math.Round(scaleStep(float64(*v), f, d)))
+	if n == *v {
+		n += d
+	}
+	if n < lo || n > hi {
+		return fmt.Errorf("%s must be in %d..%d", name, lo, hi)
+	}
+	*v = n
+	return nil
+}
+
+// cycle steps through choices from cur.
+func cycle(choices []string, cur string, d int) string {
+	i := 0
+	for j, c := range choices {
+		if c == cur {
+			i = j
+		}
+	}
+	return choices[(i+d+len(choices))%len(choices)]
 }
 
 // scaleStep multiplies or divides v by f.
@@ -65,13 +156,13 @@ func (p *runPane) runFields() []field {
 	pr := &p.params
 	notPrivate := func() string {
 		if !pr.Private() {
-			return "no noise in DCAN"
+			return "no noise in " + pr.V().Label
 		}
 		return ""
 	}
 	duringRun := func(i int, more func() string) func() string {
 		return func() string {
-			if p.c.RunState.Active() && !live(i) {
+			if p.c.RunState.Active() && !live(pr.V().Family(), i) {
 				return "fixed while a run is going"
 			}
 			if more != nil {
@@ -89,31 +180,118 @@ func (p *runPane) runFields() []field {
 		}
 		return ""
 	}
-	return []field{
+	fields := []field{
 		fMethod: {name: "method", value: func() string { return pr.V().Label },
 			step: func(d int) error {
-				pr.Variant = (pr.Variant + d + len(Variants)) % len(Variants)
+				pr.SetVariant((pr.Variant + d + len(Variants)) % len(Variants))
 				return nil
 			}, locked: duringRun(fMethod, nil)},
-		fData: {name: "data", value: func() string { return pr.Data },
-			step:   func(int) error { return fmt.Errorf("data: choose it with dpscope --data") },
+		fData: {name: "data", value: func() string {
+			if pr.V().Family() == FamilyManifold {
+				return pr.ManifoldData()
+			}
+			return pr.Data
+		},
+			step: func(int) error {
+				if pr.V().Family() == FamilyManifold {
+					return fmt.Errorf("data: pick a manifold, or \"data\" for %s, with the manifold control", pr.Data)
+				}
+				return fmt.Errorf("data: choose it with dpscope --data")
+			},
 			locked: duringRun(fData, nil)},
-		fEpsilon: {name: "ε target", value: func() string { return fmtEps(pr.Epsilon) },
-			step: func(d int) error { pr.Epsilon = round3(scaleStep(pr.Epsilon, 1.25, d)); return nil },
+		fManifold: {name: "manifold", value: func() string { return pr.Manifold.Kind },
+			step: func(d int) error {
+				pr.Manifold.Kind = cycle(ManifoldKinds, pr.Manifold.Kind, d)
+				return nil
+			}, locked: duringRun(fManifold, nil), hint: func() string {
+				if !pr.Manifold.Synthetic() {
+					return "the data set"
+				}
+				return ""
+			}},
+		fDim: {name: "D ambient", value: func() string { return strconv.Itoa(pr.Manifold.D) },
+			step: func(d int) error { return scaleInt("D", &pr.Manifold.D, 2, d, 2, 10000) },
+			set:  func(s string) error { return setInt("D", &pr.Manifold.D, s, 2, 10000) }, locked: duringRun(fDim, nil)},
+		fRefs: {name: "n refs", value: func() string { return strconv.Itoa(pr.Manifold.N) },
+			step: func(d int) error { return scaleInt("n", &pr.Manifold.N, 2, d, 10, 1_000_000) },
+			set:  func(s string) error { return setInt("n", &pr.Manifold.N, s, 10, 1_000_000) }, locked: duringRun(fRefs, nil)},
+		fQueries: {name: "queries", value: func() string { return strconv.Itoa(pr.Manifold.Queries) },
+			step: func(d int) error { return scaleInt("queries", &pr.Manifold.Queries, 2, d, 1, 100_000) },
+			set:  func(s string) error { return setInt("queries", &pr.Manifold.Queries, s, 1, 100_000) }, locked: duringRun(fQueries, nil)},
+		fNoise: {name: "data noise", value: func() string { return strconv.FormatFloat(pr.Manifold.Noise, 'g', 3, 64) },
+			step: func(d int) error { pr.Manifold.Noise = round3(scaleStep(pr.Manifold.Noise, 1.25, d)); return nil },
+			set: func(s string) error {
+				v, err := parsePositive("data noise σ", s)
+				if err == nil {
+					pr.Manifold.Noise = v
+				}
+				return err
+			}, locked: duringRun(fNoise, nil), hint: func() string { return "σ of the points" }},
+		fIters: {name: "T iters", value: func() string { return strconv.Itoa(pr.Manifold.T) },
+			step: func(d int) error { return stepInt("T", &pr.Manifold.T, d, 1, 1000) },
+			set:  func(s string) error { return setInt("T", &pr.Manifold.T, s, 1, 1000) }, locked: duringRun(fIters, nil)},
+		fTheta: {name: "θ projector", value: func() string { return strconv.FormatFloat(pr.Manifold.Theta, 'g', 3, 64) },
+			step: func(d int) error {
+				v := math.Round((pr.Manifold.Theta+0.1*float64(d))*100) / 100
+				if v <= 0 || v >= 1 {
+					return fmt.Errorf("θ must stay in (0, 1)")
+				}
+				pr.Manifold.Theta = v
+				return nil
+			},
+			set: func(s string) error {
+				v, err := parsePositive("θ", s)
+				if err == nil && v >= 1 {
+					err = fmt.Errorf("θ is %v, must be in (0, 1)", v)
+				}
+				if err == nil {
+					pr.Manifold.Theta = v
+				}
+				return err
+			}, locked: duringRun(fTheta, nil), hint: func() string { return "share of ε" }},
+		fClients: {name: "clients K", value: func() string { return strconv.Itoa(pr.Fed.Clients) },
+			step: func(d int) error { return stepInt("clients", &pr.Fed.Clients, d, 1, 10000) },
+			set:  func(s string) error { return setInt("clients", &pr.Fed.Clients, s, 1, 10000) }, locked: duringRun(fClients, nil),
+			hint: func() string {
+				if p.c.RunState.Active() {
+					return "live"
+				}
+				return ""
+			}},
+		fRounds: {name: "rounds", value: func() string { return strconv.Itoa(pr.Fed.Rounds) },
+			step: func(d int) error { return stepInt("rounds", &pr.Fed.Rounds, d, 1, 10000) },
+			set:  func(s string) error { return setInt("rounds", &pr.Fed.Rounds, s, 1, 10000) }, locked: duringRun(fRounds, nil)},
+		fLocalEpochs: {name: "local ep.", value: func() string { return strconv.Itoa(pr.Fed.LocalEpochs) },
+			step: func(d int) error { return stepInt("local epochs", &pr.Fed.LocalEpochs, d, 1, 1000) },
+			set:  func(s string) error { return setInt("local epochs", &pr.Fed.LocalEpochs, s, 1, 1000) }, locked: duringRun(fLocalEpochs, nil)},
+		fSplit: {name: "split", value: func() string { return pr.Fed.Split },
+			step: func(d int) error { pr.Fed.Split = cycle(Splits, pr.Fed.Split, d); return nil },
+			set: func(s string) error {
+				if _, err := datasets.ParseSplit(s); err != nil {
+					return err
+				}
+				pr.Fed.Split = s
+				return nil
+			}, locked: duringRun(fSplit, nil)},
+		fProtocol: {name: "DR protocol", value: func() string { return pr.Fed.Protocol },
+			step:   func(d int) error { pr.Fed.Protocol = cycle(Protocols, pr.Fed.Protocol, d); return nil },
+			locked: duringRun(fProtocol, nil)},
+		fEpsilon: {name: "ε target", value: func() string { return fmtEps(*pr.epsilon()) },
+			step: func(d int) error { e := pr.epsilon(); *e = round3(scaleStep(*e, 1.25, d)); return nil },
 			set: func(s string) (err error) {
 				v, err := parsePositive("ε", s)
 				if err == nil {
-					pr.Epsilon = v
+					*pr.epsilon() = v
 				}
 				return err
 			}, locked: duringRun(fEpsilon, notPrivate), hint: p.epsilonHint},
-		fDelta: {name: "δ", value: func() string { return strconv.FormatFloat(pr.Delta, 'g', 3, 64) },
+		fDelta: {name: "δ", value: func() string { return strconv.FormatFloat(*pr.delta(), 'g', 3, 64) },
 			step: func(d int) error {
-				v := scaleStep(pr.Delta, 10, d)
+				v := scaleStep(*pr.delta(), 10, d)
 				if v >= 1 {
 					return fmt.Errorf("δ must stay below 1")
 				}
-				pr.Delta = v
+				*pr.delta() = v
 				return nil
 			},
 			set: func(s string) error {
@@ -122,10 +300,15 @@ func (p *runPane) runFields() []field {
 					err = fmt.Errorf("δ is %v, must be in (0, 1)", v)
 				}
 				if err == nil {
-					pr.Delta = v
+					*pr.delta() = v
 				}
 				return err
-			}, locked: duringRun(fDelta, notPrivate)},
+			}, locked: duringRun(fDelta, notPrivate), hint: func() string {
+				if pr.V().Family() == FamilyManifold && pr.V().Mode == core.ModePaper && pr.Manifold.Delta != PaperDelta {
+					return fmt.Sprintf("paper used %g", PaperDelta)
+				}
+				return ""
+			}},
 		fSigma: {name: "σ noise", value: func() string { return strconv.FormatFloat(pr.Sigma, 'g', 4, 64) },
 			step: func(d int) error { pr.Sigma = round3(scaleStep(pr.Sigma, 1.1, d)); return nil },
 			set: func(s string) error {
@@ -135,12 +318,42 @@ func (p *runPane) runFields() []field {
 				}
 				return err
 			}, locked: duringRun(fSigma, notPrivate), hint: p.sigmaHint},
-		fClip: {name: "C clip", value: func() string { return strconv.FormatFloat(pr.Clip, 'g', 3, 64) },
-			step: func(d int) error { pr.Clip = round3(scaleStep(pr.Clip, 2, d)); return nil },
+		fFedSigma: {name: "σ noise", value: func() string {
+			if pr.Fed.Sigma == 0 {
+				return "auto"
+			}
+			return strconv.FormatFloat(pr.Fed.Sigma, 'g', 4, 64)
+		},
+			step: func(d int) error {
+				if pr.Fed.Sigma == 0 {
+					pr.Fed.Sigma = 1
+					return nil
+				}
+				pr.Fed.Sigma = round3(scaleStep(pr.Fed.Sigma, 1.1, d))
+				return nil
+			},
+			set: func(s string) error {
+				if s == "auto" || s == "0" {
+					pr.Fed.Sigma = 0
+					return nil
+				}
+				v, err := parsePositive("σ", s)
+				if err == nil {
+					pr.Fed.Sigma = v
+				}
+				return err
+			}, locked: duringRun(fFedSigma, notPrivate), hint: func() string {
+				if pr.Private() && pr.Fed.Sigma == 0 {
+					return "from ε"
+				}
+				return ""
+			}},
+		fClip: {name: "C clip", value: func() string { return strconv.FormatFloat(*pr.clip(), 'g', 3, 64) },
+			step: func(d int) error { c := pr.clip(); *c = round3(scaleStep(*c, 2, d)); return nil },
 			set: func(s string) error {
 				v, err := parsePositive("C", s)
 				if err == nil {
-					pr.Clip = v
+					*pr.clip() = v
 				}
 				return err
 			}, locked: duringRun(fClip, notPrivate)},
@@ -213,6 +426,10 @@ func (p *runPane) runFields() []field {
 				return nil
 			}, locked: duringRun(fSeed, nil)},
 	}
+	for i := range fields {
+		fields[i].hidden = func() bool { return !shown(*pr, i) }
+	}
+	return fields
 }
 
 func stepEpochs(e *int, d int) error {

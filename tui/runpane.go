@@ -36,6 +36,7 @@ func newRunPane(c *Common, params Params) *runPane {
 	p := &runPane{c: c, params: params}
 	p.form = newForm(p.runFields())
 	p.charts = newRunCharts(c)
+	p.charts.setMethod(params.V())
 	p.reproject()
 	return p
 }
@@ -89,7 +90,7 @@ func (p *runPane) solveCmd() tea.Cmd {
 
 // reproject recomputes the projected ε for the current σ (RDP, ~1 ms).
 func (p *runPane) reproject() {
-	if !p.params.Private() {
+	if !p.params.dpsgd() {
 		p.projected, p.projErr = 0, nil
 		return
 	}
@@ -106,7 +107,7 @@ func (p *runPane) epsilonHint() string {
 
 func (p *runPane) sigmaHint() string {
 	switch {
-	case !p.params.Private():
+	case !p.params.dpsgd():
 		return ""
 	case p.projErr != nil:
 		return "ε ?"
@@ -190,7 +191,7 @@ func (p *runPane) edited(i int) tea.Cmd {
 	var cmds []tea.Cmd
 	switch i {
 	case fEpsilon, fDelta, fRate, fEpochs1, fEpochs2:
-		if p.params.Private() {
+		if p.params.dpsgd() {
 			cmds = append(cmds, p.solveCmd())
 		}
 	case fSigma:
@@ -200,11 +201,14 @@ func (p *runPane) edited(i int) tea.Cmd {
 		if !running && p.projErr == nil {
 			p.params.Epsilon = round3(p.projected)
 		}
-	case fMethod:
-		p.reproject()
+	case fMethod, fManifold:
+		p.form.settle() // the method's controls changed
+		if !p.charts.started {
+			p.charts.setMethod(p.params.V())
+		}
 	}
 	p.reproject()
-	if running && live(i) {
+	if running && live(p.params.V().Family(), i) {
 		cmds = append(cmds, emit(PatchMsg{p.patchFor(i)}))
 	}
 	cmds = append(cmds, emit(ParamsMsg{p.params}))
@@ -216,13 +220,20 @@ func (p *runPane) patchFor(i int) core.Patch {
 	pr := p.params
 	switch i {
 	case fEpsilon:
-		return core.Patch{Epsilon: &pr.Epsilon}
+		return core.Patch{Epsilon: pr.epsilon()}
 	case fDelta:
-		return core.Patch{Delta: &pr.Delta}
+		return core.Patch{Delta: pr.delta()}
 	case fSigma:
 		return core.Patch{Sigma: &pr.Sigma}
+	case fFedSigma:
+		if pr.Fed.Sigma == 0 { // back to auto: σ from the ε target
+			return core.Patch{Epsilon: &pr.Fed.Epsilon}
+		}
+		return core.Patch{Sigma: &pr.Fed.Sigma}
 	case fClip:
-		return core.Patch{Clip: &pr.Clip}
+		return core.Patch{Clip: pr.clip()}
+	case fClients:
+		return core.Patch{Clients: &pr.Fed.Clients}
 	default:
 		l := pr.EffectiveLayers()
 		return core.Patch{Layers: &l}
@@ -246,7 +257,7 @@ func (p *runPane) stacked() bool { return p.w < 70 }
 
 func (p *runPane) chartArea() (w, h int) {
 	if p.stacked() {
-		return p.w, max(p.h-len(p.form.fields)-4, 0)
+		return p.w, max(p.h-p.form.shownCount()-4, 0)
 	}
 	return max(p.w-controlsWidth-1, 0), p.h
 }
@@ -273,15 +284,29 @@ func (p *runPane) summary(w int) string {
 	st := p.c.Styles
 	var lines []string
 	pr := p.params
-	if pr.Private() {
+	v := pr.V()
+	switch {
+	case v.Family() == FamilyManifold:
+		what := fmt.Sprintf("%d queries", pr.Manifold.Queries)
+		if !pr.Manifold.Synthetic() {
+			what = "queries from the data"
+		}
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("dpmd %s · %s · T %d", v.Mode, what, pr.Manifold.T)))
+	case v.Family() == FamilyFed:
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("%s %s · K %d · %d rounds", v.Method, v.Mode, pr.Fed.Clients, pr.Fed.Rounds)))
+	case pr.Private():
 		lines = append(lines, st.Muted.Render(fmt.Sprintf("%s · %d steps · σ·C %.3g", layerLabel(pr.EffectiveLayers()), pr.Steps(), pr.Sigma*pr.Clip)))
-	} else {
+	default:
 		lines = append(lines, st.Muted.Render(fmt.Sprintf("no noise · %d steps", pr.Steps())))
 	}
 	if g := p.charts.guarantee; g != nil {
 		lines = append(lines, guaranteeBadge(st, g.Status))
 	}
-	lines = append(lines, st.Warn.Render("⚠ metrics: true labels, not covered"))
+	if v.Family() == FamilyManifold && pr.Manifold.Synthetic() {
+		lines = append(lines, st.Warn.Render("⚠ distances: clean points, simulated"))
+	} else {
+		lines = append(lines, st.Warn.Render("⚠ metrics: true labels, not covered"))
+	}
 	lines = append(lines, st.Muted.Render("s start  p pause  x stop  r restart"))
 	for i, l := range lines {
 		lines[i] = truncate(l, w)

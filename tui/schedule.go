@@ -57,7 +57,7 @@ func (s *schedule) add(sigma float64, from int) {
 // steps left in pr's plan. Before a run nothing is spent.
 func (s schedule) split(pr Params) (spent []accountant.Event, remaining int) {
 	total := pr.Steps()
-	if !s.active || !pr.Private() {
+	if !s.active || !pr.dpsgd() {
 		return nil, total
 	}
 	for i, sg := range s.segs {

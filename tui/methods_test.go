@@ -1,0 +1,208 @@
+package tui
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/fed"
+	"github.com/dpscope/dpscope/core/manifold"
+)
+
+// selectMethod steps the method control from the default (DP-DCAN paper)
+// to the variant labelled label, with the keys a user would press.
+func selectMethod(t *testing.T, m Model, label string) Model {
+	t.Helper()
+	for range Variants {
+		if runPaneOf(m).Params().V().Label == label {
+			return m
+		}
+		m = press(t, m, "l")
+	}
+	t.Fatalf("no method %q in the picker", label)
+	return m
+}
+
+// TestMethodConfigs checks that picking each method builds the engine's
+// configuration (method, mode, options, clients, epochs), and that the
+// engine itself accepts it, without starting a run.
+func TestMethodConfigs(t *testing.T) {
+	dpmd := map[string]string{"manifold": "sphere", "D": "20", "n": "5000", "queries": "200", "sigma": "0.1", "T": "2", "theta": "0.5"}
+	for _, tc := range []struct {
+		label   string
+		method  string
+		mode    core.Mode
+		data    string
+		options map[string]string
+		clients int
+		epochs  []int
+		eps     float64
+	}{
+		{"DP-DCAN sound", "dcan", core.ModeSound, "builtin:toy", nil, 0, []int{10, 10}, 4},
+		{"DP-MD paper", "dpmd", core.ModePaper, "manifold:sphere", dpmd, 0, nil, 1},
+		{"DP-MD sound", "dpmd", core.ModeSound, "manifold:sphere", dpmd, 0, nil, 1},
+		{"DP-MD non-private", "dpmd", core.ModeNonPrivate, "manifold:sphere", dpmd, 0, nil, 0},
+		{"FL", "fl", core.ModeNonPrivate, "builtin:toy", map[string]string{"split": "equal"}, 5, []int{5, 1}, 0},
+		{"FL-DP", "fl-dp", core.ModePaper, "builtin:toy", map[string]string{"split": "equal"}, 30, []int{5, 1}, 5},
+		{"PPML-Omics paper", "ppml-omics", core.ModePaper, "builtin:toy", map[string]string{"split": "equal", "protocol": "swap"}, 30, []int{5, 1}, 5},
+		{"PPML-Omics sound", "ppml-omics", core.ModeSound, "builtin:toy", map[string]string{"split": "equal", "protocol": "swap"}, 30, []int{5, 1}, 5},
+		{"FedSC", "fedsc", core.ModeNonPrivate, "builtin:toy", map[string]string{"split": "iid"}, 4, []int{10, 5}, 0},
+		{"FedSC + client DP", "fedsc", core.ModeSound, "builtin:toy", map[string]string{"split": "iid"}, 4, []int{10, 5}, 5},
+	} {
+		t.Run(tc.label, func(t *testing.T) {
+			m := selectMethod(t, sized(t, testModel(t, ""), 160, 48), tc.label)
+			cfg := runPaneOf(m).Params().Config(m.c.Config.Method)
+			if cfg.Method != tc.method || cfg.Mode != tc.mode || cfg.Data != tc.data {
+				t.Errorf("config %s %s on %s, want %s %s on %s", cfg.Method, cfg.Mode, cfg.Data, tc.method, tc.mode, tc.data)
+			}
+			if !maps.Equal(cfg.Options, tc.options) {
+				t.Errorf("options %v, want %v", cfg.Options, tc.options)
+			}
+			if cfg.Clients != tc.clients || !slices.Equal(cfg.Epochs, tc.epochs) {
+				t.Errorf("clients %d epochs %v, want %d and %v", cfg.Clients, cfg.Epochs, tc.clients, tc.epochs)
+			}
+			if cfg.Epsilon != tc.eps {
+				t.Errorf("ε %v, want %v", cfg.Epsilon, tc.eps)
+			}
+			if err := cfg.Validate(); err != nil {
+				t.Fatalf("core rejects the config: %v", err)
+			}
+			switch tc.method {
+			case "dpmd":
+				if _, err := manifold.New(cfg, manifold.Params{}); err != nil {
+					t.Errorf("dpmd rejects the config: %v", err)
+				}
+			case "dcan":
+			default:
+				p, err := fed.ParamsFromOptions(cfg.Options)
+				if err == nil {
+					_, err = fed.New(cfg, fedVariant(cfg.Method), p)
+				}
+				if err != nil {
+					t.Errorf("%s rejects the config: %v", cfg.Method, err)
+				}
+			}
+			if runPaneOf(m).charts.started || m.RunState() != RunIdle {
+				t.Error("picking a method started a run")
+			}
+		})
+	}
+}
+
+// TestMethodControls checks that each family shows its own controls: the
+// layer strip only for DCAN, clients for the federated methods, the
+// manifold's for DP-MD (and not its sizes on a data set).
+func TestMethodControls(t *testing.T) {
+	m := sized(t, testModel(t, ""), 160, 48)
+	view := text(m)
+	for _, want := range []string{"noise from", "epochs st.1", "loss"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("DP-DCAN view lacks %q", want)
+		}
+	}
+	m = selectMethod(t, m, "DP-MD paper")
+	view = text(m)
+	for _, want := range []string{"manifold:sphere", "D ambient", "n refs", "queries", "T iters", "θ projector", "paper used 0.1", "mean distance to M"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("DP-MD view lacks %q", want)
+		}
+	}
+	for _, gone := range []string{"noise from", "1■", "epochs st.1", "q sampling", "clients K"} {
+		if strings.Contains(view, gone) {
+			t.Errorf("DP-MD view shows %q", gone)
+		}
+	}
+	// manifold kind → data: the loaded data set, without the synthetic sizes
+	m = press(t, m, "j", "j", "h", "h")
+	if pr := runPaneOf(m).Params(); pr.Manifold.Kind != "data" || pr.Config("").Data != "builtin:toy" {
+		t.Errorf("manifold %q on %q, want data on builtin:toy", pr.Manifold.Kind, pr.Config("").Data)
+	}
+	if view = text(m); strings.Contains(view, "D ambient") || !strings.Contains(view, "the data set") {
+		t.Errorf("DP-MD on data still shows the synthetic sizes:\n%s", view)
+	}
+	m = press(t, m, "k", "k")
+	m = selectMethod(t, m, "PPML-Omics paper")
+	view = text(m)
+	for _, want := range []string{"clients K", "rounds", "local ep.", "split", "DR protocol", "σ noise", "auto", "C clip"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("PPML-Omics view lacks %q", want)
+		}
+	}
+	if strings.Contains(view, "noise from") || strings.Contains(view, "D ambient") {
+		t.Error("PPML-Omics view shows DCAN's or DP-MD's controls")
+	}
+	checkFits(t, m.View().Content, 160, 48)
+}
+
+// TestFedDefaultsFollowMethod checks that settings left at a method's
+// default follow the next method's, and edited ones stay.
+func TestFedDefaultsFollowMethod(t *testing.T) {
+	m := selectMethod(t, sized(t, testModel(t, ""), 160, 48), "FL")
+	if k := runPaneOf(m).Params().Fed.Clients; k != fed.DefaultClientsFL {
+		t.Fatalf("FL clients %d, want %d", k, fed.DefaultClientsFL)
+	}
+	m = selectMethod(t, m, "FL-DP")
+	if k := runPaneOf(m).Params().Fed.Clients; k != fed.DefaultClientsDP {
+		t.Errorf("FL-DP clients %d, want the DP default %d", k, fed.DefaultClientsDP)
+	}
+	m = press(t, m, "j", "j", "l") // clients 31
+	m = press(t, m, "k", "k")
+	m = selectMethod(t, m, "PPML-Omics paper")
+	if k := runPaneOf(m).Params().Fed.Clients; k != fed.DefaultClientsDP+1 {
+		t.Errorf("edited clients became %d, want %d kept", k, fed.DefaultClientsDP+1)
+	}
+}
+
+// TestClientsPatchDuringRun runs FL-DP on the slow fake engine, changes
+// the number of clients mid-run and checks the engine acknowledges a
+// Clients patch.
+func TestClientsPatchDuringRun(t *testing.T) {
+	m := selectMethod(t, sized(t, testModel(t, fakeSlow), 160, 48), "FL-DP")
+	runPaneOf(m).params.Fed.Rounds = 400 // 25 ms a round on the fake: stopped long before
+	next, cmd := m.Update(kp("s"))
+	m = next.(Model)
+	// Run the start request and core.Start, but not the event wait.
+	for range 2 {
+		next, cmd = m.Update(cmd())
+		m = next.(Model)
+	}
+	if m.run == nil {
+		t.Fatalf("no run started; status %q", m.Status())
+	}
+	run := m.run
+	defer func() { run.Stop(); run.Wait() }()
+	m = press(t, m, "j", "j")
+	next, cmd = m.Update(kp("l"))
+	m = next.(Model)
+	_, msgs := settle(t, m, cmd)
+	want := fed.DefaultClientsDP + 1
+	var sent bool
+	for _, msg := range msgs {
+		if p, ok := msg.(PatchMsg); ok && p.Patch.Clients != nil && *p.Patch.Clients == want {
+			sent = true
+		}
+	}
+	if !sent {
+		t.Fatalf("no clients=%d patch among %v", want, msgs)
+	}
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case ev, ok := <-run.Events():
+			if !ok {
+				t.Fatal("run ended without acknowledging the clients patch")
+			}
+			if pe, isPatch := ev.(core.PatchEvent); isPatch && pe.Patch.Clients != nil {
+				if !pe.Applied || *pe.Patch.Clients != want {
+					t.Fatalf("patch event %+v, want clients=%d applied", pe, want)
+				}
+				return
+			}
+		case <-timeout:
+			t.Fatal("no patch event within 10 s")
+		}
+	}
+}
