@@ -3,6 +3,7 @@ package fed
 import (
 	"context"
 	crand "crypto/rand"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/core/nn"
 	"github.com/dpscope/dpscope/datasets"
 )
 
@@ -164,7 +166,15 @@ func (s *sim) run(ctx context.Context) error {
 			break
 		}
 		if err := s.clientsRound(ctx, r); err != nil {
-			return err
+			if !errors.Is(err, nn.ErrNonFinite) || e.cfg.Mode == core.ModeNonPrivate {
+				return err
+			}
+			// Local training blew up, typically under the paper's noise
+			// level: nothing of round r was released, so the server model of
+			// round r−1 is kept, evaluated and reported, with the reason.
+			s.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf(
+				"training diverged in round %d (%v): the noise added to the clients' updates overwhelms them; the model of round %d is kept and evaluated", r, err, r-1)})
+			break
 		}
 		if err := s.serverStep(ctx, r); err != nil {
 			return err
