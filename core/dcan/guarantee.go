@@ -29,6 +29,10 @@ type Circumstances struct {
 	KMeansIterations int
 	KMeansNoiseRatio float64
 	EmbedClip        float64
+	// GeneMeanInit reports that the ZINB mean head's bias was initialised
+	// from the per-gene mean counts of the data (Options.NoGeneMeanInit
+	// unset, data with counts).
+	GeneMeanInit bool
 }
 
 // Reading returns the guarantee a DP-DCAN configuration carries and the
@@ -45,10 +49,14 @@ type Circumstances struct {
 //     target was raised or σ changed without a filter mid-run.
 func Reading(mode core.Mode, layers core.LayerRange, c Circumstances) (core.Guarantee, []string) {
 	live := "live metrics (ARI, NMI, ACC, silhouette) use the true labels of private data: they are for exploration and no guarantee covers them"
+	pre := "preprocessing (gene selection, per-gene mean and sd, median size factor)"
+	if c.GeneMeanInit {
+		pre = "preprocessing (gene selection, per-gene mean and sd, median size factor) and the initial bias of the ZINB mean head (log of each gene's mean size-normalised count, a departure from the paper)"
+	}
 	outside := []string{
 		"release outside the ledger: k-means centroids computed from the private stage-1 embeddings without noise, re-set every few epochs and trained with un-noised, unclipped gradients",
 		"release outside the ledger: the DEC target uses the cluster frequencies f_j = Σ_i q_ij of every cell without noise, so each cell's loss depends on all the others",
-		"release outside the ledger: preprocessing (gene selection, per-gene mean and sd, median size factor) uses all cells without noise",
+		"release outside the ledger: " + pre + " uses all cells without noise",
 	}
 	if c.KFromLabels {
 		outside = append(outside, fmt.Sprintf("K = %d is the number of classes of the private labels", c.K))
@@ -74,7 +82,7 @@ func Reading(mode core.Mode, layers core.LayerRange, c Circumstances) (core.Guar
 	}
 	r := []string{
 		head,
-		"assumption: the preprocessing constants (gene selection, per-gene mean and sd, median size factor) are public; they are computed from the data without noise and are outside the guarantee",
+		"assumption: the constants of " + pre + " are public; they are computed from the data without noise and are outside the guarantee",
 		fmt.Sprintf("assumption: K = %d is public%s", c.K, map[bool]string{true: " (here it is the number of true classes)", false: ""}[c.KFromLabels]),
 		"departure from the paper: DEC cluster frequencies f_j are replaced by uniform 1/K, so each cell's target depends only on that cell and released quantities",
 		fmt.Sprintf("departure from the paper: stage-2 centroids come from DP k-means (random start in the ball, %d noisy Lloyd iterations on embeddings clipped to R = %s, noise multiplier %s×σ, in the ledger as \"stage 2 centroids\") and stay fixed during stage 2, where L_cc is a constant",

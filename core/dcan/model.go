@@ -80,6 +80,27 @@ func newModel(ae *nn.Autoencoder, d *datasets.Preprocessed, k int, o Options, se
 	return m
 }
 
+// initGeneMeans sets the bias of the ZINB mean head to log m_g, m_g the
+// mean over cells of gene g's count divided by the cell's size factor
+// (floored at 1e-4), so that μ starts at each gene's mean. It does nothing
+// without raw counts.
+func (m *model) initGeneMeans() {
+	if !m.counts {
+		return
+	}
+	mean := make([]float64, m.g)
+	for i := range m.n {
+		s := 1 / float64(m.sf[i])
+		for j, v := range m.raw.RawRowView(i) {
+			mean[j] += float64(v) * s
+		}
+	}
+	b := m.ae.Layers[len(m.ae.Layers)-m.ae.NumOutputs()+nn.HeadMu].B
+	for j, v := range mean {
+		b[j] = float32(math.Log(max(v/float64(m.n), 1e-4)))
+	}
+}
+
 // Random streams of a run's seed (rand.NewPCG(seed, stream)).
 const (
 	streamMask   = 3

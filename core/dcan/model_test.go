@@ -31,6 +31,29 @@ func testModel(t testing.TB, k int) *model {
 	return m
 }
 
+func TestInitGeneMeans(t *testing.T) {
+	d := simData(t, 240, 120, 3)
+	m := testModel(t, 3)
+	mu := m.ae.Layers[len(m.ae.Layers)-3] // the heads are μ, θ, π, last
+	theta := append([]float32(nil), m.ae.Layers[len(m.ae.Layers)-2].B...)
+	m.initGeneMeans()
+	for j := range d.Genes {
+		mean := 0.0
+		for i := range d.Cells {
+			mean += float64(d.RawCounts[i*d.Genes+j]) / d.SizeFactors[i]
+		}
+		want := math.Log(max(mean/float64(d.Cells), 1e-4))
+		if got := float64(mu.B[j]); math.Abs(got-want) > 1e-5*max(1, math.Abs(want)) {
+			t.Fatalf("μ head bias of gene %d = %v, want log mean %v", j, got, want)
+		}
+	}
+	for j, v := range m.ae.Layers[len(m.ae.Layers)-2].B {
+		if v != theta[j] {
+			t.Fatalf("θ head bias of gene %d changed from %v to %v", j, theta[j], v)
+		}
+	}
+}
+
 func TestCCLossGradient(t *testing.T) {
 	m := testModel(t, 4)
 	grad := compute.NewMatrix(m.k, m.latent, nil)

@@ -55,6 +55,9 @@ func TestDefaultDataResults(t *testing.T) {
 			if v := os.Getenv("DPSCOPE_DCAN_RHO"); v != "" {
 				opt.Rho, _ = strconv.ParseFloat(v, 64)
 			}
+			if os.Getenv("DPSCOPE_DCAN_NO_GENE_MEAN_INIT") != "" {
+				opt.NoGeneMeanInit = true
+			}
 			if v := os.Getenv("DPSCOPE_DCAN_EPSILON"); v != "" {
 				cfg.Epsilon, _ = strconv.ParseFloat(v, 64)
 			}

@@ -159,15 +159,20 @@ func (t *Trainer) prepare(ctl *core.Control, d *datasets.Preprocessed) (*runStat
 	if err != nil {
 		return nil, err
 	}
+	m := newModel(ae, d, k, s.opt, cfg.Seed)
+	if !s.opt.NoGeneMeanInit {
+		m.initGeneMeans()
+	}
 	r := &runState{
 		s: s, ctl: ctl, priv: t.priv, private: t.priv != nil, truth: d.Labels,
-		m: newModel(ae, d, k, s.opt, cfg.Seed), emb: newEmbedding(d.Cells, ae.Config().Latent, k),
+		m: m, emb: newEmbedding(d.Cells, ae.Config().Latent, k),
 		q: cfg.SampleRate, clip: cfg.Clip, sigma: cfg.Sigma, layers: s.layers,
 		muGrad: compute.NewMatrix(k, ae.Config().Latent, nil),
 		rng:    rand.New(rand.NewPCG(cfg.Seed, streamBatch)),
 	}
 	r.circ = Circumstances{Delta: cfg.Delta, K: k, KFromLabels: fromLabels, SecureNoise: cfg.SecureNoise,
-		KMeansIterations: s.opt.KMeansIterations, KMeansNoiseRatio: s.opt.KMeansNoiseRatio, EmbedClip: s.opt.EmbedClip}
+		KMeansIterations: s.opt.KMeansIterations, KMeansNoiseRatio: s.opt.KMeansNoiseRatio, EmbedClip: s.opt.EmbedClip,
+		GeneMeanInit: m.counts && !s.opt.NoGeneMeanInit}
 	if r.private {
 		r.spe = max(1, int(math.Round(1/r.q)))
 	} else {

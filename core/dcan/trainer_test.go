@@ -314,3 +314,42 @@ func TestRunGuaranteeByMode(t *testing.T) {
 		})
 	}
 }
+
+// TestGeneMeanInitInGuarantee checks that a private run says, in its
+// guarantee reasons, that the mean head was initialised from the data, and
+// that Options.NoGeneMeanInit removes both the initialisation and the
+// reason.
+func TestGeneMeanInitInGuarantee(t *testing.T) {
+	const phrase = "initial bias of the ZINB mean head"
+	for _, tc := range []struct {
+		desc string
+		off  bool
+		want bool
+	}{
+		{"default", false, true},
+		{"NoGeneMeanInit", true, false},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			cfg := baseConfig(core.ModeSound)
+			cfg.Epochs = []int{1, 0}
+			opt := small(t)
+			opt.NoGeneMeanInit = tc.off
+			r, _ := start(t, context.Background(), cfg, opt)
+			evs := collect(r)
+			if err := lastErr(evs); err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, ev := range evs {
+				if g, ok := ev.(core.GuaranteeEvent); ok {
+					for _, s := range g.Reasons {
+						found = found || strings.Contains(s, phrase)
+					}
+				}
+			}
+			if found != tc.want {
+				t.Errorf("guarantee reasons mention %q: %v, want %v", phrase, found, tc.want)
+			}
+		})
+	}
+}
