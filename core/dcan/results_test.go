@@ -55,8 +55,14 @@ func TestDefaultDataResults(t *testing.T) {
 			if v := os.Getenv("DPSCOPE_DCAN_RHO"); v != "" {
 				opt.Rho, _ = strconv.ParseFloat(v, 64)
 			}
+			if os.Getenv("DPSCOPE_DCAN_GENES") != "" {
+				opt.Data = resultsData(t)
+			}
 			if os.Getenv("DPSCOPE_DCAN_NO_GENE_MEAN_INIT") != "" {
 				opt.NoGeneMeanInit = true
+			}
+			if v := os.Getenv("DPSCOPE_DCAN_CLIP"); v != "" {
+				cfg.Clip, _ = strconv.ParseFloat(v, 64)
 			}
 			if v := os.Getenv("DPSCOPE_DCAN_EPSILON"); v != "" {
 				cfg.Epsilon, _ = strconv.ParseFloat(v, 64)
@@ -91,14 +97,7 @@ func TestDefaultDataBaseline(t *testing.T) {
 	if os.Getenv("DPSCOPE_DCAN_RESULTS") == "" {
 		t.Skip("set DPSCOPE_DCAN_RESULTS to run")
 	}
-	raw, _, err := datasets.Load("builtin:default", datasets.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := datasets.Preprocess(raw, datasets.DefaultPreprocessConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := resultsData(t)
 	x := make([]float64, len(d.X))
 	for i, v := range d.X {
 		x[i] = float64(v)
@@ -118,4 +117,26 @@ func TestDefaultDataBaseline(t *testing.T) {
 		}
 		t.Logf("RESULT k-means on 50 PCs (%d×%d), seed %d: ARI %.4f NMI %.4f", d.Cells, d.Genes, seed, sc.ARI, sc.NMI)
 	}
+}
+
+// resultsData returns the default data set preprocessed with the default
+// configuration, or with DPSCOPE_DCAN_GENES highly variable genes when that
+// variable is set.
+func resultsData(t *testing.T) *datasets.Preprocessed {
+	t.Helper()
+	raw, _, err := datasets.Load("builtin:default", datasets.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := datasets.DefaultPreprocessConfig()
+	if v := os.Getenv("DPSCOPE_DCAN_GENES"); v != "" {
+		if pc.NTopGenes, err = strconv.Atoi(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := datasets.Preprocess(raw, pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
