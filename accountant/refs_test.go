@@ -29,7 +29,16 @@ func refsDir(t *testing.T) string {
 		}
 		dir = parent
 	}
-	return filepath.Join(dir, "..", "shared", "refs", "accountant")
+	refs := filepath.Join(dir, "..", "shared", "refs", "accountant")
+	if _, err := os.Stat(refs); err != nil {
+		// In CI the folder must be there; on a developer's machine without
+		// ../shared the reference comparisons are skipped, saying why.
+		if os.Getenv("CI") != "" {
+			t.Fatalf("reference folder missing (CI is set, so this fails): %v", err)
+		}
+		t.Skipf("reference folder missing, comparison skipped (set CI to make this fail): %v", err)
+	}
+	return refs
 }
 
 // refRow is one CSV row keyed by column name.
@@ -63,7 +72,8 @@ func (r refRow) i(t *testing.T, col string) int {
 	return int(v)
 }
 
-// readRefs reads a reference CSV, failing (not skipping) if it is missing.
+// readRefs reads a reference CSV, failing if it is missing from a present
+// reference folder (refsDir skips or fails when the folder is absent).
 func readRefs(t *testing.T, name string) []refRow {
 	t.Helper()
 	path := filepath.Join(refsDir(t), name)

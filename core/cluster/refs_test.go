@@ -10,8 +10,8 @@ import (
 )
 
 // refsDir returns ../shared/refs/metrics relative to the repository root
-// (the nearest ancestor holding go.mod). It fails the test, never skips, if
-// the folder is missing.
+// (the nearest ancestor holding go.mod). When the folder is missing it fails
+// the test in CI (CI set) and skips it elsewhere.
 func refsDir(t testing.TB) string {
 	t.Helper()
 	dir, err := os.Getwd()
@@ -30,7 +30,12 @@ func refsDir(t testing.TB) string {
 	}
 	refs := filepath.Join(dir, "..", "shared", "refs", "metrics")
 	if _, err := os.Stat(refs); err != nil {
-		t.Fatalf("reference folder missing: %v", err)
+		// In CI the folder must be there; on a developer's machine without
+		// ../shared the reference comparisons are skipped, saying why.
+		if os.Getenv("CI") != "" {
+			t.Fatalf("reference folder missing (CI is set, so this fails): %v", err)
+		}
+		t.Skipf("reference folder missing, comparison skipped (set CI to make this fail): %v", err)
 	}
 	return refs
 }
