@@ -42,10 +42,12 @@ func parseCount(b []byte, max int64) (int64, bool) {
 		if d < 0 || d > 9 {
 			return 0, false
 		}
-		n = n*10 + d
-		if n > max {
+		// Checked before the multiplication, which could otherwise wrap
+		// around to a negative number that passes a later n > max test.
+		if n > (max-d)/10 {
 			return 0, false
 		}
+		n = n*10 + d
 	}
 	return n, true
 }
