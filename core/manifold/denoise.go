@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/neighbors"
@@ -46,6 +47,7 @@ type Denoiser struct {
 	n, D, d int
 	h       float64
 	tg      *Tangents // nil: only StepSound is possible
+	vt      []float64 // tg.V with each reference's block transposed to d × D
 	bl      blas.Float64
 }
 
@@ -68,7 +70,21 @@ func NewDenoiser(y []float64, n, D int, h float64, d int, tg *Tangents) (*Denois
 	if err != nil {
 		return nil, fmt.Errorf("manifold: denoiser: %w", err)
 	}
-	return &Denoiser{ix: ix, y: ix.Points(), n: n, D: D, d: d, h: h, tg: tg, bl: compute.Impl64()}, nil
+	dn := &Denoiser{ix: ix, y: ix.Points(), n: n, D: D, d: d, h: h, tg: tg, bl: compute.Impl64()}
+	if tg != nil {
+		// Each tangent vector contiguous (d × D per reference): building the
+		// weighted basis of a query is then a scaled copy of whole rows.
+		dn.vt = make([]float64, len(tg.V))
+		for i := range n {
+			V, T := tg.Basis(i), dn.vt[i*d*D:(i+1)*d*D]
+			for c := range D {
+				for l := range d {
+					T[l*D+c] = V[c*d+l]
+				}
+			}
+		}
+	}
+	return dn, nil
 }
 
 // Worker is one goroutine's scratch for Denoiser.Step. Not safe for
@@ -137,10 +153,7 @@ func (w *Worker) Step(x []float64, kind StepKind, nz Noise, rng *rand.Rand) (boo
 	}
 	clear(w.b)
 	for k, j := range idx {
-		a := w.alpha[k] / S
-		for c, v := range dn.y[int(j)*D : (int(j)+1)*D] {
-			w.b[c] += a * v
-		}
+		floats.AddScaled(w.b, w.alpha[k]/S, dn.y[int(j)*D:(int(j)+1)*D])
 	}
 	if kind == StepPx {
 		// x ← b + Σ α_i V_i (V_iᵀ (x − b)), without the D × D matrix.
@@ -167,14 +180,8 @@ func (w *Worker) Step(x []float64, kind StepKind, nz Noise, rng *rand.Rand) (boo
 	kd := len(idx) * d
 	w.u = grow(w.u, kd*D)
 	for k, j := range idx {
-		V := dn.tg.Basis(int(j))
 		sa := math.Sqrt(w.alpha[k] / S)
-		for l := range d {
-			row := w.u[(k*d+l)*D : (k*d+l+1)*D]
-			for c := range D {
-				row[c] = sa * V[c*d+l]
-			}
-		}
+		floats.ScaleTo(w.u[k*d*D:(k+1)*d*D], sa, dn.vt[int(j)*d*D:(int(j)+1)*d*D])
 	}
 	w.dn.bl.Dgemm(blas.Trans, blas.NoTrans, D, D, kd, 1, w.u, D, w.u, D, 0, w.p, D)
 	if kind == StepPaper {
