@@ -110,7 +110,13 @@ func (s *runSummary) write(w io.Writer) {
 		fmt.Fprintf(tw, "\t• %s\n", r)
 	}
 	for _, name := range sortedKeys(s.Epsilon) {
-		fmt.Fprintf(tw, "ε audited\t%.4g  (%s, δ = %g)\n", s.Epsilon[name], name, s.Delta)
+		// Without a valid guarantee the ledger's ε is arithmetic on the
+		// paper's assumptions, not a bound: say so on the line itself.
+		label, caveat := "ε audited", ""
+		if s.Guarantee == string(core.GuaranteeNone) || s.Guarantee == string(core.GuaranteePaperOnly) {
+			label, caveat = "ε by the ledger", ", not a guarantee: see the reasons above"
+		}
+		fmt.Fprintf(tw, "%s\t%.4g  (%s, δ = %g%s)\n", label, s.Epsilon[name], name, s.Delta, caveat)
 	}
 	for _, name := range sortedKeys(s.EpsilonPublished) {
 		fmt.Fprintf(tw, "ε as published\t%.4g  (%s)\n", s.EpsilonPublished[name], name)
