@@ -9,6 +9,8 @@ import (
 // pauses and patches at Checkpoint. Safe for concurrent use.
 type Control struct {
 	bus *bus
+	// options are the Patch.Options keys the engine takes (OptionPatcher).
+	options []string
 
 	mu      sync.Mutex
 	patches []Patch
@@ -41,7 +43,11 @@ func (c *Control) Checkpoint(ctx context.Context) ([]Patch, error) {
 			c.mu.Unlock()
 			valid := ps[:0]
 			for _, p := range ps {
-				if err := p.Validate(); err != nil {
+				err := p.Validate()
+				if err == nil {
+					err = p.checkOptions(c.options)
+				}
+				if err != nil {
 					c.Emit(PatchEvent{Patch: p, Err: err.Error()})
 					continue
 				}

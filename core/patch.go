@@ -1,6 +1,8 @@
 package core
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -16,6 +18,18 @@ type Patch struct {
 	Layers       *LayerRange `json:"layers,omitempty"`
 	LearningRate *float64    `json:"learning_rate,omitempty"`
 	Clients      *int        `json:"clients,omitempty"`
+	// Options sets a method's own live settings by name, as Config.Options
+	// does at the start (e.g. dpmd's "h", "d", "T", "theta"). Only an engine
+	// that implements OptionPatcher receives them: for any other engine a
+	// patch with Options is rejected at the checkpoint.
+	Options map[string]string `json:"options,omitempty"`
+}
+
+// OptionPatcher is implemented by an engine that takes Patch.Options. The
+// keys it lists are the ones it may apply live; a patch setting any other
+// key is rejected before the engine sees it.
+type OptionPatcher interface {
+	PatchOptions() []string
 }
 
 // Validate checks the values a patch sets, independently of the method.
@@ -43,6 +57,25 @@ func (p Patch) Validate() error {
 	if p.Clients != nil && *p.Clients < 1 {
 		return badf("clients is %d, must be ≥ 1", *p.Clients)
 	}
+	for _, k := range slices.Sorted(maps.Keys(p.Options)) {
+		if k == "" || p.Options[k] == "" {
+			return badf("option %q=%q is empty, must be KEY=VALUE with both set", k, p.Options[k])
+		}
+	}
+	return nil
+}
+
+// checkOptions returns why an engine taking the option keys allowed (nil:
+// none) cannot take p's options, or nil.
+func (p Patch) checkOptions(allowed []string) error {
+	for _, k := range slices.Sorted(maps.Keys(p.Options)) {
+		if !slices.Contains(allowed, k) {
+			if len(allowed) == 0 {
+				return badf("option %q cannot change during a run: this method takes no live options", k)
+			}
+			return badf("option %q cannot change during a run, must be one of %s", k, strings.Join(allowed, ", "))
+		}
+	}
 	return nil
 }
 
@@ -64,6 +97,9 @@ func (p Patch) String() string {
 	}
 	if p.Clients != nil {
 		parts = append(parts, "clients="+strconv.Itoa(*p.Clients))
+	}
+	for _, k := range slices.Sorted(maps.Keys(p.Options)) {
+		parts = append(parts, k+"="+p.Options[k])
 	}
 	if len(parts) == 0 {
 		return "(no change)"

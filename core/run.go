@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 )
@@ -49,6 +50,9 @@ func StartWith(ctx context.Context, cfg Config, opts Options) (*Run, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	r := &Run{cfg: cfg, bus: newBus(opts.KeepAll), cancel: cancel, done: make(chan struct{})}
 	r.ctl = newControl(r.bus)
+	if op, ok := eng.(OptionPatcher); ok {
+		r.ctl.options = slices.Clone(op.PatchOptions())
+	}
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {

@@ -290,3 +290,106 @@ func TestKeepAllDeliversEveryStep(t *testing.T) {
 		t.Errorf("KeepAll delivered %d step events, want %d", n, steps)
 	}
 }
+
+// optionCounter is a counter that takes the live option "rate" and records
+// the options it was given.
+type optionCounter struct {
+	counter
+	gate chan struct{}
+	got  []map[string]string
+}
+
+func (*optionCounter) PatchOptions() []string { return []string{"rate"} }
+
+func (c *optionCounter) Run(ctx context.Context, ctl *Control) error {
+	<-c.gate
+	for step := 1; step <= c.steps; step++ {
+		ps, err := ctl.Checkpoint(ctx)
+		if err != nil {
+			return err
+		}
+		for _, p := range ps {
+			c.got = append(c.got, p.Options)
+			ctl.Applied(p, step)
+		}
+		ctl.Emit(StepEvent{Stage: 1, Step: step})
+	}
+	return nil
+}
+
+var optionEngines = make(chan Engine, 1)
+
+func init() {
+	Register("test-options", func(Config) (Engine, error) { return <-optionEngines, nil })
+}
+
+// gated runs an engine once gate is closed.
+type gated struct {
+	Engine
+	gate chan struct{}
+}
+
+func (g gated) Run(ctx context.Context, ctl *Control) error {
+	<-g.gate
+	return g.Engine.Run(ctx, ctl)
+}
+
+// patchAnswers queues ps before the first checkpoint of eng (which waits
+// for gate) and returns the PatchEvents of the run.
+func patchAnswers(t *testing.T, method string, eng Engine, gate chan struct{}, ps ...Patch) []PatchEvent {
+	t.Helper()
+	optionEngines <- eng
+	cfg := testConfig()
+	cfg.Method = method
+	r, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		r.Apply(p)
+	}
+	close(gate)
+	var out []PatchEvent
+	for ev := range r.Events() {
+		if pe, ok := ev.(PatchEvent); ok {
+			out = append(out, pe)
+		}
+	}
+	r.Wait()
+	return out
+}
+
+func init() {
+	Register("test-plain", func(Config) (Engine, error) { return <-optionEngines, nil })
+}
+
+func TestPatchOptionsReachOnlyAnOptionPatcher(t *testing.T) {
+	oc := &optionCounter{counter: counter{steps: 3}, gate: make(chan struct{})}
+	evs := patchAnswers(t, "test-options", oc, oc.gate,
+		Patch{Options: map[string]string{"rate": "2"}},
+		Patch{Options: map[string]string{"speed": "2"}},
+		Patch{Options: map[string]string{"rate": ""}})
+	var applied, rejected int
+	for _, ev := range evs {
+		if ev.Applied {
+			applied++
+		} else {
+			rejected++
+			if ev.Err == "" {
+				t.Errorf("rejected patch %v without a reason", ev.Patch)
+			}
+		}
+	}
+	if applied != 1 || rejected != 2 || len(oc.got) != 1 || oc.got[0]["rate"] != "2" {
+		t.Errorf("applied %d, rejected %d, engine got %v; want 1, 2 and rate=2 only", applied, rejected, oc.got)
+	}
+	// An engine that is no OptionPatcher never sees options.
+	plain := gated{Engine: &counter{steps: 3}, gate: make(chan struct{})}
+	evs = patchAnswers(t, "test-plain", plain, plain.gate, Patch{Options: map[string]string{"rate": "2"}})
+	if len(evs) != 1 || evs[0].Applied || evs[0].Err == "" {
+		t.Errorf("options patch to a plain engine answered %+v, want one rejection", evs)
+	}
+	if s := (Patch{Options: map[string]string{"h": "0.5", "T": "3"}}).String(); s != "T=3 h=0.5" {
+		t.Errorf("String = %q, want %q", s, "T=3 h=0.5")
+	}
+}
