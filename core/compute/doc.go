@@ -22,7 +22,7 @@
 //	          cannot be opened
 //
 // OpenBLAS is opened with github.com/ebitengine/purego, without cgo, so the
-// program also builds with CGO_ENABLED=0. Only Sgemm and Sgemv go to OpenBLAS,
+// program also builds with CGO_ENABLED=0. Only Sgemm, Sgemv and Ssyrk go to OpenBLAS,
 // and only above a size threshold (see [GemmThreshold]); every other routine
 // is gonum's native one, which is faster for the vector sizes of this
 // program because a call into C costs more than the work. OpenBLAS uses

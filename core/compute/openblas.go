@@ -20,8 +20,8 @@ import (
 )
 
 // openBLAS is a blas.Float32 and a blas.Float64 that sends Sgemm, Sgemv,
-// Dgemm, Dgemv and Dsyrk to OpenBLAS, above a size threshold, and every other
-// routine to the embedded gonum kernels. It is safe for concurrent use. The
+// Ssyrk, Dgemm, Dgemv and Dsyrk to OpenBLAS, above a size threshold, and
+// every other routine to the embedded gonum kernels. It is safe for concurrent use. The
 // float64 methods are in openblas64.go.
 //
 // The calls go to the Fortran entry points sgemm_ and sgemv_ through
@@ -35,7 +35,7 @@ type openBLAS struct {
 	path          string
 	sgemm, sgemv  uintptr
 	dgemm, dgemv  uintptr
-	dsyrk         uintptr
+	dsyrk, ssyrk  uintptr
 	getNumThreads uintptr // may be 0
 	setNumThreads uintptr // may be 0
 	getConfig     uintptr // may be 0
@@ -87,7 +87,7 @@ func (p *fortranArgs) call(fn uintptr, n int) {
 var argPool = sync.Pool{New: func() any { return new(fortranArgs) }}
 
 // loadOpenBLAS opens the first library of names that loads and exports
-// sgemm_, sgemv_, dgemm_, dgemv_ and dsyrk_.
+// sgemm_, sgemv_, ssyrk_, dgemm_, dgemv_ and dsyrk_.
 func loadOpenBLAS(names []string) (*openBLAS, error) {
 	var errs []error
 	for _, name := range names {
@@ -107,7 +107,7 @@ func loadOpenBLAS(names []string) (*openBLAS, error) {
 		for _, sym := range []struct {
 			name string
 			addr *uintptr
-		}{{"sgemm_", &lib.sgemm}, {"sgemv_", &lib.sgemv}, {"dgemm_", &lib.dgemm}, {"dgemv_", &lib.dgemv}, {"dsyrk_", &lib.dsyrk}} {
+		}{{"sgemm_", &lib.sgemm}, {"sgemv_", &lib.sgemv}, {"dgemm_", &lib.dgemm}, {"dgemv_", &lib.dgemv}, {"dsyrk_", &lib.dsyrk}, {"ssyrk_", &lib.ssyrk}} {
 			if *sym.addr, err = purego.Dlsym(h, sym.name); err != nil {
 				break
 			}

@@ -70,3 +70,49 @@ func checkDsyrk(t *testing.T, impl blas.Float64, rng *rand.Rand, n, k int, ul bl
 		}
 	}
 }
+
+// TestSsyrkMatchesReference is TestDsyrkMatchesReference for Ssyrk, against
+// the float64 reference within gemmTol.
+func TestSsyrkMatchesReference(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, impl blas.Float32) {
+		rng := rand.New(rand.NewPCG(35, 36))
+		for _, s := range []struct{ n, k int }{{1, 1}, {5, 3}, {17, 40}, {40, 17}, {100, 300}} {
+			for _, sc := range []struct{ alpha, beta float32 }{{1, 0}, {0.5, 2}, {-1.5, 1}} {
+				for _, ul := range []blas.Uplo{blas.Upper, blas.Lower} {
+					for _, trans := range []bool{false, true} {
+						ar, ac := s.n, s.k
+						if trans {
+							ar, ac = s.k, s.n
+						}
+						a := randMatrix(rng, ar, ac, 3)
+						c := randMatrix(rng, s.n, s.n, 2)
+						want, scale := refMul(a, trans, a, !trans, c, sc.alpha, sc.beta)
+						inTri := func(i, j int) bool { return (ul == blas.Upper) == (j >= i) || i == j }
+						for i := range s.n {
+							for j := range s.n {
+								if !inTri(i, j) {
+									c.Data[i*c.Stride+j] = float32(math.NaN())
+								}
+							}
+						}
+						impl.Ssyrk(ul, transpose(trans), s.n, s.k, sc.alpha, a.Data, a.Stride, sc.beta, c.Data, c.Stride)
+						for i := range s.n {
+							for j := range s.n {
+								got := float64(c.Data[i*c.Stride+j])
+								if !inTri(i, j) {
+									if !math.IsNaN(got) {
+										t.Fatalf("n=%d k=%d ul=%c trans=%v: wrote %v at [%d,%d] outside the triangle", s.n, s.k, ul, trans, got, i, j)
+									}
+									continue
+								}
+								if tol := gemmTol(s.k, scale[i][j]); !(math.Abs(got-want[i][j]) <= tol) {
+									t.Fatalf("n=%d k=%d ul=%c trans=%v alpha=%v beta=%v: [%d,%d] = %v, want %v ± %.3g", s.n, s.k, ul, trans, sc.alpha, sc.beta, i, j, got, want[i][j], tol)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
