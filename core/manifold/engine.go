@@ -43,7 +43,10 @@ type Track struct {
 
 // Outcome is what a run computed, for experiments and benchmarks.
 type Outcome struct {
-	Problem   *Problem
+	Problem *Problem
+	// Params are the parameters in force at the end (T and θ after live
+	// patches; the final h and d are the Problem's).
+	Params    Params
 	Tracks    []Track
 	Unchanged int // queries the gate left unchanged at the first iteration
 	Budget    *Budget

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/core/neighbors"
@@ -107,34 +108,62 @@ func FromData(ctx context.Context, spec string, p Params, seed uint64) (*Problem
 		x[i] = float64(v)
 	}
 	k := min(p.PCs, g, n-1)
+	if k < 1 {
+		return nil, fmt.Errorf("manifold: data set has %d cells × %d genes after preprocessing, must have at least 2 cells and 1 gene: %w", n, g, ErrInput)
+	}
 	pca, err := cluster.PCA(x, n, g, k)
 	if pca == nil {
 		return nil, fmt.Errorf("manifold: PCA: %w", err)
+	}
+	return splitData(pca.Scores, n, k, pre.Labels, pre.Barcodes, len(pre.Classes), p, seed)
+}
+
+// splitData splits the n × k rows of x into n_q = min(n_max, ⌈2√n⌉) random
+// queries and at most MaxReferences of the other rows as references, and
+// chooses h and d unless p sets them (see FromData). labels and barcodes
+// may be nil.
+func splitData(x []float64, n, k int, labels []int, barcodes []string, classes int, p Params, seed uint64) (*Problem, error) {
+	if n < 1 || k < 1 || len(x) != n*k {
+		return nil, fmt.Errorf("manifold: data has %d values for %d cells × %d components, must be non-empty and n·k: %w", len(x), n, k, ErrInput)
+	}
+	if err := checkPoints("data", x, n, k); err != nil {
+		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(seed, 0xda7a))
 	perm := rng.Perm(n)
 	nq := min(p.MaxQueries, int(math.Ceil(2*math.Sqrt(float64(n)))))
 	nr := min(MaxReferences, n-nq)
 	if nq < 2 || nr < 2 {
-		return nil, fmt.Errorf("manifold: data set has %d cells, must have enough for ≥ 2 queries and references: %w", n, ErrInput)
+		return nil, fmt.Errorf("manifold: data set has %d cells: %d queries leave %d references, must have ≥ 2 of each: %w", n, nq, max(nr, 0), ErrInput)
 	}
 	pr := &Problem{N: nr, D: k, M: nq, Y: make([]float64, nr*k), Z: make([]float64, nq*k), H: p.H, Dim: p.Dim}
 	for q, i := range perm[:nq] {
-		copy(pr.Z[q*k:(q+1)*k], pca.Scores[i*k:(i+1)*k])
-		if pre.Labels != nil {
-			pr.Labels = append(pr.Labels, pre.Labels[i])
+		copy(pr.Z[q*k:(q+1)*k], x[i*k:(i+1)*k])
+		if labels != nil {
+			pr.Labels = append(pr.Labels, labels[i])
 		}
-		pr.Barcodes = append(pr.Barcodes, pre.Barcodes[i])
+		if barcodes != nil {
+			pr.Barcodes = append(pr.Barcodes, barcodes[i])
+		}
 	}
 	for r, i := range perm[nq : nq+nr] {
-		copy(pr.Y[r*k:(r+1)*k], pca.Scores[i*k:(i+1)*k])
+		copy(pr.Y[r*k:(r+1)*k], x[i*k:(i+1)*k])
 	}
-	pr.Classes = len(pre.Classes)
+	pr.Classes = classes
+	if pr.Dim != 0 && pr.Dim >= k {
+		return nil, paramf("d is %d, must be < D = %d (the data set's principal components)", pr.Dim, k)
+	}
 	if err := pr.chooseGeometry(); err != nil {
 		return nil, err
 	}
+	if err := checkGeometry(pr.H, pr.Dim, pr.D); err != nil {
+		return nil, err
+	}
 	pr.Axes = make([]float64, k*2)
-	pr.Axes[0], pr.Axes[3] = 1, 1
+	pr.Axes[0] = 1
+	if k > 1 {
+		pr.Axes[3] = 1
+	}
 	return pr, nil
 }
 
@@ -146,11 +175,13 @@ func (pr *Problem) chooseGeometry() error {
 	}
 	s := ix.NewSearcher()
 	probes := min(50, pr.N)
+	kd, kh := min(30, pr.N), min(50, pr.N)
+	var choice []string
+	onPrivate := pr.Dim == 0 || pr.H == 0
 	if pr.Dim == 0 {
-		k := min(30, pr.N)
 		dims := make([]int, 0, probes)
 		for i := range probes {
-			idx, _, err := s.KNN(pr.Y[i*pr.D:(i+1)*pr.D], k)
+			idx, _, err := s.KNN(pr.Y[i*pr.D:(i+1)*pr.D], kd)
 			if err != nil {
 				return err
 			}
@@ -158,13 +189,14 @@ func (pr *Problem) chooseGeometry() error {
 		}
 		slices.Sort(dims)
 		pr.Dim = min(max(1, dims[len(dims)/2]), pr.D-1)
+		choice = append(choice, fmt.Sprintf("d = %d: median over %d references of the principal components of their %d nearest references explaining 90%% of the variance", pr.Dim, probes, kd))
+	} else {
+		choice = append(choice, fmt.Sprintf("d = %d given", pr.Dim))
 	}
-	choice := []string{fmt.Sprintf("d = %d", pr.Dim)}
 	if pr.H == 0 {
-		k := min(50, pr.N)
 		ds := make([]float64, 0, probes)
 		for i := range probes {
-			_, d2, err := s.KNN(pr.Y[i*pr.D:(i+1)*pr.D], k)
+			_, d2, err := s.KNN(pr.Y[i*pr.D:(i+1)*pr.D], kh)
 			if err != nil {
 				return err
 			}
@@ -175,9 +207,14 @@ func (pr *Problem) chooseGeometry() error {
 		if pr.H == 0 {
 			return fmt.Errorf("manifold: the chosen bandwidth is 0 (duplicate references), must be > 0: set h: %w", ErrInput)
 		}
+		choice = append(choice, fmt.Sprintf("h = %.4g: median over %d references of the distance to their %d-th nearest reference (of %d)", pr.H, probes, kh, pr.N))
+	} else {
+		choice = append(choice, fmt.Sprintf("h = %.4g given", pr.H))
 	}
-	choice = append(choice, fmt.Sprintf("h = %.4g", pr.H))
-	pr.Choice = fmt.Sprintf("%s and %s from 50 references' 50-NN distances and 30-NN local PCA (90%% variance), on private data", choice[0], choice[1])
+	pr.Choice = strings.Join(choice, "; ")
+	if onPrivate {
+		pr.Choice += " — chosen on the private references"
+	}
 	return nil
 }
 

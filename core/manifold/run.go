@@ -43,22 +43,21 @@ func (r *runner) run(ctx context.Context) error {
 	r.ctl.Emit(guarantee(r.cfg.Mode, r.p, synthetic, r.cfg.Epsilon, r.cfg.Delta, pr.N))
 	r.ctl.Emit(core.WarningEvent{Message: "bandwidth and dimension: " + pr.Choice})
 
-	var tg *Tangents
+	st := &live{eps: r.cfg.Epsilon, delta: r.cfg.Delta}
 	// Every mode computes the local PCA: sound mode does not use it, but its
 	// non-private ceiling does.
 	{
 		r.ctl.Emit(core.StageEvent{Stage: 2, Name: "local PCA", Steps: 1})
 		t1 := time.Now()
-		if tg, err = LocalPCA(ctx, pr.Y, pr.N, pr.D, pr.H, pr.Dim); err != nil {
+		if st.tg, err = LocalPCA(ctx, pr.Y, pr.N, pr.D, pr.H, pr.Dim); err != nil {
 			return err
 		}
 		r.out.LocalPCA = time.Since(t1)
-		if tg.Small > 0 {
-			r.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf("%d references have fewer than d + 1 = %d neighbours within h: their tangents are arbitrary", tg.Small, pr.Dim+1)})
+		if st.tg.Small > 0 {
+			r.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf("%d references have fewer than d + 1 = %d neighbours within h: their tangents are arbitrary", st.tg.Small, pr.Dim+1)})
 		}
 	}
-	dn, err := NewDenoiser(pr.Y, pr.N, pr.D, pr.H, pr.Dim, tg)
-	if err != nil {
+	if st.dn, err = NewDenoiser(pr.Y, pr.N, pr.D, pr.H, pr.Dim, st.tg); err != nil {
 		return err
 	}
 	npKind, npName := StepEigProj, "nonprivate (top-d eigenprojection of P_x)"
@@ -71,7 +70,6 @@ func (r *runner) run(ctx context.Context) error {
 		x    []float64
 	}
 	tracks := []*track{{name: npName, kind: npKind, x: append([]float64(nil), pr.Z...)}}
-	var bud *Budget
 	if r.cfg.Mode != core.ModeNonPrivate {
 		kind := StepPaper
 		if r.cfg.Mode == core.ModeSound {
@@ -82,43 +80,33 @@ func (r *runner) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		bud = &b
-		r.out.Budget = bud
+		st.bud = &b
+		r.out.Budget = st.bud
+		r.ctl.Emit(noiseWarning(r.cfg.Mode, b, 1))
 	}
 	main := tracks[len(tracks)-1]
 	r.ctl.Emit(core.StageEvent{Stage: 3, Name: "denoise", Steps: r.p.T})
-	eps, delta := r.cfg.Epsilon, r.cfg.Delta
-	var rhoSpent float64
-	for t := range r.p.T {
+	for t := 0; t < r.p.T; t++ {
 		patches, err := r.ctl.Checkpoint(ctx)
 		if err != nil {
 			return err
 		}
+		T := r.p.T
 		for _, pt := range patches {
-			if pt.Sigma != nil || pt.Clip != nil || pt.Layers != nil || pt.LearningRate != nil || pt.Clients != nil {
-				r.ctl.Rejected(pt, t+1, fmt.Errorf("manifold: dpmd takes only ε and δ patches"))
-				continue
-			}
-			if bud == nil {
-				r.ctl.Rejected(pt, t+1, fmt.Errorf("manifold: nonprivate mode has no budget"))
-				continue
-			}
-			ne, nd := eps, delta
-			if pt.Epsilon != nil {
-				ne = *pt.Epsilon
-			}
-			if pt.Delta != nil {
-				nd = *pt.Delta
-			}
-			nb, err := r.rebudget(ne, nd, rhoSpent, t)
-			if err != nil {
+			if err := r.applyPatch(ctx, pt, t, st); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
 				r.ctl.Rejected(pt, t+1, err)
 				continue
 			}
-			eps, delta, bud = ne, nd, nb
-			r.out.Budget = bud
 			r.ctl.Applied(pt, t+1)
 		}
+		if r.p.T != T {
+			// the TUI plans the stage from here: T − t iterations left
+			r.ctl.Emit(core.StageEvent{Stage: 3, Name: "denoise", Steps: r.p.T - t})
+		}
+		bud, dn := st.bud, st.dn
 		for k, tr := range tracks {
 			var nz Noise
 			if tr.kind >= StepPaper {
@@ -141,10 +129,10 @@ func (r *runner) run(ctx context.Context) error {
 			if err := bud.record(r.e.ledger, r.cfg.Mode, pr.M); err != nil {
 				return err
 			}
-			rhoSpent += float64(pr.M) * (bud.Split.RhoP + bud.Split.RhoM)
-			r.ctl.Emit(core.BudgetEvent{Step: t + 1, Delta: delta, Target: eps,
-				Spent:     spentValues(rhoSpent, delta, r.e.ledger),
-				Projected: spentValues(rhoSpent+float64(pr.M*(r.p.T-t-1))*(bud.Split.RhoP+bud.Split.RhoM), delta, nil)})
+			st.rhoSpent += float64(pr.M) * (bud.Split.RhoP + bud.Split.RhoM)
+			r.ctl.Emit(core.BudgetEvent{Step: t + 1, Delta: st.delta, Target: st.eps,
+				Spent:     spentValues(st.rhoSpent, st.delta, r.e.ledger),
+				Projected: spentValues(st.rhoSpent+float64(pr.M*(r.p.T-t-1))*(bud.Split.RhoP+bud.Split.RhoM), st.delta, nil)})
 		}
 		tr := r.score(main.name, main.x, false)
 		parts := []core.NamedValue{{Name: "max distance", Value: tr.MaxDist}, {Name: "mean distance to clean", Value: tr.MeanClean}}
@@ -164,6 +152,7 @@ func (r *runner) run(ctx context.Context) error {
 		}
 		r.ctl.Emit(core.EmbeddingEvent{Step: t + 1, X: X, Y: Y, Truth: append([]int(nil), truth...)})
 	}
+	r.out.Params = r.p
 	r.out.Tracks = append(r.out.Tracks, r.score("before", pr.Z, true))
 	for _, tr := range tracks {
 		r.out.Tracks = append(r.out.Tracks, r.score(tr.name, tr.x, true))
@@ -190,8 +179,8 @@ func (r *runner) run(ctx context.Context) error {
 }
 
 // rebudget re-splits what is left of the budget (ε, δ) after rhoSpent over
-// the iterations t..T−1.
-func (r *runner) rebudget(eps, delta, rhoSpent float64, t int) (*Budget, error) {
+// the left iterations still to run, with p's θ, bandwidth h and dimension d.
+func (r *runner) rebudget(eps, delta, rhoSpent float64, left int, p Params, h float64, d int) (*Budget, error) {
 	total, err := accountant.DPToZCDPClassic(eps, delta)
 	if err != nil {
 		return nil, err
@@ -204,7 +193,7 @@ func (r *runner) rebudget(eps, delta, rhoSpent float64, t int) (*Budget, error) 
 	if err != nil {
 		return nil, err
 	}
-	b, err := NewBudget(r.cfg.Mode, epsRem, delta, r.pr.M, r.p.T-t, r.p, r.pr.N, r.pr.H, r.pr.Dim)
+	b, err := NewBudget(r.cfg.Mode, epsRem, delta, r.pr.M, left, p, r.pr.N, h, d)
 	return &b, err
 }
 
