@@ -36,8 +36,9 @@ type model struct {
 	mask *rand.Rand
 	drop uint32 // an entry is zeroed when a 32-bit draw is below drop
 
-	rho  float64
-	beta [3]float64
+	rho     float64
+	beta    [3]float64
+	denoise bool // stage 1 reconstructs the counts from a masked copy of the input
 
 	// Stage 2.
 	mu, dmu compute.Matrix // K×latent centroids and their KL gradient
@@ -64,7 +65,7 @@ func newModel(ae *nn.Autoencoder, d *datasets.Preprocessed, k int, o Options, se
 		sfb:    make([]float32, rows),
 		mask:   rand.New(rand.NewPCG(seed, streamMask)),
 		drop:   uint32(math.Min(o.MaskProb*(1<<32), math.MaxUint32)),
-		rho:    o.Rho, beta: o.Beta,
+		rho:    o.Rho, beta: o.Beta, denoise: o.Denoise,
 		mu:  compute.NewMatrix(k, cfg.Latent, nil),
 		dmu: compute.NewMatrix(k, cfg.Latent, nil),
 		p:   compute.NewMatrix(d.Cells, k, nil),
@@ -179,7 +180,11 @@ func (m *model) stage1Loss(cells []int) (float64, error) {
 	in := m.in.View(0, 0, stage1Views*r, m.g)
 	for i, c := range cells {
 		src := m.x.RawRowView(c)
-		copy(in.RawRowView(i), src)
+		if m.denoise {
+			m.maskRowTo(in.RawRowView(i), src)
+		} else {
+			copy(in.RawRowView(i), src)
+		}
 		m.maskRowTo(in.RawRowView(r+i), src)
 		m.maskRowTo(in.RawRowView(2*r+i), src)
 	}

@@ -102,7 +102,7 @@ type Options struct {
 	Clipping dpsgd.ClipMode
 	// ResetEvery is the number of epochs between k-means re-sets of the
 	// stage-2 centroids in nonprivate and paper modes; 0 means
-	// DefaultResetEvery.
+	// DefaultResetEvery, a negative value never re-sets them.
 	ResetEvery int
 	// KMeansIterations, KMeansNoiseRatio and EmbedClip configure sound
 	// mode's DP k-means; 0 means the Default values.
@@ -129,6 +129,9 @@ type Options struct {
 	// (docs/RESULTS.md). Not in the paper; the means are a preprocessing
 	// constant computed without noise (the guarantee says so).
 	NoGeneMeanInit bool
+	// Denoise makes stage 1 reconstruct each cell's counts from a third,
+	// independently masked copy of its input instead of the clean input.
+	Denoise bool
 }
 
 // withDefaults fills the zero fields.
@@ -184,8 +187,6 @@ func (o Options) validate() error {
 		return configErr("activation", o.Act, "tanh or relu")
 	case o.Clipping != dpsgd.ClipGroups && o.Clipping != dpsgd.ClipJoint:
 		return configErr("clipping", o.Clipping, "groups or joint")
-	case o.ResetEvery < 0:
-		return configErr("reset every", o.ResetEvery, "≥ 0")
 	case o.KMeansIterations < 0:
 		return configErr("k-means iterations", o.KMeansIterations, "≥ 0")
 	case o.ChunkCells < 1:

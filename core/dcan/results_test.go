@@ -10,6 +10,7 @@ import (
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/cluster"
+	"github.com/dpscope/dpscope/core/nn"
 	"github.com/dpscope/dpscope/datasets"
 )
 
@@ -57,6 +58,15 @@ func TestDefaultDataResults(t *testing.T) {
 			}
 			if os.Getenv("DPSCOPE_DCAN_GENES") != "" {
 				opt.Data = resultsData(t)
+			}
+			if v := os.Getenv("DPSCOPE_DCAN_RESET"); v != "" {
+				opt.ResetEvery, _ = strconv.Atoi(v)
+			}
+			if os.Getenv("DPSCOPE_DCAN_DENOISE") != "" {
+				opt.Denoise = true
+			}
+			if os.Getenv("DPSCOPE_DCAN_ACT") == "relu" {
+				opt.Act = nn.ReLU
 			}
 			if os.Getenv("DPSCOPE_DCAN_NO_GENE_MEAN_INIT") != "" {
 				opt.NoGeneMeanInit = true

@@ -35,6 +35,10 @@ type Trainer struct {
 // than two stages of epochs, the "pld" enforcing accountant, clients, a
 // layer range outside 1–6, or a range other than 1–6 in sound mode.
 func New(cfg core.Config, opt Options) (*Trainer, error) {
+	opt, err := applyKeys(opt, cfg.Options)
+	if err != nil {
+		return nil, err
+	}
 	s, err := resolve(cfg, opt)
 	if err != nil {
 		return nil, err
@@ -327,7 +331,7 @@ func (r *runState) stage2(ctx context.Context) error {
 	}
 	before := func(epoch int) error {
 		m.encodeAll(r.emb)
-		if !sound && epoch > 1 && (epoch-1)%r.s.opt.ResetEvery == 0 {
+		if !sound && r.s.opt.ResetEvery > 0 && epoch > 1 && (epoch-1)%r.s.opt.ResetEvery == 0 {
 			if _, err := m.kmeansCentroids(ctx, r.emb, r.s.cfg.Seed+uint64(epoch)); err != nil {
 				return err
 			}
