@@ -23,6 +23,8 @@ type ManifoldParams struct {
 	Noise   float64 // noise level σ of the synthetic points (not a DP noise)
 	T       int     // iterations
 	Theta   float64 // the projector's share θ of each iteration's budget
+	H       float64 // bandwidth h; 0: the engine's rule (2√(τσ), or k-NN distances on data)
+	Dim     int     // intrinsic dimension d; 0: the manifold's, or local PCA on data
 	Epsilon float64
 	Delta   float64
 }
@@ -128,6 +130,12 @@ func (p Params) manifoldConfig(method string) core.Config {
 	m := p.Manifold
 	c := core.Config{Data: p.ManifoldData(), Method: method, Mode: p.V().Mode, Clip: 1, SampleRate: 1, Seed: p.Seed,
 		Options: map[string]string{"T": strconv.Itoa(m.T), "theta": fmtFloat(m.Theta)}}
+	if m.H > 0 {
+		c.Options["h"] = fmtFloat(m.H)
+	}
+	if m.Dim > 0 {
+		c.Options["d"] = strconv.Itoa(m.Dim)
+	}
 	if m.Synthetic() {
 		c.Options["manifold"] = m.Kind
 		c.Options["D"] = strconv.Itoa(m.D)

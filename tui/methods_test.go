@@ -206,3 +206,44 @@ func TestClientsPatchDuringRun(t *testing.T) {
 		}
 	}
 }
+
+// TestDPMDLiveFieldsSendOptionPatches: during a DP-MD run, T, θ and d are
+// sent as Patch.Options (h too, once it has a value); h cannot be stepped
+// from auto.
+func TestDPMDLiveFieldsSendOptionPatches(t *testing.T) {
+	m := selectMethod(t, sized(t, testModel(t, fakeFast), 160, 48), "DP-MD paper")
+	m.c.RunState = RunRunning
+	optionPatch := func(m Model, key string) (Model, map[string]string) {
+		t.Helper()
+		next, cmd := m.Update(kp(key))
+		m, msgs := settle(t, next.(Model), cmd)
+		for _, msg := range msgs {
+			if p, ok := msg.(PatchMsg); ok {
+				return m, p.Patch.Options
+			}
+		}
+		return m, nil
+	}
+	m = press(t, m, "j", "j", "j", "j", "j", "j", "j") // T iters
+	m, got := optionPatch(m, "l")
+	if got["T"] != "3" {
+		t.Fatalf("T step sent options %v, want T=3", got)
+	}
+	m = press(t, m, "j") // θ
+	if m, got = optionPatch(m, "l"); got["theta"] != "0.6" {
+		t.Errorf("θ step sent options %v, want theta=0.6", got)
+	}
+	m = press(t, m, "j") // h: auto
+	if m, got = optionPatch(m, "l"); got != nil || !strings.Contains(m.Status(), "type a value") {
+		t.Errorf("h step from auto sent %v, status %q; want no patch and a hint to type a value", got, m.Status())
+	}
+	m = press(t, m, "j") // d: auto → 1
+	if _, got = optionPatch(m, "l"); got["d"] != "1" {
+		t.Errorf("d step sent options %v, want d=1", got)
+	}
+	cfg := runPaneOf(m).Params()
+	cfg.Manifold.H, cfg.Manifold.Dim = 0.7, 2
+	if o := cfg.Config("").Options; o["h"] != "0.7" || o["d"] != "2" {
+		t.Errorf("config options %v, want h=0.7 and d=2", o)
+	}
+}

@@ -21,6 +21,8 @@ const (
 	fNoise
 	fIters
 	fTheta
+	fBandwidth
+	fIntrinsic
 	fClients
 	fRounds
 	fLocalEpochs
@@ -41,12 +43,17 @@ const (
 )
 
 // live reports whether a field may change during a run of family f (as a
-// core.Patch): DP-MD re-splits its budget for ε and δ only; the federated
+// core.Patch): DP-MD takes ε, δ, T, θ, h and d between iterations (its
+// budget left is re-split; h and d recompute the local PCA); the federated
 // engines take clients, ε, δ, σ and C between rounds.
 func live(f Family, i int) bool {
 	switch f {
 	case FamilyManifold:
-		return i == fEpsilon || i == fDelta
+		switch i {
+		case fEpsilon, fDelta, fIters, fTheta, fBandwidth, fIntrinsic:
+			return true
+		}
+		return false
 	case FamilyFed:
 		switch i {
 		case fClients, fEpsilon, fDelta, fFedSigma, fClip:
@@ -68,7 +75,7 @@ func shown(pr Params, i int) bool {
 	switch i {
 	case fMethod, fData, fEpsilon, fDelta, fSeed:
 		return true
-	case fManifold, fIters, fTheta:
+	case fManifold, fIters, fTheta, fBandwidth, fIntrinsic:
 		return f == FamilyManifold
 	case fDim, fRefs, fQueries, fNoise:
 		return f == FamilyManifold && pr.Manifold.Synthetic()
@@ -249,6 +256,69 @@ func (p *runPane) runFields() []field {
 				}
 				return err
 			}, locked: duringRun(fTheta, nil), hint: func() string { return "share of ε" }},
+		fBandwidth: {name: "h bandwidth", value: func() string {
+			if pr.Manifold.H == 0 {
+				return "auto"
+			}
+			return strconv.FormatFloat(pr.Manifold.H, 'g', 3, 64)
+		},
+			step: func(d int) error {
+				if pr.Manifold.H == 0 {
+					return fmt.Errorf("h is auto (the engine's rule): type a value to set it")
+				}
+				pr.Manifold.H = round3(scaleStep(pr.Manifold.H, 1.25, d))
+				return nil
+			},
+			set: func(s string) error {
+				if s == "auto" || s == "0" {
+					if p.c.RunState.Active() {
+						return fmt.Errorf("h cannot go back to auto during a run: type a value > 0")
+					}
+					pr.Manifold.H = 0
+					return nil
+				}
+				v, err := parsePositive("h", s)
+				if err == nil {
+					pr.Manifold.H = v
+				}
+				return err
+			}, locked: duringRun(fBandwidth, nil), hint: func() string {
+				if p.c.RunState.Active() {
+					return "live: local PCA redone"
+				}
+				return ""
+			}},
+		fIntrinsic: {name: "d intrinsic", value: func() string {
+			if pr.Manifold.Dim == 0 {
+				return "auto"
+			}
+			return strconv.Itoa(pr.Manifold.Dim)
+		},
+			step: func(d int) error {
+				lo := 0
+				if p.c.RunState.Active() {
+					lo = 1
+				}
+				if pr.Manifold.Dim == 0 && d < 0 {
+					return fmt.Errorf("d is auto already")
+				}
+				return stepInt("d", &pr.Manifold.Dim, d, lo, 10000)
+			},
+			set: func(s string) error {
+				if s == "auto" {
+					s = "0"
+				}
+				lo := 0
+				if p.c.RunState.Active() {
+					lo = 1
+				}
+				return setInt("d", &pr.Manifold.Dim, s, lo, 10000)
+			}, locked: duringRun(fIntrinsic, nil), hint: func() string {
+				if p.c.RunState.Active() {
+					return "live: local PCA redone"
+				}
+				return ""
+			}},
 		fClients: {name: "clients K", value: func() string { return strconv.Itoa(pr.Fed.Clients) },
 			step: func(d int) error { return stepInt("clients", &pr.Fed.Clients, d, 1, 10000) },
 			set:  func(s string) error { return setInt("clients", &pr.Fed.Clients, s, 1, 10000) }, locked: duringRun(fClients, nil),

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -234,6 +235,14 @@ func (p *runPane) patchFor(i int) core.Patch {
 		return core.Patch{Clip: pr.clip()}
 	case fClients:
 		return core.Patch{Clients: &pr.Fed.Clients}
+	case fIters:
+		return core.Patch{Options: map[string]string{"T": strconv.Itoa(pr.Manifold.T)}}
+	case fTheta:
+		return core.Patch{Options: map[string]string{"theta": fmtFloat(pr.Manifold.Theta)}}
+	case fBandwidth:
+		return core.Patch{Options: map[string]string{"h": fmtFloat(pr.Manifold.H)}}
+	case fIntrinsic:
+		return core.Patch{Options: map[string]string{"d": strconv.Itoa(pr.Manifold.Dim)}}
 	default:
 		l := pr.EffectiveLayers()
 		return core.Patch{Layers: &l}
