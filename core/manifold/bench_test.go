@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/compute"
 )
 
 var sinkOutcome *Outcome
@@ -74,6 +75,55 @@ func BenchmarkEndToEnd(b *testing.B) {
 				}
 				b.Logf("h = %.4g, unchanged %d, ς_P = %.4g, ς_m = %.4g", o.Problem.H, o.Unchanged, o.Budget.Noise.Projector, o.Budget.Noise.Mean)
 			}
+		})
+	}
+}
+
+// BenchmarkStep times one denoising iteration of 64 queries on the sphere
+// in R^100 with n = 30,000 references (k ≈ 7,700 within h, as in
+// EndToEnd), one OpenBLAS thread per worker as the engine runs it, and
+// reports it per query:
+//
+//	go test -run '^$' -bench 'Step' ./core/manifold
+func BenchmarkStep(b *testing.B) {
+	pr, err := Synthetic(Params{Manifold: "sphere", D: 100, N: 30000, Queries: 64, Sigma: 0.3}, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The real local PCA: with random or poorly estimated tangents P_x has
+	// no eigengap and the eigensolver takes its slow fallback.
+	d := pr.Dim
+	tg, err := LocalPCA(context.Background(), pr.Y, pr.N, pr.D, pr.H, d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dn, err := NewDenoiser(pr.Y, pr.N, pr.D, pr.H, d, tg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if info, err := compute.Init(); err == nil && info.Threads > 1 {
+		_ = compute.SetThreads(1)
+		defer func() { _ = compute.SetThreads(info.Threads) }()
+	}
+	for _, c := range []struct {
+		name string
+		kind StepKind
+	}{{"px", StepPx}, {"eigproj", StepEigProj}, {"paper", StepPaper}, {"sound", StepSound}} {
+		b.Run(c.name, func(b *testing.B) {
+			xs := make([]float64, len(pr.Z))
+			nz := Noise{Projector: 0.004, Mean: 0.0045, Mass: 1, SMin: 3}
+			c0 := cpuSeconds()
+			for b.Loop() {
+				copy(xs, pr.Z)
+				if _, err := dn.Iterate(context.Background(), xs, pr.M, c.kind, nz, 1, 0, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+			steps := float64(b.N * pr.M)
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/steps/1000, "ms/step")
+			// CPU time (both workers, OpenBLAS included) stays meaningful
+			// on a shared machine.
+			b.ReportMetric((cpuSeconds()-c0)*1000/steps, "cpu-ms/step")
 		})
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/floats"
 
 	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/neighbors"
@@ -47,9 +46,16 @@ type Denoiser struct {
 	n, D, d int
 	h       float64
 	tg      *Tangents // nil: only StepSound is possible
-	vt      []float64 // tg.V with each reference's block transposed to d × D
+	order   []int32   // order[k]: the caller's index of stored reference k
+	vt      []float32 // tg.V in stored order, each block transposed to d × D
 	bl      blas.Float64
+	bl32    blas.Float32
 }
+
+// gramChunk is the number of references whose weighted tangent blocks are
+// gathered for one Ssyrk call when P_x is formed: 256·d rows of D float32
+// (200 KB at d = 2, D = 100) stay in L2 between the gather and the product.
+const gramChunk = 256
 
 // NewDenoiser returns a denoiser on the references y (n × D) with bandwidth
 // h and intrinsic dimension d. tg is their local PCA (LocalPCA with the
@@ -66,20 +72,36 @@ func NewDenoiser(y []float64, n, D int, h float64, d int, tg *Tangents) (*Denois
 	if tg != nil && (tg.N != n || tg.D != D || tg.Dim != d) {
 		return nil, fmt.Errorf("manifold: tangents are %d×%d×%d, must be n×D×d = %d×%d×%d: %w", tg.N, tg.D, tg.Dim, n, D, d, ErrInput)
 	}
-	ix, err := neighbors.New(y, n, D, neighbors.Choose(D, 0))
+	// The references are stored in chain order (as LocalPCA visits them),
+	// so the neighbours of a query, listed in increasing stored index, come
+	// in runs of consecutive rows: the weighted mean and the tangent
+	// gathers then read memory mostly sequentially.
+	bl := compute.Impl64()
+	axes, _ := globalAxes(bl, y, n, D, d)
+	order := chainOrder(y, n, D, axes)
+	ys := make([]float64, n*D)
+	for k, i := range order {
+		copy(ys[k*D:(k+1)*D], y[int(i)*D:(int(i)+1)*D])
+	}
+	ix, err := neighbors.New(ys, n, D, neighbors.Choose(D, 0))
 	if err != nil {
 		return nil, fmt.Errorf("manifold: denoiser: %w", err)
 	}
-	dn := &Denoiser{ix: ix, y: ix.Points(), n: n, D: D, d: d, h: h, tg: tg, bl: compute.Impl64()}
+	dn := &Denoiser{ix: ix, y: ix.Points(), n: n, D: D, d: d, h: h, tg: tg, order: order, bl: bl, bl32: compute.Impl()}
 	if tg != nil {
 		// Each tangent vector contiguous (d × D per reference): building the
-		// weighted basis of a query is then a scaled copy of whole rows.
-		dn.vt = make([]float64, len(tg.V))
-		for i := range n {
-			V, T := tg.Basis(i), dn.vt[i*d*D:(i+1)*d*D]
+		// weighted basis of a query is then a scaled copy of whole rows. In
+		// float32, so the Gram product P_x = UᵀU runs at single-precision
+		// speed and the gather reads half the bytes; its rounding (relative
+		// ~1e-6 after the float64 sum of the chunks) is far below any noise
+		// ς_P the budget gives and below the reported digits of the
+		// non-private ceiling.
+		dn.vt = make([]float32, len(tg.V))
+		for k, i := range order {
+			V, T := tg.Basis(int(i)), dn.vt[k*d*D:(k+1)*d*D]
 			for c := range D {
 				for l := range d {
-					T[l*D+c] = V[c*d+l]
+					T[l*D+c] = float32(V[c*d+l])
 				}
 			}
 		}
@@ -95,8 +117,11 @@ type Worker struct {
 	ew               *eigWork
 	alpha            []float64
 	u, p             []float64
+	u32, p32         []float32
+	r32, t32, acc32  []float32
 	b, r, tmp, start []float64
 	v                []float64
+	qs               []float64 // a task's queries as they were before its steps
 }
 
 // NewWorker returns a worker for dn.
@@ -120,7 +145,6 @@ func (dn *Denoiser) NewWorker() *Worker {
 // the non-private kinds).
 func (w *Worker) Step(x []float64, kind StepKind, nz Noise, rng *rand.Rand) (bool, error) {
 	dn := w.dn
-	D, d := dn.D, dn.d
 	if kind != StepSound && dn.tg == nil {
 		return false, fmt.Errorf("manifold: step kind %d needs the local PCA tangents: %w", kind, ErrInput)
 	}
@@ -128,6 +152,14 @@ func (w *Worker) Step(x []float64, kind StepKind, nz Noise, rng *rand.Rand) (boo
 	if err != nil {
 		return false, err
 	}
+	return w.step(x, idx, d2, kind, nz, rng)
+}
+
+// step is Step given the references idx within h of x and their squared
+// distances d2.
+func (w *Worker) step(x []float64, idx []int32, d2 []float64, kind StepKind, nz Noise, rng *rand.Rand) (bool, error) {
+	dn := w.dn
+	D, d := dn.D, dn.d
 	if kind != StepSound && len(idx) < d+1 {
 		return false, nil
 	}
@@ -151,46 +183,36 @@ func (w *Worker) Step(x []float64, kind StepKind, nz Noise, rng *rand.Rand) (boo
 	if S == 0 { // every neighbour exactly at distance h
 		return false, nil
 	}
-	clear(w.b)
-	for k, j := range idx {
-		floats.AddScaled(w.b, w.alpha[k]/S, dn.y[int(j)*D:(int(j)+1)*D])
-	}
+	w.weightedMean(idx, S)
 	if kind == StepPx {
-		// x ← b + Σ α_i V_i (V_iᵀ (x − b)), without the D × D matrix.
+		// x ← b + Σ α_i V_i V_iᵀ (x − b) = b + Uᵀ(U(x − b)), chunk by
+		// chunk, without the D × D matrix.
+		w.r32, w.t32 = grow(w.r32, D), grow(w.t32, min(len(idx), gramChunk)*d)
+		w.acc32 = grow(w.acc32, D)
 		for c := range D {
-			w.r[c] = x[c] - w.b[c]
+			w.r32[c] = float32(x[c] - w.b[c])
 		}
 		copy(x, w.b)
-		for k, j := range idx {
-			V := dn.tg.Basis(int(j))
-			a := w.alpha[k] / S
-			for l := range d {
-				var dot float64
-				for c := range D {
-					dot += V[c*d+l] * w.r[c]
-				}
-				dot *= a
-				for c := range D {
-					x[c] += dot * V[c*d+l]
-				}
+		for lo := 0; lo < len(idx); lo += gramChunk {
+			hi := min(len(idx), lo+gramChunk)
+			u := w.gather(idx[lo:hi], w.alpha[lo:hi], S)
+			rows := (hi - lo) * d
+			dn.bl32.Sgemv(blas.NoTrans, rows, D, 1, u, D, w.r32, 1, 0, w.t32[:rows], 1)
+			dn.bl32.Sgemv(blas.Trans, rows, D, 1, u, D, w.t32[:rows], 1, 0, w.acc32, 1)
+			for c, v := range w.acc32 {
+				x[c] += float64(v)
 			}
 		}
 		return true, nil
 	}
-	kd := len(idx) * d
-	w.u = grow(w.u, kd*D)
-	for k, j := range idx {
-		sa := math.Sqrt(w.alpha[k] / S)
-		floats.ScaleTo(w.u[k*d*D:(k+1)*d*D], sa, dn.vt[int(j)*d*D:(int(j)+1)*d*D])
-	}
-	w.dn.bl.Dgemm(blas.Trans, blas.NoTrans, D, D, kd, 1, w.u, D, w.u, D, 0, w.p, D)
+	w.gram(idx, S)
 	if kind == StepPaper {
 		addSymNoise(w.p, D, nz.Projector, rng)
 		for c := range D {
 			w.b[c] += nz.Mean * rng.NormFloat64()
 		}
 	}
-	w.warmStart(dn.tg.Basis(int(idx[best])))
+	w.warmStart(dn.tg.Basis(int(dn.order[idx[best]])))
 	if err := w.ew.topSubspace(w.v, w.p, D, d, w.start); err != nil {
 		return false, err
 	}
@@ -199,6 +221,68 @@ func (w *Worker) Step(x []float64, kind StepKind, nz Noise, rng *rand.Rand) (boo
 	}
 	project(x, w.b, w.v, w.r, w.tmp, D, d)
 	return true, nil
+}
+
+// weightedMean sets w.b to b_x = Σ α_i y_i (α_i = w.alpha[k]/S for the
+// references idx). idx is sorted and the references are stored in chain
+// order, so it falls into runs of consecutive rows, each summed by one
+// matrix–vector product that reads memory sequentially.
+func (w *Worker) weightedMean(idx []int32, S float64) {
+	dn := w.dn
+	D := dn.D
+	clear(w.b)
+	for lo := 0; lo < len(idx); {
+		hi := lo + 1
+		for hi < len(idx) && idx[hi] == idx[hi-1]+1 {
+			hi++
+		}
+		j := int(idx[lo])
+		dn.bl.Dgemv(blas.Trans, hi-lo, D, 1/S, dn.y[j*D:(j+hi-lo)*D], D, w.alpha[lo:hi], 1, 1, w.b, 1)
+		lo = hi
+	}
+}
+
+// gather returns the weighted tangent blocks √(a_k/S) V_jᵀ of the
+// references idx (at most gramChunk), stacked as a (len(idx)·d) × D
+// float32 matrix in w.u32.
+func (w *Worker) gather(idx []int32, a []float64, S float64) []float32 {
+	dn := w.dn
+	blk := dn.d * dn.D
+	u := grow(w.u32, len(idx)*blk)
+	w.u32 = u
+	clear(u)
+	for k, j := range idx {
+		sa := float32(math.Sqrt(a[k] / S))
+		dn.bl32.Saxpy(blk, sa, dn.vt[int(j)*blk:(int(j)+1)*blk], 1, u[k*blk:(k+1)*blk], 1)
+	}
+	return u
+}
+
+// gram sets w.p to P_x = Σ α_i V_i V_iᵀ = UᵀU: chunks of gramChunk
+// weighted tangent blocks are gathered in float32 and multiplied by Ssyrk,
+// the chunks' upper triangles summed in float64, and the lower triangle
+// mirrored.
+func (w *Worker) gram(idx []int32, S float64) {
+	dn := w.dn
+	D, d := dn.D, dn.d
+	w.p32 = grow(w.p32, D*D)
+	clear(w.p)
+	for lo := 0; lo < len(idx); lo += gramChunk {
+		hi := min(len(idx), lo+gramChunk)
+		u := w.gather(idx[lo:hi], w.alpha[lo:hi], S)
+		dn.bl32.Ssyrk(blas.Upper, blas.Trans, D, (hi-lo)*d, 1, u, D, 0, w.p32, D)
+		for r := range D {
+			row, row32 := w.p[r*D+r:(r+1)*D], w.p32[r*D+r:(r+1)*D]
+			for c, v := range row32 {
+				row[c] += float64(v)
+			}
+		}
+	}
+	for r := range D {
+		for c := r + 1; c < D; c++ {
+			w.p[c*D+r] = w.p[r*D+c]
+		}
+	}
 }
 
 // ipow returns x^k for k ≥ 0 by repeated squaring (the kernel's exponent
@@ -327,7 +411,13 @@ func (dn *Denoiser) Iterate(ctx context.Context, xs []float64, m int, kind StepK
 	if len(xs) != m*dn.D {
 		return 0, fmt.Errorf("manifold: queries have %d values, must be m·D = %d: %w", len(xs), m*dn.D, ErrInput)
 	}
-	const chunk = 8
+	if kind != StepSound && dn.tg == nil {
+		return 0, fmt.Errorf("manifold: step kind %d needs the local PCA tangents: %w", kind, ErrInput)
+	}
+	// A task's queries share one radius search: their distances to all
+	// references come from one matrix product, which reads the references
+	// once instead of once per query.
+	const chunk = 32
 	procs := runtime.GOMAXPROCS(0)
 	pool := make(chan *Worker, procs)
 	for range procs {
@@ -343,21 +433,25 @@ func (dn *Denoiser) Iterate(ctx context.Context, xs []float64, m int, kind StepK
 		g.Go(func() error {
 			w := <-pool
 			defer func() { pool <- w }()
-			for q := lo; q < min(m, lo+chunk); q++ {
+			hi := min(m, lo+chunk)
+			w.qs = grow(w.qs, (hi-lo)*dn.D)
+			copy(w.qs, xs[lo*dn.D:hi*dn.D])
+			return w.s.RadiusBatch(w.qs, hi-lo, dn.h, func(k int, idx []int32, d2 []float64) error {
 				if err := gctx.Err(); err != nil {
 					return err
 				}
+				q := lo + k
 				var rng *rand.Rand
 				if kind >= StepPaper {
 					rng = rand.New(rand.NewPCG(seed, noiseStream(track, t, q)))
 				}
-				ok, err := w.Step(xs[q*dn.D:(q+1)*dn.D], kind, nz, rng)
+				ok, err := w.step(xs[q*dn.D:(q+1)*dn.D], idx, d2, kind, nz, rng)
 				if err != nil {
 					return fmt.Errorf("query %d: %w", q, err)
 				}
 				moved[q] = ok
-			}
-			return nil
+				return nil
+			})
 		})
 	}
 	if err := g.Wait(); err != nil {
