@@ -55,6 +55,7 @@ type aeLearner struct {
 	epochs     int
 	seed       uint64
 	evalChunks int
+	gscale     float32 // 1 for the paper's mean over genes, G for the sum
 }
 
 func newAELearner(x compute.Matrix, p Params, seed uint64) (*aeLearner, error) {
@@ -66,7 +67,16 @@ func newAELearner(x compute.Matrix, p Params, seed uint64) (*aeLearner, error) {
 		return nil, fmt.Errorf("fed: autoencoder: %w", err)
 	}
 	return &aeLearner{x: x, cfg: cfg, server: append([]float32(nil), ae.Params...),
-		batch: p.Batch, epochs: p.LocalEpochs, seed: seed, evalChunks: rows}, nil
+		batch: p.Batch, epochs: p.LocalEpochs, seed: seed, evalChunks: rows, gscale: lossScale(p.Loss, x.Cols)}, nil
+}
+
+// lossScale is the factor from nn.MSE's per-cell mean over genes to the
+// configured reduction.
+func lossScale(l AELoss, genes int) float32 {
+	if l == AELossSum {
+		return float32(genes)
+	}
+	return 1
 }
 
 func (l *aeLearner) size() int        { return len(l.server) }
@@ -96,7 +106,8 @@ func (w *aeWorker) embedDim() int { return w.l.cfg.Latent }
 
 // local is ClientUpdate of PPML-Omics Algorithm 1: w ← w_t; one SGD step
 // per mini-batch of the client's shuffled cells for each local epoch (the
-// gradient of the batch's mean per-cell MSE); Δ = (w − w_t)/η.
+// gradient of the batch's mean per-cell loss: the MSE over genes, or its
+// sum with AELossSum); Δ = (w − w_t)/η.
 func (w *aeWorker) local(ctx context.Context, j job) (float64, error) {
 	l, ae := w.l, w.ae
 	copy(ae.Params, l.server)
@@ -118,7 +129,7 @@ func (w *aeWorker) local(ctx context.Context, j job) (float64, error) {
 				copy(xb.RawRowView(r), l.x.RawRowView(i))
 			}
 			ae.Forward(xb)
-			loss := float64(l.x.Cols) * nn.MSE(ae.OutputGrad(0), ae.Output(0), xb, float32(l.x.Cols))
+			loss := float64(l.gscale) * nn.MSE(ae.OutputGrad(0), ae.Output(0), xb, l.gscale)
 			if err := nn.CheckFinite("local loss", loss); err != nil {
 				return 0, fmt.Errorf("fed: round %d, client %d: %w", j.round, j.client+1, err)
 			}
@@ -141,7 +152,7 @@ func (w *aeWorker) local(ctx context.Context, j job) (float64, error) {
 }
 
 // embed encodes every cell with the server model and returns the mean
-// per-cell MSE of its reconstruction.
+// per-cell loss of its reconstruction.
 func (w *aeWorker) embed(dst []float64) (int, float64) {
 	l, ae := w.l, w.ae
 	copy(ae.Params, l.server)
@@ -151,7 +162,7 @@ func (w *aeWorker) embed(dst []float64) (int, float64) {
 		r := min(l.evalChunks, n-s)
 		in := l.x.View(s, 0, r, l.x.Cols)
 		ae.Forward(in)
-		total += float64(l.x.Cols) * nn.MSE(ae.OutputGrad(0), ae.Output(0), in, 1)
+		total += float64(l.gscale) * nn.MSE(ae.OutputGrad(0), ae.Output(0), in, 1)
 		z := ae.Latent()
 		for i := range r {
 			for c, v := range z.RawRowView(i) {

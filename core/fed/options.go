@@ -13,6 +13,7 @@ import (
 //	split            iid | equal | noniid:S | dirichlet:A
 //	local_epochs     local epochs per round
 //	batch            local mini-batch size
+//	loss             mean | sum (the autoencoder's squared error over genes)
 //	protocol         swap | fisher-yates (PPML-Omics' randomization)
 //	trusted_shuffle  true | false
 //	clusters         k of k-means (default: the number of classes)
@@ -43,6 +44,8 @@ func ParamsFromOptions(opts map[string]string) (Params, error) {
 			p.Clusters, err = strconv.Atoi(v)
 		case "eval_every":
 			p.EvalEvery, err = strconv.Atoi(v)
+		case "loss":
+			p.Loss, err = ParseAELoss(v)
 		case "protocol":
 			p.Protocol, err = ParseProtocol(v)
 		case "divergence":
@@ -62,7 +65,7 @@ func ParamsFromOptions(opts map[string]string) (Params, error) {
 		case "divergence_alpha":
 			p.DivergenceAlpha, err = strconv.ParseFloat(v, 64)
 		default:
-			return Params{}, configErr("option "+strconv.Quote(key), v, "one of split, local_epochs, batch, protocol, trusted_shuffle, clusters, eval_every, mask, ema_decay, no_ema, momentum, weight_decay, divergence, divergence_alpha")
+			return Params{}, configErr("option "+strconv.Quote(key), v, "one of split, local_epochs, batch, loss, protocol, trusted_shuffle, clusters, eval_every, mask, ema_decay, no_ema, momentum, weight_decay, divergence, divergence_alpha")
 		}
 		if err != nil {
 			return Params{}, configErr("option "+key, v, "a valid value ("+err.Error()+")")

@@ -130,6 +130,43 @@ func ParseDivergence(s string) (Divergence, error) {
 	return 0, configErr("divergence rule", fmt.Sprintf("%q", s), "fedema, printed or off")
 }
 
+// AELoss is the reduction of the autoencoder's squared error.
+type AELoss int
+
+const (
+	// AELossMean is the paper's MSE (the authors' torch nn.MSELoss): the
+	// squared error averaged over genes, then over the cells of a batch.
+	// The default.
+	AELossMean AELoss = iota
+	// AELossSum sums the squared error over genes (then averages over the
+	// cells of a batch): the same as AELossMean with the learning rate
+	// multiplied by the number of genes. At lr 1e-3 on 2,000 scaled genes
+	// it diverges in centralised training on yan (docs/RESULTS.md,
+	// "Federated methods").
+	AELossSum
+)
+
+// String returns "mean" or "sum".
+func (l AELoss) String() string {
+	switch l {
+	case AELossMean:
+		return "mean"
+	case AELossSum:
+		return "sum"
+	}
+	return fmt.Sprintf("AELoss(%d)", int(l))
+}
+
+// ParseAELoss reads "mean" or "sum".
+func ParseAELoss(s string) (AELoss, error) {
+	for _, l := range []AELoss{AELossMean, AELossSum} {
+		if l.String() == s {
+			return l, nil
+		}
+	}
+	return 0, configErr("autoencoder loss", fmt.Sprintf("%q", s), "mean or sum")
+}
+
 // Defaults (docs/METHODS.md §3–4).
 const (
 	DefaultRoundsAE        = 5     // E of PPML-Omics
@@ -187,6 +224,9 @@ type Params struct {
 	// DefaultHidden and DefaultLatent.
 	Hidden []int
 	Latent int
+	// Loss is the reduction of the autoencoder's squared error; the zero
+	// value is the paper's AELossMean.
+	Loss AELoss
 	// Protocol is PPML-Omics' DR protocol; the zero value is ProtocolSwap.
 	Protocol Protocol
 	// TrustedShuffle declares that the DR permutation is drawn by a trusted
@@ -298,6 +338,9 @@ func (p Params) Validate(v Variant) error {
 	}
 	if p.Protocol != ProtocolSwap && p.Protocol != ProtocolFisherYates {
 		return configErr("DR protocol", int(p.Protocol), "swap or fisher-yates")
+	}
+	if p.Loss != AELossMean && p.Loss != AELossSum {
+		return configErr("autoencoder loss", int(p.Loss), "mean or sum")
 	}
 	if p.Divergence < DivergenceFedEMA || p.Divergence > DivergenceOff {
 		return configErr("divergence rule", int(p.Divergence), "fedema, printed or off")

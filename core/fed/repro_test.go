@@ -97,7 +97,7 @@ func TestFedAvgIdenticalClients(t *testing.T) {
 	}
 	for range 3 {
 		ae.Forward(xb)
-		nn.MSE(ae.OutputGrad(0), ae.Output(0), xb, float32(x.Cols)) // the paper's loss: Σ over genes
+		nn.MSE(ae.OutputGrad(0), ae.Output(0), xb, 1) // the paper's loss: mean over genes
 		ae.Backward()
 		ae.AccumulateGrads(0)
 		compute.Scal(1/float32(len(cells)), ae.Grads)

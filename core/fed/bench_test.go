@@ -1,0 +1,153 @@
+package fed
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/datasets"
+)
+
+// benchEngine runs a function with the run's Control, so that a benchmark
+// can drive a sim round by round.
+type benchEngine struct {
+	f func(ctx context.Context, ctl *core.Control) error
+}
+
+func (e benchEngine) Run(ctx context.Context, ctl *core.Control) error { return e.f(ctx, ctl) }
+
+var (
+	benchOnce sync.Once
+	benchData *datasets.Preprocessed
+	benchErr  error
+	benchEng  = make(chan benchEngine, 1)
+)
+
+const benchMethod = "fed-bench"
+
+func init() {
+	core.Register(benchMethod, func(core.Config) (core.Engine, error) { return <-benchEng, nil })
+}
+
+// defaultData is builtin:default after datasets.DefaultPreprocessConfig()
+// (2,000 cells × 1,942 genes, 8 types), loaded once.
+func defaultData(b *testing.B) *datasets.Preprocessed {
+	b.Helper()
+	benchOnce.Do(func() {
+		raw, err := datasets.Builtin("default")
+		if err != nil {
+			benchErr = err
+			return
+		}
+		benchData, benchErr = datasets.Preprocess(raw, datasets.DefaultPreprocessConfig())
+	})
+	if benchErr != nil {
+		b.Fatal(benchErr)
+	}
+	return benchData
+}
+
+// BenchmarkRound times one federated round with K = 10 clients on the
+// default data set: every client's local epoch(s) on parallel goroutines,
+// their privatisation, the aggregation and the server step (the
+// per-round evaluation — server loss, k-means, metrics — is excluded; see
+// BenchmarkEvaluate). OpenBLAS runs single-threaded as in Engine.Run.
+//
+//	go test -run '^$' -bench 'Round|Evaluate' -benchtime 3x ./core/fed/
+func BenchmarkRound(b *testing.B) {
+	cases := []struct {
+		name string
+		v    Variant
+		mode core.Mode
+	}{
+		{"fl", FL, core.ModeNonPrivate},
+		{"ppml-omics-paper", PPMLOmics, core.ModePaper},
+		{"fedsc", FedSC, core.ModeNonPrivate},
+	}
+	for _, c := range cases {
+		b.Run(c.name+"/K=10", func(b *testing.B) {
+			benchSim(b, c.v, c.mode, func(ctx context.Context, s *sim) error {
+				b.ResetTimer()
+				for r := 1; r <= b.N; r++ {
+					if err := s.clientsRound(ctx, r); err != nil {
+						return err
+					}
+					if err := s.serverStep(ctx, r); err != nil {
+						return err
+					}
+				}
+				b.StopTimer()
+				sec := b.Elapsed().Seconds() / float64(b.N)
+				b.ReportMetric(sec, "s/round")
+				b.ReportMetric(1/sec, "rounds/s")
+				return nil
+			})
+		})
+	}
+}
+
+// BenchmarkEvaluate times one evaluation of the server model on every cell
+// (embedding and server loss, k-means, ARI/NMI/ACC/JI, silhouette, the 2-D
+// projection) on the default data set.
+func BenchmarkEvaluate(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		v    Variant
+	}{{"autoencoder", FL}, {"fedsc", FedSC}} {
+		b.Run(c.name, func(b *testing.B) {
+			benchSim(b, c.v, core.ModeNonPrivate, func(ctx context.Context, s *sim) error {
+				b.ResetTimer()
+				for r := 1; r <= b.N; r++ {
+					if err := s.evaluate(ctx, r); err != nil {
+						return err
+					}
+				}
+				b.StopTimer()
+				b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/eval")
+				return nil
+			})
+		})
+	}
+}
+
+// benchSim builds a sim of variant v with K = 10 on the default data set
+// inside a run and calls f with it.
+func benchSim(b *testing.B, v Variant, mode core.Mode, f func(context.Context, *sim) error) {
+	b.Helper()
+	d := defaultData(b)
+	cfg := core.Config{Data: "builtin:default", Method: benchMethod, Mode: mode, SampleRate: 1, Seed: 1, Clients: 10,
+		Epochs: []int{1 << 20}}
+	if mode != core.ModeNonPrivate {
+		cfg.Delta, cfg.Clip, cfg.Epsilon = 1e-5, 5, 5
+	}
+	e, err := New(cfg, v, Params{Data: d})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	benchEng <- benchEngine{f: func(ctx context.Context, ctl *core.Control) error {
+		s, err := e.newSim(ctl, d)
+		if err != nil {
+			return err
+		}
+		if info, err := compute.Init(); err == nil && info.Threads > 1 {
+			_ = compute.SetThreads(1)
+			defer func() { _ = compute.SetThreads(info.Threads) }()
+		}
+		b.StartTimer()
+		return f(ctx, s)
+	}}
+	run, err := core.StartWith(context.Background(), cfg, core.Options{})
+	if err != nil {
+		<-benchEng
+		b.Fatal(err)
+	}
+	for ev := range run.Events() {
+		if e, ok := ev.(core.ErrorEvent); ok {
+			b.Errorf("run failed: %v", e.Err)
+		}
+	}
+	run.Wait()
+}
