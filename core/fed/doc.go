@@ -76,4 +76,10 @@
 // (the split is redrawn, a new ledger segment and stage begin, FedSC's
 // clients restart from the global model), σ, C, the ε target, δ and the
 // learning rate between rounds.
+//
+// Every split (the first and each redraw) opens a core.StageEvent whose
+// Name is a title line — "fl, K = 30 clients, equal split (3 cells per
+// client)" — followed by one line per client from datasets.Split.Describe
+// ("client 1: 3 cells, 2 classes (zygote, 2cell)"); the dashboard shows
+// them. A client left with no cell is reported in a core.WarningEvent.
 package fed

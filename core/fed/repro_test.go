@@ -126,10 +126,12 @@ func TestLiveClients(t *testing.T) {
 	stages, applied := 0, false
 	var lastParts int
 	var comps []core.NamedValue
+	var split []string
 	for _, ev := range evs {
 		switch ev := ev.(type) {
 		case core.StageEvent:
 			stages++
+			split = strings.Split(ev.Name, "\n")
 		case core.PatchEvent:
 			applied = applied || (ev.Applied && ev.Step == 2 && *ev.Patch.Clients == 3)
 		case core.StepEvent:
@@ -140,6 +142,10 @@ func TestLiveClients(t *testing.T) {
 	}
 	if stages != 2 || !applied || lastParts != 3 {
 		t.Errorf("stages %d, applied %v, last step with %d clients; want 2, true, 3", stages, applied, lastParts)
+	}
+	// the last stage names the split: a title, then one line per client
+	if len(split) != 4 || !strings.Contains(split[0], "K = 3 clients") || !strings.HasPrefix(split[3], "client 3: ") || !strings.Contains(split[3], "cells") {
+		t.Errorf("stage name after K = 3: %q, want a title and 3 client lines", split)
 	}
 	var names []string
 	for _, c := range comps {

@@ -126,7 +126,7 @@ func (s *sim) redraw(k, round int) error {
 		s.ctl.Emit(core.WarningEvent{Message: "client split: " + n})
 	}
 	s.ctl.Emit(core.StageEvent{Stage: s.segment, Steps: s.e.rounds - round + 1,
-		Name: fmt.Sprintf("%s, K = %d clients, %s split (%s)", s.e.v.Name(), k, cfg, sizeRange(sp.Sizes()))})
+		Name: fmt.Sprintf("%s, K = %d clients, %s split (%s)\n%s", s.e.v.Name(), k, cfg, sizeRange(sp.Sizes()), s.describe())})
 	return nil
 }
 
@@ -142,9 +142,9 @@ func sizeRange(sz []int) string {
 	return fmt.Sprintf("%d–%d cells per client", lo, hi)
 }
 
-// Split returns the description of the current split, one line per
-// client (for display).
-func (s *sim) describe() string { return strings.Join(s.split.Describe(s.d.Classes), "; ") }
+// describe returns the current split, one line per client ("client 1: 250
+// cells, 2 classes (B, T)"), for the StageEvent.
+func (s *sim) describe() string { return strings.Join(s.split.Describe(s.d.Classes), "\n") }
 
 // run is the round loop.
 func (s *sim) run(ctx context.Context) error {
