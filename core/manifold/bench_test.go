@@ -30,13 +30,17 @@ func BenchmarkEndToEnd(b *testing.B) {
 		kind string
 		D, n int
 		s    float64
+		np   NonPrivateVariant
 	}{
-		{"sphere", 20, 30000, 0.3},
-		{"sphere", 100, 30000, 0.3},
-		{"circle", 0, 10000, 0.1},
+		{"sphere", 20, 30000, 0.3, NonPrivateEigProj},
+		{"sphere", 100, 30000, 0.3, NonPrivateEigProj},
+		// The peer's own pair of tracks: its non-private track is P_x as
+		// it is (no eigenprojection).
+		{"sphere", 100, 30000, 0.3, NonPrivatePx},
+		{"circle", 0, 10000, 0.1, NonPrivateEigProj},
 	} {
-		b.Run(fmt.Sprintf("%s_D%d_n%d", c.kind, c.D, c.n), func(b *testing.B) {
-			spec := fmt.Sprintf("manifold:%s?D=%d&n=%d&queries=1000&sigma=%g&T=2", c.kind, c.D, c.n, c.s)
+		b.Run(fmt.Sprintf("%s_D%d_n%d_np%s", c.kind, c.D, c.n, c.np), func(b *testing.B) {
+			spec := fmt.Sprintf("manifold:%s?D=%d&n=%d&queries=1000&sigma=%g&T=2&nonprivate=%s", c.kind, c.D, c.n, c.s, c.np)
 			cfg := core.Config{Data: spec, Method: MethodName, Mode: core.ModePaper, Epsilon: 1, Delta: 0.1, Clip: 1, SampleRate: 1}
 			cfg.Method = testMethod
 			for b.Loop() {

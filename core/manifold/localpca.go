@@ -79,8 +79,8 @@ func checkGeometry(h float64, d, D int) error {
 // segment the raw moments Σ(y_j − a), Σ(y_j − a)(y_j − a)ᵀ about the
 // segment's first reference a are updated from one reference to the next
 // by the symmetric difference of their neighbour sets (sorted lists,
-// merged), one Dgemm [added; removed]ᵀ[added; −removed] — a few per cent of
-// the neighbourhood for nearby centres instead of all of it — and
+// merged), two rank-k updates (Dsyrk) for the added and the removed — a
+// few per cent of the neighbourhood for nearby centres instead of all of it — and
 // recomputed from scratch when that is cheaper. The top-d subspace comes
 // from block subspace iteration warm-started at the previous reference's
 // (see topSubspace; exact to angle 1e-10, LAPACK's Dsyev for D ≤ 16 or on
@@ -95,17 +95,20 @@ func LocalPCA(ctx context.Context, y []float64, n, D int, h float64, d int) (*Ta
 	if err := checkGeometry(h, d, D); err != nil {
 		return nil, err
 	}
-	ix, err := neighbors.New(y, n, D, neighbors.Choose(D, 0))
-	if err != nil {
-		return nil, fmt.Errorf("manifold: local PCA: %w", err)
-	}
-	return localPCA(ctx, ix, y, n, D, h, d)
-}
-
-func localPCA(ctx context.Context, ix *neighbors.Index, y []float64, n, D int, h float64, d int) (*Tangents, error) {
 	bl := compute.Impl64()
 	axes, start := globalAxes(bl, y, n, D, d)
 	order := chainOrder(y, n, D, axes)
+	// The references are searched and gathered in chain order: a
+	// neighbour list, sorted by stored index, then falls into runs of
+	// consecutive rows, read sequentially.
+	ys := make([]float64, n*D)
+	for k, i := range order {
+		copy(ys[k*D:(k+1)*D], y[int(i)*D:(int(i)+1)*D])
+	}
+	ix, err := neighbors.New(ys, n, D, neighbors.Choose(D, 0))
+	if err != nil {
+		return nil, fmt.Errorf("manifold: local PCA: %w", err)
+	}
 	t := &Tangents{N: n, D: D, Dim: d, H: h, V: make([]float64, n*D*d), Count: make([]int32, n)}
 	nseg := (n + segmentLen - 1) / segmentLen
 	g, gctx := errgroup.WithContext(ctx)
@@ -126,7 +129,7 @@ func localPCA(ctx context.Context, ix *neighbors.Index, y []float64, n, D int, h
 				return err
 			}
 			lo, hi := sgi*segmentLen, min(n, (sgi+1)*segmentLen)
-			return w.segment(t, y, D, h, d, order[lo:hi], start)
+			return w.segment(t, ys, D, h, d, order, lo, hi, start)
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -150,19 +153,18 @@ type pcaWorker struct {
 	bl       blas.Float64
 	qs       []float64
 	lists    [][]int32
-	m, c     []float64 // D × D
+	m, c     []float64 // D × D (m: upper triangle only)
 	sum, a   []float64 // D
-	g, g2    []float64 // rows × D
+	g        []float64 // rows × D
 	add, rem []int32
 }
 
-// segment computes the tangents of the references in seg (chain order).
-func (w *pcaWorker) segment(t *Tangents, y []float64, D int, h float64, d int, seg []int32, start []float64) error {
-	L := len(seg)
+// segment computes the tangents of the stored references lo..hi−1 (y is
+// in chain order; order maps a stored index to the caller's).
+func (w *pcaWorker) segment(t *Tangents, y []float64, D int, h float64, d int, order []int32, lo, hi int, start []float64) error {
+	L := hi - lo
 	w.qs = grow(w.qs, L*D)
-	for k, i := range seg {
-		copy(w.qs[k*D:(k+1)*D], y[int(i)*D:(int(i)+1)*D])
-	}
+	copy(w.qs, y[lo*D:hi*D])
 	if len(w.lists) < L {
 		w.lists = append(w.lists, make([][]int32, L-len(w.lists))...)
 	}
@@ -177,17 +179,18 @@ func (w *pcaWorker) segment(t *Tangents, y []float64, D int, h float64, d int, s
 	w.sum, w.a = grow(w.sum, D), grow(w.a, D)
 	copy(w.a, w.qs[:D])
 	var prev []int32
-	for k, i := range seg {
+	for k := range L {
+		i := order[lo+k]
 		cur := w.lists[k]
 		if k == 0 || !w.update(y, D, prev, cur) {
 			w.full(y, D, cur)
 		}
 		prev = cur
 		kk := float64(len(cur))
-		for r := range D {
+		for r := range D { // w.m holds the upper triangle
 			mr := w.sum[r] / kk
 			for s := r; s < D; s++ {
-				v := (w.m[r*D+s]+w.m[s*D+r])/(2*kk) - mr*w.sum[s]/kk
+				v := w.m[r*D+s]/kk - mr*w.sum[s]/kk
 				w.c[r*D+s], w.c[s*D+r] = v, v
 			}
 		}
@@ -212,7 +215,7 @@ func (w *pcaWorker) full(y []float64, D int, cur []int32) {
 			w.sum[s] += v
 		}
 	}
-	w.bl.Dgemm(blas.Trans, blas.NoTrans, D, D, len(cur), 1, w.g, D, w.g, D, 0, w.m, D)
+	w.bl.Dsyrk(blas.Upper, blas.Trans, D, len(cur), 1, w.g, D, 0, w.m, D)
 }
 
 // update moves the moments from the set prev to cur by their symmetric
@@ -241,7 +244,7 @@ func (w *pcaWorker) update(y []float64, D int, prev, cur []int32) bool {
 	if r == 0 {
 		return true
 	}
-	w.g, w.g2 = grow(w.g, r*D), grow(w.g2, r*D)
+	w.g = grow(w.g, r*D)
 	for q := range r {
 		j, sgn := int32(0), 1.0
 		if q < len(w.add) {
@@ -250,14 +253,21 @@ func (w *pcaWorker) update(y []float64, D int, prev, cur []int32) bool {
 			j, sgn = w.rem[q-len(w.add)], -1
 		}
 		row := y[int(j)*D : (int(j)+1)*D]
-		g, g2 := w.g[q*D:(q+1)*D], w.g2[q*D:(q+1)*D]
+		g := w.g[q*D : (q+1)*D]
 		for s, v := range row {
 			x := v - w.a[s]
-			g[s], g2[s] = x, sgn*x
+			g[s] = x
 			w.sum[s] += sgn * x
 		}
 	}
-	w.bl.Dgemm(blas.Trans, blas.NoTrans, D, D, r, 1, w.g, D, w.g2, D, 1, w.m, D)
+	// Upper triangle: + Σ_added g gᵀ − Σ_removed g gᵀ, two rank-k updates
+	// (half the work of one product [added; removed]ᵀ[added; −removed]).
+	if a := len(w.add); a > 0 {
+		w.bl.Dsyrk(blas.Upper, blas.Trans, D, a, 1, w.g, D, 1, w.m, D)
+	}
+	if a := len(w.add); r > a {
+		w.bl.Dsyrk(blas.Upper, blas.Trans, D, r-a, -1, w.g[a*D:], D, 1, w.m, D)
+	}
 	return true
 }
 
