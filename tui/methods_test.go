@@ -247,3 +247,33 @@ func TestDPMDLiveFieldsSendOptionPatches(t *testing.T) {
 		t.Errorf("config options %v, want h=0.7 and d=2", o)
 	}
 }
+
+// TestClientSplitShown feeds a federated run whose K changes from 4 to 3
+// at round 3: the Run pane lists the client counts over the run, marks the
+// change and shows cells and classes per client of the current split.
+func TestClientSplitShown(t *testing.T) {
+	m := selectMethod(t, sized(t, testModel(t, ""), 160, 48), "FL")
+	three := 3
+	evs := []core.Event{core.StageEvent{Stage: 1, Steps: 5, Name: "fl, K = 4 clients, equal split (25 cells per client)\n" +
+		"client 1: 25 cells, 2 classes (A, B)\nclient 2: 25 cells, 2 classes (A, B)\nclient 3: 25 cells, 1 classes (C)\nclient 4: 25 cells, 1 classes (D)"}}
+	for r := 1; r <= 5; r++ {
+		if r == 3 {
+			evs = append(evs, core.PatchEvent{Patch: core.Patch{Clients: &three}, Step: 3, Applied: true},
+				core.StageEvent{Stage: 2, Steps: 3, Name: "fl, K = 3 clients, equal split (33–34 cells per client)\n" +
+					"client 1: 34 cells, 3 classes (A, B, C)\nclient 2: 33 cells, 2 classes (B, D)\nclient 3: 33 cells, 2 classes (A, D)"})
+		}
+		evs = append(evs, core.StepEvent{Stage: 1 + r/3, Epoch: r, Step: r, Loss: 1 / float64(r)})
+	}
+	m = feed(t, m, 1, append(evs, core.DoneEvent{}))
+	view := text(m)
+	for _, want := range []string{"clients", "round 1: K = 4, equal",
+		"▼ round 3: K = 3, equal", "1: 34 cells, 3 classes (A, B, C)", "3: 33 cells, 2 classes (A, D)"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("view lacks %q:\n%s", want, view)
+		}
+	}
+	if strings.Contains(view, "4: 25 cells") {
+		t.Error("the view still lists the first split's client 4")
+	}
+	checkFits(t, m.View().Content, 160, 48)
+}

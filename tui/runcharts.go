@@ -45,6 +45,13 @@ type runCharts struct {
 	lastPatch  string
 	metrics    []core.NamedValue
 
+	// split is a federated run's current client split, one line per
+	// client, and segments its client counts over the run ("round 1: K =
+	// 30 clients, …"), one per split; the first is the initial one, each
+	// later one a change of K.
+	split    []string
+	segments []string
+
 	family  Family // the engine family of the last run (or the chosen method)
 	label   string // the method's label
 	started bool   // a run has started
@@ -83,6 +90,7 @@ func (rc *runCharts) reset(cfg core.Config, pr Params) {
 	}
 	rc.guarantee, rc.budget, rc.emb = nil, nil, nil
 	rc.stage, rc.lastPatch, rc.metrics = "", "", nil
+	rc.split, rc.segments = nil, nil
 	rc.lastStep, rc.lastLoss = 0, 0
 	rc.totalSteps, rc.epochs = pr.plannedSteps(), pr.Epochs
 	rc.started, rc.private = true, cfg.Mode != core.ModeNonPrivate
@@ -109,7 +117,20 @@ func (rc *runCharts) observe(ev core.Event) {
 	st := rc.c.Styles
 	switch ev := ev.(type) {
 	case core.StageEvent:
-		rc.stage = fmt.Sprintf("stage %d %s", ev.Stage, ev.Name)
+		// a federated stage's name is a title line, then the client split
+		title, rest, _ := strings.Cut(ev.Name, "\n")
+		rc.stage = fmt.Sprintf("stage %d %s", ev.Stage, title)
+		if rc.family == FamilyFed {
+			rc.split = nil
+			if rest != "" {
+				rc.split = strings.Split(rest, "\n")
+			}
+			// "fl, K = 30 clients, equal split (3 cells per client)" →
+			// "round 1: K = 30, equal"
+			_, k, _ := strings.Cut(title, ", ")
+			k, _, _ = strings.Cut(strings.Replace(k, " clients,", ",", 1), " split")
+			rc.segments = append(rc.segments, fmt.Sprintf("%s %d: %s", rc.family.stepWord(), rc.lastStep+1, k))
+		}
 		rc.planStages(ev)
 	case core.StepEvent:
 		rc.lastStep, rc.lastLoss = ev.Step, ev.Loss

@@ -317,6 +317,9 @@ func (p *runPane) summary(w int) string {
 		lines = append(lines, st.Warn.Render("⚠ metrics: true labels, not covered"))
 	}
 	lines = append(lines, st.Muted.Render("s start  p pause  x stop  r restart"))
+	if v.Family() == FamilyFed {
+		lines = append(lines, p.clientLines()...)
+	}
 	for i, l := range lines {
 		lines[i] = truncate(l, w)
 	}
@@ -327,4 +330,27 @@ func (p *runPane) summary(w int) string {
 func (p *runPane) spentEvents() []accountant.Event {
 	spent, _ := p.sched.split(p.params)
 	return spent
+}
+
+// clientLines shows a federated run's client split under the controls:
+// its client counts over the run, a change of K marked ▼, then cells and
+// classes per client (what does not fit the pane's height is cut).
+func (p *runPane) clientLines() []string {
+	st := p.c.Styles
+	rc := &p.charts
+	if len(rc.segments) == 0 {
+		return nil
+	}
+	lines := []string{"", st.Label.Render("clients")}
+	for i, seg := range rc.segments {
+		if i == 0 {
+			lines = append(lines, st.Muted.Render(seg))
+		} else {
+			lines = append(lines, st.Marker.Render("▼ "+seg))
+		}
+	}
+	for _, l := range rc.split {
+		lines = append(lines, st.Muted.Render(strings.TrimPrefix(l, "client ")))
+	}
+	return lines
 }
