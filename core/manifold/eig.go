@@ -35,21 +35,33 @@ func blockSize(D, d int) int { return min(D, d+max(2, d)) }
 
 // topSubspace writes into v (D × d, row-major, orthonormal columns) a basis
 // of the top-d invariant subspace of the symmetric D × D matrix c (c is not
-// modified). For D ≤ eigDirectMx it calls LAPACK's Dsyev. Otherwise it runs
+// modified). For D ≤ eigDirectMx, or a block of a third of D or more, it
+// calls LAPACK's Dsyev. Otherwise it runs
 // block subspace iteration with Rayleigh–Ritz (Saad, Numerical Methods for
 // Large Eigenvalue Problems, 2011, §5.2) on a block of b = blockSize(D, d)
 // columns started from start (D × b; nil or a zero column: fixed unit
 // vectors), stopping when the Ritz residual R of the top d satisfies
 // ‖R‖_F ≤ eigTol·(θ_d − θ_{d+1}) — by the Davis–Kahan sin Θ theorem the
 // subspace is then within angle eigTol of the exact one — and falling back
-// to Dsyev after eigMaxIter iterations. The final block (D × b) is left in
+// to Dsyev when the residual's observed rate of decrease predicts more work
+// than Dsyev, when it stops decreasing or the gap closes, or after
+// eigMaxIter iterations. The final block (D × b) is left in
 // w.q for the next call's start. Only the subspace is defined when
 // λ_d = λ_(d+1); v is then one basis of one of them.
 func (w *eigWork) topSubspace(v, c []float64, D, d int, start []float64) error {
-	if D <= eigDirectMx {
+	b := blockSize(D, d)
+	if D <= eigDirectMx || 3*b > D {
+		// A block of a third of D or more costs about as much per iteration
+		// as the full solver costs once.
 		return w.direct(v, c, D, d)
 	}
-	b := blockSize(D, d)
+	// Flop counts of one iteration (two D×D×b and two D×b×b products, the
+	// b×b eigensolve, two Gram–Schmidt passes) and of the full solver
+	// (about 9D³ for the tridiagonal QL with vectors), to give up early on
+	// a slowly converging case instead of iterating eigMaxIter times.
+	iterCost := float64(2*D*D*b + 4*D*b*b + 9*b*b*b)
+	directCost := float64(9 * D * D * D)
+	prevRes := math.Inf(1)
 	w.q = grow(w.q, D*b)
 	w.z = grow(w.z, D*b)
 	w.x = grow(w.x, D*b)
@@ -100,13 +112,27 @@ func (w *eigWork) topSubspace(v, c []float64, D, d int, start []float64) error {
 		if b == d {
 			gap = w.w[d-1]
 		}
-		if math.Sqrt(res) <= eigTol*gap {
+		res = math.Sqrt(res)
+		if res <= eigTol*gap {
 			for i := range D {
 				copy(v[i*d:(i+1)*d], w.x[i*b:i*b+d])
 			}
 			copy(w.q, w.x)
 			return nil
 		}
+		// The residual shrinks by about rate per iteration: if the
+		// iterations still needed cost more than the full solver, use it.
+		if !(gap > 0) {
+			break
+		}
+		if rate := res / prevRes; rate < 1 {
+			if need := math.Log(eigTol*gap/res) / math.Log(rate); need*iterCost > directCost {
+				break
+			}
+		} else if !math.IsInf(prevRes, 1) {
+			break
+		}
+		prevRes = res
 		copy(w.q, w.ax)
 		orthonormalize(w.q, D, b)
 	}
