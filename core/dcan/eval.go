@@ -41,6 +41,15 @@ func (m *model) encodeAll(e *embedding) {
 	for i, v := range e.z.Data[:m.n*m.latent] {
 		e.z64[i] = float64(v)
 	}
+	if m.center {
+		mean := make([]float64, m.latent)
+		for i, v := range e.z64[:m.n*m.latent] {
+			mean[i%m.latent] += v
+		}
+		for j, v := range mean {
+			m.zbar[j] = float32(v / float64(m.n))
+		}
+	}
 }
 
 // refreshTarget recomputes the Student-t assignments of the current
@@ -68,8 +77,8 @@ func (m *model) setCentroids(c []float64) {
 
 // kmeansCentroids sets the centroids by (non-private) k-means on the
 // current embeddings and returns its labels.
-func (m *model) kmeansCentroids(ctx context.Context, e *embedding, seed uint64) ([]int, error) {
-	res, err := cluster.KMeans(ctx, e.z64, m.n, m.latent, cluster.KMeansConfig{K: m.k, NInit: 10, Seed: seed})
+func (m *model) kmeansCentroids(ctx context.Context, e *embedding, seed uint64, restarts int) ([]int, error) {
+	res, err := cluster.KMeans(ctx, e.z64, m.n, m.latent, cluster.KMeansConfig{K: m.k, NInit: restarts, Seed: seed})
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,7 @@ func Reading(mode core.Mode, layers core.LayerRange, c Circumstances) (core.Guar
 		pre = "preprocessing (gene selection, per-gene mean and sd, median size factor) and the initial bias of the ZINB mean head (log of each gene's mean size-normalised count, a departure from the paper)"
 	}
 	outside := []string{
-		"release outside the ledger: k-means centroids computed from the private stage-1 embeddings without noise, re-set every few epochs and trained with un-noised, unclipped gradients",
+		"release outside the ledger: k-means centroids computed from the private stage-1 embeddings without noise (in paper mode re-set every few epochs) and trained with un-noised, unclipped gradients",
 		"release outside the ledger: the DEC target uses the cluster frequencies f_j = Σ_i q_ij of every cell without noise, so each cell's loss depends on all the others",
 		"release outside the ledger: " + pre + " uses all cells without noise",
 	}

@@ -17,10 +17,11 @@ import (
 //	act             tanh | relu
 //	rho             ρ of stage 1
 //	mask            the masking probability of the views
+//	init_restarts   k-means++ restarts of the stage-2 centroids
 //	reset_every     epochs between k-means re-sets of the centroids (negative: never)
 //	denoise         true | false: stage 1 reconstructs from a masked copy
 //	gene_mean_init  true | false (false is NoGeneMeanInit)
-var OptionKeys = []string{"act", "denoise", "gene_mean_init", "k", "mask", "reset_every", "rho"}
+var OptionKeys = []string{"act", "denoise", "gene_mean_init", "init_restarts", "k", "mask", "reset_every", "rho"}
 
 // applyKeys sets the fields of o named by kv (core.Config.Options). An
 // unknown key or a value that does not parse is an error wrapping
@@ -50,6 +51,8 @@ func applyKeys(o Options, kv map[string]string) (Options, error) {
 			o.Rho, err = strconv.ParseFloat(v, 64)
 		case "mask":
 			o.MaskProb, err = strconv.ParseFloat(v, 64)
+		case "init_restarts":
+			o.InitRestarts, err = strconv.Atoi(v)
 		case "reset_every":
 			o.ResetEvery, err = strconv.Atoi(v)
 		case "denoise":

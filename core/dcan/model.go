@@ -38,7 +38,10 @@ type model struct {
 
 	rho     float64
 	beta    [3]float64
-	denoise bool // stage 1 reconstructs the counts from a masked copy of the input
+	denoise bool           // stage 1 reconstructs the counts from a masked copy of the input
+	center  bool           // the instance loss compares views minus zbar
+	zbar    []float32      // latent mean over cells at the last encodeAll
+	zc      compute.Matrix // MaxRows×latent centred views
 
 	// Stage 2.
 	mu, dmu compute.Matrix // K×latent centroids and their KL gradient
@@ -65,7 +68,8 @@ func newModel(ae *nn.Autoencoder, d *datasets.Preprocessed, k int, o Options, se
 		sfb:    make([]float32, rows),
 		mask:   rand.New(rand.NewPCG(seed, streamMask)),
 		drop:   uint32(math.Min(o.MaskProb*(1<<32), math.MaxUint32)),
-		rho:    o.Rho, beta: o.Beta, denoise: o.Denoise,
+		rho:    o.Rho, beta: o.Beta, denoise: o.Denoise, center: o.CenterInstance,
+		zbar: make([]float32, cfg.Latent), zc: compute.NewMatrix(rows, cfg.Latent, nil),
 		mu:  compute.NewMatrix(k, cfg.Latent, nil),
 		dmu: compute.NewMatrix(k, cfg.Latent, nil),
 		p:   compute.NewMatrix(d.Cells, k, nil),
@@ -192,8 +196,22 @@ func (m *model) stage1Loss(cells []int) (float64, error) {
 	a.Forward(in)
 	rec := m.recon(cells, 1, m.rho)
 	z, dz := a.Latent(), a.LatentGrad()
-	inst := nn.NegCosine(dz.View(r, 0, r, m.latent), dz.View(2*r, 0, r, m.latent),
-		z.View(r, 0, r, m.latent), z.View(2*r, 0, r, m.latent), float32(1-m.rho))
+	z1, z2 := z.View(r, 0, r, m.latent), z.View(2*r, 0, r, m.latent)
+	if m.center {
+		// −cos(z1 − z̄, z2 − z̄) with z̄ fixed: the same gradient with
+		// respect to z1 and z2 as with respect to the differences.
+		c1, c2 := m.zc.View(0, 0, r, m.latent), m.zc.View(r, 0, r, m.latent)
+		for i := range r {
+			for j, v := range z1.RawRowView(i) {
+				c1.RawRowView(i)[j] = v - m.zbar[j]
+			}
+			for j, v := range z2.RawRowView(i) {
+				c2.RawRowView(i)[j] = v - m.zbar[j]
+			}
+		}
+		z1, z2 = c1, c2
+	}
+	inst := nn.NegCosine(dz.View(r, 0, r, m.latent), dz.View(2*r, 0, r, m.latent), z1, z2, float32(1-m.rho))
 	a.Backward()
 	m.parts[partRecon] += m.rho * rec
 	m.parts[partInstance] += (1 - m.rho) * inst

@@ -25,13 +25,14 @@ var DefaultEpochs = [2]int{20, 10}
 
 // Paper defaults (docs/METHODS.md §1).
 const (
-	DefaultRho        = 0.99 // stage-1 weight of ZINB against the instance loss (the authors' code: 0.8; see Options.Rho)
-	DefaultMaskProb   = 0.2  // probability that an input entry is zeroed in a view
-	DefaultStage1LR   = 1e-3 // Adam
-	DefaultStage2LR   = 1.0  // Adadelta
-	DefaultAdadeltaRo = 0.95 // Adadelta's decay ρ
-	DefaultResetEvery = 5    // epochs between k-means re-sets of the centroids
-	DefaultChunkCells = 256  // cells per forward pass
+	DefaultRho          = 0.99 // stage-1 weight of ZINB against the instance loss (the authors' code: 0.8; see Options.Rho)
+	DefaultMaskProb     = 0.2  // probability that an input entry is zeroed in a view
+	DefaultStage1LR     = 1e-3 // Adam
+	DefaultStage2LR     = 1.0  // Adadelta
+	DefaultAdadeltaRo   = 0.95 // Adadelta's decay ρ
+	DefaultResetEvery   = 5    // epochs between k-means re-sets of the centroids in paper mode
+	DefaultChunkCells   = 256  // cells per forward pass
+	DefaultInitRestarts = 10   // k-means++ restarts of the stage-2 centroids
 )
 
 // DefaultBeta are the stage-2 weights (β1, β2, β3) of ZINB, KL and L_cc.
@@ -101,8 +102,11 @@ type Options struct {
 	// with every layer noised, the two groups are one.
 	Clipping dpsgd.ClipMode
 	// ResetEvery is the number of epochs between k-means re-sets of the
-	// stage-2 centroids in nonprivate and paper modes; 0 means
-	// DefaultResetEvery, a negative value never re-sets them.
+	// stage-2 centroids in nonprivate and paper modes. 0 means
+	// DefaultResetEvery in paper mode (docs/METHODS.md §1 and the
+	// authors' code) and never in nonprivate mode, where a re-set undoes
+	// what DEC has refined since the last one (docs/RESULTS.md); a
+	// negative value never re-sets them. Sound mode never re-sets.
 	ResetEvery int
 	// KMeansIterations, KMeansNoiseRatio and EmbedClip configure sound
 	// mode's DP k-means; 0 means the Default values.
@@ -129,6 +133,17 @@ type Options struct {
 	// (docs/RESULTS.md). Not in the paper; the means are a preprocessing
 	// constant computed without noise (the guarantee says so).
 	NoGeneMeanInit bool
+	// InitRestarts is the number of k-means++ restarts of the k-means that
+	// sets the stage-2 centroids in nonprivate and paper modes (the one of
+	// least inertia is kept); 0 means DefaultInitRestarts.
+	InitRestarts int
+	// CenterInstance computes the instance loss on the views' embeddings
+	// minus z̄, the mean embedding over all cells at the last epoch
+	// boundary (held fixed during the epoch), so that a common offset no
+	// longer makes every cosine ≈ 1. Nonprivate mode only (z̄ uses every
+	// cell without noise). Measured on the default data set: no better
+	// than without it at ρ = 0.99, much worse at ρ = 0.9 (docs/RESULTS.md).
+	CenterInstance bool
 	// Denoise makes stage 1 reconstruct each cell's counts from a third,
 	// independently masked copy of its input instead of the clean input.
 	Denoise bool
@@ -148,9 +163,6 @@ func (o Options) withDefaults() Options {
 	if o.MaskProb == 0 {
 		o.MaskProb = DefaultMaskProb
 	}
-	if o.ResetEvery == 0 {
-		o.ResetEvery = DefaultResetEvery
-	}
 	if o.KMeansIterations == 0 {
 		o.KMeansIterations = DefaultKMeansIterations
 	}
@@ -162,6 +174,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ChunkCells == 0 {
 		o.ChunkCells = DefaultChunkCells
+	}
+	if o.InitRestarts == 0 {
+		o.InitRestarts = DefaultInitRestarts
 	}
 	return o
 }
@@ -189,6 +204,8 @@ func (o Options) validate() error {
 		return configErr("clipping", o.Clipping, "groups or joint")
 	case o.KMeansIterations < 0:
 		return configErr("k-means iterations", o.KMeansIterations, "≥ 0")
+	case o.InitRestarts < 1:
+		return configErr("init restarts", o.InitRestarts, "≥ 1")
 	case o.ChunkCells < 1:
 		return configErr("chunk cells", o.ChunkCells, "≥ 1")
 	}
@@ -255,6 +272,9 @@ func resolve(cfg core.Config, opt Options) (settings, error) {
 	}
 	switch cfg.Mode {
 	case core.ModePaper:
+		if opt.CenterInstance {
+			return settings{}, configErr("center instance", true, "false in private modes")
+		}
 		s.layers = cfg.Layers
 		if s.layers == (core.LayerRange{}) {
 			s.layers = core.LayerRange{First: 1, Last: 3}
@@ -263,6 +283,9 @@ func resolve(cfg core.Config, opt Options) (settings, error) {
 			return settings{}, fmt.Errorf("dcan: %w: %w", ErrConfig, err)
 		}
 	case core.ModeSound:
+		if opt.CenterInstance {
+			return settings{}, configErr("center instance", true, "false in private modes")
+		}
 		s.layers = core.LayerRange{First: 1, Last: numLayers}
 		if cfg.Layers != (core.LayerRange{}) && cfg.Layers != s.layers {
 			return settings{}, configErr("layers", cfg.Layers, "1-6 (or unset) in sound mode, which noises the whole network")

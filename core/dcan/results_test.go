@@ -62,6 +62,12 @@ func TestDefaultDataResults(t *testing.T) {
 			if v := os.Getenv("DPSCOPE_DCAN_RESET"); v != "" {
 				opt.ResetEvery, _ = strconv.Atoi(v)
 			}
+			if v := os.Getenv("DPSCOPE_DCAN_INIT_RESTARTS"); v != "" {
+				opt.InitRestarts, _ = strconv.Atoi(v)
+			}
+			if os.Getenv("DPSCOPE_DCAN_CENTER") != "" {
+				opt.CenterInstance = true
+			}
 			if os.Getenv("DPSCOPE_DCAN_DENOISE") != "" {
 				opt.Denoise = true
 			}
@@ -73,6 +79,9 @@ func TestDefaultDataResults(t *testing.T) {
 			}
 			if v := os.Getenv("DPSCOPE_DCAN_CLIP"); v != "" {
 				cfg.Clip, _ = strconv.ParseFloat(v, 64)
+			}
+			if v := os.Getenv("DPSCOPE_DCAN_Q"); v != "" {
+				cfg.SampleRate, _ = strconv.ParseFloat(v, 64)
 			}
 			if v := os.Getenv("DPSCOPE_DCAN_EPSILON"); v != "" {
 				cfg.Epsilon, _ = strconv.ParseFloat(v, 64)

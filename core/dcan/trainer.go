@@ -296,6 +296,9 @@ func (r *runState) stage1(ctx context.Context) error {
 	if err := r.stageSetup(1, adam); err != nil {
 		return err
 	}
+	if r.m.center {
+		r.m.encodeAll(r.emb)
+	}
 	r.ctl.Emit(core.StageEvent{Stage: 1, Name: "instance: ZINB of the cell + per-cell instance loss of two masked views", Steps: r.planned[0]})
 	return r.train(ctx, 1, r.m.stage1Loss, nil)
 }
@@ -326,13 +329,13 @@ func (r *runState) stage2(ctx context.Context) error {
 		if err := r.privateCentroids(ctx); err != nil || r.exhausted {
 			return err
 		}
-	} else if _, err := m.kmeansCentroids(ctx, r.emb, r.s.cfg.Seed); err != nil {
+	} else if _, err := m.kmeansCentroids(ctx, r.emb, r.s.cfg.Seed, r.s.opt.InitRestarts); err != nil {
 		return err
 	}
 	before := func(epoch int) error {
 		m.encodeAll(r.emb)
-		if !sound && r.s.opt.ResetEvery > 0 && epoch > 1 && (epoch-1)%r.s.opt.ResetEvery == 0 {
-			if _, err := m.kmeansCentroids(ctx, r.emb, r.s.cfg.Seed+uint64(epoch)); err != nil {
+		if every := r.resetEvery(); every > 0 && epoch > 1 && (epoch-1)%every == 0 {
+			if _, err := m.kmeansCentroids(ctx, r.emb, r.s.cfg.Seed+uint64(epoch), r.s.opt.InitRestarts); err != nil {
 				return err
 			}
 		}
@@ -340,6 +343,20 @@ func (r *runState) stage2(ctx context.Context) error {
 		return nil
 	}
 	return r.train(ctx, 2, m.stage2Loss, before)
+}
+
+// resetEvery returns the epochs between k-means re-sets of the stage-2
+// centroids, 0 for never (Options.ResetEvery).
+func (r *runState) resetEvery() int {
+	switch e := r.s.opt.ResetEvery; {
+	case r.s.cfg.Mode == core.ModeSound || e < 0:
+		return 0
+	case e > 0:
+		return e
+	case r.s.cfg.Mode == core.ModePaper:
+		return DefaultResetEvery
+	}
+	return 0
 }
 
 // privateCentroids runs sound mode's DP k-means after admitting its
