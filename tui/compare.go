@@ -44,13 +44,22 @@ func (r runRecord) epsilon(name string) float64 {
 
 // frontierEps is the ε the frontier uses: RDP, else the first reported.
 func (r runRecord) frontierEps() float64 {
+	e, _ := r.headline()
+	return e
+}
+
+// headline returns the ε shown for the run and the accountant that gave
+// it: RDP when the run reports it (DP-SGD methods), else the first one the
+// run reports (zCDP for DP-MD, client-level audits for federated runs);
+// NaN and "" when it reports none.
+func (r runRecord) headline() (float64, string) {
 	if e := r.epsilon("RDP"); !math.IsNaN(e) {
-		return e
+		return e, "RDP"
 	}
 	if len(r.Epsilon) > 0 {
-		return r.Epsilon[0].Epsilon
+		return r.Epsilon[0].Epsilon, r.Epsilon[0].Accountant
 	}
-	return math.NaN()
+	return math.NaN(), ""
 }
 
 // comparePane is the Compare screen: every finished run of the session,
@@ -269,7 +278,7 @@ func (cp *comparePane) View() string {
 	if ch < minChartHeight {
 		return block(table, cp.w, cp.h)
 	}
-	fTitle := st.BoxTitle.Render("frontier: ε (RDP) vs ARI") + " " + st.SeriesStyle(0).Render("• runs") + " " + st.SeriesStyle(1).Render("━Pareto") + " " + st.Reference.Render("━DCAN")
+	fTitle := st.BoxTitle.Render("frontier: ε (RDP, else the run's accountant) vs ARI") + " " + st.SeriesStyle(0).Render("• runs") + " " + st.SeriesStyle(1).Render("━Pareto") + " " + st.Reference.Render("━DCAN")
 	oTitle := st.BoxTitle.Render("ARI by step") + st.Muted.Render(" (pinned + selected)")
 	for _, s := range cp.overlay.AllSeries() {
 		oTitle += " " + s.Style.Render("━"+s.Name)
@@ -296,7 +305,7 @@ func (cp *comparePane) View() string {
 var compareColumns = []struct {
 	name string
 	w    int
-}{{"run", 4}, {"method", 14}, {"mode", 11}, {"layers", 7}, {"ε RDP", 8}, {"ε PLD", 8}, {"guarantee", 12}, {"ARI", 6}, {"NMI", 6}, {"time", 8}, {"", 3}}
+}{{"run", 4}, {"method", 14}, {"mode", 11}, {"layers", 7}, {"ε", 7}, {"accountant", 14}, {"guarantee", 12}, {"ARI", 6}, {"NMI", 6}, {"time", 8}, {"", 3}}
 
 func (cp *comparePane) table() string {
 	st := cp.c.Styles
@@ -312,7 +321,8 @@ func (cp *comparePane) table() string {
 	first := max(0, min(cp.cursor-rows+1, len(cp.records)-rows))
 	for i := first; i < len(cp.records) && i < first+rows; i++ {
 		r := cp.records[i]
-		cells := []string{fmt.Sprint(r.ID), r.Variant, string(r.Mode), r.Layers, num(r.epsilon("RDP"), "%.3g"), num(r.epsilon("PLD"), "%.3g"),
+		eps, by := r.headline()
+		cells := []string{fmt.Sprint(r.ID), r.Variant, string(r.Mode), r.Layers, num(eps, "%.3g"), by,
 			string(r.Guarantee), num(r.ARI, "%.3f"), num(r.NMI, "%.3f"), r.Elapsed.Round(100 * time.Millisecond).String(), map[bool]string{true: "●", false: ""}[r.Pinned]}
 		var b strings.Builder
 		for j, c := range compareColumns {
