@@ -143,22 +143,29 @@ func Preprocess(d *Dataset, cfg PreprocessConfig) (*Preprocessed, error) {
 	if len(cellKeep) == 0 || len(geneKeep) == 0 {
 		return nil, fmt.Errorf("datasets: %s: filtering left %d cells × %d genes: %w", d.Name, len(cellKeep), len(geneKeep), ErrEmpty)
 	}
-	raw := subsetCSR(x, cellKeep, geneKeep)
-	norm := raw.clone()
+	// The kept cells and genes are read in place from x: no filtered or
+	// normalised copy of the sparse matrix is made (at 50,000 cells such a
+	// copy is the size of the dense output). Normalised values are formed as
+	// they are read, float32(x_ij · target/t_i), the same numbers an
+	// in-place NormalizeTotal of a copy holds.
+	raw := newKept(x, cellKeep, geneKeep)
+	totals := raw.totals()
 
 	counts := d.ValueType == Counts
+	var scale []float64 // per kept cell: the normalisation factor, nil when none
 	if counts {
-		var target float64
-		p.SizeFactors, target = SizeFactors(raw)
+		var target, med float64
+		p.SizeFactors, med = sizeFactors(totals)
+		target = med
 		if cfg.TargetSum > 0 {
 			target = cfg.TargetSum
 		}
-		NormalizeTotal(norm, target)
+		scale = normFactors(totals, target)
 		p.Steps = append(p.Steps,
-			Step{Name: "size factors", Detail: fmt.Sprintf("library size / median library size (median %.4g)", medianTotal(raw))},
+			Step{Name: "size factors", Detail: fmt.Sprintf("library size / median library size (median %.4g)", med)},
 			Step{Name: "normalise total", Detail: fmt.Sprintf("each cell scaled to total %.4g", target)})
 	} else {
-		p.SizeFactors = ones(raw.Rows)
+		p.SizeFactors = ones(raw.Rows())
 		reason := "values are not counts (" + nonCountReason(x) + "): no library size to normalise; ZINB not applicable"
 		p.Steps = append(p.Steps,
 			Step{Name: "size factors", Skipped: true, Detail: reason + "; all set to 1"},
@@ -179,28 +186,14 @@ func Preprocess(d *Dataset, cfg PreprocessConfig) (*Preprocessed, error) {
 	}
 	p.Steps = append(p.Steps, logStep)
 
-	sel, step, err := selectGenes(raw, norm, logged, cfg)
+	sel, step, err := selectGenes(raw, scale, logged, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("datasets: %s: %w", d.Name, err)
 	}
 	p.Steps = append(p.Steps, step)
 
-	p.Cells, p.Genes = raw.Rows, len(sel)
-	p.X = densify(norm, sel, !logged)
-	if counts {
-		p.RawCounts = densify(raw, sel, false)
-	}
-	if cfg.Scale {
-		clipped := ScaleColumns(p.X, p.Cells, p.Genes, cfg.MaxValue)
-		detail := "each gene to zero mean and unit variance"
-		if cfg.MaxValue > 0 {
-			detail += fmt.Sprintf(", clipped to ±%g (%d values clipped)", cfg.MaxValue, clipped)
-		}
-		p.Steps = append(p.Steps, Step{Name: "scale", Detail: detail})
-	} else {
-		p.Steps = append(p.Steps, Step{Name: "scale", Skipped: true, Detail: "disabled"})
-	}
-
+	// Everything still needed from d is taken before the dense matrices are
+	// built, so that a caller that drops d lets its sparse matrix go.
 	p.CellIndex = cellKeep
 	p.Barcodes = pick(d.Barcodes, cellKeep)
 	if d.Labels != nil {
@@ -215,14 +208,35 @@ func Preprocess(d *Dataset, cfg PreprocessConfig) (*Preprocessed, error) {
 	}
 	p.GeneIDs = pick(d.GeneIDs, genes)
 	p.GeneNames = pick(d.GeneNames, genes)
+
+	p.Cells, p.Genes = raw.Rows(), len(sel)
+	if counts {
+		// The model input is computed from the dense counts (the values it
+		// would read from x), so x is no longer needed once they are built.
+		p.RawCounts = raw.densify(sel, false)
+		p.X = normLog1p(p.RawCounts, p.Genes, scale)
+	} else {
+		p.X = raw.densify(sel, !logged)
+	}
+	if cfg.Scale {
+		clipped := ScaleColumns(p.X, p.Cells, p.Genes, cfg.MaxValue)
+		detail := "each gene to zero mean and unit variance"
+		if cfg.MaxValue > 0 {
+			detail += fmt.Sprintf(", clipped to ±%g (%d values clipped)", cfg.MaxValue, clipped)
+		}
+		p.Steps = append(p.Steps, Step{Name: "scale", Detail: detail})
+	} else {
+		p.Steps = append(p.Steps, Step{Name: "scale", Skipped: true, Detail: "disabled"})
+	}
 	return p, nil
 }
 
-// selectGenes returns the columns of norm (indices into its genes) chosen by
-// cfg.Selection, sorted increasingly. norm holds normalised values, already
-// log-transformed when logged is true.
-func selectGenes(raw, norm *CSR, logged bool, cfg PreprocessConfig) ([]int, Step, error) {
-	n := raw.Cols
+// selectGenes returns the kept genes of raw (indices into them) chosen by
+// cfg.Selection, sorted increasingly. The normalised values are raw's
+// scaled by scale (per cell; nil: raw's own), already log-transformed when
+// logged is true.
+func selectGenes(raw *kept, scale []float64, logged bool, cfg PreprocessConfig) ([]int, Step, error) {
+	n := raw.cols
 	if cfg.Selection == SelectAll || n <= cfg.NTopGenes {
 		why := "all genes kept"
 		if cfg.Selection != SelectAll {
@@ -232,13 +246,13 @@ func selectGenes(raw, norm *CSR, logged bool, cfg PreprocessConfig) ([]int, Step
 	}
 	switch cfg.Selection {
 	case SelectZeroRate:
-		sel, err := ZeroRateGenes(raw, cfg.NTopGenes, DefaultZeroRateParams())
+		sel, err := zeroRateGenes(raw, cfg.NTopGenes, DefaultZeroRateParams())
 		if err != nil {
 			return nil, Step{}, err
 		}
 		return sel, Step{Name: "gene selection", Detail: fmt.Sprintf("%d of %d genes by zero rate against mean expression (Kobak & Berens)", len(sel), n)}, nil
 	default:
-		sel := HighlyVariableGenes(norm, cfg.NTopGenes, logged)
+		sel := highlyVariableGenes(raw, scale, cfg.NTopGenes, logged)
 		return sel, Step{Name: "gene selection", Detail: fmt.Sprintf("%d of %d highly variable genes (seurat flavour, 20 bins)", len(sel), n)}, nil
 	}
 }

@@ -71,7 +71,11 @@ func FilterGenes(x *CSR, rows []int, minCells int) ([]int, Step) {
 // of cell i, and the median itself, taken over the cells with t_i > 0 as
 // scanpy's normalize_total does. The ZINB mean of cell i is μ_i·s_i.
 func SizeFactors(x *CSR) (factors []float64, medianTotal float64) {
-	totals := rowTotals(x)
+	return sizeFactors(rowTotals(x))
+}
+
+// sizeFactors returns SizeFactors of the cells with library sizes totals.
+func sizeFactors(totals []float64) (factors []float64, medianTotal float64) {
 	positive := make([]float64, 0, len(totals))
 	for _, t := range totals {
 		if t > 0 {
@@ -87,11 +91,6 @@ func SizeFactors(x *CSR) (factors []float64, medianTotal float64) {
 		factors[i] = t / med
 	}
 	return factors, med
-}
-
-func medianTotal(x *CSR) float64 {
-	_, med := SizeFactors(x)
-	return med
 }
 
 func rowTotals(x *CSR) []float64 {
@@ -123,6 +122,35 @@ func NormalizeTotal(x *CSR, target float64) {
 	}
 }
 
+// normFactors returns target/t_i for every cell, 1 for a cell with t_i = 0
+// (left as it is, as NormalizeTotal does).
+func normFactors(totals []float64, target float64) []float64 {
+	f := make([]float64, len(totals))
+	for i, t := range totals {
+		f[i] = 1
+		if t != 0 {
+			f[i] = target / t
+		}
+	}
+	return f
+}
+
+// normLog1p returns ln(1 + float32(c_ij · scale_i)) of the row-major
+// rows × cols counts c: the normalised, logged values NormalizeTotal then
+// Log1p would give, computed for the stored (non-zero) entries only.
+func normLog1p(c []float32, cols int, scale []float64) []float32 {
+	out := make([]float32, len(c))
+	for i, f := range scale {
+		src, dst := c[i*cols:(i+1)*cols], out[i*cols:(i+1)*cols]
+		for j, v := range src {
+			if v != 0 {
+				dst[j] = float32(math.Log1p(float64(float32(float64(v) * f))))
+			}
+		}
+	}
+	return out
+}
+
 // Log1p replaces every stored value of x by ln(1 + x); zeros stay zero.
 func Log1p(x *CSR) {
 	for k, v := range x.Data {
@@ -146,17 +174,36 @@ func Log1p(x *CSR) {
 //
 // Ties at the cut-off can select more than nTop genes, as in scanpy.
 func HighlyVariableGenes(x *CSR, nTop int, logged bool) []int {
-	n := float64(x.Rows)
-	g := x.Cols
+	return highlyVariableGenes(keepAll(x), nil, nTop, logged)
+}
+
+// highlyVariableGenes is HighlyVariableGenes of the kept part of a matrix
+// scaled, as it is read, by scale (per kept row, float32(x_ij · scale_i) as
+// NormalizeTotal stores it; nil: no scaling). The statistics are streamed
+// from the sparse entries, in the order HighlyVariableGenes reads them.
+func highlyVariableGenes(x *kept, scale []float64, nTop int, logged bool) []int {
+	n := float64(x.Rows())
+	g := x.cols
 	sum := make([]float64, g)
 	sumSq := make([]float64, g)
-	for k, j := range x.Indices {
-		e := float64(x.Data[k])
-		if logged {
-			e = math.Expm1(e)
+	for r, i := range x.rows {
+		cols, vals := x.x.Row(i)
+		for k, c := range cols {
+			j := x.col[c]
+			if j < 0 {
+				continue
+			}
+			v := vals[k]
+			if scale != nil {
+				v = float32(float64(v) * scale[r])
+			}
+			e := float64(v)
+			if logged {
+				e = math.Expm1(e)
+			}
+			sum[j] += e
+			sumSq[j] += e * e
 		}
-		sum[j] += e
-		sumSq[j] += e * e
 	}
 	means := make([]float64, g)
 	disp := make([]float64, g)
@@ -282,19 +329,31 @@ func DefaultZeroRateParams() ZeroRateParams {
 // with x₀ found by bisection (100 steps, as the original) so that n genes are
 // selected; when no x₀ gives exactly n, the last one tried is used.
 func ZeroRateGenes(x *CSR, n int, p ZeroRateParams) ([]int, error) {
+	return zeroRateGenes(keepAll(x), n, p)
+}
+
+// zeroRateGenes is ZeroRateGenes of the kept part of a matrix.
+func zeroRateGenes(x *kept, n int, p ZeroRateParams) ([]int, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("datasets: zero-rate genes: n is %d, must be ≥ 1", n)
 	}
-	g := x.Cols
+	g := x.cols
 	detected := make([]int, g)
 	logSum := make([]float64, g)
-	for k, j := range x.Indices {
-		if v := float64(x.Data[k]); v > p.Threshold {
-			detected[j]++
-			logSum[j] += math.Log2(v)
+	for _, i := range x.rows {
+		cols, vals := x.x.Row(i)
+		for k, c := range cols {
+			j := x.col[c]
+			if j < 0 {
+				continue
+			}
+			if v := float64(vals[k]); v > p.Threshold {
+				detected[j]++
+				logSum[j] += math.Log2(v)
+			}
 		}
 	}
-	cells := float64(x.Rows)
+	cells := float64(x.Rows())
 	rate := make([]float64, g)
 	meanExpr := make([]float64, g)
 	for j := range g {
@@ -387,50 +446,79 @@ func ScaleColumns(x []float32, rows, cols int, maxValue float64) int {
 	return clipped
 }
 
-// subsetCSR returns the given rows and columns of x (both sorted), renumbered.
-func subsetCSR(x *CSR, rows, cols []int) *CSR {
-	newCol := make([]int32, x.Cols)
-	for j := range newCol {
-		newCol[j] = -1
+// kept is the part of a matrix that filtering keeps, read in place: rows
+// rows of x (sorted) and the columns j with col[j] ≥ 0, renumbered to
+// col[j] ∈ [0, cols).
+type kept struct {
+	x    *CSR
+	rows []int
+	col  []int32
+	cols int
+}
+
+// newKept returns the rows and columns (both sorted) of x.
+func newKept(x *CSR, rows, cols []int) *kept {
+	col := make([]int32, x.Cols)
+	for j := range col {
+		col[j] = -1
 	}
 	for k, j := range cols {
-		newCol[j] = int32(k)
+		col[j] = int32(k)
 	}
-	out := &CSR{Rows: len(rows), Cols: len(cols), Indptr: make([]int64, 1, len(rows)+1),
-		Indices: make([]int32, 0, x.NNZ()), Data: make([]float32, 0, x.NNZ())}
-	for _, i := range rows {
-		c, v := x.Row(i)
-		for k, j := range c {
-			if nj := newCol[j]; nj >= 0 {
-				out.Indices = append(out.Indices, nj)
-				out.Data = append(out.Data, v[k])
+	return &kept{x: x, rows: rows, col: col, cols: len(cols)}
+}
+
+// keepAll returns the whole of x.
+func keepAll(x *CSR) *kept {
+	all := seq(x.Cols)
+	return newKept(x, seq(x.Rows), all)
+}
+
+// Rows returns the number of kept rows.
+func (s *kept) Rows() int { return len(s.rows) }
+
+// totals returns the sum of the kept entries of every kept row, accumulated
+// in float64 in column order.
+func (s *kept) totals() []float64 {
+	totals := make([]float64, len(s.rows))
+	for r, i := range s.rows {
+		cols, vals := s.x.Row(i)
+		var t float64
+		for k, c := range cols {
+			if s.col[c] >= 0 {
+				t += float64(vals[k])
 			}
 		}
-		out.Indptr = append(out.Indptr, int64(len(out.Data)))
+		totals[r] = t
 	}
-	return out
+	return totals
 }
 
-func (m *CSR) clone() *CSR {
-	return &CSR{Rows: m.Rows, Cols: m.Cols,
-		Indptr: slices.Clone(m.Indptr), Indices: slices.Clone(m.Indices), Data: slices.Clone(m.Data)}
-}
-
-// densify returns the columns sel (sorted) of x as a dense row-major matrix,
-// with ln(1 + x) taken of each stored value when log1p is true.
-func densify(x *CSR, sel []int, log1p bool) []float32 {
-	pos := make([]int32, x.Cols)
+// densify returns the kept columns sel (indices into the kept columns,
+// sorted) of the kept rows as a dense row-major matrix, with ln(1 + x) taken
+// of each stored value when log1p is true.
+func (s *kept) densify(sel []int, log1p bool) []float32 {
+	pos := make([]int32, len(s.col))
 	for j := range pos {
 		pos[j] = -1
 	}
+	at := make([]int32, s.cols)
+	for k := range at {
+		at[k] = -1
+	}
 	for k, j := range sel {
-		pos[j] = int32(k)
+		at[j] = int32(k)
+	}
+	for j, c := range s.col {
+		if c >= 0 {
+			pos[j] = at[c]
+		}
 	}
 	w := len(sel)
-	out := make([]float32, x.Rows*w)
-	for i := range x.Rows {
-		cols, vals := x.Row(i)
-		row := out[i*w : (i+1)*w]
+	out := make([]float32, len(s.rows)*w)
+	for r, i := range s.rows {
+		cols, vals := s.x.Row(i)
+		row := out[r*w : (r+1)*w]
 		for k, j := range cols {
 			if p := pos[j]; p >= 0 {
 				v := vals[k]

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -192,6 +193,12 @@ const simBlock = 32
 // simCounts draws the counts, cells in blocks of simBlock on workers
 // goroutines; cell i uses its own stream, so the result does not depend on
 // the number of workers or the scheduling.
+//
+// The blocks are appended to the matrix in order as they are done, at most
+// a few per worker ahead of the one awaited, and the matrix is reserved at
+// the size the first blocks predict: its storage and a handful of blocks are
+// all the memory the counts take (collecting every block first and then
+// copying them doubled it).
 func simCounts(cfg *SimConfig, t *SimTruth, rel [][]float64, workers int, invertBelow float64) *CSR {
 	nb := (cfg.Cells + simBlock - 1) / simBlock
 	type block struct {
@@ -199,16 +206,24 @@ func simCounts(cfg *SimConfig, t *SimTruth, rel [][]float64, workers int, invert
 		indices []int32
 		data    []float32
 	}
-	blocks := make([]block, nb)
+	workers = max(1, min(workers, nb))
+	done := make([]chan block, nb)
+	for b := range done {
+		done[b] = make(chan block, 1)
+	}
+	// ahead holds one token per block being drawn or waiting to be appended.
+	ahead := make(chan struct{}, 4*workers)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for w := 0; w < max(1, min(workers, nb)); w++ {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
+				ahead <- struct{}{}
 				b := int(next.Add(1) - 1)
 				if b >= nb {
+					<-ahead
 					return
 				}
 				lo, hi := b*simBlock, min((b+1)*simBlock, cfg.Cells)
@@ -217,31 +232,33 @@ func simCounts(cfg *SimConfig, t *SimTruth, rel [][]float64, workers int, invert
 					blk.indices, blk.data = simCell(cfg, t, rel[t.Groups[i]], i, invertBelow, blk.indices, blk.data)
 					blk.indptr = append(blk.indptr, int64(len(blk.data)))
 				}
-				blocks[b] = blk
+				done[b] <- blk
 			}
 		}()
 	}
-	wg.Wait()
 
-	var nnz int
-	for _, b := range blocks {
-		nnz += len(b.data)
-	}
-	x := &CSR{
-		Rows: cfg.Cells, Cols: cfg.Genes,
-		Indptr:  make([]int64, 0, cfg.Cells+1),
-		Indices: make([]int32, 0, nnz),
-		Data:    make([]float32, 0, nnz),
-	}
-	x.Indptr = append(x.Indptr, 0)
-	for _, b := range blocks {
+	x := &CSR{Rows: cfg.Cells, Cols: cfg.Genes, Indptr: make([]int64, 1, cfg.Cells+1)}
+	// After the first 1/32 of the blocks (cells are in random group order),
+	// reserve their density times the cells, plus 2% and a block's worth.
+	reserveAt := nb / 32
+	for b := range nb {
+		blk := <-done[b]
 		base := int64(len(x.Data))
-		for _, p := range b.indptr {
+		for _, p := range blk.indptr {
 			x.Indptr = append(x.Indptr, base+p)
 		}
-		x.Indices = append(x.Indices, b.indices...)
-		x.Data = append(x.Data, b.data...)
+		x.Indices = append(x.Indices, blk.indices...)
+		x.Data = append(x.Data, blk.data...)
+		<-ahead
+		if b == reserveAt {
+			cells := min((b+1)*simBlock, cfg.Cells)
+			est := int(float64(len(x.Data))*float64(cfg.Cells)/float64(cells)*1.02) + simBlock*cfg.Genes/4
+			est = min(est, cfg.Cells*cfg.Genes)
+			x.Indices = slices.Grow(x.Indices, est-len(x.Indices))
+			x.Data = slices.Grow(x.Data, est-len(x.Data))
+		}
 	}
+	wg.Wait()
 	return x
 }
 
