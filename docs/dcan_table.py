@@ -14,6 +14,8 @@ for line in open(sys.argv[1] if len(sys.argv) > 1 else "/tmp/dcan_real.tsv"):
     key = (data, conf, epochs)
     if key not in runs:
         order.append(key)
+    if any(r[0] == int(seed) for r in runs[key]):
+        continue  # a seed run twice (two sweeps): keep the first
     runs[key].append((int(seed), s))
 
 def ms(v):

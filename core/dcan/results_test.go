@@ -80,6 +80,9 @@ func TestDefaultDataResults(t *testing.T) {
 			if v := os.Getenv("DPSCOPE_DCAN_CLIP"); v != "" {
 				cfg.Clip, _ = strconv.ParseFloat(v, 64)
 			}
+			if v := os.Getenv("DPSCOPE_DCAN_SIGMA"); v != "" { // with DPSCOPE_DCAN_EPSILON=0: no target
+				cfg.Sigma, _ = strconv.ParseFloat(v, 64)
+			}
 			if v := os.Getenv("DPSCOPE_DCAN_Q"); v != "" {
 				cfg.SampleRate, _ = strconv.ParseFloat(v, 64)
 			}
