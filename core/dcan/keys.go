@@ -62,7 +62,7 @@ func applyKeys(o Options, kv map[string]string) (Options, error) {
 			b, err = strconv.ParseBool(v)
 			o.NoGeneMeanInit = !b
 		default:
-			return o, configErr("option", k, "one of "+strings.Join(OptionKeys, ", "))
+			return o, configErr("option key", k, "one of "+strings.Join(OptionKeys, ", "))
 		}
 		if err != nil {
 			return o, configErr("option "+k, v, "a valid value ("+err.Error()+")")
