@@ -3,6 +3,7 @@ package fed
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/dpscope/dpscope/core"
@@ -89,6 +90,7 @@ func TestNewRejects(t *testing.T) {
 		{"mask 1", FedSC, func(_ *core.Config, p *Params) { p.MaskProb = 1 }},
 		{"alpha 2", FedSC, func(_ *core.Config, p *Params) { p.DivergenceAlpha = 2 }},
 		{"bad protocol", PPMLOmics, func(_ *core.Config, p *Params) { p.Protocol = 7 }},
+		{"bad loss", FL, func(_ *core.Config, p *Params) { p.Loss = 7 }},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
 			cfg := baseConfig(tc.v, core.ModeNonPrivate)
@@ -120,5 +122,28 @@ func TestRunBadSplit(t *testing.T) {
 				t.Errorf("newSim accepted split %s with %d clients", tc.split, tc.clients)
 			}
 		})
+	}
+}
+
+// TestEmptyClientReported runs a Dirichlet split so skewed that clients are
+// left with no cell: the run goes on, and a warning names them.
+func TestEmptyClientReported(t *testing.T) {
+	d := simData(t, 240, 60, 4)
+	cfg := baseConfig(FL, core.ModeNonPrivate)
+	cfg.Clients, cfg.Epochs = 30, []int{1}
+	p := smallParams(d)
+	p.Split = "dirichlet:0.01"
+	evs := runEngine(t, cfg, newEngine(t, cfg, FL, p))
+	warned := false
+	for _, ev := range evs {
+		if w, ok := ev.(core.WarningEvent); ok && strings.Contains(w.Message, "hold no cell") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Error("no warning about clients with no cell")
+	}
+	if _, ok := lastMetric(evs, "ARI"); !ok {
+		t.Error("no ARI reported")
 	}
 }
