@@ -4,9 +4,10 @@
 //   - "fl": federated averaging of client updates, PPML-Omics Algorithm 1
 //     (Zhou et al., ../shared/papers/ppml-omics.txt), with its clustering
 //     autoencoder d→1024→128→1024→d (ReLU, linear bottleneck and output,
-//     MSE over genes; Params.Loss) and k-means on the server model's 128-d embedding. Each round
-//     every client copies the server model w_t, runs its local epoch(s) of
-//     SGD (lr 1e-3, batch 8) and sends Δ_k = (w_k − w_t)/η; the server sets
+//     MSE over genes; Params.Loss) and k-means on the server model's 128-d
+//     embedding. Each round every client copies the server model w_t,
+//     runs its local epoch(s) of SGD (lr 1e-3, batch 8) and sends
+//     Δ_k = (w_k − w_t)/η; the server sets
 //     w_{t+1} = w_t + η·(1/K)Σ_k Δ_k. Mode nonprivate only.
 //   - "fl-dp": each client clips Δ_k to ℓ2 norm C and adds N(0, σ²C²I)
 //     locally; σ from the analytic Gaussian mechanism at the paper's FL-DP
