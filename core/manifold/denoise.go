@@ -72,17 +72,10 @@ func NewDenoiser(y []float64, n, D int, h float64, d int, tg *Tangents) (*Denois
 	if tg != nil && (tg.N != n || tg.D != D || tg.Dim != d) {
 		return nil, fmt.Errorf("manifold: tangents are %d×%d×%d, must be n×D×d = %d×%d×%d: %w", tg.N, tg.D, tg.Dim, n, D, d, ErrInput)
 	}
-	// The references are stored in chain order (as LocalPCA visits them),
-	// so the neighbours of a query, listed in increasing stored index, come
-	// in runs of consecutive rows: the weighted mean and the tangent
-	// gathers then read memory mostly sequentially.
+	// The references are stored in chain order (as LocalPCA visits them):
+	// the weighted mean and the tangent gathers then read runs of rows.
 	bl := compute.Impl64()
-	axes, _ := globalAxes(bl, y, n, D, d)
-	order := chainOrder(y, n, D, axes)
-	ys := make([]float64, n*D)
-	for k, i := range order {
-		copy(ys[k*D:(k+1)*D], y[int(i)*D:(int(i)+1)*D])
-	}
+	order, ys, _ := chainStore(bl, y, n, D, d)
 	ix, err := neighbors.New(ys, n, D, neighbors.Choose(D, 0))
 	if err != nil {
 		return nil, fmt.Errorf("manifold: denoiser: %w", err)

@@ -96,15 +96,7 @@ func LocalPCA(ctx context.Context, y []float64, n, D int, h float64, d int) (*Ta
 		return nil, err
 	}
 	bl := compute.Impl64()
-	axes, start := globalAxes(bl, y, n, D, d)
-	order := chainOrder(y, n, D, axes)
-	// The references are searched and gathered in chain order: a
-	// neighbour list, sorted by stored index, then falls into runs of
-	// consecutive rows, read sequentially.
-	ys := make([]float64, n*D)
-	for k, i := range order {
-		copy(ys[k*D:(k+1)*D], y[int(i)*D:(int(i)+1)*D])
-	}
+	order, ys, start := chainStore(bl, y, n, D, d)
 	ix, err := neighbors.New(ys, n, D, neighbors.Choose(D, 0))
 	if err != nil {
 		return nil, fmt.Errorf("manifold: local PCA: %w", err)
@@ -328,6 +320,21 @@ func globalAxes(bl blas.Float64, y []float64, n, D, d int) (axes []float64, star
 		}
 	}
 	return axes, start
+}
+
+// chainStore returns the chain order of the references y (n × D; see
+// chainOrder), a copy of y in that order, and the start block of globalAxes.
+// Searched and gathered in chain order, the references a query or a
+// reference sees — listed by increasing stored index — come in runs of
+// consecutive rows, which are read sequentially.
+func chainStore(bl blas.Float64, y []float64, n, D, d int) (order []int32, ys, start []float64) {
+	axes, start := globalAxes(bl, y, n, D, d)
+	order = chainOrder(y, n, D, axes)
+	ys = make([]float64, n*D)
+	for k, i := range order {
+		copy(ys[k*D:(k+1)*D], y[int(i)*D:(int(i)+1)*D])
+	}
+	return order, ys, start
 }
 
 // chainOrder returns the references sorted by the Morton (Z-order) code of
