@@ -2,6 +2,8 @@ package fed
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -112,13 +114,95 @@ func BenchmarkEvaluate(b *testing.B) {
 	}
 }
 
+// pbmcPath is ../shared/data/pbmc_4k seen from this package's directory
+// (the test's working directory).
+var pbmcPath = filepath.Join("..", "..", "..", "shared", "data", "pbmc_4k")
+
+var (
+	pbmcOnce sync.Once
+	pbmcData *datasets.Preprocessed
+	pbmcErr  error
+)
+
+// pbmcData4k is pbmc_4k (4,271 cells, 2,000 HVG after
+// datasets.DefaultPreprocessConfig()), loaded once; the benchmark is
+// skipped when the shared data folder is absent.
+func pbmcData4k(b *testing.B) *datasets.Preprocessed {
+	b.Helper()
+	if _, err := os.Stat(pbmcPath); err != nil {
+		b.Skipf("%s: %v", pbmcPath, err)
+	}
+	pbmcOnce.Do(func() {
+		raw, _, err := datasets.Load(pbmcPath, datasets.OpenOptions{})
+		if err != nil {
+			pbmcErr = err
+			return
+		}
+		pbmcData, pbmcErr = datasets.Preprocess(raw, datasets.DefaultPreprocessConfig())
+	})
+	if pbmcErr != nil {
+		b.Fatal(pbmcErr)
+	}
+	return pbmcData
+}
+
+// BenchmarkRoundFedSCPBMC times one FedSC round in the setting of issue 6,
+// point 8: pbmc_4k, K = 4 clients, non-IID split with 2 classes per
+// client, FedSC's defaults (5 local epochs, batch 128), without the
+// evaluation. Skipped without ../shared/data/pbmc_4k.
+//
+//	go test -run '^$' -bench 'RoundFedSCPBMC' -benchtime 5x ./core/fed/
+func BenchmarkRoundFedSCPBMC(b *testing.B) {
+	d := pbmcData4k(b)
+	benchSimOn(b, d, pbmcPath, 4, "noniid:2", FedSC, core.ModeNonPrivate, func(ctx context.Context, s *sim) error {
+		b.ResetTimer()
+		for r := 1; r <= b.N; r++ {
+			if err := s.clientsRound(ctx, r); err != nil {
+				return err
+			}
+			if err := s.serverStep(ctx, r); err != nil {
+				return err
+			}
+		}
+		b.StopTimer()
+		sec := b.Elapsed().Seconds() / float64(b.N)
+		b.ReportMetric(sec, "s/round")
+		b.ReportMetric(1/sec, "rounds/s")
+		return nil
+	})
+}
+
+// BenchmarkEvaluateFedSCPBMC times one evaluation of FedSC's server model
+// on pbmc_4k (embedding of 4,271 cells, k-means, metrics, silhouette, 2-D
+// projection). Skipped without ../shared/data/pbmc_4k.
+func BenchmarkEvaluateFedSCPBMC(b *testing.B) {
+	d := pbmcData4k(b)
+	benchSimOn(b, d, pbmcPath, 4, "noniid:2", FedSC, core.ModeNonPrivate, func(ctx context.Context, s *sim) error {
+		b.ResetTimer()
+		for r := 1; r <= b.N; r++ {
+			if err := s.evaluate(ctx, r); err != nil {
+				return err
+			}
+		}
+		b.StopTimer()
+		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/eval")
+		return nil
+	})
+}
+
 // benchSim builds a sim of variant v with K = 10 on the default data set
 // inside a run and calls f with it.
 func benchSim(b *testing.B, v Variant, mode core.Mode, f func(context.Context, *sim) error) {
 	b.Helper()
-	d := defaultData(b)
+	benchSimOn(b, defaultData(b), "builtin:default", 10, "", v, mode, f)
+}
+
+// benchSimOn builds a sim of variant v with k clients and the given split
+// ("" for the method's default) on d inside a run and calls f with it.
+func benchSimOn(b *testing.B, d *datasets.Preprocessed, data string, k int, split string, v Variant, mode core.Mode, f func(context.Context, *sim) error) {
+	b.Helper()
 	// 5 planned rounds (E of PPML-Omics) set σ; the benchmark may run more
-	cfg := core.Config{Data: "builtin:default", Method: benchMethod, Mode: mode, SampleRate: 1, Seed: 1, Clients: 10,
+	cfg := core.Config{Data: data, Method: benchMethod, Mode: mode, SampleRate: 1, Seed: 1, Clients: k,
 		Epochs: []int{5}}
 	if mode != core.ModeNonPrivate {
 		cfg.Delta, cfg.Clip, cfg.Epsilon = 1e-5, 5, 5
@@ -127,7 +211,7 @@ func benchSim(b *testing.B, v Variant, mode core.Mode, f func(context.Context, *
 		// depend on η
 		cfg.LearningRate = 1e-5
 	}
-	e, err := New(cfg, v, Params{Data: d})
+	e, err := New(cfg, v, Params{Data: d, Split: split})
 	if err != nil {
 		b.Fatal(err)
 	}

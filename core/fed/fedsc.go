@@ -34,12 +34,13 @@ type byolClient struct {
 }
 
 // encoderSpec describes FedSC's encoder G→w1→…→wL: Linear–BatchNorm–ReLU
-// between hidden layers, a linear last layer, and L2 normalisation.
+// between hidden layers, a linear last layer, and L2 normalisation. The
+// first layer's backward skips ∂L/∂x (the input is data).
 func encoderSpec(genes int, widths []int, rows int) *netSpec {
 	s := &netSpec{maxRows: rows}
 	prev := genes
 	for i, w := range widths {
-		s.linear(prev, w)
+		s.linear(prev, w, i > 0)
 		if i < len(widths)-1 {
 			s.batchNorm(w)
 			s.relu(w)
@@ -53,9 +54,9 @@ func encoderSpec(genes int, widths []int, rows int) *netSpec {
 // predictorSpec describes the predictor D→H→D with a ReLU.
 func predictorSpec(dim, hidden, rows int) *netSpec {
 	s := &netSpec{maxRows: rows}
-	s.linear(dim, hidden)
+	s.linear(dim, hidden, true)
 	s.relu(hidden)
-	s.linear(hidden, dim)
+	s.linear(hidden, dim, true)
 	return s
 }
 
@@ -149,17 +150,23 @@ func (l *byolLearner) startClient(c int) {
 }
 
 // mask writes the masked view dst = x ⊙ m/(1−p), m ~ Bernoulli(1−p), of the
-// rows of x.
-func (w *byolWorker) mask(dst compute.Matrix, rows []int, rng *rand.Rand) {
+// rows of x. Entry j of a row is kept when u ≥ p for u = Float64() of a
+// rand.Rand on src, i.e. when the 53 low bits of src.Uint64() are at least
+// ⌈p·2⁵³⌉ (Float64 is those bits / 2⁵³, exactly): the same draws and the
+// same mask as calling Float64, without its indirect call per entry, and a
+// dropped entry written as +0 without a branch.
+func (w *byolWorker) mask(dst compute.Matrix, rows []int, src *rand.PCG) {
 	p := w.l.p.MaskProb
 	scale := float32(1 / (1 - p))
+	thr := uint64(math.Ceil(p * (1 << 53)))
 	for r, i := range rows {
-		src, d := w.l.x.RawRowView(i), dst.RawRowView(r)
-		for j, v := range src {
-			d[j] = 0
-			if rng.Float64() >= p {
-				d[j] = v * scale
-			}
+		xr := w.l.x.RawRowView(i)
+		d := dst.RawRowView(r)[:len(xr)]
+		for j, v := range xr {
+			u := src.Uint64() << 11 >> 11
+			// keep = 1 when u ≥ thr (both < 2⁵³, so u − thr wraps only when u < thr)
+			keep := uint32((u-thr)>>63) ^ 1
+			d[j] = math.Float32frombits(math.Float32bits(v*scale) & -keep)
 		}
 	}
 }
@@ -189,7 +196,8 @@ func (w *byolWorker) local(ctx context.Context, j job) (float64, error) {
 		return 0, err
 	}
 	w.perm = append(w.perm[:0], j.cells...)
-	rng := rand.New(rand.NewPCG(l.seed, stream(streamMasks, j.round, j.client)))
+	src := rand.NewPCG(l.seed, stream(streamMasks, j.round, j.client))
+	rng := rand.New(src) // the shuffles; the masks draw from src directly
 	tau := float32(l.p.EMADecay)
 	total, steps := 0.0, 0
 	for range l.p.LocalEpochs {
@@ -202,7 +210,7 @@ func (w *byolWorker) local(ctx context.Context, j job) (float64, error) {
 			if len(rows) < 2 {
 				continue
 			}
-			loss := w.step(rows, rng)
+			loss := w.step(rows, src)
 			if err := nn.CheckFinite("local loss", loss); err != nil {
 				return 0, fmt.Errorf("fed: round %d, client %d: %w", j.round, j.client+1, err)
 			}
@@ -231,11 +239,11 @@ func (w *byolWorker) local(ctx context.Context, j job) (float64, error) {
 
 // step computes the gradients of one batch's symmetric BYOL loss into the
 // online networks' grads and returns the loss averaged over the batch.
-func (w *byolWorker) step(rows []int, rng *rand.Rand) float64 {
+func (w *byolWorker) step(rows []int, src *rand.PCG) float64 {
 	n, d := len(rows), w.l.dim
 	v1, v2 := w.v1.View(0, 0, n, w.l.x.Cols), w.v2.View(0, 0, n, w.l.x.Cols)
-	w.mask(v1, rows, rng)
-	w.mask(v2, rows, rng)
+	w.mask(v1, rows, src)
+	w.mask(v2, rows, src)
 	t1, t2 := w.t1.View(0, 0, n, d), w.t2.View(0, 0, n, d)
 	compute.Copy(t1, w.tgt.forward(v1, true))
 	compute.Copy(t2, w.tgt.forward(v2, true))

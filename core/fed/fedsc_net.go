@@ -43,14 +43,21 @@ type netSpec struct {
 	initW         []func(rng *rand.Rand)
 }
 
-func (s *netSpec) linear(in, out int) {
+// linear adds y = x·W + b. With inputGrad false the layer's backward
+// computes only the parameter gradients and returns an empty ∂L/∂x: for a
+// first layer, whose input is data, that product (rows × out × in, the
+// largest of FedSC's step) is never used.
+func (s *netSpec) linear(in, out int, inputGrad bool) {
 	pw, pb := s.np, s.np+in*out
 	s.np += in*out + out
 	s.build = append(s.build, func() op {
 		l := &linearOp{in: in, out: out,
 			w: compute.NewMatrix(in, out, s.params[pw:pb]), b: s.params[pb : pb+out],
 			dw: compute.NewMatrix(in, out, s.grads[pw:pb]), db: s.grads[pb : pb+out],
-			y: compute.NewMatrix(s.maxRows, out, nil), dx: compute.NewMatrix(s.maxRows, in, nil), ones: ones(s.maxRows)}
+			y: compute.NewMatrix(s.maxRows, out, nil), ones: ones(s.maxRows)}
+		if inputGrad {
+			l.dx = compute.NewMatrix(s.maxRows, in, nil)
+		}
 		s.initW = append(s.initW, func(rng *rand.Rand) { // PyTorch nn.Linear: U(±1/√in)
 			bound := 1 / math.Sqrt(float64(in))
 			for i := range l.w.Data {
@@ -73,7 +80,8 @@ func (s *netSpec) batchNorm(n int) {
 			dgamma: s.grads[p : p+n], dbeta: s.grads[p+n : p+2*n],
 			rmean: s.stats[st : st+n], rvar: s.stats[st+n : st+2*n],
 			xhat: compute.NewMatrix(s.maxRows, n, nil), y: compute.NewMatrix(s.maxRows, n, nil),
-			dx: compute.NewMatrix(s.maxRows, n, nil), invstd: make([]float32, n), mean: make([]float32, n)}
+			dx: compute.NewMatrix(s.maxRows, n, nil), invstd: make([]float32, n), mean: make([]float32, n),
+			acc: make([]float64, 3*n), inv: make([]float64, n)}
 		s.initW = append(s.initW, func(*rand.Rand) {
 			for i := range n {
 				b.gamma[i], b.beta[i], b.rmean[i], b.rvar[i] = 1, 0, 0, 1
@@ -157,6 +165,9 @@ func (l *linearOp) forward(x compute.Matrix, _ bool) compute.Matrix {
 func (l *linearOp) backward(dy compute.Matrix) compute.Matrix {
 	compute.MulTo(l.dw, l.x, true, dy, false, 1, 1)
 	compute.MulVecTo(l.db, dy, true, l.ones[:dy.Rows], 1, 1)
+	if l.dx.Data == nil {
+		return compute.Matrix{}
+	}
 	dx := l.dx.View(0, 0, dy.Rows, l.in)
 	compute.MulTo(dx, dy, false, l.w, true, 1, 0)
 	return dx
@@ -184,57 +195,85 @@ type batchNormOp struct {
 	xhat, y, dx   compute.Matrix
 	invstd, mean  []float32
 	rows          int
+	// acc (three per-feature float64 vectors) and inv (1/√(σ²+ε) in float64)
+	// let forward and backward walk the batch row by row, in memory order;
+	// every per-feature sum still adds the rows in order 0, 1, …, so the
+	// results are those of a column-by-column walk to the bit.
+	acc, inv []float64
 }
 
 func (b *batchNormOp) forward(x compute.Matrix, train bool) compute.Matrix {
-	r := x.Rows
+	r, n := x.Rows, b.n
 	b.rows = r
-	xh, y := b.xhat.View(0, 0, r, b.n), b.y.View(0, 0, r, b.n)
-	for j := range b.n {
-		var mu, v float64
-		if train && r > 1 {
-			for i := range r {
-				mu += float64(x.At(i, j))
-			}
-			mu /= float64(r)
-			for i := range r {
-				d := float64(x.At(i, j)) - mu
-				v += d * d
-			}
-			v /= float64(r)
-			b.rmean[j] = float32((1-bnMomentum)*float64(b.rmean[j]) + bnMomentum*mu)
-			b.rvar[j] = float32((1-bnMomentum)*float64(b.rvar[j]) + bnMomentum*v*float64(r)/float64(r-1))
-		} else {
-			// a noised (DP) running variance can be negative: treat it as 0
-			mu, v = float64(b.rmean[j]), max(float64(b.rvar[j]), 0)
-		}
-		inv := 1 / math.Sqrt(v+bnEps)
-		b.invstd[j], b.mean[j] = float32(inv), float32(mu)
+	xh, y := b.xhat.View(0, 0, r, n), b.y.View(0, 0, r, n)
+	mu, v := b.acc[:n], b.acc[n:2*n]
+	if train && r > 1 {
+		clear(mu)
+		clear(v)
 		for i := range r {
-			h := float32((float64(x.At(i, j)) - mu) * inv)
-			xh.Set(i, j, h)
-			y.Set(i, j, b.gamma[j]*h+b.beta[j])
+			for j, e := range x.RawRowView(i)[:n] {
+				mu[j] += float64(e)
+			}
+		}
+		for j := range mu {
+			mu[j] /= float64(r)
+		}
+		for i := range r {
+			for j, e := range x.RawRowView(i)[:n] {
+				d := float64(e) - mu[j]
+				v[j] += d * d
+			}
+		}
+		for j := range n {
+			v[j] /= float64(r)
+			b.rmean[j] = float32((1-bnMomentum)*float64(b.rmean[j]) + bnMomentum*mu[j])
+			b.rvar[j] = float32((1-bnMomentum)*float64(b.rvar[j]) + bnMomentum*v[j]*float64(r)/float64(r-1))
+		}
+	} else {
+		for j := range n {
+			// a noised (DP) running variance can be negative: treat it as 0
+			mu[j], v[j] = float64(b.rmean[j]), max(float64(b.rvar[j]), 0)
+		}
+	}
+	inv := b.inv[:n]
+	for j := range n {
+		inv[j] = 1 / math.Sqrt(v[j]+bnEps)
+		b.invstd[j], b.mean[j] = float32(inv[j]), float32(mu[j])
+	}
+	gamma, beta := b.gamma[:n], b.beta[:n]
+	for i := range r {
+		xr, hr, yr := x.RawRowView(i)[:n], xh.RawRowView(i)[:n], y.RawRowView(i)[:n]
+		for j, e := range xr {
+			h := float32((float64(e) - mu[j]) * inv[j])
+			hr[j] = h
+			yr[j] = gamma[j]*h + beta[j]
 		}
 	}
 	return y
 }
 
 func (b *batchNormOp) backward(dy compute.Matrix) compute.Matrix {
-	r := b.rows
-	xh, dx := b.xhat.View(0, 0, r, b.n), b.dx.View(0, 0, r, b.n)
-	for j := range b.n {
-		var sg, sgx float64
-		for i := range r {
-			g := float64(dy.At(i, j))
-			sg += g
-			sgx += g * float64(xh.At(i, j))
+	r, n := b.rows, b.n
+	xh, dx := b.xhat.View(0, 0, r, n), b.dx.View(0, 0, r, n)
+	sg, sgx, c := b.acc[:n], b.acc[n:2*n], b.acc[2*n:3*n]
+	clear(b.acc)
+	for i := range r {
+		hr := xh.RawRowView(i)[:n]
+		for j, g := range dy.RawRowView(i)[:n] {
+			sg[j] += float64(g)
+			sgx[j] += float64(g) * float64(hr[j])
 		}
-		b.dbeta[j] += float32(sg)
-		b.dgamma[j] += float32(sgx)
-		c := float64(b.gamma[j]) * float64(b.invstd[j]) / float64(r)
-		for i := range r {
-			g := float64(dy.At(i, j))
-			dx.Set(i, j, float32(c*(float64(r)*g-sg-float64(xh.At(i, j))*sgx)))
+	}
+	for j := range n {
+		b.dbeta[j] += float32(sg[j])
+		b.dgamma[j] += float32(sgx[j])
+		c[j] = float64(b.gamma[j]) * float64(b.invstd[j]) / float64(r)
+	}
+	fr := float64(r)
+	for i := range r {
+		hr, dr := xh.RawRowView(i)[:n], dx.RawRowView(i)[:n]
+		for j, g := range dy.RawRowView(i)[:n] {
+			dr[j] = float32(c[j] * (fr*float64(g) - sg[j] - float64(hr[j])*sgx[j]))
 		}
 	}
 	return dx

@@ -101,3 +101,35 @@ func TestDivergenceMu(t *testing.T) {
 		t.Errorf("off μ = %v, want 0", mu)
 	}
 }
+
+// TestMaskMatchesFloat64 checks that the masks drawn from the PCG directly
+// are those of the definition, entry kept when rand.Rand.Float64() ≥ p on
+// the same stream, to the bit (dropped entries +0), for several p.
+func TestMaskMatchesFloat64(t *testing.T) {
+	const n, g = 7, 33
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := compute.NewMatrix(n, g, nil)
+	for i := range x.Data {
+		x.Data[i] = float32(rng.NormFloat64())
+	}
+	rows := []int{6, 0, 3, 3, 1}
+	for _, p := range []float64{0, 0.1, 0.5, 0.9, 0.999} {
+		l := &byolLearner{x: x, p: Params{MaskProb: p}}
+		w := &byolWorker{l: l}
+		got := compute.NewMatrix(len(rows), g, nil)
+		w.mask(got, rows, rand.NewPCG(5, 6))
+		ref := rand.New(rand.NewPCG(5, 6))
+		scale := float32(1 / (1 - p))
+		for r, i := range rows {
+			for j := range g {
+				want := float32(0)
+				if ref.Float64() >= p {
+					want = x.At(i, j) * scale
+				}
+				if math.Float32bits(got.At(r, j)) != math.Float32bits(want) {
+					t.Fatalf("p = %v, row %d, gene %d: %v, want %v", p, r, j, got.At(r, j), want)
+				}
+			}
+		}
+	}
+}
