@@ -199,6 +199,8 @@ func (w *byolWorker) local(ctx context.Context, j job) (float64, error) {
 	src := rand.NewPCG(l.seed, stream(streamMasks, j.round, j.client))
 	rng := rand.New(src) // the shuffles; the masks draw from src directly
 	tau := float32(l.p.EMADecay)
+	tau1 := 1 - tau
+	ep, tp := w.enc.params, w.tgt.params[:len(w.enc.params)]
 	total, steps := 0.0, 0
 	for range l.p.LocalEpochs {
 		rng.Shuffle(len(w.perm), func(a, b int) { w.perm[a], w.perm[b] = w.perm[b], w.perm[a] })
@@ -216,8 +218,8 @@ func (w *byolWorker) local(ctx context.Context, j job) (float64, error) {
 			}
 			sgdE.Step(w.enc.params, w.enc.grads)
 			sgdP.Step(w.pred.params, w.pred.grads)
-			for i, v := range w.enc.params {
-				w.tgt.params[i] = tau*w.tgt.params[i] + (1-tau)*v
+			for i, v := range ep {
+				tp[i] = tau*tp[i] + tau1*v
 			}
 			total += loss
 			steps++

@@ -297,11 +297,16 @@ func (o *reluOp) backward(dy compute.Matrix) compute.Matrix {
 	dx := o.dx.View(0, 0, dy.Rows, dy.Cols)
 	for i := range dy.Rows {
 		yr, gr, dr := o.y.RawRowView(i), dy.RawRowView(i), dx.RawRowView(i)
+		yr, dr = yr[:len(gr)], dr[:len(gr)]
 		for j, g := range gr {
-			dr[j] = 0
+			// dr = g where y > 0, +0 elsewhere, as a bit mask (a
+			// conditional move, not a branch on the sign of a random
+			// activation)
+			var m uint32
 			if yr[j] > 0 {
-				dr[j] = g
+				m = ^uint32(0)
 			}
+			dr[j] = math.Float32frombits(math.Float32bits(g) & m)
 		}
 	}
 	return dx
