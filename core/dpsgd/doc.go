@@ -38,13 +38,10 @@
 // # Randomness
 //
 // Sampling and noise come from two PCG streams of one seed
-// (rand.NewPCG(seed, 1) and (seed, 2)), so runs reproduce exactly; the noise
-// stream seeds one generator per block of 65,536 coordinates each step, and
-// the blocks are drawn on all cores (the same draws for any number). Seeded
+// (rand.NewPCG(seed, 1) and (seed, 2)), so runs reproduce exactly. Seeded
 // noise is for teaching and reproducibility only: anyone who knows the seed
 // can remove the noise. With Config.Secure both streams are ChaCha8
-// generators keyed from crypto/rand (the noise blocks' ChaCha8 keys drawn
-// from the noise stream), as production DP requires. Even then
+// generators keyed from crypto/rand, as production DP requires. Even then
 // the noise is drawn in floating point, which leaks through the low bits
 // (Mironov 2012, "On significance of the least significant bits for
 // differential privacy"); dpscope is a tool for exploring trade-offs, not a

@@ -56,3 +56,13 @@ func newRand(seed, stream uint64, secure bool) *rand.Rand {
 	}
 	return rand.New(rand.NewPCG(seed, stream))
 }
+
+// addGaussian adds independent N(0, std²) draws to every element of dst.
+func addGaussian(dst []float32, std float64, rng *rand.Rand) {
+	if std == 0 {
+		return
+	}
+	for i := range dst {
+		dst[i] += float32(std * rng.NormFloat64())
+	}
+}

@@ -53,7 +53,7 @@ type DPSGD struct {
 	rec      Recorder
 	records  int
 	sampling *rand.Rand
-	noise    *noiser
+	noise    *rand.Rand
 	smp      *sampler
 	maxCells int
 	group    []int        // group of each layer of net
@@ -80,7 +80,7 @@ func New(net *nn.Net, opt nn.Optimizer, records int, cfg Config, rec Recorder) (
 	d := &DPSGD{
 		cfg: cfg, net: net, opt: opt, rec: rec, records: records,
 		sampling: newRand(cfg.Seed, 1, cfg.Secure),
-		noise:    newNoiser(cfg.Seed, 2, cfg.Secure),
+		noise:    newRand(cfg.Seed, 2, cfg.Secure),
 		smp:      newSampler(records),
 		maxCells: maxCells,
 		group:    make([]int, len(net.Layers)),
@@ -153,7 +153,7 @@ func (d *DPSGD) Step(loss LossFunc) (StepStats, error) {
 		return st, err
 	}
 	if lo, hi := d.net.ParamRange(d.cfg.Perturbed.First, d.cfg.Perturbed.Last); hi > lo {
-		d.noise.add(d.net.Grads[lo:hi], d.cfg.NoiseMultiplier*d.cfg.ClipNorm)
+		addGaussian(d.net.Grads[lo:hi], d.cfg.NoiseMultiplier*d.cfg.ClipNorm, d.noise)
 	}
 	compute.Scal(float32(1/denom), d.net.Grads)
 	d.opt.Step(d.net.Params, d.net.Grads)

@@ -3,8 +3,6 @@ package nn
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 
 	"github.com/dpscope/dpscope/core/compute"
 )
@@ -51,13 +49,7 @@ type Adam struct {
 	cfg  AdamConfig
 	m, v []float32
 	t    int
-	wg   sync.WaitGroup
 }
-
-// adamSplit is the number of parameters from which Adam's update runs on
-// two cores: it is memory-bound, about 3 ms a step for the 1.1 M parameters
-// of DP-DCAN's autoencoder on one core.
-const adamSplit = 1 << 16
 
 // NewAdam returns Adam for size parameters. It returns an error wrapping
 // ErrConfig if a field of cfg is invalid.
@@ -96,34 +88,13 @@ func (a *Adam) LR() float64 { return a.cfg.LR }
 func (a *Adam) Step(params, grads []float32) {
 	checkStep("Adam", len(a.m), params, grads)
 	a.t++
+	b1, b2 := float32(a.cfg.Beta1), float32(a.cfg.Beta2)
 	bc1 := 1 - math.Pow(a.cfg.Beta1, float64(a.t))
 	bc2 := 1 - math.Pow(a.cfg.Beta2, float64(a.t))
 	step := float32(a.cfg.LR / bc1)
 	inv := float32(1 / math.Sqrt(bc2))
 	eps := float32(a.cfg.Eps)
-	n := len(params)
-	if n < adamSplit || runtime.GOMAXPROCS(0) < 2 {
-		a.update(params, grads, a.m[:n], a.v[:n], step, inv, eps)
-		return
-	}
-	// Element-wise, so the result does not depend on the split. The go
-	// statement with plain arguments allocates nothing.
-	h := n / 2
-	a.wg.Add(1)
-	go a.updateDone(params[h:], grads[h:n], a.m[h:n], a.v[h:n], step, inv, eps)
-	a.update(params[:h], grads[:h], a.m[:h], a.v[:h], step, inv, eps)
-	a.wg.Wait()
-}
-
-func (a *Adam) updateDone(params, grads, m, v []float32, step, inv, eps float32) {
-	defer a.wg.Done()
-	a.update(params, grads, m, v, step, inv, eps)
-}
-
-// update applies one Adam step to a range of parameters.
-func (a *Adam) update(params, grads, m, v []float32, step, inv, eps float32) {
-	b1, b2 := float32(a.cfg.Beta1), float32(a.cfg.Beta2)
-	m, v = m[:len(params)], v[:len(params)]
+	m, v := a.m[:len(params)], a.v[:len(params)]
 	grads = grads[:len(params)]
 	for i, g := range grads {
 		mi := b1*m[i] + (1-b1)*g

@@ -3,9 +3,6 @@ package nn
 import (
 	"errors"
 	"math"
-	"math/rand/v2"
-	"runtime"
-	"slices"
 	"testing"
 )
 
@@ -156,42 +153,5 @@ func TestOptimizerConfigValidate(t *testing.T) {
 	opt, _ := NewAdam(1, AdamConfig{LR: 1})
 	if err := opt.SetLR(0); err == nil || opt.LR() != 1 {
 		t.Errorf("SetLR(0) = %v with LR %g, want an error and LR 1", err, opt.LR())
-	}
-}
-
-// TestAdamTwoCoresSameAsOne checks that the two-core update (above
-// adamSplit parameters) gives exactly the one-core result and allocates
-// nothing.
-func TestAdamTwoCoresSameAsOne(t *testing.T) {
-	const n = 3*adamSplit + 7
-	rng := rand.New(rand.NewPCG(3, 4))
-	p0, g := make([]float32, n), make([]float32, n)
-	for i := range p0 {
-		p0[i], g[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64())
-	}
-	var outs [][]float32
-	for _, procs := range []int{1, 2} {
-		old := runtime.GOMAXPROCS(procs)
-		a, _ := NewAdam(n, AdamConfig{LR: 1e-3})
-		p := slices.Clone(p0)
-		for range 3 {
-			a.Step(p, g)
-		}
-		runtime.GOMAXPROCS(old)
-		outs = append(outs, p)
-	}
-	if !slices.Equal(outs[0], outs[1]) {
-		t.Error("Adam on two cores differs from one core")
-	}
-	if raceEnabled {
-		return
-	}
-	old := runtime.GOMAXPROCS(2)
-	defer runtime.GOMAXPROCS(old)
-	a, _ := NewAdam(n, AdamConfig{LR: 1e-3})
-	p := slices.Clone(p0)
-	a.Step(p, g)
-	if allocs := testing.AllocsPerRun(10, func() { a.Step(p, g) }); allocs != 0 {
-		t.Errorf("Step on two cores allocates %v times, want 0", allocs)
 	}
 }
