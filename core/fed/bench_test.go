@@ -20,12 +20,7 @@ type benchEngine struct {
 
 func (e benchEngine) Run(ctx context.Context, ctl *core.Control) error { return e.f(ctx, ctl) }
 
-var (
-	benchOnce sync.Once
-	benchData *datasets.Preprocessed
-	benchErr  error
-	benchEng  = make(chan benchEngine, 1)
-)
+var benchEng = make(chan benchEngine, 1)
 
 const benchMethod = "fed-bench"
 
@@ -33,23 +28,38 @@ func init() {
 	core.Register(benchMethod, func(core.Config) (core.Engine, error) { return <-benchEng, nil })
 }
 
-// defaultData is builtin:default after datasets.DefaultPreprocessConfig()
-// (2,000 cells × 1,942 genes, 8 types), loaded once.
-func defaultData(b *testing.B) *datasets.Preprocessed {
-	b.Helper()
-	benchOnce.Do(func() {
-		raw, err := datasets.Builtin("default")
-		if err != nil {
-			benchErr = err
-			return
-		}
-		benchData, benchErr = datasets.Preprocess(raw, datasets.DefaultPreprocessConfig())
-	})
-	if benchErr != nil {
-		b.Fatal(benchErr)
-	}
-	return benchData
+// benchSets holds each data set the benchmarks use, loaded and
+// preprocessed (datasets.DefaultPreprocessConfig()) once per spec.
+var benchSets struct {
+	sync.Mutex
+	m map[string]*datasets.Preprocessed
 }
+
+// loadBench returns the data set spec (builtin:NAME or a path), preprocessed.
+func loadBench(b *testing.B, spec string) *datasets.Preprocessed {
+	b.Helper()
+	benchSets.Lock()
+	defer benchSets.Unlock()
+	if d, ok := benchSets.m[spec]; ok {
+		return d
+	}
+	raw, _, err := datasets.Load(spec, datasets.OpenOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := datasets.Preprocess(raw, datasets.DefaultPreprocessConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if benchSets.m == nil {
+		benchSets.m = map[string]*datasets.Preprocessed{}
+	}
+	benchSets.m[spec] = d
+	return d
+}
+
+// defaultData is builtin:default (2,000 cells × 1,942 genes, 8 types).
+func defaultData(b *testing.B) *datasets.Preprocessed { return loadBench(b, "builtin:default") }
 
 // BenchmarkRound times one federated round with K = 10 clients on the
 // default data set: every client's local epoch(s) on parallel goroutines,
@@ -103,32 +113,14 @@ func BenchmarkEvaluate(b *testing.B) {
 // (the test's working directory).
 var pbmcPath = filepath.Join("..", "..", "..", "shared", "data", "pbmc_4k")
 
-var (
-	pbmcOnce sync.Once
-	pbmcData *datasets.Preprocessed
-	pbmcErr  error
-)
-
-// pbmcData4k is pbmc_4k (4,271 cells, 2,000 HVG after
-// datasets.DefaultPreprocessConfig()), loaded once; the benchmark is
+// pbmcData4k is pbmc_4k (4,271 cells, 2,000 HVG); the benchmark is
 // skipped when the shared data folder is absent.
 func pbmcData4k(b *testing.B) *datasets.Preprocessed {
 	b.Helper()
 	if _, err := os.Stat(pbmcPath); err != nil {
 		b.Skipf("%s: %v", pbmcPath, err)
 	}
-	pbmcOnce.Do(func() {
-		raw, _, err := datasets.Load(pbmcPath, datasets.OpenOptions{})
-		if err != nil {
-			pbmcErr = err
-			return
-		}
-		pbmcData, pbmcErr = datasets.Preprocess(raw, datasets.DefaultPreprocessConfig())
-	})
-	if pbmcErr != nil {
-		b.Fatal(pbmcErr)
-	}
-	return pbmcData
+	return loadBench(b, pbmcPath)
 }
 
 // BenchmarkRoundFedSCPBMC times one FedSC round in the setting of issue 6,
