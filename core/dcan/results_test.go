@@ -111,6 +111,21 @@ func TestDefaultDataResults(t *testing.T) {
 	}
 }
 
+// top50PCs returns the top 50 principal components of d's input, the
+// baseline's features.
+func top50PCs(t *testing.T, d *datasets.Preprocessed) *cluster.PCAResult {
+	t.Helper()
+	x := make([]float64, len(d.X))
+	for i, v := range d.X {
+		x[i] = float64(v)
+	}
+	pca, err := cluster.PCA(x, d.Cells, d.Genes, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pca
+}
+
 // TestDefaultDataBaseline logs the ARI and NMI of k-means (10 restarts) on
 // the top 50 principal components of the same preprocessed default data,
 // the baseline of docs/RESULTS.md. Skipped unless DPSCOPE_DCAN_RESULTS is
@@ -120,14 +135,7 @@ func TestDefaultDataBaseline(t *testing.T) {
 		t.Skip("set DPSCOPE_DCAN_RESULTS to run")
 	}
 	d := resultsData(t)
-	x := make([]float64, len(d.X))
-	for i, v := range d.X {
-		x[i] = float64(v)
-	}
-	pca, err := cluster.PCA(x, d.Cells, d.Genes, 50)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pca := top50PCs(t, d)
 	for seed := uint64(1); seed <= 3; seed++ {
 		res, err := cluster.KMeans(context.Background(), pca.Scores, d.Cells, 50, cluster.KMeansConfig{K: len(d.Classes), NInit: 10, Seed: seed})
 		if err != nil {

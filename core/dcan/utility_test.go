@@ -32,14 +32,7 @@ func TestDefaultDataUtility(t *testing.T) {
 		t.Skip("set DPSCOPE_DCAN_UTILITY=1 (or =sound) to run; it takes several minutes")
 	}
 	d := resultsData(t)
-	x := make([]float64, len(d.X))
-	for i, v := range d.X {
-		x[i] = float64(v)
-	}
-	pca, err := cluster.PCA(x, d.Cells, d.Genes, 50)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pca := top50PCs(t, d)
 	base := 0.0
 	for _, seed := range utilitySeeds {
 		res, err := cluster.KMeans(context.Background(), pca.Scores, d.Cells, 50, cluster.KMeansConfig{K: len(d.Classes), NInit: 10, Seed: seed})
