@@ -134,6 +134,19 @@ func SetThreads(n int) error {
 	return nil
 }
 
+// SingleThreaded sets OpenBLAS to one thread, for a stretch of code whose
+// own goroutines (one per core) each call BLAS — OpenBLAS's threads would
+// only contend with them — and returns the function that restores the
+// previous count. The setting is process-wide. With the gonum backend, or
+// when OpenBLAS already runs one thread, it changes nothing.
+func SingleThreaded() (restore func()) {
+	if info, err := Init(); err == nil && info.Threads > 1 {
+		_ = SetThreads(1)
+		return func() { _ = SetThreads(info.Threads) }
+	}
+	return func() {}
+}
+
 // ParseMode validates a DPSCOPE_BLAS value and returns the mode it names; the
 // empty string means ModeAuto. Surrounding spaces are ignored.
 func ParseMode(s string) (string, error) {

@@ -116,3 +116,28 @@ func TestSsyrkMatchesReference(t *testing.T) {
 		}
 	})
 }
+
+// TestSingleThreaded checks that SingleThreaded sets OpenBLAS to one thread
+// and that its restore function puts the previous count back, also when
+// calls nest.
+func TestSingleThreaded(t *testing.T) {
+	if _, err := Init(); err != nil || selected.lib == nil {
+		t.Skip("the selected backend is not OpenBLAS")
+	}
+	before := selected.lib.threads()
+	defer func() { _ = SetThreads(before) }()
+	_ = SetThreads(2)
+	restore := SingleThreaded()
+	if n := selected.lib.threads(); n != 1 {
+		t.Fatalf("threads = %d inside SingleThreaded, want 1", n)
+	}
+	inner := SingleThreaded()
+	inner()
+	if n := selected.lib.threads(); n != 1 {
+		t.Fatalf("threads = %d after a nested restore, want 1", n)
+	}
+	restore()
+	if n := selected.lib.threads(); n != 2 {
+		t.Fatalf("threads = %d after restore, want 2", n)
+	}
+}

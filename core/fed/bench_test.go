@@ -94,17 +94,7 @@ func BenchmarkEvaluate(b *testing.B) {
 		v    Variant
 	}{{"autoencoder", FL}, {"fedsc", FedSC}} {
 		b.Run(c.name, func(b *testing.B) {
-			benchSim(b, c.v, core.ModeNonPrivate, func(ctx context.Context, s *sim) error {
-				b.ResetTimer()
-				for r := 1; r <= b.N; r++ {
-					if err := s.evaluate(ctx, r); err != nil {
-						return err
-					}
-				}
-				b.StopTimer()
-				b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/eval")
-				return nil
-			})
+			benchSim(b, c.v, core.ModeNonPrivate, func(ctx context.Context, s *sim) error { return timeEvaluations(ctx, b, s) })
 		})
 	}
 }
@@ -157,22 +147,26 @@ func timeRounds(ctx context.Context, b *testing.B, s *sim) error {
 	return nil
 }
 
+// timeEvaluations runs b.N evaluations of the server model and reports
+// seconds per evaluation.
+func timeEvaluations(ctx context.Context, b *testing.B, s *sim) error {
+	b.ResetTimer()
+	for r := 1; r <= b.N; r++ {
+		if err := s.evaluate(ctx, r); err != nil {
+			return err
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/eval")
+	return nil
+}
+
 // BenchmarkEvaluateFedSCPBMC times one evaluation of FedSC's server model
 // on pbmc_4k (embedding of 4,271 cells, k-means, metrics, silhouette, 2-D
 // projection). Skipped without ../shared/data/pbmc_4k.
 func BenchmarkEvaluateFedSCPBMC(b *testing.B) {
 	d := pbmcData4k(b)
-	benchSimOn(b, d, pbmcPath, 4, "noniid:2", FedSC, core.ModeNonPrivate, func(ctx context.Context, s *sim) error {
-		b.ResetTimer()
-		for r := 1; r <= b.N; r++ {
-			if err := s.evaluate(ctx, r); err != nil {
-				return err
-			}
-		}
-		b.StopTimer()
-		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/eval")
-		return nil
-	})
+	benchSimOn(b, d, pbmcPath, 4, "noniid:2", FedSC, core.ModeNonPrivate, func(ctx context.Context, s *sim) error { return timeEvaluations(ctx, b, s) })
 }
 
 // benchSim builds a sim of variant v with K = 10 on the default data set
@@ -206,10 +200,7 @@ func benchSimOn(b *testing.B, d *datasets.Preprocessed, data string, k int, spli
 		if err != nil {
 			return err
 		}
-		if info, err := compute.Init(); err == nil && info.Threads > 1 {
-			_ = compute.SetThreads(1)
-			defer func() { _ = compute.SetThreads(info.Threads) }()
-		}
+		defer compute.SingleThreaded()()
 		b.StartTimer()
 		return f(ctx, s)
 	}}

@@ -134,10 +134,7 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	// own threads only contend with them (4× slower measured with K = 5 on
 	// two cores), and its results depend on its thread count. The setting
 	// is process-wide; it is restored when the run ends.
-	if info, err := compute.Init(); err == nil && info.Threads > 1 {
-		_ = compute.SetThreads(1)
-		defer func() { _ = compute.SetThreads(info.Threads) }()
-	}
+	defer compute.SingleThreaded()()
 	return s.run(ctx)
 }
 

@@ -105,10 +105,7 @@ func BenchmarkStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if info, err := compute.Init(); err == nil && info.Threads > 1 {
-		_ = compute.SetThreads(1)
-		defer func() { _ = compute.SetThreads(info.Threads) }()
-	}
+	defer compute.SingleThreaded()()
 	for _, c := range []struct {
 		name string
 		kind StepKind

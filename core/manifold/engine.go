@@ -134,10 +134,7 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	// calling BLAS: OpenBLAS's own threads would fight them (measured: sphere
 	// in R^100, n = 10,000, 200 queries, 6.9 s with 2 OpenBLAS threads, 3.9 s
 	// with 1). The setting is process-wide, as in core/fed.
-	if info, err := compute.Init(); err == nil && info.Threads > 1 {
-		_ = compute.SetThreads(1)
-		defer func() { _ = compute.SetThreads(info.Threads) }()
-	}
+	defer compute.SingleThreaded()()
 	r := &runner{e: e, ctl: ctl, cfg: e.cfg, p: e.p}
 	return r.run(ctx)
 }
