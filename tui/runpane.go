@@ -278,18 +278,27 @@ func (p *runPane) Frame() { p.charts.frame() }
 func (p *runPane) View() string {
 	st := p.c.Styles
 	cw := min(controlsWidth, p.w)
-	controls := p.form.view(st, cw)
-	controls += "\n" + p.summary(cw)
 	cwid, chgt := p.chartArea()
+	ctlH := p.h // the controls' rows: beside the charts, the pane's height
 	if p.stacked() {
-		return lipgloss.JoinVertical(lipgloss.Left, block(controls, p.w, p.h-chgt), p.charts.view(cwid, chgt))
+		ctlH = p.h - chgt
 	}
-	left := block(controls, cw, p.h)
+	controls := p.form.view(st, cw)
+	controls += "\n" + p.summary(cw, ctlH-strings.Count(controls, "\n")-1)
+	if p.stacked() {
+		if chgt == 0 { // no row left for the charts: an empty one would overflow
+			return block(controls, p.w, ctlH)
+		}
+		return lipgloss.JoinVertical(lipgloss.Left, block(controls, p.w, ctlH), p.charts.view(cwid, chgt))
+	}
+	left := block(controls, cw, ctlH)
 	return lipgloss.JoinHorizontal(lipgloss.Top, padBlock(left, cw), " ", p.charts.view(cwid, chgt))
 }
 
-// summary is the few lines under the controls: layers, guarantee, state.
-func (p *runPane) summary(w int) string {
+// summary is the few lines under the controls: layers, guarantee, state,
+// and a federated run's clients in what is left of rows, the rows the
+// summary (its leading blank line included) may fill.
+func (p *runPane) summary(w, rows int) string {
 	st := p.c.Styles
 	var lines []string
 	pr := p.params
@@ -318,7 +327,7 @@ func (p *runPane) summary(w int) string {
 	}
 	lines = append(lines, st.Muted.Render("s start  p pause  x stop  r restart"))
 	if v.Family() == FamilyFed {
-		lines = append(lines, p.clientLines()...)
+		lines = append(lines, p.clientLines(rows-1-len(lines))...)
 	}
 	for i, l := range lines {
 		lines[i] = truncate(l, w)
@@ -332,10 +341,14 @@ func (p *runPane) spentEvents() []accountant.Event {
 	return spent
 }
 
-// clientLines shows a federated run's client split under the controls:
-// its client counts over the run, a change of K marked ▼, then cells and
-// classes per client (what does not fit the pane's height is cut).
-func (p *runPane) clientLines() []string {
+// clientLines shows a federated run's client split in at most rows lines
+// under the controls: its client counts over the run, a change of K marked
+// ▼, then cells and classes per client. The counts are never cut for the
+// clients; when not every client fits, as many as do are listed and a last
+// line says how many more there are ("… 18 more clients (3–4 cells
+// each)"). Lines past rows (a pane too short even for the counts) are
+// left for the caller's block to cut.
+func (p *runPane) clientLines(rows int) []string {
 	st := p.c.Styles
 	rc := &p.charts
 	if len(rc.segments) == 0 {
@@ -349,8 +362,47 @@ func (p *runPane) clientLines() []string {
 			lines = append(lines, st.Marker.Render("▼ "+seg))
 		}
 	}
-	for _, l := range rc.split {
+	shown := len(rc.split)
+	if free := rows - len(lines); free < shown {
+		shown = max(free-1, 0) // one row for the "more" line
+	}
+	for _, l := range rc.split[:shown] {
 		lines = append(lines, st.Muted.Render(strings.TrimPrefix(l, "client ")))
 	}
+	if hidden := rc.split[shown:]; len(hidden) > 0 {
+		lines = append(lines, st.Muted.Render(moreClients(hidden)))
+	}
 	return lines
+}
+
+// moreClients says how many clients of the split lines were left out and,
+// when every line gives its cells ("client 19: 3 cells, 2 classes (…)"),
+// their range: "… 18 more clients (3–4 cells each)".
+func moreClients(hidden []string) string {
+	s := fmt.Sprintf("… %d more clients", len(hidden))
+	if len(hidden) == 1 {
+		s = "… 1 more client"
+	}
+	lo, hi := -1, -1
+	for _, l := range hidden {
+		_, rest, _ := strings.Cut(l, ": ")
+		num, _, ok := strings.Cut(rest, " cell")
+		n, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return s
+		}
+		if lo < 0 || n < lo {
+			lo = n
+		}
+		hi = max(hi, n)
+	}
+	switch {
+	case len(hidden) == 1:
+		return fmt.Sprintf("%s (%d cells)", s, lo)
+	case lo == 1 && hi == 1:
+		return s + " (1 cell each)"
+	case lo == hi:
+		return fmt.Sprintf("%s (%d cells each)", s, lo)
+	}
+	return fmt.Sprintf("%s (%d–%d cells each)", s, lo, hi)
 }

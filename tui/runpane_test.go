@@ -1,9 +1,15 @@
 package tui
 
 import (
+	"fmt"
 	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/dpscope/dpscope/core"
 )
@@ -181,5 +187,124 @@ func TestEditDuringRunSendsPatch(t *testing.T) {
 	m = press(t, m, "k", "k", "k", "k", "l")
 	if !m.errored || !strings.Contains(m.Status(), "fixed while a run is going") {
 		t.Errorf("status %q, want the method locked during a run", m.Status())
+	}
+}
+
+// fedSplitRun is a federated run of 5 rounds that starts with K = 20
+// clients and goes to K = 30 at round 3; client k of the second split has
+// 4 cells when k is a multiple of 3, else 3.
+func fedSplitRun() []core.Event {
+	split := func(k int) string {
+		lines := []string{fmt.Sprintf("fl, K = %d clients, equal split (3–4 cells per client)", k)}
+		for c := 1; c <= k; c++ {
+			cells := 3
+			if c%3 == 0 {
+				cells = 4
+			}
+			lines = append(lines, fmt.Sprintf("client %d: %d cells, 2 classes (A, B)", c, cells))
+		}
+		return strings.Join(lines, "\n")
+	}
+	thirty := 30
+	evs := []core.Event{core.StageEvent{Stage: 1, Steps: 5, Name: split(20)}}
+	for r := 1; r <= 5; r++ {
+		if r == 3 {
+			evs = append(evs, core.PatchEvent{Patch: core.Patch{Clients: &thirty}, Step: 3, Applied: true},
+				core.StageEvent{Stage: 2, Steps: 3, Name: split(30)})
+		}
+		evs = append(evs, core.StepEvent{Stage: 1 + r/3, Epoch: r, Step: r, Loss: 1 / float64(r)})
+	}
+	return append(evs, core.DoneEvent{})
+}
+
+var (
+	clientLineRE = regexp.MustCompile(`(?m)^(\d+): [34] cells, 2 classes`)
+	moreLineRE   = regexp.MustCompile(`… (\d+) more clients \(3–4 cells each\)`)
+)
+
+// shownClients returns the client numbers listed at the left edge of view
+// and the count of the "… N more clients" line (-1 without one).
+func shownClients(view string) (shown []int, more int) {
+	for _, m := range clientLineRE.FindAllStringSubmatch(view, -1) {
+		n, _ := strconv.Atoi(m[1])
+		shown = append(shown, n)
+	}
+	more = -1
+	if m := moreLineRE.FindStringSubmatch(view); m != nil {
+		more, _ = strconv.Atoi(m[1])
+	}
+	return shown, more
+}
+
+// TestClientListFitsPane renders a 30-client split at many sizes, beside
+// and under the charts: the client counts (round 1 and the ▼ change) stay,
+// clients 1…n are listed as far as the pane's height allows, and a last
+// line counts the others, so listed + counted = 30 whenever a client is
+// listed; the view never outgrows the terminal.
+func TestClientListFitsPane(t *testing.T) {
+	m := selectMethod(t, sized(t, testModel(t, ""), 120, 40), "FL")
+	m = feed(t, m, 1, fedSplitRun())
+	for _, w := range []int{120, 60} {
+		for h := 40; h >= 1; h-- {
+			m = send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
+			view := text(m)
+			p := runPaneOf(m)
+			if ph := lipgloss.Height(p.View()); ph > p.h {
+				t.Errorf("%d×%d: the Run pane's view has %d lines, more than its %d", w, h, ph, p.h)
+			}
+			if h > m.chromeHeight() { // below, the header and help alone overflow
+				checkFits(t, m.View().Content, w, h)
+			}
+			shown, more := shownClients(view)
+			for i, n := range shown {
+				if n != i+1 {
+					t.Fatalf("%d×%d: clients listed %v, want 1…%d in order", w, h, shown, len(shown))
+				}
+			}
+			switch {
+			case more >= 0 && len(shown)+more != 30:
+				t.Errorf("%d×%d: %d clients listed + %d more = %d, want 30:\n%s", w, h, len(shown), more, len(shown)+more, view)
+			case more < 0 && len(shown) > 0 && len(shown) != 30:
+				t.Errorf("%d×%d: %d of 30 clients listed and no \"more clients\" line:\n%s", w, h, len(shown), view)
+			}
+			if len(shown) > 0 || more >= 0 {
+				for _, seg := range []string{"round 1: K = 20, equal", "▼ round 3: K = 30, equal"} {
+					if !strings.Contains(view, seg) {
+						t.Errorf("%d×%d: clients listed but the count %q is cut:\n%s", w, h, seg, view)
+					}
+				}
+			}
+			if w != 120 {
+				continue
+			}
+			switch h {
+			case 40, 30: // room for some clients, not all
+				if len(shown) == 0 || more <= 0 {
+					t.Errorf("%d×%d: %d clients listed, %d more; want some listed and the rest counted:\n%s", w, h, len(shown), more, view)
+				}
+			case 24: // room for the counts and one line: no client, all counted
+				if len(shown) != 0 || more != 30 {
+					t.Errorf("%d×%d: %d clients listed, %d more; want none listed and \"… 30 more clients\":\n%s", w, h, len(shown), more, view)
+				}
+			}
+		}
+	}
+}
+
+// TestMoreClients checks the "more clients" line: the count, the range of
+// cells when every hidden line gives them, and none when one does not.
+func TestMoreClients(t *testing.T) {
+	for _, c := range []struct {
+		hidden []string
+		want   string
+	}{
+		{[]string{"client 29: 3 cells, 2 classes (A, B)", "client 30: 4 cells, 1 classes (C)"}, "… 2 more clients (3–4 cells each)"},
+		{[]string{"client 3: 25 cells", "client 4: 25 cells"}, "… 2 more clients (25 cells each)"},
+		{[]string{"client 4: 7 cells, 1 classes (D)"}, "… 1 more client (7 cells)"},
+		{[]string{"client 9: 3 cells", "unparsed"}, "… 2 more clients"},
+	} {
+		if got := moreClients(c.hidden); got != c.want {
+			t.Errorf("moreClients(%q) = %q, want %q", c.hidden, got, c.want)
+		}
 	}
 }
