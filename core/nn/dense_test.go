@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -95,3 +96,36 @@ func TestParseActivation(t *testing.T) {
 		t.Errorf("ParseActivation(%q) = nil error, want an error", "swish")
 	}
 }
+
+// TestReLUEdgeCases pins the branch-free ReLU kernels on the values where
+// a bit trick could go wrong: ±0, the smallest subnormal, ±Inf and NaN of
+// either sign.
+func TestReLUEdgeCases(t *testing.T) {
+	negZero := float32(math.Copysign(0, -1))
+	nan := float32(math.NaN())
+	negNaN := math.Float32frombits(math.Float32bits(nan) | 1<<31)
+	sub := math.Float32frombits(1)
+	inf := float32(math.Inf(1))
+	z := []float32{-2, negZero, 0, sub, 3, inf, -inf, nan}
+	wantY := []float32{0, 0, 0, sub, 3, inf, 0, nan}
+	y := append([]float32(nil), z...)
+	ReLU.apply(y)
+	for i := range y {
+		if math.Float32bits(y[i]) != math.Float32bits(wantY[i]) && !(isNaN32(y[i]) && isNaN32(wantY[i])) {
+			t.Errorf("relu(%v) = %v, want %v", z[i], y[i], wantY[i])
+		}
+	}
+	// mulDeriv sees outputs: the gradient passes where y > 0 only (a NaN
+	// output keeps it when its sign bit is clear; the loss is NaN anyway).
+	ys := []float32{0, negZero, sub, 3, inf, -1, nan, negNaN}
+	want := []float32{0, 0, 5, 5, 5, 0, 5, 0}
+	g := []float32{5, 5, 5, 5, 5, 5, 5, 5}
+	ReLU.mulDeriv(g, ys)
+	for i := range g {
+		if g[i] != want[i] {
+			t.Errorf("relu'(y = %v)·5 = %v, want %v", ys[i], g[i], want[i])
+		}
+	}
+}
+
+func isNaN32(v float32) bool { return v != v }
