@@ -64,6 +64,7 @@ func BenchmarkDPSGDEpoch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer d.Close()
 	loss := func(cells []int) (float64, error) {
 		x := in.View(0, 0, len(cells), benchGenes)
 		for i, r := range cells {
@@ -120,4 +121,15 @@ func BenchmarkNonPrivateEpoch(b *testing.B) {
 		}
 	}
 	reportEpoch(b, samples)
+}
+
+// BenchmarkNormalFill times the noise draws of one step of the peers'
+// autoencoder: 1,063,536 standard normals.
+func BenchmarkNormalFill(b *testing.B) {
+	src := normalSource{src: newSource(1, 2, false)}
+	z := make([]float32, 1063536)
+	for b.Loop() {
+		src.fill(z)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(z)), "ns/draw")
 }

@@ -46,23 +46,13 @@ func (s *sampler) next(b Batching, q float64, rng *rand.Rand) []int {
 	return s.buf
 }
 
-// newRand returns a PCG generator for (seed, stream), or a ChaCha8 keyed
+// newSource returns a PCG generator for (seed, stream), or a ChaCha8 keyed
 // from crypto/rand when secure is set.
-func newRand(seed, stream uint64, secure bool) *rand.Rand {
+func newSource(seed, stream uint64, secure bool) rand.Source {
 	if secure {
 		var key [32]byte
 		crand.Read(key[:]) // never returns an error (Go ≥ 1.24): it crashes the program instead
-		return rand.New(rand.NewChaCha8(key))
+		return rand.NewChaCha8(key)
 	}
-	return rand.New(rand.NewPCG(seed, stream))
-}
-
-// addGaussian adds independent N(0, std²) draws to every element of dst.
-func addGaussian(dst []float32, std float64, rng *rand.Rand) {
-	if std == 0 {
-		return
-	}
-	for i := range dst {
-		dst[i] += float32(std * rng.NormFloat64())
-	}
+	return rand.NewPCG(seed, stream)
 }

@@ -45,7 +45,9 @@ type StepStats struct {
 }
 
 // DPSGD runs DP-SGD steps on a network. It owns every buffer it needs and
-// allocates nothing per step. Not safe for concurrent use.
+// allocates nothing per step. From its first noisy step it keeps one
+// goroutine that draws the next step's noise ahead; Close ends it. Not safe
+// for concurrent use.
 type DPSGD struct {
 	cfg      Config
 	net      *nn.Net
@@ -53,7 +55,7 @@ type DPSGD struct {
 	rec      Recorder
 	records  int
 	sampling *rand.Rand
-	noise    *rand.Rand
+	noise    *noiseAhead
 	smp      *sampler
 	maxCells int
 	group    []int        // group of each layer of net
@@ -79,8 +81,8 @@ func New(net *nn.Net, opt nn.Optimizer, records int, cfg Config, rec Recorder) (
 	}
 	d := &DPSGD{
 		cfg: cfg, net: net, opt: opt, rec: rec, records: records,
-		sampling: newRand(cfg.Seed, 1, cfg.Secure),
-		noise:    newRand(cfg.Seed, 2, cfg.Secure),
+		sampling: rand.New(newSource(cfg.Seed, 1, cfg.Secure)),
+		noise:    newNoiseAhead(newSource(cfg.Seed, 2, cfg.Secure), len(net.Params)),
 		smp:      newSampler(records),
 		maxCells: maxCells,
 		group:    make([]int, len(net.Layers)),
@@ -101,6 +103,11 @@ func (d *DPSGD) setGroups() {
 		}
 	}
 }
+
+// Close ends the goroutine that draws noise ahead and waits for it. Step
+// may still be called after Close (it starts a new one). Close is
+// idempotent.
+func (d *DPSGD) Close() { d.noise.stop() }
 
 // Config returns the configuration in use.
 func (d *DPSGD) Config() Config { return d.cfg }
@@ -152,8 +159,9 @@ func (d *DPSGD) Step(loss LossFunc) (StepStats, error) {
 	if err != nil {
 		return st, err
 	}
-	if lo, hi := d.net.ParamRange(d.cfg.Perturbed.First, d.cfg.Perturbed.Last); hi > lo {
-		addGaussian(d.net.Grads[lo:hi], d.cfg.NoiseMultiplier*d.cfg.ClipNorm, d.noise)
+	if lo, hi := d.net.ParamRange(d.cfg.Perturbed.First, d.cfg.Perturbed.Last); hi > lo && d.cfg.NoiseMultiplier > 0 {
+		std := float32(d.cfg.NoiseMultiplier * d.cfg.ClipNorm)
+		level1.Saxpy(hi-lo, std, d.noise.take(lo, hi), 1, d.net.Grads[lo:hi], 1)
 	}
 	compute.Scal(float32(1/denom), d.net.Grads)
 	d.opt.Step(d.net.Params, d.net.Grads)

@@ -3,6 +3,7 @@ package dpsgd
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/dpscope/dpscope/core/nn"
@@ -76,7 +77,7 @@ func TestNoiseScale(t *testing.T) {
 func TestPoissonSampling(t *testing.T) {
 	const n, q, steps = 1000, 0.1, 2000
 	s := newSampler(n)
-	rng := newRand(7, 1, false)
+	rng := rand.New(newSource(7, 1, false))
 	var sum, sum2 float64
 	for range steps {
 		b := s.next(Poisson, q, rng)
@@ -103,7 +104,7 @@ func TestPoissonSampling(t *testing.T) {
 func TestShuffledSampling(t *testing.T) {
 	const n, q = 103, 0.1
 	s := newSampler(n)
-	rng := newRand(1, 1, false)
+	rng := rand.New(newSource(1, 1, false))
 	seen := make(map[int]bool)
 	for range n / 10 {
 		b := s.next(Shuffled, q, rng)
