@@ -13,6 +13,7 @@ require (
 	github.com/ebitengine/purego v0.11.3
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/sync v0.22.0
+	golang.org/x/sys v0.47.0
 	gonum.org/v1/gonum v0.17.0
 )
 
@@ -34,5 +35,4 @@ require (
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
 	github.com/xo/terminfo v0.0.0-20220910002029-abceb7e1c41e // indirect
-	golang.org/x/sys v0.47.0 // indirect
 )

@@ -91,16 +91,23 @@ func (a *Adam) Step(params, grads []float32) {
 	b1, b2 := float32(a.cfg.Beta1), float32(a.cfg.Beta2)
 	bc1 := 1 - math.Pow(a.cfg.Beta1, float64(a.t))
 	bc2 := 1 - math.Pow(a.cfg.Beta2, float64(a.t))
-	step := float32(a.cfg.LR / bc1)
-	inv := float32(1 / math.Sqrt(bc2))
-	eps := float32(a.cfg.Eps)
+	k := adamConsts{b1: b1, c1: 1 - b1, b2: b2, c2: 1 - b2,
+		step: float32(a.cfg.LR / bc1), inv: float32(1 / math.Sqrt(bc2)), eps: float32(a.cfg.Eps)}
 	m, v := a.m[:len(params)], a.v[:len(params)]
 	grads = grads[:len(params)]
+	done := adamVector(params, grads, m, v, &k)
+	adamScalar(params[done:], grads[done:], m[done:], v[done:], &k)
+}
+
+// adamScalar is Adam's update, one entry at a time; the vector kernel
+// performs the same operations in the same order.
+func adamScalar(params, grads, m, v []float32, k *adamConsts) {
+	m, v, grads = m[:len(params)], v[:len(params)], grads[:len(params)]
 	for i, g := range grads {
-		mi := b1*m[i] + (1-b1)*g
-		vi := b2*v[i] + (1-b2)*g*g
+		mi := k.b1*m[i] + k.c1*g
+		vi := k.b2*v[i] + k.c2*g*g
 		m[i], v[i] = mi, vi
-		params[i] -= step * mi / (sqrt32(vi)*inv + eps)
+		params[i] -= k.step * mi / (sqrt32(vi)*k.inv + k.eps)
 	}
 }
 
