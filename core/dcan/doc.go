@@ -100,7 +100,8 @@
 // # Randomness
 //
 // Every generator is rand.New(rand.NewPCG(Config.Seed, stream)) with a
-// fixed stream per use; with Config.SecureNoise the DP noise and sampling
+// fixed stream per use, except DP-SGD's noise (xoshiro256++ from the seed,
+// see core/dpsgd); with Config.SecureNoise the DP noise and sampling
 // (dpsgd) and the DP k-means noise come from ChaCha8 generators keyed by
 // crypto/rand instead. Seeded noise is for teaching and reproducibility
 // only.

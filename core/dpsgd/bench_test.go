@@ -126,7 +126,7 @@ func BenchmarkNonPrivateEpoch(b *testing.B) {
 // BenchmarkNormalFill times the noise draws of one step of the peers'
 // autoencoder: 1,063,536 standard normals.
 func BenchmarkNormalFill(b *testing.B) {
-	src := normalSource{src: newSource(1, 2, false)}
+	src := normalSource{src: newNoiseWords(1, 2, false)}
 	z := make([]float32, 1063536)
 	for b.Loop() {
 		src.fill(z)

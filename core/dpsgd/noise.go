@@ -1,7 +1,5 @@
 package dpsgd
 
-import "math/rand/v2"
-
 // noiseAhead draws the standard normal noise of the next noisy step on its
 // own goroutine while the current step's forward and backward passes run.
 // A million draws take about 5 ms, a fifth of a step on the peers'
@@ -24,7 +22,7 @@ type noiseAhead struct {
 	running bool
 }
 
-func newNoiseAhead(src rand.Source, size int) *noiseAhead {
+func newNoiseAhead(src wordSource, size int) *noiseAhead {
 	return &noiseAhead{normal: normalSource{src: src}, size: size}
 }
 

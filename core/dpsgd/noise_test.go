@@ -26,8 +26,8 @@ func TestNoiseAheadStream(t *testing.T) {
 		{20, 50, true, 30},
 		{0, 100, false, 30},
 	}
-	n := newNoiseAhead(newSource(seed, 2, false), 100)
-	ref := normalSource{src: newSource(seed, 2, false)}
+	n := newNoiseAhead(newNoiseWords(seed, 2, false), 100)
+	ref := normalSource{src: newNoiseWords(seed, 2, false)}
 	for i, s := range steps {
 		if s.stop {
 			n.stop()

@@ -2,6 +2,7 @@ package dpsgd
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 )
 
@@ -34,6 +35,7 @@ type ziggurat struct {
 	f    [zigLayers + 1]float64 // f(x[i])
 	fast [zigLayers]uint32      // u = (2m+1)/2²⁴ < x[i+1]/x[i] ⇔ m < fast[i]
 	w    [zigLayers]float32     // x[i]/2²⁴: the draw is (2m+1)·w[i]
+	w64  [zigLayers]float64     // w in float64, for the slow path
 }
 
 func newZiggurat() *ziggurat {
@@ -54,37 +56,50 @@ func newZiggurat() *ziggurat {
 		if lim <= 1 {
 			z.fast[i] = 0
 		}
-		z.w[i] = float32(math.Ldexp(z.x[i], -24))
+		z.w64[i] = math.Ldexp(z.x[i], -24)
+		z.w[i] = float32(z.w64[i])
 	}
 	return z
 }
 
-// normalSource turns a generator's 64-bit words into standard normals.
-type normalSource struct {
-	src rand.Source
+// wordSource gives uniform 64-bit words, singly or in bulk.
+type wordSource interface {
+	Uint64() uint64
+	fill(dst []uint64)
 }
 
-// fill sets dst to independent N(0, 1) draws. Each 32-bit half of a
-// 64-bit word is one draw: layer b&255, magnitude m = bits 8–30, sign bit
-// 31. The fast path (over 99 % of draws) is written out here so that it
-// compiles to a few instructions; slowNormal finishes the rest.
+// normalSource turns a generator's 64-bit words into standard normals.
+type normalSource struct {
+	src   wordSource
+	words [256]uint64 // a block of words, drawn in one call
+}
+
+// fill sets dst to independent N(0, 1) draws. Each 32-bit half of a word
+// is one draw: layer b&255, magnitude m = bits 8–30, sign bit 31. The fast
+// path (98.5 % of draws) is written out here so that it compiles to a few
+// instructions; slowNormal finishes the rest.
 func (n *normalSource) fill(dst []float32) {
-	src, fast, w := n.src, &zig.fast, &zig.w
-	var word uint64
-	for k := range dst {
-		if k&1 == 0 {
-			word = src.Uint64()
-		} else {
-			word >>= 32
+	fast, w := &zig.fast, &zig.w
+	for len(dst) > 0 {
+		words := n.words[:min(len(n.words), (len(dst)+1)/2)]
+		n.src.fill(words)
+		for j, word := range words {
+			for h := range 2 {
+				k := 2*j + h
+				if k == len(dst) {
+					break
+				}
+				b := uint32(word >> (32 * h))
+				i, m := uint8(b), (b>>8)&(1<<23-1)
+				if m < fast[i] {
+					x := float32(2*m+1) * w[i]
+					dst[k] = math.Float32frombits(math.Float32bits(x) | b&(1<<31))
+					continue
+				}
+				dst[k] = n.slowNormal(b)
+			}
 		}
-		b := uint32(word)
-		i, m := uint8(b), (b>>8)&(1<<23-1)
-		if m < fast[i] {
-			x := float32(2*m+1) * w[i]
-			dst[k] = math.Float32frombits(math.Float32bits(x) | b&(1<<31))
-			continue
-		}
-		dst[k] = n.slowNormal(b)
+		dst = dst[min(len(dst), 2*len(words)):]
 	}
 }
 
@@ -117,7 +132,7 @@ func (n *normalSource) slow(i, m uint32) (float64, bool) {
 			}
 		}
 	}
-	x := float64(2*m+1) * math.Ldexp(zig.x[i], -24)
+	x := float64(2*m+1) * zig.w64[i]
 	y := zig.f[i] + n.unit()*(zig.f[i+1]-zig.f[i])
 	return x, y < math.Exp(-0.5*x*x)
 }
@@ -125,4 +140,61 @@ func (n *normalSource) slow(i, m uint32) (float64, bool) {
 // unit returns a uniform draw from (0, 1].
 func (n *normalSource) unit() float64 {
 	return (float64(n.src.Uint64()>>11) + 1) * 0x1p-53
+}
+
+// xoshiro is xoshiro256++ (Blackman and Vigna 2021): 0.8 ns a word in
+// bulk here, against 1.9 ns for PCG-DXSM, whose 128-bit multiply is on
+// the dependency chain. Not cryptographic; secure noise uses ChaCha8.
+type xoshiro struct{ s [4]uint64 }
+
+// newXoshiro seeds the state by SplitMix64 from (seed, stream), as the
+// authors recommend.
+func newXoshiro(seed, stream uint64) *xoshiro {
+	x := new(xoshiro)
+	z := seed ^ bits.RotateLeft64(stream, 32) ^ 0x6a09e667f3bcc909
+	for i := range x.s {
+		z += 0x9e3779b97f4a7c15
+		v := z
+		v = (v ^ v>>30) * 0xbf58476d1ce4e5b9
+		v = (v ^ v>>27) * 0x94d049bb133111eb
+		x.s[i] = v ^ v>>31
+	}
+	return x
+}
+
+func (x *xoshiro) Uint64() uint64 {
+	s := &x.s
+	r := bits.RotateLeft64(s[0]+s[3], 23) + s[0]
+	t := s[1] << 17
+	s[2] ^= s[0]
+	s[3] ^= s[1]
+	s[1] ^= s[2]
+	s[0] ^= s[3]
+	s[2] ^= t
+	s[3] = bits.RotateLeft64(s[3], 45)
+	return r
+}
+
+func (x *xoshiro) fill(dst []uint64) {
+	s0, s1, s2, s3 := x.s[0], x.s[1], x.s[2], x.s[3]
+	for i := range dst {
+		dst[i] = bits.RotateLeft64(s0+s3, 23) + s0
+		t := s1 << 17
+		s2 ^= s0
+		s3 ^= s1
+		s1 ^= s2
+		s0 ^= s3
+		s2 ^= t
+		s3 = bits.RotateLeft64(s3, 45)
+	}
+	x.s = [4]uint64{s0, s1, s2, s3}
+}
+
+// chachaWords adapts ChaCha8 (secure noise) to wordSource.
+type chachaWords struct{ *rand.ChaCha8 }
+
+func (c chachaWords) fill(dst []uint64) {
+	for i := range dst {
+		dst[i] = c.ChaCha8.Uint64()
+	}
 }

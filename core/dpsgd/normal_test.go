@@ -35,7 +35,7 @@ func TestZigguratTable(t *testing.T) {
 // skipping the wedge test or mis-scaling the tail fails it.
 func TestNormalDistribution(t *testing.T) {
 	const n = 2_000_000
-	src := normalSource{src: newSource(3, 2, false)}
+	src := normalSource{src: newNoiseWords(3, 2, false)}
 	x := make([]float32, n)
 	src.fill(x)
 	var s1, s2, s4 float64
@@ -79,5 +79,25 @@ func TestNormalDistribution(t *testing.T) {
 	}
 	if crit := 1.95 / math.Sqrt(n); d > crit {
 		t.Errorf("Kolmogorov–Smirnov distance %.3g > %.3g (the 10⁻⁴ critical value)", d, crit)
+	}
+}
+
+// TestXoshiroReference checks xoshiro256++ against the authors' C code
+// from the state {1, 2, 3, 4}, and that Uint64 and fill give one stream.
+func TestXoshiroReference(t *testing.T) {
+	want := []uint64{41943041, 58720359, 3588806011781223, 3591011842654386}
+	x := &xoshiro{s: [4]uint64{1, 2, 3, 4}}
+	for i, w := range want {
+		if got := x.Uint64(); got != w {
+			t.Fatalf("word %d = %d, want %d", i, got, w)
+		}
+	}
+	a, b := newXoshiro(7, 2), newXoshiro(7, 2)
+	block := make([]uint64, 9)
+	a.fill(block)
+	for i, w := range block {
+		if got := b.Uint64(); got != w {
+			t.Fatalf("Uint64 %d = %d, fill gave %d", i, got, w)
+		}
 	}
 }

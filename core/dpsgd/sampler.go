@@ -56,3 +56,12 @@ func newSource(seed, stream uint64, secure bool) rand.Source {
 	}
 	return rand.NewPCG(seed, stream)
 }
+
+// newNoiseWords returns the noise generator: xoshiro256++ seeded from
+// (seed, stream), or a ChaCha8 keyed from crypto/rand when secure is set.
+func newNoiseWords(seed, stream uint64, secure bool) wordSource {
+	if secure {
+		return chachaWords{newSource(0, 0, true).(*rand.ChaCha8)}
+	}
+	return newXoshiro(seed, stream)
+}

@@ -82,7 +82,7 @@ func New(net *nn.Net, opt nn.Optimizer, records int, cfg Config, rec Recorder) (
 	d := &DPSGD{
 		cfg: cfg, net: net, opt: opt, rec: rec, records: records,
 		sampling: rand.New(newSource(cfg.Seed, 1, cfg.Secure)),
-		noise:    newNoiseAhead(newSource(cfg.Seed, 2, cfg.Secure), len(net.Params)),
+		noise:    newNoiseAhead(newNoiseWords(cfg.Seed, 2, cfg.Secure), len(net.Params)),
 		smp:      newSampler(records),
 		maxCells: maxCells,
 		group:    make([]int, len(net.Layers)),

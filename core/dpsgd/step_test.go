@@ -32,15 +32,22 @@ func zeroLoss(f *fixture) LossFunc {
 // rest must not move. The mean and variance of the n scaled updates are
 // compared with 0 and σ²C² within z·σC/√n and z·σ²C²·√(2/n) (normal
 // approximations of the sampling distributions), so each check fails
-// falsely with probability about 10⁻⁵.
+// falsely with probability about 10⁻⁵. It runs with seeded (xoshiro) and
+// secure (ChaCha8) noise.
 func TestNoiseScale(t *testing.T) {
+	for _, secure := range []bool{false, true} {
+		t.Run(map[bool]string{false: "seeded", true: "secure"}[secure], func(t *testing.T) { testNoiseScale(t, secure) })
+	}
+}
+
+func testNoiseScale(t *testing.T, secure bool) {
 	const records = 50
 	f := newFixture(t, records, 4000, 16, 1, nn.Tanh, 3) // 48,116 noised parameters: variance within ±2.9 %
 	const q, sigma, c = 0.2, 1.7, 0.3
 	before := append([]float32(nil), f.ae.Params...)
 	opt, _ := nn.NewSGD(len(f.ae.Params), nn.SGDConfig{LR: 1})
 	d, err := New(&f.ae.Net, opt, records, Config{SampleRate: q, NoiseMultiplier: sigma, ClipNorm: c,
-		Perturbed: LayerRange{1, 2}, Seed: 42}, nil)
+		Perturbed: LayerRange{1, 2}, Seed: 42, Secure: secure}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
