@@ -26,9 +26,12 @@ const (
 	SilhouetteSeed = 0x5EED
 )
 
-// distBlock is the number of anchor rows whose distances are computed by
-// one matrix product.
-const distBlock = 128
+// distBlock returns the number of anchor rows whose distances to all n rows
+// are computed by one matrix product: 128, fewer when n is large so that a
+// worker's block of products stays near 8 MB (50,000 rows: 20 anchors, not
+// 51 MB; the product has only d terms per entry, so a shorter block costs
+// no speed).
+func distBlock(n int) int { return min(128, max(16, (1<<20)/max(n, 1))) }
 
 // pointSet is a labelled point cloud with the unknown rows removed and the
 // columns centred (which changes no distance but makes the Gram form
@@ -53,6 +56,13 @@ func newPointSet(x []float64, n, d int, labels []int) (*pointSet, error) {
 	}
 	idx, values := denseIndex(labels, labels)
 	p := &pointSet{d: d, k: len(values), sizes: make([]int, len(values))}
+	labelled := 0
+	for _, l := range idx {
+		if l >= 0 {
+			labelled++
+		}
+	}
+	p.x, p.labels = make([]float64, 0, labelled*d), make([]int, 0, labelled)
 	for i, l := range idx {
 		if l < 0 {
 			continue
@@ -121,22 +131,23 @@ func sampleRows(n, m int, rng *rand.Rand) []int {
 
 // forDistances calls fn(w, a, d2) for every position a of anchors, with d2[j]
 // the squared distance from row anchors[a] to row j (exactly 0 for j =
-// anchors[a]). Blocks of distBlock anchors are one GEMM each; blocks are
+// anchors[a]). Blocks of distBlock(n) anchors are one GEMM each; blocks are
 // spread over workers(len(anchors)) workers with buffers of their own; w is
 // the worker's index, for scratch space. fn is called concurrently for
 // different a and must write only to outputs of a or scratch of w; d2 is
 // reused after fn returns.
 func (p *pointSet) forDistances(anchors []int, fn func(w, a int, d2 []float64)) {
 	n, d := p.n, p.d
-	nb := (len(anchors) + distBlock - 1) / distBlock
-	workers := distWorkers(len(anchors))
+	bs := distBlock(n)
+	nb := (len(anchors) + bs - 1) / bs
+	workers := distWorkers(len(anchors), n)
 	var g errgroup.Group
 	for w := range workers {
 		g.Go(func() error {
-			blk := make([]float64, distBlock*d)
-			prod := make([]float64, distBlock*n)
+			blk := make([]float64, bs*d)
+			prod := make([]float64, bs*n)
 			for b := w; b < nb; b += workers {
-				lo, hi := b*distBlock, min((b+1)*distBlock, len(anchors))
+				lo, hi := b*bs, min((b+1)*bs, len(anchors))
 				m := hi - lo
 				for r := range m {
 					i := anchors[lo+r]
@@ -164,7 +175,8 @@ func (p *pointSet) forDistances(anchors []int, fn func(w, a int, d2 []float64)) 
 }
 
 // distWorkers returns the number of workers forDistances uses for m
-// anchors: GOMAXPROCS, at most one per block, at least 1.
-func distWorkers(m int) int {
-	return max(1, min(runtime.GOMAXPROCS(0), (m+distBlock-1)/distBlock))
+// anchors among n rows: GOMAXPROCS, at most one per block, at least 1.
+func distWorkers(m, n int) int {
+	bs := distBlock(n)
+	return max(1, min(runtime.GOMAXPROCS(0), (m+bs-1)/bs))
 }

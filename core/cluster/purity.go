@@ -38,7 +38,7 @@ func NeighbourhoodPurity(x []float64, n, d int, labels []int, k int) (float64, e
 	}
 	anchors := p.anchors()
 	frac := make([]float64, len(anchors))
-	workers := distWorkers(len(anchors))
+	workers := distWorkers(len(anchors), p.n)
 	bestD := make([]float64, workers*k)
 	bestI := make([]int, workers*k)
 	p.forDistances(anchors, func(w, a int, d2 []float64) {

@@ -67,7 +67,7 @@ func (p *pointSet) checkSilhouette() error {
 func (p *pointSet) silhouette(anchors []int) float64 {
 	s := make([]float64, len(anchors))
 	k := p.k
-	scratch := make([]float64, distWorkers(len(anchors))*k)
+	scratch := make([]float64, distWorkers(len(anchors), p.n)*k)
 	p.forDistances(anchors, func(w, a int, d2 []float64) {
 		sums := scratch[w*k : w*k+k]
 		clear(sums)
