@@ -78,6 +78,7 @@ func NewPLDSequence(events []Event, h float64) (*PLD, error) {
 		go func() {
 			defer wg.Done()
 			acc := identityPMF()
+			var work fftWork
 			for _, ev := range events {
 				if ev.Steps == 0 {
 					continue
@@ -87,7 +88,7 @@ func NewPLDSequence(events []Event, h float64) (*PLD, error) {
 					errs[dir] = err
 					return
 				}
-				acc = convolve(acc, selfCompose(one, ev.Steps, h))
+				acc = convolve(acc, selfCompose(one, ev.Steps, h, &work), &work)
 			}
 			if dir == 0 {
 				out.remove = acc
@@ -118,7 +119,8 @@ func (p *PLD) Compose(o *PLD) (*PLD, error) {
 	if p.h != o.h {
 		return nil, inputErr("discretisation interval of the second PLD", o.h, fmt.Sprintf("equal to the first's (%g)", p.h))
 	}
-	return &PLD{h: p.h, remove: convolve(p.remove, o.remove), add: convolve(p.add, o.add)}, nil
+	var work fftWork
+	return &PLD{h: p.h, remove: convolve(p.remove, o.remove, &work), add: convolve(p.add, o.add, &work)}, nil
 }
 
 // Interval returns the discretisation interval h.

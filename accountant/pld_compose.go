@@ -16,7 +16,7 @@ import (
 // δ(ε)). The k-th power is taken in the frequency domain (one
 // real FFT of the window size); bins cyclically aliased from outside the
 // window carry at most 2·pldComposeTail.
-func selfCompose(m lossPMF, k int, h float64) lossPMF {
+func selfCompose(m lossPMF, k int, h float64, w *fftWork) lossPMF {
 	if k == 1 {
 		return m
 	}
@@ -26,16 +26,16 @@ func selfCompose(m lossPMF, k int, h float64) lossPMF {
 	for size < n {
 		size <<= 1
 	}
-	seq := make([]float64, size)
+	w.reset(size)
+	seq := w.a
 	for i, p := range m.probs {
 		seq[mod(m.lo+i, size)] += p
 	}
-	fft := fourier.NewFFT(size)
-	coef := fft.Coefficients(nil, seq)
+	coef := w.fft.Coefficients(w.ca, seq)
 	for i, c := range coef {
 		coef[i] = cpow(c, k)
 	}
-	fft.Sequence(seq, coef)
+	w.fft.Sequence(seq, coef)
 	probs := make([]float64, n)
 	for i := range probs {
 		v := seq[mod(lo+i, size)] / float64(size)
@@ -93,7 +93,7 @@ func logMGF(m lossPMF, t, h float64) float64 {
 
 // convolve returns the distribution of the sum of independent losses from a
 // and b (linear convolution by FFT), then trims negligible tails.
-func convolve(a, b lossPMF) lossPMF {
+func convolve(a, b lossPMF, w *fftWork) lossPMF {
 	if len(a.probs) == 1 && a.lo == 0 && a.inf == 0 && a.probs[0] == 1 {
 		return b
 	}
@@ -105,17 +105,17 @@ func convolve(a, b lossPMF) lossPMF {
 	for size < n {
 		size <<= 1
 	}
-	fft := fourier.NewFFT(size)
-	sa := make([]float64, size)
+	w.reset(size)
+	w.b, w.cb = zeroed(w.b, size), resized(w.cb, size/2+1)
+	sa, sb := w.a, w.b
 	copy(sa, a.probs)
-	ca := fft.Coefficients(nil, sa)
-	sb := make([]float64, size)
+	ca := w.fft.Coefficients(w.ca, sa)
 	copy(sb, b.probs)
-	cb := fft.Coefficients(nil, sb)
+	cb := w.fft.Coefficients(w.cb, sb)
 	for i := range ca {
 		ca[i] *= cb[i]
 	}
-	fft.Sequence(sa, ca)
+	w.fft.Sequence(sa, ca)
 	probs := make([]float64, n)
 	for i := range probs {
 		if v := sa[i] / float64(size); v > 0 {
@@ -124,6 +124,46 @@ func convolve(a, b lossPMF) lossPMF {
 	}
 	inf := 1 - (1-a.inf)*(1-b.inf)
 	return trimPMF(lossPMF{lo: a.lo + b.lo, probs: probs, inf: inf})
+}
+
+// fftWork holds an FFT plan and its buffers for the compositions of one
+// PLD, reused from one to the next: a fresh plan and buffers per FFT made
+// ~200 MB of garbage per PLD of a long run, which a training run's budget
+// events then carried above its memory goal. The zero value is ready.
+type fftWork struct {
+	fft    *fourier.FFT
+	a, b   []float64    // sequences
+	ca, cb []complex128 // coefficients
+}
+
+// reset prepares the plan, a and ca for sequences of length size (a
+// convolution also sizes b and cb).
+func (w *fftWork) reset(size int) {
+	switch {
+	case w.fft == nil:
+		w.fft = fourier.NewFFT(size)
+	case w.fft.Len() != size:
+		w.fft.Reset(size)
+	}
+	w.a, w.ca = zeroed(w.a, size), resized(w.ca, size/2+1)
+}
+
+// zeroed returns s with length n, all zero, reusing its storage if it can.
+func zeroed(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// resized returns s with length n, reusing its storage if it can.
+func resized(s []complex128, n int) []complex128 {
+	if cap(s) < n {
+		return make([]complex128, n)
+	}
+	return s[:n]
 }
 
 // trimPMF moves bottom bins with cumulative mass below pldComposeTail into
