@@ -2,11 +2,12 @@ package dpsgd
 
 // noiseAhead draws the standard normal noise of the next noisy step on its
 // own goroutine while the current step's forward and backward passes run.
-// A million draws take about 5 ms, a fifth of a step on the peers'
-// autoencoder; ahead of time they leave the step's critical path and run
-// mostly on the core that OpenBLAS leaves idle during the step's serial Go
-// work. The draws come from one generator in order, so runs still
-// reproduce exactly.
+// A million draws take about 2.4 ms, a seventh of a step on the peers'
+// autoencoder. Drawn ahead they no longer sit on the step's path, but they
+// still compete with OpenBLAS's two threads for the two cores, so the gain
+// is smaller than their cost: +3.5 % samples/s on that benchmark
+// (docs/PERFORMANCE.md). The draws come from one generator in order, so
+// runs still reproduce exactly.
 //
 // The buffer for step t+1 is drawn for the perturbed range of step t; if a
 // patch changes the range in between, take discards it and draws again.
