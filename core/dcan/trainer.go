@@ -223,7 +223,32 @@ func (r *runState) planPrivacy() error {
 				fmtG(r.sigma), fmtG(e), fmtG(cfg.Epsilon))})
 		}
 	}
+	if w := r.noiseDominates(); w != "" {
+		r.ctl.Emit(core.WarningEvent{Message: w})
+	}
 	return nil
+}
+
+// noiseDominates says, when it is so, that each step's noise outweighs the
+// largest signal the step can carry: the noise vector's expected norm is
+// about σC√P over the P noised parameters, and the clipped sum of a batch
+// of expected size qN has norm at most qN·C (every per-cell gradient
+// clipped to C and all pointing one way). Below 1 the model mostly takes
+// a random walk, and since Adam divides the gradient's scale out, a
+// different ε (a different σ) then changes the result little
+// (docs/RESULTS.md, real data at 20 + 10 epochs).
+func (r *runState) noiseDominates() string {
+	if r.sigma <= 0 {
+		return ""
+	}
+	lo, hi := r.m.ae.ParamRange(r.layers.First, r.layers.Last)
+	ratio := r.q * float64(r.m.n) / (r.sigma * math.Sqrt(float64(hi-lo)))
+	if ratio >= 1 {
+		return ""
+	}
+	return fmt.Sprintf("noise dominates every step: signal ≤ %s × noise (the largest clipped batch sum qN·C against the noise's norm σC√P, "+
+		"σ = %s, P = %d noised parameters); training moves mostly at random and a different ε changes the result little — "+
+		"more cells, fewer noised parameters or a larger ε raise the ratio", fmtG(ratio), fmtG(r.sigma), hi-lo)
 }
 
 // plan returns the privacy cost still to come.

@@ -353,3 +353,39 @@ func TestGeneMeanInitInGuarantee(t *testing.T) {
 		})
 	}
 }
+
+// TestNoiseDominatesWarning checks the warning that each step's noise
+// outweighs the largest possible clipped signal: on the small set (24 cells
+// a batch, ~10⁵ noised parameters) it is given at the σ that ε = 8 needs,
+// not at σ = 0.01, and never without noise.
+func TestNoiseDominatesWarning(t *testing.T) {
+	for _, tc := range []struct {
+		desc  string
+		mode  core.Mode
+		sigma float64
+		want  bool
+	}{
+		{"sound, sigma from eps 8", core.ModeSound, 0, true},
+		{"sound, sigma 0.01", core.ModeSound, 0.01, false},
+		{"nonprivate", core.ModeNonPrivate, 0, false},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			cfg := baseConfig(tc.mode)
+			cfg.Epochs, cfg.Sigma = []int{1, 1}, tc.sigma
+			r, _ := start(t, context.Background(), cfg, small(t))
+			evs := collect(r)
+			if err := lastErr(evs); err != nil {
+				t.Fatal(err)
+			}
+			got := false
+			for _, ev := range evs {
+				if w, ok := ev.(core.WarningEvent); ok && strings.HasPrefix(w.Message, "noise dominates every step") {
+					got = true
+				}
+			}
+			if got != tc.want {
+				t.Errorf("noise-dominates warning given: %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
