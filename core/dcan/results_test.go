@@ -126,6 +126,22 @@ func top50PCs(t *testing.T, d *datasets.Preprocessed) *cluster.PCAResult {
 	return pca
 }
 
+// baselineScores clusters the top-50 PC scores by k-means (10 restarts,
+// the given seed) and scores the partition against d's labels: the
+// baseline DCAN must beat.
+func baselineScores(t *testing.T, d *datasets.Preprocessed, pca *cluster.PCAResult, seed uint64) cluster.Scores {
+	t.Helper()
+	res, err := cluster.KMeans(context.Background(), pca.Scores, d.Cells, 50, cluster.KMeansConfig{K: len(d.Classes), NInit: 10, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := cluster.Score(d.Labels, res.Labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
 // TestDefaultDataBaseline logs the ARI and NMI of k-means (10 restarts) on
 // the top 50 principal components of the same preprocessed default data,
 // the baseline of docs/RESULTS.md. Skipped unless DPSCOPE_DCAN_RESULTS is
@@ -137,14 +153,7 @@ func TestDefaultDataBaseline(t *testing.T) {
 	d := resultsData(t)
 	pca := top50PCs(t, d)
 	for seed := uint64(1); seed <= 3; seed++ {
-		res, err := cluster.KMeans(context.Background(), pca.Scores, d.Cells, 50, cluster.KMeansConfig{K: len(d.Classes), NInit: 10, Seed: seed})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc, err := cluster.Score(d.Labels, res.Labels)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sc := baselineScores(t, d, pca, seed)
 		t.Logf("RESULT k-means on 50 PCs (%d×%d), seed %d: ARI %.4f NMI %.4f", d.Cells, d.Genes, seed, sc.ARI, sc.NMI)
 	}
 }
