@@ -16,10 +16,7 @@ import (
 func TestBYOLGradient(t *testing.T) {
 	const n, g = 6, 5
 	rng := rand.New(rand.NewPCG(1, 1))
-	x := compute.NewMatrix(n, g, nil)
-	for i := range x.Data {
-		x.Data[i] = float32(rng.NormFloat64())
-	}
+	x := normalMatrix(rng, n, g)
 	p := Params{Encoder: []int{4, 3}, PredictorHidden: 4, Batch: n}.withDefaults(FedSC)
 	l, err := newBYOLLearner(x, p, 2)
 	if err != nil {
@@ -27,10 +24,7 @@ func TestBYOLGradient(t *testing.T) {
 	}
 	wk, _ := l.newWorker()
 	w := wk.(*byolWorker)
-	tgt := compute.NewMatrix(n, 3, nil)
-	for i := range tgt.Data {
-		tgt.Data[i] = float32(rng.NormFloat64())
-	}
+	tgt := normalMatrix(rng, n, 3)
 	loss := func() float64 {
 		clear(w.enc.grads)
 		clear(w.pred.grads)
@@ -108,10 +102,7 @@ func TestDivergenceMu(t *testing.T) {
 func TestMaskMatchesFloat64(t *testing.T) {
 	const n, g = 7, 33
 	rng := rand.New(rand.NewPCG(3, 4))
-	x := compute.NewMatrix(n, g, nil)
-	for i := range x.Data {
-		x.Data[i] = float32(rng.NormFloat64())
-	}
+	x := normalMatrix(rng, n, g)
 	rows := []int{6, 0, 3, 3, 1}
 	for _, p := range []float64{0, 0.1, 0.5, 0.9, 0.999} {
 		l := &byolLearner{x: x, p: Params{MaskProb: p}}

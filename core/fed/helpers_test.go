@@ -3,11 +3,13 @@ package fed
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/datasets"
 )
 
@@ -153,4 +155,13 @@ func result(t *testing.T, evs []core.Event) core.ResultEvent {
 	}
 	t.Fatal("no ResultEvent")
 	return core.ResultEvent{}
+}
+
+// normalMatrix returns an r×c matrix of N(0, 1) draws from rng.
+func normalMatrix(rng *rand.Rand, r, c int) compute.Matrix {
+	m := compute.NewMatrix(r, c, nil)
+	for i := range m.Data {
+		m.Data[i] = float32(rng.NormFloat64())
+	}
+	return m
 }
