@@ -163,31 +163,30 @@ func newXoshiro(seed, stream uint64) *xoshiro {
 }
 
 func (x *xoshiro) Uint64() uint64 {
-	s := &x.s
-	r := bits.RotateLeft64(s[0]+s[3], 23) + s[0]
-	t := s[1] << 17
-	s[2] ^= s[0]
-	s[3] ^= s[1]
-	s[1] ^= s[2]
-	s[0] ^= s[3]
-	s[2] ^= t
-	s[3] = bits.RotateLeft64(s[3], 45)
+	var r uint64
+	r, x.s[0], x.s[1], x.s[2], x.s[3] = xoshiroNext(x.s[0], x.s[1], x.s[2], x.s[3])
 	return r
 }
 
 func (x *xoshiro) fill(dst []uint64) {
 	s0, s1, s2, s3 := x.s[0], x.s[1], x.s[2], x.s[3]
 	for i := range dst {
-		dst[i] = bits.RotateLeft64(s0+s3, 23) + s0
-		t := s1 << 17
-		s2 ^= s0
-		s3 ^= s1
-		s1 ^= s2
-		s0 ^= s3
-		s2 ^= t
-		s3 = bits.RotateLeft64(s3, 45)
+		dst[i], s0, s1, s2, s3 = xoshiroNext(s0, s1, s2, s3)
 	}
 	x.s = [4]uint64{s0, s1, s2, s3}
+}
+
+// xoshiroNext is one step of xoshiro256++: the output and the next state,
+// passed by value so that fill keeps the state in registers.
+func xoshiroNext(s0, s1, s2, s3 uint64) (r, n0, n1, n2, n3 uint64) {
+	r = bits.RotateLeft64(s0+s3, 23) + s0
+	t := s1 << 17
+	s2 ^= s0
+	s3 ^= s1
+	s1 ^= s2
+	s0 ^= s3
+	s2 ^= t
+	return r, s0, s1, s2, bits.RotateLeft64(s3, 45)
 }
 
 // chachaWords adapts ChaCha8 (secure noise) to wordSource.

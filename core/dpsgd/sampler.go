@@ -50,18 +50,23 @@ func (s *sampler) next(b Batching, q float64, rng *rand.Rand) []int {
 // from crypto/rand when secure is set.
 func newSource(seed, stream uint64, secure bool) rand.Source {
 	if secure {
-		var key [32]byte
-		crand.Read(key[:]) // never returns an error (Go ≥ 1.24): it crashes the program instead
-		return rand.NewChaCha8(key)
+		return secureChaCha8()
 	}
 	return rand.NewPCG(seed, stream)
+}
+
+// secureChaCha8 returns a ChaCha8 generator keyed from crypto/rand.
+func secureChaCha8() *rand.ChaCha8 {
+	var key [32]byte
+	crand.Read(key[:]) // never returns an error (Go ≥ 1.24): it crashes the program instead
+	return rand.NewChaCha8(key)
 }
 
 // newNoiseWords returns the noise generator: xoshiro256++ seeded from
 // (seed, stream), or a ChaCha8 keyed from crypto/rand when secure is set.
 func newNoiseWords(seed, stream uint64, secure bool) wordSource {
 	if secure {
-		return chachaWords{newSource(0, 0, true).(*rand.ChaCha8)}
+		return chachaWords{secureChaCha8()}
 	}
 	return newXoshiro(seed, stream)
 }
