@@ -266,7 +266,6 @@ func (r *runState) plan() plan {
 
 // run trains the two stages and reports.
 func (r *runState) run(ctx context.Context) error {
-	defer r.closeDP()
 	r.ctl.Emit(r.guarantee(nil))
 	if err := r.stage1(ctx); err != nil {
 		return err
@@ -289,13 +288,6 @@ func (r *runState) dpConfig(views int, seed uint64) dpsgd.Config {
 		Clipping:  r.s.opt.Clipping, Views: views, Seed: seed, Secure: r.s.cfg.SecureNoise}
 }
 
-// closeDP ends the DP-SGD noise goroutine of the stage, if any.
-func (r *runState) closeDP() {
-	if r.dp != nil {
-		r.dp.Close()
-	}
-}
-
 // stageSetup prepares a stage's optimizer and DP-SGD.
 func (r *runState) stageSetup(stage int, opt nn.Optimizer) error {
 	r.stage, r.opt = stage, opt
@@ -312,7 +304,6 @@ func (r *runState) stageSetup(stage int, opt nn.Optimizer) error {
 	if err != nil {
 		return err
 	}
-	r.closeDP()
 	r.dp = dp
 	return nil
 }

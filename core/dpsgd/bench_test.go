@@ -64,7 +64,6 @@ func BenchmarkDPSGDEpoch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer d.Close()
 	loss := func(cells []int) (float64, error) {
 		x := in.View(0, 0, len(cells), benchGenes)
 		for i, r := range cells {
@@ -123,13 +122,13 @@ func BenchmarkNonPrivateEpoch(b *testing.B) {
 	reportEpoch(b, samples)
 }
 
-// BenchmarkNormalFill times the noise draws of one step of the peers'
-// autoencoder: 1,063,536 standard normals.
+// BenchmarkNormalFill times the noise of one step of the peers'
+// autoencoder: 1,063,536 standard normals, added to a gradient.
 func BenchmarkNormalFill(b *testing.B) {
-	src := normalSource{src: newNoiseWords(1, 2, false)}
+	src := newNormalSource(1, 2, false)
 	z := make([]float32, 1063536)
 	for b.Loop() {
-		src.fill(z)
+		src.addScaled(z, 1)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(z)), "ns/draw")
 }

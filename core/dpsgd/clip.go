@@ -60,8 +60,8 @@ func addGhostSqNorms(sq []float64, d *nn.Dense, views, m int) {
 }
 
 // clipFactor returns min(1, c/(√sq + 1e-6)).
-func clipFactor(sq, c float64) float32 {
-	return float32(min(1, c/(math.Sqrt(max(sq, 0))+clipEps)))
+func clipFactor(sq, c float64) float64 {
+	return min(1, c/(math.Sqrt(max(sq, 0))+clipEps))
 }
 
 // scaleSignalRows multiplies each sample's rows of layer d's signal by its
@@ -74,8 +74,7 @@ func scaleSignalRows(d *nn.Dense, f []float32, views, m int) {
 	for u := range views {
 		for i := range m {
 			if f[i] != 1 {
-				row := g.RawRowView(u*m + i)
-				level1.Sscal(len(row), f[i], row, 1)
+				scal(g.RawRowView(u*m+i), f[i])
 			}
 		}
 	}

@@ -1,80 +1,108 @@
 package dpsgd
 
 import (
-	"runtime"
+	"math"
+	"math/rand/v2"
 	"testing"
-	"time"
-
-	"github.com/dpscope/dpscope/core/nn"
 )
 
-// TestNoiseAheadStream checks that drawing ahead changes nothing: every
-// take returns exactly the next draws of the generator, in order. The
-// draws the worker made ahead for the previous take's range are dropped
-// when the range changes or the worker is stopped, and the stream goes on
-// after them.
-func TestNoiseAheadStream(t *testing.T) {
-	const seed = 9
-	steps := []struct {
-		lo, hi  int
-		stop    bool // stop the worker before this take
-		dropped int  // draws made ahead and dropped before this take
-	}{
-		{0, 100, false, 0},
-		{0, 100, false, 0},
-		{20, 50, false, 100},
-		{20, 50, true, 30},
-		{0, 100, false, 30},
+// withoutVector runs f with the vector kernels switched off, so that the
+// Go loops do every word.
+func withoutVector(t *testing.T, f func()) {
+	t.Helper()
+	saved := hasAVX512
+	hasAVX512 = false
+	defer func() { hasAVX512 = saved }()
+	f()
+}
+
+// TestXoshiro8Lanes checks that each lane of xoshiro8 is the xoshiro256++
+// stream of its state, with the vector kernel and without, across calls
+// of different lengths.
+func TestXoshiro8Lanes(t *testing.T) {
+	if !hasAVX512 {
+		t.Log("no AVX-512 here: only the Go loop is tested")
 	}
-	n := newNoiseAhead(newNoiseWords(seed, 2, false), 100)
-	ref := normalSource{src: newNoiseWords(seed, 2, false)}
-	for i, s := range steps {
-		if s.stop {
-			n.stop()
+	for _, vector := range []bool{true, false} {
+		src := newNormalSource(5, 2, false).words.(*xoshiro8)
+		var ref [xoLanes]xoshiro
+		for l := range ref {
+			ref[l].s = [4]uint64{src.s[0][l], src.s[1][l], src.s[2][l], src.s[3][l]}
 		}
-		ref.fill(make([]float32, s.dropped))
-		z := n.take(s.lo, s.hi)
-		if len(z) != s.hi-s.lo {
-			t.Fatalf("take %d: %d draws, want %d", i, len(z), s.hi-s.lo)
+		fill := src.fill16
+		if !vector {
+			fill = func(dst []uint32) { withoutVector(t, func() { src.fill16(dst) }) }
 		}
-		want := make([]float32, len(z))
-		ref.fill(want)
-		for k, v := range z {
-			if v != want[k] {
-				t.Fatalf("take %d [%d, %d), draw %d = %v, want %v", i, s.lo, s.hi, k, v, want[k])
+		for _, n := range []int{16, 48, 4096, 32} {
+			dst := make([]uint32, n)
+			fill(dst)
+			for k := 0; k < n; k += 2 {
+				l := (k / 2) % xoLanes
+				w := ref[l].Uint64()
+				if dst[k] != uint32(w) || dst[k+1] != uint32(w>>32) {
+					t.Fatalf("vector %v, block of %d: words %d, %d = %#x, %#x, want lane %d's %#x",
+						vector, n, k, k+1, dst[k], dst[k+1], l, w)
+				}
 			}
 		}
 	}
-	n.stop()
-	n.stop() // idempotent
 }
 
-// TestCloseEndsWorker checks that Close ends the goroutine a noisy step
-// starts.
-func TestCloseEndsWorker(t *testing.T) {
-	f := newFixture(t, 20, 10, 8, 1, nn.Tanh, 1)
-	opt, _ := nn.NewSGD(len(f.ae.Params), nn.SGDConfig{LR: 0.1})
-	before := runtime.NumGoroutine()
-	d, err := New(&f.ae.Net, opt, 20, Config{SampleRate: 0.5, NoiseMultiplier: 1, ClipNorm: 1,
-		Perturbed: LayerRange{1, 2}, Seed: 1}, nil)
-	if err != nil {
-		t.Fatal(err)
+// TestNoiseVectorMatchesGo checks that the vector kernels and the Go loops
+// add the same noise, bit for bit, to the same gradient, for lengths
+// around the kernel's 16 draws and the 4,096-draw block, including draws
+// that take the slow path.
+func TestNoiseVectorMatchesGo(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("no AVX-512 on this machine: there is no vector kernel to compare")
 	}
-	for range 3 {
-		if _, err := d.Step(f.loss); err != nil {
-			t.Fatal(err)
+	rng := rand.New(rand.NewPCG(1, 2))
+	slow := 0
+	for _, n := range []int{0, 1, 15, 16, 17, 100, 4095, 4096, 4097, 20000} {
+		g := make([]float32, n)
+		for i := range g {
+			g[i] = float32(rng.NormFloat64())
+		}
+		vec, scalar := append([]float32(nil), g...), append([]float32(nil), g...)
+		a, b := newNormalSource(11, 2, false), newNormalSource(11, 2, false)
+		for range 2 { // a second call continues both streams
+			a.addScaled(vec, 0.37)
+			withoutVector(t, func() { b.addScaled(scalar, 0.37) })
+		}
+		for i := range vec {
+			if math.Float32bits(vec[i]) != math.Float32bits(scalar[i]) {
+				t.Fatalf("n = %d: g[%d] = %v with the vector kernel, %v in Go", n, i, vec[i], scalar[i])
+			}
+		}
+		if a.extra.Uint64() != b.extra.Uint64() {
+			t.Fatalf("n = %d: the slow path drew a different number of extra words", n)
+		}
+		for _, m := range a.missed[:min(n, zigBlock)/16] {
+			for ; m != 0; m &= m - 1 {
+				slow++
+			}
 		}
 	}
-	if got := runtime.NumGoroutine(); got != before+1 {
-		t.Errorf("%d goroutines while stepping, want %d", got, before+1)
+	if slow == 0 {
+		t.Error("no draw took the slow path: the comparison does not cover it")
 	}
-	d.Close()
-	d.Close()
-	deadline := time.Now().Add(time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	if got := runtime.NumGoroutine(); got != before {
-		t.Errorf("%d goroutines after Close, want %d", got, before)
+}
+
+// TestScal checks the row scaling against the Go loop for lengths around
+// the kernel's 16 entries.
+func TestScal(t *testing.T) {
+	for n := range 40 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(i) - 7.25
+		}
+		want := append([]float32(nil), x...)
+		withoutVector(t, func() { scal(want, 0.3) })
+		scal(x, 0.3)
+		for i := range x {
+			if x[i] != want[i] || want[i] != (float32(i)-7.25)*0.3 {
+				t.Fatalf("n = %d: x[%d] = %v, Go loop %v, want %v", n, i, x[i], want[i], (float32(i)-7.25)*0.3)
+			}
+		}
 	}
 }

@@ -7,24 +7,40 @@ import (
 )
 
 // TestZigguratTable checks the layer table: every box has area V, x
-// decreases from R to 0, and the last layer closes at f(0) = 1.
+// decreases from R to 0, and the last layer closes at f(0) = 1. It also
+// checks the solver against Marsaglia and Tsang's published R and V for
+// 256 layers.
 func TestZigguratTable(t *testing.T) {
+	if r := zigSolve(256); math.Abs(r-3.6541528853610088) > 1e-12 {
+		t.Errorf("R for 256 layers = %.17g, want 3.6541528853610088", r)
+	}
+	if v, _ := zigLayersFrom(3.6541528853610088, make([]float64, 257)); math.Abs(v-0.00492867323399) > 5e-14 { // published to 12 digits
+		t.Errorf("V for 256 layers = %.15g, want 0.00492867323399", v)
+	}
 	for i := 1; i < zigLayers; i++ {
 		if !(zig.x[i+1] < zig.x[i]) {
 			t.Fatalf("x[%d] = %v is not below x[%d] = %v", i+1, zig.x[i+1], i, zig.x[i])
 		}
-		if a := zig.x[i] * (zig.f[i+1] - zig.f[i]); math.Abs(a-zigV) > 1e-9 {
-			t.Errorf("layer %d has area %.12g, want %.12g", i, a, zigV)
+		if a := zig.x[i] * (zig.f[i+1] - zig.f[i]); math.Abs(a-zig.v) > 1e-9*zig.v {
+			t.Errorf("layer %d has area %.12g, want %.12g", i, a, zig.v)
 		}
 	}
-	if top := zigV/zig.x[zigLayers-1] + zig.f[zigLayers-1]; math.Abs(top-1) > 1e-9 {
+	if top := zig.v/zig.x[zigLayers-1] + zig.f[zigLayers-1]; math.Abs(top-1) > 1e-9 {
 		t.Errorf("the last layer tops out at f = %.12g, want 1", top)
 	}
 	// layer 0: box [0, R]×[0, f(R)] plus the tail ∫_R^∞ f = √(π/2)·erfc(R/√2)
-	tail := math.Sqrt(math.Pi/2) * math.Erfc(zigR/math.Sqrt2)
-	if a := zigR*zig.f[1] + tail; math.Abs(a-zigV) > 1e-12 {
-		t.Errorf("layer 0 has area %.15g, want %.15g", a, zigV)
+	tail := math.Sqrt(math.Pi/2) * math.Erfc(zig.r/math.Sqrt2)
+	if a := zig.r*zig.f[1] + tail; math.Abs(a-zig.v) > 1e-12*zig.v {
+		t.Errorf("layer 0 has area %.15g, want %.15g", a, zig.v)
 	}
+	fast := 0.0
+	for i := range zigLayers {
+		fast += float64(zig.fast[i]) / (1 << zigMag) / zigLayers
+	}
+	if fast < 0.995 {
+		t.Errorf("the fast path takes %.4f of draws, want ≥ 0.995", fast)
+	}
+	t.Logf("R = %.17g, V = %.6g, fast path %.5f", zig.r, zig.v, fast)
 }
 
 // TestNormalDistribution draws 2·10⁶ normals with a fixed seed and checks
@@ -35,9 +51,8 @@ func TestZigguratTable(t *testing.T) {
 // skipping the wedge test or mis-scaling the tail fails it.
 func TestNormalDistribution(t *testing.T) {
 	const n = 2_000_000
-	src := normalSource{src: newNoiseWords(3, 2, false)}
 	x := make([]float32, n)
-	src.fill(x)
+	newNormalSource(3, 2, false).addScaled(x, 1)
 	var s1, s2, s4 float64
 	var neg, beyond3, beyond4 int
 	for _, v := range x {
@@ -92,12 +107,5 @@ func TestXoshiroReference(t *testing.T) {
 			t.Fatalf("word %d = %d, want %d", i, got, w)
 		}
 	}
-	a, b := newXoshiro(7, 2), newXoshiro(7, 2)
-	block := make([]uint64, 9)
-	a.fill(block)
-	for i, w := range block {
-		if got := b.Uint64(); got != w {
-			t.Fatalf("Uint64 %d = %d, fill gave %d", i, got, w)
-		}
-	}
+
 }

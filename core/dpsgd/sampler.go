@@ -61,12 +61,3 @@ func secureChaCha8() *rand.ChaCha8 {
 	crand.Read(key[:]) // never returns an error (Go ≥ 1.24): it crashes the program instead
 	return rand.NewChaCha8(key)
 }
-
-// newNoiseWords returns the noise generator: xoshiro256++ seeded from
-// (seed, stream), or a ChaCha8 keyed from crypto/rand when secure is set.
-func newNoiseWords(seed, stream uint64, secure bool) wordSource {
-	if secure {
-		return chachaWords{secureChaCha8()}
-	}
-	return newXoshiro(seed, stream)
-}

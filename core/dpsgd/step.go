@@ -44,10 +44,9 @@ type StepStats struct {
 	Clipped [2]float64
 }
 
-// DPSGD runs DP-SGD steps on a network. It owns every buffer it needs and
-// allocates nothing per step. From its first noisy step it keeps one
-// goroutine that draws the next step's noise ahead; Close ends it. Not safe
-// for concurrent use.
+// DPSGD runs DP-SGD steps on a network. It owns every buffer it needs,
+// allocates nothing per step and starts no goroutine. Not safe for
+// concurrent use.
 type DPSGD struct {
 	cfg      Config
 	net      *nn.Net
@@ -55,7 +54,7 @@ type DPSGD struct {
 	rec      Recorder
 	records  int
 	sampling *rand.Rand
-	noise    *noiseAhead
+	noise    *normalSource
 	smp      *sampler
 	maxCells int
 	group    []int        // group of each layer of net
@@ -82,7 +81,7 @@ func New(net *nn.Net, opt nn.Optimizer, records int, cfg Config, rec Recorder) (
 	d := &DPSGD{
 		cfg: cfg, net: net, opt: opt, rec: rec, records: records,
 		sampling: rand.New(newSource(cfg.Seed, 1, cfg.Secure)),
-		noise:    newNoiseAhead(newNoiseWords(cfg.Seed, 2, cfg.Secure), len(net.Params)),
+		noise:    newNormalSource(cfg.Seed, 2, cfg.Secure),
 		smp:      newSampler(records),
 		maxCells: maxCells,
 		group:    make([]int, len(net.Layers)),
@@ -103,11 +102,6 @@ func (d *DPSGD) setGroups() {
 		}
 	}
 }
-
-// Close ends the goroutine that draws noise ahead and waits for it. Step
-// may still be called after Close (it starts a new one). Close is
-// idempotent.
-func (d *DPSGD) Close() { d.noise.stop() }
 
 // Config returns the configuration in use.
 func (d *DPSGD) Config() Config { return d.cfg }
@@ -155,15 +149,15 @@ func (d *DPSGD) Step(loss LossFunc) (StepStats, error) {
 			return StepStats{}, fmt.Errorf("dpsgd: step %d refused: %w", d.steps+1, err)
 		}
 	}
-	st, err := d.ClippedSum(batch, loss)
+	// Dividing by the expected batch size is folded into the clip factors
+	// and the noise's scale: one pass over the gradients fewer.
+	st, err := d.clippedSum(batch, loss, 1/denom)
 	if err != nil {
 		return st, err
 	}
 	if lo, hi := d.net.ParamRange(d.cfg.Perturbed.First, d.cfg.Perturbed.Last); hi > lo && d.cfg.NoiseMultiplier > 0 {
-		std := float32(d.cfg.NoiseMultiplier * d.cfg.ClipNorm)
-		level1.Saxpy(hi-lo, std, d.noise.take(lo, hi), 1, d.net.Grads[lo:hi], 1)
+		d.noise.addScaled(d.net.Grads[lo:hi], float32(d.cfg.NoiseMultiplier*d.cfg.ClipNorm/denom))
 	}
-	compute.Scal(float32(1/denom), d.net.Grads)
 	d.opt.Step(d.net.Params, d.net.Grads)
 	d.steps++
 	st.Step = d.steps
@@ -176,6 +170,11 @@ func (d *DPSGD) Step(loss LossFunc) (StepStats, error) {
 // It returns an error wrapping ErrNonFinite if a loss or a per-sample norm
 // is not finite.
 func (d *DPSGD) ClippedSum(batch []int, loss LossFunc) (StepStats, error) {
+	return d.clippedSum(batch, loss, 1)
+}
+
+// clippedSum is ClippedSum with every clipped gradient multiplied by scale.
+func (d *DPSGD) clippedSum(batch []int, loss LossFunc, scale float64) (StepStats, error) {
 	st := StepStats{BatchSize: len(batch)}
 	if len(batch) == 0 {
 		clear(d.net.Grads)
@@ -210,21 +209,22 @@ func (d *DPSGD) ClippedSum(batch []int, loss LossFunc) (StepStats, error) {
 			}
 			if d.cfg.Clipping == ClipJoint {
 				s := sq0[i] + sq1[i]
-				f0[i] = clipFactor(s, c)
-				f1[i] = f0[i]
+				f := clipFactor(s, c)
+				f0[i], f1[i] = float32(f*scale), float32(f*scale)
 				st.MeanNorm[0] += math.Sqrt(s)
-				if f0[i] < 1 {
+				if f < 1 {
 					st.Clipped[0]++
 				}
 				continue
 			}
-			f0[i], f1[i] = clipFactor(sq0[i], c), clipFactor(sq1[i], c)
+			g0, g1 := clipFactor(sq0[i], c), clipFactor(sq1[i], c)
+			f0[i], f1[i] = float32(g0*scale), float32(g1*scale)
 			st.MeanNorm[0] += math.Sqrt(sq0[i])
 			st.MeanNorm[1] += math.Sqrt(sq1[i])
-			if f0[i] < 1 {
+			if g0 < 1 {
 				st.Clipped[0]++
 			}
-			if f1[i] < 1 {
+			if g1 < 1 {
 				st.Clipped[1]++
 			}
 		}

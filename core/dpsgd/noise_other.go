@@ -1,0 +1,19 @@
+//go:build !amd64 || purego
+
+package dpsgd
+
+// Without the amd64 kernels, xoshiro8.fill16 and addScaled do every word
+// in Go.
+
+// hasAVX512 is false: there are no vector kernels here.
+var hasAVX512 = false
+
+func xoshiro8Vector(x *xoshiro8, dst []uint32) int { return 0 }
+
+func zigAddVector(g []float32, words []uint32, missed []uint16, std float32) int { return 0 }
+
+func scal(x []float32, a float32) {
+	for k := range x {
+		x[k] *= a
+	}
+}
