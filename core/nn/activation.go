@@ -64,8 +64,9 @@ func (a Activation) apply(y []float32) {
 	case ReLU:
 		// max compiles without a branch (a branch on the sign mispredicts
 		// on half the entries and cost 5× as much) and keeps NaN.
-		for i, v := range y {
-			y[i] = max(v, 0)
+		done := reluVector(y)
+		for i, v := range y[done:] {
+			y[done+i] = max(v, 0)
 		}
 	case Tanh:
 		for i, v := range y {
@@ -98,8 +99,8 @@ func (a Activation) mulDeriv(g, y []float32) {
 		// as a positive int32 (y > 0, or a NaN with a clear sign bit) and
 		// zeroes it where y is ±0 or negative; -t & ^t has its sign bit
 		// set exactly when t > 0, also for t = MinInt32 (−0).
-		for i, v := range y {
-			t := int32(math.Float32bits(v))
+		for i := reluDerivVector(g, y); i < len(y); i++ {
+			t := int32(math.Float32bits(y[i]))
 			keep := uint32((-t & ^t) >> 31)
 			g[i] = math.Float32frombits(math.Float32bits(g[i]) & keep)
 		}

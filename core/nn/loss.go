@@ -22,25 +22,22 @@ func MSE(dy, y, x compute.Matrix, w float32) float64 {
 	for i := range n {
 		xr, yr, dr := x.RawRowView(i), y.RawRowView(i), dy.RawRowView(i)
 		yr, dr = yr[:len(xr)], dr[:len(xr)]
-		var s0, s1 float32 // two float32 partial sums per chunk, flushed to float64
 		cell := 0.0
 		for j0 := 0; j0 < len(xr); j0 += 256 {
+			// Eight float32 partial sums per chunk of 256 (entry j in
+			// lane j mod 8), flushed to float64 in lane order: the order
+			// of mseAVX2, which does the leading multiple of 8.
 			j1 := min(j0+256, len(xr))
-			s0, s1 = 0, 0
-			j := j0
-			for ; j+1 < j1; j += 2 {
-				e0, e1 := yr[j]-xr[j], yr[j+1]-xr[j+1]
-				s0 += e0 * e0
-				s1 += e1 * e1
-				dr[j] += c * e0
-				dr[j+1] += c * e1
-			}
-			if j < j1 {
+			var s [8]float32
+			j := j0 + mseVector(dr[j0:j1], yr[j0:j1], xr[j0:j1], c, &s)
+			for ; j < j1; j++ {
 				e := yr[j] - xr[j]
-				s0 += e * e
+				s[(j-j0)%8] += e * e
 				dr[j] += c * e
 			}
-			cell += float64(s0) + float64(s1)
+			for _, v := range s {
+				cell += float64(v)
+			}
 		}
 		total += cell / float64(g)
 	}

@@ -1,0 +1,13 @@
+//go:build !amd64 || purego
+
+package nn
+
+// Without the amd64 kernels the Go loops do every entry.
+
+var hasAVX2 = false
+
+func reluVector(y []float32) int { return 0 }
+
+func reluDerivVector(g, y []float32) int { return 0 }
+
+func mseVector(d, y, x []float32, c float32, sums *[8]float32) int { return 0 }
