@@ -105,7 +105,7 @@ func zigSplit(b uint32) (i, m uint32) { return b & (zigLayers - 1), (b >> zigBit
 
 // normalSource draws standard normals in bulk and adds them, scaled, to
 // a slice: the noise of a DP-SGD step. Its words come in blocks from
-// words (eight xoshiro256++ lanes, or ChaCha8 in secure mode); the 1.5 %
+// words (eight xoshiro256++ lanes, or ChaCha8 in secure mode); the 0.43 %
 // of draws that miss the ziggurat's fast path take more bits from extra.
 type normalSource struct {
 	words  wordFiller
