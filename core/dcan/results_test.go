@@ -28,17 +28,7 @@ func TestDefaultDataResults(t *testing.T) {
 	if modes == "" {
 		t.Skip("set DPSCOPE_DCAN_RESULTS=nonprivate,paper,sound to run")
 	}
-	seeds := []uint64{1}
-	if s := os.Getenv("DPSCOPE_DCAN_SEEDS"); s != "" {
-		seeds = nil
-		for _, f := range strings.Split(s, ",") {
-			v, err := strconv.ParseUint(f, 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			seeds = append(seeds, v)
-		}
-	}
+	seeds := resultsSeeds(t, 1)
 	for _, mode := range strings.Split(modes, ",") {
 		for _, seed := range seeds {
 			cfg := core.Config{Data: "builtin:default", Method: testMethod, Mode: core.Mode(mode), Epsilon: 8, Delta: 1e-5,
@@ -144,18 +134,37 @@ func baselineScores(t *testing.T, d *datasets.Preprocessed, pca *cluster.PCAResu
 
 // TestDefaultDataBaseline logs the ARI and NMI of k-means (10 restarts) on
 // the top 50 principal components of the same preprocessed default data,
-// the baseline of docs/RESULTS.md. Skipped unless DPSCOPE_DCAN_RESULTS is
-// set.
+// the baseline of docs/RESULTS.md, for seeds 1, 2, 3 or those listed in
+// DPSCOPE_DCAN_SEEDS. Skipped unless DPSCOPE_DCAN_RESULTS is set.
 func TestDefaultDataBaseline(t *testing.T) {
 	if os.Getenv("DPSCOPE_DCAN_RESULTS") == "" {
 		t.Skip("set DPSCOPE_DCAN_RESULTS to run")
 	}
 	d := resultsData(t)
 	pca := top50PCs(t, d)
-	for seed := uint64(1); seed <= 3; seed++ {
+	for _, seed := range resultsSeeds(t, 1, 2, 3) {
 		sc := baselineScores(t, d, pca, seed)
 		t.Logf("RESULT k-means on 50 PCs (%d×%d), seed %d: ARI %.4f NMI %.4f", d.Cells, d.Genes, seed, sc.ARI, sc.NMI)
 	}
+}
+
+// resultsSeeds returns the seeds listed in DPSCOPE_DCAN_SEEDS (e.g.
+// "1,2,3"), or def when it is unset.
+func resultsSeeds(t *testing.T, def ...uint64) []uint64 {
+	t.Helper()
+	s := os.Getenv("DPSCOPE_DCAN_SEEDS")
+	if s == "" {
+		return def
+	}
+	var seeds []uint64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
+		if err != nil {
+			t.Fatalf("DPSCOPE_DCAN_SEEDS=%q: %v", s, err)
+		}
+		seeds = append(seeds, v)
+	}
+	return seeds
 }
 
 // resultsData returns the default data set preprocessed with the default
