@@ -1,0 +1,34 @@
+#!/bin/sh
+# One sitting of issue 4 point 9 (docs/PERFORMANCE.md, "core/nn and
+# core/dpsgd: training"): ROUNDS alternated rounds of dpscope's
+# BenchmarkDPSGDEpoch and BenchmarkNonPrivateEpoch, then the peers' PyTorch
+# non-private and ghost-norm DP-SGD epochs, on the peers' configuration.
+# Run it from the repository with ../shared beside it, on a quiet machine:
+#
+#   sh docs/speed_sitting.sh            # the environment as set
+#   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE sh docs/speed_sitting.sh
+#
+# Variables: ROUNDS (3), PEERS (../shared/peers), DATA
+# (/tmp/synth_4271x2000.npy, written by the peers' make_data.make() when
+# missing), PY (/usr/bin/python3, which has torch).
+set -e
+ROUNDS=${ROUNDS:-3}
+PEERS=$(cd "${PEERS:-../shared/peers}" && pwd)
+DATA=${DATA:-/tmp/synth_4271x2000.npy}
+PY=${PY:-/usr/bin/python3}
+BIN=$(mktemp -d)/dpsgd.test
+go test -c -o "$BIN" ./core/dpsgd
+if [ ! -f "$DATA" ]; then
+	(cd "$PEERS" && "$PY" -c "import make_data, numpy; numpy.save('$DATA', make_data.make()[0])")
+fi
+echo "OpenBLAS core: OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE-<unset>}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+for r in $(seq "$ROUNDS"); do
+	"$BIN" -test.run XXX -test.bench Epoch -test.benchtime 20x |
+		awk -v r="$r" '/Epoch/ {printf "round %s %-28s %8.0f samples/s %6.1f GFLOP/s\n", r, $1, $7, $3}'
+	for m in nonprivate ghost_all; do
+		out=$(mktemp)
+		(cd "$PEERS" && BENCH_NO_WAIT=1 "$PY" torch_ae.py --mode $m --threads 1 --epochs 7 --data "$DATA" --json "$out" >/dev/null 2>&1)
+		"$PY" -c "import json,sys; d=json.load(open('$out')); print('round $r torch %-22s %8.0f samples/s (median of 7; foreign CPU share %.2f)' % ('$m', d['samples_per_s_median'], d['foreign_share_max']))"
+		rm -f "$out"
+	done
+done
