@@ -63,19 +63,3 @@ func addGhostSqNorms(sq []float64, d *nn.Dense, views, m int) {
 func clipFactor(sq, c float64) float64 {
 	return min(1, c/(math.Sqrt(max(sq, 0))+clipEps))
 }
-
-// scaleSignalRows multiplies each sample's rows of layer d's signal by its
-// factor f[i].
-func scaleSignalRows(d *nn.Dense, f []float32, views, m int) {
-	if d.Rows() == 0 {
-		return
-	}
-	g := d.Signal()
-	for u := range views {
-		for i := range m {
-			if f[i] != 1 {
-				scal(g.RawRowView(u*m+i), f[i])
-			}
-		}
-	}
-}

@@ -21,25 +21,7 @@ func xoshiro8Fill(s *[4][xoLanes]uint64, dst *uint32, steps int)
 //go:noescape
 func zigAddAVX512(dst *float32, words *uint32, missed *uint16, n int, std float32, fast *uint32, w *float32)
 
-// scalAVX512 multiplies the first n &^ 15 entries of x by a.
-//
-//go:noescape
-func scalAVX512(x *float32, n int, a float32)
-
 var hasAVX512 = cpu.X86.HasAVX512F
-
-// scal multiplies x by a: the clip factors' rows. gonum's Sscal is a Go
-// loop, a tenth of the DP part of a step.
-func scal(x []float32, a float32) {
-	done := 0
-	if hasAVX512 && len(x) >= 16 {
-		scalAVX512(&x[0], len(x), a)
-		done = len(x) &^ 15
-	}
-	for k := range x[done:] {
-		x[done+k] *= a
-	}
-}
 
 // xoshiro8Vector fills the largest multiple of 16 words of dst it can with
 // the vector kernel and returns how many it filled.

@@ -98,25 +98,3 @@ zigloop:
 zigdone:
 	VZEROUPPER
 	RET
-
-// func scalAVX512(x *float32, n int, a float32)
-//
-// x[k] *= a for the first n &^ 15 entries.
-TEXT ·scalAVX512(SB), NOSPLIT, $0-20
-	MOVQ         x+0(FP), DI
-	MOVQ         n+8(FP), CX
-	VBROADCASTSS a+16(FP), Z1
-	SHRQ         $4, CX
-
-scalloop:
-	TESTQ   CX, CX
-	JE      scaldone
-	VMULPS  (DI), Z1, Z0
-	VMOVUPS Z0, (DI)
-	ADDQ    $64, DI
-	DECQ    CX
-	JMP     scalloop
-
-scaldone:
-	VZEROUPPER
-	RET

@@ -11,9 +11,3 @@ var hasAVX512 = false
 func xoshiro8Vector(x *xoshiro8, dst []uint32) int { return 0 }
 
 func zigAddVector(g []float32, words []uint32, missed []uint16, std float32) int { return 0 }
-
-func scal(x []float32, a float32) {
-	for k := range x {
-		x[k] *= a
-	}
-}

@@ -87,22 +87,3 @@ func TestNoiseVectorMatchesGo(t *testing.T) {
 		t.Error("no draw took the slow path: the comparison does not cover it")
 	}
 }
-
-// TestScal checks the row scaling against the Go loop for lengths around
-// the kernel's 16 entries.
-func TestScal(t *testing.T) {
-	for n := range 40 {
-		x := make([]float32, n)
-		for i := range x {
-			x[i] = float32(i) - 7.25
-		}
-		want := append([]float32(nil), x...)
-		withoutVector(t, func() { scal(want, 0.3) })
-		scal(x, 0.3)
-		for i := range x {
-			if x[i] != want[i] || want[i] != (float32(i)-7.25)*0.3 {
-				t.Fatalf("n = %d: x[%d] = %v, Go loop %v, want %v", n, i, x[i], want[i], (float32(i)-7.25)*0.3)
-			}
-		}
-	}
-}

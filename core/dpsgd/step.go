@@ -59,7 +59,8 @@ type DPSGD struct {
 	maxCells int
 	group    []int        // group of each layer of net
 	sq       [2][]float64 // per-sample squared norms of the chunk
-	fac      [2][]float32 // per-sample clip factors of the chunk
+	fac      [2][]float32 // per-row clip factors of the chunk (a cell's factor on each of its views' rows)
+	scratch  []float32    // for nn.Dense.AccumulateGradWeighted
 	steps    int
 }
 
@@ -88,8 +89,15 @@ func New(net *nn.Net, opt nn.Optimizer, records int, cfg Config, rec Recorder) (
 	}
 	for k := range d.sq {
 		d.sq[k] = make([]float64, maxCells)
-		d.fac[k] = make([]float32, maxCells)
+		d.fac[k] = make([]float32, maxCells*cfg.views())
 	}
+	widest := 0
+	for _, l := range net.Layers {
+		if l.In < l.Out {
+			widest = max(widest, l.In)
+		}
+	}
+	d.scratch = make([]float32, net.MaxRows()*widest)
 	d.setGroups()
 	return d, nil
 }
@@ -228,10 +236,13 @@ func (d *DPSGD) clippedSum(batch []int, loss LossFunc, scale float64) (StepStats
 				st.Clipped[1]++
 			}
 		}
-		for k, l := range d.net.Layers {
-			scaleSignalRows(l, d.fac[d.group[k]][:m], views, m)
+		for u := 1; u < views; u++ {
+			copy(d.fac[0][u*m:(u+1)*m], f0)
+			copy(d.fac[1][u*m:(u+1)*m], f1)
 		}
-		d.net.AccumulateGrads(beta)
+		for k, l := range d.net.Layers {
+			l.AccumulateGradWeighted(beta, d.fac[d.group[k]][:views*m], d.scratch)
+		}
 		beta = 1
 	}
 	n := float64(len(batch))

@@ -92,3 +92,44 @@ func (d *Dense) AccumulateGrad(beta float32) {
 	compute.MulTo(d.DW, d.x, true, g, false, 1, beta)
 	compute.MulVecTo(d.DB, g, true, d.ones[:d.n], 1, beta)
 }
+
+// AccumulateGradWeighted is AccumulateGrad with row r of the last pass
+// weighted by f[r]: DW = Xᵀ·diag(f)·G + beta·DW and DB = Gᵀ·f + beta·DB,
+// for DP-SGD's per-sample clipping. It scales the narrower of X and G:
+// the signal's rows in place when Out ≤ In, else a copy of X in scratch,
+// which must then hold Rows()×In entries (the input is left as it is,
+// since other layers may read it). On the peers' autoencoder that scales a
+// quarter of the entries that scaling every signal would.
+func (d *Dense) AccumulateGradWeighted(beta float32, f, scratch []float32) {
+	if d.n == 0 {
+		d.AccumulateGrad(beta)
+		return
+	}
+	f = f[:d.n]
+	g := d.Signal()
+	if d.Out <= d.In {
+		for r, a := range f {
+			scaleInto(g.RawRowView(r), g.RawRowView(r), a)
+		}
+		d.AccumulateGrad(beta)
+		return
+	}
+	if len(scratch) < d.n*d.In {
+		panic(fmt.Errorf("nn: AccumulateGradWeighted: scratch holds %d entries, must hold %d×%d: %w",
+			len(scratch), d.n, d.In, compute.ErrShape))
+	}
+	xs := compute.NewMatrix(d.n, d.In, scratch[:d.n*d.In])
+	for r, a := range f {
+		scaleInto(xs.RawRowView(r), d.x.RawRowView(r), a)
+	}
+	compute.MulTo(d.DW, xs, true, g, false, 1, beta)
+	compute.MulVecTo(d.DB, g, true, f, 1, beta)
+}
+
+// scaleInto sets dst = a·src (dst may be src).
+func scaleInto(dst, src []float32, a float32) {
+	src = src[:len(dst)]
+	for i := scaleVector(dst, src, a); i < len(dst); i++ {
+		dst[i] = a * src[i]
+	}
+}

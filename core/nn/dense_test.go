@@ -85,6 +85,53 @@ func TestAccumulateGradBeta(t *testing.T) {
 	}
 }
 
+// TestAccumulateGradWeighted checks the per-row weighted gradient against
+// the plain one of a signal whose rows were scaled by hand, for a layer
+// that widens (X is scaled, in scratch) and one that narrows (G is), with
+// beta = 0 and 1, and that the input is left unchanged.
+func TestAccumulateGradWeighted(t *testing.T) {
+	const n = 21 // not a multiple of the kernels' 8 lanes
+	for _, shape := range [][2]int{{5, 19}, {19, 5}} {
+		in, out := shape[0], shape[1]
+		rng := rand.New(rand.NewPCG(uint64(in), 9))
+		net := newNet([]layerSpec{{in, out, 1, Tanh}}, n, InitPyTorch, 1)
+		d := net.Layers[0]
+		x := randMatrix(rng, n, in, -1, 1)
+		xCopy := append([]float32(nil), x.Data...)
+		sig := randMatrix(rng, n, out, -1, 1)
+		f := make([]float32, n)
+		for i := range f {
+			f[i] = float32(rng.Float64())
+		}
+		for _, beta := range []float32{0, 1} {
+			// the reference: rows of G scaled by hand, then AccumulateGrad
+			start := randMatrix(rng, 1, len(net.Grads), -1, 1).Data
+			d.Forward(x)
+			copy(net.Grads, start)
+			for r := range n {
+				for j, v := range sig.RawRowView(r) {
+					d.Signal().RawRowView(r)[j] = f[r] * v
+				}
+			}
+			d.AccumulateGrad(beta)
+			want := append([]float32(nil), net.Grads...)
+
+			d.Forward(x)
+			copy(net.Grads, start)
+			compute.Copy(d.Signal(), sig)
+			d.AccumulateGradWeighted(beta, f, make([]float32, n*in))
+			for i, v := range net.Grads {
+				if !checkClose(t, "weighted grad", float64(v), float64(want[i]), 1e-5, 1e-5) {
+					t.Fatalf("%d→%d, beta %v: entry %d", in, out, beta, i)
+				}
+			}
+			if sameBits(x.Data, xCopy) >= 0 {
+				t.Fatalf("%d→%d: AccumulateGradWeighted changed the layer's input", in, out)
+			}
+		}
+	}
+}
+
 func TestParseActivation(t *testing.T) {
 	for a := Identity; a <= SoftplusClamp; a++ {
 		got, err := ParseActivation(a.String())

@@ -19,7 +19,21 @@ func reluDerivAVX2(dst, y *float32, n int)
 //go:noescape
 func mseAVX2(d, y, x *float32, n int, c float32, sums *[8]float32)
 
+//go:noescape
+func scaleAVX2(dst, src *float32, n int, a float32)
+
 var hasAVX2 = cpu.X86.HasAVX2
+
+// scaleVector sets the leading multiple of 8 entries of dst to a·src and
+// returns how many it did.
+func scaleVector(dst, src []float32, a float32) int {
+	n := len(dst) &^ 7
+	if !hasAVX2 || n == 0 {
+		return 0
+	}
+	scaleAVX2(&dst[0], &src[0], n, a)
+	return n
+}
 
 // reluVector applies ReLU to the leading multiple of 8 entries of y and
 // returns how many it did.

@@ -89,3 +89,27 @@ msedone:
 	VMOVUPS Y4, (AX)
 	VZEROUPPER
 	RET
+
+// func scaleAVX2(dst, src *float32, n int, a float32)
+//
+// dst = a·src for the first n &^ 7 entries (dst may be src).
+TEXT ·scaleAVX2(SB), NOSPLIT, $0-28
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS a+24(FP), Y1
+	SHRQ         $3, CX
+
+scaleloop:
+	TESTQ   CX, CX
+	JE      scaledone
+	VMULPS  (SI), Y1, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DI
+	ADDQ    $32, SI
+	DECQ    CX
+	JMP     scaleloop
+
+scaledone:
+	VZEROUPPER
+	RET

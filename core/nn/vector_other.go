@@ -11,3 +11,5 @@ func reluVector(y []float32) int { return 0 }
 func reluDerivVector(g, y []float32) int { return 0 }
 
 func mseVector(d, y, x []float32, c float32, sums *[8]float32) int { return 0 }
+
+func scaleVector(dst, src []float32, a float32) int { return 0 }

@@ -70,6 +70,12 @@ func TestVectorKernelsMatchGo(t *testing.T) {
 		if i := sameBits(a, b); i >= 0 {
 			t.Fatalf("n = %d: relu'(y = %v)·%v = %v with AVX2, %v in Go", n, y[i], g[i], a[i], b[i])
 		}
+		a, b = make([]float32, n), make([]float32, n)
+		scaleInto(a, g, 0.3)
+		withoutAVX2(func() { scaleInto(b, g, 0.3) })
+		if i := sameBits(a, b); i >= 0 {
+			t.Fatalf("n = %d: 0.3·%v = %v with AVX2, %v in Go", n, g[i], a[i], b[i])
+		}
 		if n == 0 {
 			continue
 		}
