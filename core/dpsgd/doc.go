@@ -23,14 +23,17 @@
 //     multiplied by min(1, C/(‖g‖ + 1e-6)) (the 1e-6 as in Opacus);
 //
 //  4. form the clipped sum with the usual weight-gradient GEMM after scaling
-//     each sample's rows of the signal by its factor, so DP costs one pass
-//     over the signals more than non-private training;
+//     each sample's rows by its factor — of the signal, or of a copy of the
+//     input where that is narrower (nn.Dense.AccumulateGradWeighted) — so
+//     DP costs a pass over the narrower side more than non-private
+//     training;
 //
 //  5. add Gaussian noise N(0, σ²C²) to every coordinate of the perturbed
 //     layers' summed gradient (not to the rest);
 //
 //  6. divide by the expected batch size q·N (the actual size B for shuffled
-//     batches) and take an optimizer step.
+//     batches; folded into the factors of 4 and the noise's scale) and take
+//     an optimizer step.
 //
 // Every step is first offered to a [Recorder] (the privacy ledger), which
 // may refuse it: then no parameter changes.
