@@ -2,7 +2,11 @@
 
 package dpsgd
 
-import "golang.org/x/sys/cpu"
+import (
+	"math"
+
+	"golang.org/x/sys/cpu"
+)
 
 // Vector kernels for the noise, in noise_amd64.s. Go cannot use vector
 // registers, and a million draws a step made the noise, at 2.4 ns a draw
@@ -19,7 +23,25 @@ func xoshiro8Fill(s *[4][xoLanes]uint64, dst *uint32, steps int)
 // missed, per 16 draws, a bit for each that did not (g[k] unchanged).
 //
 //go:noescape
-func zigAddAVX512(dst *float32, words *uint32, missed *uint16, n int, std float32, fast *uint32, w *float32)
+func zigAddAVX512(dst *float32, words *uint32, missed *uint16, n int, std float32, pairs *uint64, perm *[32]uint32)
+
+// zigPairs holds (fast[i], w[i]) as one 64-bit word per layer, fast in
+// the low half, for zigAddAVX512's gathers; zigPerm splits gathered pairs
+// into their halves (even dwords, then odd ones).
+var (
+	zigPairs = func() (p [zigLayers]uint64) {
+		for i := range p {
+			p[i] = uint64(zig.fast[i]) | uint64(math.Float32bits(zig.w[i]))<<32
+		}
+		return p
+	}()
+	zigPerm = func() (p [32]uint32) {
+		for k := range 16 {
+			p[k], p[16+k] = uint32(2*k), uint32(2*k+1)
+		}
+		return p
+	}()
+)
 
 var hasAVX512 = cpu.X86.HasAVX512F
 
@@ -42,6 +64,6 @@ func zigAddVector(g []float32, words []uint32, missed []uint16, std float32) int
 	if !hasAVX512 || n == 0 {
 		return 0
 	}
-	zigAddAVX512(&g[0], &words[0], &missed[0], n, std, &zig.fast[0], &zig.w[0])
+	zigAddAVX512(&g[0], &words[0], &missed[0], n, std, &zigPairs[0], &zigPerm)
 	return n
 }
