@@ -2,6 +2,7 @@ package dpsgd
 
 import (
 	"math"
+	"math/rand/v2"
 	"sort"
 	"testing"
 
@@ -129,6 +130,29 @@ func TestGhostClippingBound(t *testing.T) {
 		}
 		if math.Sqrt(s0) > c*(1+1e-5) || math.Sqrt(s1) > c*(1+1e-5) {
 			t.Errorf("record %d: clipped group norms %.8g, %.8g, want <= %g", r, math.Sqrt(s0), math.Sqrt(s1), c)
+		}
+	}
+}
+
+// TestDot checks dot against a float64 sum and the vector kernel against
+// the Go loop, bit for bit, at lengths around the kernel's 64 entries.
+func TestDot(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	for _, n := range []int{0, 1, 63, 64, 65, 127, 128, 256, 2000} {
+		x, y := make([]float32, n), make([]float32, n)
+		want := 0.0
+		for i := range x {
+			x[i], y[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64())
+			want += float64(x[i]) * float64(y[i])
+		}
+		got := dot(x, y)
+		var inGo float64
+		withoutVector(t, func() { inGo = dot(x, y) })
+		if got != inGo {
+			t.Fatalf("n = %d: dot = %v with the kernel, %v in Go", n, got, inGo)
+		}
+		if math.Abs(got-want) > 1e-5*(1+math.Sqrt(float64(n))) {
+			t.Errorf("n = %d: dot = %v, want %v", n, got, want)
 		}
 	}
 }

@@ -44,7 +44,7 @@
 // eight xoshiro256++ lanes seeded from (seed, 2), so runs reproduce
 // exactly, on every machine. The noise is turned into normals by a
 // 1,024-layer ziggurat (normal.go) that runs 16 draws at a time with
-// AVX-512 (noise_amd64.s): about 0.6 ns a draw, added into the gradient,
+// AVX-512 (kernels_amd64.s): about 0.6 ns a draw, added into the gradient,
 // against NormFloat64's 5.2 on PCG. Seeded
 // noise is for teaching and reproducibility only: anyone who knows the seed
 // can remove the noise. With Config.Secure both streams are ChaCha8

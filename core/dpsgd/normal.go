@@ -14,7 +14,7 @@ import (
 // a DP-SGD step. Here each 32-bit word is one float32 normal: 10 bits
 // choose one of 1,024 layers, 1 bit the sign and 21 bits the position in
 // the layer, so the fast path is one integer compare and one multiply, and
-// vectorises (noise_amd64.s). With 1,024 layers instead of the usual 256,
+// vectorises (kernels_amd64.s). With 1,024 layers instead of the usual 256,
 // 99.6 % of draws take the fast path instead of 98.5 %: the slow path's
 // exponential was half the cost of the noise.
 

@@ -109,3 +109,46 @@ zigloop:
 zigdone:
 	VZEROUPPER
 	RET
+
+// func dotAVX512(x, y *float32, n int, acc *[64]float32)
+//
+// acc[l] += x[j]·y[j] for j ≡ l (mod 64) over the first n &^ 63 entries,
+// in four 16-lane registers, multiplied and added with separate roundings.
+TEXT ·dotAVX512(SB), NOSPLIT, $0-32
+	MOVQ      x+0(FP), SI
+	MOVQ      y+8(FP), DI
+	MOVQ      n+16(FP), CX
+	MOVQ      acc+24(FP), AX
+	VMOVUPS   0(AX), Z0
+	VMOVUPS   64(AX), Z1
+	VMOVUPS   128(AX), Z2
+	VMOVUPS   192(AX), Z3
+	SHRQ      $6, CX
+
+dotloop:
+	TESTQ   CX, CX
+	JE      dotdone
+	VMOVUPS 0(SI), Z4
+	VMULPS  0(DI), Z4, Z4
+	VADDPS  Z4, Z0, Z0
+	VMOVUPS 64(SI), Z5
+	VMULPS  64(DI), Z5, Z5
+	VADDPS  Z5, Z1, Z1
+	VMOVUPS 128(SI), Z6
+	VMULPS  128(DI), Z6, Z6
+	VADDPS  Z6, Z2, Z2
+	VMOVUPS 192(SI), Z7
+	VMULPS  192(DI), Z7, Z7
+	VADDPS  Z7, Z3, Z3
+	ADDQ    $256, SI
+	ADDQ    $256, DI
+	DECQ    CX
+	JMP     dotloop
+
+dotdone:
+	VMOVUPS Z0, 0(AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, 128(AX)
+	VMOVUPS Z3, 192(AX)
+	VZEROUPPER
+	RET
