@@ -33,6 +33,10 @@ type Circumstances struct {
 	// from the per-gene mean counts of the data (Options.NoGeneMeanInit
 	// unset, data with counts).
 	GeneMeanInit bool
+	// DispersionInit reports that the ZINB dispersion head's bias was
+	// initialised from per-gene moments of the data
+	// (Options.NoDispersionInit unset, data with counts).
+	DispersionInit bool
 }
 
 // Reading returns the guarantee a DP-DCAN configuration carries and the
@@ -50,8 +54,13 @@ type Circumstances struct {
 func Reading(mode core.Mode, layers core.LayerRange, c Circumstances) (core.Guarantee, []string) {
 	live := "live metrics (ARI, NMI, ACC, silhouette) use the true labels of private data: they are for exploration and no guarantee covers them"
 	pre := "preprocessing (gene selection, per-gene mean and sd, median size factor)"
-	if c.GeneMeanInit {
-		pre = "preprocessing (gene selection, per-gene mean and sd, median size factor) and the initial bias of the ZINB mean head (log of each gene's mean size-normalised count, a departure from the paper)"
+	switch {
+	case c.GeneMeanInit && c.DispersionInit:
+		pre += " and the initial biases of the ZINB mean and dispersion heads (each gene's mean size-normalised count and its method-of-moments dispersion, a departure from the paper)"
+	case c.GeneMeanInit:
+		pre += " and the initial bias of the ZINB mean head (log of each gene's mean size-normalised count, a departure from the paper)"
+	case c.DispersionInit:
+		pre += " and the initial bias of the ZINB dispersion head (each gene's method-of-moments dispersion, a departure from the paper)"
 	}
 	outside := []string{
 		"release outside the ledger: k-means centroids computed from the private stage-1 embeddings without noise (in paper mode re-set every few epochs) and trained with un-noised, unclipped gradients",

@@ -21,7 +21,8 @@ import (
 //	reset_every     epochs between k-means re-sets of the centroids (negative: never)
 //	denoise         true | false: stage 1 reconstructs from a masked copy
 //	gene_mean_init  true | false (false is NoGeneMeanInit)
-var OptionKeys = []string{"act", "denoise", "gene_mean_init", "init_restarts", "k", "mask", "reset_every", "rho"}
+//	dispersion_init true | false (false is NoDispersionInit)
+var OptionKeys = []string{"act", "denoise", "dispersion_init", "gene_mean_init", "init_restarts", "k", "mask", "reset_every", "rho"}
 
 // applyKeys sets the fields of o named by kv (core.Config.Options). An
 // unknown key or a value that does not parse is an error wrapping
@@ -61,6 +62,10 @@ func applyKeys(o Options, kv map[string]string) (Options, error) {
 			var b bool
 			b, err = strconv.ParseBool(v)
 			o.NoGeneMeanInit = !b
+		case "dispersion_init":
+			var b bool
+			b, err = strconv.ParseBool(v)
+			o.NoDispersionInit = !b
 		default:
 			return o, configErr("option key", k, "one of "+strings.Join(OptionKeys, ", "))
 		}

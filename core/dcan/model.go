@@ -93,17 +93,66 @@ func (m *model) initGeneMeans() {
 	if !m.counts {
 		return
 	}
-	mean := make([]float64, m.g)
+	mean, _ := m.geneMoments()
+	b := m.ae.Layers[len(m.ae.Layers)-m.ae.NumOutputs()+nn.HeadMu].B
+	for j, v := range mean {
+		b[j] = float32(math.Log(max(v, 1e-4)))
+	}
+}
+
+// Bounds of the initial dispersion θ_g of initGeneDispersions.
+const (
+	initThetaMin = 0.01
+	initThetaMax = 1e3
+)
+
+// initGeneDispersions sets the bias of the ZINB dispersion head so that θ
+// starts at each gene's method-of-moments estimate m²/(v − m) (m and v the
+// mean and variance of its size-normalised counts; initThetaMax where
+// v ≤ m, as for Poisson-like genes), clamped to [initThetaMin,
+// initThetaMax]. At PyTorch's initialisation θ ≈ softplus(0) = 0.69: so
+// overdispersed that the likelihood hardly depends on μ, and Adam at
+// lr 1e-3 moves the bias too little in a run's few hundred steps to
+// correct it (docs/RESULTS.md). It does nothing without raw counts.
+func (m *model) initGeneDispersions() {
+	if !m.counts {
+		return
+	}
+	mean, variance := m.geneMoments()
+	b := m.ae.Layers[len(m.ae.Layers)-m.ae.NumOutputs()+nn.HeadTheta].B
+	for j, mu := range mean {
+		theta := initThetaMax
+		if v := variance[j]; v > mu {
+			theta = min(max(mu*mu/(v-mu), initThetaMin), initThetaMax)
+		}
+		b[j] = float32(theta + math.Log(-math.Expm1(-theta))) // softplus⁻¹(θ)
+	}
+}
+
+// geneMoments returns the mean and sample variance over cells of each
+// gene's count divided by the cell's size factor.
+func (m *model) geneMoments() (mean, variance []float64) {
+	mean, variance = make([]float64, m.g), make([]float64, m.g)
 	for i := range m.n {
 		s := 1 / float64(m.sf[i])
 		for j, v := range m.raw.RawRowView(i) {
 			mean[j] += float64(v) * s
 		}
 	}
-	b := m.ae.Layers[len(m.ae.Layers)-m.ae.NumOutputs()+nn.HeadMu].B
-	for j, v := range mean {
-		b[j] = float32(math.Log(max(v/float64(m.n), 1e-4)))
+	for j := range mean {
+		mean[j] /= float64(m.n)
 	}
+	for i := range m.n {
+		s := 1 / float64(m.sf[i])
+		for j, v := range m.raw.RawRowView(i) {
+			d := float64(v)*s - mean[j]
+			variance[j] += d * d
+		}
+	}
+	for j := range variance {
+		variance[j] /= float64(max(m.n-1, 1))
+	}
+	return mean, variance
 }
 
 // Random streams of a run's seed (rand.NewPCG(seed, stream)).

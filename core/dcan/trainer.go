@@ -167,6 +167,9 @@ func (t *Trainer) prepare(ctl *core.Control, d *datasets.Preprocessed) (*runStat
 	if !s.opt.NoGeneMeanInit {
 		m.initGeneMeans()
 	}
+	if !s.opt.NoDispersionInit {
+		m.initGeneDispersions()
+	}
 	r := &runState{
 		s: s, ctl: ctl, priv: t.priv, private: t.priv != nil, truth: d.Labels,
 		m: m, emb: newEmbedding(d.Cells, ae.Config().Latent, k),
@@ -176,7 +179,7 @@ func (t *Trainer) prepare(ctl *core.Control, d *datasets.Preprocessed) (*runStat
 	}
 	r.circ = Circumstances{Delta: cfg.Delta, K: k, KFromLabels: fromLabels, SecureNoise: cfg.SecureNoise,
 		KMeansIterations: s.opt.KMeansIterations, KMeansNoiseRatio: s.opt.KMeansNoiseRatio, EmbedClip: s.opt.EmbedClip,
-		GeneMeanInit: m.counts && !s.opt.NoGeneMeanInit}
+		GeneMeanInit: m.counts && !s.opt.NoGeneMeanInit, DispersionInit: m.counts && !s.opt.NoDispersionInit}
 	if r.private {
 		r.spe = max(1, int(math.Round(1/r.q)))
 	} else {

@@ -315,40 +315,43 @@ func TestRunGuaranteeByMode(t *testing.T) {
 	}
 }
 
-// TestGeneMeanInitInGuarantee checks that a private run says, in its
-// guarantee reasons, that the mean head was initialised from the data, and
-// that Options.NoGeneMeanInit removes both the initialisation and the
-// reason.
-func TestGeneMeanInitInGuarantee(t *testing.T) {
-	const phrase = "initial bias of the ZINB mean head"
+// TestHeadInitInGuarantee checks that a private run says, in its
+// guarantee reasons, which ZINB head biases were initialised from the
+// data, and that Options.NoGeneMeanInit and NoDispersionInit remove the
+// initialisation and its mention.
+func TestHeadInitInGuarantee(t *testing.T) {
 	for _, tc := range []struct {
-		desc string
-		off  bool
-		want bool
+		desc           string
+		noMean, noDisp bool
+		want           string // "" for no mention of an initial bias
 	}{
-		{"default", false, true},
-		{"NoGeneMeanInit", true, false},
+		{"default", false, false, "initial biases of the ZINB mean and dispersion heads"},
+		{"NoDispersionInit", false, true, "initial bias of the ZINB mean head"},
+		{"NoGeneMeanInit", true, false, "initial bias of the ZINB dispersion head"},
+		{"both off", true, true, ""},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
 			cfg := baseConfig(core.ModeSound)
 			cfg.Epochs = []int{1, 0}
 			opt := small(t)
-			opt.NoGeneMeanInit = tc.off
+			opt.NoGeneMeanInit, opt.NoDispersionInit = tc.noMean, tc.noDisp
 			r, _ := start(t, context.Background(), cfg, opt)
 			evs := collect(r)
 			if err := lastErr(evs); err != nil {
 				t.Fatal(err)
 			}
-			found := false
+			var mention string
 			for _, ev := range evs {
 				if g, ok := ev.(core.GuaranteeEvent); ok {
 					for _, s := range g.Reasons {
-						found = found || strings.Contains(s, phrase)
+						if i := strings.Index(s, "initial bias"); i >= 0 {
+							mention = s[i:]
+						}
 					}
 				}
 			}
-			if found != tc.want {
-				t.Errorf("guarantee reasons mention %q: %v, want %v", phrase, found, tc.want)
+			if tc.want == "" && mention != "" || !strings.HasPrefix(mention, tc.want) {
+				t.Errorf("guarantee reasons mention %q, want %q", mention, tc.want)
 			}
 		})
 	}

@@ -9,18 +9,19 @@ import (
 	"github.com/dpscope/dpscope/core"
 )
 
-// utilitySeeds are the seeds of issue 4 point 8's comparison, the ones
-// docs/RESULTS.md reports.
-var utilitySeeds = []uint64{1, 2, 3}
+// utilitySeeds are the seeds of issue 4 point 8's comparison, the ten
+// docs/RESULTS.md reports: with three, the baseline's two unlucky seeds
+// (1 and 10) decide the outcome.
+var utilitySeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
 
 // TestDefaultDataUtility is issue 4 point 8 on the embedded default data
 // set: non-private DCAN at the trainer's defaults beats k-means (10
 // restarts) on the top 50 principal components of the same preprocessed
-// data in mean ARI over utilitySeeds. It trains three full runs (about
+// data in mean ARI over utilitySeeds. It trains ten full runs (about
 // 2 minutes each on a quiet two-core machine, several times that under
 // load), so it runs only with DPSCOPE_DCAN_UTILITY=1:
 //
-//	DPSCOPE_DCAN_UTILITY=1 go test -run TestDefaultDataUtility -v -timeout 60m ./core/dcan/
+//	DPSCOPE_DCAN_UTILITY=1 go test -run TestDefaultDataUtility -v -timeout 120m ./core/dcan/
 //
 // DPSCOPE_DCAN_UTILITY=sound also trains sound DP-DCAN at ε = 8 on the
 // same seeds and logs the share of DCAN's gain over chance it keeps
