@@ -80,9 +80,9 @@ zigloop:
 	VPSRLD         $10, Z0, Z2
 	VPANDD         Z11, Z2, Z2      // m
 	VEXTRACTI64X4  $1, Z1, Y7       // i of lanes 8–15
-	KXNORB         K1, K1, K1
+	KXNORW         K1, K1, K1
 	VPGATHERDQ     (R8)(Y1*8), K1, Z3 // pairs of lanes 0–7
-	KXNORB         K2, K2, K2
+	KXNORW         K2, K2, K2
 	VPGATHERDQ     (R8)(Y7*8), K2, Z8 // pairs of lanes 8–15
 	VMOVDQA64      Z20, Z15
 	VPERMI2D       Z8, Z3, Z15      // fast[i]
