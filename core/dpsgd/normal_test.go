@@ -14,6 +14,9 @@ func TestZigguratTable(t *testing.T) {
 	if r := zigSolve(256); math.Abs(r-3.6541528853610088) > 1e-12 {
 		t.Errorf("R for 256 layers = %.17g, want 3.6541528853610088", r)
 	}
+	if r := zigSolve(zigLayers); math.Abs(r-zigR) > 1e-12 {
+		t.Errorf("R for %d layers = %.17g, zigR is %.17g", zigLayers, r, zigR)
+	}
 	if v, _ := zigLayersFrom(3.6541528853610088, make([]float64, 257)); math.Abs(v-0.00492867323399) > 5e-14 { // published to 12 digits
 		t.Errorf("V for 256 layers = %.15g, want 0.00492867323399", v)
 	}
@@ -108,4 +111,21 @@ func TestXoshiroReference(t *testing.T) {
 		}
 	}
 
+}
+
+// zigSolve returns the R for which n layers of equal area exactly close
+// at the top, by bisection (a larger R makes thinner layers). For n = 256
+// it gives Marsaglia and Tsang's 3.6541528853610088.
+func zigSolve(n int) float64 {
+	x := make([]float64, n+1)
+	lo, hi := 1.0, 8.0
+	for range 200 {
+		mid := (lo + hi) / 2
+		if _, over := zigLayersFrom(mid, x); over > 0 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
 }
