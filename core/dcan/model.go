@@ -85,47 +85,46 @@ func newModel(ae *nn.Autoencoder, d *datasets.Preprocessed, k int, o Options, se
 	return m
 }
 
-// initGeneMeans sets the bias of the ZINB mean head to log m_g, m_g the
-// mean over cells of gene g's count divided by the cell's size factor
-// (floored at 1e-4), so that μ starts at each gene's mean. It does nothing
-// without raw counts.
-func (m *model) initGeneMeans() {
-	if !m.counts {
-		return
-	}
-	mean, _ := m.geneMoments()
-	b := m.ae.Layers[len(m.ae.Layers)-m.ae.NumOutputs()+nn.HeadMu].B
-	for j, v := range mean {
-		b[j] = float32(math.Log(max(v, 1e-4)))
-	}
-}
-
-// Bounds of the initial dispersion θ_g of initGeneDispersions.
+// Bounds of the initial dispersion θ_g of initHeads.
 const (
 	initThetaMin = 0.01
 	initThetaMax = 1e3
 )
 
-// initGeneDispersions sets the bias of the ZINB dispersion head so that θ
-// starts at each gene's method-of-moments estimate m²/(v − m) (m and v the
-// mean and variance of its size-normalised counts; initThetaMax where
-// v ≤ m, as for Poisson-like genes), clamped to [initThetaMin,
-// initThetaMax]. At PyTorch's initialisation θ ≈ softplus(0) = 0.69: so
-// overdispersed that the likelihood hardly depends on μ, and Adam at
-// lr 1e-3 moves the bias too little in a run's few hundred steps to
-// correct it (docs/RESULTS.md). It does nothing without raw counts.
-func (m *model) initGeneDispersions() {
-	if !m.counts {
+// initHeads starts the biases of the ZINB heads from the data's per-gene
+// moments of size-normalised counts (geneMoments, computed once for both),
+// each when asked. It does nothing without raw counts.
+//
+// The mean head (means): log m_g, floored at log 1e-4, so that μ starts
+// at each gene's mean instead of 1.
+//
+// The dispersion head (dispersions): θ starts at each gene's
+// method-of-moments estimate m²/(v − m) (initThetaMax where v ≤ m, as for
+// Poisson-like genes), clamped to [initThetaMin, initThetaMax]. At
+// PyTorch's initialisation θ ≈ softplus(0) = 0.69: so overdispersed that
+// the likelihood hardly depends on μ, and Adam at lr 1e-3 moves the bias
+// too little in a run's few hundred steps to correct it (docs/RESULTS.md).
+func (m *model) initHeads(means, dispersions bool) {
+	if !m.counts || !means && !dispersions {
 		return
 	}
 	mean, variance := m.geneMoments()
-	b := m.ae.Layers[len(m.ae.Layers)-m.ae.NumOutputs()+nn.HeadTheta].B
-	for j, mu := range mean {
-		theta := initThetaMax
-		if v := variance[j]; v > mu {
-			theta = min(max(mu*mu/(v-mu), initThetaMin), initThetaMax)
+	head := func(k int) []float32 { return m.ae.Layers[len(m.ae.Layers)-m.ae.NumOutputs()+k].B }
+	if means {
+		b := head(nn.HeadMu)
+		for j, v := range mean {
+			b[j] = float32(math.Log(max(v, 1e-4)))
 		}
-		b[j] = float32(theta + math.Log(-math.Expm1(-theta))) // softplus⁻¹(θ)
+	}
+	if dispersions {
+		b := head(nn.HeadTheta)
+		for j, mu := range mean {
+			theta := initThetaMax
+			if v := variance[j]; v > mu {
+				theta = min(max(mu*mu/(v-mu), initThetaMin), initThetaMax)
+			}
+			b[j] = float32(theta + math.Log(-math.Expm1(-theta))) // softplus⁻¹(θ)
+		}
 	}
 }
 

@@ -36,7 +36,7 @@ func TestInitGeneMeans(t *testing.T) {
 	m := testModel(t, 3)
 	mu := m.ae.Layers[len(m.ae.Layers)-3] // the heads are μ, θ, π, last
 	theta := append([]float32(nil), m.ae.Layers[len(m.ae.Layers)-2].B...)
-	m.initGeneMeans()
+	m.initHeads(true, false)
 	for j := range d.Genes {
 		mean := 0.0
 		for i := range d.Cells {

@@ -68,7 +68,7 @@ func TestProbeStage1(t *testing.T) {
 	k := len(d.Classes)
 	m := newModel(ae, d, k, o, seed)
 	if os.Getenv("DPSCOPE_DCAN_PROBE_MEANINIT") != "" {
-		m.initGeneMeans()
+		m.initHeads(true, false)
 	}
 	lr := envF("DPSCOPE_DCAN_PROBE_LR", 1e-3)
 	adam, _ := nn.NewAdam(len(ae.Params), nn.AdamConfig{LR: lr})
@@ -213,7 +213,7 @@ func TestProbeGradNorms(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := newModel(ae, d, len(d.Classes), Options{}.withDefaults(), 1)
-	m.initGeneMeans()
+	m.initHeads(true, false)
 	norm := func(first, last int) float64 {
 		lo, hi := ae.ParamRange(first, last)
 		s := 0.0

@@ -164,12 +164,7 @@ func (t *Trainer) prepare(ctl *core.Control, d *datasets.Preprocessed) (*runStat
 		return nil, err
 	}
 	m := newModel(ae, d, k, s.opt, cfg.Seed)
-	if !s.opt.NoGeneMeanInit {
-		m.initGeneMeans()
-	}
-	if !s.opt.NoDispersionInit {
-		m.initGeneDispersions()
-	}
+	m.initHeads(!s.opt.NoGeneMeanInit, !s.opt.NoDispersionInit)
 	r := &runState{
 		s: s, ctl: ctl, priv: t.priv, private: t.priv != nil, truth: d.Labels,
 		m: m, emb: newEmbedding(d.Cells, ae.Config().Latent, k),
