@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"text/tabwriter"
 
 	"github.com/BurntSushi/toml"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/reference"
+	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/datasets"
 )
 
@@ -94,15 +93,15 @@ composition, the sum of the runs' ε and δ).`,
 }
 
 // grid builds the sweep grid from the defaults, --config and the flags.
-func (sf *sweepFlags) grid(cmd *cobra.Command) (sweepGrid, error) {
+func (sf *sweepFlags) grid(cmd *cobra.Command) (sweep.Grid, error) {
 	base := defaultRunConfig()
 	if sf.configFile != "" {
 		md, err := toml.DecodeFile(sf.configFile, &base)
 		if err != nil {
-			return sweepGrid{}, usagef("config %s: %v", sf.configFile, err)
+			return sweep.Grid{}, usagef("config %s: %v", sf.configFile, err)
 		}
 		if undec := md.Undecoded(); len(undec) > 0 {
-			return sweepGrid{}, usagef("config %s: unknown key %q", sf.configFile, undec[0].String())
+			return sweep.Grid{}, usagef("config %s: unknown key %q", sf.configFile, undec[0].String())
 		}
 	}
 	set := cmd.Flags().Changed
@@ -119,21 +118,21 @@ func (sf *sweepFlags) grid(cmd *cobra.Command) (sweepGrid, error) {
 	if set("layers") {
 		r, err := core.ParseLayerRange(sf.layers)
 		if err != nil {
-			return sweepGrid{}, usageError{err}
+			return sweep.Grid{}, usageError{err}
 		}
 		base.Layers = r
 	}
 	if set("epochs") {
 		e, err := parseEpochs(sf.epochs)
 		if err != nil {
-			return sweepGrid{}, err
+			return sweep.Grid{}, err
 		}
 		base.Epochs = e
 	}
 	if sf.jobs < 1 || sf.jobs > 256 {
-		return sweepGrid{}, usagef("--jobs is %d, must be 1 … 256", sf.jobs)
+		return sweep.Grid{}, usagef("--jobs is %d, must be 1 … 256", sf.jobs)
 	}
-	g := sweepGrid{Base: base}
+	g := sweep.Grid{Base: base}
 	var err error
 	if g.Methods, err = parseCSV("method", sf.methods); err != nil {
 		return g, err
@@ -199,86 +198,83 @@ func (r *sweepRecord) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// outcome is what the sweep's summary needs of a saved run.
+func (r sweepRecord) outcome() *sweep.Outcome {
+	o := &sweep.Outcome{ARI: r.ARI, NMI: r.NMI, Delta: r.Delta, Guarantee: core.Guarantee(r.Guarantee), Stopped: r.Stopped}
+	for _, e := range r.Epsilon {
+		o.Spent = max(o.Spent, e)
+	}
+	return o
+}
+
 func newRecord(cfg core.Config, s *runSummary) sweepRecord {
 	return sweepRecord{Schema: sweepSchema, runSummary: s, Seed: cfg.Seed, EpsilonTarget: cfg.Epsilon, Options: cfg.Options}
 }
 
 // executeSweep runs the grid with jobs runs at a time and reports.
-func executeSweep(ctx context.Context, g sweepGrid, jobs int, outDir string, asJSON bool, env Env) error {
-	points, err := g.points()
+func executeSweep(ctx context.Context, g sweep.Grid, jobs int, outDir string, asJSON bool, env Env) error {
+	points, err := g.Points()
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	var dir *sweepDir
 	if outDir != "" {
-		if dir, err = openSweepDir(outDir, sweepManifest{Schema: sweepSchema, Version: version(), Hash: g.hash(), Grid: g}); err != nil {
+		if dir, err = openSweepDir(outDir, sweepManifest{Schema: sweepSchema, Version: version(), Hash: g.Hash(), Grid: g}); err != nil {
 			return err
 		}
 	}
 	out := &stickyWriter{w: env.Stdout}
 	bar := newSweepBar(env.Stderr, len(points))
-	records := make([]*sweepRecord, len(points))
+	outcomes := make([]*sweep.Outcome, len(points))
+	summaries := make([]*runSummary, len(points))
 	var todo []int
 	for i, p := range points {
 		if dir != nil {
-			if r, ok := dir.load(p.name); ok {
-				records[i] = &r
+			if r, ok := dir.load(p.Name); ok {
+				outcomes[i] = r.outcome()
 				bar.skip()
 				continue
 			}
 		}
+		summaries[i] = newSummary(p.Config)
 		todo = append(todo, i)
 	}
-	var (
-		mu       sync.Mutex
-		failures []string
-	)
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range min(jobs, max(len(todo), 1)) {
-		wg.Go(func() {
-			for i := range work {
-				p := points[i]
-				s := runOnce(ctx, p.cfg)
-				mu.Lock()
-				switch {
-				case s.err != nil:
-					failures = append(failures, fmt.Sprintf("%s: %v", p.name, s.err))
-				case s.Stopped:
-					// Interrupted: not saved, so a rerun does it again.
-				default:
-					r := newRecord(p.cfg, s)
-					records[i] = &r
-					if dir != nil {
-						if err := dir.save(p.name, r); err != nil {
-							failures = append(failures, err.Error())
-						}
-					}
-					if asJSON {
-						if b, err := json.Marshal(r); err == nil {
-							out.line(b)
-						}
-					}
-				}
-				bar.finished()
-				mu.Unlock()
-			}
-		})
-	}
-feed:
-	for _, i := range todo {
-		select {
-		case work <- i:
-		case <-ctx.Done():
-			break feed
+	var failures []string
+	observe := func(i int) func(core.Event) { return summaries[i].observe }
+	sweep.Execute(ctx, points, todo, jobs, observe, func(i int, o sweep.Outcome) {
+		defer bar.finished()
+		p := points[i]
+		switch {
+		case o.Err != nil:
+			failures = append(failures, fmt.Sprintf("%s: %v", p.Name, o.Err))
+			return
+		case o.Stopped:
+			return // interrupted or ended early: not saved, so a rerun does it again
 		}
-	}
-	close(work)
-	wg.Wait()
+		summaries[i].finish()
+		outcomes[i] = &o
+		r := newRecord(p.Config, summaries[i])
+		if dir != nil {
+			if err := dir.save(p.Name, r); err != nil {
+				failures = append(failures, err.Error())
+			}
+		}
+		if asJSON {
+			if b, err := json.Marshal(r); err == nil {
+				out.line(b)
+			}
+		}
+	})
 	bar.finish()
 
-	res := summariseSweep(g, points, records)
+	res := &sweepResult{}
+	res.Groups, res.Exploration = sweep.Summarise(points, outcomes)
 	res.Reference = sweepReference(ctx, g.Base.Data)
+	for _, o := range outcomes {
+		if o != nil {
+			res.done++
+		}
+	}
 	if asJSON {
 		b, err := json.Marshal(res)
 		if err != nil {
@@ -299,29 +295,6 @@ feed:
 		return fmt.Errorf("%d of %d runs failed:\n  %s", len(failures), len(points), strings.Join(failures, "\n  "))
 	}
 	return nil
-}
-
-// runOnce runs one config to its end and returns its summary; an interrupt
-// of ctx stops the run, which then reports Stopped.
-func runOnce(ctx context.Context, cfg core.Config) *runSummary {
-	s := newSummary(cfg)
-	run, err := core.Start(context.WithoutCancel(ctx), cfg)
-	if err != nil {
-		s.err, s.Error = err, err.Error()
-		return s
-	}
-	go func() {
-		select {
-		case <-ctx.Done():
-			run.Stop()
-		case <-run.Done():
-		}
-	}()
-	for ev := range run.Events() {
-		s.observe(ev)
-	}
-	s.finish()
-	return s
 }
 
 // sweepReference is B1 on the data as the methods preprocess it by
@@ -350,106 +323,12 @@ type sweepReferences struct {
 	PCAKMeans *reference.Line `json:"pca_kmeans,omitempty"`
 }
 
-// sweepGroup is one point of the trade-off curve: a method, mode, ε and
-// option values, over seeds.
-type sweepGroup struct {
-	Method     string            `json:"method"`
-	Mode       string            `json:"mode"`
-	Epsilon    float64           `json:"epsilon"` // the target; 0 for nonprivate
-	Options    map[string]string `json:"options,omitempty"`
-	N          int               `json:"n"`
-	ARIMean    *float64          `json:"ari_mean"`
-	ARISD      *float64          `json:"ari_sd"`
-	NMIMean    *float64          `json:"nmi_mean"`
-	NMISD      *float64          `json:"nmi_sd"`
-	SpentMax   float64           `json:"epsilon_spent_max"` // largest ε any accountant certified for one run
-	Guarantees []string          `json:"guarantees"`        // the statuses the runs reported
-}
-
-// exploration is what the whole sweep cost in privacy.
-type exploration struct {
-	PrivateRuns  int     `json:"private_runs"`
-	EpsilonTotal float64 `json:"epsilon_total"`
-	DeltaTotal   float64 `json:"delta_total"`
-	Composition  string  `json:"composition"`
-}
-
 // sweepResult is the last line of `sweep --json`.
 type sweepResult struct {
-	Groups      []sweepGroup     `json:"sweep"`
+	Groups      []sweep.Group    `json:"sweep"`
 	Reference   *sweepReferences `json:"reference"`
-	Exploration exploration      `json:"exploration"`
+	Exploration sweep.Cost       `json:"exploration"`
 	done        int
-}
-
-// summariseSweep groups the finished runs by method, mode, options and ε,
-// in grid order.
-func summariseSweep(g sweepGrid, points []sweepPoint, records []*sweepRecord) *sweepResult {
-	res := &sweepResult{Exploration: exploration{Composition: "basic: the sum of every private run's ε and δ on this data (an upper bound; a tighter composition needs the runs' RDP curves)"}}
-	index := map[string]int{}
-	var ari, nmi [][]float64
-	for i, p := range points {
-		cfg := p.cfg
-		key := fmt.Sprintf("%s\x00%s\x00%v\x00%v", cfg.Method, cfg.Mode, cfg.Epsilon, cfg.Options)
-		gi, ok := index[key]
-		if !ok {
-			gi = len(res.Groups)
-			index[key] = gi
-			res.Groups = append(res.Groups, sweepGroup{Method: cfg.Method, Mode: string(cfg.Mode), Epsilon: cfg.Epsilon, Options: cfg.Options, Guarantees: []string{}})
-			ari, nmi = append(ari, nil), append(nmi, nil)
-		}
-		r := records[i]
-		if r == nil {
-			continue
-		}
-		res.done++
-		grp := &res.Groups[gi]
-		grp.N++
-		if r.ARI != nil {
-			ari[gi] = append(ari[gi], *r.ARI)
-		}
-		if r.NMI != nil {
-			nmi[gi] = append(nmi[gi], *r.NMI)
-		}
-		spent := 0.0
-		for _, e := range r.Epsilon {
-			spent = max(spent, e)
-		}
-		grp.SpentMax = max(grp.SpentMax, spent)
-		if !slices.Contains(grp.Guarantees, r.Guarantee) {
-			grp.Guarantees = append(grp.Guarantees, r.Guarantee)
-		}
-		if cfg.Mode != core.ModeNonPrivate {
-			res.Exploration.PrivateRuns++
-			res.Exploration.EpsilonTotal += spent
-			res.Exploration.DeltaTotal += r.Delta
-		}
-	}
-	for gi := range res.Groups {
-		res.Groups[gi].ARIMean, res.Groups[gi].ARISD = meanSD(ari[gi])
-		res.Groups[gi].NMIMean, res.Groups[gi].NMISD = meanSD(nmi[gi])
-	}
-	return res
-}
-
-// meanSD returns the mean and sample standard deviation, nil when there
-// are no values (and a zero sd for one).
-func meanSD(v []float64) (mean, sd *float64) {
-	if len(v) == 0 {
-		return nil, nil
-	}
-	var m, s float64
-	for _, x := range v {
-		m += x
-	}
-	m /= float64(len(v))
-	for _, x := range v {
-		s += (x - m) * (x - m)
-	}
-	if len(v) > 1 {
-		s = math.Sqrt(s / float64(len(v)-1))
-	}
-	return &m, &s
 }
 
 // write prints the sweep table for people.
@@ -464,7 +343,7 @@ func (r *sweepResult) write(w io.Writer) {
 	}
 	for _, g := range r.Groups {
 		eps, spent := fmt.Sprintf("%g", g.Epsilon), fmt.Sprintf("%.3g", g.SpentMax)
-		if g.Mode == string(core.ModeNonPrivate) {
+		if g.Mode == core.ModeNonPrivate {
 			eps, spent = "∞", "—"
 		}
 		opts := "—"

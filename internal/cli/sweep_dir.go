@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/dpscope/dpscope/core/sweep"
 )
 
 // sweepSchema is the schema number of a sweep folder's manifest and run
@@ -16,10 +18,10 @@ const sweepSchema = 1
 // sweepManifest identifies what a sweep folder holds (DECISIONS: a sweep
 // resumes only into a folder with the same manifest).
 type sweepManifest struct {
-	Schema  int       `json:"schema"`
-	Version string    `json:"version"`
-	Hash    string    `json:"grid_hash"`
-	Grid    sweepGrid `json:"grid"`
+	Schema  int        `json:"schema"`
+	Version string     `json:"version"`
+	Hash    string     `json:"grid_hash"`
+	Grid    sweep.Grid `json:"grid"`
 }
 
 // sweepDir is a sweep's output folder: manifest.json and one JSON file per

@@ -1,40 +1,13 @@
 package cli
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/sweep"
 )
-
-// maxSweepRuns caps a grid so that a typo (--seeds 0-100000000) is an error,
-// not a sweep that never ends.
-const maxSweepRuns = 100_000
-
-// sweepGrid is what `dpscope sweep` runs: every method × mode × ε × option
-// value × seed, on one base config. Nonprivate modes ignore ε and run once
-// per seed and option value.
-type sweepGrid struct {
-	Base     core.Config         `json:"base"`
-	Methods  []string            `json:"methods"`
-	Modes    []core.Mode         `json:"modes"`
-	Epsilons []float64           `json:"epsilons"`
-	Seeds    []uint64            `json:"seeds"`
-	Options  map[string][]string `json:"options,omitempty"` // --opt KEY=V1,V2: a grid axis
-}
-
-// sweepPoint is one run of the grid.
-type sweepPoint struct {
-	cfg  core.Config
-	name string // file name stem in the sweep folder, unique in the grid
-}
 
 // parseCSV splits a comma-separated flag value, trimming spaces and
 // refusing empty items.
@@ -94,8 +67,8 @@ func parseSeeds(s string) ([]uint64, error) {
 				return nil, bad(p)
 			}
 		}
-		if last-first >= maxSweepRuns || len(out)+int(last-first) >= maxSweepRuns {
-			return nil, usagef("--seeds %q lists more than %d seeds", s, maxSweepRuns)
+		if last-first >= sweep.MaxRuns || len(out)+int(last-first) >= sweep.MaxRuns {
+			return nil, usagef("--seeds %q lists more than %d seeds", s, sweep.MaxRuns)
 		}
 		for v := first; ; v++ {
 			if !slices.Contains(out, uint64(v)) {
@@ -128,85 +101,4 @@ func parseOptionAxes(opts []string) (map[string][]string, error) {
 		axes[k] = vals
 	}
 	return axes, nil
-}
-
-// points expands the grid in a stable order: method, mode, option values,
-// ε, seed. Every config is validated, so a bad grid fails before any run.
-func (g sweepGrid) points() ([]sweepPoint, error) {
-	keys := slices.Sorted(maps.Keys(g.Options))
-	combos := []map[string]string{{}}
-	for _, k := range keys {
-		var next []map[string]string
-		for _, c := range combos {
-			for _, v := range g.Options[k] {
-				m := maps.Clone(c)
-				m[k] = v
-				next = append(next, m)
-			}
-		}
-		combos = next
-	}
-	var out []sweepPoint
-	for _, method := range g.Methods {
-		for _, mode := range g.Modes {
-			eps := g.Epsilons
-			if mode == core.ModeNonPrivate {
-				eps = []float64{0}
-			}
-			for _, opts := range combos {
-				for _, e := range eps {
-					for _, seed := range g.Seeds {
-						if len(out) >= maxSweepRuns {
-							return nil, usagef("the grid has more than %d runs", maxSweepRuns)
-						}
-						cfg := g.Base
-						cfg.Method, cfg.Mode, cfg.Epsilon, cfg.Seed = method, mode, e, seed
-						if mode == core.ModeNonPrivate {
-							cfg.Sigma = 0
-						}
-						cfg.Options = maps.Clone(g.Base.Options)
-						if len(opts) > 0 && cfg.Options == nil {
-							cfg.Options = map[string]string{}
-						}
-						maps.Copy(cfg.Options, opts)
-						if err := cfg.Validate(); err != nil {
-							return nil, usageError{fmt.Errorf("sweep point %s %s ε=%g seed %d: %w", method, mode, e, seed, err)}
-						}
-						out = append(out, sweepPoint{cfg: cfg, name: pointName(cfg, keys)})
-					}
-				}
-			}
-		}
-	}
-	return out, nil
-}
-
-// pointName is a readable file name stem for a run, e.g.
-// "dppca_sound_eps8_p=10_seed3"; characters a file name should not hold
-// become '-'.
-func pointName(cfg core.Config, optKeys []string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s_%s", cfg.Method, cfg.Mode)
-	if cfg.Mode != core.ModeNonPrivate {
-		fmt.Fprintf(&b, "_eps%s", strconv.FormatFloat(cfg.Epsilon, 'g', -1, 64))
-	}
-	for _, k := range optKeys {
-		fmt.Fprintf(&b, "_%s=%s", k, cfg.Options[k])
-	}
-	fmt.Fprintf(&b, "_seed%d", cfg.Seed)
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', strings.ContainsRune("._=+-", r):
-			return r
-		}
-		return '-'
-	}, b.String())
-}
-
-// hash identifies the grid: a sweep folder resumes only the grid it was
-// made for.
-func (g sweepGrid) hash() string {
-	b, _ := json.Marshal(g) // plain data: cannot fail
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/sweep"
 )
 
 // graded is a fake method whose ARI is known in advance: ε/(ε+1) + seed/100
@@ -84,7 +85,7 @@ func TestSweepGroups(t *testing.T) {
 			NMIMean      *float64 `json:"nmi_mean"`
 			SpentMax     float64  `json:"epsilon_spent_max"`
 		}
-		Exploration exploration
+		Exploration sweep.Cost
 	}
 	b, _ := json.Marshal(lines[9])
 	if err := json.Unmarshal(b, &last); err != nil {
@@ -226,7 +227,7 @@ func FuzzSweepFlags(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if seeds, err := parseSeeds(s); err == nil {
-			if len(seeds) == 0 || len(seeds) > maxSweepRuns {
+			if len(seeds) == 0 || len(seeds) > sweep.MaxRuns {
 				t.Errorf("parseSeeds(%q): %d seeds", s, len(seeds))
 			}
 			for _, v := range seeds {

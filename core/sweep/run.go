@@ -1,0 +1,115 @@
+package sweep
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/dpscope/dpscope/core"
+)
+
+// Outcome is what a sweep keeps of one finished run.
+type Outcome struct {
+	ARI, NMI  *float64 // nil when the run reported none
+	Spent     float64  // the largest ε any accountant certified
+	Delta     float64
+	Guarantee core.Guarantee
+	Stopped   bool  // ended before its schedule (interrupted, budget exhausted, …)
+	Err       error // the run failed
+}
+
+// Observe folds one event into the outcome; the newest value wins.
+func (o *Outcome) Observe(ev core.Event) {
+	switch ev := ev.(type) {
+	case core.BudgetEvent:
+		o.Delta = ev.Delta
+		for _, e := range ev.Spent {
+			o.Spent = max(o.Spent, e.Epsilon)
+		}
+	case core.GuaranteeEvent:
+		o.Guarantee = ev.Status
+		for _, e := range ev.Audited {
+			o.Spent = max(o.Spent, e.Epsilon)
+		}
+	case core.MetricsEvent:
+		for _, v := range ev.Values {
+			val := v.Value
+			switch strings.ToLower(v.Name) {
+			case "ari":
+				o.ARI = &val
+			case "nmi":
+				o.NMI = &val
+			}
+		}
+	case core.DoneEvent:
+		o.Stopped = ev.Stopped
+	case core.ErrorEvent:
+		o.Err = ev.Err
+	}
+}
+
+// RunOne runs cfg to its end. Every event goes to observe (when not nil)
+// as well as into the outcome. Cancelling ctx stops the run at its next
+// step boundary; it then reports Stopped.
+func RunOne(ctx context.Context, cfg core.Config, observe func(core.Event)) Outcome {
+	o := Outcome{Guarantee: core.GuaranteeNone}
+	// The run gets its own context so that an interrupt lets it report
+	// through Stop instead of being abandoned.
+	run, err := core.Start(context.WithoutCancel(ctx), cfg)
+	if err != nil {
+		o.Err = err
+		return o
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			run.Stop()
+		case <-run.Done():
+		}
+	}()
+	for ev := range run.Events() {
+		o.Observe(ev)
+		if observe != nil {
+			observe(ev)
+		}
+	}
+	return o
+}
+
+// Execute runs points[i] for every i in todo, jobs at a time. For each
+// run it calls start(i) for the event observer (nil start or nil result:
+// none) and done(i, outcome) when the run ends; done calls are serialised.
+// Once ctx is cancelled no new run starts and the running ones stop.
+// Execute returns when every started run has ended.
+func Execute(ctx context.Context, points []Point, todo []int, jobs int, start func(i int) func(core.Event), done func(i int, o Outcome)) {
+	work := make(chan int)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range min(max(jobs, 1), max(len(todo), 1)) {
+		wg.Go(func() {
+			for i := range work {
+				var observe func(core.Event)
+				if start != nil {
+					observe = start(i)
+				}
+				o := RunOne(ctx, points[i].Config, observe)
+				mu.Lock()
+				done(i, o)
+				mu.Unlock()
+			}
+		})
+	}
+feed:
+	for _, i := range todo {
+		if ctx.Err() != nil {
+			break // select would pick a ready worker half the time
+		}
+		select {
+		case work <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+}
