@@ -21,6 +21,7 @@ const (
 	TabCompare
 	TabPlanner
 	TabLearn
+	TabTradeoff
 )
 
 // Model is the root Bubble Tea model. It is not safe for concurrent use;
@@ -55,6 +56,7 @@ func New(cfg Config) Model {
 		newComparePane(c),
 		newPlannerPane(c, params),
 		newLearnPane(c, params),
+		newCurvePane(c, params),
 	}
 	m.help.Styles = help.DefaultStyles(true)
 	m.status = "s start a run · ←/→ change the selected setting · ? help"

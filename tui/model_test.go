@@ -15,9 +15,9 @@ func TestTabsSwitch(t *testing.T) {
 		want int
 	}{
 		{"tab moves right", []string{"tab"}, TabBudget},
-		{"shift+tab wraps left", []string{"shift+tab"}, TabLearn},
+		{"shift+tab wraps left", []string{"shift+tab"}, TabTradeoff},
 		{"digit jumps", []string{"4"}, TabPlanner},
-		{"tab wraps", []string{"5", "tab"}, TabRun},
+		{"tab wraps", []string{"6", "tab"}, TabRun},
 		{"three tabs", []string{"tab", "tab", "tab"}, TabPlanner},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
@@ -36,7 +36,7 @@ func TestEveryTabFitsEverySize(t *testing.T) {
 	m := sized(t, testModel(t, fakeFast), 80, 24)
 	for _, size := range [][2]int{{80, 24}, {100, 30}, {160, 48}, {200, 60}, {60, 20}} {
 		m = send(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
-		for tab := range 5 {
+		for tab := range 6 {
 			m = press(t, m, string(rune('1'+tab)))
 			for _, help := range []bool{false, true} {
 				if help != m.showHelp {

@@ -34,13 +34,16 @@ func typeKeys(tm *teatest.TestModel, keys ...string) {
 // at 80×24 and 160×48 with the fixed seed (go test -update rewrites them).
 func TestGoldenScreens(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
-		for _, tab := range []string{"1", "2", "5"} {
+		for _, tab := range []string{"1", "2", "5", "6"} {
 			t.Run(fmt.Sprintf("%dx%d_tab%s", size[0], size[1], tab), func(t *testing.T) {
 				m := New(Config{Summary: testSummary(), Backend: "gonum, 2 threads", Method: fakeFast, ExportDir: t.TempDir(), Seed: 1})
 				tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(size[0], size[1]))
 				typeKeys(tm, tab)
-				if tab == "2" {
+				switch tab {
+				case "2":
 					waitText(t, tm, "RDP vs PLD")
+				case "6":
+					waitText(t, tm, "no B1") // builtin:toy does not exist: B1 says why
 				}
 				typeKeys(tm, "q")
 				final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
@@ -49,6 +52,33 @@ func TestGoldenScreens(t *testing.T) {
 				teatest.RequireEqualOutput(t, []byte(stripANSI(view)))
 			})
 		}
+	}
+}
+
+// TestTradeoffSweep sweeps the fake engine from the Trade-off tab: every
+// run of the grid comes back, the curve has one point per ε and the
+// non-private point, and the sweep's privacy cost is shown.
+func TestTradeoffSweep(t *testing.T) {
+	m := New(Config{Summary: testSummary(), Backend: "gonum", Method: fakeFast, ExportDir: t.TempDir(), Epochs: [2]int{1, 1}})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(160, 48))
+	typeKeys(tm, "6", "w")
+	waitText(t, tm, "done, 27/27") // the curve's state line (the status line is redrawn by diffs)
+	typeKeys(tm, "q")
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(20*time.Second)).(Model)
+	cp := final.Pane(TabTradeoff).(*curvePane)
+	if want := len(curveEpsilons)*len(curveSeeds) + len(curveSeeds); cp.sw == nil || cp.sw.finished != want || len(cp.sw.failures) != 0 {
+		t.Fatalf("sweep: %+v, want %d runs finished, none failed", cp.sw, want)
+	}
+	cp.dirty = true
+	cp.Frame()
+	if n := cp.chart.Series("mean").Len(); n != len(curveEpsilons) {
+		t.Errorf("mean series has %d points, want %d", n, len(curveEpsilons))
+	}
+	if n := cp.chart.Series("non-private").Len(); n != 1 {
+		t.Errorf("non-private series has %d points, want 1", n)
+	}
+	if v := final.View().Content; !strings.Contains(v, "private runs on this data") {
+		t.Errorf("the sweep's privacy cost is not shown:\n%s", v)
 	}
 }
 

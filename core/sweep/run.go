@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"math"
 	"strings"
 	"sync"
 
@@ -11,7 +12,8 @@ import (
 // Outcome is what a sweep keeps of one finished run.
 type Outcome struct {
 	ARI, NMI  *float64 // nil when the run reported none
-	Spent     float64  // the largest ε any accountant certified
+	Spent     float64  // the largest finite ε any accountant reported
+	Unbounded bool     // an accountant reported ε = ∞ (no bound holds)
 	Delta     float64
 	Guarantee core.Guarantee
 	Stopped   bool  // ended before its schedule (interrupted, budget exhausted, …)
@@ -23,14 +25,10 @@ func (o *Outcome) Observe(ev core.Event) {
 	switch ev := ev.(type) {
 	case core.BudgetEvent:
 		o.Delta = ev.Delta
-		for _, e := range ev.Spent {
-			o.Spent = max(o.Spent, e.Epsilon)
-		}
+		o.spent(ev.Spent)
 	case core.GuaranteeEvent:
 		o.Guarantee = ev.Status
-		for _, e := range ev.Audited {
-			o.Spent = max(o.Spent, e.Epsilon)
-		}
+		o.spent(ev.Audited)
 	case core.MetricsEvent:
 		for _, v := range ev.Values {
 			val := v.Value
@@ -45,6 +43,19 @@ func (o *Outcome) Observe(ev core.Event) {
 		o.Stopped = ev.Stopped
 	case core.ErrorEvent:
 		o.Err = ev.Err
+	}
+}
+
+// spent folds reported ε values in: ∞ (or NaN) marks the run unbounded
+// instead of entering the figures, which must stay finite to be summed and
+// written as JSON.
+func (o *Outcome) spent(vs []core.EpsilonValue) {
+	for _, e := range vs {
+		if math.IsInf(e.Epsilon, 0) || math.IsNaN(e.Epsilon) {
+			o.Unbounded = true
+			continue
+		}
+		o.Spent = max(o.Spent, e.Epsilon)
 	}
 }
 

@@ -21,7 +21,8 @@ type Group struct {
 	ARISD      *float64          `json:"ari_sd"`
 	NMIMean    *float64          `json:"nmi_mean"`
 	NMISD      *float64          `json:"nmi_sd"`
-	SpentMax   float64           `json:"epsilon_spent_max"` // the largest ε certified for one run
+	SpentMax   float64           `json:"epsilon_spent_max"` // the largest finite ε reported for one run
+	Unbounded  int               `json:"epsilon_unbounded"` // runs for which an accountant reported ε = ∞
 	Guarantees []core.Guarantee  `json:"guarantees"`        // the statuses the runs reported
 	ari, nmi   []float64
 }
@@ -29,6 +30,7 @@ type Group struct {
 // Cost is what a set of runs on the same data cost in privacy together.
 type Cost struct {
 	PrivateRuns  int     `json:"private_runs"`
+	Unbounded    int     `json:"unbounded_runs"` // private runs with ε = ∞: then no total bound holds
 	EpsilonTotal float64 `json:"epsilon_total"`
 	DeltaTotal   float64 `json:"delta_total"`
 	Composition  string  `json:"composition"`
@@ -66,11 +68,17 @@ func Summarise(points []Point, outcomes []*Outcome) ([]Group, Cost) {
 			g.nmi = append(g.nmi, *o.NMI)
 		}
 		g.SpentMax = max(g.SpentMax, o.Spent)
+		if o.Unbounded {
+			g.Unbounded++
+		}
 		if !slices.Contains(g.Guarantees, o.Guarantee) {
 			g.Guarantees = append(g.Guarantees, o.Guarantee)
 		}
 		if cfg.Mode != core.ModeNonPrivate {
 			cost.PrivateRuns++
+			if o.Unbounded {
+				cost.Unbounded++
+			}
 			cost.EpsilonTotal += o.Spent
 			cost.DeltaTotal += o.Delta
 		}

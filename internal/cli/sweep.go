@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -176,6 +177,8 @@ type sweepRecord struct {
 	Seed          uint64            `json:"seed"`
 	EpsilonTarget float64           `json:"epsilon_target"`
 	Options       map[string]string `json:"options,omitempty"`
+	Spent         float64           `json:"epsilon_spent"`     // the largest finite ε reported
+	Unbounded     bool              `json:"epsilon_unbounded"` // an accountant reported ε = ∞
 }
 
 // UnmarshalJSON reads a saved record back, summary included.
@@ -185,6 +188,8 @@ func (r *sweepRecord) UnmarshalJSON(b []byte) error {
 		Seed          uint64            `json:"seed"`
 		EpsilonTarget float64           `json:"epsilon_target"`
 		Options       map[string]string `json:"options,omitempty"`
+		Spent         float64           `json:"epsilon_spent"`
+		Unbounded     bool              `json:"epsilon_unbounded"`
 	}
 	var p plain
 	if err := json.Unmarshal(b, &p); err != nil {
@@ -194,21 +199,30 @@ func (r *sweepRecord) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return err
 	}
-	*r = sweepRecord{Schema: p.Schema, runSummary: &s, Seed: p.Seed, EpsilonTarget: p.EpsilonTarget, Options: p.Options}
+	*r = sweepRecord{Schema: p.Schema, runSummary: &s, Seed: p.Seed, EpsilonTarget: p.EpsilonTarget, Options: p.Options,
+		Spent: p.Spent, Unbounded: p.Unbounded}
 	return nil
 }
 
 // outcome is what the sweep's summary needs of a saved run.
 func (r sweepRecord) outcome() *sweep.Outcome {
-	o := &sweep.Outcome{ARI: r.ARI, NMI: r.NMI, Delta: r.Delta, Guarantee: core.Guarantee(r.Guarantee), Stopped: r.Stopped}
-	for _, e := range r.Epsilon {
-		o.Spent = max(o.Spent, e)
-	}
-	return o
+	return &sweep.Outcome{ARI: r.ARI, NMI: r.NMI, Delta: r.Delta, Spent: r.Spent, Unbounded: r.Unbounded,
+		Guarantee: core.Guarantee(r.Guarantee), Stopped: r.Stopped}
 }
 
-func newRecord(cfg core.Config, s *runSummary) sweepRecord {
-	return sweepRecord{Schema: sweepSchema, runSummary: s, Seed: cfg.Seed, EpsilonTarget: cfg.Epsilon, Options: cfg.Options}
+// newRecord pairs a finished run's summary with its outcome. ε values
+// that are not finite (∞: no bound holds) cannot be written as JSON: they
+// leave the per-accountant map and set epsilon_unbounded instead.
+func newRecord(cfg core.Config, s *runSummary, o sweep.Outcome) sweepRecord {
+	c := *s
+	c.Epsilon = map[string]float64{}
+	for k, v := range s.Epsilon {
+		if !math.IsInf(v, 0) && !math.IsNaN(v) {
+			c.Epsilon[k] = v
+		}
+	}
+	return sweepRecord{Schema: sweepSchema, runSummary: &c, Seed: cfg.Seed, EpsilonTarget: cfg.Epsilon, Options: cfg.Options,
+		Spent: o.Spent, Unbounded: o.Unbounded}
 }
 
 // executeSweep runs the grid with jobs runs at a time and reports.
@@ -253,7 +267,7 @@ func executeSweep(ctx context.Context, g sweep.Grid, jobs int, outDir string, as
 		}
 		summaries[i].finish()
 		outcomes[i] = &o
-		r := newRecord(p.Config, summaries[i])
+		r := newRecord(p.Config, summaries[i], o)
 		if dir != nil {
 			if err := dir.save(p.Name, r); err != nil {
 				failures = append(failures, err.Error())
@@ -357,7 +371,9 @@ func (r *sweepResult) write(w io.Writer) {
 		l := ref.PCAKMeans
 		fmt.Fprintf(w, "reference B1 (PCA(50) + k-means, non-private, not a release): ARI %.3f ± %.3f, NMI %.3f ± %.3f over %d seeds\n", l.ARI, l.ARISD, l.NMI, l.NMISD, l.Seeds)
 	}
-	if e := r.Exploration; e.PrivateRuns > 0 {
+	if e := r.Exploration; e.Unbounded > 0 {
+		fmt.Fprintf(w, "privacy of the whole sweep: %d private runs on the same data, %d of them with no finite ε (no formal guarantee): together they have no privacy bound\n", e.PrivateRuns, e.Unbounded)
+	} else if e.PrivateRuns > 0 {
 		fmt.Fprintf(w, "privacy of the whole sweep: %d private runs on the same data, ε ≤ %.4g, δ ≤ %.3g by basic composition; an ε picked from this table is covered only by that total\n", e.PrivateRuns, e.EpsilonTotal, e.DeltaTotal)
 	}
 	fmt.Fprintln(w, "(ARI and NMI use the true labels of the data: exploration only, not covered by any guarantee)")

@@ -61,6 +61,7 @@ type XY struct {
 	axis     lipgloss.Style
 	label    lipgloss.Style
 	marker   lipgloss.Style
+	xFmt     func(float64) string
 	yFmt     func(float64) string
 	drawn    string
 }
@@ -74,13 +75,16 @@ type Segment struct {
 // New returns an empty chart w cells wide and h high, axes drawn in axis,
 // numbers in label and live-change markers in marker.
 func New(w, h int, axis, label, marker lipgloss.Style) *XY {
-	return &XY{w: max(w, 1), h: max(h, 1), capacity: DefaultCapacity, axis: axis, label: label, marker: marker, yFmt: FormatNumber}
+	return &XY{w: max(w, 1), h: max(h, 1), capacity: DefaultCapacity, axis: axis, label: label, marker: marker, xFmt: FormatNumber, yFmt: FormatNumber}
 }
 
 // SetStyles changes the axis, label and marker styles (a theme change).
 func (c *XY) SetStyles(axis, label, marker lipgloss.Style) {
 	c.axis, c.label, c.marker = axis, label, marker
 }
+
+// SetXFormat sets how x-axis numbers are written (e.g. 10^v on a log axis).
+func (c *XY) SetXFormat(f func(float64) string) { c.xFmt = f }
 
 // SetYFormat sets how y-axis numbers are written.
 func (c *XY) SetYFormat(f func(float64) string) { c.yFmt = f }
@@ -245,11 +249,11 @@ func (c *XY) bounds() (minX, maxX, minY, maxY float64) {
 // rate, never from View.
 func (c *XY) Draw() {
 	minX, maxX, minY, maxY := c.bounds()
-	yFmt := c.yFmt
+	xFmt, yFmt := c.xFmt, c.yFmt
 	lc := linechart.New(c.w, c.h, minX, maxX, minY, maxY,
 		linechart.WithXYSteps(max(c.w/5, 2), max(c.h/3, 1)),
 		linechart.WithStyles(c.axis, c.label, lipgloss.Style{}),
-		linechart.WithXLabelFormatter(func(_ int, v float64) string { return FormatNumber(v) }),
+		linechart.WithXLabelFormatter(func(_ int, v float64) string { return xFmt(v) }),
 		linechart.WithYLabelFormatter(func(_ int, v float64) string { return yFmt(v) }))
 	lc.DrawXYAxisAndLabel()
 	gw, gh := lc.GraphWidth(), lc.GraphHeight()

@@ -11,7 +11,7 @@ import "charm.land/bubbles/v2/key"
 type KeyMap struct {
 	// Global.
 	NextTab, PrevTab key.Binding
-	Tab              [5]key.Binding // 1–5: jump to a tab
+	Tab              [6]key.Binding // 1–6: jump to a tab
 	Help             key.Binding
 	Quit             key.Binding
 	Yes, No          key.Binding // answers of a confirmation
@@ -34,10 +34,14 @@ type KeyMap struct {
 
 	// Learn.
 	PrevLesson, NextLesson key.Binding
+
+	// Trade-off.
+	Sweep  key.Binding // start or stop the background ε sweep
+	Metric key.Binding // plot ARI or NMI
 }
 
 // DefaultKeyMap returns the bindings: arrows and vim keys to move, tab and
-// 1–5 for the screens, ? for help, q or ctrl+c to quit.
+// 1–6 for the screens, ? for help, q or ctrl+c to quit.
 func DefaultKeyMap() KeyMap {
 	k := KeyMap{
 		NextTab: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next screen")),
@@ -69,7 +73,9 @@ func DefaultKeyMap() KeyMap {
 		PrevLesson: key.NewBinding(key.WithKeys("left", "h", "["), key.WithHelp("←/h", "prev lesson")),
 		NextLesson: key.NewBinding(key.WithKeys("right", "l", "]"), key.WithHelp("→/l", "next lesson")),
 	}
-	names := [5]string{"run", "budget", "compare", "planner", "learn"}
+	k.Sweep = key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "sweep ε × 3 seeds / stop"))
+	k.Metric = key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "ARI/NMI"))
+	names := [6]string{"run", "budget", "compare", "planner", "learn", "trade-off"}
 	for i := range k.Tab {
 		d := string(rune('1' + i))
 		k.Tab[i] = key.NewBinding(key.WithKeys(d), key.WithHelp(d, names[i]))
@@ -82,7 +88,7 @@ func (k KeyMap) GlobalShort() []key.Binding { return []key.Binding{k.NextTab, k.
 
 // GlobalFull returns the global bindings of the help overlay, one column.
 func (k KeyMap) GlobalFull() []key.Binding {
-	return []key.Binding{k.NextTab, k.PrevTab, k.Tab[0], k.Tab[1], k.Tab[2], k.Tab[3], k.Tab[4], k.Help, k.Quit}
+	return []key.Binding{k.NextTab, k.PrevTab, k.Tab[0], k.Tab[1], k.Tab[2], k.Tab[3], k.Tab[4], k.Tab[5], k.Help, k.Quit}
 }
 
 // Help is a help.KeyMap made of a pane's own bindings and the global ones.

@@ -1,0 +1,398 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/reference"
+	"github.com/dpscope/dpscope/core/sweep"
+	"github.com/dpscope/dpscope/datasets"
+	"github.com/dpscope/dpscope/tui/chart"
+	"github.com/dpscope/dpscope/tui/keys"
+)
+
+// The trade-off view's grid: the ε axis spans 0.1–16 (DECISIONS), three
+// seeds a point, so a band of ± one sd can be drawn.
+var (
+	curveEpsilons = []float64{0.1, 0.25, 0.5, 1, 2, 4, 8, 16}
+	curveSeeds    = []uint64{0, 1, 2}
+)
+
+// curveNonPrivateX is where the non-private point sits: right of the
+// largest ε, on the log axis.
+var curveNonPrivateX = math.Log10(32)
+
+// curvePane is the Trade-off screen: ARI (or NMI) against ε on a log axis,
+// one series per mode with a mean ± sd band, the non-private point at the
+// right and the non-private reference B1. One key sweeps the current
+// settings in the background; points appear as runs finish.
+type curvePane struct {
+	c      *Common
+	params Params
+	nmi    bool // plot NMI instead of ARI
+	chart  *chart.XY
+	sw     *curveSweep // the latest sweep; nil before the first
+	seq    int
+	ref    *reference.Line
+	refErr error
+	refFor string // the data set ref is for ("" before the first)
+	w, h   int
+	dirty  bool
+}
+
+// curveSweep is one background sweep and what has come back of it.
+type curveSweep struct {
+	seq      int
+	label    string
+	points   []sweep.Point
+	outcomes []*sweep.Outcome
+	failures []string
+	finished int // runs that ended (done, stopped or failed)
+	running  bool
+	cancel   context.CancelFunc
+	results  chan curveRunMsg
+}
+
+// curveRunMsg is one run of sweep seq that ended.
+type curveRunMsg struct {
+	seq, i int
+	o      sweep.Outcome
+}
+
+// curveEndMsg says sweep seq is over.
+type curveEndMsg struct{ seq int }
+
+// curveRefMsg carries B1 for a data set.
+type curveRefMsg struct {
+	data string
+	line reference.Line
+	err  error
+}
+
+func newCurvePane(c *Common, params Params) *curvePane {
+	st := c.Styles
+	x := chart.New(10, 5, st.Axis, st.AxisLabel, st.Marker)
+	x.SetXFormat(func(v float64) string { return chart.FormatNumber(math.Pow(10, v)) })
+	x.SetRange(math.Log10(curveEpsilons[0])-0.05, curveNonPrivateX+0.05, 0, 1)
+	return &curvePane{c: c, params: params, chart: x, dirty: true}
+}
+
+func (p *curvePane) Title() string   { return "Trade-off" }
+func (p *curvePane) Init() tea.Cmd   { return nil }
+func (p *curvePane) Capturing() bool { return false }
+
+// ShortHelp returns the Trade-off pane's help-bar bindings.
+func (p *curvePane) ShortHelp() []key.Binding { return p.keyHelp().ShortHelp() }
+
+// FullHelp returns the Trade-off pane's help-overlay bindings.
+func (p *curvePane) FullHelp() [][]key.Binding { return p.keyHelp().FullHelp() }
+
+func (p *curvePane) keyHelp() keys.Help {
+	k := p.c.Keys
+	return keys.Help{Short: []key.Binding{k.Sweep, k.Metric}, Full: [][]key.Binding{{k.Sweep, k.Metric}}, Keys: k}
+}
+
+// Update follows the parameters, the keys and the sweep's results.
+func (p *curvePane) Update(msg tea.Msg) (Pane, tea.Cmd) {
+	switch msg := msg.(type) {
+	case ParamsMsg:
+		p.params = msg.Params
+	case TabShownMsg:
+		return p, p.loadReference()
+	case tea.KeyPressMsg:
+		switch {
+		case key.Matches(msg, p.c.Keys.Sweep):
+			if p.sw != nil && p.sw.running {
+				p.sw.cancel()
+				return p, statusCmd("stopping the sweep: finished runs stay on the curve")
+			}
+			return p, tea.Batch(p.startSweep(), p.loadReference())
+		case key.Matches(msg, p.c.Keys.Metric):
+			p.nmi = !p.nmi
+			p.dirty = true
+		}
+	case curveRunMsg:
+		if p.sw == nil || msg.seq != p.sw.seq {
+			return p, nil
+		}
+		p.sw.finished++
+		switch {
+		case msg.o.Err != nil:
+			p.sw.failures = append(p.sw.failures, fmt.Sprintf("%s: %v", p.sw.points[msg.i].Name, msg.o.Err))
+		case !msg.o.Stopped:
+			o := msg.o
+			p.sw.outcomes[msg.i] = &o
+		}
+		p.dirty = true
+		return p, waitCurve(p.sw.results, p.sw.seq)
+	case curveEndMsg:
+		if p.sw != nil && msg.seq == p.sw.seq {
+			p.sw.running = false
+			p.dirty = true
+			return p, statusCmd(fmt.Sprintf("sweep over: %d of %d runs finished", p.sw.finished, len(p.sw.points)))
+		}
+	case curveRefMsg:
+		if msg.data == p.params.Data {
+			p.ref, p.refErr = nil, msg.err
+			if msg.err == nil {
+				l := msg.line
+				p.ref = &l
+			}
+			p.dirty = true
+		}
+	}
+	return p, nil
+}
+
+// startSweep runs the current settings over the ε grid × three seeds, and
+// the same method without privacy, one run at a time beside the user's own
+// run.
+func (p *curvePane) startSweep() tea.Cmd {
+	base := p.params.Config(p.c.Config.Method)
+	base.Sigma = 0 // each ε solves its own σ
+	if base.Delta == 0 {
+		base.Delta = p.params.Delta
+	}
+	if base.Clip == 0 {
+		base.Clip = p.params.Clip
+	}
+	modes := []core.Mode{core.ModeNonPrivate}
+	if base.Mode != core.ModeNonPrivate {
+		modes = []core.Mode{base.Mode, core.ModeNonPrivate}
+	}
+	g := sweep.Grid{Base: base, Methods: []string{base.Method}, Modes: modes, Epsilons: curveEpsilons, Seeds: curveSeeds}
+	points, err := g.Points()
+	if err != nil {
+		return ErrorCmd(fmt.Errorf("cannot sweep these settings: %w", err))
+	}
+	p.seq++
+	ctx, cancel := context.WithCancel(p.c.Config.Context)
+	sw := &curveSweep{
+		seq: p.seq, label: fmt.Sprintf("%s %s", base.Method, base.Mode), points: points,
+		outcomes: make([]*sweep.Outcome, len(points)), running: true, cancel: cancel,
+		results: make(chan curveRunMsg),
+	}
+	if p.sw != nil && p.sw.running {
+		p.sw.cancel()
+	}
+	p.sw = sw
+	p.dirty = true
+	todo := make([]int, len(points))
+	for i := range todo {
+		todo[i] = i
+	}
+	go func() {
+		defer close(sw.results)
+		defer cancel()
+		sweep.Execute(ctx, points, todo, 1, nil, func(i int, o sweep.Outcome) {
+			select {
+			case sw.results <- curveRunMsg{seq: sw.seq, i: i, o: o}:
+			case <-ctx.Done():
+			}
+		})
+	}()
+	return tea.Batch(waitCurve(sw.results, sw.seq),
+		statusCmd(fmt.Sprintf("sweeping %s over %d ε × %d seeds in the background (w stops)", sw.label, len(curveEpsilons), len(curveSeeds))))
+}
+
+// waitCurve delivers the next finished run of a sweep, or its end.
+func waitCurve(ch <-chan curveRunMsg, seq int) tea.Cmd {
+	return func() tea.Msg {
+		msg, ok := <-ch
+		if !ok {
+			return curveEndMsg{seq: seq}
+		}
+		return msg
+	}
+}
+
+// loadReference computes B1 for the current data set in a command, once
+// per data set (the reference cache makes later sessions instant).
+func (p *curvePane) loadReference() tea.Cmd {
+	data := p.params.Data
+	if p.refFor == data {
+		return nil
+	}
+	p.refFor = data
+	ctx := p.c.Config.Context
+	return func() tea.Msg {
+		raw, _, err := datasets.Load(data, datasets.OpenOptions{})
+		if err != nil {
+			return curveRefMsg{data: data, err: err}
+		}
+		pre, err := datasets.Preprocess(raw, datasets.DefaultPreprocessConfig())
+		if err != nil {
+			return curveRefMsg{data: data, err: err}
+		}
+		l, err := reference.DefaultCache().B1(ctx, pre)
+		return curveRefMsg{data: data, line: l, err: err}
+	}
+}
+
+// SetSize sets the pane's inner size.
+func (p *curvePane) SetSize(w, h int) {
+	p.w, p.h = w, h
+	p.dirty = true
+}
+
+// Frame redraws the curve when something changed.
+func (p *curvePane) Frame() {
+	if !p.dirty {
+		return
+	}
+	p.dirty = false
+	st := p.c.Styles
+	p.chart.SetStyles(st.Axis, st.AxisLabel, st.Marker)
+	w := max(p.w-2, 10)
+	p.chart.Resize(w, max(p.h-len(p.text(w))-3, 3)) // box borders and title
+	p.chart.Reset()
+	var lines []chart.HLine
+	if p.ref != nil {
+		lines = append(lines, chart.HLine{Y: p.metricOf(p.ref.ARI, p.ref.NMI), Style: st.Reference})
+	}
+	p.chart.SetHLines(lines...)
+	if p.sw != nil {
+		groups, _ := sweep.Summarise(p.sw.points, p.sw.outcomes)
+		var mean, lo, hi, np []chart.Point
+		for _, g := range groups {
+			m, sd := g.ARIMean, g.ARISD
+			if p.nmi {
+				m, sd = g.NMIMean, g.NMISD
+			}
+			if m == nil {
+				continue
+			}
+			if g.Mode == core.ModeNonPrivate {
+				np = append(np, chart.Point{X: curveNonPrivateX, Y: *m})
+				continue
+			}
+			x := math.Log10(g.Epsilon)
+			mean = append(mean, chart.Point{X: x, Y: *m})
+			lo = append(lo, chart.Point{X: x, Y: *m - *sd})
+			hi = append(hi, chart.Point{X: x, Y: *m + *sd})
+		}
+		band := st.SeriesStyle(0).Faint(true)
+		p.chart.SetPoints("−sd", band, lo)
+		p.chart.SetPoints("+sd", band, hi)
+		p.chart.Series("−sd").Dots = true
+		p.chart.Series("+sd").Dots = true
+		p.chart.SetPoints("mean", st.SeriesStyle(0), mean)
+		p.chart.SetPoints("non-private", st.SeriesStyle(1), np)
+		p.chart.Series("non-private").Dots = true
+	}
+	p.chart.Draw()
+}
+
+func (p *curvePane) metricOf(ari, nmi float64) float64 {
+	if p.nmi {
+		return nmi
+	}
+	return ari
+}
+
+func (p *curvePane) metricName() string {
+	if p.nmi {
+		return "NMI"
+	}
+	return "ARI"
+}
+
+// View renders the chart with its legend, the points so far and the
+// privacy cost of the sweep, wrapped to the pane's width.
+func (p *curvePane) View() string {
+	st := p.c.Styles
+	w := max(p.w-2, 10)
+	title := st.BoxTitle.Render(p.metricName()+" against target ε (log axis, one cell added or removed)") + " "
+	if p.sw != nil {
+		title += st.Muted.Render(p.sw.label)
+	}
+	lines := []string{truncate(title, w)}
+	if p.sw == nil {
+		lines = append(lines, wrap(st.Muted.Render("press w to sweep the current settings over ε = 0.1 … 16 × 3 seeds, and without privacy; points appear as runs finish"), w)...)
+	} else {
+		lines = append(lines, p.chart.View())
+	}
+	lines = append(lines, p.text(w)...)
+	return st.Box.Render(padBlock(block(strings.Join(lines, "\n"), w, max(p.h-2, 1)), w))
+}
+
+// text is what goes under the chart: the legend, the points so far, the
+// sweep's privacy cost and the caveat on labels, wrapped to w.
+func (p *curvePane) text(w int) []string {
+	st := p.c.Styles
+	legend := st.SeriesStyle(0).Render("━ mean") + " " + st.SeriesStyle(0).Faint(true).Render("⠒ ± sd") + "  " +
+		st.SeriesStyle(1).Render("● non-private (at the right)")
+	switch {
+	case p.ref != nil:
+		legend += "  " + st.Reference.Render(fmt.Sprintf("━ B1 PCA(50)+k-means %.3f", p.metricOf(p.ref.ARI, p.ref.NMI))) +
+			st.Muted.Render(" (non-private reference, not a release)")
+	case p.refErr != nil:
+		legend += "  " + st.Muted.Render("no B1: "+p.refErr.Error())
+	}
+	var out []string
+	for _, s := range []string{legend, p.summaryLine(), p.costLine(),
+		st.Muted.Render("ARI and NMI use the true labels: exploration only, not covered by any guarantee")} {
+		if s != "" {
+			out = append(out, wrap(s, w)...)
+		}
+	}
+	return out
+}
+
+// summaryLine lists each ε's mean as it stands.
+func (p *curvePane) summaryLine() string {
+	if p.sw == nil {
+		return ""
+	}
+	groups, _ := sweep.Summarise(p.sw.points, p.sw.outcomes)
+	var parts []string
+	for _, g := range groups {
+		m := g.ARIMean
+		if p.nmi {
+			m = g.NMIMean
+		}
+		if m == nil {
+			continue
+		}
+		eps := "ε " + fmtEps(g.Epsilon)
+		if g.Mode == core.ModeNonPrivate {
+			eps = "no privacy"
+		}
+		parts = append(parts, fmt.Sprintf("%s: %.2f (n %d)", eps, *m, g.N))
+	}
+	state := "done"
+	if p.sw.running {
+		state = "running"
+	}
+	s := fmt.Sprintf("%s, %d/%d runs", state, p.sw.finished, len(p.sw.points))
+	if n := len(p.sw.failures); n > 0 {
+		s += fmt.Sprintf(", %d failed (first: %s)", n, p.sw.failures[0])
+	}
+	if len(parts) > 0 {
+		s += " · " + strings.Join(parts, " · ")
+	}
+	return s
+}
+
+// costLine says what the sweep cost: every run touched the same data.
+func (p *curvePane) costLine() string {
+	if p.sw == nil {
+		return ""
+	}
+	_, cost := sweep.Summarise(p.sw.points, p.sw.outcomes)
+	switch {
+	case cost.PrivateRuns == 0:
+		return ""
+	case cost.Unbounded > 0:
+		return p.c.Styles.Warn.Render(fmt.Sprintf("this sweep made %d private runs on this data, %d of them with no finite ε (no formal guarantee): together they have no privacy bound",
+			cost.PrivateRuns, cost.Unbounded))
+	}
+	return p.c.Styles.Warn.Render(fmt.Sprintf("this sweep made %d private runs on this data: together ε ≤ %.3g, δ ≤ %.2g (basic composition); an ε picked from the curve is covered only by that total",
+		cost.PrivateRuns, cost.EpsilonTotal, cost.DeltaTotal))
+}
