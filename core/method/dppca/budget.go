@@ -32,9 +32,11 @@ func (m Mechanism) Event() (accountant.Event, error) {
 const (
 	MechRanking = "gene ranking (noisy per-gene sums)"
 	MechCount   = "cell count"
-	MechMeans   = "gene means"
+	MechMeans   = "gene means (pass 1)"
+	MechMeans2  = "gene means (pass 2, about pass 1)"
 	MechSpread  = "gene spreads"
 	MechPCA     = "Analyze-Gauss covariance"
+	MechSeed    = "k-means seeding histogram"
 	MechSums    = "k-means cluster sums"
 	MechCounts  = "k-means cluster counts"
 )
@@ -42,8 +44,9 @@ const (
 // Per-gene clip bounds of the private gene statistics, in log1p(CP10k)
 // units, fixed in advance from what such values are (log1p of 10⁴ spread
 // over a few hundred genes is a few units; a gene's spread about one): the
-// rows of the selected genes are clipped to C_m = 2·√h for the means, and
-// their absolute deviations to C_d = √h for the spreads.
+// rows of the selected genes are clipped to C_m = 2·√h for the means (both
+// passes: the second clips the deviations from the first, so the clip's
+// bias shrinks), and their absolute deviations to C_d = √h for the spreads.
 const (
 	meanClipPerGene   = 2
 	spreadClipPerGene = 1
@@ -54,9 +57,9 @@ const (
 // meets (ε, δ) exactly (analytic Gaussian, Balle & Wang 2018); each
 // mechanism i gets a fixed share w_i of μ² (Σ w_i = 1) and noise
 // σ_i = Δ_i/(μ·√w_i), so the GDP composition √(Σ (Δ_i/σ_i)²) is μ again.
-// Shares: the private preprocessing ShareRanking, ShareMeans (halved
-// between the count and the means), ShareSpread; the PCA Options.Split; the
-// k-means the rest, equal per round, and within a round p/(p+1) to the sums
+// Shares: the private preprocessing ShareRanking, ShareCount, ShareMeans
+// (halved between the two passes of the means), ShareSpread; the PCA Options.Split; the
+// seeding histogram ShareSeed (init=histogram); the Lloyd rounds the rest, equal per round, and within a round p/(p+1) to the sums
 // and 1/(p+1) to the counts (sum and count noise then move a centre of norm
 // R equally). A zero σ means "exact" (nonprivate mode).
 type Plan struct {
@@ -66,8 +69,9 @@ type Plan struct {
 	H, P int
 	R    float64
 	// Noise standard deviations.
-	Rank, Count, Mean, Spread float64
+	Rank, Count, Mean, Mean2, Spread float64
 	PCA                       float64 // of a diagonal entry; off-diagonal ones get PCA/√2
+	Seed                      float64 // of each bin of the seeding histogram
 	Sums, Counts              float64 // per Lloyd round
 	T                         int
 	PrivatePrep               bool
@@ -99,12 +103,16 @@ func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Pla
 	if pl.PrivatePrep {
 		sh := math.Sqrt(float64(h))
 		pl.Rank = sigma(1, ShareRanking)
-		pl.Count = sigma(1, ShareMeans/2)
+		pl.Count = sigma(1, ShareCount)
 		pl.Mean = sigma(meanClipPerGene*sh, ShareMeans/2)
+		pl.Mean2 = sigma(meanClipPerGene*sh, ShareMeans/2)
 		pl.Spread = sigma(spreadClipPerGene*sh, ShareSpread)
 	}
 	pl.PCA = sigma(R*R, o.Split)
-	km := (1 - o.Split - o.prepShare()) / float64(o.T)
+	if o.Init == InitHistogram {
+		pl.Seed = sigma(1, ShareSeed)
+	}
+	km := o.kmShare() / float64(o.T)
 	p := float64(o.P)
 	pl.Sums = sigma(R, km*p/(p+1))
 	pl.Counts = sigma(1, km/(p+1))
@@ -123,10 +131,13 @@ func (pl Plan) Mechanisms() []Mechanism {
 	if pl.PrivatePrep {
 		sh := math.Sqrt(float64(pl.H))
 		ms = append(ms, Mechanism{MechRanking, 1, pl.Rank, 1}, Mechanism{MechCount, 1, pl.Count, 1},
-			Mechanism{MechMeans, meanClipPerGene * sh, pl.Mean, 1}, Mechanism{MechSpread, spreadClipPerGene * sh, pl.Spread, 1})
+			Mechanism{MechMeans, meanClipPerGene * sh, pl.Mean, 1}, Mechanism{MechMeans2, meanClipPerGene * sh, pl.Mean2, 1}, Mechanism{MechSpread, spreadClipPerGene * sh, pl.Spread, 1})
 	}
-	return append(ms, Mechanism{MechPCA, pl.R * pl.R, pl.PCA, 1},
-		Mechanism{MechSums, pl.R, pl.Sums, pl.T}, Mechanism{MechCounts, 1, pl.Counts, pl.T})
+	ms = append(ms, Mechanism{MechPCA, pl.R * pl.R, pl.PCA, 1})
+	if pl.Seed > 0 {
+		ms = append(ms, Mechanism{MechSeed, 1, pl.Seed, 1})
+	}
+	return append(ms, Mechanism{MechSums, pl.R, pl.Sums, pl.T}, Mechanism{MechCounts, 1, pl.Counts, pl.T})
 }
 
 // ComposedMu returns √(Σ μ_i²) of ms: exact GDP composition of Gaussians.

@@ -25,6 +25,11 @@ type Engine struct {
 	o       Options
 	started atomic.Bool
 	ledger  *accountant.Ledger // nil in nonprivate mode
+	// load replaces datasets.Load of cfg.Data when set (tests).
+	load func() (*datasets.Dataset, error)
+	// onStage is called before each stage's first checkpoint when set
+	// (tests: a patch queued there is taken at that checkpoint).
+	onStage func(rel, stage int)
 
 	mu       sync.Mutex
 	outcomes []*Outcome // every finished or interrupted release, in order
@@ -108,7 +113,14 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 		return errors.New("dppca: Run called twice")
 	}
 	ctl.Emit(core.StageEvent{Stage: 1, Name: "load", Steps: 1})
-	d, _, err := datasets.Load(e.cfg.Data, datasets.OpenOptions{})
+	load := e.load
+	if load == nil {
+		load = func() (*datasets.Dataset, error) {
+			d, _, err := datasets.Load(e.cfg.Data, datasets.OpenOptions{})
+			return d, err
+		}
+	}
+	d, err := load()
 	if err != nil {
 		return err
 	}
@@ -176,18 +188,20 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 	}
 	// stage 1: preprocessing
 	r.ctl.Emit(core.StageEvent{Stage: 1, Name: "preprocess" + suffix, Steps: 1})
+	r.hook(rel, 1)
 	if again, err := r.checkpoint(ctx); err != nil || again {
 		return nil, again, err
 	}
 	if err := rl.prep(); err != nil {
 		return nil, false, err
 	}
-	if err := record(MechRanking, MechCount, MechMeans, MechSpread); err != nil {
+	if err := record(MechRanking, MechCount, MechMeans, MechMeans2, MechSpread); err != nil {
 		return nil, false, err
 	}
 	r.ctl.Emit(core.WarningEvent{Message: noiseMessage(pl, rl.out.Matrix, st.o, r.src.K)})
 	// stage 2: private PCA
 	r.ctl.Emit(core.StageEvent{Stage: 2, Name: "private PCA" + suffix, Steps: 1})
+	r.hook(rel, 2)
 	if again, err := r.checkpoint(ctx); err != nil || again {
 		return &rl.out, again, err
 	}
@@ -199,12 +213,18 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 	}
 	// stage 3: DP k-means
 	r.ctl.Emit(core.StageEvent{Stage: 3, Name: "DP k-means" + suffix, Steps: st.o.T})
+	r.hook(rel, 3)
 	for t := range st.o.T {
 		if again, err := r.checkpoint(ctx); err != nil || again {
 			return &rl.out, again, err
 		}
 		if err := rl.round(ctx); err != nil {
 			return nil, false, err
+		}
+		if t == 0 && pl.Seed > 0 {
+			if err := record(MechSeed); err != nil {
+				return nil, false, err
+			}
 		}
 		if err := record(MechSums, MechCounts); err != nil {
 			return nil, false, err
@@ -216,6 +236,13 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 	}
 	r.muPrev += pl.Mu * pl.Mu
 	return &rl.out, false, nil
+}
+
+// hook calls the test hook, if any.
+func (r *runner) hook(rel, stage int) {
+	if r.e.onStage != nil {
+		r.e.onStage(rel, stage)
+	}
 }
 
 // record enters one mechanism of release rel into the ledger.

@@ -121,8 +121,11 @@ func noiseMessage(pl Plan, m *Matrix, o Options, k int) string {
 	}
 	s := fmt.Sprintf("%s; GDP μ = %.4g for ε = %g, δ = %g; noise σ: ", head, pl.Mu, pl.Epsilon, pl.Delta)
 	if pl.PrivatePrep {
-		s += fmt.Sprintf("gene ranking %.3g (Δ = 1), cell count %.3g (Δ = 1), gene means %.3g (Δ = %.3g), spreads %.3g (Δ = %.3g), ",
-			pl.Rank, pl.Count, pl.Mean, meanClipPerGene*math.Sqrt(float64(pl.H)), pl.Spread, spreadClipPerGene*math.Sqrt(float64(pl.H)))
+		s += fmt.Sprintf("gene ranking %.3g (Δ = 1), cell count %.3g (Δ = 1), gene means %.3g and %.3g (Δ = %.3g), spreads %.3g (Δ = %.3g), ",
+			pl.Rank, pl.Count, pl.Mean, pl.Mean2, meanClipPerGene*math.Sqrt(float64(pl.H)), pl.Spread, spreadClipPerGene*math.Sqrt(float64(pl.H)))
+	}
+	if pl.Seed > 0 {
+		s += fmt.Sprintf("seeding histogram %.3g per bin (Δ = 1), ", pl.Seed)
 	}
 	return s + fmt.Sprintf("covariance %.3g on the diagonal, %.3g off it (Δ = R² = %.3g), cluster sums %.3g (Δ = R), cluster counts %.3g (Δ = 1) per round",
 		pl.PCA, pl.PCA/math.Sqrt2, pl.R*pl.R, pl.Sums, pl.Counts)
@@ -145,9 +148,9 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 	}
 	reasons := []string{
 		"(ε, δ)-DP for one cell added or removed: every release is a Gaussian mechanism in the ledger (gene statistics, Analyze-Gauss covariance with Frobenius-isotropic noise, k-means sums and counts per round); their composition is exact in GDP (μ = √Σ(Δ/σ)²), converted once to (ε, δ)",
-		fmt.Sprintf("noise calibrated in advance from ε and δ: fixed shares of μ² (PCA %g, k-means %g over %d rounds, private preprocessing %g)", o.Split, 1-o.Split-o.prepShare(), o.T, o.prepShare()),
+		fmt.Sprintf("noise calibrated in advance from ε and δ: fixed shares of μ² (PCA %g, k-means %g over %d rounds, seeding histogram %g, private preprocessing %g)", o.Split, o.kmShare(), o.T, o.seedShare(), o.prepShare()),
 		"labels: each cell's own row against the released centres (each cell's own output)",
-		"public constants fixed in advance, not read from the data: p, T, the number of genes h, the clip radius R = c·√h, the budget split, the random-ball initialisation",
+		"public constants fixed in advance, not read from the data: p, T, the number of genes h, the clip radius R = c·√h, the budget split; the k-means starts from released statistics only (the seeding histogram, or the noisy eigenvalues and cell count)",
 		kReason,
 		"every live patch makes a new release of the whole pipeline; the ε shown composes every release of this run",
 	}

@@ -36,8 +36,22 @@ const (
 type Init string
 
 const (
+	// InitHistogram seeds from a noisy histogram of the cells on a grid
+	// over the first three private components (Δ = 1, ShareSeed of μ²):
+	// the best of ten weighted k-means++ + Lloyd runs on the bins above
+	// two noise standard deviations, all post-processing. The default: a
+	// data-free start leaves centres where no cell lies, which then win no
+	// cell (measured without noise on four well-separated populations:
+	// random-ball and pca-gaussian starts find two or three of them).
+	InitHistogram Init = "histogram"
+	// InitPCAGaussian draws the K starting centres from N(0, diag(λ_k/ñ)),
+	// λ_k the released noisy eigenvalues and ñ the released (or public) cell
+	// count: post-processing of releases, no privacy spent. The default: a
+	// data-free start in the whole clip ball leaves centres where no cell
+	// lies.
+	InitPCAGaussian Init = "pca-gaussian"
 	// InitRandomBall draws the K starting centres uniformly in the ball of
-	// the clip radius: no data read, no privacy spent. The default.
+	// the clip radius: no data read, no privacy spent.
 	InitRandomBall Init = "random-ball"
 	// InitKMeansPlusPlus seeds from private rows without noise: for
 	// comparison only, the run then carries no guarantee.
@@ -151,7 +165,7 @@ func (o Options) Resolve() (Options, error) {
 		o.Prep = PrepPrivate
 	}
 	if o.Init == "" {
-		o.Init = InitRandomBall
+		o.Init = InitHistogram
 	}
 	return o, o.Validate()
 }
@@ -178,32 +192,48 @@ func (o Options) Validate() error {
 		return optf("option prep is %q, must be %s or %s", o.Prep, PrepPrivate, PrepPublic)
 	}
 	switch o.Init {
-	case InitRandomBall, InitKMeansPlusPlus:
+	case InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus:
 	default:
-		return optf("option init is %q, must be %s or %s", o.Init, InitRandomBall, InitKMeansPlusPlus)
+		return optf("option init is %q, must be %s, %s, %s or %s", o.Init, InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus)
 	}
-	if hi := 1 - o.prepShare(); !(o.Split > 0) || o.Split >= hi {
-		return optf("option split is %v, must be in (0, %g): the rest goes to the k-means (and %g to the private preprocessing)", o.Split, hi, o.prepShare())
+	if hi := 1 - o.prepShare() - o.seedShare(); !(o.Split > 0) || o.Split >= hi {
+		return optf("option split is %v, must be in (0, %g): the rest goes to the k-means (%g to the private preprocessing and the seeding)", o.Split, hi, o.prepShare()+o.seedShare())
 	}
 	return nil
 }
 
 // Shares of μ² (GDP; equivalently of zCDP ρ) that the private preprocessing
 // takes, fixed in advance (METHODS.md §5: the gene ranking at 5 %): 5 % for
-// the ranking, 2.5 % for the cell count and the gene means, 2.5 % for the
-// gene spreads.
+// the ranking, 0.5 % for the cell count, 2 % for the gene means (two
+// passes), 2.5 % for the gene spreads.
 const (
 	ShareRanking = 0.05
-	ShareMeans   = 0.025
+	ShareCount   = 0.005
+	ShareMeans   = 0.02
 	ShareSpread  = 0.025
 )
+
+// ShareSeed is the share of μ² of the seeding histogram (init=histogram),
+// fixed in advance.
+const ShareSeed = 0.05
+
+// seedShare is the seeding's share, 0 unless init=histogram.
+func (o Options) seedShare() float64 {
+	if o.Init == InitHistogram {
+		return ShareSeed
+	}
+	return 0
+}
+
+// kmShare is the share of the Lloyd rounds: what the others leave.
+func (o Options) kmShare() float64 { return 1 - o.Split - o.prepShare() - o.seedShare() }
 
 // prepShare is the share of the private preprocessing, 0 for prep=public.
 func (o Options) prepShare() float64 {
 	if o.Prep == PrepPublic {
 		return 0
 	}
-	return ShareRanking + ShareMeans + ShareSpread
+	return ShareRanking + ShareCount + ShareMeans + ShareSpread
 }
 
 // String lists the options as key=value pairs in Keys order.

@@ -38,6 +38,8 @@ type Matrix struct {
 	Barcodes []string
 	// Clipped is how many rows the clip to R shortened.
 	Clipped int
+	// NoisyN is the released cell count (private preprocessing), or N.
+	NoisyN float64
 }
 
 // cellLog holds each cell's log-expression over every gene: a per-cell
@@ -102,7 +104,8 @@ func looksLogged(m *datasets.CSR) bool {
 //  1. ranking: Σ_i v_i/‖v_i‖ per gene (Δ = 1: each cell's normalised
 //     profile has unit norm), the top h by noisy sum;
 //  2. count ñ (Δ = 1) and gene sums of the selected values, rows clipped to
-//     C_m = 2√h; means m̂ = sums/ñ;
+//     C_m = 2√h; means m̂ = sums/ñ, then corrected by the noisy sums of the
+//     deviations from m̂, clipped to C_m again;
 //  3. gene sums of |v − m̂| of the selected values, rows clipped to
 //     C_d = √h; spreads ŝ = max(√(π/2)·sums/ñ, sdFloor);
 //  4. z = clip((v − m̂)/ŝ, ±10), each row clipped to norm R.
@@ -147,12 +150,19 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 	sh := math.Sqrt(float64(h))
 	nt := float64(n) + pl.Count*rng.NormFloat64()
 	nt = max(nt, 1)
-	mean := clippedSums(y, n, h, meanClipPerGene*sh, nil)
+	mean := clippedSums(y, n, h, meanClipPerGene*sh, nil, false)
 	addNoise(mean, pl.Mean, rng)
 	for j := range mean {
 		mean[j] /= nt
 	}
-	spread := clippedSums(y, n, h, spreadClipPerGene*sh, mean)
+	// Second pass: the clipped deviations from the first estimate, whose
+	// rows are shorter than the values', so clipping biases them less.
+	dev := clippedSums(y, n, h, meanClipPerGene*sh, mean, false)
+	addNoise(dev, pl.Mean2, rng)
+	for j := range mean {
+		mean[j] += dev[j] / nt
+	}
+	spread := clippedSums(y, n, h, spreadClipPerGene*sh, mean, true)
 	addNoise(spread, pl.Spread, rng)
 	for j := range spread {
 		spread[j] = max(madToSD*spread[j]/nt, sdFloor)
@@ -163,21 +173,24 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 			row[j] = max(-maxValue, min(maxValue, (v-mean[j])/spread[j]))
 		}
 	}
-	m := &Matrix{N: n, H: h, Z: y, Genes: genes}
+	m := &Matrix{N: n, H: h, Z: y, Genes: genes, NoisyN: nt}
 	m.Clipped = clipRows(y, n, h, pl.R)
 	return m
 }
 
-// clippedSums returns Σ_i clip(r_i) where r_i is row i of y (|y_i − centre|
-// elementwise when centre is not nil) clipped to norm c.
-func clippedSums(y []float64, n, h int, c float64, centre []float64) []float64 {
+// clippedSums returns Σ_i clip(r_i) where r_i is row i of y (y_i − centre
+// when centre is not nil, elementwise absolute when abs) clipped to norm c.
+func clippedSums(y []float64, n, h int, c float64, centre []float64, abs bool) []float64 {
 	sum := make([]float64, h)
 	r := make([]float64, h)
 	for i := range n {
 		copy(r, y[i*h:(i+1)*h])
-		if centre != nil {
-			for j := range r {
-				r[j] = math.Abs(r[j] - centre[j])
+		for j := range r {
+			if centre != nil {
+				r[j] -= centre[j]
+			}
+			if abs {
+				r[j] = math.Abs(r[j])
 			}
 		}
 		clipTo(r, c)
@@ -277,7 +290,7 @@ func publicPrep(d *datasets.Dataset, h int, r float64) (*Matrix, []datasets.Step
 	for k, j := range top {
 		genes[k] = cols[p.GeneIDs[j]]
 	}
-	m := &Matrix{N: n, H: h, Z: z, Genes: genes, Labels: p.Labels, Barcodes: p.Barcodes}
+	m := &Matrix{N: n, H: h, Z: z, Genes: genes, Labels: p.Labels, Barcodes: p.Barcodes, NoisyN: float64(n)}
 	m.Clipped = clipRows(z, n, h, r)
 	return m, p.Steps, nil
 }

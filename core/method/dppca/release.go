@@ -152,6 +152,13 @@ func (r *release) round(ctx context.Context) error {
 		cfg.Init, cfg.Centroids = cluster.DPInitGiven, r.out.Centres
 	case r.o.Init == InitKMeansPlusPlus:
 		cfg.Init = cluster.DPInitKMeansPlusPlus
+	case r.o.Init == InitPCAGaussian:
+		cfg.Init, cfg.Centroids = cluster.DPInitGiven, pcaGaussian(r.out.Eigen, m.NoisyN, r.src.K, r.pl.R, r.rng)
+	case r.o.Init == InitHistogram:
+		counts, centres, q := histogram(r.out.Proj, m.N, p, r.out.Eigen, m.NoisyN, r.pl.R)
+		addNoise(counts, r.pl.Seed, r.rng)
+		fill := pcaGaussian(r.out.Eigen, m.NoisyN, r.src.K, r.pl.R, r.rng)
+		cfg.Init, cfg.Centroids = cluster.DPInitGiven, seedFromHistogram(counts, centres, q, p, r.src.K, r.pl.Seed, r.rng, fill)
 	}
 	res, err := cluster.DPKMeans(ctx, r.out.Proj, m.N, p, cfg, r.rng)
 	if err != nil {
@@ -199,15 +206,7 @@ func Release(ctx context.Context, src *Source, pl Plan, o Options, rng *rand.Ran
 func analyzeGauss(z []float64, n, h, p int, sigma float64, rng *rand.Rand) ([]float64, []float64, error) {
 	c := blas64.Symmetric{N: h, Stride: h, Uplo: blas.Upper, Data: make([]float64, h*h)}
 	blas64.Syrk(blas.Trans, 1, blas64.General{Rows: n, Cols: h, Stride: h, Data: z}, 0, c)
-	if sigma > 0 {
-		off := sigma / math.Sqrt2
-		for i := range h {
-			c.Data[i*h+i] += sigma * rng.NormFloat64()
-			for j := i + 1; j < h; j++ {
-				c.Data[i*h+j] += off * rng.NormFloat64()
-			}
-		}
-	}
+	addGOE(c.Data, h, sigma, rng)
 	var es mat.EigenSym
 	if !es.Factorize(mat.NewSymDense(h, c.Data), true) {
 		return nil, nil, errors.New("dppca: eigendecomposition of the noisy covariance did not converge")
@@ -225,4 +224,35 @@ func analyzeGauss(z []float64, n, h, p int, sigma float64, rng *rand.Rand) ([]fl
 		}
 	}
 	return vals, basis, nil
+}
+
+// addGOE adds symmetric Frobenius-isotropic noise to the upper triangle of
+// the h × h row-major c: N(0, σ²) on the diagonal, N(0, σ²/2) above it.
+// Nothing when σ is 0.
+func addGOE(c []float64, h int, sigma float64, rng *rand.Rand) {
+	if sigma == 0 {
+		return
+	}
+	off := sigma / math.Sqrt2
+	for i := range h {
+		c[i*h+i] += sigma * rng.NormFloat64()
+		for j := i + 1; j < h; j++ {
+			c[i*h+j] += off * rng.NormFloat64()
+		}
+	}
+}
+
+// pcaGaussian draws k centres from N(0, diag(max(λ_j, 0)/n)) in the
+// coordinates of the private components, each clipped to norm r: the
+// released spread of the projection, read from releases only.
+func pcaGaussian(eigen []float64, n float64, k int, r float64, rng *rand.Rand) []float64 {
+	p := len(eigen)
+	c := make([]float64, k*p)
+	for i := range k {
+		for j, l := range eigen {
+			c[i*p+j] = math.Sqrt(max(l, 0)/max(n, 1)) * rng.NormFloat64()
+		}
+		clipTo(c[i*p:(i+1)*p], r)
+	}
+	return c
 }
