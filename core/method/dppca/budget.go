@@ -70,11 +70,11 @@ type Plan struct {
 	R    float64
 	// Noise standard deviations.
 	Rank, Count, Mean, Mean2, Spread float64
-	PCA                       float64 // of a diagonal entry; off-diagonal ones get PCA/√2
-	Seed                      float64 // of each bin of the seeding histogram
-	Sums, Counts              float64 // per Lloyd round
-	T                         int
-	PrivatePrep               bool
+	PCA                              float64 // of a diagonal entry; off-diagonal ones get PCA/√2
+	Seed                             float64 // of each bin of the seeding histogram
+	Sums, Counts                     float64 // per Lloyd round
+	T                                int
+	PrivatePrep                      bool
 }
 
 // muOf returns the GDP μ of (ε, δ), a hair below so that rounding in the
