@@ -1,0 +1,159 @@
+package dppca
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dpscope/dpscope/accountant"
+)
+
+// Mechanism is one Gaussian release of a run, for the ledger: Count
+// identical releases of a query with ℓ2 sensitivity Sens (one cell added or
+// removed) and noise standard deviation Sigma.
+type Mechanism struct {
+	Name        string
+	Sens, Sigma float64
+	Count       int
+}
+
+// Mu returns the mechanism's GDP parameter √Count·Sens/Sigma.
+func (m Mechanism) Mu() float64 { return math.Sqrt(float64(m.Count)) * m.Sens / m.Sigma }
+
+// Event returns the mechanism as an accountant event.
+func (m Mechanism) Event() (accountant.Event, error) {
+	ev, err := accountant.GaussianEvent(m.Sigma, m.Sens)
+	if err != nil {
+		return ev, err
+	}
+	return ev.Repeat(m.Count)
+}
+
+// Names of the mechanisms in the ledger.
+const (
+	MechRanking = "gene ranking (noisy per-gene sums)"
+	MechCount   = "cell count"
+	MechMeans   = "gene means (pass 1)"
+	MechMeans2  = "gene means (pass 2, about pass 1)"
+	MechSpread  = "gene spreads"
+	MechPCA     = "Analyze-Gauss covariance"
+	MechSeed    = "k-means seeding histogram"
+	MechSums    = "k-means cluster sums"
+	MechCounts  = "k-means cluster counts"
+)
+
+// Per-gene clip bounds of the private gene statistics, in log1p(CP10k)
+// units, fixed in advance from what such values are (log1p of 10⁴ spread
+// over a few hundred genes is a few units; a gene's spread about one): the
+// rows of the selected genes are clipped to C_m = 2·√h for the means (both
+// passes: the second clips the deviations from the first, so the clip's
+// bias shrinks), and their absolute deviations to C_d = √h for the spreads.
+const (
+	meanClipPerGene   = 2
+	spreadClipPerGene = 1
+)
+
+// Plan holds the noise of one release, calibrated from (ε, δ) by the rule
+// stated in advance: the total GDP μ is the one whose Gaussian trade-off
+// meets (ε, δ) exactly (analytic Gaussian, Balle & Wang 2018); each
+// mechanism i gets a fixed share w_i of μ² (Σ w_i = 1) and noise
+// σ_i = Δ_i/(μ·√w_i), so the GDP composition √(Σ (Δ_i/σ_i)²) is μ again.
+// Shares: the private preprocessing ShareRanking, ShareCount, ShareMeans
+// (halved between the two passes of the means), ShareSpread; the PCA Options.Split; the
+// seeding histogram ShareSeed (init=histogram); the Lloyd rounds the rest, equal per round, and within a round p/(p+1) to the sums
+// and 1/(p+1) to the counts (sum and count noise then move a centre of norm
+// R equally). A zero σ means "exact" (nonprivate mode).
+type Plan struct {
+	Epsilon, Delta, Mu float64
+	// H and P are the genes and components the plan was made for; R the
+	// row clip radius (Analyze-Gauss Δ = R², k-means sums Δ = R).
+	H, P int
+	R    float64
+	// Noise standard deviations.
+	Rank, Count, Mean, Mean2, Spread float64
+	PCA                              float64 // of a diagonal entry; off-diagonal ones get PCA/√2
+	Seed                             float64 // of each bin of the seeding histogram
+	Sums, Counts                     float64 // per Lloyd round
+	T                                int
+	PrivatePrep                      bool
+}
+
+// muOf returns the GDP μ of (ε, δ), a hair below so that rounding in the
+// shares never lets the composition exceed the target.
+func muOf(eps, delta float64) (float64, error) {
+	s, err := accountant.AnalyticGaussianSigma(eps, delta, 1)
+	if err != nil {
+		return 0, fmt.Errorf("dppca: calibrating ε = %g, δ = %g: %w", eps, delta, err)
+	}
+	return (1 - 1e-12) / s, nil
+}
+
+// NewPlan calibrates a release of o on h genes with row radius R at
+// (ε, δ). With private false every σ is 0 (nonprivate mode).
+func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Plan, error) {
+	pl := Plan{Epsilon: eps, Delta: delta, H: h, P: o.P, R: R, T: o.T, PrivatePrep: o.Prep == PrepPrivate}
+	if !private {
+		return pl, nil
+	}
+	mu, err := muOf(eps, delta)
+	if err != nil {
+		return Plan{}, err
+	}
+	pl.Mu = mu
+	sigma := func(sens, share float64) float64 { return sens / (mu * math.Sqrt(share)) }
+	if pl.PrivatePrep {
+		sh := math.Sqrt(float64(h))
+		pl.Rank = sigma(1, ShareRanking)
+		pl.Count = sigma(1, ShareCount)
+		pl.Mean = sigma(meanClipPerGene*sh, ShareMeans/2)
+		pl.Mean2 = sigma(meanClipPerGene*sh, ShareMeans/2)
+		pl.Spread = sigma(spreadClipPerGene*sh, ShareSpread)
+	}
+	pl.PCA = sigma(R*R, o.Split)
+	if o.Init == InitHistogram {
+		pl.Seed = sigma(1, ShareSeed)
+	}
+	km := o.kmShare() / float64(o.T)
+	p := float64(o.P)
+	pl.Sums = sigma(R, km*p/(p+1))
+	pl.Counts = sigma(1, km/(p+1))
+	return pl, nil
+}
+
+// Private reports whether the plan adds noise.
+func (pl Plan) Private() bool { return pl.Mu > 0 }
+
+// Mechanisms lists every release of the plan, in the order they run.
+func (pl Plan) Mechanisms() []Mechanism {
+	if !pl.Private() {
+		return nil
+	}
+	var ms []Mechanism
+	if pl.PrivatePrep {
+		sh := math.Sqrt(float64(pl.H))
+		ms = append(ms, Mechanism{MechRanking, 1, pl.Rank, 1}, Mechanism{MechCount, 1, pl.Count, 1},
+			Mechanism{MechMeans, meanClipPerGene * sh, pl.Mean, 1}, Mechanism{MechMeans2, meanClipPerGene * sh, pl.Mean2, 1}, Mechanism{MechSpread, spreadClipPerGene * sh, pl.Spread, 1})
+	}
+	ms = append(ms, Mechanism{MechPCA, pl.R * pl.R, pl.PCA, 1})
+	if pl.Seed > 0 {
+		ms = append(ms, Mechanism{MechSeed, 1, pl.Seed, 1})
+	}
+	return append(ms, Mechanism{MechSums, pl.R, pl.Sums, pl.T}, Mechanism{MechCounts, 1, pl.Counts, pl.T})
+}
+
+// ComposedMu returns √(Σ μ_i²) of ms: exact GDP composition of Gaussians.
+func ComposedMu(ms []Mechanism) float64 {
+	var s float64
+	for _, m := range ms {
+		mu := m.Mu()
+		s += mu * mu
+	}
+	return math.Sqrt(s)
+}
+
+// EpsilonOf returns the ε at δ of μ-GDP (0 for μ = 0), converted once.
+func EpsilonOf(mu, delta float64) (float64, error) {
+	if mu == 0 {
+		return 0, nil
+	}
+	return accountant.GDPEpsilon(mu, delta)
+}

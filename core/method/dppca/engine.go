@@ -1,0 +1,335 @@
+package dppca
+
+import (
+	"context"
+	crand "crypto/rand"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+
+	"github.com/dpscope/dpscope/accountant"
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/datasets"
+)
+
+// MethodName is the name dppca registers under in core.
+const MethodName = "dppca"
+
+// Engine is the dppca engine of one run (core.Engine). Build it with New;
+// Run may be called once.
+type Engine struct {
+	cfg     core.Config
+	o       Options
+	started atomic.Bool
+	ledger  *accountant.Ledger // nil in nonprivate mode
+	// load replaces datasets.Load of cfg.Data when set (tests).
+	load func() (*datasets.Dataset, error)
+	// onStage is called before each stage's first checkpoint when set
+	// (tests: a patch queued there is taken at that checkpoint).
+	onStage func(rel, stage int)
+
+	mu       sync.Mutex
+	outcomes []*Outcome // every finished or interrupted release, in order
+}
+
+// New validates cfg for dppca. It returns an error wrapping
+// core.ErrBadConfig or ErrOptions that names the field.
+func New(cfg core.Config) (*Engine, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	switch cfg.Mode {
+	case core.ModeSound, core.ModeNonPrivate:
+	default:
+		return nil, fmt.Errorf("%w: mode is %q, dppca offers %s and %s (it is dpscope's own method: there is no paper to follow)", core.ErrBadConfig, cfg.Mode, core.ModeSound, core.ModeNonPrivate)
+	}
+	if cfg.Sigma != 0 {
+		return nil, fmt.Errorf("%w: sigma is %v, must be 0 for dppca (its noise follows from ε, δ and the budget split)", core.ErrBadConfig, cfg.Sigma)
+	}
+	if cfg.Mode == core.ModeSound && cfg.Epsilon == 0 {
+		return nil, fmt.Errorf("%w: epsilon is 0, dppca's sound mode needs a target ε", core.ErrBadConfig)
+	}
+	o, err := Parse(cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{cfg: cfg, o: o}
+	if cfg.Mode == core.ModeSound {
+		e.ledger = accountant.NewLedger()
+	}
+	return e, nil
+}
+
+// Options returns the resolved options the run starts with.
+func (e *Engine) Options() Options { return e.o }
+
+// Ledger returns the run's privacy ledger, nil in nonprivate mode.
+func (e *Engine) Ledger() *accountant.Ledger { return e.ledger }
+
+// Outcomes returns the releases made so far, in order (an interrupted one
+// holds what it computed before the patch).
+func (e *Engine) Outcomes() []*Outcome {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]*Outcome(nil), e.outcomes...)
+}
+
+// PatchOptions lists the option keys a patch may change (core.OptionPatcher).
+func (e *Engine) PatchOptions() []string { return append([]string(nil), LiveKeys...) }
+
+// settings are what a patch may change between releases.
+type settings struct {
+	eps, delta float64
+	o          Options
+	radius     float64 // absolute clip radius set by a patch; 0: o.Clip·√h
+}
+
+func (s settings) r(h int) float64 {
+	if s.radius > 0 {
+		return s.radius
+	}
+	return s.o.Clip * math.Sqrt(float64(h))
+}
+
+// runner is the state of one Run.
+type runner struct {
+	e      *Engine
+	ctl    *core.Control
+	src    *Source
+	st     settings
+	step   int     // steps done over every release
+	muPrev float64 // μ² of the releases before the current one
+	kFrom  bool    // K was read from the labels
+}
+
+// Run loads the data and makes one release; a patch taken at a step
+// boundary ends the current release (what it spent stays in the ledger) and
+// starts a new one under the new settings.
+func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
+	if e.started.Swap(true) {
+		return errors.New("dppca: Run called twice")
+	}
+	ctl.Emit(core.StageEvent{Stage: 1, Name: "load", Steps: 1})
+	load := e.load
+	if load == nil {
+		load = func() (*datasets.Dataset, error) {
+			d, _, err := datasets.Load(e.cfg.Data, datasets.OpenOptions{})
+			return d, err
+		}
+	}
+	d, err := load()
+	if err != nil {
+		return err
+	}
+	src, err := NewSource(d, e.o.K)
+	if err != nil {
+		return err
+	}
+	r := &runner{e: e, ctl: ctl, src: src, st: settings{eps: e.cfg.Epsilon, delta: e.cfg.Delta, o: e.o}, kFrom: e.o.K == 0}
+	ctl.Emit(r.guarantee(nil))
+	for rel := 1; ; rel++ {
+		out, restart, err := r.release(ctx, rel)
+		if out != nil {
+			e.mu.Lock()
+			e.outcomes = append(e.outcomes, out)
+			e.mu.Unlock()
+		}
+		if err != nil {
+			return err
+		}
+		if !restart {
+			return r.finish(out)
+		}
+	}
+}
+
+// rng returns the generator of release rel (1-based): seeded by the run's
+// seed, or cryptographically when SecureNoise is set.
+func (r *runner) rng(rel int) *rand.Rand {
+	if r.e.cfg.SecureNoise {
+		var seed [32]byte
+		_, _ = crand.Read(seed[:]) // never fails (crypto/rand's contract since Go 1.24)
+		return rand.New(rand.NewChaCha8(seed))
+	}
+	return rand.New(rand.NewPCG(r.e.cfg.Seed, uint64(rel-1)))
+}
+
+// release makes release rel. It returns restart = true when a patch was
+// applied at a step boundary.
+func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
+	st := r.st
+	h := r.src.Genes(st.o.Genes)
+	private := r.e.cfg.Mode == core.ModeSound
+	pl, err := NewPlan(private, st.eps, st.delta, st.o, h, st.r(h))
+	if err != nil {
+		return nil, false, err
+	}
+	rl := newRelease(r.src, pl, st.o, r.rng(rel))
+	suffix := ""
+	if rel > 1 {
+		suffix = fmt.Sprintf(" (release %d)", rel)
+	}
+	mechs := pl.Mechanisms()
+	record := func(names ...string) error {
+		for _, m := range mechs {
+			for _, n := range names {
+				if m.Name == n {
+					m.Count = 1 // one round at a time for the k-means
+					if err := r.record(rel, m); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	}
+	// stage 1: preprocessing
+	r.ctl.Emit(core.StageEvent{Stage: 1, Name: "preprocess" + suffix, Steps: 1})
+	r.hook(rel, 1)
+	if again, err := r.checkpoint(ctx); err != nil || again {
+		return nil, again, err
+	}
+	if err := rl.prep(); err != nil {
+		return nil, false, err
+	}
+	if err := record(MechRanking, MechCount, MechMeans, MechMeans2, MechSpread); err != nil {
+		return nil, false, err
+	}
+	r.ctl.Emit(core.WarningEvent{Message: noiseMessage(pl, rl.out.Matrix, st.o, r.src.K)})
+	// stage 2: private PCA
+	r.ctl.Emit(core.StageEvent{Stage: 2, Name: "private PCA" + suffix, Steps: 1})
+	r.hook(rel, 2)
+	if again, err := r.checkpoint(ctx); err != nil || again {
+		return &rl.out, again, err
+	}
+	if err := rl.pca(); err != nil {
+		return nil, false, err
+	}
+	if err := record(MechPCA); err != nil {
+		return nil, false, err
+	}
+	// stage 3: DP k-means
+	r.ctl.Emit(core.StageEvent{Stage: 3, Name: "DP k-means" + suffix, Steps: st.o.T})
+	r.hook(rel, 3)
+	for t := range st.o.T {
+		if again, err := r.checkpoint(ctx); err != nil || again {
+			return &rl.out, again, err
+		}
+		if err := rl.round(ctx); err != nil {
+			return nil, false, err
+		}
+		if t == 0 && pl.Seed > 0 {
+			if err := record(MechSeed); err != nil {
+				return nil, false, err
+			}
+		}
+		if err := record(MechSums, MechCounts); err != nil {
+			return nil, false, err
+		}
+		r.step++
+		r.ctl.Emit(core.StepEvent{Stage: 3, Epoch: t + 1, Step: r.step, Loss: rl.out.Inertia[t]})
+		r.emitBudget(pl)
+		r.emitRound(&rl.out, t+1, t+1 == st.o.T)
+	}
+	r.muPrev += pl.Mu * pl.Mu
+	return &rl.out, false, nil
+}
+
+// hook calls the test hook, if any.
+func (r *runner) hook(rel, stage int) {
+	if r.e.onStage != nil {
+		r.e.onStage(rel, stage)
+	}
+}
+
+// record enters one mechanism of release rel into the ledger.
+func (r *runner) record(rel int, m Mechanism) error {
+	if r.e.ledger == nil {
+		return nil
+	}
+	ev, err := m.Event()
+	if err != nil {
+		return err
+	}
+	return r.e.ledger.Record(fmt.Sprintf("release %d: %s", rel, m.Name), ev)
+}
+
+// checkpoint takes the queued patches. It returns again = true when one was
+// applied: the current release then ends and a new one starts.
+func (r *runner) checkpoint(ctx context.Context) (bool, error) {
+	patches, err := r.ctl.Checkpoint(ctx)
+	if err != nil {
+		return false, err
+	}
+	again := false
+	for _, p := range patches {
+		st, err := r.patched(p)
+		if err != nil {
+			r.ctl.Rejected(p, r.step+1, err)
+			continue
+		}
+		r.st = st
+		r.ctl.Applied(p, r.step+1)
+		again = true
+	}
+	if again {
+		// What the interrupted release spent is in the ledger; the next
+		// release's projection starts from all of it.
+		r.muPrev = r.spentMu()
+	}
+	return again, nil
+}
+
+// spentMu returns the μ of everything in the ledger.
+func (r *runner) spentMu() float64 {
+	if r.e.ledger == nil {
+		return 0
+	}
+	evs := r.e.ledger.All()
+	if len(evs) == 0 {
+		return 0
+	}
+	mu, err := accountant.GDPMu(evs)
+	if err != nil {
+		return math.Inf(1)
+	}
+	return mu
+}
+
+// patched returns the settings after p, all or nothing.
+func (r *runner) patched(p core.Patch) (settings, error) {
+	st := r.st
+	if p.Sigma != nil || p.Layers != nil || p.LearningRate != nil || p.Clients != nil {
+		return st, optf("dppca takes only ε, δ, the clip radius and the options %v live", LiveKeys)
+	}
+	private := r.e.cfg.Mode == core.ModeSound
+	if !private && (p.Epsilon != nil || p.Delta != nil) {
+		return st, optf("nonprivate mode has no budget: ε and δ cannot change")
+	}
+	if p.Epsilon != nil {
+		st.eps = *p.Epsilon
+	}
+	if p.Delta != nil {
+		st.delta = *p.Delta
+	}
+	if p.Clip != nil {
+		st.radius = *p.Clip
+	}
+	if err := st.o.set(p.Options, LiveKeys); err != nil {
+		return r.st, err
+	}
+	if _, ok := p.Options["clip"]; ok {
+		st.radius = 0
+	}
+	var err error
+	if st.o, err = st.o.Resolve(); err != nil {
+		return r.st, err
+	}
+	if st.o.P > r.src.Genes(st.o.Genes) {
+		return r.st, optf("option p is %d, must be ≤ the %d genes used", st.o.P, r.src.Genes(st.o.Genes))
+	}
+	return st, nil
+}

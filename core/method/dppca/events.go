@@ -1,0 +1,171 @@
+package dppca
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dpscope/dpscope/accountant"
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/cluster"
+)
+
+// AccountantGDP names the ε dppca reports: exact GDP composition of its
+// Gaussian mechanisms, converted once to (ε, δ), for one cell added or
+// removed.
+const AccountantGDP = "GDP exact (one cell added/removed)"
+
+// AccountantRDP names the ledger's RDP figure, shown beside it (looser:
+// RDP's conversion is not tight for Gaussians).
+const AccountantRDP = "RDP ledger (one cell added/removed)"
+
+// emitBudget reports ε spent over every release so far and projected at the
+// end of the current one (plan pl).
+func (r *runner) emitBudget(pl Plan) {
+	l := r.e.ledger
+	if l == nil {
+		return
+	}
+	delta := r.st.delta
+	ev := core.BudgetEvent{Step: r.step, Delta: delta, Target: r.st.eps}
+	if e, err := EpsilonOf(r.spentMu(), delta); err == nil {
+		ev.Spent = append(ev.Spent, core.EpsilonValue{Accountant: AccountantGDP, Epsilon: e})
+	}
+	if rep, err := l.Report(delta, accountant.LedgerOptions{SkipPLD: true}); err == nil {
+		ev.Spent = append(ev.Spent, core.EpsilonValue{Accountant: AccountantRDP, Epsilon: rep.Total.EpsilonRDP})
+	}
+	if e, err := EpsilonOf(math.Sqrt(r.muPrev*r.muPrev+pl.Mu*pl.Mu), delta); err == nil {
+		ev.Projected = []core.EpsilonValue{{Accountant: AccountantGDP, Epsilon: e}}
+	}
+	for _, c := range l.Components() {
+		if mu, err := accountant.GDPMu(l.Events(c)); err == nil {
+			if e, err := EpsilonOf(mu, delta); err == nil {
+				ev.Components = append(ev.Components, core.NamedValue{Name: c, Value: e})
+			}
+		}
+	}
+	r.ctl.Emit(ev)
+}
+
+// emitRound reports the clustering after Lloyd round t: its scores against
+// the labels (when known) and the first two private components.
+func (r *runner) emitRound(out *Outcome, t int, last bool) {
+	m := out.Matrix
+	p := r.st.o.P
+	truth := make([]int, m.N)
+	for i := range truth {
+		truth[i] = -1
+	}
+	if m.Labels != nil {
+		copy(truth, m.Labels)
+		if s, err := cluster.Score(m.Labels, out.Labels); err == nil {
+			vals := []core.NamedValue{{Name: "ARI", Value: s.ARI}, {Name: "NMI", Value: s.NMI}}
+			if last {
+				vals = append(vals, core.NamedValue{Name: "ACC", Value: s.ACC})
+			}
+			vals = append(vals, core.NamedValue{Name: "non-empty clusters", Value: float64(out.NonEmpty)})
+			r.ctl.Emit(core.MetricsEvent{Stage: 3, Epoch: t, Step: r.step, Values: vals, Unreleased: true})
+		}
+	}
+	x, y := make([]float64, m.N), make([]float64, m.N)
+	for i := range m.N {
+		x[i] = out.Proj[i*p]
+		if p > 1 {
+			y[i] = out.Proj[i*p+1]
+		}
+	}
+	r.ctl.Emit(core.EmbeddingEvent{Step: r.step, X: x, Y: y, Cluster: append([]int(nil), out.Labels...), Truth: truth})
+}
+
+// finish reports the end of the last release: the collapse check, the
+// guarantee with the audited ε, and the result.
+func (r *runner) finish(out *Outcome) error {
+	k := r.src.K
+	if 2*out.NonEmpty < k {
+		r.ctl.Emit(core.WarningEvent{Message: collapseMessage(out, k)})
+	}
+	var audited []core.EpsilonValue
+	if r.e.ledger != nil {
+		if e, err := EpsilonOf(r.spentMu(), r.st.delta); err == nil {
+			audited = []core.EpsilonValue{{Accountant: AccountantGDP, Epsilon: e}}
+		}
+	}
+	r.ctl.Emit(r.guarantee(audited))
+	m := out.Matrix
+	emb := make([]float32, len(out.Proj))
+	for i, v := range out.Proj {
+		emb[i] = float32(v)
+	}
+	r.ctl.Emit(core.ResultEvent{Cells: m.N, Dim: r.st.o.P, Embedding: emb, Cluster: append([]int(nil), out.Labels...), Barcodes: m.Barcodes})
+	return nil
+}
+
+// collapseMessage says why fewer than K/2 clusters hold cells.
+func collapseMessage(out *Outcome, k int) string {
+	pl := out.Plan
+	msg := fmt.Sprintf("only %d of K = %d clusters hold cells after %d rounds", out.NonEmpty, k, pl.T)
+	if pl.Private() {
+		per := float64(out.Matrix.N) / float64(k)
+		msg += fmt.Sprintf(": at this ε the noise on each cluster sum (σ = %.3g per coordinate, √p·σ = %.3g against a radius R = %.3g) and count (σ = %.3g, against ≈ %.0f cells per cluster) moves the centres of small clusters away from their cells, and centres that start where no cell is never win any; a larger ε, fewer rounds T, or fewer components p leave more noise budget per release",
+			pl.Sums, math.Sqrt(float64(pl.P))*pl.Sums, pl.R, pl.Counts, per)
+	} else {
+		msg += ": centres that started from the random ball where no cell lies win no cell (nonprivate Lloyd from a data-free start); more rounds T may recover them"
+	}
+	return msg
+}
+
+// noiseMessage states the noise of a release, with the matrix it runs on.
+func noiseMessage(pl Plan, m *Matrix, o Options, k int) string {
+	head := fmt.Sprintf("%d cells × %d genes, K = %d, p = %d, T = %d, R = %.3g (%d of %d rows clipped)", m.N, m.H, k, o.P, o.T, pl.R, m.Clipped, m.N)
+	if !pl.Private() {
+		return head + "; nonprivate: no noise"
+	}
+	s := fmt.Sprintf("%s; GDP μ = %.4g for ε = %g, δ = %g; noise σ: ", head, pl.Mu, pl.Epsilon, pl.Delta)
+	if pl.PrivatePrep {
+		s += fmt.Sprintf("gene ranking %.3g (Δ = 1), cell count %.3g (Δ = 1), gene means %.3g and %.3g (Δ = %.3g), spreads %.3g (Δ = %.3g), ",
+			pl.Rank, pl.Count, pl.Mean, pl.Mean2, meanClipPerGene*math.Sqrt(float64(pl.H)), pl.Spread, spreadClipPerGene*math.Sqrt(float64(pl.H)))
+	}
+	if pl.Seed > 0 {
+		s += fmt.Sprintf("seeding histogram %.3g per bin (Δ = 1), ", pl.Seed)
+	}
+	return s + fmt.Sprintf("covariance %.3g on the diagonal, %.3g off it (Δ = R² = %.3g), cluster sums %.3g (Δ = R), cluster counts %.3g (Δ = 1) per round",
+		pl.PCA, pl.PCA/math.Sqrt2, pl.R*pl.R, pl.Sums, pl.Counts)
+}
+
+// guarantee states the run's guarantee; audited is the ε spent, when known.
+func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
+	o, cfg := r.st.o, r.e.cfg
+	live := "live metrics (ARI, NMI, ACC) use the true labels of private data: they are for exploration and no guarantee covers them"
+	kReason := fmt.Sprintf("K = %d was given as an option (public)", r.src.K)
+	if r.kFrom {
+		kReason = fmt.Sprintf("assumption: K = %d, the number of classes of the labels, is public", r.src.K)
+	}
+	if cfg.Mode == core.ModeNonPrivate {
+		return core.GuaranteeEvent{Status: core.GuaranteeNone, Reasons: []string{"nonprivate mode: the same pipeline with no noise, no privacy claim", live}}
+	}
+	if o.Init == InitKMeansPlusPlus {
+		return core.GuaranteeEvent{Status: core.GuaranteeNone, Audited: audited, Reasons: []string{
+			"init=kmeans++ seeds the k-means with rows of the private projection, released without noise: no guarantee, whatever ε (for comparison only)", live}}
+	}
+	reasons := []string{
+		"(ε, δ)-DP for one cell added or removed: every release is a Gaussian mechanism in the ledger (gene statistics, Analyze-Gauss covariance with Frobenius-isotropic noise, k-means sums and counts per round); their composition is exact in GDP (μ = √Σ(Δ/σ)²), converted once to (ε, δ)",
+		fmt.Sprintf("noise calibrated in advance from ε and δ: fixed shares of μ² (PCA %.3g, k-means %.3g over %d rounds, seeding histogram %.3g, private preprocessing %.3g)", o.Split, o.kmShare(), o.T, o.seedShare(), o.prepShare()),
+		"labels: each cell's own row against the released centres (each cell's own output)",
+		"public constants fixed in advance, not read from the data: p, T, the number of genes h, the clip radius R = c·√h, the budget split; the k-means starts from released statistics only (the seeding histogram, or the noisy eigenvalues and cell count)",
+		kReason,
+		"every live patch makes a new release of the whole pipeline; the ε shown composes every release of this run",
+	}
+	status := core.GuaranteeFormal
+	if o.Prep == PrepPrivate {
+		reasons = append(reasons,
+			fmt.Sprintf("private preprocessing: each cell normalised to the public total %g and log1p (touches only that cell); the gene ranking (Σ of each cell's unit-norm profile), the cell count, the gene means (rows clipped to 2√h) and spreads (clipped to √h) are released with noise", PublicTarget),
+			"departures from scanpy: no cell or gene filter (their data-dependent rules would read all cells), a public target total instead of the median, genes ranked by mean log-expression over all genes instead of the seurat HVGs, spread from the mean absolute deviation")
+	} else {
+		status = core.GuaranteeConditional
+		reasons = append(reasons, "assumption (prep=public): the preprocessing statistics are public, yet they are computed on the private cells without noise: the cell and gene filters, the median library size, the 2,000 seurat HVGs, the ranking of genes by mean, each gene's mean and standard deviation")
+	}
+	if !cfg.SecureNoise {
+		reasons = append(reasons, "noise follows the run's seed (secure noise is off): seeded noise is for teaching and reproducibility only")
+	}
+	reasons = append(reasons, live)
+	return core.GuaranteeEvent{Status: status, Reasons: reasons, Audited: audited}
+}

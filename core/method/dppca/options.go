@@ -1,0 +1,242 @@
+package dppca
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ErrOptions is wrapped by every error about an option value.
+var ErrOptions = errors.New("dppca: invalid option")
+
+func optf(format string, args ...any) error {
+	return fmt.Errorf("dppca: "+format+": %w", append(args, ErrOptions)...)
+}
+
+// Prep names where the per-gene preprocessing statistics come from.
+type Prep string
+
+const (
+	// PrepPrivate releases every per-gene statistic the pipeline uses (gene
+	// ranking, means, spreads, the cell count) with Gaussian noise inside
+	// the run's budget; per-cell steps touch only their own cell. The
+	// default of sound mode (DECISIONS.md, "dppca preprocessing").
+	PrepPrivate Prep = "private"
+	// PrepPublic takes scanpy's preprocessing (seurat HVG, median library
+	// size, exact gene means and standard deviations) without noise; the
+	// guarantee then lists these statistics as an assumption.
+	PrepPublic Prep = "public"
+)
+
+// Init names the initialisation of the DP k-means.
+type Init string
+
+const (
+	// InitHistogram seeds from a noisy histogram of the cells on a grid
+	// over the first three private components (Δ = 1, ShareSeed of μ²):
+	// the best of ten weighted k-means++ + Lloyd runs on the bins above
+	// two noise standard deviations, all post-processing. The default: a
+	// data-free start leaves centres where no cell lies, which then win no
+	// cell (measured without noise on four well-separated populations:
+	// random-ball and pca-gaussian starts find two or three of them).
+	InitHistogram Init = "histogram"
+	// InitPCAGaussian draws the K starting centres from N(0, diag(λ_k/ñ)),
+	// λ_k the released noisy eigenvalues and ñ the released (or public) cell
+	// count: post-processing of releases, no privacy spent. The default: a
+	// data-free start in the whole clip ball leaves centres where no cell
+	// lies.
+	InitPCAGaussian Init = "pca-gaussian"
+	// InitRandomBall draws the K starting centres uniformly in the ball of
+	// the clip radius: no data read, no privacy spent.
+	InitRandomBall Init = "random-ball"
+	// InitKMeansPlusPlus seeds from private rows without noise: for
+	// comparison only, the run then carries no guarantee.
+	InitKMeansPlusPlus Init = "kmeans++"
+)
+
+// Defaults, fixed in advance by METHODS.md §5 (never chosen by looking at
+// labels): p = 10, T = 5, the top 200 genes by mean log-expression, half
+// of the budget to the PCA, rows clipped to 0.5·√h.
+const (
+	DefaultP     = 10
+	DefaultT     = 5
+	DefaultGenes = 200
+	DefaultSplit = 0.5
+	DefaultClip  = 0.5
+)
+
+// Options are dppca's own settings (core.Config.Options). Zero values select
+// the defaults above; Resolve fills them in.
+type Options struct {
+	// P is the number p of private principal components ("p").
+	P int
+	// T is the number of DP Lloyd rounds ("T").
+	T int
+	// Genes is the number h of genes the covariance is built on ("genes").
+	Genes int
+	// Split is the PCA's share of the budget, as a fraction of μ² (GDP) or
+	// equivalently of zCDP ρ ("split").
+	Split float64
+	// Clip is the factor c of the row clip radius R = c·√h ("clip").
+	Clip float64
+	// Prep is private or public ("prep").
+	Prep Prep
+	// Init is random-ball or kmeans++ ("init").
+	Init Init
+	// K is the number of clusters ("k"); 0 takes the number of classes of
+	// the data set's labels.
+	K int
+}
+
+// Keys are the option names Parse accepts.
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k"}
+
+// LiveKeys are the options a patch may change during a run.
+var LiveKeys = []string{"p", "T", "clip"}
+
+// Parse reads dppca's options from a core.Config.Options map. Unknown keys
+// and malformed values are errors naming the key; the result is resolved
+// and validated.
+func Parse(vals map[string]string) (Options, error) {
+	var o Options
+	if err := o.set(vals, Keys); err != nil {
+		return Options{}, err
+	}
+	return o.Resolve()
+}
+
+// set assigns the keys of vals to o, accepting only the keys in allowed.
+func (o *Options) set(vals map[string]string, allowed []string) error {
+	for _, key := range slices.Sorted(maps.Keys(vals)) {
+		v := strings.TrimSpace(vals[key])
+		if !slices.Contains(allowed, key) {
+			return optf("option %q is unknown here, must be one of %s", key, strings.Join(allowed, ", "))
+		}
+		switch key {
+		case "p", "T", "genes", "k":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return optf("option %s is %q, must be an integer", key, v)
+			}
+			if n < 1 {
+				return optf("option %s is %d, must be ≥ 1", key, n)
+			}
+			*map[string]*int{"p": &o.P, "T": &o.T, "genes": &o.Genes, "k": &o.K}[key] = n
+		case "split", "clip":
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 {
+				return optf("option %s is %q, must be a finite number > 0", key, v)
+			}
+			if key == "split" {
+				o.Split = f
+			} else {
+				o.Clip = f
+			}
+		case "prep":
+			o.Prep = Prep(v)
+		case "init":
+			o.Init = Init(v)
+		}
+	}
+	return nil
+}
+
+// Resolve returns o with every zero field set to its default, validated.
+func (o Options) Resolve() (Options, error) {
+	for _, f := range []struct {
+		v *int
+		d int
+	}{{&o.P, DefaultP}, {&o.T, DefaultT}, {&o.Genes, DefaultGenes}} {
+		if *f.v == 0 {
+			*f.v = f.d
+		}
+	}
+	if o.Split == 0 {
+		o.Split = DefaultSplit
+	}
+	if o.Clip == 0 {
+		o.Clip = DefaultClip
+	}
+	if o.Prep == "" {
+		o.Prep = PrepPrivate
+	}
+	if o.Init == "" {
+		o.Init = InitHistogram
+	}
+	return o, o.Validate()
+}
+
+// Validate checks a resolved Options; the error names the option.
+func (o Options) Validate() error {
+	switch {
+	case o.P < 1 || o.P > 100:
+		return optf("option p is %d, must be in [1, 100]", o.P)
+	case o.T < 1 || o.T > 100:
+		return optf("option T is %d, must be in [1, 100]", o.T)
+	case o.Genes < 2 || o.Genes > 5000:
+		return optf("option genes is %d, must be in [2, 5000]", o.Genes)
+	case o.P > o.Genes:
+		return optf("option p is %d, must be ≤ genes = %d", o.P, o.Genes)
+	case o.K < 0:
+		return optf("option k is %d, must be ≥ 1 (0: the number of classes)", o.K)
+	case !(o.Clip > 0) || o.Clip > 100:
+		return optf("option clip is %v, must be in (0, 100]", o.Clip)
+	}
+	switch o.Prep {
+	case PrepPrivate, PrepPublic:
+	default:
+		return optf("option prep is %q, must be %s or %s", o.Prep, PrepPrivate, PrepPublic)
+	}
+	switch o.Init {
+	case InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus:
+	default:
+		return optf("option init is %q, must be %s, %s, %s or %s", o.Init, InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus)
+	}
+	if hi := 1 - o.prepShare() - o.seedShare(); !(o.Split > 0) || o.Split >= hi {
+		return optf("option split is %v, must be in (0, %g): the rest goes to the k-means (%g to the private preprocessing and the seeding)", o.Split, hi, o.prepShare()+o.seedShare())
+	}
+	return nil
+}
+
+// Shares of μ² (GDP; equivalently of zCDP ρ) that the private preprocessing
+// takes, fixed in advance (METHODS.md §5: the gene ranking at 5 %): 5 % for
+// the ranking, 0.5 % for the cell count, 2 % for the gene means (two
+// passes), 2.5 % for the gene spreads.
+const (
+	ShareRanking = 0.05
+	ShareCount   = 0.005
+	ShareMeans   = 0.02
+	ShareSpread  = 0.025
+)
+
+// ShareSeed is the share of μ² of the seeding histogram (init=histogram),
+// fixed in advance.
+const ShareSeed = 0.05
+
+// seedShare is the seeding's share, 0 unless init=histogram.
+func (o Options) seedShare() float64 {
+	if o.Init == InitHistogram {
+		return ShareSeed
+	}
+	return 0
+}
+
+// kmShare is the share of the Lloyd rounds: what the others leave.
+func (o Options) kmShare() float64 { return 1 - o.Split - o.prepShare() - o.seedShare() }
+
+// prepShare is the share of the private preprocessing, 0 for prep=public.
+func (o Options) prepShare() float64 {
+	if o.Prep == PrepPublic {
+		return 0
+	}
+	return ShareRanking + ShareCount + ShareMeans + ShareSpread
+}
+
+// String lists the options as key=value pairs in Keys order.
+func (o Options) String() string {
+	return fmt.Sprintf("p=%d T=%d genes=%d split=%g clip=%g prep=%s init=%s k=%d", o.P, o.T, o.Genes, o.Split, o.Clip, o.Prep, o.Init, o.K)
+}

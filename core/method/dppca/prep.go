@@ -1,0 +1,296 @@
+package dppca
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/dpscope/dpscope/datasets"
+)
+
+// PublicTarget is the total every cell is normalised to in private
+// preprocessing: 10⁴, Seurat's and scanpy's customary scale factor. It is a
+// public constant, where scanpy's default (the median total) is a statistic
+// of the private cells.
+const PublicTarget = 1e4
+
+// sdFloor is the smallest spread a gene is scaled by in private
+// preprocessing: a noisy spread below it would amplify that gene's
+// deviations (and its noise) instead of damping them.
+const sdFloor = 0.25
+
+// maxValue clips scaled values, as scanpy's scale(max_value=10).
+const maxValue = 10
+
+// madToSD turns a mean absolute deviation into a standard deviation
+// (√(π/2), exact for a normal distribution).
+var madToSD = math.Sqrt(math.Pi / 2)
+
+// Matrix is the input of the private PCA: n rows of h scaled genes, each
+// row clipped to norm R, with the cells' labels and barcodes.
+type Matrix struct {
+	N, H     int
+	Z        []float64 // n × h row-major
+	Genes    []int     // column of the raw data set of each of the h genes
+	Labels   []int     // nil when the data set has none
+	Barcodes []string
+	// Clipped is how many rows the clip to R shortened.
+	Clipped int
+	// NoisyN is the released cell count (private preprocessing), or N.
+	NoisyN float64
+}
+
+// cellLog holds each cell's log-expression over every gene: a per-cell
+// transform (each row depends on its own cell only), so computing it
+// releases nothing.
+type cellLog struct {
+	x    *datasets.CSR // same pattern as the raw matrix, values replaced
+	step string        // what was done, in words
+}
+
+// newCellLog normalises each cell of d to PublicTarget and takes log1p
+// (counts); non-count values are log1p-transformed unless they look
+// logarithmic already (any negative value, or a maximum ≤ 50, the rule of
+// datasets.Preprocess).
+func newCellLog(d *datasets.Dataset) cellLog {
+	src := d.X
+	out := &datasets.CSR{Rows: src.Rows, Cols: src.Cols, Indptr: src.Indptr, Indices: src.Indices, Data: make([]float32, len(src.Data))}
+	switch {
+	case d.ValueType == datasets.Counts:
+		for i := range src.Rows {
+			lo, hi := src.Indptr[i], src.Indptr[i+1]
+			var t float64
+			for _, v := range src.Data[lo:hi] {
+				t += float64(v)
+			}
+			if t == 0 {
+				continue
+			}
+			s := PublicTarget / t
+			for k := lo; k < hi; k++ {
+				out.Data[k] = float32(math.Log1p(float64(src.Data[k]) * s))
+			}
+		}
+		return cellLog{out, fmt.Sprintf("each cell normalised to the public total %g, then log1p", PublicTarget)}
+	case looksLogged(src):
+		copy(out.Data, src.Data)
+		return cellLog{out, "non-count values that look logarithmic already: used as they are"}
+	default:
+		for k, v := range src.Data {
+			out.Data[k] = float32(math.Log1p(float64(v)))
+		}
+		return cellLog{out, "non-count values: log1p, no normalisation"}
+	}
+}
+
+// looksLogged reports whether any value is negative or the maximum is at
+// most 50.
+func looksLogged(m *datasets.CSR) bool {
+	var mx float32
+	for _, v := range m.Data {
+		if v < 0 {
+			return true
+		}
+		mx = max(mx, v)
+	}
+	return mx <= 50
+}
+
+// privatePrep builds the matrix from per-cell log values with every per-gene
+// statistic released with the plan's noise (zero: exact), drawing from rng:
+//
+//  1. ranking: Σ_i v_i/‖v_i‖ per gene (Δ = 1: each cell's normalised
+//     profile has unit norm), the top h by noisy sum;
+//  2. count ñ (Δ = 1) and gene sums of the selected values, rows clipped to
+//     C_m = 2√h; means m̂ = sums/ñ, then corrected by the noisy sums of the
+//     deviations from m̂, clipped to C_m again;
+//  3. gene sums of |v − m̂| of the selected values, rows clipped to
+//     C_d = √h; spreads ŝ = max(√(π/2)·sums/ñ, sdFloor);
+//  4. z = clip((v − m̂)/ŝ, ±10), each row clipped to norm R.
+func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
+	x := cl.x
+	n, g := x.Rows, x.Cols
+	h := min(pl.H, g)
+	score := make([]float64, g)
+	for i := range n {
+		cols, vals := x.Row(i)
+		var s float64
+		for _, v := range vals {
+			s += float64(v) * float64(v)
+		}
+		if s == 0 {
+			continue
+		}
+		inv := 1 / math.Sqrt(s)
+		for k, c := range cols {
+			score[c] += float64(vals[k]) * inv
+		}
+	}
+	addNoise(score, pl.Rank, rng)
+	genes := topByScore(score, h)
+
+	col := make([]int, g)
+	for j := range col {
+		col[j] = -1
+	}
+	for k, j := range genes {
+		col[j] = k
+	}
+	y := make([]float64, n*h)
+	for i := range n {
+		cols, vals := x.Row(i)
+		for k, c := range cols {
+			if j := col[c]; j >= 0 {
+				y[i*h+j] = float64(vals[k])
+			}
+		}
+	}
+	sh := math.Sqrt(float64(h))
+	nt := float64(n) + pl.Count*rng.NormFloat64()
+	nt = max(nt, 1)
+	mean := clippedSums(y, n, h, meanClipPerGene*sh, nil, false)
+	addNoise(mean, pl.Mean, rng)
+	for j := range mean {
+		mean[j] /= nt
+	}
+	// Second pass: the clipped deviations from the first estimate, whose
+	// rows are shorter than the values', so clipping biases them less.
+	dev := clippedSums(y, n, h, meanClipPerGene*sh, mean, false)
+	addNoise(dev, pl.Mean2, rng)
+	for j := range mean {
+		mean[j] += dev[j] / nt
+	}
+	spread := clippedSums(y, n, h, spreadClipPerGene*sh, mean, true)
+	addNoise(spread, pl.Spread, rng)
+	for j := range spread {
+		spread[j] = max(madToSD*spread[j]/nt, sdFloor)
+	}
+	for i := range n {
+		row := y[i*h : (i+1)*h]
+		for j, v := range row {
+			row[j] = max(-maxValue, min(maxValue, (v-mean[j])/spread[j]))
+		}
+	}
+	m := &Matrix{N: n, H: h, Z: y, Genes: genes, NoisyN: nt}
+	m.Clipped = clipRows(y, n, h, pl.R)
+	return m
+}
+
+// clippedSums returns Σ_i clip(r_i) where r_i is row i of y (y_i − centre
+// when centre is not nil, elementwise absolute when abs) clipped to norm c.
+func clippedSums(y []float64, n, h int, c float64, centre []float64, abs bool) []float64 {
+	sum := make([]float64, h)
+	r := make([]float64, h)
+	for i := range n {
+		copy(r, y[i*h:(i+1)*h])
+		for j := range r {
+			if centre != nil {
+				r[j] -= centre[j]
+			}
+			if abs {
+				r[j] = math.Abs(r[j])
+			}
+		}
+		clipTo(r, c)
+		for j, v := range r {
+			sum[j] += v
+		}
+	}
+	return sum
+}
+
+// topByScore returns the indices of the k largest scores, in decreasing
+// order of score (ties to the lower index).
+func topByScore(score []float64, k int) []int {
+	idx := make([]int, len(score))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(score[b], score[a]) })
+	return idx[:k]
+}
+
+// addNoise adds N(0, σ²) to every entry of v; nothing when σ is 0.
+func addNoise(v []float64, sigma float64, rng *rand.Rand) {
+	if sigma == 0 {
+		return
+	}
+	for j := range v {
+		v[j] += sigma * rng.NormFloat64()
+	}
+}
+
+// clipTo scales v to norm at most r.
+func clipTo(v []float64, r float64) bool {
+	var s float64
+	for _, a := range v {
+		s += a * a
+	}
+	if s <= r*r {
+		return false
+	}
+	f := r / math.Sqrt(s)
+	for j := range v {
+		v[j] *= f
+	}
+	return true
+}
+
+// clipRows clips every row of the n × h matrix z to norm r and returns how
+// many it shortened.
+func clipRows(z []float64, n, h int, r float64) int {
+	c := 0
+	for i := range n {
+		if clipTo(z[i*h:(i+1)*h], r) {
+			c++
+		}
+	}
+	return c
+}
+
+// publicPrep runs scanpy's preprocessing without noise (datasets.Preprocess:
+// cell and gene filters, median total, log1p, 2,000 seurat HVGs), keeps the
+// h of those genes with the largest mean log-expression, scales them
+// (ddof 1, clip ±10) and clips each row to norm R. Every statistic it uses
+// comes from the private cells: the guarantee lists them as an assumption.
+func publicPrep(d *datasets.Dataset, h int, r float64) (*Matrix, []datasets.Step, error) {
+	cfg := datasets.DefaultPreprocessConfig()
+	cfg.Scale = false
+	p, err := datasets.Preprocess(d, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, g := p.Cells, p.Genes
+	h = min(h, g)
+	mean := make([]float64, g)
+	for i := range n {
+		for j, v := range p.X[i*g : (i+1)*g] {
+			mean[j] += float64(v)
+		}
+	}
+	top := topByScore(mean, h)
+	sub := make([]float32, n*h)
+	for i := range n {
+		for k, j := range top {
+			sub[i*h+k] = p.X[i*g+j]
+		}
+	}
+	datasets.ScaleColumns(sub, n, h, maxValue)
+	z := make([]float64, n*h)
+	for k, v := range sub {
+		z[k] = float64(v)
+	}
+	cols := make(map[string]int, len(d.GeneIDs))
+	for j, id := range d.GeneIDs {
+		cols[id] = j
+	}
+	genes := make([]int, h)
+	for k, j := range top {
+		genes[k] = cols[p.GeneIDs[j]]
+	}
+	m := &Matrix{N: n, H: h, Z: z, Genes: genes, Labels: p.Labels, Barcodes: p.Barcodes, NoisyN: float64(n)}
+	m.Clipped = clipRows(z, n, h, r)
+	return m, p.Steps, nil
+}

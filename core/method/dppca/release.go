@@ -1,0 +1,258 @@
+package dppca
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dpscope/dpscope/core/cluster"
+	"github.com/dpscope/dpscope/datasets"
+)
+
+// ErrInput is wrapped by errors about the data a release cannot use.
+var ErrInput = errors.New("dppca: invalid input")
+
+// Source is a loaded data set with what every release reuses: the per-cell
+// log values (non-private: each row depends on its own cell) and, for
+// prep=public, the non-private preprocessing by gene count.
+type Source struct {
+	Data *datasets.Dataset
+	// K is the number of clusters: Options.K, or the number of classes.
+	K      int
+	cl     cellLog
+	public map[int]*Matrix // unclipped, by h
+	steps  []datasets.Step
+}
+
+// NewSource prepares d for releases with k clusters (0: the number of
+// classes of d's labels). It returns an error wrapping ErrInput when k is
+// unknown or larger than the number of cells.
+func NewSource(d *datasets.Dataset, k int) (*Source, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	if k == 0 {
+		if d.Labels == nil || len(d.Classes) == 0 {
+			return nil, fmt.Errorf("dppca: %s has no labels, so the number of clusters must be given (--opt k=K): %w", d.Name, ErrInput)
+		}
+		k = len(d.Classes)
+	}
+	if k > d.Cells() {
+		return nil, fmt.Errorf("dppca: k is %d, must be ≤ the %d cells of %s: %w", k, d.Cells(), d.Name, ErrInput)
+	}
+	return &Source{Data: d, K: k, cl: newCellLog(d), public: map[int]*Matrix{}}, nil
+}
+
+// Genes returns how many genes a release of h genes actually uses.
+func (s *Source) Genes(h int) int { return min(h, s.Data.Genes()) }
+
+// matrix builds the input of the PCA for pl (its R, h and preprocessing),
+// drawing the private preprocessing's noise from rng.
+func (s *Source) matrix(pl Plan, rng *rand.Rand) (*Matrix, error) {
+	if pl.PrivatePrep {
+		m := privatePrep(s.cl, pl, rng)
+		m.Labels, m.Barcodes = s.Data.Labels, s.Data.Barcodes
+		return m, nil
+	}
+	pub, ok := s.public[pl.H]
+	if !ok {
+		var err error
+		// Clipped on a copy below: the cache keeps the scaled rows.
+		if pub, s.steps, err = publicPrep(s.Data, pl.H, math.Inf(1)); err != nil {
+			return nil, err
+		}
+		s.public[pl.H] = pub
+	}
+	m := *pub
+	m.Z = append([]float64(nil), pub.Z...)
+	m.Clipped = clipRows(m.Z, m.N, m.H, pl.R)
+	return &m, nil
+}
+
+// Outcome is what one release computed.
+type Outcome struct {
+	Plan   Plan
+	Matrix *Matrix
+	// Eigen holds the p largest eigenvalues of the noisy covariance,
+	// decreasing; Basis the h × p eigenvectors.
+	Eigen, Basis []float64
+	// Proj is the n × p projection of the rows on Basis.
+	Proj []float64
+	// Centres are the K × p released centres, Labels each cell's nearest.
+	Centres []float64
+	Labels  []int
+	// Inertia is the mean squared distance to the assigned centre after
+	// each round.
+	Inertia []float64
+	// NonEmpty is the number of clusters with at least one cell.
+	NonEmpty int
+}
+
+// release is one run of the pipeline under one plan, driven step by step so
+// the engine can take patches between steps.
+type release struct {
+	src *Source
+	pl  Plan
+	o   Options
+	rng *rand.Rand
+	out Outcome
+}
+
+func newRelease(src *Source, pl Plan, o Options, rng *rand.Rand) *release {
+	return &release{src: src, pl: pl, o: o, rng: rng, out: Outcome{Plan: pl}}
+}
+
+// prep builds the scaled, clipped matrix.
+func (r *release) prep() error {
+	m, err := r.src.matrix(r.pl, r.rng)
+	if err != nil {
+		return err
+	}
+	if m.N < 2 || r.o.P > m.H {
+		return fmt.Errorf("dppca: %d cells × %d genes cannot give p = %d components: %w", m.N, m.H, r.o.P, ErrInput)
+	}
+	if r.src.K > m.N {
+		return fmt.Errorf("dppca: k is %d, must be ≤ the %d cells left by preprocessing: %w", r.src.K, m.N, ErrInput)
+	}
+	r.out.Matrix = m
+	return nil
+}
+
+// pca releases the noisy second-moment matrix and projects the rows on its
+// top p eigenvectors.
+func (r *release) pca() error {
+	m, p := r.out.Matrix, r.o.P
+	vals, basis, err := analyzeGauss(m.Z, m.N, m.H, p, r.pl.PCA, r.rng)
+	if err != nil {
+		return err
+	}
+	r.out.Eigen, r.out.Basis = vals, basis
+	proj := make([]float64, m.N*p)
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
+		blas64.General{Rows: m.N, Cols: m.H, Stride: m.H, Data: m.Z},
+		blas64.General{Rows: m.H, Cols: p, Stride: p, Data: basis},
+		0, blas64.General{Rows: m.N, Cols: p, Stride: p, Data: proj})
+	r.out.Proj = proj
+	return nil
+}
+
+// round runs one DP Lloyd round (noisy sums and counts) on the projection;
+// the first round starts from the initialisation of Options.Init.
+func (r *release) round(ctx context.Context) error {
+	m, p := r.out.Matrix, r.o.P
+	cfg := cluster.DPKMeansConfig{K: r.src.K, Iterations: 1, ClipNorm: r.pl.R, SigmaSum: r.pl.Sums, SigmaCount: r.pl.Counts}
+	switch {
+	case r.out.Centres != nil:
+		cfg.Init, cfg.Centroids = cluster.DPInitGiven, r.out.Centres
+	case r.o.Init == InitKMeansPlusPlus:
+		cfg.Init = cluster.DPInitKMeansPlusPlus
+	case r.o.Init == InitPCAGaussian:
+		cfg.Init, cfg.Centroids = cluster.DPInitGiven, pcaGaussian(r.out.Eigen, m.NoisyN, r.src.K, r.pl.R, r.rng)
+	case r.o.Init == InitHistogram:
+		counts, centres, q := histogram(r.out.Proj, m.N, p, r.out.Eigen, m.NoisyN, r.pl.R)
+		addNoise(counts, r.pl.Seed, r.rng)
+		fill := pcaGaussian(r.out.Eigen, m.NoisyN, r.src.K, r.pl.R, r.rng)
+		cfg.Init, cfg.Centroids = cluster.DPInitGiven, seedFromHistogram(counts, centres, q, p, r.src.K, r.pl.Seed, r.rng, fill)
+	}
+	res, err := cluster.DPKMeans(ctx, r.out.Proj, m.N, p, cfg, r.rng)
+	if err != nil {
+		return err
+	}
+	r.out.Centres, r.out.Labels = res.Centroids, res.Labels
+	r.out.Inertia = append(r.out.Inertia, res.Inertia/float64(m.N))
+	seen := make([]bool, r.src.K)
+	r.out.NonEmpty = 0
+	for _, l := range res.Labels {
+		if !seen[l] {
+			seen[l] = true
+			r.out.NonEmpty++
+		}
+	}
+	return nil
+}
+
+// Release runs the whole pipeline once under pl: preprocessing, private
+// PCA, pl.T DP Lloyd rounds. The noise comes from rng only.
+func Release(ctx context.Context, src *Source, pl Plan, o Options, rng *rand.Rand) (*Outcome, error) {
+	r := newRelease(src, pl, o, rng)
+	if err := r.prep(); err != nil {
+		return nil, err
+	}
+	if err := r.pca(); err != nil {
+		return nil, err
+	}
+	for range o.T {
+		if err := r.round(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return &r.out, nil
+}
+
+// analyzeGauss returns the p largest eigenvalues (decreasing) and their h × p
+// eigenvectors of ZᵀZ + E, E symmetric with Frobenius-isotropic (GOE) noise:
+// N(0, σ²) on the diagonal and N(0, σ²/2) off it. Adding or removing a row
+// z (‖z‖ ≤ R) changes ZᵀZ by zzᵀ, of Frobenius norm ≤ R²; in the isometric
+// coordinates (diagonal, √2 × upper triangle) this noise is N(0, σ² I), so
+// the release is the Gaussian mechanism with Δ = R² (Dwork, Talwar,
+// Thakurta & Zhang 2014, with √2 less noise per off-diagonal entry than an
+// i.i.d. upper triangle). σ = 0 gives the exact eigenvectors.
+func analyzeGauss(z []float64, n, h, p int, sigma float64, rng *rand.Rand) ([]float64, []float64, error) {
+	c := blas64.Symmetric{N: h, Stride: h, Uplo: blas.Upper, Data: make([]float64, h*h)}
+	blas64.Syrk(blas.Trans, 1, blas64.General{Rows: n, Cols: h, Stride: h, Data: z}, 0, c)
+	addGOE(c.Data, h, sigma, rng)
+	var es mat.EigenSym
+	if !es.Factorize(mat.NewSymDense(h, c.Data), true) {
+		return nil, nil, errors.New("dppca: eigendecomposition of the noisy covariance did not converge")
+	}
+	all := es.Values(nil)
+	var vec mat.Dense
+	es.VectorsTo(&vec)
+	vals := make([]float64, p)
+	basis := make([]float64, h*p)
+	for k := range p {
+		col := h - 1 - k // ascending order: the largest last
+		vals[k] = all[col]
+		for i := range h {
+			basis[i*p+k] = vec.At(i, col)
+		}
+	}
+	return vals, basis, nil
+}
+
+// addGOE adds symmetric Frobenius-isotropic noise to the upper triangle of
+// the h × h row-major c: N(0, σ²) on the diagonal, N(0, σ²/2) above it.
+// Nothing when σ is 0.
+func addGOE(c []float64, h int, sigma float64, rng *rand.Rand) {
+	if sigma == 0 {
+		return
+	}
+	off := sigma / math.Sqrt2
+	for i := range h {
+		c[i*h+i] += sigma * rng.NormFloat64()
+		for j := i + 1; j < h; j++ {
+			c[i*h+j] += off * rng.NormFloat64()
+		}
+	}
+}
+
+// pcaGaussian draws k centres from N(0, diag(max(λ_j, 0)/n)) in the
+// coordinates of the private components, each clipped to norm r: the
+// released spread of the projection, read from releases only.
+func pcaGaussian(eigen []float64, n float64, k int, r float64, rng *rand.Rand) []float64 {
+	p := len(eigen)
+	c := make([]float64, k*p)
+	for i := range k {
+		for j, l := range eigen {
+			c[i*p+j] = math.Sqrt(max(l, 0)/max(n, 1)) * rng.NormFloat64()
+		}
+		clipTo(c[i*p:(i+1)*p], r)
+	}
+	return c
+}
