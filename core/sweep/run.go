@@ -11,13 +11,19 @@ import (
 
 // Outcome is what a sweep keeps of one finished run.
 type Outcome struct {
-	ARI, NMI  *float64 // nil when the run reported none
-	Spent     float64  // the largest finite ε any accountant reported
-	Unbounded bool     // an accountant reported ε = ∞ (no bound holds)
+	ARI, NMI *float64 // nil when the run reported none
+	// Spent is the run's privacy cost: the tightest of the ε its
+	// accountants report (each is a valid upper bound, e.g. exact GDP 8.0
+	// beside an RDP conversion 8.6 of the same mechanisms).
+	Spent float64
+	// Unbounded marks a private run whose ε is no bound: its guarantee is
+	// none or paper-only, or an accountant reported ε = ∞.
+	Unbounded bool
 	Delta     float64
 	Guarantee core.Guarantee
 	Stopped   bool  // ended before its schedule (interrupted, budget exhausted, …)
 	Err       error // the run failed
+	latest    map[string]float64
 }
 
 // Observe folds one event into the outcome; the newest value wins.
@@ -25,10 +31,10 @@ func (o *Outcome) Observe(ev core.Event) {
 	switch ev := ev.(type) {
 	case core.BudgetEvent:
 		o.Delta = ev.Delta
-		o.spent(ev.Spent)
+		o.note(ev.Spent)
 	case core.GuaranteeEvent:
 		o.Guarantee = ev.Status
-		o.spent(ev.Audited)
+		o.note(ev.Audited)
 	case core.MetricsEvent:
 		for _, v := range ev.Values {
 			val := v.Value
@@ -46,24 +52,36 @@ func (o *Outcome) Observe(ev core.Event) {
 	}
 }
 
-// spent folds reported ε values in: ∞ (or NaN) marks the run unbounded
-// instead of entering the figures, which must stay finite to be summed and
-// written as JSON.
-func (o *Outcome) spent(vs []core.EpsilonValue) {
+// note keeps each accountant's newest ε and recomputes Spent and
+// Unbounded from them.
+func (o *Outcome) note(vs []core.EpsilonValue) {
+	if len(vs) == 0 && o.latest == nil {
+		return
+	}
+	if o.latest == nil {
+		o.latest = map[string]float64{}
+	}
 	for _, e := range vs {
-		if math.IsInf(e.Epsilon, 0) || math.IsNaN(e.Epsilon) {
-			o.Unbounded = true
+		o.latest[e.Accountant] = e.Epsilon
+	}
+	o.Spent, o.Unbounded = math.Inf(1), false
+	for _, v := range o.latest {
+		if math.IsNaN(v) {
 			continue
 		}
-		o.Spent = max(o.Spent, e.Epsilon)
+		o.Spent = min(o.Spent, v)
 	}
+	if math.IsInf(o.Spent, 1) {
+		o.Spent, o.Unbounded = 0, true
+	}
+	o.Unbounded = o.Unbounded || o.Guarantee == core.GuaranteeNone || o.Guarantee == core.GuaranteePaperOnly
 }
 
 // RunOne runs cfg to its end. Every event goes to observe (when not nil)
 // as well as into the outcome. Cancelling ctx stops the run at its next
 // step boundary; it then reports Stopped.
 func RunOne(ctx context.Context, cfg core.Config, observe func(core.Event)) Outcome {
-	o := Outcome{Guarantee: core.GuaranteeNone}
+	var o Outcome
 	// The run gets its own context so that an interrupt lets it report
 	// through Stop instead of being abandoned.
 	run, err := core.Start(context.WithoutCancel(ctx), cfg)
@@ -84,6 +102,7 @@ func RunOne(ctx context.Context, cfg core.Config, observe func(core.Event)) Outc
 			observe(ev)
 		}
 	}
+	o.note(nil)
 	return o
 }
 

@@ -128,3 +128,28 @@ func TestExecute(t *testing.T) {
 		t.Errorf("%d runs after cancellation", n)
 	}
 }
+
+// TestOutcomeSpent: the tightest accountant's ε is the run's cost; a run
+// without a valid guarantee, or with ε = ∞, has no bound.
+func TestOutcomeSpent(t *testing.T) {
+	var o Outcome
+	o.Observe(core.BudgetEvent{Delta: 1e-5, Spent: []core.EpsilonValue{{Accountant: "GDP", Epsilon: 8}, {Accountant: "RDP", Epsilon: 8.6}}})
+	o.Observe(core.GuaranteeEvent{Status: core.GuaranteeFormal})
+	if o.Spent != 8 || o.Unbounded {
+		t.Errorf("formal: spent %v unbounded %v, want 8, false", o.Spent, o.Unbounded)
+	}
+	o.Observe(core.BudgetEvent{Delta: 1e-5, Spent: []core.EpsilonValue{{Accountant: "RDP", Epsilon: 7.9}}})
+	if o.Spent != 7.9 {
+		t.Errorf("newest RDP 7.9 below GDP 8: spent %v", o.Spent)
+	}
+	o.Observe(core.GuaranteeEvent{Status: core.GuaranteePaperOnly})
+	o.note(nil)
+	if !o.Unbounded {
+		t.Error("paper-only guarantee: bounded")
+	}
+	var inf Outcome
+	inf.Observe(core.GuaranteeEvent{Status: core.GuaranteeFormal, Audited: []core.EpsilonValue{{Accountant: "RDP", Epsilon: math.Inf(1)}}})
+	if !inf.Unbounded || inf.Spent != 0 {
+		t.Errorf("ε = ∞: %+v", inf)
+	}
+}

@@ -25,10 +25,13 @@ func (g graded) Run(ctx context.Context, ctl *core.Control) error {
 		return err
 	}
 	ari := 0.9
+	status := core.GuaranteeNone
 	if g.cfg.Mode != core.ModeNonPrivate {
+		status = core.GuaranteeFormal
 		ari = g.cfg.Epsilon / (g.cfg.Epsilon + 1)
 		ctl.Emit(core.BudgetEvent{Step: 1, Delta: g.cfg.Delta, Spent: []core.EpsilonValue{{Accountant: "RDP", Epsilon: g.cfg.Epsilon}}})
 	}
+	ctl.Emit(core.GuaranteeEvent{Status: status, Reasons: []string{"test"}})
 	ctl.Emit(core.StepEvent{Stage: 1, Epoch: 1, Step: 1, Loss: 1})
 	ari += float64(g.cfg.Seed) / 100
 	ctl.Emit(core.MetricsEvent{Stage: 1, Epoch: 1, Step: 1, Values: []core.NamedValue{{Name: "ARI", Value: ari}, {Name: "NMI", Value: ari + 0.1}}})
