@@ -234,6 +234,9 @@ data set (or the one named by --data).`,
 			if err != nil {
 				return err
 			}
+			for _, w := range data.Data.Warnings {
+				fmt.Fprintln(env.Stderr, "dpscope: warning:", w)
+			}
 			return env.LaunchTUI(cmd.Context(), data)
 		}),
 	}
