@@ -131,7 +131,7 @@ func (m multiCloser) Close() error {
 type lineReader struct {
 	br   *bufio.Reader
 	file string
-	max  int // longest line accepted
+	max  int    // longest line accepted
 	line int    // number of the line last returned
 	long []byte // assembly buffer for lines longer than the bufio buffer
 }
