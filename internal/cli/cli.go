@@ -113,12 +113,13 @@ func execute(ctx context.Context, args []string, env Env, out *guardedWriter) in
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	err := root.ExecuteContext(ctx)
+	if werr := out.failed(); werr != nil && (err == nil || !strings.Contains(err.Error(), "standard output")) {
+		// The output that failed is what the user is missing: say so,
+		// whatever error the command met by writing on regardless.
+		err = runtimeError{outputError(werr)}
+	}
 	if err == nil {
-		if werr := out.failed(); werr != nil {
-			err = runtimeError{outputError(werr)}
-		} else {
-			return ExitOK
-		}
+		return ExitOK
 	}
 	fmt.Fprintln(env.Stderr, "dpscope:", err)
 	var ue usageError
