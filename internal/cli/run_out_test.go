@@ -290,7 +290,9 @@ func TestSignalEndsBlockedCommands(t *testing.T) {
 		time.AfterFunc(50*time.Millisecond, cancel)
 		done := make(chan int)
 		var errOut bytes.Buffer
-		go func() { done <- Execute(ctx, args, Env{Stdout: io.Discard, Stderr: &errOut, LaunchTUI: func(context.Context, *Loaded) error { return nil }}) }()
+		go func() {
+			done <- Execute(ctx, args, Env{Stdout: io.Discard, Stderr: &errOut, LaunchTUI: func(context.Context, *Loaded) error { return nil }})
+		}()
 		select {
 		case code := <-done:
 			if code != ExitInterrupted || !strings.Contains(errOut.String(), "interrupted") {
