@@ -164,10 +164,19 @@ func (rf *runFlags) config(cmd *cobra.Command) (core.Config, error) {
 	if err := rf.options(set, &cfg); err != nil {
 		return cfg, err
 	}
+	if cfg.Layers.First < 1 {
+		// Layer 0 does not exist, and a range of zeros would read as
+		// "unset" (the method's default) further on: refuse it here.
+		return cfg, usagef("--layers is %s, layers are numbered from 1 (encoder 1-3, decoder 4-6)", cfg.Layers)
+	}
 	if cfg.Seed > maxSeed {
 		return cfg, usagef("--seed is %d, must be in 0 … %d (2⁶³−1), so that every config file can hold it", cfg.Seed, uint64(maxSeed))
 	}
 	if err := cfg.Validate(); err != nil {
+		if rf.configFile != "" {
+			// The bad value may come from the file: name it.
+			return cfg, usagef("%w (settings from --config %s and the flags)", err, rf.configFile)
+		}
 		return cfg, usageError{err}
 	}
 	return cfg, nil
