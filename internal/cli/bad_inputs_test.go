@@ -423,14 +423,14 @@ func TestBadInputs(t *testing.T) {
 }
 
 // childArgs is the environment variable that makes TestExecuteChild run
-// dpscope with the NUL-separated arguments it holds.
+// dpscope with the unit-separator (0x1f) separated arguments it holds.
 const childArgs = "DPSCOPE_TEST_CHILD_ARGS"
 
 // executeChild runs Execute(args) in a child process (this test binary) and
 // returns its exit code, with its stderr appended to errOut.
 func executeChild(t *testing.T, args []string, errOut *bytes.Buffer) int {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestExecuteChild$")
-	cmd.Env = append(os.Environ(), childArgs+"="+strings.Join(args, "\x00"))
+	cmd.Env = append(os.Environ(), childArgs+"="+strings.Join(args, "\x1f"))
 	cmd.Stderr = errOut
 	err := cmd.Run()
 	var ee *exec.ExitError
@@ -450,5 +450,5 @@ func TestExecuteChild(t *testing.T) {
 	if !ok {
 		return
 	}
-	os.Exit(Execute(context.Background(), strings.Split(v, "\x00"), Env{Stdout: io.Discard, Stderr: os.Stderr}))
+	os.Exit(Execute(context.Background(), strings.Split(v, "\x1f"), Env{Stdout: io.Discard, Stderr: os.Stderr}))
 }
