@@ -139,3 +139,47 @@ func dirNames(t *testing.T, dir string) []string {
 	}
 	return names
 }
+
+// TestReplayFromAnotherFolder: a relative --data is written as an absolute
+// path, so config.toml replays from anywhere.
+func TestReplayFromAnotherFolder(t *testing.T) {
+	data := tinyTenX(t)
+	t.Chdir(filepath.Dir(data))
+	first := filepath.Join(t.TempDir(), "first")
+	code, _, stderr := run(t, "run", "--method", "fl", "--mode", "nonprivate", "--epochs", "1", "--clients", "2",
+		"--data", filepath.Base(data), "--out", first)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	t.Chdir(t.TempDir())
+	second := filepath.Join(t.TempDir(), "second")
+	code, _, stderr = run(t, "run", "--config", filepath.Join(first, "config.toml"), "--out", second)
+	if code != ExitOK {
+		t.Fatalf("replay from another folder: exit %d: %s", code, stderr)
+	}
+	if a, b := readSummary(t, first), readSummary(t, second); !reflect.DeepEqual(a["ari"], b["ari"]) || a["steps"] != b["steps"] {
+		t.Errorf("replay from another folder: ARI %v, steps %v; first run %v, %v", b["ari"], b["steps"], a["ari"], a["steps"])
+	}
+}
+
+// TestInspectPrintsWarnings: what a reader found odd reaches the user.
+func TestInspectPrintsWarnings(t *testing.T) {
+	data := tinyTenX(t)
+	labels := filepath.Join(t.TempDir(), "one.tsv")
+	b, _ := os.ReadFile(filepath.Join(data, "barcodes.tsv"))
+	var s strings.Builder
+	for _, bc := range strings.Fields(string(b)) {
+		s.WriteString(bc + "\tT cell\n")
+	}
+	os.WriteFile(labels, []byte(s.String()), 0o644)
+	for _, asJSON := range []bool{false, true} {
+		args := []string{"data", "inspect", data, "--labels", labels}
+		if asJSON {
+			args = append(args, "--json")
+		}
+		code, stdout, stderr := run(t, args...)
+		if code != ExitOK || !strings.Contains(stdout, "warning") || !strings.Contains(stdout, "same label") {
+			t.Errorf("inspect with one-class labels (json %v): exit %d, %s %s; want a warning", asJSON, code, stdout, stderr)
+		}
+	}
+}

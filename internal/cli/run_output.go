@@ -103,7 +103,21 @@ func newRunOutput(temps *tempDirs, dir string, force bool, cfg core.Config) (*ru
 		temps.remove(tmp, true)
 		return nil, fmt.Errorf("--out %s: %w", dir, err)
 	}
+	cfg.Data = replayablePath(cfg.Data)
 	return &runOutput{temps: temps, dir: dir, tmp: tmp, cfg: cfg, events: f, buf: bufio.NewWriter(f)}, nil
+}
+
+// replayablePath makes a relative data path absolute, so that config.toml
+// replays on the same data from any folder (a relative path would find
+// another file, or none, from elsewhere). Generated sets are left alone.
+func replayablePath(data string) string {
+	if strings.HasPrefix(data, "builtin:") || strings.HasPrefix(data, "manifold:") || filepath.IsAbs(data) {
+		return data
+	}
+	if abs, err := filepath.Abs(data); err == nil {
+		return abs
+	}
+	return data
 }
 
 // createFile creates a new file readable by everyone (0644 before the
