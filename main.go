@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"syscall"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -38,7 +39,13 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(50)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGINT (Ctrl-C) and SIGTERM (kill, systemd, CI) stop every command;
+	// cli.Execute gives up on one that cannot stop within a second.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// Asking for SIGPIPE turns a write to a closed pipe (`| head`) into an
+	// EPIPE error instead of killing the process at once, so that a run
+	// stops cleanly, commits its --out folder as stopped and exits 141.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	code := cli.Execute(ctx, os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, LaunchTUI: launchTUI})
 	stop()
 	os.Exit(code)

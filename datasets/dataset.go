@@ -105,6 +105,10 @@ type Dataset struct {
 	Labels    []int     // one per row of X, or nil
 	Classes   []string  // label names, indexed by Labels
 	ValueType ValueType // counts or not, detected from the values
+	// Warnings are what a reader found odd but not wrong (repeated gene
+	// names, a single class): the data may not be what the user meant.
+	// Commands print them; nil when there is nothing to say.
+	Warnings []string
 }
 
 // Cells returns the number of cells (rows of X).

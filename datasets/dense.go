@@ -59,7 +59,7 @@ func ReadDense(r io.Reader, file string, opts DenseOptions) (*Dataset, error) {
 	if delim == 0 {
 		delim = detectDelimiter(first, file)
 	}
-	cr := csv.NewReader(io.MultiReader(bytes.NewReader(first), br))
+	cr := csv.NewReader(&lineCapReader{r: io.MultiReader(bytes.NewReader(first), br), file: file, max: maxLineLen})
 	cr.Comma = delim
 	cr.LazyQuotes = true
 	cr.FieldsPerRecord = -1
@@ -76,6 +76,7 @@ func ReadDense(r io.Reader, file string, opts DenseOptions) (*Dataset, error) {
 	for i, h := range rec {
 		header[i] = strings.Clone(h)
 	}
+	var warnings []string
 
 	var (
 		rowIDs   []string
@@ -107,6 +108,9 @@ func ReadDense(r io.Reader, file string, opts DenseOptions) (*Dataset, error) {
 			width = len(rec)
 			if len(colNames) == 0 {
 				return nil, &ParseError{File: file, Line: 1, Msg: "header has no data columns, only the id column", Err: ErrEmpty}
+			}
+			if err := checkHeaderNames(file, colNames); err != nil {
+				return nil, err
 			}
 		}
 		if len(rec) != width {
@@ -141,7 +145,91 @@ func ReadDense(r io.Reader, file string, opts DenseOptions) (*Dataset, error) {
 	if len(rowIDs) == 0 {
 		return nil, &ParseError{File: file, Line: 1, Msg: "header but no data rows", Err: ErrEmpty}
 	}
-	return denseDataset(file, e, rowIDs, rowLines, colNames, opts.Orientation)
+	d, err := denseDataset(file, e, rowIDs, rowLines, colNames, opts.Orientation)
+	if err != nil {
+		return nil, err
+	}
+	if w := duplicateGenes(file, d.GeneIDs); w != "" {
+		d.Warnings = append(warnings, w)
+	}
+	return d, nil
+}
+
+// checkHeaderNames refuses a first line that is data, not a header: a file
+// written without a header row would otherwise lose its first row and name
+// its columns after that row's values. Column names that are all numbers
+// are taken as data unless they count 0, 1, 2, … or 1, 2, 3, … (the
+// header pandas writes for a frame without names).
+func checkHeaderNames(file string, names []string) error {
+	first := float32(-1)
+	seq := true
+	for i, n := range names {
+		v, msg := parseRealValue(strings.TrimSpace(n))
+		if msg != "" {
+			return nil // a name: a real header
+		}
+		if i == 0 {
+			first = v
+		}
+		if v != first+float32(i) {
+			seq = false
+		}
+	}
+	if seq && (first == 0 || first == 1) {
+		return nil
+	}
+	return parseErrorf(file, 1, "the header row's column names are all numbers (%s): this looks like a data row, not a header; add a header row naming the cells or genes", firstFew(names, len(names), 3))
+}
+
+// duplicateGenes returns a warning when gene names repeat (two rows of a
+// table with the same gene symbol): they are kept as separate genes, but a
+// user should know, because one name then stands for several columns.
+func duplicateGenes(file string, genes []string) string {
+	seen := make(map[string]int, len(genes))
+	dups, example := 0, ""
+	for i, g := range genes {
+		if j, ok := seen[g]; ok {
+			if dups == 0 {
+				example = fmt.Sprintf("%s at gene %d and %d", quoteField([]byte(g)), j+1, i+1)
+			}
+			dups++
+			continue
+		}
+		seen[g] = i
+	}
+	if dups == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: %d gene names repeat an earlier one (first: %s); they are kept as separate genes", file, dups, example)
+}
+
+// lineCapReader fails once more than max bytes pass without a newline, so
+// that a file with an endless line ends with an error instead of filling the
+// memory of the CSV reader.
+type lineCapReader struct {
+	r    io.Reader
+	file string
+	max  int
+	run  int // bytes since the last newline
+	line int // newlines seen
+}
+
+func (l *lineCapReader) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	b := p[:n]
+	first := bytes.IndexByte(b, '\n')
+	if first < 0 {
+		l.run += n
+	} else if l.run+first > l.max {
+		l.run += first
+	} else {
+		l.line += bytes.Count(b, []byte{'\n'})
+		l.run = n - 1 - bytes.LastIndexByte(b, '\n')
+	}
+	if l.run > l.max {
+		return 0, parseErrorf(l.file, l.line+1, "line longer than %d bytes: not a dense matrix file", l.max)
+	}
+	return n, err
 }
 
 // denseDataset orients the parsed entries (row, column) into a Dataset.

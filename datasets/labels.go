@@ -207,6 +207,11 @@ func JoinLabels(d *Dataset, t *LabelTable) (*LabelReport, error) {
 		return rep, &ParseError{File: t.File, Msg: fmt.Sprintf("no label matches any of the %d barcodes of %s (%s)", len(d.Barcodes), d.Name, rep)}
 	}
 	d.Labels, d.Classes = labels, classes
+	if len(classes) == 1 {
+		// One class makes every clustering score trivial: K = 1 and any
+		// single cluster gets ARI 1.
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: every labelled cell has the same label %s: scores against one class mean nothing (a single cluster gets ARI 1); is this the right column or file?", t.File, quoteField([]byte(classes[0]))))
+	}
 	return rep, nil
 }
 

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -72,15 +73,34 @@ func LoadMTXDir(dir string) (*Dataset, error) {
 	return d, nil
 }
 
-// findOne returns the first of names present in dir.
+// findOne returns the first of names present in dir. A file that exists
+// but cannot be looked at (a folder without permission) is reported as
+// such, not as missing.
 func findOne(dir string, names []string, what string) (string, error) {
 	for _, n := range names {
 		p := filepath.Join(dir, n)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+		st, err := os.Stat(p)
+		if err == nil && !st.IsDir() {
 			return p, nil
 		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", &ParseError{File: p, Msg: "cannot read: " + unwrapPathError(err).Error(), Err: err}
+		}
+	}
+	if _, err := os.ReadDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", &ParseError{File: dir, Msg: "cannot read the folder: " + unwrapPathError(err).Error(), Err: err}
 	}
 	return "", &ParseError{File: dir, Msg: "no " + what + " in folder", Err: fs.ErrNotExist}
+}
+
+// unwrapPathError drops the path of an *fs.PathError, which messages
+// already name.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // readNamesFile reads a features or barcodes file. For features (withNames)
@@ -97,10 +117,7 @@ func readNamesFile(path string, withNames bool) (ids, names []string, err error)
 
 func readNames(r io.Reader, file string, withNames bool) (ids, names []string, err error) {
 	lr := newLineReader(r, file)
-	var seen map[string]int
-	if !withNames {
-		seen = make(map[string]int)
-	}
+	seen := make(map[string]int)
 	for {
 		line, err := lr.next()
 		if err == io.EOF {
@@ -115,6 +132,14 @@ func readNames(r io.Reader, file string, withNames bool) (ids, names []string, e
 		}
 		s := string(id)
 		ids = append(ids, s)
+		if prev, dup := seen[s]; dup {
+			// Feature ids (Ensembl ids in 10x folders) are unique by
+			// design: a repeat means two files were concatenated or the
+			// columns are shifted. Repeated gene names are fine.
+			what := map[bool]string{true: "feature id", false: "barcode"}[withNames]
+			return nil, nil, parseErrorf(file, lr.line, "duplicate %s %s (also on line %d)", what, quoteField(id), prev)
+		}
+		seen[s] = lr.line
 		if withNames {
 			name, _, _ := bytes.Cut(rest, []byte{'\t'})
 			if len(name) > 0 {
@@ -122,12 +147,7 @@ func readNames(r io.Reader, file string, withNames bool) (ids, names []string, e
 			} else {
 				names = append(names, s)
 			}
-			continue
 		}
-		if prev, dup := seen[s]; dup {
-			return nil, nil, parseErrorf(file, lr.line, "duplicate barcode %s (also on line %d)", quoteField(id), prev)
-		}
-		seen[s] = lr.line
 	}
 	if len(ids) == 0 {
 		return nil, nil, &ParseError{File: file, Msg: "no entries", Err: ErrEmpty}

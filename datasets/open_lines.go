@@ -14,10 +14,19 @@ const (
 	// readBufSize is the buffer of every line reader: big enough that nearly
 	// every line is returned without copying.
 	readBufSize = 1 << 20
-	// maxLineLen bounds a single line (a dense header with many cells can be
-	// long, but not this long).
-	maxLineLen = 1 << 28
+	// maxLineLen bounds a line of a dense matrix file (its header or a data
+	// row): 64 MiB holds a row of 4 million values written with 16 digits,
+	// far beyond any expression matrix stored as text, and keeps a file
+	// with no newline (a 3 GB row) from filling the memory.
+	maxLineLen = 1 << 26
+	// maxTextLine bounds a line of the line-oriented files (MatrixMarket,
+	// features, barcodes, labels), whose lines are a few fields long.
+	maxTextLine = 1 << 20
 )
+
+// utf8BOM is the byte order mark some editors (Excel, Notepad) put before
+// UTF-8 text; it is not part of the first name.
+var utf8BOM = []byte{0xef, 0xbb, 0xbf}
 
 // gzipMagic starts every gzip stream (RFC 1952).
 var gzipMagic = []byte{0x1f, 0x8b}
@@ -32,7 +41,7 @@ func decompress(r io.Reader, file string) (io.Reader, io.Closer, error) {
 		return nil, nil, &ParseError{File: file, Msg: "read: " + err.Error(), Err: err}
 	}
 	if !bytes.Equal(head, gzipMagic) {
-		return br, io.NopCloser(nil), nil
+		return skipBOM(br), io.NopCloser(nil), nil
 	}
 	zr, err := gzip.NewReader(br)
 	if err != nil {
@@ -41,7 +50,46 @@ func decompress(r io.Reader, file string) (io.Reader, io.Closer, error) {
 	// Every pipeline stage reads in big blocks; gunzip runs in its own
 	// goroutine so that it overlaps with parsing.
 	pr := newPipeReader(zr)
-	return pr, pr, nil
+	return &bomReader{r: pr}, pr, nil
+}
+
+// skipBOM drops a UTF-8 byte order mark at the start of br.
+func skipBOM(br *bufio.Reader) *bufio.Reader {
+	if head, _ := br.Peek(len(utf8BOM)); bytes.Equal(head, utf8BOM) {
+		br.Discard(len(utf8BOM))
+	}
+	return br
+}
+
+// bomReader drops a UTF-8 byte order mark at the start of r, which may come
+// in pieces.
+type bomReader struct {
+	r    io.Reader
+	done bool
+	head []byte // bytes read while looking for the mark, not yet returned
+}
+
+func (b *bomReader) Read(p []byte) (int, error) {
+	for !b.done {
+		var one [3]byte
+		n, err := b.r.Read(one[:len(utf8BOM)-len(b.head)])
+		b.head = append(b.head, one[:n]...)
+		if len(b.head) == len(utf8BOM) || err != nil || !bytes.HasPrefix(utf8BOM, b.head) {
+			b.done = true
+			if bytes.Equal(b.head, utf8BOM) {
+				b.head = nil
+			}
+			if err != nil && len(b.head) == 0 {
+				return 0, err
+			}
+		}
+	}
+	if len(b.head) > 0 {
+		n := copy(p, b.head)
+		b.head = b.head[n:]
+		return n, nil
+	}
+	return b.r.Read(p)
 }
 
 // openFile opens path for reading, gunzipping transparently. The returned
@@ -83,12 +131,13 @@ func (m multiCloser) Close() error {
 type lineReader struct {
 	br   *bufio.Reader
 	file string
+	max  int    // longest line accepted
 	line int    // number of the line last returned
 	long []byte // assembly buffer for lines longer than the bufio buffer
 }
 
 func newLineReader(r io.Reader, file string) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, readBufSize), file: file}
+	return &lineReader{br: bufio.NewReaderSize(r, readBufSize), file: file, max: maxTextLine}
 }
 
 // next returns the next line without its "\n" or "\r\n", valid until the
@@ -99,8 +148,8 @@ func (lr *lineReader) next() ([]byte, error) {
 	if err == bufio.ErrBufferFull {
 		lr.long = append(lr.long[:0], b...)
 		for err == bufio.ErrBufferFull {
-			if len(lr.long) > maxLineLen {
-				return nil, parseErrorf(lr.file, lr.line+1, "line longer than %d bytes", maxLineLen)
+			if len(lr.long) > lr.max {
+				return nil, parseErrorf(lr.file, lr.line+1, "line longer than %d bytes: not a text file of this kind", lr.max)
 			}
 			b, err = lr.br.ReadSlice('\n')
 			lr.long = append(lr.long, b...)

@@ -25,6 +25,8 @@ type Summary struct {
 	KeptCells     int    `json:"kept_cells"`
 	SelectedGenes int    `json:"selected_genes"`
 	Preprocessing []Step `json:"preprocessing"`
+	// Warnings are the data set's (see Dataset.Warnings).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // LabelJoin is the JSON form of a LabelReport.
@@ -48,6 +50,7 @@ func Summarize(d *Dataset, p *Preprocessed, r *LabelReport) Summary {
 		NonZero:   d.X.NNZ(),
 		ValueType: d.ValueType.String(),
 		Classes:   []ClassCount{},
+		Warnings:  d.Warnings,
 	}
 	if total := float64(s.Cells) * float64(s.Genes); total > 0 {
 		s.Sparsity = 1 - float64(s.NonZero)/total

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -92,7 +93,7 @@ false-negative rate any attacker can reach at each false-positive rate.`,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			out, err := bf.compute(cmd)
 			if err != nil {
-				return err
+				return budgetInputError(err)
 			}
 			if bf.asJSON {
 				enc := json.NewEncoder(env.Stdout)
@@ -306,4 +307,24 @@ func writeBudget(w io.Writer, o *budgetOutput) {
 		p("  FL-DP                     ε_l = %-10.6g δ_l = %.6g, σ = %.6g", b.EpsilonL, b.DeltaL, b.SigmaL)
 		p("audited: client-level ε = %.6g at δ = %g (sensitivity 2C, μ-GDP composition over epochs, no shuffle credit)", b.EpsilonAudited, o.Delta)
 	}
+}
+
+// budgetFlagOf names the flag behind each accountant input.
+var budgetFlagOf = map[string]string{
+	"sample rate q": "--q", "noise multiplier": "--sigma", "steps": "--steps", "delta": "--delta",
+	"epsilon": "--epsilon or --target-epsilon", "rho": "--rho", "sensitivity": "--sensitivity",
+	"PLD discretisation interval": "--interval", "number of points": "--points",
+	"clients": "--clients", "epochs": "--epochs", "clip": "--clip",
+}
+
+// budgetInputError names the flag behind an input the accountant refused.
+// It stays a runtime error (exit 1), as budget has always reported them.
+func budgetInputError(err error) error {
+	var ie *accountant.InputError
+	if errors.As(err, &ie) {
+		if flag, ok := budgetFlagOf[ie.Name]; ok {
+			return fmt.Errorf("%s: %w", flag, err)
+		}
+	}
+	return err
 }

@@ -1,5 +1,6 @@
 // Package cli is dpscope's command line: the subcommands, their flags, and
-// the exit codes (0 success, 1 runtime error, 2 usage error).
+// the exit codes (0 success, 1 runtime error, 2 usage error, 130 interrupted
+// while a command could not stop by itself, 141 output pipe closed).
 //
 // It knows nothing of terminals: main.go passes in the function that starts
 // the TUI, so main stays the only importer of tui.
@@ -10,6 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -19,7 +24,21 @@ const (
 	ExitOK      = 0
 	ExitRuntime = 1
 	ExitUsage   = 2
+	// ExitInterrupted is returned when a signal ended a command that did
+	// not finish within stopGrace (a load, a computation, a blocked open):
+	// 128 + SIGINT, as shells report it.
+	ExitInterrupted = 130
+	// ExitBrokenPipe is returned when standard output was closed by its
+	// reader (`| head`): 128 + SIGPIPE, as shells report it.
+	ExitBrokenPipe = 141
 )
+
+// stopGrace is how long Execute waits, after its context is cancelled, for
+// the command to end by itself before abandoning it. Commands that watch the
+// context (run) end well within it; the others (loading, the accountants)
+// cannot be interrupted and are abandoned, so that a signal always ends the
+// process within a second.
+const stopGrace = 900 * time.Millisecond
 
 // Env is what the commands need from the outside world.
 type Env struct {
@@ -27,6 +46,8 @@ type Env struct {
 	// LaunchTUI starts the interactive screen on a loaded data set and
 	// returns when the user quits.
 	LaunchTUI func(ctx context.Context, data *Loaded) error
+
+	temps *tempDirs // unfinished --out folders, set by Execute
 }
 
 // usageError marks an error as the user's misuse of the command line.
@@ -41,13 +62,62 @@ func usagef(format string, args ...any) error {
 }
 
 // Execute runs the command line args (without the program name) and returns
-// the process exit code. Errors are printed to env.Stderr.
+// the process exit code. Errors are printed to env.Stderr. A failed write to
+// env.Stdout is an error too (exit 1, or 141 for a closed pipe): output that
+// did not arrive is never a success. When ctx is cancelled (a signal) and the
+// command does not end within stopGrace, Execute removes the temporary
+// folders of unfinished --out runs and returns ExitInterrupted; the command's
+// goroutine is left behind, for the process to exit.
 func Execute(ctx context.Context, args []string, env Env) int {
+	out := &guardedWriter{w: env.Stdout}
+	errOut := &guardedWriter{w: env.Stderr}
+	env.Stdout, env.Stderr = out, errOut
+	env.temps = newTempDirs()
+	done := make(chan int, 1)
+	go func() { done <- execute(ctx, args, env, out) }()
+	select {
+	case code := <-done:
+		return code
+	case <-ctx.Done():
+	}
+	select {
+	case code := <-done:
+		return code
+	case <-time.After(stopGrace):
+	}
+	// The command is stuck in something that cannot be interrupted. Nothing
+	// it writes from now on reaches the caller.
+	out.close()
+	errOut.close()
+	env.temps.abandon()
+	fmt.Fprintf(errOut.w, "dpscope: %s: interrupted (%v)\n", commandName(args), context.Cause(ctx))
+	return ExitInterrupted
+}
+
+// commandName names the command of args for a message.
+func commandName(args []string) string {
+	name := "dpscope"
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			break
+		}
+		name += " " + a
+	}
+	return name
+}
+
+// execute is Execute without the interrupt watchdog.
+func execute(ctx context.Context, args []string, env Env, out *guardedWriter) int {
 	root := newRootCmd(env)
 	root.SetArgs(args)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	err := root.ExecuteContext(ctx)
+	if werr := out.failed(); werr != nil && (err == nil || !strings.Contains(err.Error(), "standard output")) {
+		// The output that failed is what the user is missing: say so,
+		// whatever error the command met by writing on regardless.
+		err = runtimeError{outputError(werr)}
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -55,6 +125,8 @@ func Execute(ctx context.Context, args []string, env Env) int {
 	var ue usageError
 	var re runtimeError
 	switch {
+	case errors.Is(err, syscall.EPIPE):
+		return ExitBrokenPipe
 	case errors.As(err, &ue):
 		fmt.Fprintln(env.Stderr, "Run 'dpscope --help' for usage.")
 		return ExitUsage
@@ -66,6 +138,62 @@ func Execute(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "Run 'dpscope --help' for usage.")
 		return ExitUsage
 	}
+}
+
+// outputError says that standard output failed.
+func outputError(err error) error { return fmt.Errorf("writing to standard output: %w", err) }
+
+// guardedWriter remembers the first write error of w, after which every
+// write fails with it, so that a command can check once, at the end or
+// between steps, whether its output arrived. After close, writes fail
+// without reaching w. Safe for concurrent use.
+type guardedWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	err    error
+	closed bool
+}
+
+func (g *guardedWriter) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return 0, errOutputClosed
+	}
+	if g.err != nil {
+		return 0, g.err
+	}
+	n, err := g.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	g.err = err
+	return n, err
+}
+
+// failed returns the first write error, or nil.
+func (g *guardedWriter) failed() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.err
+}
+
+func (g *guardedWriter) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+}
+
+// errOutputClosed is what writes of an abandoned command get.
+var errOutputClosed = errors.New("output closed after an interrupt")
+
+// outputFailed returns the first write error of w when w is a guarded
+// writer, else nil.
+func outputFailed(w io.Writer) error {
+	if g, ok := w.(*guardedWriter); ok {
+		return g.failed()
+	}
+	return nil
 }
 
 // runtimeError marks an error that happened while doing the work, after the
@@ -106,6 +234,9 @@ data set (or the one named by --data).`,
 			data, err := lf.load()
 			if err != nil {
 				return err
+			}
+			for _, w := range data.Data.Warnings {
+				fmt.Fprintln(env.Stderr, "dpscope: warning:", w)
 			}
 			return env.LaunchTUI(cmd.Context(), data)
 		}),

@@ -154,5 +154,8 @@ func writeSummary(w io.Writer, s datasets.Summary) error {
 		}
 		fmt.Fprintf(tw, "  %s %s\t%s\n", mark, st.Name, st.Detail)
 	}
+	for _, w := range s.Warnings {
+		fmt.Fprintf(tw, "warning\t%s\n", w)
+	}
 	return tw.Flush()
 }

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
 	"github.com/spf13/cobra"
 
 	"github.com/dpscope/dpscope/core"
@@ -27,6 +26,7 @@ type runFlags struct {
 	manifold   manifoldFlags
 	asJSON     bool
 	outDir     string
+	force      bool
 }
 
 // manifoldFlags are dpmd's own flags; each becomes an entry of
@@ -67,7 +67,10 @@ data, so for exploration only, never covered by the guarantee).
 Settings come from the defaults, then --config FILE.toml, then the flags.
 --json streams every event as one JSON line and ends with a line of
 "type":"summary". --out DIR writes config.toml, events.jsonl, summary.json,
-embedding.tsv and assignments.tsv, each atomically.`,
+and, for methods that cluster, embedding.tsv and assignments.tsv: all of
+them or none, into a new or empty folder (--force replaces an earlier run's
+results). A run that ends before its first step writes nothing; a stopped
+run's folder says so in summary.json.`,
 		Example: `  dpscope run --method dcan --mode paper --layers 1-3 --epsilon 8
   dpscope run --data ../shared/data/pbmc_4k --mode sound --epsilon 4 --json
   dpscope run --config run.toml --out results/`,
@@ -77,7 +80,7 @@ embedding.tsv and assignments.tsv, each atomically.`,
 			if err != nil {
 				return err
 			}
-			return executeRun(cmd.Context(), cfg, rf.asJSON, rf.outDir, env)
+			return executeRun(cmd.Context(), cfg, rf.asJSON, rf.outDir, rf.force, env)
 		}),
 	}
 	f := cmd.Flags()
@@ -112,7 +115,8 @@ embedding.tsv and assignments.tsv, each atomically.`,
 	f.Float64Var(&mf.cp, "CP", 0, "dpmd: sensitivity constant C_P of the projector (paper mode)")
 	f.Float64Var(&mf.cm, "Cm", 0, "dpmd: sensitivity constant C_m of the mean (paper mode)")
 	f.BoolVar(&rf.asJSON, "json", false, "stream events as JSON lines, then a summary line")
-	f.StringVar(&rf.outDir, "out", "", "write config, events, summary, embedding and assignments to this folder")
+	f.StringVar(&rf.outDir, "out", "", "write config, events, summary, embedding and assignments to this new or empty folder")
+	f.BoolVar(&rf.force, "force", false, "let --out replace the results of an earlier run in its folder")
 	return cmd
 }
 
@@ -121,12 +125,8 @@ embedding.tsv and assignments.tsv, each atomically.`,
 func (rf *runFlags) config(cmd *cobra.Command) (core.Config, error) {
 	cfg := defaultRunConfig()
 	if rf.configFile != "" {
-		md, err := toml.DecodeFile(rf.configFile, &cfg)
-		if err != nil {
-			return cfg, fmt.Errorf("config %s: %w", rf.configFile, err)
-		}
-		if undec := md.Undecoded(); len(undec) > 0 {
-			return cfg, fmt.Errorf("config %s: unknown key %q", rf.configFile, undec[0].String())
+		if err := readConfigFile(rf.configFile, &cfg); err != nil {
+			return cfg, err
 		}
 	}
 	set := cmd.Flags().Changed
@@ -164,7 +164,19 @@ func (rf *runFlags) config(cmd *cobra.Command) (core.Config, error) {
 	if err := rf.options(set, &cfg); err != nil {
 		return cfg, err
 	}
+	if cfg.Layers.First < 1 {
+		// Layer 0 does not exist, and a range of zeros would read as
+		// "unset" (the method's default) further on: refuse it here.
+		return cfg, usagef("--layers is %s, layers are numbered from 1 (encoder 1-3, decoder 4-6)", cfg.Layers)
+	}
+	if cfg.Seed > maxSeed {
+		return cfg, usagef("--seed is %d, must be in 0 … %d (2⁶³−1), so that every config file can hold it", cfg.Seed, uint64(maxSeed))
+	}
 	if err := cfg.Validate(); err != nil {
+		if rf.configFile != "" {
+			// The bad value may come from the file: name it.
+			return cfg, usagef("%w (settings from --config %s and the flags)", err, rf.configFile)
+		}
 		return cfg, usageError{err}
 	}
 	return cfg, nil
@@ -216,14 +228,26 @@ func (rf *runFlags) options(set func(string) bool, cfg *core.Config) error {
 
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
+// runGrace is how long a stopped run may take to reach a step boundary
+// before the command gives up on it (an engine still loading or
+// preprocessing its data does not look at Stop) and saves what it has.
+const runGrace = 500 * time.Millisecond
+
 // executeRun starts the run, follows its events to the end and reports.
-// An interrupt (the command's context) stops the run gracefully: the
-// summary of what was done is still printed.
-func executeRun(ctx context.Context, cfg core.Config, asJSON bool, outDir string, env Env) error {
+// An interrupt (the command's context) or a failed write (standard output
+// closed or full, the --out disk full) stops the run gracefully: the summary
+// of what was done is still printed where possible and the --out folder is
+// committed, marked as stopped. A run that ends before its first step, by
+// failure or stop, commits nothing.
+func executeRun(ctx context.Context, cfg core.Config, asJSON bool, outDir string, force bool, env Env) error {
 	var out *runOutput
 	if outDir != "" {
+		temps := env.temps
+		if temps == nil {
+			temps = newTempDirs()
+		}
 		var err error
-		if out, err = newRunOutput(outDir, cfg); err != nil {
+		if out, err = newRunOutput(temps, outDir, force, cfg); err != nil {
 			return err
 		}
 		defer out.discard()
@@ -234,55 +258,112 @@ func executeRun(ctx context.Context, cfg core.Config, asJSON bool, outDir string
 	if err != nil {
 		return err
 	}
-	go func() {
-		select {
-		case <-ctx.Done():
-			run.Stop()
-		case <-run.Done():
-		}
-	}()
 	sum := newSummary(cfg)
 	prog := newProgress(env.Stderr, !asJSON)
-	for ev := range run.Events() {
-		sum.observe(ev)
-		prog.observe(ev)
-		if asJSON || out != nil {
-			line, err := eventJSON(ev)
-			if err != nil {
+	var (
+		stopCause error            // why the command stopped the run
+		giveUp    <-chan time.Time // set once the run is asked to stop
+		interrupt = ctx.Done()
+		ended     bool // the engine sent its last event
+	)
+	stop := func(cause error) {
+		stopCause, interrupt = cause, nil
+		run.Stop()
+		giveUp = time.After(runGrace)
+	}
+loop:
+	for {
+		select {
+		case ev, ok := <-run.Events():
+			if !ok {
+				ended = true
+				break loop
+			}
+			if err := followEvent(ev, sum, prog, asJSON, out, env); err != nil {
 				return err
 			}
-			if asJSON {
-				fmt.Fprintln(env.Stdout, string(line))
+			if stopCause != nil {
+				continue
 			}
-			if out != nil {
-				out.event(line)
+			if err := outputFailed(env.Stdout); err != nil {
+				stop(outputError(err))
+			} else if err := out.failedOrNil(); err != nil {
+				stop(err)
 			}
-		}
-		if r, ok := ev.(core.ResultEvent); ok && out != nil {
-			out.result(r)
+		case <-interrupt:
+			stop(fmt.Errorf("interrupted (%v)", context.Cause(ctx)))
+		case <-giveUp:
+			// The engine is in something it cannot leave at once (loading,
+			// preprocessing): it is abandoned and ends with the process.
+			break loop
 		}
 	}
 	prog.finish()
 	sum.finish()
+	if stopCause != nil && !ended {
+		sum.Stopped = true
+	}
+	if stopCause != nil && sum.Stopped {
+		sum.StopReason = stopCause.Error()
+	}
 	if out != nil {
-		if err := out.commit(sum); err != nil {
-			return err
+		if !sum.progressed() {
+			fmt.Fprintf(env.Stderr, "dpscope: --out %s: nothing written, the run ended before its first step\n", out.dir)
+		} else if err := out.commit(sum); err != nil {
+			return errors.Join(stopCause, err)
 		}
 	}
-	if asJSON {
-		b, err := json.Marshal(sum)
-		if err != nil {
-			return err
+	if outputFailed(env.Stdout) == nil {
+		if asJSON {
+			b, err := json.Marshal(sum)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(env.Stdout, string(b))
+		} else {
+			sum.write(env.Stdout)
 		}
-		fmt.Fprintln(env.Stdout, string(b))
-	} else {
-		sum.write(env.Stdout)
 	}
 	switch {
+	case stopCause != nil && sum.Stopped:
+		return fmt.Errorf("run stopped before the end of its schedule: %w", stopCause)
+	case stopCause != nil:
+		return stopCause
 	case sum.err != nil:
 		return sum.err
 	case sum.Stopped:
 		return errors.New("run stopped before the end of its schedule")
+	}
+	if err := outputFailed(env.Stdout); err != nil {
+		return outputError(err)
+	}
+	return nil
+}
+
+// followEvent folds one event into the summary and the progress bar and
+// writes it where --json and --out say.
+func followEvent(ev core.Event, sum *runSummary, prog *progress, asJSON bool, out *runOutput, env Env) error {
+	sum.observe(ev)
+	prog.observe(ev)
+	if asJSON || out != nil {
+		line, err := eventJSON(ev)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			fmt.Fprintln(env.Stdout, string(line))
+		}
+		if out != nil {
+			out.event(line)
+		}
+	}
+	if out != nil {
+		switch ev := ev.(type) {
+		case core.ResultEvent:
+			out.result(ev)
+		case core.EmbeddingEvent:
+			out.embedding(ev)
+		}
 	}
 	return nil
 }

@@ -16,6 +16,8 @@ import (
 // of --out. Metrics are nil when the run reported none.
 type runSummary struct {
 	Type             string             `json:"type"` // "summary"
+	Schema           int                `json:"schema"`
+	Version          string             `json:"dpscope_version"`
 	Data             string             `json:"data"`
 	Method           string             `json:"method"`
 	Mode             string             `json:"mode"`
@@ -32,16 +34,22 @@ type runSummary struct {
 	Steps            int                `json:"steps"`
 	Seconds          float64            `json:"seconds"`
 	Stopped          bool               `json:"stopped"`
+	StopReason       string             `json:"stop_reason,omitempty"`
 	Warnings         []string           `json:"warnings"`
 	Error            string             `json:"error,omitempty"`
 
-	start time.Time
-	err   error
+	start     time.Time
+	err       error
+	sawResult bool
 }
+
+// summarySchema numbers the layout of runSummary; it grows when a field
+// changes meaning or goes away, so that readers can refuse a newer one.
+const summarySchema = 1
 
 func newSummary(cfg core.Config) *runSummary {
 	return &runSummary{
-		Type: "summary", Data: cfg.Data, Method: cfg.Method, Mode: string(cfg.Mode), Delta: cfg.Delta,
+		Type: "summary", Schema: summarySchema, Version: version(), Data: cfg.Data, Method: cfg.Method, Mode: string(cfg.Mode), Delta: cfg.Delta,
 		Epsilon: map[string]float64{}, EpsilonPublished: map[string]float64{}, Metrics: map[string]float64{},
 		Guarantee: string(core.GuaranteeNone), GuaranteeReasons: []string{}, Warnings: []string{},
 		start: time.Now(),
@@ -83,15 +91,24 @@ func (s *runSummary) observe(ev core.Event) {
 				s.Silhouette = &val
 			}
 		}
+	case core.ResultEvent, core.EmbeddingEvent:
+		s.sawResult = true
 	case core.WarningEvent:
 		s.Warnings = append(s.Warnings, ev.Message)
 	case core.DoneEvent:
 		s.Stopped = ev.Stopped
+		if ev.Stopped {
+			s.StopReason = ev.Reason
+		}
 	case core.ErrorEvent:
 		s.err = ev.Err
 		s.Error = ev.Err.Error()
 	}
 }
+
+// progressed reports whether the run got anywhere: a step, a metric or a
+// result. A run that did not is not worth a result folder.
+func (s *runSummary) progressed() bool { return s.Steps > 0 || s.sawResult }
 
 func (s *runSummary) finish() { s.Seconds = time.Since(s.start).Seconds() }
 
@@ -103,7 +120,11 @@ func (s *runSummary) write(w io.Writer) {
 		fmt.Fprintf(tw, "error\t%s\n", s.Error)
 	}
 	if s.Stopped {
-		fmt.Fprintf(tw, "stopped\tbefore the end of its schedule\n")
+		fmt.Fprintf(tw, "stopped\tbefore the end of its schedule")
+		if s.StopReason != "" {
+			fmt.Fprintf(tw, ": %s", s.StopReason)
+		}
+		fmt.Fprintln(tw)
 	}
 	fmt.Fprintf(tw, "guarantee\t%s\n", s.Guarantee)
 	for _, r := range s.GuaranteeReasons {
