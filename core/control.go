@@ -9,8 +9,9 @@ import (
 // pauses and patches at Checkpoint. Safe for concurrent use.
 type Control struct {
 	bus *bus
-	// options are the Patch.Options keys the engine takes (OptionPatcher).
-	options []string
+	// specs are the method's options: the Live ones are the Patch.Options
+	// keys the engine takes.
+	specs []OptionSpec
 
 	mu      sync.Mutex
 	patches []Patch
@@ -45,7 +46,7 @@ func (c *Control) Checkpoint(ctx context.Context) ([]Patch, error) {
 			for _, p := range ps {
 				err := p.Validate()
 				if err == nil {
-					err = p.checkOptions(c.options)
+					err = p.checkOptions(c.specs)
 				}
 				if err != nil {
 					c.Emit(PatchEvent{Patch: p, Err: err.Error()})

@@ -42,12 +42,12 @@ func (s scripted) Run(ctx context.Context, ctl *core.Control) error {
 }
 
 func init() {
-	core.Register("test-scripted", func(cfg core.Config) (core.Engine, error) {
+	core.Register(core.Method{Name: "test-scripted", Family: core.FamilyDPSGD, New: func(cfg core.Config) (core.Engine, error) {
 		return scripted{cfg: cfg, steps: 10 + int(cfg.Seed)}, nil
-	})
-	core.Register("test-slow", func(cfg core.Config) (core.Engine, error) {
+	}})
+	core.Register(core.Method{Name: "test-slow", Family: core.FamilyDPSGD, New: func(cfg core.Config) (core.Engine, error) {
 		return scripted{cfg: cfg, steps: 1 << 20, delay: time.Millisecond}, nil
-	})
+	}})
 }
 
 func TestRunJSONLinesEndWithSummary(t *testing.T) {
