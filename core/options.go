@@ -168,7 +168,11 @@ func (s OptionSpec) want() string {
 	kind := map[Kind]string{KindInt: "an integer", KindFloat: "a finite number", KindBool: "true or false",
 		KindChoice: "one of " + strings.Join(s.Choices, ", "), KindString: "a non-empty value"}[s.Kind]
 	if r := s.RangeText(); r != "" && (s.Kind == KindInt || s.Kind == KindFloat) {
-		kind += " in " + r
+		if strings.HasPrefix(r, "≥") || strings.HasPrefix(r, "≤") {
+			kind += " " + r
+		} else {
+			kind += " in " + r
+		}
 	}
 	return kind
 }

@@ -274,7 +274,7 @@ func (b *budgetPane) text(w int) string {
 		}
 		step := "step"
 		if f := b.params.V().Family(); f != FamilyDCAN {
-			step = f.stepWord()
+			step = stepWord(f)
 		}
 		add(st.BoxTitle.Render(fmt.Sprintf("ledger at %s %d (δ %.3g)", step, bg.Step, bg.Delta)))
 		if longest(names) > 10 {

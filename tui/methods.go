@@ -1,22 +1,28 @@
 package tui
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 
 	"github.com/dpscope/dpscope/core"
-	"github.com/dpscope/dpscope/core/fed"
-	"github.com/dpscope/dpscope/core/manifold"
 )
 
-// ManifoldKinds are the choices of DP-MD's manifold control: the synthetic
-// manifolds of core/manifold, then "data" for the loaded data set.
-var ManifoldKinds = []string{"circle", "sphere", "torus", "swissroll", "data"}
+// dataKind is the manifold control's choice for the loaded data set.
+const dataKind = "data"
 
-// ManifoldParams are DP-MD's settings (core/manifold's Params, as Options).
+// syntheticPrefix starts a synthetic manifold's data spec ("manifold:KIND").
+const syntheticPrefix = "manifold:"
+
+// manifoldKinds are the choices of the manifold control: the method's
+// synthetic manifolds (its option "manifold"), then the loaded data set.
+func manifoldKinds(v Variant) []string {
+	s, _ := v.desc.Option("manifold")
+	return append(slices.Clone(s.Choices), dataKind)
+}
+
+// ManifoldParams are a denoising method's settings, as Options.
 type ManifoldParams struct {
-	Kind    string  // one of ManifoldKinds
+	Kind    string  // one of manifoldKinds
 	D       int     // ambient dimension (synthetic)
 	N       int     // references (synthetic)
 	Queries int     // queries (synthetic)
@@ -33,22 +39,51 @@ type ManifoldParams struct {
 // offered as a hint: dpscope defaults to 1e-5.
 const PaperDelta = 0.1
 
-// defaultManifoldParams keeps a run to seconds: a sphere in R^20 with 5,000
-// references and 200 queries.
+// optionValue is the value of key for variant v: its preset's, else the
+// spec's default, else "".
+func optionValue(v Variant, key string) string {
+	if s, ok := v.preset.Options[key]; ok {
+		return s
+	}
+	s, _ := v.desc.Option(key)
+	return s.DefaultText()
+}
+
+func optionInt(v Variant, key string) int {
+	n, _ := strconv.Atoi(optionValue(v, key))
+	return n
+}
+
+func optionFloat(v Variant, key string) float64 {
+	f, _ := strconv.ParseFloat(optionValue(v, key), 64)
+	return f
+}
+
+// defaultManifoldParams are the first denoising variant's preset (a run of
+// seconds) over its options' defaults.
 func defaultManifoldParams() ManifoldParams {
-	return ManifoldParams{Kind: "sphere", D: 20, N: 5000, Queries: 200, Noise: manifold.DefaultSigma,
-		T: manifold.DefaultT, Theta: manifold.DefaultTheta, Epsilon: 1, Delta: 1e-5}
+	v := Variants()[variantIndex(FamilyManifold)]
+	kind := optionValue(v, "manifold")
+	if kind == "" {
+		kind = dataKind
+	}
+	return ManifoldParams{Kind: kind, D: optionInt(v, "D"), N: optionInt(v, "n"), Queries: optionInt(v, "queries"),
+		Noise: optionFloat(v, "sigma"), T: optionInt(v, "T"), Theta: optionFloat(v, "theta"), Epsilon: 1, Delta: 1e-5}
 }
 
 // Synthetic reports whether the run denoises a generated manifold (not the
 // loaded data set).
-func (m ManifoldParams) Synthetic() bool { return m.Kind != "data" }
+func (m ManifoldParams) Synthetic() bool { return m.Kind != dataKind }
 
 // Splits are the choices of the federated split control (datasets.ParseSplit).
 var Splits = []string{"iid", "equal", "noniid:2", "dirichlet:0.5"}
 
-// Protocols are PPML-Omics' decentralized randomizations.
-var Protocols = []string{"swap", "fisher-yates"}
+// protocols are the choices of the method's option "protocol" (PPML-Omics'
+// decentralized randomizations).
+func protocols(v Variant) []string {
+	s, _ := v.desc.Option("protocol")
+	return s.Choices
+}
 
 // FedParams are the federated methods' settings.
 type FedParams struct {
@@ -56,7 +91,7 @@ type FedParams struct {
 	Rounds      int
 	LocalEpochs int
 	Split       string // one of Splits
-	Protocol    string // one of Protocols (ppml-omics)
+	Protocol    string // one of protocols (a method with option "protocol")
 	Epsilon     float64
 	Delta       float64
 	Clip        float64
@@ -65,16 +100,28 @@ type FedParams struct {
 	of int // the federated variant whose defaults the settings follow
 }
 
-// defaultFedParams returns v's defaults (core/fed's, with fewer FedSC
-// rounds so an interactive run takes seconds to a minute).
+// defaultFedParams returns v's defaults: its preset's clients, rounds,
+// local epochs, clip and split (a run of seconds to a minute).
 func defaultFedParams(v Variant) FedParams {
-	p := FedParams{Clients: fed.DefaultClientsFL, Rounds: fed.DefaultRoundsAE, LocalEpochs: fed.DefaultLocalEpochsAE,
-		Split: "equal", Protocol: "swap", Epsilon: 5, Delta: 1e-5, Clip: 5, of: slices.Index(Variants, v)}
-	switch {
-	case v.Method == "fedsc":
-		p.Clients, p.Rounds, p.LocalEpochs, p.Split, p.Clip = fed.DefaultClientsFedSC, 10, fed.DefaultLocalEpochsBYOL, "iid", 1
-	case v.Mode != core.ModeNonPrivate:
-		p.Clients = fed.DefaultClientsDP
+	p := FedParams{Clients: v.preset.Clients, Rounds: 5, LocalEpochs: 1, Split: "equal", Protocol: "swap",
+		Epsilon: 5, Delta: 1e-5, Clip: v.preset.Clip, of: slices.IndexFunc(Variants(), func(w Variant) bool { return w.Label == v.Label })}
+	if len(v.preset.Epochs) > 0 {
+		p.Rounds = v.preset.Epochs[0]
+	}
+	if len(v.preset.Epochs) > 1 {
+		p.LocalEpochs = v.preset.Epochs[1]
+	}
+	if s := v.preset.Options["split"]; s != "" {
+		p.Split = s
+	}
+	if s, ok := v.desc.Option("protocol"); ok {
+		p.Protocol = s.DefaultText()
+	}
+	if p.Clients == 0 {
+		p.Clients = 5
+	}
+	if p.Clip == 0 {
+		p.Clip = 1
 	}
 	return p
 }
@@ -101,13 +148,13 @@ func (p FedParams) follow(from, to Variant) FedParams {
 	return p
 }
 
-// SetVariant switches the method control to Variants[i]. The federated
+// SetVariant switches the method control to Variants()[i]. The federated
 // settings still at the last federated method's defaults take the new
 // one's.
 func (p *Params) SetVariant(i int) {
 	p.Variant = i
 	if to := p.V(); to.Family() == FamilyFed {
-		p.Fed = p.Fed.follow(Variants[p.Fed.of], to)
+		p.Fed = p.Fed.follow(Variants()[p.Fed.of], to)
 		p.Fed.of = i
 	}
 }
@@ -116,7 +163,7 @@ func (p *Params) SetVariant(i int) {
 // synthetic manifold, the loaded data set otherwise.
 func (p Params) ManifoldData() string {
 	if p.Manifold.Synthetic() {
-		return manifold.SpecPrefix + p.Manifold.Kind
+		return syntheticPrefix + p.Manifold.Kind
 	}
 	return p.Data
 }
@@ -155,7 +202,7 @@ func (p Params) fedConfig(method string) core.Config {
 	c := core.Config{Data: p.Data, Method: method, Mode: p.V().Mode, Clip: 1, SampleRate: 1, Seed: p.Seed,
 		Clients: f.Clients, Epochs: []int{f.Rounds, f.LocalEpochs},
 		Options: map[string]string{"split": f.Split}}
-	if p.V().Method == "ppml-omics" {
+	if _, ok := p.V().desc.Option("protocol"); ok {
 		c.Options["protocol"] = f.Protocol
 	}
 	if p.Private() {
@@ -198,7 +245,7 @@ func (p *Params) clip() *float64 {
 func (p Params) dpsgd() bool { return p.Private() && p.V().Family() == FamilyDCAN }
 
 // stepWord is what one x step of the Run charts is for the family.
-func (f Family) stepWord() string {
+func stepWord(f Family) string {
 	switch f {
 	case FamilyManifold:
 		return "iteration"
@@ -220,35 +267,31 @@ func (p Params) plannedSteps() int {
 	return p.Steps()
 }
 
-// fedVariant returns core/fed's variant of a federated method.
-func fedVariant(method string) fed.Variant {
-	v, err := fed.ParseVariant(method)
-	if err != nil {
-		return fed.FL
+// genericConfig is the run of a method whose family has no form of its
+// own: the common fields and its options as typed. Clip and SampleRate
+// are validated by core for every method: 1.
+func (p Params) genericConfig(method string) core.Config {
+	c := core.Config{Data: p.Data, Method: method, Mode: p.V().Mode, Clip: 1, SampleRate: 1, Seed: p.Seed}
+	for k, v := range p.Opts {
+		if _, ok := p.V().desc.Option(k); ok && v != "" {
+			if c.Options == nil {
+				c.Options = map[string]string{}
+			}
+			c.Options[k] = v
+		}
 	}
-	return v
+	if p.Private() {
+		c.Epsilon, c.Delta = p.Epsilon, p.Delta
+	}
+	return c
 }
 
-// expectedOther is the guarantee of a DP-MD or federated variant before
-// its engine states it: core/fed's own reading, and METHODS.md §2 for DP-MD.
+// expectedOther is the guarantee of a variant of a family other than
+// DP-SGD before its engine states it: what its method's Expect says of
+// the run's config.
 func expectedOther(pr Params) (core.Guarantee, []string) {
-	v := pr.V()
-	if v.Family() == FamilyFed {
-		proto, _ := fed.ParseProtocol(pr.Fed.Protocol)
-		eps := pr.Fed.Epsilon
-		if pr.Fed.Sigma != 0 {
-			eps = 0
-		}
-		return fed.Reasons(fedVariant(v.Method), v.Mode, eps, proto)
+	if e := pr.V().desc.Expect; e != nil {
+		return e(pr.Config(""))
 	}
-	switch v.Mode {
-	case core.ModeNonPrivate:
-		return core.GuaranteeNone, []string{"non-private denoising: the utility ceiling, no noise"}
-	case core.ModeSound:
-		return core.GuaranteeFormal, []string{"numerator and mass released separately with a public floor, a private second moment for the tangents, every query moved: (ε, δ)-DP by zCDP, under the assumptions the engine lists"}
-	}
-	return core.GuaranteeConditional, []string{
-		"the paper's sensitivity bounds hold only with high probability and their constants C_P, C_m are unspecified",
-		"the \"fewer than d + 1 neighbours → unchanged\" rule publishes a noiseless count",
-		fmt.Sprintf("the paper's experiments use δ = %g; dpscope defaults to 1e-5", PaperDelta)}
+	return "", nil
 }

@@ -9,14 +9,14 @@ import (
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/fed"
-	"github.com/dpscope/dpscope/core/manifold"
+	_ "github.com/dpscope/dpscope/core/manifold" // registers dpmd
 )
 
 // selectMethod steps the method control from the default (DP-DCAN paper)
 // to the variant labelled label, with the keys a user would press.
 func selectMethod(t *testing.T, m Model, label string) Model {
 	t.Helper()
-	for range Variants {
+	for range Variants() {
 		if runPaneOf(m).Params().V().Label == label {
 			return m
 		}
@@ -70,20 +70,13 @@ func TestMethodConfigs(t *testing.T) {
 			if err := cfg.Validate(); err != nil {
 				t.Fatalf("core rejects the config: %v", err)
 			}
-			switch tc.method {
-			case "dpmd":
-				if _, err := manifold.New(cfg, manifold.Params{}); err != nil {
-					t.Errorf("dpmd rejects the config: %v", err)
-				}
-			case "dcan":
-			default:
-				p, err := fed.ParamsFromOptions(cfg.Options)
-				if err == nil {
-					_, err = fed.New(cfg, fedVariant(cfg.Method), p)
-				}
-				if err != nil {
-					t.Errorf("%s rejects the config: %v", cfg.Method, err)
-				}
+			// The engine itself, through its descriptor (New loads no data).
+			desc, err := core.LookupMethod(cfg.Method)
+			if err == nil {
+				_, err = desc.New(cfg)
+			}
+			if err != nil {
+				t.Errorf("%s rejects the config: %v", cfg.Method, err)
 			}
 			if runPaneOf(m).charts.started || m.RunState() != RunIdle {
 				t.Error("picking a method started a run")

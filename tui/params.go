@@ -3,62 +3,64 @@ package tui
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
 )
 
-// Variant is a method as the user picks it: a registered engine method, a
-// mode and, for DPE-DCAN, a fixed layer range.
+// Variant is a method as the user picks it: one preset of a registered
+// method (core.Method.Entries), with its mode, an optional fixed layer
+// range and preset settings.
 type Variant struct {
 	Label  string
-	Method string // the engine's registered name: dcan, dpmd, fl, fl-dp, ppml-omics, fedsc
+	Method string // the engine's registered name
 	Mode   core.Mode
 	Layers *core.LayerRange // fixed range; nil: the user's
+	desc   core.Method
+	preset core.Preset
 }
 
-// Family is the kind of engine behind a variant: it decides the controls
-// the Run pane shows and how the charts read.
-type Family int
+// Family is the kind of engine behind a variant (core.Family): it decides
+// the controls the Run pane shows and how the charts read.
+type Family = core.Family
 
-// The engine families.
+// The engine families with a form of their own; any other family (e.g.
+// core.FamilyClustering) gets the common fields and its options'.
 const (
-	FamilyDCAN     Family = iota // DP-SGD on an autoencoder: layers, q, epochs per stage
-	FamilyManifold               // DP manifold denoising: iterations over queries
-	FamilyFed                    // federated: rounds over clients
+	FamilyDCAN     = core.FamilyDPSGD     // DP-SGD on an autoencoder: layers, q, epochs per stage
+	FamilyManifold = core.FamilyDenoising // DP manifold denoising: iterations over queries
+	FamilyFed      = core.FamilyFederated // federated: rounds over clients
 )
 
 // Family returns the variant's engine family.
-func (v Variant) Family() Family {
-	switch v.Method {
-	case "dpmd":
-		return FamilyManifold
-	case "fl", "fl-dp", "ppml-omics", "fedsc":
-		return FamilyFed
+func (v Variant) Family() Family { return v.desc.Family }
+
+// Desc returns the descriptor of the variant's method.
+func (v Variant) Desc() core.Method { return v.desc }
+
+// Variants are the choices of the method control, in order: every preset
+// of every registered method (core.Methods). Registration ends with the
+// init functions, so the list is built once, at its first use.
+var Variants = sync.OnceValue(func() []Variant {
+	var out []Variant
+	for _, m := range core.Methods() {
+		for _, p := range m.Entries() {
+			out = append(out, Variant{Label: p.Label, Method: m.Name, Mode: p.Mode, Layers: p.Layers, desc: m, preset: p})
+		}
 	}
-	return FamilyDCAN
-}
+	return out
+})
 
-// Variants are the choices of the method control, in order.
-var Variants = []Variant{
-	{Label: "DCAN", Method: "dcan", Mode: core.ModeNonPrivate},
-	{Label: "DP-DCAN paper", Method: "dcan", Mode: core.ModePaper},
-	{Label: "DPE-DCAN", Method: "dcan", Mode: core.ModePaper, Layers: &core.LayerRange{First: 1, Last: 6}},
-	{Label: "DP-DCAN sound", Method: "dcan", Mode: core.ModeSound, Layers: &core.LayerRange{First: 1, Last: 6}},
-	{Label: "DP-MD paper", Method: "dpmd", Mode: core.ModePaper},
-	{Label: "DP-MD sound", Method: "dpmd", Mode: core.ModeSound},
-	{Label: "DP-MD non-private", Method: "dpmd", Mode: core.ModeNonPrivate},
-	{Label: "FL", Method: "fl", Mode: core.ModeNonPrivate},
-	{Label: "FL-DP", Method: "fl-dp", Mode: core.ModePaper},
-	{Label: "PPML-Omics paper", Method: "ppml-omics", Mode: core.ModePaper},
-	{Label: "PPML-Omics sound", Method: "ppml-omics", Mode: core.ModeSound},
-	{Label: "FedSC", Method: "fedsc", Mode: core.ModeNonPrivate},
-	{Label: "FedSC + client DP", Method: "fedsc", Mode: core.ModeSound},
+// variantIndex is the index of the first variant of family f (0 if none).
+func variantIndex(f Family) int {
+	for i, v := range Variants() {
+		if v.Family() == f {
+			return i
+		}
+	}
+	return 0
 }
-
-// fedFirst is the index of FL, the first federated method, whose defaults
-// the federated settings start from.
-const fedFirst = 7
 
 // NumLayers is the number of autoencoder layers in the layer strip:
 // encoder 1–3, decoder 4–6.
@@ -82,6 +84,9 @@ type Params struct {
 	Manifold ManifoldParams
 	// Fed are the federated methods' settings (FamilyFed).
 	Fed FedParams
+	// Opts are the own options of a method of another family, by key, as
+	// typed (its OptionSpecs make the fields).
+	Opts map[string]string
 }
 
 // DefaultParams returns the paper's defaults (METHODS.md §1): ε 4, δ 1e-5,
@@ -94,10 +99,11 @@ func DefaultParams(data string, seed uint64) Params {
 // defaultParams is DefaultParams with the epochs per stage given.
 func defaultParams(data string, seed uint64, epochs [2]int) Params {
 	p := Params{
-		Variant: 1, Data: data, Epsilon: 4, Delta: 1e-5, Clip: 0.1,
+		Variant: min(variantIndex(FamilyDCAN)+1, len(Variants())-1), Data: data, Epsilon: 4, Delta: 1e-5, Clip: 0.1,
 		Layers: core.LayerRange{First: 1, Last: 3}, SampleRate: 0.1,
 		Epochs: epochs, Accountant: "rdp", Seed: seed,
-		Manifold: defaultManifoldParams(), Fed: defaultFedParams(Variants[fedFirst]),
+		Manifold: defaultManifoldParams(), Fed: defaultFedParams(Variants()[variantIndex(FamilyFed)]),
+		Opts: map[string]string{},
 	}
 	if s, err := SolveSigma(p.Epsilon, p.Delta, p.SampleRate, p.Steps(), nil); err == nil {
 		p.Sigma = s
@@ -108,7 +114,7 @@ func defaultParams(data string, seed uint64, epochs [2]int) Params {
 }
 
 // V returns the chosen variant.
-func (p Params) V() Variant { return Variants[p.Variant] }
+func (p Params) V() Variant { return Variants()[p.Variant] }
 
 // Private reports whether the variant adds noise.
 func (p Params) Private() bool { return p.V().Mode != core.ModeNonPrivate }
@@ -141,6 +147,9 @@ func (p Params) Config(method string) core.Config {
 		return p.manifoldConfig(method)
 	case FamilyFed:
 		return p.fedConfig(method)
+	case FamilyDCAN:
+	default:
+		return p.genericConfig(method)
 	}
 	c := core.Config{
 		Data: p.Data, Method: method, Mode: p.V().Mode, SampleRate: p.SampleRate,

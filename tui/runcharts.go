@@ -129,7 +129,7 @@ func (rc *runCharts) observe(ev core.Event) {
 			// "round 1: K = 30, equal"
 			_, k, _ := strings.Cut(title, ", ")
 			k, _, _ = strings.Cut(strings.Replace(k, " clients,", ",", 1), " split")
-			rc.segments = append(rc.segments, fmt.Sprintf("%s %d: %s", rc.family.stepWord(), rc.lastStep+1, k))
+			rc.segments = append(rc.segments, fmt.Sprintf("%s %d: %s", stepWord(rc.family), rc.lastStep+1, k))
 		}
 		rc.planStages(ev)
 	case core.StepEvent:
@@ -183,7 +183,7 @@ func (rc *runCharts) observe(ev core.Event) {
 					rc.xy[i].AddMarker(float64(ev.Step))
 				}
 			}
-			rc.lastPatch = fmt.Sprintf("▼ %s @ %s %d", ev.Patch.String(), rc.family.stepWord(), ev.Step)
+			rc.lastPatch = fmt.Sprintf("▼ %s @ %s %d", ev.Patch.String(), stepWord(rc.family), ev.Step)
 		}
 	default:
 		return
@@ -329,7 +329,7 @@ func (rc *runCharts) title(i, w int) string {
 	case chartLoss:
 		if rc.lastStep > 0 {
 			// The step and loss first: a long stage name is what gets cut.
-			t += st.Muted.Render(fmt.Sprintf(" %s %d/%d: %.4g · %s", rc.family.stepWord(), rc.lastStep, rc.totalSteps, rc.lastLoss, rc.stage))
+			t += st.Muted.Render(fmt.Sprintf(" %s %d/%d: %.4g · %s", stepWord(rc.family), rc.lastStep, rc.totalSteps, rc.lastLoss, rc.stage))
 		}
 	case chartEpsilon:
 		if b := rc.budget; b != nil {

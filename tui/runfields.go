@@ -82,9 +82,10 @@ func shown(pr Params, i int) bool {
 	case fClients, fRounds, fLocalEpochs, fSplit, fFedSigma:
 		return f == FamilyFed
 	case fProtocol:
-		return pr.V().Method == "ppml-omics"
+		_, ok := pr.V().desc.Option("protocol")
+		return ok
 	case fClip:
-		return f != FamilyManifold
+		return f == FamilyDCAN || f == FamilyFed
 	}
 	return f == FamilyDCAN // σ, layers, q, epochs, accountant
 }
@@ -190,7 +191,7 @@ func (p *runPane) runFields() []field {
 	fields := []field{
 		fMethod: {name: "method", value: func() string { return pr.V().Label },
 			step: func(d int) error {
-				pr.SetVariant((pr.Variant + d + len(Variants)) % len(Variants))
+				pr.SetVariant((pr.Variant + d + len(Variants())) % len(Variants()))
 				return nil
 			}, locked: duringRun(fMethod, nil)},
 		fData: {name: "data", value: func() string {
@@ -208,7 +209,7 @@ func (p *runPane) runFields() []field {
 			locked: duringRun(fData, nil)},
 		fManifold: {name: "manifold", value: func() string { return pr.Manifold.Kind },
 			step: func(d int) error {
-				pr.Manifold.Kind = cycle(ManifoldKinds, pr.Manifold.Kind, d)
+				pr.Manifold.Kind = cycle(manifoldKinds(pr.V()), pr.Manifold.Kind, d)
 				return nil
 			}, locked: duringRun(fManifold, nil), hint: func() string {
 				if !pr.Manifold.Synthetic() {
@@ -344,7 +345,7 @@ func (p *runPane) runFields() []field {
 				return nil
 			}, locked: duringRun(fSplit, nil)},
 		fProtocol: {name: "DR protocol", value: func() string { return pr.Fed.Protocol },
-			step:   func(d int) error { pr.Fed.Protocol = cycle(Protocols, pr.Fed.Protocol, d); return nil },
+			step:   func(d int) error { pr.Fed.Protocol = cycle(protocols(pr.V()), pr.Fed.Protocol, d); return nil },
 			locked: duringRun(fProtocol, nil)},
 		fEpsilon: {name: "ε target", value: func() string { return fmtEps(*pr.epsilon()) },
 			step: func(d int) error { e := pr.epsilon(); *e = round3(scaleStep(*e, 1.25, d)); return nil },

@@ -31,11 +31,12 @@ type runPane struct {
 	solveSeq  int  // the latest σ solve asked for
 	solving   bool // a σ solve is under way
 	sched     schedule
+	opts      []optField // the generic option fields, after fSeed
 }
 
 func newRunPane(c *Common, params Params) *runPane {
-	p := &runPane{c: c, params: params}
-	p.form = newForm(p.runFields())
+	p := &runPane{c: c, params: params, opts: genericOptions()}
+	p.form = newForm(append(p.runFields(), p.optionFields(p.opts)...))
 	p.charts = newRunCharts(c)
 	p.charts.setMethod(params.V())
 	p.reproject()
@@ -209,7 +210,7 @@ func (p *runPane) edited(i int) tea.Cmd {
 		}
 	}
 	p.reproject()
-	if running && live(p.params.V().Family(), i) {
+	if running && p.isLive(i) {
 		cmds = append(cmds, emit(PatchMsg{p.patchFor(i)}))
 	}
 	cmds = append(cmds, emit(ParamsMsg{p.params}))
@@ -219,6 +220,9 @@ func (p *runPane) edited(i int) tea.Cmd {
 // patchFor returns the live change of field i.
 func (p *runPane) patchFor(i int) core.Patch {
 	pr := p.params
+	if o, ok := p.optionAt(i); ok {
+		return core.Patch{Options: map[string]string{o.spec.Key: pr.optionText(o.spec)}}
+	}
 	switch i {
 	case fEpsilon:
 		return core.Patch{Epsilon: pr.epsilon()}
@@ -309,7 +313,7 @@ func (p *runPane) summary(w, rows int) string {
 		if !pr.Manifold.Synthetic() {
 			what = "queries from the data"
 		}
-		lines = append(lines, st.Muted.Render(fmt.Sprintf("dpmd %s · %s · T %d", v.Mode, what, pr.Manifold.T)))
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("%s %s · %s · T %d", v.Method, v.Mode, what, pr.Manifold.T)))
 	case v.Family() == FamilyFed:
 		lines = append(lines, st.Muted.Render(fmt.Sprintf("%s %s · K %d · %d rounds", v.Method, v.Mode, pr.Fed.Clients, pr.Fed.Rounds)))
 	case pr.Private():

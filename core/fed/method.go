@@ -21,7 +21,7 @@ var (
 		{Key: "loss", Kind: core.KindChoice, Default: "mean", Choices: []string{"mean", "sum"}, Doc: "reduction of the autoencoder's squared error over genes"},
 	}
 	drSpecs = []core.OptionSpec{
-		{Key: "protocol", Kind: core.KindChoice, Default: "swap", Choices: []string{"swap", "fisher-yates", "fy", "uniform"}, Doc: "PPML-Omics' decentralized randomization (fy and uniform are fisher-yates)"},
+		{Key: "protocol", Kind: core.KindChoice, Default: "swap", Choices: []string{"swap", "fisher-yates"}, Doc: "PPML-Omics' decentralized randomization"},
 		{Key: "trusted_shuffle", Kind: core.KindBool, Default: false, Doc: "a trusted party the server cannot observe draws the permutation"},
 	}
 	byolSpecs = []core.OptionSpec{
