@@ -66,9 +66,15 @@ func (c *Control) Checkpoint(ctx context.Context) ([]Patch, error) {
 	}
 }
 
-// Applied acknowledges a patch that took effect from step on.
+// Applied acknowledges a patch that took effect from step on as asked.
 func (c *Control) Applied(p Patch, step int) {
 	c.Emit(PatchEvent{Patch: p, Step: step, Applied: true})
+}
+
+// AppliedAs acknowledges a patch that took effect from step on as
+// effective (e.g. a new ε target with the σ solved for it).
+func (c *Control) AppliedAs(p, effective Patch, step int) {
+	c.Emit(PatchEvent{Patch: p, Step: step, Applied: true, Effective: &effective})
 }
 
 // Rejected answers a patch the method cannot take, with the reason.

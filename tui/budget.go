@@ -86,7 +86,7 @@ func (b *budgetPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		b.stale = true
 	case EngineEventsMsg:
 		for _, ev := range msg.Events {
-			b.sched.observe(ev, b.params.Sigma)
+			b.sched.observe(ev)
 			switch ev := ev.(type) {
 			case core.BudgetEvent:
 				e := ev

@@ -247,13 +247,15 @@ func TestDPMDLiveFieldsSendOptionPatches(t *testing.T) {
 func TestClientSplitShown(t *testing.T) {
 	m := selectMethod(t, sized(t, testModel(t, ""), 160, 48), "FL")
 	three := 3
-	evs := []core.Event{core.StageEvent{Stage: 1, Steps: 5, Name: "fl, K = 4 clients, equal split (25 cells per client)\n" +
-		"client 1: 25 cells, 2 classes (A, B)\nclient 2: 25 cells, 2 classes (A, B)\nclient 3: 25 cells, 1 classes (C)\nclient 4: 25 cells, 1 classes (D)"}}
+	evs := []core.Event{core.StageEvent{Stage: 1, Steps: 5, Name: "fl, K = 4 clients"},
+		core.ClientsEvent{Round: 1, K: 4, Split: "equal", Sizes: []int{25, 25, 25, 25},
+			Classes: [][]string{{"A", "B"}, {"A", "B"}, {"C"}, {"D"}}}}
 	for r := 1; r <= 5; r++ {
 		if r == 3 {
 			evs = append(evs, core.PatchEvent{Patch: core.Patch{Clients: &three}, Step: 3, Applied: true},
-				core.StageEvent{Stage: 2, Steps: 3, Name: "fl, K = 3 clients, equal split (33–34 cells per client)\n" +
-					"client 1: 34 cells, 3 classes (A, B, C)\nclient 2: 33 cells, 2 classes (B, D)\nclient 3: 33 cells, 2 classes (A, D)"})
+				core.StageEvent{Stage: 2, Steps: 3, Name: "fl, K = 3 clients"},
+				core.ClientsEvent{Round: 3, K: 3, Split: "equal", Sizes: []int{34, 33, 33},
+					Classes: [][]string{{"A", "B", "C"}, {"B", "D"}, {"A", "D"}}})
 		}
 		evs = append(evs, core.StepEvent{Stage: 1 + r/3, Epoch: r, Step: r, Loss: 1 / float64(r)})
 	}

@@ -45,11 +45,10 @@ type runCharts struct {
 	lastPatch  string
 	metrics    []core.NamedValue
 
-	// split is a federated run's current client split, one line per
-	// client, and segments its client counts over the run ("round 1: K =
-	// 30 clients, …"), one per split; the first is the initial one, each
-	// later one a change of K.
-	split    []string
+	// clients is a federated run's current client split, and segments
+	// its client counts over the run ("round 1: K = 30, equal"), one per
+	// split; the first is the initial one, each later one a change of K.
+	clients  *core.ClientsEvent
 	segments []string
 
 	family  Family // the engine family of the last run (or the chosen method)
@@ -90,7 +89,7 @@ func (rc *runCharts) reset(cfg core.Config, pr Params) {
 	}
 	rc.guarantee, rc.budget, rc.emb = nil, nil, nil
 	rc.stage, rc.lastPatch, rc.metrics = "", "", nil
-	rc.split, rc.segments = nil, nil
+	rc.clients, rc.segments = nil, nil
 	rc.lastStep, rc.lastLoss = 0, 0
 	rc.totalSteps, rc.epochs = pr.plannedSteps(), pr.Epochs
 	rc.started, rc.private = true, cfg.Mode != core.ModeNonPrivate
@@ -117,21 +116,12 @@ func (rc *runCharts) observe(ev core.Event) {
 	st := rc.c.Styles
 	switch ev := ev.(type) {
 	case core.StageEvent:
-		// a federated stage's name is a title line, then the client split
-		title, rest, _ := strings.Cut(ev.Name, "\n")
-		rc.stage = fmt.Sprintf("stage %d %s", ev.Stage, title)
-		if rc.family == FamilyFed {
-			rc.split = nil
-			if rest != "" {
-				rc.split = strings.Split(rest, "\n")
-			}
-			// "fl, K = 30 clients, equal split (3 cells per client)" →
-			// "round 1: K = 30, equal"
-			_, k, _ := strings.Cut(title, ", ")
-			k, _, _ = strings.Cut(strings.Replace(k, " clients,", ",", 1), " split")
-			rc.segments = append(rc.segments, fmt.Sprintf("%s %d: %s", stepWord(rc.family), rc.lastStep+1, k))
-		}
+		rc.stage = fmt.Sprintf("stage %d %s", ev.Stage, ev.Name)
 		rc.planStages(ev)
+	case core.ClientsEvent:
+		c := ev
+		rc.clients = &c
+		rc.segments = append(rc.segments, fmt.Sprintf("%s %d: K = %d, %s", stepWord(rc.family), ev.Round, ev.K, ev.Split))
 	case core.StepEvent:
 		rc.lastStep, rc.lastLoss = ev.Step, ev.Loss
 		x := float64(ev.Step)
@@ -149,7 +139,7 @@ func (rc *runCharts) observe(ev core.Event) {
 		rc.budget = &b
 		x := float64(ev.Step)
 		for i, e := range ev.Spent {
-			name := shortAccountant(e.Accountant)
+			name := e.Short()
 			rc.xy[chartEpsilon].AddSeries(name, st.SeriesStyle(i))
 			rc.xy[chartEpsilon].Push(name, x, e.Epsilon)
 		}
@@ -334,7 +324,7 @@ func (rc *runCharts) title(i, w int) string {
 	case chartEpsilon:
 		if b := rc.budget; b != nil {
 			for j, e := range b.Spent {
-				t += " " + st.SeriesStyle(j).Render("━"+shortAccountant(e.Accountant)+" "+fmtEps(e.Epsilon))
+				t += " " + st.SeriesStyle(j).Render("━"+e.Short()+" "+fmtEps(e.Epsilon))
 			}
 			if b.Target > 0 {
 				t += " " + st.Target.Render("━target "+fmtEps(b.Target))
@@ -440,53 +430,16 @@ func (rc *runCharts) waitingText(i int) string {
 	return "press s to start a run"
 }
 
-// shortAccountant names an accountant in a few words for chart legends:
-// "audited: aggregate under secure aggregation, Δ = C (RDP)" → "secagg RDP".
-func shortAccountant(name string) string {
-	if len([]rune(name)) <= 12 {
-		return name
-	}
-	var head string
-	switch {
-	case strings.HasPrefix(name, "as published"), strings.HasPrefix(name, "paper"):
-		head = "published"
-	case strings.Contains(name, "each update"):
-		head = "local"
-	case strings.Contains(name, "secure aggregation"):
-		head = "secagg"
-	case strings.Contains(name, "shuffle"):
-		head = "shuffle"
-	case strings.Contains(name, "DP-FedAvg"):
-		head = "DP-FedAvg"
-	case strings.HasPrefix(name, "zCDP"):
-		head = "zCDP"
-	default:
-		return string([]rune(name)[:12]) + "…"
-	}
-	tail := ""
-	if f := strings.Fields(name); head == "zCDP" && len(f) > 1 {
-		tail = f[len(f)-1]
-	} else if i := strings.LastIndex(name, "("); i >= 0 && head != "published" {
-		tail, _, _ = strings.Cut(strings.Trim(name[i+1:], ") "), ",")
-		tail, _, _ = strings.Cut(tail, " ")
-	}
-	if tail == "" {
-		return head
-	}
-	return head + " " + tail
-}
-
 // distanceTable lays DP-MD's end-of-run metrics out as rows per measure
 // and columns per track ("before", "nonprivate (…)", "paper"), in width w.
 func distanceTable(st styles.Styles, vals []core.NamedValue, w int) string {
 	var tracks, measures []string
 	cell := map[[2]string]float64{}
 	for _, v := range vals {
-		track, measure, ok := strings.Cut(v.Name, ": ")
-		if !ok {
-			track, measure = "", v.Name
+		track, measure := v.Group, v.Measure
+		if measure == "" {
+			measure = v.Name
 		}
-		track, _, _ = strings.Cut(track, " (")
 		if !slices.Contains(tracks, track) {
 			tracks = append(tracks, track)
 		}

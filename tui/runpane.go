@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -90,6 +91,19 @@ func (p *runPane) solveCmd() tea.Cmd {
 	}
 }
 
+// follow takes the σ an engine put in force into the σ control: the one
+// it solved for a new ε target, so the form shows what runs.
+func (p *runPane) follow(ev core.Event) {
+	pe, ok := ev.(core.PatchEvent)
+	if !ok || !pe.Applied || pe.Effective == nil || pe.Effective.Sigma == nil {
+		return
+	}
+	// A federated σ control left at "auto" stays so: it means σ from ε.
+	if p.params.V().Family() == FamilyDCAN {
+		p.params.Sigma = *pe.Effective.Sigma
+	}
+}
+
 // reproject recomputes the projected ε for the current σ (RDP, ~1 ms).
 func (p *runPane) reproject() {
 	if !p.params.dpsgd() {
@@ -141,8 +155,9 @@ func (p *runPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		p.reproject()
 	case EngineEventsMsg:
 		for _, ev := range msg.Events {
-			p.sched.observe(ev, p.params.Sigma)
+			p.sched.observe(ev)
 			p.charts.observe(ev)
+			p.follow(ev)
 		}
 		p.reproject()
 	case EngineClosedMsg:
@@ -193,7 +208,9 @@ func (p *runPane) edited(i int) tea.Cmd {
 	var cmds []tea.Cmd
 	switch i {
 	case fEpsilon, fDelta, fRate, fEpochs1, fEpochs2:
-		if p.params.dpsgd() {
+		// Before a run the interface plans σ for the target; during one the
+		// engine solves it and reports it (PatchEvent.Effective, follow).
+		if p.params.dpsgd() && !running {
 			cmds = append(cmds, p.solveCmd())
 		}
 	case fSigma:
@@ -366,43 +383,45 @@ func (p *runPane) clientLines(rows int) []string {
 			lines = append(lines, st.Marker.Render("▼ "+seg))
 		}
 	}
-	shown := len(rc.split)
+	c := rc.clients
+	if c == nil {
+		return lines
+	}
+	shown := len(c.Sizes)
 	if free := rows - len(lines); free < shown {
 		shown = max(free-1, 0) // one row for the "more" line
 	}
-	for _, l := range rc.split[:shown] {
-		lines = append(lines, st.Muted.Render(strings.TrimPrefix(l, "client ")))
+	for k := range shown {
+		lines = append(lines, st.Muted.Render(clientLine(c, k)))
 	}
-	if hidden := rc.split[shown:]; len(hidden) > 0 {
-		lines = append(lines, st.Muted.Render(moreClients(hidden)))
+	if shown < len(c.Sizes) {
+		lines = append(lines, st.Muted.Render(moreClients(c.Sizes[shown:])))
 	}
 	return lines
 }
 
-// moreClients says how many clients of the split lines were left out and,
-// when every line gives its cells ("client 19: 3 cells, 2 classes (…)"),
-// their range: "… 18 more clients (3–4 cells each)".
-func moreClients(hidden []string) string {
-	s := fmt.Sprintf("… %d more clients", len(hidden))
-	if len(hidden) == 1 {
-		s = "… 1 more client"
-	}
-	lo, hi := -1, -1
-	for _, l := range hidden {
-		_, rest, _ := strings.Cut(l, ": ")
-		num, _, ok := strings.Cut(rest, " cell")
-		n, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return s
+// clientLine describes client k of the split: "3: 250 cells, 2 classes
+// (B, T)".
+func clientLine(c *core.ClientsEvent, k int) string {
+	line := fmt.Sprintf("%d: %d cells", k+1, c.Sizes[k])
+	if k < len(c.Classes) {
+		line += fmt.Sprintf(", %d classes", len(c.Classes[k]))
+		if len(c.Classes[k]) > 0 {
+			line += " (" + strings.Join(c.Classes[k], ", ") + ")"
 		}
-		if lo < 0 || n < lo {
-			lo = n
-		}
-		hi = max(hi, n)
 	}
+	return line
+}
+
+// moreClients says how many clients were left out, with the range of
+// their sizes: "… 18 more clients (3–4 cells each)".
+func moreClients(sizes []int) string {
+	s := fmt.Sprintf("… %d more clients", len(sizes))
+	if len(sizes) == 1 {
+		return fmt.Sprintf("… 1 more client (%d cells)", sizes[0])
+	}
+	lo, hi := slices.Min(sizes), slices.Max(sizes)
 	switch {
-	case len(hidden) == 1:
-		return fmt.Sprintf("%s (%d cells)", s, lo)
 	case lo == 1 && hi == 1:
 		return s + " (1 cell each)"
 	case lo == hi:

@@ -24,9 +24,9 @@ func newSchedule(sigma float64) schedule {
 	return schedule{segs: []segment{{sigma: sigma, from: 1}}, active: true}
 }
 
-// observe follows one engine event; sigma is the interface's current σ,
-// used when a new ε target made the engine re-solve σ.
-func (s *schedule) observe(ev core.Event, sigma float64) {
+// observe follows one engine event: σ changes as the engine applied them
+// (a new ε target comes with the σ it solved, PatchEvent.Effective).
+func (s *schedule) observe(ev core.Event) {
 	switch ev := ev.(type) {
 	case core.StepEvent:
 		s.step = max(s.step, ev.Step)
@@ -36,11 +36,12 @@ func (s *schedule) observe(ev core.Event, sigma float64) {
 		if !ev.Applied {
 			return
 		}
-		switch {
-		case ev.Patch.Sigma != nil:
-			s.add(*ev.Patch.Sigma, ev.Step)
-		case ev.Patch.Epsilon != nil:
-			s.add(sigma, ev.Step)
+		p := ev.Patch
+		if ev.Effective != nil {
+			p = *ev.Effective
+		}
+		if p.Sigma != nil {
+			s.add(*p.Sigma, ev.Step)
 		}
 	}
 }

@@ -19,7 +19,7 @@ var queued = make(chan *Engine, 1)
 const testMethod = "fed-test"
 
 func init() {
-	core.Register(core.Method{Name: testMethod, Family: core.FamilyFederated, New: func(cfg core.Config) (core.Engine, error) {
+	core.Register(core.Method{Name: testMethod, Family: core.FamilyFederated, Options: allSpecs, New: func(cfg core.Config) (core.Engine, error) {
 		select {
 		case e := <-queued:
 			return e, nil

@@ -125,7 +125,7 @@ var lastEngine struct {
 }
 
 func init() {
-	core.Register(core.Method{Name: testMethod, Family: core.FamilyDenoising, New: func(cfg core.Config) (core.Engine, error) {
+	core.Register(core.Method{Name: testMethod, Family: core.FamilyDenoising, Options: optionSpecs, New: func(cfg core.Config) (core.Engine, error) {
 		e, err := New(cfg, Params{})
 		lastEngine.Lock()
 		lastEngine.e = e

@@ -336,6 +336,8 @@ func eventName(ev core.Event) string {
 		return "warning"
 	case core.ResultEvent:
 		return "result"
+	case core.ClientsEvent:
+		return "clients"
 	case core.DoneEvent:
 		return "done"
 	case core.ErrorEvent:
