@@ -96,7 +96,9 @@ func TestRegisterChecksTheDescriptor(t *testing.T) {
 		{"no family", func(m *Method) { m.Family = "" }, "family"},
 		{"bad mode", func(m *Method) { m.Modes = []Mode{"loud"} }, "not a core mode"},
 		{"preset mode", func(m *Method) { m.Modes = []Mode{ModeSound}; m.Presets = []Preset{{Label: "x", Mode: ModePaper}} }, "preset"},
-		{"preset option", func(m *Method) { m.Presets = []Preset{{Label: "x", Mode: ModePaper, Options: map[string]string{"k": "0"}}} }, "preset"},
+		{"preset option", func(m *Method) {
+			m.Presets = []Preset{{Label: "x", Mode: ModePaper, Options: map[string]string{"k": "0"}}}
+		}, "preset"},
 		{"duplicate key", func(m *Method) { m.Options = append(m.Options, OptionSpec{Key: "r", Kind: KindInt, Doc: "d"}) }, "twice"},
 		{"bad default", func(m *Method) { m.Options = []OptionSpec{{Key: "a", Kind: KindInt, Default: 0.5, Doc: "d"}} }, "default"},
 		{"choice without choices", func(m *Method) { m.Options = []OptionSpec{{Key: "a", Kind: KindChoice, Doc: "d"}} }, "without choices"},
