@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 
 	"github.com/dpscope/dpscope/core"
@@ -99,33 +98,15 @@ func (p *runPane) optionFields(opts []optField) []field {
 				}
 				return "auto"
 			},
-			step: func(d int) error { return pr.stepOption(s, d) },
-			set:  func(text string) error { return pr.setOption(s, text) },
-			locked: func() string {
-				if p.c.RunState.Active() && !s.Live {
-					return "fixed while a run is going"
-				}
-				return ""
+			step:  func(d int) error { return pr.stepOption(s, d) },
+			set:   func(text string) error { return pr.setOption(s, text) },
+			hint:  func() string { return s.RangeText() },
+			shown: func() bool { return pr.V().Method == o.method },
+			live:  s.Live,
+			patch: func() core.Patch {
+				return core.Patch{Options: map[string]string{s.Key: pr.optionText(s)}}
 			},
-			hint:   func() string { return s.RangeText() },
-			hidden: func() bool { return pr.V().Method != o.method },
 		}
 	}
 	return fields
-}
-
-// optionAt returns the option of generic field i, if i is one.
-func (p *runPane) optionAt(i int) (optField, bool) {
-	if i <= fSeed || i-fSeed-1 >= len(p.opts) {
-		return optField{}, false
-	}
-	return p.opts[i-fSeed-1], true
-}
-
-// isLive reports whether field i may change during the current run.
-func (p *runPane) isLive(i int) bool {
-	if o, ok := p.optionAt(i); ok {
-		return o.spec.Live && slices.Contains(p.params.V().desc.LiveKeys(), o.spec.Key)
-	}
-	return live(p.params.V().Family(), i)
 }

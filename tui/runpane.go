@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -38,6 +37,7 @@ type runPane struct {
 func newRunPane(c *Common, params Params) *runPane {
 	p := &runPane{c: c, params: params, opts: genericOptions()}
 	p.form = newForm(append(p.runFields(), p.optionFields(p.opts)...))
+	p.form.running = func() bool { return c.RunState.Active() }
 	p.charts = newRunCharts(c)
 	p.charts.setMethod(params.V())
 	p.reproject()
@@ -227,47 +227,11 @@ func (p *runPane) edited(i int) tea.Cmd {
 		}
 	}
 	p.reproject()
-	if running && p.isLive(i) {
-		cmds = append(cmds, emit(PatchMsg{p.patchFor(i)}))
+	if f := p.form.fields[i]; running && f.live {
+		cmds = append(cmds, emit(PatchMsg{f.patch()}))
 	}
 	cmds = append(cmds, emit(ParamsMsg{p.params}))
 	return tea.Batch(cmds...)
-}
-
-// patchFor returns the live change of field i.
-func (p *runPane) patchFor(i int) core.Patch {
-	pr := p.params
-	if o, ok := p.optionAt(i); ok {
-		return core.Patch{Options: map[string]string{o.spec.Key: pr.optionText(o.spec)}}
-	}
-	switch i {
-	case fEpsilon:
-		return core.Patch{Epsilon: pr.epsilon()}
-	case fDelta:
-		return core.Patch{Delta: pr.delta()}
-	case fSigma:
-		return core.Patch{Sigma: &pr.Sigma}
-	case fFedSigma:
-		if pr.Fed.Sigma == 0 { // back to auto: σ from the ε target
-			return core.Patch{Epsilon: &pr.Fed.Epsilon}
-		}
-		return core.Patch{Sigma: &pr.Fed.Sigma}
-	case fClip:
-		return core.Patch{Clip: pr.clip()}
-	case fClients:
-		return core.Patch{Clients: &pr.Fed.Clients}
-	case fIters:
-		return core.Patch{Options: map[string]string{"T": strconv.Itoa(pr.Manifold.T)}}
-	case fTheta:
-		return core.Patch{Options: map[string]string{"theta": fmtFloat(pr.Manifold.Theta)}}
-	case fBandwidth:
-		return core.Patch{Options: map[string]string{"h": fmtFloat(pr.Manifold.H)}}
-	case fIntrinsic:
-		return core.Patch{Options: map[string]string{"d": strconv.Itoa(pr.Manifold.Dim)}}
-	default:
-		l := pr.EffectiveLayers()
-		return core.Patch{Layers: &l}
-	}
 }
 
 // SetSize lays the controls and charts out in w×h.
