@@ -14,17 +14,17 @@ func (p *runPane) commonFields(fs []field) {
 	pr := &p.params
 	fs[fMethod] = field{name: "method", value: func() string { return pr.V().Label },
 		step: func(d int) error {
-			pr.SetVariant((pr.Variant + d + len(Variants())) % len(Variants()))
+			pr.SetVariant((pr.Variant + d + len(variants())) % len(variants()))
 			return nil
 		}}
 	fs[fData] = field{name: "data", value: func() string {
-		if pr.V().Family() == FamilyManifold {
+		if pr.V().Family() == familyDenoising {
 			return pr.ManifoldData()
 		}
 		return pr.Data
 	},
 		step: func(int) error {
-			if pr.V().Family() == FamilyManifold {
+			if pr.V().Family() == familyDenoising {
 				return fmt.Errorf("data: pick a manifold, or \"data\" for %s, with the manifold control", pr.Data)
 			}
 			return fmt.Errorf("data: choose it with dpscope --data")
@@ -57,8 +57,8 @@ func (p *runPane) commonFields(fs []field) {
 			}
 			return err
 		}, locked: p.notPrivate, hint: func() string {
-			if pr.V().Family() == FamilyManifold && pr.V().Mode == core.ModePaper && pr.Manifold.Delta != PaperDelta {
-				return fmt.Sprintf("paper used %g", PaperDelta)
+			if pr.V().Family() == familyDenoising && pr.V().Mode == core.ModePaper && pr.Manifold.Delta != paperDelta {
+				return fmt.Sprintf("paper used %g", paperDelta)
 			}
 			return ""
 		}, live: true, patch: func() core.Patch { v := *pr.delta(); return core.Patch{Delta: &v} }}
@@ -70,7 +70,7 @@ func (p *runPane) commonFields(fs []field) {
 				*pr.clip() = v
 			}
 			return err
-		}, locked: p.notPrivate, shown: func() bool { f := pr.V().Family(); return f == FamilyDCAN || f == FamilyFed }, live: true, patch: func() core.Patch { v := *pr.clip(); return core.Patch{Clip: &v} }}
+		}, locked: p.notPrivate, shown: func() bool { f := pr.V().Family(); return f == familyDPSGD || f == familyFederated }, live: true, patch: func() core.Patch { v := *pr.clip(); return core.Patch{Clip: &v} }}
 	fs[fSeed] = field{name: "seed", value: func() string { return strconv.FormatUint(pr.Seed, 10) },
 		step: func(d int) error {
 			if d < 0 && pr.Seed == 0 {

@@ -12,7 +12,7 @@ import (
 // data set), its synthetic sizes and noise, and the live T, θ, h and d.
 func (p *runPane) denoiseFields(fs []field) {
 	pr := &p.params
-	isDenoising := func() bool { return pr.V().Family() == FamilyManifold }
+	isDenoising := func() bool { return pr.V().Family() == familyDenoising }
 	synthetic := func() bool { return isDenoising() && pr.Manifold.Synthetic() }
 	fs[fManifold] = field{name: "manifold", value: func() string { return pr.Manifold.Kind },
 		step: func(d int) error {
@@ -23,7 +23,7 @@ func (p *runPane) denoiseFields(fs []field) {
 				return "the data set"
 			}
 			return ""
-		}, shown: func() bool { return pr.V().Family() == FamilyManifold }}
+		}, shown: func() bool { return pr.V().Family() == familyDenoising }}
 	fs[fDim] = field{name: "D ambient", value: func() string { return strconv.Itoa(pr.Manifold.D) },
 		step: func(d int) error { return scaleInt("D", &pr.Manifold.D, 2, d, 2, 10000) },
 		set:  func(s string) error { return setInt("D", &pr.Manifold.D, s, 2, 10000) }, shown: synthetic}

@@ -12,7 +12,7 @@ import (
 // sampling rate, the epochs per stage and the accountant.
 func (p *runPane) dpsgdFields(fs []field) {
 	pr := &p.params
-	isDPSGD := func() bool { return pr.V().Family() == FamilyDCAN }
+	isDPSGD := func() bool { return pr.V().Family() == familyDPSGD }
 	layersPatch := func() core.Patch { l := pr.EffectiveLayers(); return core.Patch{Layers: &l} }
 	fs[fSigma] = field{name: "σ noise", value: func() string { return strconv.FormatFloat(pr.Sigma, 'g', 4, 64) },
 		step: func(d int) error { pr.Sigma = round3(scaleStep(pr.Sigma, 1.1, d)); return nil },
@@ -35,8 +35,8 @@ func (p *runPane) dpsgdFields(fs []field) {
 	fs[fLayerTo] = field{name: "noise to", value: func() string { return strconv.Itoa(pr.EffectiveLayers().Last) },
 		step: func(d int) error {
 			l := pr.Layers.Last + d
-			if l < pr.Layers.First || l > NumLayers {
-				return fmt.Errorf("last noised layer must be in %d..%d", pr.Layers.First, NumLayers)
+			if l < pr.Layers.First || l > numLayers {
+				return fmt.Errorf("last noised layer must be in %d..%d", pr.Layers.First, numLayers)
 			}
 			pr.Layers.Last = l
 			return nil
@@ -98,7 +98,7 @@ func (p *runPane) layerStrip(int) string {
 	st := p.c.Styles
 	r := p.params.EffectiveLayers()
 	var b strings.Builder
-	for l := 1; l <= NumLayers; l++ {
+	for l := 1; l <= numLayers; l++ {
 		if l == 4 {
 			b.WriteString(st.Muted.Render("│"))
 		}
@@ -114,7 +114,7 @@ func (p *runPane) layerStrip(int) string {
 // layerLabel describes the noised range in words.
 func layerLabel(r core.LayerRange) string {
 	switch {
-	case r.First == 1 && r.Last == NumLayers:
+	case r.First == 1 && r.Last == numLayers:
 		return "whole network"
 	case r.Last <= 3:
 		return "encoder " + r.String()

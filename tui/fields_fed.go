@@ -12,7 +12,7 @@ import (
 // σ.
 func (p *runPane) fedFields(fs []field) {
 	pr := &p.params
-	isFed := func() bool { return pr.V().Family() == FamilyFed }
+	isFed := func() bool { return pr.V().Family() == familyFederated }
 	fs[fClients] = field{name: "clients K", value: func() string { return strconv.Itoa(pr.Fed.Clients) },
 		step: func(d int) error { return stepInt("clients", &pr.Fed.Clients, d, 1, 10000) },
 		set:  func(s string) error { return setInt("clients", &pr.Fed.Clients, s, 1, 10000) },
@@ -29,7 +29,7 @@ func (p *runPane) fedFields(fs []field) {
 		step: func(d int) error { return stepInt("local epochs", &pr.Fed.LocalEpochs, d, 1, 1000) },
 		set:  func(s string) error { return setInt("local epochs", &pr.Fed.LocalEpochs, s, 1, 1000) }, shown: isFed}
 	fs[fSplit] = field{name: "split", value: func() string { return pr.Fed.Split },
-		step: func(d int) error { pr.Fed.Split = cycle(Splits, pr.Fed.Split, d); return nil },
+		step: func(d int) error { pr.Fed.Split = cycle(splits, pr.Fed.Split, d); return nil },
 		set: func(s string) error {
 			if _, err := datasets.ParseSplit(s); err != nil {
 				return err

@@ -20,8 +20,8 @@ func manifoldKinds(v Variant) []string {
 	return append(slices.Clone(s.Choices), dataKind)
 }
 
-// ManifoldParams are a denoising method's settings, as Options.
-type ManifoldParams struct {
+// manifoldParams are a denoising method's settings, as Options.
+type manifoldParams struct {
 	Kind    string  // one of manifoldKinds
 	D       int     // ambient dimension (synthetic)
 	N       int     // references (synthetic)
@@ -35,9 +35,9 @@ type ManifoldParams struct {
 	Delta   float64
 }
 
-// PaperDelta is the δ of the DP-MD paper's experiments (METHODS.md §2),
+// paperDelta is the δ of the DP-MD paper's experiments (METHODS.md §2),
 // offered as a hint: dpscope defaults to 1e-5.
-const PaperDelta = 0.1
+const paperDelta = 0.1
 
 // optionValue is the value of key for variant v: its preset's, else the
 // spec's default, else "".
@@ -61,22 +61,22 @@ func optionFloat(v Variant, key string) float64 {
 
 // defaultManifoldParams are the first denoising variant's preset (a run of
 // seconds) over its options' defaults.
-func defaultManifoldParams() ManifoldParams {
-	v := Variants()[variantIndex(FamilyManifold)]
+func defaultManifoldParams() manifoldParams {
+	v := variants()[variantIndex(familyDenoising)]
 	kind := optionValue(v, "manifold")
 	if kind == "" {
 		kind = dataKind
 	}
-	return ManifoldParams{Kind: kind, D: optionInt(v, "D"), N: optionInt(v, "n"), Queries: optionInt(v, "queries"),
+	return manifoldParams{Kind: kind, D: optionInt(v, "D"), N: optionInt(v, "n"), Queries: optionInt(v, "queries"),
 		Noise: optionFloat(v, "sigma"), T: optionInt(v, "T"), Theta: optionFloat(v, "theta"), Epsilon: 1, Delta: 1e-5}
 }
 
 // Synthetic reports whether the run denoises a generated manifold (not the
 // loaded data set).
-func (m ManifoldParams) Synthetic() bool { return m.Kind != dataKind }
+func (m manifoldParams) Synthetic() bool { return m.Kind != dataKind }
 
-// Splits are the choices of the federated split control (datasets.ParseSplit).
-var Splits = []string{"iid", "equal", "noniid:2", "dirichlet:0.5"}
+// splits are the choices of the federated split control (datasets.ParseSplit).
+var splits = []string{"iid", "equal", "noniid:2", "dirichlet:0.5"}
 
 // protocols are the choices of the method's option "protocol" (PPML-Omics'
 // decentralized randomizations).
@@ -85,12 +85,12 @@ func protocols(v Variant) []string {
 	return s.Choices
 }
 
-// FedParams are the federated methods' settings.
-type FedParams struct {
+// fedParams are the federated methods' settings.
+type fedParams struct {
 	Clients     int
 	Rounds      int
 	LocalEpochs int
-	Split       string // one of Splits
+	Split       string // one of splits
 	Protocol    string // one of protocols (a method with option "protocol")
 	Epsilon     float64
 	Delta       float64
@@ -102,9 +102,9 @@ type FedParams struct {
 
 // defaultFedParams returns v's defaults: its preset's clients, rounds,
 // local epochs, clip and split (a run of seconds to a minute).
-func defaultFedParams(v Variant) FedParams {
-	p := FedParams{Clients: v.preset.Clients, Rounds: 5, LocalEpochs: 1, Split: "equal", Protocol: "swap",
-		Epsilon: 5, Delta: 1e-5, Clip: v.preset.Clip, of: slices.IndexFunc(Variants(), func(w Variant) bool { return w.Label == v.Label })}
+func defaultFedParams(v Variant) fedParams {
+	p := fedParams{Clients: v.preset.Clients, Rounds: 5, LocalEpochs: 1, Split: "equal", Protocol: "swap",
+		Epsilon: 5, Delta: 1e-5, Clip: v.preset.Clip, of: slices.IndexFunc(variants(), func(w Variant) bool { return w.Label == v.Label })}
 	if len(v.preset.Epochs) > 0 {
 		p.Rounds = v.preset.Epochs[0]
 	}
@@ -128,7 +128,7 @@ func defaultFedParams(v Variant) FedParams {
 
 // follow returns p for variant to after a switch from variant from: a
 // setting still at from's default takes to's; one the user changed stays.
-func (p FedParams) follow(from, to Variant) FedParams {
+func (p fedParams) follow(from, to Variant) fedParams {
 	a, b := defaultFedParams(from), defaultFedParams(to)
 	if p.Clients == a.Clients {
 		p.Clients = b.Clients
@@ -148,20 +148,20 @@ func (p FedParams) follow(from, to Variant) FedParams {
 	return p
 }
 
-// SetVariant switches the method control to Variants()[i]. The federated
+// SetVariant switches the method control to variants()[i]. The federated
 // settings still at the last federated method's defaults take the new
 // one's.
-func (p *Params) SetVariant(i int) {
+func (p *runParams) SetVariant(i int) {
 	p.Variant = i
-	if to := p.V(); to.Family() == FamilyFed {
-		p.Fed = p.Fed.follow(Variants()[p.Fed.of], to)
+	if to := p.V(); to.Family() == familyFederated {
+		p.Fed = p.Fed.follow(variants()[p.Fed.of], to)
 		p.Fed.of = i
 	}
 }
 
 // ManifoldData returns the Data of a DP-MD run: "manifold:KIND" for a
 // synthetic manifold, the loaded data set otherwise.
-func (p Params) ManifoldData() string {
+func (p runParams) ManifoldData() string {
 	if p.Manifold.Synthetic() {
 		return syntheticPrefix + p.Manifold.Kind
 	}
@@ -173,7 +173,7 @@ func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 // manifoldConfig is the DP-MD run: its noise follows from ε, δ and the
 // sensitivities (Sigma stays 0; Options "sigma" is the data's noise level).
 // Clip and SampleRate are unused by dpmd but validated by core: 1.
-func (p Params) manifoldConfig(method string) core.Config {
+func (p runParams) manifoldConfig(method string) core.Config {
 	m := p.Manifold
 	c := core.Config{Data: p.ManifoldData(), Method: method, Mode: p.V().Mode, Clip: 1, SampleRate: 1, Seed: p.Seed,
 		Options: map[string]string{"T": strconv.Itoa(m.T), "theta": fmtFloat(m.Theta)}}
@@ -197,7 +197,7 @@ func (p Params) manifoldConfig(method string) core.Config {
 }
 
 // fedConfig is the federated run: Epochs = [rounds, local epochs].
-func (p Params) fedConfig(method string) core.Config {
+func (p runParams) fedConfig(method string) core.Config {
 	f := p.Fed
 	c := core.Config{Data: p.Data, Method: method, Mode: p.V().Mode, Clip: 1, SampleRate: 1, Seed: p.Seed,
 		Clients: f.Clients, Epochs: []int{f.Rounds, f.LocalEpochs},
@@ -212,28 +212,28 @@ func (p Params) fedConfig(method string) core.Config {
 }
 
 // epsilon, delta and clip point at the family's own ε, δ and C.
-func (p *Params) epsilon() *float64 {
+func (p *runParams) epsilon() *float64 {
 	switch p.V().Family() {
-	case FamilyManifold:
+	case familyDenoising:
 		return &p.Manifold.Epsilon
-	case FamilyFed:
+	case familyFederated:
 		return &p.Fed.Epsilon
 	}
 	return &p.Epsilon
 }
 
-func (p *Params) delta() *float64 {
+func (p *runParams) delta() *float64 {
 	switch p.V().Family() {
-	case FamilyManifold:
+	case familyDenoising:
 		return &p.Manifold.Delta
-	case FamilyFed:
+	case familyFederated:
 		return &p.Fed.Delta
 	}
 	return &p.Delta
 }
 
-func (p *Params) clip() *float64 {
-	if p.V().Family() == FamilyFed {
+func (p *runParams) clip() *float64 {
+	if p.V().Family() == familyFederated {
 		return &p.Fed.Clip
 	}
 	return &p.Clip
@@ -242,14 +242,14 @@ func (p *Params) clip() *float64 {
 // dpsgd reports whether the run is DP-SGD with a schedule the interface
 // accounts itself (a private DCAN variant): σ solved for ε by RDP, the
 // Budget pane's RDP/PLD audit. Other engines account for themselves.
-func (p Params) dpsgd() bool { return p.Private() && p.V().Family() == FamilyDCAN }
+func (p runParams) dpsgd() bool { return p.Private() && p.V().Family() == familyDPSGD }
 
 // stepWord is what one x step of the Run charts is for the family.
 func stepWord(f Family) string {
 	switch f {
-	case FamilyManifold:
+	case familyDenoising:
 		return "iteration"
-	case FamilyFed:
+	case familyFederated:
 		return "round"
 	}
 	return "step"
@@ -257,11 +257,11 @@ func stepWord(f Family) string {
 
 // plannedSteps is the x range of the Run charts before the engine states
 // its plan.
-func (p Params) plannedSteps() int {
+func (p runParams) plannedSteps() int {
 	switch p.V().Family() {
-	case FamilyManifold:
+	case familyDenoising:
 		return p.Manifold.T
-	case FamilyFed:
+	case familyFederated:
 		return p.Fed.Rounds
 	}
 	return p.Steps()
@@ -270,7 +270,7 @@ func (p Params) plannedSteps() int {
 // genericConfig is the run of a method whose family has no form of its
 // own: the common fields and its options as typed. Clip and SampleRate
 // are validated by core for every method: 1.
-func (p Params) genericConfig(method string) core.Config {
+func (p runParams) genericConfig(method string) core.Config {
 	c := core.Config{Data: p.Data, Method: method, Mode: p.V().Mode, Clip: 1, SampleRate: 1, Seed: p.Seed}
 	for k, v := range p.Opts {
 		if _, ok := p.V().desc.Option(k); ok && v != "" {
@@ -289,7 +289,7 @@ func (p Params) genericConfig(method string) core.Config {
 // expectedOther is the guarantee of a variant of a family other than
 // DP-SGD before its engine states it: what its method's Expect says of
 // the run's config.
-func expectedOther(pr Params) (core.Guarantee, []string) {
+func expectedOther(pr runParams) (core.Guarantee, []string) {
 	if e := pr.V().desc.Expect; e != nil {
 		return e(pr.Config(""))
 	}

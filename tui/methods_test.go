@@ -16,7 +16,7 @@ import (
 // to the variant labelled label, with the keys a user would press.
 func selectMethod(t *testing.T, m Model, label string) Model {
 	t.Helper()
-	for range Variants() {
+	for range variants() {
 		if runPaneOf(m).Params().V().Label == label {
 			return m
 		}

@@ -18,7 +18,7 @@ type optField struct {
 
 // ownForm reports whether family f has hand-made fields in runFields; the
 // options of any other family's methods become generic fields.
-func ownForm(f Family) bool { return f == FamilyDCAN || f == FamilyManifold || f == FamilyFed }
+func ownForm(f Family) bool { return f == familyDPSGD || f == familyDenoising || f == familyFederated }
 
 // genericOptions lists the optFields of every registered method without a
 // form of its own, in method-list order.
@@ -36,7 +36,7 @@ func genericOptions() []optField {
 }
 
 // optionText is the value of an option field as typed, or its default.
-func (pr *Params) optionText(s core.OptionSpec) string {
+func (pr *runParams) optionText(s core.OptionSpec) string {
 	if v, ok := pr.Opts[s.Key]; ok {
 		return v
 	}
@@ -44,7 +44,7 @@ func (pr *Params) optionText(s core.OptionSpec) string {
 }
 
 // setOption checks text against s (core.ParseOptions) and keeps it.
-func (pr *Params) setOption(s core.OptionSpec, text string) error {
+func (pr *runParams) setOption(s core.OptionSpec, text string) error {
 	if _, err := core.ParseOptions([]core.OptionSpec{s}, map[string]string{s.Key: text}); err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func (pr *Params) setOption(s core.OptionSpec, text string) error {
 
 // stepOption moves an option one step: the next choice, the other bool,
 // ±1 for an int, ×/÷ 1.25 for a float, within the spec's range.
-func (pr *Params) stepOption(s core.OptionSpec, d int) error {
+func (pr *runParams) stepOption(s core.OptionSpec, d int) error {
 	cur := pr.optionText(s)
 	switch s.Kind {
 	case core.KindChoice:

@@ -83,7 +83,7 @@ func newRunCharts(c *Common) runCharts {
 }
 
 // reset clears the charts for a new run of cfg.
-func (rc *runCharts) reset(cfg core.Config, pr Params) {
+func (rc *runCharts) reset(cfg core.Config, pr runParams) {
 	for _, x := range rc.xy {
 		x.Reset()
 	}
@@ -102,7 +102,7 @@ func (rc *runCharts) reset(cfg core.Config, pr Params) {
 func (rc *runCharts) setMethod(v Variant) {
 	rc.family, rc.label = v.Family(), v.Label
 	rc.titles[chartLoss] = "loss"
-	if rc.family == FamilyManifold {
+	if rc.family == familyDenoising {
 		rc.titles[chartLoss] = "mean distance to M"
 		rc.titles[chartMetrics] = "distances (end of run)"
 	} else {
@@ -128,7 +128,7 @@ func (rc *runCharts) observe(ev core.Event) {
 		rc.xy[chartLoss].AddSeries("loss", st.SeriesStyle(0)).Dots = false
 		rc.xy[chartLoss].Push("loss", x, ev.Loss)
 		for i, part := range ev.Parts {
-			if rc.family == FamilyFed && i >= maxClientSeries {
+			if rc.family == familyFederated && i >= maxClientSeries {
 				break // thirty clients' lines hide each other
 			}
 			rc.xy[chartLoss].AddSeries(part.Name, st.SeriesStyle(i+1))
@@ -145,7 +145,7 @@ func (rc *runCharts) observe(ev core.Event) {
 		}
 	case core.MetricsEvent:
 		rc.metrics = ev.Values
-		if rc.family == FamilyManifold {
+		if rc.family == familyDenoising {
 			break // shown as a table: one release at the end
 		}
 		for _, v := range ev.Values {
@@ -187,7 +187,7 @@ func (rc *runCharts) observe(ev core.Event) {
 func (rc *runCharts) planStages(ev core.StageEvent) {
 	switch {
 	case ev.Steps <= 0:
-	case rc.family != FamilyDCAN:
+	case rc.family != familyDPSGD:
 		// a federated stage runs the rounds left (a new one starts when K
 		// changes); DP-MD's denoise stage runs T iterations
 		rc.totalSteps = rc.lastStep + ev.Steps
@@ -382,7 +382,7 @@ func (rc *runCharts) render(w, h int) string {
 			i := rc.visible[k]
 			iw, ih := rc.cellW-2, rc.cellH-2
 			body := rc.title(i, iw) + "\n"
-			if i == chartMetrics && rc.family == FamilyManifold && len(rc.metrics) > 0 {
+			if i == chartMetrics && rc.family == familyDenoising && len(rc.metrics) > 0 {
 				body += distanceTable(st, rc.metrics, iw)
 			} else if rc.xy[i].Empty() || rc.xy[i].View() == "" {
 				body += st.Muted.Render(rc.waitingText(i))
@@ -414,13 +414,13 @@ func (rc *runCharts) waitingText(i int) string {
 		return "waiting for the first step…"
 	}
 	switch {
-	case i == chartScatter && rc.family == FamilyManifold:
+	case i == chartScatter && rc.family == familyDenoising:
 		return "the queries (2-D projection) appear after the first iteration"
-	case i == chartMetrics && rc.family == FamilyManifold:
+	case i == chartMetrics && rc.family == familyDenoising:
 		return "distances before, non-private and DP appear at the end"
-	case i == chartScatter && rc.family == FamilyFed:
+	case i == chartScatter && rc.family == familyFederated:
 		return "the server model's embedding appears after the first round"
-	case i == chartMetrics && rc.family == FamilyFed:
+	case i == chartMetrics && rc.family == familyFederated:
 		return "metrics appear once per round"
 	case i == chartScatter:
 		return "the embedding appears after the first epoch"

@@ -21,7 +21,7 @@ const controlsWidth = 36
 // and its streaming charts.
 type runPane struct {
 	c      *Common
-	params Params
+	params runParams
 	form   form
 	charts runCharts
 	w, h   int
@@ -34,7 +34,7 @@ type runPane struct {
 	opts      []optField // the generic option fields, after fSeed
 }
 
-func newRunPane(c *Common, params Params) *runPane {
+func newRunPane(c *Common, params runParams) *runPane {
 	p := &runPane{c: c, params: params, opts: genericOptions()}
 	p.form = newForm(append(p.runFields(), p.optionFields(p.opts)...))
 	p.form.running = func() bool { return c.RunState.Active() }
@@ -44,8 +44,8 @@ func newRunPane(c *Common, params Params) *runPane {
 	return p
 }
 
-// Params returns the pane's current settings.
-func (p *runPane) Params() Params { return p.params }
+// runParams returns the pane's current settings.
+func (p *runPane) Params() runParams { return p.params }
 
 // Projected returns ε projected by RDP for the current settings.
 func (p *runPane) Projected() float64 { return p.projected }
@@ -86,7 +86,7 @@ func (p *runPane) solveCmd() tea.Cmd {
 	seq, pr := p.solveSeq, p.params
 	spent, remaining := p.sched.split(pr)
 	return func() tea.Msg {
-		s, err := SolveSigma(pr.Epsilon, pr.Delta, pr.SampleRate, remaining, spent)
+		s, err := solveSigma(pr.Epsilon, pr.Delta, pr.SampleRate, remaining, spent)
 		return sigmaSolvedMsg{seq: seq, sigma: s, err: err}
 	}
 }
@@ -99,7 +99,7 @@ func (p *runPane) follow(ev core.Event) {
 		return
 	}
 	// A federated σ control left at "auto" stays so: it means σ from ε.
-	if p.params.V().Family() == FamilyDCAN {
+	if p.params.V().Family() == familyDPSGD {
 		p.params.Sigma = *pe.Effective.Sigma
 	}
 }
@@ -111,7 +111,7 @@ func (p *runPane) reproject() {
 		return
 	}
 	spent, remaining := p.sched.split(p.params)
-	p.projected, p.projErr = ProjectEpsilon(spent, p.params.SampleRate, p.params.Sigma, remaining, p.params.Delta)
+	p.projected, p.projErr = projectEpsilon(spent, p.params.SampleRate, p.params.Sigma, remaining, p.params.Delta)
 }
 
 func (p *runPane) epsilonHint() string {
@@ -289,13 +289,13 @@ func (p *runPane) summary(w, rows int) string {
 	pr := p.params
 	v := pr.V()
 	switch {
-	case v.Family() == FamilyManifold:
+	case v.Family() == familyDenoising:
 		what := fmt.Sprintf("%d queries", pr.Manifold.Queries)
 		if !pr.Manifold.Synthetic() {
 			what = "queries from the data"
 		}
 		lines = append(lines, st.Muted.Render(fmt.Sprintf("%s %s · %s · T %d", v.Method, v.Mode, what, pr.Manifold.T)))
-	case v.Family() == FamilyFed:
+	case v.Family() == familyFederated:
 		lines = append(lines, st.Muted.Render(fmt.Sprintf("%s %s · K %d · %d rounds", v.Method, v.Mode, pr.Fed.Clients, pr.Fed.Rounds)))
 	case pr.Private():
 		lines = append(lines, st.Muted.Render(fmt.Sprintf("%s · %d steps · σ·C %.3g", layerLabel(pr.EffectiveLayers()), pr.Steps(), pr.Sigma*pr.Clip)))
@@ -305,13 +305,13 @@ func (p *runPane) summary(w, rows int) string {
 	if g := p.charts.guarantee; g != nil {
 		lines = append(lines, guaranteeBadge(st, g.Status))
 	}
-	if v.Family() == FamilyManifold && pr.Manifold.Synthetic() {
+	if v.Family() == familyDenoising && pr.Manifold.Synthetic() {
 		lines = append(lines, st.Warn.Render("⚠ distances: clean points, simulated"))
 	} else {
 		lines = append(lines, st.Warn.Render("⚠ metrics: true labels, not covered"))
 	}
 	lines = append(lines, st.Muted.Render("s start  p pause  x stop  r restart"))
-	if v.Family() == FamilyFed {
+	if v.Family() == familyFederated {
 		lines = append(lines, p.clientLines(rows-1-len(lines))...)
 	}
 	for i, l := range lines {

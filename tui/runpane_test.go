@@ -25,7 +25,7 @@ func TestEditingSigmaReprojectsEpsilon(t *testing.T) {
 	if !(after.Sigma > before.Sigma) {
 		t.Fatalf("σ %v after l, want more than %v", after.Sigma, before.Sigma)
 	}
-	want, err := ProjectEpsilon(nil, after.SampleRate, after.Sigma, after.Steps(), after.Delta)
+	want, err := projectEpsilon(nil, after.SampleRate, after.Sigma, after.Steps(), after.Delta)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestEditingEpsilonResolvesSigma(t *testing.T) {
 	if p.Epsilon != 2 {
 		t.Fatalf("ε = %v after typing 2, want 2", p.Epsilon)
 	}
-	eps, err := ProjectEpsilon(nil, p.SampleRate, p.Sigma, p.Steps(), p.Delta)
+	eps, err := projectEpsilon(nil, p.SampleRate, p.Sigma, p.Steps(), p.Delta)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func (s *schedule) add(sigma float64, from int) {
 
 // split returns the accountant events of the steps taken and the number of
 // steps left in pr's plan. Before a run nothing is spent.
-func (s schedule) split(pr Params) (spent []accountant.Event, remaining int) {
+func (s schedule) split(pr runParams) (spent []accountant.Event, remaining int) {
 	total := pr.Steps()
 	if !s.active || !pr.dpsgd() {
 		return nil, total

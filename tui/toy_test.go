@@ -54,7 +54,7 @@ func cursorTo(t *testing.T, m Model, name string) Model {
 
 func TestToyMethodInRunPane(t *testing.T) {
 	labels := []string{}
-	for _, v := range Variants() {
+	for _, v := range variants() {
 		labels = append(labels, v.Label)
 	}
 	if !slices.Contains(labels, "Toy median nonprivate") || !slices.Contains(labels, "Toy median sound") {
