@@ -373,25 +373,14 @@ func (b *budgetPane) Audit() (rdp, pld float64) {
 	return b.audit.spent.EpsilonRDP, b.audit.spent.EpsilonPLD
 }
 
-// expectedGuarantee is the guarantee a variant can carry, before the engine
-// states it (METHODS.md §1, privacy reading; core/dcan Reading says the
-// same once the run starts).
+// expectedGuarantee is the guarantee a variant can carry before the engine
+// states it: what its method's Expect says of the run's config (nothing
+// when the method has no Expect).
 func expectedGuarantee(pr runParams) (core.Guarantee, []string) {
-	if pr.V().Family() != familyDPSGD {
-		return expectedOther(pr)
+	if e := pr.V().Desc().Expect; e != nil {
+		return e(pr.Config(""))
 	}
-	switch {
-	case !pr.Private():
-		return core.GuaranteeNone, []string{"DCAN trains without noise"}
-	case pr.V().Mode == core.ModeSound:
-		return core.GuaranteeFormal, []string{"whole-network DP-SGD with Poisson sampling and DP k-means, every release in the ledger; it assumes the preprocessing constants and K are public (the engine lists the assumptions), and a target raised mid-run makes it conditional"}
-	case pr.EffectiveLayers() != core.LayerRange{First: 1, Last: numLayers}:
-		return core.GuaranteeNone, []string{
-			"only layers " + pr.EffectiveLayers().String() + " are noised: un-noised layers trained on private data shape every noised gradient, so no formal guarantee holds for the released encoder; the paper's ε is its own accounting",
-			"k-means centroids and the DEC target use all cells without noise"}
-	default:
-		return core.GuaranteePaperOnly, []string{"all layers noised, but centroids and the DEC target use private data without noise"}
-	}
+	return "", nil
 }
 
 // guaranteeBadge renders a guarantee status with a glyph (it reads without

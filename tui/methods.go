@@ -172,7 +172,8 @@ func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // manifoldConfig is the DP-MD run: its noise follows from ε, δ and the
 // sensitivities (Sigma stays 0; Options "sigma" is the data's noise level).
-// Clip and SampleRate are unused by dpmd but validated by core: 1.
+// Clip and SampleRate are unused by the denoising family but validated by
+// core: 1.
 func (p runParams) manifoldConfig(method string) core.Config {
 	m := p.Manifold
 	c := core.Config{Data: p.ManifoldData(), Method: method, Mode: p.V().Mode, Clip: 1, SampleRate: 1, Seed: p.Seed,
@@ -284,14 +285,4 @@ func (p runParams) genericConfig(method string) core.Config {
 		c.Epsilon, c.Delta = p.Epsilon, p.Delta
 	}
 	return c
-}
-
-// expectedOther is the guarantee of a variant of a family other than
-// DP-SGD before its engine states it: what its method's Expect says of
-// the run's config.
-func expectedOther(pr runParams) (core.Guarantee, []string) {
-	if e := pr.V().desc.Expect; e != nil {
-		return e(pr.Config(""))
-	}
-	return "", nil
 }
