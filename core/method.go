@@ -94,6 +94,10 @@ type Method struct {
 	// before the run (the engine states the final one). Nil: the faces say
 	// nothing until the engine does.
 	Expect func(Config) (Guarantee, []string) `json:"-"`
+	// DependsOn names what the guarantee depends on besides the mode:
+	// Config fields (JSON names), options ("option protocol") or events of
+	// the run ("a target raised mid-run").
+	DependsOn []string `json:"guarantee_depends_on,omitempty"`
 	// New builds the engine for a validated config. Required.
 	New Factory `json:"-"`
 }

@@ -38,7 +38,9 @@ func init() {
 			core.NeedsLearningRate | core.NeedsAccountant,
 		Options: optionSpecs,
 		Expect:  Expect,
-		New:     func(cfg core.Config) (core.Engine, error) { return New(cfg, Options{}) },
+		DependsOn: []string{"layers (paper mode: 1-6 or none)", "epsilon (the filter's target; raised mid-run: conditional)",
+			"sigma changed mid-run without a target (conditional)", "secure_noise", "option k"},
+		New: func(cfg core.Config) (core.Engine, error) { return New(cfg, Options{}) },
 	})
 }
 

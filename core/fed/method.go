@@ -85,24 +85,29 @@ func (v Variant) descriptor() core.Method {
 	case FL:
 		m.Title, m.Doc = "FL", "federated averaging of client autoencoder updates (PPML-Omics Algorithm 1), no privacy"
 		m.Modes = []core.Mode{core.ModeNonPrivate}
+		m.DependsOn = []string{"nothing: FL never has a guarantee"}
 		p := fl(false)
 		p.Label, p.Mode = "FL", core.ModeNonPrivate
 		m.Presets = []core.Preset{p}
 	case FLDP:
 		m.Title, m.Doc = "FL-DP", "FL with per-client clipping and local Gaussian noise (PPML-Omics' FL-DP)"
 		m.Modes = []core.Mode{core.ModeNonPrivate, core.ModePaper, core.ModeSound}
+		m.DependsOn = []string{"epsilon (the paper's composition corollary holds for ε < 1)"}
 		p := fl(true)
 		p.Label, p.Mode = "FL-DP", core.ModePaper
 		m.Presets = []core.Preset{p}
 	case PPMLOmics:
 		m.Title, m.Doc = "PPML-Omics", "FL-DP with size-weighted updates and decentralized randomization (PPML-Omics Algorithm 2)"
 		m.Modes = []core.Mode{core.ModeNonPrivate, core.ModePaper, core.ModeSound}
+		m.DependsOn = []string{"epsilon (the paper's composition corollary holds for ε < 1)", "clients (the shuffle model's condition)",
+			"option protocol", "option trusted_shuffle"}
 		p, s := fl(true), fl(true)
 		p.Label, p.Mode, s.Label, s.Mode = "PPML-Omics paper", core.ModePaper, "PPML-Omics sound", core.ModeSound
 		m.Presets = []core.Preset{p, s}
 	case FedSC:
 		m.Title, m.Doc = "FedSC", "federated BYOL with a divergence-aware client update (FedSC); sound adds client-level DP-FedAvg"
 		m.Modes = []core.Mode{core.ModeNonPrivate, core.ModeSound}
+		m.DependsOn = []string{"a trusted aggregator or secure aggregation (assumed)"}
 		p := core.Preset{Clients: DefaultClientsFedSC, Epochs: []int{10, DefaultLocalEpochsBYOL}, Clip: 1,
 			Options: map[string]string{"split": "iid"}}
 		s := p

@@ -52,10 +52,11 @@ func init() {
 			{Label: "DP-MD sound", Mode: core.ModeSound, Options: quick},
 			{Label: "DP-MD non-private", Mode: core.ModeNonPrivate, Options: quick},
 		},
-		Needs:   core.NeedsNothing,
-		Options: optionSpecs,
-		Expect:  Expect,
-		New:     func(cfg core.Config) (core.Engine, error) { return New(cfg, Params{}) },
+		Needs:     core.NeedsNothing,
+		Options:   optionSpecs,
+		Expect:    Expect,
+		DependsOn: []string{"delta (the paper's experiments use 0.1)", "option C_P", "option C_m"},
+		New:       func(cfg core.Config) (core.Engine, error) { return New(cfg, Params{}) },
 	})
 }
 

@@ -98,6 +98,9 @@ func writeMethods(w io.Writer) {
 		fmt.Fprintf(w, "%s (%s, %s): %s\n", m.Name, m.Label(), m.Family, m.Doc)
 		fmt.Fprintf(w, "  modes: %s\n", strings.Join(modes, ", "))
 		fmt.Fprintf(w, "  reads: %s\n", orNone(strings.Join(d.Needs, ", ")))
+		if len(m.DependsOn) > 0 {
+			fmt.Fprintf(w, "  guarantee depends on: mode, %s\n", strings.Join(m.DependsOn, "; "))
+		}
 		for _, g := range d.Guarantee {
 			if g.Status != "" {
 				fmt.Fprintf(w, "  %s: guarantee %s — %s\n", g.Mode, g.Status, strings.Join(g.Reasons, "; "))
