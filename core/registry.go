@@ -100,12 +100,6 @@ func LookupMethod(name string) (Method, error) {
 	return m, nil
 }
 
-// lookup returns the factory registered under name.
-func lookup(name string) (Factory, error) {
-	m, err := LookupMethod(name)
-	return m.New, err
-}
-
 // unregister removes a method; for tests only.
 func unregister(name string) {
 	registry.mu.Lock()
