@@ -102,7 +102,7 @@ func (c Config) Validate() error {
 		return badf("data is empty, must name a data set")
 	}
 	if c.Method == "" {
-		return badf("method is empty, must be one of %v", Methods())
+		return badf("method is empty, must be one of %v", MethodNames())
 	}
 	switch c.Mode {
 	case ModeNonPrivate, ModePaper, ModeSound:

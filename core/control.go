@@ -9,8 +9,9 @@ import (
 // pauses and patches at Checkpoint. Safe for concurrent use.
 type Control struct {
 	bus *bus
-	// options are the Patch.Options keys the engine takes (OptionPatcher).
-	options []string
+	// specs are the method's options: the Live ones are the Patch.Options
+	// keys the engine takes.
+	specs []OptionSpec
 
 	mu      sync.Mutex
 	patches []Patch
@@ -45,7 +46,7 @@ func (c *Control) Checkpoint(ctx context.Context) ([]Patch, error) {
 			for _, p := range ps {
 				err := p.Validate()
 				if err == nil {
-					err = p.checkOptions(c.options)
+					err = p.checkOptions(c.specs)
 				}
 				if err != nil {
 					c.Emit(PatchEvent{Patch: p, Err: err.Error()})
@@ -65,9 +66,15 @@ func (c *Control) Checkpoint(ctx context.Context) ([]Patch, error) {
 	}
 }
 
-// Applied acknowledges a patch that took effect from step on.
+// Applied acknowledges a patch that took effect from step on as asked.
 func (c *Control) Applied(p Patch, step int) {
 	c.Emit(PatchEvent{Patch: p, Step: step, Applied: true})
+}
+
+// AppliedAs acknowledges a patch that took effect from step on as
+// effective (e.g. a new ε target with the σ solved for it).
+func (c *Control) AppliedAs(p, effective Patch, step int) {
+	c.Emit(PatchEvent{Patch: p, Step: step, Applied: true, Effective: &effective})
 }
 
 // Rejected answers a patch the method cannot take, with the reason.

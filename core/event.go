@@ -15,6 +15,11 @@ type Event interface {
 type NamedValue struct {
 	Name  string  `json:"name"`
 	Value float64 `json:"value"`
+	// Group and Measure place a value in a table, when it has one: its
+	// column (e.g. DP-MD's track "before", "nonprivate", "paper") and its
+	// row ("mean distance to M"). Name stays unique on its own.
+	Group   string `json:"group,omitempty"`
+	Measure string `json:"measure,omitempty"`
 }
 
 // StepEvent reports the loss of one optimisation step. It coalesces.
@@ -30,6 +35,17 @@ type StepEvent struct {
 type EpsilonValue struct {
 	Accountant string  `json:"accountant"` // e.g. "RDP", "PLD", "paper (Theorem 1)"
 	Epsilon    float64 `json:"epsilon"`
+	// Label names the accountant in a few words for a chart legend
+	// ("RDP", "secagg GDP", "published"); empty: Accountant is short.
+	Label string `json:"label,omitempty"`
+}
+
+// Short returns Label, or Accountant when Label is empty.
+func (v EpsilonValue) Short() string {
+	if v.Label != "" {
+		return v.Label
+	}
+	return v.Accountant
 }
 
 // BudgetEvent reports the privacy budget spent so far. It coalesces.
@@ -42,6 +58,12 @@ type BudgetEvent struct {
 	// Components holds ε per ledger component ("stage 1", "centroids", …),
 	// under the first accountant of Spent.
 	Components []NamedValue `json:"components,omitempty"`
+	// Sigma is the noise multiplier σ in force for the steps to come (0:
+	// the method has no single σ).
+	Sigma float64 `json:"sigma,omitempty"`
+	// Orders names the RDP order list the RDP figures use (e.g.
+	// "dp-accounting"); empty when no RDP figure is reported.
+	Orders string `json:"orders,omitempty"`
 }
 
 // MetricsEvent reports clustering quality against the true labels. Every one
@@ -98,6 +120,9 @@ type PatchEvent struct {
 	Step    int    `json:"step"`
 	Applied bool   `json:"applied"`
 	Err     string `json:"error,omitempty"`
+	// Effective is the change as it took effect, when it differs from
+	// Patch: a new ε target with the σ solved for it, for instance.
+	Effective *Patch `json:"effective,omitempty"`
 }
 
 // WarningEvent is something the user should know that does not stop the run.

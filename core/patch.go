@@ -19,17 +19,10 @@ type Patch struct {
 	LearningRate *float64    `json:"learning_rate,omitempty"`
 	Clients      *int        `json:"clients,omitempty"`
 	// Options sets a method's own live settings by name, as Config.Options
-	// does at the start (e.g. dpmd's "h", "d", "T", "theta"). Only an engine
-	// that implements OptionPatcher receives them: for any other engine a
-	// patch with Options is rejected at the checkpoint.
+	// does at the start (e.g. dpmd's "h", "d", "T", "theta"). Only keys the
+	// method's OptionSpecs mark Live reach the engine, with values their
+	// specs accept: any other is rejected at the checkpoint.
 	Options map[string]string `json:"options,omitempty"`
-}
-
-// OptionPatcher is implemented by an engine that takes Patch.Options. The
-// keys it lists are the ones it may apply live; a patch setting any other
-// key is rejected before the engine sees it.
-type OptionPatcher interface {
-	PatchOptions() []string
 }
 
 // Validate checks the values a patch sets, independently of the method.
@@ -65,15 +58,21 @@ func (p Patch) Validate() error {
 	return nil
 }
 
-// checkOptions returns why an engine taking the option keys allowed (nil:
-// none) cannot take p's options, or nil.
-func (p Patch) checkOptions(allowed []string) error {
+// checkOptions returns why an engine whose options are specs cannot take
+// p's options (a key not declared Live, or a value its spec rejects), or
+// nil.
+func (p Patch) checkOptions(specs []OptionSpec) error {
+	allowed := Method{Options: specs}.LiveKeys()
 	for _, k := range slices.Sorted(maps.Keys(p.Options)) {
-		if !slices.Contains(allowed, k) {
+		s, ok := Method{Options: specs}.Option(k)
+		if !ok || !s.Live {
 			if len(allowed) == 0 {
 				return badf("option %q cannot change during a run: this method takes no live options", k)
 			}
 			return badf("option %q cannot change during a run, must be one of %s", k, strings.Join(allowed, ", "))
+		}
+		if _, err := s.parse(p.Options[k]); err != nil {
+			return err
 		}
 	}
 	return nil

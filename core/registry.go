@@ -23,54 +23,91 @@ type Engine interface {
 type Factory func(cfg Config) (Engine, error)
 
 var registry struct {
-	mu        sync.RWMutex
-	factories map[string]Factory
+	mu      sync.RWMutex
+	methods map[string]Method
+	seq     map[string]int // registration order, for a stable list
+	next    int
 }
 
-// Register makes a method available to Start under name. It panics when
-// name is empty or already registered: both are programming errors.
-func Register(name string, f Factory) {
+// familyRank orders method lists: the families in the order the methods
+// were added to dpscope.
+var familyRank = map[Family]int{FamilyDPSGD: 0, FamilyDenoising: 1, FamilyFederated: 2, FamilyClustering: 3}
+
+// Register makes a method available to Start and to the faces under
+// m.Name. It panics when the descriptor is malformed or the name is already
+// registered: both are programming errors, found by the first test that
+// imports the package.
+func Register(m Method) {
+	if len(m.Modes) == 0 {
+		m.Modes = []Mode{ModeNonPrivate, ModePaper, ModeSound}
+	}
+	if err := m.check(); err != nil {
+		panic("core: Register: " + err.Error())
+	}
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
-	if name == "" || f == nil {
-		panic("core: Register with an empty name or nil factory")
+	if _, dup := registry.methods[m.Name]; dup {
+		panic("core: method " + m.Name + " registered twice")
 	}
-	if _, dup := registry.factories[name]; dup {
-		panic("core: method " + name + " registered twice")
+	if registry.methods == nil {
+		registry.methods, registry.seq = map[string]Method{}, map[string]int{}
 	}
-	if registry.factories == nil {
-		registry.factories = map[string]Factory{}
-	}
-	registry.factories[name] = f
+	m.Modes, m.Presets, m.Options = slices.Clone(m.Modes), slices.Clone(m.Presets), slices.Clone(m.Options)
+	registry.methods[m.Name] = m
+	registry.seq[m.Name] = registry.next
+	registry.next++
 }
 
-// Methods returns the registered method names, sorted.
-func Methods() []string {
+// Methods returns the registered methods' descriptors, by family, then in
+// the order they were registered.
+func Methods() []Method {
 	registry.mu.RLock()
 	defer registry.mu.RUnlock()
-	names := make([]string, 0, len(registry.factories))
-	for n := range registry.factories {
+	out := make([]Method, 0, len(registry.methods))
+	for _, m := range registry.methods {
+		out = append(out, m)
+	}
+	slices.SortFunc(out, func(a, b Method) int {
+		if d := familyRank[a.Family] - familyRank[b.Family]; d != 0 {
+			return d
+		}
+		return registry.seq[a.Name] - registry.seq[b.Name]
+	})
+	return out
+}
+
+// MethodNames returns the registered method names, sorted.
+func MethodNames() []string {
+	registry.mu.RLock()
+	defer registry.mu.RUnlock()
+	names := make([]string, 0, len(registry.methods))
+	for n := range registry.methods {
 		names = append(names, n)
 	}
 	slices.Sort(names)
 	return names
 }
 
-func lookup(name string) (Factory, error) {
+// LookupMethod returns the descriptor registered under name, or an error
+// wrapping ErrBadConfig that lists the registered names.
+func LookupMethod(name string) (Method, error) {
 	registry.mu.RLock()
-	defer registry.mu.RUnlock()
-	f, ok := registry.factories[name]
-	if !ok {
-		return nil, badf("method is %q, must be one of %v", name, Methods())
+	m, ok := registry.methods[name]
+	registry.mu.RUnlock()
+	switch {
+	case name == "":
+		return Method{}, badf("method is empty, must be one of %v", MethodNames())
+	case !ok:
+		return Method{}, badf("method is %q, must be one of %v", name, MethodNames())
 	}
-	return f, nil
+	return m, nil
 }
 
 // unregister removes a method; for tests only.
 func unregister(name string) {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
-	delete(registry.factories, name)
+	delete(registry.methods, name)
 }
 
 // errorf wraps a method's error with its name.

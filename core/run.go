@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"errors"
-	"slices"
 	"sync"
 	"time"
 )
@@ -39,20 +38,18 @@ func StartWith(ctx context.Context, cfg Config, opts Options) (*Run, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	factory, err := lookup(cfg.Method)
+	m, err := LookupMethod(cfg.Method)
 	if err != nil {
 		return nil, err
 	}
-	eng, err := factory(cfg)
+	eng, err := m.New(cfg)
 	if err != nil {
 		return nil, errorf(cfg.Method, err)
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	r := &Run{cfg: cfg, bus: newBus(opts.KeepAll), cancel: cancel, done: make(chan struct{})}
 	r.ctl = newControl(r.bus)
-	if op, ok := eng.(OptionPatcher); ok {
-		r.ctl.options = slices.Clone(op.PatchOptions())
-	}
+	r.ctl.specs = m.Options
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {

@@ -56,14 +56,14 @@ func (c *counter) Run(ctx context.Context, ctl *Control) error {
 var engines = make(chan *counter, 1)
 
 func init() {
-	Register("test-counter", func(cfg Config) (Engine, error) {
+	Register(Method{Name: "test-counter", Family: FamilyDPSGD, New: func(cfg Config) (Engine, error) {
 		select {
 		case c := <-engines:
 			return c, nil
 		default:
 			return nil, errors.New("no engine queued")
 		}
-	})
+	}})
 }
 
 func testConfig() Config {
@@ -299,8 +299,6 @@ type optionCounter struct {
 	got  []map[string]string
 }
 
-func (*optionCounter) PatchOptions() []string { return []string{"rate"} }
-
 func (c *optionCounter) Run(ctx context.Context, ctl *Control) error {
 	<-c.gate
 	for step := 1; step <= c.steps; step++ {
@@ -320,7 +318,9 @@ func (c *optionCounter) Run(ctx context.Context, ctl *Control) error {
 var optionEngines = make(chan Engine, 1)
 
 func init() {
-	Register("test-options", func(Config) (Engine, error) { return <-optionEngines, nil })
+	Register(Method{Name: "test-options", Family: FamilyDPSGD, Options: []OptionSpec{
+		{Key: "rate", Kind: KindFloat, Default: 1.0, Min: 0, Max: 10, Live: true, Doc: "a live rate"},
+		{Key: "size", Kind: KindInt, Default: 1, Doc: "fixed at the start"}}, New: func(Config) (Engine, error) { return <-optionEngines, nil }})
 }
 
 // gated runs an engine once gate is closed.
@@ -360,15 +360,17 @@ func patchAnswers(t *testing.T, method string, eng Engine, gate chan struct{}, p
 }
 
 func init() {
-	Register("test-plain", func(Config) (Engine, error) { return <-optionEngines, nil })
+	Register(Method{Name: "test-plain", Family: FamilyDPSGD, New: func(Config) (Engine, error) { return <-optionEngines, nil }})
 }
 
-func TestPatchOptionsReachOnlyAnOptionPatcher(t *testing.T) {
+func TestPatchOptionsReachOnlyLiveSpecs(t *testing.T) {
 	oc := &optionCounter{counter: counter{steps: 3}, gate: make(chan struct{})}
 	evs := patchAnswers(t, "test-options", oc, oc.gate,
 		Patch{Options: map[string]string{"rate": "2"}},
 		Patch{Options: map[string]string{"speed": "2"}},
-		Patch{Options: map[string]string{"rate": ""}})
+		Patch{Options: map[string]string{"rate": ""}},
+		Patch{Options: map[string]string{"rate": "11"}},
+		Patch{Options: map[string]string{"size": "2"}})
 	var applied, rejected int
 	for _, ev := range evs {
 		if ev.Applied {
@@ -380,10 +382,10 @@ func TestPatchOptionsReachOnlyAnOptionPatcher(t *testing.T) {
 			}
 		}
 	}
-	if applied != 1 || rejected != 2 || len(oc.got) != 1 || oc.got[0]["rate"] != "2" {
-		t.Errorf("applied %d, rejected %d, engine got %v; want 1, 2 and rate=2 only", applied, rejected, oc.got)
+	if applied != 1 || rejected != 4 || len(oc.got) != 1 || oc.got[0]["rate"] != "2" {
+		t.Errorf("applied %d, rejected %d, engine got %v; want 1, 4 and rate=2 only", applied, rejected, oc.got)
 	}
-	// An engine that is no OptionPatcher never sees options.
+	// A method that declares no live option never sees options.
 	plain := gated{Engine: &counter{steps: 3}, gate: make(chan struct{})}
 	evs = patchAnswers(t, "test-plain", plain, plain.gate, Patch{Options: map[string]string{"rate": "2"}})
 	if len(evs) != 1 || evs[0].Applied || evs[0].Err == "" {

@@ -28,7 +28,7 @@ const pldInterval = 1e-3
 // PLD for the schedule, and the attacker's trade-off curve.
 type budgetPane struct {
 	c      *Common
-	params Params
+	params runParams
 	sched  schedule
 	budget *core.BudgetEvent
 	guar   *core.GuaranteeEvent
@@ -52,7 +52,7 @@ type auditResult struct {
 	err      error
 }
 
-func newBudgetPane(c *Common, params Params) *budgetPane {
+func newBudgetPane(c *Common, params runParams) *budgetPane {
 	st := c.Styles
 	b := &budgetPane{c: c, params: params, stale: true, curve: chart.New(10, 5, st.Axis, st.AxisLabel, st.Marker)}
 	b.curve.SetRange(0, 1, 0, 1)
@@ -86,7 +86,7 @@ func (b *budgetPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		b.stale = true
 	case EngineEventsMsg:
 		for _, ev := range msg.Events {
-			b.sched.observe(ev, b.params.Sigma)
+			b.sched.observe(ev)
 			switch ev := ev.(type) {
 			case core.BudgetEvent:
 				e := ev
@@ -139,7 +139,7 @@ func (b *budgetPane) maybeAudit() tea.Cmd {
 
 // audit accounts a schedule by RDP and PLD and draws its trade-off curve.
 // It runs in a command (PLD costs tens of milliseconds).
-func audit(seq int, label string, pr Params, spent []accountant.Event, remaining int) auditResult {
+func audit(seq int, label string, pr runParams, spent []accountant.Event, remaining int) auditResult {
 	r := auditResult{seq: seq, label: label}
 	evs := append([]accountant.Event{}, spent...)
 	if remaining > 0 {
@@ -273,8 +273,8 @@ func (b *budgetPane) text(w int) string {
 			names[i] = e.Accountant
 		}
 		step := "step"
-		if f := b.params.V().Family(); f != FamilyDCAN {
-			step = f.stepWord()
+		if f := b.params.V().Family(); f != familyDPSGD {
+			step = stepWord(f)
 		}
 		add(st.BoxTitle.Render(fmt.Sprintf("ledger at %s %d (δ %.3g)", step, bg.Step, bg.Delta)))
 		if longest(names) > 10 {
@@ -373,25 +373,14 @@ func (b *budgetPane) Audit() (rdp, pld float64) {
 	return b.audit.spent.EpsilonRDP, b.audit.spent.EpsilonPLD
 }
 
-// expectedGuarantee is the guarantee a variant can carry, before the engine
-// states it (METHODS.md §1, privacy reading; core/dcan Reading says the
-// same once the run starts).
-func expectedGuarantee(pr Params) (core.Guarantee, []string) {
-	if pr.V().Family() != FamilyDCAN {
-		return expectedOther(pr)
+// expectedGuarantee is the guarantee a variant can carry before the engine
+// states it: what its method's Expect says of the run's config (nothing
+// when the method has no Expect).
+func expectedGuarantee(pr runParams) (core.Guarantee, []string) {
+	if e := pr.V().Desc().Expect; e != nil {
+		return e(pr.Config(""))
 	}
-	switch {
-	case !pr.Private():
-		return core.GuaranteeNone, []string{"DCAN trains without noise"}
-	case pr.V().Mode == core.ModeSound:
-		return core.GuaranteeFormal, []string{"whole-network DP-SGD with Poisson sampling and DP k-means, every release in the ledger; it assumes the preprocessing constants and K are public (the engine lists the assumptions), and a target raised mid-run makes it conditional"}
-	case pr.EffectiveLayers() != core.LayerRange{First: 1, Last: NumLayers}:
-		return core.GuaranteeNone, []string{
-			"only layers " + pr.EffectiveLayers().String() + " are noised: un-noised layers trained on private data shape every noised gradient, so no formal guarantee holds for the released encoder; the paper's ε is its own accounting",
-			"k-means centroids and the DEC target use all cells without noise"}
-	default:
-		return core.GuaranteePaperOnly, []string{"all layers noised, but centroids and the DEC target use private data without noise"}
-	}
+	return "", nil
 }
 
 // guaranteeBadge renders a guarantee status with a glyph (it reads without

@@ -66,7 +66,7 @@ func (r runRecord) headline() (float64, string) {
 // pinned overlays and the privacy–utility frontier.
 type comparePane struct {
 	c       *Common
-	params  Params
+	params  runParams
 	current *runRecord
 	records []runRecord
 	cursor  int

@@ -34,7 +34,7 @@ var curveNonPrivateX = math.Log10(32)
 // settings in the background; points appear as runs finish.
 type curvePane struct {
 	c      *Common
-	params Params
+	params runParams
 	nmi    bool // plot NMI instead of ARI
 	chart  *chart.XY
 	sw     *curveSweep // the latest sweep; nil before the first
@@ -75,7 +75,7 @@ type curveRefMsg struct {
 	err  error
 }
 
-func newCurvePane(c *Common, params Params) *curvePane {
+func newCurvePane(c *Common, params runParams) *curvePane {
 	st := c.Styles
 	x := chart.New(10, 5, st.Axis, st.AxisLabel, st.Marker)
 	x.SetXFormat(func(v float64) string { return chart.FormatNumber(math.Pow(10, v)) })

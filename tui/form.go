@@ -1,32 +1,41 @@
 package tui
 
 import (
+	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/tui/keys"
 	"github.com/dpscope/dpscope/tui/styles"
 )
 
-// field is one row of a form. Its functions run in Update.
+// field is one row of a form: it carries its own rules (when it is shown,
+// whether it may change during a run, the patch it then sends). Its
+// functions run in Update.
 type field struct {
 	name   string
 	value  func() string        // the value as shown
 	step   func(dir int) error  // change by one step (dir ±1)
 	set    func(s string) error // a typed value; nil: not typeable
-	locked func() string        // why the field cannot change now; "" when it can
+	locked func() string        // why the field cannot change now, run or not; "" when it can
 	render func(w int) string   // custom value rendering; nil: value()
 	hint   func() string        // a muted note after the value
-	hidden func() bool          // not a control of the current method; nil: shown
+	shown  func() bool          // a control of the current method; nil: always
+	live   bool                 // may change during a run, as patch()
+	patch  func() core.Patch    // the live change (live fields)
 }
 
 // form is a list of fields with a cursor, stepped with ←/→ and typed into
 // with enter. Not safe for concurrent use.
 type form struct {
 	fields  []field
+	running func() bool // a run is going: only live fields may change
 	cursor  int
 	editing bool
 	input   []rune // the text being typed (a small line editor: no new module)
@@ -36,6 +45,10 @@ type form struct {
 const inputLimit = 32
 
 func newForm(fields []field) form { return form{fields: fields} }
+
+// lockedDuringRun is why a field that is not live cannot change while a
+// run is going.
+const lockedDuringRun = "fixed while a run is going"
 
 // formEdit reports which field an Update changed, if any.
 type formEdit struct {
@@ -119,7 +132,7 @@ func (f *form) settle() {
 	}
 }
 
-func (f *form) isHidden(i int) bool { return f.fields[i].hidden != nil && f.fields[i].hidden() }
+func (f *form) isHidden(i int) bool { return f.fields[i].shown != nil && !f.fields[i].shown() }
 
 // shownCount is the number of rows the form draws.
 func (f *form) shownCount() int {
@@ -133,6 +146,9 @@ func (f *form) shownCount() int {
 }
 
 func (f *form) lockedReason(i int) string {
+	if f.running != nil && f.running() && !f.fields[i].live {
+		return lockedDuringRun
+	}
 	if f.fields[i].locked == nil {
 		return ""
 	}
@@ -187,4 +203,73 @@ func pad(s string, n int) string {
 		return s + strings.Repeat(" ", d)
 	}
 	return s
+}
+
+// stepInt steps *v by d within [lo, hi].
+func stepInt(name string, v *int, d, lo, hi int) error {
+	n := *v + d
+	if n < lo || n > hi {
+		return fmt.Errorf("%s must be in %d..%d", name, lo, hi)
+	}
+	*v = n
+	return nil
+}
+
+// setInt sets *v from a typed value within [lo, hi].
+func setInt(name string, v *int, s string, lo, hi int) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		return fmt.Errorf("%s is %q, must be a whole number in %d..%d", name, s, lo, hi)
+	}
+	*v = n
+	return nil
+}
+
+// scaleInt multiplies or divides *v by f (rounding, at least by one).
+func scaleInt(name string, v *int, f float64, d, lo, hi int) error {
+	n := int(math.Round(scaleStep(float64(*v), f, d)))
+	if n == *v {
+		n += d
+	}
+	if n < lo || n > hi {
+		return fmt.Errorf("%s must be in %d..%d", name, lo, hi)
+	}
+	*v = n
+	return nil
+}
+
+// cycle steps through choices from cur.
+func cycle(choices []string, cur string, d int) string {
+	i := 0
+	for j, c := range choices {
+		if c == cur {
+			i = j
+		}
+	}
+	return choices[(i+d+len(choices))%len(choices)]
+}
+
+// scaleStep multiplies or divides v by f.
+func scaleStep(v, f float64, dir int) float64 {
+	if dir > 0 {
+		return v * f
+	}
+	return v / f
+}
+
+// round3 keeps 3 significant digits, so stepping stays readable.
+func round3(v float64) float64 {
+	if v == 0 {
+		return 0
+	}
+	p := math.Pow(10, 2-math.Floor(math.Log10(math.Abs(v))))
+	return math.Round(v*p) / p
+}
+
+func parsePositive(name, s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
+		return 0, fmt.Errorf("%s is %q, must be a finite number > 0", name, s)
+	}
+	return v, nil
 }

@@ -35,7 +35,7 @@ type lessonData struct {
 // parameters.
 type learnPane struct {
 	c       *Common
-	params  Params
+	params  runParams
 	lessons []lesson
 	err     error
 	index   int
@@ -47,7 +47,7 @@ type learnPane struct {
 // listWidth is the width of the lesson list beside the text.
 const listWidth = 30
 
-func newLearnPane(c *Common, params Params) *learnPane {
+func newLearnPane(c *Common, params runParams) *learnPane {
 	p := &learnPane{c: c, params: params, vp: viewport.New(), dirty: true}
 	p.lessons, p.err = loadLessons(assets.Lessons)
 	return p
@@ -126,7 +126,7 @@ func (p *learnPane) data() lessonData {
 	pr := p.params
 	eps := pr.Epsilon
 	odds := math.Exp(eps)
-	proj, _ := ProjectEpsilon(nil, pr.SampleRate, pr.Sigma, pr.Steps(), pr.Delta)
+	proj, _ := projectEpsilon(nil, pr.SampleRate, pr.Sigma, pr.Steps(), pr.Delta)
 	g, _ := expectedGuarantee(pr)
 	cells := p.c.Config.Summary.KeptCells
 	if cells == 0 {

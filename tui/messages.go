@@ -22,7 +22,7 @@ func ErrorCmd(err error) tea.Cmd { return func() tea.Msg { return ErrorMsg{err} 
 func statusCmd(text string) tea.Cmd { return func() tea.Msg { return StatusMsg{Text: text} } }
 
 // ParamsMsg carries the run parameters after an edit, to every pane.
-type ParamsMsg struct{ Params Params }
+type ParamsMsg struct{ Params runParams }
 
 // StartRunMsg asks the root to start a run with Config.
 type StartRunMsg struct{ Config core.Config }

@@ -1,22 +1,28 @@
 package tui
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 
 	"github.com/dpscope/dpscope/core"
-	"github.com/dpscope/dpscope/core/fed"
-	"github.com/dpscope/dpscope/core/manifold"
 )
 
-// ManifoldKinds are the choices of DP-MD's manifold control: the synthetic
-// manifolds of core/manifold, then "data" for the loaded data set.
-var ManifoldKinds = []string{"circle", "sphere", "torus", "swissroll", "data"}
+// dataKind is the manifold control's choice for the loaded data set.
+const dataKind = "data"
 
-// ManifoldParams are DP-MD's settings (core/manifold's Params, as Options).
-type ManifoldParams struct {
-	Kind    string  // one of ManifoldKinds
+// syntheticPrefix starts a synthetic manifold's data spec ("manifold:KIND").
+const syntheticPrefix = "manifold:"
+
+// manifoldKinds are the choices of the manifold control: the method's
+// synthetic manifolds (its option "manifold"), then the loaded data set.
+func manifoldKinds(v Variant) []string {
+	s, _ := v.desc.Option("manifold")
+	return append(slices.Clone(s.Choices), dataKind)
+}
+
+// manifoldParams are a denoising method's settings, as Options.
+type manifoldParams struct {
+	Kind    string  // one of manifoldKinds
 	D       int     // ambient dimension (synthetic)
 	N       int     // references (synthetic)
 	Queries int     // queries (synthetic)
@@ -29,34 +35,63 @@ type ManifoldParams struct {
 	Delta   float64
 }
 
-// PaperDelta is the δ of the DP-MD paper's experiments (METHODS.md §2),
+// paperDelta is the δ of the DP-MD paper's experiments (METHODS.md §2),
 // offered as a hint: dpscope defaults to 1e-5.
-const PaperDelta = 0.1
+const paperDelta = 0.1
 
-// defaultManifoldParams keeps a run to seconds: a sphere in R^20 with 5,000
-// references and 200 queries.
-func defaultManifoldParams() ManifoldParams {
-	return ManifoldParams{Kind: "sphere", D: 20, N: 5000, Queries: 200, Noise: manifold.DefaultSigma,
-		T: manifold.DefaultT, Theta: manifold.DefaultTheta, Epsilon: 1, Delta: 1e-5}
+// optionValue is the value of key for variant v: its preset's, else the
+// spec's default, else "".
+func optionValue(v Variant, key string) string {
+	if s, ok := v.preset.Options[key]; ok {
+		return s
+	}
+	s, _ := v.desc.Option(key)
+	return s.DefaultText()
+}
+
+func optionInt(v Variant, key string) int {
+	n, _ := strconv.Atoi(optionValue(v, key))
+	return n
+}
+
+func optionFloat(v Variant, key string) float64 {
+	f, _ := strconv.ParseFloat(optionValue(v, key), 64)
+	return f
+}
+
+// defaultManifoldParams are the first denoising variant's preset (a run of
+// seconds) over its options' defaults.
+func defaultManifoldParams() manifoldParams {
+	v := variants()[variantIndex(familyDenoising)]
+	kind := optionValue(v, "manifold")
+	if kind == "" {
+		kind = dataKind
+	}
+	return manifoldParams{Kind: kind, D: optionInt(v, "D"), N: optionInt(v, "n"), Queries: optionInt(v, "queries"),
+		Noise: optionFloat(v, "sigma"), T: optionInt(v, "T"), Theta: optionFloat(v, "theta"), Epsilon: 1, Delta: 1e-5}
 }
 
 // Synthetic reports whether the run denoises a generated manifold (not the
 // loaded data set).
-func (m ManifoldParams) Synthetic() bool { return m.Kind != "data" }
+func (m manifoldParams) Synthetic() bool { return m.Kind != dataKind }
 
-// Splits are the choices of the federated split control (datasets.ParseSplit).
-var Splits = []string{"iid", "equal", "noniid:2", "dirichlet:0.5"}
+// splits are the choices of the federated split control (datasets.ParseSplit).
+var splits = []string{"iid", "equal", "noniid:2", "dirichlet:0.5"}
 
-// Protocols are PPML-Omics' decentralized randomizations.
-var Protocols = []string{"swap", "fisher-yates"}
+// protocols are the choices of the method's option "protocol" (PPML-Omics'
+// decentralized randomizations).
+func protocols(v Variant) []string {
+	s, _ := v.desc.Option("protocol")
+	return s.Choices
+}
 
-// FedParams are the federated methods' settings.
-type FedParams struct {
+// fedParams are the federated methods' settings.
+type fedParams struct {
 	Clients     int
 	Rounds      int
 	LocalEpochs int
-	Split       string // one of Splits
-	Protocol    string // one of Protocols (ppml-omics)
+	Split       string // one of splits
+	Protocol    string // one of protocols (a method with option "protocol")
 	Epsilon     float64
 	Delta       float64
 	Clip        float64
@@ -65,23 +100,35 @@ type FedParams struct {
 	of int // the federated variant whose defaults the settings follow
 }
 
-// defaultFedParams returns v's defaults (core/fed's, with fewer FedSC
-// rounds so an interactive run takes seconds to a minute).
-func defaultFedParams(v Variant) FedParams {
-	p := FedParams{Clients: fed.DefaultClientsFL, Rounds: fed.DefaultRoundsAE, LocalEpochs: fed.DefaultLocalEpochsAE,
-		Split: "equal", Protocol: "swap", Epsilon: 5, Delta: 1e-5, Clip: 5, of: slices.Index(Variants, v)}
-	switch {
-	case v.Method == "fedsc":
-		p.Clients, p.Rounds, p.LocalEpochs, p.Split, p.Clip = fed.DefaultClientsFedSC, 10, fed.DefaultLocalEpochsBYOL, "iid", 1
-	case v.Mode != core.ModeNonPrivate:
-		p.Clients = fed.DefaultClientsDP
+// defaultFedParams returns v's defaults: its preset's clients, rounds,
+// local epochs, clip and split (a run of seconds to a minute).
+func defaultFedParams(v Variant) fedParams {
+	p := fedParams{Clients: v.preset.Clients, Rounds: 5, LocalEpochs: 1, Split: "equal", Protocol: "swap",
+		Epsilon: 5, Delta: 1e-5, Clip: v.preset.Clip, of: slices.IndexFunc(variants(), func(w Variant) bool { return w.Label == v.Label })}
+	if len(v.preset.Epochs) > 0 {
+		p.Rounds = v.preset.Epochs[0]
+	}
+	if len(v.preset.Epochs) > 1 {
+		p.LocalEpochs = v.preset.Epochs[1]
+	}
+	if s := v.preset.Options["split"]; s != "" {
+		p.Split = s
+	}
+	if s, ok := v.desc.Option("protocol"); ok {
+		p.Protocol = s.DefaultText()
+	}
+	if p.Clients == 0 {
+		p.Clients = 5
+	}
+	if p.Clip == 0 {
+		p.Clip = 1
 	}
 	return p
 }
 
 // follow returns p for variant to after a switch from variant from: a
 // setting still at from's default takes to's; one the user changed stays.
-func (p FedParams) follow(from, to Variant) FedParams {
+func (p fedParams) follow(from, to Variant) fedParams {
 	a, b := defaultFedParams(from), defaultFedParams(to)
 	if p.Clients == a.Clients {
 		p.Clients = b.Clients
@@ -101,22 +148,22 @@ func (p FedParams) follow(from, to Variant) FedParams {
 	return p
 }
 
-// SetVariant switches the method control to Variants[i]. The federated
+// SetVariant switches the method control to variants()[i]. The federated
 // settings still at the last federated method's defaults take the new
 // one's.
-func (p *Params) SetVariant(i int) {
+func (p *runParams) SetVariant(i int) {
 	p.Variant = i
-	if to := p.V(); to.Family() == FamilyFed {
-		p.Fed = p.Fed.follow(Variants[p.Fed.of], to)
+	if to := p.V(); to.Family() == familyFederated {
+		p.Fed = p.Fed.follow(variants()[p.Fed.of], to)
 		p.Fed.of = i
 	}
 }
 
 // ManifoldData returns the Data of a DP-MD run: "manifold:KIND" for a
 // synthetic manifold, the loaded data set otherwise.
-func (p Params) ManifoldData() string {
+func (p runParams) ManifoldData() string {
 	if p.Manifold.Synthetic() {
-		return manifold.SpecPrefix + p.Manifold.Kind
+		return syntheticPrefix + p.Manifold.Kind
 	}
 	return p.Data
 }
@@ -125,8 +172,9 @@ func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // manifoldConfig is the DP-MD run: its noise follows from ε, δ and the
 // sensitivities (Sigma stays 0; Options "sigma" is the data's noise level).
-// Clip and SampleRate are unused by dpmd but validated by core: 1.
-func (p Params) manifoldConfig(method string) core.Config {
+// Clip and SampleRate are unused by the denoising family but validated by
+// core: 1.
+func (p runParams) manifoldConfig(method string) core.Config {
 	m := p.Manifold
 	c := core.Config{Data: p.ManifoldData(), Method: method, Mode: p.V().Mode, Clip: 1, SampleRate: 1, Seed: p.Seed,
 		Options: map[string]string{"T": strconv.Itoa(m.T), "theta": fmtFloat(m.Theta)}}
@@ -150,12 +198,12 @@ func (p Params) manifoldConfig(method string) core.Config {
 }
 
 // fedConfig is the federated run: Epochs = [rounds, local epochs].
-func (p Params) fedConfig(method string) core.Config {
+func (p runParams) fedConfig(method string) core.Config {
 	f := p.Fed
 	c := core.Config{Data: p.Data, Method: method, Mode: p.V().Mode, Clip: 1, SampleRate: 1, Seed: p.Seed,
 		Clients: f.Clients, Epochs: []int{f.Rounds, f.LocalEpochs},
 		Options: map[string]string{"split": f.Split}}
-	if p.V().Method == "ppml-omics" {
+	if _, ok := p.V().desc.Option("protocol"); ok {
 		c.Options["protocol"] = f.Protocol
 	}
 	if p.Private() {
@@ -165,28 +213,28 @@ func (p Params) fedConfig(method string) core.Config {
 }
 
 // epsilon, delta and clip point at the family's own ε, δ and C.
-func (p *Params) epsilon() *float64 {
+func (p *runParams) epsilon() *float64 {
 	switch p.V().Family() {
-	case FamilyManifold:
+	case familyDenoising:
 		return &p.Manifold.Epsilon
-	case FamilyFed:
+	case familyFederated:
 		return &p.Fed.Epsilon
 	}
 	return &p.Epsilon
 }
 
-func (p *Params) delta() *float64 {
+func (p *runParams) delta() *float64 {
 	switch p.V().Family() {
-	case FamilyManifold:
+	case familyDenoising:
 		return &p.Manifold.Delta
-	case FamilyFed:
+	case familyFederated:
 		return &p.Fed.Delta
 	}
 	return &p.Delta
 }
 
-func (p *Params) clip() *float64 {
-	if p.V().Family() == FamilyFed {
+func (p *runParams) clip() *float64 {
+	if p.V().Family() == familyFederated {
 		return &p.Fed.Clip
 	}
 	return &p.Clip
@@ -195,14 +243,14 @@ func (p *Params) clip() *float64 {
 // dpsgd reports whether the run is DP-SGD with a schedule the interface
 // accounts itself (a private DCAN variant): σ solved for ε by RDP, the
 // Budget pane's RDP/PLD audit. Other engines account for themselves.
-func (p Params) dpsgd() bool { return p.Private() && p.V().Family() == FamilyDCAN }
+func (p runParams) dpsgd() bool { return p.Private() && p.V().Family() == familyDPSGD }
 
 // stepWord is what one x step of the Run charts is for the family.
-func (f Family) stepWord() string {
+func stepWord(f Family) string {
 	switch f {
-	case FamilyManifold:
+	case familyDenoising:
 		return "iteration"
-	case FamilyFed:
+	case familyFederated:
 		return "round"
 	}
 	return "step"
@@ -210,45 +258,31 @@ func (f Family) stepWord() string {
 
 // plannedSteps is the x range of the Run charts before the engine states
 // its plan.
-func (p Params) plannedSteps() int {
+func (p runParams) plannedSteps() int {
 	switch p.V().Family() {
-	case FamilyManifold:
+	case familyDenoising:
 		return p.Manifold.T
-	case FamilyFed:
+	case familyFederated:
 		return p.Fed.Rounds
 	}
 	return p.Steps()
 }
 
-// fedVariant returns core/fed's variant of a federated method.
-func fedVariant(method string) fed.Variant {
-	v, err := fed.ParseVariant(method)
-	if err != nil {
-		return fed.FL
-	}
-	return v
-}
-
-// expectedOther is the guarantee of a DP-MD or federated variant before
-// its engine states it: core/fed's own reading, and METHODS.md §2 for DP-MD.
-func expectedOther(pr Params) (core.Guarantee, []string) {
-	v := pr.V()
-	if v.Family() == FamilyFed {
-		proto, _ := fed.ParseProtocol(pr.Fed.Protocol)
-		eps := pr.Fed.Epsilon
-		if pr.Fed.Sigma != 0 {
-			eps = 0
+// genericConfig is the run of a method whose family has no form of its
+// own: the common fields and its options as typed. Clip and SampleRate
+// are validated by core for every method: 1.
+func (p runParams) genericConfig(method string) core.Config {
+	c := core.Config{Data: p.Data, Method: method, Mode: p.V().Mode, Clip: 1, SampleRate: 1, Seed: p.Seed}
+	for k, v := range p.Opts {
+		if _, ok := p.V().desc.Option(k); ok && v != "" {
+			if c.Options == nil {
+				c.Options = map[string]string{}
+			}
+			c.Options[k] = v
 		}
-		return fed.Reasons(fedVariant(v.Method), v.Mode, eps, proto)
 	}
-	switch v.Mode {
-	case core.ModeNonPrivate:
-		return core.GuaranteeNone, []string{"non-private denoising: the utility ceiling, no noise"}
-	case core.ModeSound:
-		return core.GuaranteeFormal, []string{"numerator and mass released separately with a public floor, a private second moment for the tangents, every query moved: (ε, δ)-DP by zCDP, under the assumptions the engine lists"}
+	if p.Private() {
+		c.Epsilon, c.Delta = p.Epsilon, p.Delta
 	}
-	return core.GuaranteeConditional, []string{
-		"the paper's sensitivity bounds hold only with high probability and their constants C_P, C_m are unspecified",
-		"the \"fewer than d + 1 neighbours → unchanged\" rule publishes a noiseless count",
-		fmt.Sprintf("the paper's experiments use δ = %g; dpscope defaults to 1e-5", PaperDelta)}
+	return c
 }

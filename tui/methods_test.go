@@ -9,14 +9,14 @@ import (
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/fed"
-	"github.com/dpscope/dpscope/core/manifold"
+	_ "github.com/dpscope/dpscope/core/manifold" // registers dpmd
 )
 
 // selectMethod steps the method control from the default (DP-DCAN paper)
 // to the variant labelled label, with the keys a user would press.
 func selectMethod(t *testing.T, m Model, label string) Model {
 	t.Helper()
-	for range Variants {
+	for range variants() {
 		if runPaneOf(m).Params().V().Label == label {
 			return m
 		}
@@ -70,20 +70,13 @@ func TestMethodConfigs(t *testing.T) {
 			if err := cfg.Validate(); err != nil {
 				t.Fatalf("core rejects the config: %v", err)
 			}
-			switch tc.method {
-			case "dpmd":
-				if _, err := manifold.New(cfg, manifold.Params{}); err != nil {
-					t.Errorf("dpmd rejects the config: %v", err)
-				}
-			case "dcan":
-			default:
-				p, err := fed.ParamsFromOptions(cfg.Options)
-				if err == nil {
-					_, err = fed.New(cfg, fedVariant(cfg.Method), p)
-				}
-				if err != nil {
-					t.Errorf("%s rejects the config: %v", cfg.Method, err)
-				}
+			// The engine itself, through its descriptor (New loads no data).
+			desc, err := core.LookupMethod(cfg.Method)
+			if err == nil {
+				_, err = desc.New(cfg)
+			}
+			if err != nil {
+				t.Errorf("%s rejects the config: %v", cfg.Method, err)
 			}
 			if runPaneOf(m).charts.started || m.RunState() != RunIdle {
 				t.Error("picking a method started a run")
@@ -254,13 +247,15 @@ func TestDPMDLiveFieldsSendOptionPatches(t *testing.T) {
 func TestClientSplitShown(t *testing.T) {
 	m := selectMethod(t, sized(t, testModel(t, ""), 160, 48), "FL")
 	three := 3
-	evs := []core.Event{core.StageEvent{Stage: 1, Steps: 5, Name: "fl, K = 4 clients, equal split (25 cells per client)\n" +
-		"client 1: 25 cells, 2 classes (A, B)\nclient 2: 25 cells, 2 classes (A, B)\nclient 3: 25 cells, 1 classes (C)\nclient 4: 25 cells, 1 classes (D)"}}
+	evs := []core.Event{core.StageEvent{Stage: 1, Steps: 5, Name: "fl, K = 4 clients"},
+		core.ClientsEvent{Round: 1, K: 4, Split: "equal", Sizes: []int{25, 25, 25, 25},
+			Classes: [][]string{{"A", "B"}, {"A", "B"}, {"C"}, {"D"}}}}
 	for r := 1; r <= 5; r++ {
 		if r == 3 {
 			evs = append(evs, core.PatchEvent{Patch: core.Patch{Clients: &three}, Step: 3, Applied: true},
-				core.StageEvent{Stage: 2, Steps: 3, Name: "fl, K = 3 clients, equal split (33–34 cells per client)\n" +
-					"client 1: 34 cells, 3 classes (A, B, C)\nclient 2: 33 cells, 2 classes (B, D)\nclient 3: 33 cells, 2 classes (A, D)"})
+				core.StageEvent{Stage: 2, Steps: 3, Name: "fl, K = 3 clients"},
+				core.ClientsEvent{Round: 3, K: 3, Split: "equal", Sizes: []int{34, 33, 33},
+					Classes: [][]string{{"A", "B", "C"}, {"B", "D"}, {"A", "D"}}})
 		}
 		evs = append(evs, core.StepEvent{Stage: 1 + r/3, Epoch: r, Step: r, Loss: 1 / float64(r)})
 	}

@@ -73,7 +73,7 @@ type Config struct {
 	Backend string
 	// Method, when set, is the registered engine every run starts with,
 	// whatever the method control says (tests and demos use a fake engine).
-	// Empty: each method runs on its own engine (dcan, dpmd, fl, …).
+	// Empty: each method runs on its own registered engine.
 	Method string
 	// Data is the data set runs use ("builtin:NAME" or a path). Defaults to
 	// Summary.Source when empty.

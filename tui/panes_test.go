@@ -14,7 +14,7 @@ import (
 )
 
 func TestAuditRDPAndPLD(t *testing.T) {
-	pr := DefaultParams("builtin:toy", 1)
+	pr := defaultParams("builtin:toy", 1, [2]int{10, 10})
 	spent, _ := accountant.SampledGaussianEvent(pr.SampleRate, 1.5, 50)
 	r := audit(1, "test", pr, []accountant.Event{spent}, 100)
 	if r.err != nil {
@@ -23,7 +23,7 @@ func TestAuditRDPAndPLD(t *testing.T) {
 	if len(r.schedule) != 2 || r.schedule[1].Steps != 100 || r.schedule[1].NoiseMultiplier != pr.Sigma {
 		t.Errorf("schedule %v, want 50 steps at σ 1.5 then 100 at %v", r.schedule, pr.Sigma)
 	}
-	want, _ := ProjectEpsilon([]accountant.Event{spent}, pr.SampleRate, pr.Sigma, 100, pr.Delta)
+	want, _ := projectEpsilon([]accountant.Event{spent}, pr.SampleRate, pr.Sigma, 100, pr.Delta)
 	if math.Abs(r.spent.EpsilonRDP-want) > 1e-9 {
 		t.Errorf("audit RDP ε = %v, want %v", r.spent.EpsilonRDP, want)
 	}
@@ -70,7 +70,7 @@ func TestExpectedGuarantee(t *testing.T) {
 		{"DPE-DCAN", 2, core.LayerRange{First: 1, Last: 3}, core.GuaranteePaperOnly},
 		{"sound", 3, core.LayerRange{First: 1, Last: 3}, core.GuaranteeFormal},
 	} {
-		pr := DefaultParams("x", 1)
+		pr := defaultParams("x", 1, [2]int{10, 10})
 		pr.Variant, pr.Layers = tc.variant, tc.layers
 		if got, _ := expectedGuarantee(pr); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.desc, got, tc.want)
@@ -155,11 +155,11 @@ func TestCompareRecordsPinsAndExports(t *testing.T) {
 func TestPlannerFigures(t *testing.T) {
 	in := plannerInputs{Q: 0.1, Steps: 300, Delta: 1e-5, Sigma: 1.5, Target: 3}
 	r := planRDP(1, in)
-	want, _ := ProjectEpsilon(nil, in.Q, in.Sigma, in.Steps, in.Delta)
+	want, _ := projectEpsilon(nil, in.Q, in.Sigma, in.Steps, in.Delta)
 	if r.eps["RDP"] != want {
 		t.Errorf("RDP ε = %v, want %v", r.eps["RDP"], want)
 	}
-	got, _ := ProjectEpsilon(nil, in.Q, r.sigmaFor["RDP"], in.Steps, in.Delta)
+	got, _ := projectEpsilon(nil, in.Q, r.sigmaFor["RDP"], in.Steps, in.Delta)
 	if math.Abs(got-in.Target) > 1e-2 {
 		t.Errorf("σ %v for ε 3 gives ε %v", r.sigmaFor["RDP"], got)
 	}

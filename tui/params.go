@@ -3,70 +3,72 @@ package tui
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
 )
 
-// Variant is a method as the user picks it: a registered engine method, a
-// mode and, for DPE-DCAN, a fixed layer range.
+// Variant is a method as the user picks it: one preset of a registered
+// method (core.Method.Entries), with its mode, an optional fixed layer
+// range and preset settings.
 type Variant struct {
 	Label  string
-	Method string // the engine's registered name: dcan, dpmd, fl, fl-dp, ppml-omics, fedsc
+	Method string // the engine's registered name
 	Mode   core.Mode
 	Layers *core.LayerRange // fixed range; nil: the user's
+	desc   core.Method
+	preset core.Preset
 }
 
-// Family is the kind of engine behind a variant: it decides the controls
-// the Run pane shows and how the charts read.
-type Family int
+// Family is the kind of engine behind a variant (core.Family): it decides
+// the controls the Run pane shows and how the charts read.
+type Family = core.Family
 
-// The engine families.
+// The engine families with a form of their own; any other family (e.g.
+// core.FamilyClustering) gets the common fields and its options'.
 const (
-	FamilyDCAN     Family = iota // DP-SGD on an autoencoder: layers, q, epochs per stage
-	FamilyManifold               // DP manifold denoising: iterations over queries
-	FamilyFed                    // federated: rounds over clients
+	familyDPSGD     = core.FamilyDPSGD     // DP-SGD on an autoencoder: layers, q, epochs per stage
+	familyDenoising = core.FamilyDenoising // DP manifold denoising: iterations over queries
+	familyFederated = core.FamilyFederated // federated: rounds over clients
 )
 
 // Family returns the variant's engine family.
-func (v Variant) Family() Family {
-	switch v.Method {
-	case "dpmd":
-		return FamilyManifold
-	case "fl", "fl-dp", "ppml-omics", "fedsc":
-		return FamilyFed
+func (v Variant) Family() Family { return v.desc.Family }
+
+// Desc returns the descriptor of the variant's method.
+func (v Variant) Desc() core.Method { return v.desc }
+
+// variants are the choices of the method control, in order: every preset
+// of every registered method (core.Methods). Registration ends with the
+// init functions, so the list is built once, at its first use.
+var variants = sync.OnceValue(func() []Variant {
+	var out []Variant
+	for _, m := range core.Methods() {
+		for _, p := range m.Entries() {
+			out = append(out, Variant{Label: p.Label, Method: m.Name, Mode: p.Mode, Layers: p.Layers, desc: m, preset: p})
+		}
 	}
-	return FamilyDCAN
+	return out
+})
+
+// variantIndex is the index of the first variant of family f (0 if none).
+func variantIndex(f Family) int {
+	for i, v := range variants() {
+		if v.Family() == f {
+			return i
+		}
+	}
+	return 0
 }
 
-// Variants are the choices of the method control, in order.
-var Variants = []Variant{
-	{Label: "DCAN", Method: "dcan", Mode: core.ModeNonPrivate},
-	{Label: "DP-DCAN paper", Method: "dcan", Mode: core.ModePaper},
-	{Label: "DPE-DCAN", Method: "dcan", Mode: core.ModePaper, Layers: &core.LayerRange{First: 1, Last: 6}},
-	{Label: "DP-DCAN sound", Method: "dcan", Mode: core.ModeSound, Layers: &core.LayerRange{First: 1, Last: 6}},
-	{Label: "DP-MD paper", Method: "dpmd", Mode: core.ModePaper},
-	{Label: "DP-MD sound", Method: "dpmd", Mode: core.ModeSound},
-	{Label: "DP-MD non-private", Method: "dpmd", Mode: core.ModeNonPrivate},
-	{Label: "FL", Method: "fl", Mode: core.ModeNonPrivate},
-	{Label: "FL-DP", Method: "fl-dp", Mode: core.ModePaper},
-	{Label: "PPML-Omics paper", Method: "ppml-omics", Mode: core.ModePaper},
-	{Label: "PPML-Omics sound", Method: "ppml-omics", Mode: core.ModeSound},
-	{Label: "FedSC", Method: "fedsc", Mode: core.ModeNonPrivate},
-	{Label: "FedSC + client DP", Method: "fedsc", Mode: core.ModeSound},
-}
-
-// fedFirst is the index of FL, the first federated method, whose defaults
-// the federated settings start from.
-const fedFirst = 7
-
-// NumLayers is the number of autoencoder layers in the layer strip:
+// numLayers is the number of autoencoder layers in the layer strip:
 // encoder 1–3, decoder 4–6.
-const NumLayers = 6
+const numLayers = 6
 
-// Params are the run settings the Run pane edits. A value; copy freely.
-type Params struct {
-	Variant    int // index into Variants
+// runParams are the run settings the Run pane edits. A value; copy freely.
+type runParams struct {
+	Variant    int // index into variants
 	Data       string
 	Epsilon    float64 // target ε
 	Delta      float64
@@ -78,28 +80,27 @@ type Params struct {
 	Accountant string // "rdp" or "pld"
 	Seed       uint64
 
-	// Manifold are DP-MD's settings (FamilyManifold).
-	Manifold ManifoldParams
-	// Fed are the federated methods' settings (FamilyFed).
-	Fed FedParams
+	// Manifold are DP-MD's settings (familyDenoising).
+	Manifold manifoldParams
+	// Fed are the federated methods' settings (familyFederated).
+	Fed fedParams
+	// Opts are the own options of a method of another family, by key, as
+	// typed (its OptionSpecs make the fields).
+	Opts map[string]string
 }
 
-// DefaultParams returns the paper's defaults (METHODS.md §1): ε 4, δ 1e-5,
-// C 0.1, q 0.1, layers 1–3, 10 epochs per stage, with σ solved for ε by
-// RDP.
-func DefaultParams(data string, seed uint64) Params {
-	return defaultParams(data, seed, [2]int{10, 10})
-}
-
-// defaultParams is DefaultParams with the epochs per stage given.
-func defaultParams(data string, seed uint64, epochs [2]int) Params {
-	p := Params{
-		Variant: 1, Data: data, Epsilon: 4, Delta: 1e-5, Clip: 0.1,
+// defaultParams returns the paper's defaults (METHODS.md §1): ε 4, δ 1e-5,
+// C 0.1, q 0.1, layers 1–3, with σ solved for ε by RDP, and the epochs
+// per stage given.
+func defaultParams(data string, seed uint64, epochs [2]int) runParams {
+	p := runParams{
+		Variant: min(variantIndex(familyDPSGD)+1, len(variants())-1), Data: data, Epsilon: 4, Delta: 1e-5, Clip: 0.1,
 		Layers: core.LayerRange{First: 1, Last: 3}, SampleRate: 0.1,
 		Epochs: epochs, Accountant: "rdp", Seed: seed,
-		Manifold: defaultManifoldParams(), Fed: defaultFedParams(Variants[fedFirst]),
+		Manifold: defaultManifoldParams(), Fed: defaultFedParams(variants()[variantIndex(familyFederated)]),
+		Opts: map[string]string{},
 	}
-	if s, err := SolveSigma(p.Epsilon, p.Delta, p.SampleRate, p.Steps(), nil); err == nil {
+	if s, err := solveSigma(p.Epsilon, p.Delta, p.SampleRate, p.Steps(), nil); err == nil {
 		p.Sigma = s
 	} else {
 		p.Sigma = 1
@@ -108,14 +109,14 @@ func defaultParams(data string, seed uint64, epochs [2]int) Params {
 }
 
 // V returns the chosen variant.
-func (p Params) V() Variant { return Variants[p.Variant] }
+func (p runParams) V() Variant { return variants()[p.Variant] }
 
 // Private reports whether the variant adds noise.
-func (p Params) Private() bool { return p.V().Mode != core.ModeNonPrivate }
+func (p runParams) Private() bool { return p.V().Mode != core.ModeNonPrivate }
 
 // EffectiveLayers returns the noised range: the variant's fixed one or the
 // user's.
-func (p Params) EffectiveLayers() core.LayerRange {
+func (p runParams) EffectiveLayers() core.LayerRange {
 	if l := p.V().Layers; l != nil {
 		return *l
 	}
@@ -124,23 +125,26 @@ func (p Params) EffectiveLayers() core.LayerRange {
 
 // StepsPerEpoch is the expected number of Poisson-sampled steps of an
 // epoch, round(1/q).
-func (p Params) StepsPerEpoch() int { return max(int(math.Round(1/p.SampleRate)), 1) }
+func (p runParams) StepsPerEpoch() int { return max(int(math.Round(1/p.SampleRate)), 1) }
 
 // Steps is the planned number of steps of both stages.
-func (p Params) Steps() int { return (p.Epochs[0] + p.Epochs[1]) * p.StepsPerEpoch() }
+func (p runParams) Steps() int { return (p.Epochs[0] + p.Epochs[1]) * p.StepsPerEpoch() }
 
 // Config returns the engine configuration of the chosen variant, run by
 // its own engine (method ""), or by method when one is given (tests and
 // demos run every variant on a fake engine).
-func (p Params) Config(method string) core.Config {
+func (p runParams) Config(method string) core.Config {
 	if method == "" {
 		method = p.V().Method
 	}
 	switch p.V().Family() {
-	case FamilyManifold:
+	case familyDenoising:
 		return p.manifoldConfig(method)
-	case FamilyFed:
+	case familyFederated:
 		return p.fedConfig(method)
+	case familyDPSGD:
+	default:
+		return p.genericConfig(method)
 	}
 	c := core.Config{
 		Data: p.Data, Method: method, Mode: p.V().Mode, SampleRate: p.SampleRate,
@@ -156,10 +160,10 @@ func (p Params) Config(method string) core.Config {
 // rdpOrders are the RDP orders every ε in the interface uses.
 var rdpOrders = accountant.OrdersDPAccounting.Orders()
 
-// ProjectEpsilon returns ε at δ by RDP (improved conversion) of the spent
+// projectEpsilon returns ε at δ by RDP (improved conversion) of the spent
 // schedule followed by steps more steps at rate q and noise σ. It takes
 // about a millisecond, so Update may call it.
-func ProjectEpsilon(spent []accountant.Event, q, sigma float64, steps int, delta float64) (float64, error) {
+func projectEpsilon(spent []accountant.Event, q, sigma float64, steps int, delta float64) (float64, error) {
 	evs := append([]accountant.Event{}, spent...)
 	if steps > 0 {
 		ev, err := accountant.SampledGaussianEvent(q, sigma, steps)
@@ -175,20 +179,20 @@ func ProjectEpsilon(spent []accountant.Event, q, sigma float64, steps int, delta
 	return eps, err
 }
 
-// SolveSigma returns the smallest σ whose projected ε (spent schedule, then
+// solveSigma returns the smallest σ whose projected ε (spent schedule, then
 // steps at rate q) stays within eps at δ, by RDP. It bisects on σ in log
 // space (tens of RDP evaluations), so call it from a command.
-func SolveSigma(eps, delta, q float64, steps int, spent []accountant.Event) (float64, error) {
+func solveSigma(eps, delta, q float64, steps int, spent []accountant.Event) (float64, error) {
 	if len(spent) == 0 {
 		return accountant.CalibrateRDP(accountant.Budget{Epsilon: eps, Delta: delta}, q, steps, rdpOrders, accountant.Improved, 1e-4)
 	}
-	if e0, err := ProjectEpsilon(spent, q, 1, 0, delta); err != nil || e0 >= eps {
+	if e0, err := projectEpsilon(spent, q, 1, 0, delta); err != nil || e0 >= eps {
 		return 0, fmt.Errorf("tui: ε %.3g already spent, target %.3g cannot be met: %w", e0, eps, accountant.ErrUnreachable)
 	}
 	lo, hi := 1e-2, 1e4
 	for range 48 {
 		mid := math.Sqrt(lo * hi)
-		e, err := ProjectEpsilon(spent, q, mid, steps, delta)
+		e, err := projectEpsilon(spent, q, mid, steps, delta)
 		if err != nil {
 			return 0, err
 		}

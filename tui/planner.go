@@ -51,7 +51,7 @@ type plannerPane struct {
 	dirty   bool
 }
 
-func newPlannerPane(c *Common, pr Params) *plannerPane {
+func newPlannerPane(c *Common, pr runParams) *plannerPane {
 	st := c.Styles
 	p := &plannerPane{c: c, in: plannerInputs{Q: pr.SampleRate, Steps: pr.Steps(), Delta: pr.Delta, Sigma: pr.Sigma, Target: pr.Epsilon},
 		sigma: chart.New(10, 5, st.Axis, st.AxisLabel, st.Marker), steps: chart.New(10, 5, st.Axis, st.AxisLabel, st.Marker)}
@@ -187,7 +187,7 @@ func stepsGrid(steps, n int) []int {
 func planRDP(seq int, in plannerInputs) planResult {
 	r := newPlanResult(seq, false)
 	eps := func(sigma float64, steps int) float64 {
-		e, err := ProjectEpsilon(nil, in.Q, sigma, steps, in.Delta)
+		e, err := projectEpsilon(nil, in.Q, sigma, steps, in.Delta)
 		if err != nil {
 			r.err = err
 			return math.NaN()

@@ -45,11 +45,10 @@ type runCharts struct {
 	lastPatch  string
 	metrics    []core.NamedValue
 
-	// split is a federated run's current client split, one line per
-	// client, and segments its client counts over the run ("round 1: K =
-	// 30 clients, …"), one per split; the first is the initial one, each
-	// later one a change of K.
-	split    []string
+	// clients is a federated run's current client split, and segments
+	// its client counts over the run ("round 1: K = 30, equal"), one per
+	// split; the first is the initial one, each later one a change of K.
+	clients  *core.ClientsEvent
 	segments []string
 
 	family  Family // the engine family of the last run (or the chosen method)
@@ -84,13 +83,13 @@ func newRunCharts(c *Common) runCharts {
 }
 
 // reset clears the charts for a new run of cfg.
-func (rc *runCharts) reset(cfg core.Config, pr Params) {
+func (rc *runCharts) reset(cfg core.Config, pr runParams) {
 	for _, x := range rc.xy {
 		x.Reset()
 	}
 	rc.guarantee, rc.budget, rc.emb = nil, nil, nil
 	rc.stage, rc.lastPatch, rc.metrics = "", "", nil
-	rc.split, rc.segments = nil, nil
+	rc.clients, rc.segments = nil, nil
 	rc.lastStep, rc.lastLoss = 0, 0
 	rc.totalSteps, rc.epochs = pr.plannedSteps(), pr.Epochs
 	rc.started, rc.private = true, cfg.Mode != core.ModeNonPrivate
@@ -103,7 +102,7 @@ func (rc *runCharts) reset(cfg core.Config, pr Params) {
 func (rc *runCharts) setMethod(v Variant) {
 	rc.family, rc.label = v.Family(), v.Label
 	rc.titles[chartLoss] = "loss"
-	if rc.family == FamilyManifold {
+	if rc.family == familyDenoising {
 		rc.titles[chartLoss] = "mean distance to M"
 		rc.titles[chartMetrics] = "distances (end of run)"
 	} else {
@@ -117,28 +116,19 @@ func (rc *runCharts) observe(ev core.Event) {
 	st := rc.c.Styles
 	switch ev := ev.(type) {
 	case core.StageEvent:
-		// a federated stage's name is a title line, then the client split
-		title, rest, _ := strings.Cut(ev.Name, "\n")
-		rc.stage = fmt.Sprintf("stage %d %s", ev.Stage, title)
-		if rc.family == FamilyFed {
-			rc.split = nil
-			if rest != "" {
-				rc.split = strings.Split(rest, "\n")
-			}
-			// "fl, K = 30 clients, equal split (3 cells per client)" →
-			// "round 1: K = 30, equal"
-			_, k, _ := strings.Cut(title, ", ")
-			k, _, _ = strings.Cut(strings.Replace(k, " clients,", ",", 1), " split")
-			rc.segments = append(rc.segments, fmt.Sprintf("%s %d: %s", rc.family.stepWord(), rc.lastStep+1, k))
-		}
+		rc.stage = fmt.Sprintf("stage %d %s", ev.Stage, ev.Name)
 		rc.planStages(ev)
+	case core.ClientsEvent:
+		c := ev
+		rc.clients = &c
+		rc.segments = append(rc.segments, fmt.Sprintf("%s %d: K = %d, %s", stepWord(rc.family), ev.Round, ev.K, ev.Split))
 	case core.StepEvent:
 		rc.lastStep, rc.lastLoss = ev.Step, ev.Loss
 		x := float64(ev.Step)
 		rc.xy[chartLoss].AddSeries("loss", st.SeriesStyle(0)).Dots = false
 		rc.xy[chartLoss].Push("loss", x, ev.Loss)
 		for i, part := range ev.Parts {
-			if rc.family == FamilyFed && i >= maxClientSeries {
+			if rc.family == familyFederated && i >= maxClientSeries {
 				break // thirty clients' lines hide each other
 			}
 			rc.xy[chartLoss].AddSeries(part.Name, st.SeriesStyle(i+1))
@@ -149,13 +139,13 @@ func (rc *runCharts) observe(ev core.Event) {
 		rc.budget = &b
 		x := float64(ev.Step)
 		for i, e := range ev.Spent {
-			name := shortAccountant(e.Accountant)
+			name := e.Short()
 			rc.xy[chartEpsilon].AddSeries(name, st.SeriesStyle(i))
 			rc.xy[chartEpsilon].Push(name, x, e.Epsilon)
 		}
 	case core.MetricsEvent:
 		rc.metrics = ev.Values
-		if rc.family == FamilyManifold {
+		if rc.family == familyDenoising {
 			break // shown as a table: one release at the end
 		}
 		for _, v := range ev.Values {
@@ -183,7 +173,7 @@ func (rc *runCharts) observe(ev core.Event) {
 					rc.xy[i].AddMarker(float64(ev.Step))
 				}
 			}
-			rc.lastPatch = fmt.Sprintf("▼ %s @ %s %d", ev.Patch.String(), rc.family.stepWord(), ev.Step)
+			rc.lastPatch = fmt.Sprintf("▼ %s @ %s %d", ev.Patch.String(), stepWord(rc.family), ev.Step)
 		}
 	default:
 		return
@@ -197,7 +187,7 @@ func (rc *runCharts) observe(ev core.Event) {
 func (rc *runCharts) planStages(ev core.StageEvent) {
 	switch {
 	case ev.Steps <= 0:
-	case rc.family != FamilyDCAN:
+	case rc.family != familyDPSGD:
 		// a federated stage runs the rounds left (a new one starts when K
 		// changes); DP-MD's denoise stage runs T iterations
 		rc.totalSteps = rc.lastStep + ev.Steps
@@ -329,12 +319,12 @@ func (rc *runCharts) title(i, w int) string {
 	case chartLoss:
 		if rc.lastStep > 0 {
 			// The step and loss first: a long stage name is what gets cut.
-			t += st.Muted.Render(fmt.Sprintf(" %s %d/%d: %.4g · %s", rc.family.stepWord(), rc.lastStep, rc.totalSteps, rc.lastLoss, rc.stage))
+			t += st.Muted.Render(fmt.Sprintf(" %s %d/%d: %.4g · %s", stepWord(rc.family), rc.lastStep, rc.totalSteps, rc.lastLoss, rc.stage))
 		}
 	case chartEpsilon:
 		if b := rc.budget; b != nil {
 			for j, e := range b.Spent {
-				t += " " + st.SeriesStyle(j).Render("━"+shortAccountant(e.Accountant)+" "+fmtEps(e.Epsilon))
+				t += " " + st.SeriesStyle(j).Render("━"+e.Short()+" "+fmtEps(e.Epsilon))
 			}
 			if b.Target > 0 {
 				t += " " + st.Target.Render("━target "+fmtEps(b.Target))
@@ -392,7 +382,7 @@ func (rc *runCharts) render(w, h int) string {
 			i := rc.visible[k]
 			iw, ih := rc.cellW-2, rc.cellH-2
 			body := rc.title(i, iw) + "\n"
-			if i == chartMetrics && rc.family == FamilyManifold && len(rc.metrics) > 0 {
+			if i == chartMetrics && rc.family == familyDenoising && len(rc.metrics) > 0 {
 				body += distanceTable(st, rc.metrics, iw)
 			} else if rc.xy[i].Empty() || rc.xy[i].View() == "" {
 				body += st.Muted.Render(rc.waitingText(i))
@@ -424,13 +414,13 @@ func (rc *runCharts) waitingText(i int) string {
 		return "waiting for the first step…"
 	}
 	switch {
-	case i == chartScatter && rc.family == FamilyManifold:
+	case i == chartScatter && rc.family == familyDenoising:
 		return "the queries (2-D projection) appear after the first iteration"
-	case i == chartMetrics && rc.family == FamilyManifold:
+	case i == chartMetrics && rc.family == familyDenoising:
 		return "distances before, non-private and DP appear at the end"
-	case i == chartScatter && rc.family == FamilyFed:
+	case i == chartScatter && rc.family == familyFederated:
 		return "the server model's embedding appears after the first round"
-	case i == chartMetrics && rc.family == FamilyFed:
+	case i == chartMetrics && rc.family == familyFederated:
 		return "metrics appear once per round"
 	case i == chartScatter:
 		return "the embedding appears after the first epoch"
@@ -440,53 +430,16 @@ func (rc *runCharts) waitingText(i int) string {
 	return "press s to start a run"
 }
 
-// shortAccountant names an accountant in a few words for chart legends:
-// "audited: aggregate under secure aggregation, Δ = C (RDP)" → "secagg RDP".
-func shortAccountant(name string) string {
-	if len([]rune(name)) <= 12 {
-		return name
-	}
-	var head string
-	switch {
-	case strings.HasPrefix(name, "as published"), strings.HasPrefix(name, "paper"):
-		head = "published"
-	case strings.Contains(name, "each update"):
-		head = "local"
-	case strings.Contains(name, "secure aggregation"):
-		head = "secagg"
-	case strings.Contains(name, "shuffle"):
-		head = "shuffle"
-	case strings.Contains(name, "DP-FedAvg"):
-		head = "DP-FedAvg"
-	case strings.HasPrefix(name, "zCDP"):
-		head = "zCDP"
-	default:
-		return string([]rune(name)[:12]) + "…"
-	}
-	tail := ""
-	if f := strings.Fields(name); head == "zCDP" && len(f) > 1 {
-		tail = f[len(f)-1]
-	} else if i := strings.LastIndex(name, "("); i >= 0 && head != "published" {
-		tail, _, _ = strings.Cut(strings.Trim(name[i+1:], ") "), ",")
-		tail, _, _ = strings.Cut(tail, " ")
-	}
-	if tail == "" {
-		return head
-	}
-	return head + " " + tail
-}
-
 // distanceTable lays DP-MD's end-of-run metrics out as rows per measure
 // and columns per track ("before", "nonprivate (…)", "paper"), in width w.
 func distanceTable(st styles.Styles, vals []core.NamedValue, w int) string {
 	var tracks, measures []string
 	cell := map[[2]string]float64{}
 	for _, v := range vals {
-		track, measure, ok := strings.Cut(v.Name, ": ")
-		if !ok {
-			track, measure = "", v.Name
+		track, measure := v.Group, v.Measure
+		if measure == "" {
+			measure = v.Name
 		}
-		track, _, _ = strings.Cut(track, " (")
 		if !slices.Contains(tracks, track) {
 			tracks = append(tracks, track)
 		}

@@ -2,7 +2,7 @@ package tui
 
 import (
 	"fmt"
-	"strconv"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -21,7 +21,7 @@ const controlsWidth = 36
 // and its streaming charts.
 type runPane struct {
 	c      *Common
-	params Params
+	params runParams
 	form   form
 	charts runCharts
 	w, h   int
@@ -31,19 +31,21 @@ type runPane struct {
 	solveSeq  int  // the latest σ solve asked for
 	solving   bool // a σ solve is under way
 	sched     schedule
+	opts      []optField // the generic option fields, after fSeed
 }
 
-func newRunPane(c *Common, params Params) *runPane {
-	p := &runPane{c: c, params: params}
-	p.form = newForm(p.runFields())
+func newRunPane(c *Common, params runParams) *runPane {
+	p := &runPane{c: c, params: params, opts: genericOptions()}
+	p.form = newForm(append(p.runFields(), p.optionFields(p.opts)...))
+	p.form.running = func() bool { return c.RunState.Active() }
 	p.charts = newRunCharts(c)
 	p.charts.setMethod(params.V())
 	p.reproject()
 	return p
 }
 
-// Params returns the pane's current settings.
-func (p *runPane) Params() Params { return p.params }
+// runParams returns the pane's current settings.
+func (p *runPane) Params() runParams { return p.params }
 
 // Projected returns ε projected by RDP for the current settings.
 func (p *runPane) Projected() float64 { return p.projected }
@@ -84,8 +86,21 @@ func (p *runPane) solveCmd() tea.Cmd {
 	seq, pr := p.solveSeq, p.params
 	spent, remaining := p.sched.split(pr)
 	return func() tea.Msg {
-		s, err := SolveSigma(pr.Epsilon, pr.Delta, pr.SampleRate, remaining, spent)
+		s, err := solveSigma(pr.Epsilon, pr.Delta, pr.SampleRate, remaining, spent)
 		return sigmaSolvedMsg{seq: seq, sigma: s, err: err}
+	}
+}
+
+// follow takes the σ an engine put in force into the σ control: the one
+// it solved for a new ε target, so the form shows what runs.
+func (p *runPane) follow(ev core.Event) {
+	pe, ok := ev.(core.PatchEvent)
+	if !ok || !pe.Applied || pe.Effective == nil || pe.Effective.Sigma == nil {
+		return
+	}
+	// A federated σ control left at "auto" stays so: it means σ from ε.
+	if p.params.V().Family() == familyDPSGD {
+		p.params.Sigma = *pe.Effective.Sigma
 	}
 }
 
@@ -96,7 +111,7 @@ func (p *runPane) reproject() {
 		return
 	}
 	spent, remaining := p.sched.split(p.params)
-	p.projected, p.projErr = ProjectEpsilon(spent, p.params.SampleRate, p.params.Sigma, remaining, p.params.Delta)
+	p.projected, p.projErr = projectEpsilon(spent, p.params.SampleRate, p.params.Sigma, remaining, p.params.Delta)
 }
 
 func (p *runPane) epsilonHint() string {
@@ -140,8 +155,9 @@ func (p *runPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		p.reproject()
 	case EngineEventsMsg:
 		for _, ev := range msg.Events {
-			p.sched.observe(ev, p.params.Sigma)
+			p.sched.observe(ev)
 			p.charts.observe(ev)
+			p.follow(ev)
 		}
 		p.reproject()
 	case EngineClosedMsg:
@@ -192,7 +208,9 @@ func (p *runPane) edited(i int) tea.Cmd {
 	var cmds []tea.Cmd
 	switch i {
 	case fEpsilon, fDelta, fRate, fEpochs1, fEpochs2:
-		if p.params.dpsgd() {
+		// Before a run the interface plans σ for the target; during one the
+		// engine solves it and reports it (PatchEvent.Effective, follow).
+		if p.params.dpsgd() && !running {
 			cmds = append(cmds, p.solveCmd())
 		}
 	case fSigma:
@@ -209,44 +227,11 @@ func (p *runPane) edited(i int) tea.Cmd {
 		}
 	}
 	p.reproject()
-	if running && live(p.params.V().Family(), i) {
-		cmds = append(cmds, emit(PatchMsg{p.patchFor(i)}))
+	if f := p.form.fields[i]; running && f.live {
+		cmds = append(cmds, emit(PatchMsg{f.patch()}))
 	}
 	cmds = append(cmds, emit(ParamsMsg{p.params}))
 	return tea.Batch(cmds...)
-}
-
-// patchFor returns the live change of field i.
-func (p *runPane) patchFor(i int) core.Patch {
-	pr := p.params
-	switch i {
-	case fEpsilon:
-		return core.Patch{Epsilon: pr.epsilon()}
-	case fDelta:
-		return core.Patch{Delta: pr.delta()}
-	case fSigma:
-		return core.Patch{Sigma: &pr.Sigma}
-	case fFedSigma:
-		if pr.Fed.Sigma == 0 { // back to auto: σ from the ε target
-			return core.Patch{Epsilon: &pr.Fed.Epsilon}
-		}
-		return core.Patch{Sigma: &pr.Fed.Sigma}
-	case fClip:
-		return core.Patch{Clip: pr.clip()}
-	case fClients:
-		return core.Patch{Clients: &pr.Fed.Clients}
-	case fIters:
-		return core.Patch{Options: map[string]string{"T": strconv.Itoa(pr.Manifold.T)}}
-	case fTheta:
-		return core.Patch{Options: map[string]string{"theta": fmtFloat(pr.Manifold.Theta)}}
-	case fBandwidth:
-		return core.Patch{Options: map[string]string{"h": fmtFloat(pr.Manifold.H)}}
-	case fIntrinsic:
-		return core.Patch{Options: map[string]string{"d": strconv.Itoa(pr.Manifold.Dim)}}
-	default:
-		l := pr.EffectiveLayers()
-		return core.Patch{Layers: &l}
-	}
 }
 
 // SetSize lays the controls and charts out in w×h.
@@ -304,13 +289,13 @@ func (p *runPane) summary(w, rows int) string {
 	pr := p.params
 	v := pr.V()
 	switch {
-	case v.Family() == FamilyManifold:
+	case v.Family() == familyDenoising:
 		what := fmt.Sprintf("%d queries", pr.Manifold.Queries)
 		if !pr.Manifold.Synthetic() {
 			what = "queries from the data"
 		}
-		lines = append(lines, st.Muted.Render(fmt.Sprintf("dpmd %s · %s · T %d", v.Mode, what, pr.Manifold.T)))
-	case v.Family() == FamilyFed:
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("%s %s · %s · T %d", v.Method, v.Mode, what, pr.Manifold.T)))
+	case v.Family() == familyFederated:
 		lines = append(lines, st.Muted.Render(fmt.Sprintf("%s %s · K %d · %d rounds", v.Method, v.Mode, pr.Fed.Clients, pr.Fed.Rounds)))
 	case pr.Private():
 		lines = append(lines, st.Muted.Render(fmt.Sprintf("%s · %d steps · σ·C %.3g", layerLabel(pr.EffectiveLayers()), pr.Steps(), pr.Sigma*pr.Clip)))
@@ -320,13 +305,13 @@ func (p *runPane) summary(w, rows int) string {
 	if g := p.charts.guarantee; g != nil {
 		lines = append(lines, guaranteeBadge(st, g.Status))
 	}
-	if v.Family() == FamilyManifold && pr.Manifold.Synthetic() {
+	if v.Family() == familyDenoising && pr.Manifold.Synthetic() {
 		lines = append(lines, st.Warn.Render("⚠ distances: clean points, simulated"))
 	} else {
 		lines = append(lines, st.Warn.Render("⚠ metrics: true labels, not covered"))
 	}
 	lines = append(lines, st.Muted.Render("s start  p pause  x stop  r restart"))
-	if v.Family() == FamilyFed {
+	if v.Family() == familyFederated {
 		lines = append(lines, p.clientLines(rows-1-len(lines))...)
 	}
 	for i, l := range lines {
@@ -362,43 +347,45 @@ func (p *runPane) clientLines(rows int) []string {
 			lines = append(lines, st.Marker.Render("▼ "+seg))
 		}
 	}
-	shown := len(rc.split)
+	c := rc.clients
+	if c == nil {
+		return lines
+	}
+	shown := len(c.Sizes)
 	if free := rows - len(lines); free < shown {
 		shown = max(free-1, 0) // one row for the "more" line
 	}
-	for _, l := range rc.split[:shown] {
-		lines = append(lines, st.Muted.Render(strings.TrimPrefix(l, "client ")))
+	for k := range shown {
+		lines = append(lines, st.Muted.Render(clientLine(c, k)))
 	}
-	if hidden := rc.split[shown:]; len(hidden) > 0 {
-		lines = append(lines, st.Muted.Render(moreClients(hidden)))
+	if shown < len(c.Sizes) {
+		lines = append(lines, st.Muted.Render(moreClients(c.Sizes[shown:])))
 	}
 	return lines
 }
 
-// moreClients says how many clients of the split lines were left out and,
-// when every line gives its cells ("client 19: 3 cells, 2 classes (…)"),
-// their range: "… 18 more clients (3–4 cells each)".
-func moreClients(hidden []string) string {
-	s := fmt.Sprintf("… %d more clients", len(hidden))
-	if len(hidden) == 1 {
-		s = "… 1 more client"
-	}
-	lo, hi := -1, -1
-	for _, l := range hidden {
-		_, rest, _ := strings.Cut(l, ": ")
-		num, _, ok := strings.Cut(rest, " cell")
-		n, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return s
+// clientLine describes client k of the split: "3: 250 cells, 2 classes
+// (B, T)".
+func clientLine(c *core.ClientsEvent, k int) string {
+	line := fmt.Sprintf("%d: %d cells", k+1, c.Sizes[k])
+	if k < len(c.Classes) {
+		line += fmt.Sprintf(", %d classes", len(c.Classes[k]))
+		if len(c.Classes[k]) > 0 {
+			line += " (" + strings.Join(c.Classes[k], ", ") + ")"
 		}
-		if lo < 0 || n < lo {
-			lo = n
-		}
-		hi = max(hi, n)
 	}
+	return line
+}
+
+// moreClients says how many clients were left out, with the range of
+// their sizes: "… 18 more clients (3–4 cells each)".
+func moreClients(sizes []int) string {
+	s := fmt.Sprintf("… %d more clients", len(sizes))
+	if len(sizes) == 1 {
+		return fmt.Sprintf("… 1 more client (%d cells)", sizes[0])
+	}
+	lo, hi := slices.Min(sizes), slices.Max(sizes)
 	switch {
-	case len(hidden) == 1:
-		return fmt.Sprintf("%s (%d cells)", s, lo)
 	case lo == 1 && hi == 1:
 		return s + " (1 cell each)"
 	case lo == hi:

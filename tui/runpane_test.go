@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -26,7 +25,7 @@ func TestEditingSigmaReprojectsEpsilon(t *testing.T) {
 	if !(after.Sigma > before.Sigma) {
 		t.Fatalf("σ %v after l, want more than %v", after.Sigma, before.Sigma)
 	}
-	want, err := ProjectEpsilon(nil, after.SampleRate, after.Sigma, after.Steps(), after.Delta)
+	want, err := projectEpsilon(nil, after.SampleRate, after.Sigma, after.Steps(), after.Delta)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +51,7 @@ func TestEditingEpsilonResolvesSigma(t *testing.T) {
 	if p.Epsilon != 2 {
 		t.Fatalf("ε = %v after typing 2, want 2", p.Epsilon)
 	}
-	eps, err := ProjectEpsilon(nil, p.SampleRate, p.Sigma, p.Steps(), p.Delta)
+	eps, err := projectEpsilon(nil, p.SampleRate, p.Sigma, p.Steps(), p.Delta)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,23 +193,24 @@ func TestEditDuringRunSendsPatch(t *testing.T) {
 // clients and goes to K = 30 at round 3; client k of the second split has
 // 4 cells when k is a multiple of 3, else 3.
 func fedSplitRun() []core.Event {
-	split := func(k int) string {
-		lines := []string{fmt.Sprintf("fl, K = %d clients, equal split (3–4 cells per client)", k)}
+	split := func(round, k int) core.ClientsEvent {
+		ev := core.ClientsEvent{Round: round, K: k, Split: "equal"}
 		for c := 1; c <= k; c++ {
 			cells := 3
 			if c%3 == 0 {
 				cells = 4
 			}
-			lines = append(lines, fmt.Sprintf("client %d: %d cells, 2 classes (A, B)", c, cells))
+			ev.Sizes = append(ev.Sizes, cells)
+			ev.Classes = append(ev.Classes, []string{"A", "B"})
 		}
-		return strings.Join(lines, "\n")
+		return ev
 	}
 	thirty := 30
-	evs := []core.Event{core.StageEvent{Stage: 1, Steps: 5, Name: split(20)}}
+	evs := []core.Event{core.StageEvent{Stage: 1, Steps: 5, Name: "fl, K = 20 clients"}, split(1, 20)}
 	for r := 1; r <= 5; r++ {
 		if r == 3 {
 			evs = append(evs, core.PatchEvent{Patch: core.Patch{Clients: &thirty}, Step: 3, Applied: true},
-				core.StageEvent{Stage: 2, Steps: 3, Name: split(30)})
+				core.StageEvent{Stage: 2, Steps: 3, Name: "fl, K = 30 clients"}, split(3, 30))
 		}
 		evs = append(evs, core.StepEvent{Stage: 1 + r/3, Epoch: r, Step: r, Loss: 1 / float64(r)})
 	}
@@ -291,20 +291,24 @@ func TestClientListFitsPane(t *testing.T) {
 	}
 }
 
-// TestMoreClients checks the "more clients" line: the count, the range of
-// cells when every hidden line gives them, and none when one does not.
+// TestMoreClients checks the "more clients" line: the count and the range
+// of the hidden clients' cells.
 func TestMoreClients(t *testing.T) {
 	for _, c := range []struct {
-		hidden []string
+		hidden []int
 		want   string
 	}{
-		{[]string{"client 29: 3 cells, 2 classes (A, B)", "client 30: 4 cells, 1 classes (C)"}, "… 2 more clients (3–4 cells each)"},
-		{[]string{"client 3: 25 cells", "client 4: 25 cells"}, "… 2 more clients (25 cells each)"},
-		{[]string{"client 4: 7 cells, 1 classes (D)"}, "… 1 more client (7 cells)"},
-		{[]string{"client 9: 3 cells", "unparsed"}, "… 2 more clients"},
+		{[]int{3, 4}, "… 2 more clients (3–4 cells each)"},
+		{[]int{25, 25}, "… 2 more clients (25 cells each)"},
+		{[]int{7}, "… 1 more client (7 cells)"},
+		{[]int{1, 1, 1}, "… 3 more clients (1 cell each)"},
 	} {
 		if got := moreClients(c.hidden); got != c.want {
-			t.Errorf("moreClients(%q) = %q, want %q", c.hidden, got, c.want)
+			t.Errorf("moreClients(%v) = %q, want %q", c.hidden, got, c.want)
 		}
+	}
+	c := &core.ClientsEvent{K: 2, Sizes: []int{250, 3}, Classes: [][]string{{"B", "T"}, {}}}
+	if got := clientLine(c, 0) + " | " + clientLine(c, 1); got != "1: 250 cells, 2 classes (B, T) | 2: 3 cells, 0 classes" {
+		t.Errorf("client lines = %q", got)
 	}
 }

@@ -24,9 +24,9 @@ func newSchedule(sigma float64) schedule {
 	return schedule{segs: []segment{{sigma: sigma, from: 1}}, active: true}
 }
 
-// observe follows one engine event; sigma is the interface's current σ,
-// used when a new ε target made the engine re-solve σ.
-func (s *schedule) observe(ev core.Event, sigma float64) {
+// observe follows one engine event: σ changes as the engine applied them
+// (a new ε target comes with the σ it solved, PatchEvent.Effective).
+func (s *schedule) observe(ev core.Event) {
 	switch ev := ev.(type) {
 	case core.StepEvent:
 		s.step = max(s.step, ev.Step)
@@ -36,11 +36,12 @@ func (s *schedule) observe(ev core.Event, sigma float64) {
 		if !ev.Applied {
 			return
 		}
-		switch {
-		case ev.Patch.Sigma != nil:
-			s.add(*ev.Patch.Sigma, ev.Step)
-		case ev.Patch.Epsilon != nil:
-			s.add(sigma, ev.Step)
+		p := ev.Patch
+		if ev.Effective != nil {
+			p = *ev.Effective
+		}
+		if p.Sigma != nil {
+			s.add(*p.Sigma, ev.Step)
 		}
 	}
 }
@@ -55,7 +56,7 @@ func (s *schedule) add(sigma float64, from int) {
 
 // split returns the accountant events of the steps taken and the number of
 // steps left in pr's plan. Before a run nothing is spent.
-func (s schedule) split(pr Params) (spent []accountant.Event, remaining int) {
+func (s schedule) split(pr runParams) (spent []accountant.Event, remaining int) {
 	total := pr.Steps()
 	if !s.active || !pr.dpsgd() {
 		return nil, total

@@ -16,14 +16,14 @@ var queued = make(chan *Trainer, 1)
 const testMethod = "dcan-test"
 
 func init() {
-	core.Register(testMethod, func(cfg core.Config) (core.Engine, error) {
+	core.Register(core.Method{Name: testMethod, Family: core.FamilyDPSGD, Options: optionSpecs, New: func(cfg core.Config) (core.Engine, error) {
 		select {
 		case t := <-queued:
 			return t, nil
 		default:
 			return nil, errors.New("no trainer queued")
 		}
-	})
+	}})
 }
 
 // simData returns a small simulated, preprocessed data set: cells × genes,

@@ -18,7 +18,15 @@ func (r *runState) applyPatches(ps []core.Patch) {
 			r.ctl.Rejected(p, r.step+1, err)
 			continue
 		}
-		r.ctl.Applied(p, r.step+1)
+		if p.Epsilon != nil || p.Delta != nil {
+			// A target re-solves σ: say which σ is now in force.
+			eff := p
+			eff.Sigma = new(float64)
+			*eff.Sigma = r.sigma
+			r.ctl.AppliedAs(p, eff, r.step+1)
+		} else {
+			r.ctl.Applied(p, r.step+1)
+		}
 		changed = changed || g
 	}
 	if changed {

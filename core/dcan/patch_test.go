@@ -91,6 +91,21 @@ func TestEpsilonPatchResolvesSigma(t *testing.T) {
 	if got > eps*(1+1e-9) || got < eps*(1-1e-4) {
 		t.Errorf("ε of the whole run = %v, want the new target %v", got, eps)
 	}
+	// The answer names the σ solved for the target, the one the ledger
+	// records from then on, and budget reports carry it with their orders.
+	last := all[len(all)-1].NoiseMultiplier
+	if ack.Effective == nil || ack.Effective.Sigma == nil || *ack.Effective.Sigma != last || *ack.Effective.Epsilon != eps {
+		t.Errorf("patch answer %+v, want effective σ %v for ε %v", ack, last, eps)
+	}
+	var b core.BudgetEvent
+	for _, ev := range evs {
+		if be, ok := ev.(core.BudgetEvent); ok {
+			b = be
+		}
+	}
+	if b.Sigma != last || b.Orders != accountant.OrdersDPDCAN.String() {
+		t.Errorf("last budget σ %v orders %q, want %v and %q", b.Sigma, b.Orders, last, accountant.OrdersDPDCAN.String())
+	}
 }
 
 func TestPatchesRejected(t *testing.T) {

@@ -17,10 +17,6 @@ import (
 	"github.com/dpscope/dpscope/datasets"
 )
 
-func init() {
-	core.Register(MethodName, func(cfg core.Config) (core.Engine, error) { return New(cfg, Options{}) })
-}
-
 // Trainer is the DP-DCAN engine of one run. Build it with New; Run may be
 // called once. Ledger is safe to call concurrently with Run.
 type Trainer struct {

@@ -25,7 +25,7 @@ var benchEng = make(chan benchEngine, 1)
 const benchMethod = "fed-bench"
 
 func init() {
-	core.Register(benchMethod, func(core.Config) (core.Engine, error) { return <-benchEng, nil })
+	core.Register(core.Method{Name: benchMethod, Family: core.FamilyFederated, New: func(core.Config) (core.Engine, error) { return <-benchEng, nil }})
 }
 
 // benchSets holds each data set the benchmarks use, loaded and

@@ -12,18 +12,6 @@ import (
 	"github.com/dpscope/dpscope/datasets"
 )
 
-func init() {
-	for _, v := range []Variant{FL, FLDP, PPMLOmics, FedSC} {
-		core.Register(v.Name(), func(cfg core.Config) (core.Engine, error) {
-			p, err := ParamsFromOptions(cfg.Options)
-			if err != nil {
-				return nil, err
-			}
-			return New(cfg, v, p)
-		})
-	}
-}
-
 // Default client counts when core.Config.Clients is 0 (docs/METHODS.md).
 const (
 	DefaultClientsFL    = 5  // PPML-Omics, FL

@@ -19,14 +19,14 @@ var queued = make(chan *Engine, 1)
 const testMethod = "fed-test"
 
 func init() {
-	core.Register(testMethod, func(cfg core.Config) (core.Engine, error) {
+	core.Register(core.Method{Name: testMethod, Family: core.FamilyFederated, Options: allSpecs, New: func(cfg core.Config) (core.Engine, error) {
 		select {
 		case e := <-queued:
 			return e, nil
 		default:
 			return nil, errors.New("no engine queued")
 		}
-	})
+	}})
 }
 
 // simData returns a small simulated, preprocessed data set with

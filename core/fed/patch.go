@@ -47,7 +47,14 @@ func (s *sim) applyPatches(ps []core.Patch, round int) error {
 				return err
 			}
 		}
-		s.ctl.Applied(p, round)
+		if pr := s.pr; pr != nil && pr.fromEps && (p.Epsilon != nil || p.Delta != nil || p.Clients != nil) {
+			eff := p
+			eff.Sigma = new(float64)
+			*eff.Sigma = pr.z
+			s.ctl.AppliedAs(p, eff, round)
+		} else {
+			s.ctl.Applied(p, round)
+		}
 		s.ctl.Emit(s.pr.guarantee(s.e.v, s.e.cfg.Mode, s.k, false))
 	}
 	return nil

@@ -23,6 +23,23 @@ const (
 	LabelFedSCRDP     = "extension: DP-FedAvg, Δ = C, trusted aggregator (RDP)"
 )
 
+// shortLabels name the accountants in a few words for chart legends
+// (core.EpsilonValue.Label).
+var shortLabels = map[string]string{
+	LabelPaperPPML: "published", LabelPaperFLDP: "published",
+	LabelLocalGDP: "local GDP", LabelLocalRDP: "local RDP", LabelLocalPLD: "local PLD",
+	LabelCentralGDP: "secagg GDP", LabelCentralRDP: "secagg RDP", LabelCentralPLD: "secagg PLD",
+	LabelShuffleFMT21: "shuffle", LabelFedSCGDP: "DP-FedAvg GDP", LabelFedSCRDP: "DP-FedAvg RDP",
+}
+
+// labelled sets the short Label of every value whose accountant has one.
+func labelled(vs []core.EpsilonValue) []core.EpsilonValue {
+	for i := range vs {
+		vs[i].Label = shortLabels[vs[i].Accountant]
+	}
+	return vs
+}
+
 // privacy is a private run's bookkeeping: the noise in force, the ledgers
 // of the local (per-update) and central (aggregate) views, and the paper's
 // own accounting.
@@ -211,7 +228,7 @@ func (pr *privacy) paperLabel() string {
 func (pr *privacy) budget(step, k int) core.BudgetEvent {
 	opts := accountant.LedgerOptions{SkipPLD: true}
 	left := max(0, pr.planned-pr.done)
-	ev := core.BudgetEvent{Step: step, Delta: pr.delta, Target: pr.target}
+	ev := core.BudgetEvent{Step: step, Delta: pr.delta, Target: pr.target, Sigma: pr.z, Orders: accountant.OrdersDPAccounting.String()}
 	loc, cen, hasLocal := pr.roundEvents(k)
 	var spent, proj []core.EpsilonValue
 	add := func(label string, l *accountant.Ledger, ev accountant.Event, gdpNow, gdpEnd float64) {
@@ -256,7 +273,7 @@ func (pr *privacy) budget(step, k int) core.BudgetEvent {
 			spent, proj = append(spent, pub), append(proj, pubEnd)
 		}
 	}
-	ev.Spent, ev.Projected = spent, proj
+	ev.Spent, ev.Projected = labelled(spent), labelled(proj)
 	if r, err := pr.ledgerFor().Report(pr.delta, opts); err == nil {
 		for _, c := range r.Components {
 			ev.Components = append(ev.Components, core.NamedValue{Name: c.Component, Value: c.EpsilonRDP})

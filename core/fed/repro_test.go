@@ -126,26 +126,42 @@ func TestLiveClients(t *testing.T) {
 	stages, applied := 0, false
 	var lastParts int
 	var comps []core.NamedValue
-	var split []string
+	var title string
+	var split core.ClientsEvent
 	for _, ev := range evs {
 		switch ev := ev.(type) {
 		case core.StageEvent:
 			stages++
-			split = strings.Split(ev.Name, "\n")
+			title = ev.Name
+		case core.ClientsEvent:
+			split = ev
 		case core.PatchEvent:
 			applied = applied || (ev.Applied && ev.Step == 2 && *ev.Patch.Clients == 3)
 		case core.StepEvent:
 			lastParts = len(ev.Parts)
 		case core.BudgetEvent:
 			comps = ev.Components
+			for _, v := range ev.Spent {
+				if v.Label == "" || len(v.Label) > 16 {
+					t.Errorf("spent %q has label %q, want a short one", v.Accountant, v.Label)
+				}
+			}
+			if ev.Sigma <= 0 || ev.Orders == "" {
+				t.Errorf("budget σ %v orders %q, want both", ev.Sigma, ev.Orders)
+			}
 		}
 	}
 	if stages != 2 || !applied || lastParts != 3 {
 		t.Errorf("stages %d, applied %v, last step with %d clients; want 2, true, 3", stages, applied, lastParts)
 	}
-	// the last stage names the split: a title, then one line per client
-	if len(split) != 4 || !strings.Contains(split[0], "K = 3 clients") || !strings.HasPrefix(split[3], "client 3: ") || !strings.Contains(split[3], "cells") {
-		t.Errorf("stage name after K = 3: %q, want a title and 3 client lines", split)
+	// the last stage names the split in its title; the clients event gives
+	// it as fields: round, K, the split's spelling, every client's cells
+	// (240 cells in 3 equal parts) and classes
+	if !strings.Contains(title, "K = 3 clients") || strings.Contains(title, "\n") {
+		t.Errorf("stage name after K = 3: %q, want one title line", title)
+	}
+	if split.Round != 2 || split.K != 3 || split.Split != "equal" || len(split.Sizes) != 3 || split.Sizes[0]+split.Sizes[1]+split.Sizes[2] != 240 || len(split.Classes) != 3 || len(split.Classes[0]) == 0 {
+		t.Errorf("clients event after K = 3: %+v", split)
 	}
 	var names []string
 	for _, c := range comps {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -126,7 +127,8 @@ func (s *sim) redraw(k, round int) error {
 		s.ctl.Emit(core.WarningEvent{Message: "client split: " + n})
 	}
 	s.ctl.Emit(core.StageEvent{Stage: s.segment, Steps: s.e.rounds - round + 1,
-		Name: fmt.Sprintf("%s, K = %d clients, %s split (%s)\n%s", s.e.v.Name(), k, cfg, sizeRange(sp.Sizes()), s.describe())})
+		Name: fmt.Sprintf("%s, K = %d clients, %s split (%s)", s.e.v.Name(), k, cfg, sizeRange(sp.Sizes()))})
+	s.ctl.Emit(s.clientsEvent(round, cfg.String()))
 	return nil
 }
 
@@ -143,7 +145,7 @@ func sizeRange(sz []int) string {
 }
 
 // describe returns the current split, one line per client ("client 1: 250
-// cells, 2 classes (B, T)"), for the StageEvent.
+// cells, 2 classes (B, T)"), for the warning that K changed.
 func (s *sim) describe() string { return strings.Join(s.split.Describe(s.d.Classes), "\n") }
 
 // run is the round loop.
@@ -290,4 +292,23 @@ func (s *sim) serverStep(ctx context.Context, round int) error {
 	}
 	compute.Axpy(float32(gamma), s.sum, s.l.state())
 	return nil
+}
+
+// clientsEvent reports the current split as fields: K, the split's
+// spelling, the cells and the classes of each client.
+func (s *sim) clientsEvent(round int, split string) core.ClientsEvent {
+	ev := core.ClientsEvent{Round: round, K: s.k, Split: split, Sizes: s.split.Sizes()}
+	if s.split.Counts != nil {
+		ev.Classes = make([][]string, s.k)
+		for k := range s.k {
+			for _, j := range s.split.ClientClasses(k) {
+				name := strconv.Itoa(j + 1)
+				if j < len(s.d.Classes) {
+					name = s.d.Classes[j]
+				}
+				ev.Classes[k] = append(ev.Classes[k], name)
+			}
+		}
+	}
+	return ev
 }

@@ -12,13 +12,6 @@ import (
 	"github.com/dpscope/dpscope/core/compute"
 )
 
-// MethodName is the name dpmd registers under in core.
-const MethodName = "dpmd"
-
-func init() {
-	core.Register(MethodName, func(cfg core.Config) (core.Engine, error) { return New(cfg, Params{}) })
-}
-
 // Engine is the DP-MD engine of one run (core.Engine). Build it with New;
 // Run may be called once. Outcome is safe to call after Run returns.
 type Engine struct {

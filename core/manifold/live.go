@@ -13,12 +13,9 @@ import (
 )
 
 // LiveOptions are the keys of core.Patch.Options that dpmd applies between
-// iterations: the bandwidth h, the intrinsic dimension d, the number of
-// iterations T and the projector's share θ.
-var LiveOptions = []string{"h", "d", "T", "theta"}
-
-// PatchOptions lists the live option keys (core.OptionPatcher).
-func (e *Engine) PatchOptions() []string { return slices.Clone(LiveOptions) }
+// iterations (the specs marked Live): the bandwidth h, the intrinsic
+// dimension d, the number of iterations T and the projector's share θ.
+var LiveOptions = core.Method{Options: optionSpecs}.LiveKeys()
 
 // live is what a patch can change while the denoiser runs.
 type live struct {

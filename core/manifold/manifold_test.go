@@ -125,13 +125,13 @@ var lastEngine struct {
 }
 
 func init() {
-	core.Register(testMethod, func(cfg core.Config) (core.Engine, error) {
+	core.Register(core.Method{Name: testMethod, Family: core.FamilyDenoising, Options: optionSpecs, New: func(cfg core.Config) (core.Engine, error) {
 		e, err := New(cfg, Params{})
 		lastEngine.Lock()
 		lastEngine.e = e
 		lastEngine.Unlock()
 		return e, err
-	})
+	}})
 }
 
 // runEngine runs the method through core.Start and returns the engine and

@@ -3,13 +3,11 @@ package manifold
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"net/url"
-	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/datasets"
 )
 
@@ -204,72 +202,33 @@ func ParseSpec(spec string) (Params, error) {
 	return p, p.Validate()
 }
 
-// set assigns the keys of vals (the names of ParseSpec) to p; what names the
-// source in errors ("data spec key", "option").
+// set assigns the keys of vals (the names of ParseSpec, optionSpecs) to p,
+// parsed by core.ParseOptions; what names the source in errors ("data spec
+// key", "option"). The error wraps ErrParams and core.ErrBadConfig.
 func (p *Params) set(vals map[string]string, what string) error {
-	for _, key := range slices.Sorted(maps.Keys(vals)) {
-		v := vals[key]
-		var ip *int
-		var fp *float64
-		switch key {
-		case "D":
-			ip = &p.D
-		case "n":
-			ip = &p.N
-		case "queries", "m":
-			ip = &p.Queries
-		case "d":
-			ip = &p.Dim
-		case "T":
-			ip = &p.T
-		case "max_queries":
-			ip = &p.MaxQueries
-		case "pcs":
-			ip = &p.PCs
-		case "sigma":
-			fp = &p.Sigma
-		case "h":
-			fp = &p.H
-		case "theta":
-			fp = &p.Theta
-		case "C_P", "CP":
-			fp = &p.CP
-		case "C_m", "Cm":
-			fp = &p.Cm
-		case "s_min":
-			fp = &p.SMin
-		case "noise":
-			switch v {
-			case "ball":
-				p.Gaussian = false
-			case "gauss", "gaussian":
-				p.Gaussian = true
-			default:
-				return paramf("%s noise is %q, must be ball or gauss", what, v)
-			}
-			continue
-		case "nonprivate":
-			p.NonPrivate = NonPrivateVariant(v)
-			continue
-		case "manifold":
-			p.Manifold = v
-			continue
-		default:
-			return paramf("%s %q is unknown, must be one of manifold, D, n, queries, sigma, noise, h, d, T, theta, C_P, C_m, s_min, nonprivate, max_queries, pcs", what, key)
-		}
-		if ip != nil {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return paramf("%s %s is %q, must be an integer", what, key, v)
-			}
-			*ip = n
-		} else {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				return paramf("%s %s is %q, must be a number", what, key, v)
-			}
-			*fp = f
-		}
+	v, err := core.ParseOptions(optionSpecs, vals)
+	if err != nil {
+		return fmt.Errorf("manifold: %s: %w: %w", what, err, ErrParams)
+	}
+	v.StringTo("manifold", &p.Manifold)
+	v.IntTo("D", &p.D)
+	v.IntTo("n", &p.N)
+	v.IntTo("queries", &p.Queries)
+	v.IntTo("d", &p.Dim)
+	v.IntTo("T", &p.T)
+	v.IntTo("max_queries", &p.MaxQueries)
+	v.IntTo("pcs", &p.PCs)
+	v.FloatTo("sigma", &p.Sigma)
+	v.FloatTo("h", &p.H)
+	v.FloatTo("theta", &p.Theta)
+	v.FloatTo("C_P", &p.CP)
+	v.FloatTo("C_m", &p.Cm)
+	v.FloatTo("s_min", &p.SMin)
+	if n, ok := v["noise"]; ok {
+		p.Gaussian = n != "ball"
+	}
+	if n, ok := v["nonprivate"].(string); ok {
+		p.NonPrivate = NonPrivateVariant(n)
 	}
 	return nil
 }

@@ -115,10 +115,10 @@ func spentValues(rho, delta float64, l *accountant.Ledger) []core.EpsilonValue {
 	var out []core.EpsilonValue
 	if rho > 0 {
 		if e, err := accountant.ZCDPToDPClassic(rho, delta); err == nil {
-			out = append(out, core.EpsilonValue{Accountant: "zCDP→(ε,δ) classic", Epsilon: e})
+			out = append(out, core.EpsilonValue{Accountant: "zCDP→(ε,δ) classic", Label: "zCDP classic", Epsilon: e})
 		}
 		if e, err := accountant.ZCDPToDPCKS(rho, delta); err == nil {
-			out = append(out, core.EpsilonValue{Accountant: "zCDP→(ε,δ) CKS", Epsilon: e})
+			out = append(out, core.EpsilonValue{Accountant: "zCDP→(ε,δ) CKS", Label: "zCDP CKS", Epsilon: e})
 		}
 	}
 	if l != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/dpscope/dpscope/accountant"
@@ -130,7 +131,7 @@ func (r *runner) run(ctx context.Context) error {
 				return err
 			}
 			st.rhoSpent += float64(pr.M) * (bud.Split.RhoP + bud.Split.RhoM)
-			r.ctl.Emit(core.BudgetEvent{Step: t + 1, Delta: st.delta, Target: st.eps,
+			r.ctl.Emit(core.BudgetEvent{Step: t + 1, Delta: st.delta, Target: st.eps, Orders: accountant.OrdersDPAccounting.String(),
 				Spent:     spentValues(st.rhoSpent, st.delta, r.e.ledger),
 				Projected: spentValues(st.rhoSpent+float64(pr.M*(r.p.T-t-1))*(bud.Split.RhoP+bud.Split.RhoM), st.delta, nil)})
 		}
@@ -159,14 +160,22 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	var vals []core.NamedValue
 	for _, tr := range r.out.Tracks {
+		// The track's column is its name less the variant in brackets:
+		// "nonprivate (eigproj)" → "nonprivate".
+		group, _, _ := strings.Cut(tr.Name, " (")
+		add := func(measure string, v float64) {
+			vals = append(vals, core.NamedValue{Name: tr.Name + ": " + measure, Value: v, Group: group, Measure: measure})
+		}
 		if pr.Manifold != nil {
-			vals = append(vals, core.NamedValue{Name: tr.Name + ": mean distance to M", Value: tr.MeanDist},
-				core.NamedValue{Name: tr.Name + ": max distance to M", Value: tr.MaxDist},
-				core.NamedValue{Name: tr.Name + ": mean distance to clean", Value: tr.MeanClean},
-				core.NamedValue{Name: tr.Name + ": max distance to clean", Value: tr.MaxClean})
+			add("mean distance to M", tr.MeanDist)
+			add("max distance to M", tr.MaxDist)
+			add("mean distance to clean", tr.MeanClean)
+			add("max distance to clean", tr.MaxClean)
 		} else if pr.Labels != nil {
-			vals = append(vals, core.NamedValue{Name: tr.Name + ": ARI", Value: tr.ARI}, core.NamedValue{Name: tr.Name + ": NMI", Value: tr.NMI},
-				core.NamedValue{Name: tr.Name + ": ACC", Value: tr.ACC}, core.NamedValue{Name: tr.Name + ": purity", Value: tr.Purity})
+			add("ARI", tr.ARI)
+			add("NMI", tr.NMI)
+			add("ACC", tr.ACC)
+			add("purity", tr.Purity)
 		}
 	}
 	if last := r.out.Tracks[len(r.out.Tracks)-1]; pr.Manifold == nil && pr.Labels != nil {

@@ -99,7 +99,7 @@ func (quick) Run(ctx context.Context, ctl *core.Control) error {
 }
 
 func init() {
-	core.Register("sweep-test-quick", func(core.Config) (core.Engine, error) { return quick{}, nil })
+	core.Register(core.Method{Name: "sweep-test-quick", Family: core.FamilyDPSGD, New: func(core.Config) (core.Engine, error) { return quick{}, nil }})
 }
 
 // TestExecute runs every listed point once, serialises done, and starts

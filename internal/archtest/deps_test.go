@@ -2,6 +2,7 @@ package archtest
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -51,6 +52,18 @@ func TestDependencyDirection(t *testing.T) {
 			},
 		},
 		{
+			// The faces know methods only through core's registry: a new
+			// method is one package and one blank import in main.go.
+			desc:      "tui and internal/cli depend on no method package",
+			pattern:   module + "/tui/...",
+			forbidden: methodSide,
+		},
+		{
+			desc:      "internal/cli depends on no method package",
+			pattern:   module + "/internal/cli",
+			forbidden: methodSide,
+		},
+		{
 			desc:    "assets is a leaf",
 			pattern: module + "/assets",
 			forbidden: func(d string) bool {
@@ -66,5 +79,53 @@ func TestDependencyDirection(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// faceImports are the packages of ours the faces may import directly:
+// core (the registry, Config, events), accountant, datasets and assets,
+// besides their own subpackages. core/compute is the matrix backend, no
+// method: `dpscope version` reports it. core/sweep (grids of runs through
+// core.Start) and core/reference (the B1 line) serve every method alike
+// and know none by name.
+var faceImports = []string{"core", "accountant", "datasets", "assets", "core/compute", "core/sweep", "core/reference"}
+
+// serviceSide are the packages under core/ that the faces may depend on,
+// directly or not: the contract's services and the shared algorithms they
+// use (core/reference runs PCA and k-means from core/cluster), none of
+// which registers or names a method.
+var serviceSide = []string{"core/compute", "core/sweep", "core/reference", "core/cluster"}
+
+// methodSide reports whether d is a method package or a method's internals
+// (anything under core/ but the services).
+func methodSide(d string) bool {
+	rel, ok := strings.CutPrefix(d, module+"/")
+	return ok && strings.HasPrefix(rel, "core/") && !slices.Contains(serviceSide, rel)
+}
+
+// TestFacesImportOnlyTheEngineContract is the farm-style check of issue 15:
+// every import of ours in tui/... and internal/cli names an allowed package.
+func TestFacesImportOnlyTheEngineContract(t *testing.T) {
+	for _, pattern := range []string{module + "/tui/...", module + "/internal/cli"} {
+		out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}:{{join .Imports " "}}`, pattern).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", pattern, err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			pkg, imports, _ := strings.Cut(line, ":")
+			for _, imp := range strings.Fields(imports) {
+				rel, ours := strings.CutPrefix(imp, module+"/")
+				if !ours || strings.HasPrefix(rel, "tui/") || rel == "internal/cli" {
+					continue
+				}
+				allowed := false
+				for _, a := range faceImports {
+					allowed = allowed || rel == a
+				}
+				if !allowed {
+					t.Errorf("%s imports %s; the faces may import only %v of ours", pkg, imp, faceImports)
+				}
+			}
+		}
 	}
 }

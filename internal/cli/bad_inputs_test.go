@@ -196,17 +196,19 @@ func badCases() []badCase {
 		add(badCase{name: "run --" + c.flag + " " + c.v, args: runOut("--"+c.flag, c.v), code: ExitUsage, msg: c.msg})
 	}
 	for _, m := range []string{"nope", "DCAN", "fl dp"} {
-		add(badCase{name: "run --method " + m, args: []string{"run", "--method", m, "--out", "{out}", "--force"}, code: ExitRuntime, msg: m})
+		add(badCase{name: "run --method " + m, args: []string{"run", "--method", m, "--out", "{out}", "--force"}, code: ExitUsage, msg: m})
 	}
 	add(badCase{name: "run --method empty", args: []string{"run", "--method", "", "--out", "{out}", "--force"}, code: ExitUsage, msg: "method is empty"})
 	add(badCase{name: "run --data empty", args: runOut("--data", ""), code: ExitUsage, msg: "data is empty"})
 	add(badCase{name: "run unknown flag", args: runOut("--epsilonn", "3"), code: ExitUsage, msg: "--epsilonn"})
 	add(badCase{name: "run argument", args: runOut("extra"), code: ExitUsage, msg: "extra"})
 	add(badCase{name: "run private without ε or σ", args: runOut("--epsilon", "0"), code: ExitUsage, msg: "epsilon and sigma are both 0"})
-	// Engine-side failures: a method's unknown option, bad data.
+	// A method's unknown option is checked against its descriptor before
+	// the run: a usage error.
 	for _, m := range []string{"dcan", "fl", "fl-dp", "ppml-omics", "fedsc", "dpmd"} {
-		add(badCase{name: "run " + m + " --opt bogus", args: []string{"run", "--method", m, "--mode", "nonprivate", "--opt", "bogus=1", "--out", "{out}", "--force"}, code: ExitRuntime, msg: "bogus"})
+		add(badCase{name: "run " + m + " --opt bogus", args: []string{"run", "--method", m, "--mode", "nonprivate", "--opt", "bogus=1", "--out", "{out}", "--force"}, code: ExitUsage, msg: "bogus"})
 	}
+	// Engine-side failures: bad data.
 	for _, m := range []string{"dcan", "fl", "fedsc"} {
 		for _, data := range []string{"{d}/ragged.csv", "{d}/missing.csv", "{d}/tenx_nomatrix", "builtin:nope", "{d}/headerless.csv"} {
 			msg := strings.TrimPrefix(strings.TrimPrefix(data, "{d}/"), "builtin:")
@@ -226,7 +228,7 @@ func badCases() []badCase {
 		{"bigseed.toml", ExitRuntime, "bigseed.toml"}, {"nul.toml", ExitRuntime, "nul.toml"},
 		{"big.toml", ExitRuntime, "big.toml"}, {"folder.toml", ExitRuntime, "folder.toml"},
 		{"negeps.toml", ExitUsage, "negeps.toml"}, {"delta.toml", ExitUsage, "delta.toml"},
-		{"mode.toml", ExitUsage, "mode.toml"}, {"method.toml", ExitRuntime, "nope"},
+		{"mode.toml", ExitUsage, "mode.toml"}, {"method.toml", ExitUsage, "nope"},
 		{"layers.toml", ExitRuntime, "layers.toml"}, {"q.toml", ExitUsage, "q.toml"},
 		{"acct.toml", ExitUsage, "acct.toml"}, {"clients.toml", ExitUsage, "clients.toml"},
 		{"epochs.toml", ExitUsage, "epochs.toml"}, {"lr.toml", ExitUsage, "lr.toml"},

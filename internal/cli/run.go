@@ -29,8 +29,9 @@ type runFlags struct {
 	force      bool
 }
 
-// manifoldFlags are dpmd's own flags; each becomes an entry of
-// Config.Options (see core/manifold's Params for their meaning).
+// manifoldFlags are shorthands for the options of the denoising method
+// (`dpscope methods`); each becomes an entry of Config.Options and applies
+// to a method that declares the option.
 type manifoldFlags struct {
 	kind, noise      string
 	dim, n, queries  int
@@ -70,7 +71,7 @@ Settings come from the defaults, then --config FILE.toml, then the flags.
 and, for methods that cluster, embedding.tsv and assignments.tsv: all of
 them or none, into a new or empty folder (--force replaces an earlier run's
 results). A run that ends before its first step writes nothing; a stopped
-run's folder says so in summary.json.`,
+run's folder says so in summary.json.` + optHelp(),
 		Example: `  dpscope run --method dcan --mode paper --layers 1-3 --epsilon 8
   dpscope run --data ../shared/data/pbmc_4k --mode sound --epsilon 4 --json
   dpscope run --config run.toml --out results/`,
@@ -87,7 +88,7 @@ run's folder says so in summary.json.`,
 	c := &rf.cfg
 	f.StringVar(&rf.configFile, "config", "", "TOML file with the run's settings (the keys are the JSON field names)")
 	f.StringVar(&c.Data, "data", c.Data, "data set: builtin:NAME, a 10x MatrixMarket folder or a dense CSV/TSV file")
-	f.StringVar(&c.Method, "method", c.Method, "method")
+	f.StringVar(&c.Method, "method", c.Method, "method: "+strings.Join(core.MethodNames(), ", ")+" (`dpscope methods` describes them)")
 	f.StringVar((*string)(&c.Mode), "mode", string(c.Mode), "nonprivate, paper or sound")
 	f.StringVar(&rf.layers, "layers", c.Layers.String(), "autoencoder layers that get noise, FIRST-LAST within 1-6 (encoder 1-3, decoder 4-6)")
 	f.Float64Var(&c.Epsilon, "epsilon", c.Epsilon, "target ε for the whole run (0: use --sigma as given)")
@@ -101,19 +102,19 @@ run's folder says so in summary.json.`,
 	f.IntVar(&c.Clients, "clients", 0, "number of federated clients (federated methods)")
 	f.Uint64Var(&c.Seed, "seed", c.Seed, "random seed")
 	f.BoolVar(&c.SecureNoise, "secure-noise", false, "draw DP noise from a cryptographically seeded generator")
-	f.StringArrayVar(&rf.opts, "opt", nil, "a method's own setting KEY=VALUE (repeatable), e.g. --opt split=noniid:2 for the federated methods")
+	f.StringArrayVar(&rf.opts, "opt", nil, "a method's own setting KEY=VALUE (repeatable); the keys are listed below")
 	mf := &rf.manifold
-	f.StringVar(&mf.kind, "manifold", "", "dpmd: synthetic manifold circle|sphere|torus|swissroll (with --sigma as its noise level)")
-	f.IntVar(&mf.dim, "D", 0, "dpmd: ambient dimension")
-	f.IntVar(&mf.n, "n", 0, "dpmd: number of reference points")
-	f.IntVar(&mf.queries, "queries", 0, "dpmd: number of query points")
-	f.StringVar(&mf.noise, "noise", "", "dpmd: noise of the synthetic points, ball or gauss")
-	f.Float64Var(&mf.h, "h", 0, "dpmd: bandwidth h (0: the default rule)")
-	f.IntVar(&mf.d, "d", 0, "dpmd: intrinsic dimension d (0: the manifold's, or estimated on data)")
-	f.IntVar(&mf.t, "T", 0, "dpmd: denoising iterations")
-	f.Float64Var(&mf.theta, "theta", 0, "dpmd: share θ of each query's budget spent on the projector")
-	f.Float64Var(&mf.cp, "CP", 0, "dpmd: sensitivity constant C_P of the projector (paper mode)")
-	f.Float64Var(&mf.cm, "Cm", 0, "dpmd: sensitivity constant C_m of the mean (paper mode)")
+	f.StringVar(&mf.kind, "manifold", "", "denoising: synthetic manifold circle|sphere|torus|swissroll (with --sigma as its noise level)")
+	f.IntVar(&mf.dim, "D", 0, "denoising: ambient dimension")
+	f.IntVar(&mf.n, "n", 0, "denoising: number of reference points")
+	f.IntVar(&mf.queries, "queries", 0, "denoising: number of query points")
+	f.StringVar(&mf.noise, "noise", "", "denoising: noise of the synthetic points, ball or gauss")
+	f.Float64Var(&mf.h, "h", 0, "denoising: bandwidth h (0: the default rule)")
+	f.IntVar(&mf.d, "d", 0, "denoising: intrinsic dimension d (0: the manifold's, or estimated on data)")
+	f.IntVar(&mf.t, "T", 0, "denoising: denoising iterations")
+	f.Float64Var(&mf.theta, "theta", 0, "denoising: share θ of each query's budget spent on the projector")
+	f.Float64Var(&mf.cp, "CP", 0, "denoising: sensitivity constant C_P of the projector (paper mode)")
+	f.Float64Var(&mf.cm, "Cm", 0, "denoising: sensitivity constant C_m of the mean (paper mode)")
 	f.BoolVar(&rf.asJSON, "json", false, "stream events as JSON lines, then a summary line")
 	f.StringVar(&rf.outDir, "out", "", "write config, events, summary, embedding and assignments to this new or empty folder")
 	f.BoolVar(&rf.force, "force", false, "let --out replace the results of an earlier run in its folder")
@@ -161,8 +162,22 @@ func (rf *runFlags) config(cmd *cobra.Command) (core.Config, error) {
 			cfg.Epochs = append(cfg.Epochs, n)
 		}
 	}
-	if err := rf.options(set, &cfg); err != nil {
+	// A bad value may come from the config file: then name it.
+	from := func(err error) error {
+		if rf.configFile != "" && !set("method") && !set("mode") {
+			return usagef("%w (settings from --config %s and the flags)", err, rf.configFile)
+		}
+		return err
+	}
+	m, err := core.LookupMethod(cfg.Method)
+	if err != nil {
+		return cfg, from(usageError{fmt.Errorf("--method: %w", err)})
+	}
+	if err := rf.options(set, m, &cfg); err != nil {
 		return cfg, err
+	}
+	if _, err := checkMethod(cfg); err != nil {
+		return cfg, from(err)
 	}
 	if cfg.Layers.First < 1 {
 		// Layer 0 does not exist, and a range of zeros would read as
@@ -182,10 +197,11 @@ func (rf *runFlags) config(cmd *cobra.Command) (core.Config, error) {
 	return cfg, nil
 }
 
-// options adds --opt and the method-specific flags to cfg.Options. For dpmd,
-// --sigma is the noise level of the data, not a noise multiplier: the
-// method's noise follows from ε, δ and its sensitivities.
-func (rf *runFlags) options(set func(string) bool, cfg *core.Config) error {
+// options adds --opt and the option shorthands to cfg.Options. For a
+// method that reads no noise multiplier but has an option "sigma" (the
+// denoising method's noise level of the data), --sigma sets that option:
+// the method's noise follows from ε, δ and its sensitivities.
+func (rf *runFlags) options(set func(string) bool, m core.Method, cfg *core.Config) error {
 	put := func(k, v string) {
 		if cfg.Options == nil {
 			cfg.Options = map[string]string{}
@@ -200,7 +216,7 @@ func (rf *runFlags) options(set func(string) bool, cfg *core.Config) error {
 		put(strings.TrimSpace(k), strings.TrimSpace(v))
 	}
 	mf := rf.manifold
-	dpmdFlags := []struct {
+	shorthands := []struct {
 		flag, key, value string
 	}{
 		{"manifold", "manifold", mf.kind}, {"D", "D", strconv.Itoa(mf.dim)}, {"n", "n", strconv.Itoa(mf.n)},
@@ -208,18 +224,20 @@ func (rf *runFlags) options(set func(string) bool, cfg *core.Config) error {
 		{"h", "h", fmtFloat(mf.h)}, {"d", "d", strconv.Itoa(mf.d)}, {"T", "T", strconv.Itoa(mf.t)},
 		{"theta", "theta", fmtFloat(mf.theta)}, {"CP", "C_P", fmtFloat(mf.cp)}, {"Cm", "C_m", fmtFloat(mf.cm)},
 	}
-	for _, f := range dpmdFlags {
+	for _, f := range shorthands {
 		if set(f.flag) {
-			if cfg.Method != "dpmd" {
-				return usagef("--%s applies to --method dpmd only", f.flag)
+			if _, ok := m.Option(f.key); !ok {
+				return usagef("--%s sets option %s, which method %s does not take", f.flag, f.key, m.Name)
 			}
 			put(f.key, f.value)
 		}
 	}
+	// A synthetic manifold is also named in Data, so that the summary says
+	// what was denoised.
 	if set("manifold") && !set("data") {
 		cfg.Data = "manifold:" + mf.kind
 	}
-	if cfg.Method == "dpmd" && cfg.Sigma != 0 {
+	if _, ok := m.Option("sigma"); ok && !m.Needs.Has(core.NeedsSigma) && cfg.Sigma != 0 {
 		put("sigma", fmtFloat(cfg.Sigma))
 		cfg.Sigma = 0
 	}
@@ -406,6 +424,8 @@ func eventName(ev core.Event) string {
 		return "warning"
 	case core.ResultEvent:
 		return "result"
+	case core.ClientsEvent:
+		return "clients"
 	case core.DoneEvent:
 		return "done"
 	case core.ErrorEvent:

@@ -51,10 +51,10 @@ func (clustersOnly) Run(ctx context.Context, ctl *core.Control) error {
 }
 
 func init() {
-	core.Register("test-fail-early", func(core.Config) (core.Engine, error) { return failing{0}, nil })
-	core.Register("test-fail-late", func(core.Config) (core.Engine, error) { return failing{3}, nil })
-	core.Register("test-stuck", func(core.Config) (core.Engine, error) { return stuck{}, nil })
-	core.Register("test-clusters", func(core.Config) (core.Engine, error) { return clustersOnly{}, nil })
+	core.Register(core.Method{Name: "test-fail-early", Family: core.FamilyDPSGD, New: func(core.Config) (core.Engine, error) { return failing{0}, nil }})
+	core.Register(core.Method{Name: "test-fail-late", Family: core.FamilyDPSGD, New: func(core.Config) (core.Engine, error) { return failing{3}, nil }})
+	core.Register(core.Method{Name: "test-stuck", Family: core.FamilyDPSGD, New: func(core.Config) (core.Engine, error) { return stuck{}, nil }})
+	core.Register(core.Method{Name: "test-clusters", Family: core.FamilyDPSGD, New: func(core.Config) (core.Engine, error) { return clustersOnly{}, nil }})
 }
 
 // snapshot returns every file of dir with its content and mode, to check

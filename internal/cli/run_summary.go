@@ -30,7 +30,7 @@ type runSummary struct {
 	NMI              *float64           `json:"nmi"`
 	ACC              *float64           `json:"acc"`
 	Silhouette       *float64           `json:"silhouette"`
-	Metrics          map[string]float64 `json:"metrics"` // every metric reported, by name (e.g. dpmd's distances)
+	Metrics          map[string]float64 `json:"metrics"` // every metric reported, by name (e.g. distances to a manifold)
 	Steps            int                `json:"steps"`
 	Seconds          float64            `json:"seconds"`
 	Stopped          bool               `json:"stopped"`

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dpscope/dpscope/core"
+	_ "github.com/dpscope/dpscope/core/manifold" // dpmd, whose options have shorthand flags
 )
 
 // scripted is a fake engine that reports what a short private run would.
@@ -42,12 +43,12 @@ func (s scripted) Run(ctx context.Context, ctl *core.Control) error {
 }
 
 func init() {
-	core.Register("test-scripted", func(cfg core.Config) (core.Engine, error) {
+	core.Register(core.Method{Name: "test-scripted", Family: core.FamilyDPSGD, New: func(cfg core.Config) (core.Engine, error) {
 		return scripted{cfg: cfg, steps: 10 + int(cfg.Seed)}, nil
-	})
-	core.Register("test-slow", func(cfg core.Config) (core.Engine, error) {
+	}})
+	core.Register(core.Method{Name: "test-slow", Family: core.FamilyDPSGD, New: func(cfg core.Config) (core.Engine, error) {
 		return scripted{cfg: cfg, steps: 1 << 20, delay: time.Millisecond}, nil
-	})
+	}})
 }
 
 func TestRunJSONLinesEndWithSummary(t *testing.T) {
@@ -143,7 +144,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{"δ out of range", []string{"run", "--method", "test-scripted", "--delta", "2"}, ExitUsage, "delta is 2"},
 		{"ε negative", []string{"run", "--method", "test-scripted", "--epsilon", "-1"}, ExitUsage, "epsilon is -1"},
 		{"bad epochs", []string{"run", "--epochs", "5,x"}, ExitUsage, "--epochs"},
-		{"unknown method", []string{"run", "--method", "nope"}, ExitRuntime, "nope"},
+		{"unknown method", []string{"run", "--method", "nope"}, ExitUsage, "nope"},
 		{"unknown config key", []string{"run", "--config", bad}, ExitRuntime, "epsilonn"},
 		{"missing config", []string{"run", "--config", "/nonexistent.toml"}, ExitRuntime, "nonexistent"},
 	}
@@ -196,10 +197,10 @@ func TestRunOptions(t *testing.T) {
 	if got.Sigma != 0 || got.Data != "manifold:sphere" {
 		t.Errorf("dpmd config: Sigma %v, Data %q; want 0 (σ is the data's noise) and manifold:sphere", got.Sigma, got.Data)
 	}
-	if _, err := parse("--method", "dcan", "--D", "20"); err == nil || !strings.Contains(err.Error(), "dpmd only") {
+	if _, err := parse("--method", "test-scripted", "--D", "20"); err == nil || !strings.Contains(err.Error(), "does not take") {
 		t.Errorf("--D with dcan: %v, want a usage error", err)
 	}
-	if _, err := parse("--opt", "novalue"); err == nil || !strings.Contains(err.Error(), "KEY=VALUE") {
+	if _, err := parse("--method", "test-scripted", "--opt", "novalue"); err == nil || !strings.Contains(err.Error(), "KEY=VALUE") {
 		t.Errorf("--opt novalue: %v, want a usage error", err)
 	}
 }

@@ -39,7 +39,7 @@ func (g graded) Run(ctx context.Context, ctl *core.Control) error {
 }
 
 func init() {
-	core.Register("test-graded", func(cfg core.Config) (core.Engine, error) { return graded{cfg}, nil })
+	core.Register(core.Method{Name: "test-graded", Family: core.FamilyDPSGD, New: func(cfg core.Config) (core.Engine, error) { return graded{cfg}, nil }})
 }
 
 func sweepJSON(t *testing.T, args ...string) (code int, lines []map[string]json.RawMessage, stderr string) {

@@ -72,7 +72,7 @@ var testHooks struct {
 }
 
 func init() {
-	core.Register(testMethod, func(cfg core.Config) (core.Engine, error) {
+	core.Register(core.Method{Name: testMethod, Family: core.FamilyClustering, Modes: []core.Mode{core.ModeSound, core.ModeNonPrivate}, Options: optionSpecs, New: func(cfg core.Config) (core.Engine, error) {
 		e, err := New(cfg)
 		if err != nil {
 			return nil, err
@@ -84,7 +84,7 @@ func init() {
 		e.onStage = testHooks.onStage
 		testHooks.engine = e
 		return e, nil
-	})
+	}})
 }
 
 // runTest runs the test method on d and returns its engine and every event.

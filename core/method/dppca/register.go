@@ -1,7 +1,49 @@
 package dppca
 
-import "github.com/dpscope/dpscope/core"
+import (
+	"math"
+
+	"github.com/dpscope/dpscope/core"
+)
+
+// optionSpecs describe Keys for the faces (`dpscope methods`, --opt
+// validation and help, the interface's fields); Parse stays the engine's
+// own reading of them, with the cross-field checks of Validate.
+var optionSpecs = []core.OptionSpec{
+	{Key: "p", Kind: core.KindInt, Default: DefaultP, Min: 1, Max: 100, Live: true, Doc: "private principal components kept"},
+	{Key: "T", Kind: core.KindInt, Default: DefaultT, Min: 1, Max: 100, Live: true, Doc: "DP Lloyd rounds"},
+	{Key: "genes", Kind: core.KindInt, Default: DefaultGenes, Min: 2, Max: 5000, Doc: "genes h the private covariance is built on"},
+	{Key: "split", Kind: core.KindFloat, Default: DefaultSplit, Min: 0, Max: 1, Doc: "the PCA's share of the budget (of μ²); the rest, less preprocessing and seeding, goes to the k-means"},
+	{Key: "clip", Kind: core.KindFloat, Default: DefaultClip, Min: 0, Max: 100, Live: true, Doc: "factor c of the row clip radius R = c·√h"},
+	{Key: "prep", Kind: core.KindChoice, Default: string(PrepPrivate), Choices: []string{string(PrepPrivate), string(PrepPublic)}, Doc: "per-gene preprocessing statistics released with noise (private) or taken as public (an assumption)"},
+	{Key: "init", Kind: core.KindChoice, Default: string(InitHistogram), Choices: []string{string(InitHistogram), string(InitPCAGaussian), string(InitRandomBall), string(InitKMeansPlusPlus)}, Doc: "k-means initialisation; kmeans++ reads private rows without noise (no guarantee)"},
+	{Key: "k", Kind: core.KindInt, Min: 0, Max: math.Inf(1), Doc: "clusters K (0 or absent: the number of classes of the labels)"},
+}
 
 func init() {
-	core.Register(MethodName, func(cfg core.Config) (core.Engine, error) { return New(cfg) })
+	core.Register(core.Method{
+		Name: MethodName, Title: "DP-PCA + DP k-means", Family: core.FamilyClustering,
+		Doc:       "private PCA (Analyze-Gauss) then DP Lloyd k-means on the private projection: dpscope's private baseline",
+		Modes:     []core.Mode{core.ModeSound, core.ModeNonPrivate},
+		Needs:     core.NeedsNothing,
+		Options:   optionSpecs,
+		Expect:    expect,
+		DependsOn: []string{"option prep (public statistics are an assumption)", "option init (kmeans++ reads private rows)"},
+		New:       func(cfg core.Config) (core.Engine, error) { return New(cfg) },
+	})
+}
+
+// expect is the guarantee of a dppca configuration before the run; the
+// engine states the final one with every reason.
+func expect(cfg core.Config) (core.Guarantee, []string) {
+	if cfg.Mode == core.ModeNonPrivate {
+		return core.GuaranteeNone, []string{"non-private: the same pipeline without noise, its utility ceiling"}
+	}
+	switch {
+	case cfg.Options["init"] == string(InitKMeansPlusPlus):
+		return core.GuaranteeNone, []string{"kmeans++ seeds are private rows released without noise"}
+	case cfg.Options["prep"] == string(PrepPublic):
+		return core.GuaranteeConditional, []string{"Gaussian mechanisms composed exactly in GDP, with the per-gene preprocessing statistics taken as public"}
+	}
+	return core.GuaranteeFormal, []string{"every release (gene statistics, covariance, k-means sums and counts) is a Gaussian mechanism composed exactly in GDP: (ε, δ)-DP for one cell added or removed"}
 }

@@ -25,9 +25,9 @@ type Engine struct {
 // Register makes the fake available to core.Start as method name, with
 // delay between steps. It panics if name is taken (core.Register does).
 func Register(name string, delay time.Duration) {
-	core.Register(name, func(cfg core.Config) (core.Engine, error) {
+	core.Register(core.Method{Name: name, Family: core.FamilyDPSGD, New: func(cfg core.Config) (core.Engine, error) {
 		return &Engine{cfg: cfg, delay: delay}, nil
-	})
+	}})
 }
 
 // StepsPerEpoch is round(1/q), as the interface plans.

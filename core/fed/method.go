@@ -1,0 +1,162 @@
+package fed
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dpscope/dpscope/core"
+)
+
+// Option specs of the federated methods (core.Config.Options). Every
+// variant takes the common ones; the others only where they mean something.
+var (
+	commonSpecs = []core.OptionSpec{
+		{Key: "split", Kind: core.KindString, Default: nil, Doc: "client split: iid | equal | noniid:S | dirichlet:A (default equal, iid for fedsc)"},
+		{Key: "local_epochs", Kind: core.KindInt, Default: nil, Min: 0, Max: math.Inf(1), Doc: "local epochs per round (default: --epochs' second value, else 1, or 5 for fedsc)"},
+		{Key: "batch", Kind: core.KindInt, Default: nil, Min: 0, Max: math.Inf(1), Doc: "local mini-batch size (default 8, or 128 for fedsc)"},
+		{Key: "clusters", Kind: core.KindInt, Default: nil, Min: 0, Max: math.Inf(1), Doc: "k of k-means (default: the number of classes)"},
+		{Key: "eval_every", Kind: core.KindInt, Default: 1, Min: 0, Max: math.Inf(1), Doc: "rounds between evaluations"},
+	}
+	aeSpecs = []core.OptionSpec{
+		{Key: "loss", Kind: core.KindChoice, Default: "mean", Choices: []string{"mean", "sum"}, Doc: "reduction of the autoencoder's squared error over genes"},
+	}
+	drSpecs = []core.OptionSpec{
+		{Key: "protocol", Kind: core.KindChoice, Default: "swap", Choices: []string{"swap", "fisher-yates"}, Doc: "PPML-Omics' decentralized randomization"},
+		{Key: "trusted_shuffle", Kind: core.KindBool, Default: false, Doc: "a trusted party the server cannot observe draws the permutation"},
+	}
+	byolSpecs = []core.OptionSpec{
+		{Key: "mask", Kind: core.KindFloat, Default: DefaultMaskProb, Min: 0, Max: 1, Doc: "FedSC input-dropout probability (0: the default)"},
+		{Key: "ema_decay", Kind: core.KindFloat, Default: DefaultEMADecay, Min: 0, Max: 1, Doc: "FedSC target EMA decay (0: the default)"},
+		{Key: "no_ema", Kind: core.KindBool, Default: false, Doc: "the target is the online encoder itself"},
+		{Key: "momentum", Kind: core.KindFloat, Default: DefaultMomentum, Min: 0, Max: 1, Doc: "local SGD momentum (0: the default)"},
+		{Key: "weight_decay", Kind: core.KindFloat, Default: DefaultWeightDecay, Min: 0, Max: math.Inf(1), Doc: "local SGD weight decay (0: the default)"},
+		{Key: "divergence", Kind: core.KindChoice, Default: "fedema", Choices: []string{"fedema", "printed", "off"}, Doc: "FedSC's divergence-aware client update"},
+		{Key: "divergence_alpha", Kind: core.KindFloat, Default: DefaultDivergenceAlpha, Min: 0, Max: 1, Doc: "α of the divergence-aware update (0: the default)"},
+	}
+)
+
+// optionSpecs returns the option specs variant v takes.
+func (v Variant) optionSpecs() []core.OptionSpec {
+	specs := append([]core.OptionSpec{}, commonSpecs...)
+	switch v {
+	case FedSC:
+		return append(specs, byolSpecs...)
+	case PPMLOmics:
+		specs = append(specs, drSpecs...)
+	}
+	return append(specs, aeSpecs...)
+}
+
+// allSpecs is every federated option: ParamsFromOptions reads any of them.
+var allSpecs = append(append(append(append([]core.OptionSpec{}, commonSpecs...), aeSpecs...), drSpecs...), byolSpecs...)
+
+// descriptor is the registry entry of variant v.
+func (v Variant) descriptor() core.Method {
+	m := core.Method{
+		Name: v.Name(), Family: core.FamilyFederated, Options: v.optionSpecs(),
+		Needs: core.NeedsClients | core.NeedsEpochs | core.NeedsClip | core.NeedsSigma | core.NeedsLearningRate,
+		Expect: func(cfg core.Config) (core.Guarantee, []string) {
+			proto := ProtocolSwap
+			if s, ok := cfg.Options["protocol"]; ok {
+				proto, _ = ParseProtocol(s)
+			}
+			eps := cfg.Epsilon
+			if cfg.Sigma != 0 {
+				eps = 0
+			}
+			return Reasons(v, cfg.Mode, eps, proto)
+		},
+		New: func(cfg core.Config) (core.Engine, error) {
+			p, err := paramsFrom(v.optionSpecs(), cfg.Options)
+			if err != nil {
+				return nil, err
+			}
+			return New(cfg, v, p)
+		},
+	}
+	fl := func(dp bool) core.Preset {
+		p := core.Preset{Clients: DefaultClientsFL, Epochs: []int{DefaultRoundsAE, DefaultLocalEpochsAE}, Clip: 5}
+		if dp {
+			p.Clients = DefaultClientsDP
+		}
+		return p
+	}
+	switch v {
+	case FL:
+		m.Title, m.Doc = "FL", "federated averaging of client autoencoder updates (PPML-Omics Algorithm 1), no privacy"
+		m.Modes = []core.Mode{core.ModeNonPrivate}
+		m.DependsOn = []string{"nothing: FL never has a guarantee"}
+		p := fl(false)
+		p.Label, p.Mode = "FL", core.ModeNonPrivate
+		m.Presets = []core.Preset{p}
+	case FLDP:
+		m.Title, m.Doc = "FL-DP", "FL with per-client clipping and local Gaussian noise (PPML-Omics' FL-DP)"
+		m.Modes = []core.Mode{core.ModeNonPrivate, core.ModePaper, core.ModeSound}
+		m.DependsOn = []string{"epsilon (the paper's composition corollary holds for ε < 1)"}
+		p := fl(true)
+		p.Label, p.Mode = "FL-DP", core.ModePaper
+		m.Presets = []core.Preset{p}
+	case PPMLOmics:
+		m.Title, m.Doc = "PPML-Omics", "FL-DP with size-weighted updates and decentralized randomization (PPML-Omics Algorithm 2)"
+		m.Modes = []core.Mode{core.ModeNonPrivate, core.ModePaper, core.ModeSound}
+		m.DependsOn = []string{"epsilon (the paper's composition corollary holds for ε < 1)", "clients (the shuffle model's condition)",
+			"option protocol", "option trusted_shuffle"}
+		p, s := fl(true), fl(true)
+		p.Label, p.Mode, s.Label, s.Mode = "PPML-Omics paper", core.ModePaper, "PPML-Omics sound", core.ModeSound
+		m.Presets = []core.Preset{p, s}
+	case FedSC:
+		m.Title, m.Doc = "FedSC", "federated BYOL with a divergence-aware client update (FedSC); sound adds client-level DP-FedAvg"
+		m.Modes = []core.Mode{core.ModeNonPrivate, core.ModeSound}
+		m.DependsOn = []string{"a trusted aggregator or secure aggregation (assumed)"}
+		p := core.Preset{Clients: DefaultClientsFedSC, Epochs: []int{10, DefaultLocalEpochsBYOL}, Clip: 1,
+			Options: map[string]string{"split": "iid"}}
+		s := p
+		p.Label, p.Mode, s.Label, s.Mode = "FedSC", core.ModeNonPrivate, "FedSC + client DP", core.ModeSound
+		m.Presets = []core.Preset{p, s}
+	}
+	return m
+}
+
+func init() {
+	for _, v := range []Variant{FL, FLDP, PPMLOmics, FedSC} {
+		core.Register(v.descriptor())
+	}
+}
+
+// ParamsFromOptions reads a federated run's own settings from
+// core.Config.Options (the command line's --opt key=value), any variant's
+// keys (allSpecs documents each). An unknown key or a malformed value is an
+// error wrapping ErrConfig that names it. Zero values keep the defaults of
+// Params.
+func ParamsFromOptions(opts map[string]string) (Params, error) { return paramsFrom(allSpecs, opts) }
+
+// paramsFrom parses opts against specs with core.ParseOptions.
+func paramsFrom(specs []core.OptionSpec, opts map[string]string) (Params, error) {
+	vals, err := core.ParseOptions(specs, opts)
+	if err != nil {
+		return Params{}, fmt.Errorf("fed: %w: %w", err, ErrConfig)
+	}
+	var p Params
+	vals.StringTo("split", &p.Split)
+	vals.IntTo("local_epochs", &p.LocalEpochs)
+	vals.IntTo("batch", &p.Batch)
+	vals.IntTo("clusters", &p.Clusters)
+	vals.IntTo("eval_every", &p.EvalEvery)
+	vals.BoolTo("trusted_shuffle", &p.TrustedShuffle)
+	vals.BoolTo("no_ema", &p.NoEMA)
+	vals.FloatTo("mask", &p.MaskProb)
+	vals.FloatTo("ema_decay", &p.EMADecay)
+	vals.FloatTo("momentum", &p.Momentum)
+	vals.FloatTo("weight_decay", &p.WeightDecay)
+	vals.FloatTo("divergence_alpha", &p.DivergenceAlpha)
+	if s, ok := vals["loss"].(string); ok {
+		p.Loss, _ = ParseAELoss(s) // a declared choice: it parses
+	}
+	if s, ok := vals["protocol"].(string); ok {
+		p.Protocol, _ = ParseProtocol(s)
+	}
+	if s, ok := vals["divergence"].(string); ok {
+		p.Divergence, _ = ParseDivergence(s)
+	}
+	return p, nil
+}

@@ -1,0 +1,185 @@
+package core
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Family is the kind of engine behind a method. The faces group their
+// controls by family (a DP-SGD run has layers and a sampling rate, a
+// federated one clients and rounds) and never by method name.
+type Family string
+
+// The engine families.
+const (
+	FamilyDPSGD      Family = "dp-sgd"     // DP-SGD on a network: layers, q, epochs per stage
+	FamilyFederated  Family = "federated"  // rounds over clients
+	FamilyDenoising  Family = "denoising"  // iterations over query points
+	FamilyClustering Family = "clustering" // a one-shot private pipeline
+)
+
+// Needs says which shared Config fields a method reads beyond Data, Method,
+// Mode, Epsilon, Delta and Seed. The faces show a control only for a field
+// the method needs, and `dpscope methods` lists them.
+type Needs uint
+
+// The shared fields a method may need.
+const (
+	NeedsClip         Needs = 1 << iota // Clip, the clipping bound C
+	NeedsSampleRate                     // SampleRate, Poisson q of a step
+	NeedsLayers                         // Layers, the noised layer range
+	NeedsClients                        // Clients
+	NeedsSigma                          // Sigma, a noise multiplier σ
+	NeedsEpochs                         // Epochs (epochs per stage, or rounds and local epochs)
+	NeedsLearningRate                   // LearningRate
+	NeedsAccountant                     // Accountant, the one enforcing the target
+	NeedsNothing      Needs = 0
+)
+
+var needNames = []string{"clip", "sample_rate", "layers", "clients", "sigma", "epochs", "learning_rate", "accountant"}
+
+// Has reports whether n includes every field of f.
+func (n Needs) Has(f Needs) bool { return n&f == f }
+
+// Names returns the Config field names (JSON spelling) n includes.
+func (n Needs) Names() []string {
+	var out []string
+	for i, name := range needNames {
+		if n&(1<<i) != 0 {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// Preset is one entry of a method list: a mode with a fixed setting, such
+// as DPE-DCAN (DP-DCAN's paper mode with every layer noised). Options
+// preset the method's own settings for a quick interactive run.
+type Preset struct {
+	Label  string      `json:"label"`
+	Mode   Mode        `json:"mode"`
+	Layers *LayerRange `json:"layers,omitempty"`
+	// Clients, Epochs and Clip start a quick run's shared fields (zero or
+	// nil: the face's own default).
+	Clients int     `json:"clients,omitempty"`
+	Epochs  []int   `json:"epochs,omitempty"`
+	Clip    float64 `json:"clip,omitempty"`
+	// Options preset the method's own settings.
+	Options map[string]string `json:"options,omitempty"`
+}
+
+// Method describes a method: everything a face needs to offer, configure
+// and explain it without knowing it by name. A method package registers
+// one with Register from an init function.
+type Method struct {
+	// Name is the registered name, Config.Method. Required.
+	Name string `json:"name"`
+	// Title is a display name, e.g. "DP-DCAN"; Name when empty.
+	Title string `json:"title"`
+	// Doc is one line on what the method does.
+	Doc string `json:"doc,omitempty"`
+	// Family decides how the faces group its controls. Required.
+	Family Family `json:"family"`
+	// Modes are the modes it accepts, in the order a list offers them.
+	// Empty: nonprivate, paper and sound.
+	Modes []Mode `json:"modes"`
+	// Presets are its entries in a method list; empty: one per mode,
+	// labelled "Title mode".
+	Presets []Preset `json:"presets,omitempty"`
+	// Needs are the shared Config fields it reads.
+	Needs Needs `json:"-"`
+	// Options are its own settings, Config.Options and Patch.Options.
+	Options []OptionSpec `json:"options"`
+	// Expect returns the guarantee a config will carry and its reasons,
+	// before the run (the engine states the final one). Nil: the faces say
+	// nothing until the engine does.
+	Expect func(Config) (Guarantee, []string) `json:"-"`
+	// DependsOn names what the guarantee depends on besides the mode:
+	// Config fields (JSON names), options ("option protocol") or events of
+	// the run ("a target raised mid-run").
+	DependsOn []string `json:"guarantee_depends_on,omitempty"`
+	// New builds the engine for a validated config. Required.
+	New Factory `json:"-"`
+}
+
+// Label returns Title, or Name when Title is empty.
+func (m Method) Label() string {
+	if m.Title != "" {
+		return m.Title
+	}
+	return m.Name
+}
+
+// Entries returns the presets, or one per mode when none are declared.
+func (m Method) Entries() []Preset {
+	if len(m.Presets) > 0 {
+		return slices.Clone(m.Presets)
+	}
+	out := make([]Preset, len(m.Modes))
+	for i, mode := range m.Modes {
+		out[i] = Preset{Label: m.Label() + " " + string(mode), Mode: mode}
+	}
+	return out
+}
+
+// Option returns the spec of key (or of one of its aliases).
+func (m Method) Option(key string) (OptionSpec, bool) {
+	for _, s := range m.Options {
+		if s.Key == key || slices.Contains(s.Aliases, key) {
+			return s, true
+		}
+	}
+	return OptionSpec{}, false
+}
+
+// LiveKeys returns the option keys a run takes mid-run (Patch.Options).
+func (m Method) LiveKeys() []string {
+	var out []string
+	for _, s := range m.Options {
+		if s.Live {
+			out = append(out, s.Key)
+		}
+	}
+	return out
+}
+
+// AcceptsMode reports whether mode is one of Modes.
+func (m Method) AcceptsMode(mode Mode) bool { return slices.Contains(m.Modes, mode) }
+
+// check returns why m cannot be registered, or nil.
+func (m Method) check() error {
+	if m.Name == "" || m.New == nil {
+		return fmt.Errorf("method %q has an empty name or a nil New", m.Name)
+	}
+	switch m.Family {
+	case FamilyDPSGD, FamilyFederated, FamilyDenoising, FamilyClustering:
+	default:
+		return fmt.Errorf("method %s: family is %q, must be one of the core.Family constants", m.Name, m.Family)
+	}
+	for _, mode := range m.Modes {
+		if mode != ModeNonPrivate && mode != ModePaper && mode != ModeSound {
+			return fmt.Errorf("method %s: mode %q is not a core mode", m.Name, mode)
+		}
+	}
+	for _, p := range m.Presets {
+		if !m.AcceptsMode(p.Mode) || p.Label == "" {
+			return fmt.Errorf("method %s: preset %q has an empty label or a mode it does not accept", m.Name, p.Label)
+		}
+		if _, err := ParseOptions(m.Options, p.Options); err != nil {
+			return fmt.Errorf("method %s: preset %q: %w", m.Name, p.Label, err)
+		}
+	}
+	seen := map[string]bool{}
+	for _, s := range m.Options {
+		for _, k := range append([]string{s.Key}, s.Aliases...) {
+			if seen[k] {
+				return fmt.Errorf("method %s: option key %q declared twice", m.Name, k)
+			}
+			seen[k] = true
+		}
+		if err := s.check(); err != nil {
+			return fmt.Errorf("method %s: %w", m.Name, err)
+		}
+	}
+	return nil
+}
