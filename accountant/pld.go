@@ -44,6 +44,7 @@ type PLD struct {
 // lossPMF is a distribution of privacy loss on the grid (lo+i)·h plus an atom
 // at +∞.
 type lossPMF struct {
+	h     float64
 	lo    int
 	probs []float64
 	inf   float64
@@ -51,7 +52,8 @@ type lossPMF struct {
 
 // NewPLD returns the PLD of ev (Steps steps) with discretisation interval h
 // (0 means DefaultPLDInterval). Smaller h is tighter and slower: the cost is
-// about linear in 1/h.
+// about linear in 1/h up to the grid cap, beyond which the grid coarsens
+// (see NewPLDSequence).
 func NewPLD(ev Event, h float64) (*PLD, error) {
 	return NewPLDSequence([]Event{ev}, h)
 }
@@ -59,6 +61,14 @@ func NewPLD(ev Event, h float64) (*PLD, error) {
 // NewPLDSequence returns the PLD of the composition of events, whose q, z and
 // Steps may differ; each event is self-composed by FFT and the results are
 // convolved.
+//
+// Time and memory are bounded for every step count (up to the largest int):
+// no grid holds more than 2^20 bins. Where the requested interval h cannot
+// hold a step or a composition in that many bins, the grid is coarsened by
+// powers of two with a pessimistic rebinning (an upper bound still), and
+// Interval reports the grid used. It returns an error wrapping ErrPLDRange
+// when the loss is out of any grid's reach (a noise multiplier below ~7e-4,
+// or a loss beyond 2^52 intervals); RDP answers those.
 func NewPLDSequence(events []Event, h float64) (*PLD, error) {
 	if err := validateEvents(events); err != nil {
 		return nil, err
@@ -70,6 +80,9 @@ func NewPLDSequence(events []Event, h float64) (*PLD, error) {
 		return nil, inputErr("PLD discretisation interval", h, "0 (default) or in [1e-7, 1]")
 	}
 	out := &PLD{h: h, remove: identityPMF(), add: identityPMF()}
+	if len(events) == 0 {
+		return out, nil
+	}
 	// The two directions are independent: build them concurrently.
 	var errs [2]error
 	var wg sync.WaitGroup
@@ -88,7 +101,14 @@ func NewPLDSequence(events []Event, h float64) (*PLD, error) {
 					errs[dir] = err
 					return
 				}
-				acc = convolve(acc, selfCompose(one, ev.Steps, h, &work), &work)
+				c, err := selfCompose(one, ev.Steps, &work)
+				if err == nil {
+					acc, err = convolve(acc, c, &work)
+				}
+				if err != nil {
+					errs[dir] = err
+					return
+				}
 			}
 			if dir == 0 {
 				out.remove = acc
@@ -104,26 +124,51 @@ func NewPLDSequence(events []Event, h float64) (*PLD, error) {
 	if errs[1] != nil {
 		return nil, errs[1]
 	}
+	out.onCommonGrid()
 	return out, nil
+}
+
+// onCommonGrid rebins both directions to the coarser of their grids (or h,
+// if both are finer), a power-of-two multiple of every other one.
+func (p *PLD) onCommonGrid() {
+	for _, m := range []lossPMF{p.remove, p.add} {
+		if !isIdentity(m) && m.h > p.h {
+			p.h = m.h
+		}
+	}
+	p.remove, p.add = rebin(p.remove, p.h, pldComposeTail), rebin(p.add, p.h, pldComposeTail)
 }
 
 // identityPMF is the PLD of releasing nothing: all mass at loss 0.
 func identityPMF() lossPMF { return lossPMF{lo: 0, probs: []float64{1}} }
 
-// Compose returns the PLD of running the mechanisms of p and o both. The two
-// must share a discretisation interval.
+// Compose returns the PLD of running the mechanisms of p and o both. Their
+// intervals must be equal or differ by a power of two (as when one of them
+// was coarsened from the same requested interval); the result is on the
+// coarser grid.
 func (p *PLD) Compose(o *PLD) (*PLD, error) {
 	if p == nil || o == nil {
 		return nil, fmt.Errorf("accountant: compose: nil PLD: %w", ErrInvalidInput)
 	}
-	if p.h != o.h {
-		return nil, inputErr("discretisation interval of the second PLD", o.h, fmt.Sprintf("equal to the first's (%g)", p.h))
+	if fr, _ := math.Frexp(math.Max(p.h, o.h) / math.Min(p.h, o.h)); fr != 0.5 {
+		return nil, inputErr("discretisation interval of the second PLD", o.h, fmt.Sprintf("equal to the first's (%g) or a power-of-two multiple or fraction of it", p.h))
 	}
 	var work fftWork
-	return &PLD{h: p.h, remove: convolve(p.remove, o.remove, &work), add: convolve(p.add, o.add, &work)}, nil
+	out := &PLD{h: math.Max(p.h, o.h)}
+	var err error
+	if out.remove, err = convolve(p.remove, o.remove, &work); err != nil {
+		return nil, err
+	}
+	if out.add, err = convolve(p.add, o.add, &work); err != nil {
+		return nil, err
+	}
+	out.onCommonGrid()
+	return out, nil
 }
 
-// Interval returns the discretisation interval h.
+// Interval returns the discretisation interval of the grid: the one
+// requested, or a power-of-two multiple of it where the requested grid
+// could not hold the loss within the grid cap.
 func (p *PLD) Interval() float64 { return p.h }
 
 // Epsilon returns the smallest ε ≥ 0 with δ(ε) ≤ delta for the discrete PLD,
@@ -202,7 +247,11 @@ func (m *lossPMF) epsilon(delta, h float64) (float64, error) {
 }
 
 // stepPMF discretises one step of the sampled Gaussian mechanism in the
-// remove (remove = true) or add direction by connect-the-dots.
+// remove (remove = true) or add direction by connect-the-dots, on the grid
+// h or, if the step's loss range needs more than directBins bins there, the
+// finest power-of-two multiple of h that holds it (connect-the-dots is an
+// upper bound on any grid). A loss range beyond maxStepLoss (a noise
+// multiplier below ~7e-4) is refused with ErrPLDRange.
 func stepPMF(q, z, h float64, remove bool) (lossPMF, error) {
 	var lLo, lHi float64
 	if remove {
@@ -210,14 +259,17 @@ func stepPMF(q, z, h float64, remove bool) (lossPMF, error) {
 	} else {
 		lLo, lHi = -lossRemove(q, z, pldTau*z), -lossRemove(q, z, -pldTau*z)
 	}
+	if nonFinite(lLo) || nonFinite(lHi) || lHi-lLo > maxStepLoss {
+		return lossPMF{}, fmt.Errorf("%w: one step at q = %g, noise multiplier %g has privacy losses up to %.3g, beyond the PLD's %g; use RDP or more noise", ErrPLDRange, q, z, math.Max(math.Abs(lLo), math.Abs(lHi)), float64(maxStepLoss))
+	}
+	for (lHi-lLo)/h+3 > directBins {
+		h *= 2
+	}
 	lo, hi := int(math.Floor(lLo/h)), int(math.Ceil(lHi/h))
 	if hi <= lo {
 		hi = lo + 1
 	}
 	n := hi - lo + 1
-	if n > 1<<24 {
-		return lossPMF{}, inputErr("PLD grid size", float64(n), "≤ 2^24 (increase the interval or the noise)")
-	}
 	dl := make([]float64, n)
 	for i := range dl {
 		e := float64(lo+i) * h
@@ -227,30 +279,47 @@ func stepPMF(q, z, h float64, remove bool) (lossPMF, error) {
 			dl[i] = deltaAdd(q, z, e)
 		}
 	}
-	// Slopes of δ against x = e^ε between grid points; masses from their
-	// differences: p_j = e^{ε_j}(T_{j−1} − T_j), T_n = 0, P_∞ = δ_n.
+	// Slopes of δ against x = e^ε between grid points, T_j =
+	// (δ_j − δ_{j+1}) / (e^{ε_j}·expm1(h)), give the masses
+	// p_j = e^{ε_j}(T_{j−1} − T_j) = ((δ_{j−1} − δ_j)e^h − (δ_j − δ_{j+1})) / expm1(h),
+	// T_n = 0, P_∞ = δ_n. The last form never forms e^{ε}, which overflows
+	// for the losses of a small noise multiplier.
 	probs := make([]float64, n)
-	tPrev := 0.0
+	eh, em := math.Exp(h), math.Expm1(h)
 	sum := 0.0
-	for j := 0; j < n; j++ {
-		tj := 0.0
+	for j := 1; j < n; j++ {
+		next := 0.0
 		if j < n-1 {
-			e := float64(lo+j) * h
-			// x_{j+1} − x_j = e^{ε_j}·expm1(h).
-			tj = (dl[j] - dl[j+1]) / (math.Exp(e) * math.Expm1(h))
+			next = dl[j] - dl[j+1]
 		}
-		if j > 0 {
-			p := math.Exp(float64(lo+j)*h) * (tPrev - tj)
-			if p > 0 {
-				probs[j] = p
-				sum += p
-			}
+		if p := ((dl[j-1]-dl[j])*eh - next) / em; p > 0 {
+			probs[j] = p
+			sum += p
 		}
-		tPrev = tj
 	}
 	inf := dl[n-1]
 	probs[0] = math.Max(0, 1-inf-sum)
-	return lossPMF{lo: lo, probs: probs, inf: inf}, nil
+	return normalised(lossPMF{h: h, lo: lo, probs: probs, inf: inf}), nil
+}
+
+// normalised scales m's finite masses down so that they and P_∞ sum to at
+// most 1. Rounding makes them sum to slightly more (connect-the-dots takes
+// second differences of δ, whose negative rounding residues are clamped to
+// 0, ~1e-12 of the mass; an FFT adds ~1e-16·log n): left alone, the excess
+// compounds as (1 + e)^k over a k-fold composition, to a mass of 7.7 after
+// 10^12 steps at q = 0.1, σ = 2. The change in δ is of the order of e.
+func normalised(m lossPMF) lossPMF {
+	s := 0.0
+	for _, p := range m.probs {
+		s += p
+	}
+	if room := 1 - m.inf; s > room && s > 0 {
+		f := room / s
+		for i := range m.probs {
+			m.probs[i] *= f
+		}
+	}
+	return m
 }
 
 // lossRemove is the privacy loss ln((1−q) + q e^{(2x−1)/(2z²)}) of the
@@ -268,14 +337,22 @@ func lossRemove(q, z, x float64) float64 {
 // δ(ε) = qΦ̄((x*−1)/z) − (e^ε − 1 + q)Φ̄(x*/z), x* = z² ln((e^ε − 1 + q)/q) + 1/2,
 // and 1 − e^ε when e^ε ≤ 1 − q.
 func deltaRemove(q, z, eps float64) float64 {
-	c := math.Expm1(eps) + q
-	if c <= 0 {
-		return -math.Expm1(eps)
+	// ln c = ln(e^ε − 1 + q), formed without e^ε for ε > 0 (it overflows
+	// beyond 709, where a small noise multiplier's losses reach).
+	var lc float64
+	if eps <= 0 {
+		c := math.Expm1(eps) + q
+		if c <= 0 {
+			return -math.Expm1(eps)
+		}
+		lc = math.Log(c)
+	} else {
+		lc = eps + math.Log1p(-(1-q)*math.Exp(-eps))
 	}
-	xs := z*z*math.Log(c/q) + 0.5
+	xs := z*z*(lc-math.Log(q)) + 0.5
 	a := math.Log(q) + logNormCDF(-(xs-1)/z)
-	b := math.Log(c) + logNormCDF(-xs/z)
-	if b >= a {
+	b := lc + logNormCDF(-xs/z)
+	if !(b < a) { // also when both are −∞: no mass that far out
 		return 0
 	}
 	return math.Exp(a) * -math.Expm1(b-a)
@@ -286,15 +363,24 @@ func deltaRemove(q, z, eps float64) float64 {
 // δ(ε) = e^ε[cΦ(x'/z) − qΦ((x'−1)/z)], c = e^{−ε} − 1 + q, x' = z² ln(c/q) + 1/2,
 // and 0 when c ≤ 0.
 func deltaAdd(q, z, eps float64) float64 {
-	c := math.Expm1(-eps) + q
-	if c <= 0 {
+	// ε + ln c, formed without e^{−ε} for ε < 0 (it overflows below −709).
+	var lc, elc float64
+	if eps >= 0 {
+		c := math.Expm1(-eps) + q
+		if c <= 0 {
+			return 0
+		}
+		lc = math.Log(c)
+		elc = eps + lc
+	} else {
+		elc = math.Log1p(-(1 - q) * math.Exp(eps))
+		lc = elc - eps
+	}
+	xp := z*z*(lc-math.Log(q)) + 0.5
+	a := logNormCDF(xp / z)
+	b := math.Log(q) - lc + logNormCDF((xp-1)/z)
+	if !(b < a) {
 		return 0
 	}
-	xp := z*z*math.Log(c/q) + 0.5
-	a := math.Log(c) + logNormCDF(xp/z)
-	b := math.Log(q) + logNormCDF((xp-1)/z)
-	if b >= a {
-		return 0
-	}
-	return math.Min(1, math.Exp(eps+a)*-math.Expm1(b-a))
+	return math.Min(1, math.Exp(elc+a)*-math.Expm1(b-a))
 }
