@@ -207,11 +207,12 @@ func window(b lossPMF, r int, o lossPMF, tail float64) (lower, upper float64) {
 			ts = append(ts, t0*math.Ldexp(1, i))
 		}
 	}
+	// A non-finite bound (a PMF with no finite mass) leaves the support's.
 	for _, t := range ts {
-		if u := (rf*b.logMGF(t) + o.logMGF(t) - logTail) / t; u < upper {
+		if u := (rf*b.logMGF(t) + o.logMGF(t) - logTail) / t; u < upper && !nonFinite(u) {
 			upper = u
 		}
-		if l := (logTail - rf*b.logMGF(-t) - o.logMGF(-t)) / t; l > lower {
+		if l := (logTail - rf*b.logMGF(-t) - o.logMGF(-t)) / t; l > lower && !nonFinite(l) {
 			lower = l
 		}
 	}
@@ -240,36 +241,37 @@ func (m *lossPMF) variance() float64 {
 }
 
 // logMGF returns ln Σ_i p_i e^{t l_i} over the finite part. The terms are
-// formed relative to the bin that maximises t·l (the top bin for t > 0, the
-// bottom one for t < 0) by a geometric recurrence in e^{−|t|h}, recomputed
-// exactly every 64 bins: one multiplication per bin instead of one exp, for
-// the window of every FFT.
+// formed relative to the nonzero bin that maximises t·l (the top one for
+// t > 0, the bottom one for t < 0: relative to an empty end bin every term
+// could underflow) by a geometric recurrence in e^{−|t|h}, recomputed
+// exactly every 64 bins: one multiplication per bin instead of one exp,
+// for the window of every FFT.
 func (m *lossPMF) logMGF(t float64) float64 {
 	n := len(m.probs)
-	if n == 0 {
-		return math.Inf(-1)
-	}
-	step := math.Exp(-math.Abs(t) * m.h)
-	// j walks away from the bin of largest t·l: from the top for t > 0.
+	// idx(j) walks away from the end of largest t·l: from the top for t > 0.
 	idx := func(j int) int {
 		if t > 0 {
 			return n - 1 - j
 		}
 		return j
 	}
-	ref := float64(m.lo+idx(0)) * m.h * t
+	j0 := 0
+	for j0 < n && !(m.probs[idx(j0)] > 0) {
+		j0++
+	}
+	if j0 == n {
+		return math.Inf(-1)
+	}
+	step := math.Exp(-math.Abs(t) * m.h)
 	s, x := 0.0, 1.0
-	for j := 0; j < n; j++ {
-		if j%64 == 0 {
-			x = math.Exp(-math.Abs(t) * float64(j) * m.h)
+	for j := j0; j < n; j++ {
+		if (j-j0)%64 == 0 {
+			x = math.Exp(-math.Abs(t) * float64(j-j0) * m.h)
 		}
 		s += m.probs[idx(j)] * x
 		x *= step
 	}
-	if s <= 0 {
-		return math.Inf(-1)
-	}
-	return ref + math.Log(s)
+	return t*float64(m.lo+idx(j0))*m.h + math.Log(s)
 }
 
 // rebin returns m on the grid g, a power-of-two multiple of m.h (m itself
