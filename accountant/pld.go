@@ -265,7 +265,7 @@ func stepPMF(q, z, h float64, remove bool) (lossPMF, error) {
 	if nonFinite(lLo) || nonFinite(lHi) || lHi-lLo > maxStepLoss {
 		return lossPMF{}, fmt.Errorf("%w: one step at q = %g, noise multiplier %g has privacy losses up to %.3g, beyond the PLD's %g; use RDP or more noise", ErrPLDRange, q, z, math.Max(math.Abs(lLo), math.Abs(lHi)), float64(maxStepLoss))
 	}
-	for (lHi-lLo)/h+3 > levelBins {
+	for (lHi-lLo)/h+3 > float64(levelBins) {
 		h *= 2
 	}
 	lo, hi := int(math.Floor(lLo/h)), int(math.Ceil(lHi/h))

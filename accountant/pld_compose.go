@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/dsp/fourier"
 )
@@ -14,9 +15,15 @@ import (
 // fits directBins on the requested interval is computed in one FFT, exactly
 // as dp_accounting does; a longer one is computed level by level (see
 // selfCompose) on grids of at most levelBins bins, coarsened as it grows.
-const (
+//
+// directBins and levelBins are variables only so that the fuzz test can
+// lower them (the same code paths on small grids run fast enough to fuzz).
+var (
 	directBins = 1 << 20
 	levelBins  = 1 << 18
+)
+
+const (
 	// composeRadix is the factor by which each level multiplies the step
 	// count: the loss spread grows by √64 = 8 per level, so 10^18 steps
 	// take 10 levels and each coarsening moves little mass (see rebin).
@@ -123,7 +130,7 @@ func powerConv(b lossPMF, r int, o lossPMF, capBins int, coarsen bool, tail floa
 		}
 		// The grid must hold the window in capBins bins and keep every
 		// index below maxGridIndex.
-		fits := func(g float64) bool { return (upper-lower)/g+3 <= float64(capBins) && reach/g <= maxGridIndex }
+		fits := func(g float64) bool { return (upper-lower)/g+6 <= float64(capBins) && reach/g <= maxGridIndex }
 		if !fits(g) {
 			if !coarsen {
 				return lossPMF{}, errNoFit
@@ -349,6 +356,14 @@ type fftWork struct {
 // reset prepares the plan, a and ca for sequences of length size (a
 // convolution also sizes b and cb).
 func (w *fftWork) reset(size int) {
+	for {
+		// Record the largest FFT any PLD has used, so that tests can hold
+		// the composer to its memory cap for every input.
+		top := fftHighWater.Load()
+		if int64(size) <= top || fftHighWater.CompareAndSwap(top, int64(size)) {
+			break
+		}
+	}
 	switch {
 	case w.fft == nil:
 		w.fft = fourier.NewFFT(size)
@@ -357,6 +372,9 @@ func (w *fftWork) reset(size int) {
 	}
 	w.a, w.ca = zeroed(w.a, size), resized(w.ca, size/2+1)
 }
+
+// fftHighWater is the largest FFT size reset has prepared in this process.
+var fftHighWater atomic.Int64
 
 // zeroed returns s with length n, all zero, reusing its storage if it can.
 func zeroed(s []float64, n int) []float64 {
