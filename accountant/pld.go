@@ -248,7 +248,7 @@ func (m *lossPMF) epsilon(delta, h float64) (float64, error) {
 
 // stepPMF discretises one step of the sampled Gaussian mechanism in the
 // remove (remove = true) or add direction by connect-the-dots, on the grid
-// h or, if the step's loss range needs more than levelBins bins there, the
+// h or, if the step's loss range needs more than stepBins bins there, the
 // finest power-of-two multiple of h that holds it (connect-the-dots is an
 // upper bound on any grid). Each bin costs two log Φ evaluations, and a
 // composition of such a step would not fit a finer grid anyway: a small
@@ -265,7 +265,7 @@ func stepPMF(q, z, h float64, remove bool) (lossPMF, error) {
 	if nonFinite(lLo) || nonFinite(lHi) || lHi-lLo > maxStepLoss {
 		return lossPMF{}, fmt.Errorf("%w: one step at q = %g, noise multiplier %g has privacy losses up to %.3g, beyond the PLD's %g; use RDP or more noise", ErrPLDRange, q, z, math.Max(math.Abs(lLo), math.Abs(lHi)), float64(maxStepLoss))
 	}
-	for (lHi-lLo)/h+3 > float64(levelBins) {
+	for (lHi-lLo)/h+3 > float64(stepBins) {
 		h *= 2
 	}
 	lo, hi := int(math.Floor(lLo/h)), int(math.Ceil(lHi/h))

@@ -20,7 +20,8 @@ import (
 // lower them (the same code paths on small grids run fast enough to fuzz).
 var (
 	directBins = 1 << 20
-	levelBins  = 1 << 18
+	levelBins  = 1 << 16
+	stepBins   = 1 << 18
 )
 
 const (
@@ -254,31 +255,35 @@ func (m *lossPMF) variance() float64 {
 // exactly every 64 bins: one multiplication per bin instead of one exp,
 // for the window of every FFT.
 func (m *lossPMF) logMGF(t float64) float64 {
+	// Walk the bins away from the end of largest t·l (from the top for
+	// t > 0) as a slice in that order: ps[j] is the j-th bin from that end.
 	n := len(m.probs)
-	// idx(j) walks away from the end of largest t·l: from the top for t > 0.
-	idx := func(j int) int {
-		if t > 0 {
-			return n - 1 - j
-		}
-		return j
+	at, sign := n-1, -1
+	if t < 0 {
+		at, sign = 0, 1
 	}
 	j0 := 0
-	for j0 < n && !(m.probs[idx(j0)] > 0) {
+	for j0 < n && !(m.probs[at+sign*j0] > 0) {
 		j0++
 	}
 	if j0 == n {
 		return math.Inf(-1)
 	}
-	step := math.Exp(-math.Abs(t) * m.h)
-	s, x := 0.0, 1.0
-	for j := j0; j < n; j++ {
-		if (j-j0)%64 == 0 {
-			x = math.Exp(-math.Abs(t) * float64(j-j0) * m.h)
+	d := math.Abs(t) * m.h
+	step := math.Exp(-d)
+	s := 0.0
+	for b := j0; b < n; b += 64 {
+		x := math.Exp(-d * float64(b-j0))
+		e := min(b+64, n)
+		if x == 0 {
+			break // every later term underflows too
 		}
-		s += m.probs[idx(j)] * x
-		x *= step
+		for j := b; j < e; j++ {
+			s += m.probs[at+sign*j] * x
+			x *= step
+		}
 	}
-	return t*float64(m.lo+idx(j0))*m.h + math.Log(s)
+	return t*float64(m.lo+at+sign*j0)*m.h + math.Log(s)
 }
 
 // rebin returns m on the grid g, a power-of-two multiple of m.h (m itself
