@@ -27,7 +27,8 @@ type Spent struct {
 	BestOrderClassic  float64 `json:"best_order_classic"`
 	EpsilonPLD        float64 `json:"epsilon_pld,omitempty"` // 0 when skipped or refused
 	// PLDIntervalUsed is the grid interval the PLD ran on: the requested
-	// one, or a power-of-two multiple where that could not hold the loss.
+	// one, a power-of-two multiple where that could not hold the loss, or a
+	// power-of-two fraction where it was coarse for the step's spread.
 	PLDIntervalUsed float64 `json:"pld_interval_used,omitempty"`
 	// PLDRefused says why the PLD gave no ε (Summarize only): the loss is
 	// beyond its grids, or no finite ε exists at δ. The RDP figures stand.

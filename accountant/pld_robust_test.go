@@ -190,3 +190,24 @@ func TestPLDMultilevelAgrees(t *testing.T) {
 		t.Errorf("EpsilonPLD(%v) = %.8g level by level (interval %g), %.8g in one FFT at 1e-3", ev, multi, p.Interval(), direct)
 	}
 }
+
+// TestPLDRefinesCoarseGrid: at small q a coarse interval added up to h²/4 of
+// variance per step: q = 0.001, σ = 2.53, 10^5 steps at h = 1e-3 (the TUI's
+// interval) gave ε = 0.656, above RDP's 0.500. The step is now discretised
+// on a grid finer than its spread, within 1% of the figure at h = 1e-5.
+func TestPLDRefinesCoarseGrid(t *testing.T) {
+	ev := Event{0.001, 2.53, 100_000}
+	fine, err := EpsilonPLD([]Event{ev}, 1e-5, 1e-5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPLD(ev, 1e-3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	coarse, _ := p.Epsilon(1e-5)
+	rdp, _, _ := EpsilonRDP([]Event{ev}, 1e-5, OrdersDPAccounting.Orders(), Improved)
+	if coarse < fine*(1-1e-9) || relErr(coarse, fine) > 0.01 || coarse > rdp || p.Interval() >= 1e-3 {
+		t.Errorf("EpsilonPLD(%v, h = 1e-3) = %g on interval %g; want within 1%% above %g (h = 1e-5) and below RDP %g", ev, coarse, p.Interval(), fine, rdp)
+	}
+}

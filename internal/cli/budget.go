@@ -314,7 +314,7 @@ func writeBudget(w io.Writer, o *budgetOutput) {
 
 // writePLDEpsilon prints the PLD line of a schedule. It never prints 0 as
 // an upper bound without saying why it is one, names the grid the PLD ran
-// on when it had to coarsen the requested one, and where the PLD refused it
+// on when it differs from the requested one, and where the PLD refused it
 // says why and how to get a PLD figure; the RDP lines above it stand.
 func writePLDEpsilon(p func(string, ...any), s *accountant.Spent, requested float64) {
 	switch {
@@ -324,6 +324,8 @@ func writePLDEpsilon(p func(string, ...any), s *accountant.Spent, requested floa
 		p("ε = 0          PLD: δ(0) ≤ δ already (the total variation between the neighbouring runs is below δ)")
 	case s.PLDIntervalUsed > requested:
 		p("ε = %-10.6g PLD, pessimistic discretisation (interval %g, coarsened from %g to hold the loss): an upper bound", s.EpsilonPLD, s.PLDIntervalUsed, requested)
+	case s.PLDIntervalUsed > 0 && s.PLDIntervalUsed < requested:
+		p("ε = %-10.6g PLD, pessimistic discretisation (interval %g, refined from %g for the step's small spread): an upper bound", s.EpsilonPLD, s.PLDIntervalUsed, requested)
 	default:
 		p("ε = %-10.6g PLD, pessimistic discretisation (interval %g): an upper bound", s.EpsilonPLD, requested)
 	}
