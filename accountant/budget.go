@@ -13,8 +13,9 @@ import (
 // epsilon_rdp, best_order, epsilon_rdp_classic, best_order_classic,
 // epsilon_pld and pld_interval_used. A schedule whose q and σ change is a
 // slice of several events. Where the PLD refuses (ErrPLDRange: the loss is
-// beyond its grids; ErrUnreachable: no finite ε at δ) the RDP figures are
-// still returned, with the reason in pld_refused and no epsilon_pld.
+// beyond its grids; ErrUnreachable: no finite ε at δ) that is the error, or
+// with opts.KeepRDPIfPLDRefuses the RDP figures are returned with the
+// reason in pld_refused and no epsilon_pld.
 func Summarize(events []Event, delta float64, opts LedgerOptions) (Spent, error) {
 	if err := validateEvents(events); err != nil {
 		return Spent{}, err
@@ -32,7 +33,7 @@ func Summarize(events []Event, delta float64, opts LedgerOptions) (Spent, error)
 	switch {
 	case err == nil:
 		s.PLDIntervalUsed = p.Interval()
-	case errors.Is(err, ErrPLDRange) || errors.Is(err, ErrUnreachable):
+	case opts.KeepRDPIfPLDRefuses && (errors.Is(err, ErrPLDRange) || errors.Is(err, ErrUnreachable)):
 		s.EpsilonPLD, s.PLDRefused = 0, err.Error()
 	default:
 		return Spent{}, err
@@ -74,8 +75,9 @@ func CalibratePLD(target Budget, q float64, steps int, h, tol float64) (float64,
 
 // CalibrateSummary returns σ for target by RDP (improved conversion at
 // opts.Orders, default OrdersDPAccounting) and by PLD (skipped when
-// opts.SkipPLD): the fields sigma_rdp and sigma_pld. An RDP failure is the
-// error; a PLD one (after RDP succeeded) goes to pld_refused.
+// opts.SkipPLD): the fields sigma_rdp and sigma_pld. A PLD failure after
+// RDP succeeded goes to pld_refused with opts.KeepRDPIfPLDRefuses, and is
+// the error otherwise.
 func CalibrateSummary(target Budget, q float64, steps int, opts LedgerOptions) (SigmaSummary, error) {
 	orders := opts.Orders
 	if orders == nil {
@@ -88,6 +90,9 @@ func CalibrateSummary(target Budget, q float64, steps int, opts LedgerOptions) (
 	}
 	if !opts.SkipPLD {
 		if s.SigmaPLD, err = CalibratePLD(target, q, steps, opts.PLDInterval, 0); err != nil {
+			if !opts.KeepRDPIfPLDRefuses {
+				return SigmaSummary{}, err
+			}
 			s.SigmaPLD, s.PLDRefused = 0, err.Error()
 		}
 	}

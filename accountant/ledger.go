@@ -15,6 +15,12 @@ type LedgerOptions struct {
 	// SkipPLD leaves EpsilonPLD at 0 (the PLD is the slow accountant: tens of
 	// milliseconds per component).
 	SkipPLD bool
+	// KeepRDPIfPLDRefuses makes Summarize and CalibrateSummary return the
+	// RDP figures with the reason in PLDRefused, and no PLD figure, where
+	// the PLD refuses (ErrPLDRange, ErrUnreachable), instead of failing. The
+	// calculator sets it; a caller that reads EpsilonPLD without looking at
+	// PLDRefused must not, or it would take a 0 for a bound.
+	KeepRDPIfPLDRefuses bool
 }
 
 // Spent is the privacy cost of a set of events at one δ, by accountant.
@@ -30,8 +36,9 @@ type Spent struct {
 	// one, a power-of-two multiple where that could not hold the loss, or a
 	// power-of-two fraction where it was coarse for the step's spread.
 	PLDIntervalUsed float64 `json:"pld_interval_used,omitempty"`
-	// PLDRefused says why the PLD gave no ε (Summarize only): the loss is
-	// beyond its grids, or no finite ε exists at δ. The RDP figures stand.
+	// PLDRefused says why the PLD gave no ε (Summarize with
+	// KeepRDPIfPLDRefuses): the loss is beyond its grids, or no finite ε
+	// exists at δ. The RDP figures stand.
 	PLDRefused string `json:"pld_refused,omitempty"`
 }
 

@@ -91,9 +91,14 @@ func TestPLDSmallSigma(t *testing.T) {
 	if !errors.Is(err, ErrPLDRange) {
 		t.Errorf("EpsilonPLD(σ = 5e-4) error = %v, want ErrPLDRange", err)
 	}
-	s, err := Summarize([]Event{{0.1, 5e-4, 10}}, 1e-5, LedgerOptions{})
+	s, err := Summarize([]Event{{0.1, 5e-4, 10}}, 1e-5, LedgerOptions{KeepRDPIfPLDRefuses: true})
 	if err != nil || !(s.EpsilonRDP > 0) || s.PLDRefused == "" || s.EpsilonPLD != 0 {
 		t.Errorf("Summarize(σ = 5e-4) = %+v, %v; want RDP, no PLD ε and the refusal", s, err)
+	}
+	// Without the option (the engines' ledgers) a refusal stays an error, so
+	// that no caller takes the empty EpsilonPLD for a bound.
+	if _, err := Summarize([]Event{{0.1, 5e-4, 10}}, 1e-5, LedgerOptions{}); !errors.Is(err, ErrPLDRange) {
+		t.Errorf("Summarize(σ = 5e-4) without KeepRDPIfPLDRefuses: error %v, want ErrPLDRange", err)
 	}
 }
 

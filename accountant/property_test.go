@@ -165,7 +165,7 @@ func checkAccountants(t *testing.T, q, z float64, steps int64, delta float64, ph
 			// Phases vary σ and the step count from the first.
 			events[i] = Event{q, z * float64(i+1), int(steps >> (10 * i))}
 		}
-		s, err := Summarize(events, delta, LedgerOptions{PLDInterval: 1e-3})
+		s, err := Summarize(events, delta, LedgerOptions{PLDInterval: 1e-3, KeepRDPIfPLDRefuses: true})
 		switch {
 		case err != nil:
 			if !errors.Is(err, ErrInvalidInput) {

@@ -133,7 +133,8 @@ func (bf *budgetFlags) compute(cmd *cobra.Command) (*budgetOutput, error) {
 	if !ok {
 		return nil, usagef("--orders is %q, must be one of dp-accounting, opacus, dpdcan, tf-privacy", bf.orders)
 	}
-	opts := accountant.LedgerOptions{Orders: orderSet.Orders(), PLDInterval: bf.interval}
+	// RDP figures are printed even where the PLD refuses (it says why).
+	opts := accountant.LedgerOptions{Orders: orderSet.Orders(), PLDInterval: bf.interval, KeepRDPIfPLDRefuses: true}
 	out := &budgetOutput{Delta: bf.delta}
 	if bf.tradeoff && (set("mechanism") || set("rho") || set("method") || set("target-epsilon")) {
 		return nil, usagef("--tradeoff applies to a schedule (--q/--sigma/--steps or --phases)")
