@@ -70,6 +70,7 @@ func BenchmarkPLDMillionSteps(b *testing.B) {
 		for _, ev := range []Event{{0.01, 1.0, 1_000_000}, {0.1, 2, 1_000_000}} {
 			b.Run(fmt.Sprintf("%v_h%g", ev, h), func(b *testing.B) {
 				var p *PLD
+				c0 := cpuSeconds()
 				for b.Loop() {
 					var err error
 					if p, err = NewPLD(ev, h); err != nil {
@@ -78,6 +79,7 @@ func BenchmarkPLDMillionSteps(b *testing.B) {
 				}
 				b.ReportMetric(p.Interval(), "interval")
 				b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/PLD")
+				b.ReportMetric((cpuSeconds()-c0)*1e3/float64(b.N), "cpu-ms/PLD")
 			})
 		}
 	}
@@ -88,6 +90,7 @@ func BenchmarkPLDMillionSteps(b *testing.B) {
 func BenchmarkPLDHugeSteps(b *testing.B) {
 	for _, ev := range []Event{{0.1, 2, 100_000_000}, {0.1, 2, 1_000_000_000_000_000_000}} {
 		b.Run(ev.String(), func(b *testing.B) {
+			c0 := cpuSeconds()
 			for b.Loop() {
 				e, err := EpsilonPLD([]Event{ev}, 1e-5, DefaultPLDInterval)
 				if err != nil {
@@ -96,6 +99,7 @@ func BenchmarkPLDHugeSteps(b *testing.B) {
 				sinkF = e
 			}
 			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/PLD")
+			b.ReportMetric((cpuSeconds()-c0)*1e3/float64(b.N), "cpu-ms/PLD")
 		})
 	}
 }
@@ -112,6 +116,7 @@ func BenchmarkCalibratePlan(b *testing.B) {
 	}{{8, 0.1, 842}, {1, 0.01, 10000}} {
 		name := fmt.Sprintf("eps%g_q%g_T%d", tc.eps, tc.q, tc.steps)
 		b.Run("RDP_"+name, func(b *testing.B) {
+			c0 := cpuSeconds()
 			for b.Loop() {
 				z, err := CalibrateRDP(Budget{tc.eps, 1e-5}, tc.q, tc.steps, orders, Improved, 1e-4)
 				if err != nil {
@@ -120,8 +125,10 @@ func BenchmarkCalibratePlan(b *testing.B) {
 				sinkF = z
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/calibration")
+			b.ReportMetric((cpuSeconds()-c0)*1e3/float64(b.N), "cpu-ms/calibration")
 		})
 		b.Run("PLD_"+name, func(b *testing.B) {
+			c0 := cpuSeconds()
 			for b.Loop() {
 				z, err := CalibratePLD(Budget{tc.eps, 1e-5}, tc.q, tc.steps, 1e-3, 5e-3)
 				if err != nil {
@@ -130,6 +137,7 @@ func BenchmarkCalibratePlan(b *testing.B) {
 				sinkF = z
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/calibration")
+			b.ReportMetric((cpuSeconds()-c0)*1e3/float64(b.N), "cpu-ms/calibration")
 		})
 	}
 }

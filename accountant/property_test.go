@@ -135,10 +135,10 @@ func FuzzAccountant(f *testing.F) {
 	// Small grids: the same coarsening and level-by-level paths, taken far
 	// more often, at a cost a fuzzer can afford (10^18 steps take seconds on
 	// the full grids, and the fuzzer calls an input of 10 s a hang).
-	d, l := directBins, levelBins
-	directBins, levelBins = 1<<12, 1<<10
+	d, l, lb := directBins, levelBins, longBins
+	directBins, levelBins, longBins = 1<<12, 1<<10, 1<<11
 	fftHighWater.Store(0)
-	f.Cleanup(func() { directBins, levelBins = d, l })
+	f.Cleanup(func() { directBins, levelBins, longBins = d, l, lb })
 	f.Fuzz(func(t *testing.T, q, z float64, steps int64, delta float64, phases uint8) {
 		checkAccountants(t, q, z, steps, delta, phases)
 		// Most raw inputs are invalid; map them into the valid domain too
