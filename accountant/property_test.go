@@ -180,6 +180,22 @@ func checkAccountants(t *testing.T, q, z float64, steps int64, delta float64, ph
 			if s.PLDRefused == "" && math.IsInf(s.EpsilonPLD, 0) {
 				t.Fatalf("Summarize(%v, δ=%g): PLD ε = %g without a refusal", events, delta, s.EpsilonPLD)
 			}
+			if s.PLDRefused == "" && s.Steps > 0 {
+				// The trade-off curve of the same PLD: numbers in [0, 1 − α].
+				p, err := NewPLDSequence(events, 1e-3)
+				if err != nil {
+					t.Fatalf("NewPLDSequence(%v) = %v after Summarize succeeded", events, err)
+				}
+				pts, err := p.Tradeoff(5)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, pt := range pts {
+					if !(pt.Beta >= 0 && pt.Beta <= 1-pt.Alpha+1e-9) {
+						t.Fatalf("Tradeoff(%v): point %+v outside [0, 1 − α]", events, pt)
+					}
+				}
+			}
 		}
 		if top := fftHighWater.Load(); top > int64(directBins) {
 			t.Fatalf("an FFT of %d points, want ≤ %d (events %v)", top, directBins, events)
