@@ -143,7 +143,7 @@ func TestCalibrateLargeEpsilon(t *testing.T) {
 // mass and never lowers δ(ε) (the coarse pair dominates): at every coarse
 // grid point δ is equal, in between it is the chord, above the fine curve.
 func TestPLDRebinDominates(t *testing.T) {
-	m, err := stepPMF(0.05, 1.2, 1e-4, true)
+	m, err := stepPMF(0.05, 1.2, 1e-4, true, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,5 +214,26 @@ func TestPLDRefinesCoarseGrid(t *testing.T) {
 	rdp, _, _ := EpsilonRDP([]Event{ev}, 1e-5, OrdersDPAccounting.Orders(), Improved)
 	if coarse < fine*(1-1e-9) || relErr(coarse, fine) > 0.01 || coarse > rdp || p.Interval() >= 1e-3 {
 		t.Errorf("EpsilonPLD(%v, h = 1e-3) = %g on interval %g; want within 1%% above %g (h = 1e-5) and below RDP %g", ev, coarse, p.Interval(), fine, rdp)
+	}
+}
+
+// TestPLDLongCompositionsStayExact: two ways 10^18 steps went wrong on the
+// way. The truncated tails of 10^18 Gaussian steps (q = 1, σ = 0.5) summed to
+// an infinite-loss atom of 1.5e-5, above δ; they are now cut deeper, and ε
+// agrees with the exact μ-GDP value (μ = √T/σ) to 1e-4. And rounding that
+// shaved ~1e-12 off the mass at each level compounded over 10^18 copies to
+// no finite mass at all (ε = 0 at q = 0.001, σ = 1, h = 1e-7); the mass is
+// now pinned, and h = 1e-7 agrees with h = 1e-4.
+func TestPLDLongCompositionsStayExact(t *testing.T) {
+	const k = 1_000_000_000_000_000_000
+	got, err := EpsilonPLD([]Event{{1, 0.5, k}}, 1e-5, 0)
+	exact, _ := GDPEpsilon(math.Sqrt(k)/0.5, 1e-5)
+	if err != nil || got < exact*(1-1e-12) || relErr(got, exact) > 1e-4 {
+		t.Errorf("EpsilonPLD(q = 1, σ = 0.5, 10^18) = %g, %v; want ≥ exact %g within 1e-4", got, err, exact)
+	}
+	fine, err1 := EpsilonPLD([]Event{{0.001, 1, k}}, 1e-5, 1e-7)
+	coarse, err2 := EpsilonPLD([]Event{{0.001, 1, k}}, 1e-5, 1e-4)
+	if err1 != nil || err2 != nil || relErr(fine, coarse) > 1e-3 {
+		t.Errorf("EpsilonPLD(q = 0.001, σ = 1, 10^18) = %g at h = 1e-7, %g at 1e-4 (%v, %v); want within 1e-3", fine, coarse, err1, err2)
 	}
 }

@@ -186,6 +186,17 @@ func checkAccountants(t *testing.T, q, z float64, steps int64, delta float64, ph
 				if err != nil {
 					t.Fatalf("NewPLDSequence(%v) = %v after Summarize succeeded", events, err)
 				}
+				// No mass may leak: finite and infinite mass sum to 1 in
+				// both directions (a leak compounds into ε = 0).
+				for _, m := range []lossPMF{p.remove, p.add} {
+					tot := m.inf
+					for _, x := range m.probs {
+						tot += x
+					}
+					if math.Abs(tot-1) > 1e-9 {
+						t.Fatalf("NewPLDSequence(%v): a direction's mass is %.15g, want 1", events, tot)
+					}
+				}
 				pts, err := p.Tradeoff(5)
 				if err != nil {
 					t.Fatal(err)
