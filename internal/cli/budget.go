@@ -330,4 +330,9 @@ func writePLDEpsilon(p func(string, ...any), s *accountant.Spent, requested floa
 	default:
 		p("ε = %-10.6g PLD, pessimistic discretisation (interval %g): an upper bound", s.EpsilonPLD, requested)
 	}
+	if s.PLDRefused == "" && s.EpsilonPLD > s.EpsilonRDP {
+		// Both are upper bounds; a uniform grid cannot resolve a loss whose
+		// bulk is far narrower than its tail (tiny q, small σ, many steps).
+		p("  the PLD is looser than RDP here (its grid cannot resolve the narrow bulk of the loss beside its long tail); both are upper bounds: ε ≤ %.6g", s.EpsilonRDP)
+	}
 }
