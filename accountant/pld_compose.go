@@ -92,6 +92,13 @@ func selfCompose(m lossPMF, k int, w *fftWork) (lossPMF, error) {
 	// rest of the composition takes (k/R^{j+1} of B_{j+1}), so each level's
 	// truncation is pldComposeTail divided by that count: the total stays
 	// ~pldComposeTail per level instead of growing with k.
+	// A step whose grid is coarse for its bulk (see stepPMF) keeps 4 times
+	// finer levels: coarsening splits that bulk over grid points far apart,
+	// adding up to |l|·g of variance per copy.
+	capLevel := levelBins
+	if m.h > math.Sqrt(m.variance())/8 {
+		capLevel = 4 * levelBins
+	}
 	result, base := id, m
 	kf := float64(k)
 	copies := kf / composeRadix
@@ -99,7 +106,7 @@ func selfCompose(m lossPMF, k int, w *fftWork) (lossPMF, error) {
 		d := k % composeRadix
 		k /= composeRadix
 		if d > 0 {
-			if result, err = powerConv(base, d, result, levelBins, true, pldComposeTail, w); err != nil {
+			if result, err = powerConv(base, d, result, capLevel, true, pldComposeTail, w); err != nil {
 				return lossPMF{}, err
 			}
 		}
@@ -107,7 +114,7 @@ func selfCompose(m lossPMF, k int, w *fftWork) (lossPMF, error) {
 			return result, nil
 		}
 		tail := pldComposeTail / math.Max(1, copies)
-		if base, err = powerConv(base, composeRadix, id, levelBins, true, tail, w); err != nil {
+		if base, err = powerConv(base, composeRadix, id, capLevel, true, tail, w); err != nil {
 			return lossPMF{}, err
 		}
 		copies /= composeRadix
