@@ -49,6 +49,7 @@ func BenchmarkCalibrateRDP(b *testing.B) {
 func BenchmarkEpsilonPLD(b *testing.B) {
 	for _, ev := range []Event{{0.01, 1.0, 10000}, {0.001, 0.8, 10000}} {
 		b.Run(ev.String(), func(b *testing.B) {
+			c0 := cpuSeconds()
 			for b.Loop() {
 				e, err := EpsilonPLD([]Event{ev}, 1e-5, DefaultPLDInterval)
 				if err != nil {
@@ -57,6 +58,7 @@ func BenchmarkEpsilonPLD(b *testing.B) {
 				sinkF = e
 			}
 			b.ReportMetric(float64(ev.Steps), "steps/op")
+			b.ReportMetric((cpuSeconds()-c0)*1e3/float64(b.N), "cpu-ms/PLD")
 		})
 	}
 }
