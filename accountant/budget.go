@@ -1,25 +1,52 @@
 package accountant
 
-import "math"
+import (
+	"errors"
+	"math"
+)
 
 // The functions in this file give one call per mode of the `dpscope budget`
 // calculator; their JSON field names are the calculator's --json fields.
 
 // Summarize returns ε at δ of the composition of events by RDP (improved and
 // classic conversion, with optimal orders) and by PLD: the fields
-// epsilon_rdp, best_order, epsilon_rdp_classic, best_order_classic and
-// epsilon_pld. A schedule whose q and σ change is a slice of several events.
+// epsilon_rdp, best_order, epsilon_rdp_classic, best_order_classic,
+// epsilon_pld and pld_interval_used. A schedule whose q and σ change is a
+// slice of several events. Where the PLD refuses (ErrPLDRange: the loss is
+// beyond its grids; ErrUnreachable: no finite ε at δ) that is the error, or
+// with opts.KeepRDPIfPLDRefuses the RDP figures are returned with the
+// reason in pld_refused and no epsilon_pld.
 func Summarize(events []Event, delta float64, opts LedgerOptions) (Spent, error) {
 	if err := validateEvents(events); err != nil {
 		return Spent{}, err
 	}
-	return spend(events, delta, opts)
+	rdpOnly := opts
+	rdpOnly.SkipPLD = true
+	s, err := spend(events, delta, rdpOnly)
+	if err != nil || opts.SkipPLD || s.Steps == 0 {
+		return s, err
+	}
+	p, err := NewPLDSequence(events, opts.PLDInterval)
+	if err == nil {
+		s.EpsilonPLD, err = p.Epsilon(delta)
+	}
+	switch {
+	case err == nil:
+		s.PLDIntervalUsed = p.Interval()
+	case opts.KeepRDPIfPLDRefuses && (errors.Is(err, ErrPLDRange) || errors.Is(err, ErrUnreachable)):
+		s.EpsilonPLD, s.PLDRefused = 0, err.Error()
+	default:
+		return Spent{}, err
+	}
+	return s, nil
 }
 
 // SigmaSummary holds the noise multipliers that meet a target (ε, δ).
 type SigmaSummary struct {
 	SigmaRDP float64 `json:"sigma_rdp"`
-	SigmaPLD float64 `json:"sigma_pld"`
+	SigmaPLD float64 `json:"sigma_pld,omitempty"` // 0 when skipped or refused
+	// PLDRefused says why the PLD calibration gave no σ; σ by RDP stands.
+	PLDRefused string `json:"pld_refused,omitempty"`
 }
 
 // CalibratePLD returns the smallest noise multiplier z, to relative tolerance
@@ -48,7 +75,9 @@ func CalibratePLD(target Budget, q float64, steps int, h, tol float64) (float64,
 
 // CalibrateSummary returns σ for target by RDP (improved conversion at
 // opts.Orders, default OrdersDPAccounting) and by PLD (skipped when
-// opts.SkipPLD): the fields sigma_rdp and sigma_pld.
+// opts.SkipPLD): the fields sigma_rdp and sigma_pld. A PLD failure after
+// RDP succeeded goes to pld_refused with opts.KeepRDPIfPLDRefuses, and is
+// the error otherwise.
 func CalibrateSummary(target Budget, q float64, steps int, opts LedgerOptions) (SigmaSummary, error) {
 	orders := opts.Orders
 	if orders == nil {
@@ -61,7 +90,10 @@ func CalibrateSummary(target Budget, q float64, steps int, opts LedgerOptions) (
 	}
 	if !opts.SkipPLD {
 		if s.SigmaPLD, err = CalibratePLD(target, q, steps, opts.PLDInterval, 0); err != nil {
-			return SigmaSummary{}, err
+			if !opts.KeepRDPIfPLDRefuses {
+				return SigmaSummary{}, err
+			}
+			s.SigmaPLD, s.PLDRefused = 0, err.Error()
 		}
 	}
 	return s, nil

@@ -36,7 +36,8 @@ const (
 // tries the secant point of log ε against log z (pinned from both sides by
 // tol) and falls back to bisection in log z when the secant does not halve
 // the bracket, so it converges in a handful of evaluations and never worse
-// than bisection. It returns hi, which meets the target.
+// than bisection. It returns hi, which meets the target, or an error
+// wrapping ErrTargetTooLoose when even minNoiseMultiplier meets it.
 func calibrate(target, tol float64, eps func(z float64) (float64, error)) (float64, error) {
 	if tol == 0 {
 		tol = DefaultCalibrationTol
@@ -65,7 +66,9 @@ func calibrate(target, tol float64, eps func(z float64) (float64, error)) (float
 			hi, ehi = lo, elo
 			lo /= 4
 			if lo < minNoiseMultiplier {
-				return hi, nil
+				// Returning hi would call a σ "the smallest" that is only
+				// the end of the search (0.0039 for ε ≤ 1e300).
+				return 0, fmt.Errorf("%w: ε ≤ %g holds down to noise multiplier %g (ε = %.4g there), and the search stops at %g; such a target does not set σ: give a smaller target ε", ErrTargetTooLoose, target, hi, ehi, minNoiseMultiplier)
 			}
 			if elo, err = eps(lo); err != nil {
 				return 0, err
@@ -118,7 +121,8 @@ func calibrate(target, tol float64, eps func(z float64) (float64, error)) (float
 // the sampled Gaussian mechanism with rate q satisfy target under RDP at
 // orders with conversion conv. It returns an error wrapping ErrUnreachable
 // when no z ≤ 1e5 meets the target (the order grid bounds ε from below; for
-// example ε < 0.1 at δ = 1e-5 with Opacus' orders), and an *InputError for
+// example ε < 0.1 at δ = 1e-5 with Opacus' orders), one wrapping
+// ErrTargetTooLoose when z = 1e-3 already meets it, and an *InputError for
 // invalid inputs.
 func CalibrateRDP(target Budget, q float64, steps int, orders []float64, conv Conversion, tol float64) (float64, error) {
 	if err := target.Validate(); err != nil {

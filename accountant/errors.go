@@ -17,6 +17,11 @@ var ErrNonFinite = errors.New("accountant: non-finite input")
 // multiplier reaches.
 var ErrUnreachable = errors.New("accountant: target cannot be reached")
 
+// ErrTargetTooLoose is returned by the calibrations when a target ε is met
+// by every noise multiplier down to the smallest searched (1e-3): the target
+// does not determine σ (ε ≤ 1e300, for example).
+var ErrTargetTooLoose = errors.New("accountant: target does not constrain the noise")
+
 // ErrBudgetExceeded is returned by Filter.Spend when the event would take the
 // composed privacy loss beyond the filter's target.
 var ErrBudgetExceeded = errors.New("accountant: privacy budget exceeded")

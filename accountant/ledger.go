@@ -15,6 +15,12 @@ type LedgerOptions struct {
 	// SkipPLD leaves EpsilonPLD at 0 (the PLD is the slow accountant: tens of
 	// milliseconds per component).
 	SkipPLD bool
+	// KeepRDPIfPLDRefuses makes Summarize and CalibrateSummary return the
+	// RDP figures with the reason in PLDRefused, and no PLD figure, where
+	// the PLD refuses (ErrPLDRange, ErrUnreachable), instead of failing. The
+	// calculator sets it; a caller that reads EpsilonPLD without looking at
+	// PLDRefused must not, or it would take a 0 for a bound.
+	KeepRDPIfPLDRefuses bool
 }
 
 // Spent is the privacy cost of a set of events at one δ, by accountant.
@@ -25,7 +31,15 @@ type Spent struct {
 	BestOrder         float64 `json:"best_order"`          // its optimal order
 	EpsilonRDPClassic float64 `json:"epsilon_rdp_classic"` // classic conversion
 	BestOrderClassic  float64 `json:"best_order_classic"`
-	EpsilonPLD        float64 `json:"epsilon_pld,omitempty"` // 0 when skipped
+	EpsilonPLD        float64 `json:"epsilon_pld,omitempty"` // 0 when skipped or refused
+	// PLDIntervalUsed is the grid interval the PLD ran on: the requested
+	// one, a power-of-two multiple where that could not hold the loss, or a
+	// power-of-two fraction where it was coarse for the step's spread.
+	PLDIntervalUsed float64 `json:"pld_interval_used,omitempty"`
+	// PLDRefused says why the PLD gave no ε (Summarize with
+	// KeepRDPIfPLDRefuses): the loss is beyond its grids, or no finite ε
+	// exists at δ. The RDP figures stand.
+	PLDRefused string `json:"pld_refused,omitempty"`
 }
 
 // LedgerReport is a ledger's cost per component and in total.
@@ -169,9 +183,14 @@ func spend(events []Event, delta float64, opts LedgerOptions) (Spent, error) {
 		return Spent{}, err
 	}
 	if !opts.SkipPLD {
-		if s.EpsilonPLD, err = EpsilonPLD(events, delta, opts.PLDInterval); err != nil {
+		p, err := NewPLDSequence(events, opts.PLDInterval)
+		if err != nil {
 			return Spent{}, err
 		}
+		if s.EpsilonPLD, err = p.Epsilon(delta); err != nil {
+			return Spent{}, err
+		}
+		s.PLDIntervalUsed = p.Interval()
 	}
 	return s, nil
 }

@@ -111,7 +111,10 @@ func rdpStep(q, z, alpha float64) float64 {
 	if math.IsNaN(logA) {
 		return math.Inf(1)
 	}
-	return logA / (alpha - 1)
+	// A_α ≥ 1 (Jensen), so ln A_α ≥ 0; the fractional series' cancellation
+	// can leave −1e-17 at a tiny q (q = 1e-6, z = 100), which the
+	// conversions rightly reject as an RDP value.
+	return math.Max(0, logA) / (alpha - 1)
 }
 
 // logAInt returns ln A_α for integer α ≥ 2 via log1p of the positive sum A − 1.

@@ -63,7 +63,12 @@ func (m *lossPMF) neymanPearson(h float64, alphas []float64) []float64 {
 	j := len(m.probs) - 1
 	for k, target := range alphas {
 		for j >= 0 {
-			qm := m.probs[j] * math.Exp(-float64(m.lo+j)*h)
+			// Q's mass p e^{−l}, formed in logs: at a small σ, l reaches
+			// −10^4 and e^{−l} overflows (0·Inf would be NaN).
+			qm := 0.0
+			if p := m.probs[j]; p > 0 {
+				qm = math.Exp(math.Log(p) - float64(m.lo+j)*h)
+			}
 			if al+qm >= target {
 				// Randomise within bin j: slope −p/q = −e^{l_j}.
 				f := 0.0
@@ -111,7 +116,9 @@ func convexMinorant(pts []TradeoffPoint) []TradeoffPoint {
 		if b.Alpha > a.Alpha {
 			beta = a.Beta + (b.Beta-a.Beta)*(p.Alpha-a.Alpha)/(b.Alpha-a.Alpha)
 		}
-		out[i] = TradeoffPoint{p.Alpha, math.Min(p.Beta, beta)}
+		// The interpolation can round below 0 at α = 1 (−5.6e-17 at
+		// q = 1e-6, σ = 100, found by FuzzAccountant); β is a probability.
+		out[i] = TradeoffPoint{p.Alpha, math.Max(0, math.Min(p.Beta, beta))}
 	}
 	return out
 }

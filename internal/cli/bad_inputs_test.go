@@ -345,10 +345,9 @@ func badCases() []badCase {
 	add(badCase{name: "stdout full, budget", args: []string{"budget", "--q", "0.1", "--sigma", "2", "--steps", "100"}, code: ExitRuntime, msg: "no space left", env: "full"})
 	add(badCase{name: "stdout full, version", args: []string{"version"}, code: ExitRuntime, msg: "no space left", env: "full"})
 	add(badCase{name: "stdout full, help", args: []string{"--help"}, code: ExitRuntime, msg: "no space left", env: "full"})
-	// Fixed elsewhere (accountant: PLD overflow and panics; engines).
-	add(badCase{name: "budget steps 1e18 (PLD overflow)", args: []string{"budget", "--q", "0.1", "--sigma", "2", "--steps", "1000000000000000000"}, code: ExitRuntime, msg: "--accountant rdp", other: true})
-	add(badCase{name: "budget sigma 0.01 (PLD grid)", args: []string{"budget", "--q", "0.1", "--sigma", "0.01", "--steps", "1000"}, code: ExitRuntime, msg: "interval"})
-	add(badCase{name: "budget steps 1e15 (FFT panic)", args: []string{"budget", "--q", "0.1", "--sigma", "2", "--steps", "1000000000000000"}, code: ExitRuntime, msg: "steps", other: true})
+	// The accountant's former failures (10^18 steps printed ε = 0, 10^15
+	// panicked in the FFT, σ = 0.01 had no PLD grid) now answer with
+	// figures: TestBudgetPrivacyFigures checks them.
 
 	// Cobra-level.
 	add(badCase{name: "unknown command", args: []string{"frobnicate"}, code: ExitUsage, msg: "frobnicate"})

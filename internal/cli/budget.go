@@ -134,7 +134,8 @@ func (bf *budgetFlags) compute(cmd *cobra.Command) (*budgetOutput, error) {
 	if !ok {
 		return nil, usagef("--orders is %q, must be one of dp-accounting, opacus, dpdcan, tf-privacy", bf.orders)
 	}
-	opts := accountant.LedgerOptions{Orders: orderSet.Orders(), PLDInterval: bf.interval}
+	// RDP figures are printed even where the PLD refuses (it says why).
+	opts := accountant.LedgerOptions{Orders: orderSet.Orders(), PLDInterval: bf.interval, KeepRDPIfPLDRefuses: true}
 	out := &budgetOutput{Delta: bf.delta}
 	if bf.tradeoff && (set("mechanism") || set("rho") || set("method") || set("target-epsilon")) {
 		return nil, usagef("--tradeoff applies to a schedule (--q/--sigma/--steps or --phases)")
@@ -271,7 +272,7 @@ func writeBudget(w io.Writer, o *budgetOutput) {
 		p("δ = %g", o.Delta)
 		p("ε = %-10.6g RDP, improved conversion (Balle et al. 2020), best order %g, %s orders", s.EpsilonRDP, s.BestOrder, o.Orders)
 		p("ε = %-10.6g RDP, classic conversion, best order %g", s.EpsilonRDPClassic, s.BestOrderClassic)
-		p("ε = %-10.6g PLD, pessimistic discretisation (interval %g): an upper bound", s.EpsilonPLD, o.PLDInterval)
+		writePLDEpsilon(p, s, o.PLDInterval)
 		if len(o.Tradeoff) > 0 {
 			p("\ntrade-off curve (PLD): the best attacker's false-negative rate β at false-positive rate α")
 			p("%10s  %10s  %10s", "α", "β", "1−α (no privacy: 0)")
@@ -283,7 +284,11 @@ func writeBudget(w io.Writer, o *budgetOutput) {
 		ph := o.Phases[0]
 		p("smallest σ for %d steps at q = %g meeting ε target at δ = %g:", ph.Steps, ph.SampleRate, o.Delta)
 		p("σ = %-10.6g RDP, improved conversion, %s orders", o.SigmaRDP, o.Orders)
-		p("σ = %-10.6g PLD, pessimistic discretisation (interval %g)", o.SigmaPLD, o.PLDInterval)
+		if o.SigmaSummary.PLDRefused != "" {
+			p("σ by PLD: none (%s); the RDP σ above stands", o.SigmaSummary.PLDRefused)
+		} else {
+			p("σ = %-10.6g PLD, pessimistic discretisation (interval %g)", o.SigmaPLD, o.PLDInterval)
+		}
 	case "gaussian":
 		g := o.GaussianSummary
 		p("Gaussian mechanism at δ = %g:", o.Delta)
@@ -327,4 +332,28 @@ func budgetInputError(err error) error {
 		}
 	}
 	return err
+}
+
+// writePLDEpsilon prints the PLD line of a schedule. It never prints 0 as
+// an upper bound without saying why it is one, names the grid the PLD ran
+// on when it differs from the requested one, and where the PLD refused it
+// says why and how to get a PLD figure; the RDP lines above it stand.
+func writePLDEpsilon(p func(string, ...any), s *accountant.Spent, requested float64) {
+	switch {
+	case s.PLDRefused != "":
+		p("ε: no PLD figure (%s); the RDP figures above stand", s.PLDRefused)
+	case s.EpsilonPLD == 0:
+		p("ε = 0          PLD: δ(0) ≤ δ already (the total variation between the neighbouring runs is below δ)")
+	case s.PLDIntervalUsed > requested:
+		p("ε = %-10.6g PLD, pessimistic discretisation (interval %g, coarsened from %g to hold the loss): an upper bound", s.EpsilonPLD, s.PLDIntervalUsed, requested)
+	case s.PLDIntervalUsed > 0 && s.PLDIntervalUsed < requested:
+		p("ε = %-10.6g PLD, pessimistic discretisation (interval %g, refined from %g for the step's small spread): an upper bound", s.EpsilonPLD, s.PLDIntervalUsed, requested)
+	default:
+		p("ε = %-10.6g PLD, pessimistic discretisation (interval %g): an upper bound", s.EpsilonPLD, requested)
+	}
+	if s.PLDRefused == "" && s.EpsilonPLD > s.EpsilonRDP {
+		// Both are upper bounds; a uniform grid cannot resolve a loss whose
+		// bulk is far narrower than its tail (tiny q, small σ, many steps).
+		p("  the PLD is looser than RDP here (its grid cannot resolve the narrow bulk of the loss beside its long tail); both are upper bounds: ε ≤ %.6g", s.EpsilonRDP)
+	}
 }

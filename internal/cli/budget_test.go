@@ -127,3 +127,49 @@ func TestBudgetTradeoff(t *testing.T) {
 		prevA, prevB = a, b
 	}
 }
+
+// TestBudgetPrivacyFigures: issue 14 points 1–3 at the command line. Before:
+// 10^18 steps printed "ε = 0 … PLD … an upper bound", 10^15 panicked in
+// gonum's FFT, 10^8 ran out of memory, σ = 0.01 panicked, and
+// --target-epsilon 1e300 thrashed then ran out of memory. Now every one is
+// a figure or a clear answer, and RDP is printed even where the PLD refuses.
+func TestBudgetPrivacyFigures(t *testing.T) {
+	steps := []string{"100000000", "1000000000000000", "1000000000000000000"}
+	if testing.Short() {
+		steps = steps[2:]
+	}
+	for _, n := range steps {
+		m := budgetJSON(t, "--q", "0.1", "--sigma", "2", "--steps", n)
+		rdp, _ := m["epsilon_rdp"].(float64)
+		pld, _ := m["epsilon_pld"].(float64)
+		if !(pld > 0 && pld < rdp) {
+			t.Errorf("--steps %s: epsilon_pld %v, epsilon_rdp %v; want 0 < PLD < RDP", n, m["epsilon_pld"], m["epsilon_rdp"])
+		}
+		if h, _ := m["pld_interval_used"].(float64); !(h >= 1e-4) {
+			t.Errorf("--steps %s: pld_interval_used %v, want ≥ the requested 1e-4", n, m["pld_interval_used"])
+		}
+	}
+	code, stdout, stderr := run(t, "budget", "--q", "0.1", "--sigma", "2", "--steps", "1000000000000000000")
+	if code != ExitOK || strings.Contains(stdout, "ε = 0 ") || !strings.Contains(stdout, "coarsened from 0.0001") {
+		t.Errorf("budget 10^18 steps: exit %d, %q %q; want a PLD figure on a coarsened grid, never 0", code, stdout, stderr)
+	}
+	// σ = 0.01 has a PLD figure; σ = 5e-4 is beyond the PLD, which says so
+	// beside the RDP figures.
+	m := budgetJSON(t, "--q", "0.1", "--sigma", "0.01", "--steps", "10")
+	if pld, _ := m["epsilon_pld"].(float64); !(pld > 0 && pld < m["epsilon_rdp"].(float64)) {
+		t.Errorf("σ = 0.01: %v", m)
+	}
+	code, stdout, _ = run(t, "budget", "--q", "0.1", "--sigma", "0.0005", "--steps", "10")
+	if code != ExitOK || !strings.Contains(stdout, "RDP, improved") || !strings.Contains(stdout, "no PLD figure") || !strings.Contains(stdout, "more noise") {
+		t.Errorf("σ = 5e-4: exit %d, %q; want the RDP figures and the PLD's refusal with its way out", code, stdout)
+	}
+	// A legitimate ε = 0 says why it is 0.
+	code, stdout, _ = run(t, "budget", "--q", "0.000001", "--sigma", "100", "--steps", "1")
+	if code != ExitOK || !strings.Contains(stdout, "δ(0) ≤ δ") {
+		t.Errorf("tiny q: exit %d, %q; want ε = 0 explained", code, stdout)
+	}
+	code, _, stderr = run(t, "budget", "--target-epsilon", "1e300", "--q", "0.1", "--steps", "100")
+	if code != ExitRuntime || !strings.Contains(stderr, "does not set σ") || !strings.Contains(stderr, "1e+300") {
+		t.Errorf("--target-epsilon 1e300: exit %d, %q; want a clear refusal", code, stderr)
+	}
+}
