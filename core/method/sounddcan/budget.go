@@ -102,4 +102,3 @@ func (pl Plan) Mechanisms() []dppca.Mechanism {
 		dppca.Mechanism{Name: MechSums, Sens: pl.R, Sigma: pl.Sums, Count: pl.Rounds},
 		dppca.Mechanism{Name: MechCounts, Sens: 1, Sigma: pl.Counts, Count: pl.Rounds})
 }
-
