@@ -9,14 +9,18 @@
 //
 //  1. dppca (a ShareDPPCA share of μ²): private preprocessing (noisy gene
 //     ranking, cell count, means and spreads), Analyze-Gauss PCA on the top
-//     h genes, DP k-means with private histogram seeding. It gives the
-//     scaled, clipped rows x_i (h genes, ‖x_i‖ ≤ R), the private basis V
-//     (h × p) and K private centres in its coordinates.
+//     h genes, DP k-means with private histogram seeding, run with
+//     OverCluster·K = 3K centres (a private coreset: with K centres, k-means
+//     from a private start often splits one population and merges two, and
+//     no later noisy round undoes it). It gives the scaled, clipped rows x_i
+//     (h genes, ‖x_i‖ ≤ R), the private basis V (h × p) and 3K private
+//     centres in its coordinates.
 //  2. The network: a linear autoencoder h → p → h (IDEC's reconstruction +
 //     clustering losses on a one-layer encoder), whose encoder is
 //     initialised to V and decoder to Vᵀ, so its codes start as dppca's
-//     projection and its DEC head starts at dppca's centres (the stable
-//     start METHODS.md reports; uniform-frequency heads can collapse).
+//     projection and its DEC head starts from dppca's private centres (the
+//     stable start METHODS.md reports; uniform-frequency heads can
+//     collapse).
 //  3. DP-SGD on the whole network (every layer noised, joint clipping to
 //     C, Poisson sampling at rate q = 1: the full batch, so every step is an
 //     exact Gaussian mechanism; ShareSGD of μ²), SGD with momentum on the
@@ -28,7 +32,10 @@
 //     (Δ = R) and counts (Δ = 1). The noisy counts are DEC's frequencies
 //     f_j; a centre whose noisy count is below minCount keeps its old
 //     position (post-processing), and frequencies are floored at
-//     freqFloor·ñ/K, so the head cannot empty a cluster by itself.
+//     freqFloor·ñ/K, so the head cannot empty a cluster by itself. The
+//     first round runs on the 3K centres; their released centres, weighted
+//     by their released counts, are then merged into K by weighted k-means
+//     (the best of 20 k-means++ starts by weighted inertia: post-processing).
 //
 // Labels: each cell's own code against the final released centres.
 //
@@ -40,10 +47,12 @@
 // Defaults and the rule behind each (fixed before any measurement, never by
 // looking at labels):
 //   - dppca's own defaults for p = 10, h = 200, private preprocessing and
-//     seeding (METHODS.md §5);
+//     seeding (METHODS.md §5); over-clustering 3K, merged by weighted
+//     k-means (a fixed factor, the smallest that gives every population
+//     room for one split);
 //   - shares of μ²: dppca 0.5 (the PCA route is what works, METHODS.md), the
 //     network 0.3, the head 0.2 — a fixed split, like dppca's own;
-//   - S = 100 full-batch steps, target refresh every 20 (METHODS.md's
+//   - S = 100 full-batch steps, target refresh every S/5 = 20 (METHODS.md's
 //     measured design: full batch, ≈ 100 steps), 6 head rounds;
 //   - C = 0.05 (METHODS.md's measured design), joint clipping;
 //   - SGD momentum 0.9 (METHODS.md: SGD with momentum on the noisy clipped

@@ -22,7 +22,6 @@ func optf(format string, args ...any) error {
 // Defaults, fixed in advance by the rules in the package comment.
 const (
 	DefaultSteps    = 100
-	DefaultEvery    = 20
 	DefaultGradClip = 0.05
 	DefaultMomentum = 0.9
 	DefaultGamma    = 0.1
@@ -47,7 +46,8 @@ type Options struct {
 	// Steps is the number S of full-batch DP-SGD steps ("steps"); 0 steps
 	// is not allowed (use dppca for that).
 	Steps int
-	// Every is the number of steps between two head rounds ("every").
+	// Every is the number of steps between two head rounds ("every");
+	// 0 takes steps/5.
 	Every int
 	// GradClip is the per-cell gradient clip C ("gclip").
 	GradClip float64
@@ -111,7 +111,8 @@ func (o Options) Resolve() (Options, error) {
 		o.Steps = DefaultSteps
 	}
 	if o.Every == 0 {
-		o.Every = DefaultEvery
+		// Five target refreshes over the run (20 of the default 100 steps).
+		o.Every = max(1, o.Steps/5)
 	}
 	if o.GradClip == 0 {
 		o.GradClip = DefaultGradClip
@@ -149,10 +150,10 @@ func (o Options) Validate() error {
 		return optf("option every is %d, must be in [1, steps = %d]", o.Every, o.Steps)
 	case !(o.GradClip > 0) || o.GradClip > 100:
 		return optf("option gclip is %v, must be in (0, 100]", o.GradClip)
-	case !(o.LR > 0) || o.LR > 100:
-		return optf("option lr is %v, must be in (0, 100]", o.LR)
 	case !(o.Momentum >= 0) || o.Momentum >= 1:
 		return optf("option momentum is %v, must be in [0, 1)", o.Momentum)
+	case !(o.LR > 0) || o.LR > 100:
+		return optf("option lr is %v, must be in (0, 100]", o.LR)
 	case !(o.Gamma >= 0) || o.Gamma > 100:
 		return optf("option gamma is %v, must be in [0, 100]", o.Gamma)
 	}
