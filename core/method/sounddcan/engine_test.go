@@ -207,7 +207,7 @@ func TestNetworkStartsAtDPPCA(t *testing.T) {
 			t.Fatalf("centre entry %d = %v, dppca's %v", i, md.mu.Data[i], v)
 		}
 	}
-	md.headRound(0, 0, pl.R, rand.New(rand.NewPCG(1, 2)))
+	md.headRound(0, 0, pl.R, true, rand.New(rand.NewPCG(1, 2)))
 	for i := range md.n {
 		var s float64
 		for _, v := range md.target[i*md.k : (i+1)*md.k] {

@@ -101,7 +101,7 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	out := &Outcome{Plan: pl, Start: start}
 	round := 0
 	head := func(steps int) error {
-		md.headRound(pl.Sums, pl.Counts, pl.R, rng)
+		md.headRound(pl.Sums, pl.Counts, pl.R, round > 0, rng)
 		for _, m := range []dppca.Mechanism{{Name: MechSums, Sens: pl.R, Sigma: pl.Sums, Count: 1}, {Name: MechCounts, Sens: 1, Sigma: pl.Counts, Count: 1}} {
 			if err := record(m); err != nil {
 				return err

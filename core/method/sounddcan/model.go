@@ -1,9 +1,11 @@
 package sounddcan
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/dpsgd"
@@ -19,6 +21,7 @@ import (
 const (
 	minCountSigmas = 3
 	freqFloor      = 0.1
+	reseatOffset   = 0.05
 )
 
 // maxChunk is the most cells one forward pass holds (dpsgd splits the full
@@ -134,7 +137,8 @@ func (md *model) loss(cells []int) (float64, error) {
 // the cluster sums of the codes clipped to r and the counts with noise
 // (σ 0: exact), moves the centres whose noisy count is large enough, sets
 // DEC's frequencies and targets, and relabels every cell by its own code.
-func (md *model) headRound(sigSums, sigCounts, r float64, rng *rand.Rand) {
+// With reseat, centres whose count is too small are reseated (reseat).
+func (md *model) headRound(sigSums, sigCounts, r float64, reseat bool, rng *rand.Rand) {
 	md.encodeAll()
 	md.assign()
 	p, k := md.p, md.k
@@ -176,8 +180,49 @@ func (md *model) headRound(sigSums, sigCounts, r float64, rng *rand.Rand) {
 		md.freq[j] = max(counts[j], floor)
 	}
 	md.counts = counts
+	if reseat {
+		md.reseat(counts, minCount, r, rng)
+	}
 	md.assign()
 	md.setTargets()
+}
+
+// reseat guards against collapse: while fewer than ⌈K/2⌉ centres have a
+// noisy count of at least minCount, it moves centres below it next to the
+// alive centres, heaviest first (a random offset of reseatOffset·R), so
+// the next rounds can split those clusters instead of leaving centres
+// where no code lies. Only as many move as ⌈K/2⌉ needs: splitting clusters
+// the noise merged is not free (a split of one population lowers ARI as
+// much as a merge). Post-processing of the released counts; nothing moves
+// when no count reaches minCount.
+func (md *model) reseat(counts []float64, minCount, r float64, rng *rand.Rand) {
+	var alive, dead []int
+	for j, c := range counts {
+		if c >= minCount {
+			alive = append(alive, j)
+		} else {
+			dead = append(dead, j)
+		}
+	}
+	need := (md.k+1)/2 - len(alive)
+	if len(alive) == 0 || need <= 0 {
+		return
+	}
+	slices.SortStableFunc(alive, func(a, b int) int { return cmp.Compare(counts[b], counts[a]) })
+	dir := make([]float64, md.p)
+	for i, j := range dead[:min(need, len(dead))] {
+		src := md.mu.RawRowView(alive[i%len(alive)])
+		var s float64
+		for t := range dir {
+			dir[t] = rng.NormFloat64()
+			s += dir[t] * dir[t]
+		}
+		f := reseatOffset * r / math.Sqrt(s)
+		row := md.mu.RawRowView(j)
+		for t := range row {
+			row[t] = src[t] + float32(f*dir[t])
+		}
+	}
 }
 
 // merge replaces the head's centres by k centres merged from the current
