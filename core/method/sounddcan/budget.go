@@ -71,7 +71,8 @@ func NewPlan(private bool, eps, delta float64, o Options, h int) (Plan, error) {
 	// dppca calibrates from an (ε, δ): the ε of μ·√share, converted once;
 	// its own calibration returns a μ a hair below (checked by the tests:
 	// the whole composition stays ≤ μ).
-	mu1 := mu * math.Sqrt(ShareDPPCA) * (1 - 1e-9)
+	shDP, shNet, shHead := o.shares()
+	mu1 := mu * math.Sqrt(shDP) * (1 - 1e-9)
 	eps1, err := accountant.GDPEpsilon(mu1, delta)
 	if err != nil {
 		return Plan{}, fmt.Errorf("dcan-sound: the dppca stage's ε: %w", err)
@@ -79,8 +80,8 @@ func NewPlan(private bool, eps, delta float64, o Options, h int) (Plan, error) {
 	if pl.DPPCA, err = dppca.NewPlan(true, eps1, delta, do, h, r); err != nil {
 		return Plan{}, err
 	}
-	pl.Z = math.Sqrt(float64(o.Steps)) / (mu * math.Sqrt(ShareSGD))
-	w := ShareHead / float64(pl.Rounds)
+	pl.Z = math.Sqrt(float64(o.Steps)) / (mu * math.Sqrt(shNet))
+	w := shHead / float64(pl.Rounds)
 	p := float64(o.P)
 	pl.Sums = r / (mu * math.Sqrt(w*p/(p+1)))
 	pl.Counts = 1 / (mu * math.Sqrt(w/(p+1)))

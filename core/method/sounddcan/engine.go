@@ -133,7 +133,7 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	if e.o.P > h {
 		return fmt.Errorf("dcan-sound: option p is %d, must be ≤ the %d genes of %s: %w", e.o.P, h, d.Name, ErrInput)
 	}
-	if min(OverCluster*src.K, d.Cells()) < src.K || d.Cells() < 2 {
+	if min(e.o.Over*src.K, d.Cells()) < src.K || d.Cells() < 2 {
 		return fmt.Errorf("dcan-sound: %s has %d cells, too few for K = %d: %w", d.Name, d.Cells(), src.K, ErrInput)
 	}
 	pl, err := NewPlan(e.cfg.Mode == core.ModeSound, e.cfg.Epsilon, e.cfg.Delta, e.o, h)
@@ -143,7 +143,7 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	r := &runner{e: e, ctl: ctl, src: src, pl: pl, kFrom: e.o.K == 0}
 	ctl.Emit(r.guarantee(nil))
 	ctl.Emit(core.WarningEvent{Message: r.noiseMessage()})
-	ctl.Emit(core.StageEvent{Stage: stageInit, Name: fmt.Sprintf("dppca: private preprocessing, private PCA, DP k-means into %d centres", min(OverCluster*src.K, d.Cells())), Steps: 1})
+	ctl.Emit(core.StageEvent{Stage: stageInit, Name: fmt.Sprintf("dppca: private preprocessing, private PCA, DP k-means into %d centres", min(e.o.Over*src.K, d.Cells())), Steps: 1})
 	if err := r.checkpoint(ctx); err != nil {
 		return err
 	}
@@ -320,7 +320,7 @@ func (r *runner) collapseMessage(out *Outcome) string {
 	if !pl.Private() {
 		return msg + ": without noise this means the merged centres of the over-clustered start leave some clusters where no code lies; a larger K or more steps may recover them"
 	}
-	per := float64(out.Start.Matrix.N) / float64(OverCluster*k)
+	per := float64(out.Start.Matrix.N) / float64(r.e.o.Over*k)
 	return msg + fmt.Sprintf(": at this ε the noise of the head's cluster counts (σ = %.3g against ≈ %.0f cells per over-clustered centre) and sums (σ = %.3g per coordinate against a radius R = %.3g) leaves the merge too few released centres to place all K; a larger ε or a smaller K leaves more signal",
 		pl.Counts, per, pl.Sums, pl.R)
 }
@@ -328,18 +328,20 @@ func (r *runner) collapseMessage(out *Outcome) string {
 // noiseMessage states the noise of the run.
 func (r *runner) noiseMessage() string {
 	pl, o := r.pl, r.e.o
+	shDP, shNet, shHead := o.shares()
 	head := fmt.Sprintf("K = %d (dppca stage into %d), p = %d, h = %d genes, R = %.3g, %d full-batch steps, C = %g, lr = %.4g, momentum %g, γ = %g, %d head rounds",
-		r.src.K, min(OverCluster*r.src.K, r.src.Data.Cells()), o.P, pl.DPPCA.H, pl.R, pl.Steps, pl.C, o.LR, o.Momentum, o.Gamma, pl.Rounds)
+		r.src.K, min(o.Over*r.src.K, r.src.Data.Cells()), o.P, pl.DPPCA.H, pl.R, pl.Steps, pl.C, o.LR, o.Momentum, o.Gamma, pl.Rounds)
 	if !pl.Private() {
 		return head + "; nonprivate: no noise (gradients still clipped)"
 	}
 	return fmt.Sprintf("%s; GDP μ = %.4g for ε = %g, δ = %g, split dppca %g / network %g / head %g of μ²; DP-SGD noise multiplier z = %.3g (σ = z·C per coordinate of the summed gradient); head noise: sums %.3g (Δ = R), counts %.3g (Δ = 1) per round; the dppca stage's own noise: covariance %.3g, k-means sums %.3g and counts %.3g per round",
-		head, pl.Mu, pl.Epsilon, pl.Delta, ShareDPPCA, ShareSGD, ShareHead, pl.Z, pl.Sums, pl.Counts, pl.DPPCA.PCA, pl.DPPCA.Sums, pl.DPPCA.Counts)
+		head, pl.Mu, pl.Epsilon, pl.Delta, shDP, shNet, shHead, pl.Z, pl.Sums, pl.Counts, pl.DPPCA.PCA, pl.DPPCA.Sums, pl.DPPCA.Counts)
 }
 
 // guarantee states the run's guarantee; audited is the ε spent, when known.
 func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 	o, cfg := r.e.o, r.e.cfg
+	shDP, shNet, shHead := o.shares()
 	live := "live metrics (ARI, NMI, ACC) use the true labels of private data: they are for exploration and no guarantee covers them"
 	design := "sound mode is a redesign, not the paper's network (METHODS.md §1): dppca's private features and centres, a linear autoencoder h → p → h initialised at the private PCA basis, IDEC's loss (MSE + γ·KL) trained by whole-network DP-SGD on the full batch, DEC head updated by noisy Lloyd rounds; it takes its clip, sampling rate, noised layers and schedule from its options (gclip, steps, every), not from --clip, --q, --layers or --epochs"
 	if cfg.Mode == core.ModeNonPrivate {
@@ -351,7 +353,7 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 	}
 	reasons := []string{
 		"(ε, δ)-DP for one cell added or removed: every release is a Gaussian mechanism without subsampling, in one ledger — dppca's (gene statistics, Analyze-Gauss covariance, seeding histogram, k-means sums and counts), every DP-SGD step (full batch, q = 1: the clipped gradient sum has sensitivity C, noise z·C on every coordinate of every layer), the DEC head's cluster sums (Δ = R) and counts (Δ = 1) per round; the composition is exact in GDP (μ = √Σ(Δ/σ)²), converted once to (ε, δ); the RDP ledger's figure is shown beside it",
-		fmt.Sprintf("noise calibrated in advance from ε and δ: fixed shares of μ² (dppca stage %g, network %g over %d steps, head %g over %d rounds)", ShareDPPCA, ShareSGD, o.Steps, ShareHead, o.Rounds()),
+		fmt.Sprintf("noise calibrated in advance from ε and δ: fixed shares of μ² (dppca stage %.3g, network %.3g over %d steps, head %.3g over %d rounds)", shDP, shNet, o.Steps, shHead, o.Rounds()),
 		"whole-network DP-SGD: every layer is noised and the gradients are clipped jointly, so no un-noised parameter shapes a private gradient; DEC's targets p_i depend only on the cell's own code and released centres and frequencies (no un-noised statistic of other cells)",
 		"labels and merges: each cell's own code against the released centres; the over-clustered centres are merged by k-means on the released centres weighted by the released counts (post-processing)",
 		"public constants fixed in advance, not read from the data: p, h, R, K's over-clustering factor, steps, C, the learning rate, γ, the budget split",

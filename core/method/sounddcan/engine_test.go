@@ -19,7 +19,7 @@ import (
 // TestPlanComposesToTarget: the GDP composition of every planned mechanism
 // meets the target from below (to 1e-6), and each part takes its share.
 func TestPlanComposesToTarget(t *testing.T) {
-	for _, vals := range []map[string]string{nil, {"steps": "37", "every": "10", "p": "5", "prep": "public"}} {
+	for _, vals := range []map[string]string{nil, {"steps": "37", "every": "10", "p": "5", "prep": "public", "net": "0.1"}} {
 		o := mustParse(t, vals)
 		for _, eps := range []float64{0.5, 1, 8, 16} {
 			pl, err := NewPlan(true, eps, 1e-5, o, 200)
@@ -55,7 +55,11 @@ func TestPlanComposesToTarget(t *testing.T) {
 				}
 				parts[k] += m.Mu() * m.Mu()
 			}
-			for k, want := range map[string]float64{"dppca": ShareDPPCA, "sgd": ShareSGD, "head": ShareHead} {
+			dp, net, head := o.shares()
+			if math.Abs(dp+net+head-1) > 1e-12 || math.Abs(dp/head-2.5) > 1e-12 {
+				t.Errorf("shares %g, %g, %g: want a sum of 1 and dppca : head = 5 : 2", dp, net, head)
+			}
+			for k, want := range map[string]float64{"dppca": dp, "sgd": net, "head": head} {
 				if got := parts[k] / (pl.Mu * pl.Mu); math.Abs(got-want) > 1e-6 {
 					t.Errorf("%v ε=%g: %s takes %.8f of μ², want %g", vals, eps, k, got, want)
 				}
@@ -384,12 +388,12 @@ func TestParseDefaults(t *testing.T) {
 	if math.Abs(o.LR-lr) > 1e-12 {
 		t.Errorf("default lr %v, want √p·(1 − 0.9)/S/C = %v", o.LR, lr)
 	}
-	want := Options{P: 10, Genes: 200, Prep: dppca.PrepPrivate, Steps: 100, Every: 20, GradClip: 0.05, LR: o.LR, Momentum: 0.9, Gamma: 0.1}
+	want := Options{P: 10, Genes: 200, Prep: dppca.PrepPrivate, Steps: 100, Every: 20, GradClip: 0.05, LR: o.LR, Momentum: 0.9, Gamma: 0.1, Over: 3, Net: 0.3}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}
-	o = mustParse(t, map[string]string{"p": "4", "genes": "50", "prep": "public", "k": "7", "steps": "10", "every": "5", "gclip": "1", "lr": "0.5", "momentum": "0.5", "gamma": "2"})
-	want = Options{P: 4, Genes: 50, Prep: dppca.PrepPublic, K: 7, Steps: 10, Every: 5, GradClip: 1, LR: 0.5, Momentum: 0.5, Gamma: 2}
+	o = mustParse(t, map[string]string{"p": "4", "genes": "50", "prep": "public", "k": "7", "steps": "10", "every": "5", "gclip": "1", "lr": "0.5", "momentum": "0.5", "gamma": "2", "over": "1", "net": "0.1"})
+	want = Options{P: 4, Genes: 50, Prep: dppca.PrepPublic, K: 7, Steps: 10, Every: 5, GradClip: 1, LR: 0.5, Momentum: 0.5, Gamma: 2, Over: 1, Net: 0.1}
 	if o != want {
 		t.Errorf("parsed = %v, want %v", o, want)
 	}

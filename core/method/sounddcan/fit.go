@@ -69,7 +69,7 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 		}
 		return hk.Record(m)
 	}
-	kOver := min(OverCluster*src.K, src.Data.Cells())
+	kOver := min(o.Over*src.K, src.Data.Cells())
 	over, err := dppca.NewSource(src.Data, kOver)
 	if err != nil {
 		return nil, err
@@ -107,7 +107,7 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 				return err
 			}
 		}
-		if round == 0 {
+		if round == 0 && kOver != src.K {
 			md.merge(src.K, rng)
 		}
 		if hk.Round != nil {

@@ -28,7 +28,8 @@ const (
 )
 
 // Shares of μ² (GDP), fixed in advance: the dppca stage, the network's
-// DP-SGD and the DEC head's Lloyd rounds. They sum to 1.
+// DP-SGD and the DEC head's Lloyd rounds. They sum to 1. Option "net"
+// changes the network's share; the other two then keep their ratio 5 : 2.
 const (
 	ShareDPPCA = 0.5
 	ShareSGD   = 0.3
@@ -57,10 +58,16 @@ type Options struct {
 	Momentum float64
 	// Gamma is the weight γ of the DEC loss ("gamma").
 	Gamma float64
+	// Net is the network's share of μ² ("net"), in (0, 1).
+	Net float64
+	// Over is the over-clustering factor of the dppca stage ("over"): it
+	// clusters into Over·K centres, merged into K after the first head
+	// round; 1 keeps dppca's K centres.
+	Over int
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "every", "gclip", "lr", "momentum", "gamma"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "every", "gclip", "lr", "momentum", "gamma", "over", "net"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -70,7 +77,7 @@ func Parse(vals map[string]string) (Options, error) {
 	for _, key := range slices.Sorted(maps.Keys(vals)) {
 		v := strings.TrimSpace(vals[key])
 		switch key {
-		case "p", "genes", "k", "steps", "every":
+		case "p", "genes", "k", "steps", "every", "over":
 			n, err := strconv.Atoi(v)
 			if err != nil {
 				return Options{}, optf("option %s is %q, must be an integer", key, v)
@@ -78,13 +85,13 @@ func Parse(vals map[string]string) (Options, error) {
 			if n < 1 {
 				return Options{}, optf("option %s is %d, must be ≥ 1", key, n)
 			}
-			*map[string]*int{"p": &o.P, "genes": &o.Genes, "k": &o.K, "steps": &o.Steps, "every": &o.Every}[key] = n
-		case "gclip", "lr", "momentum", "gamma":
+			*map[string]*int{"p": &o.P, "genes": &o.Genes, "k": &o.K, "steps": &o.Steps, "every": &o.Every, "over": &o.Over}[key] = n
+		case "gclip", "lr", "momentum", "gamma", "net":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
 				return Options{}, optf("option %s is %q, must be a finite number ≥ 0", key, v)
 			}
-			*map[string]*float64{"gclip": &o.GradClip, "lr": &o.LR, "momentum": &o.Momentum, "gamma": &o.Gamma}[key] = f
+			*map[string]*float64{"gclip": &o.GradClip, "lr": &o.LR, "momentum": &o.Momentum, "gamma": &o.Gamma, "net": &o.Net}[key] = f
 		case "prep":
 			o.Prep = dppca.Prep(v)
 		default:
@@ -123,6 +130,12 @@ func (o Options) Resolve() (Options, error) {
 	if o.Gamma == 0 {
 		o.Gamma = DefaultGamma
 	}
+	if o.Over == 0 {
+		o.Over = OverCluster
+	}
+	if o.Net == 0 {
+		o.Net = ShareSGD
+	}
 	if o.LR == 0 {
 		// The whole possible path S·η/(1 − momentum) equals √p, the
 		// encoder's initial Frobenius norm; lr = η/C since every clipped
@@ -156,6 +169,10 @@ func (o Options) Validate() error {
 		return optf("option lr is %v, must be in (0, 100]", o.LR)
 	case !(o.Gamma >= 0) || o.Gamma > 100:
 		return optf("option gamma is %v, must be in [0, 100]", o.Gamma)
+	case !(o.Net > 0) || o.Net >= 1:
+		return optf("option net is %v, must be in (0, 1)", o.Net)
+	case o.Over < 1 || o.Over > 20:
+		return optf("option over is %d, must be in [1, 20]", o.Over)
 	}
 	switch o.Prep {
 	case dppca.PrepPrivate, dppca.PrepPublic:
@@ -177,6 +194,13 @@ func (o Options) dppcaOptions() (dppca.Options, error) {
 
 // String lists the options as key=value pairs.
 func (o Options) String() string {
-	return fmt.Sprintf("p=%d genes=%d prep=%s k=%d steps=%d every=%d gclip=%g lr=%.4g momentum=%g gamma=%g",
-		o.P, o.Genes, o.Prep, o.K, o.Steps, o.Every, o.GradClip, o.LR, o.Momentum, o.Gamma)
+	return fmt.Sprintf("p=%d genes=%d prep=%s k=%d steps=%d every=%d gclip=%g lr=%.4g momentum=%g gamma=%g over=%d net=%g",
+		o.P, o.Genes, o.Prep, o.K, o.Steps, o.Every, o.GradClip, o.LR, o.Momentum, o.Gamma, o.Over, o.Net)
+}
+
+// shares returns the shares of μ² of the dppca stage, the network and the
+// head.
+func (o Options) shares() (dp, net, head float64) {
+	rest := 1 - o.Net
+	return rest * ShareDPPCA / (ShareDPPCA + ShareHead), o.Net, rest * ShareHead / (ShareDPPCA + ShareHead)
 }
