@@ -16,10 +16,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/dpscope/dpscope/core/compute"
-	_ "github.com/dpscope/dpscope/core/dcan"         // registers the DP-DCAN family as method "dcan"
-	_ "github.com/dpscope/dpscope/core/fed"          // registers fl, fl-dp, ppml-omics and fedsc
-	_ "github.com/dpscope/dpscope/core/manifold"     // registers dpmd
-	_ "github.com/dpscope/dpscope/core/method/dppca" // registers dppca
+	_ "github.com/dpscope/dpscope/core/dcan"             // registers the DP-DCAN family as method "dcan"
+	_ "github.com/dpscope/dpscope/core/fed"              // registers fl, fl-dp, ppml-omics and fedsc
+	_ "github.com/dpscope/dpscope/core/manifold"         // registers dpmd
+	_ "github.com/dpscope/dpscope/core/method/dppca"     // registers dppca
+	_ "github.com/dpscope/dpscope/core/method/sounddcan" // registers dcan-sound
 	"github.com/dpscope/dpscope/internal/cli"
 	"github.com/dpscope/dpscope/tui"
 )

@@ -12,7 +12,7 @@ import (
 )
 
 // TestRegisteredMethods checks what main's blank imports register, as
-// `dpscope methods --json` prints it: the seven methods in list order, their
+// `dpscope methods --json` prints it: the eight methods in list order, their
 // modes, the live options, and a guarantee reading for every mode.
 func TestRegisteredMethods(t *testing.T) {
 	var stdout, stderr bytes.Buffer
@@ -56,7 +56,7 @@ func TestRegisteredMethods(t *testing.T) {
 			t.Errorf("%s live options %v, want %q", m.Name, live, want)
 		}
 	}
-	if want := []string{"dcan", "dpmd", "fl", "fl-dp", "ppml-omics", "fedsc", "dppca"}; !slices.Equal(names, want) {
+	if want := []string{"dcan", "dcan-sound", "dpmd", "fl", "fl-dp", "ppml-omics", "fedsc", "dppca"}; !slices.Equal(names, want) {
 		t.Errorf("methods %v, want %v", names, want)
 	}
 	for _, m := range ms {

@@ -1,0 +1,105 @@
+package sounddcan
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dpscope/dpscope/accountant"
+	"github.com/dpscope/dpscope/core/method/dppca"
+)
+
+// Names of the mechanisms of the network and the head in the ledger (the
+// dppca stage uses dppca's names).
+const (
+	MechSGD    = "DP-SGD (full batch, whole network)"
+	MechSums   = "DEC head: cluster sums of the codes"
+	MechCounts = "DEC head: cluster counts (DEC frequencies)"
+)
+
+// Plan holds the noise of one run, calibrated from (ε, δ) in advance: the
+// total GDP μ meets (ε, δ) exactly (analytic Gaussian); the dppca stage is
+// calibrated at μ·√ShareDPPCA (dppca's own plan and shares inside it); the
+// S DP-SGD steps, each a Gaussian mechanism of sensitivity C with noise
+// z·C, get ShareSGD: z = √S/(μ·√ShareSGD); the head's rounds share
+// ShareHead equally, and within a round p/(p+1) to the sums (Δ = R) and
+// 1/(p+1) to the counts (Δ = 1), as dppca's Lloyd rounds. The GDP
+// composition of every mechanism is then at most μ. A zero Mu means
+// nonprivate mode (every σ 0).
+type Plan struct {
+	Epsilon, Delta, Mu float64
+	// DPPCA is the plan of the dppca stage.
+	DPPCA dppca.Plan
+	// Steps and Z are the DP-SGD steps and their noise multiplier; C the
+	// clip.
+	Steps int
+	Z, C  float64
+	// Rounds, Sums and Counts are the head's rounds and their noise; R the
+	// radius the codes are clipped to (dppca's row radius).
+	Rounds       int
+	Sums, Counts float64
+	R            float64
+}
+
+// muOf returns the GDP μ of (ε, δ), a hair below so rounding in the shares
+// never lets the composition exceed the target.
+func muOf(eps, delta float64) (float64, error) {
+	s, err := accountant.AnalyticGaussianSigma(eps, delta, 1)
+	if err != nil {
+		return 0, fmt.Errorf("dcan-sound: calibrating ε = %g, δ = %g: %w", eps, delta, err)
+	}
+	return (1 - 1e-9) / s, nil
+}
+
+// NewPlan calibrates a run of o on h genes (R = dppca's clip factor·√h) at
+// (ε, δ); with private false every σ is 0.
+func NewPlan(private bool, eps, delta float64, o Options, h int) (Plan, error) {
+	do, err := o.dppcaOptions()
+	if err != nil {
+		return Plan{}, err
+	}
+	r := do.Clip * math.Sqrt(float64(h))
+	pl := Plan{Epsilon: eps, Delta: delta, Steps: o.Steps, C: o.GradClip, Rounds: o.Rounds(), R: r}
+	if !private {
+		pl.DPPCA, err = dppca.NewPlan(false, 0, delta, do, h, r)
+		return pl, err
+	}
+	mu, err := muOf(eps, delta)
+	if err != nil {
+		return Plan{}, err
+	}
+	pl.Mu = mu
+	// dppca calibrates from an (ε, δ): the ε of μ·√share, converted once;
+	// its own calibration returns a μ a hair below (checked by the tests:
+	// the whole composition stays ≤ μ).
+	shDP, shNet, shHead := o.shares()
+	mu1 := mu * math.Sqrt(shDP) * (1 - 1e-9)
+	eps1, err := accountant.GDPEpsilon(mu1, delta)
+	if err != nil {
+		return Plan{}, fmt.Errorf("dcan-sound: the dppca stage's ε: %w", err)
+	}
+	if pl.DPPCA, err = dppca.NewPlan(true, eps1, delta, do, h, r); err != nil {
+		return Plan{}, err
+	}
+	pl.Z = math.Sqrt(float64(o.Steps)) / (mu * math.Sqrt(shNet))
+	w := shHead / float64(pl.Rounds)
+	p := float64(o.P)
+	pl.Sums = r / (mu * math.Sqrt(w*p/(p+1)))
+	pl.Counts = 1 / (mu * math.Sqrt(w/(p+1)))
+	return pl, nil
+}
+
+// Private reports whether the plan adds noise.
+func (pl Plan) Private() bool { return pl.Mu > 0 }
+
+// Mechanisms lists every release of the plan: dppca's, then the DP-SGD
+// steps, then the head's rounds.
+func (pl Plan) Mechanisms() []dppca.Mechanism {
+	if !pl.Private() {
+		return nil
+	}
+	ms := pl.DPPCA.Mechanisms()
+	return append(ms,
+		dppca.Mechanism{Name: MechSGD, Sens: pl.C, Sigma: pl.Z * pl.C, Count: pl.Steps},
+		dppca.Mechanism{Name: MechSums, Sens: pl.R, Sigma: pl.Sums, Count: pl.Rounds},
+		dppca.Mechanism{Name: MechCounts, Sens: 1, Sigma: pl.Counts, Count: pl.Rounds})
+}

@@ -1,0 +1,423 @@
+package sounddcan
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dpscope/dpscope/accountant"
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/cluster"
+	"github.com/dpscope/dpscope/core/method/dppca"
+)
+
+// TestPlanComposesToTarget: the GDP composition of every planned mechanism
+// meets the target from below (to 1e-6), and each part takes its share.
+func TestPlanComposesToTarget(t *testing.T) {
+	for _, vals := range []map[string]string{nil, {"steps": "37", "every": "10", "p": "5", "prep": "public", "net": "0.1"}} {
+		o := mustParse(t, vals)
+		for _, eps := range []float64{0.5, 1, 8, 16} {
+			pl, err := NewPlan(true, eps, 1e-5, o, 200)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms := pl.Mechanisms()
+			mu := dppca.ComposedMu(ms)
+			if mu > pl.Mu*(1+1e-12) || mu < pl.Mu*(1-1e-6) {
+				t.Errorf("%v ε=%g: composed μ %.12g, plan μ %.12g", vals, eps, mu, pl.Mu)
+			}
+			got, err := dppca.EpsilonOf(mu, 1e-5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got > eps || got < eps-1e-5 {
+				t.Errorf("%v ε=%g: composition gives ε %.9g", vals, eps, got)
+			}
+			parts := map[string]float64{}
+			for _, m := range ms {
+				k := "dppca"
+				switch m.Name {
+				case MechSGD:
+					k = "sgd"
+					if m.Count != o.Steps || m.Sens != o.GradClip {
+						t.Errorf("SGD mechanism %+v, want %d steps of Δ = %g", m, o.Steps, o.GradClip)
+					}
+				case MechSums, MechCounts:
+					k = "head"
+					if m.Count != o.Rounds() {
+						t.Errorf("%s: %d rounds, want %d", m.Name, m.Count, o.Rounds())
+					}
+				}
+				parts[k] += m.Mu() * m.Mu()
+			}
+			dp, net, head := o.shares()
+			if math.Abs(dp+net+head-1) > 1e-12 || math.Abs(dp/head-2.5) > 1e-12 {
+				t.Errorf("shares %g, %g, %g: want a sum of 1 and dppca : head = 5 : 2", dp, net, head)
+			}
+			for k, want := range map[string]float64{"dppca": dp, "sgd": net, "head": head} {
+				if got := parts[k] / (pl.Mu * pl.Mu); math.Abs(got-want) > 1e-6 {
+					t.Errorf("%v ε=%g: %s takes %.8f of μ², want %g", vals, eps, k, got, want)
+				}
+			}
+		}
+	}
+	if o := mustParse(t, nil); o.Rounds() != 6 {
+		t.Errorf("default rounds %d, want 6 (steps 0, 20, 40, 60, 80 and the end)", o.Rounds())
+	}
+	pl, err := NewPlan(false, 0, 1e-5, mustParse(t, nil), 200)
+	if err != nil || pl.Private() || pl.Mechanisms() != nil || pl.Z != 0 || pl.Sums != 0 {
+		t.Errorf("nonprivate plan %+v, %v: want no noise", pl, err)
+	}
+}
+
+// TestEngineAccounting: a sound run's ledger holds every planned mechanism
+// (each DP-SGD step and head round once), its GDP composition is the
+// audited ε and meets the target; budget, metrics and result are emitted.
+func TestEngineAccounting(t *testing.T) {
+	d := separated(4, 60, 200, 2)
+	e, evs := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100", "steps": "30", "every": "10"}))
+	g, ok := lastOf[core.GuaranteeEvent](evs)
+	if !ok || g.Status != core.GuaranteeFormal || len(g.Audited) != 2 || g.Audited[0].Accountant != AccountantGDP {
+		t.Fatalf("final guarantee = %+v, want formal with GDP and RDP audited ε", g)
+	}
+	l := e.Ledger()
+	mu, err := accountant.GDPMu(l.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := e.Outcome()
+	if want := dppca.ComposedMu(out.Plan.Mechanisms()); math.Abs(mu-want) > 1e-9*want {
+		t.Errorf("ledger μ %.12g, plan μ %.12g", mu, want)
+	}
+	eps, err := accountant.GDPEpsilon(mu, 1e-5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := g.Audited[0].Epsilon; math.Abs(a-eps) > 1e-12 || a > 2 || a < 2-1e-5 {
+		t.Errorf("audited ε = %.12g, ledger composition %.12g, target 2", a, eps)
+	}
+	if g.Audited[1].Epsilon < g.Audited[0].Epsilon {
+		t.Errorf("RDP ε %.4g below the exact GDP ε %.4g", g.Audited[1].Epsilon, g.Audited[0].Epsilon)
+	}
+	steps := func(c string) int {
+		n := 0
+		for _, ev := range l.Events(c) {
+			n += ev.Steps
+		}
+		return n
+	}
+	if n := steps(MechSGD); n != 30 {
+		t.Errorf("ledger has %d DP-SGD steps, want 30", n)
+	}
+	if n, m := steps(MechSums), steps(MechCounts); n != 4 || m != 4 {
+		t.Errorf("ledger has %d and %d head releases, want 4 rounds each", n, m)
+	}
+	if n := len(l.Components()); n != 12 {
+		t.Errorf("ledger has %d components %v, want dppca's 9 and 3", n, l.Components())
+	}
+	b, _ := lastOf[core.BudgetEvent](evs)
+	if len(b.Spent) < 2 || b.Spent[0].Accountant != AccountantGDP || len(b.Components) != 12 || b.Step != 30 {
+		t.Errorf("last budget = %+v, want GDP and RDP, 12 components, step 30", b)
+	}
+	var stepEvents, stages int
+	for _, ev := range evs {
+		switch v := ev.(type) {
+		case core.StepEvent:
+			stepEvents++
+			if len(v.Parts) != 2 || math.IsNaN(v.Loss) {
+				t.Errorf("step event %+v, want finite loss with MSE and KL parts", v)
+			}
+		case core.StageEvent:
+			stages++
+		}
+	}
+	if stepEvents == 0 || stages != 3 {
+		t.Errorf("%d step events and %d stages, want some and 3", stepEvents, stages)
+	}
+	m, _ := lastOf[core.MetricsEvent](evs)
+	names := map[string]bool{}
+	for _, v := range m.Values {
+		names[v.Name] = true
+	}
+	if !names["ARI"] || !names["NMI"] || !m.Unreleased || m.Epoch != 4 {
+		t.Errorf("final metrics = %+v, want ARI, NMI marked unreleased after round 4", m)
+	}
+	res, ok := lastOf[core.ResultEvent](evs)
+	if !ok || res.Cells != 240 || res.Dim != 10 || len(res.Cluster) != 240 || len(res.Embedding) != 2400 {
+		t.Errorf("result = %d cells × %d, %d labels", res.Cells, res.Dim, len(res.Cluster))
+	}
+}
+
+// TestNonPrivateRecoversSeparatedClusters: without noise the method finds
+// four well-separated populations (ARI > 0.9) for every seed; a sound run
+// at a generous ε does too.
+func TestNonPrivateRecoversSeparatedClusters(t *testing.T) {
+	d := separated(4, 100, 300, 1)
+	o := mustParse(t, map[string]string{"genes": "100", "p": "5", "steps": "40"})
+	src, err := dppca.NewSource(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := range uint64(5) {
+		ari, out := fitARI(t, src, false, 0, o, s)
+		if ari <= 0.9 || out.NonEmpty != 4 {
+			t.Errorf("seed %d: nonprivate ARI %.3f, %d non-empty; want > 0.9 and 4", s, ari, out.NonEmpty)
+		}
+	}
+	if ari, _ := fitARI(t, src, true, 50, o, 0); ari <= 0.9 {
+		t.Errorf("sound ε=50: ARI %.3f, want > 0.9", ari)
+	}
+}
+
+// TestNetworkStartsAtDPPCA: the encoder initialised at the private basis
+// gives dppca's projection as codes, and the decoder its transpose; DEC
+// targets are distributions.
+func TestNetworkStartsAtDPPCA(t *testing.T) {
+	d := separated(3, 40, 120, 3)
+	src, err := dppca.NewSource(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	do := dppca.Options{P: 4, Genes: 60}
+	do, err = do.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := dppca.NewPlan(true, 4, 1e-5, do, 60, do.Clip*math.Sqrt(60))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, err := dppca.Release(context.Background(), src, pl, do, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := newModel(start, 3, 0.1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md.encodeAll()
+	for i, v := range start.Proj {
+		if math.Abs(float64(md.codes[i])-v) > 1e-4*(1+math.Abs(v)) {
+			t.Fatalf("code %d = %v, dppca projection %v", i, md.codes[i], v)
+		}
+	}
+	for i, v := range start.Centres {
+		if float64(md.mu.Data[i]) != float64(float32(v)) {
+			t.Fatalf("centre entry %d = %v, dppca's %v", i, md.mu.Data[i], v)
+		}
+	}
+	md.headRound(0, 0, pl.R, true, rand.New(rand.NewPCG(1, 2)))
+	for i := range md.n {
+		var s float64
+		for _, v := range md.target[i*md.k : (i+1)*md.k] {
+			if v < 0 {
+				t.Fatalf("target of cell %d has %v", i, v)
+			}
+			s += float64(v)
+		}
+		if math.Abs(s-1) > 1e-5 {
+			t.Fatalf("target of cell %d sums to %v", i, s)
+		}
+	}
+}
+
+// TestMergeCentres: weighted k-means on released centres groups them, ignores
+// zero weights and fills missing centres from the left-out points.
+func TestMergeCentres(t *testing.T) {
+	pts := []float64{0, 0, 0.1, 0, 10, 10, 10.2, 10, 50, 50}
+	w := []float64{5, 5, 3, 3, 0}
+	c, wt := mergeCentres(pts, w, 2, 2, rand.New(rand.NewPCG(1, 1)))
+	lo, hi := 0, 1
+	if c[0] > c[2] {
+		lo, hi = 1, 0
+	}
+	if math.Abs(c[lo*2]-0.05) > 1e-9 || math.Abs(c[hi*2]-10.1) > 1e-9 || wt[lo] != 10 || wt[hi] != 6 {
+		t.Errorf("merged centres %v weights %v, want (0.05, 0) ×10 and (10.1, 10) ×6", c, wt)
+	}
+	c, wt = mergeCentres(pts, []float64{1, 0, 0, 0, 0}, 2, 2, rand.New(rand.NewPCG(1, 1)))
+	if c[0] != 0 || c[1] != 0 || c[2] != 0.1 || c[3] != 0 || wt[0] != 1 || wt[1] != 0 {
+		t.Errorf("one weighted point: centres %v weights %v, want it and the first left-out point", c, wt)
+	}
+}
+
+// TestInvalidInput: bad configurations and options are errors naming the
+// field; data the method cannot use ends the run with an error event.
+func TestInvalidInput(t *testing.T) {
+	base := soundConfig(1, 1, nil)
+	base.Method = MethodName
+	cases := []struct {
+		name string
+		edit func(*core.Config)
+		want error
+		text string
+	}{
+		{"paper mode", func(c *core.Config) { c.Mode = core.ModePaper }, core.ErrBadConfig, "mode"},
+		{"sigma", func(c *core.Config) { c.Sigma = 1 }, core.ErrBadConfig, "sigma"},
+		{"no epsilon", func(c *core.Config) { c.Epsilon = 0 }, core.ErrBadConfig, "epsilon"},
+		{"unknown option", func(c *core.Config) { c.Options = map[string]string{"split": "1"} }, ErrOptions, `"split"`},
+		{"p zero", func(c *core.Config) { c.Options = map[string]string{"p": "0"} }, ErrOptions, "p"},
+		{"p above genes", func(c *core.Config) { c.Options = map[string]string{"p": "20", "genes": "10"} }, ErrOptions, "genes"},
+		{"every above steps", func(c *core.Config) { c.Options = map[string]string{"steps": "5", "every": "6"} }, ErrOptions, "every"},
+		{"gclip", func(c *core.Config) { c.Options = map[string]string{"gclip": "NaN"} }, ErrOptions, "gclip"},
+		{"momentum", func(c *core.Config) { c.Options = map[string]string{"momentum": "1"} }, ErrOptions, "momentum"},
+		{"prep", func(c *core.Config) { c.Options = map[string]string{"prep": "maybe"} }, ErrOptions, "prep"},
+		{"steps text", func(c *core.Config) { c.Options = map[string]string{"steps": "many"} }, ErrOptions, "steps"},
+	}
+	for _, tc := range cases {
+		cfg := base
+		tc.edit(&cfg)
+		_, err := New(cfg)
+		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.text) {
+			t.Errorf("%s: New = %v, want an error wrapping %v naming %s", tc.name, err, tc.want, tc.text)
+		}
+	}
+	fails := func(name string, cfg core.Config, text string) {
+		t.Helper()
+		run, err := core.Start(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got error
+		for ev := range run.Events() {
+			if er, ok := ev.(core.ErrorEvent); ok {
+				got = er.Err
+			}
+		}
+		if got == nil || !strings.Contains(got.Error(), text) {
+			t.Errorf("%s: error %v, want one naming %s", name, got, text)
+		}
+	}
+	cfg := base
+	cfg.Data = "/nonexistent/dcan-sound"
+	fails("missing path", cfg, "nonexistent")
+	testHooks.Lock()
+	testHooks.data = separated(2, 10, 5, 1)
+	testHooks.Unlock()
+	cfg = base
+	cfg.Method = testMethod
+	fails("5 genes, p = 10", cfg, "p is 10")
+	unlabelled := separated(2, 10, 50, 1)
+	unlabelled.Labels, unlabelled.Classes = nil, nil
+	testHooks.Lock()
+	testHooks.data = unlabelled
+	testHooks.Unlock()
+	fails("no labels, no k", cfg, "k=K")
+}
+
+// TestCollapseIsExplained: whenever a run ends with fewer than K/2
+// non-empty clusters it says why; otherwise it does not warn so.
+func TestCollapseIsExplained(t *testing.T) {
+	d := separated(8, 30, 400, 4)
+	for _, eps := range []float64{0.05, 20} {
+		e, evs := runTest(t, d, soundConfig(eps, 1, map[string]string{"steps": "20"}))
+		out := e.Outcome()
+		warned := false
+		for _, ev := range evs {
+			if w, ok := ev.(core.WarningEvent); ok && strings.Contains(w.Message, "clusters hold cells") {
+				warned = true
+			}
+		}
+		if collapsed := 2*out.NonEmpty < 8; warned != collapsed {
+			t.Errorf("ε=%g: %d of 8 clusters non-empty, collapse warning %v", eps, out.NonEmpty, warned)
+		}
+		if eps == 20 && out.NonEmpty < 4 {
+			t.Errorf("ε=20: %d of 8 clusters non-empty on well-separated data", out.NonEmpty)
+		}
+	}
+}
+
+// TestNonPrivateMode: no ledger, no noise, guarantee none.
+func TestNonPrivateMode(t *testing.T) {
+	d := separated(4, 50, 200, 6)
+	cfg := soundConfig(0, 1, map[string]string{"steps": "20"})
+	cfg.Mode = core.ModeNonPrivate
+	e, evs := runTest(t, d, cfg)
+	if e.Ledger() != nil {
+		t.Error("nonprivate run has a ledger")
+	}
+	g, _ := lastOf[core.GuaranteeEvent](evs)
+	if g.Status != core.GuaranteeNone {
+		t.Errorf("guarantee %v, want none", g.Status)
+	}
+	if _, ok := lastOf[core.BudgetEvent](evs); ok {
+		t.Error("nonprivate run emitted a budget")
+	}
+	ari, err := cluster.ARI(d.Labels, e.Outcome().Labels)
+	if err != nil || ari <= 0.9 {
+		t.Errorf("nonprivate ARI %.3f (%v), want > 0.9", ari, err)
+	}
+}
+
+// TestGoroutinesEnd: no goroutine outlives a finished or cancelled run.
+func TestGoroutinesEnd(t *testing.T) {
+	d := separated(4, 50, 200, 5)
+	before := runtime.NumGoroutine()
+	runTest(t, d, soundConfig(1, 1, map[string]string{"steps": "10"}))
+	testHooks.Lock()
+	testHooks.data = d
+	testHooks.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := soundConfig(1, 1, nil)
+	cfg.Method = testMethod
+	run, err := core.Start(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	for range run.Events() {
+	}
+	run.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after the runs, %d before", n, before)
+	}
+}
+
+// TestParseDefaults: no options give the rules of the package comment.
+func TestParseDefaults(t *testing.T) {
+	o := mustParse(t, nil)
+	lr := math.Sqrt(10) * 0.1 / 100 / 0.05
+	if math.Abs(o.LR-lr) > 1e-12 {
+		t.Errorf("default lr %v, want √p·(1 − 0.9)/S/C = %v", o.LR, lr)
+	}
+	want := Options{P: 10, Genes: 200, Prep: dppca.PrepPrivate, Steps: 100, Every: 20, GradClip: 0.05, LR: o.LR, Momentum: 0.9, Gamma: 0.1, Over: 3, Net: 0.3}
+	if o != want {
+		t.Errorf("defaults = %v, want %v", o, want)
+	}
+	o = mustParse(t, map[string]string{"p": "4", "genes": "50", "prep": "public", "k": "7", "steps": "10", "every": "5", "gclip": "1", "lr": "0.5", "momentum": "0.5", "gamma": "2", "over": "1", "net": "0.1"})
+	want = Options{P: 4, Genes: 50, Prep: dppca.PrepPublic, K: 7, Steps: 10, Every: 5, GradClip: 1, LR: 0.5, Momentum: 0.5, Gamma: 2, Over: 1, Net: 0.1}
+	if o != want {
+		t.Errorf("parsed = %v, want %v", o, want)
+	}
+}
+
+// FuzzParse: Parse never panics; what it accepts is valid.
+func FuzzParse(f *testing.F) {
+	f.Add("p", "10", "steps", "50")
+	f.Add("genes", "3", "p", "4")
+	f.Add("every", "200", "gclip", "1e300")
+	f.Add("lr", "-1", "k", "0")
+	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
+		o, err := Parse(map[string]string{k1: v1, k2: v2})
+		if err != nil {
+			if !errors.Is(err, ErrOptions) {
+				t.Fatalf("error %v does not wrap ErrOptions", err)
+			}
+			return
+		}
+		if err := o.Validate(); err != nil {
+			t.Fatalf("Parse accepted %v, Validate says %v", o, err)
+		}
+		if o.P > o.Genes || o.Every > o.Steps || !(o.LR > 0) || o.Rounds() < 2 {
+			t.Fatalf("accepted %v", o)
+		}
+	})
+}

@@ -1,0 +1,50 @@
+package sounddcan
+
+import (
+	"math"
+
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/method/dppca"
+)
+
+// optionSpecs describe Keys for the faces; Parse stays the engine's own
+// reading of them, with its cross-field checks.
+var optionSpecs = []core.OptionSpec{
+	{Key: "p", Kind: core.KindInt, Default: dppca.DefaultP, Min: 1, Max: 100, Doc: "private principal components: the code width"},
+	{Key: "genes", Kind: core.KindInt, Default: dppca.DefaultGenes, Min: 2, Max: 5000, Doc: "genes h of the private preprocessing"},
+	{Key: "prep", Kind: core.KindChoice, Default: string(dppca.PrepPrivate), Choices: []string{string(dppca.PrepPrivate), string(dppca.PrepPublic)}, Doc: "per-gene statistics released with noise (private) or taken as public (an assumption)"},
+	{Key: "k", Kind: core.KindInt, Min: 0, Max: math.Inf(1), Doc: "clusters K (0 or absent: the number of classes of the labels)"},
+	{Key: "steps", Kind: core.KindInt, Default: DefaultSteps, Min: 1, Max: 100000, Doc: "full-batch DP-SGD steps"},
+	{Key: "every", Kind: core.KindInt, Min: 0, Max: 100000, Doc: "steps between two noisy cluster-head rounds (0 or absent: steps/5)"},
+	{Key: "gclip", Kind: core.KindFloat, Default: DefaultGradClip, Min: 0, Max: math.Inf(1), Doc: "per-cell gradient clip C of the DP-SGD"},
+	{Key: "lr", Kind: core.KindFloat, Min: 0, Max: math.Inf(1), Doc: "learning rate (0 or absent: √p·(1−momentum)/(steps·C))"},
+	{Key: "momentum", Kind: core.KindFloat, Default: DefaultMomentum, Min: 0, Max: 1, Doc: "SGD momentum on the noisy clipped sum"},
+	{Key: "gamma", Kind: core.KindFloat, Default: DefaultGamma, Min: 0, Max: math.Inf(1), Doc: "weight γ of the DEC clustering loss"},
+	{Key: "over", Kind: core.KindInt, Default: OverCluster, Min: 1, Max: 20, Doc: "over-clustering factor of the private start: Over·K centres merged into K"},
+	{Key: "net", Kind: core.KindFloat, Default: ShareSGD, Min: 0, Max: 1, Doc: "the network's share of the budget (of μ²)"},
+}
+
+func init() {
+	core.Register(core.Method{
+		Name: MethodName, Title: "DP-DCAN sound (redesigned)", Family: core.FamilyDPSGD,
+		Doc:       "sound DP-DCAN: dppca's private start, a small autoencoder trained by full-batch DP-SGD, noisy cluster-head rounds",
+		Modes:     []core.Mode{core.ModeSound, core.ModeNonPrivate},
+		Needs:     core.NeedsLearningRate,
+		Options:   optionSpecs,
+		Expect:    expect,
+		DependsOn: []string{"option prep (public statistics are an assumption)"},
+		New:       func(cfg core.Config) (core.Engine, error) { return New(cfg) },
+	})
+}
+
+// expect is the guarantee of a configuration before the run; the engine
+// states the final one with every reason.
+func expect(cfg core.Config) (core.Guarantee, []string) {
+	if cfg.Mode == core.ModeNonPrivate {
+		return core.GuaranteeNone, []string{"non-private: the same pipeline without noise"}
+	}
+	if cfg.Options["prep"] == string(dppca.PrepPublic) {
+		return core.GuaranteeConditional, []string{"Gaussian mechanisms composed exactly in GDP, with the per-gene preprocessing statistics taken as public"}
+	}
+	return core.GuaranteeFormal, []string{"every release (gene statistics, covariance, k-means, full-batch DP-SGD steps, head rounds) is a Gaussian mechanism composed exactly in GDP: (ε, δ)-DP for one cell added or removed"}
+}
