@@ -1,6 +1,10 @@
 package core
 
-import "time"
+import (
+	"errors"
+	"strings"
+	"time"
+)
 
 // Event is one report from a run. The concrete types are the XxxEvent
 // structs of this package; use a type switch. Events are values: an engine
@@ -105,12 +109,51 @@ type WarningEvent struct {
 	Message string `json:"message"`
 }
 
+// Outcome is how a run that did not fail ended.
+type Outcome string
+
+// The outcomes of a DoneEvent. Every one but OutcomeFinished is an early
+// end: the run did not take every step it planned, and says why in Reason.
+const (
+	OutcomeFinished Outcome = "finished" // the whole schedule ran
+	OutcomeStopped  Outcome = "stopped"  // ended by Stop (the user)
+	// OutcomeBudgetExhausted: the privacy filter refused a step before the
+	// end of the schedule (the target ε was reached early).
+	OutcomeBudgetExhausted Outcome = "budget-exhausted"
+	// OutcomeDiverged: training blew up (a non-finite loss) and the engine
+	// kept the last sound model.
+	OutcomeDiverged Outcome = "diverged"
+)
+
 // DoneEvent is the last event of a run that ended by itself or by Stop.
+// Outcome says how; Reason says why in words for every early end.
 type DoneEvent struct {
-	Stopped bool          `json:"stopped"` // ended by Stop before its schedule
+	Outcome Outcome       `json:"outcome"`
+	Stopped bool          `json:"stopped"` // Outcome is OutcomeStopped
 	Reason  string        `json:"reason,omitempty"`
 	Elapsed time.Duration `json:"elapsed"`
 }
+
+// Early reports whether the run ended before its schedule's end.
+func (d DoneEvent) Early() bool { return d.Outcome != OutcomeFinished && d.Outcome != "" }
+
+// Status is the outcome in words for a status line: "finished", or e.g.
+// "budget exhausted: ε = 8 spent at step 115 of 200".
+func (d DoneEvent) Status() string {
+	word := strings.ReplaceAll(string(d.Outcome), "-", " ")
+	if word == "" {
+		word = string(OutcomeFinished)
+	}
+	if d.Reason == "" {
+		return word
+	}
+	return word + ": " + d.Reason
+}
+
+// ErrDiverged is wrapped (or matched by errors.Is) by an engine's error when
+// the run failed because its training diverged, e.g. a non-finite loss
+// with no sound model to keep.
+var ErrDiverged = errors.New("training diverged")
 
 // ErrorEvent is the last event of a run that failed.
 type ErrorEvent struct {

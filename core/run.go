@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/dpscope/dpscope/core/safe"
 )
 
 // Run is one started run: a goroutine tree owned by it. Its methods are safe
@@ -43,7 +45,14 @@ func StartWith(ctx context.Context, cfg Config, opts Options) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, err := factory(cfg)
+	// A factory may load data: a panic there is a failed start, not a
+	// crash of the program holding other runs.
+	var eng Engine
+	err = safe.Call(func() error {
+		var ferr error
+		eng, ferr = factory(cfg)
+		return ferr
+	})
 	if err != nil {
 		return nil, errorf(cfg.Method, err)
 	}
@@ -62,13 +71,20 @@ func StartWith(ctx context.Context, cfg Config, opts Options) (*Run, error) {
 	go func() {
 		defer wg.Done()
 		start := time.Now()
-		err := eng.Run(runCtx, r.ctl)
+		// A panic in the engine ends this run with an ErrorEvent; the
+		// goroutines the engine starts recover their own (core/safe).
+		err := safe.Call(func() error { return eng.Run(runCtx, r.ctl) })
 		stopped := r.ctl.stopRequested()
 		switch {
 		case err == nil:
-			r.bus.emit(DoneEvent{Elapsed: time.Since(start)})
+			done := DoneEvent{Outcome: OutcomeFinished, Elapsed: time.Since(start)}
+			if o, why := r.ctl.endedEarly(); o != "" {
+				done.Outcome, done.Reason = o, why
+				done.Stopped = o == OutcomeStopped
+			}
+			r.bus.emit(done)
 		case stopped && errors.Is(err, context.Canceled):
-			r.bus.emit(DoneEvent{Stopped: true, Reason: "stopped by the user", Elapsed: time.Since(start)})
+			r.bus.emit(DoneEvent{Outcome: OutcomeStopped, Stopped: true, Reason: "stopped by the user", Elapsed: time.Since(start)})
 		default:
 			r.bus.emit(ErrorEvent{Err: errorf(cfg.Method, err)})
 		}

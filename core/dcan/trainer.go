@@ -415,10 +415,13 @@ func (r *runState) privateCentroids(ctx context.Context) error {
 	return nil
 }
 
-// exhaust stops noisy training and says so.
+// exhaust stops noisy training and says so, in a warning now and in the
+// run's DoneEvent (an early end, never "finished").
 func (r *runState) exhaust(what string) {
 	r.exhausted = true
 	r.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf(
 		"privacy budget exhausted before step %d (%s): ε = %s spent of the target %s at δ = %s; noisy training stops and the run finishes its evaluation",
 		r.step+1, what, fmtG(r.priv.spentRDP()), fmtG(r.priv.target), fmtG(r.priv.delta))})
+	r.ctl.EndEarly(core.OutcomeBudgetExhausted, fmt.Sprintf("ε = %s of the target %s spent at step %d of %d (%s)",
+		fmtG(r.priv.spentRDP()), fmtG(r.priv.target), r.step, r.planned[0]+r.planned[1], what))
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/neighbors"
+	"github.com/dpscope/dpscope/core/safe"
 )
 
 // StepKind is the update rule one denoising track applies.
@@ -423,7 +424,7 @@ func (dn *Denoiser) Iterate(ctx context.Context, xs []float64, m int, kind StepK
 		if gctx.Err() != nil {
 			break
 		}
-		g.Go(func() error {
+		g.Go(safe.Func(func() error {
 			w := <-pool
 			defer func() { pool <- w }()
 			hi := min(m, lo+chunk)
@@ -445,7 +446,7 @@ func (dn *Denoiser) Iterate(ctx context.Context, xs []float64, m int, kind StepK
 				moved[q] = ok
 				return nil
 			})
-		})
+		}))
 	}
 	if err := g.Wait(); err != nil {
 		if ctx.Err() != nil {
