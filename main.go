@@ -61,6 +61,9 @@ func launchTUI(ctx context.Context, data *cli.Loaded) error {
 		Summary: data.Summary(),
 		Backend: fmt.Sprintf("%s, %d threads", backend.Name, backend.Threads),
 		Context: ctx,
+		Data:    data.Config.Data,
+		// The flags that shaped the loaded matrix shape every run's.
+		Labels: data.Config.Labels, Orientation: data.Config.Orientation, Preprocess: data.Config.Preprocess,
 	})
 	_, err = tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	return err

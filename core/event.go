@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/dpscope/dpscope/datasets"
 )
 
 // Event is one report from a run. The concrete types are the XxxEvent
@@ -159,6 +161,27 @@ var ErrDiverged = errors.New("training diverged")
 type ErrorEvent struct {
 	Err error `json:"-"`
 }
+
+// DataEvent reports, once, the shape of the matrix a run trains on (or
+// denoises), after loading and preprocessing: what the run really used.
+type DataEvent struct {
+	Cells int `json:"cells"`
+	// Genes is the number of features: the selected genes, or the ambient
+	// dimension of a synthetic point cloud.
+	Genes   int `json:"genes"`
+	Classes int `json:"classes"` // label classes; 0 when unlabelled
+}
+
+// DataEventOf describes a preprocessed data set.
+func DataEventOf(d *datasets.Preprocessed) DataEvent {
+	ev := DataEvent{Cells: d.Cells, Genes: d.Genes}
+	if d.Labels != nil {
+		ev.Classes = len(d.Classes)
+	}
+	return ev
+}
+
+func (DataEvent) coalesces() bool { return false }
 
 func (StepEvent) coalesces() bool      { return true }
 func (BudgetEvent) coalesces() bool    { return true }

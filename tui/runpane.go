@@ -158,13 +158,13 @@ func (p *runPane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			if p.c.RunState.Active() {
 				return statusCmd("a run is going: x stops it, r restarts it")
 			}
-			return emit(StartRunMsg{p.params.Config(p.c.Config.Method)})
+			return emit(StartRunMsg{p.c.Config.runConfig(p.params)})
 		case key.Matches(msg, k.Pause):
 			return emit(RunControlMsg{Action: ActionPause})
 		case key.Matches(msg, k.Stop):
 			return emit(RunControlMsg{Action: ActionStop})
 		case key.Matches(msg, k.Restart):
-			return emit(RunControlMsg{Action: ActionRestart, Config: p.params.Config(p.c.Config.Method)})
+			return emit(RunControlMsg{Action: ActionRestart, Config: p.c.Config.runConfig(p.params)})
 		case key.Matches(msg, k.ToggleTruth):
 			p.charts.byTruth = !p.charts.byTruth
 			p.charts.dirty = true

@@ -9,6 +9,7 @@ import (
 	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/cluster"
+	"github.com/dpscope/dpscope/datasets"
 )
 
 // runner is the state of one Run.
@@ -29,12 +30,20 @@ func (r *runner) run(ctx context.Context) error {
 	if synthetic {
 		r.pr, err = Synthetic(r.p, r.cfg.Seed)
 	} else {
-		r.pr, err = FromData(ctx, r.cfg.Data, r.p, r.cfg.Seed)
+		var opts datasets.LoadOptions
+		if opts, err = r.cfg.LoadOptions(); err == nil {
+			r.pr, err = FromData(ctx, r.cfg.Data, opts, r.p, r.cfg.Seed)
+		}
 	}
 	if err != nil {
 		return err
 	}
 	pr := r.pr
+	if synthetic {
+		r.ctl.Emit(core.DataEvent{Cells: pr.N + pr.M, Genes: pr.D})
+	} else {
+		r.ctl.Emit(core.DataEvent{Cells: pr.Cells, Genes: pr.Genes, Classes: pr.Classes})
+	}
 	if err := checkGeometry(pr.H, pr.Dim, pr.D); err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ type runFlags struct {
 	manifold   manifoldFlags
 	asJSON     bool
 	outDir     string
+	load       loadFlags // labels, orientation and preprocessing
 }
 
 // manifoldFlags are dpmd's own flags; each becomes an entry of
@@ -111,6 +112,7 @@ embedding.tsv and assignments.tsv, each atomically.`,
 	f.Float64Var(&mf.theta, "theta", 0, "dpmd: share θ of each query's budget spent on the projector")
 	f.Float64Var(&mf.cp, "CP", 0, "dpmd: sensitivity constant C_P of the projector (paper mode)")
 	f.Float64Var(&mf.cm, "Cm", 0, "dpmd: sensitivity constant C_m of the mean (paper mode)")
+	rf.load.registerPrep(f)
 	f.BoolVar(&rf.asJSON, "json", false, "stream events as JSON lines, then a summary line")
 	f.StringVar(&rf.outDir, "out", "", "write config, events, summary, embedding and assignments to this folder")
 	return cmd
@@ -162,6 +164,9 @@ func (rf *runFlags) config(cmd *cobra.Command) (core.Config, error) {
 		}
 	}
 	if err := rf.options(set, &cfg); err != nil {
+		return cfg, err
+	}
+	if err := rf.load.applyTo(&cfg, set); err != nil {
 		return cfg, err
 	}
 	if err := cfg.Validate(); err != nil {
@@ -284,6 +289,8 @@ func executeRun(ctx context.Context, cfg core.Config, asJSON bool, outDir string
 	case sum.Stopped:
 		return errors.New("run stopped before the end of its schedule")
 	}
+	// A budget-exhausted or diverged run still reports a result: exit 0,
+	// with its status in the summary (never "finished").
 	return nil
 }
 
@@ -329,6 +336,8 @@ func eventName(ev core.Event) string {
 		return "done"
 	case core.ErrorEvent:
 		return "error"
+	case core.DataEvent:
+		return "data"
 	}
 	return fmt.Sprintf("%T", ev)
 }
