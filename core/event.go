@@ -45,6 +45,10 @@ type BudgetEvent struct {
 	Spent     []EpsilonValue `json:"spent"`     // total so far, per accountant
 	Projected []EpsilonValue `json:"projected"` // at the end of the planned schedule
 	Target    float64        `json:"target"`    // the target ε; 0 when none
+	// Sigma is the noise multiplier σ the engine uses for the steps to
+	// come, as it calibrated it for every mechanism of its plan; 0 when the
+	// method reports none.
+	Sigma float64 `json:"sigma,omitempty"`
 	// Components holds ε per ledger component ("stage 1", "centroids", …),
 	// under the first accountant of Spent.
 	Components []NamedValue `json:"components,omitempty"`

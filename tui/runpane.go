@@ -140,6 +140,9 @@ func (p *runPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		p.reproject()
 	case EngineEventsMsg:
 		for _, ev := range msg.Events {
+			if b, ok := ev.(core.BudgetEvent); ok && b.Sigma > 0 && p.params.dpsgd() {
+				p.params.Sigma = b.Sigma // the σ the engine calibrated
+			}
 			p.sched.observe(ev, p.params.Sigma)
 			p.charts.observe(ev)
 		}

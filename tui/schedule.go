@@ -32,6 +32,16 @@ func (s *schedule) observe(ev core.Event, sigma float64) {
 		s.step = max(s.step, ev.Step)
 	case core.BudgetEvent:
 		s.step = max(s.step, ev.Step)
+		// The engine's σ is the one that counts: it calibrates σ for every
+		// mechanism it runs (sound DP-DCAN's DP k-means too), which the
+		// interface's own solve leaves out.
+		if ev.Sigma > 0 && ev.Sigma != s.sigmaAt(ev.Step+1) {
+			from := ev.Step + 1
+			if len(s.segs) == 1 && ev.Step <= 1 {
+				from = 1
+			}
+			s.add(ev.Sigma, from)
+		}
 	case core.PatchEvent:
 		if !ev.Applied {
 			return

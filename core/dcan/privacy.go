@@ -251,7 +251,7 @@ func (p *privacy) setTarget(target float64, pl plan, z float64) error {
 // budgetEvent reports what is spent, per component, and the projection of
 // pl at σ; with pld it adds the PLD ε of the ledger.
 func (p *privacy) budgetEvent(step int, pl plan, sigma float64, pld bool) core.BudgetEvent {
-	ev := core.BudgetEvent{Step: step, Delta: p.delta, Target: p.target}
+	ev := core.BudgetEvent{Step: step, Delta: p.delta, Target: p.target, Sigma: sigma}
 	ev.Spent = []core.EpsilonValue{{Accountant: "RDP", Epsilon: p.spentRDP()}}
 	if pld && !p.noPLD {
 		if s, err := accountant.Summarize(p.ledger.All(), p.delta, p.ledgerOptions(true)); err == nil {
