@@ -36,10 +36,10 @@ type runSummary struct {
 	// Status is how the run ended: finished, stopped, budget-exhausted,
 	// diverged (core.Outcome) or failed; Reason says why for all but
 	// finished.
-	Status string `json:"status"`
-	Reason string `json:"reason,omitempty"`
-	Warnings         []string           `json:"warnings"`
-	Error            string             `json:"error,omitempty"`
+	Status   string   `json:"status"`
+	Reason   string   `json:"reason,omitempty"`
+	Warnings []string `json:"warnings"`
+	Error    string   `json:"error,omitempty"`
 
 	start time.Time
 	err   error
