@@ -89,6 +89,15 @@ func (c *Control) EndEarly(outcome Outcome, reason string) {
 	}
 }
 
+// takeQueued removes and returns the patches not yet taken by a Checkpoint.
+func (c *Control) takeQueued() []Patch {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ps := c.patches
+	c.patches = nil
+	return ps
+}
+
 // endedEarly returns what EndEarly recorded.
 func (c *Control) endedEarly() (Outcome, string) {
 	c.mu.Lock()

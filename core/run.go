@@ -75,6 +75,11 @@ func StartWith(ctx context.Context, cfg Config, opts Options) (*Run, error) {
 		// goroutines the engine starts recover their own (core/safe).
 		err := safe.Call(func() error { return eng.Run(runCtx, r.ctl) })
 		stopped := r.ctl.stopRequested()
+		// A patch queued after the engine's last checkpoint is answered
+		// too: every Apply gets a PatchEvent.
+		for _, p := range r.ctl.takeQueued() {
+			r.bus.emit(PatchEvent{Patch: p, Err: "the run ended before this change could take effect"})
+		}
 		switch {
 		case err == nil:
 			done := DoneEvent{Outcome: OutcomeFinished, Elapsed: time.Since(start)}

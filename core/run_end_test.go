@@ -40,12 +40,17 @@ func (b *breaker) Run(ctx context.Context, ctl *Control) error {
 			}))
 		}
 		return g.Wait()
+	case "late":
+		<-lateHold // the test queues a patch after the last checkpoint
 	case "early":
 		ctl.EndEarly(OutcomeBudgetExhausted, "ε = 8 of the target 8 spent at step 3 of 10")
 		ctl.EndEarly(OutcomeDiverged, "a later call is ignored")
 	}
 	return nil
 }
+
+// lateHold holds a "late" breaker after its last checkpoint.
+var lateHold = make(chan struct{})
 
 func init() {
 	Register("test-breaker", func(cfg Config) (Engine, error) {
@@ -130,5 +135,26 @@ func TestDoneEventCarriesOutcome(t *testing.T) {
 	evs = collect(stop)
 	if d, ok := evs[len(evs)-1].(DoneEvent); !ok || d.Outcome != OutcomeStopped || !d.Stopped || d.Status() != "stopped: stopped by the user" {
 		t.Errorf("a stopped run ends with %#v, want outcome stopped", evs[len(evs)-1])
+	}
+}
+
+func TestPatchAfterTheLastCheckpointIsAnswered(t *testing.T) {
+	r, err := startBreaker(t, "late")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sigma := 2.0
+	var answers []PatchEvent
+	for ev := range r.Events() {
+		if s, ok := ev.(StepEvent); ok && s.Step == 3 {
+			r.Apply(Patch{Sigma: &sigma}) // after the third and last checkpoint
+			close(lateHold)
+		}
+		if p, ok := ev.(PatchEvent); ok {
+			answers = append(answers, p)
+		}
+	}
+	if len(answers) != 1 || answers[0].Applied || !strings.Contains(answers[0].Err, "ended before") {
+		t.Errorf("answers to a patch after the last checkpoint = %+v, want one saying the run ended first", answers)
 	}
 }

@@ -110,6 +110,9 @@ func (r *runner) run(ctx context.Context) error {
 				continue
 			}
 			r.ctl.Applied(pt, t+1)
+			// The guarantee is re-stated on every patch: its ε, δ and θ
+			// may have changed.
+			r.ctl.Emit(guarantee(r.cfg.Mode, r.p, synthetic, st.eps, st.delta, pr.N))
 		}
 		if r.p.T != T {
 			// the TUI plans the stage from here: T − t iterations left

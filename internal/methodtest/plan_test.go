@@ -24,7 +24,7 @@ func TestTargetRunsReachTheirPlan(t *testing.T) {
 			}
 			planned := rec.planned
 			if v.cfg.Method == "dpmd" {
-				planned = 2 // its stages are data, local PCA, then T = 2 iterations
+				planned = 3 // its stages are data, local PCA, then T = 3 iterations
 			}
 			if planned == 0 || rec.steps != planned {
 				t.Errorf("took %d steps of %d planned, want all", rec.steps, planned)
