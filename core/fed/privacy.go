@@ -46,6 +46,7 @@ type privacy struct {
 	shufWhy string  // why FMT21 is or is not credited
 	shufDlt float64 // per-round δ of the credited shuffle bound
 	segment string
+	secure  bool // Config.SecureNoise: noise from crypto/rand, not the seed
 }
 
 // newPrivacy returns the bookkeeping of a private run with k clients, or
@@ -55,7 +56,7 @@ func newPrivacy(cfg core.Config, v Variant, p Params, rounds, k int) (*privacy, 
 		return nil, nil
 	}
 	pr := &privacy{v: v, mode: cfg.Mode, p: p, delta: cfg.Delta, target: cfg.Epsilon, clip: cfg.Clip,
-		z: cfg.Sigma, fromEps: cfg.Sigma == 0, planned: rounds,
+		z: cfg.Sigma, fromEps: cfg.Sigma == 0, planned: rounds, secure: cfg.SecureNoise,
 		local: accountant.NewLedger(), central: accountant.NewLedger()}
 	if pr.fromEps {
 		if err := pr.solve(k); err != nil {

@@ -49,7 +49,7 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	r.out = &Outcome{Problem: pr, Data: time.Since(t0), Denoise: map[string]time.Duration{}}
 	r.e.out = r.out
-	r.ctl.Emit(guarantee(r.cfg.Mode, r.p, synthetic, r.cfg.Epsilon, r.cfg.Delta, pr.N))
+	r.ctl.Emit(guarantee(r.cfg.Mode, r.p, synthetic, r.cfg.SecureNoise, r.cfg.Epsilon, r.cfg.Delta, pr.N))
 	r.ctl.Emit(core.WarningEvent{Message: "bandwidth and dimension: " + pr.Choice})
 
 	st := &live{eps: r.cfg.Epsilon, delta: r.cfg.Delta}
@@ -69,6 +69,7 @@ func (r *runner) run(ctx context.Context) error {
 	if st.dn, err = NewDenoiser(pr.Y, pr.N, pr.D, pr.H, pr.Dim, st.tg); err != nil {
 		return err
 	}
+	st.dn.Secure = r.cfg.SecureNoise
 	npKind, npName := StepEigProj, "nonprivate (top-d eigenprojection of P_x)"
 	if r.p.NonPrivate == NonPrivatePx {
 		npKind, npName = StepPx, "nonprivate (P_x as is)"
@@ -112,7 +113,7 @@ func (r *runner) run(ctx context.Context) error {
 			r.ctl.Applied(pt, t+1)
 			// The guarantee is re-stated on every patch: its ε, δ and θ
 			// may have changed.
-			r.ctl.Emit(guarantee(r.cfg.Mode, r.p, synthetic, st.eps, st.delta, pr.N))
+			r.ctl.Emit(guarantee(r.cfg.Mode, r.p, synthetic, r.cfg.SecureNoise, st.eps, st.delta, pr.N))
 		}
 		if r.p.T != T {
 			// the TUI plans the stage from here: T − t iterations left
