@@ -127,6 +127,8 @@ func (b *budgetPane) maybeAudit() tea.Cmd {
 	spent, remaining := b.sched.split(pr)
 	label := "the planned run"
 	switch {
+	case b.sched.finished && b.sched.ended != "" && b.sched.ended != string(core.OutcomeFinished):
+		label = fmt.Sprintf("the run that ended early after %d steps (%s)", b.sched.step, b.sched.ended)
 	case b.sched.finished:
 		label = fmt.Sprintf("the finished run (%d steps)", b.sched.step)
 	case b.sched.active && b.sched.step > 0:

@@ -18,6 +18,7 @@ type schedule struct {
 	step     int // the last step reported
 	active   bool
 	finished bool
+	ended    string // how the run ended (core.DoneEvent.Status, or "failed: …"); "" while it runs
 }
 
 func newSchedule(sigma float64) schedule {
@@ -42,6 +43,10 @@ func (s *schedule) observe(ev core.Event, sigma float64) {
 			}
 			s.add(ev.Sigma, from)
 		}
+	case core.DoneEvent:
+		s.ended = ev.Status()
+	case core.ErrorEvent:
+		s.ended = "failed: " + ev.Err.Error()
 	case core.PatchEvent:
 		if !ev.Applied {
 			return
