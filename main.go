@@ -18,6 +18,7 @@ import (
 	_ "github.com/dpscope/dpscope/core/dcan"     // registers the DP-DCAN family as method "dcan"
 	_ "github.com/dpscope/dpscope/core/fed"      // registers fl, fl-dp, ppml-omics and fedsc
 	_ "github.com/dpscope/dpscope/core/manifold" // registers dpmd
+	"github.com/dpscope/dpscope/core/safe"
 	"github.com/dpscope/dpscope/internal/cli"
 	"github.com/dpscope/dpscope/tui"
 )
@@ -44,8 +45,20 @@ func main() {
 }
 
 // launchTUI runs the Bubble Tea program until the user quits. Logs go to the
-// file named by DPSCOPE_LOG, never to the screen.
-func launchTUI(ctx context.Context, data *cli.Loaded) error {
+// file named by DPSCOPE_LOG, never to the screen. Whatever ends it (a quit,
+// an error, a panic Bubble Tea caught or one it did not), the terminal is
+// left as it was found: raw mode off, main screen, cursor shown.
+func launchTUI(ctx context.Context, data *cli.Loaded) (err error) {
+	restore := guardTerminal(os.Stdin, os.Stdout)
+	err = safe.Call(func() error { return runTUI(ctx, data) })
+	if err != nil {
+		restore()
+	}
+	return err
+}
+
+// runTUI builds and runs the program.
+func runTUI(ctx context.Context, data *cli.Loaded) error {
 	if path := os.Getenv("DPSCOPE_LOG"); path != "" {
 		f, err := tea.LogToFile(path, "dpscope")
 		if err != nil {

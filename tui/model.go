@@ -68,7 +68,7 @@ func (m Model) Init() tea.Cmd {
 	for _, p := range m.panes {
 		cmds = append(cmds, p.Init())
 	}
-	return tea.Batch(cmds...)
+	return safeCmd(tea.Batch(cmds...))
 }
 
 // Active returns the index of the shown tab.
@@ -89,7 +89,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if _, frame := msg.(FrameMsg); !frame && !m.ticking {
 		m.frame() // no tick is running: show changes now
 	}
-	return m, cmd
+	return m, safeCmd(cmd)
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
