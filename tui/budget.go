@@ -76,6 +76,12 @@ func (b *budgetPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	case ParamsMsg:
 		b.params = msg.Params
 		b.stale = true
+		if !b.c.RunState.Active() && b.sched.finished {
+			// Settings changed after a run ended: show the new plan, its
+			// ε target and its expected guarantee, not the ended run's.
+			b.sched, b.guar = schedule{}, nil
+			b.dirty = true
+		}
 		if !b.params.dpsgd() {
 			b.audit = auditResult{} // the engine accounts for itself
 			b.dirty = true

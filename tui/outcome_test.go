@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -40,5 +41,30 @@ func TestEarlyEndIsNeverShownAsFinished(t *testing.T) {
 				t.Errorf("Budget pane's schedule ended = %q, want the outcome %q", bp.sched.ended, tc.outcome)
 			}
 		})
+	}
+}
+
+// TestEditAfterAnEndedRunPlansAfresh: once a run has ended, an edit plans
+// the new settings from the first step — σ solved for the whole new plan,
+// the Budget pane's label and guarantee the new ones — instead of the
+// ended run's remainder and badge.
+func TestEditAfterAnEndedRunPlansAfresh(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 160, 48)
+	m = feed(t, m, 1, append(fakeRun(1)[:len(fakeRun(1))-1], core.DoneEvent{Outcome: core.OutcomeStopped, Stopped: true, Reason: "stopped by the user"}))
+	if runPaneOf(m).charts.guarantee == nil || m.Pane(TabBudget).(*budgetPane).guar == nil {
+		t.Fatal("the ended run's guarantee is not shown before the edit")
+	}
+	m = press(t, m, "j", "j", "j", "j", "l") // σ × 1.1, as TestEditingSigmaReprojectsEpsilon
+	rp, bp := runPaneOf(m), m.Pane(TabBudget).(*budgetPane)
+	if rp.sched.finished || bp.sched.finished {
+		t.Error("the panes still plan from the ended run's schedule")
+	}
+	if rp.charts.guarantee != nil || bp.guar != nil {
+		t.Error("the ended run's guarantee is still shown after the settings changed")
+	}
+	pr := rp.Params()
+	want, err := ProjectEpsilon(nil, pr.SampleRate, pr.Sigma, pr.Steps(), pr.Delta)
+	if err != nil || math.Abs(pr.Epsilon/round3(want)-1) > 1e-9 {
+		t.Errorf("ε after the σ edit = %v, want %v projected over all %d planned steps (%v)", pr.Epsilon, round3(want), pr.Steps(), err)
 	}
 }

@@ -192,6 +192,14 @@ func (p *runPane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 // sends the change as a patch.
 func (p *runPane) edited(i int) tea.Cmd {
 	running := p.c.RunState.Active()
+	if !running && p.sched.finished {
+		// Settings changed after a run ended: σ is solved for, and ε
+		// projected over, the new plan from its first step (not the ended
+		// run's remainder), and the guarantee badge is the new settings'
+		// (the ended run's is stale).
+		p.sched = schedule{}
+		p.charts.guarantee = nil
+	}
 	var cmds []tea.Cmd
 	switch i {
 	case fEpsilon, fDelta, fRate, fEpochs1, fEpochs2:
