@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/datasets"
 )
 
 // TestEarlyEndIsNeverShownAsFinished is issue 14 point 7: a run that ends
@@ -66,5 +67,29 @@ func TestEditAfterAnEndedRunPlansAfresh(t *testing.T) {
 	want, err := ProjectEpsilon(nil, pr.SampleRate, pr.Sigma, pr.Steps(), pr.Delta)
 	if err != nil || math.Abs(pr.Epsilon/round3(want)-1) > 1e-9 {
 		t.Errorf("ε after the σ edit = %v, want %v projected over all %d planned steps (%v)", pr.Epsilon, round3(want), pr.Steps(), err)
+	}
+}
+
+// TestDataSettingsReachEveryRun is issue 14 point 9 in the interface: the
+// command line's labels, orientation and preprocessing go into every run's
+// configuration on the loaded data set, and not into a synthetic
+// manifold's, which reads no data set.
+func TestDataSettingsReachEveryRun(t *testing.T) {
+	pre := datasets.DefaultPreprocessConfig()
+	pre.NTopGenes = 300
+	c := Config{Data: "cells.csv", Labels: "labels.tsv", Orientation: "cells-by-genes", Preprocess: &pre}
+	for i, v := range Variants {
+		pr := defaultParams("cells.csv", 1, [2]int{1, 1})
+		pr.SetVariant(i)
+		cfg := c.runConfig(pr)
+		if cfg.Data != "cells.csv" {
+			if cfg.Preprocess != nil || cfg.Labels != "" {
+				t.Errorf("%s on %s got the data set's settings", v.Label, cfg.Data)
+			}
+			continue
+		}
+		if cfg.Preprocess == nil || cfg.Preprocess.NTopGenes != 300 || cfg.Labels != "labels.tsv" || cfg.Orientation != "cells-by-genes" {
+			t.Errorf("%s: config %+v lacks the data settings", v.Label, cfg)
+		}
 	}
 }
