@@ -168,8 +168,13 @@ func (s *sim) run(ctx context.Context) error {
 			break
 		}
 		if err := s.clientsRound(ctx, r); err != nil {
-			if !errors.Is(err, nn.ErrNonFinite) || e.cfg.Mode == core.ModeNonPrivate {
+			if !errors.Is(err, nn.ErrNonFinite) {
 				return err
+			}
+			if e.cfg.Mode == core.ModeNonPrivate {
+				// No noise to blame and no sound model to keep: a failure
+				// that front ends can still call a divergence.
+				return fmt.Errorf("%w: %w", core.ErrDiverged, err)
 			}
 			// Local training blew up, typically under the paper's noise
 			// level: nothing of round r was released, so the server model of
