@@ -21,6 +21,7 @@ import (
 	_ "github.com/dpscope/dpscope/core/manifold"         // registers dpmd
 	_ "github.com/dpscope/dpscope/core/method/dppca"     // registers dppca
 	_ "github.com/dpscope/dpscope/core/method/sounddcan" // registers dcan-sound
+	"github.com/dpscope/dpscope/core/safe"
 	"github.com/dpscope/dpscope/internal/cli"
 	"github.com/dpscope/dpscope/tui"
 )
@@ -53,8 +54,20 @@ func main() {
 }
 
 // launchTUI runs the Bubble Tea program until the user quits. Logs go to the
-// file named by DPSCOPE_LOG, never to the screen.
-func launchTUI(ctx context.Context, data *cli.Loaded) error {
+// file named by DPSCOPE_LOG, never to the screen. Whatever ends it (a quit,
+// an error, a panic Bubble Tea caught or one it did not), the terminal is
+// left as it was found: raw mode off, main screen, cursor shown.
+func launchTUI(ctx context.Context, data *cli.Loaded) (err error) {
+	restore := guardTerminal(os.Stdin, os.Stdout)
+	err = safe.Call(func() error { return runTUI(ctx, data) })
+	if err != nil {
+		restore()
+	}
+	return err
+}
+
+// runTUI builds and runs the program.
+func runTUI(ctx context.Context, data *cli.Loaded) error {
 	if path := os.Getenv("DPSCOPE_LOG"); path != "" {
 		f, err := tea.LogToFile(path, "dpscope")
 		if err != nil {
@@ -70,6 +83,9 @@ func launchTUI(ctx context.Context, data *cli.Loaded) error {
 		Summary: data.Summary(),
 		Backend: fmt.Sprintf("%s, %d threads", backend.Name, backend.Threads),
 		Context: ctx,
+		Data:    data.Config.Data,
+		// The flags that shaped the loaded matrix shape every run's.
+		Labels: data.Config.Labels, Orientation: data.Config.Orientation, Preprocess: data.Config.Preprocess,
 	})
 	_, err = tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	return err

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/dpscope/dpscope/datasets"
 )
 
 // Mode names a variant of a method (METHODS.md): the paper as published,
@@ -46,6 +48,17 @@ func (r LayerRange) Validate(layers int) error {
 type Config struct {
 	// Data names the data set: "builtin:NAME" or a path. Required.
 	Data string `json:"data" toml:"data"`
+	// Labels is a labels file (barcode<TAB>label) joined onto Data by
+	// barcode. Default "": an MTX folder's labels.tsv, none for a dense
+	// file; a built-in set carries its own labels and takes none.
+	Labels string `json:"labels,omitempty" toml:"labels,omitempty"`
+	// Orientation is how a dense Data file is laid out: auto,
+	// genes-by-cells or cells-by-genes. Default "": auto.
+	Orientation string `json:"orientation,omitempty" toml:"orientation,omitempty"`
+	// Preprocess is the preprocessing every method applies to Data before
+	// training (datasets.LoadPreprocessed). Nil: the defaults,
+	// datasets.DefaultPreprocessConfig.
+	Preprocess *datasets.PreprocessConfig `json:"preprocess,omitempty" toml:"preprocess,omitempty"`
 	// Method is a registered method name, e.g. "dcan". Required.
 	Method string `json:"method" toml:"method"`
 	// Mode is nonprivate, paper or sound. Required.
@@ -149,7 +162,44 @@ func (c Config) Validate() error {
 	if c.Clients < 0 {
 		return badf("clients is %d, must be ≥ 0", c.Clients)
 	}
+	if _, err := c.LoadOptions(); err != nil {
+		return err
+	}
 	return nil
+}
+
+// LoadOptions returns how every method reads and preprocesses Data:
+// Labels, Orientation and Preprocess (the defaults when nil). It returns an
+// error wrapping ErrBadConfig for an invalid orientation or preprocessing
+// setting.
+func (c Config) LoadOptions() (datasets.LoadOptions, error) {
+	o := datasets.DefaultLoadOptions()
+	if c.Labels != "" && strings.HasPrefix(c.Data, datasets.BuiltinPrefix) {
+		return o, badf("labels is %q, but %s carries its own true labels: drop the labels file or use a data set read from a path", c.Labels, c.Data)
+	}
+	o.Labels = c.Labels
+	orient, err := datasets.ParseOrientation(c.Orientation)
+	if err != nil {
+		return o, badf("%v", err)
+	}
+	o.Orientation = orient
+	if c.Preprocess != nil {
+		if err := c.Preprocess.Validate(); err != nil {
+			return o, badf("preprocess: %v", err)
+		}
+		o.Preprocess = *c.Preprocess
+	}
+	return o, nil
+}
+
+// LoadData reads and preprocesses Data as LoadOptions says: the one data
+// path of every engine that trains on a data set.
+func (c Config) LoadData() (*datasets.Prepared, error) {
+	o, err := c.LoadOptions()
+	if err != nil {
+		return nil, err
+	}
+	return datasets.LoadPreprocessed(c.Data, o)
 }
 
 func checkEpsilon(eps float64, zeroOK bool) error {

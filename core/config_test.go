@@ -1,9 +1,16 @@
 package core
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/dpscope/dpscope/datasets"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -107,5 +114,70 @@ func TestParseLayerRange(t *testing.T) {
 	var r LayerRange
 	if err := r.UnmarshalText(b); err != nil || r != (LayerRange{2, 5}) {
 		t.Errorf("round trip of 2-5 = %v, %v", r, err)
+	}
+}
+
+func TestConfigDataSettingsRoundTrip(t *testing.T) {
+	pre := datasets.DefaultPreprocessConfig()
+	pre.NTopGenes, pre.MinCells, pre.MaxValue, pre.Selection = 500, 5, 4, datasets.SelectZeroRate
+	c := Config{Data: "cells.csv", Method: "dcan", Mode: ModeNonPrivate, SampleRate: 0.1,
+		Labels: "labels.tsv", Orientation: "cells-by-genes", Preprocess: &pre}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(c); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"[preprocess]", "genes = 500", "min_cells = 5", "max_value = 4.0", `selection = "zero-rate"`, `labels = "labels.tsv"`} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("TOML lacks %q:\n%s", want, buf.String())
+		}
+	}
+	var back Config
+	if _, err := toml.Decode(buf.String(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Preprocess == nil || *back.Preprocess != pre || back.Labels != c.Labels || back.Orientation != c.Orientation {
+		t.Errorf("TOML round trip = %+v (preprocess %+v), want %+v", back, back.Preprocess, pre)
+	}
+	js, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jback Config
+	if err := json.Unmarshal(js, &jback); err != nil || jback.Preprocess == nil || *jback.Preprocess != pre {
+		t.Errorf("JSON round trip = %+v, %v; want the preprocessing back", jback.Preprocess, err)
+	}
+	opts, err := back.LoadOptions()
+	if err != nil || opts.Preprocess != pre || opts.Orientation != datasets.CellsByGenes || opts.Labels != "labels.tsv" {
+		t.Errorf("LoadOptions() = %+v, %v", opts, err)
+	}
+	if d, err := (Config{}).LoadOptions(); err != nil || d.Preprocess != datasets.DefaultPreprocessConfig() {
+		t.Errorf("LoadOptions of a config without settings = %+v, %v, want the defaults", d, err)
+	}
+}
+
+func TestConfigRejectsBadDataSettings(t *testing.T) {
+	ok := Config{Data: "builtin:default", Method: "dcan", Mode: ModeNonPrivate, SampleRate: 0.1}
+	badPre := datasets.DefaultPreprocessConfig()
+	badPre.MaxValue = -1
+	for _, tc := range []struct {
+		desc string
+		edit func(*Config)
+		want string
+	}{
+		{"negative max value", func(c *Config) { c.Preprocess = &badPre }, "max value is -1"},
+		{"orientation", func(c *Config) { c.Orientation = "diagonal" }, "diagonal"},
+		{"labels on a built-in set", func(c *Config) { c.Labels = "l.tsv" }, "carries its own true labels"},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			c := ok
+			tc.edit(&c)
+			err := c.Validate()
+			if !errors.Is(err, ErrBadConfig) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Validate() = %v, want ErrBadConfig naming %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -18,6 +18,8 @@ type Control struct {
 	paused  bool
 	resume  chan struct{} // closed and replaced on every resume
 	stop    bool
+	early   Outcome // set by EndEarly; "" when the run goes to its end
+	reason  string
 }
 
 func newControl(b *bus) *Control {
@@ -80,6 +82,34 @@ func (c *Control) AppliedAs(p, effective Patch, step int) {
 // Rejected answers a patch the method cannot take, with the reason.
 func (c *Control) Rejected(p Patch, step int, err error) {
 	c.Emit(PatchEvent{Patch: p, Step: step, Err: err.Error()})
+}
+
+// EndEarly records that the engine ends before its schedule's end, and
+// why: the DoneEvent then carries outcome and reason instead of "finished".
+// The engine still returns nil (and may emit its results first). The first
+// call wins; outcome OutcomeFinished is ignored.
+func (c *Control) EndEarly(outcome Outcome, reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.early == "" && outcome != OutcomeFinished && outcome != "" {
+		c.early, c.reason = outcome, reason
+	}
+}
+
+// takeQueued removes and returns the patches not yet taken by a Checkpoint.
+func (c *Control) takeQueued() []Patch {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ps := c.patches
+	c.patches = nil
+	return ps
+}
+
+// endedEarly returns what EndEarly recorded.
+func (c *Control) endedEarly() (Outcome, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.early, c.reason
 }
 
 func (c *Control) queue(p Patch) {

@@ -12,6 +12,13 @@
 // step, budget and embedding events coalesce (the newest of a kind wins while
 // the watcher is behind); every other event is queued and never dropped.
 //
+// A run ends honestly. A panic in its engine, its factory or any goroutine
+// the engine starts (through core/safe) ends that run alone, with an
+// ErrorEvent. A run that stops before its schedule's end says why:
+// DoneEvent.Outcome is stopped, budget-exhausted (Control.EndEarly) or
+// diverged, with a Reason, and never finished. Every patch is answered,
+// even one queued after the engine's last checkpoint.
+//
 // core knows nothing of terminals; the tui package watches runs through this
 // contract only.
 package core

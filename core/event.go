@@ -1,6 +1,12 @@
 package core
 
-import "time"
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/dpscope/dpscope/datasets"
+)
 
 // Event is one report from a run. The concrete types are the XxxEvent
 // structs of this package; use a type switch. Events are values: an engine
@@ -55,12 +61,13 @@ type BudgetEvent struct {
 	Spent     []EpsilonValue `json:"spent"`     // total so far, per accountant
 	Projected []EpsilonValue `json:"projected"` // at the end of the planned schedule
 	Target    float64        `json:"target"`    // the target ε; 0 when none
+	// Sigma is the noise multiplier σ the engine uses for the steps to
+	// come, as it calibrated it for every mechanism of its plan; 0 when the
+	// method reports none.
+	Sigma float64 `json:"sigma,omitempty"`
 	// Components holds ε per ledger component ("stage 1", "centroids", …),
 	// under the first accountant of Spent.
 	Components []NamedValue `json:"components,omitempty"`
-	// Sigma is the noise multiplier σ in force for the steps to come (0:
-	// the method has no single σ).
-	Sigma float64 `json:"sigma,omitempty"`
 	// Orders names the RDP order list the RDP figures use (e.g.
 	// "dp-accounting"); empty when no RDP figure is reported.
 	Orders string `json:"orders,omitempty"`
@@ -130,17 +137,77 @@ type WarningEvent struct {
 	Message string `json:"message"`
 }
 
+// Outcome is how a run that did not fail ended.
+type Outcome string
+
+// The outcomes of a DoneEvent. Every one but OutcomeFinished is an early
+// end: the run did not take every step it planned, and says why in Reason.
+const (
+	OutcomeFinished Outcome = "finished" // the whole schedule ran
+	OutcomeStopped  Outcome = "stopped"  // ended by Stop (the user)
+	// OutcomeBudgetExhausted: the privacy filter refused a step before the
+	// end of the schedule (the target ε was reached early).
+	OutcomeBudgetExhausted Outcome = "budget-exhausted"
+	// OutcomeDiverged: training blew up (a non-finite loss) and the engine
+	// kept the last sound model.
+	OutcomeDiverged Outcome = "diverged"
+)
+
 // DoneEvent is the last event of a run that ended by itself or by Stop.
+// Outcome says how; Reason says why in words for every early end.
 type DoneEvent struct {
-	Stopped bool          `json:"stopped"` // ended by Stop before its schedule
+	Outcome Outcome       `json:"outcome"`
+	Stopped bool          `json:"stopped"` // Outcome is OutcomeStopped
 	Reason  string        `json:"reason,omitempty"`
 	Elapsed time.Duration `json:"elapsed"`
 }
+
+// Early reports whether the run ended before its schedule's end.
+func (d DoneEvent) Early() bool { return d.Outcome != OutcomeFinished && d.Outcome != "" }
+
+// Status is the outcome in words for a status line: "finished", or e.g.
+// "budget exhausted: ε = 8 spent at step 115 of 200".
+func (d DoneEvent) Status() string {
+	word := strings.ReplaceAll(string(d.Outcome), "-", " ")
+	if word == "" {
+		word = string(OutcomeFinished)
+	}
+	if d.Reason == "" {
+		return word
+	}
+	return word + ": " + d.Reason
+}
+
+// ErrDiverged is wrapped (or matched by errors.Is) by an engine's error when
+// the run failed because its training diverged, e.g. a non-finite loss
+// with no sound model to keep.
+var ErrDiverged = errors.New("training diverged")
 
 // ErrorEvent is the last event of a run that failed.
 type ErrorEvent struct {
 	Err error `json:"-"`
 }
+
+// DataEvent reports, once, the shape of the matrix a run trains on (or
+// denoises), after loading and preprocessing: what the run really used.
+type DataEvent struct {
+	Cells int `json:"cells"`
+	// Genes is the number of features: the selected genes, or the ambient
+	// dimension of a synthetic point cloud.
+	Genes   int `json:"genes"`
+	Classes int `json:"classes"` // label classes; 0 when unlabelled
+}
+
+// DataEventOf describes a preprocessed data set.
+func DataEventOf(d *datasets.Preprocessed) DataEvent {
+	ev := DataEvent{Cells: d.Cells, Genes: d.Genes}
+	if d.Labels != nil {
+		ev.Classes = len(d.Classes)
+	}
+	return ev
+}
+
+func (DataEvent) coalesces() bool { return false }
 
 func (StepEvent) coalesces() bool      { return true }
 func (BudgetEvent) coalesces() bool    { return true }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/dpscope/dpscope/core/safe"
 )
 
 // Run is one started run: a goroutine tree owned by it. Its methods are safe
@@ -42,7 +44,14 @@ func StartWith(ctx context.Context, cfg Config, opts Options) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, err := m.New(cfg)
+	// A factory may load data: a panic there is a failed start, not a
+	// crash of the program holding other runs.
+	var eng Engine
+	err = safe.Call(func() error {
+		var ferr error
+		eng, ferr = m.New(cfg)
+		return ferr
+	})
 	if err != nil {
 		return nil, errorf(cfg.Method, err)
 	}
@@ -59,13 +68,25 @@ func StartWith(ctx context.Context, cfg Config, opts Options) (*Run, error) {
 	go func() {
 		defer wg.Done()
 		start := time.Now()
-		err := eng.Run(runCtx, r.ctl)
+		// A panic in the engine ends this run with an ErrorEvent; the
+		// goroutines the engine starts recover their own (core/safe).
+		err := safe.Call(func() error { return eng.Run(runCtx, r.ctl) })
 		stopped := r.ctl.stopRequested()
+		// A patch queued after the engine's last checkpoint is answered
+		// too: every Apply gets a PatchEvent.
+		for _, p := range r.ctl.takeQueued() {
+			r.bus.emit(PatchEvent{Patch: p, Err: "the run ended before this change could take effect"})
+		}
 		switch {
 		case err == nil:
-			r.bus.emit(DoneEvent{Elapsed: time.Since(start)})
+			done := DoneEvent{Outcome: OutcomeFinished, Elapsed: time.Since(start)}
+			if o, why := r.ctl.endedEarly(); o != "" {
+				done.Outcome, done.Reason = o, why
+				done.Stopped = o == OutcomeStopped
+			}
+			r.bus.emit(done)
 		case stopped && errors.Is(err, context.Canceled):
-			r.bus.emit(DoneEvent{Stopped: true, Reason: "stopped by the user", Elapsed: time.Since(start)})
+			r.bus.emit(DoneEvent{Outcome: OutcomeStopped, Stopped: true, Reason: "stopped by the user", Elapsed: time.Since(start)})
 		default:
 			r.bus.emit(ErrorEvent{Err: errorf(cfg.Method, err)})
 		}

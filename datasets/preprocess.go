@@ -22,33 +22,35 @@ const (
 )
 
 // PreprocessConfig holds the parameters of Preprocess. The zero value is not
-// valid; start from DefaultPreprocessConfig.
+// valid; start from DefaultPreprocessConfig. It is serialisable (JSON and
+// TOML keys as tagged: NTopGenes is "genes", after the --genes flag), so a
+// run's configuration records how its matrix was made.
 type PreprocessConfig struct {
 	// MinGenes drops cells with fewer detected genes (scanpy filter_cells
 	// min_genes). Default 200. Zero disables the filter.
-	MinGenes int
+	MinGenes int `json:"min_genes" toml:"min_genes"`
 	// MaxCellLoss skips the cell filter, with a stated reason, when it would
 	// remove more than this fraction of the cells: data sets shipped as a
 	// gene subset (2,000 preselected genes) have few genes per cell, and the
 	// filter would then remove cells that are not of low quality. Default
 	// 0.05, the rule of ../shared/data/BASELINES.md. 1 always filters.
-	MaxCellLoss float64
+	MaxCellLoss float64 `json:"max_cell_loss" toml:"max_cell_loss"`
 	// MinCells drops genes detected in fewer cells (scanpy filter_genes
 	// min_cells). Default 3. Zero disables the filter.
-	MinCells int
+	MinCells int `json:"min_cells" toml:"min_cells"`
 	// TargetSum is the total every cell is normalised to. Zero (the default)
 	// means the median total over cells, as scanpy's normalize_total.
-	TargetSum float64
+	TargetSum float64 `json:"target_sum" toml:"target_sum"`
 	// Selection chooses the genes kept. Default SelectHVG.
-	Selection GeneSelection
+	Selection GeneSelection `json:"selection" toml:"selection"`
 	// NTopGenes is how many genes Selection keeps; all genes are kept when
 	// fewer pass filtering. Default 2000.
-	NTopGenes int
+	NTopGenes int `json:"genes" toml:"genes"`
 	// MaxValue clips scaled values to [−MaxValue, MaxValue], as scanpy's
 	// scale(max_value=10). Zero disables clipping. Default 10.
-	MaxValue float64
+	MaxValue float64 `json:"max_value" toml:"max_value"`
 	// Scale turns each gene to zero mean and unit variance. Default true.
-	Scale bool
+	Scale bool `json:"scale" toml:"scale"`
 }
 
 // DefaultPreprocessConfig returns scanpy's usual pipeline settings.

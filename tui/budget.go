@@ -76,6 +76,12 @@ func (b *budgetPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	case ParamsMsg:
 		b.params = msg.Params
 		b.stale = true
+		if !b.c.RunState.Active() && b.sched.finished {
+			// Settings changed after a run ended: show the new plan, its
+			// ε target and its expected guarantee, not the ended run's.
+			b.sched, b.guar = schedule{}, nil
+			b.dirty = true
+		}
 		if !b.params.dpsgd() {
 			b.audit = auditResult{} // the engine accounts for itself
 			b.dirty = true
@@ -127,6 +133,8 @@ func (b *budgetPane) maybeAudit() tea.Cmd {
 	spent, remaining := b.sched.split(pr)
 	label := "the planned run"
 	switch {
+	case b.sched.finished && b.sched.ended != "" && b.sched.ended != string(core.OutcomeFinished):
+		label = fmt.Sprintf("the run that ended early after %d steps (%s)", b.sched.step, b.sched.ended)
 	case b.sched.finished:
 		label = fmt.Sprintf("the finished run (%d steps)", b.sched.step)
 	case b.sched.active && b.sched.step > 0:

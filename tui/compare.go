@@ -27,7 +27,7 @@ type runRecord struct {
 	Guarantee core.Guarantee
 	ARI, NMI  float64 // last reported; NaN when none
 	Elapsed   time.Duration
-	Outcome   string // finished, stopped, failed
+	Outcome   string // finished, stopped, budget-exhausted, diverged (core.Outcome) or failed
 	Pinned    bool
 	ari       []chart.Point // ARI against step, for overlays
 }
@@ -154,9 +154,11 @@ func (r *runRecord) observe(ev core.Event) {
 			}
 		}
 	case core.DoneEvent:
-		r.Elapsed, r.Outcome = ev.Elapsed, "finished"
-		if ev.Stopped {
-			r.Outcome = "stopped"
+		// An early end (stopped, budget exhausted, diverged) is never
+		// recorded as finished.
+		r.Elapsed, r.Outcome = ev.Elapsed, string(ev.Outcome)
+		if r.Outcome == "" {
+			r.Outcome = string(core.OutcomeFinished)
 		}
 	case core.ErrorEvent:
 		r.Outcome = "failed"

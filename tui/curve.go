@@ -154,7 +154,7 @@ func (p *curvePane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 // the same method without privacy, one run at a time beside the user's own
 // run.
 func (p *curvePane) startSweep() tea.Cmd {
-	base := p.params.Config(p.c.Config.Method)
+	base := p.c.Config.runConfig(p.params)
 	base.Sigma = 0 // each ε solves its own σ
 	if base.Delta == 0 {
 		base.Delta = p.params.Delta

@@ -70,7 +70,7 @@ func (m Model) Init() tea.Cmd {
 	for _, p := range m.panes {
 		cmds = append(cmds, p.Init())
 	}
-	return tea.Batch(cmds...)
+	return safeCmd(tea.Batch(cmds...))
 }
 
 // Active returns the index of the shown tab.
@@ -91,7 +91,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if _, frame := msg.(FrameMsg); !frame && !m.ticking {
 		m.frame() // no tick is running: show changes now
 	}
-	return m, cmd
+	return m, safeCmd(cmd)
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
@@ -272,9 +272,12 @@ func (m *Model) noteEvents(evs []core.Event) {
 	for _, ev := range evs {
 		switch ev := ev.(type) {
 		case core.DoneEvent:
-			m.status, m.errored = "run finished", false
-			if ev.Stopped {
-				m.status = "run stopped: " + ev.Reason
+			// "run finished", or the early end with its reason, e.g. "run
+			// budget exhausted: ε = 4 of the target 4 spent at step 115 of
+			// 200 (…)"; a stop by the user is "run stopped: …".
+			m.status, m.errored = "run "+ev.Status(), false
+			if ev.Early() && !ev.Stopped {
+				m.status = "run ended early — " + ev.Status()
 			}
 		case core.ErrorEvent:
 			m.status, m.errored = "run failed: "+ev.Err.Error(), true

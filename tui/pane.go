@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/datasets"
 	"github.com/dpscope/dpscope/tui/keys"
 	"github.com/dpscope/dpscope/tui/styles"
@@ -78,6 +79,12 @@ type Config struct {
 	// Data is the data set runs use ("builtin:NAME" or a path). Defaults to
 	// Summary.Source when empty.
 	Data string
+	// Labels, Orientation and Preprocess say how every run reads and
+	// preprocesses Data (core.Config's fields of the same names, from the
+	// command line's flags). Zero: the defaults.
+	Labels      string
+	Orientation string
+	Preprocess  *datasets.PreprocessConfig
 	// ExportDir is the folder Compare writes its CSV files to. Defaults to
 	// the working directory when empty.
 	ExportDir string
@@ -112,4 +119,15 @@ func (c Config) withDefaults() Config {
 		c.Epochs = [2]int{10, 10}
 	}
 	return c
+}
+
+// runConfig is the engine configuration of pr with the session's data
+// settings: the flags that shaped the loaded matrix reach every run, except
+// a synthetic manifold's, which reads no data set.
+func (c Config) runConfig(pr runParams) core.Config {
+	cfg := pr.Config(c.Method)
+	if cfg.Data == c.Data {
+		cfg.Labels, cfg.Orientation, cfg.Preprocess = c.Labels, c.Orientation, c.Preprocess
+	}
+	return cfg
 }

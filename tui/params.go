@@ -153,6 +153,14 @@ func (p runParams) Config(method string) core.Config {
 	}
 	if p.Private() {
 		c.Epsilon, c.Delta, c.Sigma, c.Clip = p.Epsilon, p.Delta, p.Sigma, p.Clip
+		if c.Epsilon > 0 {
+			// The interface keeps ε and σ paired by its own DP-SGD-only
+			// RDP solve; the engine calibrates σ for every mechanism its
+			// plan uses (sound mode's DP k-means, its own RDP orders), so
+			// that the run reaches its planned steps within ε. It reports
+			// the σ it chose on its budget events.
+			c.Sigma = 0
+		}
 	}
 	return c
 }

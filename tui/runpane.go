@@ -155,6 +155,9 @@ func (p *runPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		p.reproject()
 	case EngineEventsMsg:
 		for _, ev := range msg.Events {
+			if b, ok := ev.(core.BudgetEvent); ok && b.Sigma > 0 && p.params.dpsgd() {
+				p.params.Sigma = b.Sigma // the σ the engine calibrated for its whole plan
+			}
 			p.sched.observe(ev)
 			p.charts.observe(ev)
 			p.follow(ev)
@@ -174,13 +177,13 @@ func (p *runPane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			if p.c.RunState.Active() {
 				return statusCmd("a run is going: x stops it, r restarts it")
 			}
-			return emit(StartRunMsg{p.params.Config(p.c.Config.Method)})
+			return emit(StartRunMsg{p.c.Config.runConfig(p.params)})
 		case key.Matches(msg, k.Pause):
 			return emit(RunControlMsg{Action: ActionPause})
 		case key.Matches(msg, k.Stop):
 			return emit(RunControlMsg{Action: ActionStop})
 		case key.Matches(msg, k.Restart):
-			return emit(RunControlMsg{Action: ActionRestart, Config: p.params.Config(p.c.Config.Method)})
+			return emit(RunControlMsg{Action: ActionRestart, Config: p.c.Config.runConfig(p.params)})
 		case key.Matches(msg, k.ToggleTruth):
 			p.charts.byTruth = !p.charts.byTruth
 			p.charts.dirty = true
@@ -205,6 +208,14 @@ func (p *runPane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 // sends the change as a patch.
 func (p *runPane) edited(i int) tea.Cmd {
 	running := p.c.RunState.Active()
+	if !running && p.sched.finished {
+		// Settings changed after a run ended: σ is solved for, and ε
+		// projected over, the new plan from its first step (not the ended
+		// run's remainder), and the guarantee badge is the new settings'
+		// (the ended run's is stale).
+		p.sched = schedule{}
+		p.charts.guarantee = nil
+	}
 	var cmds []tea.Cmd
 	switch i {
 	case fEpsilon, fDelta, fRate, fEpochs1, fEpochs2:

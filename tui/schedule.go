@@ -18,6 +18,7 @@ type schedule struct {
 	step     int // the last step reported
 	active   bool
 	finished bool
+	ended    string // how the run ended (core.DoneEvent.Status, or "failed: …"); "" while it runs
 }
 
 func newSchedule(sigma float64) schedule {
@@ -32,6 +33,20 @@ func (s *schedule) observe(ev core.Event) {
 		s.step = max(s.step, ev.Step)
 	case core.BudgetEvent:
 		s.step = max(s.step, ev.Step)
+		// The engine's σ is the one that counts: it calibrates σ for every
+		// mechanism it runs (sound DP-DCAN's DP k-means too), which the
+		// interface's own solve leaves out.
+		if ev.Sigma > 0 && ev.Sigma != s.sigmaAt(ev.Step+1) {
+			from := ev.Step + 1
+			if len(s.segs) == 1 && ev.Step <= 1 {
+				from = 1
+			}
+			s.add(ev.Sigma, from)
+		}
+	case core.DoneEvent:
+		s.ended = ev.Status()
+	case core.ErrorEvent:
+		s.ended = "failed: " + ev.Err.Error()
 	case core.PatchEvent:
 		if !ev.Applied {
 			return

@@ -9,6 +9,8 @@ import (
 	"sort"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/dpscope/dpscope/core/safe"
 )
 
 // KMeansResult is the outcome of KMeans or DPKMeans.
@@ -72,7 +74,7 @@ func KMeans(ctx context.Context, x []float64, n, d int, cfg KMeansConfig) (*KMea
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
 	for r := range nInit {
-		g.Go(func() error {
+		g.Go(safe.Func(func() error {
 			w := newLloyd(xc, xnorm, n, d, cfg.K)
 			if cfg.Centroids != nil {
 				copy(w.centers, cfg.Centroids)
@@ -92,7 +94,7 @@ func KMeans(ctx context.Context, x []float64, n, d int, cfg KMeansConfig) (*KMea
 				Iterations: iters, Converged: conv, Restart: r,
 			}
 			return nil
-		})
+		}))
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err

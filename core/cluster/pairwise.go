@@ -8,6 +8,8 @@ import (
 	"golang.org/x/sync/errgroup"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/dpscope/dpscope/core/safe"
 )
 
 // Sampling policy of Silhouette and NeighbourhoodPurity.
@@ -143,7 +145,7 @@ func (p *pointSet) forDistances(anchors []int, fn func(w, a int, d2 []float64)) 
 	workers := distWorkers(len(anchors), n)
 	var g errgroup.Group
 	for w := range workers {
-		g.Go(func() error {
+		g.Go(safe.Func(func() error {
 			blk := make([]float64, bs*d)
 			prod := make([]float64, bs*n)
 			for b := w; b < nb; b += workers {
@@ -169,9 +171,14 @@ func (p *pointSet) forDistances(anchors []int, fn func(w, a int, d2 []float64)) 
 				}
 			}
 			return nil
-		})
+		}))
 	}
-	_ = g.Wait() // the workers return no errors
+	// The workers return no errors of their own: a recovered panic is
+	// raised again here, in the caller's goroutine, where the run's own
+	// recovery turns it into the run's error.
+	if err := g.Wait(); err != nil {
+		panic(err)
+	}
 }
 
 // distWorkers returns the number of workers forDistances uses for m

@@ -77,13 +77,13 @@ func Reading(mode core.Mode, layers core.LayerRange, c Circumstances) (core.Guar
 	case core.ModePaper:
 		if layers.First == 1 && layers.Last == numLayers {
 			r := []string{"paper accounting only: every layer 1–6 is clipped and noised, so each DP-SGD step is in the ledger, but the run makes releases the ledger does not hold"}
-			return core.GuaranteePaperOnly, append(append(r, outside...), live)
+			return core.GuaranteePaperOnly, append(append(r, outside...), core.NoiseSourceReason(c.SecureNoise), live)
 		}
 		r := []string{"no formal guarantee: " + flowReason(layers)}
 		r = append(r,
 			"un-noised parameters trained on private data shape every perturbed gradient: for neighbouring data sets the clipped gradient of every sample in a batch can differ, so the per-step sensitivity is up to 2·B·C, not the C that the paper's Theorem 1 assumes",
 			"audited: no valid guarantee — the ε beside it is the paper's own accounting")
-		return core.GuaranteeNone, append(append(r, outside...), live)
+		return core.GuaranteeNone, append(append(r, outside...), core.NoiseSourceReason(c.SecureNoise), live)
 	}
 	head := "formal (ε, δ)-DP for the released encoder and stage-2 centroids under Poisson sampling (add/remove-one adjacency): every layer 1–6 is clipped and noised, and every step and DP k-means release is in the ledger"
 	if c.Target > 0 {
@@ -99,9 +99,7 @@ func Reading(mode core.Mode, layers core.LayerRange, c Circumstances) (core.Guar
 		"the embeddings and cluster labels of the training cells are computed from each cell's own data: they describe those cells and are not covered",
 		"floating-point Gaussian noise is not hardened against least-significant-bit attacks (Mironov 2012)",
 	}
-	if !c.SecureNoise {
-		r = append(r, "assumption: the seed is secret — seeded noise is for teaching and reproducibility; anyone who knows it can remove the noise (use secure noise)")
-	}
+	r = append(r, core.NoiseSourceReason(c.SecureNoise))
 	status := core.GuaranteeFormal
 	if c.TargetRaised {
 		status = core.GuaranteeConditional

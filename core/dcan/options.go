@@ -72,8 +72,9 @@ func (e *NonFiniteError) Error() string {
 	return fmt.Sprintf("dcan: loss is not finite at stage %d, epoch %d, step %d: %v", e.Stage, e.Epoch, e.Step, e.Err)
 }
 
-// Unwrap returns ErrNonFinite and the cause.
-func (e *NonFiniteError) Unwrap() []error { return []error{ErrNonFinite, e.Err} }
+// Unwrap returns ErrNonFinite, core.ErrDiverged (so that a front end can
+// say the run diverged without knowing this package) and the cause.
+func (e *NonFiniteError) Unwrap() []error { return []error{ErrNonFinite, core.ErrDiverged, e.Err} }
 
 // Options holds the DP-DCAN settings that core.Config does not carry. The
 // zero value selects every default; the registered factory uses it.

@@ -8,13 +8,11 @@ import (
 )
 
 // applyPatches applies the patches taken at a step boundary, each from the
-// next step on, acknowledges them and re-states the guarantee when a patch
-// changed it.
+// next step on, acknowledges them and re-states the guarantee.
 func (r *runState) applyPatches(ps []core.Patch) {
-	changed := false
+	applied := false
 	for _, p := range ps {
-		g, err := r.apply(p)
-		if err != nil {
+		if _, err := r.apply(p); err != nil {
 			r.ctl.Rejected(p, r.step+1, err)
 			continue
 		}
@@ -27,9 +25,11 @@ func (r *runState) applyPatches(ps []core.Patch) {
 		} else {
 			r.ctl.Applied(p, r.step+1)
 		}
-		changed = changed || g
+		applied = true
 	}
-	if changed {
+	// The guarantee is re-stated after every applied patch, so the badge
+	// a front end shows is always the engine's latest reading.
+	if applied {
 		r.ctl.Emit(r.guarantee(nil))
 		if r.private {
 			r.ctl.Emit(r.priv.budgetEvent(r.step, r.plan(), r.sigma, false))

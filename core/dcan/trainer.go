@@ -115,13 +115,11 @@ func (t *Trainer) Run(ctx context.Context, ctl *core.Control) error {
 func (t *Trainer) load(ctl *core.Control) (*datasets.Preprocessed, error) {
 	d := t.s.opt.Data
 	if d == nil {
-		raw, _, err := datasets.Load(t.s.cfg.Data, datasets.OpenOptions{})
+		prep, err := t.s.cfg.LoadData()
 		if err != nil {
 			return nil, fmt.Errorf("dcan: load: %w", err)
 		}
-		if d, err = datasets.Preprocess(raw, datasets.DefaultPreprocessConfig()); err != nil {
-			return nil, fmt.Errorf("dcan: preprocess: %w", err)
-		}
+		d = prep.Data
 	}
 	if d.Cells < 2 || d.Genes < 1 || len(d.X) != d.Cells*d.Genes {
 		return nil, configErr("data shape", fmt.Sprintf("%d×%d with %d values", d.Cells, d.Genes, len(d.X)), "at least 2 cells and 1 gene")
@@ -131,6 +129,7 @@ func (t *Trainer) load(ctl *core.Control) (*datasets.Preprocessed, error) {
 			return nil, configErr(fmt.Sprintf("input x[%d, %d]", i/d.Genes, i%d.Genes), v, "finite")
 		}
 	}
+	ctl.Emit(core.DataEventOf(d))
 	if d.RawCounts == nil {
 		ctl.Emit(core.WarningEvent{Message: "the data set has no raw counts: the reconstruction loss is the MSE of the preprocessed input instead of ZINB"})
 	}
@@ -411,10 +410,13 @@ func (r *runState) privateCentroids(ctx context.Context) error {
 	return nil
 }
 
-// exhaust stops noisy training and says so.
+// exhaust stops noisy training and says so, in a warning now and in the
+// run's DoneEvent (an early end, never "finished").
 func (r *runState) exhaust(what string) {
 	r.exhausted = true
 	r.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf(
 		"privacy budget exhausted before step %d (%s): ε = %s spent of the target %s at δ = %s; noisy training stops and the run finishes its evaluation",
 		r.step+1, what, fmtG(r.priv.spentRDP()), fmtG(r.priv.target), fmtG(r.priv.delta))})
+	r.ctl.EndEarly(core.OutcomeBudgetExhausted, fmt.Sprintf("ε = %s of the target %s spent at step %d of %d (%s)",
+		fmtG(r.priv.spentRDP()), fmtG(r.priv.target), r.step, r.planned[0]+r.planned[1], what))
 }

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/dpscope/dpscope/core/safe"
 )
 
 // ClipTo scales u in place to ℓ2 norm at most c, u ← u / max(1, ‖u‖/c)
@@ -141,7 +143,7 @@ func Aggregate(ctx context.Context, dst []float32, u [][]float32, workers int) e
 	var next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	for range min(max(1, workers), nb) {
-		g.Go(func() error {
+		g.Go(safe.Func(func() error {
 			acc := make([]float64, block)
 			for {
 				b := int(next.Add(1) - 1)
@@ -163,7 +165,7 @@ func Aggregate(ctx context.Context, dst []float32, u [][]float32, workers int) e
 					dst[lo+i] = float32(v)
 				}
 			}
-		})
+		}))
 	}
 	return g.Wait()
 }

@@ -114,6 +114,7 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	if err != nil {
 		return err
 	}
+	ctl.Emit(core.DataEventOf(d))
 	s, err := e.newSim(ctl, d)
 	if err != nil {
 		return err
@@ -130,13 +131,11 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 func (e *Engine) load() (*datasets.Preprocessed, error) {
 	d := e.p.Data
 	if d == nil {
-		raw, _, err := datasets.Load(e.cfg.Data, datasets.OpenOptions{})
+		prep, err := e.cfg.LoadData()
 		if err != nil {
 			return nil, fmt.Errorf("fed: load: %w", err)
 		}
-		if d, err = datasets.Preprocess(raw, datasets.DefaultPreprocessConfig()); err != nil {
-			return nil, fmt.Errorf("fed: preprocess: %w", err)
-		}
+		d = prep.Data
 	}
 	if d.Cells < 2 || d.Genes < 1 || len(d.X) != d.Cells*d.Genes {
 		return nil, configErr("data shape", fmt.Sprintf("%d×%d with %d values", d.Cells, d.Genes, len(d.X)), "at least 2 cells and 1 gene")

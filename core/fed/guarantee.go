@@ -139,6 +139,7 @@ func (pr *privacy) guarantee(v Variant, mode core.Mode, k int, final bool) core.
 	if pr.shufWhy != "" {
 		ev.Reasons = append(ev.Reasons, pr.shufWhy)
 	}
+	ev.Reasons = append(ev.Reasons, core.NoiseSourceReason(pr.secure))
 	extra, suffix := max(0, pr.planned-pr.done), " (planned)"
 	if final {
 		extra, suffix = 0, ""

@@ -18,21 +18,37 @@ func (s *sim) applyPatches(ps []core.Patch, round int) error {
 			s.ctl.Rejected(p, round, err)
 			continue
 		}
-		if p.LearningRate != nil {
-			s.lr = *p.LearningRate
-		}
+		// The privacy settings are worked out on a copy and committed only
+		// once the new target is known to be reachable, so a rejected patch
+		// changes nothing.
+		var next privacy
 		if pr := s.pr; pr != nil {
+			next = *pr
 			if p.Clip != nil {
-				pr.clip = *p.Clip
+				next.clip = *p.Clip
 			}
 			if p.Delta != nil {
-				pr.delta = *p.Delta
+				next.delta = *p.Delta
 			}
 			if p.Sigma != nil {
-				pr.z, pr.fromEps = *p.Sigma, false
+				next.z, next.fromEps = *p.Sigma, false
 			}
 			if p.Epsilon != nil {
-				pr.target, pr.fromEps = *p.Epsilon, true
+				next.target, next.fromEps = *p.Epsilon, true
+			}
+			k := s.k
+			if p.Clients != nil {
+				k = *p.Clients
+			}
+			if next.fromEps && (p.Epsilon != nil || p.Delta != nil || p.Clients != nil) {
+				if err := next.solveRemaining(k); err != nil {
+					s.ctl.Rejected(p, round, err)
+					continue
+				}
+			}
+			if err := next.reachable(k); err != nil {
+				s.ctl.Rejected(p, round, err)
+				continue
 			}
 		}
 		if p.Clients != nil && *p.Clients != s.k {
@@ -42,10 +58,12 @@ func (s *sim) applyPatches(ps []core.Patch, round int) error {
 			}
 			s.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf("round %d: %d clients now take part; the split was redrawn (%s)", round, s.k, s.describe())})
 		}
-		if pr := s.pr; pr != nil && pr.fromEps && (p.Epsilon != nil || p.Delta != nil || p.Clients != nil) {
-			if err := pr.solve(s.k); err != nil {
-				return err
-			}
+		if pr := s.pr; pr != nil {
+			next.segment = pr.segment // redraw may have opened a new one
+			*pr = next
+		}
+		if p.LearningRate != nil {
+			s.lr = *p.LearningRate
 		}
 		if pr := s.pr; pr != nil && pr.fromEps && (p.Epsilon != nil || p.Delta != nil || p.Clients != nil) {
 			eff := p

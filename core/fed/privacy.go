@@ -63,6 +63,7 @@ type privacy struct {
 	shufWhy string  // why FMT21 is or is not credited
 	shufDlt float64 // per-round δ of the credited shuffle bound
 	segment string
+	secure  bool // Config.SecureNoise: noise from crypto/rand, not the seed
 }
 
 // newPrivacy returns the bookkeeping of a private run with k clients, or
@@ -72,7 +73,7 @@ func newPrivacy(cfg core.Config, v Variant, p Params, rounds, k int) (*privacy, 
 		return nil, nil
 	}
 	pr := &privacy{v: v, mode: cfg.Mode, p: p, delta: cfg.Delta, target: cfg.Epsilon, clip: cfg.Clip,
-		z: cfg.Sigma, fromEps: cfg.Sigma == 0, planned: rounds,
+		z: cfg.Sigma, fromEps: cfg.Sigma == 0, planned: rounds, secure: cfg.SecureNoise,
 		local: accountant.NewLedger(), central: accountant.NewLedger()}
 	if pr.fromEps {
 		if err := pr.solve(k); err != nil {
@@ -102,6 +103,63 @@ func (pr *privacy) solve(k int) error {
 	pr.z = b.Sigma // at C = 1, σ is the multiplier
 	if pr.v == FLDP {
 		pr.z = b.SigmaL
+	}
+	return nil
+}
+
+// solveRemaining sets the noise multiplier from the ε target for the rounds
+// still to come with k clients. Before any round it is solve. After some,
+// the paper's variants keep the paper's split over the whole schedule (as
+// the paper accounts), and FedSC's extension solves z for the rounds left
+// given what its ledger has spent, as its first solve does (RDP, improved
+// conversion): the smallest z, to a relative 1e-6, whose projection meets
+// the target. It returns an error wrapping accountant.ErrUnreachable when
+// no z up to 10⁴ does.
+func (pr *privacy) solveRemaining(k int) error {
+	left := pr.planned - pr.done
+	if pr.done == 0 || pr.v != FedSC || left <= 0 {
+		return pr.solve(k)
+	}
+	opts := accountant.LedgerOptions{SkipPLD: true, Orders: accountant.OrdersDPAccounting.Orders()}
+	eps := func(z float64) float64 {
+		s, err := pr.central.Project(pr.delta, []accountant.Event{{SampleRate: 1, NoiseMultiplier: z, Steps: left}}, opts)
+		if err != nil {
+			return math.Inf(1)
+		}
+		return s.EpsilonRDP
+	}
+	lo, hi := math.Log(1e-2), math.Log(1e4)
+	if eps(math.Exp(hi)) > pr.target {
+		return fmt.Errorf("fed: ε = %g at δ = %g cannot be met with %d rounds left after spending ε = %.4g (audited): %w",
+			pr.target, pr.delta, left, pr.audited(0, k), accountant.ErrUnreachable)
+	}
+	for hi-lo > 1e-6 {
+		mid := 0.5 * (lo + hi)
+		if eps(math.Exp(mid)) > pr.target {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	pr.z = math.Exp(hi)
+	return nil
+}
+
+// reachable returns why the target cannot hold any more, or nil: in sound
+// mode when the audited ε already spent (at the current δ) reaches it, in
+// paper mode when the paper's own ε_T does. Core's Patch.Validate has
+// already checked that the target is finite and > 0.
+func (pr *privacy) reachable(k int) error {
+	if pr.target == 0 || pr.done == 0 {
+		return nil
+	}
+	spent, how := pr.audited(0, k), "audited"
+	if pr.mode == core.ModePaper && pr.v != FedSC {
+		spent, how = pr.published(pr.pub2), "as the paper accounts it"
+	}
+	if spent >= pr.target {
+		return fmt.Errorf("fed: ε = %g cannot be met: ε = %.4g is already spent (%s, δ = %g) after %d rounds: %w",
+			pr.target, spent, how, pr.delta, pr.done, accountant.ErrUnreachable)
 	}
 	return nil
 }

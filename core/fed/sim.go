@@ -16,6 +16,7 @@ import (
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/nn"
+	"github.com/dpscope/dpscope/core/safe"
 	"github.com/dpscope/dpscope/datasets"
 )
 
@@ -165,17 +166,24 @@ func (s *sim) run(ctx context.Context) error {
 		if !s.pr.fits(s.k) {
 			s.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf(
 				"budget exhausted: round %d would take the audited ε past the target %g; training stops", r, e.cfg.Epsilon)})
+			s.ctl.EndEarly(core.OutcomeBudgetExhausted, fmt.Sprintf("round %d of %d would take the audited ε past the target %g", r, e.rounds, e.cfg.Epsilon))
 			break
 		}
 		if err := s.clientsRound(ctx, r); err != nil {
-			if !errors.Is(err, nn.ErrNonFinite) || e.cfg.Mode == core.ModeNonPrivate {
+			if !errors.Is(err, nn.ErrNonFinite) {
 				return err
+			}
+			if e.cfg.Mode == core.ModeNonPrivate {
+				// No noise to blame and no sound model to keep: a failure
+				// that front ends can still call a divergence.
+				return fmt.Errorf("%w: %w", core.ErrDiverged, err)
 			}
 			// Local training blew up, typically under the paper's noise
 			// level: nothing of round r was released, so the server model of
 			// round r−1 is kept, evaluated and reported, with the reason.
 			s.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf(
 				"training diverged in round %d (%v): the noise added to the clients' updates overwhelms them; the model of round %d is kept and evaluated", r, err, r-1)})
+			s.ctl.EndEarly(core.OutcomeDiverged, fmt.Sprintf("local training diverged in round %d of %d (%v); the model of round %d is kept", r, e.rounds, err, r-1))
 			break
 		}
 		if err := s.serverStep(ctx, r); err != nil {
@@ -210,7 +218,7 @@ func (s *sim) clientsRound(ctx context.Context, round int) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for w := range s.e.workers(s.k) {
 		wk := s.ws[w]
-		g.Go(func() error {
+		g.Go(safe.Func(func() error {
 			for {
 				c := int(next.Add(1) - 1)
 				if c >= s.k {
@@ -227,7 +235,7 @@ func (s *sim) clientsRound(ctx context.Context, round int) error {
 				s.losses[c] = loss
 				s.privatize(c, round)
 			}
-		})
+		}))
 	}
 	return g.Wait()
 }

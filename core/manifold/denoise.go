@@ -2,6 +2,7 @@ package manifold
 
 import (
 	"context"
+	crand "crypto/rand"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/neighbors"
+	"github.com/dpscope/dpscope/core/safe"
 )
 
 // StepKind is the update rule one denoising track applies.
@@ -50,6 +52,11 @@ type Denoiser struct {
 	vt      []float32 // tg.V in stored order, each block transposed to d × D
 	bl      blas.Float64
 	bl32    blas.Float32
+	// Secure draws each query's noise from a ChaCha8 generator keyed by
+	// crypto/rand instead of rand.NewPCG(seed, …) (Config.SecureNoise):
+	// not reproducible, and not removable by whoever knows the seed. Set
+	// it before the first Iterate.
+	Secure bool
 }
 
 // gramChunk is the number of references whose weighted tangent blocks are
@@ -398,7 +405,8 @@ func noiseStream(track, t, q int) uint64 {
 
 // Iterate applies one Step of kind to each of the m queries xs (m × D) in
 // parallel (at most GOMAXPROCS goroutines), query q drawing its noise from
-// rand.NewPCG(seed, noiseStream(track, t, q)). It returns the number of
+// rand.NewPCG(seed, noiseStream(track, t, q)), or from crypto/rand when
+// dn.Secure. It returns the number of
 // queries left unchanged, or ctx.Err() when cancelled.
 func (dn *Denoiser) Iterate(ctx context.Context, xs []float64, m int, kind StepKind, nz Noise, seed uint64, track, t int) (int, error) {
 	if len(xs) != m*dn.D {
@@ -423,7 +431,7 @@ func (dn *Denoiser) Iterate(ctx context.Context, xs []float64, m int, kind StepK
 		if gctx.Err() != nil {
 			break
 		}
-		g.Go(func() error {
+		g.Go(safe.Func(func() error {
 			w := <-pool
 			defer func() { pool <- w }()
 			hi := min(m, lo+chunk)
@@ -435,7 +443,12 @@ func (dn *Denoiser) Iterate(ctx context.Context, xs []float64, m int, kind StepK
 				}
 				q := lo + k
 				var rng *rand.Rand
-				if kind >= StepPaper {
+				switch {
+				case kind >= StepPaper && dn.Secure:
+					var key [32]byte
+					_, _ = crand.Read(key[:]) // never fails on supported platforms (Go ≥ 1.24)
+					rng = rand.New(rand.NewChaCha8(key))
+				case kind >= StepPaper:
 					rng = rand.New(rand.NewPCG(seed, noiseStream(track, t, q)))
 				}
 				ok, err := w.step(xs[q*dn.D:(q+1)*dn.D], idx, d2, kind, nz, rng)
@@ -445,7 +458,7 @@ func (dn *Denoiser) Iterate(ctx context.Context, xs []float64, m int, kind StepK
 				moved[q] = ok
 				return nil
 			})
-		})
+		}))
 	}
 	if err := g.Wait(); err != nil {
 		if ctx.Err() != nil {

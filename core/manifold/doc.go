@@ -30,5 +30,7 @@
 // eigenprojection by default, or P_x as is). Private runs also run the
 // non-private ceiling, so before / non-private / private are compared.
 //
-// Noise drawn from the run's seed is for teaching and reproducibility only.
+// Noise drawn from the run's seed is for teaching and reproducibility only;
+// with Config.SecureNoise each query's noise comes from a ChaCha8 generator
+// keyed by crypto/rand (Denoiser.Secure).
 package manifold

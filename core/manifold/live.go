@@ -105,6 +105,7 @@ func (r *runner) applyPatch(ctx context.Context, pt core.Patch, t int, st *live)
 		if dn, err = NewDenoiser(pr.Y, pr.N, pr.D, h, d, tg); err != nil {
 			return err
 		}
+		dn.Secure = r.cfg.SecureNoise
 		r.out.LocalPCA += time.Since(t0)
 	}
 	var bud *Budget

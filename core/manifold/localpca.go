@@ -13,6 +13,7 @@ import (
 
 	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/neighbors"
+	"github.com/dpscope/dpscope/core/safe"
 )
 
 // segmentLen is the number of consecutive references (in chain order) one
@@ -114,7 +115,7 @@ func LocalPCA(ctx context.Context, y []float64, n, D int, h float64, d int) (*Ta
 		if gctx.Err() != nil {
 			break
 		}
-		g.Go(func() error {
+		g.Go(safe.Func(func() error {
 			w := <-pool
 			defer func() { pool <- w }()
 			if err := gctx.Err(); err != nil {
@@ -122,7 +123,7 @@ func LocalPCA(ctx context.Context, y []float64, n, D int, h float64, d int) (*Ta
 			}
 			lo, hi := sgi*segmentLen, min(n, (sgi+1)*segmentLen)
 			return w.segment(t, ys, D, h, d, order, lo, hi, start)
-		})
+		}))
 	}
 	if err := g.Wait(); err != nil {
 		if ctx.Err() != nil {

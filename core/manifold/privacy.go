@@ -78,13 +78,14 @@ func (b Budget) record(l *accountant.Ledger, mode core.Mode, m int) error {
 }
 
 // guarantee returns the run's guarantee statement.
-func guarantee(mode core.Mode, p Params, synthetic bool, eps, delta float64, n int) core.GuaranteeEvent {
+func guarantee(mode core.Mode, p Params, synthetic, secure bool, eps, delta float64, n int) core.GuaranteeEvent {
 	switch mode {
 	case core.ModePaper:
 		reasons := []string{
 			"the sensitivity bounds of Lemmas 1–2 hold only with high probability over the data model (Remark 1); DP is a worst case: at a zero eigengap one record can flip a projector while the noise is ∝ 1/(n h^d) — at best random DP",
 			fmt.Sprintf("the constants of the bounds are unspecified in the paper; this run uses C_P = %g, C_m = %g and the guarantee depends on them", p.CP, p.Cm),
 			"the \"fewer than d + 1 neighbours → unchanged\" rule publishes a noiseless count",
+			core.NoiseSourceReason(secure),
 		}
 		if !synthetic {
 			reasons = append(reasons, "h and d were chosen on the private references (k-NN distances and local PCA) without noise, and the PCA basis of the data set was computed on private data: releases outside the budget")
@@ -100,7 +101,7 @@ func guarantee(mode core.Mode, p Params, synthetic bool, eps, delta float64, n i
 			"assumes the queries are public and chosen independently of the references",
 			"assumes h, d and s_min are public (fixed in advance or chosen on a disjoint public split)",
 			"every query is moved: no noiseless neighbour gate",
-			"noise follows the run's seed unless secure noise is on: seeded noise is for teaching and reproducibility only",
+			core.NoiseSourceReason(secure),
 		}
 		if !synthetic {
 			reasons = append(reasons, "the PCA basis and h, d of a data set are computed on the data here: for the formal reading they must come from public data")

@@ -29,6 +29,9 @@ type Problem struct {
 	Classes  int
 	H        float64
 	Dim      int
+	// Cells and Genes are the shape of the preprocessed data set the
+	// problem was made from, before PCA; 0 for a synthetic manifold.
+	Cells, Genes int
 	// Choice says how H and Dim were chosen.
 	Choice string
 	// Axes (D × 2) is the fixed projection of the 2-D view.
@@ -85,23 +88,20 @@ func Synthetic(p Params, seed uint64) (*Problem, error) {
 	return pr, nil
 }
 
-// FromData loads a data set (a path or builtin:NAME), preprocesses it
-// (datasets.DefaultPreprocessConfig), reduces it to p.PCs principal
+// FromData loads a data set (a path or builtin:NAME) and preprocesses it
+// as opts says (datasets.LoadPreprocessed), reduces it to p.PCs principal
 // components, and splits it: n_q = min(n_max, ⌈2√n⌉) random queries, at
 // most MaxReferences of the other cells as references. Unless p sets them,
 // d is the median, over up to 50 references, of the number of local
 // principal components (of their 30 nearest references) explaining 90 % of
 // the local variance, and h is the median distance of those references to
 // their 50th nearest reference — chosen on the private references.
-func FromData(ctx context.Context, spec string, p Params, seed uint64) (*Problem, error) {
-	raw, _, err := datasets.Load(spec, datasets.OpenOptions{})
+func FromData(ctx context.Context, spec string, opts datasets.LoadOptions, p Params, seed uint64) (*Problem, error) {
+	prep, err := datasets.LoadPreprocessed(spec, opts)
 	if err != nil {
 		return nil, fmt.Errorf("manifold: %w", err)
 	}
-	pre, err := datasets.Preprocess(raw, datasets.DefaultPreprocessConfig())
-	if err != nil {
-		return nil, fmt.Errorf("manifold: %w", err)
-	}
+	pre := prep.Data
 	n, g := pre.Cells, pre.Genes
 	x := make([]float64, n*g)
 	for i, v := range pre.X {
@@ -115,7 +115,12 @@ func FromData(ctx context.Context, spec string, p Params, seed uint64) (*Problem
 	if pca == nil {
 		return nil, fmt.Errorf("manifold: PCA: %w", err)
 	}
-	return splitData(pca.Scores, n, k, pre.Labels, pre.Barcodes, len(pre.Classes), p, seed)
+	pr, err := splitData(pca.Scores, n, k, pre.Labels, pre.Barcodes, len(pre.Classes), p, seed)
+	if err != nil {
+		return nil, err
+	}
+	pr.Cells, pr.Genes = n, g
+	return pr, nil
 }
 
 // splitData splits the n × k rows of x into n_q = min(n_max, ⌈2√n⌉) random

@@ -10,6 +10,7 @@ import (
 	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/cluster"
+	"github.com/dpscope/dpscope/datasets"
 )
 
 // runner is the state of one Run.
@@ -30,18 +31,26 @@ func (r *runner) run(ctx context.Context) error {
 	if synthetic {
 		r.pr, err = Synthetic(r.p, r.cfg.Seed)
 	} else {
-		r.pr, err = FromData(ctx, r.cfg.Data, r.p, r.cfg.Seed)
+		var opts datasets.LoadOptions
+		if opts, err = r.cfg.LoadOptions(); err == nil {
+			r.pr, err = FromData(ctx, r.cfg.Data, opts, r.p, r.cfg.Seed)
+		}
 	}
 	if err != nil {
 		return err
 	}
 	pr := r.pr
+	if synthetic {
+		r.ctl.Emit(core.DataEvent{Cells: pr.N + pr.M, Genes: pr.D})
+	} else {
+		r.ctl.Emit(core.DataEvent{Cells: pr.Cells, Genes: pr.Genes, Classes: pr.Classes})
+	}
 	if err := checkGeometry(pr.H, pr.Dim, pr.D); err != nil {
 		return err
 	}
 	r.out = &Outcome{Problem: pr, Data: time.Since(t0), Denoise: map[string]time.Duration{}}
 	r.e.out = r.out
-	r.ctl.Emit(guarantee(r.cfg.Mode, r.p, synthetic, r.cfg.Epsilon, r.cfg.Delta, pr.N))
+	r.ctl.Emit(guarantee(r.cfg.Mode, r.p, synthetic, r.cfg.SecureNoise, r.cfg.Epsilon, r.cfg.Delta, pr.N))
 	r.ctl.Emit(core.WarningEvent{Message: "bandwidth and dimension: " + pr.Choice})
 
 	st := &live{eps: r.cfg.Epsilon, delta: r.cfg.Delta}
@@ -61,6 +70,7 @@ func (r *runner) run(ctx context.Context) error {
 	if st.dn, err = NewDenoiser(pr.Y, pr.N, pr.D, pr.H, pr.Dim, st.tg); err != nil {
 		return err
 	}
+	st.dn.Secure = r.cfg.SecureNoise
 	npKind, npName := StepEigProj, "nonprivate (top-d eigenprojection of P_x)"
 	if r.p.NonPrivate == NonPrivatePx {
 		npKind, npName = StepPx, "nonprivate (P_x as is)"
@@ -102,6 +112,9 @@ func (r *runner) run(ctx context.Context) error {
 				continue
 			}
 			r.ctl.Applied(pt, t+1)
+			// The guarantee is re-stated on every patch: its ε, δ and θ
+			// may have changed.
+			r.ctl.Emit(guarantee(r.cfg.Mode, r.p, synthetic, r.cfg.SecureNoise, st.eps, st.delta, pr.N))
 		}
 		if r.p.T != T {
 			// the TUI plans the stage from here: T − t iterations left

@@ -86,15 +86,15 @@ func TestDependencyDirection(t *testing.T) {
 // core (the registry, Config, events), accountant, datasets and assets,
 // besides their own subpackages. core/compute is the matrix backend, no
 // method: `dpscope version` reports it. core/sweep (grids of runs through
-// core.Start) and core/reference (the B1 line) serve every method alike
-// and know none by name.
-var faceImports = []string{"core", "accountant", "datasets", "assets", "core/compute", "core/sweep", "core/reference"}
+// core.Start), core/reference (the B1 line) and core/safe (a panic turned
+// into an error) serve every method alike and know none by name.
+var faceImports = []string{"core", "accountant", "datasets", "assets", "core/compute", "core/sweep", "core/reference", "core/safe"}
 
 // serviceSide are the packages under core/ that the faces may depend on,
 // directly or not: the contract's services and the shared algorithms they
 // use (core/reference runs PCA and k-means from core/cluster), none of
 // which registers or names a method.
-var serviceSide = []string{"core/compute", "core/sweep", "core/reference", "core/cluster"}
+var serviceSide = []string{"core/compute", "core/sweep", "core/reference", "core/safe", "core/cluster"}
 
 // methodSide reports whether d is a method package or a method's internals
 // (anything under core/ but the services).

@@ -231,7 +231,7 @@ data set (or the one named by --data).`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			data, err := lf.load()
+			data, err := lf.load(cmd)
 			if err != nil {
 				return err
 			}

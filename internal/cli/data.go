@@ -8,7 +8,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/datasets"
 )
 
@@ -17,6 +19,9 @@ type Loaded struct {
 	Data   *datasets.Dataset
 	Prep   *datasets.Preprocessed
 	Labels *datasets.LabelReport // nil when no labels file was joined
+	// Config holds the data settings every run started from here uses:
+	// Data, Labels, Orientation and Preprocess (core.Config's fields).
+	Config core.Config
 }
 
 // Summary describes the loaded set, for printing.
@@ -37,38 +42,87 @@ func (lf *loadFlags) register(cmd *cobra.Command, defaultData string) {
 	if defaultData != "" {
 		f.StringVar(&lf.data, "data", defaultData, "data set: builtin:NAME, a 10x MatrixMarket folder, or a dense CSV/TSV file")
 	}
+	lf.registerPrep(f)
+	// --clip was the value cap's first name; the run command's --clip is
+	// the clipping bound C, so the cap is --max-value everywhere now.
+	f.Float64Var(&lf.pre.MaxValue, "clip", lf.pre.MaxValue, "deprecated: use --max-value")
+	_ = f.MarkHidden("clip")
+}
+
+// registerPrep adds the labels, orientation and preprocessing flags.
+func (lf *loadFlags) registerPrep(f *pflag.FlagSet) {
+	lf.pre = datasets.DefaultPreprocessConfig()
+	lf.selection = string(lf.pre.Selection)
 	f.StringVar(&lf.labels, "labels", "", "labels TSV (barcode<TAB>label) joined by barcode; default labels.tsv in an MTX folder")
 	f.StringVar(&lf.orientation, "orientation", "auto", "dense files only: auto, genes-by-cells or cells-by-genes")
 	f.IntVar(&lf.pre.MinGenes, "min-genes", lf.pre.MinGenes, "drop cells with fewer detected genes (0: off)")
 	f.IntVar(&lf.pre.MinCells, "min-cells", lf.pre.MinCells, "drop genes detected in fewer cells (0: off)")
 	f.IntVar(&lf.pre.NTopGenes, "genes", lf.pre.NTopGenes, "number of genes to select")
-	f.StringVar(&lf.selection, "selection", string(lf.pre.Selection), "gene selection: hvg, zero-rate or all")
+	f.StringVar(&lf.selection, "selection", lf.selection, "gene selection: hvg, zero-rate or all")
 	f.Float64Var(&lf.pre.TargetSum, "target-sum", 0, "normalise every cell to this total (0: the median total)")
-	f.Float64Var(&lf.pre.MaxValue, "clip", lf.pre.MaxValue, "clip scaled values to ±this (0: off)")
+	f.Float64Var(&lf.pre.MaxValue, "max-value", lf.pre.MaxValue, "clip scaled values to ±this (0: off)")
 }
 
-// load reads and preprocesses the data set the flags name.
-func (lf *loadFlags) load() (*Loaded, error) {
-	orient, err := datasets.ParseOrientation(lf.orientation)
-	if err != nil {
-		return nil, usageError{err}
+// prepFlags are the flag names registerPrep adds, for merging a config
+// file with the flags set.
+var prepFlags = []string{"labels", "orientation", "min-genes", "min-cells", "genes", "selection", "target-sum", "max-value"}
+
+// applyTo sets the data settings of cfg that the flags set (set reports
+// whether a flag was given) over what cfg already holds, and validates them.
+func (lf *loadFlags) applyTo(cfg *core.Config, set func(string) bool) error {
+	pre := datasets.DefaultPreprocessConfig()
+	if cfg.Preprocess != nil {
+		pre = *cfg.Preprocess
 	}
-	lf.pre.Selection = datasets.GeneSelection(lf.selection)
-	if err := lf.pre.Validate(); err != nil {
-		return nil, usageError{err}
+	flagged := lf.pre
+	flagged.Selection = datasets.GeneSelection(lf.selection)
+	for name, apply := range map[string]func(){
+		"min-genes": func() { pre.MinGenes = flagged.MinGenes }, "min-cells": func() { pre.MinCells = flagged.MinCells },
+		"genes": func() { pre.NTopGenes = flagged.NTopGenes }, "selection": func() { pre.Selection = flagged.Selection },
+		"target-sum": func() { pre.TargetSum = flagged.TargetSum }, "max-value": func() { pre.MaxValue = flagged.MaxValue },
+		"labels": func() { cfg.Labels = lf.labels }, "orientation": func() { cfg.Orientation = lf.orientation },
+	} {
+		if set(name) {
+			apply()
+		}
+	}
+	if err := pre.Validate(); err != nil {
+		return usageError{err}
+	}
+	if _, err := datasets.ParseOrientation(cfg.Orientation); err != nil {
+		return usageError{err}
+	}
+	cfg.Preprocess = &pre
+	return nil
+}
+
+// load reads and preprocesses the data set the flags of cmd name, through
+// the same path every engine uses (datasets.LoadPreprocessed).
+func (lf *loadFlags) load(cmd *cobra.Command) (*Loaded, error) {
+	set := cmd.Flags().Changed
+	if set("clip") {
+		// pflag's own deprecation notice goes to cobra's swallowed flag
+		// buffer, so say it here.
+		fmt.Fprintln(cmd.ErrOrStderr(), "dpscope: warning: --clip is deprecated, use --max-value (the cap on scaled values); --clip goes in the next release")
 	}
 	if strings.TrimSpace(lf.data) == "" {
 		return nil, usagef("--data is empty: name a data set (builtin:NAME or a path)")
 	}
-	d, rep, err := datasets.Load(lf.data, datasets.OpenOptions{Labels: lf.labels, Orientation: orient})
+	cfg := core.Config{Data: lf.data}
+	// The deprecated --clip sets the same value as --max-value.
+	withAlias := func(name string) bool { return set(name) || (name == "max-value" && set("clip")) }
+	if err := lf.applyTo(&cfg, withAlias); err != nil {
+		return nil, err
+	}
+	opts, err := cfg.LoadOptions()
+	if err != nil {
+		return nil, usageError{err}
+	}
+	p, err := datasets.LoadPreprocessed(cfg.Data, opts)
 	if err != nil {
 		return nil, err
 	}
-	p, err := datasets.Preprocess(d, lf.pre)
-	if err != nil {
-		return nil, err
-	}
-	return &Loaded{Data: d, Prep: p, Labels: rep}, nil
+	return &Loaded{Data: p.Raw, Prep: p.Data, Labels: p.Labels, Config: cfg}, nil
 }
 
 func newDataCmd(env Env) *cobra.Command {
@@ -97,9 +151,9 @@ preprocessing and prints what it found, as a table or with --json as one
 JSON object.`,
 		Example: "  dpscope data inspect builtin:default\n  dpscope data inspect ../shared/data/pbmc_4k --json",
 		Args:    exactArgs(1, "a data set: a path or builtin:NAME"),
-		RunE: runE(func(_ *cobra.Command, args []string) error {
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			lf.data = args[0]
-			data, err := lf.load()
+			data, err := lf.load(cmd)
 			if err != nil {
 				return err
 			}

@@ -27,6 +27,7 @@ type runFlags struct {
 	asJSON     bool
 	outDir     string
 	force      bool
+	load       loadFlags // labels, orientation and preprocessing
 }
 
 // manifoldFlags are shorthands for the options of the denoising method
@@ -115,6 +116,7 @@ run's folder says so in summary.json.` + optHelp(),
 	f.Float64Var(&mf.theta, "theta", 0, "denoising: share θ of each query's budget spent on the projector")
 	f.Float64Var(&mf.cp, "CP", 0, "denoising: sensitivity constant C_P of the projector (paper mode)")
 	f.Float64Var(&mf.cm, "Cm", 0, "denoising: sensitivity constant C_m of the mean (paper mode)")
+	rf.load.registerPrep(f)
 	f.BoolVar(&rf.asJSON, "json", false, "stream events as JSON lines, then a summary line")
 	f.StringVar(&rf.outDir, "out", "", "write config, events, summary, embedding and assignments to this new or empty folder")
 	f.BoolVar(&rf.force, "force", false, "let --out replace the results of an earlier run in its folder")
@@ -186,6 +188,9 @@ func (rf *runFlags) config(cmd *cobra.Command) (core.Config, error) {
 	}
 	if cfg.Seed > maxSeed {
 		return cfg, usagef("--seed is %d, must be in 0 … %d (2⁶³−1), so that every config file can hold it", cfg.Seed, uint64(maxSeed))
+	}
+	if err := rf.load.applyTo(&cfg, set); err != nil {
+		return cfg, err
 	}
 	if err := cfg.Validate(); err != nil {
 		if rf.configFile != "" {
@@ -322,7 +327,7 @@ loop:
 		sum.Stopped = true
 	}
 	if stopCause != nil && sum.Stopped {
-		sum.StopReason = stopCause.Error()
+		sum.Status, sum.Reason = string(core.OutcomeStopped), stopCause.Error()
 	}
 	if out != nil {
 		if !sum.progressed() {
@@ -430,6 +435,8 @@ func eventName(ev core.Event) string {
 		return "done"
 	case core.ErrorEvent:
 		return "error"
+	case core.DataEvent:
+		return "data"
 	}
 	return fmt.Sprintf("%T", ev)
 }

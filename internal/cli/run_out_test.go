@@ -227,8 +227,8 @@ func TestStdoutBrokenPipe(t *testing.T) {
 		t.Errorf("run --json | head -1: exit %d, %q; want 141 without a stack trace", code, errOut.String())
 	}
 	s := readSummary(t, dir)
-	if s["stopped"] != true || !strings.Contains(s["stop_reason"].(string), "broken pipe") {
-		t.Errorf("summary stopped %v, reason %v; want stopped by the broken pipe", s["stopped"], s["stop_reason"])
+	if s["stopped"] != true || !strings.Contains(s["reason"].(string), "broken pipe") {
+		t.Errorf("summary stopped %v, reason %v; want stopped by the broken pipe", s["stopped"], s["reason"])
 	}
 	if strings.Count(out.buf.String(), "\n") != 1 {
 		t.Errorf("stdout got %q, want the one line head read", out.buf.String())
@@ -246,8 +246,8 @@ func TestSignalStopsRunAndMarksFolder(t *testing.T) {
 		t.Errorf("SIGTERM: exit %d, %q; want 1 naming the signal", code, errOut.String())
 	}
 	s := readSummary(t, dir)
-	if s["stopped"] != true || !strings.Contains(s["stop_reason"].(string), "terminated") {
-		t.Errorf("summary stopped %v, reason %v", s["stopped"], s["stop_reason"])
+	if s["stopped"] != true || !strings.Contains(s["reason"].(string), "terminated") {
+		t.Errorf("summary stopped %v, reason %v", s["stopped"], s["reason"])
 	}
 	noTemporaries(t, dir)
 }

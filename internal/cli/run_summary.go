@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -18,7 +19,7 @@ type runSummary struct {
 	Type             string             `json:"type"` // "summary"
 	Schema           int                `json:"schema"`
 	Version          string             `json:"dpscope_version"`
-	Data             string             `json:"data"`
+	Data             runData            `json:"data"`
 	Method           string             `json:"method"`
 	Mode             string             `json:"mode"`
 	Delta            float64            `json:"delta"`
@@ -34,9 +35,13 @@ type runSummary struct {
 	Steps            int                `json:"steps"`
 	Seconds          float64            `json:"seconds"`
 	Stopped          bool               `json:"stopped"`
-	StopReason       string             `json:"stop_reason,omitempty"`
-	Warnings         []string           `json:"warnings"`
-	Error            string             `json:"error,omitempty"`
+	// Status is how the run ended: finished, stopped, budget-exhausted,
+	// diverged (core.Outcome) or failed; Reason says why for all but
+	// finished.
+	Status   string   `json:"status"`
+	Reason   string   `json:"reason,omitempty"`
+	Warnings []string `json:"warnings"`
+	Error    string   `json:"error,omitempty"`
 
 	start     time.Time
 	err       error
@@ -45,11 +50,26 @@ type runSummary struct {
 
 // summarySchema numbers the layout of runSummary; it grows when a field
 // changes meaning or goes away, so that readers can refuse a newer one.
-const summarySchema = 1
+const summarySchema = 2
+
+// runData is the data a run used: its spec and the shape of the matrix the
+// model trained on (zero until the engine reports it).
+type runData struct {
+	Spec    string `json:"spec"`
+	Cells   int    `json:"cells"`
+	Genes   int    `json:"genes"`
+	Classes int    `json:"classes"`
+}
+
+// Status values of a summary beyond core's outcomes.
+const (
+	statusFailed     = "failed"
+	statusIncomplete = "incomplete" // the event stream ended without a DoneEvent or ErrorEvent
+)
 
 func newSummary(cfg core.Config) *runSummary {
 	return &runSummary{
-		Type: "summary", Schema: summarySchema, Version: version(), Data: cfg.Data, Method: cfg.Method, Mode: string(cfg.Mode), Delta: cfg.Delta,
+		Type: "summary", Schema: summarySchema, Version: version(), Data: runData{Spec: cfg.Data}, Status: statusIncomplete, Method: cfg.Method, Mode: string(cfg.Mode), Delta: cfg.Delta,
 		Epsilon: map[string]float64{}, EpsilonPublished: map[string]float64{}, Metrics: map[string]float64{},
 		Guarantee: string(core.GuaranteeNone), GuaranteeReasons: []string{}, Warnings: []string{},
 		start: time.Now(),
@@ -95,14 +115,21 @@ func (s *runSummary) observe(ev core.Event) {
 		s.sawResult = true
 	case core.WarningEvent:
 		s.Warnings = append(s.Warnings, ev.Message)
+	case core.DataEvent:
+		s.Data.Cells, s.Data.Genes, s.Data.Classes = ev.Cells, ev.Genes, ev.Classes
 	case core.DoneEvent:
 		s.Stopped = ev.Stopped
-		if ev.Stopped {
-			s.StopReason = ev.Reason
+		s.Status, s.Reason = string(ev.Outcome), ev.Reason
+		if s.Status == "" {
+			s.Status = string(core.OutcomeFinished)
 		}
 	case core.ErrorEvent:
 		s.err = ev.Err
 		s.Error = ev.Err.Error()
+		s.Status, s.Reason = statusFailed, ev.Err.Error()
+		if errors.Is(ev.Err, core.ErrDiverged) {
+			s.Status = string(core.OutcomeDiverged)
+		}
 	}
 }
 
@@ -115,16 +142,20 @@ func (s *runSummary) finish() { s.Seconds = time.Since(s.start).Seconds() }
 // write prints the summary for people.
 func (s *runSummary) write(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "run\t%s (%s) on %s, %d steps in %.1fs\n", s.Method, s.Mode, s.Data, s.Steps, s.Seconds)
+	fmt.Fprintf(tw, "run\t%s (%s) on %s, %d steps in %.1fs\n", s.Method, s.Mode, s.Data.Spec, s.Steps, s.Seconds)
+	if d := s.Data; d.Cells > 0 {
+		fmt.Fprintf(tw, "data\t%d cells × %d genes, %d classes (the matrix the model trained on)\n", d.Cells, d.Genes, d.Classes)
+	}
 	if s.Error != "" {
 		fmt.Fprintf(tw, "error\t%s\n", s.Error)
 	}
-	if s.Stopped {
-		fmt.Fprintf(tw, "stopped\tbefore the end of its schedule")
-		if s.StopReason != "" {
-			fmt.Fprintf(tw, ": %s", s.StopReason)
-		}
-		fmt.Fprintln(tw)
+	switch {
+	case s.Status == string(core.OutcomeFinished):
+		fmt.Fprintf(tw, "status\tfinished\n")
+	case s.Reason != "" && s.Status != statusFailed:
+		fmt.Fprintf(tw, "status\t%s before the end of its schedule: %s\n", strings.ReplaceAll(s.Status, "-", " "), s.Reason)
+	default:
+		fmt.Fprintf(tw, "status\t%s\n", s.Status)
 	}
 	fmt.Fprintf(tw, "guarantee\t%s\n", s.Guarantee)
 	for _, r := range s.GuaranteeReasons {

@@ -1,0 +1,55 @@
+package datasets
+
+import "fmt"
+
+// LoadOptions is how LoadPreprocessed reads and preprocesses a data set:
+// the settings of the --labels, --orientation and preprocessing flags.
+type LoadOptions struct {
+	// Labels is a labels file joined by barcode (OpenOptions.Labels).
+	// Default "": a folder's labels.tsv, none for a dense file.
+	Labels string
+	// Orientation applies to dense files. Default OrientationAuto.
+	Orientation Orientation
+	// Preprocess is the pipeline. Required: start from
+	// DefaultPreprocessConfig.
+	Preprocess PreprocessConfig
+}
+
+// DefaultLoadOptions returns the options every command and engine uses when
+// no flag or config says otherwise.
+func DefaultLoadOptions() LoadOptions {
+	return LoadOptions{Preprocess: DefaultPreprocessConfig()}
+}
+
+// Prepared is a data set as loaded and preprocessed by LoadPreprocessed.
+type Prepared struct {
+	Raw    *Dataset      // as read, before preprocessing
+	Data   *Preprocessed // the matrix a model trains on
+	Labels *LabelReport  // the labels join; nil when no labels file was joined
+}
+
+// Summary describes the set and its preprocessing (Summarize).
+func (p *Prepared) Summary() Summary { return Summarize(p.Raw, p.Data, p.Labels) }
+
+// LoadPreprocessed is the one data path of dpscope: it validates opts, loads
+// spec (Load) with opts' labels and orientation, and runs Preprocess with
+// opts.Preprocess. Every engine and `data inspect` read data through it, so
+// a setting given once reaches every method. Errors name spec and, for an
+// invalid option, the field.
+func LoadPreprocessed(spec string, opts LoadOptions) (*Prepared, error) {
+	if err := opts.Preprocess.Validate(); err != nil {
+		return nil, err
+	}
+	if _, err := ParseOrientation(opts.Orientation.String()); err != nil {
+		return nil, err
+	}
+	raw, rep, err := Load(spec, OpenOptions{Labels: opts.Labels, Orientation: opts.Orientation})
+	if err != nil {
+		return nil, err
+	}
+	d, err := Preprocess(raw, opts.Preprocess)
+	if err != nil {
+		return nil, fmt.Errorf("datasets: %s: preprocess: %w", spec, err)
+	}
+	return &Prepared{Raw: raw, Data: d, Labels: rep}, nil
+}

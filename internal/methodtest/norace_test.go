@@ -1,0 +1,5 @@
+//go:build !race
+
+package methodtest
+
+const raceEnabled = false
