@@ -266,6 +266,14 @@ func (r *runState) run(ctx context.Context) error {
 	if err := r.stage2(ctx); err != nil {
 		return err
 	}
+	// A run that trained no epoch (epochs 0,0) still reports how the codes
+	// of its untrained network cluster: the method's null reference line.
+	if r.epochs == 0 {
+		r.stage = 1
+		if err := r.evaluate(ctx); err != nil {
+			return err
+		}
+	}
 	if r.private {
 		b := r.priv.budgetEvent(r.step, r.plan(), r.sigma, true)
 		r.ctl.Emit(b)
