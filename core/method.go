@@ -98,6 +98,12 @@ type Method struct {
 	// Config fields (JSON names), options ("option protocol") or events of
 	// the run ("a target raised mid-run").
 	DependsOn []string `json:"guarantee_depends_on,omitempty"`
+	// Null returns the config of the method's null run: what it gives
+	// without learning from the data (DCAN: its untrained network with the
+	// same clustering step), drawn as a reference line beside its results.
+	// Nil: the method has no informative null (dppca's is a random
+	// projection, ARI ≈ 0; B1 is its reference).
+	Null func(Config) Config `json:"-"`
 	// New builds the engine for a validated config. Required.
 	New Factory `json:"-"`
 }

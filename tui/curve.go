@@ -12,7 +12,6 @@ import (
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/reference"
 	"github.com/dpscope/dpscope/core/sweep"
-	"github.com/dpscope/dpscope/datasets"
 	"github.com/dpscope/dpscope/tui/chart"
 	"github.com/dpscope/dpscope/tui/keys"
 )
@@ -41,7 +40,8 @@ type curvePane struct {
 	seq    int
 	ref    *reference.Line
 	refErr error
-	refFor string // the data set ref is for ("" before the first)
+	refFor string          // the data set ref is for ("" before the first)
+	null   *reference.Line // the swept method's null run (no learning)
 	w, h   int
 	dirty  bool
 }
@@ -67,6 +67,12 @@ type curveRunMsg struct {
 
 // curveEndMsg says sweep seq is over.
 type curveEndMsg struct{ seq int }
+
+// curveNullMsg carries the null line of sweep seq's method.
+type curveNullMsg struct {
+	seq  int
+	line *reference.Line
+}
 
 // curveRefMsg carries B1 for a data set.
 type curveRefMsg struct {
@@ -104,7 +110,7 @@ func (p *curvePane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	case ParamsMsg:
 		p.params = msg.Params
 	case TabShownMsg:
-		return p, p.loadReference()
+		return p, p.loadReference(p.c.Config.runConfig(p.params))
 	case tea.KeyPressMsg:
 		switch {
 		case key.Matches(msg, p.c.Keys.Sweep):
@@ -112,7 +118,7 @@ func (p *curvePane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 				p.sw.cancel()
 				return p, statusCmd("stopping the sweep: finished runs stay on the curve")
 			}
-			return p, tea.Batch(p.startSweep(), p.loadReference())
+			return p, tea.Batch(p.startSweep(), p.loadReference(p.c.Config.runConfig(p.params)))
 		case key.Matches(msg, p.c.Keys.Metric):
 			p.nmi = !p.nmi
 			p.dirty = true
@@ -136,6 +142,11 @@ func (p *curvePane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 			p.sw.running = false
 			p.dirty = true
 			return p, statusCmd(fmt.Sprintf("sweep over: %d of %d runs finished", p.sw.finished, len(p.sw.points)))
+		}
+	case curveNullMsg:
+		if msg.seq == p.seq {
+			p.null = msg.line
+			p.dirty = true
 		}
 	case curveRefMsg:
 		if msg.data == p.params.Data {
@@ -181,7 +192,7 @@ func (p *curvePane) startSweep() tea.Cmd {
 	if p.sw != nil && p.sw.running {
 		p.sw.cancel()
 	}
-	p.sw = sw
+	p.sw, p.null = sw, nil
 	p.dirty = true
 	todo := make([]int, len(points))
 	for i := range todo {
@@ -197,7 +208,7 @@ func (p *curvePane) startSweep() tea.Cmd {
 			}
 		})
 	}()
-	return tea.Batch(waitCurve(sw.results, sw.seq),
+	return tea.Batch(waitCurve(sw.results, sw.seq), loadNull(ctx, sw.seq, base),
 		statusCmd(fmt.Sprintf("sweeping %s over %d ε × %d seeds in the background (w stops)", sw.label, len(curveEpsilons), len(curveSeeds))))
 }
 
@@ -212,26 +223,37 @@ func waitCurve(ch <-chan curveRunMsg, seq int) tea.Cmd {
 	}
 }
 
-// loadReference computes B1 for the current data set in a command, once
-// per data set (the reference cache makes later sessions instant).
-func (p *curvePane) loadReference() tea.Cmd {
-	data := p.params.Data
-	if p.refFor == data {
+// loadReference computes B1 for the data set of cfg, as cfg preprocesses
+// it, in a command, once per data set (the reference cache makes later
+// sessions instant).
+func (p *curvePane) loadReference(cfg core.Config) tea.Cmd {
+	if p.refFor == cfg.Data {
 		return nil
 	}
-	p.refFor = data
+	p.refFor = cfg.Data
 	ctx := p.c.Config.Context
 	return func() tea.Msg {
-		raw, _, err := datasets.Load(data, datasets.OpenOptions{})
+		prep, err := cfg.LoadData()
 		if err != nil {
-			return curveRefMsg{data: data, err: err}
+			return curveRefMsg{data: cfg.Data, err: err}
 		}
-		pre, err := datasets.Preprocess(raw, datasets.DefaultPreprocessConfig())
+		l, err := reference.DefaultCache().B1(ctx, prep.Data)
+		return curveRefMsg{data: cfg.Data, line: l, err: err}
+	}
+}
+
+// loadNull computes the null line of the swept method, when it has one.
+func loadNull(ctx context.Context, seq int, cfg core.Config) tea.Cmd {
+	return func() tea.Msg {
+		m, err := core.LookupMethod(cfg.Method)
+		if err != nil || m.Null == nil {
+			return curveNullMsg{seq: seq}
+		}
+		l, err := reference.DefaultCache().Null(ctx, m, cfg)
 		if err != nil {
-			return curveRefMsg{data: data, err: err}
+			return curveNullMsg{seq: seq}
 		}
-		l, err := reference.DefaultCache().B1(ctx, pre)
-		return curveRefMsg{data: data, line: l, err: err}
+		return curveNullMsg{seq: seq, line: &l}
 	}
 }
 
@@ -255,6 +277,9 @@ func (p *curvePane) Frame() {
 	var lines []chart.HLine
 	if p.ref != nil {
 		lines = append(lines, chart.HLine{Y: p.metricOf(p.ref.ARI, p.ref.NMI), Style: st.Reference})
+	}
+	if p.null != nil {
+		lines = append(lines, chart.HLine{Y: p.metricOf(p.null.ARI, p.null.NMI), Style: st.Muted})
 	}
 	p.chart.SetHLines(lines...)
 	if p.sw != nil {
@@ -335,6 +360,9 @@ func (p *curvePane) text(w int) []string {
 	case p.refErr != nil:
 		legend += "  " + st.Muted.Render("no B1: "+p.refErr.Error())
 	}
+	if p.null != nil {
+		legend += "  " + st.Muted.Render(fmt.Sprintf("━ null (untrained, no learning) %.3f", p.metricOf(p.null.ARI, p.null.NMI)))
+	}
 	var out []string
 	for _, s := range []string{legend, p.summaryLine(), p.costLine(),
 		st.Muted.Render("ARI and NMI use the true labels: exploration only, not covered by any guarantee")} {
@@ -364,7 +392,11 @@ func (p *curvePane) summaryLine() string {
 		if g.Mode == core.ModeNonPrivate {
 			eps = "no privacy"
 		}
-		parts = append(parts, fmt.Sprintf("%s: %.2f (n %d)", eps, *m, g.N))
+		part := fmt.Sprintf("%s: %.2f (n %d)", eps, *m, g.N)
+		if p.null != nil && !p.nmi && g.Mode != core.ModeNonPrivate && reference.NoBetter(*g.ARIMean, *g.ARISD, g.N, *p.null) {
+			part += " no better than no learning"
+		}
+		parts = append(parts, part)
 	}
 	state := "done"
 	if p.sw.running {

@@ -40,8 +40,18 @@ func init() {
 		Expect:  Expect,
 		DependsOn: []string{"layers (paper mode: 1-6 or none)", "epsilon (the filter's target; raised mid-run: conditional)",
 			"sigma changed mid-run without a target (conditional)", "secure_noise", "option k"},
-		New: func(cfg core.Config) (core.Engine, error) { return New(cfg, Options{}) },
+		Null: Null,
+		New:  func(cfg core.Config) (core.Engine, error) { return New(cfg, Options{}) },
 	})
+}
+
+// Null is DCAN's null run: the same network and clustering step, trained
+// for no epoch, without privacy (the run then clusters its untrained
+// codes).
+func Null(cfg core.Config) core.Config {
+	cfg.Mode, cfg.Epsilon, cfg.Sigma = core.ModeNonPrivate, 0, 0
+	cfg.Epochs = []int{0, 0}
+	return cfg
 }
 
 // Expect is the guarantee a configuration can carry before the run

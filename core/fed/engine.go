@@ -56,8 +56,10 @@ func New(cfg core.Config, v Variant, p Params) (*Engine, error) {
 	if len(cfg.Epochs) > 0 {
 		e.rounds = cfg.Epochs[0]
 	}
-	if e.rounds < 1 {
-		return nil, configErr("rounds", e.rounds, "≥ 1")
+	// No round at all is the method's null run (its untrained model), which
+	// spends no privacy: only without it.
+	if e.rounds < 1 && !(e.rounds == 0 && cfg.Mode == core.ModeNonPrivate) {
+		return nil, configErr("rounds", e.rounds, "≥ 1 (0 only in nonprivate mode: the untrained model)")
 	}
 	if len(cfg.Epochs) > 1 && p.LocalEpochs == 0 {
 		if cfg.Epochs[1] < 1 {

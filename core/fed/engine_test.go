@@ -82,7 +82,9 @@ func TestNewRejects(t *testing.T) {
 	}{
 		{"fl in paper mode", FL, func(c *core.Config, _ *Params) { c.Mode, c.Delta, c.Clip, c.Epsilon = core.ModePaper, 1e-5, 5, 5 }},
 		{"fedsc in paper mode", FedSC, func(c *core.Config, _ *Params) { c.Mode, c.Delta, c.Clip, c.Epsilon = core.ModePaper, 1e-5, 5, 5 }},
-		{"zero rounds", FL, func(c *core.Config, _ *Params) { c.Epochs = []int{0} }},
+		{"zero rounds in a private mode", FLDP, func(c *core.Config, _ *Params) {
+			c.Mode, c.Delta, c.Clip, c.Epsilon, c.Epochs = core.ModePaper, 1e-5, 5, 5, []int{0}
+		}},
 		{"three epoch counts", FL, func(c *core.Config, _ *Params) { c.Epochs = []int{1, 1, 1} }},
 		{"zero local epochs", FL, func(c *core.Config, _ *Params) { c.Epochs = []int{1, 0} }},
 		{"bad split", FL, func(_ *core.Config, p *Params) { p.Split = "dirichlet:0" }},

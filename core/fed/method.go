@@ -66,6 +66,7 @@ func (v Variant) descriptor() core.Method {
 			}
 			return Reasons(v, cfg.Mode, eps, proto)
 		},
+		Null: Null,
 		New: func(cfg core.Config) (core.Engine, error) {
 			p, err := paramsFrom(v.optionSpecs(), cfg.Options)
 			if err != nil {
@@ -159,4 +160,19 @@ func paramsFrom(specs []core.OptionSpec, opts map[string]string) (Params, error)
 		p.Divergence, _ = ParseDivergence(s)
 	}
 	return p, nil
+}
+
+// Null is a federated method's null run: its untrained server model,
+// evaluated with the same clustering step after no round, without privacy.
+func Null(cfg core.Config) core.Config {
+	cfg.Mode, cfg.Epsilon, cfg.Sigma = core.ModeNonPrivate, 0, 0
+	local := 0
+	if len(cfg.Epochs) > 1 {
+		local = cfg.Epochs[1]
+	}
+	cfg.Epochs = []int{0}
+	if local > 0 {
+		cfg.Epochs = append(cfg.Epochs, local)
+	}
+	return cfg
 }

@@ -27,6 +27,7 @@ type runFlags struct {
 	asJSON     bool
 	outDir     string
 	force      bool
+	noRef      bool
 	load       loadFlags // labels, orientation and preprocessing
 }
 
@@ -82,7 +83,7 @@ run's folder says so in summary.json.` + optHelp(),
 			if err != nil {
 				return err
 			}
-			return executeRun(cmd.Context(), cfg, rf.asJSON, rf.outDir, rf.force, env)
+			return executeRun(cmd.Context(), cfg, runRequest{asJSON: rf.asJSON, outDir: rf.outDir, force: rf.force, references: !rf.noRef}, env)
 		}),
 	}
 	f := cmd.Flags()
@@ -120,6 +121,7 @@ run's folder says so in summary.json.` + optHelp(),
 	f.BoolVar(&rf.asJSON, "json", false, "stream events as JSON lines, then a summary line")
 	f.StringVar(&rf.outDir, "out", "", "write config, events, summary, embedding and assignments to this new or empty folder")
 	f.BoolVar(&rf.force, "force", false, "let --out replace the results of an earlier run in its folder")
+	f.BoolVar(&rf.noRef, "no-reference", false, "skip the reference lines (B1: PCA + k-means; the method's null run), computed once per data set and cached")
 	return cmd
 }
 
@@ -262,7 +264,16 @@ const runGrace = 500 * time.Millisecond
 // of what was done is still printed where possible and the --out folder is
 // committed, marked as stopped. A run that ends before its first step, by
 // failure or stop, commits nothing.
-func executeRun(ctx context.Context, cfg core.Config, asJSON bool, outDir string, force bool, env Env) error {
+// runRequest is how `dpscope run` reports a run.
+type runRequest struct {
+	asJSON     bool
+	outDir     string
+	force      bool // --out may replace an earlier run's results
+	references bool // compute the reference lines after the run
+}
+
+func executeRun(ctx context.Context, cfg core.Config, req runRequest, env Env) error {
+	asJSON, outDir, force := req.asJSON, req.outDir, req.force
 	var out *runOutput
 	if outDir != "" {
 		temps := env.temps
@@ -328,6 +339,9 @@ loop:
 	}
 	if stopCause != nil && sum.Stopped {
 		sum.Status, sum.Reason = string(core.OutcomeStopped), stopCause.Error()
+	}
+	if req.references && stopCause == nil && sum.err == nil && sum.ARI != nil {
+		sum.addReferences(ctx, cfg)
 	}
 	if out != nil {
 		if !sum.progressed() {

@@ -42,6 +42,11 @@ type runSummary struct {
 	Reason   string   `json:"reason,omitempty"`
 	Warnings []string `json:"warnings"`
 	Error    string   `json:"error,omitempty"`
+	// Reference holds the reference lines (absent with --no-reference);
+	// Verdict is "no better than no learning" when a private result is not
+	// above the null beyond seed noise.
+	Reference *references `json:"reference,omitempty"`
+	Verdict   string      `json:"verdict,omitempty"`
 
 	start     time.Time
 	err       error
@@ -174,9 +179,15 @@ func (s *runSummary) write(w io.Writer) {
 		fmt.Fprintf(tw, "ε as published\t%.4g  (%s)\n", s.EpsilonPublished[name], name)
 	}
 	metric := func(name string, v *float64) {
-		if v != nil {
-			fmt.Fprintf(tw, "%s\t%.4f\n", name, *v)
+		if v == nil {
+			return
 		}
+		fmt.Fprintf(tw, "%s\t%.4f", name, *v)
+		if name == "ARI" && s.Verdict != "" {
+			// A bare number would read as learning: say it is not.
+			fmt.Fprintf(tw, "  — %s (the null line below)", s.Verdict)
+		}
+		fmt.Fprintln(tw)
 	}
 	for _, name := range sortedKeys(s.Metrics) {
 		v := s.Metrics[name]
@@ -185,6 +196,7 @@ func (s *runSummary) write(w io.Writer) {
 	if s.ARI != nil || s.NMI != nil || s.ACC != nil || s.Silhouette != nil {
 		fmt.Fprintf(tw, "\t(metrics use the true labels of the data: exploration only, not covered by any guarantee)\n")
 	}
+	s.Reference.write(tw)
 	for _, m := range s.Warnings {
 		fmt.Fprintf(tw, "warning\t%s\n", m)
 	}

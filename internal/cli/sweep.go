@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -17,7 +18,6 @@ import (
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/reference"
 	"github.com/dpscope/dpscope/core/sweep"
-	"github.com/dpscope/dpscope/datasets"
 )
 
 // sweepFlags are the flags of `dpscope sweep`.
@@ -282,8 +282,22 @@ func executeSweep(ctx context.Context, g sweep.Grid, jobs int, outDir string, as
 	bar.finish()
 
 	res := &sweepResult{}
-	res.Groups, res.Exploration = sweep.Summarise(points, outcomes)
-	res.Reference = sweepReference(ctx, g.Base.Data)
+	groups, cost := sweep.Summarise(points, outcomes)
+	res.Groups, res.Exploration = make([]sweepGroup, len(groups)), cost
+	for i, g := range groups {
+		res.Groups[i].Group = g
+	}
+	// An interrupted sweep reports what finished at once, without the
+	// reference lines (which may take seconds).
+	if ctx.Err() == nil {
+		res.Groups = judge(ctx, points, groups)
+		res.Reference = &references{}
+		if l, err := b1Line(ctx, g.Base); err != nil {
+			res.Reference.Missing = append(res.Reference.Missing, "B1: "+err.Error())
+		} else {
+			res.Reference.PCAKMeans = l
+		}
+	}
 	for _, o := range outcomes {
 		if o != nil {
 			res.done++
@@ -311,44 +325,53 @@ func executeSweep(ctx context.Context, g sweep.Grid, jobs int, outDir string, as
 	return nil
 }
 
-// sweepReference is B1 on the data as the methods preprocess it by
-// default, from the reference cache; nil when the data have no labels or
-// cannot be read (the runs then said why).
-func sweepReference(ctx context.Context, data string) *sweepReferences {
-	raw, _, err := datasets.Load(data, datasets.OpenOptions{})
-	if err != nil {
-		return nil
-	}
-	p, err := datasets.Preprocess(raw, datasets.DefaultPreprocessConfig())
-	if err != nil {
-		return nil
-	}
-	l, err := reference.DefaultCache().B1(ctx, p)
-	if err != nil {
-		return nil
-	}
-	return &sweepReferences{PCAKMeans: &l}
+// sweepGroup is one point of the curve as `sweep` prints it: the group
+// and, for a method with a null run, that line and the verdict against it.
+type sweepGroup struct {
+	sweep.Group
+	Null    *reference.Line `json:"null,omitempty"`
+	Verdict string          `json:"verdict,omitempty"`
 }
 
-// sweepReferences are the reference lines of a sweep's data set. They are
-// computed without noise from the private data: not releases, not covered
-// by any guarantee.
-type sweepReferences struct {
-	PCAKMeans *reference.Line `json:"pca_kmeans,omitempty"`
+// judge adds each group's null line and, for private groups not above it
+// beyond seed noise, the verdict. Nulls come from the reference cache, one
+// per method and options.
+func judge(ctx context.Context, points []sweep.Point, groups []sweep.Group) []sweepGroup {
+	out := make([]sweepGroup, len(groups))
+	for i, g := range groups {
+		out[i].Group = g
+		var cfg core.Config
+		for _, p := range points {
+			if p.Config.Method == g.Method && p.Config.Mode == g.Mode && p.Config.Epsilon == g.Epsilon && maps.Equal(p.Config.Options, g.Options) {
+				cfg = p.Config
+				break
+			}
+		}
+		if cfg.Method == "" {
+			continue
+		}
+		if l, err := nullLine(ctx, cfg); err == nil {
+			out[i].Null = l
+			if g.Mode != core.ModeNonPrivate && g.ARIMean != nil && reference.NoBetter(*g.ARIMean, *g.ARISD, g.N, *l) {
+				out[i].Verdict = verdictNoLearning
+			}
+		}
+	}
+	return out
 }
 
 // sweepResult is the last line of `sweep --json`.
 type sweepResult struct {
-	Groups      []sweep.Group    `json:"sweep"`
-	Reference   *sweepReferences `json:"reference"`
-	Exploration sweep.Cost       `json:"exploration"`
+	Groups      []sweepGroup `json:"sweep"`
+	Reference   *references  `json:"reference"`
+	Exploration sweep.Cost   `json:"exploration"`
 	done        int
 }
 
 // write prints the sweep table for people.
 func (r *sweepResult) write(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "method\tmode\tε target\toptions\truns\tARI mean ± sd\tNMI mean ± sd\tmax ε spent\t")
+	fmt.Fprintln(tw, "method\tmode\tε target\toptions\truns\tARI mean ± sd\tNMI mean ± sd\tmax ε spent\tnull ARI\t")
 	pm := func(m, s *float64) string {
 		if m == nil {
 			return "—"
@@ -364,9 +387,23 @@ func (r *sweepResult) write(w io.Writer) {
 		if len(g.Options) > 0 {
 			opts = fmt.Sprint(g.Options)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", g.Method, g.Mode, eps, opts, g.N, pm(g.ARIMean, g.ARISD), pm(g.NMIMean, g.NMISD), spent)
+		null := "—"
+		if g.Null != nil {
+			null = fmt.Sprintf("%.3f", g.Null.ARI)
+		}
+		ari := pm(g.ARIMean, g.ARISD)
+		if g.Verdict != "" {
+			ari = "*" + ari // a bare number would read as learning
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", g.Method, g.Mode, eps, opts, g.N, ari, pm(g.NMIMean, g.NMISD), spent, null)
 	}
 	tw.Flush()
+	for _, g := range r.Groups {
+		if g.Verdict != "" {
+			fmt.Fprintf(w, "* %s: not above the method's null run (its untrained model) beyond seed noise\n", verdictNoLearning)
+			break
+		}
+	}
 	if ref := r.Reference; ref != nil && ref.PCAKMeans != nil {
 		l := ref.PCAKMeans
 		fmt.Fprintf(w, "reference B1 (PCA(50) + k-means, non-private, not a release): ARI %.3f ± %.3f, NMI %.3f ± %.3f over %d seeds\n", l.ARI, l.ARISD, l.NMI, l.NMISD, l.Seeds)

@@ -1,0 +1,80 @@
+package reference
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/dpscope/dpscope/core"
+)
+
+// nullCalls counts runs of the fake null, to see the cache work.
+var nullCalls int
+
+// seeded reports ARI = seed/100 and NMI = ARI + 0.1.
+type seeded struct{ seed uint64 }
+
+func (s seeded) Run(ctx context.Context, ctl *core.Control) error {
+	if _, err := ctl.Checkpoint(ctx); err != nil {
+		return err
+	}
+	nullCalls++
+	a := float64(s.seed) / 100
+	ctl.Emit(core.MetricsEvent{Values: []core.NamedValue{{Name: "ARI", Value: a}, {Name: "NMI", Value: a + 0.1}}})
+	return nil
+}
+
+var nullMethod = core.Method{
+	Name: "reference-test-null", Family: core.FamilyDPSGD,
+	New: func(cfg core.Config) (core.Engine, error) { return seeded{cfg.Seed}, nil },
+	Null: func(cfg core.Config) core.Config {
+		cfg.Mode, cfg.Epsilon = core.ModeNonPrivate, 0
+		return cfg
+	},
+}
+
+func init() { core.Register(nullMethod) }
+
+func TestNull(t *testing.T) {
+	cfg := core.Config{Data: "builtin:default", Method: nullMethod.Name, Mode: core.ModeSound, Epsilon: 4, Delta: 1e-5, Clip: 1, SampleRate: 0.1, Seed: 9}
+	c := Cache{Dir: t.TempDir()}
+	nullCalls = 0
+	l, err := c.Null(context.Background(), nullMethod, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Seeds 0–4: ARI 0, 0.01, …, 0.04; mean 0.02, sd 0.0158.
+	if math.Abs(l.ARI-0.02) > 1e-12 || math.Abs(l.ARISD-math.Sqrt(0.00025)) > 1e-12 || math.Abs(l.NMI-0.12) > 1e-12 || l.Seeds != 5 {
+		t.Errorf("null %+v", l)
+	}
+	if _, err := c.Null(context.Background(), nullMethod, cfg); err != nil || nullCalls != 5 {
+		t.Errorf("second call ran %d null runs in all (err %v), want the 5 of the first", nullCalls, err)
+	}
+	other := cfg
+	other.Data = "builtin:large"
+	if _, err := c.Null(context.Background(), nullMethod, other); err != nil || nullCalls != 10 {
+		t.Errorf("other data: %d null runs in all (err %v), want 10", nullCalls, err)
+	}
+	if _, err := c.Null(context.Background(), core.Method{Name: "x"}, cfg); err != ErrNoNull {
+		t.Errorf("no Null: err %v, want ErrNoNull", err)
+	}
+}
+
+func TestNoBetter(t *testing.T) {
+	null := Line{ARI: 0.002, ARISD: 0.002, Seeds: 5}
+	for _, tc := range []struct {
+		mean, sd float64
+		n        int
+		want     bool
+	}{
+		{0.007, 0, 1, true},    // 0.005 above: below the 0.02 floor
+		{0.5, 0, 1, false},     // clearly learnt
+		{0.10, 0.20, 5, true},  // 0.098 above, but 2 se = 0.179
+		{0.10, 0.01, 5, false}, // 0.098 above, 2 se = 0.0092
+		{0.0, 0.0, 0, false},   // nothing to judge
+	} {
+		if got := NoBetter(tc.mean, tc.sd, tc.n, null); got != tc.want {
+			t.Errorf("NoBetter(%v, %v, %d) = %v, want %v", tc.mean, tc.sd, tc.n, got, tc.want)
+		}
+	}
+}
