@@ -66,6 +66,10 @@ type Preset struct {
 	Clip    float64 `json:"clip,omitempty"`
 	// Options preset the method's own settings.
 	Options map[string]string `json:"options,omitempty"`
+	// Default marks the entry the faces start from: the interface's first
+	// screen and `dpscope run` without --method. Its method package states
+	// the rule that made it the default.
+	Default bool `json:"default,omitempty"`
 }
 
 // Method describes a method: everything a face needs to offer, configure

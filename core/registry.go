@@ -76,6 +76,19 @@ func Methods() []Method {
 	return out
 }
 
+// DefaultEntry returns the method and preset marked Default, the first in
+// Methods order when several are; ok is false when none is.
+func DefaultEntry() (m Method, p Preset, ok bool) {
+	for _, m := range Methods() {
+		for _, p := range m.Entries() {
+			if p.Default {
+				return m, p, true
+			}
+		}
+	}
+	return Method{}, Preset{}, false
+}
+
 // MethodNames returns the registered method names, sorted.
 func MethodNames() []string {
 	registry.mu.RLock()

@@ -70,7 +70,10 @@ func (p *runPane) commonFields(fs []field) {
 				*pr.clip() = v
 			}
 			return err
-		}, locked: p.notPrivate, shown: func() bool { f := pr.V().Family(); return f == familyDPSGD || f == familyFederated }, live: true, patch: func() core.Patch { v := *pr.clip(); return core.Patch{Clip: &v} }}
+		}, locked: p.notPrivate, shown: func() bool {
+			f := pr.V().Family()
+			return f == familyFederated || (f == familyDPSGD && pr.V().Desc().Needs.Has(core.NeedsClip))
+		}, live: true, patch: func() core.Patch { v := *pr.clip(); return core.Patch{Clip: &v} }}
 	fs[fSeed] = field{name: "seed", value: func() string { return strconv.FormatUint(pr.Seed, 10) },
 		step: func(d int) error {
 			if d < 0 && pr.Seed == 0 {

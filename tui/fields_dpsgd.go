@@ -12,7 +12,11 @@ import (
 // sampling rate, the epochs per stage and the accountant.
 func (p *runPane) dpsgdFields(fs []field) {
 	pr := &p.params
-	isDPSGD := func() bool { return pr.V().Family() == familyDPSGD }
+	// A DP-SGD field is shown for a method that reads its Config field
+	// (core.Method.Needs): the redesigned sound DCAN sets its own schedule.
+	needs := func(n core.Needs) func() bool {
+		return func() bool { return pr.V().Family() == familyDPSGD && pr.V().Desc().Needs.Has(n) }
+	}
 	layersPatch := func() core.Patch { l := pr.EffectiveLayers(); return core.Patch{Layers: &l} }
 	fs[fSigma] = field{name: "σ noise", value: func() string { return strconv.FormatFloat(pr.Sigma, 'g', 4, 64) },
 		step: func(d int) error { pr.Sigma = round3(scaleStep(pr.Sigma, 1.1, d)); return nil },
@@ -22,7 +26,7 @@ func (p *runPane) dpsgdFields(fs []field) {
 				pr.Sigma = v
 			}
 			return err
-		}, locked: p.notPrivate, hint: p.sigmaHint, shown: isDPSGD, live: true, patch: func() core.Patch { v := pr.Sigma; return core.Patch{Sigma: &v} }}
+		}, locked: p.notPrivate, hint: p.sigmaHint, shown: needs(core.NeedsSigma), live: true, patch: func() core.Patch { v := pr.Sigma; return core.Patch{Sigma: &v} }}
 	fs[fLayerFrom] = field{name: "noise from", value: func() string { return strconv.Itoa(pr.EffectiveLayers().First) },
 		step: func(d int) error {
 			f := pr.Layers.First + d
@@ -31,7 +35,7 @@ func (p *runPane) dpsgdFields(fs []field) {
 			}
 			pr.Layers.First = f
 			return nil
-		}, locked: p.layersFixed, shown: isDPSGD, live: true, patch: layersPatch}
+		}, locked: p.layersFixed, shown: needs(core.NeedsLayers), live: true, patch: layersPatch}
 	fs[fLayerTo] = field{name: "noise to", value: func() string { return strconv.Itoa(pr.EffectiveLayers().Last) },
 		step: func(d int) error {
 			l := pr.Layers.Last + d
@@ -40,7 +44,7 @@ func (p *runPane) dpsgdFields(fs []field) {
 			}
 			pr.Layers.Last = l
 			return nil
-		}, locked: p.layersFixed, render: p.layerStrip, shown: isDPSGD, live: true, patch: layersPatch}
+		}, locked: p.layersFixed, render: p.layerStrip, shown: needs(core.NeedsLayers), live: true, patch: layersPatch}
 	fs[fRate] = field{name: "q sampling", value: func() string { return strconv.FormatFloat(pr.SampleRate, 'g', 3, 64) },
 		step: func(d int) error {
 			v := round3(scaleStep(pr.SampleRate, 1.25, d))
@@ -59,11 +63,11 @@ func (p *runPane) dpsgdFields(fs []field) {
 				pr.SampleRate = v
 			}
 			return err
-		}, hint: func() string { return fmt.Sprintf("%d steps", pr.Steps()) }, shown: isDPSGD}
+		}, hint: func() string { return fmt.Sprintf("%d steps", pr.Steps()) }, shown: needs(core.NeedsSampleRate)}
 	fs[fEpochs1] = field{name: "epochs st.1", value: func() string { return strconv.Itoa(pr.Epochs[0]) },
-		step: func(d int) error { return stepEpochs(&pr.Epochs[0], d) }, set: func(s string) error { return setEpochs(&pr.Epochs[0], s) }, shown: isDPSGD}
+		step: func(d int) error { return stepEpochs(&pr.Epochs[0], d) }, set: func(s string) error { return setEpochs(&pr.Epochs[0], s) }, shown: needs(core.NeedsEpochs)}
 	fs[fEpochs2] = field{name: "epochs st.2", value: func() string { return strconv.Itoa(pr.Epochs[1]) },
-		step: func(d int) error { return stepEpochs(&pr.Epochs[1], d) }, set: func(s string) error { return setEpochs(&pr.Epochs[1], s) }, shown: isDPSGD}
+		step: func(d int) error { return stepEpochs(&pr.Epochs[1], d) }, set: func(s string) error { return setEpochs(&pr.Epochs[1], s) }, shown: needs(core.NeedsEpochs)}
 	fs[fAccountant] = field{name: "accountant", value: func() string { return strings.ToUpper(pr.Accountant) },
 		step: func(int) error {
 			if pr.Accountant == "rdp" {
@@ -72,7 +76,7 @@ func (p *runPane) dpsgdFields(fs []field) {
 				pr.Accountant = "rdp"
 			}
 			return nil
-		}, locked: p.notPrivate, shown: isDPSGD}
+		}, locked: p.notPrivate, shown: needs(core.NeedsAccountant)}
 }
 
 func stepEpochs(e *int, d int) error {

@@ -62,6 +62,17 @@ func variantIndex(f Family) int {
 	return 0
 }
 
+// defaultVariant is the registered default entry (core.Preset.Default), or
+// else the second DP-SGD entry (DCAN's paper mode, the published method).
+func defaultVariant() int {
+	for i, v := range variants() {
+		if v.preset.Default {
+			return i
+		}
+	}
+	return min(variantIndex(familyDPSGD)+1, len(variants())-1)
+}
+
 // numLayers is the number of autoencoder layers in the layer strip:
 // encoder 1–3, decoder 4–6.
 const numLayers = 6
@@ -94,7 +105,7 @@ type runParams struct {
 // per stage given.
 func defaultParams(data string, seed uint64, epochs [2]int) runParams {
 	p := runParams{
-		Variant: min(variantIndex(familyDPSGD)+1, len(variants())-1), Data: data, Epsilon: 4, Delta: 1e-5, Clip: 0.1,
+		Variant: defaultVariant(), Data: data, Epsilon: 4, Delta: 1e-5, Clip: 0.1,
 		Layers: core.LayerRange{First: 1, Last: 3}, SampleRate: 0.1,
 		Epochs: epochs, Accountant: "rdp", Seed: seed,
 		Manifold: defaultManifoldParams(), Fed: defaultFedParams(variants()[variantIndex(familyFederated)]),

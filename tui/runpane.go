@@ -308,6 +308,10 @@ func (p *runPane) summary(w, rows int) string {
 		lines = append(lines, st.Muted.Render(fmt.Sprintf("%s %s · %s · T %d", v.Method, v.Mode, what, pr.Manifold.T)))
 	case v.Family() == familyFederated:
 		lines = append(lines, st.Muted.Render(fmt.Sprintf("%s %s · K %d · %d rounds", v.Method, v.Mode, pr.Fed.Clients, pr.Fed.Rounds)))
+	case !v.Desc().Needs.Has(core.NeedsEpochs | core.NeedsLayers):
+		// The method sets its own schedule and noise (a one-shot pipeline,
+		// the redesigned sound DCAN): its run reports them.
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("%s %s · schedule and noise set by the method", v.Method, v.Mode)))
 	case pr.Private():
 		lines = append(lines, st.Muted.Render(fmt.Sprintf("%s · %d steps · σ·C %.3g", layerLabel(pr.EffectiveLayers()), pr.Steps(), pr.Sigma*pr.Clip)))
 	default:

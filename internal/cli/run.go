@@ -44,11 +44,17 @@ type manifoldFlags struct {
 // defaultRunConfig is what `dpscope run` uses for what neither a config
 // file nor a flag sets: DP-DCAN's paper defaults in its sound mode.
 func defaultRunConfig() core.Config {
-	return core.Config{
+	cfg := core.Config{
 		Data: "builtin:default", Method: "dcan", Mode: core.ModeSound,
 		Epsilon: 8, Delta: 1e-5, Clip: 0.1, SampleRate: 0.1,
 		Layers: core.LayerRange{First: 1, Last: 6}, Accountant: "rdp", Seed: 1,
 	}
+	// The registered default entry (core.Preset.Default) wins; "dcan" is
+	// only the fallback of a build that registers none (tests).
+	if m, p, ok := core.DefaultEntry(); ok {
+		cfg.Method, cfg.Mode = m.Name, p.Mode
+	}
+	return cfg
 }
 
 func newRunCmd(env Env) *cobra.Command {
