@@ -50,7 +50,7 @@ func (r *runner) emitBudget(pl Plan) {
 // the labels (when known) and the first two private components.
 func (r *runner) emitRound(out *Outcome, t int, last bool) {
 	m := out.Matrix
-	p := r.st.o.P
+	p := len(out.Eigen)
 	truth := make([]int, m.N)
 	for i := range truth {
 		truth[i] = -1
@@ -95,7 +95,7 @@ func (r *runner) finish(out *Outcome) error {
 	for i, v := range out.Proj {
 		emb[i] = float32(v)
 	}
-	r.ctl.Emit(core.ResultEvent{Cells: m.N, Dim: r.st.o.P, Embedding: emb, Cluster: append([]int(nil), out.Labels...), Barcodes: m.Barcodes})
+	r.ctl.Emit(core.ResultEvent{Cells: m.N, Dim: len(out.Eigen), Embedding: emb, Cluster: append([]int(nil), out.Labels...), Barcodes: m.Barcodes})
 	return nil
 }
 
@@ -115,7 +115,11 @@ func collapseMessage(out *Outcome, k int) string {
 
 // noiseMessage states the noise of a release, with the matrix it runs on.
 func noiseMessage(pl Plan, m *Matrix, o Options, k int) string {
-	head := fmt.Sprintf("%d cells × %d genes, K = %d, p = %d, T = %d, R = %.3g (%d of %d rows clipped)", m.N, m.H, k, o.P, o.T, pl.R, m.Clipped, m.N)
+	ps := fmt.Sprint(o.P)
+	if o.PRule == PRuleEdge {
+		ps = fmt.Sprintf("the released eigenvalues above the noise edge %.3g, %d to %d", pl.Edge(), MinAutoP, min(o.P, m.H))
+	}
+	head := fmt.Sprintf("%d cells × %d genes, K = %d, p = %s, T = %d, R = %.3g (%d of %d rows clipped)", m.N, m.H, k, ps, o.T, pl.R, m.Clipped, m.N)
 	if !pl.Private() {
 		return head + "; nonprivate: no noise"
 	}
