@@ -154,7 +154,7 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 		"(ε, δ)-DP for one cell added or removed: every release is a Gaussian mechanism in the ledger (gene statistics, Analyze-Gauss covariance with Frobenius-isotropic noise, k-means sums and counts per round); their composition is exact in GDP (μ = √Σ(Δ/σ)²), converted once to (ε, δ)",
 		fmt.Sprintf("noise calibrated in advance from ε and δ: fixed shares of μ² (PCA %.3g, k-means %.3g over %d rounds, seeding histogram %.3g, private preprocessing %.3g)", o.Split, o.kmShare(), o.T, o.seedShare(), o.prepShare()),
 		"labels: each cell's own row against the released centres (each cell's own output)",
-		"public constants fixed in advance, not read from the data: p, T, the number of genes h, the clip radius R = c·√h, the budget split; the k-means starts from released statistics only (the seeding histogram, or the noisy eigenvalues and cell count)",
+		"public constants fixed in advance, not read from the data: T, the number of genes h, the clip radius R = c·√h, the budget split; p is read from the released covariance only (p=auto: its eigenvalues above the noise edge, post-processing) or fixed; the k-means starts from released statistics only (the seeding histogram, or the noisy eigenvalues and cell count)",
 		kReason,
 		"every live patch makes a new release of the whole pipeline; the ε shown composes every release of this run",
 	}

@@ -49,6 +49,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("genes", "3", "p", "4")
 	f.Add("prep", "public", "clip", "1e300")
 	f.Add("T", "-1", "k", "0")
+	f.Add("p", "auto", "genes", "3")
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		o, err := Parse(map[string]string{k1: v1, k2: v2})
 		if err != nil {
@@ -60,7 +61,7 @@ func FuzzParse(f *testing.F) {
 		if err := o.Validate(); err != nil {
 			t.Fatalf("Parse accepted %v, Validate says %v", o, err)
 		}
-		if o.P > o.Genes || o.Split <= 0 || o.Split >= 1 {
+		if (o.PRule == PRuleFixed && o.P > o.Genes) || o.Split <= 0 || o.Split >= 1 {
 			t.Fatalf("accepted %v", o)
 		}
 	})
