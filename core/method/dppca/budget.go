@@ -123,7 +123,9 @@ func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Pla
 // not change, so p may be chosen after the covariance's release (PRuleEdge).
 func (pl Plan) WithP(p int) Plan {
 	pl.P = p
-	if !pl.Private() {
+	if !pl.Private() || pl.km == 0 {
+		// A plan not made by NewPlan has no k-means share to re-split:
+		// its sums and counts noise stay as set.
 		return pl
 	}
 	sigma := func(sens, share float64) float64 { return sens / (pl.Mu * math.Sqrt(share)) }
