@@ -160,7 +160,7 @@ func TestEngineAccounting(t *testing.T) {
 	res, ok := lastOf[core.ResultEvent](evs)
 	outs := e.Outcomes()
 	p := len(outs[len(outs)-1].Eigen)
-	if !ok || res.Cells != 240 || res.Dim != p || p < MinAutoP || p > DefaultP || len(res.Cluster) != 240 || len(res.Embedding) != 240*p {
+	if !ok || res.Cells != 240 || res.Dim != p || p < MinAutoP || p > DefaultPCap || len(res.Cluster) != 240 || len(res.Embedding) != 240*p {
 		t.Errorf("result = %d cells × %d (p chosen %d), %d labels", res.Cells, res.Dim, p, len(res.Cluster))
 	}
 }

@@ -84,11 +84,13 @@ const MinAutoP = 2
 // (PRuleEdge) up to 20, T = 10, the top 200 genes by mean log-expression,
 // half of the budget to the PCA, rows clipped to 0.5·√h.
 const (
-	// DefaultP is the cap of PRuleEdge; a fixed p=N replaces it. Twice
-	// METHODS' p = 10, so that at large n·ε the edge rule, not the cap,
-	// decides; a cap of K − 1 (the span of K cluster means) was measured
-	// and not kept.
-	DefaultP = 20
+	// DefaultP is the p of PRuleFixed when none is given: METHODS' p = 10
+	// (callers that set Options.P, as dcan-sound does, keep a fixed p).
+	DefaultP = 10
+	// DefaultPCap is the cap of PRuleEdge: twice METHODS' p, so that at
+	// large n·ε the edge rule, not the cap, decides; a cap of K − 1 (the
+	// span of K cluster means) was measured and not kept.
+	DefaultPCap = 20
 	// DefaultT is twice METHODS' 5 rounds: without noise, Lloyd from the
 	// histogram seeding still lowers the k-means cost by 0.3–1.6 % from
 	// round 5 to 10 on the shared sets and by < 0.4 % from 10 to 20 (a
@@ -198,10 +200,16 @@ func (o Options) Resolve() (Options, error) {
 			o.PRule = PRuleFixed
 		}
 	}
+	if o.P == 0 {
+		o.P = DefaultP
+		if o.PRule == PRuleEdge {
+			o.P = DefaultPCap
+		}
+	}
 	for _, f := range []struct {
 		v *int
 		d int
-	}{{&o.P, DefaultP}, {&o.T, DefaultT}, {&o.Genes, DefaultGenes}} {
+	}{{&o.T, DefaultT}, {&o.Genes, DefaultGenes}} {
 		if *f.v == 0 {
 			*f.v = f.d
 		}

@@ -19,11 +19,14 @@ func TestParseDefaults(t *testing.T) {
 	}
 	// p=auto keeps the rule and the default cap, whatever came before; a
 	// fixed p may exceed genes only under the edge rule's cap.
-	if o := mustParse(t, map[string]string{"p": "auto", "genes": "10"}); o.PRule != PRuleEdge || o.P != DefaultP {
-		t.Errorf("p=auto genes=10 = %v, want the edge rule with cap %d", o, DefaultP)
+	if o := mustParse(t, map[string]string{"p": "auto", "genes": "10"}); o.PRule != PRuleEdge || o.P != DefaultPCap {
+		t.Errorf("p=auto genes=10 = %v, want the edge rule with cap %d", o, DefaultPCap)
 	}
 	if o, err := (Options{P: 4}).Resolve(); err != nil || o.PRule != PRuleFixed {
 		t.Errorf("Options{P: 4}.Resolve() = %v, %v; want a fixed p (callers that set P keep it)", o, err)
+	}
+	if o, err := (Options{PRule: PRuleFixed}).Resolve(); err != nil || o.P != DefaultP {
+		t.Errorf("Options{PRule: fixed}.Resolve() = %v, %v; want p = %d", o, err, DefaultP)
 	}
 	for _, bad := range []map[string]string{{"p": "many"}, {"p": "0"}, {"p": "20", "genes": "10"}} {
 		if _, err := Parse(bad); !errors.Is(err, ErrOptions) {
