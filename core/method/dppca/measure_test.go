@@ -165,7 +165,11 @@ func TestSharedSeeds(t *testing.T) {
 			b1s = append(b1s, b1(t, d, s))
 		}
 		bm, bsd := meanSD(b1s)
-		t.Logf("%s: B1 (dpscope) %.3f ± %.3f; anchor B1 %.2f", name, bm, bsd, anchor[name][4])
+		if a, ok := anchor[name]; ok {
+			t.Logf("%s: B1 (dpscope) %.3f ± %.3f; anchor B1 %.2f", name, bm, bsd, a[4])
+		} else {
+			t.Logf("%s: B1 (dpscope) %.3f ± %.3f (no anchor)", name, bm, bsd)
+		}
 		for _, prep := range []Prep{PrepPrivate, PrepPublic} {
 			opts := map[string]string{"prep": string(prep)}
 			// DPSCOPE_DPPCA_OPTS=k=v,k=v measures other options (e.g.
