@@ -64,7 +64,8 @@ const (
 // R equally). A zero σ means "exact" (nonprivate mode).
 type Plan struct {
 	Epsilon, Delta, Mu float64
-	// H and P are the genes and components the plan was made for; R the
+	// H and P are the genes and components the plan was made for (P is
+	// set to the chosen p once the covariance is released); R the
 	// row clip radius (Analyze-Gauss Δ = R², k-means sums Δ = R).
 	H, P int
 	R    float64
@@ -75,6 +76,7 @@ type Plan struct {
 	Sums, Counts                     float64 // per Lloyd round
 	T                                int
 	PrivatePrep                      bool
+	km                               float64 // μ² share of one Lloyd round
 }
 
 // muOf returns the GDP μ of (ε, δ), a hair below so that rounding in the
@@ -112,11 +114,36 @@ func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Pla
 	if o.Init == InitHistogram {
 		pl.Seed = sigma(1, ShareSeed)
 	}
-	km := o.kmShare() / float64(o.T)
-	p := float64(o.P)
-	pl.Sums = sigma(R, km*p/(p+1))
-	pl.Counts = sigma(1, km/(p+1))
-	return pl, nil
+	pl.km = o.kmShare() / float64(o.T)
+	return pl.WithP(o.P), nil
+}
+
+// WithP returns the plan for p components: the k-means share of each round
+// re-split p/(p+1) to the sums and 1/(p+1) to the counts. The total μ does
+// not change, so p may be chosen after the covariance's release (PRuleEdge).
+func (pl Plan) WithP(p int) Plan {
+	pl.P = p
+	if !pl.Private() || pl.km == 0 {
+		// A plan not made by NewPlan has no k-means share to re-split:
+		// its sums and counts noise stay as set.
+		return pl
+	}
+	sigma := func(sens, share float64) float64 { return sens / (pl.Mu * math.Sqrt(share)) }
+	fp := float64(p)
+	pl.Sums = sigma(pl.R, pl.km*fp/(fp+1))
+	pl.Counts = sigma(1, pl.km/(fp+1))
+	return pl
+}
+
+// Edge returns the threshold of PRuleEdge: the edge of the spectrum of the
+// covariance noise, σ·√(2h) (GOE of off-diagonal standard deviation σ/√2),
+// raised by its Tracy–Widom fluctuation scale, a factor 1 + h^(−2/3): the
+// largest eigenvalue of the noise alone passes it with probability about
+// 2 % (Tracy–Widom GOE above 2). Released eigenvalues above it are kept;
+// 0 without noise.
+func (pl Plan) Edge() float64 {
+	h := float64(pl.H)
+	return pl.PCA * math.Sqrt(2*h) * (1 + math.Pow(h, -2.0/3))
 }
 
 // Private reports whether the plan adds noise.

@@ -11,10 +11,13 @@
 //     clipped to R = c·√h. prep=public takes scanpy's statistics without
 //     noise instead and lists them as an assumption;
 //  2. Analyze-Gauss: ZᵀZ plus symmetric Frobenius-isotropic (GOE) noise,
-//     Δ = R², and its top p eigenvectors;
+//     Δ = R², and its top p eigenvectors; p=auto (the default) keeps those
+//     whose released eigenvalue lies above the noise's spectral edge
+//     (Plan.Edge), 2 to 20: post-processing that adapts p to n·ε;
 //  3. T rounds of DP Lloyd on the projection (core/cluster.DPKMeans: noisy
-//     cluster sums, Δ = R, and counts, Δ = 1) from a random-ball start;
-//     each cell labelled by its own row against the released centres.
+//     cluster sums, Δ = R, and counts, Δ = 1) from a private histogram
+//     seeding (Options.Init); each cell labelled by its own row against
+//     the released centres.
 //
 // Every mechanism is Gaussian, so the composition is exact in GDP
 // (μ = √Σ(Δᵢ/σᵢ)²); the noise of each is calibrated in advance from the

@@ -208,6 +208,8 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 	if err := rl.pca(); err != nil {
 		return nil, false, err
 	}
+	pl = rl.pl // p is now chosen: the k-means noise follows it
+	mechs = pl.Mechanisms()
 	if err := record(MechPCA); err != nil {
 		return nil, false, err
 	}
@@ -328,7 +330,7 @@ func (r *runner) patched(p core.Patch) (settings, error) {
 	if st.o, err = st.o.Resolve(); err != nil {
 		return r.st, err
 	}
-	if st.o.P > r.src.Genes(st.o.Genes) {
+	if st.o.PRule == PRuleFixed && st.o.P > r.src.Genes(st.o.Genes) {
 		return r.st, optf("option p is %d, must be ≤ the %d genes used", st.o.P, r.src.Genes(st.o.Genes))
 	}
 	return st, nil

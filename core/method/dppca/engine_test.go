@@ -158,8 +158,10 @@ func TestEngineAccounting(t *testing.T) {
 		t.Errorf("final metrics = %+v, want ARI, NMI, ACC marked unreleased", m)
 	}
 	res, ok := lastOf[core.ResultEvent](evs)
-	if !ok || res.Cells != 240 || res.Dim != DefaultP || len(res.Cluster) != 240 || len(res.Embedding) != 240*DefaultP {
-		t.Errorf("result = %d cells × %d, %d labels", res.Cells, res.Dim, len(res.Cluster))
+	outs := e.Outcomes()
+	p := len(outs[len(outs)-1].Eigen)
+	if !ok || res.Cells != 240 || res.Dim != p || p < MinAutoP || p > DefaultPCap || len(res.Cluster) != 240 || len(res.Embedding) != 240*p {
+		t.Errorf("result = %d cells × %d (p chosen %d), %d labels", res.Cells, res.Dim, p, len(res.Cluster))
 	}
 }
 
@@ -261,10 +263,16 @@ func TestInvalidInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := mustParse(t, nil)
+	o := mustParse(t, map[string]string{"p": "10"})
 	pl, _ := NewPlan(true, 1, 1e-5, o, src.Genes(o.Genes), 1)
 	if _, err := Release(background, src, pl, o, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, ErrInput) {
 		t.Errorf("5 genes, p = 10: %v, want ErrInput", err)
+	}
+	// The edge rule caps p at the genes there are instead.
+	o = mustParse(t, nil)
+	pl, _ = NewPlan(true, 1, 1e-5, o, src.Genes(o.Genes), 1)
+	if out, err := Release(background, src, pl, o, rand.New(rand.NewPCG(1, 1))); err != nil || len(out.Eigen) > 5 || len(out.Eigen) < MinAutoP {
+		t.Errorf("5 genes, p = auto: %v, want 2 to 5 components", err)
 	}
 	// Through core.Start: a missing path is an error event, not a panic.
 	cfg := base

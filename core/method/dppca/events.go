@@ -50,7 +50,7 @@ func (r *runner) emitBudget(pl Plan) {
 // the labels (when known) and the first two private components.
 func (r *runner) emitRound(out *Outcome, t int, last bool) {
 	m := out.Matrix
-	p := r.st.o.P
+	p := len(out.Eigen)
 	truth := make([]int, m.N)
 	for i := range truth {
 		truth[i] = -1
@@ -95,7 +95,7 @@ func (r *runner) finish(out *Outcome) error {
 	for i, v := range out.Proj {
 		emb[i] = float32(v)
 	}
-	r.ctl.Emit(core.ResultEvent{Cells: m.N, Dim: r.st.o.P, Embedding: emb, Cluster: append([]int(nil), out.Labels...), Barcodes: m.Barcodes})
+	r.ctl.Emit(core.ResultEvent{Cells: m.N, Dim: len(out.Eigen), Embedding: emb, Cluster: append([]int(nil), out.Labels...), Barcodes: m.Barcodes})
 	return nil
 }
 
@@ -115,7 +115,11 @@ func collapseMessage(out *Outcome, k int) string {
 
 // noiseMessage states the noise of a release, with the matrix it runs on.
 func noiseMessage(pl Plan, m *Matrix, o Options, k int) string {
-	head := fmt.Sprintf("%d cells × %d genes, K = %d, p = %d, T = %d, R = %.3g (%d of %d rows clipped)", m.N, m.H, k, o.P, o.T, pl.R, m.Clipped, m.N)
+	ps := fmt.Sprint(o.P)
+	if o.PRule == PRuleEdge {
+		ps = fmt.Sprintf("the released eigenvalues above the noise edge %.3g, %d to %d", pl.Edge(), MinAutoP, min(o.P, m.H))
+	}
+	head := fmt.Sprintf("%d cells × %d genes, K = %d, p = %s, T = %d, R = %.3g (%d of %d rows clipped)", m.N, m.H, k, ps, o.T, pl.R, m.Clipped, m.N)
 	if !pl.Private() {
 		return head + "; nonprivate: no noise"
 	}
@@ -150,7 +154,7 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 		"(ε, δ)-DP for one cell added or removed: every release is a Gaussian mechanism in the ledger (gene statistics, Analyze-Gauss covariance with Frobenius-isotropic noise, k-means sums and counts per round); their composition is exact in GDP (μ = √Σ(Δ/σ)²), converted once to (ε, δ)",
 		fmt.Sprintf("noise calibrated in advance from ε and δ: fixed shares of μ² (PCA %.3g, k-means %.3g over %d rounds, seeding histogram %.3g, private preprocessing %.3g)", o.Split, o.kmShare(), o.T, o.seedShare(), o.prepShare()),
 		"labels: each cell's own row against the released centres (each cell's own output)",
-		"public constants fixed in advance, not read from the data: p, T, the number of genes h, the clip radius R = c·√h, the budget split; the k-means starts from released statistics only (the seeding histogram, or the noisy eigenvalues and cell count)",
+		"public constants fixed in advance, not read from the data: T, the number of genes h, the clip radius R = c·√h, the budget split; p is read from the released covariance only (p=auto: its eigenvalues above the noise edge, post-processing) or fixed; the k-means starts from released statistics only (the seeding histogram, or the noisy eigenvalues and cell count)",
 		kReason,
 		"every live patch makes a new release of the whole pipeline; the ε shown composes every release of this run",
 	}

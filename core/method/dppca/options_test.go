@@ -8,14 +8,33 @@ import (
 // TestParseDefaults: no options give METHODS.md §5's design.
 func TestParseDefaults(t *testing.T) {
 	o := mustParse(t, nil)
-	want := Options{P: 10, T: 5, Genes: 200, Split: 0.5, Clip: 0.5, Prep: PrepPrivate, Init: InitHistogram}
+	want := Options{P: 20, PRule: PRuleEdge, T: 10, Genes: 200, Split: 0.5, Clip: 0.5, Prep: PrepPrivate, Init: InitHistogram}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}
 	o = mustParse(t, map[string]string{"p": "4", "T": "3", "genes": "50", "split": "0.6", "clip": "1", "prep": "public", "init": "kmeans++", "k": "7"})
-	want = Options{P: 4, T: 3, Genes: 50, Split: 0.6, Clip: 1, Prep: PrepPublic, Init: InitKMeansPlusPlus, K: 7}
+	want = Options{P: 4, PRule: PRuleFixed, T: 3, Genes: 50, Split: 0.6, Clip: 1, Prep: PrepPublic, Init: InitKMeansPlusPlus, K: 7}
 	if o != want {
 		t.Errorf("parsed = %v, want %v", o, want)
+	}
+	// p=auto keeps the rule and the default cap, whatever came before; a
+	// fixed p may exceed genes only under the edge rule's cap.
+	if o := mustParse(t, map[string]string{"p": "auto", "genes": "10"}); o.PRule != PRuleEdge || o.P != DefaultPCap {
+		t.Errorf("p=auto genes=10 = %v, want the edge rule with cap %d", o, DefaultPCap)
+	}
+	if o, err := (Options{P: 4}).Resolve(); err != nil || o.PRule != PRuleFixed {
+		t.Errorf("Options{P: 4}.Resolve() = %v, %v; want a fixed p (callers that set P keep it)", o, err)
+	}
+	if o, err := (Options{PRule: PRuleFixed}).Resolve(); err != nil || o.P != DefaultP {
+		t.Errorf("Options{PRule: fixed}.Resolve() = %v, %v; want p = %d", o, err, DefaultP)
+	}
+	for _, bad := range []map[string]string{{"p": "many"}, {"p": "0"}, {"p": "20", "genes": "10"}} {
+		if _, err := Parse(bad); !errors.Is(err, ErrOptions) {
+			t.Errorf("%v: %v, want ErrOptions", bad, err)
+		}
+	}
+	if _, err := (Options{PRule: "guess"}).Resolve(); !errors.Is(err, ErrOptions) {
+		t.Errorf("p rule guess: %v, want ErrOptions", err)
 	}
 	// With public preprocessing the split may go up to 1 (exclusive).
 	if _, err := Parse(map[string]string{"prep": "public", "init": "random-ball", "split": "0.95"}); err != nil {
@@ -33,6 +52,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("genes", "3", "p", "4")
 	f.Add("prep", "public", "clip", "1e300")
 	f.Add("T", "-1", "k", "0")
+	f.Add("p", "auto", "genes", "3")
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		o, err := Parse(map[string]string{k1: v1, k2: v2})
 		if err != nil {
@@ -44,7 +64,7 @@ func FuzzParse(f *testing.F) {
 		if err := o.Validate(); err != nil {
 			t.Fatalf("Parse accepted %v, Validate says %v", o, err)
 		}
-		if o.P > o.Genes || o.Split <= 0 || o.Split >= 1 {
+		if (o.PRule == PRuleFixed && o.P > o.Genes) || o.Split <= 0 || o.Split >= 1 {
 			t.Fatalf("accepted %v", o)
 		}
 	})

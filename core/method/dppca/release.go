@@ -114,7 +114,7 @@ func (r *release) prep() error {
 	if err != nil {
 		return err
 	}
-	if m.N < 2 || r.o.P > m.H {
+	if m.N < 2 || (r.o.PRule == PRuleFixed && r.o.P > m.H) || m.H < MinAutoP {
 		return fmt.Errorf("dppca: %d cells × %d genes cannot give p = %d components: %w", m.N, m.H, r.o.P, ErrInput)
 	}
 	if r.src.K > m.N {
@@ -124,14 +124,22 @@ func (r *release) prep() error {
 	return nil
 }
 
-// pca releases the noisy second-moment matrix and projects the rows on its
-// top p eigenvectors.
+// pca releases the noisy second-moment matrix, chooses p (Options.PRule)
+// and projects the rows on its top p eigenvectors.
 func (r *release) pca() error {
-	m, p := r.out.Matrix, r.o.P
-	vals, basis, err := analyzeGauss(m.Z, m.N, m.H, p, r.pl.PCA, r.rng)
+	m := r.out.Matrix
+	pmax := min(r.o.P, m.H)
+	vals, basis, err := analyzeGauss(m.Z, m.N, m.H, pmax, r.pl.PCA, r.rng)
 	if err != nil {
 		return err
 	}
+	p := pmax
+	if r.o.PRule == PRuleEdge {
+		p = edgeP(vals, r.pl.Edge(), pmax)
+		vals, basis = vals[:p], firstColumns(basis, m.H, pmax, p)
+	}
+	r.pl = r.pl.WithP(p)
+	r.out.Plan = r.pl
 	r.out.Eigen, r.out.Basis = vals, basis
 	proj := make([]float64, m.N*p)
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
@@ -145,7 +153,7 @@ func (r *release) pca() error {
 // round runs one DP Lloyd round (noisy sums and counts) on the projection;
 // the first round starts from the initialisation of Options.Init.
 func (r *release) round(ctx context.Context) error {
-	m, p := r.out.Matrix, r.o.P
+	m, p := r.out.Matrix, len(r.out.Eigen)
 	cfg := cluster.DPKMeansConfig{K: r.src.K, Iterations: 1, ClipNorm: r.pl.R, SigmaSum: r.pl.Sums, SigmaCount: r.pl.Counts}
 	switch {
 	case r.out.Centres != nil:
@@ -193,6 +201,25 @@ func Release(ctx context.Context, src *Source, pl Plan, o Options, rng *rand.Ran
 		}
 	}
 	return &r.out, nil
+}
+
+// edgeP returns how many of the decreasing eigenvalues vals exceed edge,
+// within [MinAutoP, pmax] (PRuleEdge).
+func edgeP(vals []float64, edge float64, pmax int) int {
+	p := 0
+	for p < len(vals) && vals[p] > edge {
+		p++
+	}
+	return max(min(MinAutoP, pmax), min(p, pmax))
+}
+
+// firstColumns returns the first p columns of the h × q row-major b.
+func firstColumns(b []float64, h, q, p int) []float64 {
+	out := make([]float64, h*p)
+	for i := range h {
+		copy(out[i*p:(i+1)*p], b[i*q:i*q+p])
+	}
+	return out
 }
 
 // analyzeGauss returns the p largest eigenvalues (decreasing) and their h × p
