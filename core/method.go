@@ -108,8 +108,22 @@ type Method struct {
 	// Nil: the method has no informative null (dppca's is a random
 	// projection, ARI ≈ 0; B1 is its reference).
 	Null func(Config) Config `json:"-"`
+	// Baseline marks the private baseline every method's curve is drawn
+	// against (dppca): the faces sweep its sound mode beside the method's.
+	Baseline bool `json:"baseline,omitempty"`
 	// New builds the engine for a validated config. Required.
 	New Factory `json:"-"`
+}
+
+// Baselines returns the sound-mode baseline methods (Method.Baseline).
+func Baselines() []Method {
+	var out []Method
+	for _, m := range Methods() {
+		if m.Baseline && m.AcceptsMode(ModeSound) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Label returns Title, or Name when Title is empty.

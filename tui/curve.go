@@ -50,6 +50,7 @@ type curvePane struct {
 type curveSweep struct {
 	seq      int
 	label    string
+	method   string // the swept method; other points are the baseline's
 	points   []sweep.Point
 	outcomes []*sweep.Outcome
 	failures []string
@@ -182,10 +183,23 @@ func (p *curvePane) startSweep() tea.Cmd {
 	if err != nil {
 		return ErrorCmd(fmt.Errorf("cannot sweep these settings: %w", err))
 	}
+	// The private baseline's sound curve, drawn as the method's reference,
+	// with its own defaults on the same data.
+	for _, b := range core.Baselines() {
+		if b.Name == base.Method || base.Mode == core.ModeNonPrivate {
+			continue
+		}
+		bb := base
+		bb.Options = nil
+		bg := sweep.Grid{Base: bb, Methods: []string{b.Name}, Modes: []core.Mode{core.ModeSound}, Epsilons: curveEpsilons, Seeds: curveSeeds}
+		if more, err := bg.Points(); err == nil {
+			points = append(points, more...)
+		}
+	}
 	p.seq++
 	ctx, cancel := context.WithCancel(p.c.Config.Context)
 	sw := &curveSweep{
-		seq: p.seq, label: fmt.Sprintf("%s %s", base.Method, base.Mode), points: points,
+		seq: p.seq, label: fmt.Sprintf("%s %s", base.Method, base.Mode), method: base.Method, points: points,
 		outcomes: make([]*sweep.Outcome, len(points)), running: true, cancel: cancel,
 		results: make(chan curveRunMsg),
 	}
@@ -284,7 +298,7 @@ func (p *curvePane) Frame() {
 	p.chart.SetHLines(lines...)
 	if p.sw != nil {
 		groups, _ := sweep.Summarise(p.sw.points, p.sw.outcomes)
-		var mean, lo, hi, np []chart.Point
+		var mean, lo, hi, np, base []chart.Point
 		for _, g := range groups {
 			m, sd := g.ARIMean, g.ARISD
 			if p.nmi {
@@ -293,20 +307,24 @@ func (p *curvePane) Frame() {
 			if m == nil {
 				continue
 			}
-			if g.Mode == core.ModeNonPrivate {
-				np = append(np, chart.Point{X: curveNonPrivateX, Y: *m})
-				continue
-			}
 			x := math.Log10(g.Epsilon)
-			mean = append(mean, chart.Point{X: x, Y: *m})
-			lo = append(lo, chart.Point{X: x, Y: *m - *sd})
-			hi = append(hi, chart.Point{X: x, Y: *m + *sd})
+			switch {
+			case g.Method != p.sw.method:
+				base = append(base, chart.Point{X: x, Y: *m})
+			case g.Mode == core.ModeNonPrivate:
+				np = append(np, chart.Point{X: curveNonPrivateX, Y: *m})
+			default:
+				mean = append(mean, chart.Point{X: x, Y: *m})
+				lo = append(lo, chart.Point{X: x, Y: *m - *sd})
+				hi = append(hi, chart.Point{X: x, Y: *m + *sd})
+			}
 		}
 		band := st.SeriesStyle(0).Faint(true)
 		p.chart.SetPoints("−sd", band, lo)
 		p.chart.SetPoints("+sd", band, hi)
 		p.chart.Series("−sd").Dots = true
 		p.chart.Series("+sd").Dots = true
+		p.chart.SetPoints("baseline", st.SeriesStyle(2), base)
 		p.chart.SetPoints("mean", st.SeriesStyle(0), mean)
 		p.chart.SetPoints("non-private", st.SeriesStyle(1), np)
 		p.chart.Series("non-private").Dots = true
@@ -353,6 +371,14 @@ func (p *curvePane) text(w int) []string {
 	st := p.c.Styles
 	legend := st.SeriesStyle(0).Render("━ mean") + " " + st.SeriesStyle(0).Faint(true).Render("⠒ ± sd") + "  " +
 		st.SeriesStyle(1).Render("● non-private (at the right)")
+	if p.sw != nil && len(core.Baselines()) > 0 {
+		for _, b := range core.Baselines() {
+			if b.Name != p.sw.method {
+				legend += "  " + st.SeriesStyle(2).Render("━ "+b.Label()+" sound (private baseline)")
+				break
+			}
+		}
+	}
 	switch {
 	case p.ref != nil:
 		legend += "  " + st.Reference.Render(fmt.Sprintf("━ B1 PCA(50)+k-means %.3f", p.metricOf(p.ref.ARI, p.ref.NMI))) +
@@ -392,8 +418,11 @@ func (p *curvePane) summaryLine() string {
 		if g.Mode == core.ModeNonPrivate {
 			eps = "no privacy"
 		}
+		if g.Method != p.sw.method {
+			eps = g.Method + " " + eps
+		}
 		part := fmt.Sprintf("%s: %.2f (n %d)", eps, *m, g.N)
-		if p.null != nil && !p.nmi && g.Mode != core.ModeNonPrivate && reference.NoBetter(*g.ARIMean, *g.ARISD, g.N, *p.null) {
+		if p.null != nil && !p.nmi && g.Method == p.sw.method && g.Mode != core.ModeNonPrivate && reference.NoBetter(*g.ARIMean, *g.ARISD, g.N, *p.null) {
 			part += " no better than no learning"
 		}
 		parts = append(parts, part)
