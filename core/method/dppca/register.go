@@ -25,6 +25,7 @@ func init() {
 		Name: MethodName, Title: "DP-PCA + DP k-means", Family: core.FamilyClustering,
 		Doc:       "private PCA (Analyze-Gauss) then DP Lloyd k-means on the private projection: dpscope's private baseline",
 		Modes:     []core.Mode{core.ModeSound, core.ModeNonPrivate},
+		Baseline:  true, // dpscope's private baseline (METHODS §5): drawn beside every curve
 		Needs:     core.NeedsNothing,
 		Options:   optionSpecs,
 		Expect:    expect,
