@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/dpscope/dpscope/core/sweep"
 )
 
 // parseCSV splits a comma-separated flag value, trimming spaces and
@@ -44,8 +42,12 @@ func parseEpsilons(s string) ([]float64, error) {
 	return out, nil
 }
 
+// maxSeeds caps --seeds: a sweep over more seeds than this is a typo.
+const maxSeeds = 10_000
+
 // parseSeeds reads "0-4", "1,3,5" or a mix such as "0-2,7": integers in
-// 0 … 2⁶³−1 (DECISIONS: seeds are the same range in flags, TOML and JSON).
+// 0 … 2⁶³−1 (DECISIONS: seeds are the same range in flags, TOML and JSON),
+// at most maxSeeds of them, each once, in the order given.
 func parseSeeds(s string) ([]uint64, error) {
 	parts, err := parseCSV("seeds", s)
 	if err != nil {
@@ -55,6 +57,7 @@ func parseSeeds(s string) ([]uint64, error) {
 		return usagef("--seeds has %q, must be integers 0 … %d or ranges FIRST-LAST", p, int64(math.MaxInt64))
 	}
 	var out []uint64
+	seen := map[uint64]bool{}
 	for _, p := range parts {
 		lo, hi, isRange := strings.Cut(p, "-")
 		first, err := strconv.ParseInt(strings.TrimSpace(lo), 10, 64)
@@ -67,11 +70,12 @@ func parseSeeds(s string) ([]uint64, error) {
 				return nil, bad(p)
 			}
 		}
-		if last-first >= sweep.MaxRuns || len(out)+int(last-first) >= sweep.MaxRuns {
-			return nil, usagef("--seeds %q lists more than %d seeds", s, sweep.MaxRuns)
+		if uint64(last-first) >= maxSeeds || len(seen)+int(last-first) >= maxSeeds {
+			return nil, usagef("--seeds %q lists more than %d seeds", s, maxSeeds)
 		}
 		for v := first; ; v++ {
-			if !slices.Contains(out, uint64(v)) {
+			if !seen[uint64(v)] {
+				seen[uint64(v)] = true
 				out = append(out, uint64(v))
 			}
 			if v == last {

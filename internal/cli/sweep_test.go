@@ -230,7 +230,7 @@ func FuzzSweepFlags(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if seeds, err := parseSeeds(s); err == nil {
-			if len(seeds) == 0 || len(seeds) > sweep.MaxRuns {
+			if len(seeds) == 0 || len(seeds) > maxSeeds {
 				t.Errorf("parseSeeds(%q): %d seeds", s, len(seeds))
 			}
 			for _, v := range seeds {
