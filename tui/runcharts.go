@@ -36,6 +36,7 @@ type runCharts struct {
 
 	guarantee  *core.GuaranteeEvent
 	budget     *core.BudgetEvent
+	refs       runReferences // B1 and the null, drawn on the metrics chart
 	emb        *core.EmbeddingEvent
 	stage      string
 	totalSteps int    // the run's planned steps: the x range of the step charts
@@ -89,7 +90,7 @@ func (rc *runCharts) reset(cfg core.Config, pr runParams) {
 	}
 	rc.guarantee, rc.budget, rc.emb = nil, nil, nil
 	rc.stage, rc.lastPatch, rc.metrics = "", "", nil
-	rc.clients, rc.segments = nil, nil
+	rc.clients, rc.segments, rc.refs = nil, nil, runReferences{}
 	rc.lastStep, rc.lastLoss = 0, 0
 	rc.totalSteps, rc.epochs = pr.plannedSteps(), pr.Epochs
 	rc.started, rc.private = true, cfg.Mode != core.ModeNonPrivate
@@ -257,6 +258,7 @@ func (rc *runCharts) decorate() {
 	rc.xy[chartLoss].SetXRange(0, end)
 	rc.xy[chartEpsilon].SetXRange(0, end)
 	rc.xy[chartMetrics].SetRange(0, end, -0.2, 1)
+	rc.xy[chartMetrics].SetHLines(rc.refs.lines(st)...)
 	eps := rc.xy[chartEpsilon]
 	if b := rc.budget; b != nil {
 		var lines []chart.HLine
@@ -340,6 +342,7 @@ func (rc *runCharts) title(i, w int) string {
 				t += " " + s.Style.Render(fmt.Sprintf("━%s %.2f", s.Name, p.Y))
 			}
 		}
+		t += rc.refs.legend(st)
 	case chartScatter:
 		if rc.byTruth {
 			t += st.Muted.Render(" by true label (t)")

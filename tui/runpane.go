@@ -153,6 +153,12 @@ func (p *runPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		p.sched = newSchedule(p.params.Sigma)
 		p.charts.reset(msg.Config, p.params)
 		p.reproject()
+		return p, loadRunReferences(p.c.Config.Context, msg.ID, msg.Config)
+	case runReferencesMsg:
+		if msg.id == p.c.RunID {
+			p.charts.refs = msg.refs
+			p.charts.dirty = true
+		}
 	case EngineEventsMsg:
 		for _, ev := range msg.Events {
 			if b, ok := ev.(core.BudgetEvent); ok && b.Sigma > 0 && p.params.dpsgd() {
