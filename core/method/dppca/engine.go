@@ -128,6 +128,9 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	if err != nil {
 		return err
 	}
+	// The matrix the pipeline reads: every cell (its own preprocessing
+	// touches one cell at a time), the h genes of the covariance.
+	ctl.Emit(core.DataEvent{Cells: d.Cells(), Genes: src.Genes(e.o.Genes), Classes: len(d.Classes)})
 	r := &runner{e: e, ctl: ctl, src: src, st: settings{eps: e.cfg.Epsilon, delta: e.cfg.Delta, o: e.o}, kFrom: e.o.K == 0}
 	ctl.Emit(r.guarantee(nil))
 	for rel := 1; ; rel++ {

@@ -130,6 +130,7 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 		return err
 	}
 	h := src.Genes(e.o.Genes)
+	ctl.Emit(core.DataEvent{Cells: d.Cells(), Genes: h, Classes: len(d.Classes)})
 	if e.o.P > h {
 		return fmt.Errorf("dcan-sound: option p is %d, must be ≤ the %d genes of %s: %w", e.o.P, h, d.Name, ErrInput)
 	}
