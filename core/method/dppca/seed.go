@@ -3,6 +3,8 @@ package dppca
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/dpscope/dpscope/core/cluster"
 )
 
 // Grid of the private seeding: the first seedDims private components, each
@@ -76,8 +78,8 @@ func seedFromHistogram(counts, centres []float64, q, p, k int, sigma float64, rn
 	kk := min(k, m)
 	best, bestCost := []float64(nil), math.Inf(1)
 	for range seedRestarts {
-		c := weightedPlusPlus(pts, w, q, kk, rng)
-		cost := weightedLloyd(pts, w, q, c, seedLloyd)
+		c := cluster.WeightedPlusPlus(pts, w, q, kk, rng)
+		cost := cluster.WeightedLloyd(pts, w, q, c, seedLloyd)
 		if cost < bestCost {
 			best, bestCost = c, cost
 		}
@@ -87,92 +89,4 @@ func seedFromHistogram(counts, centres []float64, q, p, k int, sigma float64, rn
 		copy(out[i*p:i*p+q], best[i*q:(i+1)*q])
 	}
 	return out
-}
-
-// weightedPlusPlus draws k seeds among the m weighted points by k-means++
-// (probability ∝ weight × squared distance to the nearest seed).
-func weightedPlusPlus(pts, w []float64, q, k int, rng *rand.Rand) []float64 {
-	m := len(w)
-	c := make([]float64, 0, k*q)
-	d2 := make([]float64, m)
-	for i := range d2 {
-		d2[i] = 1
-	}
-	for len(c) < k*q {
-		var tot float64
-		for i := range m {
-			tot += w[i] * d2[i]
-		}
-		pick := m - 1
-		if tot > 0 {
-			u := rng.Float64() * tot
-			for i := range m {
-				u -= w[i] * d2[i]
-				if u <= 0 {
-					pick = i
-					break
-				}
-			}
-		} else {
-			pick = rng.IntN(m)
-		}
-		c = append(c, pts[pick*q:(pick+1)*q]...)
-		s, first := c[len(c)-q:], len(c) == q
-		for i := range m {
-			if d := sq(pts[i*q:(i+1)*q], s); first || d < d2[i] {
-				d2[i] = d
-			}
-		}
-	}
-	return c
-}
-
-// weightedLloyd runs iters weighted Lloyd iterations from the centres c (in
-// place) and returns the weighted inertia.
-func weightedLloyd(pts, w []float64, q int, c []float64, iters int) float64 {
-	m, k := len(w), len(c)/q
-	lab := make([]int, m)
-	sum := make([]float64, k*q)
-	wt := make([]float64, k)
-	var cost float64
-	for it := 0; ; it++ {
-		cost = 0
-		for i := range m {
-			bj, bd := 0, math.Inf(1)
-			for j := range k {
-				if d := sq(pts[i*q:(i+1)*q], c[j*q:(j+1)*q]); d < bd {
-					bj, bd = j, d
-				}
-			}
-			lab[i] = bj
-			cost += w[i] * bd
-		}
-		if it == iters {
-			return cost
-		}
-		clear(sum)
-		clear(wt)
-		for i, j := range lab {
-			wt[j] += w[i]
-			for t := range q {
-				sum[j*q+t] += w[i] * pts[i*q+t]
-			}
-		}
-		for j := range k {
-			if wt[j] > 0 {
-				for t := range q {
-					c[j*q+t] = sum[j*q+t] / wt[j]
-				}
-			}
-		}
-	}
-}
-
-func sq(a, b []float64) float64 {
-	var s float64
-	for i := range a {
-		d := a[i] - b[i]
-		s += d * d
-	}
-	return s
 }

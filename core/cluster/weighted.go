@@ -1,0 +1,102 @@
+package cluster
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// Weighted k-means on a few points with weights, for private pipelines
+// that cluster released summaries (dppca's noisy histogram bins,
+// dcan-sound's over-clustered centres with their noisy counts) rather
+// than cells: post-processing, no privacy spent.
+
+// WeightedPlusPlus draws k seeds among the m weighted points (rows of q
+// values) by k-means++
+// (probability ∝ weight × squared distance to the nearest seed).
+func WeightedPlusPlus(pts, w []float64, q, k int, rng *rand.Rand) []float64 {
+	m := len(w)
+	c := make([]float64, 0, k*q)
+	d2 := make([]float64, m)
+	for i := range d2 {
+		d2[i] = 1
+	}
+	for len(c) < k*q {
+		var tot float64
+		for i := range m {
+			tot += w[i] * d2[i]
+		}
+		pick := m - 1
+		if tot > 0 {
+			u := rng.Float64() * tot
+			for i := range m {
+				u -= w[i] * d2[i]
+				if u <= 0 {
+					pick = i
+					break
+				}
+			}
+		} else {
+			pick = rng.IntN(m)
+		}
+		c = append(c, pts[pick*q:(pick+1)*q]...)
+		s, first := c[len(c)-q:], len(c) == q
+		for i := range m {
+			if d := sqDist(pts[i*q:(i+1)*q], s); first || d < d2[i] {
+				d2[i] = d
+			}
+		}
+	}
+	return c
+}
+
+// WeightedLloyd runs iters weighted Lloyd iterations from the centres c (in
+// place) and returns the weighted inertia.
+func WeightedLloyd(pts, w []float64, q int, c []float64, iters int) float64 {
+	m, k := len(w), len(c)/q
+	lab := make([]int, m)
+	sum := make([]float64, k*q)
+	wt := make([]float64, k)
+	var cost float64
+	for it := 0; ; it++ {
+		cost = 0
+		for i := range m {
+			bj, bd := 0, math.Inf(1)
+			for j := range k {
+				if d := sqDist(pts[i*q:(i+1)*q], c[j*q:(j+1)*q]); d < bd {
+					bj, bd = j, d
+				}
+			}
+			lab[i] = bj
+			cost += w[i] * bd
+		}
+		if it == iters {
+			return cost
+		}
+		clear(sum)
+		clear(wt)
+		for i, j := range lab {
+			wt[j] += w[i]
+			for t := range q {
+				sum[j*q+t] += w[i] * pts[i*q+t]
+			}
+		}
+		for j := range k {
+			if wt[j] > 0 {
+				for t := range q {
+					c[j*q+t] = sum[j*q+t] / wt[j]
+				}
+			}
+		}
+	}
+}
+
+// Nearest returns the index of the row of c (rows of q values) nearest to x.
+func Nearest(x, c []float64, q int) int {
+	best, bd := 0, math.Inf(1)
+	for j := range len(c) / q {
+		if d := sqDist(x, c[j*q:(j+1)*q]); d < bd {
+			best, bd = j, d
+		}
+	}
+	return best
+}
