@@ -32,7 +32,9 @@ func init() {
 			{Label: "DCAN", Mode: core.ModeNonPrivate},
 			{Label: "DP-DCAN paper", Mode: core.ModePaper},
 			{Label: "DPE-DCAN", Mode: core.ModePaper, Layers: &allLayers},
-			{Label: "DP-DCAN sound", Mode: core.ModeSound, Layers: &allLayers},
+			// The paper's network under whole-network DP-SGD: kept to show
+			// why the redesign (method dcan-sound) was needed.
+			{Label: "DP-DCAN sound (paper network)", Mode: core.ModeSound, Layers: &allLayers},
 		},
 		Needs: core.NeedsClip | core.NeedsSampleRate | core.NeedsLayers | core.NeedsSigma | core.NeedsEpochs |
 			core.NeedsLearningRate | core.NeedsAccountant,

@@ -241,7 +241,7 @@ func (r *runState) noiseDominates() string {
 	}
 	return fmt.Sprintf("noise dominates every step: signal ≤ %s × noise (the largest clipped batch sum qN·C against the noise's norm σC√P, "+
 		"σ = %s, P = %d noised parameters); training moves mostly at random and a different ε changes the result little — "+
-		"more cells, fewer noised parameters or a larger ε raise the ratio", fmtG(ratio), fmtG(r.sigma), hi-lo)
+		"more cells, fewer noised parameters or a larger ε raise the ratio; the redesigned sound DP-DCAN (--method dcan-sound) trains a small network on a private start instead", fmtG(ratio), fmtG(r.sigma), hi-lo)
 }
 
 // plan returns the privacy cost still to come.
