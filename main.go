@@ -80,10 +80,11 @@ func runTUI(ctx context.Context, data *cli.Loaded) error {
 		return err
 	}
 	m := tui.New(tui.Config{
-		Summary: data.Summary(),
-		Backend: fmt.Sprintf("%s, %d threads", backend.Name, backend.Threads),
-		Context: ctx,
-		Data:    data.Config.Data,
+		Summary:     data.Summary(),
+		Backend:     fmt.Sprintf("%s, %d threads", backend.Name, backend.Threads),
+		BackendHint: backend.Hint(),
+		Context:     ctx,
+		Data:        data.Config.Data,
 		// The flags that shaped the loaded matrix shape every run's.
 		Labels: data.Config.Labels, Orientation: data.Config.Orientation, Preprocess: data.Config.Preprocess,
 	})

@@ -60,6 +60,9 @@ func New(cfg Config) Model {
 	}
 	m.help.Styles = help.DefaultStyles(true)
 	m.status = "s start a run · ←/→ change the selected setting · ? help"
+	if cfg.BackendHint != "" {
+		m.status = cfg.BackendHint
+	}
 	return m
 }
 

@@ -72,6 +72,9 @@ type Config struct {
 	Summary datasets.Summary
 	// Backend names the BLAS backend in use, e.g. "openblas, 2 threads".
 	Backend string
+	// BackendHint, when set, says once in the status line how much faster
+	// a missing OpenBLAS would make runs and how to get it.
+	BackendHint string
 	// Method, when set, is the registered engine every run starts with,
 	// whatever the method control says (tests and demos use a fake engine).
 	// Empty: each method runs on its own registered engine.

@@ -75,6 +75,17 @@ func (b Backend) String() string {
 	return s + ")"
 }
 
+// Hint says, when auto fell back to gonum because OpenBLAS is missing, how
+// much faster products would run with it and how to get it; "" otherwise.
+func (b Backend) Hint() string {
+	if b.Name != NameGonum || b.Mode != ModeAuto {
+		return ""
+	}
+	return "OpenBLAS not found: matrix products run on gonum's pure-Go kernels, about 8× slower on a 2-core machine " +
+		"(docs/PERFORMANCE.md); install it for speed: apt-get install libopenblas0 (Debian/Ubuntu), dnf install openblas " +
+		"(Fedora), brew install openblas (macOS)"
+}
+
 var selected struct {
 	once sync.Once
 	impl blas.Float32

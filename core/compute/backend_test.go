@@ -139,3 +139,15 @@ func TestSetThreads(t *testing.T) {
 		}
 	}
 }
+
+// TestHint: only a fallback of auto to gonum says how to get OpenBLAS.
+func TestHint(t *testing.T) {
+	if h := (Backend{Name: NameGonum, Mode: ModeAuto}).Hint(); !strings.Contains(h, "apt-get install libopenblas0") || !strings.Contains(h, "8×") {
+		t.Errorf("auto → gonum: hint %q", h)
+	}
+	for _, b := range []Backend{{Name: NameGonum, Mode: ModeGo}, {Name: NameOpenBLAS, Mode: ModeAuto}, {Name: NameOpenBLAS, Mode: ModeOpenBLAS}} {
+		if h := b.Hint(); h != "" {
+			t.Errorf("%s asked as %s: hint %q, want none", b.Name, b.Mode, h)
+		}
+	}
+}

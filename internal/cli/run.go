@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/compute"
 )
 
 // runFlags are the flags of `dpscope run`; every core.Config field has one.
@@ -280,6 +281,9 @@ type runRequest struct {
 
 func executeRun(ctx context.Context, cfg core.Config, req runRequest, env Env) error {
 	asJSON, outDir, force := req.asJSON, req.outDir, req.force
+	if b, err := compute.Init(); err == nil && b.Hint() != "" {
+		fmt.Fprintln(env.Stderr, "dpscope: "+b.Hint())
+	}
 	var out *runOutput
 	if outDir != "" {
 		temps := env.temps
