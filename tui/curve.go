@@ -137,7 +137,13 @@ func (p *curvePane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 			p.sw.outcomes[msg.i] = &o
 		}
 		p.dirty = true
-		return p, waitCurve(p.sw.results, p.sw.seq)
+		cmds := []tea.Cmd{waitCurve(p.sw.results, p.sw.seq)}
+		if cfg := p.sw.points[msg.i].Config; cfg.Mode != core.ModeNonPrivate {
+			o := msg.o
+			o.Settle()
+			cmds = append(cmds, releaseCmd(cfg.Data, o))
+		}
+		return p, tea.Batch(cmds...)
 	case curveEndMsg:
 		if p.sw != nil && msg.seq == p.sw.seq {
 			p.sw.running = false

@@ -41,6 +41,7 @@ type Model struct {
 	restart  *core.Config // start this when the current run has closed
 	ticking  bool
 	isDark   bool
+	tally    *sessionTally // every private release of the session, by data set
 }
 
 // New returns the root model for cfg, in the dark theme until the terminal
@@ -49,7 +50,7 @@ func New(cfg Config) Model {
 	cfg = cfg.withDefaults()
 	c := &Common{Config: cfg, Styles: styles.DefaultStyles(true), Keys: keys.DefaultKeyMap()}
 	params := defaultParams(cfg.Data, cfg.Seed, cfg.Epochs)
-	m := Model{c: c, help: help.New(), isDark: true}
+	m := Model{c: c, help: help.New(), isDark: true, tally: newSessionTally()}
 	m.panes = []Pane{
 		newRunPane(c, params),
 		newBudgetPane(c, params),
@@ -127,6 +128,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.noteEvents(msg.Events)
+		m.tally.observe(msg.Events)
 		return tea.Batch(m.broadcast(msg), waitForEvents(m.run.Events(), msg.ID))
 	case EngineClosedMsg:
 		if msg.ID != m.c.RunID {
@@ -134,6 +136,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		m.run = nil
 		m.c.RunState = RunFinished
+		m.tally.closeRun()
 		cmds := []tea.Cmd{m.broadcast(msg)}
 		if m.restart != nil {
 			cfg := *m.restart
@@ -150,6 +153,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return controlCmd(m.run, func(r *core.Run) { r.Apply(p) })
 	case RunControlMsg:
 		return m.control(msg)
+	case privateReleaseMsg:
+		m.tally.add(msg.data, msg.o)
+		return nil
 	case FrameMsg:
 		m.frame()
 		if m.c.RunState.Active() {
@@ -260,6 +266,7 @@ func (m *Model) runStarted(msg runHandleMsg) tea.Cmd {
 		return nil
 	}
 	m.run = msg.run
+	m.tally.start(msg.cfg)
 	m.c.RunState = RunRunning
 	m.status, m.errored = fmt.Sprintf("run %d: %s %s on %s", msg.id, msg.cfg.Method, msg.cfg.Mode, msg.cfg.Data), false
 	cmds := []tea.Cmd{m.broadcast(RunStartedMsg{ID: msg.id, Config: msg.cfg}), waitForEvents(msg.run.Events(), msg.id)}
@@ -363,6 +370,9 @@ func (m Model) header() string {
 		state = fmt.Sprintf("run %d %s", m.c.RunID, state)
 	}
 	s := st.Title.Render("dpscope") + st.Header.Render(fmt.Sprintf("%s · %s · BLAS %s", m.c.Config.Summary.Name, state, m.c.Config.Backend))
+	if t := m.tally.line(m.c.Config.Data); t != "" {
+		s += st.Warn.Render(" · " + t)
+	}
 	return truncate(s, m.width)
 }
 

@@ -80,6 +80,13 @@ func TestTradeoffSweep(t *testing.T) {
 	if v := final.View().Content; !strings.Contains(v, "private runs on this data") {
 		t.Errorf("the sweep's privacy cost is not shown:\n%s", v)
 	}
+	// The session's tally counts the sweep's private runs on the data set.
+	if c := final.tally.byData["builtin:toy"]; c == nil || c.PrivateRuns != len(curveEpsilons)*len(curveSeeds) {
+		t.Errorf("session tally %+v, want %d private runs", c, len(curveEpsilons)*len(curveSeeds))
+	}
+	if h := final.header(); !strings.Contains(h, "session:") {
+		t.Errorf("header %q does not show the session's tally", h)
+	}
 }
 
 // TestLiveRunChangesShow starts a run, changes σ and the layer range while
@@ -102,6 +109,10 @@ func TestLiveRunChangesShow(t *testing.T) {
 	typeKeys(tm, "q")
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(20*time.Second)).(Model)
 
+	// The stopped private run is in the session's tally.
+	if c := final.tally.byData["builtin:toy"]; c == nil || c.PrivateRuns != 1 {
+		t.Errorf("session tally %+v, want the one private run", c)
+	}
 	rp := runPaneOf(final)
 	sigma := rp.Params().Sigma
 	if got := rp.Params().Layers.String(); got != "1-2" {

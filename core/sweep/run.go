@@ -77,6 +77,10 @@ func (o *Outcome) note(vs []core.EpsilonValue) {
 	o.Unbounded = o.Unbounded || o.Guarantee == core.GuaranteeNone || o.Guarantee == core.GuaranteePaperOnly
 }
 
+// Settle recomputes Spent and Unbounded from everything observed, for an
+// outcome followed event by event (the guarantee may come last).
+func (o *Outcome) Settle() { o.note(nil) }
+
 // RunOne runs cfg to its end. Every event goes to observe (when not nil)
 // as well as into the outcome. Cancelling ctx stops the run at its next
 // step boundary; it then reports Stopped.
@@ -102,7 +106,7 @@ func RunOne(ctx context.Context, cfg core.Config, observe func(core.Event)) Outc
 			observe(ev)
 		}
 	}
-	o.note(nil)
+	o.Settle()
 	return o
 }
 
