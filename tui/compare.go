@@ -30,6 +30,7 @@ type runRecord struct {
 	Outcome   string // finished, stopped, budget-exhausted, diverged (core.Outcome) or failed
 	Pinned    bool
 	ari       []chart.Point // ARI against step, for overlays
+	refs      runReferences // B1 and the method's null, when computed
 }
 
 // epsilon returns the ε of the named accountant (case-insensitive), or NaN.
@@ -117,6 +118,16 @@ func (cp *comparePane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		if cp.current != nil {
 			for _, ev := range msg.Events {
 				cp.current.observe(ev)
+			}
+		}
+	case runReferencesMsg:
+		if cp.current != nil && cp.current.ID == msg.id {
+			cp.current.refs = msg.refs
+		}
+		for i := range cp.records {
+			if cp.records[i].ID == msg.id {
+				cp.records[i].refs = msg.refs
+				cp.dirty = true
 			}
 		}
 	case EngineClosedMsg:
@@ -224,7 +235,13 @@ func (cp *comparePane) SetSize(w, h int) {
 	cp.dirty = true
 }
 
-func (cp *comparePane) tableHeight() int { return min(len(cp.records)+2, max(cp.h/2, 3)) }
+func (cp *comparePane) tableHeight() int {
+	extra := 0
+	if cp.referenceLine() != "" {
+		extra = 1
+	}
+	return min(len(cp.records)+2+extra, max(cp.h/2, 3))
+}
 
 // chartSize is the size of each chart box (side by side when wide).
 func (cp *comparePane) chartSize() (w, h int) {
@@ -320,6 +337,9 @@ func (cp *comparePane) table() string {
 		lines = append(lines, st.Muted.Render("no finished run yet: start one on the Run screen (1, then s)"))
 	}
 	rows := cp.tableHeight() - 1
+	if cp.referenceLine() != "" {
+		rows--
+	}
 	first := max(0, min(cp.cursor-rows+1, len(cp.records)-rows))
 	for i := first; i < len(cp.records) && i < first+rows; i++ {
 		r := cp.records[i]
@@ -338,7 +358,31 @@ func (cp *comparePane) table() string {
 		}
 		lines = append(lines, line)
 	}
+	if l := cp.referenceLine(); l != "" {
+		lines = append(lines, l)
+	}
 	return strings.Join(lines, "\n")
+}
+
+// referenceLine names the selected run's reference lines, or "" when it
+// has none.
+func (cp *comparePane) referenceLine() string {
+	if cp.cursor < 0 || cp.cursor >= len(cp.records) {
+		return ""
+	}
+	r := cp.records[cp.cursor]
+	if r.refs.b1 == nil && r.refs.null == nil {
+		return ""
+	}
+	st := cp.c.Styles
+	s := fmt.Sprintf("  run %d, references (non-private, not releases):", r.ID)
+	if r.refs.b1 != nil {
+		s += fmt.Sprintf(" B1 PCA + k-means ARI %.3f NMI %.3f", r.refs.b1.ARI, r.refs.b1.NMI)
+	}
+	if r.refs.null != nil {
+		s += fmt.Sprintf(" · null (no learning) ARI %.3f NMI %.3f", r.refs.null.ARI, r.refs.null.NMI)
+	}
+	return st.Muted.Render(truncate(s, cp.w))
 }
 
 func num(v float64, f string) string {

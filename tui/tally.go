@@ -70,11 +70,15 @@ func (t *sessionTally) add(data string, o sweep.Outcome) {
 // line is the header's note on data, or "" before any private release.
 func (t *sessionTally) line(data string) string {
 	c := t.byData[data]
-	switch {
-	case c == nil:
+	if c == nil {
 		return ""
-	case c.Unbounded > 0:
-		return fmt.Sprintf("session: %d private runs, %d without a bound", c.PrivateRuns, c.Unbounded)
 	}
-	return fmt.Sprintf("session: %d private runs, together ε ≤ %.3g", c.PrivateRuns, c.EpsilonTotal)
+	runs := fmt.Sprintf("%d private runs", c.PrivateRuns)
+	if c.PrivateRuns == 1 {
+		runs = "1 private run"
+	}
+	if c.Unbounded > 0 {
+		return fmt.Sprintf("session: %s, %d without a bound", runs, c.Unbounded)
+	}
+	return fmt.Sprintf("session: %s, together ε ≤ %.3g", runs, c.EpsilonTotal)
 }
