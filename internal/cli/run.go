@@ -43,7 +43,8 @@ type manifoldFlags struct {
 }
 
 // defaultRunConfig is what `dpscope run` uses for what neither a config
-// file nor a flag sets: DP-DCAN's paper defaults in its sound mode.
+// file nor a flag sets: the registered default entry (core.Preset.Default)
+// at ε = 8, δ = 1e-5, with DP-DCAN's paper settings for the shared fields.
 func defaultRunConfig() core.Config {
 	cfg := core.Config{
 		Data: "builtin:default", Method: "dcan", Mode: core.ModeSound,
