@@ -191,3 +191,60 @@ func OpacusNoiseMultiplier(target Budget, q float64, steps int, epsTol float64) 
 	}
 	return hi, nil
 }
+
+// SolveSigma returns the smallest noise multiplier σ in [lo, hi] with
+// cost(σ) ≤ target, for a cost that does not increase with σ (the ε of a
+// plan that is partly spent and partly to come, as an engine or the
+// interface computes it). It bisects in log σ until the bracket is
+// narrower than tol in log σ (a relative tolerance) and returns its upper
+// end, so the result always meets the target. It returns lo when lo
+// already meets it, and an error wrapping ErrUnreachable when hi does not.
+func SolveSigma(target float64, cost func(sigma float64) (float64, error), lo, hi, tol float64) (float64, error) {
+	if !(lo > 0) || !(hi > lo) || !(tol > 0) || math.IsNaN(target) {
+		return 0, fmt.Errorf("accountant: SolveSigma with σ in [%g, %g], tolerance %g, target %g", lo, hi, tol, target)
+	}
+	if e, err := cost(hi); err != nil {
+		return 0, err
+	} else if e > target {
+		return 0, fmt.Errorf("%w: ε = %g even at σ = %g, above the target %g", ErrUnreachable, e, hi, target)
+	}
+	if e, err := cost(lo); err != nil {
+		return 0, err
+	} else if e <= target {
+		return lo, nil
+	}
+	l, h := math.Log(lo), math.Log(hi)
+	for h-l > tol {
+		mid := 0.5 * (l + h)
+		e, err := cost(math.Exp(mid))
+		if err != nil {
+			return 0, err
+		}
+		if e > target {
+			l = mid
+		} else {
+			h = mid
+		}
+	}
+	return math.Exp(h), nil
+}
+
+// ProjectRDP returns ε at δ by RDP (improved conversion, at the best of
+// orders) of the spent events followed by steps more steps of the sampled
+// Gaussian mechanism at rate q and noise multiplier σ: the projection an
+// interface shows while a setting is edited. About a millisecond.
+func ProjectRDP(spent []Event, q, sigma float64, steps int, delta float64, orders []float64) (float64, error) {
+	evs := append([]Event{}, spent...)
+	if steps > 0 {
+		ev, err := SampledGaussianEvent(q, sigma, steps)
+		if err != nil {
+			return 0, err
+		}
+		evs = append(evs, ev)
+	}
+	if len(evs) == 0 {
+		return 0, nil
+	}
+	eps, _, err := EpsilonRDP(evs, delta, orders, Improved)
+	return eps, err
+}

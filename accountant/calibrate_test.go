@@ -87,3 +87,32 @@ func TestCalibrateValidation(t *testing.T) {
 		})
 	}
 }
+
+// TestSolveSigma: the smallest σ meeting a target of a cost decreasing in
+// σ, within the tolerance, always on the safe side; lo when lo meets it;
+// ErrUnreachable when hi does not.
+func TestSolveSigma(t *testing.T) {
+	cost := func(z float64) (float64, error) { return 4 / z, nil } // ε = 4/σ
+	z, err := SolveSigma(2, cost, 1e-2, 1e4, 1e-6)
+	if err != nil || z < 2 || z > 2*(1+2e-6) {
+		t.Errorf("σ = %v, %v; want 2 (from above, within 1e-6)", z, err)
+	}
+	if z, err := SolveSigma(1e6, cost, 1e-2, 1e4, 1e-6); err != nil || z != 1e-2 {
+		t.Errorf("loose target: σ = %v, %v; want lo", z, err)
+	}
+	if _, err := SolveSigma(1e-9, cost, 1e-2, 1e4, 1e-6); !errors.Is(err, ErrUnreachable) {
+		t.Errorf("tight target: err %v, want ErrUnreachable", err)
+	}
+	if _, err := SolveSigma(1, cost, 0, 1, 1e-6); err == nil {
+		t.Error("lo = 0: no error")
+	}
+	// ProjectRDP of nothing is 0, and grows with steps.
+	if e, err := ProjectRDP(nil, 0.1, 1, 0, 1e-5, OrdersDPAccounting.Orders()); err != nil || e != 0 {
+		t.Errorf("ProjectRDP of nothing = %v, %v", e, err)
+	}
+	e1, _ := ProjectRDP(nil, 0.1, 1, 100, 1e-5, OrdersDPAccounting.Orders())
+	e2, _ := ProjectRDP(nil, 0.1, 1, 200, 1e-5, OrdersDPAccounting.Orders())
+	if !(e1 > 0 && e2 > e1) {
+		t.Errorf("ProjectRDP 100 steps %v, 200 steps %v", e1, e2)
+	}
+}

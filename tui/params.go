@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -179,50 +180,23 @@ func (p runParams) Config(method string) core.Config {
 // rdpOrders are the RDP orders every ε in the interface uses.
 var rdpOrders = accountant.OrdersDPAccounting.Orders()
 
-// projectEpsilon returns ε at δ by RDP (improved conversion) of the spent
-// schedule followed by steps more steps at rate q and noise σ. It takes
-// about a millisecond, so Update may call it.
+// projectEpsilon is accountant.ProjectRDP at the interface's orders.
 func projectEpsilon(spent []accountant.Event, q, sigma float64, steps int, delta float64) (float64, error) {
-	evs := append([]accountant.Event{}, spent...)
-	if steps > 0 {
-		ev, err := accountant.SampledGaussianEvent(q, sigma, steps)
-		if err != nil {
-			return 0, err
-		}
-		evs = append(evs, ev)
-	}
-	if len(evs) == 0 {
-		return 0, nil
-	}
-	eps, _, err := accountant.EpsilonRDP(evs, delta, rdpOrders, accountant.Improved)
-	return eps, err
+	return accountant.ProjectRDP(spent, q, sigma, steps, delta, rdpOrders)
 }
 
 // solveSigma returns the smallest σ whose projected ε (spent schedule, then
-// steps at rate q) stays within eps at δ, by RDP. It bisects on σ in log
-// space (tens of RDP evaluations), so call it from a command.
+// steps at rate q) stays within eps at δ, by RDP (accountant.SolveSigma,
+// relative tolerance 1e-4). Tens of RDP evaluations: call it from a
+// command.
 func solveSigma(eps, delta, q float64, steps int, spent []accountant.Event) (float64, error) {
 	if len(spent) == 0 {
 		return accountant.CalibrateRDP(accountant.Budget{Epsilon: eps, Delta: delta}, q, steps, rdpOrders, accountant.Improved, 1e-4)
 	}
-	if e0, err := projectEpsilon(spent, q, 1, 0, delta); err != nil || e0 >= eps {
+	z, err := accountant.SolveSigma(eps, func(z float64) (float64, error) { return projectEpsilon(spent, q, z, steps, delta) }, 1e-2, 1e4, math.Log1p(1e-4))
+	if errors.Is(err, accountant.ErrUnreachable) {
+		e0, _ := projectEpsilon(spent, q, 1, 0, delta)
 		return 0, fmt.Errorf("tui: ε %.3g already spent, target %.3g cannot be met: %w", e0, eps, accountant.ErrUnreachable)
 	}
-	lo, hi := 1e-2, 1e4
-	for range 48 {
-		mid := math.Sqrt(lo * hi)
-		e, err := projectEpsilon(spent, q, mid, steps, delta)
-		if err != nil {
-			return 0, err
-		}
-		if e > eps {
-			lo = mid
-		} else {
-			hi = mid
-		}
-		if hi/lo < 1+1e-4 {
-			break
-		}
-	}
-	return hi, nil
+	return z, err
 }

@@ -179,23 +179,12 @@ func (p *privacy) solveSigma(target float64, pl plan) (float64, error) {
 	if pl.steps[0]+pl.steps[1]+pl.releases == 0 {
 		return 0, fmt.Errorf("dcan: no noised step left to calibrate: %w", accountant.ErrUnreachable)
 	}
-	lo, hi := math.Log(minSigma), math.Log(maxSigma)
-	if p.projected(pl, maxSigma) > target {
+	z, err := accountant.SolveSigma(target, func(z float64) (float64, error) { return p.projected(pl, z), nil }, minSigma, maxSigma, 1e-6)
+	if errors.Is(err, accountant.ErrUnreachable) {
 		return 0, fmt.Errorf("dcan: ε = %g at δ = %g cannot be met with %d steps left after spending ε = %g: %w",
 			target, p.delta, pl.steps[0]+pl.steps[1], p.spentRDP(), accountant.ErrUnreachable)
 	}
-	if p.projected(pl, minSigma) <= target {
-		return minSigma, nil
-	}
-	for hi-lo > 1e-6 {
-		mid := 0.5 * (lo + hi)
-		if p.projected(pl, math.Exp(mid)) > target {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return math.Exp(hi), nil
+	return z, err
 }
 
 // spentRDP returns ε (RDP) of everything recorded.
