@@ -14,7 +14,8 @@ import (
 // breaker is a fake engine that takes a few steps and then panics in its own
 // goroutine, panics in a worker goroutine, or ends early by EndEarly.
 type breaker struct {
-	how string // "engine", "worker" or "early"
+	how  string        // "engine", "worker", "early" or "late"
+	hold chan struct{} // "late": released by the test
 }
 
 func (b *breaker) Run(ctx context.Context, ctl *Control) error {
@@ -41,7 +42,7 @@ func (b *breaker) Run(ctx context.Context, ctl *Control) error {
 		}
 		return g.Wait()
 	case "late":
-		<-lateHold // the test queues a patch after the last checkpoint
+		<-b.hold // the test queues a patch after the last checkpoint
 	case "early":
 		ctl.EndEarly(OutcomeBudgetExhausted, "ε = 8 of the target 8 spent at step 3 of 10")
 		ctl.EndEarly(OutcomeDiverged, "a later call is ignored")
@@ -49,8 +50,9 @@ func (b *breaker) Run(ctx context.Context, ctl *Control) error {
 	return nil
 }
 
-// lateHold holds a "late" breaker after its last checkpoint.
-var lateHold = make(chan struct{})
+// lateHold holds the next "late" breaker after its last checkpoint; a test
+// sets it before starting one.
+var lateHold chan struct{}
 
 func init() {
 	Register(Method{Name: "test-breaker", Family: FamilyDPSGD,
@@ -59,7 +61,7 @@ func init() {
 			if cfg.Options["how"] == "factory" {
 				panic("factory broke")
 			}
-			return &breaker{how: cfg.Options["how"]}, nil
+			return &breaker{how: cfg.Options["how"], hold: lateHold}, nil
 		}})
 }
 
@@ -141,6 +143,8 @@ func TestDoneEventCarriesOutcome(t *testing.T) {
 }
 
 func TestPatchAfterTheLastCheckpointIsAnswered(t *testing.T) {
+	hold := make(chan struct{})
+	lateHold = hold
 	r, err := startBreaker(t, "late")
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +154,7 @@ func TestPatchAfterTheLastCheckpointIsAnswered(t *testing.T) {
 	for ev := range r.Events() {
 		if s, ok := ev.(StepEvent); ok && s.Step == 3 {
 			r.Apply(Patch{Sigma: &sigma}) // after the third and last checkpoint
-			close(lateHold)
+			close(hold)
 		}
 		if p, ok := ev.(PatchEvent); ok {
 			answers = append(answers, p)

@@ -164,8 +164,16 @@ func TestPatchTakesEffectAtNextStep(t *testing.T) {
 
 func TestPauseHoldsAndResumeContinues(t *testing.T) {
 	r := start(t, context.Background(), &counter{steps: 1 << 30})
-	defer r.Wait()
-	defer r.Stop()
+	// Stop, then drain: with the watcher gone and more than the channel's
+	// buffer of metrics events queued, the forwarder (and so Wait) would
+	// block forever on delivering them — the flake that hung this test
+	// about once in a few hundred runs.
+	defer func() {
+		r.Stop()
+		for range r.Events() {
+		}
+		r.Wait()
+	}()
 	// Wait for progress, pause, drain what was in flight.
 	waitStep := func() int {
 		for ev := range r.Events() {
