@@ -144,11 +144,12 @@ func (dn *Denoiser) NewWorker() *Worker {
 //
 // StepSound releases N = Σ α̃_i (y_i − x) + N(0, ς_m² I) (ℓ2 sensitivity h)
 // and S = Σ α̃_i + N(0, ς_S²) (sensitivity 1), then, by post-processing,
-// S' = max(S̃, s_min), m = Ñ/S' and the step u = m (mean shift). With
+// leaves x where it is when S̃ < s_min and otherwise takes m = Ñ/S̃ and the
+// step u = m (mean shift). With
 // nz.Tangents it also releases M = Σ α̃_i (y_i − x)(y_i − x)ᵀ + W
 // (Frobenius sensitivity h²) and steps along u = (I − VVᵀ) m, V the top-d
-// eigenvectors of M̃/S' − m mᵀ. x ← x + f·u with the Wiener factor
-// f = max(0, 1 − p(ς_m/S')²/‖u‖²), p the dimensions of u. Every query is
+// eigenvectors of M̃/S̃ − m mᵀ. x ← x + f·u with the Wiener factor
+// f = max(0, 1 − p(ς_m/S̃)²/‖u‖²), p the dimensions of u. Every query is
 // released (no noiseless gate). rng draws the noise (nil for the
 // non-private kinds).
 func (w *Worker) Step(x []float64, kind StepKind, nz Noise, rng *rand.Rand) (bool, error) {
@@ -335,9 +336,14 @@ func (w *Worker) sound(x []float64, idx []int32, S float64, nz Noise, rng *rand.
 		w.b[c] += nz.Mean * rng.NormFloat64()
 	}
 	S += nz.Mass * rng.NormFloat64()
-	S = max(S, nz.SMin)
+	if S < nz.SMin {
+		// The released mass is within three noise standard deviations of
+		// zero (s_min's default): Ñ/S̃ would be mostly noise, so the query
+		// stays (post-processing of S̃; it is released all the same).
+		return nil
+	}
 	for c := range D {
-		w.b[c] /= S // m = Ñ/S'
+		w.b[c] /= S // m = Ñ/S̃
 	}
 	w.nstep = grow(w.nstep, D)
 	u := w.nstep
@@ -362,11 +368,11 @@ func (w *Worker) sound(x []float64, idx []int32, S float64, nz Noise, rng *rand.
 		copy(u, w.b) // the mean-shift step u = m
 	}
 	// Wiener shrinkage of the step, by post-processing of released values:
-	// m's noise is about ς_N/S' per coordinate (the released scale over the
+	// m's noise is about ς_N/S̃ per coordinate (the released scale over the
 	// floored mass), so u carries noise of expected squared norm
-	// p·(ς_N/S')² over its p dimensions, and ‖u‖² − p(ς_N/S')² estimates
+	// p·(ς_N/S̃)² over its p dimensions, and ‖u‖² − p(ς_N/S̃)² estimates
 	// the squared norm of the true step. u is scaled by that estimate over
-	// ‖u‖², max(0, 1 − p(ς_N/S')²/‖u‖²) (the positive-part James–Stein
+	// ‖u‖², max(0, 1 − p(ς_N/S̃)²/‖u‖²) (the positive-part James–Stein
 	// form): a step that stands above its noise is kept, one that does not
 	// shrinks to nothing, so a query whose neighbourhood is too light for
 	// the budget stays near where it is instead of jumping. The rule is

@@ -83,7 +83,8 @@ type Params struct {
 	// gives. Default 1.
 	CP float64 `json:"C_P,omitempty" toml:"C_P"`
 	Cm float64 `json:"C_m,omitempty" toml:"C_m"`
-	// SMin is sound mode's public floor on the released kernel mass. 0:
+	// SMin is sound mode's public floor on the released kernel mass: a
+	// query whose released mass S̃ is below it stays where it is. 0:
 	// max(1, 3ς_S), three noise standard deviations of the mass.
 	SMin float64 `json:"s_min,omitempty" toml:"s_min"`
 	// Tangents makes sound mode release the kernel second moment and step
