@@ -369,7 +369,7 @@ func (w *Worker) sound(x []float64, idx []int32, S float64, nz Noise, rng *rand.
 	}
 	// Wiener shrinkage of the step, by post-processing of released values:
 	// m's noise is about ς_N/S̃ per coordinate (the released scale over the
-	// floored mass), so u carries noise of expected squared norm
+	// released mass), so u carries noise of expected squared norm
 	// p·(ς_N/S̃)² over its p dimensions, and ‖u‖² − p(ς_N/S̃)² estimates
 	// the squared norm of the true step. u is scaled by that estimate over
 	// ‖u‖², max(0, 1 − p(ς_N/S̃)²/‖u‖²) (the positive-part James–Stein

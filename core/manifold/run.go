@@ -135,8 +135,12 @@ func (r *runner) run(ctx context.Context) error {
 				K := Overlap(tr.x, pr.M, pr.D, dn.h)
 				nz = SoundNoise(*bud, r.p, K, pr.M)
 				if t == 0 {
-					r.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf("sound mode: at most K = %d of the %d queries lie within 2h of one another, so one reference reaches at most K of them; the joint release has noise √(K/m) = %.3g times the per-query split's (same ρ): second moment ς = %.3g, numerator ς = %.3g, mass ς = %.3g, floor s_min = %.3g",
-						K, pr.M, math.Sqrt(float64(K)/float64(pr.M)), nz.Projector, nz.Mean, nz.Mass, nz.SMin)})
+					msg := fmt.Sprintf("sound mode: at most K = %d of the %d queries lie within 2h of one another, so one reference reaches at most K of them; the joint release has noise √(K/m) = %.3g times the per-query split's (same ρ): numerator ς = %.3g, mass ς = %.3g, floor s_min = %.3g (a query whose released mass is below it stays)",
+						K, pr.M, math.Sqrt(float64(K)/float64(pr.M)), nz.Mean, nz.Mass, nz.SMin)
+					if nz.Tangents {
+						msg += fmt.Sprintf(", second moment ς = %.3g", nz.Projector)
+					}
+					r.ctl.Emit(core.WarningEvent{Message: msg})
 				}
 			}
 			t2 := time.Now()
