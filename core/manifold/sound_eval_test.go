@@ -33,7 +33,9 @@ func meanDistToM(t testing.TB, pr *Problem, xs []float64) float64 {
 // and sound at each ε.
 func soundEval(t testing.TB, kind string, n int, seed uint64, eps []float64, np bool) (before, nonpriv float64, sound []float64) {
 	t.Helper()
-	p, err := Params{Manifold: kind, N: n, Queries: 100, T: 1}.Resolve()
+	D, _ := strconv.Atoi(os.Getenv("DPSCOPE_DPMD_D"))
+	sigma, _ := strconv.ParseFloat(os.Getenv("DPSCOPE_DPMD_SIGMA"), 64)
+	p, err := Params{Manifold: kind, N: n, Queries: 100, T: 1, D: D, Sigma: sigma}.Resolve()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +91,9 @@ func soundEval(t testing.TB, kind string, n int, seed uint64, eps []float64, np 
 // TestSoundEval prints the judged table (DPSCOPE_DPMD_EVAL=1; a comma
 // list of manifolds picks them; DPSCOPE_DPMD_SEEDS=k runs seeds 0…k−1,
 // default 5; DPSCOPE_DPMD_NONP=1 skips the non-private ceiling and its
-// local PCA, the slow part on the circle).
+// local PCA, the slow part on the circle; DPSCOPE_DPMD_EPS=a,b,… sets the
+// ε list; DPSCOPE_DPMD_D and DPSCOPE_DPMD_SIGMA the ambient dimension and
+// σ, e.g. the sphere in R^20 at σ = 0.3).
 func TestSoundEval(t *testing.T) {
 	env := os.Getenv("DPSCOPE_DPMD_EVAL")
 	if env == "" {
@@ -104,13 +108,27 @@ func TestSoundEval(t *testing.T) {
 		seeds = s
 	}
 	eps := []float64{1, 8}
+	if e := os.Getenv("DPSCOPE_DPMD_EPS"); e != "" {
+		eps = nil
+		for _, f := range strings.Split(e, ",") {
+			v, err := strconv.ParseFloat(f, 64)
+			if err != nil {
+				t.Fatalf("DPSCOPE_DPMD_EPS: %v", err)
+			}
+			eps = append(eps, v)
+		}
+	}
 	for _, kind := range kinds {
 		var sb, snp float64
 		ss := make([]float64, len(eps))
 		for seed := range seeds {
 			t0 := time.Now()
 			b, np, s := soundEval(t, kind, 30000, uint64(seed), eps, os.Getenv("DPSCOPE_DPMD_NONP") == "")
-			t.Logf("%s seed %d: before %.4f nonprivate %.4f sound ε=1 %.4f ε=8 %.4f (%v)", kind, seed, b, np, s[0], s[1], time.Since(t0).Round(time.Second))
+			line := fmt.Sprintf("%s seed %d: before %.4f nonprivate %.4f sound", kind, seed, b, np)
+			for i, e := range eps {
+				line += fmt.Sprintf(" ε=%g %.4f", e, s[i])
+			}
+			t.Logf("%s (%v)", line, time.Since(t0).Round(time.Second))
 			sb += b / float64(seeds)
 			snp += np / float64(seeds)
 			for i := range s {
