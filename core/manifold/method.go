@@ -68,7 +68,7 @@ func Expect(cfg core.Config) (core.Guarantee, []string) {
 	case core.ModeNonPrivate:
 		return core.GuaranteeNone, []string{"non-private denoising: the utility ceiling, no noise"}
 	case core.ModeSound:
-		return core.GuaranteeFormal, []string{"numerator and mass released separately with a public floor, a private second moment for the tangents, every query moved: (ε, δ)-DP by zCDP, under the assumptions the engine lists"}
+		return core.GuaranteeFormal, []string{"kernel numerator and mass released jointly for all queries (noise scaled by their overlap), a query moved by the shrunk mean-shift step only when its released mass clears the public floor (option tangents: also a private second moment): (ε, δ)-DP by zCDP, under the assumptions the engine lists"}
 	}
 	return core.GuaranteeConditional, []string{
 		"the paper's sensitivity bounds hold only with high probability and their constants C_P, C_m are unspecified",

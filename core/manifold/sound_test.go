@@ -156,3 +156,28 @@ func TestPaperGuaranteeStatesNoise(t *testing.T) {
 		}
 	}
 }
+
+// TestSoundTangentsOption: with tangents=true sound mode also releases the
+// second moment (three ledger components, not two) and still spends
+// exactly the budget (ε = 1 by the classic conversion).
+func TestSoundTangentsOption(t *testing.T) {
+	for _, tc := range []struct {
+		spec  string
+		comps int
+	}{{"manifold:circle?n=500&queries=20&sigma=0.1", 2}, {"manifold:circle?n=500&queries=20&sigma=0.1&tangents=true", 3}} {
+		e, evs := runEvents(t, context.Background(), core.ModeSound, tc.spec, 2, nil)
+		rep, err := e.Ledger().Report(1e-5, accountantOpts())
+		if err != nil || len(rep.Components) != tc.comps {
+			t.Errorf("%s: ledger %+v, %v: want %d components", tc.spec, rep, err, tc.comps)
+		}
+		var last *core.BudgetEvent
+		for _, ev := range evs {
+			if b, ok := ev.(core.BudgetEvent); ok {
+				last = &b
+			}
+		}
+		if last == nil || math.Abs(last.Spent[0].Epsilon-1) > 1e-9 {
+			t.Errorf("%s: final budget %+v, want ε = 1", tc.spec, last)
+		}
+	}
+}
