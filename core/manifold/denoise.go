@@ -33,10 +33,14 @@ const (
 
 // Noise holds the standard deviations of one query-iteration's releases.
 // Paper mode uses Projector (ς_P, every W_jk, j ≤ k) and Mean (ς_m, per
-// coordinate); sound mode uses Projector for the second moment, Mean for
-// the numerator and Mass for the kernel mass, with the public floor SMin.
+// coordinate); sound mode uses Mean for the numerator and Mass for the
+// kernel mass, with the public floor SMin, and, when Tangents is set,
+// Projector for the second moment.
 type Noise struct {
 	Projector, Mean, Mass, SMin float64
+	// Tangents makes sound mode release the second moment and step along
+	// its normal space; unset, it takes the mean-shift step x + m.
+	Tangents bool
 }
 
 // Denoiser moves queries toward the manifold sampled by a private reference
@@ -122,6 +126,7 @@ type Worker struct {
 	b, r, tmp, start []float64
 	v                []float64
 	qs               []float64 // a task's queries as they were before its steps
+	nstep            []float64 // sound mode's normal step u
 }
 
 // NewWorker returns a worker for dn.
@@ -137,12 +142,16 @@ func (dn *Denoiser) NewWorker() *Worker {
 //
 //	b_x = Σ α_i y_i,   P_x = Σ α_i V_i V_iᵀ   (formed as UᵀU, U = [√α_i V_iᵀ]).
 //
-// StepSound releases N = Σ α̃_i (y_i − x) + N(0, ς_m² I) (ℓ2 sensitivity h),
-// S = Σ α̃_i + N(0, ς_S²) (sensitivity 1) and M = Σ α̃_i (y_i − x)(y_i − x)ᵀ
-// + W (Frobenius sensitivity h²), then, by post-processing, S' = max(S̃,
-// s_min), m = Ñ/S', the covariance M̃/S' − m mᵀ, its top-d eigenvectors V
-// and x ← x + (I − VVᵀ) m; every query moves. rng draws the noise (nil for
-// the non-private kinds).
+// StepSound releases N = Σ α̃_i (y_i − x) + N(0, ς_m² I) (ℓ2 sensitivity h)
+// and S = Σ α̃_i + N(0, ς_S²) (sensitivity 1), then, by post-processing,
+// leaves x where it is when S̃ < s_min and otherwise takes m = Ñ/S̃ and the
+// step u = m (mean shift). With
+// nz.Tangents it also releases M = Σ α̃_i (y_i − x)(y_i − x)ᵀ + W
+// (Frobenius sensitivity h²) and steps along u = (I − VVᵀ) m, V the top-d
+// eigenvectors of M̃/S̃ − m mᵀ. x ← x + f·u with the Wiener factor
+// f = max(0, 1 − p(ς_m/S̃)²/‖u‖²), p the dimensions of u. Every query is
+// released (no noiseless gate). rng draws the noise (nil for the
+// non-private kinds).
 func (w *Worker) Step(x []float64, kind StepKind, nz Noise, rng *rand.Rand) (bool, error) {
 	dn := w.dn
 	if kind != StepSound && dn.tg == nil {
@@ -315,36 +324,71 @@ func (w *Worker) sound(x []float64, idx []int32, S float64, nz Noise, rng *rand.
 			row[c] = sa * diff
 		}
 	}
-	if len(idx) > 0 {
-		w.dn.bl.Dgemm(blas.Trans, blas.NoTrans, D, D, len(idx), 1, w.u, D, w.u, D, 0, w.p, D)
-	} else {
-		clear(w.p)
+	if nz.Tangents {
+		if len(idx) > 0 {
+			w.dn.bl.Dgemm(blas.Trans, blas.NoTrans, D, D, len(idx), 1, w.u, D, w.u, D, 0, w.p, D)
+		} else {
+			clear(w.p)
+		}
+		addSymNoise(w.p, D, nz.Projector, rng)
 	}
-	addSymNoise(w.p, D, nz.Projector, rng)
 	for c := range D {
 		w.b[c] += nz.Mean * rng.NormFloat64()
 	}
 	S += nz.Mass * rng.NormFloat64()
-	S = max(S, nz.SMin)
-	for c := range D {
-		w.b[c] /= S // m = Ñ/S'
+	if S < nz.SMin {
+		// The released mass is within three noise standard deviations of
+		// zero (s_min's default): Ñ/S̃ would be mostly noise, so the query
+		// stays (post-processing of S̃; it is released all the same).
+		return nil
 	}
-	for r := range D {
-		for c := range D {
-			w.p[r*D+c] = w.p[r*D+c]/S - w.b[r]*w.b[c]
+	for c := range D {
+		w.b[c] /= S // m = Ñ/S̃
+	}
+	w.nstep = grow(w.nstep, D)
+	u := w.nstep
+	p := D // the dimensions u's noise lives in
+	if nz.Tangents {
+		for r := range D {
+			for c := range D {
+				w.p[r*D+c] = w.p[r*D+c]/S - w.b[r]*w.b[c]
+			}
 		}
+		w.warmStart(nil)
+		if err := w.ew.topSubspace(w.v, w.p, D, d, w.start); err != nil {
+			return err
+		}
+		// u = (I − VVᵀ) m = m + VVᵀ(−m): project with base m.
+		for c := range D {
+			w.r[c] = -w.b[c]
+		}
+		project(u, w.b, w.v, w.r, w.tmp, D, d)
+		p = D - d
+	} else {
+		copy(u, w.b) // the mean-shift step u = m
 	}
-	w.warmStart(nil)
-	if err := w.ew.topSubspace(w.v, w.p, D, d, w.start); err != nil {
-		return err
+	// Wiener shrinkage of the step, by post-processing of released values:
+	// m's noise is about ς_N/S̃ per coordinate (the released scale over the
+	// released mass), so u carries noise of expected squared norm
+	// p·(ς_N/S̃)² over its p dimensions, and ‖u‖² − p(ς_N/S̃)² estimates
+	// the squared norm of the true step. u is scaled by that estimate over
+	// ‖u‖², max(0, 1 − p(ς_N/S̃)²/‖u‖²) (the positive-part James–Stein
+	// form): a step that stands above its noise is kept, one that does not
+	// shrinks to nothing, so a query whose neighbourhood is too light for
+	// the budget stays near where it is instead of jumping. The rule is
+	// fixed in advance from the noise model, not tuned on results.
+	var uu float64
+	for _, v := range u {
+		uu += v * v
 	}
-	// x ← x + (I − VVᵀ) m = (x + m) + VVᵀ(−m): project with base x + m.
+	sn := nz.Mean / S
+	f := 0.0
+	if uu > 0 {
+		f = max(0, 1-float64(p)*sn*sn/uu)
+	}
 	for c := range D {
-		w.tmp[c] = x[c] + w.b[c]
-		w.r[c] = -w.b[c]
+		x[c] += f * u[c]
 	}
-	copy(w.b, w.tmp)
-	project(x, w.b, w.v, w.r, w.tmp, D, d)
 	return nil
 }
 

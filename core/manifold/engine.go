@@ -99,6 +99,7 @@ func merge(p, q Params) Params {
 		}
 	}
 	p.Gaussian = p.Gaussian || q.Gaussian
+	p.Tangents = p.Tangents || q.Tangents
 	if p.NonPrivate == "" {
 		p.NonPrivate = q.NonPrivate
 	}

@@ -141,8 +141,11 @@ func (r *runner) applyPatch(ctx context.Context, pt core.Patch, t int, st *live)
 // noiseWarning states the noise standard deviations from iteration it on.
 func noiseWarning(mode core.Mode, b Budget, it int) core.WarningEvent {
 	if mode == core.ModeSound {
-		return core.WarningEvent{Message: fmt.Sprintf("noise from iteration %d: second moment ς = %.3g (Δ = h² = %.3g), numerator ς = %.3g (Δ = h), mass ς = %.3g, floor s_min = %.3g",
-			it, b.Noise.Projector, b.SensP, b.Noise.Mean, b.Noise.Mass, b.Noise.SMin)}
+		msg := fmt.Sprintf("per-query noise from iteration %d (before the overlap factor): numerator ς = %.3g (Δ = h), mass ς = %.3g", it, b.Noise.Mean, b.Noise.Mass)
+		if b.Noise.Tangents {
+			msg += fmt.Sprintf(", second moment ς = %.3g (Δ = h² = %.3g)", b.Noise.Projector, b.SensP)
+		}
+		return core.WarningEvent{Message: msg}
 	}
 	msg := fmt.Sprintf("noise from iteration %d: projector ς_P = %.3g (Δ_P = C_P/(n h^d) = %.3g), mean ς_m = %.3g (Δ_m = C_m/(n h^(d−1)) = %.3g)",
 		it, b.Noise.Projector, b.SensP, b.Noise.Mean, b.SensM)

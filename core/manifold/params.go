@@ -83,9 +83,19 @@ type Params struct {
 	// gives. Default 1.
 	CP float64 `json:"C_P,omitempty" toml:"C_P"`
 	Cm float64 `json:"C_m,omitempty" toml:"C_m"`
-	// SMin is sound mode's public floor on the released kernel mass. 0:
+	// SMin is sound mode's public floor on the released kernel mass: a
+	// query whose released mass S̃ is below it stays where it is. 0:
 	// max(1, 3ς_S), three noise standard deviations of the mass.
 	SMin float64 `json:"s_min,omitempty" toml:"s_min"`
+	// Tangents makes sound mode release the kernel second moment and step
+	// along its top-d normal space (METHODS.md §2 as first written). Off by
+	// default: the second moment's eigengap, ≈ S·h²/(d(d+4)) for the kernel
+	// (1 − r²/h²)^(d+2), is below the spectral norm of its noise
+	// (≈ 2√D·ς_M, ς_M ∝ h²) unless the kernel mass S is in the thousands,
+	// so at the budgets of interest the tangents are noise; sound mode then
+	// spends the whole budget on numerator and mass and takes the
+	// mean-shift step x + m.
+	Tangents bool `json:"tangents,omitempty" toml:"tangents"`
 	// NonPrivate selects the ceiling compared against. Default
 	// NonPrivateEigProj.
 	NonPrivate NonPrivateVariant `json:"nonprivate,omitempty" toml:"nonprivate"`
@@ -180,7 +190,7 @@ func IsSpec(data string) bool { return strings.HasPrefix(data, SpecPrefix) }
 //	manifold:sphere?D=100&n=30000&queries=1000&sigma=0.3&T=2
 //
 // into Params. Keys: D, n, queries (or m), sigma, noise (ball|gauss), h,
-// d, T, theta, C_P, C_m, s_min, nonprivate (eigproj|px). The error wraps
+// d, T, theta, C_P, C_m, s_min, tangents, nonprivate (eigproj|px). The error wraps
 // ErrParams and names the bad key. The result is validated, not resolved.
 func ParseSpec(spec string) (Params, error) {
 	if !IsSpec(spec) {
@@ -227,6 +237,7 @@ func (p *Params) set(vals map[string]string, what string) error {
 	if n, ok := v["noise"]; ok {
 		p.Gaussian = n != "ball"
 	}
+	v.BoolTo("tangents", &p.Tangents)
 	if n, ok := v["nonprivate"].(string); ok {
 		p.NonPrivate = NonPrivateVariant(n)
 	}

@@ -50,10 +50,18 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	r.out = &Outcome{Problem: pr, Data: time.Since(t0), Denoise: map[string]time.Duration{}}
 	r.e.out = r.out
-	r.ctl.Emit(guarantee(r.cfg.Mode, r.p, synthetic, r.cfg.SecureNoise, r.cfg.Epsilon, r.cfg.Delta, pr.N))
+	st := &live{eps: r.cfg.Epsilon, delta: r.cfg.Delta}
+	if r.cfg.Mode != core.ModeNonPrivate {
+		// The budget is set before the guarantee, which states its noise.
+		b, err := NewBudget(r.cfg.Mode, r.cfg.Epsilon, r.cfg.Delta, pr.M, r.p.T, r.p, pr.N, pr.H, pr.Dim)
+		if err != nil {
+			return err
+		}
+		st.bud = &b
+	}
+	r.ctl.Emit(guarantee(r.cfg.Mode, r.p, synthetic, r.cfg.SecureNoise, r.cfg.Epsilon, r.cfg.Delta, pr.N, st.bud))
 	r.ctl.Emit(core.WarningEvent{Message: "bandwidth and dimension: " + pr.Choice})
 
-	st := &live{eps: r.cfg.Epsilon, delta: r.cfg.Delta}
 	// Every mode computes the local PCA: sound mode does not use it, but its
 	// non-private ceiling does.
 	{
@@ -87,13 +95,8 @@ func (r *runner) run(ctx context.Context) error {
 			kind = StepSound
 		}
 		tracks = append(tracks, &track{name: string(r.cfg.Mode), kind: kind, x: append([]float64(nil), pr.Z...)})
-		b, err := NewBudget(r.cfg.Mode, r.cfg.Epsilon, r.cfg.Delta, pr.M, r.p.T, r.p, pr.N, pr.H, pr.Dim)
-		if err != nil {
-			return err
-		}
-		st.bud = &b
 		r.out.Budget = st.bud
-		r.ctl.Emit(noiseWarning(r.cfg.Mode, b, 1))
+		r.ctl.Emit(noiseWarning(r.cfg.Mode, *st.bud, 1))
 	}
 	main := tracks[len(tracks)-1]
 	r.ctl.Emit(core.StageEvent{Stage: 3, Name: "denoise", Steps: r.p.T})
@@ -114,7 +117,7 @@ func (r *runner) run(ctx context.Context) error {
 			r.ctl.Applied(pt, t+1)
 			// The guarantee is re-stated on every patch: its ε, δ and θ
 			// may have changed.
-			r.ctl.Emit(guarantee(r.cfg.Mode, r.p, synthetic, r.cfg.SecureNoise, st.eps, st.delta, pr.N))
+			r.ctl.Emit(guarantee(r.cfg.Mode, r.p, synthetic, r.cfg.SecureNoise, st.eps, st.delta, pr.N, st.bud))
 		}
 		if r.p.T != T {
 			// the TUI plans the stage from here: T − t iterations left
@@ -125,6 +128,20 @@ func (r *runner) run(ctx context.Context) error {
 			var nz Noise
 			if tr.kind >= StepPaper {
 				nz = bud.Noise
+			}
+			if tr.kind == StepSound {
+				// The queries' releases are joint: their noise follows
+				// how many of them one reference can reach (Overlap).
+				K := Overlap(tr.x, pr.M, pr.D, dn.h)
+				nz = SoundNoise(*bud, r.p, K, pr.M)
+				if t == 0 {
+					msg := fmt.Sprintf("sound mode: at most K = %d of the %d queries lie within 2h of one another, so one reference reaches at most K of them; the joint release has noise √(K/m) = %.3g times the per-query split's (same ρ): numerator ς = %.3g, mass ς = %.3g, floor s_min = %.3g (a query whose released mass is below it stays)",
+						K, pr.M, math.Sqrt(float64(K)/float64(pr.M)), nz.Mean, nz.Mass, nz.SMin)
+					if nz.Tangents {
+						msg += fmt.Sprintf(", second moment ς = %.3g", nz.Projector)
+					}
+					r.ctl.Emit(core.WarningEvent{Message: msg})
+				}
 			}
 			t2 := time.Now()
 			still, err := dn.Iterate(ctx, tr.x, pr.M, tr.kind, nz, r.cfg.Seed, k, t)
