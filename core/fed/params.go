@@ -209,17 +209,17 @@ func ParseLocalOptimizer(s string) (LocalOptimizer, error) {
 
 // Defaults (docs/METHODS.md §3–4).
 const (
-	DefaultRoundsAE        = 5     // E of PPML-Omics
-	DefaultRoundsFedSC     = 20    // the paper trains 300; 20 keeps an interactive run short
-	DefaultLocalEpochsAE   = 1     // one local epoch per round (PPML-Omics)
-	DefaultLocalEpochsBYOL = 5     // E = 5 local epochs (FedSC)
-	DefaultBatchAE         = 8     // PPML-Omics
-	DefaultBatchBYOL       = 128   // FedSC
+	DefaultRoundsAE        = 5   // E of PPML-Omics
+	DefaultRoundsFedSC     = 20  // the paper trains 300; 20 keeps an interactive run short
+	DefaultLocalEpochsAE   = 1   // one local epoch per round (PPML-Omics)
+	DefaultLocalEpochsBYOL = 5   // E = 5 local epochs (FedSC)
+	DefaultBatchAE         = 8   // PPML-Omics
+	DefaultBatchBYOL       = 128 // FedSC
 	// DefaultBatchAERetuned is the autoencoder variants' batch in the
 	// nonprivate and sound modes (with OptimizerAdam): on pbmc_4k it ends
 	// five rounds at a lower reconstruction loss than batch 8 (0.640 vs
 	// 0.672) in half the time.
-	DefaultBatchAERetuned = 64
+	DefaultBatchAERetuned  = 64
 	DefaultLRAE            = 1e-3  // PPML-Omics SGD
 	DefaultLRBYOL          = 0.032 // FedSC SGD
 	DefaultMomentum        = 0.9   // FedSC (FedEMA code); the paper prints 0.5
