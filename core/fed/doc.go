@@ -69,8 +69,10 @@
 // clients, seeds 0–4: 0.695 ± 0.036 against its null 0.530 and B1 0.679.
 // fl-dp and ppml-omics sound at ε = 1, 4, 16 (seeds 0–1) stay at the null
 // (0.53–0.57): clipped updates move the server by at most η·C = 0.005 in
-// norm per round, while the local noise on the ~4.3 M weights has norm
-// η·σC·√(P/K) ≈ 3.7 at ε = 16 (σ ≈ 2, K = 30), about 700 times more. No
+// norm per round, while the local noise on the P ≈ 4.3 M weights reaches
+// the server with norm η·σC·√(P/K) ≈ 4.8 in fl-dp's mean at ε = 16
+// (σ = 2.5, K = 30), about 1,000 times more, and η·σC·√(KP) ≈ 110 in
+// ppml-omics' sum (σ = 2.0). No
 // choice of rounds, local epochs or learning rate closes that gap on this
 // network; only a much smaller model (or fewer trained weights) would.
 //
