@@ -56,6 +56,7 @@ type aeLearner struct {
 	seed       uint64
 	evalChunks int
 	gscale     float32 // 1 for the paper's mean over genes, G for the sum
+	opt        LocalOptimizer
 }
 
 func newAELearner(x compute.Matrix, p Params, seed uint64) (*aeLearner, error) {
@@ -67,7 +68,8 @@ func newAELearner(x compute.Matrix, p Params, seed uint64) (*aeLearner, error) {
 		return nil, fmt.Errorf("fed: autoencoder: %w", err)
 	}
 	return &aeLearner{x: x, cfg: cfg, server: append([]float32(nil), ae.Params...),
-		batch: p.Batch, epochs: p.LocalEpochs, seed: seed, evalChunks: rows, gscale: lossScale(p.Loss, x.Cols)}, nil
+		batch: p.Batch, epochs: p.LocalEpochs, seed: seed, evalChunks: rows, gscale: lossScale(p.Loss, x.Cols),
+		opt: p.Optimizer}, nil
 }
 
 // lossScale is the factor from nn.MSE's per-cell mean over genes to the
@@ -111,7 +113,8 @@ func (w *aeWorker) embedDim() int { return w.l.cfg.Latent }
 func (w *aeWorker) local(ctx context.Context, j job) (float64, error) {
 	l, ae := w.l, w.ae
 	copy(ae.Params, l.server)
-	if err := w.sgd.SetLR(j.lr); err != nil {
+	opt, err := w.optimizer(j.lr)
+	if err != nil {
 		return 0, err
 	}
 	w.perm = append(w.perm[:0], j.cells...)
@@ -136,7 +139,7 @@ func (w *aeWorker) local(ctx context.Context, j job) (float64, error) {
 			ae.Backward()
 			ae.AccumulateGrads(0)
 			compute.Scal(float32(1/float64(len(rows))), ae.Grads)
-			w.sgd.Step(ae.Params, ae.Grads)
+			opt.Step(ae.Params, ae.Grads)
 			total += loss / float64(len(rows))
 			steps++
 		}
@@ -149,6 +152,18 @@ func (w *aeWorker) local(ctx context.Context, j job) (float64, error) {
 		return 0, nil
 	}
 	return total / float64(steps), nil
+}
+
+// optimizer returns the local optimizer at learning rate lr for one
+// client's round. Adam starts from zero moments in every round: a client
+// keeps no state between rounds (FedAvg's stateless clients), so its update
+// depends only on w_t and its own cells, and a new Adam is made each time
+// (nn.Adam has no reset; two buffers of the model's size per client round).
+func (w *aeWorker) optimizer(lr float64) (nn.Optimizer, error) {
+	if w.l.opt != OptimizerAdam {
+		return w.sgd, w.sgd.SetLR(lr)
+	}
+	return nn.NewAdam(len(w.ae.Params), nn.AdamConfig{LR: lr})
 }
 
 // embed encodes every cell with the server model and returns the mean

@@ -38,6 +38,44 @@
 // (rounds that would exceed it are not run); mode nonprivate is the same
 // pipeline without clipping or noise.
 //
+// # Retuning of the nonprivate and sound modes
+//
+// Paper mode keeps the paper's local SGD (lr 1e-3, batch 8). With the
+// paper's MSE averaged over ~2,000 genes its gradients are so small that
+// the server model hardly moves: on pbmc_4k the server loss went from
+// 0.7771 to 0.7770 in five rounds and the ARI stayed at the untrained
+// model's (0.546 vs 0.530 for the null). The server step itself is right
+// (w_t + η·mean Δ_k is FedAvg of the client models; no clipping in
+// nonprivate mode). The rule, fixed before any ARI was seen beyond that
+// diagnosis: nonprivate and sound modes keep the network, the rounds
+// (E = 5), the local epochs (1) and lr 1e-3, and change the local
+// optimizer to Adam (β = 0.9, 0.999, fresh moments in every round, as
+// stateless FedAvg clients; Adam divides the gradient's scale out, so the
+// loss's reduction no longer sets the step) with batch 64
+// (DefaultBatchAERetuned: on pbmc_4k a lower reconstruction loss after
+// five rounds than batch 8, 0.640 vs 0.672, in half the time; batch 8 also
+// gave the lower ARI on the one seed looked at, said here since it was
+// seen). Params.Optimizer and Params.Batch override either.
+//
+// Sound mode's noise is σ = max(σ of the paper's split, the smallest σ
+// whose audited local ε — each update at replace-one sensitivity 2C,
+// exact Gaussian composition over the planned rounds — meets the target).
+// With K = 30 the paper's composition is the looser bound at every ε tried
+// (0.5–64), so sound adds the paper's noise and says so in its guarantee;
+// with many clients (K = 500, ε = 50) the paper's √K amplification credit
+// asks for less noise than the audit allows and sound adds more.
+//
+// Measured on pbmc_4k (dpscope sweep, ARI mean ± sd): fl nonprivate, 5
+// clients, seeds 0–4: 0.695 ± 0.036 against its null 0.530 and B1 0.679.
+// fl-dp and ppml-omics sound at ε = 1, 4, 16 (seeds 0–1) stay at the null
+// (0.53–0.57): clipped updates move the server by at most η·C = 0.005 in
+// norm per round, while the local noise on the P ≈ 4.3 M weights reaches
+// the server with norm η·σC·√(P/K) ≈ 4.8 in fl-dp's mean at ε = 16
+// (σ = 2.5, K = 30), about 1,000 times more, and η·σC·√(KP) ≈ 110 in
+// ppml-omics' sum (σ = 2.0). No
+// choice of rounds, local epochs or learning rate closes that gap on this
+// network; only a much smaller model (or fewer trained weights) would.
+//
 // # Noise multiplier
 //
 // Config.Sigma is, as everywhere in dpscope, a noise multiplier: each

@@ -70,7 +70,16 @@ func New(cfg core.Config, v Variant, p Params) (*Engine, error) {
 	if err := p.Validate(v); err != nil {
 		return nil, err
 	}
+	if p.Batch == 0 && v.autoencoder() && cfg.Mode != core.ModePaper {
+		p.Batch = DefaultBatchAERetuned
+	}
 	e.p = p.withDefaults(v)
+	if e.p.Optimizer == OptimizerAuto {
+		e.p.Optimizer = OptimizerAdam
+		if cfg.Mode == core.ModePaper {
+			e.p.Optimizer = OptimizerSGD
+		}
+	}
 	sc, err := datasets.ParseSplit(e.p.Split)
 	if err != nil {
 		return nil, fmt.Errorf("fed: %w: %w", err, ErrConfig)

@@ -139,6 +139,9 @@ func (pr *privacy) guarantee(v Variant, mode core.Mode, k int, final bool) core.
 	if pr.shufWhy != "" {
 		ev.Reasons = append(ev.Reasons, pr.shufWhy)
 	}
+	if pr.noiseBy != "" {
+		ev.Reasons = append(ev.Reasons, pr.noiseBy)
+	}
 	ev.Reasons = append(ev.Reasons, core.NoiseSourceReason(pr.secure))
 	extra, suffix := max(0, pr.planned-pr.done), " (planned)"
 	if final {

@@ -19,6 +19,7 @@ var (
 	}
 	aeSpecs = []core.OptionSpec{
 		{Key: "loss", Kind: core.KindChoice, Default: "mean", Choices: []string{"mean", "sum"}, Doc: "reduction of the autoencoder's squared error over genes"},
+		{Key: "optimizer", Kind: core.KindChoice, Default: "auto", Choices: []string{"auto", "sgd", "adam"}, Doc: "clients' local optimizer (auto: sgd in paper mode, adam otherwise)"},
 	}
 	drSpecs = []core.OptionSpec{
 		{Key: "protocol", Kind: core.KindChoice, Default: "swap", Choices: []string{"swap", "fisher-yates"}, Doc: "PPML-Omics' decentralized randomization"},
@@ -152,6 +153,9 @@ func paramsFrom(specs []core.OptionSpec, opts map[string]string) (Params, error)
 	vals.FloatTo("divergence_alpha", &p.DivergenceAlpha)
 	if s, ok := vals["loss"].(string); ok {
 		p.Loss, _ = ParseAELoss(s) // a declared choice: it parses
+	}
+	if s, ok := vals["optimizer"].(string); ok {
+		p.Optimizer, _ = ParseLocalOptimizer(s)
 	}
 	if s, ok := vals["protocol"].(string); ok {
 		p.Protocol, _ = ParseProtocol(s)

@@ -63,7 +63,8 @@ type privacy struct {
 	shufWhy string  // why FMT21 is or is not credited
 	shufDlt float64 // per-round δ of the credited shuffle bound
 	segment string
-	secure  bool // Config.SecureNoise: noise from crypto/rand, not the seed
+	secure  bool   // Config.SecureNoise: noise from crypto/rand, not the seed
+	noiseBy string // sound mode: which accounting set σ, and why (for the guarantee)
 }
 
 // newPrivacy returns the bookkeeping of a private run with k clients, or
@@ -104,7 +105,46 @@ func (pr *privacy) solve(k int) error {
 	if pr.v == FLDP {
 		pr.z = b.SigmaL
 	}
+	if pr.mode == core.ModeSound {
+		return pr.auditedFloor()
+	}
 	return nil
+}
+
+// auditedFloor raises the noise multiplier of sound mode to what the
+// audited accounting asks for: the smallest z whose local view (each
+// client's update, replace-one sensitivity 2C, exact Gaussian composition
+// over the planned rounds, μ = 2√E/z) meets the target. Sound mode runs
+// with max(z of the paper's split, that z): more noise than paper mode
+// wherever the audit asks for more, the same noise (and the same numbers)
+// where the paper's split already meets the target by the audit, since
+// then the paper's noise is itself sound and nothing is gained by
+// changing it. It records which case applies in noiseBy.
+func (pr *privacy) auditedFloor() error {
+	rounds := float64(pr.planned)
+	cost := func(z float64) (float64, error) { return accountant.GDPEpsilon(2*math.Sqrt(rounds)/z, pr.delta) }
+	za, err := accountant.SolveSigma(pr.target, cost, 1e-3, 1e6, 1e-9)
+	if err != nil {
+		return fmt.Errorf("fed: noise for audited ε = %g over %d rounds: %w", pr.target, pr.planned, err)
+	}
+	paper := pr.z
+	if za > paper {
+		pr.z = za
+		pr.noiseBy = fmt.Sprintf("sound mode adds more noise than paper mode: σ = %.4g·C, not the paper split's %.4g·C, because the audited local ε of the paper's noise over %d rounds would be %.4g > the target %g",
+			za, paper, pr.planned, mustEps(cost(paper)), pr.target)
+		return nil
+	}
+	pr.noiseBy = fmt.Sprintf("sound mode keeps the paper split's noise σ = %.4g·C (the same numbers as paper mode): its audited local ε over %d rounds is %.4g ≤ the target %g, so the audit asks for no more (it would allow σ = %.4g·C)",
+		paper, pr.planned, mustEps(cost(paper)), pr.target, za)
+	return nil
+}
+
+// mustEps returns e, or +Inf when err is set.
+func mustEps(e float64, err error) float64 {
+	if err != nil {
+		return math.Inf(1)
+	}
+	return e
 }
 
 // solveRemaining sets the noise multiplier from the ε target for the rounds

@@ -171,3 +171,39 @@ func TestReasons(t *testing.T) {
 		}
 	}
 }
+
+// TestSoundNoiseFloor checks sound mode's rule: the paper split's σ, raised
+// to what the audited local accounting needs when that is more. At K = 30
+// the paper's composition is the looser one and both modes add the same
+// noise; at K = 500 and ε = 50 its √K amplification credit asks for less
+// noise than the audit allows, and sound adds more, meeting the target.
+func TestSoundNoiseFloor(t *testing.T) {
+	for _, tc := range []struct {
+		k         int
+		eps       float64
+		wantRaise bool
+	}{{30, 5, false}, {30, 1, false}, {500, 50, true}} {
+		cfg := core.Config{Mode: core.ModePaper, Epsilon: tc.eps, Delta: 1e-5, Clip: 5}
+		paper, err := newPrivacy(cfg, PPMLOmics, Params{}, 5, tc.k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Mode = core.ModeSound
+		sound, err := newPrivacy(cfg, PPMLOmics, Params{}, 5, tc.k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if raised := sound.z > paper.z; raised != tc.wantRaise || (!raised && sound.z != paper.z) {
+			t.Errorf("K = %d, ε = %g: sound σ %g, paper σ %g, want raised = %v", tc.k, tc.eps, sound.z, paper.z, tc.wantRaise)
+		}
+		if got := sound.audited(5, tc.k); got > tc.eps*(1+1e-6) {
+			t.Errorf("K = %d, ε = %g: sound's audited ε over 5 rounds is %g", tc.k, tc.eps, got)
+		}
+		if tc.wantRaise && sound.audited(5, tc.k) < tc.eps*(1-1e-6) {
+			t.Errorf("K = %d, ε = %g: raised σ %g is not the smallest meeting the target (audited ε %g)", tc.k, tc.eps, sound.z, sound.audited(5, tc.k))
+		}
+		if want := map[bool]string{true: "sound mode adds more noise", false: "sound mode keeps the paper split's noise"}[tc.wantRaise]; !strings.HasPrefix(sound.noiseBy, want) {
+			t.Errorf("K = %d, ε = %g: reason %q, want it to start %q", tc.k, tc.eps, sound.noiseBy, want)
+		}
+	}
+}
