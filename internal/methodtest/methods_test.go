@@ -42,10 +42,14 @@ func variants(eps float64) []variant {
 		c.Method, c.Mode, c.Clip, c.SampleRate, c.Clients, c.Epochs = method, mode, 1, 1, 4, []int{3, 1}
 		return c
 	}
+	// DP-MD on a synthetic circle, where its sound mode moves queries at
+	// these budgets (on builtin:default its mass gate keeps every query in
+	// place, so the noise would not show in what it reports).
 	dpmd := func(mode core.Mode) core.Config {
 		c := base
-		c.Method, c.Mode, c.Clip, c.SampleRate = "dpmd", mode, 1, 1
-		c.Options = map[string]string{"T": "3"}
+		c.Method, c.Mode, c.Clip, c.SampleRate, c.Data = "dpmd", mode, 1, 1, "manifold:circle"
+		c.Preprocess = nil
+		c.Options = map[string]string{"T": "3", "manifold": "circle", "n": "4000", "queries": "50"}
 		return c
 	}
 	// PPML-Omics noises every client's update locally: at a small ε its
