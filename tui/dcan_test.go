@@ -22,6 +22,7 @@ func TestLiveRunChangesShowDCAN(t *testing.T) {
 	m := New(Config{
 		Summary: datasets.Summary{Name: "default", Source: "builtin:default"},
 		Backend: "test", Method: "dcan", ExportDir: t.TempDir(), Seed: 1, Epochs: [2]int{1, 1},
+		NoReferences: true, // the five null runs of DCAN would compete with the timed run
 	})
 	sigma0 := runPaneOf(m).Params().Sigma
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 36))

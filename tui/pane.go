@@ -75,6 +75,10 @@ type Config struct {
 	// BackendHint, when set, says once in the status line how much faster
 	// a missing OpenBLAS would make runs and how to get it.
 	BackendHint string
+	// NoReferences skips the reference lines a run's metrics chart draws
+	// (B1 and the method's null, computed in the background at a run's
+	// start): for tests that time a real engine's run.
+	NoReferences bool
 	// Method, when set, is the registered engine every run starts with,
 	// whatever the method control says (tests and demos use a fake engine).
 	// Empty: each method runs on its own registered engine.

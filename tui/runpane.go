@@ -153,6 +153,9 @@ func (p *runPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		p.sched = newSchedule(p.params.Sigma)
 		p.charts.reset(msg.Config, p.params)
 		p.reproject()
+		if p.c.Config.NoReferences {
+			return p, nil
+		}
 		return p, loadRunReferences(p.c.Config.Context, msg.ID, msg.Config)
 	case runReferencesMsg:
 		if msg.id == p.c.RunID {
