@@ -192,6 +192,18 @@ func (c Config) LoadOptions() (datasets.LoadOptions, error) {
 	return o, nil
 }
 
+// LoadRaw reads Data with the run's labels file and orientation but no
+// preprocessing: for methods that preprocess privately themselves (dppca,
+// dcan-sound), so that the data flags reach them as they reach LoadData's.
+func (c Config) LoadRaw() (*datasets.Dataset, error) {
+	o, err := c.LoadOptions()
+	if err != nil {
+		return nil, err
+	}
+	d, _, err := datasets.Load(c.Data, datasets.OpenOptions{Labels: o.Labels, Orientation: o.Orientation})
+	return d, err
+}
+
 // LoadData reads and preprocesses Data as LoadOptions says: the one data
 // path of every engine that trains on a data set.
 func (c Config) LoadData() (*datasets.Prepared, error) {

@@ -116,10 +116,7 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	ctl.Emit(core.StageEvent{Stage: stageLoad, Name: "load", Steps: 1})
 	load := e.load
 	if load == nil {
-		load = func() (*datasets.Dataset, error) {
-			d, _, err := datasets.Load(e.cfg.Data, datasets.OpenOptions{})
-			return d, err
-		}
+		load = e.cfg.LoadRaw
 	}
 	d, err := load()
 	if err != nil {
