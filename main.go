@@ -16,10 +16,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/dpscope/dpscope/core/compute"
-	_ "github.com/dpscope/dpscope/core/dcan"             // registers the DP-DCAN family as method "dcan"
-	_ "github.com/dpscope/dpscope/core/fed"              // registers fl, fl-dp, ppml-omics and fedsc
-	_ "github.com/dpscope/dpscope/core/manifold"         // registers dpmd
+	_ "github.com/dpscope/dpscope/core/method/dcan"      // registers the DP-DCAN family as method "dcan"
+	_ "github.com/dpscope/dpscope/core/method/dpmd"      // registers dpmd
 	_ "github.com/dpscope/dpscope/core/method/dppca"     // registers dppca
+	_ "github.com/dpscope/dpscope/core/method/fed"       // registers fl, fl-dp, ppml-omics and fedsc
 	_ "github.com/dpscope/dpscope/core/method/sounddcan" // registers dcan-sound
 	"github.com/dpscope/dpscope/core/safe"
 	"github.com/dpscope/dpscope/internal/cli"

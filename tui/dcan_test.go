@@ -9,7 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	_ "github.com/dpscope/dpscope/core/dcan" // the real engine, as method "dcan"
+	_ "github.com/dpscope/dpscope/core/method/dcan" // the real engine, as method "dcan"
 	"github.com/dpscope/dpscope/datasets"
 )
 

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/dpscope/dpscope/core"
-	"github.com/dpscope/dpscope/core/fed"
-	_ "github.com/dpscope/dpscope/core/manifold" // registers dpmd
+	_ "github.com/dpscope/dpscope/core/method/dpmd" // registers dpmd
+	"github.com/dpscope/dpscope/core/method/fed"
 )
 
 // selectMethod steps the method control from the default (DP-DCAN paper)

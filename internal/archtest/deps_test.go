@@ -129,3 +129,27 @@ func TestFacesImportOnlyTheEngineContract(t *testing.T) {
 		}
 	}
 }
+
+// TestMethodsLiveUnderCoreMethod keeps issue 15's layout: the packages main
+// imports for their registration (every method) live under core/method/,
+// so a reader finds every method in one folder.
+func TestMethodsLiveUnderCoreMethod(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, module).Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", module, err)
+	}
+	methods := 0
+	for _, imp := range strings.Fields(string(out)) {
+		rel, ours := strings.CutPrefix(imp, module+"/")
+		if !ours || !methodSide(imp) {
+			continue
+		}
+		if !strings.HasPrefix(rel, "core/method/") {
+			t.Errorf("main imports %s, a method-side package outside core/method/", imp)
+		}
+		methods++
+	}
+	if methods < 5 {
+		t.Errorf("main imports %d method packages under core/method/, want every method (≥ 5)", methods)
+	}
+}

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/dpscope/dpscope/core/dcan"     // method "dcan"
-	_ "github.com/dpscope/dpscope/core/fed"      // fl, fl-dp, ppml-omics, fedsc
-	_ "github.com/dpscope/dpscope/core/manifold" // dpmd
+	_ "github.com/dpscope/dpscope/core/method/dcan" // method "dcan"
+	_ "github.com/dpscope/dpscope/core/method/dpmd" // dpmd
+	_ "github.com/dpscope/dpscope/core/method/fed"  // fl, fl-dp, ppml-omics, fedsc
 	"github.com/dpscope/dpscope/datasets"
 )
 

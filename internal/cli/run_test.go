@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/dpscope/dpscope/core"
-	_ "github.com/dpscope/dpscope/core/manifold" // dpmd, whose options have shorthand flags
+	_ "github.com/dpscope/dpscope/core/method/dpmd" // dpmd, whose options have shorthand flags
 )
 
 // scripted is a fake engine that reports what a short private run would.

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/dpscope/dpscope/core"
-	_ "github.com/dpscope/dpscope/core/dcan"     // registers dcan
-	_ "github.com/dpscope/dpscope/core/fed"      // registers fl, fl-dp, ppml-omics, fedsc
-	_ "github.com/dpscope/dpscope/core/manifold" // registers dpmd
+	_ "github.com/dpscope/dpscope/core/method/dcan" // registers dcan
+	_ "github.com/dpscope/dpscope/core/method/dpmd" // registers dpmd
+	_ "github.com/dpscope/dpscope/core/method/fed"  // registers fl, fl-dp, ppml-omics, fedsc
 	"github.com/dpscope/dpscope/datasets"
 )
 

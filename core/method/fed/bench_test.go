@@ -67,7 +67,7 @@ func defaultData(b *testing.B) *datasets.Preprocessed { return loadBench(b, "bui
 // per-round evaluation — server loss, k-means, metrics — is excluded; see
 // BenchmarkEvaluate). OpenBLAS runs single-threaded as in Engine.Run.
 //
-//	go test -run '^$' -bench 'Round|Evaluate' -benchtime 3x ./core/fed/
+//	go test -run '^$' -bench 'Round|Evaluate' -benchtime 3x ./core/method/fed/
 func BenchmarkRound(b *testing.B) {
 	cases := []struct {
 		name string
@@ -101,7 +101,7 @@ func BenchmarkEvaluate(b *testing.B) {
 
 // pbmcPath is ../shared/data/pbmc_4k seen from this package's directory
 // (the test's working directory).
-var pbmcPath = filepath.Join("..", "..", "..", "shared", "data", "pbmc_4k")
+var pbmcPath = filepath.Join("..", "..", "..", "..", "shared", "data", "pbmc_4k")
 
 // pbmcData4k is pbmc_4k (4,271 cells, 2,000 HVG); the benchmark is
 // skipped when the shared data folder is absent.
@@ -118,7 +118,7 @@ func pbmcData4k(b *testing.B) *datasets.Preprocessed {
 // client, FedSC's defaults (5 local epochs, batch 128), without the
 // evaluation. Skipped without ../shared/data/pbmc_4k.
 //
-//	go test -run '^$' -bench 'RoundFedSCPBMC' -benchtime 5x ./core/fed/
+//	go test -run '^$' -bench 'RoundFedSCPBMC' -benchtime 5x ./core/method/fed/
 func BenchmarkRoundFedSCPBMC(b *testing.B) {
 	d := pbmcData4k(b)
 	benchSimOn(b, d, pbmcPath, 4, "noniid:2", FedSC, core.ModeNonPrivate, func(ctx context.Context, s *sim) error { return timeRounds(ctx, b, s) })

@@ -1,4 +1,4 @@
-// Package manifold implements DP manifold denoising (DP-MD): private local
+// Package dpmd implements DP manifold denoising (DP-MD): private local
 // means and tangent projectors computed from a sensitive reference set move
 // public noisy queries toward the data manifold
 // (../shared/papers/dp-manifold-denoising.txt, Algorithms 1–2;
@@ -33,4 +33,4 @@
 // Noise drawn from the run's seed is for teaching and reproducibility only;
 // with Config.SecureNoise each query's noise comes from a ChaCha8 generator
 // keyed by crypto/rand (Denoiser.Secure).
-package manifold
+package dpmd

@@ -1,4 +1,4 @@
-package manifold
+package dpmd
 
 import (
 	"context"
@@ -127,7 +127,7 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	// Queries and references are processed by one goroutine per core, each
 	// calling BLAS: OpenBLAS's own threads would fight them (measured: sphere
 	// in R^100, n = 10,000, 200 queries, 6.9 s with 2 OpenBLAS threads, 3.9 s
-	// with 1). The setting is process-wide, as in core/fed.
+	// with 1). The setting is process-wide, as in core/method/fed.
 	defer compute.SingleThreaded()()
 	r := &runner{e: e, ctl: ctl, cfg: e.cfg, p: e.p}
 	return r.run(ctx)

@@ -21,7 +21,7 @@ var utilitySeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
 // 2 minutes each on a quiet two-core machine, several times that under
 // load), so it runs only with DPSCOPE_DCAN_UTILITY=1:
 //
-//	DPSCOPE_DCAN_UTILITY=1 go test -run TestDefaultDataUtility -v -timeout 120m ./core/dcan/
+//	DPSCOPE_DCAN_UTILITY=1 go test -run TestDefaultDataUtility -v -timeout 120m ./core/method/dcan/
 //
 // DPSCOPE_DCAN_UTILITY=sound also trains sound DP-DCAN at ε = 8 on the
 // same seeds and logs the share of DCAN's gain over chance it keeps

@@ -19,7 +19,7 @@ import (
 // come from it. It is skipped unless DPSCOPE_DCAN_RESULTS names the modes
 // to run, e.g.
 //
-//	DPSCOPE_DCAN_RESULTS=nonprivate,sound DPSCOPE_DCAN_SEEDS=1,2,3 go test -run TestDefaultDataResults -v -timeout 30m ./core/dcan/
+//	DPSCOPE_DCAN_RESULTS=nonprivate,sound DPSCOPE_DCAN_SEEDS=1,2,3 go test -run TestDefaultDataResults -v -timeout 30m ./core/method/dcan/
 //
 // DPSCOPE_DCAN_EPOCHS=e1,e2, DPSCOPE_DCAN_EPSILON, DPSCOPE_DCAN_LR (stage 1)
 // and DPSCOPE_DCAN_RHO override the defaults (ε = 8).

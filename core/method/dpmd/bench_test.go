@@ -1,4 +1,4 @@
-package manifold
+package dpmd
 
 import (
 	"context"
@@ -24,7 +24,7 @@ func cpuSeconds() float64 {
 // and reports the stages in seconds. The D = 100, n = 30,000 case is the
 // peer's slowest (../shared/peers/DPMD_RESULTS.md §5: 99 s):
 //
-//	go test -run '^$' -bench 'EndToEnd/sphere_D100_n30000' -benchtime 1x ./core/manifold
+//	go test -run '^$' -bench 'EndToEnd/sphere_D100_n30000' -benchtime 1x ./core/method/dpmd
 func BenchmarkEndToEnd(b *testing.B) {
 	for _, c := range []struct {
 		kind string
@@ -88,7 +88,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 // EndToEnd), one OpenBLAS thread per worker as the engine runs it, and
 // reports it per query:
 //
-//	go test -run '^$' -bench 'Step' ./core/manifold
+//	go test -run '^$' -bench 'Step' ./core/method/dpmd
 func BenchmarkStep(b *testing.B) {
 	pr, err := Synthetic(Params{Manifold: "sphere", D: 100, N: 30000, Queries: 64, Sigma: 0.3}, 0)
 	if err != nil {
