@@ -262,3 +262,15 @@ func (r *LayerRange) UnmarshalText(b []byte) error {
 	*r = v
 	return nil
 }
+
+// MethodConfigError is a method package's own configuration sentinel (its
+// ErrConfig): it prints as "NAME: invalid configuration" and matches
+// ErrBadConfig under errors.Is, so a face can tell every bad input from a
+// failure without knowing which method raised it.
+type MethodConfigError struct{ Method string }
+
+// Error implements error.
+func (e *MethodConfigError) Error() string { return e.Method + ": invalid configuration" }
+
+// Unwrap makes every method's configuration error an ErrBadConfig.
+func (e *MethodConfigError) Unwrap() error { return ErrBadConfig }

@@ -44,6 +44,9 @@ func TestNewValidates(t *testing.T) {
 				t.Errorf("New() = %v, want nil", err)
 			case tc.wantErr != nil && !errors.Is(err, tc.wantErr):
 				t.Errorf("New() = %v, want an error wrapping %v", err, tc.wantErr)
+			case tc.wantErr != nil && !errors.Is(err, core.ErrBadConfig):
+				// The faces tell bad input from failure by core's sentinel alone.
+				t.Errorf("New() = %v, want it to match core.ErrBadConfig too", err)
 			}
 		})
 	}

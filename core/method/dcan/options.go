@@ -54,8 +54,9 @@ const (
 	DefaultEmbedClip = 4.0
 )
 
-// ErrConfig is wrapped by every error about a configuration value.
-var ErrConfig = errors.New("dcan: invalid configuration")
+// ErrConfig is wrapped by every error about a configuration value; it
+// matches core.ErrBadConfig under errors.Is.
+var ErrConfig error = &core.MethodConfigError{Method: "dcan"}
 
 // ErrNonFinite is wrapped by NonFiniteError.
 var ErrNonFinite = errors.New("dcan: non-finite loss")

@@ -98,7 +98,7 @@ func TestNewRejects(t *testing.T) {
 			cfg := baseConfig(tc.v, core.ModeNonPrivate)
 			p := smallParams(d)
 			tc.mut(&cfg, &p)
-			if _, err := New(cfg, tc.v, p); !errors.Is(err, ErrConfig) {
+			if _, err := New(cfg, tc.v, p); !errors.Is(err, ErrConfig) || !errors.Is(err, core.ErrBadConfig) {
 				t.Errorf("New = %v, want an error wrapping ErrConfig", err)
 			}
 		})

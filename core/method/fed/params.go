@@ -1,10 +1,10 @@
 package fed
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
+	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/datasets"
 )
 
@@ -240,8 +240,9 @@ var DefaultEncoder = []int{200, 40, 60}
 // 60→128→60.
 const DefaultPredictorHidden = 128
 
-// ErrConfig is wrapped by every error about a configuration value.
-var ErrConfig = errors.New("fed: invalid configuration")
+// ErrConfig is wrapped by every error about a configuration value; it
+// matches core.ErrBadConfig under errors.Is.
+var ErrConfig error = &core.MethodConfigError{Method: "fed"}
 
 // configErr formats "fed: <name> is <value>, must be <constraint>"
 // wrapping ErrConfig.
