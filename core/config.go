@@ -200,18 +200,20 @@ func (c Config) LoadRaw() (*datasets.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, _, err := datasets.Load(c.Data, datasets.OpenOptions{Labels: o.Labels, Orientation: o.Orientation})
+	d, _, err := datasets.DefaultCache().Load(c.Data, datasets.OpenOptions{Labels: o.Labels, Orientation: o.Orientation})
 	return d, err
 }
 
 // LoadData reads and preprocesses Data as LoadOptions says: the one data
-// path of every engine that trains on a data set.
+// path of every engine that trains on a data set. Both it and LoadRaw go
+// through the user's data cache (datasets.DefaultCache), so the runs of a
+// sweep parse and preprocess a data set once.
 func (c Config) LoadData() (*datasets.Prepared, error) {
 	o, err := c.LoadOptions()
 	if err != nil {
 		return nil, err
 	}
-	return datasets.LoadPreprocessed(c.Data, o)
+	return datasets.DefaultCache().LoadPreprocessed(c.Data, o)
 }
 
 func checkEpsilon(eps float64, zeroOK bool) error {

@@ -160,3 +160,47 @@ func BenchmarkReadDense(b *testing.B) {
 	b.ReportMetric(float64(len(text))/sec/1e6, "MB/s")
 	b.ReportMetric(fields/sec/1e6, "Mfields/s")
 }
+
+var sinkPrepared *Prepared
+
+// BenchmarkCachedLoad compares, for pbmc_4k and the default built-in set,
+// a load without the cache (parse or simulate, then preprocess) with a load
+// from a warm cache: what each run of a sweep after the first pays. Each
+// reports MB of entry read per second; compare their ns/op.
+func BenchmarkCachedLoad(b *testing.B) {
+	root := sharedDataDir(b)
+	for _, spec := range []string{filepath.Join(root, "pbmc_4k"), "builtin:default"} {
+		b.Run(filepath.Base(spec)+"/direct", func(b *testing.B) {
+			for b.Loop() {
+				p, err := LoadPreprocessed(spec, DefaultLoadOptions())
+				if err != nil {
+					b.Fatal(err)
+				}
+				sinkPrepared = p
+			}
+		})
+		b.Run(filepath.Base(spec)+"/cached", func(b *testing.B) {
+			c := Cache{Dir: b.TempDir()}
+			if _, err := c.LoadPreprocessed(spec, DefaultLoadOptions()); err != nil {
+				b.Fatal(err)
+			}
+			entries, err := filepath.Glob(filepath.Join(c.Dir, "*.prep"))
+			if err != nil || len(entries) != 1 {
+				b.Fatalf("cache entries %v (%v), want one", entries, err)
+			}
+			st, err := os.Stat(entries[0])
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				p, err := c.LoadPreprocessed(spec, DefaultLoadOptions())
+				if err != nil {
+					b.Fatal(err)
+				}
+				sinkPrepared = p
+			}
+			b.ReportMetric(float64(st.Size())/1e6/(b.Elapsed().Seconds()/float64(b.N)), "MB/s")
+		})
+	}
+}

@@ -114,11 +114,10 @@ func (lf *loadFlags) load(cmd *cobra.Command) (*Loaded, error) {
 	if err := lf.applyTo(&cfg, withAlias); err != nil {
 		return nil, err
 	}
-	opts, err := cfg.LoadOptions()
-	if err != nil {
+	if _, err := cfg.LoadOptions(); err != nil {
 		return nil, usageError{err}
 	}
-	p, err := datasets.LoadPreprocessed(cfg.Data, opts)
+	p, err := cfg.LoadData() // the runs' own path, cache included
 	if err != nil {
 		return nil, err
 	}
