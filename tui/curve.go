@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -85,7 +86,13 @@ type curveRefMsg struct {
 func newCurvePane(c *Common, params runParams) *curvePane {
 	st := c.Styles
 	x := chart.New(10, 5, st.Axis, st.AxisLabel, st.Marker)
-	x.SetXFormat(func(v float64) string { return chart.FormatNumber(math.Pow(10, v)) })
+	// Ticks at the grid's own ε, so every label is a value the sweep ran,
+	// and "∞" (no privacy) under the non-private point.
+	ticks := make([]chart.Tick, 0, len(curveEpsilons)+1)
+	for _, e := range curveEpsilons {
+		ticks = append(ticks, chart.Tick{X: math.Log10(e), Label: strconv.FormatFloat(e, 'g', -1, 64)})
+	}
+	x.SetXTicks(append(ticks, chart.Tick{X: curveNonPrivateX, Label: "∞"}))
 	x.SetRange(math.Log10(curveEpsilons[0])-0.05, curveNonPrivateX+0.05, 0, 1)
 	return &curvePane{c: c, params: params, chart: x, dirty: true}
 }

@@ -63,7 +63,14 @@ type XY struct {
 	marker   lipgloss.Style
 	xFmt     func(float64) string
 	yFmt     func(float64) string
+	xTicks   []Tick // fixed x labels; nil: evenly spaced ones
 	drawn    string
+}
+
+// Tick is a fixed label of the x axis at X.
+type Tick struct {
+	X     float64
+	Label string
 }
 
 // Segment is a straight line drawn as-is (e.g. a reference diagonal).
@@ -85,6 +92,11 @@ func (c *XY) SetStyles(axis, label, marker lipgloss.Style) {
 
 // SetXFormat sets how x-axis numbers are written (e.g. 10^v on a log axis).
 func (c *XY) SetXFormat(f func(float64) string) { c.xFmt = f }
+
+// SetXTicks labels the x axis at the given positions only (e.g. the round
+// values of a log axis) instead of at evenly spaced steps. Labels that
+// would overlap the one before are left out; nil restores the steps.
+func (c *XY) SetXTicks(ticks []Tick) { c.xTicks = ticks }
 
 // SetYFormat sets how y-axis numbers are written.
 func (c *XY) SetYFormat(f func(float64) string) { c.yFmt = f }
@@ -250,6 +262,9 @@ func (c *XY) bounds() (minX, maxX, minY, maxY float64) {
 func (c *XY) Draw() {
 	minX, maxX, minY, maxY := c.bounds()
 	xFmt, yFmt := c.xFmt, c.yFmt
+	if c.xTicks != nil {
+		xFmt = func(float64) string { return "" } // drawTicks writes them
+	}
 	lc := linechart.New(c.w, c.h, minX, maxX, minY, maxY,
 		linechart.WithXYSteps(max(c.w/5, 2), max(c.h/3, 1)),
 		linechart.WithStyles(c.axis, c.label, lipgloss.Style{}),
@@ -262,6 +277,7 @@ func (c *XY) Draw() {
 		return
 	}
 	origin := lc.Origin()
+	c.drawTicks(&lc.Canvas, origin, gw, minX, maxX)
 	start := canvas.Point{X: origin.X + 1, Y: 0}
 	plot := func(style lipgloss.Style, draw func(g *graph.BrailleGrid)) {
 		g := graph.NewBrailleGrid(gw, gh, minX, maxX, minY, maxY)
@@ -312,6 +328,28 @@ func (c *XY) Draw() {
 		lc.Canvas.SetCell(canvas.Point{X: col, Y: 0}, canvas.NewCellWithStyle('▼', c.marker))
 	}
 	c.drawn = render(&lc.Canvas)
+}
+
+// drawTicks writes the fixed x labels on the row under the axis, each
+// centred on its column and marked on the axis with '┬'.
+func (c *XY) drawTicks(cv *canvas.Model, origin canvas.Point, gw int, minX, maxX float64) {
+	free := 0 // first column a label may use
+	for _, t := range c.xTicks {
+		if t.X < minX || t.X > maxX || maxX <= minX {
+			continue
+		}
+		col := origin.X + 1 + int(math.Round((t.X-minX)/(maxX-minX)*float64(gw-1)))
+		label := []rune(t.Label)
+		left := col - (len(label)-1)/2
+		if left < free || left+len(label) > cv.Width() {
+			continue
+		}
+		cv.SetCell(canvas.Point{X: col, Y: origin.Y}, canvas.NewCellWithStyle('┬', c.axis))
+		for i, r := range label {
+			cv.SetCell(canvas.Point{X: left + i, Y: origin.Y + 1}, canvas.NewCellWithStyle(r, c.label))
+		}
+		free = left + len(label) + 1
+	}
 }
 
 // View returns the last drawing (empty before the first Draw).

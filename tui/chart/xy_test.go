@@ -47,3 +47,33 @@ func TestDrawRunsMatchCells(t *testing.T) {
 		t.Errorf("Draw wrote %d escape sequences for %d cells; runs should share them", n, cells)
 	}
 }
+
+// TestFixedXTicks: the labels sit under their columns in order, the ones
+// that would collide are left out, and no evenly spaced label is drawn.
+func TestFixedXTicks(t *testing.T) {
+	st := lipgloss.NewStyle()
+	c := New(40, 8, st, st, st)
+	c.SetRange(0, 4, 0, 1)
+	c.SetXTicks([]Tick{{0, "a"}, {1, "bb"}, {1.05, "XX"}, {4, "∞"}})
+	c.Push("s", 0, 0)
+	c.Push("s", 4, 1)
+	c.Draw()
+	lines := strings.Split(ansi.Strip(c.View()), "\n")
+	var labels string
+	for i, l := range lines {
+		if strings.Contains(l, "┬") {
+			labels = lines[i+1]
+			break
+		}
+	}
+	if labels == "" {
+		t.Fatalf("no tick marks on the axis:\n%s", strings.Join(lines, "\n"))
+	}
+	if got := strings.Fields(labels); strings.Join(got, " ") != "a bb ∞" {
+		t.Errorf("tick labels %q, want a bb ∞ (XX collides with bb)", got)
+	}
+	ia, ib, iinf := strings.Index(labels, "a"), strings.Index(labels, "bb"), strings.Index(labels, "∞")
+	if !(ia < ib && ib < iinf) {
+		t.Errorf("labels out of order: %q", labels)
+	}
+}
