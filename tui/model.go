@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -358,9 +359,32 @@ func (m *Model) chromeHeight() int {
 	return 2 + 1 + lipgloss.Height(m.helpView()) // header, tabs, status, help
 }
 
-// helpView is the help bar (or overlay), cut to the width.
+// helpView is the help bar (or overlay), cut to the width. The bar always
+// ends with "? help" and "q quit": when it is too narrow, the pane's own
+// bindings are cut (with "…") before them.
 func (m Model) helpView() string {
-	return fit(m.help.View(m.panes[m.active]), m.width, -1)
+	if m.showHelp {
+		return fit(m.help.View(m.panes[m.active]), m.width, -1)
+	}
+	k := m.c.Keys
+	always := []key.Binding{k.Help, k.Quit}
+	var rest []key.Binding
+	for _, b := range m.panes[m.active].ShortHelp() {
+		if !slices.Equal(b.Keys(), k.Help.Keys()) && !slices.Equal(b.Keys(), k.Quit.Keys()) {
+			rest = append(rest, b)
+		}
+	}
+	wide := m.help
+	wide.SetWidth(0)
+	tail := wide.ShortHelpView(always)
+	sep := m.help.Styles.ShortSeparator.Render(m.help.ShortSeparator)
+	head := m.help
+	head.SetWidth(max(m.width-lipgloss.Width(tail)-lipgloss.Width(sep), 1))
+	bar := head.ShortHelpView(rest)
+	if bar != "" {
+		bar += sep
+	}
+	return fit(bar+tail, m.width, -1)
 }
 
 func (m Model) header() string {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	tea "charm.land/bubbletea/v2"
 )
 
@@ -63,6 +65,24 @@ func TestHelpOverlayListsPaneKeys(t *testing.T) {
 		}
 		if !strings.Contains(full, want) {
 			t.Errorf("full help lacks %q:\n%s", want, full)
+		}
+	}
+}
+
+// TestHelpBarAlwaysEndsWithHelpAndQuit: on every screen, down to 60
+// columns, the bar keeps "? help" and "q quit" and cuts the pane's keys.
+func TestHelpBarAlwaysEndsWithHelpAndQuit(t *testing.T) {
+	for _, width := range []int{60, 80, 160} {
+		m := sized(t, testModel(t, fakeFast), width, 24)
+		for tab := range m.panes {
+			m = press(t, m, string(rune('1'+tab)))
+			bar := ansi.Strip(m.helpView())
+			if !strings.HasSuffix(bar, "? help • q quit") {
+				t.Errorf("width %d, tab %d: help bar %q does not end with ? help • q quit", width, tab+1, bar)
+			}
+			if w := ansi.StringWidth(bar); w > width {
+				t.Errorf("width %d, tab %d: help bar is %d cells", width, tab+1, w)
+			}
 		}
 	}
 }
