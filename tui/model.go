@@ -425,12 +425,26 @@ func (m Model) statusLine() string {
 	return truncate(st.Status.Render(m.status), m.width)
 }
 
+// MinWidth and MinHeight are the smallest terminal the interface draws in;
+// below them it shows what size it needs.
+const (
+	MinWidth  = 60
+	MinHeight = 20
+)
+
 // View renders the screen.
 func (m Model) View() tea.View {
 	var content string
-	if m.width == 0 {
+	switch {
+	case m.width == 0:
 		content = "loading…"
-	} else {
+	case m.width < MinWidth || m.height < MinHeight:
+		// Below this the panes would cut labels and charts without a way
+		// to see them; say so rather than draw a broken screen. Keys still
+		// work (q quits), and the screen comes back with a larger window.
+		msg := fmt.Sprintf("terminal too small: %d×%d\nneed %d×%d\n\nenlarge the window\nor q to quit", m.width, m.height, MinWidth, MinHeight)
+		content = block(lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, m.c.Styles.Warn.Render(msg)), m.width, m.height)
+	default:
 		h := max(m.height-m.chromeHeight(), 1)
 		body := m.panes[m.active].View()
 		if m.confirm {

@@ -86,6 +86,22 @@ func TestHelpBarAlwaysEndsWithHelpAndQuit(t *testing.T) {
 	}
 }
 
+// TestTooSmallSaysWhatItNeeds: below the minimum size the screen names the
+// size it needs, fits the terminal, and q still quits.
+func TestTooSmallSaysWhatItNeeds(t *testing.T) {
+	for _, size := range [][2]int{{59, 24}, {80, 19}, {30, 8}} {
+		m := sized(t, testModel(t, fakeFast), size[0], size[1])
+		view := m.View().Content
+		checkFits(t, view, size[0], size[1])
+		if want := "need 60×20"; !strings.Contains(ansi.Strip(view), want) {
+			t.Errorf("%v: screen lacks %q:\n%s", size, want, ansi.Strip(view))
+		}
+		if _, cmd := m.Update(kp("q")); cmd == nil {
+			t.Errorf("%v: q gives no command, want tea.Quit", size)
+		}
+	}
+}
+
 func TestQuitWithoutRun(t *testing.T) {
 	for _, k := range []string{"q", "ctrl+c"} {
 		m := sized(t, testModel(t, fakeFast), 80, 24)
