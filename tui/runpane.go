@@ -32,6 +32,7 @@ type runPane struct {
 	solving   bool // a σ solve is under way
 	sched     schedule
 	opts      []optField // the generic option fields, after fSeed
+	clock     runClock   // the run's elapsed time and ETA
 }
 
 func newRunPane(c *Common, params runParams) *runPane {
@@ -135,6 +136,7 @@ func (p *runPane) sigmaHint() string {
 
 // Update handles keys, engine events and solve results.
 func (p *runPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
+	p.clock.follow(p.c.RunState)
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		return p, p.handleKey(msg)
@@ -150,6 +152,7 @@ func (p *runPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		p.reproject()
 		return p, emit(ParamsMsg{p.params})
 	case RunStartedMsg:
+		p.clock.begin()
 		p.sched = newSchedule(p.params.Sigma)
 		p.charts.reset(msg.Config, p.params)
 		p.reproject()
@@ -277,7 +280,10 @@ func (p *runPane) chartArea() (w, h int) {
 }
 
 // Frame redraws the charts if something changed.
-func (p *runPane) Frame() { p.charts.frame() }
+func (p *runPane) Frame() {
+	p.clock.follow(p.c.RunState)
+	p.charts.frame()
+}
 
 // View renders the controls beside (or above) the charts.
 func (p *runPane) View() string {
@@ -328,6 +334,13 @@ func (p *runPane) summary(w, rows int) string {
 	}
 	if g := p.charts.guarantee; g != nil {
 		lines = append(lines, guaranteeBadge(st, g.Status))
+	} else if g, _ := expectedGuarantee(pr); g != "" {
+		// Before a run: what the settings will carry (the Budget screen
+		// gives the reasons); the run's own statement replaces it.
+		lines = append(lines, guaranteeBadge(st, g)+st.Muted.Render(" expected"))
+	}
+	if l := p.clock.line(p.charts.lastStep, p.charts.totalSteps, p.c.RunState, w); l != "" {
+		lines = append(lines, st.Muted.Render(l))
 	}
 	if v.Family() == familyDenoising && pr.Manifold.Synthetic() {
 		lines = append(lines, st.Warn.Render("⚠ distances: clean points, simulated"))
