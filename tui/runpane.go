@@ -334,20 +334,24 @@ func (p *runPane) summary(w, rows int) string {
 	}
 	if g := p.charts.guarantee; g != nil {
 		lines = append(lines, guaranteeBadge(st, g.Status))
-	} else if g, _ := expectedGuarantee(pr); g != "" {
-		// Before a run: what the settings will carry (the Budget screen
-		// gives the reasons); the run's own statement replaces it.
+	} else if g, _ := expectedGuarantee(pr); g != "" && !p.charts.started {
+		// Before the first run: what the settings will carry (the Budget
+		// screen gives the reasons); a run states its own.
 		lines = append(lines, guaranteeBadge(st, g)+st.Muted.Render(" expected"))
 	}
-	if l := p.clock.line(p.charts.lastStep, p.charts.totalSteps, p.c.RunState, w); l != "" {
-		lines = append(lines, st.Muted.Render(l))
-	}
+
 	if v.Family() == familyDenoising && pr.Manifold.Synthetic() {
 		lines = append(lines, st.Warn.Render("⚠ distances: clean points, simulated"))
 	} else {
 		lines = append(lines, st.Warn.Render("⚠ metrics: true labels, not covered"))
 	}
-	lines = append(lines, st.Muted.Render("s start  p pause  x stop  r restart"))
+	// Once a run has started its progress takes the key reminder's row
+	// (the help bar keeps the keys), so the clients below keep theirs.
+	if l := p.clock.line(p.charts.lastStep, p.charts.totalSteps, p.c.RunState, w); l != "" {
+		lines = append(lines, st.Muted.Render(l))
+	} else {
+		lines = append(lines, st.Muted.Render("s start  p pause  x stop  r restart"))
+	}
 	if v.Family() == familyFederated {
 		lines = append(lines, p.clientLines(rows-1-len(lines))...)
 	}
