@@ -13,22 +13,60 @@ import (
 type Budget struct {
 	Split accountant.DPMDSplit
 	// Sensitivities of the releases: paper Δ_P = C_P/(n h^d) and
-	// Δ_m = C_m/(n h^(d−1)); sound Δ_M = h² (second moment, Frobenius),
-	// Δ_N = h (numerator), Δ_S = 1 (mass).
+	// Δ_m = C_m/(n h^(d−1)); sound Δ_M = h²/4 (second moment, Frobenius,
+	// only with Params.Tangents) and SensM = s·h for the joint release of
+	// numerator and scaled mass (SoundSensitivity; SensS is then λ, the
+	// mass's scale in that release).
 	SensP, SensM, SensS float64
 	Noise               Noise
 	// H is the bandwidth the noise was set for.
 	H float64
 }
 
+// SoundBeta is the exponent β of sound mode's kernel (1 − r²/h²)₊^β. The
+// paper's β = d + 2 gives a kernel mass of 2/((d+2)(d+3)…) of the
+// neighbour count; the rule, fixed in advance from the noise model (not from
+// results), is the β ∈ {1, …, d + 2} that maximises the released mean's
+// signal-to-noise ratio S/(ς·√(D + h²/λ²)) for a flat d-dimensional
+// neighbourhood of uniform density: β = 1 for d = 1 and for d = 2 in R³
+// (mass ½ of the count at d = 2, against ⅕ for the paper's β = 4; the
+// 2.5× larger mass outweighs the 2.6× larger joint sensitivity 0.53h
+// against 0.31h). β = 0 (the ball) would do slightly better at d = 2 and much
+// better at large d, but it is discontinuous at the rim, which puts the
+// most weight on the points curvature biases most.
+const SoundBeta = 1
+
+// SoundSensitivity returns, for the ambient dimension D, the scale μ = λ/h
+// of the mass in sound mode's joint release and the factor s of its
+// sensitivity Δ = s·h. One reference y adds to query x the vector
+// k(t)·(y − x, λ) with k(t) = (1 − t²)₊ (SoundBeta), t = ‖y − x‖/h, of norm
+// h·(1 − t²)·√(t² + μ²); with u = t², (1 − u)²(u + μ²) is largest at
+// u = (1 − 2μ²)/3 (μ² ≤ ½), where it is 4(1 + μ²)³/27, so s² = 4(1 + μ²)³/27.
+// The released mean is m = Ñ/S̃ with error (η_N − m η_S)/S and ‖m‖ ≤ h, so
+// its squared error is at most ς²(D + h²/λ²)/S² with ς = √K·s·h/√(2ρ): μ
+// minimises (D + 1/μ²)(1 + μ²)³, whose root is μ² = (√(1 + 3D) − 1)/(3D)
+// (D = 3: μ = 0.49, s = 0.53; D = 2: μ = 0.52, s = 0.56). A rule from D
+// alone, fixed in advance; the worst case ‖m‖ = h weights the mass.
+func SoundSensitivity(D int) (mu, s float64) {
+	fd := float64(max(1, D))
+	v := (math.Sqrt(1+3*fd) - 1) / (3 * fd)
+	return math.Sqrt(v), math.Sqrt(4 * math.Pow(1+v, 3) / 27)
+}
+
+// soundMomentSens is the Frobenius sensitivity of the kernel-weighted second
+// moment Σ k(t)(y − x)(y − x)ᵀ in units of h²: max over t of (1 − t²)t² = ¼.
+const soundMomentSens = 0.25
+
 // NewBudget splits (ε, δ) across m queries and T iterations with share θ
 // for the projector (or second moment), and sets the noise of mode for n
-// references, bandwidth h and dimension d. In sound mode with p.Tangents
-// the mean's share is halved between numerator and mass, so each noise
-// multiplier is √2 times the split's (ς = Δ/√(2ρ) with ρ halved); without
-// (the default) there is no second moment and θ is unused: numerator and
-// mass each get half of ρ_q/T.
-func NewBudget(mode core.Mode, eps, delta float64, m, T int, p Params, n int, h float64, d int) (Budget, error) {
+// references, bandwidth h, dimension d and ambient dimension D (sound mode's
+// joint release depends on D, SoundSensitivity). In sound mode the
+// numerator N = Σ k_i (y_i − x) and the scaled mass λS = λ Σ k_i are one
+// Gaussian release of ℓ2 sensitivity s·h per query, whose noise ς on the
+// numerator is ς/λ on S; without p.Tangents (the default) it gets each
+// iteration's whole ρ_q/T and θ is unused; with them the second moment
+// (sensitivity h²/4) gets θ of it and the joint release 1 − θ.
+func NewBudget(mode core.Mode, eps, delta float64, m, T int, p Params, n int, h float64, d, D int) (Budget, error) {
 	split, err := accountant.DPMDBudget(eps, delta, m, T, p.Theta)
 	if err != nil {
 		return Budget{}, fmt.Errorf("manifold: budget: %w", err)
@@ -40,21 +78,16 @@ func NewBudget(mode core.Mode, eps, delta float64, m, T int, p Params, n int, h 
 		b.SensM = p.Cm / (float64(n) * math.Pow(h, float64(d-1)))
 		b.Noise = Noise{Projector: b.SensP * split.NoiseP, Mean: b.SensM * split.NoiseM}
 	case core.ModeSound:
-		b.SensM, b.SensS = h, 1
+		mu, s := SoundSensitivity(D)
+		b.SensM, b.SensS = s*h, mu*h
 		if p.Tangents {
-			b.SensP = h * h
-			b.Noise = Noise{
-				Projector: b.SensP * split.NoiseP,
-				Mean:      b.SensM * split.NoiseM * math.Sqrt2,
-				Mass:      b.SensS * split.NoiseM * math.Sqrt2,
-				Tangents:  true,
-			}
+			b.SensP = soundMomentSens * h * h
+			b.Noise = Noise{Projector: b.SensP * split.NoiseP, Mean: b.SensM * split.NoiseM, Tangents: true}
 		} else {
-			// No second moment: numerator and mass share each
-			// iteration's ρ_q/T, ρ_q/(2T) each, so ς = Δ/√(ρ_q/T).
-			u := 1 / math.Sqrt(split.RhoQuery/float64(T))
-			b.Noise = Noise{Mean: b.SensM * u, Mass: b.SensS * u}
+			// One release per query-iteration: ρ_q/T, ς = Δ/√(2ρ_q/T).
+			b.Noise = Noise{Mean: b.SensM / math.Sqrt(2*split.RhoQuery/float64(T))}
 		}
+		b.Noise.Mass = b.Noise.Mean / b.SensS
 		b.Noise.SMin = p.SMin
 		if b.Noise.SMin == 0 {
 			b.Noise.SMin = max(1, 3*b.Noise.Mass)
@@ -73,7 +106,7 @@ func (b Budget) record(l *accountant.Ledger, mode core.Mode, m int) error {
 	}
 	rels := []rel{{"DP-MD projector", b.Noise.Projector, b.SensP}, {"DP-MD mean", b.Noise.Mean, b.SensM}}
 	if mode == core.ModeSound {
-		rels = []rel{{"DP-MD numerator", b.Noise.Mean, b.SensM}, {"DP-MD mass", b.Noise.Mass, b.SensS}}
+		rels = []rel{{"DP-MD numerator and mass", b.Noise.Mean, b.SensM}}
 		if b.Noise.Tangents {
 			rels = append([]rel{{"DP-MD second moment", b.Noise.Projector, b.SensP}}, rels...)
 		}
@@ -167,19 +200,26 @@ func spentValues(rho, delta float64, l *accountant.Ledger) []core.EpsilonValue {
 	return out
 }
 
-// Overlap returns K = max over queries q of the number of queries within 2h
-// of q (q itself included), for the m queries xs (m × D). One reference y
-// enters the kernel sums of the queries within h of y only, and all of
-// those lie within 2h of any one of them, so the releases of all m queries
-// together have ℓ2 sensitivity √K times one query's (each kernel weight is
-// at most 1). K is a function of the public queries alone.
+// Overlap returns K, a bound on how many of the m queries xs (m × D) one
+// reference can reach. A reference y enters the kernel sums of the queries
+// within h of y only, and those lie pairwise within 2h of one another: they
+// form a clique of the graph joining queries within 2h. A clique of size c
+// lies in the (c−1)-core of that graph, so c is at most its degeneracy + 1
+// (the largest k for which some subgraph has every degree ≥ k, plus one),
+// which is at most the largest number of queries within 2h of one query.
+// The releases of all m queries together then have ℓ2 sensitivity √K times
+// one query's (each kernel weight is at most 1, so Σ_q k_q(y)²‖v_q‖² ≤
+// K·max ‖v‖²). K is a function of the public queries alone; computing the
+// degeneracy by peeling a vertex of least degree at a time costs O(m²).
 func Overlap(xs []float64, m, D int, h float64) int {
+	if m == 0 {
+		return 1
+	}
 	r2 := 4 * h * h
-	K := min(m, 1)
+	adj := make([][]int32, m)
 	for q := range m {
 		a := xs[q*D : (q+1)*D]
-		k := 0
-		for p := range m {
+		for p := q + 1; p < m; p++ {
 			b := xs[p*D : (p+1)*D]
 			var s float64
 			for c, v := range a {
@@ -187,12 +227,33 @@ func Overlap(xs []float64, m, D int, h float64) int {
 				s += dv * dv
 			}
 			if s <= r2 {
-				k++
+				adj[q] = append(adj[q], int32(p))
+				adj[p] = append(adj[p], int32(q))
 			}
 		}
-		K = max(K, k)
 	}
-	return K
+	deg := make([]int, m)
+	for q := range m {
+		deg[q] = len(adj[q])
+	}
+	gone := make([]bool, m)
+	core := 0
+	for range m {
+		v := -1
+		for q := range m {
+			if !gone[q] && (v < 0 || deg[q] < deg[v]) {
+				v = q
+			}
+		}
+		core = max(core, deg[v])
+		gone[v] = true
+		for _, p := range adj[v] {
+			if !gone[p] {
+				deg[p]--
+			}
+		}
+	}
+	return core + 1
 }
 
 // SoundNoise returns sound mode's noise for one iteration whose queries

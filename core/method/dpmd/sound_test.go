@@ -10,18 +10,26 @@ import (
 	"github.com/dpscope/dpscope/core"
 )
 
-// TestOverlap checks K on a hand-made line and the bound it certifies:
-// for random queries and random points y, Σ_q α̃_q(y)² ≤ K.
+// TestOverlap checks K on hand-made lines and the bound it certifies:
+// for random queries and random points y, Σ_q k_q(y)²(‖y − x_q‖² + λ²) ≤
+// K·s²h² (SoundSensitivity), so the joint release's sensitivity is √K·s·h.
 func TestOverlap(t *testing.T) {
-	// h = 0.3, 2h = 0.6: 0 sees {0, 0.5}, 0.5 sees {0, 0.5, 1}, 1 sees
-	// {0.5, 1}, 5 sees itself.
-	if K := Overlap([]float64{0, 0.5, 1, 5}, 4, 1, 0.3); K != 3 {
-		t.Errorf("K = %d, want 3", K)
+	// h = 0.3, 2h = 0.6: 0.5 is within 2h of 0 and of 1, but 0 and 1 are
+	// not within 2h of each other, so no ball of radius h holds all three:
+	// the path 0–0.5–1 has degeneracy 1, K = 2 (the largest 2h-neighbourhood
+	// would give 3).
+	if K := Overlap([]float64{0, 0.5, 1, 5}, 4, 1, 0.3); K != 2 {
+		t.Errorf("K = %d, want 2", K)
+	}
+	if K := Overlap([]float64{0, 0.1, 0.2, 0.3, 5}, 5, 1, 0.3); K != 4 {
+		t.Errorf("K of four queries within 2h = %d, want 4", K)
 	}
 	if K := Overlap([]float64{0, 10, 20}, 3, 1, 0.3); K != 1 {
 		t.Errorf("K of isolated queries = %d, want 1", K)
 	}
-	const m, D, h, d = 60, 2, 0.4, 1
+	const m, D, h = 60, 2, 0.4
+	mu, s := SoundSensitivity(D)
+	lam := mu * h
 	rng := rand.New(rand.NewPCG(3, 3))
 	xs := make([]float64, m*D)
 	for i := range xs {
@@ -31,42 +39,121 @@ func TestOverlap(t *testing.T) {
 	if K >= m || K < 2 {
 		t.Fatalf("K = %d for %d queries spread on [0, 2]², want between 2 and m", K, m)
 	}
-	for range 20000 {
+	var worst float64
+	for range 50000 {
 		y := []float64{2 * rng.Float64(), 2 * rng.Float64()}
-		var s float64
+		var sum float64
 		for q := range m {
 			dx, dy := xs[q*D]-y[0], xs[q*D+1]-y[1]
-			a := ipow(max(0, 1-(dx*dx+dy*dy)/(h*h)), d+2)
-			s += a * a
+			r2 := dx*dx + dy*dy
+			a := ipow(max(0, 1-r2/(h*h)), SoundBeta)
+			sum += a * a * (r2 + lam*lam)
 		}
-		if s > float64(K)+1e-12 {
-			t.Fatalf("Σα̃² = %g at y = %v exceeds K = %d", s, y, K)
+		worst = max(worst, sum)
+	}
+	if bound := float64(K) * s * s * h * h; worst > bound*(1+1e-12) {
+		t.Fatalf("Σ k²(r² + λ²) = %g exceeds K·s²h² = %g", worst, bound)
+	}
+}
+
+// TestSoundSensitivity checks SoundSensitivity's closed form: over a fine
+// grid of t, (1 − t²)√(t² + μ²) peaks at s (not above, and within 1e-6 of
+// it), μ minimises (D + 1/μ²)s(μ)² against its neighbours, and removing one
+// reference changes the released (N, λS) of every query of a real
+// Denoiser jointly by at most √K·s·h.
+func TestSoundSensitivity(t *testing.T) {
+	for _, D := range []int{2, 3, 20, 50} {
+		mu, s := SoundSensitivity(D)
+		peak := 0.0
+		for i := range 1000001 {
+			u := float64(i) / 1e6
+			peak = max(peak, (1-u*u)*math.Sqrt(u*u+mu*mu))
 		}
+		if peak > s*(1+1e-12) || peak < s*(1-1e-6) {
+			t.Errorf("D = %d: max (1 − t²)√(t² + μ²) = %.9g, formula s = %.9g", D, peak, s)
+		}
+		obj := func(v float64) float64 { return (float64(D) + 1/v) * 4 * math.Pow(1+v, 3) / 27 }
+		if v := mu * mu; obj(v) > obj(v*1.01) || obj(v) > obj(v*0.99) {
+			t.Errorf("D = %d: μ² = %g does not minimise (D + 1/μ²)s²", D, v)
+		}
+	}
+	if mu, s := SoundSensitivity(3); math.Abs(mu-0.4902) > 1e-3 || math.Abs(s-0.5317) > 1e-3 {
+		t.Errorf("D = 3: μ = %.4f, s = %.4f, want 0.4902, 0.5317", mu, s)
+	}
+	// Neighbouring reference sets: y and y without reference j.
+	p, _ := Params{Manifold: "circle", N: 400, Queries: 40, T: 1, Sigma: 0.1}.Resolve()
+	pr, err := Synthetic(p, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu, s := SoundSensitivity(pr.D)
+	lam := mu * pr.H
+	K := Overlap(pr.Z, pr.M, pr.D, pr.H)
+	release := func(y []float64, n int) []float64 {
+		dn, err := NewDenoiser(y, n, pr.D, pr.H, pr.Dim, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := dn.NewWorker()
+		var out []float64
+		for q := range pr.M {
+			x := pr.Z[q*pr.D : (q+1)*pr.D]
+			idx, d2, err := w.s.Radius(x, pr.H)
+			if err != nil {
+				t.Fatal(err)
+			}
+			S, _ := w.kernel(d2, SoundBeta)
+			w.soundSums(x, idx)
+			out = append(out, w.b[:pr.D]...)
+			out = append(out, lam*S)
+		}
+		return out
+	}
+	full := release(pr.Y, pr.N)
+	var worst float64
+	for j := 0; j < pr.N; j += 7 {
+		y := append(append([]float64(nil), pr.Y[:j*pr.D]...), pr.Y[(j+1)*pr.D:]...)
+		var d2 float64
+		for i, v := range release(y, pr.N-1) {
+			d2 += (v - full[i]) * (v - full[i])
+		}
+		worst = max(worst, math.Sqrt(d2))
+	}
+	bound := math.Sqrt(float64(K)) * s * pr.H
+	if worst > bound*(1+1e-9) {
+		t.Errorf("removing one reference moves the joint release by %.4g, above √K·s·h = %.4g", worst, bound)
+	}
+	if worst < 0.05*bound {
+		t.Errorf("largest change %.4g is below 5%% of the bound %.4g: the test reaches no reference near the queries", worst, bound)
 	}
 }
 
 // TestSoundNoiseKeepsRho checks that the joint release spends what the
-// budget planned: K·Δ²/(2ς_K²) = m·Δ²/(2ς²) for every release.
+// budget planned: K·Δ²/(2ς_K²) = m·Δ²/(2ς²), ρ_q for one query's release.
 func TestSoundNoiseKeepsRho(t *testing.T) {
 	p, _ := Params{}.Resolve()
 	const m, K = 100, 7
-	b, err := NewBudget(core.ModeSound, 1, 1e-5, m, 1, p, 30000, 0.6, 2)
+	b, err := NewBudget(core.ModeSound, 1, 1e-5, m, 1, p, 30000, 0.6, 2, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if b.Noise.Tangents || b.Noise.Projector != 0 {
 		t.Fatalf("default sound budget releases a second moment: %+v", b.Noise)
 	}
-	// Numerator and mass each get ρ_q/2: ρ_q = ρ_tot/m = 0.0208199/100.
-	if got, want := b.SensS*b.SensS/(2*b.Noise.Mass*b.Noise.Mass), 0.0208199/m/2; math.Abs(got-want) > 1e-6*want*10 {
-		t.Errorf("mass ρ = %.7g, want %.7g", got, want)
+	// One release of (N, λS) per query with ρ_q = ρ_tot/m = 0.0208199/100.
+	if got, want := b.SensM*b.SensM/(2*b.Noise.Mean*b.Noise.Mean), 0.0208199/m; math.Abs(got-want) > 1e-5*want {
+		t.Errorf("joint release ρ = %.7g, want %.7g", got, want)
+	}
+	mu, s := SoundSensitivity(3)
+	if math.Abs(b.SensM-s*0.6) > 1e-12 || math.Abs(b.Noise.Mass-b.Noise.Mean/(mu*0.6)) > 1e-9 {
+		t.Errorf("sensitivity %g, mass noise %g: want s·h = %g and ς/λ = %g", b.SensM, b.Noise.Mass, s*0.6, b.Noise.Mean/(mu*0.6))
 	}
 	nz := SoundNoise(b, p, K, m)
 	for _, c := range []struct {
 		name        string
 		joint, per  float64
 		sensitivity float64
-	}{{"numerator", nz.Mean, b.Noise.Mean, b.SensM}, {"mass", nz.Mass, b.Noise.Mass, b.SensS}} {
+	}{{"numerator", nz.Mean, b.Noise.Mean, b.SensM}, {"mass", nz.Mass, b.Noise.Mass, 1 / mu / 0.6 * b.SensM}} {
 		rhoJoint := K * c.sensitivity * c.sensitivity / (2 * c.joint * c.joint)
 		rhoPer := m * c.sensitivity * c.sensitivity / (2 * c.per * c.per)
 		if math.Abs(rhoJoint-rhoPer) > 1e-12*rhoPer {
@@ -142,7 +229,7 @@ func TestPaperGuaranteeStatesNoise(t *testing.T) {
 		d          int
 		negligible bool
 	}{{5000, 8, 10, true}, {100, 0.1, 1, false}} {
-		b, err := NewBudget(core.ModePaper, 1, 1e-5, 100, 1, p, tc.n, tc.h, tc.d)
+		b, err := NewBudget(core.ModePaper, 1, 1e-5, 100, 1, p, tc.n, tc.h, tc.d, tc.d+1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,13 +245,14 @@ func TestPaperGuaranteeStatesNoise(t *testing.T) {
 }
 
 // TestSoundTangentsOption: with tangents=true sound mode also releases the
-// second moment (three ledger components, not two) and still spends
+// second moment (two ledger components: it and the joint numerator and
+// mass, not one) and still spends
 // exactly the budget (ε = 1 by the classic conversion).
 func TestSoundTangentsOption(t *testing.T) {
 	for _, tc := range []struct {
 		spec  string
 		comps int
-	}{{"manifold:circle?n=500&queries=20&sigma=0.1", 2}, {"manifold:circle?n=500&queries=20&sigma=0.1&tangents=true", 3}} {
+	}{{"manifold:circle?n=500&queries=20&sigma=0.1", 1}, {"manifold:circle?n=500&queries=20&sigma=0.1&tangents=true", 2}} {
 		e, evs := runEvents(t, context.Background(), core.ModeSound, tc.spec, 2, nil)
 		rep, err := e.Ledger().Report(1e-5, accountantOpts())
 		if err != nil || len(rep.Components) != tc.comps {
