@@ -142,13 +142,13 @@ func (dn *Denoiser) NewWorker() *Worker {
 //
 //	b_x = Σ α_i y_i,   P_x = Σ α_i V_i V_iᵀ   (formed as UᵀU, U = [√α_i V_iᵀ]).
 //
-// StepSound uses its own kernel k_i = (1 − ‖x − y_i‖²/h²)₊ (SoundBeta) and
+// StepSound uses its own kernel k_i = (1 − ‖x − y_i‖²/h²)₊^β (SoundBeta) and
 // releases N = Σ k_i (y_i − x) + N(0, ς_m² I) and S = Σ k_i + N(0, ς_S²),
 // ς_S = ς_m/λ: one Gaussian release of (N, λS) with ℓ2 sensitivity s·h
 // (SoundSensitivity). By post-processing it then leaves x where it is when
 // S̃ < s_min and otherwise takes m = Ñ/S̃ and the step u = m (mean shift).
 // With nz.Tangents it also releases M = Σ k_i (y_i − x)(y_i − x)ᵀ + W
-// (Frobenius sensitivity h²/4) and steps along u = (I − VVᵀ) m, V the top-d
+// (Frobenius sensitivity h²/4 at β = 1) and steps along u = (I − VVᵀ) m, V the top-d
 // eigenvectors of M̃/S̃ − m mᵀ. x ← x + f·u with the Wiener factor
 // f = max(0, 1 − p(ς_m/S̃)²/‖u‖²), p the dimensions of u. Every query is
 // released (no noiseless gate). rng draws the noise (nil for the
@@ -175,7 +175,7 @@ func (w *Worker) step(x []float64, idx []int32, d2 []float64, kind StepKind, nz 
 	}
 	beta := d + 2
 	if kind == StepSound {
-		beta = SoundBeta
+		beta = SoundBeta(d)
 	}
 	S, best := w.kernel(d2, beta)
 	w.b, w.r, w.tmp = grow(w.b, D), grow(w.r, D), grow(w.tmp, D)

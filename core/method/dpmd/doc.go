@@ -34,9 +34,9 @@
 // Sound mode's guarantee (add or remove one reference y; queries public).
 // Each query q releases R_q = (N_q, λS_q) + N(0, ς²I) with N_q =
 // Σ_i k_q(y_i)(y_i − x_q), S_q = Σ_i k_q(y_i) and the kernel
-// k_q(y) = (1 − ‖y − x_q‖²/h²)₊ (SoundBeta). One reference changes R_q by
-// k_q(y)(y − x_q, λ), of norm h(1 − t²)√(t² + μ²) ≤ s·h (t = ‖y − x_q‖/h,
-// μ = λ/h; SoundSensitivity gives μ and s from D). It changes only the
+// k_q(y) = (1 − ‖y − x_q‖²/h²)₊^β (β = SoundBeta(d)). One reference changes
+// R_q by k_q(y)(y − x_q, λ), of norm h(1 − t²)^β√(t² + μ²) ≤ s·h (t = ‖y − x_q‖/h,
+// μ = λ/h; SoundSensitivity gives μ and s from D and d). It changes only the
 // queries within h of y, pairwise within 2h: a clique of the 2h-graph of
 // the queries, so at most K of them, K = degeneracy + 1 of that graph
 // (Overlap, a function of the public queries). The release of all m queries

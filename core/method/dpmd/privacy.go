@@ -21,41 +21,71 @@ type Budget struct {
 	Noise               Noise
 	// H is the bandwidth the noise was set for.
 	H float64
+	// Beta is sound mode's kernel exponent (SoundBeta), 0 in paper mode.
+	Beta int
 }
 
-// SoundBeta is the exponent β of sound mode's kernel (1 − r²/h²)₊^β. The
-// paper's β = d + 2 gives a kernel mass of 2/((d+2)(d+3)…) of the
-// neighbour count; the rule, fixed in advance from the noise model (not from
-// results), is the β ∈ {1, …, d + 2} that maximises the released mean's
-// signal-to-noise ratio S/(ς·√(D + h²/λ²)) for a flat d-dimensional
-// neighbourhood of uniform density: β = 1 for d = 1 and for d = 2 in R³
-// (mass ½ of the count at d = 2, against ⅕ for the paper's β = 4; the
-// 2.5× larger mass outweighs the 2.6× larger joint sensitivity 0.53h
-// against 0.31h). β = 0 (the ball) would do slightly better at d = 2 and much
-// better at large d, but it is discontinuous at the rim, which puts the
-// most weight on the points curvature biases most.
-const SoundBeta = 1
+// SoundBeta returns the exponent β of sound mode's kernel (1 − r²/h²)₊^β
+// for intrinsic dimension d: β = max(1, d − 1). The rule, fixed in advance
+// from the noise and bias models (not from results): the released mean's
+// signal-to-noise ratio S/(ς√(D + h²/λ²)) on a flat d-dimensional
+// neighbourhood of uniform density is largest for the flattest kernel (the
+// paper's β = d + 2 keeps only 2/((d+2)(d+4)) … of the neighbour count as
+// mass, β = 1 keeps 2/(d+2)), while the mean shift's curvature bias grows
+// with the kernel's mean squared radius E[r²] = h²·d/(d + 2β + 2); β is
+// the smallest exponent ≥ 1 with E[r²] ≤ h²/3, so that the bias stays at
+// most h²/(6τ) on a manifold of reach τ. d = 1, 2: β = 1 (at d = 2 a mass
+// of ½ the count against ⅕, for a joint sensitivity 0.53h against 0.31h);
+// d = 10 (the scRNA-seq sets): β = 9, whose small mass the floor s_min then
+// gates, so the queries stay where they are rather than be pulled across
+// clusters by a kernel that spans them.
+func SoundBeta(d int) int { return max(1, d-1) }
 
-// SoundSensitivity returns, for the ambient dimension D, the scale μ = λ/h
-// of the mass in sound mode's joint release and the factor s of its
-// sensitivity Δ = s·h. One reference y adds to query x the vector
-// k(t)·(y − x, λ) with k(t) = (1 − t²)₊ (SoundBeta), t = ‖y − x‖/h, of norm
-// h·(1 − t²)·√(t² + μ²); with u = t², (1 − u)²(u + μ²) is largest at
-// u = (1 − 2μ²)/3 (μ² ≤ ½), where it is 4(1 + μ²)³/27, so s² = 4(1 + μ²)³/27.
-// The released mean is m = Ñ/S̃ with error (η_N − m η_S)/S and ‖m‖ ≤ h, so
-// its squared error is at most ς²(D + h²/λ²)/S² with ς = √K·s·h/√(2ρ): μ
-// minimises (D + 1/μ²)(1 + μ²)³, whose root is μ² = (√(1 + 3D) − 1)/(3D)
-// (D = 3: μ = 0.49, s = 0.53; D = 2: μ = 0.52, s = 0.56). A rule from D
-// alone, fixed in advance; the worst case ‖m‖ = h weights the mass.
-func SoundSensitivity(D int) (mu, s float64) {
-	fd := float64(max(1, D))
-	v := (math.Sqrt(1+3*fd) - 1) / (3 * fd)
-	return math.Sqrt(v), math.Sqrt(4 * math.Pow(1+v, 3) / 27)
+// soundS2 returns max over t ∈ [0, 1] of (1 − t²)^(2β)(t² + μ²): with
+// u = t², the derivative of (1 − u)^(2β)(u + μ²) vanishes at
+// u = (1 − 2βμ²)/(1 + 2β), or the maximum is at u = 0 when that is negative.
+func soundS2(beta int, mu float64) float64 {
+	v := mu * mu
+	u := max(0, (1-2*float64(beta)*v)/(1+2*float64(beta)))
+	return math.Pow(1-u, 2*float64(beta)) * (u + v)
+}
+
+// SoundSensitivity returns, for ambient dimension D and intrinsic dimension
+// d, the scale μ = λ/h of the mass in sound mode's joint release and the
+// factor s of its sensitivity Δ = s·h. One reference y adds to query x the
+// vector k(t)·(y − x, λ) with k(t) = (1 − t²)₊^β (β = SoundBeta(d)),
+// t = ‖y − x‖/h, of norm h·(1 − t²)^β·√(t² + μ²) ≤ s·h (soundS2). The
+// released mean is m = Ñ/S̃ with error (η_N − m η_S)/S and ‖m‖ ≤ h, so its
+// squared error is at most ς²(D + h²/λ²)/S² with ς ∝ s·h: μ minimises
+// (D + 1/μ²)·s(μ)² (golden-section search on [0.01, 2]; at β = 1 the root
+// is μ² = (√(1 + 3D) − 1)/(3D) — D = 3: μ = 0.49, s = 0.53). A rule from D
+// and d alone, fixed in advance; the worst case ‖m‖ = h weights the mass.
+func SoundSensitivity(D, d int) (mu, s float64) {
+	beta := SoundBeta(d)
+	obj := func(mu float64) float64 { return (float64(max(1, D)) + 1/(mu*mu)) * soundS2(beta, mu) }
+	lo, hi := 0.01, 2.0
+	g := (math.Sqrt(5) - 1) / 2
+	a, b := hi-g*(hi-lo), lo+g*(hi-lo)
+	for range 100 {
+		if obj(a) < obj(b) {
+			hi, b = b, a
+			a = hi - g*(hi-lo)
+		} else {
+			lo, a = a, b
+			b = lo + g*(hi-lo)
+		}
+	}
+	mu = (lo + hi) / 2
+	return mu, math.Sqrt(soundS2(beta, mu))
 }
 
 // soundMomentSens is the Frobenius sensitivity of the kernel-weighted second
-// moment Σ k(t)(y − x)(y − x)ᵀ in units of h²: max over t of (1 − t²)t² = ¼.
-const soundMomentSens = 0.25
+// moment Σ k(t)(y − x)(y − x)ᵀ in units of h²: max over u = t² of
+// (1 − u)^β u, at u = 1/(1 + β) (¼ at β = 1).
+func soundMomentSens(beta int) float64 {
+	u := 1 / (1 + float64(beta))
+	return math.Pow(1-u, float64(beta)) * u
+}
 
 // NewBudget splits (ε, δ) across m queries and T iterations with share θ
 // for the projector (or second moment), and sets the noise of mode for n
@@ -65,7 +95,7 @@ const soundMomentSens = 0.25
 // Gaussian release of ℓ2 sensitivity s·h per query, whose noise ς on the
 // numerator is ς/λ on S; without p.Tangents (the default) it gets each
 // iteration's whole ρ_q/T and θ is unused; with them the second moment
-// (sensitivity h²/4) gets θ of it and the joint release 1 − θ.
+// (sensitivity h²/4 at β = 1, soundMomentSens) gets θ of it and the joint release 1 − θ.
 func NewBudget(mode core.Mode, eps, delta float64, m, T int, p Params, n int, h float64, d, D int) (Budget, error) {
 	split, err := accountant.DPMDBudget(eps, delta, m, T, p.Theta)
 	if err != nil {
@@ -78,10 +108,10 @@ func NewBudget(mode core.Mode, eps, delta float64, m, T int, p Params, n int, h 
 		b.SensM = p.Cm / (float64(n) * math.Pow(h, float64(d-1)))
 		b.Noise = Noise{Projector: b.SensP * split.NoiseP, Mean: b.SensM * split.NoiseM}
 	case core.ModeSound:
-		mu, s := SoundSensitivity(D)
-		b.SensM, b.SensS = s*h, mu*h
+		mu, s := SoundSensitivity(D, d)
+		b.SensM, b.SensS, b.Beta = s*h, mu*h, SoundBeta(d)
 		if p.Tangents {
-			b.SensP = soundMomentSens * h * h
+			b.SensP = soundMomentSens(SoundBeta(d)) * h * h
 			b.Noise = Noise{Projector: b.SensP * split.NoiseP, Mean: b.SensM * split.NoiseM, Tangents: true}
 		} else {
 			// One release per query-iteration: ρ_q/T, ς = Δ/√(2ρ_q/T).

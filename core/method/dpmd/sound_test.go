@@ -28,7 +28,7 @@ func TestOverlap(t *testing.T) {
 		t.Errorf("K of isolated queries = %d, want 1", K)
 	}
 	const m, D, h = 60, 2, 0.4
-	mu, s := SoundSensitivity(D)
+	mu, s := SoundSensitivity(D, 1)
 	lam := mu * h
 	rng := rand.New(rand.NewPCG(3, 3))
 	xs := make([]float64, m*D)
@@ -46,7 +46,7 @@ func TestOverlap(t *testing.T) {
 		for q := range m {
 			dx, dy := xs[q*D]-y[0], xs[q*D+1]-y[1]
 			r2 := dx*dx + dy*dy
-			a := ipow(max(0, 1-r2/(h*h)), SoundBeta)
+			a := ipow(max(0, 1-r2/(h*h)), SoundBeta(1))
 			sum += a * a * (r2 + lam*lam)
 		}
 		worst = max(worst, sum)
@@ -56,28 +56,41 @@ func TestOverlap(t *testing.T) {
 	}
 }
 
-// TestSoundSensitivity checks SoundSensitivity's closed form: over a fine
-// grid of t, (1 − t²)√(t² + μ²) peaks at s (not above, and within 1e-6 of
-// it), μ minimises (D + 1/μ²)s(μ)² against its neighbours, and removing one
-// reference changes the released (N, λS) of every query of a real
-// Denoiser jointly by at most √K·s·h.
+// TestSoundSensitivity checks SoundBeta and SoundSensitivity: over a fine
+// grid of t, (1 − t²)^β√(t² + μ²) peaks at s (not above, and within 1e-6 of
+// it), μ minimises (D + 1/μ²)s(μ)² against its neighbours, β = 1 keeps
+// the closed form, and removing one reference changes the released (N, λS)
+// of every query of a real Denoiser jointly by at most √K·s·h.
 func TestSoundSensitivity(t *testing.T) {
-	for _, D := range []int{2, 3, 20, 50} {
-		mu, s := SoundSensitivity(D)
+	for _, want := range [][2]int{{1, 1}, {2, 1}, {3, 2}, {10, 9}} {
+		if b := SoundBeta(want[0]); b != want[1] {
+			t.Errorf("SoundBeta(%d) = %d, want %d", want[0], b, want[1])
+		}
+	}
+	for _, c := range [][2]int{{2, 1}, {3, 2}, {20, 2}, {50, 10}} {
+		D, d := c[0], c[1]
+		beta := SoundBeta(d)
+		mu, s := SoundSensitivity(D, d)
 		peak := 0.0
 		for i := range 1000001 {
 			u := float64(i) / 1e6
-			peak = max(peak, (1-u*u)*math.Sqrt(u*u+mu*mu))
+			peak = max(peak, ipow(1-u*u, beta)*math.Sqrt(u*u+mu*mu))
 		}
 		if peak > s*(1+1e-12) || peak < s*(1-1e-6) {
-			t.Errorf("D = %d: max (1 − t²)√(t² + μ²) = %.9g, formula s = %.9g", D, peak, s)
+			t.Errorf("D = %d, d = %d: max (1 − t²)^β√(t² + μ²) = %.9g, formula s = %.9g", D, d, peak, s)
 		}
-		obj := func(v float64) float64 { return (float64(D) + 1/v) * 4 * math.Pow(1+v, 3) / 27 }
-		if v := mu * mu; obj(v) > obj(v*1.01) || obj(v) > obj(v*0.99) {
-			t.Errorf("D = %d: μ² = %g does not minimise (D + 1/μ²)s²", D, v)
+		obj := func(mu float64) float64 { return (float64(D) + 1/(mu*mu)) * soundS2(beta, mu) }
+		if obj(mu) > obj(mu*1.01) || obj(mu) > obj(mu*0.99) {
+			t.Errorf("D = %d, d = %d: μ = %g does not minimise (D + 1/μ²)s²", D, d, mu)
+		}
+		if beta == 1 {
+			v := (math.Sqrt(1+3*float64(D)) - 1) / (3 * float64(D))
+			if math.Abs(mu*mu-v) > 1e-6 {
+				t.Errorf("D = %d: μ² = %.8g, closed form %.8g", D, mu*mu, v)
+			}
 		}
 	}
-	if mu, s := SoundSensitivity(3); math.Abs(mu-0.4902) > 1e-3 || math.Abs(s-0.5317) > 1e-3 {
+	if mu, s := SoundSensitivity(3, 2); math.Abs(mu-0.4902) > 1e-3 || math.Abs(s-0.5317) > 1e-3 {
 		t.Errorf("D = 3: μ = %.4f, s = %.4f, want 0.4902, 0.5317", mu, s)
 	}
 	// Neighbouring reference sets: y and y without reference j.
@@ -86,7 +99,7 @@ func TestSoundSensitivity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mu, s := SoundSensitivity(pr.D)
+	mu, s := SoundSensitivity(pr.D, pr.Dim)
 	lam := mu * pr.H
 	K := Overlap(pr.Z, pr.M, pr.D, pr.H)
 	release := func(y []float64, n int) []float64 {
@@ -102,7 +115,7 @@ func TestSoundSensitivity(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			S, _ := w.kernel(d2, SoundBeta)
+			S, _ := w.kernel(d2, SoundBeta(pr.Dim))
 			w.soundSums(x, idx)
 			out = append(out, w.b[:pr.D]...)
 			out = append(out, lam*S)
@@ -144,7 +157,7 @@ func TestSoundNoiseKeepsRho(t *testing.T) {
 	if got, want := b.SensM*b.SensM/(2*b.Noise.Mean*b.Noise.Mean), 0.0208199/m; math.Abs(got-want) > 1e-5*want {
 		t.Errorf("joint release ρ = %.7g, want %.7g", got, want)
 	}
-	mu, s := SoundSensitivity(3)
+	mu, s := SoundSensitivity(3, 2)
 	if math.Abs(b.SensM-s*0.6) > 1e-12 || math.Abs(b.Noise.Mass-b.Noise.Mean/(mu*0.6)) > 1e-9 {
 		t.Errorf("sensitivity %g, mass noise %g: want s·h = %g and ς/λ = %g", b.SensM, b.Noise.Mass, s*0.6, b.Noise.Mean/(mu*0.6))
 	}
