@@ -181,21 +181,27 @@ func TestSoundNoiseKeepsRho(t *testing.T) {
 	}
 }
 
-// TestSoundReducesDistance: on the circle of DECISIONS.md's judged
-// setting (n = 30,000, m = 100, T = 1, δ = 1e-5, seed 0) sound mode must
-// remove at least half of what non-private removes at ε = 1 (non-private
-// reaches 0.021 from 0.122 here, so the bar is 0.072; measured 0.024) and
-// reduce the distance at ε = 8 too.
+// TestSoundReducesDistance: in the judged setting of DECISIONS.md
+// (n = 30,000, m = 100, T = 1, δ = 1e-5, seed 0) sound mode must remove at
+// least half of what non-private removes at ε = 1. Circle: non-private
+// reaches 0.021 from 0.122, so the bar is 0.072 (measured 0.038 at ε = 1
+// and 8). Torus and Swiss roll: the bar is the midpoint of this seed's
+// start and the 5-seed non-private mean of docs/RESULTS.md (0.0281,
+// 0.0108): torus 0.1190 → bar 0.0736 (measured 0.039), Swiss roll
+// 0.1182 → bar 0.0645 (measured 0.039).
 func TestSoundReducesDistance(t *testing.T) {
 	before, _, s := soundEval(t, "circle", 30000, 0, []float64{1, 8}, false)
 	if s[0] > 0.072 || s[1] > 0.072 {
 		t.Errorf("circle: mean distance to M %.4f before, sound %.4f at ε = 1 and %.4f at ε = 8, want ≤ 0.072", before, s[0], s[1])
 	}
-	// Torus at ε = 8 (measured 0.058 from 0.119, non-private 0.027; the
-	// per-query split with tangents gave 0.078): at least 40 % off.
-	before, _, s = soundEval(t, "torus", 30000, 0, []float64{8}, false)
-	if s[0] > before*0.6 {
-		t.Errorf("torus: mean distance to M %.4f before, sound %.4f at ε = 8, want ≤ %.4f", before, s[0], before*0.6)
+	for _, c := range []struct {
+		kind    string
+		nonpriv float64
+	}{{"torus", 0.0281}, {"swissroll", 0.0108}} {
+		before, _, s := soundEval(t, c.kind, 30000, 0, []float64{1}, false)
+		if bar := (before + c.nonpriv) / 2; s[0] > bar {
+			t.Errorf("%s: mean distance to M %.4f before, sound %.4f at ε = 1, want ≤ %.4f (half the non-private reduction)", c.kind, before, s[0], bar)
+		}
 	}
 }
 
