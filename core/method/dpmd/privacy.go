@@ -182,6 +182,7 @@ func guarantee(mode core.Mode, p Params, synthetic, secure bool, eps, delta floa
 	case core.ModeSound:
 		reasons := []string{
 			"formal (ε, δ)-DP for adding or removing one reference, by zCDP composition over all queries and iterations (zCDP→(ε,δ) classic conversion)",
+			"sensitivity: one reference changes a query's released (numerator, λ·mass) by at most s·h (kernel (1 − r²/h²)₊^β, β and s from d and D alone), and reaches at most K queries (K from the public queries: degeneracy + 1 of their 2h-graph), so the joint release has ℓ2 sensitivity √K·s·h",
 			"assumes the queries are public and chosen independently of the references",
 			"assumes h, d and s_min are public (fixed in advance or chosen on a disjoint public split)",
 			"every query is released: no noiseless neighbour gate (the step taken is a post-processing of the released numerator and mass)",
