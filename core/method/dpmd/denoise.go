@@ -142,12 +142,13 @@ func (dn *Denoiser) NewWorker() *Worker {
 //
 //	b_x = Σ α_i y_i,   P_x = Σ α_i V_i V_iᵀ   (formed as UᵀU, U = [√α_i V_iᵀ]).
 //
-// StepSound releases N = Σ α̃_i (y_i − x) + N(0, ς_m² I) (ℓ2 sensitivity h)
-// and S = Σ α̃_i + N(0, ς_S²) (sensitivity 1), then, by post-processing,
-// leaves x where it is when S̃ < s_min and otherwise takes m = Ñ/S̃ and the
-// step u = m (mean shift). With
-// nz.Tangents it also releases M = Σ α̃_i (y_i − x)(y_i − x)ᵀ + W
-// (Frobenius sensitivity h²) and steps along u = (I − VVᵀ) m, V the top-d
+// StepSound uses its own kernel k_i = (1 − ‖x − y_i‖²/h²)₊^β (SoundBeta) and
+// releases N = Σ k_i (y_i − x) + N(0, ς_m² I) and S = Σ k_i + N(0, ς_S²),
+// ς_S = ς_m/λ: one Gaussian release of (N, λS) with ℓ2 sensitivity s·h
+// (SoundSensitivity). By post-processing it then leaves x where it is when
+// S̃ < s_min and otherwise takes m = Ñ/S̃ and the step u = m (mean shift).
+// With nz.Tangents it also releases M = Σ k_i (y_i − x)(y_i − x)ᵀ + W
+// (Frobenius sensitivity h²/4 at β = 1) and steps along u = (I − VVᵀ) m, V the top-d
 // eigenvectors of M̃/S̃ − m mᵀ. x ← x + f·u with the Wiener factor
 // f = max(0, 1 − p(ς_m/S̃)²/‖u‖²), p the dimensions of u. Every query is
 // released (no noiseless gate). rng draws the noise (nil for the
@@ -172,18 +173,11 @@ func (w *Worker) step(x []float64, idx []int32, d2 []float64, kind StepKind, nz 
 	if kind != StepSound && len(idx) < d+1 {
 		return false, nil
 	}
-	h2 := dn.h * dn.h
-	w.alpha = grow(w.alpha, len(idx))
-	var S float64
-	best := 0
-	for k, dd := range d2 {
-		a := ipow(max(0, 1-dd/h2), d+2)
-		w.alpha[k] = a
-		S += a
-		if a > w.alpha[best] {
-			best = k
-		}
+	beta := d + 2
+	if kind == StepSound {
+		beta = SoundBeta(d)
 	}
+	S, best := w.kernel(d2, beta)
 	w.b, w.r, w.tmp = grow(w.b, D), grow(w.r, D), grow(w.tmp, D)
 	w.p, w.v = grow(w.p, D*D), grow(w.v, D*d)
 	if kind == StepSound {
@@ -230,6 +224,22 @@ func (w *Worker) step(x []float64, idx []int32, d2 []float64, kind StepKind, nz 
 	}
 	project(x, w.b, w.v, w.r, w.tmp, D, d)
 	return true, nil
+}
+
+// kernel sets w.alpha to the weights (1 − d2_k/h²)₊^beta of the references
+// at squared distances d2 and returns their sum and the index of the largest.
+func (w *Worker) kernel(d2 []float64, beta int) (S float64, best int) {
+	h2 := w.dn.h * w.dn.h
+	w.alpha = grow(w.alpha, len(d2))
+	for k, dd := range d2 {
+		a := ipow(max(0, 1-dd/h2), beta)
+		w.alpha[k] = a
+		S += a
+		if a > w.alpha[best] {
+			best = k
+		}
+	}
+	return S, best
 }
 
 // weightedMean sets w.b to b_x = Σ α_i y_i (α_i = w.alpha[k]/S for the
@@ -308,10 +318,13 @@ func ipow(x float64, k int) float64 {
 	return r
 }
 
-// sound is Step for StepSound (x may have no neighbour at all).
-func (w *Worker) sound(x []float64, idx []int32, S float64, nz Noise, rng *rand.Rand) error {
+// soundSums sets w.b to the numerator N = Σ k_i (y_i − x) over the
+// references idx with kernel weights w.alpha, and the rows of w.u to
+// √k_i (y_i − x) (the second moment's factor).
+func (w *Worker) soundSums(x []float64, idx []int32) {
 	dn := w.dn
-	D, d := dn.D, dn.d
+	D := dn.D
+	w.b = grow(w.b, D)
 	w.u = grow(w.u, max(1, len(idx))*D)
 	clear(w.b) // numerator N
 	for k, j := range idx {
@@ -324,6 +337,13 @@ func (w *Worker) sound(x []float64, idx []int32, S float64, nz Noise, rng *rand.
 			row[c] = sa * diff
 		}
 	}
+}
+
+// sound is Step for StepSound (x may have no neighbour at all).
+func (w *Worker) sound(x []float64, idx []int32, S float64, nz Noise, rng *rand.Rand) error {
+	dn := w.dn
+	D, d := dn.D, dn.d
+	w.soundSums(x, idx)
 	if nz.Tangents {
 		if len(idx) > 0 {
 			w.dn.bl.Dgemm(blas.Trans, blas.NoTrans, D, D, len(idx), 1, w.u, D, w.u, D, 0, w.p, D)

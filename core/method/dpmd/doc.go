@@ -13,7 +13,8 @@
 //     in the non-private, paper and sound variants (StepKind);
 //   - NewBudget: the zCDP split of accountant.DPMDBudget turned into noise
 //     scales from the sensitivities (paper: C_P/(n h^d), C_m/(n h^(d−1));
-//     sound: h², h and 1);
+//     sound: s·h for the joint numerator and mass, h²/4 for the optional
+//     second moment);
 //   - Synthetic and FromData: the experiments (synthetic manifolds of
 //     package datasets, or a scRNA-seq data set split into references and
 //     queries).
@@ -29,6 +30,24 @@
 // formal (ε, δ)), nonprivate (the ceiling: P_x followed by the top-d
 // eigenprojection by default, or P_x as is). Private runs also run the
 // non-private ceiling, so before / non-private / private are compared.
+//
+// Sound mode's guarantee (add or remove one reference y; queries public).
+// Each query q releases R_q = (N_q, λS_q) + N(0, ς²I) with N_q =
+// Σ_i k_q(y_i)(y_i − x_q), S_q = Σ_i k_q(y_i) and the kernel
+// k_q(y) = (1 − ‖y − x_q‖²/h²)₊^β (β = SoundBeta(d)). One reference changes
+// R_q by k_q(y)(y − x_q, λ), of norm h(1 − t²)^β√(t² + μ²) ≤ s·h (t = ‖y − x_q‖/h,
+// μ = λ/h; SoundSensitivity gives μ and s from D and d). It changes only the
+// queries within h of y, pairwise within 2h: a clique of the 2h-graph of
+// the queries, so at most K of them, K = degeneracy + 1 of that graph
+// (Overlap, a function of the public queries). The release of all m queries
+// thus has ℓ2 sensitivity √K·s·h, and noise ς·√(K/m) per coordinate
+// (SoundNoise) costs ρ = K s²h²/(2ς²K/m) = m·s²h²/(2ς²), what m
+// per-query releases of noise ς would cost, ρ_q = ρ_tot/(mT) each: the
+// ledger records m repeats of (ς, s·h) per iteration. The iterations
+// compose (the queries they start from are post-processing of earlier
+// releases); the mass gate, the division m = Ñ/S̃ and the Wiener
+// shrinkage are post-processing. TestSoundSensitivity checks the bound by
+// removing references from a real Denoiser.
 //
 // Noise drawn from the run's seed is for teaching and reproducibility only;
 // with Config.SecureNoise each query's noise comes from a ChaCha8 generator

@@ -141,9 +141,9 @@ func (r *runner) applyPatch(ctx context.Context, pt core.Patch, t int, st *live)
 // noiseWarning states the noise standard deviations from iteration it on.
 func noiseWarning(mode core.Mode, b Budget, it int) core.WarningEvent {
 	if mode == core.ModeSound {
-		msg := fmt.Sprintf("per-query noise from iteration %d (before the overlap factor): numerator ς = %.3g (Δ = h), mass ς = %.3g", it, b.Noise.Mean, b.Noise.Mass)
+		msg := fmt.Sprintf("per-query noise from iteration %d (before the overlap factor): numerator and scaled mass released jointly, kernel (1 − r²/h²)₊^%d, Δ = s·h = %.3g; numerator ς = %.3g, mass ς = %.3g (= ς/λ, λ = %.3g)", it, b.Beta, b.SensM, b.Noise.Mean, b.Noise.Mass, b.SensS)
 		if b.Noise.Tangents {
-			msg += fmt.Sprintf(", second moment ς = %.3g (Δ = h² = %.3g)", b.Noise.Projector, b.SensP)
+			msg += fmt.Sprintf(", second moment ς = %.3g (Δ = %.3g)", b.Noise.Projector, b.SensP)
 		}
 		return core.WarningEvent{Message: msg}
 	}

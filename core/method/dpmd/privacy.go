@@ -13,22 +13,90 @@ import (
 type Budget struct {
 	Split accountant.DPMDSplit
 	// Sensitivities of the releases: paper Δ_P = C_P/(n h^d) and
-	// Δ_m = C_m/(n h^(d−1)); sound Δ_M = h² (second moment, Frobenius),
-	// Δ_N = h (numerator), Δ_S = 1 (mass).
+	// Δ_m = C_m/(n h^(d−1)); sound Δ_M = h²/4 (second moment, Frobenius,
+	// only with Params.Tangents) and SensM = s·h for the joint release of
+	// numerator and scaled mass (SoundSensitivity; SensS is then λ, the
+	// mass's scale in that release).
 	SensP, SensM, SensS float64
 	Noise               Noise
 	// H is the bandwidth the noise was set for.
 	H float64
+	// Beta is sound mode's kernel exponent (SoundBeta), 0 in paper mode.
+	Beta int
+}
+
+// SoundBeta returns the exponent β of sound mode's kernel (1 − r²/h²)₊^β
+// for intrinsic dimension d: β = max(1, d − 1). The rule, fixed in advance
+// from the noise and bias models (not from results): the released mean's
+// signal-to-noise ratio S/(ς√(D + h²/λ²)) on a flat d-dimensional
+// neighbourhood of uniform density is largest for the flattest kernel (the
+// paper's β = d + 2 keeps only 2/((d+2)(d+4)) … of the neighbour count as
+// mass, β = 1 keeps 2/(d+2)), while the mean shift's curvature bias grows
+// with the kernel's mean squared radius E[r²] = h²·d/(d + 2β + 2); β is
+// the smallest exponent ≥ 1 with E[r²] ≤ h²/3, so that the bias stays at
+// most h²/(6τ) on a manifold of reach τ. d = 1, 2: β = 1 (at d = 2 a mass
+// of ½ the count against ⅕, for a joint sensitivity 0.53h against 0.31h);
+// d = 10 (the scRNA-seq sets): β = 9, whose small mass the floor s_min then
+// gates, so the queries stay where they are rather than be pulled across
+// clusters by a kernel that spans them.
+func SoundBeta(d int) int { return max(1, d-1) }
+
+// soundS2 returns max over t ∈ [0, 1] of (1 − t²)^(2β)(t² + μ²): with
+// u = t², the derivative of (1 − u)^(2β)(u + μ²) vanishes at
+// u = (1 − 2βμ²)/(1 + 2β), or the maximum is at u = 0 when that is negative.
+func soundS2(beta int, mu float64) float64 {
+	v := mu * mu
+	u := max(0, (1-2*float64(beta)*v)/(1+2*float64(beta)))
+	return math.Pow(1-u, 2*float64(beta)) * (u + v)
+}
+
+// SoundSensitivity returns, for ambient dimension D and intrinsic dimension
+// d, the scale μ = λ/h of the mass in sound mode's joint release and the
+// factor s of its sensitivity Δ = s·h. One reference y adds to query x the
+// vector k(t)·(y − x, λ) with k(t) = (1 − t²)₊^β (β = SoundBeta(d)),
+// t = ‖y − x‖/h, of norm h·(1 − t²)^β·√(t² + μ²) ≤ s·h (soundS2). The
+// released mean is m = Ñ/S̃ with error (η_N − m η_S)/S and ‖m‖ ≤ h, so its
+// squared error is at most ς²(D + h²/λ²)/S² with ς ∝ s·h: μ minimises
+// (D + 1/μ²)·s(μ)² (golden-section search on [0.01, 2]; at β = 1 the root
+// is μ² = (√(1 + 3D) − 1)/(3D) — D = 3: μ = 0.49, s = 0.53). A rule from D
+// and d alone, fixed in advance; the worst case ‖m‖ = h weights the mass.
+func SoundSensitivity(D, d int) (mu, s float64) {
+	beta := SoundBeta(d)
+	obj := func(mu float64) float64 { return (float64(max(1, D)) + 1/(mu*mu)) * soundS2(beta, mu) }
+	lo, hi := 0.01, 2.0
+	g := (math.Sqrt(5) - 1) / 2
+	a, b := hi-g*(hi-lo), lo+g*(hi-lo)
+	for range 100 {
+		if obj(a) < obj(b) {
+			hi, b = b, a
+			a = hi - g*(hi-lo)
+		} else {
+			lo, a = a, b
+			b = lo + g*(hi-lo)
+		}
+	}
+	mu = (lo + hi) / 2
+	return mu, math.Sqrt(soundS2(beta, mu))
+}
+
+// soundMomentSens is the Frobenius sensitivity of the kernel-weighted second
+// moment Σ k(t)(y − x)(y − x)ᵀ in units of h²: max over u = t² of
+// (1 − u)^β u, at u = 1/(1 + β) (¼ at β = 1).
+func soundMomentSens(beta int) float64 {
+	u := 1 / (1 + float64(beta))
+	return math.Pow(1-u, float64(beta)) * u
 }
 
 // NewBudget splits (ε, δ) across m queries and T iterations with share θ
 // for the projector (or second moment), and sets the noise of mode for n
-// references, bandwidth h and dimension d. In sound mode with p.Tangents
-// the mean's share is halved between numerator and mass, so each noise
-// multiplier is √2 times the split's (ς = Δ/√(2ρ) with ρ halved); without
-// (the default) there is no second moment and θ is unused: numerator and
-// mass each get half of ρ_q/T.
-func NewBudget(mode core.Mode, eps, delta float64, m, T int, p Params, n int, h float64, d int) (Budget, error) {
+// references, bandwidth h, dimension d and ambient dimension D (sound mode's
+// joint release depends on D, SoundSensitivity). In sound mode the
+// numerator N = Σ k_i (y_i − x) and the scaled mass λS = λ Σ k_i are one
+// Gaussian release of ℓ2 sensitivity s·h per query, whose noise ς on the
+// numerator is ς/λ on S; without p.Tangents (the default) it gets each
+// iteration's whole ρ_q/T and θ is unused; with them the second moment
+// (sensitivity h²/4 at β = 1, soundMomentSens) gets θ of it and the joint release 1 − θ.
+func NewBudget(mode core.Mode, eps, delta float64, m, T int, p Params, n int, h float64, d, D int) (Budget, error) {
 	split, err := accountant.DPMDBudget(eps, delta, m, T, p.Theta)
 	if err != nil {
 		return Budget{}, fmt.Errorf("manifold: budget: %w", err)
@@ -40,21 +108,16 @@ func NewBudget(mode core.Mode, eps, delta float64, m, T int, p Params, n int, h 
 		b.SensM = p.Cm / (float64(n) * math.Pow(h, float64(d-1)))
 		b.Noise = Noise{Projector: b.SensP * split.NoiseP, Mean: b.SensM * split.NoiseM}
 	case core.ModeSound:
-		b.SensM, b.SensS = h, 1
+		mu, s := SoundSensitivity(D, d)
+		b.SensM, b.SensS, b.Beta = s*h, mu*h, SoundBeta(d)
 		if p.Tangents {
-			b.SensP = h * h
-			b.Noise = Noise{
-				Projector: b.SensP * split.NoiseP,
-				Mean:      b.SensM * split.NoiseM * math.Sqrt2,
-				Mass:      b.SensS * split.NoiseM * math.Sqrt2,
-				Tangents:  true,
-			}
+			b.SensP = soundMomentSens(SoundBeta(d)) * h * h
+			b.Noise = Noise{Projector: b.SensP * split.NoiseP, Mean: b.SensM * split.NoiseM, Tangents: true}
 		} else {
-			// No second moment: numerator and mass share each
-			// iteration's ρ_q/T, ρ_q/(2T) each, so ς = Δ/√(ρ_q/T).
-			u := 1 / math.Sqrt(split.RhoQuery/float64(T))
-			b.Noise = Noise{Mean: b.SensM * u, Mass: b.SensS * u}
+			// One release per query-iteration: ρ_q/T, ς = Δ/√(2ρ_q/T).
+			b.Noise = Noise{Mean: b.SensM / math.Sqrt(2*split.RhoQuery/float64(T))}
 		}
+		b.Noise.Mass = b.Noise.Mean / b.SensS
 		b.Noise.SMin = p.SMin
 		if b.Noise.SMin == 0 {
 			b.Noise.SMin = max(1, 3*b.Noise.Mass)
@@ -73,7 +136,7 @@ func (b Budget) record(l *accountant.Ledger, mode core.Mode, m int) error {
 	}
 	rels := []rel{{"DP-MD projector", b.Noise.Projector, b.SensP}, {"DP-MD mean", b.Noise.Mean, b.SensM}}
 	if mode == core.ModeSound {
-		rels = []rel{{"DP-MD numerator", b.Noise.Mean, b.SensM}, {"DP-MD mass", b.Noise.Mass, b.SensS}}
+		rels = []rel{{"DP-MD numerator and mass", b.Noise.Mean, b.SensM}}
 		if b.Noise.Tangents {
 			rels = append([]rel{{"DP-MD second moment", b.Noise.Projector, b.SensP}}, rels...)
 		}
@@ -119,6 +182,7 @@ func guarantee(mode core.Mode, p Params, synthetic, secure bool, eps, delta floa
 	case core.ModeSound:
 		reasons := []string{
 			"formal (ε, δ)-DP for adding or removing one reference, by zCDP composition over all queries and iterations (zCDP→(ε,δ) classic conversion)",
+			"sensitivity: one reference changes a query's released (numerator, λ·mass) by at most s·h (kernel (1 − r²/h²)₊^β, β and s from d and D alone), and reaches at most K queries (K from the public queries: degeneracy + 1 of their 2h-graph), so the joint release has ℓ2 sensitivity √K·s·h",
 			"assumes the queries are public and chosen independently of the references",
 			"assumes h, d and s_min are public (fixed in advance or chosen on a disjoint public split)",
 			"every query is released: no noiseless neighbour gate (the step taken is a post-processing of the released numerator and mass)",
@@ -167,19 +231,26 @@ func spentValues(rho, delta float64, l *accountant.Ledger) []core.EpsilonValue {
 	return out
 }
 
-// Overlap returns K = max over queries q of the number of queries within 2h
-// of q (q itself included), for the m queries xs (m × D). One reference y
-// enters the kernel sums of the queries within h of y only, and all of
-// those lie within 2h of any one of them, so the releases of all m queries
-// together have ℓ2 sensitivity √K times one query's (each kernel weight is
-// at most 1). K is a function of the public queries alone.
+// Overlap returns K, a bound on how many of the m queries xs (m × D) one
+// reference can reach. A reference y enters the kernel sums of the queries
+// within h of y only, and those lie pairwise within 2h of one another: they
+// form a clique of the graph joining queries within 2h. A clique of size c
+// lies in the (c−1)-core of that graph, so c is at most its degeneracy + 1
+// (the largest k for which some subgraph has every degree ≥ k, plus one),
+// which is at most the largest number of queries within 2h of one query.
+// The releases of all m queries together then have ℓ2 sensitivity √K times
+// one query's (each kernel weight is at most 1, so Σ_q k_q(y)²‖v_q‖² ≤
+// K·max ‖v‖²). K is a function of the public queries alone; computing the
+// degeneracy by peeling a vertex of least degree at a time costs O(m²).
 func Overlap(xs []float64, m, D int, h float64) int {
+	if m == 0 {
+		return 1
+	}
 	r2 := 4 * h * h
-	K := min(m, 1)
+	adj := make([][]int32, m)
 	for q := range m {
 		a := xs[q*D : (q+1)*D]
-		k := 0
-		for p := range m {
+		for p := q + 1; p < m; p++ {
 			b := xs[p*D : (p+1)*D]
 			var s float64
 			for c, v := range a {
@@ -187,12 +258,33 @@ func Overlap(xs []float64, m, D int, h float64) int {
 				s += dv * dv
 			}
 			if s <= r2 {
-				k++
+				adj[q] = append(adj[q], int32(p))
+				adj[p] = append(adj[p], int32(q))
 			}
 		}
-		K = max(K, k)
 	}
-	return K
+	deg := make([]int, m)
+	for q := range m {
+		deg[q] = len(adj[q])
+	}
+	gone := make([]bool, m)
+	core := 0
+	for range m {
+		v := -1
+		for q := range m {
+			if !gone[q] && (v < 0 || deg[q] < deg[v]) {
+				v = q
+			}
+		}
+		core = max(core, deg[v])
+		gone[v] = true
+		for _, p := range adj[v] {
+			if !gone[p] {
+				deg[p]--
+			}
+		}
+	}
+	return core + 1
 }
 
 // SoundNoise returns sound mode's noise for one iteration whose queries

@@ -36,7 +36,7 @@ func TestBudgetNumbers(t *testing.T) {
 		{"peer sphere noise", 1, 0.1, 1000, 2, 30000, 2 * math.Sqrt(0.3), 2, 0.0899247, 2.248e-5, 149.1, 0.00414, 0.00454, 1e-3, 0},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
-			b, err := NewBudget(core.ModePaper, tc.eps, tc.delta, tc.m, tc.T, p, tc.n, tc.h, tc.d)
+			b, err := NewBudget(core.ModePaper, tc.eps, tc.delta, tc.m, tc.T, p, tc.n, tc.h, tc.d, tc.d+1)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -53,7 +53,7 @@ func (r *runner) run(ctx context.Context) error {
 	st := &live{eps: r.cfg.Epsilon, delta: r.cfg.Delta}
 	if r.cfg.Mode != core.ModeNonPrivate {
 		// The budget is set before the guarantee, which states its noise.
-		b, err := NewBudget(r.cfg.Mode, r.cfg.Epsilon, r.cfg.Delta, pr.M, r.p.T, r.p, pr.N, pr.H, pr.Dim)
+		b, err := NewBudget(r.cfg.Mode, r.cfg.Epsilon, r.cfg.Delta, pr.M, r.p.T, r.p, pr.N, pr.H, pr.Dim, pr.D)
 		if err != nil {
 			return err
 		}
@@ -135,7 +135,7 @@ func (r *runner) run(ctx context.Context) error {
 				K := Overlap(tr.x, pr.M, pr.D, dn.h)
 				nz = SoundNoise(*bud, r.p, K, pr.M)
 				if t == 0 {
-					msg := fmt.Sprintf("sound mode: at most K = %d of the %d queries lie within 2h of one another, so one reference reaches at most K of them; the joint release has noise √(K/m) = %.3g times the per-query split's (same ρ): numerator ς = %.3g, mass ς = %.3g, floor s_min = %.3g (a query whose released mass is below it stays)",
+					msg := fmt.Sprintf("sound mode: one reference reaches only queries within h of it, pairwise within 2h, and the graph of queries within 2h has no such group larger than K = %d of the %d (its degeneracy + 1); the joint release has noise √(K/m) = %.3g times the per-query split's (same ρ): numerator ς = %.3g, mass ς = %.3g, floor s_min = %.3g (a query whose released mass is below it stays)",
 						K, pr.M, math.Sqrt(float64(K)/float64(pr.M)), nz.Mean, nz.Mass, nz.SMin)
 					if nz.Tangents {
 						msg += fmt.Sprintf(", second moment ς = %.3g", nz.Projector)
@@ -238,7 +238,7 @@ func (r *runner) rebudget(eps, delta, rhoSpent float64, left int, p Params, h fl
 	if err != nil {
 		return nil, err
 	}
-	b, err := NewBudget(r.cfg.Mode, epsRem, delta, r.pr.M, left, p, r.pr.N, h, d)
+	b, err := NewBudget(r.cfg.Mode, epsRem, delta, r.pr.M, left, p, r.pr.N, h, d, r.pr.D)
 	return &b, err
 }
 

@@ -62,7 +62,7 @@ func soundEval(t testing.TB, kind string, n int, seed uint64, eps []float64, np 
 		nonpriv = meanDistToM(t, pr, x)
 	}
 	for _, e := range eps {
-		b, err := NewBudget(core.ModeSound, e, 1e-5, pr.M, 1, p, pr.N, pr.H, pr.Dim)
+		b, err := NewBudget(core.ModeSound, e, 1e-5, pr.M, 1, p, pr.N, pr.H, pr.Dim, pr.D)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +75,7 @@ func soundEval(t testing.TB, kind string, n int, seed uint64, eps []float64, np 
 			for q := range pr.M {
 				_, d2, _ := w.s.Radius(x[q*pr.D:(q+1)*pr.D], pr.H)
 				for _, dd := range d2 {
-					sm += ipow(max(0, 1-dd/(pr.H*pr.H)), pr.Dim+2) / float64(pr.M)
+					sm += ipow(max(0, 1-dd/(pr.H*pr.H)), SoundBeta(pr.Dim)) / float64(pr.M)
 				}
 			}
 			t.Logf("%s ε=%g h=%.3g K=%d mean S=%.4g noise N %.3g S %.3g M %.3g smin %.3g", kind, e, pr.H, K, sm, nz.Mean, nz.Mass, nz.Projector, nz.SMin)
