@@ -62,7 +62,7 @@ func TestOverlap(t *testing.T) {
 // the closed form, and removing one reference changes the released (N, λS)
 // of every query of a real Denoiser jointly by at most √K·s·h.
 func TestSoundSensitivity(t *testing.T) {
-	for _, want := range [][2]int{{1, 1}, {2, 1}, {3, 2}, {10, 9}} {
+	for _, want := range [][2]int{{1, 1}, {2, 1}, {3, 1}, {10, 1}} { // the flattest kernel in every dimension
 		if b := SoundBeta(want[0]); b != want[1] {
 			t.Errorf("SoundBeta(%d) = %d, want %d", want[0], b, want[1])
 		}
