@@ -2,6 +2,7 @@ package dppca
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -198,7 +199,7 @@ func TestSharedSeeds(t *testing.T) {
 					a, out := releaseARI(t, src, true, eps, o, s)
 					dur += time.Since(t0)
 					aris = append(aris, a)
-					ps = append(ps, strconv.Itoa(len(out.Eigen)))
+					ps = append(ps, strconv.Itoa(len(out.Eigen))+fmt.Sprintf("/ρ%.2g", centreNoise(out.Plan, out.Matrix.NoisyN, 2*src.K, out.Eigen)))
 				}
 				m, sd := meanSD(aris)
 				means[k], sds[k] = m, sd
