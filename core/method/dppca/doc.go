@@ -13,7 +13,7 @@
 //  2. Analyze-Gauss: ZᵀZ plus symmetric Frobenius-isotropic (GOE) noise,
 //     Δ = R², and its top p eigenvectors; p=auto (the default) keeps those
 //     whose released eigenvalue lies above the noise's spectral edge
-//     (Plan.Edge), 2 to 20: post-processing that adapts p to n·ε;
+//     (Plan.Edge), 2 to 30: post-processing that adapts p to n·ε;
 //  3. T rounds of DP Lloyd on the projection (noisy cluster sums, Δ = R,
 //     and counts, Δ = 1, as core/cluster.DPKMeans) from a private histogram
 //     seeding (Options.Init); each cell labelled by its own row against
@@ -26,19 +26,24 @@
 //     cluster of average size ñ/(2K), R·σ_count·2K/ñ, is at most a
 //     quarter of the rms norm of the projected rows √(Σλ/ñ). Why: Lloyd
 //     from a coarse seeding (a grid over 3 components) stops in poor local
-//     optima, and more candidate centres then merging escape them (without
-//     noise the pipeline fell below B1 on the shared sets, the seeding
-//     being one cause); the merge and the choice are post-processing, and
-//     every round is the same two Gaussian releases whatever the number of
-//     centres, so the budget does not change. Compared on fresh
-//     simulations (TestSimDesign; never on the shared sets' labels): 2K
-//     centres raised ARI at ε ≥ 4 and without noise (8 types: 0.56 → 0.61
-//     at ε = 4, 0.67 → 0.77 without noise; 14 types: 0.46 → 0.54 at ε = 8)
-//     and lowered it where that relative noise was above about 0.25
-//     (ε = 2: 0.20 → 0.16 with 14 types), hence the threshold.
+//     optima (without noise, non-private k-means++ seeds beat it: 0.54
+//     against 0.49 ARI on a simulation of 14 types), and more candidate
+//     centres then a merge escape them; the merge and the choice are
+//     post-processing, and every round is the same two Gaussian releases
+//     whatever the number of centres, so the budget does not change.
+//     Compared on fresh simulations (TestSimDesign, p capped at 20 then;
+//     never on the shared sets' labels): 2K centres raised ARI at ε ≥ 4
+//     and without noise (8 types: 0.56 → 0.61 at ε = 4, 0.67 → 0.77
+//     without noise; 14 types: 0.46 → 0.54 at ε = 8) and lowered it where
+//     that relative noise was above about 0.25 (ε = 2: 0.20 → 0.16 with 14
+//     types), hence the threshold.
 //
 // Design choices measured on the same simulations and not kept: capping p
-// at K − 1 (the span of K cluster means; below the cap of 20 at ε = 2–8),
+// at K − 1 (the span of K cluster means; below a cap of 20 at ε = 2–8, and
+// 20 below 30, see DefaultPCap),
+// a second threshold on p from the data's own noise bulk (Gavish &
+// Donoho's hard threshold from the median eigenvalue: it kept 2–6
+// components at ε ≥ 4, 0.29 against 0.76 without noise with 8 types),
 // 500 genes instead of 200 (lower without noise with 8 types), T = 20
 // (lower at most ε), and choosing the genes by spread within mean bins
 // among 4h candidates (select=spread, kept as an option: lower even

@@ -213,6 +213,7 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 	if err := record(MechPCA); err != nil {
 		return nil, false, err
 	}
+	r.ctl.Emit(core.WarningEvent{Message: kmeansMessage(rl)})
 	// stage 3: DP k-means
 	r.ctl.Emit(core.StageEvent{Stage: 3, Name: "DP k-means" + suffix, Steps: st.o.T})
 	r.hook(rel, 3)

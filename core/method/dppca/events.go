@@ -113,10 +113,31 @@ func collapseMessage(out *Outcome, k int) string {
 	return msg
 }
 
+// kmeansMessage states what the released covariance decided for the
+// k-means: p, and whether the first rounds over-cluster (with the
+// relative centre noise overRule read).
+func kmeansMessage(rl *release) string {
+	k, p := rl.src.K, len(rl.out.Eigen)
+	over := rl.chooseOver()
+	rho := centreNoise(rl.pl, rl.out.Matrix.NoisyN, 2*k, rl.out.Eigen)
+	s := fmt.Sprintf("k-means on p = %d private components", p)
+	switch {
+	case over > 1:
+		s += fmt.Sprintf(": the first %d rounds with %d centres, then merged into K = %d", rl.o.T/2, min(over*k, rl.out.Matrix.N), k)
+	default:
+		s += fmt.Sprintf(": K = %d centres, no over-clustering", k)
+	}
+	if rl.o.Over == OverAuto && rl.o.Init != InitKMeansPlusPlus {
+		s += fmt.Sprintf(" (over=auto: relative noise of a centre of 2K clusters %.3g, threshold %g)", rho, overNoiseMax)
+	}
+	return s
+}
+
 // noiseMessage states the noise of a release, with the matrix it runs on.
 func noiseMessage(pl Plan, m *Matrix, o Options, k int) string {
 	ps := fmt.Sprint(o.P)
-	if o.PRule == PRuleEdge {
+	switch o.PRule {
+	case PRuleEdge:
 		ps = fmt.Sprintf("the released eigenvalues above the noise edge %.3g, %d to %d", pl.Edge(), MinAutoP, min(o.P, m.H))
 	}
 	head := fmt.Sprintf("%d cells × %d genes, K = %d, p = %s, T = %d, R = %.3g (%d of %d rows clipped)", m.N, m.H, k, ps, o.T, pl.R, m.Clipped, m.N)

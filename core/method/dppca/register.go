@@ -10,7 +10,7 @@ import (
 // validation and help, the interface's fields); Parse stays the engine's
 // own reading of them, with the cross-field checks of Validate.
 var optionSpecs = []core.OptionSpec{
-	{Key: "p", Kind: core.KindString, Default: "auto", Live: true, Doc: "components: auto (released eigenvalues above the noise edge, 2–20), auto:N (cap N) or a fixed N in 1..100"},
+	{Key: "p", Kind: core.KindString, Default: "auto", Live: true, Doc: "components: auto (released eigenvalues above the noise edge, 2–30), auto:N (cap N) or a fixed N in 1..100"},
 	{Key: "T", Kind: core.KindInt, Default: DefaultT, Min: 1, Max: 100, Live: true, Doc: "DP Lloyd rounds"},
 	{Key: "genes", Kind: core.KindInt, Default: DefaultGenes, Min: 2, Max: 5000, Doc: "genes h the private covariance is built on"},
 	{Key: "split", Kind: core.KindFloat, Default: DefaultSplit, Min: 0, Max: 1, Doc: "the PCA's share of the budget (of μ²); the rest, less preprocessing and seeding, goes to the k-means"},

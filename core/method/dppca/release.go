@@ -161,18 +161,7 @@ func (r *release) pca() error {
 // round runs one DP Lloyd round (noisy sums and counts) on the projection;
 // the first round starts from the initialisation of Options.Init.
 func (r *release) round(ctx context.Context) error {
-	if len(r.out.Inertia) == 0 {
-		r.over = r.o.Over
-		switch {
-		case r.o.Init == InitKMeansPlusPlus:
-			// Seeds from private rows (comparison only): no merge.
-			r.over = 1
-		case r.over == OverAuto:
-			r.over = overRule(r.pl, r.out.Matrix.NoisyN, r.src.K, r.out.Eigen)
-		}
-		r.out.Over = r.over
-	}
-	if r.over > 1 {
+	if r.chooseOver() > 1 {
 		return r.overRound(ctx)
 	}
 	m, p := r.out.Matrix, len(r.out.Eigen)
@@ -202,6 +191,25 @@ func (r *release) round(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// chooseOver fixes the release's over-clustering factor once the
+// covariance is released (Options.Over, or overRule's choice from the
+// released statistics) and returns it.
+func (r *release) chooseOver() int {
+	if r.over != 0 {
+		return r.over
+	}
+	r.over = r.o.Over
+	switch {
+	case r.o.Init == InitKMeansPlusPlus:
+		// Seeds from private rows (comparison only): no merge.
+		r.over = 1
+	case r.over == OverAuto:
+		r.over = overRule(r.pl, r.out.Matrix.NoisyN, r.src.K, r.out.Eigen)
+	}
+	r.out.Over = r.over
+	return r.over
 }
 
 // histogramSeeds returns k starting centres from the noisy seeding
