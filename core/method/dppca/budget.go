@@ -68,6 +68,9 @@ type Plan struct {
 	// set to the chosen p once the covariance is released); R the
 	// row clip radius (Analyze-Gauss Δ = R², k-means sums Δ = R).
 	H, P int
+	// NoisyN is the released cell count when it was drawn before the
+	// plan (genes=auto chooses h from it; Source.PlanFor), else 0.
+	NoisyN float64
 	// Pool is the number of candidate genes whose means and spreads the
 	// private preprocessing releases (PoolFactor·H under SelectSpread, else
 	// H): their sensitivities grow with √Pool.
@@ -96,6 +99,9 @@ func muOf(eps, delta float64) (float64, error) {
 // NewPlan calibrates a release of o on h genes with row radius R at
 // (ε, δ). With private false every σ is 0 (nonprivate mode).
 func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Plan, error) {
+	if h < 1 || !(R > 0) {
+		return Plan{}, fmt.Errorf("dppca: a plan needs h ≥ 1 genes and a radius R > 0, got h = %d, R = %g: %w", h, R, ErrInput)
+	}
 	p0 := max(o.P, 1)
 	pl := Plan{Epsilon: eps, Delta: delta, H: h, P: p0, R: R, T: o.T, PrivatePrep: o.Prep == PrepPrivate, Pool: h}
 	if o.Select == SelectSpread {

@@ -113,9 +113,10 @@ const (
 const PoolFactor = 4
 
 // Defaults (METHODS.md §5's design unless said): p chosen by the noise edge
-// (PRuleEdge) up to 30, T = 10, the top 200 genes by mean log-expression,
-// half of the budget to the PCA, rows clipped to 0.5·√h, over-clustering
-// when the budget allows (OverAuto).
+// (PRuleEdge) up to 30, T = 10, the top h genes by mean log-expression
+// with h from the released cell count and the budget (GenesAuto; 200 for
+// library callers, DefaultGenes), half of the budget to the PCA, rows
+// clipped to 0.5·√h, over-clustering when the budget allows (OverAuto).
 const (
 	// DefaultP is the p of PRuleFixed when none is given: METHODS' p = 10
 	// (callers that set Options.P, as dcan-sound does, keep a fixed p).
@@ -155,7 +156,10 @@ type Options struct {
 	PRule PRule
 	// T is the number of DP Lloyd rounds ("T").
 	T int
-	// Genes is the number h of genes the covariance is built on ("genes").
+	// Genes is the number h of genes the covariance is built on
+	// ("genes"), or GenesAuto ("genes=auto", dppca's default through
+	// Parse): h from the released cell count and the budget (GenesRule).
+	// 0 resolves to DefaultGenes in Resolve (library callers keep 200).
 	Genes int
 	// Split is the PCA's share of the budget, as a fraction of μ² (GDP) or
 	// equivalently of zCDP ρ ("split").
@@ -200,6 +204,9 @@ func Parse(vals map[string]string) (Options, error) {
 	if o.Over == 0 {
 		o.Over = OverAuto
 	}
+	if o.Genes == 0 {
+		o.Genes = GenesAuto
+	}
 	return o.Resolve()
 }
 
@@ -209,6 +216,10 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 		v := strings.TrimSpace(vals[key])
 		if !slices.Contains(allowed, key) {
 			return optf("option %q is unknown here, must be one of %s", key, strings.Join(allowed, ", "))
+		}
+		if key == "genes" && v == "auto" {
+			o.Genes = GenesAuto
+			continue
 		}
 		if key == "over" && v == "auto" {
 			o.Over = OverAuto
@@ -313,10 +324,10 @@ func (o Options) Validate() error {
 		return optf("option p is %d, must be in [1, 100]", o.P)
 	case o.T < 1 || o.T > 100:
 		return optf("option T is %d, must be in [1, 100]", o.T)
-	case o.Genes < 2 || o.Genes > 5000:
+	case (o.Genes < 2 && o.Genes != GenesAuto) || o.Genes > 5000:
 		return optf("option genes is %d, must be in [2, 5000]", o.Genes)
-	case o.P > o.Genes && o.PRule == PRuleFixed:
-		return optf("option p is %d, must be ≤ genes = %d", o.P, o.Genes)
+	case o.P > o.genesCap() && o.PRule == PRuleFixed:
+		return optf("option p is %d, must be ≤ genes = %d", o.P, o.genesCap())
 	case (o.Over < 1 && o.Over != OverAuto) || o.Over > 10:
 		return optf("option over is %d, must be auto or in [1, 10]", o.Over)
 	case o.K < 0:
@@ -390,9 +401,54 @@ func (o Options) String() string {
 	if o.PRule == PRuleEdge {
 		p = "auto(≤" + p + ")"
 	}
+	genes := strconv.Itoa(o.Genes)
+	if o.Genes == GenesAuto {
+		genes = "auto"
+	}
 	over := strconv.Itoa(o.Over)
 	if o.Over == OverAuto {
 		over = "auto"
 	}
-	return fmt.Sprintf("p=%s T=%d genes=%d split=%g clip=%g prep=%s init=%s k=%d select=%s over=%s", p, o.T, o.Genes, o.Split, o.Clip, o.Prep, o.Init, o.K, o.Select, over)
+	return fmt.Sprintf("p=%s T=%d genes=%s split=%g clip=%g prep=%s init=%s k=%d select=%s over=%s", p, o.T, genes, o.Split, o.Clip, o.Prep, o.Init, o.K, o.Select, over)
+}
+
+// GenesAuto is Options.Genes's "auto": h from the released cell count ñ
+// and the budget's GDP μ (GenesRule).
+const GenesAuto = -1
+
+// Bounds and scale of GenesRule.
+const (
+	GenesAutoMin = 50
+	GenesAutoMax = 1000
+	genesKappa   = 25
+)
+
+// GenesRule returns the number of genes h of a release on ñ cells at GDP
+// μ (+Inf: no noise): ñ·μ/25 within [50, 1000]. Why it grows with n·μ:
+// the noise edge of the covariance grows as h^1.5/μ while the signal of
+// the cell types grows about as n·h·f(h), f the share of the row variance
+// they hold, which falls as genes of smaller mean join; so fewer genes
+// keep the types above the noise when n·μ is small, and more genes carry
+// more of them when it is large. The form (linear in ñ·μ) and the scale
+// 25 were chosen on fresh simulations (TestSimDesign, never the shared
+// sets): the best of h = 100, 200, 400 was 100 at ñ·μ ≈ 1,500, 200 at
+// ñ·μ ≈ 2,800–5,000 and 400 at ñ·μ ≈ 8,700 (8 types, 3,000 cells), 200
+// at ñ·μ ≈ 4,200 (14 types, 2,500 cells; and on 20,000 genes, 2,000
+// cells, where 1,000 genes won only without noise). The cap of 1,000
+// bounds the time of the h × h eigendecomposition (about a second); the
+// floor of 50 keeps a covariance to speak of.
+func GenesRule(nt, mu float64) int {
+	if math.IsInf(mu, 1) {
+		return GenesAutoMax
+	}
+	return int(max(GenesAutoMin, min(GenesAutoMax, math.Round(nt*mu/genesKappa))))
+}
+
+// genesCap is the most genes o may use: Genes, or GenesAutoMax under
+// GenesAuto.
+func (o Options) genesCap() int {
+	if o.Genes == GenesAuto {
+		return GenesAutoMax
+	}
+	return o.Genes
 }

@@ -153,8 +153,10 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 		}
 	}
 	sh := math.Sqrt(float64(pl.pool()))
-	nt := float64(n) + pl.Count*rng.NormFloat64()
-	nt = max(nt, 1)
+	nt := pl.NoisyN // released already when genes=auto chose h from it
+	if nt == 0 {
+		nt = max(float64(n)+pl.Count*rng.NormFloat64(), 1)
+	}
 	mean := clippedSums(y, n, pool, meanClipPerGene*sh, nil, false)
 	addNoise(mean, pl.Mean, rng)
 	for j := range mean {

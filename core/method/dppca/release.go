@@ -49,8 +49,48 @@ func NewSource(d *datasets.Dataset, k int) (*Source, error) {
 	return &Source{Data: d, K: k, cl: newCellLog(d), public: map[int]*Matrix{}}, nil
 }
 
-// Genes returns how many genes a release of h genes actually uses.
-func (s *Source) Genes(h int) int { return min(h, s.Data.Genes()) }
+// Genes returns how many genes a release of h genes actually uses (for
+// GenesAuto, the most it may use; PlanFor chooses).
+func (s *Source) Genes(h int) int {
+	if h == GenesAuto {
+		h = GenesAutoMax
+	}
+	return min(h, s.Data.Genes())
+}
+
+// PlanFor calibrates a release of o on s at (ε, δ) (private) or without
+// noise, with the row clip radius radius (0: o.Clip·√h). Under GenesAuto
+// it first releases the cell count (private preprocessing: the plan's
+// count noise, which does not depend on h; the plan carries it as NoisyN
+// and the preprocessing reuses it) and chooses h by GenesRule from it;
+// under prep=public the count is taken as public with the rest.
+func (s *Source) PlanFor(private bool, eps, delta float64, o Options, radius float64, rng *rand.Rand) (Plan, error) {
+	r := func(h int) float64 {
+		if radius > 0 {
+			return radius
+		}
+		return o.Clip * math.Sqrt(float64(h))
+	}
+	if o.Genes != GenesAuto {
+		h := s.Genes(o.Genes)
+		return NewPlan(private, eps, delta, o, h, r(h))
+	}
+	n, mu, noisyN := float64(s.Data.Cells()), math.Inf(1), 0.0
+	if private {
+		var err error
+		if mu, err = muOf(eps, delta); err != nil {
+			return Plan{}, err
+		}
+		if o.Prep == PrepPrivate {
+			n = max(n+rng.NormFloat64()/(mu*math.Sqrt(ShareCount)), 1)
+			noisyN = n
+		}
+	}
+	h := s.Genes(GenesRule(n, mu))
+	pl, err := NewPlan(private, eps, delta, o, h, r(h))
+	pl.NoisyN = noisyN
+	return pl, err
+}
 
 // matrix builds the input of the PCA for pl (its R, h and preprocessing),
 // drawing the private preprocessing's noise from rng.

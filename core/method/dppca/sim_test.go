@@ -14,7 +14,8 @@ import (
 // (never the shared sets' labels): the Splatter-style simulator behind
 // builtin:default with other seeds and shapes — a large set with 8 types
 // of unequal size and few marker genes among many (a whole transcriptome),
-// a large set with 14 types, and a small one of 300 cells.
+// a large set with 14 types, a small one of 300 cells, and (on demand) a
+// whole transcriptome of 20,000 genes.
 func simSets() map[string]datasets.SimConfig {
 	mk := func(cells, genes int, probs []float64, de float64, seed uint64) datasets.SimConfig {
 		c := datasets.DefaultSimConfig(cells, genes, len(probs))
@@ -33,6 +34,9 @@ func simSets() map[string]datasets.SimConfig {
 		"sim8":     mk(3000, 4000, []float64{0.25, 0.18, 0.15, 0.12, 0.1, 0.08, 0.07, 0.05}, 0.1, 11),
 		"sim14":    mk(2500, 4000, k14, 0.1, 12),
 		"simsmall": mk(300, 2000, []float64{1, 1, 1, 1, 1, 1, 1, 1}, 0.1, 13),
+		// a whole transcriptome: 20,000 genes, as mouse_bladder_2100 or
+		// pollen (only with DPSCOPE_DPPCA_SIM=simwide).
+		"simwide": mk(2000, 20000, k14, 0.1, 14),
 	}
 }
 
