@@ -45,16 +45,16 @@
 //
 // Design choices measured on the same simulations and not kept: capping p
 // at K − 1 (the span of K cluster means; below a cap of 20 at ε = 2–8, and
-// 20 below 30, see DefaultPCap),
-// a second threshold on p from the data's own noise bulk (Gavish &
-// Donoho's hard threshold from the median eigenvalue: it kept 2–6
-// components at ε ≥ 4, 0.29 against 0.76 without noise with 8 types),
-// a fixed 200 genes (below genes=auto at every ε with 8 types, e.g. 0.71
-// against 0.77 at ε = 16; above it at ε = 4 and 16 with 14 types), T = 20
-// (lower at most ε), and choosing the genes by spread within mean bins
-// among 4h candidates (select=spread, kept as an option: lower even
-// without noise, since a gene's spread there comes mostly from its own
-// dispersion, not from the cell types).
+// 20 below 30, see DefaultPCap); a second threshold on p from the data's
+// own noise bulk (Gavish & Donoho's hard threshold from the median
+// eigenvalue: it kept 2–6 components at ε ≥ 4, 0.29 against 0.76 without
+// noise with 8 types); a fixed 200 genes (below genes=auto at every ε with
+// 8 types, e.g. 0.71 against 0.77 at ε = 16; above it at ε = 4 and 16 with
+// 14 types); T = 20 (lower at most ε); and choosing the genes by spread
+// within bins of mean among 4h candidates (select=spread, kept as an
+// option: lower even without noise, 0.31 against 0.52 with 14 types; in
+// the simulator differential expression is mild and independent of a
+// gene's mean, so the genes of largest mean carry the most signal).
 //
 // Every mechanism is Gaussian, so the composition is exact in GDP
 // (μ = √Σ(Δᵢ/σᵢ)²); the noise of each is calibrated in advance from the
@@ -62,7 +62,7 @@
 // ledger's GDP composition converted once to (ε, δ).
 //
 // Options (core.Config.Options, see Options): p, T, genes, split, clip,
-// prep, init, k, select, over. Live patches: ε, δ, the clip radius (Patch.Clip, absolute)
-// and the options p, T, clip; each makes a new release and the ledger keeps
-// every release.
+// prep, init, k, select, over. Live patches: ε, δ, the clip radius
+// (Patch.Clip, absolute) and the options p, T, clip; each makes a new
+// release and the ledger keeps every release.
 package dppca

@@ -97,8 +97,9 @@ const (
 	// grows with √(PoolFactor)). Spreads are compared within 20 bins of
 	// released mean (seurat's rule, binnedZ). Not the default: on fresh
 	// simulations it was below SelectMean even without noise (14 types:
-	// ARI 0.31 against 0.52), since a gene's spread there comes mostly from
-	// its own dispersion, not from the cell types.
+	// ARI 0.31 against 0.52): there differential expression is mild and
+	// independent of a gene's mean, so the genes of largest mean carry the
+	// most signal.
 	SelectSpread Select = "spread"
 	// SelectMean keeps the h genes of largest noisy mean log-expression
 	// (METHODS §5's design; dcan-sound's start). The default.
@@ -244,8 +245,8 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 		case "p", "T", "genes", "k", "over":
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				if key == "p" {
-					return optf("option p is %q, must be an integer or auto", v)
+				if key == "p" || key == "genes" || key == "over" {
+					return optf("option %s is %q, must be an integer or auto", key, v)
 				}
 				return optf("option %s is %q, must be an integer", key, v)
 			}
@@ -432,9 +433,10 @@ const (
 // more of them when it is large. The form (linear in ñ·μ) and the scale
 // 25 were chosen on fresh simulations (TestSimDesign, never the shared
 // sets): the best of h = 100, 200, 400 was 100 at ñ·μ ≈ 1,500, 200 at
-// ñ·μ ≈ 2,800–5,000 and 400 at ñ·μ ≈ 8,700 (8 types, 3,000 cells), 200
-// at ñ·μ ≈ 4,200 (14 types, 2,500 cells; and on 20,000 genes, 2,000
-// cells, where 1,000 genes won only without noise). The cap of 1,000
+// ñ·μ ≈ 2,800–5,000 and 400 at ñ·μ ≈ 8,700 (8 types, 3,000 cells); 200
+// at ñ·μ ≈ 4,200 and also at 7,300, where the rule gives 290 (14 types,
+// 2,500 cells); 200 of 200, 500, 1,000 at ñ·μ ≈ 3,300 on 20,000 genes and
+// 2,000 cells, where 1,000 genes won only without noise. The cap of 1,000
 // bounds the time of the h × h eigendecomposition (about a second); the
 // floor of 50 keeps a covariance to speak of.
 func GenesRule(nt, mu float64) int {
