@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/dpscope/dpscope/core/cluster"
@@ -130,5 +131,60 @@ func TestOverClusteringRelease(t *testing.T) {
 		if want, _ := muOf(2, 1e-5); math.Abs(mu-want) > 1e-9 {
 			t.Errorf("over=%s: composed μ %g, want %g", over, mu, want)
 		}
+	}
+}
+
+// TestGenesRule: h = ñ·μ/25 within [50, 1000], 1000 without noise.
+func TestGenesRule(t *testing.T) {
+	for _, c := range []struct {
+		n, mu float64
+		want  int
+	}{{3000, 1.666, 200}, {3000, 0.268, 50}, {100, 8, 50}, {50000, 3, 1000}, {10, math.Inf(1), 1000}} {
+		if got := GenesRule(c.n, c.mu); got != c.want {
+			t.Errorf("GenesRule(%g, %g) = %d, want %d", c.n, c.mu, got, c.want)
+		}
+	}
+}
+
+// TestPlanForGenesAuto: under genes=auto a private plan carries the
+// released cell count (drawn with the plan's own count noise) and h from
+// it; prep=public reads the cell count as public; a fixed genes is kept;
+// an engine run records the count once.
+func TestPlanForGenesAuto(t *testing.T) {
+	d := separated(4, 500, 1200, 3)
+	src, err := NewSource(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := mustParse(t, nil)
+	pl, err := src.PlanFor(true, 8, 1e-5, o, 0, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu, _ := muOf(8, 1e-5)
+	noise := rand.New(rand.NewPCG(1, 2)).NormFloat64() * pl.Count
+	if math.Abs(pl.NoisyN-(2000+noise)) > 1e-9 || pl.H != GenesRule(pl.NoisyN, mu) || pl.H < 100 || pl.R != 0.5*math.Sqrt(float64(pl.H)) {
+		t.Errorf("private plan: ñ %g (want 2000 + %g), h %d (want %d), R %g", pl.NoisyN, noise, pl.H, GenesRule(pl.NoisyN, mu), pl.R)
+	}
+	pub := mustParse(t, map[string]string{"prep": "public"})
+	if pl, _ := src.PlanFor(true, 8, 1e-5, pub, 0, rand.New(rand.NewPCG(1, 2))); pl.NoisyN != 0 || pl.H != GenesRule(2000, mu) {
+		t.Errorf("public plan: ñ %g, h %d, want 0 and %d", pl.NoisyN, pl.H, GenesRule(2000, mu))
+	}
+	if pl, _ := src.PlanFor(false, 0, 1e-5, o, 3, nil); pl.H != 1000 || pl.R != 3 || pl.Private() {
+		t.Errorf("nonprivate plan: h %d, R %g, want 1000 genes and the given radius", pl.H, pl.R)
+	}
+	fixed := mustParse(t, map[string]string{"genes": "60"})
+	if pl, _ := src.PlanFor(true, 8, 1e-5, fixed, 0, rand.New(rand.NewPCG(1, 2))); pl.H != 60 || pl.NoisyN != 0 {
+		t.Errorf("genes=60: h %d, ñ %g", pl.H, pl.NoisyN)
+	}
+	e, _ := runTest(t, d, soundConfig(8, 1, nil), nil)
+	n := 0
+	for _, c := range e.Ledger().Components() {
+		if strings.Contains(c, MechCount) {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("ledger %v: the cell count recorded %d times, want once", e.Ledger().Components(), n)
 	}
 }
