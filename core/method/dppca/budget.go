@@ -68,6 +68,13 @@ type Plan struct {
 	// set to the chosen p once the covariance is released); R the
 	// row clip radius (Analyze-Gauss Δ = R², k-means sums Δ = R).
 	H, P int
+	// NoisyN is the released cell count when it was drawn before the
+	// plan (genes=auto chooses h from it; Source.PlanFor), else 0.
+	NoisyN float64
+	// Pool is the number of candidate genes whose means and spreads the
+	// private preprocessing releases (PoolFactor·H under SelectSpread, else
+	// H): their sensitivities grow with √Pool.
+	Pool int
 	R    float64
 	// Noise standard deviations.
 	Rank, Count, Mean, Mean2, Spread float64
@@ -92,7 +99,14 @@ func muOf(eps, delta float64) (float64, error) {
 // NewPlan calibrates a release of o on h genes with row radius R at
 // (ε, δ). With private false every σ is 0 (nonprivate mode).
 func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Plan, error) {
-	pl := Plan{Epsilon: eps, Delta: delta, H: h, P: o.P, R: R, T: o.T, PrivatePrep: o.Prep == PrepPrivate}
+	if h < 1 || !(R > 0) {
+		return Plan{}, fmt.Errorf("dppca: a plan needs h ≥ 1 genes and a radius R > 0, got h = %d, R = %g: %w", h, R, ErrInput)
+	}
+	p0 := max(o.P, 1)
+	pl := Plan{Epsilon: eps, Delta: delta, H: h, P: p0, R: R, T: o.T, PrivatePrep: o.Prep == PrepPrivate, Pool: h}
+	if o.Select == SelectSpread {
+		pl.Pool = PoolFactor * h
+	}
 	if !private {
 		return pl, nil
 	}
@@ -103,7 +117,7 @@ func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Pla
 	pl.Mu = mu
 	sigma := func(sens, share float64) float64 { return sens / (mu * math.Sqrt(share)) }
 	if pl.PrivatePrep {
-		sh := math.Sqrt(float64(h))
+		sh := math.Sqrt(float64(pl.Pool))
 		pl.Rank = sigma(1, ShareRanking)
 		pl.Count = sigma(1, ShareCount)
 		pl.Mean = sigma(meanClipPerGene*sh, ShareMeans/2)
@@ -115,7 +129,7 @@ func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Pla
 		pl.Seed = sigma(1, ShareSeed)
 	}
 	pl.km = o.kmShare() / float64(o.T)
-	return pl.WithP(o.P), nil
+	return pl.WithP(p0), nil
 }
 
 // WithP returns the plan for p components: the k-means share of each round
@@ -146,6 +160,14 @@ func (pl Plan) Edge() float64 {
 	return pl.PCA * math.Sqrt(2*h) * (1 + math.Pow(h, -2.0/3))
 }
 
+// pool returns Pool, or H for a plan built by hand without it.
+func (pl Plan) pool() int {
+	if pl.Pool == 0 {
+		return pl.H
+	}
+	return pl.Pool
+}
+
 // Private reports whether the plan adds noise.
 func (pl Plan) Private() bool { return pl.Mu > 0 }
 
@@ -156,7 +178,7 @@ func (pl Plan) Mechanisms() []Mechanism {
 	}
 	var ms []Mechanism
 	if pl.PrivatePrep {
-		sh := math.Sqrt(float64(pl.H))
+		sh := math.Sqrt(float64(pl.pool()))
 		ms = append(ms, Mechanism{MechRanking, 1, pl.Rank, 1}, Mechanism{MechCount, 1, pl.Count, 1},
 			Mechanism{MechMeans, meanClipPerGene * sh, pl.Mean, 1}, Mechanism{MechMeans2, meanClipPerGene * sh, pl.Mean2, 1}, Mechanism{MechSpread, spreadClipPerGene * sh, pl.Spread, 1})
 	}

@@ -9,15 +9,52 @@
 //     ranking, cell count, gene means and spreads released with Gaussian
 //     noise; the top h genes by mean log-expression scaled and every row
 //     clipped to R = c·√h. prep=public takes scanpy's statistics without
-//     noise instead and lists them as an assumption;
+//     noise instead and lists them as an assumption. genes=auto (the
+//     default) chooses h from the released cell count ñ (released first,
+//     its noise does not depend on h) and the budget's GDP μ: h = ñ·μ/25
+//     within [50, 1000] (GenesRule: the covariance noise edge grows as
+//     h^1.5/μ, the cell types' signal about as n·h, so h grows with n·μ;
+//     the form and scale were chosen on fresh simulations);
 //  2. Analyze-Gauss: ZᵀZ plus symmetric Frobenius-isotropic (GOE) noise,
 //     Δ = R², and its top p eigenvectors; p=auto (the default) keeps those
 //     whose released eigenvalue lies above the noise's spectral edge
-//     (Plan.Edge), 2 to 20: post-processing that adapts p to n·ε;
-//  3. T rounds of DP Lloyd on the projection (core/cluster.DPKMeans: noisy
-//     cluster sums, Δ = R, and counts, Δ = 1) from a private histogram
+//     (Plan.Edge), 2 to 30: post-processing that adapts p to n·ε;
+//  3. T rounds of DP Lloyd on the projection (noisy cluster sums, Δ = R,
+//     and counts, Δ = 1, as core/cluster.DPKMeans) from a private histogram
 //     seeding (Options.Init); each cell labelled by its own row against
-//     the released centres.
+//     the released centres. over=auto (the default) over-clusters when the
+//     budget allows: the first ⌊T/2⌋ rounds with 2K centres, whose
+//     released centres, weighted by their released counts, are merged into
+//     K (best of ten weighted k-means++ + Lloyd runs), then the other
+//     rounds with K. The rule, stated in advance and read from releases
+//     only (overRule): over-cluster when the noise of a centre of a
+//     cluster of average size ñ/(2K), R·σ_count·2K/ñ, is at most a
+//     quarter of the rms norm of the projected rows √(Σλ/ñ). Why: Lloyd
+//     from a coarse seeding (a grid over 3 components) stops in poor local
+//     optima (without noise, non-private k-means++ seeds beat it: 0.54
+//     against 0.49 ARI on a simulation of 14 types), and more candidate
+//     centres then a merge escape them; the merge and the choice are
+//     post-processing, and every round is the same two Gaussian releases
+//     whatever the number of centres, so the budget does not change.
+//     Compared on fresh simulations (TestSimDesign, p capped at 20 then;
+//     never on the shared sets' labels): 2K centres raised ARI at ε ≥ 4
+//     and without noise (8 types: 0.56 → 0.61 at ε = 4, 0.67 → 0.77
+//     without noise; 14 types: 0.46 → 0.54 at ε = 8) and lowered it where
+//     that relative noise was above about 0.25 (ε = 2: 0.20 → 0.16 with 14
+//     types), hence the threshold.
+//
+// Design choices measured on the same simulations and not kept: capping p
+// at K − 1 (the span of K cluster means; below a cap of 20 at ε = 2–8, and
+// 20 below 30, see DefaultPCap); a second threshold on p from the data's
+// own noise bulk (Gavish & Donoho's hard threshold from the median
+// eigenvalue: it kept 2–6 components at ε ≥ 4, 0.29 against 0.76 without
+// noise with 8 types); a fixed 200 genes (below genes=auto at every ε with
+// 8 types, e.g. 0.71 against 0.77 at ε = 16; above it at ε = 4 and 16 with
+// 14 types); T = 20 (lower at most ε); and choosing the genes by spread
+// within bins of mean among 4h candidates (select=spread, kept as an
+// option: lower even without noise, 0.31 against 0.52 with 14 types; in
+// the simulator differential expression is mild and independent of a
+// gene's mean, so the genes of largest mean carry the most signal).
 //
 // Every mechanism is Gaussian, so the composition is exact in GDP
 // (μ = √Σ(Δᵢ/σᵢ)²); the noise of each is calibrated in advance from the
@@ -25,7 +62,7 @@
 // ledger's GDP composition converted once to (ε, δ).
 //
 // Options (core.Config.Options, see Options): p, T, genes, split, clip,
-// prep, init, k. Live patches: ε, δ, the clip radius (Patch.Clip, absolute)
-// and the options p, T, clip; each makes a new release and the ledger keeps
-// every release.
+// prep, init, k, select, over. Live patches: ε, δ, the clip radius
+// (Patch.Clip, absolute) and the options p, T, clip; each makes a new
+// release and the ledger keeps every release.
 package dppca

@@ -125,9 +125,6 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	if err != nil {
 		return err
 	}
-	// The matrix the pipeline reads: every cell (its own preprocessing
-	// touches one cell at a time), the h genes of the covariance.
-	ctl.Emit(core.DataEvent{Cells: d.Cells(), Genes: src.Genes(e.o.Genes), Classes: len(d.Classes)})
 	r := &runner{e: e, ctl: ctl, src: src, st: settings{eps: e.cfg.Epsilon, delta: e.cfg.Delta, o: e.o}, kFrom: e.o.K == 0}
 	ctl.Emit(r.guarantee(nil))
 	for rel := 1; ; rel++ {
@@ -161,13 +158,18 @@ func (r *runner) rng(rel int) *rand.Rand {
 // applied at a step boundary.
 func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 	st := r.st
-	h := r.src.Genes(st.o.Genes)
 	private := r.e.cfg.Mode == core.ModeSound
-	pl, err := NewPlan(private, st.eps, st.delta, st.o, h, st.r(h))
+	rng := r.rng(rel)
+	pl, err := r.src.PlanFor(private, st.eps, st.delta, st.o, st.radius, rng)
 	if err != nil {
 		return nil, false, err
 	}
-	rl := newRelease(r.src, pl, st.o, r.rng(rel))
+	if rel == 1 {
+		// The matrix the pipeline reads: every cell (its own preprocessing
+		// touches one cell at a time), the h genes of the covariance.
+		r.ctl.Emit(core.DataEvent{Cells: r.src.Data.Cells(), Genes: pl.H, Classes: len(r.src.Data.Classes)})
+	}
+	rl := newRelease(r.src, pl, st.o, rng)
 	suffix := ""
 	if rel > 1 {
 		suffix = fmt.Sprintf(" (release %d)", rel)
@@ -186,6 +188,13 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 		}
 		return nil
 	}
+	if pl.NoisyN > 0 {
+		// genes=auto read the released cell count to choose h: it is
+		// spent now, whatever happens to the rest of the release.
+		if err := record(MechCount); err != nil {
+			return nil, false, err
+		}
+	}
 	// stage 1: preprocessing
 	r.ctl.Emit(core.StageEvent{Stage: 1, Name: "preprocess" + suffix, Steps: 1})
 	r.hook(rel, 1)
@@ -195,7 +204,11 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 	if err := rl.prep(); err != nil {
 		return nil, false, err
 	}
-	if err := record(MechRanking, MechCount, MechMeans, MechMeans2, MechSpread); err != nil {
+	prepMechs := []string{MechRanking, MechMeans, MechMeans2, MechSpread}
+	if pl.NoisyN == 0 {
+		prepMechs = append(prepMechs, MechCount)
+	}
+	if err := record(prepMechs...); err != nil {
 		return nil, false, err
 	}
 	r.ctl.Emit(core.WarningEvent{Message: noiseMessage(pl, rl.out.Matrix, st.o, r.src.K)})
@@ -213,6 +226,7 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 	if err := record(MechPCA); err != nil {
 		return nil, false, err
 	}
+	r.ctl.Emit(core.WarningEvent{Message: kmeansMessage(rl)})
 	// stage 3: DP k-means
 	r.ctl.Emit(core.StageEvent{Stage: 3, Name: "DP k-means" + suffix, Steps: st.o.T})
 	r.hook(rel, 3)
@@ -330,8 +344,8 @@ func (r *runner) patched(p core.Patch) (settings, error) {
 	if st.o, err = st.o.Resolve(); err != nil {
 		return r.st, err
 	}
-	if st.o.PRule == PRuleFixed && st.o.P > r.src.Genes(st.o.Genes) {
-		return r.st, optf("option p is %d, must be ≤ the %d genes used", st.o.P, r.src.Genes(st.o.Genes))
+	if g := r.src.Genes(st.o.genesCap()); st.o.PRule == PRuleFixed && st.o.P > g {
+		return r.st, optf("option p is %d, must be ≤ the %d genes used", st.o.P, g)
 	}
 	return st, nil
 }

@@ -426,8 +426,7 @@ func BenchmarkRelease(b *testing.B) {
 				b.Fatal(err)
 			}
 			o := mustParse(b, nil)
-			h := src.Genes(o.Genes)
-			pl, err := NewPlan(true, 1, 1e-5, o, h, o.Clip*math.Sqrt(float64(h)))
+			pl, err := src.PlanFor(true, 1, 1e-5, o, 0, rand.New(rand.NewPCG(0, 0)))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -113,10 +113,31 @@ func collapseMessage(out *Outcome, k int) string {
 	return msg
 }
 
+// kmeansMessage states what the released covariance decided for the
+// k-means: p, and whether the first rounds over-cluster (with the
+// relative centre noise overRule read).
+func kmeansMessage(rl *release) string {
+	k, p := rl.src.K, len(rl.out.Eigen)
+	over := rl.chooseOver()
+	rho := centreNoise(rl.pl, rl.out.Matrix.NoisyN, 2*k, rl.out.Eigen)
+	s := fmt.Sprintf("k-means on p = %d private components", p)
+	switch {
+	case over > 1:
+		s += fmt.Sprintf(": the first %d rounds with %d centres, then merged into K = %d", rl.o.T/2, min(over*k, rl.out.Matrix.N), k)
+	default:
+		s += fmt.Sprintf(": K = %d centres, no over-clustering", k)
+	}
+	if rl.o.Over == OverAuto && rl.o.Init != InitKMeansPlusPlus {
+		s += fmt.Sprintf(" (over=auto: relative noise of a centre of 2K clusters %.3g, threshold %g)", rho, overNoiseMax)
+	}
+	return s
+}
+
 // noiseMessage states the noise of a release, with the matrix it runs on.
 func noiseMessage(pl Plan, m *Matrix, o Options, k int) string {
 	ps := fmt.Sprint(o.P)
-	if o.PRule == PRuleEdge {
+	switch o.PRule {
+	case PRuleEdge:
 		ps = fmt.Sprintf("the released eigenvalues above the noise edge %.3g, %d to %d", pl.Edge(), MinAutoP, min(o.P, m.H))
 	}
 	head := fmt.Sprintf("%d cells × %d genes, K = %d, p = %s, T = %d, R = %.3g (%d of %d rows clipped)", m.N, m.H, k, ps, o.T, pl.R, m.Clipped, m.N)
@@ -126,7 +147,7 @@ func noiseMessage(pl Plan, m *Matrix, o Options, k int) string {
 	s := fmt.Sprintf("%s; GDP μ = %.4g for ε = %g, δ = %g; noise σ: ", head, pl.Mu, pl.Epsilon, pl.Delta)
 	if pl.PrivatePrep {
 		s += fmt.Sprintf("gene ranking %.3g (Δ = 1), cell count %.3g (Δ = 1), gene means %.3g and %.3g (Δ = %.3g), spreads %.3g (Δ = %.3g), ",
-			pl.Rank, pl.Count, pl.Mean, pl.Mean2, meanClipPerGene*math.Sqrt(float64(pl.H)), pl.Spread, spreadClipPerGene*math.Sqrt(float64(pl.H)))
+			pl.Rank, pl.Count, pl.Mean, pl.Mean2, meanClipPerGene*math.Sqrt(float64(pl.pool())), pl.Spread, spreadClipPerGene*math.Sqrt(float64(pl.pool())))
 	}
 	if pl.Seed > 0 {
 		s += fmt.Sprintf("seeding histogram %.3g per bin (Δ = 1), ", pl.Seed)
@@ -154,7 +175,7 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 		"(ε, δ)-DP for one cell added or removed: every release is a Gaussian mechanism in the ledger (gene statistics, Analyze-Gauss covariance with Frobenius-isotropic noise, k-means sums and counts per round); their composition is exact in GDP (μ = √Σ(Δ/σ)²), converted once to (ε, δ)",
 		fmt.Sprintf("noise calibrated in advance from ε and δ: fixed shares of μ² (PCA %.3g, k-means %.3g over %d rounds, seeding histogram %.3g, private preprocessing %.3g)", o.Split, o.kmShare(), o.T, o.seedShare(), o.prepShare()),
 		"labels: each cell's own row against the released centres (each cell's own output)",
-		"public constants fixed in advance, not read from the data: T, the number of genes h, the clip radius R = c·√h, the budget split; p is read from the released covariance only (p=auto: its eigenvalues above the noise edge, post-processing) or fixed; the k-means starts from released statistics only (the seeding histogram, or the noisy eigenvalues and cell count)",
+		"public constants fixed in advance, not read from the data: T, the clip factor c, the budget split; the number of genes h is read from the released cell count and the budget only (genes=auto: ñ·μ/25 within 50–1000) or fixed, and the clip radius is R = c·√h; p is read from the released covariance only (p=auto: its eigenvalues above the noise edge, post-processing) or fixed; the k-means starts from released statistics only (the seeding histogram, or the noisy eigenvalues and cell count); over-clustering (2K centres for the first T/2 rounds, merged into K by their released centres and counts) is chosen from released statistics and is post-processing: each round is the same two releases whatever the number of centres",
 		kReason,
 		"every live patch makes a new release of the whole pipeline; the ε shown composes every release of this run",
 	}

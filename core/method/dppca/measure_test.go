@@ -2,6 +2,7 @@ package dppca
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -53,12 +54,12 @@ func openShared(t testing.TB, name string) *datasets.Dataset {
 // against the labels of the cells it kept.
 func releaseARI(t testing.TB, src *Source, private bool, eps float64, o Options, seed uint64) (float64, *Outcome) {
 	t.Helper()
-	h := src.Genes(o.Genes)
-	pl, err := NewPlan(private, eps, 1e-5, o, h, o.Clip*math.Sqrt(float64(h)))
+	rng := rand.New(rand.NewPCG(seed, 0))
+	pl, err := src.PlanFor(private, eps, 1e-5, o, 0, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := Release(context.Background(), src, pl, o, rand.New(rand.NewPCG(seed, 0)))
+	out, err := Release(context.Background(), src, pl, o, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ func TestSharedSeeds(t *testing.T) {
 					a, out := releaseARI(t, src, true, eps, o, s)
 					dur += time.Since(t0)
 					aris = append(aris, a)
-					ps = append(ps, strconv.Itoa(len(out.Eigen)))
+					ps = append(ps, strconv.Itoa(len(out.Eigen))+fmt.Sprintf("/ρ%.2g", centreNoise(out.Plan, out.Matrix.NoisyN, 2*src.K, out.Eigen)))
 				}
 				m, sd := meanSD(aris)
 				means[k], sds[k] = m, sd

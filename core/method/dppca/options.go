@@ -80,17 +80,57 @@ const (
 // k-means and the seeding grid always have a plane to work in.
 const MinAutoP = 2
 
+// Select names how the h genes of the covariance are chosen (private
+// preprocessing).
+type Select string
+
+const (
+	// SelectSpread ranks every gene by its noisy summed unit-norm profile
+	// (as SelectMean), keeps the PoolFactor·h best as candidates, releases
+	// their means and spreads, and keeps the h candidates of largest
+	// released spread (log-expression standard deviation): the private
+	// counterpart of highly variable genes. The rule, stated in advance:
+	// k-means on PCA can only use genes that vary between cells, and the
+	// genes of highest mean include housekeeping genes that vary least
+	// (their log spread is small); what a gene's spread costs is its share
+	// of the same gene-statistics budget, now spread over the pool (noise
+	// grows with √(PoolFactor)). Spreads are compared within 20 bins of
+	// released mean (seurat's rule, binnedZ). Not the default: on fresh
+	// simulations it was below SelectMean even without noise (14 types:
+	// ARI 0.31 against 0.52): there differential expression is mild and
+	// independent of a gene's mean, so the genes of largest mean carry the
+	// most signal.
+	SelectSpread Select = "spread"
+	// SelectMean keeps the h genes of largest noisy mean log-expression
+	// (METHODS §5's design; dcan-sound's start). The default.
+	SelectMean Select = "mean"
+)
+
+// PoolFactor is how many candidates per kept gene SelectSpread ranks by
+// spread: 4, fixed in advance (HVG practice keeps about one gene in ten of
+// a transcriptome; four candidates per gene keep the pool among genes that
+// are expressed, where a spread can be estimated at all, while the
+// sensitivity of the gene statistics grows only by √4 = 2).
+const PoolFactor = 4
+
 // Defaults (METHODS.md §5's design unless said): p chosen by the noise edge
-// (PRuleEdge) up to 20, T = 10, the top 200 genes by mean log-expression,
-// half of the budget to the PCA, rows clipped to 0.5·√h.
+// (PRuleEdge) up to 30, T = 10, the top h genes by mean log-expression
+// with h from the released cell count and the budget (GenesAuto; 200 for
+// library callers, DefaultGenes), half of the budget to the PCA, rows
+// clipped to 0.5·√h, over-clustering when the budget allows (OverAuto).
 const (
 	// DefaultP is the p of PRuleFixed when none is given: METHODS' p = 10
 	// (callers that set Options.P, as dcan-sound does, keep a fixed p).
 	DefaultP = 10
-	// DefaultPCap is the cap of PRuleEdge: twice METHODS' p, so that at
-	// large n·ε the edge rule, not the cap, decides; a cap of K − 1 (the
-	// span of K cluster means) was measured and not kept.
-	DefaultPCap = 20
+	// DefaultPCap is the cap of PRuleEdge, so that at large n·ε the edge
+	// rule, not the cap, decides up to a point. Chosen on fresh
+	// simulations (TestSimDesign, 8 and 14 types; never the shared sets):
+	// a cap of 30 was at or above 20 at every ε from 2 to 8 (8 types:
+	// 0.45/0.64/0.71 against 0.40/0.61/0.71 at ε = 2/4/8; 14 types:
+	// 0.22/0.42/0.57 against 0.20/0.38/0.54) and above 50 at ε = 4–8 and
+	// without noise; a cap of K − 1 (the span of K cluster means) was
+	// below 20 at ε = 2–8 (0.30 against 0.40 at ε = 4 with 8 types).
+	DefaultPCap = 30
 	// DefaultT is twice METHODS' 5 rounds: without noise, Lloyd from the
 	// histogram seeding still lowers the k-means cost by 0.3–1.6 % from
 	// round 5 to 10 on the shared sets and by < 0.4 % from 10 to 20 (a
@@ -101,18 +141,26 @@ const (
 	DefaultClip  = 0.5
 )
 
+// OverAuto is Options.Over's "auto" (dppca's default, Parse): over-cluster
+// by 2 when the released statistics say the centres of 2K clusters are
+// still precise (overRule), else not.
+const OverAuto = -1
+
 // Options are dppca's own settings (core.Config.Options). Zero values select
 // the defaults above; Resolve fills them in.
 type Options struct {
 	// P is the number p of private principal components ("p=N"), or its
-	// cap under PRuleEdge ("p=auto", the default).
+	// cap under PRuleEdge ("p=auto", cap DefaultPCap, or "p=auto:N").
 	P int
 	// PRule is how p is chosen: "" resolves to PRuleFixed when P is set,
 	// else to PRuleEdge.
 	PRule PRule
 	// T is the number of DP Lloyd rounds ("T").
 	T int
-	// Genes is the number h of genes the covariance is built on ("genes").
+	// Genes is the number h of genes the covariance is built on
+	// ("genes"), or GenesAuto ("genes=auto", dppca's default through
+	// Parse): h from the released cell count and the budget (GenesRule).
+	// 0 resolves to DefaultGenes in Resolve (library callers keep 200).
 	Genes int
 	// Split is the PCA's share of the budget, as a fraction of μ² (GDP) or
 	// equivalently of zCDP ρ ("split").
@@ -127,10 +175,21 @@ type Options struct {
 	// K is the number of clusters ("k"); 0 takes the number of classes of
 	// the data set's labels.
 	K int
+	// Select is how the private preprocessing picks its h genes
+	// ("select": spread or mean).
+	Select Select
+	// Over is the over-clustering factor ("over": auto or 1..10): the
+	// first ⌊T/2⌋ Lloyd rounds run with Over·K centres, then merged into K
+	// (release.overRound). OverAuto lets overRule choose 1 or 2 from the
+	// released statistics. 0 resolves to 1 (none) in Resolve, so library
+	// callers that build Options (dcan-sound, which over-clusters its own
+	// start) keep their pipeline; Parse, dppca's own reading of its
+	// options, resolves an absent "over" to OverAuto.
+	Over int
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k"}
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over"}
 
 // LiveKeys are the options a patch may change during a run.
 var LiveKeys = []string{"p", "T", "clip"}
@@ -143,6 +202,12 @@ func Parse(vals map[string]string) (Options, error) {
 	if err := o.set(vals, Keys); err != nil {
 		return Options{}, err
 	}
+	if o.Over == 0 {
+		o.Over = OverAuto
+	}
+	if o.Genes == 0 {
+		o.Genes = GenesAuto
+	}
 	return o.Resolve()
 }
 
@@ -153,26 +218,42 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 		if !slices.Contains(allowed, key) {
 			return optf("option %q is unknown here, must be one of %s", key, strings.Join(allowed, ", "))
 		}
+		if key == "genes" && v == "auto" {
+			o.Genes = GenesAuto
+			continue
+		}
+		if key == "over" && v == "auto" {
+			o.Over = OverAuto
+			continue
+		}
 		if key == "p" && v == "auto" {
 			o.P, o.PRule = 0, PRuleEdge
+			continue
+		}
+		if c, ok := strings.CutPrefix(v, "auto:"); key == "p" && ok {
+			n, err := strconv.Atoi(c)
+			if err != nil || n < 1 {
+				return optf("option p is %q, must be an integer, auto or auto:N (N ≥ 1, the cap)", v)
+			}
+			o.P, o.PRule = n, PRuleEdge
 			continue
 		}
 		if key == "p" {
 			o.PRule = PRuleFixed
 		}
 		switch key {
-		case "p", "T", "genes", "k":
+		case "p", "T", "genes", "k", "over":
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				if key == "p" {
-					return optf("option p is %q, must be an integer or auto", v)
+				if key == "p" || key == "genes" || key == "over" {
+					return optf("option %s is %q, must be an integer or auto", key, v)
 				}
 				return optf("option %s is %q, must be an integer", key, v)
 			}
 			if n < 1 {
 				return optf("option %s is %d, must be ≥ 1", key, n)
 			}
-			*map[string]*int{"p": &o.P, "T": &o.T, "genes": &o.Genes, "k": &o.K}[key] = n
+			*map[string]*int{"p": &o.P, "T": &o.T, "genes": &o.Genes, "k": &o.K, "over": &o.Over}[key] = n
 		case "split", "clip":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 {
@@ -187,6 +268,8 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 			o.Prep = Prep(v)
 		case "init":
 			o.Init = Init(v)
+		case "select":
+			o.Select = Select(v)
 		}
 	}
 	return nil
@@ -226,6 +309,12 @@ func (o Options) Resolve() (Options, error) {
 	if o.Init == "" {
 		o.Init = InitHistogram
 	}
+	if o.Select == "" {
+		o.Select = SelectMean
+	}
+	if o.Over == 0 {
+		o.Over = 1
+	}
 	return o, o.Validate()
 }
 
@@ -236,10 +325,12 @@ func (o Options) Validate() error {
 		return optf("option p is %d, must be in [1, 100]", o.P)
 	case o.T < 1 || o.T > 100:
 		return optf("option T is %d, must be in [1, 100]", o.T)
-	case o.Genes < 2 || o.Genes > 5000:
+	case (o.Genes < 2 && o.Genes != GenesAuto) || o.Genes > 5000:
 		return optf("option genes is %d, must be in [2, 5000]", o.Genes)
-	case o.P > o.Genes && o.PRule == PRuleFixed:
-		return optf("option p is %d, must be ≤ genes = %d", o.P, o.Genes)
+	case o.P > o.genesCap() && o.PRule == PRuleFixed:
+		return optf("option p is %d, must be ≤ genes = %d", o.P, o.genesCap())
+	case (o.Over < 1 && o.Over != OverAuto) || o.Over > 10:
+		return optf("option over is %d, must be auto or in [1, 10]", o.Over)
 	case o.K < 0:
 		return optf("option k is %d, must be ≥ 1 (0: the number of classes)", o.K)
 	case !(o.Clip > 0) || o.Clip > 100:
@@ -254,6 +345,11 @@ func (o Options) Validate() error {
 	case PrepPrivate, PrepPublic:
 	default:
 		return optf("option prep is %q, must be %s or %s", o.Prep, PrepPrivate, PrepPublic)
+	}
+	switch o.Select {
+	case SelectSpread, SelectMean:
+	default:
+		return optf("option select is %q, must be %s or %s", o.Select, SelectSpread, SelectMean)
 	}
 	switch o.Init {
 	case InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus:
@@ -306,5 +402,55 @@ func (o Options) String() string {
 	if o.PRule == PRuleEdge {
 		p = "auto(≤" + p + ")"
 	}
-	return fmt.Sprintf("p=%s T=%d genes=%d split=%g clip=%g prep=%s init=%s k=%d", p, o.T, o.Genes, o.Split, o.Clip, o.Prep, o.Init, o.K)
+	genes := strconv.Itoa(o.Genes)
+	if o.Genes == GenesAuto {
+		genes = "auto"
+	}
+	over := strconv.Itoa(o.Over)
+	if o.Over == OverAuto {
+		over = "auto"
+	}
+	return fmt.Sprintf("p=%s T=%d genes=%s split=%g clip=%g prep=%s init=%s k=%d select=%s over=%s", p, o.T, genes, o.Split, o.Clip, o.Prep, o.Init, o.K, o.Select, over)
+}
+
+// GenesAuto is Options.Genes's "auto": h from the released cell count ñ
+// and the budget's GDP μ (GenesRule).
+const GenesAuto = -1
+
+// Bounds and scale of GenesRule.
+const (
+	GenesAutoMin = 50
+	GenesAutoMax = 1000
+	genesKappa   = 25
+)
+
+// GenesRule returns the number of genes h of a release on ñ cells at GDP
+// μ (+Inf: no noise): ñ·μ/25 within [50, 1000]. Why it grows with n·μ:
+// the noise edge of the covariance grows as h^1.5/μ while the signal of
+// the cell types grows about as n·h·f(h), f the share of the row variance
+// they hold, which falls as genes of smaller mean join; so fewer genes
+// keep the types above the noise when n·μ is small, and more genes carry
+// more of them when it is large. The form (linear in ñ·μ) and the scale
+// 25 were chosen on fresh simulations (TestSimDesign, never the shared
+// sets): the best of h = 100, 200, 400 was 100 at ñ·μ ≈ 1,500, 200 at
+// ñ·μ ≈ 2,800–5,000 and 400 at ñ·μ ≈ 8,700 (8 types, 3,000 cells); 200
+// at ñ·μ ≈ 4,200 and also at 7,300, where the rule gives 290 (14 types,
+// 2,500 cells); 200 of 200, 500, 1,000 at ñ·μ ≈ 3,300 on 20,000 genes and
+// 2,000 cells, where 1,000 genes won only without noise. The cap of 1,000
+// bounds the time of the h × h eigendecomposition (about a second); the
+// floor of 50 keeps a covariance to speak of.
+func GenesRule(nt, mu float64) int {
+	if math.IsInf(mu, 1) {
+		return GenesAutoMax
+	}
+	return int(max(GenesAutoMin, min(GenesAutoMax, math.Round(nt*mu/genesKappa))))
+}
+
+// genesCap is the most genes o may use: Genes, or GenesAutoMax under
+// GenesAuto.
+func (o Options) genesCap() int {
+	if o.Genes == GenesAuto {
+		return GenesAutoMax
+	}
+	return o.Genes
 }

@@ -8,12 +8,12 @@ import (
 // TestParseDefaults: no options give METHODS.md §5's design.
 func TestParseDefaults(t *testing.T) {
 	o := mustParse(t, nil)
-	want := Options{P: 20, PRule: PRuleEdge, T: 10, Genes: 200, Split: 0.5, Clip: 0.5, Prep: PrepPrivate, Init: InitHistogram}
+	want := Options{P: 30, PRule: PRuleEdge, T: 10, Genes: GenesAuto, Split: 0.5, Clip: 0.5, Prep: PrepPrivate, Init: InitHistogram, Select: SelectMean, Over: OverAuto}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}
-	o = mustParse(t, map[string]string{"p": "4", "T": "3", "genes": "50", "split": "0.6", "clip": "1", "prep": "public", "init": "kmeans++", "k": "7"})
-	want = Options{P: 4, PRule: PRuleFixed, T: 3, Genes: 50, Split: 0.6, Clip: 1, Prep: PrepPublic, Init: InitKMeansPlusPlus, K: 7}
+	o = mustParse(t, map[string]string{"p": "4", "T": "3", "genes": "50", "split": "0.6", "clip": "1", "prep": "public", "init": "kmeans++", "k": "7", "select": "spread", "over": "3"})
+	want = Options{P: 4, PRule: PRuleFixed, T: 3, Genes: 50, Split: 0.6, Clip: 1, Prep: PrepPublic, Init: InitKMeansPlusPlus, K: 7, Select: SelectSpread, Over: 3}
 	if o != want {
 		t.Errorf("parsed = %v, want %v", o, want)
 	}
@@ -28,7 +28,15 @@ func TestParseDefaults(t *testing.T) {
 	if o, err := (Options{PRule: PRuleFixed}).Resolve(); err != nil || o.P != DefaultP {
 		t.Errorf("Options{PRule: fixed}.Resolve() = %v, %v; want p = %d", o, err, DefaultP)
 	}
-	for _, bad := range []map[string]string{{"p": "many"}, {"p": "0"}, {"p": "20", "genes": "10"}} {
+	// p=auto:N sets the edge rule's cap; over=auto is the default; library
+	// callers that build Options get no over-clustering.
+	if o := mustParse(t, map[string]string{"p": "auto:30", "over": "auto"}); o.PRule != PRuleEdge || o.P != 30 || o.Over != OverAuto {
+		t.Errorf("p=auto:30 over=auto = %v, want the edge rule with cap 30 and over auto", o)
+	}
+	if o, err := (Options{P: 4}).Resolve(); err != nil || o.Over != 1 || o.Select != SelectMean {
+		t.Errorf("Options{P: 4}.Resolve() = %v, %v; want over 1 and select mean (dcan-sound's start unchanged)", o, err)
+	}
+	for _, bad := range []map[string]string{{"p": "many"}, {"p": "0"}, {"p": "20", "genes": "10"}, {"p": "auto:0"}, {"p": "auto:x"}, {"over": "0"}, {"over": "11"}, {"over": "some"}, {"select": "variance"}} {
 		if _, err := Parse(bad); !errors.Is(err, ErrOptions) {
 			t.Errorf("%v: %v, want ErrOptions", bad, err)
 		}
@@ -53,6 +61,8 @@ func FuzzParse(f *testing.F) {
 	f.Add("prep", "public", "clip", "1e300")
 	f.Add("T", "-1", "k", "0")
 	f.Add("p", "auto", "genes", "3")
+	f.Add("p", "auto:7", "over", "2")
+	f.Add("select", "spread", "over", "auto")
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		o, err := Parse(map[string]string{k1: v1, k2: v2})
 		if err != nil {
@@ -64,7 +74,7 @@ func FuzzParse(f *testing.F) {
 		if err := o.Validate(); err != nil {
 			t.Fatalf("Parse accepted %v, Validate says %v", o, err)
 		}
-		if (o.PRule == PRuleFixed && o.P > o.Genes) || o.Split <= 0 || o.Split >= 1 {
+		if (o.PRule == PRuleFixed && o.P > o.genesCap()) || o.Split <= 0 || o.Split >= 1 {
 			t.Fatalf("accepted %v", o)
 		}
 	})

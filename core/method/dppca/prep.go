@@ -113,6 +113,11 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 	x := cl.x
 	n, g := x.Rows, x.Cols
 	h := min(pl.H, g)
+	// The candidates whose statistics are released: the pool (SelectSpread)
+	// or the h genes themselves. The clips follow the plan's pool, so a
+	// data set with fewer genes than the pool is clipped (and noised) as
+	// the plan says.
+	pool := min(max(pl.pool(), h), g)
 	score := make([]float64, g)
 	for i := range n {
 		cols, vals := x.Row(i)
@@ -129,7 +134,7 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 		}
 	}
 	addNoise(score, pl.Rank, rng)
-	genes := topByScore(score, h)
+	genes := topByScore(score, pool)
 
 	col := make([]int, g)
 	for j := range col {
@@ -138,34 +143,52 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 	for k, j := range genes {
 		col[j] = k
 	}
-	y := make([]float64, n*h)
+	y := make([]float64, n*pool)
 	for i := range n {
 		cols, vals := x.Row(i)
 		for k, c := range cols {
 			if j := col[c]; j >= 0 {
-				y[i*h+j] = float64(vals[k])
+				y[i*pool+j] = float64(vals[k])
 			}
 		}
 	}
-	sh := math.Sqrt(float64(h))
-	nt := float64(n) + pl.Count*rng.NormFloat64()
-	nt = max(nt, 1)
-	mean := clippedSums(y, n, h, meanClipPerGene*sh, nil, false)
+	sh := math.Sqrt(float64(pl.pool()))
+	nt := pl.NoisyN // released already when genes=auto chose h from it
+	if nt == 0 {
+		nt = max(float64(n)+pl.Count*rng.NormFloat64(), 1)
+	}
+	mean := clippedSums(y, n, pool, meanClipPerGene*sh, nil, false)
 	addNoise(mean, pl.Mean, rng)
 	for j := range mean {
 		mean[j] /= nt
 	}
 	// Second pass: the clipped deviations from the first estimate, whose
 	// rows are shorter than the values', so clipping biases them less.
-	dev := clippedSums(y, n, h, meanClipPerGene*sh, mean, false)
+	dev := clippedSums(y, n, pool, meanClipPerGene*sh, mean, false)
 	addNoise(dev, pl.Mean2, rng)
 	for j := range mean {
 		mean[j] += dev[j] / nt
 	}
-	spread := clippedSums(y, n, h, spreadClipPerGene*sh, mean, true)
+	spread := clippedSums(y, n, pool, spreadClipPerGene*sh, mean, true)
 	addNoise(spread, pl.Spread, rng)
 	for j := range spread {
 		spread[j] = max(madToSD*spread[j]/nt, sdFloor)
+	}
+	if pool > h {
+		// SelectSpread: the h candidates of largest released spread, in
+		// decreasing order of it (post-processing of the releases).
+		keep := topByScore(binnedZ(mean, spread, hvgBins), h)
+		sub := make([]float64, n*h)
+		for i := range n {
+			for k, j := range keep {
+				sub[i*h+k] = y[i*pool+j]
+			}
+		}
+		m2, s2, g2 := make([]float64, h), make([]float64, h), make([]int, h)
+		for k, j := range keep {
+			m2[k], s2[k], g2[k] = mean[j], spread[j], genes[j]
+		}
+		y, mean, spread, genes = sub, m2, s2, g2
 	}
 	for i := range n {
 		row := y[i*h : (i+1)*h]
@@ -293,4 +316,46 @@ func publicPrep(d *datasets.Dataset, h int, r float64) (*Matrix, []datasets.Step
 	m := &Matrix{N: n, H: h, Z: z, Genes: genes, Labels: p.Labels, Barcodes: p.Barcodes, NoisyN: float64(n)}
 	m.Clipped = clipRows(z, n, h, r)
 	return m, p.Steps, nil
+}
+
+// hvgBins is the number of equal-width bins of released mean in which
+// SelectSpread standardises the released spreads: seurat's rule (20 bins,
+// scanpy's highly_variable_genes flavor "seurat"), fixed in advance.
+const hvgBins = 20
+
+// binnedZ returns each gene's spread standardised within its bin of mean
+// ((s − bin mean)/bin sd; 0 in a bin of one gene or of no spread): a
+// gene's spread is compared with genes of like mean only, since sampling
+// noise alone makes the log spread of a gene depend on its mean.
+func binnedZ(mean, spread []float64, bins int) []float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, m := range mean {
+		lo, hi = min(lo, m), max(hi, m)
+	}
+	bin := make([]int, len(mean))
+	if hi > lo {
+		for j, m := range mean {
+			bin[j] = min(bins-1, int(float64(bins)*(m-lo)/(hi-lo)))
+		}
+	}
+	sum, sum2, cnt := make([]float64, bins), make([]float64, bins), make([]float64, bins)
+	for j, s := range spread {
+		b := bin[j]
+		sum[b] += s
+		sum2[b] += s * s
+		cnt[b]++
+	}
+	z := make([]float64, len(spread))
+	for j, s := range spread {
+		b := bin[j]
+		if cnt[b] < 2 {
+			continue
+		}
+		m := sum[b] / cnt[b]
+		v := (sum2[b] - cnt[b]*m*m) / (cnt[b] - 1)
+		if v > 0 {
+			z[j] = (s - m) / math.Sqrt(v)
+		}
+	}
+	return z
 }

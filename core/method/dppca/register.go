@@ -10,14 +10,16 @@ import (
 // validation and help, the interface's fields); Parse stays the engine's
 // own reading of them, with the cross-field checks of Validate.
 var optionSpecs = []core.OptionSpec{
-	{Key: "p", Kind: core.KindString, Default: "auto", Live: true, Doc: "components: auto (released eigenvalues above the noise edge, 2–20) or a fixed N in 1..100"},
+	{Key: "p", Kind: core.KindString, Default: "auto", Live: true, Doc: "components: auto (released eigenvalues above the noise edge, 2–30), auto:N (cap N) or a fixed N in 1..100"},
 	{Key: "T", Kind: core.KindInt, Default: DefaultT, Min: 1, Max: 100, Live: true, Doc: "DP Lloyd rounds"},
-	{Key: "genes", Kind: core.KindInt, Default: DefaultGenes, Min: 2, Max: 5000, Doc: "genes h the private covariance is built on"},
+	{Key: "genes", Kind: core.KindString, Default: "auto", Doc: "genes h the private covariance is built on: auto (ñ·μ/25 within 50–1000, from the released cell count and the budget) or N in 2..5000"},
 	{Key: "split", Kind: core.KindFloat, Default: DefaultSplit, Min: 0, Max: 1, Doc: "the PCA's share of the budget (of μ²); the rest, less preprocessing and seeding, goes to the k-means"},
 	{Key: "clip", Kind: core.KindFloat, Default: DefaultClip, Min: 0, Max: 100, Live: true, Doc: "factor c of the row clip radius R = c·√h"},
 	{Key: "prep", Kind: core.KindChoice, Default: string(PrepPrivate), Choices: []string{string(PrepPrivate), string(PrepPublic)}, Doc: "per-gene preprocessing statistics released with noise (private) or taken as public (an assumption)"},
 	{Key: "init", Kind: core.KindChoice, Default: string(InitHistogram), Choices: []string{string(InitHistogram), string(InitPCAGaussian), string(InitRandomBall), string(InitKMeansPlusPlus)}, Doc: "k-means initialisation; kmeans++ reads private rows without noise (no guarantee)"},
 	{Key: "k", Kind: core.KindInt, Min: 0, Max: math.Inf(1), Doc: "clusters K (0 or absent: the number of classes of the labels)"},
+	{Key: "select", Kind: core.KindChoice, Default: string(SelectMean), Choices: []string{string(SelectMean), string(SelectSpread)}, Doc: "private gene choice: largest mean (default) or largest spread within mean bins among 4h candidates"},
+	{Key: "over", Kind: core.KindString, Default: "auto", Doc: "over-clustering: auto (2·K centres for the first T/2 rounds, merged into K, when the released statistics say their centres stay precise; else none) or a factor 1..10"},
 }
 
 func init() {

@@ -49,8 +49,48 @@ func NewSource(d *datasets.Dataset, k int) (*Source, error) {
 	return &Source{Data: d, K: k, cl: newCellLog(d), public: map[int]*Matrix{}}, nil
 }
 
-// Genes returns how many genes a release of h genes actually uses.
-func (s *Source) Genes(h int) int { return min(h, s.Data.Genes()) }
+// Genes returns how many genes a release of h genes actually uses (for
+// GenesAuto, the most it may use; PlanFor chooses).
+func (s *Source) Genes(h int) int {
+	if h == GenesAuto {
+		h = GenesAutoMax
+	}
+	return min(h, s.Data.Genes())
+}
+
+// PlanFor calibrates a release of o on s at (ε, δ) (private) or without
+// noise, with the row clip radius radius (0: o.Clip·√h). Under GenesAuto
+// it first releases the cell count (private preprocessing: the plan's
+// count noise, which does not depend on h; the plan carries it as NoisyN
+// and the preprocessing reuses it) and chooses h by GenesRule from it;
+// under prep=public the count is taken as public with the rest.
+func (s *Source) PlanFor(private bool, eps, delta float64, o Options, radius float64, rng *rand.Rand) (Plan, error) {
+	r := func(h int) float64 {
+		if radius > 0 {
+			return radius
+		}
+		return o.Clip * math.Sqrt(float64(h))
+	}
+	if o.Genes != GenesAuto {
+		h := s.Genes(o.Genes)
+		return NewPlan(private, eps, delta, o, h, r(h))
+	}
+	n, mu, noisyN := float64(s.Data.Cells()), math.Inf(1), 0.0
+	if private {
+		var err error
+		if mu, err = muOf(eps, delta); err != nil {
+			return Plan{}, err
+		}
+		if o.Prep == PrepPrivate {
+			n = max(n+rng.NormFloat64()/(mu*math.Sqrt(ShareCount)), 1)
+			noisyN = n
+		}
+	}
+	h := s.Genes(GenesRule(n, mu))
+	pl, err := NewPlan(private, eps, delta, o, h, r(h))
+	pl.NoisyN = noisyN
+	return pl, err
+}
 
 // matrix builds the input of the PCA for pl (its R, h and preprocessing),
 // drawing the private preprocessing's noise from rng.
@@ -92,6 +132,8 @@ type Outcome struct {
 	Inertia []float64
 	// NonEmpty is the number of clusters with at least one cell.
 	NonEmpty int
+	// Over is the over-clustering factor the release used (1: none).
+	Over int
 }
 
 // release is one run of the pipeline under one plan, driven step by step so
@@ -102,6 +144,12 @@ type release struct {
 	o   Options
 	rng *rand.Rand
 	out Outcome
+	// counts are the released (noisy) cluster counts of the last round
+	// (over-clustering only), the weights of the merge.
+	counts []float64
+	// over is the over-clustering factor of this release (Options.Over, or
+	// overRule's choice), fixed before the first round.
+	over int
 }
 
 func newRelease(src *Source, pl Plan, o Options, rng *rand.Rand) *release {
@@ -153,6 +201,9 @@ func (r *release) pca() error {
 // round runs one DP Lloyd round (noisy sums and counts) on the projection;
 // the first round starts from the initialisation of Options.Init.
 func (r *release) round(ctx context.Context) error {
+	if r.chooseOver() > 1 {
+		return r.overRound(ctx)
+	}
 	m, p := r.out.Matrix, len(r.out.Eigen)
 	cfg := cluster.DPKMeansConfig{K: r.src.K, Iterations: 1, ClipNorm: r.pl.R, SigmaSum: r.pl.Sums, SigmaCount: r.pl.Counts}
 	switch {
@@ -163,10 +214,7 @@ func (r *release) round(ctx context.Context) error {
 	case r.o.Init == InitPCAGaussian:
 		cfg.Init, cfg.Centroids = cluster.DPInitGiven, pcaGaussian(r.out.Eigen, m.NoisyN, r.src.K, r.pl.R, r.rng)
 	case r.o.Init == InitHistogram:
-		counts, centres, q := histogram(r.out.Proj, m.N, p, r.out.Eigen, m.NoisyN, r.pl.R)
-		addNoise(counts, r.pl.Seed, r.rng)
-		fill := pcaGaussian(r.out.Eigen, m.NoisyN, r.src.K, r.pl.R, r.rng)
-		cfg.Init, cfg.Centroids = cluster.DPInitGiven, seedFromHistogram(counts, centres, q, p, r.src.K, r.pl.Seed, r.rng, fill)
+		cfg.Init, cfg.Centroids = cluster.DPInitGiven, r.histogramSeeds(r.src.K)
 	}
 	res, err := cluster.DPKMeans(ctx, r.out.Proj, m.N, p, cfg, r.rng)
 	if err != nil {
@@ -180,6 +228,97 @@ func (r *release) round(ctx context.Context) error {
 		if !seen[l] {
 			seen[l] = true
 			r.out.NonEmpty++
+		}
+	}
+	return nil
+}
+
+// chooseOver fixes the release's over-clustering factor once the
+// covariance is released (Options.Over, or overRule's choice from the
+// released statistics) and returns it.
+func (r *release) chooseOver() int {
+	if r.over != 0 {
+		return r.over
+	}
+	r.over = r.o.Over
+	switch {
+	case r.o.Init == InitKMeansPlusPlus:
+		// Seeds from private rows (comparison only): no merge.
+		r.over = 1
+	case r.over == OverAuto:
+		r.over = overRule(r.pl, r.out.Matrix.NoisyN, r.src.K, r.out.Eigen)
+	}
+	r.out.Over = r.over
+	return r.over
+}
+
+// histogramSeeds returns k starting centres from the noisy seeding
+// histogram (init=histogram).
+func (r *release) histogramSeeds(k int) []float64 {
+	m, p := r.out.Matrix, len(r.out.Eigen)
+	counts, centres, q := histogram(r.out.Proj, m.N, p, r.out.Eigen, m.NoisyN, r.pl.R)
+	addNoise(counts, r.pl.Seed, r.rng)
+	fill := pcaGaussian(r.out.Eigen, m.NoisyN, k, r.pl.R, r.rng)
+	return seedFromHistogram(counts, centres, q, p, k, r.pl.Seed, r.rng, fill)
+}
+
+// overRound is round with over-clustering (Options.Over > 1): the first
+// ⌊T/2⌋ rounds run with Over·K centres, then the released centres, weighted
+// by their released counts, are merged into K by the best of seedRestarts
+// weighted k-means++ + Lloyd runs (post-processing), and the remaining
+// rounds run with K. Each round is the same two Gaussian releases
+// whatever the number of centres (one cell changes one sum by ≤ R and one
+// count by 1), so the plan and the ledger do not change.
+func (r *release) overRound(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m, p := r.out.Matrix, len(r.out.Eigen)
+	t := len(r.out.Inertia)
+	k := r.src.K
+	if t < r.o.T/2 {
+		k = min(r.over*r.src.K, m.N)
+	}
+	switch {
+	case t == 0:
+		switch r.o.Init {
+		case InitHistogram:
+			r.out.Centres = r.histogramSeeds(k)
+		case InitPCAGaussian:
+			r.out.Centres = pcaGaussian(r.out.Eigen, m.NoisyN, k, r.pl.R, r.rng)
+		default:
+			r.out.Centres = make([]float64, k*p)
+			for j := range k {
+				ballPoint(r.out.Centres[j*p:(j+1)*p], r.pl.R, r.rng)
+			}
+		}
+	case t == r.o.T/2 && len(r.out.Centres) != k*p:
+		r.out.Centres = mergeCentres(r.out.Centres, r.counts, p, k, r.rng)
+	}
+	labels, counts, inertia := lloydRound(r.out.Proj, m.N, p, r.out.Centres, r.pl.R, r.pl.Sums, r.pl.Counts, r.rng)
+	r.counts = counts
+	r.out.Labels = labels
+	r.out.Inertia = append(r.out.Inertia, inertia/float64(m.N))
+	seen := make([]bool, k)
+	r.out.NonEmpty = 0
+	for _, l := range labels {
+		if !seen[l] {
+			seen[l] = true
+			r.out.NonEmpty++
+		}
+	}
+	if t+1 == r.o.T {
+		// The labels of the last release: each cell against the final
+		// centres, as DPKMeans does after its last update.
+		r.out.Labels, r.out.Inertia[t] = assign(r.out.Proj, m.N, p, r.out.Centres)
+		r.out.Inertia[t] /= float64(m.N)
+		clear(seen)
+		r.out.NonEmpty = 0
+		for _, l := range r.out.Labels {
+			if !seen[l] {
+				seen[l] = true
+				r.out.NonEmpty++
+			}
 		}
 	}
 	return nil

@@ -1,0 +1,152 @@
+package dppca
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/dpscope/dpscope/core/cluster"
+)
+
+// assign labels every row of the n × p x by its nearest centre and returns
+// the labels with the sum of squared distances.
+func assign(x []float64, n, p int, c []float64) ([]int, float64) {
+	labels := make([]int, n)
+	var cost float64
+	for i := range n {
+		row := x[i*p : (i+1)*p]
+		j := cluster.Nearest(row, c, p)
+		labels[i] = j
+		for t, v := range row {
+			d := v - c[j*p+t]
+			cost += d * d
+		}
+	}
+	return labels, cost
+}
+
+// lloydRound is one DP Lloyd round on the rows of x clipped to norm r
+// (the projection's rows are within r already: rows of norm ≤ R projected
+// on orthonormal directions): each row assigned to its nearest centre of c (updated in place), the
+// cluster sums (Δ = r) and counts (Δ = 1) released with Gaussian noise of
+// standard deviations σs and σc, each centre set to its noisy sum over
+// max(noisy count, 1) and clipped to the ball of radius r — the update of
+// cluster.DPKMeans. It returns the labels of the assignment, the released
+// counts and the assignment's squared distances.
+func lloydRound(x []float64, n, p int, c []float64, r, sigmaSum, sigmaCount float64, rng *rand.Rand) ([]int, []float64, float64) {
+	k := len(c) / p
+	xc := append([]float64(nil), x[:n*p]...)
+	clipRows(xc, n, p, r)
+	sums := make([]float64, k*p)
+	counts := make([]float64, k)
+	labels, cost := assign(xc, n, p, c)
+	for i, j := range labels {
+		for t, v := range xc[i*p : (i+1)*p] {
+			sums[j*p+t] += v
+		}
+		counts[j]++
+	}
+	for j := range k {
+		cj := sums[j*p : (j+1)*p]
+		addNoise(cj, sigmaSum, rng)
+		if sigmaCount > 0 {
+			counts[j] += sigmaCount * rng.NormFloat64()
+		}
+		inv := 1 / max(counts[j], 1)
+		for t := range cj {
+			cj[t] *= inv
+		}
+		clipTo(cj, r)
+	}
+	copy(c, sums)
+	return labels, counts, cost
+}
+
+// mergeCentres merges the released centres c (rows of p) into k, weighted
+// by their released counts (a count below one weighs nothing): the best,
+// by weighted inertia, of seedRestarts weighted k-means++ + Lloyd runs.
+// Post-processing of releases. With fewer than k weighted centres the
+// heaviest centres of c fill the rest.
+func mergeCentres(c, counts []float64, p, k int, rng *rand.Rand) []float64 {
+	w := make([]float64, len(counts))
+	m := 0
+	for j, v := range counts {
+		if v >= 1 {
+			w[j] = v
+			m++
+		}
+	}
+	if m < k {
+		out := make([]float64, 0, k*p)
+		for j := range k {
+			out = append(out, c[j*p:(j+1)*p]...)
+		}
+		return out
+	}
+	best, bestCost := []float64(nil), math.Inf(1)
+	for range seedRestarts {
+		s := cluster.WeightedPlusPlus(c, w, p, k, rng)
+		if cost := cluster.WeightedLloyd(c, w, p, s, seedLloyd); cost < bestCost {
+			best, bestCost = s, cost
+		}
+	}
+	return best
+}
+
+// ballPoint writes a point drawn uniformly from the p-ball of radius r.
+func ballPoint(dst []float64, r float64, rng *rand.Rand) {
+	var s float64
+	for s == 0 {
+		for t := range dst {
+			dst[t] = rng.NormFloat64()
+		}
+		for _, v := range dst {
+			s += v * v
+		}
+	}
+	f := r * math.Pow(rng.Float64(), 1/float64(len(dst))) / math.Sqrt(s)
+	for t := range dst {
+		dst[t] *= f
+	}
+}
+
+// centreNoise returns the relative noise of a released centre when the
+// cells are spread over m clusters: the noise of a centre of a cluster of
+// the average size ñ/m, R·σ_count·m/ñ (the sums' noise √p·σ_sum equals
+// R·σ_count under the plan's split, and the count's noise moves a centre
+// of norm up to R as much), over the rms norm of the projected rows,
+// √(Σλ/ñ) from the released eigenvalues. Released quantities only.
+func centreNoise(pl Plan, nt float64, m int, eigen []float64) float64 {
+	if !pl.Private() {
+		return 0
+	}
+	var s float64
+	for _, l := range eigen {
+		s += max(l, 0)
+	}
+	nt = max(nt, 1)
+	rms := math.Sqrt(s / nt)
+	if rms == 0 {
+		return math.Inf(1)
+	}
+	return pl.R * pl.Counts * float64(m) / nt / rms
+}
+
+// overNoiseMax is the largest relative centre noise (centreNoise) at which
+// overRule over-clusters: a quarter of the rows' rms norm, fixed in advance
+// of the shared sets (on fresh simulations, over-clustering by 2 helped
+// where this noise at 2K clusters was below about 0.2 and hurt above about
+// 0.25).
+const overNoiseMax = 0.25
+
+// overRule returns 2 when the centres of 2K clusters would be released with
+// a relative noise of at most overNoiseMax, else 1: over-clustering then
+// merging escapes the poor local optima of Lloyd from a coarse private
+// seeding (the merge picks the best of several weighted k-means++ runs on
+// the released centres), but halves every cluster, so it pays only when
+// the budget leaves the smaller clusters' centres precise. Nonprivate: 2.
+func overRule(pl Plan, nt float64, k int, eigen []float64) int {
+	if centreNoise(pl, nt, 2*k, eigen) <= overNoiseMax {
+		return 2
+	}
+	return 1
+}

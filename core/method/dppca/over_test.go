@@ -1,0 +1,190 @@
+package dppca
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/dpscope/dpscope/core/cluster"
+)
+
+// TestLloydRoundMatchesDPKMeans: one round of lloydRound is DPKMeans's
+// update (the same noise in the same order: sums then count per cluster).
+func TestLloydRoundMatchesDPKMeans(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n, p, k := 200, 3, 4
+	x := make([]float64, n*p)
+	for i := range x {
+		x[i] = rng.NormFloat64() + float64(i%(p*k))/3
+	}
+	init := append([]float64(nil), x[:k*p]...)
+	for _, sig := range []float64{0, 0.5} {
+		c := append([]float64(nil), init...)
+		labels, counts, _ := lloydRound(x, n, p, c, 2, sig, sig, rand.New(rand.NewPCG(9, 9)))
+		res, err := cluster.DPKMeans(context.Background(), x, n, p, cluster.DPKMeansConfig{K: k, Iterations: 1, ClipNorm: 2, SigmaSum: sig, SigmaCount: sig, Init: cluster.DPInitGiven, Centroids: init}, rand.New(rand.NewPCG(9, 9)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, v := range res.Centroids {
+			if math.Abs(v-c[j]) > 1e-12 {
+				t.Fatalf("σ %g: centre coordinate %d = %g, DPKMeans %g", sig, j, c[j], v)
+			}
+		}
+		var tot float64
+		for _, v := range counts {
+			tot += v
+		}
+		if len(labels) != n || (sig == 0 && tot != float64(n)) {
+			t.Errorf("σ %g: %d labels, counts sum %g, want %d and %d", sig, len(labels), tot, n, n)
+		}
+	}
+}
+
+// TestMergeCentres: eight released centres in four tight pairs merge into
+// the four pair means (weighted by the counts); centres whose released
+// count is below one weigh nothing.
+func TestMergeCentres(t *testing.T) {
+	c := []float64{0, 0, 0.1, 0, 10, 0, 10.1, 0, 0, 10, 0, 10.1, 10, 10, 10.1, 10.1, 50, 50}
+	w := []float64{1, 3, 2, 2, 5, 5, 4, 4, 0.5}
+	out := mergeCentres(c, w, 2, 4, rand.New(rand.NewPCG(1, 1)))
+	want := [][2]float64{{0.075, 0}, {10.05, 0}, {0, 10.05}, {10.05, 10.05}}
+	for _, wc := range want {
+		found := false
+		for j := range 4 {
+			if math.Hypot(out[2*j]-wc[0], out[2*j+1]-wc[1]) < 1e-9 {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("merged centres %v lack %v", out, wc)
+		}
+	}
+	// Fewer weighted centres than k: the first k centres are kept.
+	if out := mergeCentres(c[:4], []float64{0, 0}, 2, 2, rand.New(rand.NewPCG(1, 1))); len(out) != 4 || out[2] != 0.1 {
+		t.Errorf("unweighted merge = %v, want the centres themselves", out)
+	}
+}
+
+// TestOverRule: without noise the release over-clusters; with the noise of
+// a small ε on a small set it does not; the relative noise falls as ε grows.
+func TestOverRule(t *testing.T) {
+	o := mustParse(t, nil)
+	eigen := []float64{400, 300, 200}
+	pl, err := NewPlan(false, 0, 1e-5, o, 100, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := overRule(pl, 1000, 8, eigen); got != 2 {
+		t.Errorf("nonprivate: over %d, want 2", got)
+	}
+	var prev float64 = math.Inf(1)
+	for _, eps := range []float64{0.5, 2, 8, 64} {
+		pl, err := NewPlan(true, eps, 1e-5, o, 100, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl = pl.WithP(3)
+		rho := centreNoise(pl, 1000, 16, eigen)
+		if !(rho < prev) {
+			t.Errorf("ε %g: relative centre noise %g, not below %g at the smaller ε", eps, rho, prev)
+		}
+		prev = rho
+		if want := map[bool]int{true: 2, false: 1}[rho <= overNoiseMax]; overRule(pl, 1000, 8, eigen) != want {
+			t.Errorf("ε %g: ρ %g, over %d, want %d", eps, rho, overRule(pl, 1000, 8, eigen), want)
+		}
+	}
+	if pl, _ := NewPlan(true, 0.5, 1e-5, o, 100, 5); overRule(pl.WithP(3), 100, 8, eigen) != 1 {
+		t.Errorf("ε 0.5 on 100 cells over-clusters")
+	}
+}
+
+// TestOverClusteringRelease: a release with over=2 finds four separated
+// populations without noise and at a generous ε, uses K clusters at the
+// end, and spends exactly what over=1 spends (each round is the same two
+// releases whatever the number of centres).
+func TestOverClusteringRelease(t *testing.T) {
+	d := separated(4, 100, 300, 5)
+	src, err := NewSource(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, over := range []string{"1", "2", "auto"} {
+		o := mustParse(t, map[string]string{"genes": "100", "over": over})
+		for _, private := range []bool{false, true} {
+			ari, out := releaseARI(t, src, private, 50, o, 1)
+			if ari <= 0.9 || out.NonEmpty != 4 || len(out.Centres) != 4*len(out.Eigen) {
+				t.Errorf("over=%s private %v: ARI %.3f, %d non-empty, %d centre values, want > 0.9, 4, 4·p", over, private, ari, out.NonEmpty, len(out.Centres))
+			}
+			if over == "2" && out.Over != 2 || over == "1" && out.Over != 1 {
+				t.Errorf("over=%s: release used %d", over, out.Over)
+			}
+		}
+	}
+	for _, over := range []string{"1", "2"} {
+		e, _ := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100", "over": over}), nil)
+		if n, want := len(e.Ledger().Components()), len(e.Outcomes()[0].Plan.Mechanisms()); n != want {
+			t.Errorf("over=%s: ledger has %d components, want the plan's %d", over, n, want)
+		}
+		mu := ComposedMu(e.Outcomes()[0].Plan.Mechanisms())
+		if want, _ := muOf(2, 1e-5); math.Abs(mu-want) > 1e-9 {
+			t.Errorf("over=%s: composed μ %g, want %g", over, mu, want)
+		}
+	}
+}
+
+// TestGenesRule: h = ñ·μ/25 within [50, 1000], 1000 without noise.
+func TestGenesRule(t *testing.T) {
+	for _, c := range []struct {
+		n, mu float64
+		want  int
+	}{{3000, 1.666, 200}, {3000, 0.268, 50}, {100, 8, 50}, {50000, 3, 1000}, {10, math.Inf(1), 1000}} {
+		if got := GenesRule(c.n, c.mu); got != c.want {
+			t.Errorf("GenesRule(%g, %g) = %d, want %d", c.n, c.mu, got, c.want)
+		}
+	}
+}
+
+// TestPlanForGenesAuto: under genes=auto a private plan carries the
+// released cell count (drawn with the plan's own count noise) and h from
+// it; prep=public reads the cell count as public; a fixed genes is kept;
+// an engine run records the count once.
+func TestPlanForGenesAuto(t *testing.T) {
+	d := separated(4, 500, 1200, 3)
+	src, err := NewSource(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := mustParse(t, nil)
+	pl, err := src.PlanFor(true, 8, 1e-5, o, 0, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu, _ := muOf(8, 1e-5)
+	noise := rand.New(rand.NewPCG(1, 2)).NormFloat64() * pl.Count
+	if math.Abs(pl.NoisyN-(2000+noise)) > 1e-9 || pl.H != GenesRule(pl.NoisyN, mu) || pl.H < 100 || pl.R != 0.5*math.Sqrt(float64(pl.H)) {
+		t.Errorf("private plan: ñ %g (want 2000 + %g), h %d (want %d), R %g", pl.NoisyN, noise, pl.H, GenesRule(pl.NoisyN, mu), pl.R)
+	}
+	pub := mustParse(t, map[string]string{"prep": "public"})
+	if pl, _ := src.PlanFor(true, 8, 1e-5, pub, 0, rand.New(rand.NewPCG(1, 2))); pl.NoisyN != 0 || pl.H != GenesRule(2000, mu) {
+		t.Errorf("public plan: ñ %g, h %d, want 0 and %d", pl.NoisyN, pl.H, GenesRule(2000, mu))
+	}
+	if pl, _ := src.PlanFor(false, 0, 1e-5, o, 3, nil); pl.H != 1000 || pl.R != 3 || pl.Private() {
+		t.Errorf("nonprivate plan: h %d, R %g, want 1000 genes and the given radius", pl.H, pl.R)
+	}
+	fixed := mustParse(t, map[string]string{"genes": "60"})
+	if pl, _ := src.PlanFor(true, 8, 1e-5, fixed, 0, rand.New(rand.NewPCG(1, 2))); pl.H != 60 || pl.NoisyN != 0 {
+		t.Errorf("genes=60: h %d, ñ %g", pl.H, pl.NoisyN)
+	}
+	e, _ := runTest(t, d, soundConfig(8, 1, nil), nil)
+	n := 0
+	for _, c := range e.Ledger().Components() {
+		if strings.Contains(c, MechCount) {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("ledger %v: the cell count recorded %d times, want once", e.Ledger().Components(), n)
+	}
+}
