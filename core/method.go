@@ -135,6 +135,9 @@ type Calibration struct {
 	Orders string `json:"orders,omitempty"`
 	// Steps is the number of noised releases the plan makes.
 	Steps int `json:"steps"`
+	// Planned lists the plan's releases at Sigma, every mechanism (as
+	// BudgetEvent.Planned does).
+	Planned []Mechanism `json:"planned,omitempty"`
 }
 
 // Baselines returns the sound-mode baseline methods (Method.Baseline).

@@ -106,6 +106,8 @@ func TestLiveRunChangesShow(t *testing.T) {
 	waitText(t, tm, "layers=1-2 took effect")
 	typeKeys(tm, "x", "2")
 	waitText(t, tm, "ledger at step", "finished")
+	// The audit of the stopped run's whole ledger, as the engine reported it.
+	waitText(t, tm, "ended early after")
 	typeKeys(tm, "q")
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(20*time.Second)).(Model)
 
@@ -122,8 +124,8 @@ func TestLiveRunChangesShow(t *testing.T) {
 		t.Errorf("loss chart has %d live-change markers, want 2", n)
 	}
 	bp := final.Pane(TabBudget).(*budgetPane)
-	if n := len(bp.sched.segs); n != 2 || bp.sched.segs[1].sigma != sigma {
-		t.Errorf("ledger schedule %+v, want a second segment at σ %v", bp.sched.segs, sigma)
+	if b := bp.sched.budget; b == nil || len(b.Ledger) != 2 || b.Ledger[1].NoiseMultiplier != sigma {
+		t.Errorf("engine's last budget report %+v, want a ledger whose second stretch is at σ %v", b, sigma)
 	}
 	view := stripANSI(bp.View())
 	if want := fmt.Sprintf("σ %.3g", sigma); !strings.Contains(view, want) {

@@ -173,6 +173,10 @@ func (p *privacy) budgetEvent(step int, pl plan, sigma float64, pld bool) core.B
 			e = math.Inf(1)
 		}
 		ev.Components = append(ev.Components, core.NamedValue{Name: name, Value: e})
+		ev.Ledger = append(ev.Ledger, mechanisms(name, p.ledger.Events(name))...)
+	}
+	if sigma > 0 {
+		ev.Planned = mechanisms("", pl.accountant().Events(sigma))
 	}
 	return ev
 }
@@ -243,5 +247,16 @@ func Calibrate(cfg core.Config) (core.Calibration, error) {
 		return core.Calibration{}, fmt.Errorf("dcan: ε at σ = %g: %w", c.Sigma, err)
 	}
 	c.Projected = []core.EpsilonValue{{Accountant: "RDP", Epsilon: e}}
+	c.Planned = mechanisms("", pl.accountant().Events(c.Sigma))
 	return c, nil
+}
+
+// mechanisms copies accountant events into the events' form, under
+// component.
+func mechanisms(component string, evs []accountant.Event) []core.Mechanism {
+	out := make([]core.Mechanism, len(evs))
+	for i, ev := range evs {
+		out[i] = core.Mechanism{Component: component, SampleRate: ev.SampleRate, NoiseMultiplier: ev.NoiseMultiplier, Steps: ev.Steps}
+	}
+	return out
 }
