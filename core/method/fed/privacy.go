@@ -85,17 +85,12 @@ func newPrivacy(cfg core.Config, v Variant, p Params, rounds, k int) (*privacy, 
 }
 
 // solve sets the noise multiplier from the ε target: the paper's split for
-// fl-dp (σ_l) and ppml-omics (σ at ε_b, δ_b), RDP calibration of R rounds
-// of the Gaussian mechanism on the sum for FedSC's DP extension.
+// fl-dp (σ_l) and ppml-omics (σ at ε_b, δ_b), RDP calibration
+// (accountant.CalibrateAfter, as every re-solve) of R rounds of the
+// Gaussian mechanism on the sum for FedSC's DP extension.
 func (pr *privacy) solve(k int) error {
 	if pr.v == FedSC {
-		z, err := accountant.CalibrateRDP(accountant.Budget{Epsilon: pr.target, Delta: pr.delta}, 1, pr.planned,
-			accountant.OrdersDPAccounting.Orders(), accountant.Improved, 0)
-		if err != nil {
-			return fmt.Errorf("fed: noise for ε = %g over %d rounds: %w", pr.target, pr.planned, err)
-		}
-		pr.z = z
-		return nil
+		return pr.calibrateCentral(k)
 	}
 	b, err := accountant.PPMLOmics(pr.target, pr.delta, pr.planned, k, 1)
 	if err != nil {
@@ -157,10 +152,17 @@ func mustEps(e float64, err error) float64 {
 // the target. It returns an error wrapping accountant.ErrUnreachable when
 // no z up to 10⁴ does.
 func (pr *privacy) solveRemaining(k int) error {
-	left := pr.planned - pr.done
-	if pr.done == 0 || pr.v != FedSC || left <= 0 {
+	if pr.done == 0 || pr.v != FedSC || pr.planned-pr.done <= 0 {
 		return pr.solve(k)
 	}
+	return pr.calibrateCentral(k)
+}
+
+// calibrateCentral sets FedSC's noise multiplier for the rounds still to
+// come given what the central ledger has spent (none before the first
+// round): accountant's CalibrateAfter on the ledger's running tally.
+func (pr *privacy) calibrateCentral(k int) error {
+	left := pr.planned - pr.done
 	c, err := pr.central.CalibrateAfter(accountant.Budget{Epsilon: pr.target, Delta: pr.delta}, accountant.Plan{{SampleRate: 1, NoiseRatio: 1, Steps: left}})
 	if err != nil {
 		return fmt.Errorf("fed: ε = %g at δ = %g with %d rounds left after spending ε = %.4g (audited): %w",
