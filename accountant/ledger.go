@@ -8,7 +8,7 @@ import (
 
 // LedgerOptions selects the accountants a Ledger report uses.
 type LedgerOptions struct {
-	// Orders are the RDP orders. Defaults to OrdersDPAccounting when nil.
+	// Orders are the RDP orders. Defaults to DefaultOrders when nil.
 	Orders []float64
 	// PLDInterval is the PLD discretisation interval. Defaults to
 	// DefaultPLDInterval when 0.

@@ -205,8 +205,9 @@ func planRDP(seq int, in plannerInputs) planResult {
 		r.bySteps["RDP"] = append(r.bySteps["RDP"], chart.Point{X: float64(n), Y: eps(in.Sigma, n)})
 	}
 	r.eps["RDP"] = eps(in.Sigma, in.Steps)
-	if s, err := accountant.CalibrateRDP(accountant.Budget{Epsilon: in.Target, Delta: in.Delta}, in.Q, in.Steps, plannerOrders, accountant.Improved, 1e-4); err == nil {
-		r.sigmaFor["RDP"] = s
+	plan := accountant.Plan{{SampleRate: in.Q, NoiseRatio: 1, Steps: in.Steps}}
+	if c, err := accountant.CalibrateAfter(nil, accountant.Budget{Epsilon: in.Target, Delta: in.Delta}, plan, accountant.DefaultOrders); err == nil {
+		r.sigmaFor["RDP"] = c.Sigma
 	} else {
 		r.sigmaFor["RDP"] = math.NaN()
 	}
