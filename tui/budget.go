@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -171,6 +172,7 @@ func audit(seq int, label string, delta float64, mechs []core.Mechanism) auditRe
 	}
 	evs := r.schedule
 	if len(evs) == 0 {
+		r.err = errNoReleases
 		return r
 	}
 	r.spent, r.err = accountant.Summarize(evs, delta, accountant.LedgerOptions{Orders: accountant.DefaultOrders.Orders(), PLDInterval: pldInterval})
@@ -341,6 +343,10 @@ func (b *budgetPane) text(w int) string {
 		add(st.Muted.Render(b.params.V().Label + " adds no noise: no ε to account"))
 	case !b.params.dpsgd():
 		add(st.Muted.Render(b.params.V().Method + " accounts for itself: the ledger above lists its accountants, as published and audited"))
+	case errors.Is(a.err, errNoPreview):
+		add(st.Muted.Render(b.params.V().Label + " sets its noise itself: the ledger above lists its accountants when it runs"))
+	case errors.Is(a.err, errNoReleases):
+		add(st.Muted.Render("no release reported: nothing to compose"))
 	case a.err != nil:
 		add(st.Error.Render("audit: " + a.err.Error()))
 	case len(a.schedule) == 0:

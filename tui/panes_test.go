@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -256,4 +257,26 @@ func TestChartBoundedAndMarked(t *testing.T) {
 	}
 	checkFits(t, v, 40, 10)
 	_ = time.Second
+}
+
+// A method that sets its noise itself (no core.Method.Calibrate) gets no
+// projection of the interface's own: no σ hint, and the Budget pane says
+// why it has no audit.
+func TestNoPreviewShowsNoProjection(t *testing.T) {
+	pr := defaultParams("builtin:toy", 1, [2]int{10, 10})
+	if r := audit(1, "test", pr.Delta, nil); !errors.Is(r.err, errNoReleases) {
+		t.Errorf("audit of no releases: %v, want errNoReleases", r.err)
+	}
+	pr.Variant = -1
+	for i, v := range variants() {
+		if v.Family() == familyDPSGD && v.Mode != core.ModeNonPrivate && v.Desc().Calibrate == nil {
+			pr.Variant = i
+		}
+	}
+	if pr.Variant < 0 {
+		t.Skip("no DP-SGD method without a preview is registered in this binary")
+	}
+	if _, err := pr.calibrate(true); !errors.Is(err, errNoPreview) {
+		t.Errorf("calibrate: %v, want errNoPreview", err)
+	}
 }

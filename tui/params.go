@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -172,6 +173,15 @@ func (p runParams) Config(method string) core.Config {
 	return c
 }
 
+// errNoPreview is calibrate's error for a method that sets its noise
+// itself and offers no preview (no core.Method.Calibrate): the interface
+// then shows no projection rather than one of its own.
+var errNoPreview = errors.New("the method sets its noise itself and offers no preview")
+
+// errNoReleases is the audit's error when the engine's budget reports list
+// no releases (BudgetEvent.Ledger and .Planned are empty).
+var errNoReleases = errors.New("the engine reports no ledger of releases")
+
 // calibrate asks the variant's method for its noise preview
 // (core.Method.Calibrate): with σ the ε that σ projects at the end of the
 // method's whole plan, without it the σ the engine would solve for the
@@ -179,7 +189,7 @@ func (p runParams) Config(method string) core.Config {
 func (p runParams) calibrate(withSigma bool) (core.Calibration, error) {
 	cal := p.V().Desc().Calibrate
 	if cal == nil || !p.Private() {
-		return core.Calibration{}, fmt.Errorf("tui: %s offers no noise preview", p.V().Label)
+		return core.Calibration{}, fmt.Errorf("tui: %s: %w", p.V().Label, errNoPreview)
 	}
 	cfg := p.Config("")
 	cfg.Sigma = 0

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -144,6 +145,8 @@ func (p *runPane) epsilonHint() string {
 func (p *runPane) sigmaHint() string {
 	switch {
 	case !p.params.dpsgd():
+		return ""
+	case errors.Is(p.projErr, errNoPreview):
 		return ""
 	case p.projErr != nil:
 		return "ε ?"
