@@ -25,10 +25,10 @@ type plan struct {
 	kmeansRatio float64 // their noise multiplier over σ
 }
 
-// accountant returns the plan as the accountant's Plan: the DP-SGD steps
+// costs returns the plan as the accountant's Plan: the DP-SGD steps
 // of both stages at σ (one item, so the projection adds them in one sum)
 // and the k-means releases at kmeansRatio·σ.
-func (pl plan) accountant() accountant.Plan {
+func (pl plan) costs() accountant.Plan {
 	out := accountant.Plan{}
 	if n := pl.steps[0] + pl.steps[1]; n > 0 {
 		out = append(out, accountant.PlanItem{SampleRate: pl.q, NoiseRatio: 1, Steps: n})
@@ -98,7 +98,7 @@ func (p *privacy) projected(pl plan, z float64) float64 {
 	if z <= 0 {
 		return math.Inf(1)
 	}
-	e, err := p.ledger.ProjectRDP(p.delta, pl.accountant().Events(z)...)
+	e, err := p.ledger.ProjectRDP(p.delta, pl.costs().Events(z)...)
 	if err != nil {
 		return math.Inf(1)
 	}
@@ -112,7 +112,7 @@ func (p *privacy) projected(pl plan, z float64) float64 {
 // meet the target (typically: the budget is already spent) or no noised
 // step is left.
 func (p *privacy) solveSigma(target, delta float64, pl plan) (float64, error) {
-	c, err := p.ledger.CalibrateAfter(accountant.Budget{Epsilon: target, Delta: delta}, pl.accountant())
+	c, err := p.ledger.CalibrateAfter(accountant.Budget{Epsilon: target, Delta: delta}, pl.costs())
 	if err != nil {
 		return 0, fmt.Errorf("dcan: %w", err)
 	}
@@ -132,7 +132,7 @@ func (p *privacy) spentRDP() float64 {
 // remaining plan pl at σ = z (accountant.NewFilterForPlan's order choice),
 // with every event already recorded re-admitted, without installing it.
 func (p *privacy) planFilter(target, delta float64, pl plan, z float64) (*accountant.Filter, error) {
-	f, err := p.ledger.FilterForPlan(accountant.Budget{Epsilon: target, Delta: delta}, pl.accountant(), z)
+	f, err := p.ledger.FilterForPlan(accountant.Budget{Epsilon: target, Delta: delta}, pl.costs(), z)
 	if err != nil {
 		return nil, fmt.Errorf("dcan: %w", err)
 	}
@@ -176,7 +176,7 @@ func (p *privacy) budgetEvent(step int, pl plan, sigma float64, pld bool) core.B
 		ev.Ledger = append(ev.Ledger, mechanisms(name, p.ledger.Events(name))...)
 	}
 	if sigma > 0 {
-		ev.Planned = mechanisms("", pl.accountant().Events(sigma))
+		ev.Planned = mechanisms("", pl.costs().Events(sigma))
 	}
 	return ev
 }
@@ -230,9 +230,9 @@ func Calibrate(cfg core.Config) (core.Calibration, error) {
 	if cfg.Mode == core.ModeSound && s.epochs[1] > 0 {
 		pl.releases = 2 * s.opt.KMeansIterations
 	}
-	c := core.Calibration{Sigma: cfg.Sigma, Orders: accountant.DefaultOrders.String(), Steps: pl.accountant().Steps()}
+	c := core.Calibration{Sigma: cfg.Sigma, Orders: accountant.DefaultOrders.String(), Steps: pl.costs().Steps()}
 	if c.Sigma == 0 {
-		cal, err := accountant.CalibrateAfter(nil, accountant.Budget{Epsilon: cfg.Epsilon, Delta: cfg.Delta}, pl.accountant(), accountant.DefaultOrders)
+		cal, err := accountant.CalibrateAfter(nil, accountant.Budget{Epsilon: cfg.Epsilon, Delta: cfg.Delta}, pl.costs(), accountant.DefaultOrders)
 		if err != nil {
 			return core.Calibration{}, fmt.Errorf("dcan: σ for ε = %g: %w", cfg.Epsilon, err)
 		}
@@ -242,12 +242,12 @@ func Calibrate(cfg core.Config) (core.Calibration, error) {
 		c.Projected = []core.EpsilonValue{{Accountant: "RDP", Epsilon: 0}}
 		return c, nil
 	}
-	e, err := accountant.ProjectPlan(nil, pl.accountant(), c.Sigma, cfg.Delta, accountant.DefaultOrders)
+	e, err := accountant.ProjectPlan(nil, pl.costs(), c.Sigma, cfg.Delta, accountant.DefaultOrders)
 	if err != nil {
 		return core.Calibration{}, fmt.Errorf("dcan: ε at σ = %g: %w", c.Sigma, err)
 	}
 	c.Projected = []core.EpsilonValue{{Accountant: "RDP", Epsilon: e}}
-	c.Planned = mechanisms("", pl.accountant().Events(c.Sigma))
+	c.Planned = mechanisms("", pl.costs().Events(c.Sigma))
 	return c, nil
 }
 
