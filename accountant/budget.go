@@ -74,14 +74,14 @@ func CalibratePLD(target Budget, q float64, steps int, h, tol float64) (float64,
 }
 
 // CalibrateSummary returns σ for target by RDP (improved conversion at
-// opts.Orders, default OrdersDPAccounting) and by PLD (skipped when
+// opts.Orders, default DefaultOrders) and by PLD (skipped when
 // opts.SkipPLD): the fields sigma_rdp and sigma_pld. A PLD failure after
 // RDP succeeded goes to pld_refused with opts.KeepRDPIfPLDRefuses, and is
 // the error otherwise.
 func CalibrateSummary(target Budget, q float64, steps int, opts LedgerOptions) (SigmaSummary, error) {
 	orders := opts.Orders
 	if orders == nil {
-		orders = OrdersDPAccounting.Orders()
+		orders = DefaultOrders.Orders()
 	}
 	var s SigmaSummary
 	var err error

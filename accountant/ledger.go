@@ -2,12 +2,13 @@ package accountant
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 )
 
 // LedgerOptions selects the accountants a Ledger report uses.
 type LedgerOptions struct {
-	// Orders are the RDP orders. Defaults to OrdersDPAccounting when nil.
+	// Orders are the RDP orders. Defaults to DefaultOrders when nil.
 	Orders []float64
 	// PLDInterval is the PLD discretisation interval. Defaults to
 	// DefaultPLDInterval when 0.
@@ -52,15 +53,22 @@ type LedgerReport struct {
 // Ledger records named components ("stage 1", "stage 2 centroids", "DP-MD
 // projector", …) and the events each consumed, in order. Consecutive
 // identical (q, z) events of a component are merged into one with summed
-// Steps. A Ledger is safe for concurrent use by multiple goroutines.
+// Steps. It keeps a running RDP tally at DefaultOrders, in total and per
+// component, so that its RDP figures, projections and calibrations cost
+// O(orders) per event recorded, never a re-sum of the history. A Ledger is
+// safe for concurrent use by multiple goroutines.
 type Ledger struct {
-	mu    sync.Mutex
-	names []string
-	comps map[string][]Event
+	mu      sync.Mutex
+	names   []string
+	comps   map[string][]Event
+	total   *Tally
+	tallies map[string]*Tally
 }
 
 // NewLedger returns an empty ledger.
-func NewLedger() *Ledger { return &Ledger{comps: map[string][]Event{}} }
+func NewLedger() *Ledger {
+	return &Ledger{comps: map[string][]Event{}, total: newTally(DefaultOrders.Orders()), tallies: map[string]*Tally{}}
+}
 
 // Record appends ev to component (created on first use). It returns an error
 // for an empty name or an invalid event, and records nothing then.
@@ -76,7 +84,18 @@ func (l *Ledger) Record(component string, ev Event) error {
 	evs, ok := l.comps[component]
 	if !ok {
 		l.names = append(l.names, component)
+		l.tallies[component] = newTally(l.total.orders)
 	}
+	l.total.addTo(l.total.rdp, ev)
+	l.total.steps += ev.Steps
+	// The component's curve reuses the total's cached step curve.
+	ct := l.tallies[component]
+	if ev.Steps > 0 {
+		for i, v := range l.total.stepCurve(ev.SampleRate, ev.NoiseMultiplier) {
+			ct.rdp[i] += float64(ev.Steps) * v
+		}
+	}
+	ct.steps += ev.Steps
 	if n := len(evs); n > 0 && evs[n-1].SampleRate == ev.SampleRate && evs[n-1].NoiseMultiplier == ev.NoiseMultiplier {
 		evs[n-1].Steps += ev.Steps
 	} else {
@@ -123,11 +142,28 @@ func (l *Ledger) Report(delta float64, opts LedgerOptions) (LedgerReport, error)
 	for i, n := range names {
 		per[i] = append([]Event(nil), l.comps[n]...)
 	}
+	// The running tallies give the RDP figures when the report asks for
+	// their orders (or none): the events are then summed only for the PLD.
+	var tallies []*Tally
+	var total *Tally
+	if opts.Orders == nil || slices.Equal(opts.Orders, l.total.orders) {
+		tallies = make([]*Tally, len(names))
+		for i, n := range names {
+			tallies[i] = l.tallies[n].clone()
+		}
+		total = l.total.clone()
+	}
 	l.mu.Unlock()
 	rep := LedgerReport{Delta: delta}
 	var all []Event
 	for i, n := range names {
-		s, err := spend(per[i], delta, opts)
+		var s Spent
+		var err error
+		if tallies != nil {
+			s, err = spendTally(per[i], tallies[i], delta, opts)
+		} else {
+			s, err = spend(per[i], delta, opts)
+		}
 		if err != nil {
 			return LedgerReport{}, fmt.Errorf("accountant: ledger %q: %w", n, err)
 		}
@@ -135,7 +171,13 @@ func (l *Ledger) Report(delta float64, opts LedgerOptions) (LedgerReport, error)
 		rep.Components = append(rep.Components, s)
 		all = append(all, per[i]...)
 	}
-	tot, err := spend(all, delta, opts)
+	var tot Spent
+	var err error
+	if total != nil {
+		tot, err = spendTally(all, total, delta, opts)
+	} else {
+		tot, err = spend(all, delta, opts)
+	}
 	if err != nil {
 		return LedgerReport{}, err
 	}
@@ -150,8 +192,29 @@ func (l *Ledger) Project(delta float64, planned []Event, opts LedgerOptions) (Sp
 	if err := validateEvents(planned); err != nil {
 		return Spent{}, err
 	}
-	all := append(l.All(), planned...)
-	s, err := spend(all, delta, opts)
+	l.mu.Lock()
+	var all []Event
+	for _, n := range l.names {
+		all = append(all, l.comps[n]...)
+	}
+	var t *Tally
+	if opts.Orders == nil || slices.Equal(opts.Orders, l.total.orders) {
+		t = l.total.clone()
+	}
+	l.mu.Unlock()
+	all = append(all, planned...)
+	var s Spent
+	var err error
+	if t != nil {
+		// The running tally plus the plan: O(orders) per planned event.
+		for _, ev := range planned {
+			t.addTo(t.rdp, ev)
+			t.steps += ev.Steps
+		}
+		s, err = spendTally(all, t, delta, opts)
+	} else {
+		s, err = spend(all, delta, opts)
+	}
 	s.Component = "projected"
 	return s, err
 }
@@ -161,21 +224,35 @@ func spend(events []Event, delta float64, opts LedgerOptions) (Spent, error) {
 	if err := checkDelta(delta); err != nil {
 		return Spent{}, err
 	}
-	var s Spent
-	for _, ev := range events {
-		s.Steps += ev.Steps
+	orders := opts.Orders
+	if orders == nil {
+		orders = DefaultOrders.Orders()
 	}
+	if err := validateOrders(orders); err != nil {
+		return Spent{}, err
+	}
+	if err := validateEvents(events); err != nil {
+		return Spent{}, err
+	}
+	t := newTally(orders)
+	for _, ev := range events {
+		addRDPTo(t.rdp, ev, orders)
+		t.steps += ev.Steps
+	}
+	return spendTally(events, t, delta, opts)
+}
+
+// spendTally is spend with the events' RDP curve already summed in t.
+func spendTally(events []Event, t *Tally, delta float64, opts LedgerOptions) (Spent, error) {
+	if err := checkDelta(delta); err != nil {
+		return Spent{}, err
+	}
+	s := Spent{Steps: t.steps}
 	if s.Steps == 0 {
 		return s, nil
 	}
-	orders := opts.Orders
-	if orders == nil {
-		orders = OrdersDPAccounting.Orders()
-	}
-	rdp, err := RDPSequence(events, orders)
-	if err != nil {
-		return Spent{}, err
-	}
+	orders, rdp := t.orders, t.rdp
+	var err error
 	if s.EpsilonRDP, s.BestOrder, err = EpsilonFromRDP(orders, rdp, delta, Improved); err != nil {
 		return Spent{}, err
 	}
@@ -193,4 +270,62 @@ func spend(events []Event, delta float64, opts LedgerOptions) (Spent, error) {
 		s.PLDIntervalUsed = p.Interval()
 	}
 	return s, nil
+}
+
+// Orders names the order list of the ledger's running RDP tally.
+func (l *Ledger) Orders() OrderSet { return DefaultOrders }
+
+// tally returns a copy of the total tally, or of component's ("" is the
+// total; an unknown component is an empty tally).
+func (l *Ledger) tally(component string) *Tally {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if component == "" {
+		return l.total.clone()
+	}
+	if t, ok := l.tallies[component]; ok {
+		return t.clone()
+	}
+	return newTally(l.total.orders)
+}
+
+// EpsilonRDP returns ε at δ (improved conversion) of everything recorded,
+// from the running tally, and its best order: O(orders).
+func (l *Ledger) EpsilonRDP(delta float64) (eps, order float64, err error) {
+	return l.tally("").Epsilon(delta)
+}
+
+// ComponentEpsilonRDP returns ε at δ (improved conversion) of component
+// alone, from its running tally: O(orders). An unknown component is 0.
+func (l *Ledger) ComponentEpsilonRDP(component string, delta float64) (float64, error) {
+	if component == "" {
+		return 0, fmt.Errorf("accountant: ledger component name is empty: %w", ErrInvalidInput)
+	}
+	e, _, err := l.tally(component).Epsilon(delta)
+	return e, err
+}
+
+// ProjectRDP returns ε at δ (improved conversion) if the planned events run
+// after everything recorded: O(orders) per planned event.
+func (l *Ledger) ProjectRDP(delta float64, planned ...Event) (float64, error) {
+	return l.tally("").Project(delta, planned...)
+}
+
+// CalibrateAfter is the package's CalibrateAfter with the ledger's
+// recorded events as what is spent, from its running tally.
+func (l *Ledger) CalibrateAfter(target Budget, plan Plan) (Calibration, error) {
+	return l.tally("").calibrate(target, plan, DefaultOrders.String())
+}
+
+// FilterForPlan is NewFilterForPlan with the ledger's recorded events as
+// what is spent.
+func (l *Ledger) FilterForPlan(target Budget, plan Plan, sigma float64) (*Filter, error) {
+	l.mu.Lock()
+	t := l.total.clone()
+	var spent []Event
+	for _, n := range l.names {
+		spent = append(spent, l.comps[n]...)
+	}
+	l.mu.Unlock()
+	return t.filterFor(target, spent, plan, sigma)
 }

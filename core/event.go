@@ -69,8 +69,25 @@ type BudgetEvent struct {
 	// under the first accountant of Spent.
 	Components []NamedValue `json:"components,omitempty"`
 	// Orders names the RDP order list the RDP figures use (e.g.
-	// "dp-accounting"); empty when no RDP figure is reported.
+	// "dpaccounting_default_156"); empty when no RDP figure is reported.
 	Orders string `json:"orders,omitempty"`
+	// Ledger lists every release the run's ledger holds (its audited
+	// view), and Planned what its plan still makes at Sigma: with them a
+	// face composes the whole run (every mechanism, at any accountant)
+	// without rebuilding the schedule. Empty when the method reports none.
+	Ledger  []Mechanism `json:"ledger,omitempty"`
+	Planned []Mechanism `json:"planned,omitempty"`
+}
+
+// Mechanism is Steps releases of the Poisson-subsampled Gaussian mechanism
+// at sampling rate SampleRate and noise multiplier NoiseMultiplier (noise
+// standard deviation over the ℓ2 sensitivity), as a ledger component
+// records them: accountant.Event with the component's name.
+type Mechanism struct {
+	Component       string  `json:"component,omitempty"`
+	SampleRate      float64 `json:"q"`
+	NoiseMultiplier float64 `json:"z"`
+	Steps           int     `json:"steps"`
 }
 
 // MetricsEvent reports clustering quality against the true labels. Every one

@@ -98,6 +98,13 @@ type Method struct {
 	// before the run (the engine states the final one). Nil: the faces say
 	// nothing until the engine does.
 	Expect func(Config) (Guarantee, []string) `json:"-"`
+	// Calibrate previews a config's noise before the run, as the engine
+	// will set it (every mechanism of its plan, its accountant and order
+	// list): with Config.Sigma > 0 the ε that σ projects at the end of the
+	// plan, otherwise the σ solved for Config.Epsilon and its ε. The faces
+	// call it instead of solving σ themselves; it may take tens of
+	// milliseconds. Nil: the method offers no preview.
+	Calibrate func(Config) (Calibration, error) `json:"-"`
 	// DependsOn names what the guarantee depends on besides the mode:
 	// Config fields (JSON names), options ("option protocol") or events of
 	// the run ("a target raised mid-run").
@@ -113,6 +120,24 @@ type Method struct {
 	Baseline bool `json:"baseline,omitempty"`
 	// New builds the engine for a validated config. Required.
 	New Factory `json:"-"`
+}
+
+// Calibration is a method's preview of a config's noise (Method.Calibrate).
+type Calibration struct {
+	// Sigma is the noise multiplier the run starts with: Config.Sigma when
+	// set, else the one solved for Config.Epsilon.
+	Sigma float64 `json:"sigma"`
+	// Projected is ε at the end of the plan at Sigma, per accountant, the
+	// first the one the run enforces its target with.
+	Projected []EpsilonValue `json:"projected"`
+	// Orders names the RDP order list of the RDP figures, as
+	// BudgetEvent.Orders does.
+	Orders string `json:"orders,omitempty"`
+	// Steps is the number of noised releases the plan makes.
+	Steps int `json:"steps"`
+	// Planned lists the plan's releases at Sigma, every mechanism (as
+	// BudgetEvent.Planned does).
+	Planned []Mechanism `json:"planned,omitempty"`
 }
 
 // Baselines returns the sound-mode baseline methods (Method.Baseline).

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -41,8 +42,8 @@ type budgetPane struct {
 	dirty  bool
 }
 
-// auditResult is the interface's own accounting of a schedule: ε by RDP
-// and PLD and the PLD trade-off curve.
+// auditResult is the interface's composition of a run's releases (the
+// engine's ledger and plan): ε by RDP and PLD and the PLD trade-off curve.
 type auditResult struct {
 	seq      int
 	label    string // what schedule it is for
@@ -87,7 +88,7 @@ func (b *budgetPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 			b.dirty = true
 		}
 	case RunStartedMsg:
-		b.sched = newSchedule(b.params.Sigma)
+		b.sched = newSchedule()
 		b.budget, b.guar = nil, nil
 		b.stale = true
 	case EngineEventsMsg:
@@ -123,46 +124,58 @@ func (b *budgetPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 }
 
 // maybeAudit starts an audit when the inputs changed and none is running.
+// It composes every release of the run's ledger and plan, as the engine's
+// latest budget report lists them (every mechanism: sound DP-DCAN's
+// k-means releases too); before a run, the releases of the method's plan
+// at the σ set (its Calibrate).
 func (b *budgetPane) maybeAudit() tea.Cmd {
 	if !b.stale || b.busy || !b.params.dpsgd() {
 		return nil
 	}
 	b.stale, b.busy = false, true
 	b.seq++
-	seq, pr := b.seq, b.params
-	spent, remaining := b.sched.split(pr)
+	seq, pr, sched := b.seq, b.params, b.sched
+	mechs, remaining := sched.mechanisms()
 	label := "the planned run"
 	switch {
-	case b.sched.finished && b.sched.ended != "" && b.sched.ended != string(core.OutcomeFinished):
-		label = fmt.Sprintf("the run that ended early after %d steps (%s)", b.sched.step, b.sched.ended)
-	case b.sched.finished:
-		label = fmt.Sprintf("the finished run (%d steps)", b.sched.step)
-	case b.sched.active && b.sched.step > 0:
-		label = fmt.Sprintf("this run: %d steps taken, %d to go at σ %.3g", b.sched.step, remaining, pr.Sigma)
-	case b.sched.active:
+	case sched.finished && sched.ended != "" && sched.ended != string(core.OutcomeFinished):
+		label = fmt.Sprintf("the run that ended early after %d steps (%s)", sched.step, sched.ended)
+	case sched.finished:
+		label = fmt.Sprintf("the finished run (%d steps)", sched.step)
+	case sched.active && sched.step > 0 && sched.budget != nil:
+		label = fmt.Sprintf("this run: %d steps taken, %d to go at σ %.3g", sched.step, remaining, sched.budget.Sigma)
+	case sched.active:
 		label = "this run, as planned"
 	}
-	return func() tea.Msg { return audit(seq, label, pr, spent, remaining) }
+	live := sched.active && sched.budget != nil
+	return func() tea.Msg {
+		if !live {
+			c, err := pr.calibrate(true)
+			if err != nil {
+				return auditResult{seq: seq, label: label, err: err}
+			}
+			mechs = c.Planned
+		}
+		return audit(seq, label, pr.Delta, mechs)
+	}
 }
 
-// audit accounts a schedule by RDP and PLD and draws its trade-off curve.
-// It runs in a command (PLD costs tens of milliseconds).
-func audit(seq int, label string, pr runParams, spent []accountant.Event, remaining int) auditResult {
+// audit accounts a run's releases by RDP (accountant.DefaultOrders) and
+// PLD and draws its trade-off curve. It runs in a command (PLD costs tens
+// of milliseconds).
+func audit(seq int, label string, delta float64, mechs []core.Mechanism) auditResult {
 	r := auditResult{seq: seq, label: label}
-	evs := append([]accountant.Event{}, spent...)
-	if remaining > 0 {
-		ev, err := accountant.SampledGaussianEvent(pr.SampleRate, pr.Sigma, remaining)
-		if err != nil {
-			r.err = err
-			return r
+	for _, m := range mechs {
+		if m.Steps > 0 {
+			r.schedule = append(r.schedule, accountant.Event{SampleRate: m.SampleRate, NoiseMultiplier: m.NoiseMultiplier, Steps: m.Steps})
 		}
-		evs = append(evs, ev)
 	}
-	r.schedule = evs
+	evs := r.schedule
 	if len(evs) == 0 {
+		r.err = errNoReleases
 		return r
 	}
-	r.spent, r.err = accountant.Summarize(evs, pr.Delta, accountant.LedgerOptions{Orders: rdpOrders, PLDInterval: pldInterval})
+	r.spent, r.err = accountant.Summarize(evs, delta, accountant.LedgerOptions{Orders: accountant.DefaultOrders.Orders(), PLDInterval: pldInterval})
 	if r.err != nil {
 		return r
 	}
@@ -330,6 +343,10 @@ func (b *budgetPane) text(w int) string {
 		add(st.Muted.Render(b.params.V().Label + " adds no noise: no ε to account"))
 	case !b.params.dpsgd():
 		add(st.Muted.Render(b.params.V().Method + " accounts for itself: the ledger above lists its accountants, as published and audited"))
+	case errors.Is(a.err, errNoPreview):
+		add(st.Muted.Render(b.params.V().Label + " sets its noise itself: the ledger above lists its accountants when it runs"))
+	case errors.Is(a.err, errNoReleases):
+		add(st.Muted.Render("no release reported: nothing to compose"))
 	case a.err != nil:
 		add(st.Error.Render("audit: " + a.err.Error()))
 	case len(a.schedule) == 0:

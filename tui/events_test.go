@@ -8,23 +8,30 @@ import (
 	"github.com/dpscope/dpscope/tui/styles"
 )
 
-// TestScheduleTakesTheEngineSigma checks that the σ schedule follows the σ
-// an engine reports for a new ε target (PatchEvent.Effective), not a guess.
-func TestScheduleTakesTheEngineSigma(t *testing.T) {
-	s := newSchedule(1)
-	eps, solved, typed := 3.0, 1.7, 2.5
+// TestScheduleTakesTheEngineReport checks that the run's schedule is the
+// engine's latest budget report (its projection, its ledger and plan),
+// never one the interface rebuilds.
+func TestScheduleTakesTheEngineReport(t *testing.T) {
+	s := newSchedule()
+	if _, ok := s.projected(); ok || s.running() {
+		t.Fatal("a schedule with no report projects an ε")
+	}
 	s.observe(core.StepEvent{Step: 4})
-	s.observe(core.PatchEvent{Patch: core.Patch{Epsilon: &eps}, Step: 5, Applied: true,
-		Effective: &core.Patch{Epsilon: &eps, Sigma: &solved}})
-	s.observe(core.PatchEvent{Patch: core.Patch{Epsilon: &eps}, Step: 6}) // rejected: no change
-	s.observe(core.PatchEvent{Patch: core.Patch{Sigma: &typed}, Step: 8, Applied: true})
-	for _, c := range []struct {
-		step int
-		want float64
-	}{{4, 1}, {5, solved}, {7, solved}, {8, typed}} {
-		if got := s.sigmaAt(c.step); got != c.want {
-			t.Errorf("σ at step %d = %v, want %v", c.step, got, c.want)
-		}
+	b := core.BudgetEvent{Step: 5, Sigma: 1.7, Projected: []core.EpsilonValue{{Accountant: "RDP", Epsilon: 3.5}},
+		Ledger:  []core.Mechanism{{Component: "stage 1", SampleRate: 0.1, NoiseMultiplier: 1.2, Steps: 3}, {Component: "stage 1", SampleRate: 0.1, NoiseMultiplier: 1.7, Steps: 2}},
+		Planned: []core.Mechanism{{SampleRate: 0.1, NoiseMultiplier: 1.7, Steps: 15}, {SampleRate: 1, NoiseMultiplier: 5.1, Steps: 10}}}
+	s.observe(b)
+	if e, ok := s.projected(); !ok || e != 3.5 || !s.running() || s.step != 5 {
+		t.Errorf("projected %v (%v), running %v, step %d; want the engine's 3.5 at step 5", e, ok, s.running(), s.step)
+	}
+	all, planned := s.mechanisms()
+	if len(all) != 4 || planned != 25 || all[3].NoiseMultiplier != 5.1 {
+		t.Errorf("mechanisms %+v, %d planned; want the ledger's 2 and the plan's 2 (25 steps)", all, planned)
+	}
+	s.observe(core.DoneEvent{Outcome: core.OutcomeFinished})
+	s.finished = true
+	if s.running() || s.ended != "finished" {
+		t.Errorf("after the end: running %v, ended %q", s.running(), s.ended)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/datasets"
 	"github.com/dpscope/dpscope/tui/internal/fake"
 )
@@ -149,3 +150,10 @@ func checkFits(t *testing.T, view string, w, h int) {
 func text(m Model) string { return ansi.Strip(m.View().Content) }
 
 func stripANSI(s string) string { return ansi.Strip(s) }
+
+// rdpOf is the accountant's ε of pr's DP-SGD steps at σ (dpscope's orders):
+// what DP-DCAN's preview must project in paper mode, whose plan is those
+// steps alone.
+func rdpOf(sigma float64, pr runParams) (float64, error) {
+	return accountant.ProjectRDP(nil, pr.SampleRate, sigma, pr.Steps(), pr.Delta, accountant.DefaultOrders.Orders())
+}

@@ -126,7 +126,10 @@ func (p *learnPane) data() lessonData {
 	pr := p.params
 	eps := pr.Epsilon
 	odds := math.Exp(eps)
-	proj, _ := projectEpsilon(nil, pr.SampleRate, pr.Sigma, pr.Steps(), pr.Delta)
+	proj := 0.0
+	if c, err := pr.calibrate(true); err == nil {
+		proj = c.Projected[0].Epsilon
+	}
 	g, _ := expectedGuarantee(pr)
 	cells := p.c.Config.Summary.KeptCells
 	if cells == 0 {

@@ -64,7 +64,7 @@ func TestEditAfterAnEndedRunPlansAfresh(t *testing.T) {
 		t.Error("the ended run's guarantee is still shown after the settings changed")
 	}
 	pr := rp.Params()
-	want, err := projectEpsilon(nil, pr.SampleRate, pr.Sigma, pr.Steps(), pr.Delta)
+	want, err := rdpOf(pr.Sigma, pr)
 	if err != nil || math.Abs(pr.Epsilon/round3(want)-1) > 1e-9 {
 		t.Errorf("ε after the σ edit = %v, want %v projected over all %d planned steps (%v)", pr.Epsilon, round3(want), pr.Steps(), err)
 	}

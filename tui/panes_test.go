@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,15 +16,20 @@ import (
 
 func TestAuditRDPAndPLD(t *testing.T) {
 	pr := defaultParams("builtin:toy", 1, [2]int{10, 10})
-	spent, _ := accountant.SampledGaussianEvent(pr.SampleRate, 1.5, 50)
-	r := audit(1, "test", pr, []accountant.Event{spent}, 100)
+	// An engine's ledger (two stretches of DP-SGD steps) and plan (more
+	// steps and sound mode's k-means releases): the audit composes all.
+	mechs := []core.Mechanism{{Component: "stage 1", SampleRate: pr.SampleRate, NoiseMultiplier: 1.5, Steps: 50},
+		{SampleRate: pr.SampleRate, NoiseMultiplier: pr.Sigma, Steps: 100}, {SampleRate: 1, NoiseMultiplier: 3 * pr.Sigma, Steps: 10}}
+	r := audit(1, "test", pr.Delta, mechs)
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	if len(r.schedule) != 2 || r.schedule[1].Steps != 100 || r.schedule[1].NoiseMultiplier != pr.Sigma {
-		t.Errorf("schedule %v, want 50 steps at σ 1.5 then 100 at %v", r.schedule, pr.Sigma)
+	if len(r.schedule) != 3 || r.schedule[1].Steps != 100 || r.schedule[1].NoiseMultiplier != pr.Sigma || r.schedule[2].SampleRate != 1 {
+		t.Errorf("schedule %v, want 50 steps at σ 1.5, 100 at %v and 10 releases at 3σ", r.schedule, pr.Sigma)
 	}
-	want, _ := projectEpsilon([]accountant.Event{spent}, pr.SampleRate, pr.Sigma, 100, pr.Delta)
+	want, _, _ := accountant.EpsilonRDP([]accountant.Event{{SampleRate: pr.SampleRate, NoiseMultiplier: 1.5, Steps: 50},
+		{SampleRate: pr.SampleRate, NoiseMultiplier: pr.Sigma, Steps: 100}, {SampleRate: 1, NoiseMultiplier: 3 * pr.Sigma, Steps: 10}},
+		pr.Delta, accountant.DefaultOrders.Orders(), accountant.Improved)
 	if math.Abs(r.spent.EpsilonRDP-want) > 1e-9 {
 		t.Errorf("audit RDP ε = %v, want %v", r.spent.EpsilonRDP, want)
 	}
@@ -155,11 +161,11 @@ func TestCompareRecordsPinsAndExports(t *testing.T) {
 func TestPlannerFigures(t *testing.T) {
 	in := plannerInputs{Q: 0.1, Steps: 300, Delta: 1e-5, Sigma: 1.5, Target: 3}
 	r := planRDP(1, in)
-	want, _ := projectEpsilon(nil, in.Q, in.Sigma, in.Steps, in.Delta)
+	want, _ := accountant.ProjectRDP(nil, in.Q, in.Sigma, in.Steps, in.Delta, accountant.DefaultOrders.Orders())
 	if r.eps["RDP"] != want {
 		t.Errorf("RDP ε = %v, want %v", r.eps["RDP"], want)
 	}
-	got, _ := projectEpsilon(nil, in.Q, r.sigmaFor["RDP"], in.Steps, in.Delta)
+	got, _ := accountant.ProjectRDP(nil, in.Q, r.sigmaFor["RDP"], in.Steps, in.Delta, accountant.DefaultOrders.Orders())
 	if math.Abs(got-in.Target) > 1e-2 {
 		t.Errorf("σ %v for ε 3 gives ε %v", r.sigmaFor["RDP"], got)
 	}
@@ -251,4 +257,26 @@ func TestChartBoundedAndMarked(t *testing.T) {
 	}
 	checkFits(t, v, 40, 10)
 	_ = time.Second
+}
+
+// A method that sets its noise itself (no core.Method.Calibrate) gets no
+// projection of the interface's own: no σ hint, and the Budget pane says
+// why it has no audit.
+func TestNoPreviewShowsNoProjection(t *testing.T) {
+	pr := defaultParams("builtin:toy", 1, [2]int{10, 10})
+	if r := audit(1, "test", pr.Delta, nil); !errors.Is(r.err, errNoReleases) {
+		t.Errorf("audit of no releases: %v, want errNoReleases", r.err)
+	}
+	pr.Variant = -1
+	for i, v := range variants() {
+		if v.Family() == familyDPSGD && v.Mode != core.ModeNonPrivate && v.Desc().Calibrate == nil {
+			pr.Variant = i
+		}
+	}
+	if pr.Variant < 0 {
+		t.Skip("no DP-SGD method without a preview is registered in this binary")
+	}
+	if _, err := pr.calibrate(true); !errors.Is(err, errNoPreview) {
+		t.Errorf("calibrate: %v, want errNoPreview", err)
+	}
 }

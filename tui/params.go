@@ -6,7 +6,6 @@ import (
 	"math"
 	"sync"
 
-	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
 )
 
@@ -102,8 +101,8 @@ type runParams struct {
 }
 
 // defaultParams returns the paper's defaults (METHODS.md §1): ε 4, δ 1e-5,
-// C 0.1, q 0.1, layers 1–3, with σ solved for ε by RDP, and the epochs
-// per stage given.
+// C 0.1, q 0.1, layers 1–3, with σ as the method solves it for ε (1 when
+// it offers no preview), and the epochs per stage given.
 func defaultParams(data string, seed uint64, epochs [2]int) runParams {
 	p := runParams{
 		Variant: defaultVariant(), Data: data, Epsilon: 4, Delta: 1e-5, Clip: 0.1,
@@ -112,10 +111,9 @@ func defaultParams(data string, seed uint64, epochs [2]int) runParams {
 		Manifold: defaultManifoldParams(), Fed: defaultFedParams(variants()[variantIndex(familyFederated)]),
 		Opts: map[string]string{},
 	}
-	if s, err := solveSigma(p.Epsilon, p.Delta, p.SampleRate, p.Steps(), nil); err == nil {
-		p.Sigma = s
-	} else {
-		p.Sigma = 1
+	p.Sigma = 1
+	if c, err := p.calibrate(false); err == nil {
+		p.Sigma = c.Sigma
 	}
 	return p
 }
@@ -166,37 +164,41 @@ func (p runParams) Config(method string) core.Config {
 	if p.Private() {
 		c.Epsilon, c.Delta, c.Sigma, c.Clip = p.Epsilon, p.Delta, p.Sigma, p.Clip
 		if c.Epsilon > 0 {
-			// The interface keeps ε and σ paired by its own DP-SGD-only
-			// RDP solve; the engine calibrates σ for every mechanism its
-			// plan uses (sound mode's DP k-means, its own RDP orders), so
-			// that the run reaches its planned steps within ε. It reports
-			// the σ it chose on its budget events.
+			// The engine calibrates σ for every mechanism its plan uses
+			// (sound mode's DP k-means too), as the σ control's preview
+			// (calibrate) showed; it reports the σ on its budget events.
 			c.Sigma = 0
 		}
 	}
 	return c
 }
 
-// rdpOrders are the RDP orders every ε in the interface uses.
-var rdpOrders = accountant.OrdersDPAccounting.Orders()
+// errNoPreview is calibrate's error for a method that sets its noise
+// itself and offers no preview (no core.Method.Calibrate): the interface
+// then shows no projection rather than one of its own.
+var errNoPreview = errors.New("the method sets its noise itself and offers no preview")
 
-// projectEpsilon is accountant.ProjectRDP at the interface's orders.
-func projectEpsilon(spent []accountant.Event, q, sigma float64, steps int, delta float64) (float64, error) {
-	return accountant.ProjectRDP(spent, q, sigma, steps, delta, rdpOrders)
-}
+// errNoReleases is the audit's error when the engine's budget reports list
+// no releases (BudgetEvent.Ledger and .Planned are empty).
+var errNoReleases = errors.New("the engine reports no ledger of releases")
 
-// solveSigma returns the smallest σ whose projected ε (spent schedule, then
-// steps at rate q) stays within eps at δ, by RDP (accountant.SolveSigma,
-// relative tolerance 1e-4). Tens of RDP evaluations: call it from a
-// command.
-func solveSigma(eps, delta, q float64, steps int, spent []accountant.Event) (float64, error) {
-	if len(spent) == 0 {
-		return accountant.CalibrateRDP(accountant.Budget{Epsilon: eps, Delta: delta}, q, steps, rdpOrders, accountant.Improved, 1e-4)
+// calibrate asks the variant's method for its noise preview
+// (core.Method.Calibrate): with σ the ε that σ projects at the end of the
+// method's whole plan, without it the σ the engine would solve for the
+// target ε. The interface does no σ arithmetic of its own.
+func (p runParams) calibrate(withSigma bool) (core.Calibration, error) {
+	cal := p.V().Desc().Calibrate
+	if cal == nil || !p.Private() {
+		return core.Calibration{}, fmt.Errorf("tui: %s: %w", p.V().Label, errNoPreview)
 	}
-	z, err := accountant.SolveSigma(eps, func(z float64) (float64, error) { return projectEpsilon(spent, q, z, steps, delta) }, 1e-2, 1e4, math.Log1p(1e-4))
-	if errors.Is(err, accountant.ErrUnreachable) {
-		e0, _ := projectEpsilon(spent, q, 1, 0, delta)
-		return 0, fmt.Errorf("tui: ε %.3g already spent, target %.3g cannot be met: %w", e0, eps, accountant.ErrUnreachable)
+	cfg := p.Config("")
+	cfg.Sigma = 0
+	if withSigma {
+		cfg.Sigma = p.Sigma
 	}
-	return z, err
+	c, err := cal(cfg)
+	if err == nil && len(c.Projected) == 0 {
+		err = fmt.Errorf("tui: %s's preview projects no ε", p.V().Label)
+	}
+	return c, err
 }

@@ -183,11 +183,15 @@ func stepsGrid(steps, n int) []int {
 	return out
 }
 
+// plannerOrders are the calculator's RDP orders: dpscope's, as every
+// audited figure uses.
+var plannerOrders = accountant.DefaultOrders.Orders()
+
 // planRDP computes the RDP curves and figures (milliseconds).
 func planRDP(seq int, in plannerInputs) planResult {
 	r := newPlanResult(seq, false)
 	eps := func(sigma float64, steps int) float64 {
-		e, err := projectEpsilon(nil, in.Q, sigma, steps, in.Delta)
+		e, err := accountant.ProjectRDP(nil, in.Q, sigma, steps, in.Delta, plannerOrders)
 		if err != nil {
 			r.err = err
 			return math.NaN()
@@ -201,8 +205,9 @@ func planRDP(seq int, in plannerInputs) planResult {
 		r.bySteps["RDP"] = append(r.bySteps["RDP"], chart.Point{X: float64(n), Y: eps(in.Sigma, n)})
 	}
 	r.eps["RDP"] = eps(in.Sigma, in.Steps)
-	if s, err := accountant.CalibrateRDP(accountant.Budget{Epsilon: in.Target, Delta: in.Delta}, in.Q, in.Steps, rdpOrders, accountant.Improved, 1e-4); err == nil {
-		r.sigmaFor["RDP"] = s
+	plan := accountant.Plan{{SampleRate: in.Q, NoiseRatio: 1, Steps: in.Steps}}
+	if c, err := accountant.CalibrateAfter(nil, accountant.Budget{Epsilon: in.Target, Delta: in.Delta}, plan, accountant.DefaultOrders); err == nil {
+		r.sigmaFor["RDP"] = c.Sigma
 	} else {
 		r.sigmaFor["RDP"] = math.NaN()
 	}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,7 +10,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/tui/keys"
 )
@@ -26,7 +26,7 @@ type runPane struct {
 	charts runCharts
 	w, h   int
 
-	projected float64 // ε projected by RDP for the current σ (and spent schedule)
+	projected float64 // ε at the end of the plan at σ: the method's preview, or the running engine's report
 	projErr   error
 	solveSeq  int  // the latest σ solve asked for
 	solving   bool // a σ solve is under way
@@ -80,15 +80,15 @@ type sigmaSolvedMsg struct {
 	err   error
 }
 
-// solveCmd solves σ for the target ε in a command, from copies.
+// solveCmd asks the method for the σ of the target ε (its Calibrate, the
+// engine's own calibration) in a command, from copies.
 func (p *runPane) solveCmd() tea.Cmd {
 	p.solveSeq++
 	p.solving = true
 	seq, pr := p.solveSeq, p.params
-	spent, remaining := p.sched.split(pr)
 	return func() tea.Msg {
-		s, err := solveSigma(pr.Epsilon, pr.Delta, pr.SampleRate, remaining, spent)
-		return sigmaSolvedMsg{seq: seq, sigma: s, err: err}
+		c, err := pr.calibrate(false)
+		return sigmaSolvedMsg{seq: seq, sigma: c.Sigma, err: err}
 	}
 }
 
@@ -105,14 +105,35 @@ func (p *runPane) follow(ev core.Event) {
 	}
 }
 
-// reproject recomputes the projected ε for the current σ (RDP, ~1 ms).
+// reproject updates the projected ε: during a run the engine's latest
+// report (its σ, its whole plan), before one the method's preview for the
+// current σ (about a millisecond).
 func (p *runPane) reproject() {
 	if !p.params.dpsgd() {
 		p.projected, p.projErr = 0, nil
 		return
 	}
-	spent, remaining := p.sched.split(p.params)
-	p.projected, p.projErr = projectEpsilon(spent, p.params.SampleRate, p.params.Sigma, remaining, p.params.Delta)
+	if p.sched.running() {
+		if e, ok := p.sched.projected(); ok {
+			p.projected, p.projErr = e, nil
+			return
+		}
+	}
+	c, err := p.params.calibrate(true)
+	if err != nil {
+		p.projected, p.projErr = 0, err
+		return
+	}
+	p.projected, p.projErr = c.Projected[0].Epsilon, nil
+}
+
+// projLabel names the accountant of the projection: the engine's, or
+// "RDP" (every method's preview projects its RDP figure first).
+func (p *runPane) projLabel() string {
+	if b := p.sched.budget; p.sched.running() && len(b.Projected) > 0 {
+		return b.Projected[0].Short()
+	}
+	return "RDP"
 }
 
 func (p *runPane) epsilonHint() string {
@@ -126,12 +147,14 @@ func (p *runPane) sigmaHint() string {
 	switch {
 	case !p.params.dpsgd():
 		return ""
+	case errors.Is(p.projErr, errNoPreview):
+		return ""
 	case p.projErr != nil:
 		return "ε ?"
 	case p.projected > p.params.Epsilon*(1+1e-3):
 		return "→ ε " + fmtEps(p.projected) + " > target"
 	}
-	return "→ ε " + fmtEps(p.projected) + " RDP"
+	return "→ ε " + fmtEps(p.projected) + " " + p.projLabel()
 }
 
 // Update handles keys, engine events and solve results.
@@ -153,7 +176,7 @@ func (p *runPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		return p, emit(ParamsMsg{p.params})
 	case RunStartedMsg:
 		p.clock.begin()
-		p.sched = newSchedule(p.params.Sigma)
+		p.sched = newSchedule()
 		p.charts.reset(msg.Config, p.params)
 		p.reproject()
 		if p.c.Config.NoReferences {
@@ -359,12 +382,6 @@ func (p *runPane) summary(w, rows int) string {
 		lines[i] = truncate(l, w)
 	}
 	return "\n" + strings.Join(lines, "\n")
-}
-
-// spentEvents returns the accountant events of the steps taken so far.
-func (p *runPane) spentEvents() []accountant.Event {
-	spent, _ := p.sched.split(p.params)
-	return spent
 }
 
 // clientLines shows a federated run's client split in at most rows lines

@@ -25,7 +25,7 @@ func TestEditingSigmaReprojectsEpsilon(t *testing.T) {
 	if !(after.Sigma > before.Sigma) {
 		t.Fatalf("σ %v after l, want more than %v", after.Sigma, before.Sigma)
 	}
-	want, err := projectEpsilon(nil, after.SampleRate, after.Sigma, after.Steps(), after.Delta)
+	want, err := rdpOf(after.Sigma, after)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestEditingEpsilonResolvesSigma(t *testing.T) {
 	if p.Epsilon != 2 {
 		t.Fatalf("ε = %v after typing 2, want 2", p.Epsilon)
 	}
-	eps, err := projectEpsilon(nil, p.SampleRate, p.Sigma, p.Steps(), p.Delta)
+	eps, err := rdpOf(p.Sigma, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,14 +104,26 @@ func fakeRun(id int) []core.Event {
 	var evs []core.Event
 	evs = append(evs, core.GuaranteeEvent{Status: core.GuaranteePaperOnly, Reasons: []string{"only layers 1-3 noised"}},
 		core.StageEvent{Stage: 1, Name: "instance", Steps: 40})
-	sigma := 2.5
+	sigma0, sigma := 1.2, 2.5
 	for s := 1; s <= 40; s++ {
 		if s == 20 {
 			evs = append(evs, core.PatchEvent{Patch: core.Patch{Sigma: &sigma}, Step: 20, Applied: true})
 		}
+		// The engine's ledger and plan: σ0 up to step 19, then σ.
+		ledger := []core.Mechanism{{Component: "stage 1", SampleRate: 0.1, NoiseMultiplier: sigma0, Steps: min(s, 19)}}
+		now := sigma0
+		if s >= 20 {
+			ledger = append(ledger, core.Mechanism{Component: "stage 1", SampleRate: 0.1, NoiseMultiplier: sigma, Steps: s - 19})
+			now = sigma
+		}
+		var planned []core.Mechanism
+		if s < 40 {
+			planned = []core.Mechanism{{SampleRate: 0.1, NoiseMultiplier: now, Steps: 40 - s}}
+		}
 		evs = append(evs, core.StepEvent{Stage: 1, Epoch: 1 + s/10, Step: s, Loss: 1 / float64(s)},
-			core.BudgetEvent{Step: s, Delta: 1e-5, Target: 4, Spent: []core.EpsilonValue{{Accountant: "RDP", Epsilon: 0.1 * float64(s)}},
-				Projected: []core.EpsilonValue{{Accountant: "RDP", Epsilon: 4}}, Components: []core.NamedValue{{Name: "stage 1", Value: 0.1 * float64(s)}}})
+			core.BudgetEvent{Step: s, Delta: 1e-5, Target: 4, Sigma: now, Spent: []core.EpsilonValue{{Accountant: "RDP", Epsilon: 0.1 * float64(s)}},
+				Projected: []core.EpsilonValue{{Accountant: "RDP", Epsilon: 4}}, Components: []core.NamedValue{{Name: "stage 1", Value: 0.1 * float64(s)}},
+				Ledger: ledger, Planned: planned})
 		if s%10 == 0 {
 			evs = append(evs, core.MetricsEvent{Step: s, Values: []core.NamedValue{{Name: "ARI", Value: float64(s) / 50}, {Name: "NMI", Value: 0.5}, {Name: "silhouette", Value: 0.2}}},
 				core.EmbeddingEvent{Step: s, X: []float64{0, 1, 2, 3}, Y: []float64{0, 1, 0, 1}, Cluster: []int{0, 0, 1, 1}, Truth: []int{0, 1, 0, 1}})

@@ -122,9 +122,17 @@ func TestLiveRunChangesShow(t *testing.T) {
 		t.Errorf("loss chart has %d live-change markers, want 2", n)
 	}
 	bp := final.Pane(TabBudget).(*budgetPane)
-	if n := len(bp.sched.segs); n != 2 || bp.sched.segs[1].sigma != sigma {
-		t.Errorf("ledger schedule %+v, want a second segment at σ %v", bp.sched.segs, sigma)
+	if b := bp.sched.budget; b == nil || len(b.Ledger) != 2 || b.Ledger[1].NoiseMultiplier != sigma {
+		t.Errorf("engine's last budget report %+v, want a ledger whose second stretch is at σ %v", b, sigma)
 	}
+	// The program quit with the last audit possibly in flight: run the
+	// audit of the stopped run's whole ledger (as the engine reported it)
+	// to its end, as the program would have.
+	bp.busy, bp.stale = false, true
+	if cmd := bp.maybeAudit(); cmd != nil {
+		bp.Update(cmd())
+	}
+	bp.Frame()
 	view := stripANSI(bp.View())
 	if want := fmt.Sprintf("σ %.3g", sigma); !strings.Contains(view, want) {
 		t.Errorf("Budget screen lacks the new %s:\n%s", want, view)

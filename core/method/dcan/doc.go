@@ -83,10 +83,13 @@
 //
 // Every noised step is recorded in an accountant.Ledger (components
 // "stage 1", "stage 2" and, in sound mode, "stage 2 centroids") before it
-// runs. With a target ε the noise multiplier σ is solved by RDP at the
-// authors' orders (accountant.OrdersDPDCAN, improved conversion) for all
-// planned steps of both stages (and the DP k-means releases in sound mode),
-// and an accountant.Filter at the plan's best order admits each step: when
+// runs. With a target ε the noise multiplier σ is solved by RDP at
+// dpscope's orders (accountant.DefaultOrders, improved conversion; the
+// authors' orders serve only the published figure) for all planned steps
+// of both stages (and the DP k-means releases in sound mode) by
+// accountant.CalibrateAfter, which Calibrate (the registry's preview)
+// shares, and an accountant.Filter at the plan's best order
+// (accountant.NewFilterForPlan) admits each step: when
 // the next one no longer fits, noisy training stops, a WarningEvent says so,
 // and the run still evaluates and reports. Live patches (σ, ε target, δ, C,
 // layer range in paper mode, learning rate) take effect at the next step;

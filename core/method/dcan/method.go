@@ -38,8 +38,9 @@ func init() {
 		},
 		Needs: core.NeedsClip | core.NeedsSampleRate | core.NeedsLayers | core.NeedsSigma | core.NeedsEpochs |
 			core.NeedsLearningRate | core.NeedsAccountant,
-		Options: optionSpecs,
-		Expect:  Expect,
+		Options:   optionSpecs,
+		Expect:    Expect,
+		Calibrate: Calibrate,
 		DependsOn: []string{"layers (paper mode: 1-6 or none)", "epsilon (the filter's target; raised mid-run: conditional)",
 			"sigma changed mid-run without a target (conditional)", "secure_noise", "option k"},
 		Null: Null,

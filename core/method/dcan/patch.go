@@ -2,6 +2,9 @@ package dcan
 
 import (
 	"fmt"
+	"math"
+
+	"github.com/dpscope/dpscope/accountant"
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/dpsgd"
@@ -71,7 +74,8 @@ func (r *runState) apply(p core.Patch) (bool, error) {
 		layers = *p.Layers
 	}
 	// A new (ε, δ) target re-solves σ for the remaining steps given what
-	// the ledger has spent; it is committed only once everything checks.
+	// the ledger has spent, and plans the filter that will enforce it;
+	// both are computed here and committed only once everything checks.
 	target, delta := r.priv.targetOr(0), r.circ.Delta
 	retarget := p.Epsilon != nil || (p.Delta != nil && target > 0)
 	if p.Epsilon != nil {
@@ -80,15 +84,16 @@ func (r *runState) apply(p core.Patch) (bool, error) {
 	if p.Delta != nil {
 		delta = *p.Delta
 	}
+	var filter *accountant.Filter
 	if retarget {
-		old := r.priv.delta
-		r.priv.delta = delta
-		z, err := r.priv.solveSigma(target, r.plan())
-		r.priv.delta = old
+		z, err := r.priv.solveSigma(target, delta, r.plan())
 		if err != nil {
 			return false, err
 		}
 		sigma = z
+		if filter, err = r.priv.planFilter(target, delta, r.plan(), sigma); err != nil {
+			return false, err
+		}
 	}
 	var dcfg dpsgd.Config
 	if r.private {
@@ -99,24 +104,31 @@ func (r *runState) apply(p core.Patch) (bool, error) {
 			return false, err
 		}
 	}
+	if p.LearningRate != nil && !(*p.LearningRate > 0 && !math.IsInf(*p.LearningRate, 1)) {
+		return false, configErr("learning rate", *p.LearningRate, "finite and > 0")
+	}
+	// Everything checked: commit. Only the optimiser and DP-SGD setters
+	// can still refuse (they re-check what was checked above); the
+	// learning rate is put back if the second does, so a refused patch
+	// leaves the run as it was.
 	if p.LearningRate != nil {
+		old := r.opt.LR()
 		if err := r.opt.SetLR(*p.LearningRate); err != nil {
 			return false, err
 		}
-	}
-	// Everything checked: commit.
-	if retarget {
-		old := r.priv.delta
-		r.priv.delta = delta
-		if err := r.priv.setTarget(target, r.plan(), sigma); err != nil {
-			r.priv.delta = old
-			return false, err
+		if r.private {
+			if err := r.dp.SetConfig(dcfg); err != nil {
+				_ = r.opt.SetLR(old) // old was in force: it is valid
+				return false, err
+			}
 		}
-	}
-	if r.private {
+	} else if r.private {
 		if err := r.dp.SetConfig(dcfg); err != nil {
 			return false, err
 		}
+	}
+	if retarget {
+		r.priv.target, r.priv.filter = target, filter
 	}
 	changed := sigma != r.sigma || layers != r.layers || retarget || p.Delta != nil
 	if retarget && (target > r.s.cfg.Epsilon || delta > r.s.cfg.Delta) {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/dpsgd"
+	"github.com/dpscope/dpscope/core/nn"
 )
 
 // patchRun starts a long private run, applies p after the first step and
@@ -84,7 +86,7 @@ func TestEpsilonPatchResolvesSigma(t *testing.T) {
 	if len(all) < 2 || all[len(all)-1].NoiseMultiplier <= all[0].NoiseMultiplier {
 		t.Fatalf("ledger %v, want σ raised from step %d on", all, ack.Step)
 	}
-	got, _, err := accountant.EpsilonRDP(all, cfg.Delta, accountant.OrdersDPDCAN.Orders(), accountant.Improved)
+	got, _, err := accountant.EpsilonRDP(all, cfg.Delta, accountant.DefaultOrders.Orders(), accountant.Improved)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,8 +105,8 @@ func TestEpsilonPatchResolvesSigma(t *testing.T) {
 			b = be
 		}
 	}
-	if b.Sigma != last || b.Orders != accountant.OrdersDPDCAN.String() {
-		t.Errorf("last budget σ %v orders %q, want %v and %q", b.Sigma, b.Orders, last, accountant.OrdersDPDCAN.String())
+	if b.Sigma != last || b.Orders != accountant.DefaultOrders.String() {
+		t.Errorf("last budget σ %v orders %q, want %v and %q", b.Sigma, b.Orders, last, accountant.DefaultOrders.String())
 	}
 }
 
@@ -119,6 +121,9 @@ func TestPatchesRejected(t *testing.T) {
 		{"σ and ε together", core.ModePaper, core.Patch{Sigma: ptr(2.0), Epsilon: ptr(3.0)}},
 		{"clients", core.ModePaper, core.Patch{Clients: ptrInt(3)}},
 		{"unreachable ε", core.ModePaper, core.Patch{Epsilon: ptr(1e-4)}},
+		// Everything else in it is valid: none of it may take effect.
+		{"unreachable ε with δ, C and a learning rate", core.ModePaper,
+			core.Patch{Epsilon: ptr(1e-4), Delta: ptr(1e-3), Clip: ptr(5.0), LearningRate: ptr(0.5)}},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
 			cfg := baseConfig(tc.mode)
@@ -141,6 +146,9 @@ func TestPatchesRejected(t *testing.T) {
 			r.Wait()
 			if ack.Applied || ack.Err == "" {
 				t.Errorf("patch %s answered %+v, want rejected with a reason", tc.patch, ack)
+			}
+			if p := tr.priv; p != nil && (p.target != cfg.Epsilon || p.delta != cfg.Delta || p.filter == nil) {
+				t.Errorf("after a rejected patch the target is ε %v δ %v (filter %v), want the run's %v, %v", p.target, p.delta, p.filter != nil, cfg.Epsilon, cfg.Delta)
 			}
 			if l := tr.Ledger(); l != nil {
 				for _, ev := range l.All() {
@@ -194,7 +202,7 @@ func TestDeltaPatchResolvesSigma(t *testing.T) {
 	if len(all) < 2 || all[len(all)-1].NoiseMultiplier <= all[0].NoiseMultiplier {
 		t.Fatalf("ledger %v, want σ raised from step %d on", all, ack.Step)
 	}
-	got, _, err := accountant.EpsilonRDP(all, delta, accountant.OrdersDPDCAN.Orders(), accountant.Improved)
+	got, _, err := accountant.EpsilonRDP(all, delta, accountant.DefaultOrders.Orders(), accountant.Improved)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,5 +217,70 @@ func TestDeltaPatchResolvesSigma(t *testing.T) {
 	}
 	if last.Delta != delta {
 		t.Errorf("final budget δ = %v, want %v", last.Delta, delta)
+	}
+}
+
+// applyState is a private paper-mode run state at step 0 with a filter at
+// ε = 8, enough for apply (no data pass).
+func applyState(t *testing.T) *runState {
+	t.Helper()
+	d := simData(t, 60, 20, 3)
+	ae, err := nn.NewAutoencoder(nn.AutoencoderConfig{Genes: d.Genes, Act: nn.Tanh, Output: nn.OutputLinear, MaxRows: 64, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{}.withDefaults()
+	adam, err := nn.NewAdam(len(ae.Params), nn.AdamConfig{LR: 1e-3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := baseConfig(core.ModePaper)
+	r := &runState{s: settings{cfg: cfg, opt: o, epochs: [2]int{2, 2}}, m: newModel(ae, d, 3, o, 1), opt: adam,
+		priv: newPrivacy(cfg.Delta, 0), private: true, q: 0.1, clip: 0.1, layers: core.LayerRange{First: 1, Last: 3},
+		planned: [2]int{20, 20}, circ: Circumstances{Delta: cfg.Delta}}
+	if r.sigma, err = r.priv.solveSigma(cfg.Epsilon, cfg.Delta, r.plan()); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.priv.setTarget(cfg.Epsilon, r.plan(), r.sigma); err != nil {
+		t.Fatal(err)
+	}
+	if r.dp, err = dpsgd.New(&ae.Net, adam, r.m.n, r.dpConfig(1, 1), r.priv); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// A patch that fails any check changes nothing: not the learning rate,
+// clip, σ, δ, target or filter it would otherwise have set, even when the
+// failing part is the last one checked (the ε solve).
+func TestRejectedPatchLeavesTheRunUnchanged(t *testing.T) {
+	r := applyState(t)
+	// Five steps spent: no σ meets ε = 1e-4 any more.
+	if err := r.priv.record(compStage1, r.q, r.sigma, 5); err != nil {
+		t.Fatal(err)
+	}
+	r.done[0] = 5
+	lr, sigma, clip, filter, dcfg := r.opt.LR(), r.sigma, r.clip, r.priv.filter, r.dp.Config()
+	for _, p := range []core.Patch{
+		{Epsilon: ptr(1e-4), Delta: ptr(1e-3), Clip: ptr(5.0), LearningRate: ptr(0.5)},
+		{Sigma: ptr(3.0), Clip: ptr(5.0), LearningRate: ptr(0.5), Layers: &core.LayerRange{First: 1, Last: 9}},
+		{Clip: ptr(5.0), LearningRate: ptr(0.5), Clients: ptrInt(2)},
+	} {
+		if _, err := r.apply(p); err == nil {
+			t.Fatalf("patch %s applied, want rejected", p)
+		}
+		if r.opt.LR() != lr || r.sigma != sigma || r.clip != clip || r.priv.filter != filter || r.priv.target != 8 ||
+			r.priv.delta != 1e-5 || r.circ.Delta != 1e-5 || r.dp.Config() != dcfg {
+			t.Fatalf("after rejected patch %s: lr %v σ %v C %v target %v δ %v, want %v %v %v 8 1e-5, filter and DP-SGD config unchanged",
+				p, r.opt.LR(), r.sigma, r.clip, r.priv.target, r.priv.delta, lr, sigma, clip)
+		}
+	}
+	// The same changes with a reachable target all take effect.
+	if _, err := r.apply(core.Patch{Epsilon: ptr(6.0), Delta: ptr(1e-4), Clip: ptr(5.0), LearningRate: ptr(0.5)}); err != nil {
+		t.Fatal(err)
+	}
+	if r.opt.LR() != 0.5 || r.clip != 5 || r.sigma == sigma || r.priv.target != 6 || r.priv.delta != 1e-4 || r.priv.filter == filter ||
+		r.dp.Config().NoiseMultiplier != r.sigma || r.dp.Config().ClipNorm != 5 {
+		t.Errorf("after an applied patch: lr %v C %v σ %v target %v δ %v", r.opt.LR(), r.clip, r.sigma, r.priv.target, r.priv.delta)
 	}
 }

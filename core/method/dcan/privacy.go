@@ -25,49 +25,41 @@ type plan struct {
 	kmeansRatio float64 // their noise multiplier over σ
 }
 
-// privacy is a run's bookkeeping: the ledger, the filter enforcing the
-// target, and running RDP curves so that per-step reports cost O(orders).
-// It implements dpsgd.Recorder. Not safe for concurrent use.
+// costs returns the plan as the accountant's Plan: the DP-SGD steps
+// of both stages at σ (one item, so the projection adds them in one sum)
+// and the k-means releases at kmeansRatio·σ.
+func (pl plan) costs() accountant.Plan {
+	out := accountant.Plan{}
+	if n := pl.steps[0] + pl.steps[1]; n > 0 {
+		out = append(out, accountant.PlanItem{SampleRate: pl.q, NoiseRatio: 1, Steps: n})
+	}
+	if pl.releases > 0 {
+		out = append(out, accountant.PlanItem{SampleRate: 1, NoiseRatio: pl.kmeansRatio, Steps: pl.releases})
+	}
+	return out
+}
+
+// privacy is a run's bookkeeping: the ledger (whose running RDP tallies
+// make per-step reports O(orders)) and the filter enforcing the target.
+// Every audited RDP figure is at accountant.DefaultOrders; DP-DCAN's own
+// orders serve only its published figure (accountant.DPDCANTheorem1). It
+// implements dpsgd.Recorder. Not safe for concurrent use.
 type privacy struct {
 	delta     float64
 	target    float64 // 0: none
-	orders    []float64
 	ledger    *accountant.Ledger
 	filter    *accountant.Filter
 	component string
-	total     []float64            // RDP of everything recorded
-	comp      map[string][]float64 // RDP per component
-	cache     map[[2]float64][]float64
-	scratch   []float64
 	noPLD     bool
 }
 
 func newPrivacy(delta, target float64) *privacy {
-	o := accountant.OrdersDPDCAN.Orders()
-	return &privacy{
-		delta: delta, target: target, orders: o, ledger: accountant.NewLedger(),
-		total: make([]float64, len(o)), comp: map[string][]float64{},
-		cache: map[[2]float64][]float64{}, scratch: make([]float64, len(o)),
-	}
+	return &privacy{delta: delta, target: target, ledger: accountant.NewLedger()}
 }
 
 // ledgerOptions are the options of every ledger report of the run.
 func (p *privacy) ledgerOptions(pld bool) accountant.LedgerOptions {
-	return accountant.LedgerOptions{Orders: p.orders, SkipPLD: !pld}
-}
-
-// rdpOf returns the RDP curve of one step at (q, z), cached.
-func (p *privacy) rdpOf(q, z float64) ([]float64, error) {
-	key := [2]float64{q, z}
-	if r, ok := p.cache[key]; ok {
-		return r, nil
-	}
-	r, err := accountant.RDP(accountant.Event{SampleRate: q, NoiseMultiplier: z, Steps: 1}, p.orders)
-	if err != nil {
-		return nil, err
-	}
-	p.cache[key] = r
-	return r, nil
+	return accountant.LedgerOptions{Orders: p.ledger.Orders().Orders(), SkipPLD: !pld}
 }
 
 // RecordStep admits one DP-SGD step through the filter and records it in
@@ -80,8 +72,7 @@ func (p *privacy) RecordStep(q, sigma float64) error {
 // record admits and records count events (q, z) under component.
 func (p *privacy) record(component string, q, z float64, count int) error {
 	ev := accountant.Event{SampleRate: q, NoiseMultiplier: z, Steps: count}
-	r, err := p.rdpOf(q, z)
-	if err != nil {
+	if err := ev.Validate(); err != nil {
 		return err
 	}
 	if p.filter != nil {
@@ -89,19 +80,7 @@ func (p *privacy) record(component string, q, z float64, count int) error {
 			return err
 		}
 	}
-	if err := p.ledger.Record(component, ev); err != nil {
-		return err
-	}
-	c := p.comp[component]
-	if c == nil {
-		c = make([]float64, len(p.orders))
-		p.comp[component] = c
-	}
-	for i, v := range r {
-		p.total[i] += float64(count) * v
-		c[i] += float64(count) * v
-	}
-	return nil
+	return p.ledger.Record(component, ev)
 }
 
 // fits reports whether count events (q, z) pass the filter now.
@@ -113,125 +92,63 @@ func (p *privacy) fits(q, z float64, count int) bool {
 	return err == nil && ok
 }
 
-// epsilon converts an RDP curve at the run's δ (improved conversion); an
-// all-zero curve (nothing recorded) is ε = 0.
-func (p *privacy) epsilon(rdp []float64) (eps, order float64) {
-	zero := true
-	for _, v := range rdp {
-		zero = zero && v == 0
-	}
-	if zero {
-		return 0, 0
-	}
-	e, a, err := accountant.EpsilonFromRDP(p.orders, rdp, p.delta, accountant.Improved)
-	if err != nil {
-		return math.Inf(1), 0
-	}
-	return e, a
-}
-
-// projectedTo writes into dst the RDP of what is spent plus pl at σ = z.
-func (p *privacy) projectedTo(dst []float64, pl plan, z float64) error {
-	copy(dst, p.total)
-	if n := pl.steps[0] + pl.steps[1]; n > 0 {
-		r, err := p.rdpOf(pl.q, z)
-		if err != nil {
-			return err
-		}
-		for i, v := range r {
-			dst[i] += float64(n) * v
-		}
-	}
-	if pl.releases > 0 {
-		r, err := p.rdpOf(1, pl.kmeansRatio*z)
-		if err != nil {
-			return err
-		}
-		for i, v := range r {
-			dst[i] += float64(pl.releases) * v
-		}
-	}
-	return nil
-}
-
-// projected returns ε (RDP) at the end of pl with σ = z.
+// projected returns ε (RDP) at the end of pl with σ = z; +Inf when it
+// cannot be computed.
 func (p *privacy) projected(pl plan, z float64) float64 {
-	if err := p.projectedTo(p.scratch, pl, z); err != nil {
+	if z <= 0 {
 		return math.Inf(1)
 	}
-	e, _ := p.epsilon(p.scratch)
+	e, err := p.ledger.ProjectRDP(p.delta, pl.costs().Events(z)...)
+	if err != nil {
+		return math.Inf(1)
+	}
 	return e
 }
 
-// Noise multiplier search range of solveSigma.
-const (
-	minSigma = 1e-2
-	maxSigma = 1e4
-)
-
 // solveSigma returns the smallest σ, to relative tolerance 1e-6, such that
-// what is already spent plus pl at σ meets ε ≤ target at the run's δ (RDP,
-// improved conversion, OrdersDPDCAN). The cost is decreasing in σ, so a
-// bisection in log σ converges. It returns an error wrapping
-// accountant.ErrUnreachable when even σ = 1e4 does not meet the target
-// (typically: the budget is already spent).
-func (p *privacy) solveSigma(target float64, pl plan) (float64, error) {
-	if pl.steps[0]+pl.steps[1]+pl.releases == 0 {
-		return 0, fmt.Errorf("dcan: no noised step left to calibrate: %w", accountant.ErrUnreachable)
+// what is already spent plus pl at σ meets ε ≤ target at δ
+// (accountant's CalibrateAfter on the ledger's running tally). It returns
+// an error wrapping accountant.ErrUnreachable when even σ = 1e4 does not
+// meet the target (typically: the budget is already spent) or no noised
+// step is left.
+func (p *privacy) solveSigma(target, delta float64, pl plan) (float64, error) {
+	c, err := p.ledger.CalibrateAfter(accountant.Budget{Epsilon: target, Delta: delta}, pl.costs())
+	if err != nil {
+		return 0, fmt.Errorf("dcan: %w", err)
 	}
-	z, err := accountant.SolveSigma(target, func(z float64) (float64, error) { return p.projected(pl, z), nil }, minSigma, maxSigma, 1e-6)
-	if errors.Is(err, accountant.ErrUnreachable) {
-		return 0, fmt.Errorf("dcan: ε = %g at δ = %g cannot be met with %d steps left after spending ε = %g: %w",
-			target, p.delta, pl.steps[0]+pl.steps[1], p.spentRDP(), accountant.ErrUnreachable)
-	}
-	return z, err
+	return c.Sigma, nil
 }
 
 // spentRDP returns ε (RDP) of everything recorded.
 func (p *privacy) spentRDP() float64 {
-	e, _ := p.epsilon(p.total)
+	e, _, err := p.ledger.EpsilonRDP(p.delta)
+	if err != nil {
+		return math.Inf(1)
+	}
 	return e
 }
 
-// setTarget installs a filter at (target, δ) and re-admits every event
-// already recorded; target 0 removes the filter. The filter's single order
-// is the one at which the largest fraction of the remaining plan pl at
-// σ = z fits the budget left, (B(α) − R_spent(α)) / R_plan(α) with
-// B(α) = ε − ln(1 − 1/α) + (ln δ + ln α)/(α − 1) (the filter's budget at
-// one order): when the plan fits, the order with the most room; when it
-// does not, the order that admits the most of it.
+// planFilter returns the filter a target (ε, δ) would install for the
+// remaining plan pl at σ = z (accountant.NewFilterForPlan's order choice),
+// with every event already recorded re-admitted, without installing it.
+func (p *privacy) planFilter(target, delta float64, pl plan, z float64) (*accountant.Filter, error) {
+	f, err := p.ledger.FilterForPlan(accountant.Budget{Epsilon: target, Delta: delta}, pl.costs(), z)
+	if err != nil {
+		return nil, fmt.Errorf("dcan: %w", err)
+	}
+	return f, nil
+}
+
+// setTarget installs a filter at (target, δ) planned for pl at σ = z;
+// target 0 removes the filter.
 func (p *privacy) setTarget(target float64, pl plan, z float64) error {
 	if target == 0 {
 		p.target, p.filter = 0, nil
 		return nil
 	}
-	if err := p.projectedTo(p.scratch, pl, z); err != nil {
-		return err
-	}
-	ld := math.Log(p.delta)
-	order, best := p.orders[0], math.Inf(-1)
-	for i, a := range p.orders {
-		room := target - math.Log1p(-1/a) + (ld+math.Log(a))/(a-1) - p.total[i]
-		need := p.scratch[i] - p.total[i]
-		frac := room
-		if need > 0 {
-			frac = room / need
-		}
-		if frac > best {
-			order, best = a, frac
-		}
-	}
-	f, err := accountant.NewFilter(accountant.FilterConfig{
-		Target: accountant.Budget{Epsilon: target, Delta: p.delta},
-		Orders: []float64{order},
-	})
+	f, err := p.planFilter(target, p.delta, pl, z)
 	if err != nil {
 		return err
-	}
-	for _, ev := range p.ledger.All() {
-		if err := f.Spend(ev); err != nil {
-			return fmt.Errorf("dcan: what is already spent does not fit ε = %g: %w", target, err)
-		}
 	}
 	p.target, p.filter = target, f
 	return nil
@@ -240,7 +157,7 @@ func (p *privacy) setTarget(target float64, pl plan, z float64) error {
 // budgetEvent reports what is spent, per component, and the projection of
 // pl at σ; with pld it adds the PLD ε of the ledger.
 func (p *privacy) budgetEvent(step int, pl plan, sigma float64, pld bool) core.BudgetEvent {
-	ev := core.BudgetEvent{Step: step, Delta: p.delta, Target: p.target, Sigma: sigma, Orders: accountant.OrdersDPDCAN.String()}
+	ev := core.BudgetEvent{Step: step, Delta: p.delta, Target: p.target, Sigma: sigma, Orders: p.ledger.Orders().String()}
 	ev.Spent = []core.EpsilonValue{{Accountant: "RDP", Epsilon: p.spentRDP()}}
 	if pld && !p.noPLD {
 		if s, err := accountant.Summarize(p.ledger.All(), p.delta, p.ledgerOptions(true)); err == nil {
@@ -251,8 +168,15 @@ func (p *privacy) budgetEvent(step int, pl plan, sigma float64, pld bool) core.B
 		ev.Projected = []core.EpsilonValue{{Accountant: "RDP", Epsilon: p.projected(pl, sigma)}}
 	}
 	for _, name := range p.ledger.Components() {
-		e, _ := p.epsilon(p.comp[name])
+		e, err := p.ledger.ComponentEpsilonRDP(name, p.delta)
+		if err != nil {
+			e = math.Inf(1)
+		}
 		ev.Components = append(ev.Components, core.NamedValue{Name: name, Value: e})
+		ev.Ledger = append(ev.Ledger, mechanisms(name, p.ledger.Events(name))...)
+	}
+	if sigma > 0 {
+		ev.Planned = mechanisms("", pl.costs().Events(sigma))
 	}
 	return ev
 }
@@ -281,4 +205,58 @@ func (p *privacy) targetOr(def float64) float64 {
 		return def
 	}
 	return p.target
+}
+
+// Calibrate is DP-DCAN's preview of a config's noise (core.Method's
+// Calibrate): the plan the engine will make (every DP-SGD step of both
+// stages, round(1/q) per epoch, and sound mode's DP k-means releases) and
+// the σ it will solve for the target, by the same calibration
+// (accountant.CalibrateAfter at accountant.DefaultOrders), or the ε a
+// given σ projects. It needs no data.
+func Calibrate(cfg core.Config) (core.Calibration, error) {
+	opt, err := applyKeys(Options{}, cfg.Options)
+	if err != nil {
+		return core.Calibration{}, err
+	}
+	s, err := resolve(cfg, opt)
+	if err != nil {
+		return core.Calibration{}, err
+	}
+	if cfg.Mode == core.ModeNonPrivate {
+		return core.Calibration{}, fmt.Errorf("dcan: nonprivate mode adds no noise: %w", ErrConfig)
+	}
+	spe := max(1, int(math.Round(1/cfg.SampleRate)))
+	pl := plan{q: cfg.SampleRate, kmeansRatio: s.opt.KMeansNoiseRatio, steps: [2]int{s.epochs[0] * spe, s.epochs[1] * spe}}
+	if cfg.Mode == core.ModeSound && s.epochs[1] > 0 {
+		pl.releases = 2 * s.opt.KMeansIterations
+	}
+	c := core.Calibration{Sigma: cfg.Sigma, Orders: accountant.DefaultOrders.String(), Steps: pl.costs().Steps()}
+	if c.Sigma == 0 {
+		cal, err := accountant.CalibrateAfter(nil, accountant.Budget{Epsilon: cfg.Epsilon, Delta: cfg.Delta}, pl.costs(), accountant.DefaultOrders)
+		if err != nil {
+			return core.Calibration{}, fmt.Errorf("dcan: σ for ε = %g: %w", cfg.Epsilon, err)
+		}
+		c.Sigma = cal.Sigma
+	}
+	if c.Steps == 0 {
+		c.Projected = []core.EpsilonValue{{Accountant: "RDP", Epsilon: 0}}
+		return c, nil
+	}
+	e, err := accountant.ProjectPlan(nil, pl.costs(), c.Sigma, cfg.Delta, accountant.DefaultOrders)
+	if err != nil {
+		return core.Calibration{}, fmt.Errorf("dcan: ε at σ = %g: %w", c.Sigma, err)
+	}
+	c.Projected = []core.EpsilonValue{{Accountant: "RDP", Epsilon: e}}
+	c.Planned = mechanisms("", pl.costs().Events(c.Sigma))
+	return c, nil
+}
+
+// mechanisms copies accountant events into the events' form, under
+// component.
+func mechanisms(component string, evs []accountant.Event) []core.Mechanism {
+	out := make([]core.Mechanism, len(evs))
+	for i, ev := range evs {
+		out[i] = core.Mechanism{Component: component, SampleRate: ev.SampleRate, NoiseMultiplier: ev.NoiseMultiplier, Steps: ev.Steps}
+	}
+	return out
 }

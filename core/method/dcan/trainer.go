@@ -199,7 +199,7 @@ func (r *runState) planPrivacy() error {
 	cfg := r.s.cfg
 	pl := r.plan()
 	if r.sigma == 0 {
-		z, err := r.priv.solveSigma(cfg.Epsilon, pl)
+		z, err := r.priv.solveSigma(cfg.Epsilon, r.priv.delta, pl)
 		if err != nil {
 			return err
 		}

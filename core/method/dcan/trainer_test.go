@@ -105,7 +105,7 @@ func TestEventsOfAPrivateRun(t *testing.T) {
 	}
 	// The ledger's ε is accountant.Summarize of what it recorded, and the
 	// recorded steps are the steps taken.
-	s, err := accountant.Summarize(tr.Ledger().All(), cfg.Delta, accountant.LedgerOptions{Orders: accountant.OrdersDPDCAN.Orders()})
+	s, err := accountant.Summarize(tr.Ledger().All(), cfg.Delta, accountant.LedgerOptions{Orders: accountant.DefaultOrders.Orders()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,19 +152,44 @@ func TestSigmaSolvedFromEpsilon(t *testing.T) {
 		t.Fatalf("ledger holds %d steps, want 3 epochs × 10", steps)
 	}
 	want, err := accountant.CalibrateRDP(accountant.Budget{Epsilon: cfg.Epsilon, Delta: cfg.Delta}, cfg.SampleRate, steps,
-		accountant.OrdersDPDCAN.Orders(), accountant.Improved, 1e-7)
+		accountant.DefaultOrders.Orders(), accountant.Improved, 1e-7)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if z := evs[0].NoiseMultiplier; math.Abs(z-want)/want > 2e-6 {
 		t.Errorf("σ = %v, accountant.CalibrateRDP = %v", z, want)
 	}
-	eps, _, err := accountant.EpsilonRDP(evs, cfg.Delta, accountant.OrdersDPDCAN.Orders(), accountant.Improved)
+	eps, _, err := accountant.EpsilonRDP(evs, cfg.Delta, accountant.DefaultOrders.Orders(), accountant.Improved)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if eps > cfg.Epsilon || eps < cfg.Epsilon*(1-1e-5) {
 		t.Errorf("ε of the recorded steps = %v, want the target %v (within 1e-5, not above)", eps, cfg.Epsilon)
+	}
+	// The registry's preview solves the same σ and projects the same ε,
+	// without data.
+	c, err := Calibrate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Sigma != evs[0].NoiseMultiplier || c.Steps != 30 || c.Orders != accountant.DefaultOrders.String() ||
+		len(c.Projected) != 1 || math.Abs(c.Projected[0].Epsilon-eps) > 1e-12 {
+		t.Errorf("Calibrate = %+v, want σ %v over 30 steps projecting ε %v", c, evs[0].NoiseMultiplier, eps)
+	}
+	cfg.Sigma = 2 * c.Sigma
+	at2, err := Calibrate(cfg)
+	if err != nil || at2.Sigma != cfg.Sigma || at2.Projected[0].Epsilon >= eps {
+		t.Errorf("Calibrate at σ %v = %+v (%v), want that σ and ε below %v", cfg.Sigma, at2, err, eps)
+	}
+	// Sound mode's plan adds the DP k-means releases: more noise for ε.
+	cfg.Sigma, cfg.Mode, cfg.Layers = 0, core.ModeSound, core.LayerRange{First: 1, Last: 6}
+	snd, err := Calibrate(cfg)
+	if err != nil || snd.Sigma <= c.Sigma || snd.Steps != 30+2*DefaultKMeansIterations {
+		t.Errorf("sound Calibrate = %+v (%v), want σ above %v over %d releases", snd, err, c.Sigma, 30+2*DefaultKMeansIterations)
+	}
+	cfg.Mode = core.ModeNonPrivate
+	if _, err := Calibrate(cfg); err == nil {
+		t.Error("Calibrate in nonprivate mode gave a σ")
 	}
 }
 
@@ -186,7 +211,7 @@ func TestBudgetExhaustionStopsNoisyTraining(t *testing.T) {
 	if !warned {
 		t.Error("no budget-exhausted warning")
 	}
-	s, err := accountant.Summarize(tr.Ledger().All(), cfg.Delta, accountant.LedgerOptions{Orders: accountant.OrdersDPDCAN.Orders(), SkipPLD: true})
+	s, err := accountant.Summarize(tr.Ledger().All(), cfg.Delta, accountant.LedgerOptions{Orders: accountant.DefaultOrders.Orders(), SkipPLD: true})
 	if err != nil {
 		t.Fatal(err)
 	}

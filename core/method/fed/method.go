@@ -67,7 +67,8 @@ func (v Variant) descriptor() core.Method {
 			}
 			return Reasons(v, cfg.Mode, eps, proto)
 		},
-		Null: Null,
+		Null:      Null,
+		Calibrate: v.Calibrate,
 		New: func(cfg core.Config) (core.Engine, error) {
 			p, err := paramsFrom(v.optionSpecs(), cfg.Options)
 			if err != nil {
@@ -115,6 +116,9 @@ func (v Variant) descriptor() core.Method {
 		s := p
 		p.Label, p.Mode, s.Label, s.Mode = "FedSC", core.ModeNonPrivate, "FedSC + client DP", core.ModeSound
 		m.Presets = []core.Preset{p, s}
+	}
+	if v == FL {
+		m.Calibrate = nil // FL adds no noise: nothing to preview
 	}
 	return m
 }

@@ -85,17 +85,12 @@ func newPrivacy(cfg core.Config, v Variant, p Params, rounds, k int) (*privacy, 
 }
 
 // solve sets the noise multiplier from the ε target: the paper's split for
-// fl-dp (σ_l) and ppml-omics (σ at ε_b, δ_b), RDP calibration of R rounds
-// of the Gaussian mechanism on the sum for FedSC's DP extension.
+// fl-dp (σ_l) and ppml-omics (σ at ε_b, δ_b), RDP calibration
+// (accountant.CalibrateAfter, as every re-solve) of R rounds of the
+// Gaussian mechanism on the sum for FedSC's DP extension.
 func (pr *privacy) solve(k int) error {
 	if pr.v == FedSC {
-		z, err := accountant.CalibrateRDP(accountant.Budget{Epsilon: pr.target, Delta: pr.delta}, 1, pr.planned,
-			accountant.OrdersDPAccounting.Orders(), accountant.Improved, 0)
-		if err != nil {
-			return fmt.Errorf("fed: noise for ε = %g over %d rounds: %w", pr.target, pr.planned, err)
-		}
-		pr.z = z
-		return nil
+		return pr.calibrateCentral(k)
 	}
 	b, err := accountant.PPMLOmics(pr.target, pr.delta, pr.planned, k, 1)
 	if err != nil {
@@ -151,37 +146,29 @@ func mustEps(e float64, err error) float64 {
 // still to come with k clients. Before any round it is solve. After some,
 // the paper's variants keep the paper's split over the whole schedule (as
 // the paper accounts), and FedSC's extension solves z for the rounds left
-// given what its ledger has spent, as its first solve does (RDP, improved
+// given what its ledger has spent, by accountant's CalibrateAfter on the
+// central ledger's running tally (RDP at accountant.DefaultOrders, improved
 // conversion): the smallest z, to a relative 1e-6, whose projection meets
 // the target. It returns an error wrapping accountant.ErrUnreachable when
 // no z up to 10⁴ does.
 func (pr *privacy) solveRemaining(k int) error {
-	left := pr.planned - pr.done
-	if pr.done == 0 || pr.v != FedSC || left <= 0 {
+	if pr.done == 0 || pr.v != FedSC || pr.planned-pr.done <= 0 {
 		return pr.solve(k)
 	}
-	opts := accountant.LedgerOptions{SkipPLD: true, Orders: accountant.OrdersDPAccounting.Orders()}
-	eps := func(z float64) float64 {
-		s, err := pr.central.Project(pr.delta, []accountant.Event{{SampleRate: 1, NoiseMultiplier: z, Steps: left}}, opts)
-		if err != nil {
-			return math.Inf(1)
-		}
-		return s.EpsilonRDP
+	return pr.calibrateCentral(k)
+}
+
+// calibrateCentral sets FedSC's noise multiplier for the rounds still to
+// come given what the central ledger has spent (none before the first
+// round): accountant's CalibrateAfter on the ledger's running tally.
+func (pr *privacy) calibrateCentral(k int) error {
+	left := pr.planned - pr.done
+	c, err := pr.central.CalibrateAfter(accountant.Budget{Epsilon: pr.target, Delta: pr.delta}, accountant.Plan{{SampleRate: 1, NoiseRatio: 1, Steps: left}})
+	if err != nil {
+		return fmt.Errorf("fed: ε = %g at δ = %g with %d rounds left after spending ε = %.4g (audited): %w",
+			pr.target, pr.delta, left, pr.audited(0, k), err)
 	}
-	lo, hi := math.Log(1e-2), math.Log(1e4)
-	if eps(math.Exp(hi)) > pr.target {
-		return fmt.Errorf("fed: ε = %g at δ = %g cannot be met with %d rounds left after spending ε = %.4g (audited): %w",
-			pr.target, pr.delta, left, pr.audited(0, k), accountant.ErrUnreachable)
-	}
-	for hi-lo > 1e-6 {
-		mid := 0.5 * (lo + hi)
-		if eps(math.Exp(mid)) > pr.target {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	pr.z = math.Exp(hi)
+	pr.z = c.Sigma
 	return nil
 }
 
@@ -326,7 +313,7 @@ func (pr *privacy) paperLabel() string {
 func (pr *privacy) budget(step, k int) core.BudgetEvent {
 	opts := accountant.LedgerOptions{SkipPLD: true}
 	left := max(0, pr.planned-pr.done)
-	ev := core.BudgetEvent{Step: step, Delta: pr.delta, Target: pr.target, Sigma: pr.z, Orders: accountant.OrdersDPAccounting.String()}
+	ev := core.BudgetEvent{Step: step, Delta: pr.delta, Target: pr.target, Sigma: pr.z, Orders: accountant.DefaultOrders.String()}
 	loc, cen, hasLocal := pr.roundEvents(k)
 	var spent, proj []core.EpsilonValue
 	add := func(label string, l *accountant.Ledger, ev accountant.Event, gdpNow, gdpEnd float64) {
@@ -386,4 +373,30 @@ func (pr *privacy) ledgerFor() *accountant.Ledger {
 		return pr.central
 	}
 	return pr.local
+}
+
+// Calibrate is variant v's preview of a config's noise (core.Method's
+// Calibrate): the noise multiplier the engine starts with (cfg.Sigma, or
+// the one its solve sets from the target: the paper's split, the audited
+// floor of sound mode, RDP for FedSC's extension) and the ε its accountants
+// project over the planned rounds, from the same code the engine runs. It
+// needs no data.
+func (v Variant) Calibrate(cfg core.Config) (core.Calibration, error) {
+	if cfg.Mode == core.ModeNonPrivate {
+		return core.Calibration{}, configErr("mode", cfg.Mode, "paper or sound: nonprivate mode adds no noise")
+	}
+	p, err := paramsFrom(v.optionSpecs(), cfg.Options)
+	if err != nil {
+		return core.Calibration{}, err
+	}
+	e, err := New(cfg, v, p)
+	if err != nil {
+		return core.Calibration{}, err
+	}
+	pr, err := newPrivacy(e.cfg, v, e.p, e.rounds, e.clients)
+	if err != nil {
+		return core.Calibration{}, err
+	}
+	b := pr.budget(0, e.clients)
+	return core.Calibration{Sigma: pr.z, Projected: b.Projected, Orders: b.Orders, Steps: e.rounds}, nil
 }

@@ -207,3 +207,62 @@ func TestSoundNoiseFloor(t *testing.T) {
 		}
 	}
 }
+
+// A patch whose ε cannot be met is rejected whole: its valid parts (C,
+// the learning rate, the number of clients) do not take effect either,
+// and the run keeps its σ and target.
+func TestRejectedPatchChangesNothing(t *testing.T) {
+	d := simData(t, 240, 60, 4)
+	cfg := baseConfig(FedSC, core.ModeSound)
+	eps, clip, lr, three := 1e-4, 50.0, 0.5, 3
+	evs := runEngine(t, cfg, newEngine(t, cfg, FedSC, smallParams(d)), core.Patch{Epsilon: &eps, Clip: &clip, LearningRate: &lr, Clients: &three})
+	var rejected bool
+	sigma := 0.0
+	for _, ev := range evs {
+		switch ev := ev.(type) {
+		case core.PatchEvent:
+			rejected = !ev.Applied && strings.Contains(ev.Err, "cannot be met")
+		case core.ClientsEvent:
+			if ev.K != cfg.Clients {
+				t.Errorf("clients event %+v after a rejected patch", ev)
+			}
+		case core.BudgetEvent:
+			if sigma == 0 {
+				sigma = ev.Sigma
+			}
+			if ev.Target != cfg.Epsilon || ev.Sigma != sigma {
+				t.Errorf("round %d: target %v σ %v, want the run's %v and σ %v", ev.Step, ev.Target, ev.Sigma, cfg.Epsilon, sigma)
+			}
+		}
+	}
+	if !rejected || sigma == 0 {
+		t.Errorf("patch rejected %v (want true, naming the unreachable ε), σ %v", rejected, sigma)
+	}
+}
+
+// Calibrate previews the σ the engine solves and the ε it projects.
+func TestCalibrateMatchesTheEngine(t *testing.T) {
+	for _, v := range []Variant{FLDP, PPMLOmics, FedSC} {
+		mode := core.ModeSound
+		cfg := baseConfig(v, mode)
+		c, err := v.Calibrate(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", v.Name(), err)
+		}
+		pr, err := newPrivacy(cfg, v, Params{}, 3, cfg.Clients)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Sigma != pr.z || c.Steps != 3 || len(c.Projected) == 0 || c.Orders != accountant.DefaultOrders.String() {
+			t.Errorf("%s: Calibrate %+v, want σ %v over 3 rounds", v.Name(), c, pr.z)
+		}
+		cfg.Sigma = 2 * c.Sigma
+		c2, err := v.Calibrate(cfg)
+		if err != nil || c2.Sigma != cfg.Sigma || c2.Projected[0].Epsilon >= c.Projected[0].Epsilon {
+			t.Errorf("%s: Calibrate at 2σ = %+v (%v), want ε below %v", v.Name(), c2, err, c.Projected[0].Epsilon)
+		}
+	}
+	if _, err := FL.Calibrate(baseConfig(FL, core.ModeNonPrivate)); err == nil {
+		t.Error("FL's nonprivate mode previewed a σ")
+	}
+}

@@ -106,6 +106,15 @@ func (s *sim) redraw(k, round int) error {
 	if err != nil {
 		return fmt.Errorf("fed: %w", err)
 	}
+	// Everything that can fail comes first, so a redraw that fails (a
+	// live clients patch) leaves the run on its old split.
+	for len(s.ws) < s.e.workers(k) {
+		w, err := s.l.newWorker()
+		if err != nil {
+			return err
+		}
+		s.ws = append(s.ws, w)
+	}
 	s.split, s.k = sp, k
 	s.segment++
 	for len(s.upd) < k {
@@ -114,13 +123,6 @@ func (s *sim) redraw(k, round int) error {
 	s.upd = s.upd[:k]
 	s.losses = make([]float64, k)
 	s.l.resetClients(k)
-	for len(s.ws) < s.e.workers(k) {
-		w, err := s.l.newWorker()
-		if err != nil {
-			return err
-		}
-		s.ws = append(s.ws, w)
-	}
 	if s.pr != nil {
 		s.pr.segment = fmt.Sprintf("K = %d from round %d", k, round)
 	}

@@ -58,6 +58,10 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	if target <= 0 {
 		target = 4
 	}
+	if sigma <= 0 {
+		sigma = sigma0 // σ from ε: the fake's "calibration"
+	}
+	var ledger []core.Mechanism // the steps taken, one entry per σ
 	cost := func() float64 { return target * target / float64(max(total, 1)) * (sigma0 * sigma0) / (sigma * sigma) }
 	const k, n = 3, 60
 	step := 0
@@ -86,7 +90,17 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 					spent += cost()
 					eps := math.Sqrt(spent)
 					proj := math.Sqrt(spent + cost()*float64(total-step))
-					ctl.Emit(core.BudgetEvent{Step: step, Delta: cfg.Delta, Target: cfg.Epsilon,
+					if n := len(ledger); n > 0 && ledger[n-1].NoiseMultiplier == sigma {
+						ledger[n-1].Steps++
+					} else {
+						ledger = append(ledger, core.Mechanism{Component: "stage", SampleRate: cfg.SampleRate, NoiseMultiplier: sigma, Steps: 1})
+					}
+					var planned []core.Mechanism
+					if total > step {
+						planned = []core.Mechanism{{SampleRate: cfg.SampleRate, NoiseMultiplier: sigma, Steps: total - step}}
+					}
+					ctl.Emit(core.BudgetEvent{Step: step, Delta: cfg.Delta, Target: cfg.Epsilon, Sigma: sigma, Orders: "fake",
+						Ledger: append([]core.Mechanism(nil), ledger...), Planned: planned,
 						Spent:      []core.EpsilonValue{{Accountant: "RDP", Epsilon: eps}, {Accountant: "PLD", Epsilon: 0.85 * eps}},
 						Projected:  []core.EpsilonValue{{Accountant: "RDP", Epsilon: proj}, {Accountant: "PLD", Epsilon: 0.85 * proj}},
 						Components: []core.NamedValue{{Name: "stage " + string(rune('1'+stage)), Value: eps}}})
