@@ -66,7 +66,7 @@ func fitARI(t testing.TB, src *dppca.Source, private bool, eps float64, o Option
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := Fit(context.Background(), src, pl, o, rand.New(rand.NewPCG(seed, 0)), seed, false, Hooks{})
+	out, err := Fit(context.Background(), src, pl, o, rand.New(rand.NewPCG(seed, 0)), Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
