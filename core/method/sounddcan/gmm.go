@@ -148,17 +148,30 @@ func (m *mixture) labels(x []float64, n int) []int {
 // weights (K), the variance (1).
 func (m *mixture) gradSize() int { return m.k*m.h + m.k + 1 }
 
-// noisyStep is one full-batch DP-SGD step. Each cell's gradient of ℓ,
-// written in the mixture's natural units — g_μj = r_j(x − μ_j) (the
-// gradient in μ_j up to the factor 1/v), g_a = r − π (minus the gradient
-// in a), g_v = Σ_j r_j‖x − μ_j‖²/h (the gradient in b up to an affine map)
-// — is divided block by block by the public bounds cMu, 1 and cV, clipped
-// as a whole to norm 1, summed over the cells, released with N(0, z²) on
-// every coordinate (z = 0: exact), scaled back and divided by the released
-// count nt. The step then applies the EM (Fisher) preconditioner with step
-// size eta: μ_j += η·G_μj/π_j, a_j += η·G_aj/π_j, v += η·(G_v − v). It
-// returns the mean loss. sum and g are scratch of gradSize().
+// noisyStep is one full-batch DP-SGD step: the clipped per-cell gradients
+// summed (clippedSum), N(0, z²) added on every coordinate (z = 0: exact),
+// and the preconditioned update (update). It returns the mean loss before
+// the step. sum and g are scratch of gradSize().
 func (m *mixture) noisyStep(x []float64, n int, cMu, cV, z, nt, eta float64, rng *rand.Rand, sum, g []float64) float64 {
+	loss := m.clippedSum(x, n, cMu, cV, sum, g)
+	if z > 0 {
+		for t := range sum {
+			sum[t] += z * rng.NormFloat64()
+		}
+	}
+	m.update(sum, cMu, cV, nt, eta)
+	return loss
+}
+
+// clippedSum writes into sum the sum over the n cells of x (n × h) of each
+// cell's gradient of ℓ, in the mixture's natural units — g_μj = r_j(x −
+// μ_j) (the gradient in μ_j up to the factor 1/v), g_a = r − π (minus the
+// gradient in a), g_v = Σ_j r_j‖x − μ_j‖²/h (the gradient in b up to an
+// affine map) — divided block by block by the public bounds cMu, 1 and cV
+// and clipped as a whole to norm 1, so one cell added or removed moves sum
+// by at most 1. It returns the mean loss ℓ over the cells (with the
+// cell-free term −h·b). g is scratch of gradSize().
+func (m *mixture) clippedSum(x []float64, n int, cMu, cV float64, sum, g []float64) float64 {
 	k, h := m.k, m.h
 	lp, s, dist := make([]float64, k), make([]float64, k), make([]float64, k)
 	m.logWeights(lp)
@@ -192,26 +205,30 @@ func (m *mixture) noisyStep(x []float64, n int, cMu, cV, z, nt, eta float64, rng
 			sum[t] += f * v
 		}
 	}
-	if z > 0 {
-		for t := range sum {
-			sum[t] += z * rng.NormFloat64()
-		}
-	}
+	return loss/float64(max(n, 1)) - float64(h)*m.b
+}
+
+// update applies the released sum (scaled back by the bounds and divided by
+// the released count nt) with the EM (Fisher) preconditioner and step size
+// eta: μ_j += η·G_μj/π_j, a_j += η·G_aj/π_j (π_j floored at freqFloor/K, so
+// a weight the noise drove near 0 cannot make a step blow up), v += η·(G_v −
+// v) (floored at mixInitFloor·cV). With η = 1 and no noise it is one soft
+// Lloyd (EM) iteration. Post-processing of the release.
+func (m *mixture) update(sum []float64, cMu, cV, nt, eta float64) {
+	k, h := m.k, m.h
+	kh := k * h
+	lp := make([]float64, k)
+	m.logWeights(lp)
 	den := max(nt, 1)
-	v := math.Exp(-2 * m.b)
-	loss = loss/float64(max(n, 1)) - float64(h)*m.b
 	for j := range k {
 		pj := max(math.Exp(lp[j]), freqFloor/float64(k))
 		for t := range h {
 			m.mu[j*h+t] += eta * sum[j*h+t] * cMu / den / pj
 		}
-	}
-	for j := range k {
-		pj := max(math.Exp(lp[j]), freqFloor/float64(k))
 		m.a[j] += eta * sum[kh+j] / den / pj
 	}
+	v := math.Exp(-2 * m.b)
 	gv := sum[kh+k] * cV / den
 	v = max(v+eta*(gv-v), mixInitFloor*cV)
 	m.b = -0.5 * math.Log(v)
-	return loss
 }
