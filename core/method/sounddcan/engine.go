@@ -317,12 +317,26 @@ func (r *runner) finish(out *Outcome) error {
 func (r *runner) collapseMessage(out *Outcome) string {
 	pl, k := r.pl, r.src.K
 	msg := fmt.Sprintf("only %d of K = %d clusters hold cells at the end", out.NonEmpty, k)
-	if !pl.Private() {
-		return msg + ": without noise this means the merged centres of the over-clustered start leave some clusters where no code lies; a larger K or more steps may recover them"
+	seen := map[int]bool{}
+	for _, l := range out.StartLabels {
+		seen[l] = true
 	}
-	per := float64(out.Start.Matrix.N) / float64(r.e.o.Over*k)
-	return msg + fmt.Sprintf(": at this ε the noise of the head's cluster counts (σ = %.3g against ≈ %.0f cells per over-clustered centre) and sums (σ = %.3g per coordinate against a radius R = %.3g) leaves the merge too few released centres to place all K; a larger ε or a smaller K leaves more signal",
-		pl.Counts, per, pl.Sums, pl.R)
+	start := fmt.Sprintf("the private start (dppca's centres merged into K) already gave %d non-empty clusters", len(seen))
+	if !pl.Private() {
+		return msg + ": without noise this means some mixture components lie where no cell is their most probable (" + start + "); a smaller K may suit these data better"
+	}
+	h := float64(out.Start.Matrix.H)
+	nt := max(out.Start.Matrix.NoisyN, 1)
+	eta := r.e.o.LR
+	noise := 0.0
+	if pl.Steps > 0 {
+		// A mean's noise after the steps: each step adds η·z·cMu/(ñ·π) per
+		// coordinate and the preconditioned steps forget the past at rate
+		// η, so it settles at that times √(η/(2 − η)); over h genes.
+		noise = pl.Z * pl.CMu / (nt / float64(k)) * math.Sqrt(eta/(2-eta)) * math.Sqrt(h)
+	}
+	return msg + fmt.Sprintf(": at this ε the private start is noisy (%s) and the noise left on each mixture mean is about %.3g in norm over its %g genes, against a radius R = %.3g of every cell's row: a component whose mean the noise moved far from every cell loses them all to the others; a larger ε or a smaller K leaves more signal",
+		start, noise, h, pl.R)
 }
 
 // noiseMessage states the noise of the run.
