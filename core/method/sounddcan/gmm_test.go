@@ -117,7 +117,7 @@ func TestMixtureLearnsMeans(t *testing.T) {
 	prev := math.Inf(1)
 	for s := range 30 {
 		loss := m.noisyStep(x, n, r, r*r/float64(h), 0, float64(n), 1, nil, sum, g) // the plan's bounds
-		if loss > prev+1e-6 { // clipping makes EM monotone only up to rounding
+		if loss > prev+1e-6 {                                                       // clipping makes EM monotone only up to rounding
 			t.Errorf("step %d: loss %.6f rose from %.6f", s, loss, prev)
 		}
 		prev = loss
