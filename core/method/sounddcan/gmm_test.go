@@ -116,8 +116,9 @@ func TestMixtureLearnsMeans(t *testing.T) {
 	sum, g := make([]float64, m.gradSize()), make([]float64, m.gradSize())
 	prev := math.Inf(1)
 	for s := range 30 {
-		loss := m.noisyStep(x, n, r, r*r/float64(h), 0, float64(n), 1, nil, sum, g) // the plan's bounds
-		if loss > prev+1e-6 {                                                       // clipping makes EM monotone only up to rounding
+		// the plan's bounds; clipping makes EM monotone only up to rounding
+		loss := m.noisyStep(x, n, r, r*r/float64(h), 0, float64(n), 1, nil, sum, g)
+		if loss > prev+1e-6 {
 			t.Errorf("step %d: loss %.6f rose from %.6f", s, loss, prev)
 		}
 		prev = loss
