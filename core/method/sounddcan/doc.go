@@ -77,4 +77,16 @@
 // dppca's noise edge 0.570, within seed noise of the default. At ε ≤ 4 the
 // private start is too poor for the network to improve (ε = 4: 0.259
 // against the null's 0.219 and dppca's 0.308).
+//
+// Reported on the shared sets (docs/RESULTS.md "The trade-off", seeds 0–4,
+// δ = 1e-5), mean ARI at ε = 0.5 / 2 / 4 / 8 / 16 and the paired gain over
+// the null: builtin:default 0.000 / 0.080 / 0.408 / 0.624 / 0.697 (null
+// +0.149 / +0.130 / +0.133 at ε = 4 / 8 / 16, beyond seed noise; dppca 0.569
+// at ε = 8, B1 0.687); pbmc_4k 0.340 / 0.700 / 0.709 / 0.718 / 0.631 (null
+// +0.065 / +0.060 at ε = 2 / 4, −0.011 at 8, −0.117 at 16, −0.226 at 0.5;
+// dppca 0.630, B1 0.679); mouse_bladder 0.180 / 0.542 / 0.575 / 0.479 /
+// 0.474 (null +0.101 / +0.025 at ε = 4 / 8, −0.059 at 0.5; dppca 0.485, B1
+// 0.598). Without noise the network equals its null (0.614 against 0.616 on
+// builtin:default): it corrects the noise of the private subspace, not the
+// model. At ε ≤ 1 its share of the budget is lost to the start.
 package sounddcan
