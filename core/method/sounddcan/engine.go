@@ -321,9 +321,9 @@ func (r *runner) collapseMessage(out *Outcome) string {
 	for _, l := range out.StartLabels {
 		seen[l] = true
 	}
-	start := fmt.Sprintf("the private start (dppca's centres merged into K) already gave %d non-empty clusters", len(seen))
+	start := fmt.Sprintf("dppca's centres merged into K already gave %d non-empty clusters", len(seen))
 	if !pl.Private() {
-		return msg + ": without noise this means some mixture components lie where no cell is their most probable (" + start + "); a smaller K may suit these data better"
+		return msg + ": without noise this means some mixture components lie where no cell is their most probable (the start: " + start + "); a smaller K may suit these data better"
 	}
 	h := float64(out.Start.Matrix.H)
 	nt := max(out.Start.Matrix.NoisyN, 1)
@@ -343,15 +343,15 @@ func (r *runner) collapseMessage(out *Outcome) string {
 func (r *runner) noiseMessage() string {
 	pl, o := r.pl, r.e.o
 	shDP, shNet, shHead := o.shares()
-	head := fmt.Sprintf("K = %d (dppca stage into %d), p = %d, h = %d genes, R = %.3g, %d full-batch DP-SGD steps (Adam, lr = %.4g), C = %.3g, %d head round",
-		r.src.K, min(o.Over*r.src.K, r.src.Data.Cells()), o.P, pl.DPPCA.H, pl.R, pl.Steps, o.LR, pl.C, pl.Rounds)
+	head := fmt.Sprintf("K = %d (dppca stage into %d), p = %d, h = %d genes, R = %.3g, %d full-batch DP-SGD steps of size η = %.4g with the EM preconditioner, each cell's gradient clipped to 1 in units of %.3g (means) and %.3g (variance), %d head round",
+		r.src.K, min(o.Over*r.src.K, r.src.Data.Cells()), o.P, pl.DPPCA.H, pl.R, pl.Steps, o.LR, pl.CMu, pl.CV, pl.Rounds)
 	if o.NoTrain {
 		head += "; steps=0: the null (the mixture at its private start, the network's share given back)"
 	}
 	if !pl.Private() {
 		return head + "; nonprivate: no noise (gradients still clipped)"
 	}
-	return fmt.Sprintf("%s; GDP μ = %.4g for ε = %g, δ = %g, split dppca %.3g / network %.3g / head %.3g of μ²; DP-SGD noise multiplier z = %.3g (σ = z·C per coordinate of the summed gradient); head noise: sums %.3g (Δ = R), counts %.3g (Δ = 1); the dppca stage's own noise: covariance %.3g, k-means sums %.3g and counts %.3g per round",
+	return fmt.Sprintf("%s; GDP μ = %.4g for ε = %g, δ = %g, split dppca %.3g / network %.3g / head %.3g of μ²; DP-SGD noise multiplier z = %.3g (σ = z per coordinate of the summed clipped gradient, in those units); head noise: sums %.3g (Δ = R), counts %.3g (Δ = 1); the dppca stage's own noise: covariance %.3g, k-means sums %.3g and counts %.3g per round",
 		head, pl.Mu, pl.Epsilon, pl.Delta, shDP, shNet, shHead, pl.Z, pl.Sums, pl.Counts, pl.DPPCA.PCA, pl.DPPCA.Sums, pl.DPPCA.Counts)
 }
 

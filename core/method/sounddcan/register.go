@@ -15,8 +15,8 @@ var optionSpecs = []core.OptionSpec{
 	{Key: "prep", Kind: core.KindChoice, Default: string(dppca.PrepPrivate), Choices: []string{string(dppca.PrepPrivate), string(dppca.PrepPublic)}, Doc: "per-gene statistics released with noise (private) or taken as public (an assumption)"},
 	{Key: "k", Kind: core.KindInt, Min: 0, Max: math.Inf(1), Doc: "clusters K (0 or absent: the number of classes of the labels)"},
 	{Key: "steps", Kind: core.KindInt, Default: DefaultSteps, Min: 0, Max: 10000, Doc: "full-batch DP-SGD steps on the mixture network (0: the null, no training, same total ε)"},
-	{Key: "gclip", Kind: core.KindFloat, Min: 0, Max: 1000, Doc: "per-cell gradient clip C (0 or absent: 2·√p)"},
-	{Key: "lr", Kind: core.KindFloat, Min: 0, Max: math.Inf(1), Doc: "Adam's learning rate (0 or absent: 2/steps)"},
+	{Key: "gclip", Kind: core.KindFloat, Default: DefaultGradClip, Min: 0, Max: 1000, Doc: "bound of a cell's gradient in the mixture means, as a multiple of the row radius R"},
+	{Key: "lr", Kind: core.KindFloat, Min: 0, Max: 100, Doc: "step size η of the EM-preconditioned DP-SGD steps (0 or absent: 3/steps)"},
 	{Key: "over", Kind: core.KindInt, Default: OverCluster, Min: 1, Max: 20, Doc: "over-clustering factor of the private start: Over·K centres merged into K"},
 	{Key: "net", Kind: core.KindFloat, Default: ShareSGD, Min: 0, Max: 1, Doc: "the network's share of the budget (of μ²)"},
 }
