@@ -21,6 +21,15 @@ func simData(t testing.TB, seed uint64) *datasets.Dataset {
 		t.Fatal(err)
 	}
 	spec.Seed = seed
+	if c := os.Getenv("DPSCOPE_SOUNDDCAN_CELLS"); c != "" {
+		// another shape of the same simulator (more cells: the regime of a
+		// larger ε at the default's size)
+		n, err := strconv.Atoi(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.Cells = n
+	}
 	d, _, err := datasets.Simulate(spec.SimConfig)
 	if err != nil {
 		t.Fatal(err)
@@ -33,8 +42,10 @@ func simData(t testing.TB, seed uint64) *datasets.Dataset {
 // specification (simulator seeds DPSCOPE_SOUNDDCAN_DESIGN, a comma list):
 // for each option set of DPSCOPE_SOUNDDCAN_VARIANTS ("|"-separated,
 // key=value;…), the mean ARI over run seeds 0–2 at each ε of
-// DPSCOPE_SOUNDDCAN_EPS (default 2,8) and without noise. Long; it reports
-// and asserts nothing beyond the runs succeeding.
+// DPSCOPE_SOUNDDCAN_EPS (default 2,8) and without noise.
+// DPSCOPE_SOUNDDCAN_CELLS changes the number of simulated cells,
+// DPSCOPE_SOUNDDCAN_DPPCA=1 adds dppca. Long; it reports and asserts
+// nothing beyond the runs succeeding.
 func TestDesign(t *testing.T) {
 	env := os.Getenv("DPSCOPE_SOUNDDCAN_DESIGN")
 	if env == "" {
