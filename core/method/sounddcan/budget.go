@@ -11,9 +11,9 @@ import (
 // Names of the mechanisms of the network and the head in the ledger (the
 // dppca stage uses dppca's names).
 const (
-	MechSGD    = "DP-SGD (full batch, whole network)"
-	MechSums   = "DEC head: cluster sums of the codes"
-	MechCounts = "DEC head: cluster counts (DEC frequencies)"
+	MechSGD    = "DP-SGD (full batch, whole mixture network)"
+	MechSums   = "head: cluster sums of the codes"
+	MechCounts = "head: cluster counts (merge weights)"
 )
 
 // Plan holds the noise of one run, calibrated from (ε, δ) in advance: the
@@ -29,10 +29,12 @@ type Plan struct {
 	Epsilon, Delta, Mu float64
 	// DPPCA is the plan of the dppca stage.
 	DPPCA dppca.Plan
-	// Steps and Z are the DP-SGD steps and their noise multiplier; C the
-	// clip.
-	Steps int
-	Z, C  float64
+	// Steps and Z are the DP-SGD steps and their noise multiplier (each
+	// cell's gradient is clipped to 1 in units of the bounds CMu and CV, so
+	// a step's sensitivity is 1 and its noise Z); C = 1.
+	Steps   int
+	Z, C    float64
+	CMu, CV float64
 	// Rounds, Sums and Counts are the head's rounds and their noise; R the
 	// radius the codes are clipped to (dppca's row radius).
 	Rounds       int
@@ -58,7 +60,10 @@ func NewPlan(private bool, eps, delta float64, o Options, h int) (Plan, error) {
 		return Plan{}, err
 	}
 	r := do.Clip * math.Sqrt(float64(h))
-	pl := Plan{Epsilon: eps, Delta: delta, Steps: o.Steps, C: o.GradClip, Rounds: o.Rounds(), R: r}
+	pl := Plan{Epsilon: eps, Delta: delta, Steps: o.Steps, C: 1, CMu: o.GradClip * r, CV: r * r / float64(h), Rounds: o.Rounds(), R: r}
+	if o.NoTrain {
+		pl.Steps = 0
+	}
 	if !private {
 		pl.DPPCA, err = dppca.NewPlan(false, 0, delta, do, h, r)
 		return pl, err
@@ -80,7 +85,11 @@ func NewPlan(private bool, eps, delta float64, o Options, h int) (Plan, error) {
 	if pl.DPPCA, err = dppca.NewPlan(true, eps1, delta, do, h, r); err != nil {
 		return Plan{}, err
 	}
-	pl.Z = math.Sqrt(float64(o.Steps)) / (mu * math.Sqrt(shNet))
+	if o.NoTrain {
+		pl.Steps = 0
+	} else {
+		pl.Z = math.Sqrt(float64(o.Steps)) / (mu * math.Sqrt(shNet))
+	}
 	w := shHead / float64(pl.Rounds)
 	p := float64(o.P)
 	pl.Sums = r / (mu * math.Sqrt(w*p/(p+1)))
@@ -98,8 +107,10 @@ func (pl Plan) Mechanisms() []dppca.Mechanism {
 		return nil
 	}
 	ms := pl.DPPCA.Mechanisms()
+	if pl.Steps > 0 {
+		ms = append(ms, dppca.Mechanism{Name: MechSGD, Sens: pl.C, Sigma: pl.Z * pl.C, Count: pl.Steps})
+	}
 	return append(ms,
-		dppca.Mechanism{Name: MechSGD, Sens: pl.C, Sigma: pl.Z * pl.C, Count: pl.Steps},
 		dppca.Mechanism{Name: MechSums, Sens: pl.R, Sigma: pl.Sums, Count: pl.Rounds},
 		dppca.Mechanism{Name: MechCounts, Sens: 1, Sigma: pl.Counts, Count: pl.Rounds})
 }

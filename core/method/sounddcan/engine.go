@@ -13,7 +13,6 @@ import (
 	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/cluster"
-	"github.com/dpscope/dpscope/core/dpsgd"
 	"github.com/dpscope/dpscope/core/method/dppca"
 	"github.com/dpscope/dpscope/datasets"
 )
@@ -146,7 +145,6 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 		return err
 	}
 	rng := r.rng()
-	seed := e.cfg.Seed
 	hk := Hooks{
 		Record: r.record,
 		Start: func(out *dppca.Outcome) {
@@ -158,17 +156,16 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 				copy(r.truth, out.Matrix.Labels)
 			}
 			r.emitBudget()
-			ctl.Emit(core.StageEvent{Stage: stageSGD, Name: fmt.Sprintf("DP-SGD (whole network, full batch) with the DEC head: %d steps, a head round every %d", e.o.Steps, e.o.Every), Steps: e.o.Steps})
+			ctl.Emit(core.StageEvent{Stage: stageSGD, Name: fmt.Sprintf("DP-SGD on the mixture network (full batch): %d steps", pl.Steps), Steps: pl.Steps})
 		},
-		Step: func(st dpsgd.StepStats, mse, kl float64) {
-			r.step = st.Step
-			ctl.Emit(core.StepEvent{Stage: stageSGD, Epoch: st.Step/e.o.Every + 1, Step: st.Step, Loss: st.Loss,
-				Parts: []core.NamedValue{{Name: "MSE", Value: mse}, {Name: "γ·KL", Value: e.o.Gamma * kl}}})
+		Step: func(step int, loss float64) {
+			r.step = step
+			ctl.Emit(core.StepEvent{Stage: stageSGD, Epoch: 1, Step: step, Loss: loss})
 			r.emitBudget()
 		},
-		Round: func(round, steps int, md *model) { r.emitRound(round, md) },
+		Labels: r.emitLabels,
 	}
-	out, err := Fit(ctx, src, pl, e.o, rng, seed, e.cfg.SecureNoise, r.withCheckpoints(ctx, hk))
+	out, err := Fit(ctx, src, pl, e.o, rng, r.withCheckpoints(ctx, hk))
 	if err != nil {
 		return err
 	}
@@ -182,8 +179,8 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 // before the next step; a cancelled context ends the fit at its next check.
 func (r *runner) withCheckpoints(ctx context.Context, hk Hooks) Hooks {
 	step := hk.Step
-	hk.Step = func(st dpsgd.StepStats, mse, kl float64) {
-		step(st, mse, kl)
+	hk.Step = func(s int, loss float64) {
+		step(s, loss)
 		_ = r.checkpoint(ctx) // a cancellation is seen by Fit's own ctx check
 	}
 	return hk
@@ -268,25 +265,30 @@ func (r *runner) emitBudget() {
 	r.ctl.Emit(ev)
 }
 
-// emitRound reports the clustering after head round round: scores against
-// the labels when known, and the first two code coordinates.
-func (r *runner) emitRound(round int, md *model) {
+// emitLabels reports the clustering after steps steps: scores against the
+// labels when known, and the first two code coordinates.
+func (r *runner) emitLabels(steps int, codes []float64, p int, labels []int) {
 	truth := r.truth
-	if r.src.Data.Labels != nil && len(truth) == md.n {
-		if s, err := cluster.Score(truth, md.labels); err == nil {
-			r.ctl.Emit(core.MetricsEvent{Stage: stageSGD, Epoch: round + 1, Step: r.step, Unreleased: true, Values: []core.NamedValue{
+	n := len(labels)
+	if r.src.Data.Labels != nil && len(truth) == n {
+		nonEmpty := map[int]bool{}
+		for _, l := range labels {
+			nonEmpty[l] = true
+		}
+		if s, err := cluster.Score(truth, labels); err == nil {
+			r.ctl.Emit(core.MetricsEvent{Stage: stageSGD, Epoch: 1, Step: steps, Unreleased: true, Values: []core.NamedValue{
 				{Name: "ARI", Value: s.ARI}, {Name: "NMI", Value: s.NMI}, {Name: "ACC", Value: s.ACC},
-				{Name: "non-empty clusters", Value: float64(md.nonEmpty)}}})
+				{Name: "non-empty clusters", Value: float64(len(nonEmpty))}}})
 		}
 	}
-	x, y := make([]float64, md.n), make([]float64, md.n)
-	for i := range md.n {
-		x[i] = float64(md.codes[i*md.p])
-		if md.p > 1 {
-			y[i] = float64(md.codes[i*md.p+1])
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range n {
+		x[i] = codes[i*p]
+		if p > 1 {
+			y[i] = codes[i*p+1]
 		}
 	}
-	r.ctl.Emit(core.EmbeddingEvent{Step: r.step, X: x, Y: y, Cluster: append([]int(nil), md.labels...), Truth: append([]int(nil), truth...)})
+	r.ctl.Emit(core.EmbeddingEvent{Step: steps, X: x, Y: y, Cluster: append([]int(nil), labels...), Truth: append([]int(nil), truth...)})
 }
 
 // finish reports the end: the collapse check, the guarantee with the
@@ -315,24 +317,41 @@ func (r *runner) finish(out *Outcome) error {
 func (r *runner) collapseMessage(out *Outcome) string {
 	pl, k := r.pl, r.src.K
 	msg := fmt.Sprintf("only %d of K = %d clusters hold cells at the end", out.NonEmpty, k)
-	if !pl.Private() {
-		return msg + ": without noise this means the merged centres of the over-clustered start leave some clusters where no code lies; a larger K or more steps may recover them"
+	seen := map[int]bool{}
+	for _, l := range out.StartLabels {
+		seen[l] = true
 	}
-	per := float64(out.Start.Matrix.N) / float64(r.e.o.Over*k)
-	return msg + fmt.Sprintf(": at this ε the noise of the head's cluster counts (σ = %.3g against ≈ %.0f cells per over-clustered centre) and sums (σ = %.3g per coordinate against a radius R = %.3g) leaves the merge too few released centres to place all K; a larger ε or a smaller K leaves more signal",
-		pl.Counts, per, pl.Sums, pl.R)
+	start := fmt.Sprintf("dppca's centres merged into K already gave %d non-empty clusters", len(seen))
+	if !pl.Private() {
+		return msg + ": without noise this means some mixture components lie where no cell is their most probable (the start: " + start + "); a smaller K may suit these data better"
+	}
+	h := float64(out.Start.Matrix.H)
+	nt := max(out.Start.Matrix.NoisyN, 1)
+	eta := r.e.o.LR
+	noise := 0.0
+	if pl.Steps > 0 {
+		// A mean's noise after the steps: each step adds η·z·cMu/(ñ·π) per
+		// coordinate and the preconditioned steps forget the past at rate
+		// η, so it settles at that times √(η/(2 − η)); over h genes.
+		noise = pl.Z * pl.CMu / (nt / float64(k)) * math.Sqrt(eta/(2-eta)) * math.Sqrt(h)
+	}
+	return msg + fmt.Sprintf(": at this ε the private start is noisy (%s) and the noise left on each mixture mean is about %.3g in norm over its %g genes, against a radius R = %.3g of every cell's row: a component whose mean the noise moved far from every cell loses them all to the others; a larger ε or a smaller K leaves more signal",
+		start, noise, h, pl.R)
 }
 
 // noiseMessage states the noise of the run.
 func (r *runner) noiseMessage() string {
 	pl, o := r.pl, r.e.o
 	shDP, shNet, shHead := o.shares()
-	head := fmt.Sprintf("K = %d (dppca stage into %d), p = %d, h = %d genes, R = %.3g, %d full-batch steps, C = %g, lr = %.4g, momentum %g, γ = %g, %d head rounds",
-		r.src.K, min(o.Over*r.src.K, r.src.Data.Cells()), o.P, pl.DPPCA.H, pl.R, pl.Steps, pl.C, o.LR, o.Momentum, o.Gamma, pl.Rounds)
+	head := fmt.Sprintf("K = %d (dppca stage into %d), p = %d, h = %d genes, R = %.3g, %d full-batch DP-SGD steps of size η = %.4g with the EM preconditioner, each cell's gradient clipped to 1 in units of %.3g (means) and %.3g (variance), %d head round",
+		r.src.K, min(o.Over*r.src.K, r.src.Data.Cells()), o.P, pl.DPPCA.H, pl.R, pl.Steps, o.LR, pl.CMu, pl.CV, pl.Rounds)
+	if o.NoTrain {
+		head += "; steps=0: the null (the mixture at its private start, the network's share given back)"
+	}
 	if !pl.Private() {
 		return head + "; nonprivate: no noise (gradients still clipped)"
 	}
-	return fmt.Sprintf("%s; GDP μ = %.4g for ε = %g, δ = %g, split dppca %g / network %g / head %g of μ²; DP-SGD noise multiplier z = %.3g (σ = z·C per coordinate of the summed gradient); head noise: sums %.3g (Δ = R), counts %.3g (Δ = 1) per round; the dppca stage's own noise: covariance %.3g, k-means sums %.3g and counts %.3g per round",
+	return fmt.Sprintf("%s; GDP μ = %.4g for ε = %g, δ = %g, split dppca %.3g / network %.3g / head %.3g of μ²; DP-SGD noise multiplier z = %.3g (σ = z per coordinate of the summed clipped gradient, in those units); head noise: sums %.3g (Δ = R), counts %.3g (Δ = 1); the dppca stage's own noise: covariance %.3g, k-means sums %.3g and counts %.3g per round",
 		head, pl.Mu, pl.Epsilon, pl.Delta, shDP, shNet, shHead, pl.Z, pl.Sums, pl.Counts, pl.DPPCA.PCA, pl.DPPCA.Sums, pl.DPPCA.Counts)
 }
 
@@ -341,7 +360,7 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 	o, cfg := r.e.o, r.e.cfg
 	shDP, shNet, shHead := o.shares()
 	live := "live metrics (ARI, NMI, ACC) use the true labels of private data: they are for exploration and no guarantee covers them"
-	design := "sound mode is a redesign, not the paper's network (METHODS.md §1): dppca's private features and centres, a linear autoencoder h → p → h initialised at the private PCA basis, IDEC's loss (MSE + γ·KL) trained by whole-network DP-SGD on the full batch, DEC head updated by noisy Lloyd rounds; it takes its clip, sampling rate, noised layers and schedule from its options (gclip, steps, every), not from --clip, --q, --layers or --epochs"
+	design := "sound mode is a redesign, not the paper's network (METHODS.md §1): dppca's private codes and over-clustered centres, merged into K after one noisy Lloyd round, start a mixture network (a learned per-component scaling of the codes and a Gaussian-mixture clustering head with learned weights) trained on its negative log-likelihood by DP-SGD on the full batch with Adam; it takes its clip, sampling rate and schedule from its options (gclip, steps, lr), not from --clip, --q, --layers or --epochs"
 	if cfg.Mode == core.ModeNonPrivate {
 		return core.GuaranteeEvent{Status: core.GuaranteeNone, Reasons: []string{"nonprivate mode: the same pipeline with no noise, no privacy claim", design, live}}
 	}
@@ -350,11 +369,11 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 		kReason = fmt.Sprintf("assumption: K = %d, the number of classes of the labels, is public", r.src.K)
 	}
 	reasons := []string{
-		"(ε, δ)-DP for one cell added or removed: every release is a Gaussian mechanism without subsampling, in one ledger — dppca's (gene statistics, Analyze-Gauss covariance, seeding histogram, k-means sums and counts), every DP-SGD step (full batch, q = 1: the clipped gradient sum has sensitivity C, noise z·C on every coordinate of every layer), the DEC head's cluster sums (Δ = R) and counts (Δ = 1) per round; the composition is exact in GDP (μ = √Σ(Δ/σ)²), converted once to (ε, δ); the RDP ledger's figure is shown beside it",
-		fmt.Sprintf("noise calibrated in advance from ε and δ: fixed shares of μ² (dppca stage %.3g, network %.3g over %d steps, head %.3g over %d rounds)", shDP, shNet, o.Steps, shHead, o.Rounds()),
-		"whole-network DP-SGD: every layer is noised and the gradients are clipped jointly, so no un-noised parameter shapes a private gradient; DEC's targets p_i depend only on the cell's own code and released centres and frequencies (no un-noised statistic of other cells)",
-		"labels and merges: each cell's own code against the released centres; the over-clustered centres are merged by k-means on the released centres weighted by the released counts (post-processing)",
-		"public constants fixed in advance, not read from the data: p, h, R, K's over-clustering factor, steps, C, the learning rate, γ, the budget split",
+		"(ε, δ)-DP for one cell added or removed: every release is a Gaussian mechanism without subsampling, in one ledger — dppca's (gene statistics, Analyze-Gauss covariance, seeding histogram, k-means sums and counts), the head's cluster sums (Δ = R) and counts (Δ = 1), every DP-SGD step (full batch, q = 1: the clipped gradient sum has sensitivity C, noise z·C on every parameter); the composition is exact in GDP (μ = √Σ(Δ/σ)²), converted once to (ε, δ); the RDP ledger's figure is shown beside it",
+		fmt.Sprintf("noise calibrated in advance from ε and δ: fixed shares of μ² (dppca stage %.3g, network %.3g over %d steps, head %.3g over %d round)", shDP, shNet, r.pl.Steps, shHead, o.Rounds()),
+		"whole-network DP-SGD: every parameter (scaling, cluster means, cluster weights) is noised and each cell's gradient is clipped as a whole; a cell's loss depends only on its own code and the parameters; the −log|det| term depends on no cell and is added without noise; the mixture starts from released values only (merged centres, released counts and eigenvalues)",
+		"labels and merges: each cell's own code against the trained mixture; the over-clustered centres are merged by k-means on the released centres weighted by the released counts (post-processing)",
+		"public constants fixed in advance, not read from the data: p, h, R, K's over-clustering factor, steps, C, the learning rate, the budget split",
 		kReason,
 		"no live patches: the plan is fixed for the whole run",
 		design,

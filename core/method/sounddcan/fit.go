@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
-	"github.com/dpscope/dpscope/core/dpsgd"
+	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/core/method/dppca"
 )
 
@@ -18,47 +19,41 @@ type Outcome struct {
 	Plan Plan
 	// Start is the dppca stage's release.
 	Start *dppca.Outcome
-	// Codes are the n × p final codes, Centres the K × p final released
-	// centres, Labels each cell's nearest centre.
-	Codes   []float32
-	Centres []float32
-	Labels  []int
+	// Codes are the n × p private codes (the dppca projection), Centres
+	// the K × h mixture means in gene space after training, Labels each
+	// cell's most probable component, StartLabels the labels of the
+	// mixture at its private initialisation (before any DP-SGD step).
+	Codes       []float32
+	Centres     []float32
+	Labels      []int
+	StartLabels []int
+	// Weights are the mixture's weights π, Variance its shared variance.
+	Weights  []float64
+	Variance float64
 	// NonEmpty is the number of clusters holding cells at the end.
 	NonEmpty int
-	// Losses is the mean loss of every step.
+	// Losses is the mean loss (the mixture's negative log-likelihood per
+	// cell) before every step.
 	Losses []float64
 }
 
 // Hooks are called during a fit (all optional): after the dppca stage,
-// after every step, after every head round (0-based round, the steps done).
+// after every step (1-based step, mean loss), after the labels change
+// (the steps done, codes, labels).
 type Hooks struct {
-	Start func(out *dppca.Outcome)
-	Step  func(st dpsgd.StepStats, mse, kl float64)
-	Round func(round, steps int, md *model)
+	Start  func(out *dppca.Outcome)
+	Step   func(step int, loss float64)
+	Labels func(steps int, codes []float64, p int, labels []int)
 	// Record enters one mechanism (one release) into the ledger.
 	Record func(m dppca.Mechanism) error
 }
 
-// stepRecorder offers every DP-SGD step to the hooks' Record.
-type stepRecorder struct {
-	pl  Plan
-	rec func(dppca.Mechanism) error
-}
-
-// RecordStep implements dpsgd.Recorder: one Gaussian mechanism of
-// sensitivity C and noise z·C (q = 1).
-func (s stepRecorder) RecordStep(q, z float64) error {
-	if q != 1 {
-		return fmt.Errorf("dcan-sound: step with sampling rate %g, the plan is full-batch (q = 1)", q)
-	}
-	return s.rec(dppca.Mechanism{Name: MechSGD, Sens: s.pl.C, Sigma: z * s.pl.C, Count: 1})
-}
-
-// Fit runs the whole method once under pl: the dppca stage, then S
-// full-batch DP-SGD steps with a head round every Every steps and one at
-// the end. Noise comes from rng (dppca stage and head) and from dpsgd's
-// own streams seeded by seed (or crypto/rand when secure).
-func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.Rand, seed uint64, secure bool, hk Hooks) (*Outcome, error) {
+// Fit runs the whole method once under pl: the dppca stage into Over·K
+// centres, one noisy Lloyd round of the head on them and their merge into
+// K (post-processing), the mixture initialised from those releases, then S
+// full-batch DP-SGD steps on the mixture. All noise comes from rng (a
+// ChaCha8 stream keyed by crypto/rand when the run asks for secure noise).
+func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.Rand, hk Hooks) (*Outcome, error) {
 	do, err := o.dppcaOptions()
 	if err != nil {
 		return nil, err
@@ -86,61 +81,137 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	if hk.Start != nil {
 		hk.Start(start)
 	}
-	md, err := newModel(start, kOver, o.Gamma, seed)
-	if err != nil {
-		return nil, err
+	n, p := start.Matrix.N, len(start.Eigen)
+	codes := start.Proj // rows of norm ≤ R: projections of rows clipped to R on an orthonormal basis
+	// The head: one noisy Lloyd round on the Over·K centres gives their
+	// released counts; the merge into K is post-processing.
+	centres, counts := lloydRound(codes, n, p, start.Centres, pl.Sums, pl.Counts, pl.R, rng)
+	for _, m := range []dppca.Mechanism{{Name: MechSums, Sens: pl.R, Sigma: pl.Sums, Count: 1}, {Name: MechCounts, Sens: 1, Sigma: pl.Counts, Count: 1}} {
+		if err := record(m); err != nil {
+			return nil, err
+		}
 	}
-	var rec dpsgd.Recorder
-	if pl.Private() && hk.Record != nil {
-		rec = stepRecorder{pl: pl, rec: hk.Record}
+	w := make([]float64, kOver)
+	for j, c := range counts {
+		if c >= max(1, minCountSigmas*pl.Counts) {
+			w[j] = c
+		}
 	}
-	sgd, err := md.newDPSGD(pl.Z, pl.C, o.LR, o.Momentum, seed, secure, rec)
-	if err != nil {
-		return nil, err
+	merged, mw := centres, w
+	if kOver != src.K {
+		merged, mw = mergeCentres(centres, w, p, src.K, rng)
 	}
+	h := start.Matrix.H
+	x := start.Matrix.Z
+	mx := newMixture(merged, mw, start.Basis, src.K, p, h, pl.R)
 	out := &Outcome{Plan: pl, Start: start}
-	round := 0
-	head := func(steps int) error {
-		md.headRound(pl.Sums, pl.Counts, pl.R, round > 0, rng)
-		for _, m := range []dppca.Mechanism{{Name: MechSums, Sens: pl.R, Sigma: pl.Sums, Count: 1}, {Name: MechCounts, Sens: 1, Sigma: pl.Counts, Count: 1}} {
-			if err := record(m); err != nil {
-				return err
-			}
-		}
-		if round == 0 && kOver != src.K {
-			md.merge(src.K, rng)
-		}
-		if hk.Round != nil {
-			hk.Round(round, steps, md)
-		}
-		round++
-		return nil
+	out.StartLabels = mx.labels(x, n)
+	if hk.Labels != nil {
+		hk.Labels(0, codes, p, out.StartLabels)
 	}
-	for s := range o.Steps {
+	steps := pl.Steps
+	sum, g := make([]float64, mx.gradSize()), make([]float64, mx.gradSize())
+	for s := range steps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if s%o.Every == 0 {
-			if err := head(s); err != nil {
-				return nil, err
-			}
-		}
-		md.mse, md.kl = 0, 0
-		st, err := sgd.Step(md.loss)
-		if err != nil {
+		if err := record(dppca.Mechanism{Name: MechSGD, Sens: 1, Sigma: pl.Z, Count: 1}); err != nil {
 			return nil, err
 		}
-		out.Losses = append(out.Losses, st.Loss)
+		loss := mx.noisyStep(x, n, pl.CMu, pl.CV, pl.Z, start.Matrix.NoisyN, o.LR, rng, sum, g)
+		if math.IsNaN(loss) || math.IsInf(loss, 0) {
+			return nil, fmt.Errorf("dcan-sound: step %d: the mixture's loss is %v", s+1, loss)
+		}
+		out.Losses = append(out.Losses, loss)
 		if hk.Step != nil {
-			hk.Step(st, md.mse/float64(md.n), md.kl/float64(md.n))
+			hk.Step(s+1, loss)
 		}
 	}
-	if err := head(o.Steps); err != nil {
-		return nil, err
+	out.Labels = mx.labels(x, n)
+	if hk.Labels != nil && steps > 0 {
+		hk.Labels(steps, codes, p, out.Labels)
 	}
-	out.Codes = append([]float32(nil), md.codes...)
-	out.Centres = append([]float32(nil), md.mu.Data...)
-	out.Labels = append([]int(nil), md.labels...)
-	out.NonEmpty = md.nonEmpty
+	seen := make([]bool, src.K)
+	for _, l := range out.Labels {
+		if !seen[l] {
+			seen[l] = true
+			out.NonEmpty++
+		}
+	}
+	out.Centres = make([]float32, len(mx.mu))
+	for i, v := range mx.mu {
+		out.Centres[i] = float32(v)
+	}
+	out.Variance = math.Exp(-2 * mx.b)
+	lp := make([]float64, src.K)
+	mx.logWeights(lp)
+	for _, v := range lp {
+		out.Weights = append(out.Weights, math.Exp(v))
+	}
+	out.Codes = make([]float32, len(codes))
+	for i, v := range codes {
+		out.Codes[i] = float32(v)
+	}
 	return out, nil
+}
+
+// Head rule, fixed in advance: a centre moves only when its noisy count is
+// at least minCountSigmas noise standard deviations (and at least one cell);
+// only such centres enter the merge.
+const minCountSigmas = 3
+
+// freqFloor is the smallest cluster weight the mixture starts from, as a
+// fraction of the uniform 1/K: a merged centre whose released weight the
+// noise drove to zero still gets a chance to win cells.
+const freqFloor = 0.1
+
+// lloydRound is one DP Lloyd round on the n × p codes from centres (m × p):
+// each cell assigned to its nearest centre, the per-cluster sums of the
+// codes clipped to r (Δ = r) and the counts (Δ = 1) released with Gaussian
+// noise, and the centres whose noisy count reaches the head rule moved to
+// sum/count. It returns the new centres and the noisy counts.
+func lloydRound(codes []float64, n, p int, centres []float64, sigSums, sigCounts, r float64, rng *rand.Rand) ([]float64, []float64) {
+	m := len(centres) / p
+	sums := make([]float64, m*p)
+	counts := make([]float64, m)
+	c := make([]float64, p)
+	for i := range n {
+		copy(c, codes[i*p:(i+1)*p])
+		clipTo(c, r)
+		j := cluster.Nearest(c, centres, p)
+		counts[j]++
+		for t, v := range c {
+			sums[j*p+t] += v
+		}
+	}
+	for t := range sums {
+		sums[t] += sigSums * rng.NormFloat64()
+	}
+	for j := range counts {
+		counts[j] += sigCounts * rng.NormFloat64()
+	}
+	out := append([]float64(nil), centres...)
+	for j := range m {
+		if counts[j] >= max(1, minCountSigmas*sigCounts) {
+			for t := range p {
+				out[j*p+t] = sums[j*p+t] / counts[j]
+			}
+		}
+	}
+	return out, counts
+}
+
+// clipTo scales v to norm at most r.
+func clipTo(v []float64, r float64) {
+	var s float64
+	for _, a := range v {
+		s += a * a
+	}
+	if s <= r*r {
+		return
+	}
+	f := r / math.Sqrt(s)
+	for j := range v {
+		v[j] *= f
+	}
 }

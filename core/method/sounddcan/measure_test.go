@@ -66,7 +66,7 @@ func fitARI(t testing.TB, src *dppca.Source, private bool, eps float64, o Option
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := Fit(context.Background(), src, pl, o, rand.New(rand.NewPCG(seed, 0)), seed, false, Hooks{})
+	out, err := Fit(context.Background(), src, pl, o, rand.New(rand.NewPCG(seed, 0)), Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,8 @@ func meanSD(v []float64) (float64, float64) {
 
 // TestSharedSeeds measures dcan-sound's mean ± sd ARI over seeds 0–4 at
 // each ε of DPSCOPE_SOUNDDCAN_EPS (default 1,2,4,8), beside dppca at the
-// same ε and seeds and B1, with the throughput in cells/s. Long: set
+// same ε and seeds, its paired gain over its own null (steps=0, the same
+// total ε) and B1, with the throughput in cells/s. Long: set
 // DPSCOPE_SOUNDDCAN_SEEDS=1 (pbmc_4k, mouse_bladder, builtin:default) or a
 // comma list of sets. DPSCOPE_SOUNDDCAN_OPTS takes key=value;… options.
 // It fails when a set misses issue 17's goal: at ε = 8 (or the largest ε
@@ -185,6 +186,8 @@ func TestSharedSeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	null := o
+	null.NoTrain = true
 	t.Logf("options: %s", o)
 	seeds := uint64(5)
 	for _, name := range names {
@@ -200,7 +203,7 @@ func TestSharedSeeds(t *testing.T) {
 		}
 		var means, sds, dpm []float64
 		for _, eps := range epss {
-			var aris, dps []float64
+			var aris, dps, gain []float64
 			var dur time.Duration
 			collapsed := 0
 			for s := range seeds {
@@ -214,12 +217,15 @@ func TestSharedSeeds(t *testing.T) {
 					collapsed++
 				}
 				dps = append(dps, dppcaARI(t, src, eps, s))
+				an, _ := fitARI(t, src, true, eps, null, s)
+				gain = append(gain, a-an)
 			}
+			gm, gsd := meanSD(gain)
 			m, sd := meanSD(aris)
 			pm, psd := meanSD(dps)
 			means, sds, dpm = append(means, m), append(sds, sd), append(dpm, pm)
 			rate := float64(d.Cells()) * float64(seeds) / dur.Seconds()
-			t.Logf("%s ε=%g: dcan-sound %.3f ± %.3f | dppca %.3f ± %.3f | %.0f cells/s (%.2f s/run) | %d of %d runs below K/2 non-empty clusters", name, eps, m, sd, pm, psd, rate, dur.Seconds()/float64(seeds), collapsed, seeds)
+			t.Logf("%s ε=%g: dcan-sound %.3f ± %.3f | dppca %.3f ± %.3f | gain over its null (steps=0) %+.3f (se %.3f) | %.0f cells/s (%.2f s/run) | %d of %d runs below K/2 non-empty clusters", name, eps, m, sd, pm, psd, gm, gsd/math.Sqrt(float64(len(gain))), rate, dur.Seconds()/float64(seeds), collapsed, seeds)
 		}
 		var np []float64
 		for s := range seeds {

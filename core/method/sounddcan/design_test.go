@@ -1,0 +1,125 @@
+package sounddcan
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dpscope/dpscope/core/method/dppca"
+	"github.com/dpscope/dpscope/datasets"
+)
+
+// simData returns a fresh simulation of builtin:default's specification
+// with another simulator seed: data whose labels no default was read from,
+// for comparing designs by utility (the shared sets are for reporting).
+func simData(t testing.TB, seed uint64) *datasets.Dataset {
+	t.Helper()
+	spec, err := datasets.GetBuiltinSpec("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Seed = seed
+	if c := os.Getenv("DPSCOPE_SOUNDDCAN_CELLS"); c != "" {
+		// another shape of the same simulator (more cells: the regime of a
+		// larger ε at the default's size)
+		n, err := strconv.Atoi(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.Cells = n
+	}
+	d, _, err := datasets.Simulate(spec.SimConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Name = fmt.Sprintf("sim:%d", seed)
+	return d
+}
+
+// TestDesign compares designs on fresh simulations of the default
+// specification (simulator seeds DPSCOPE_SOUNDDCAN_DESIGN, a comma list):
+// for each option set of DPSCOPE_SOUNDDCAN_VARIANTS ("|"-separated,
+// key=value;…), the mean ARI over run seeds 0–2 at each ε of
+// DPSCOPE_SOUNDDCAN_EPS (default 2,8) and without noise.
+// DPSCOPE_SOUNDDCAN_CELLS changes the number of simulated cells,
+// DPSCOPE_SOUNDDCAN_DPPCA=1 adds dppca. Long; it reports and asserts
+// nothing beyond the runs succeeding.
+func TestDesign(t *testing.T) {
+	env := os.Getenv("DPSCOPE_SOUNDDCAN_DESIGN")
+	if env == "" {
+		t.Skip("long: set DPSCOPE_SOUNDDCAN_DESIGN=11,12,13 to compare designs on fresh simulations")
+	}
+	epss := []float64{2, 8}
+	if e := os.Getenv("DPSCOPE_SOUNDDCAN_EPS"); e != "" {
+		epss = nil
+		for _, f := range strings.Split(e, ",") {
+			v, err := strconv.ParseFloat(f, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			epss = append(epss, v)
+		}
+	}
+	variants := strings.Split(os.Getenv("DPSCOPE_SOUNDDCAN_VARIANTS"), "|")
+	nseeds := uint64(3)
+	if e := os.Getenv("DPSCOPE_SOUNDDCAN_RUNSEEDS"); e != "" {
+		n, err := strconv.Atoi(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nseeds = uint64(n)
+	}
+	var srcs []*dppca.Source
+	for _, f := range strings.Split(env, ",") {
+		s, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := dppca.NewSource(simData(t, s), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, src)
+	}
+	for _, v := range variants {
+		vals := map[string]string{}
+		for _, kv := range strings.Split(v, ";") {
+			if k, val, ok := strings.Cut(kv, "="); ok {
+				vals[k] = val
+			}
+		}
+		o, err := Parse(vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := fmt.Sprintf("%-40q", v)
+		for _, eps := range append(append([]float64(nil), epss...), 0) {
+			var aris []float64
+			for _, src := range srcs {
+				for s := range nseeds {
+					a, _ := fitARI(t, src, eps > 0, eps, o, s)
+					aris = append(aris, a)
+				}
+			}
+			m, sd := meanSD(aris)
+			line += fmt.Sprintf(" | ε=%g %.3f±%.3f", eps, m, sd)
+		}
+		t.Log(line)
+	}
+	if os.Getenv("DPSCOPE_SOUNDDCAN_DPPCA") != "" {
+		line := "dppca"
+		for _, eps := range epss {
+			var aris []float64
+			for _, src := range srcs {
+				for s := range nseeds {
+					aris = append(aris, dppcaARI(t, src, eps, s))
+				}
+			}
+			m, sd := meanSD(aris)
+			line += fmt.Sprintf(" | ε=%g %.3f±%.3f", eps, m, sd)
+		}
+		t.Log(line)
+	}
+}

@@ -1,0 +1,234 @@
+package sounddcan
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// mixture is the clustering network trained by DP-SGD: a one-layer network
+// on a cell's h scaled genes x (dppca's rows, ‖x‖ ≤ R) whose K units are
+// the components of a Gaussian mixture in gene space, with means μ_j (the
+// layer's weights, K × h), weights π_j = softmax(a)_j and one shared
+// variance v = e^(−2b). A cell's loss is the mixture's negative
+// log-likelihood,
+//
+//	ℓ(x) = −log Σ_j π_j·exp(−‖x − μ_j‖²/(2v)) − (h/2)·log(1/v)
+//
+// (constants dropped; the last term depends on no cell). Labels are each
+// cell's most probable component.
+//
+// Why gene space: dppca's private PCA is the bottleneck of the private
+// start (METHODS.md §5: with the PCA given for free, private k-means keeps
+// 86 % of B1 at ε = 8), and its codes only see the noisy p-dimensional
+// subspace. The mixture's means live in the h-dimensional gene space: its
+// gradients are per-cluster sums of h-vectors (sensitivity R), whose noise
+// per coordinate does not grow with h the way the covariance's edge does, so
+// training can move the means out of the noisy subspace towards the
+// clusters' own means. It starts at the private start lifted to gene space
+// (μ_j = V·c_j), where its labels are the start's.
+type mixture struct {
+	k, h int
+	mu   []float64 // k × h
+	a    []float64 // k
+	b    float64
+}
+
+// mixInitFloor is the smallest share of the per-gene variance R²/h left to
+// the within-cluster variance at initialisation (noise can make the spread
+// of the released centres exceed it).
+const mixInitFloor = 0.05
+
+// newMixture lifts K released centres c (K × p, code units) to gene space
+// through the released basis V (h × p), with the released weights w: μ_j =
+// V·c_j, π_j ∝ max(w_j, freqFloor·Σw/K), and v = R²/h − (spread of the μ_j
+// per gene), floored at mixInitFloor·R²/h: every row has ‖x‖² ≤ R², so R²/h
+// bounds the mean per-gene variance. Releases only.
+func newMixture(c, w, basis []float64, k, p, h int, r float64) *mixture {
+	m := &mixture{k: k, h: h, mu: make([]float64, k*h), a: make([]float64, k)}
+	for j := range k {
+		for g := range h {
+			var s float64
+			for d := range p {
+				s += basis[g*p+d] * c[j*p+d]
+			}
+			m.mu[j*h+g] = s
+		}
+	}
+	var tw float64
+	for _, v := range w {
+		tw += max(v, 0)
+	}
+	share := make([]float64, k)
+	for j := range k {
+		share[j] = 1 / float64(k)
+		if tw > 0 {
+			share[j] = max(w[j], 0) / tw
+		}
+	}
+	mean := make([]float64, h)
+	for j := range k {
+		for g := range h {
+			mean[g] += share[j] * m.mu[j*h+g]
+		}
+	}
+	var between float64
+	for j := range k {
+		for g := range h {
+			e := m.mu[j*h+g] - mean[g]
+			between += share[j] * e * e
+		}
+	}
+	tot := r * r / float64(h)
+	v := max(tot-between/float64(h), mixInitFloor*tot)
+	m.b = -0.5 * math.Log(v)
+	for j := range k {
+		m.a[j] = math.Log(max(share[j], freqFloor/float64(k)))
+	}
+	return m
+}
+
+// logWeights returns log π_j = a_j − logsumexp(a) in lp.
+func (m *mixture) logWeights(lp []float64) {
+	mx := math.Inf(-1)
+	for _, v := range m.a {
+		mx = max(mx, v)
+	}
+	var s float64
+	for _, v := range m.a {
+		s += math.Exp(v - mx)
+	}
+	l := mx + math.Log(s)
+	for j, v := range m.a {
+		lp[j] = v - l
+	}
+}
+
+// scores fills s with log π_j − ‖x − μ_j‖²/(2v), dist with ‖x − μ_j‖², and
+// returns their logsumexp.
+func (m *mixture) scores(x, lp, s, dist []float64) float64 {
+	prec := math.Exp(2 * m.b)
+	mx := math.Inf(-1)
+	for j := range m.k {
+		mu := m.mu[j*m.h : (j+1)*m.h]
+		var q float64
+		for g, v := range x {
+			e := v - mu[g]
+			q += e * e
+		}
+		dist[j] = q
+		s[j] = lp[j] - 0.5*prec*q
+		mx = max(mx, s[j])
+	}
+	var t float64
+	for _, v := range s {
+		t += math.Exp(v - mx)
+	}
+	return mx + math.Log(t)
+}
+
+// labels returns every cell's most probable component; x is n × h.
+func (m *mixture) labels(x []float64, n int) []int {
+	lp, s, dist := make([]float64, m.k), make([]float64, m.k), make([]float64, m.k)
+	m.logWeights(lp)
+	out := make([]int, n)
+	for i := range n {
+		m.scores(x[i*m.h:(i+1)*m.h], lp, s, dist)
+		best := 0
+		for j, v := range s {
+			if v > s[best] {
+				best = j
+			}
+		}
+		out[i] = best
+	}
+	return out
+}
+
+// gradSize is the length of one cell's gradient: the means (K × h), the
+// weights (K), the variance (1).
+func (m *mixture) gradSize() int { return m.k*m.h + m.k + 1 }
+
+// noisyStep is one full-batch DP-SGD step: the clipped per-cell gradients
+// summed (clippedSum), N(0, z²) added on every coordinate (z = 0: exact),
+// and the preconditioned update (update). It returns the mean loss before
+// the step. sum and g are scratch of gradSize().
+func (m *mixture) noisyStep(x []float64, n int, cMu, cV, z, nt, eta float64, rng *rand.Rand, sum, g []float64) float64 {
+	loss := m.clippedSum(x, n, cMu, cV, sum, g)
+	if z > 0 {
+		for t := range sum {
+			sum[t] += z * rng.NormFloat64()
+		}
+	}
+	m.update(sum, cMu, cV, nt, eta)
+	return loss
+}
+
+// clippedSum writes into sum the sum over the n cells of x (n × h) of each
+// cell's gradient of ℓ, in the mixture's natural units — g_μj = r_j(x −
+// μ_j) (the gradient in μ_j up to the factor 1/v), g_a = r − π (minus the
+// gradient in a), g_v = Σ_j r_j‖x − μ_j‖²/h (the gradient in b up to an
+// affine map) — divided block by block by the public bounds cMu, 1 and cV
+// and clipped as a whole to norm 1, so one cell added or removed moves sum
+// by at most 1. It returns the mean loss ℓ over the cells (with the
+// cell-free term −h·b). g is scratch of gradSize().
+func (m *mixture) clippedSum(x []float64, n int, cMu, cV float64, sum, g []float64) float64 {
+	k, h := m.k, m.h
+	lp, s, dist := make([]float64, k), make([]float64, k), make([]float64, k)
+	m.logWeights(lp)
+	clear(sum)
+	var loss float64
+	kh := k * h
+	for i := range n {
+		xi := x[i*h : (i+1)*h]
+		lse := m.scores(xi, lp, s, dist)
+		loss -= lse
+		var gv float64
+		for j := range k {
+			r := math.Exp(s[j] - lse)
+			g[kh+j] = r - math.Exp(lp[j])
+			mu := m.mu[j*h : (j+1)*h]
+			for t, v := range xi {
+				g[j*h+t] = r * (v - mu[t]) / cMu
+			}
+			gv += r * dist[j]
+		}
+		g[kh+k] = gv / float64(h) / cV
+		var sq float64
+		for _, v := range g {
+			sq += v * v
+		}
+		f := 1.0
+		if nrm := math.Sqrt(sq); nrm > 1 {
+			f = 1 / nrm
+		}
+		for t, v := range g {
+			sum[t] += f * v
+		}
+	}
+	return loss/float64(max(n, 1)) - float64(h)*m.b
+}
+
+// update applies the released sum (scaled back by the bounds and divided by
+// the released count nt) with the EM (Fisher) preconditioner and step size
+// eta: μ_j += η·G_μj/π_j, a_j += η·G_aj/π_j (π_j floored at freqFloor/K, so
+// a weight the noise drove near 0 cannot make a step blow up), v += η·(G_v −
+// v) (floored at mixInitFloor·cV). With η = 1 and no noise it is one soft
+// Lloyd (EM) iteration. Post-processing of the release.
+func (m *mixture) update(sum []float64, cMu, cV, nt, eta float64) {
+	k, h := m.k, m.h
+	kh := k * h
+	lp := make([]float64, k)
+	m.logWeights(lp)
+	den := max(nt, 1)
+	for j := range k {
+		pj := max(math.Exp(lp[j]), freqFloor/float64(k))
+		for t := range h {
+			m.mu[j*h+t] += eta * sum[j*h+t] * cMu / den / pj
+		}
+		m.a[j] += eta * sum[kh+j] / den / pj
+	}
+	v := math.Exp(-2 * m.b)
+	gv := sum[kh+k] * cV / den
+	v = max(v+eta*(gv-v), mixInitFloor*cV)
+	m.b = -0.5 * math.Log(v)
+}
