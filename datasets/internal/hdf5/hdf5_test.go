@@ -124,3 +124,11 @@ func TestOpenErrors(t *testing.T) {
 		t.Log(err)
 	}
 }
+
+// TestUnavailable checks the message a user without libhdf5 sees.
+func TestUnavailable(t *testing.T) {
+	_, err := loadLib([]string{"libhdf5_nonexistent.so.999"})
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "apt-get install libhdf5-103-1") || !strings.Contains(err.Error(), "libhdf5_nonexistent.so.999") {
+		t.Errorf("loadLib(missing) = %v, want ErrUnavailable naming the library and how to install it", err)
+	}
+}

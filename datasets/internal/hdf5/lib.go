@@ -115,8 +115,8 @@ type lib struct {
 	aread          func(id, mem int64, buf unsafe.Pointer) int32
 	aclose         func(id int64) int32
 	freeMemory     func(p uintptr) int32
-	nativeFloat    int64 // H5T_NATIVE_FLOAT
-	nativeInt64    int64 // H5T_NATIVE_INT64
+	nativeFloat    int64                                  // H5T_NATIVE_FLOAT
+	nativeInt64    int64                                  // H5T_NATIVE_INT64
 	memstream      func(ptr, size unsafe.Pointer) uintptr // libc open_memstream, or nil
 	cfclose        func(f uintptr) int32
 	cfree          func(p uintptr)
