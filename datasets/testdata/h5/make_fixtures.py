@@ -106,3 +106,25 @@ x, ids, names, bcs, lab = subset("pbmc_4k", 200, 60)
 obs = pd.DataFrame({"cell_type": pd.Categorical(lab)}, index=bcs)
 a = anndata.AnnData(X=x.astype(np.float32), obs=obs, var=pd.DataFrame(index=ids))
 a.write_h5ad(f"{out}/fuzz_seed.h5ad")
+# anndata writes sparse arrays chunked (resizable); rewrite them contiguous.
+with h5py.File(f"{out}/fuzz_seed.h5ad", "r+") as f:
+    for k in ("data", "indices", "indptr"):
+        v = f["X"][k][()]
+        del f["X"][k]
+        f["X"].create_dataset(k, data=v)
+
+# 6. fuzz_seed_10x.h5: the same for the Cell Ranger reader, with one
+# antibody feature.
+x, ids, names, bcs, lab = subset("pbmc_4k", 400, 40)
+full = sp.hstack([x, sp.csr_matrix(np.ones((x.shape[0], 1), dtype=np.int32))]).tocsr().astype(np.int32)
+with h5py.File(f"{out}/fuzz_seed_10x.h5", "w") as f:
+    m = f.create_group("matrix")
+    m.create_dataset("barcodes", data=np.array(bcs, dtype="S"))
+    m.create_dataset("data", data=full.data)
+    m.create_dataset("indices", data=full.indices.astype(np.int64))
+    m.create_dataset("indptr", data=full.indptr.astype(np.int64))
+    m.create_dataset("shape", data=np.array([full.shape[1], full.shape[0]], dtype=np.int32))
+    ft = m.create_group("features")
+    ft.create_dataset("id", data=np.array(ids + ["ADT1"], dtype="S"))
+    ft.create_dataset("name", data=np.array(names + ["ADT1"], dtype="S"))
+    ft.create_dataset("feature_type", data=np.array(["Gene Expression"] * len(ids) + ["Antibody Capture"], dtype="S"))
