@@ -247,3 +247,15 @@ func TestH5OptionErrors(t *testing.T) {
 		t.Error("a labels column on a built-in set: no error")
 	}
 }
+
+func TestH5ADLegacy07(t *testing.T) {
+	requireHDF5(t)
+	d, rep, err := OpenWithReport(filepath.Join(h5Fixtures, "legacy07.h5ad"), OpenOptions{LabelsColumn: "louvain"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Cells() != 15 || d.Genes() != 50 || rep.Labelled != 15 {
+		t.Errorf("got %d×%d, %d labelled; want 15×50, all labelled", d.Cells(), d.Genes(), rep.Labelled)
+	}
+	checkAgainst(t, d, "pbmc_4k", 0, -1)
+}

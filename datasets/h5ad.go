@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -96,10 +97,10 @@ func LoadH5AD(path string, opts H5Options) (*Dataset, *LabelReport, error) {
 // missing.
 func openH5(path string) (*hdf5.File, error) {
 	f, err := hdf5.Open(path)
-	if err != nil {
+	if errors.Is(err, hdf5.ErrUnavailable) {
 		return nil, fmt.Errorf("datasets: %s: %w", path, err)
 	}
-	return f, nil
+	return f, err // an *hdf5.Error names the file
 }
 
 // h5Name is the file's base name without .h5ad, .h5 or .hdf5.

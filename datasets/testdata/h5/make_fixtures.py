@@ -128,3 +128,26 @@ with h5py.File(f"{out}/fuzz_seed_10x.h5", "w") as f:
     ft.create_dataset("id", data=np.array(ids + ["ADT1"], dtype="S"))
     ft.create_dataset("name", data=np.array(names + ["ADT1"], dtype="S"))
     ft.create_dataset("feature_type", data=np.array(["Gene Expression"] * len(ids) + ["Antibody Capture"], dtype="S"))
+
+# 7. legacy07.h5ad: the layout of anndata 0.7, written by hand: X with
+# h5sparse_format and h5sparse_shape, a categorical obs column as codes with
+# its categories in obs/__categories.
+x, ids, names, bcs, lab = subset("pbmc_4k", 300, 50)
+x = x.astype(np.float32).tocsr()
+cats = sorted(set(lab), key=int)
+with h5py.File(f"{out}/legacy07.h5ad", "w") as f:
+    X = f.create_group("X")
+    X.attrs["h5sparse_format"] = "csr"
+    X.attrs["h5sparse_shape"] = np.array(x.shape)
+    X.create_dataset("data", data=x.data)
+    X.create_dataset("indices", data=x.indices)
+    X.create_dataset("indptr", data=x.indptr)
+    s = h5py.string_dtype()
+    for name, index in (("obs", bcs), ("var", ids)):
+        g = f.create_group(name)
+        g.attrs["_index"] = "index"
+        g.attrs["encoding-type"] = "dataframe"
+        g.create_dataset("index", data=np.array(index, dtype=object), dtype=s)
+    f["obs"].attrs["column-order"] = np.array(["louvain"], dtype=object)
+    f["obs"].create_dataset("louvain", data=np.array([cats.index(l) for l in lab], dtype=np.int8))
+    f["obs"].create_group("__categories").create_dataset("louvain", data=np.array(cats, dtype=object), dtype=s)
