@@ -46,6 +46,9 @@ func Open(path string) (*File, error) {
 	}
 	mu.Lock()
 	runtime.LockOSThread()
+	// Thread-safe builds (Debian's) keep the automatic printing of errors
+	// per thread: turn it off on this one, as Load did on its own.
+	l.esetAuto(h5eDefault, 0, 0)
 	f := &File{l: l, path: path}
 	f.id = l.fopen(path, h5fAccRDO, h5pDefault)
 	if f.id < 0 {

@@ -132,3 +132,26 @@ func TestUnavailable(t *testing.T) {
 		t.Errorf("loadLib(missing) = %v, want ErrUnavailable naming the library and how to install it", err)
 	}
 }
+
+// TestErrorsOnEveryThread opens a bad file from many goroutines, hence OS
+// threads: every error must come back as an *Error with libhdf5's reason,
+// none printed by libhdf5 itself (thread-safe builds keep that setting per
+// thread).
+func TestErrorsOnEveryThread(t *testing.T) {
+	requireLib(t)
+	bad := filepath.Join(t.TempDir(), "bad.h5")
+	os.WriteFile(bad, []byte("not hdf5 at all"), 0o644)
+	errs := make(chan error, 16)
+	for range 16 {
+		go func() {
+			_, err := Open(bad)
+			errs <- err
+		}()
+	}
+	for range 16 {
+		var he *Error
+		if err := <-errs; !errors.As(err, &he) || !strings.Contains(he.Detail, "signature") {
+			t.Errorf("Open(bad) = %v, want an *Error saying the signature is missing", err)
+		}
+	}
+}
