@@ -232,6 +232,7 @@ func TestH5OptionErrors(t *testing.T) {
 		want string
 	}{
 		{ad, OpenOptions{LabelsColumn: "nope"}, `obs has no column "nope"`},
+		{ad, OpenOptions{LabelsColumn: "cell_type/codes"}, `obs has no column "cell_type/codes"`},
 		{ad, OpenOptions{LabelsColumn: "cell_type", Labels: "x.tsv"}, "give one"},
 		{ad, OpenOptions{UseRaw: true}, "has no raw/X"},
 		{filepath.Join(h5Fixtures, "pbmc_10x.h5"), OpenOptions{LabelsColumn: "x"}, "apply to .h5ad files"},

@@ -240,7 +240,7 @@ func readDenseX(f *hdf5.File, x string, cells, genes int) (*CSR, error) {
 // obsLabels joins obs column col onto d as its labels.
 func obsLabels(f *hdf5.File, d *Dataset, col string) (*LabelReport, error) {
 	where := f.Path() + ":obs/" + col
-	if !f.Exists("/obs/" + col) {
+	if strings.Contains(col, "/") || col == "." || col == ".." || !f.Exists("/obs/"+col) {
 		cols, _ := frameColumns(f, "/obs")
 		return nil, parseErrorf(f.Path(), 0, "obs has no column %q (--labels-column); its columns: %s", col, firstFew(cols, len(cols), 20))
 	}

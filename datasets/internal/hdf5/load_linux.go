@@ -77,9 +77,9 @@ func bind(h uintptr, name string) (*lib, error) {
 	}
 	getVersion(unsafe.Pointer(&l.versionMajor), unsafe.Pointer(&l.versionMinor), unsafe.Pointer(&l.versionRelease))
 	if l.versionMajor != 1 || l.versionMinor < 10 {
-		// hid_t became 64-bit in 1.10; older libraries would be called
-		// with the wrong argument sizes.
-		return nil, fmt.Errorf("libhdf5 %d.%d.%d is too old, need 1.10 or later", l.versionMajor, l.versionMinor, l.versionRelease)
+		// hid_t became 64-bit in 1.10, so older libraries would be
+		// called with the wrong argument sizes; 2.x is untested.
+		return nil, fmt.Errorf("libhdf5 %d.%d.%d is not supported, need 1.10 to 1.14", l.versionMajor, l.versionMinor, l.versionRelease)
 	}
 	l.esetAuto(h5eDefault, 0, 0)
 	if p := mappedPath(h, "H5open"); p != "" {
