@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/dpscope/dpscope/datasets/internal/hdf5"
 )
 
 // hdf5Signature starts every HDF5 file (at offset 0 unless the file has a
@@ -70,3 +72,12 @@ func loadH5(path string, opts OpenOptions) (*Dataset, *LabelReport, error) {
 	d, err := Load10xH5(path)
 	return d, nil, err
 }
+
+// ErrNoHDF5 is wrapped by the error of every .h5ad or Cell Ranger .h5 read
+// when libhdf5 cannot be loaded; the message says how to install it.
+var ErrNoHDF5 = hdf5.ErrUnavailable
+
+// HDF5Library returns the path and version of the libhdf5 that the .h5ad
+// and Cell Ranger readers use, loading it if need be, or an error wrapping
+// ErrNoHDF5 that says how to install it.
+func HDF5Library() (path, version string, err error) { return hdf5.Load() }
