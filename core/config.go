@@ -52,6 +52,13 @@ type Config struct {
 	// barcode. Default "": an MTX folder's labels.tsv, none for a dense
 	// file; a built-in set carries its own labels and takes none.
 	Labels string `json:"labels,omitempty" toml:"labels,omitempty"`
+	// LabelsColumn is the obs column of an .h5ad Data file whose values are
+	// the cells' true labels. Default "": none (a labels file may be given
+	// instead).
+	LabelsColumn string `json:"labels_column,omitempty" toml:"labels_column,omitempty"`
+	// UseRaw reads an .h5ad Data file's raw/X (where AnnData keeps the
+	// counts) instead of X. Default false: X.
+	UseRaw bool `json:"use_raw,omitempty" toml:"use_raw,omitempty"`
 	// Orientation is how a dense Data file is laid out: auto,
 	// genes-by-cells or cells-by-genes. Default "": auto.
 	Orientation string `json:"orientation,omitempty" toml:"orientation,omitempty"`
@@ -169,15 +176,22 @@ func (c Config) Validate() error {
 }
 
 // LoadOptions returns how every method reads and preprocesses Data:
-// Labels, Orientation and Preprocess (the defaults when nil). It returns an
-// error wrapping ErrBadConfig for an invalid orientation or preprocessing
-// setting.
+// Labels, LabelsColumn, UseRaw, Orientation and Preprocess (the defaults
+// when nil). It returns an error wrapping ErrBadConfig for an invalid
+// orientation or preprocessing setting, or labels settings that cannot
+// apply (on a built-in set, or a labels file together with a column).
 func (c Config) LoadOptions() (datasets.LoadOptions, error) {
 	o := datasets.DefaultLoadOptions()
 	if c.Labels != "" && strings.HasPrefix(c.Data, datasets.BuiltinPrefix) {
 		return o, badf("labels is %q, but %s carries its own true labels: drop the labels file or use a data set read from a path", c.Labels, c.Data)
 	}
-	o.Labels = c.Labels
+	if (c.LabelsColumn != "" || c.UseRaw) && strings.HasPrefix(c.Data, datasets.BuiltinPrefix) {
+		return o, badf("labels column %q and use-raw apply to .h5ad files, and %s is generated", c.LabelsColumn, c.Data)
+	}
+	if c.LabelsColumn != "" && c.Labels != "" {
+		return o, badf("labels is %q and labels column is %q: give one, a labels file or an obs column", c.Labels, c.LabelsColumn)
+	}
+	o.Labels, o.LabelsColumn, o.UseRaw = c.Labels, c.LabelsColumn, c.UseRaw
 	orient, err := datasets.ParseOrientation(c.Orientation)
 	if err != nil {
 		return o, badf("%v", err)
@@ -192,7 +206,7 @@ func (c Config) LoadOptions() (datasets.LoadOptions, error) {
 	return o, nil
 }
 
-// LoadRaw reads Data with the run's labels file and orientation but no
+// LoadRaw reads Data with the run's labels settings and orientation but no
 // preprocessing: for methods that preprocess privately themselves (dppca,
 // dcan-sound), so that the data flags reach them as they reach LoadData's.
 func (c Config) LoadRaw() (*datasets.Dataset, error) {
@@ -200,7 +214,9 @@ func (c Config) LoadRaw() (*datasets.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, _, err := datasets.DefaultCache().Load(c.Data, datasets.OpenOptions{Labels: o.Labels, Orientation: o.Orientation})
+	d, _, err := datasets.DefaultCache().Load(c.Data, datasets.OpenOptions{
+		Labels: o.Labels, Orientation: o.Orientation, LabelsColumn: o.LabelsColumn, UseRaw: o.UseRaw,
+	})
 	return d, err
 }
 

@@ -68,7 +68,7 @@ func (c Cache) LoadPreprocessed(spec string, opts LoadOptions) (*Prepared, error
 // Load is Load through the cache: the data set as read, with the report of
 // its labels join.
 func (c Cache) Load(spec string, opts OpenOptions) (*Dataset, *LabelReport, error) {
-	lo := LoadOptions{Labels: opts.Labels, Orientation: opts.Orientation}
+	lo := LoadOptions{Labels: opts.Labels, Orientation: opts.Orientation, LabelsColumn: opts.LabelsColumn, UseRaw: opts.UseRaw}
 	if opts.NoLabels || opts.Delimiter != 0 {
 		// Options LoadOptions cannot carry: read directly.
 		return Load(spec, opts)
@@ -192,7 +192,9 @@ func cacheKey(spec string, opts LoadOptions, preprocessed bool) (string, error) 
 		Preprocessed bool
 		Orientation  string
 		Preprocess   PreprocessConfig
-	}{spec, opts.Labels, preprocessed, opts.Orientation.String(), opts.Preprocess})
+		LabelsColumn string
+		UseRaw       bool
+	}{spec, opts.Labels, preprocessed, opts.Orientation.String(), opts.Preprocess, opts.LabelsColumn, opts.UseRaw})
 	if err != nil {
 		return "", err
 	}

@@ -140,6 +140,13 @@ func TestCacheKeyFollowsInputsAndOptions(t *testing.T) {
 	if k, _ := cacheKey(dir, opts, false); k == k0 {
 		t.Error("a raw load shares the preprocessed load's key")
 	}
+	col, raw := opts, opts
+	col.LabelsColumn, raw.UseRaw = "cell_type", true
+	kc, _ := cacheKey(dir, col, true)
+	kr, _ := cacheKey(dir, raw, true)
+	if kc == k0 || kr == k0 || kc == kr {
+		t.Error("a labels column or use-raw shares another load's key")
+	}
 	labels := filepath.Join(dir, "labels.tsv")
 	b, err := os.ReadFile(labels)
 	if err != nil {

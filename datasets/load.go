@@ -3,13 +3,19 @@ package datasets
 import "fmt"
 
 // LoadOptions is how LoadPreprocessed reads and preprocesses a data set:
-// the settings of the --labels, --orientation and preprocessing flags.
+// the settings of the --labels, --labels-column, --use-raw, --orientation
+// and preprocessing flags.
 type LoadOptions struct {
 	// Labels is a labels file joined by barcode (OpenOptions.Labels).
 	// Default "": a folder's labels.tsv, none for a dense file.
 	Labels string
 	// Orientation applies to dense files. Default OrientationAuto.
 	Orientation Orientation
+	// LabelsColumn is the obs column of an .h5ad file read as labels
+	// (OpenOptions.LabelsColumn). Default "": none.
+	LabelsColumn string
+	// UseRaw reads an .h5ad file's raw/X instead of X (OpenOptions.UseRaw).
+	UseRaw bool
 	// Preprocess is the pipeline. Required: start from
 	// DefaultPreprocessConfig.
 	Preprocess PreprocessConfig
@@ -43,7 +49,7 @@ func LoadPreprocessed(spec string, opts LoadOptions) (*Prepared, error) {
 	if _, err := ParseOrientation(opts.Orientation.String()); err != nil {
 		return nil, err
 	}
-	raw, rep, err := Load(spec, OpenOptions{Labels: opts.Labels, Orientation: opts.Orientation})
+	raw, rep, err := Load(spec, opts.open())
 	if err != nil {
 		return nil, err
 	}
@@ -52,4 +58,9 @@ func LoadPreprocessed(spec string, opts LoadOptions) (*Prepared, error) {
 		return nil, fmt.Errorf("datasets: %s: preprocess: %w", spec, err)
 	}
 	return &Prepared{Raw: raw, Data: d, Labels: rep}, nil
+}
+
+// open returns the OpenOptions of o.
+func (o LoadOptions) open() OpenOptions {
+	return OpenOptions{Labels: o.Labels, Orientation: o.Orientation, LabelsColumn: o.LabelsColumn, UseRaw: o.UseRaw}
 }

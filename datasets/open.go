@@ -19,11 +19,17 @@ type OpenOptions struct {
 	// Orientation and Delimiter apply to dense files (see DenseOptions).
 	Orientation Orientation
 	Delimiter   rune
+	// LabelsColumn and UseRaw apply to .h5ad files (see H5Options).
+	LabelsColumn string
+	UseRaw       bool
 }
 
 // Open loads a data set from path: a folder is read as a 10x MatrixMarket
 // folder (LoadMTXDir; a path to its matrix.mtx[.gz] file is taken as the
-// folder), any other file as a dense CSV/TSV matrix (LoadDense). Labels are
+// folder), an HDF5 file (by its extension .h5ad, .h5 or .hdf5, or its
+// signature) as AnnData when it has obs and X (LoadH5AD) and as a Cell
+// Ranger matrix otherwise (Load10xH5), any other file as a dense CSV/TSV
+// matrix (LoadDense). Labels are
 // then joined as opts says (LoadLabels): cells without a label get -1; use
 // OpenWithReport to see which. Name is the folder's or file's base name,
 // Source is path, ValueType is detected from the values, and the result is
@@ -48,22 +54,29 @@ func OpenWithReport(path string, opts OpenOptions) (*Dataset, *LabelReport, erro
 		dir = filepath.Dir(path)
 	}
 	var d *Dataset
+	var rep *LabelReport
 	labels := opts.Labels
-	if dir != "" {
+	h5 := dir == "" && isHDF5(path)
+	if err := checkH5Options(path, opts, h5); err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case h5:
+		d, rep, err = loadH5(path, opts)
+	case dir != "":
 		d, err = LoadMTXDir(dir)
 		if err == nil && labels == "" {
 			if p, ferr := findOne(dir, []string{mtxLabelFileName, mtxLabelFileName + ".gz"}, ""); ferr == nil {
 				labels = p
 			}
 		}
-	} else {
+	default:
 		d, err = LoadDense(path, DenseOptions{Orientation: opts.Orientation, Delimiter: opts.Delimiter})
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, rep, err
 	}
 	d.Source = path
-	var rep *LabelReport
 	if labels != "" && !opts.NoLabels {
 		if rep, err = LoadLabels(d, labels); err != nil {
 			return nil, rep, err

@@ -24,5 +24,8 @@ func Load(spec string, opts OpenOptions) (*Dataset, *LabelReport, error) {
 	if opts.Labels != "" {
 		return nil, nil, fmt.Errorf("datasets: %s carries its true labels; a labels file (%s) cannot be joined to it", spec, opts.Labels)
 	}
+	if opts.LabelsColumn != "" || opts.UseRaw {
+		return nil, nil, fmt.Errorf("datasets: %s is generated, not an .h5ad file: a labels column (%q) and use-raw do not apply", spec, opts.LabelsColumn)
+	}
 	return d, nil, nil
 }

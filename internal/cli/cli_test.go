@@ -115,6 +115,9 @@ func TestVersion(t *testing.T) {
 	if v.GoVersion == "" || v.Version == "" || (v.BLAS != "openblas" && v.BLAS != "gonum") || v.BLASThreads < 1 {
 		t.Errorf("version = %+v, want a version, a Go version, a backend and ≥ 1 thread", v)
 	}
+	if !strings.HasPrefix(v.HDF5, "libhdf5 1.") && !strings.Contains(v.HDF5, "apt-get install libhdf5-103-1") {
+		t.Errorf("version's hdf5 = %q, want the library's version or how to install it", v.HDF5)
+	}
 }
 
 func TestDefaultLaunchesTUIOnDefaultData(t *testing.T) {

@@ -20,7 +20,8 @@ type Loaded struct {
 	Prep   *datasets.Preprocessed
 	Labels *datasets.LabelReport // nil when no labels file was joined
 	// Config holds the data settings every run started from here uses:
-	// Data, Labels, Orientation and Preprocess (core.Config's fields).
+	// Data, Labels, LabelsColumn, UseRaw, Orientation and Preprocess
+	// (core.Config's fields).
 	Config core.Config
 }
 
@@ -29,18 +30,20 @@ func (l *Loaded) Summary() datasets.Summary { return datasets.Summarize(l.Data, 
 
 // loadFlags are the flags every command that reads a data set shares.
 type loadFlags struct {
-	data        string
-	labels      string
-	orientation string
-	pre         datasets.PreprocessConfig
-	selection   string
+	data         string
+	labels       string
+	labelsColumn string
+	useRaw       bool
+	orientation  string
+	pre          datasets.PreprocessConfig
+	selection    string
 }
 
 func (lf *loadFlags) register(cmd *cobra.Command, defaultData string) {
 	lf.pre = datasets.DefaultPreprocessConfig()
 	f := cmd.Flags()
 	if defaultData != "" {
-		f.StringVar(&lf.data, "data", defaultData, "data set: builtin:NAME, a 10x MatrixMarket folder, or a dense CSV/TSV file")
+		f.StringVar(&lf.data, "data", defaultData, "data set: builtin:NAME, a 10x MatrixMarket folder, an AnnData .h5ad or Cell Ranger .h5 file, or a dense CSV/TSV file")
 	}
 	lf.registerPrep(f)
 	// --clip was the value cap's first name; the run command's --clip is
@@ -54,6 +57,8 @@ func (lf *loadFlags) registerPrep(f *pflag.FlagSet) {
 	lf.pre = datasets.DefaultPreprocessConfig()
 	lf.selection = string(lf.pre.Selection)
 	f.StringVar(&lf.labels, "labels", "", "labels TSV (barcode<TAB>label) joined by barcode; default labels.tsv in an MTX folder")
+	f.StringVar(&lf.labelsColumn, "labels-column", "", ".h5ad files: the obs column whose values are the cells' labels, e.g. cell_type")
+	f.BoolVar(&lf.useRaw, "use-raw", false, ".h5ad files: read raw.X (the counts AnnData keeps after normalising X) instead of X")
 	f.StringVar(&lf.orientation, "orientation", "auto", "dense files only: auto, genes-by-cells or cells-by-genes")
 	f.IntVar(&lf.pre.MinGenes, "min-genes", lf.pre.MinGenes, "drop cells with fewer detected genes (0: off)")
 	f.IntVar(&lf.pre.MinCells, "min-cells", lf.pre.MinCells, "drop genes detected in fewer cells (0: off)")
@@ -65,7 +70,7 @@ func (lf *loadFlags) registerPrep(f *pflag.FlagSet) {
 
 // prepFlags are the flag names registerPrep adds, for merging a config
 // file with the flags set.
-var prepFlags = []string{"labels", "orientation", "min-genes", "min-cells", "genes", "selection", "target-sum", "max-value"}
+var prepFlags = []string{"labels", "labels-column", "use-raw", "orientation", "min-genes", "min-cells", "genes", "selection", "target-sum", "max-value"}
 
 // applyTo sets the data settings of cfg that the flags set (set reports
 // whether a flag was given) over what cfg already holds, and validates them.
@@ -81,6 +86,7 @@ func (lf *loadFlags) applyTo(cfg *core.Config, set func(string) bool) error {
 		"genes": func() { pre.NTopGenes = flagged.NTopGenes }, "selection": func() { pre.Selection = flagged.Selection },
 		"target-sum": func() { pre.TargetSum = flagged.TargetSum }, "max-value": func() { pre.MaxValue = flagged.MaxValue },
 		"labels": func() { cfg.Labels = lf.labels }, "orientation": func() { cfg.Orientation = lf.orientation },
+		"labels-column": func() { cfg.LabelsColumn = lf.labelsColumn }, "use-raw": func() { cfg.UseRaw = lf.useRaw },
 	} {
 		if set(name) {
 			apply()
@@ -145,10 +151,13 @@ func newInspectCmd(env Env) *cobra.Command {
 		Short: "Print a data set's shape, classes, sparsity, value type and preprocessing",
 		Long: `inspect reads a data set — a 10x MatrixMarket folder (matrix.mtx[.gz],
 features.tsv[.gz] or genes.tsv[.gz], barcodes.tsv[.gz], optional labels.tsv),
-a dense CSV/TSV file, or a built-in set such as builtin:default — runs the
+an AnnData .h5ad file (labels from an obs column with --labels-column, raw.X
+with --use-raw), a Cell Ranger filtered_feature_bc_matrix.h5 (both need the
+system's libhdf5), a dense CSV/TSV file, or a built-in set such as
+builtin:default — runs the
 preprocessing and prints what it found, as a table or with --json as one
 JSON object.`,
-		Example: "  dpscope data inspect builtin:default\n  dpscope data inspect ../shared/data/pbmc_4k --json",
+		Example: "  dpscope data inspect builtin:default\n  dpscope data inspect ../shared/data/pbmc_4k --json\n  dpscope data inspect pbmc.h5ad --labels-column cell_type --use-raw",
 		Args:    exactArgs(1, "a data set: a path or builtin:NAME"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			lf.data = args[0]

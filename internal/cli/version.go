@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/datasets"
 )
 
 // Version is dpscope's version, set at link time with
@@ -60,6 +61,9 @@ type versionInfo struct {
 	BLASLibrary string `json:"blas_library,omitempty"`
 	BLASConfig  string `json:"blas_config"`
 	BLASReason  string `json:"blas_reason,omitempty"`
+	// HDF5 is the libhdf5 that reads .h5ad and Cell Ranger .h5 files, or
+	// why there is none and how to install it.
+	HDF5 string `json:"hdf5"`
 }
 
 func newVersionCmd(env Env) *cobra.Command {
@@ -70,7 +74,9 @@ func newVersionCmd(env Env) *cobra.Command {
 		Long: `version prints dpscope's version, the Go toolchain it was built with, and the
 BLAS backend that matrix products use: OpenBLAS when libopenblas.so.0 is
 installed (apt-get install libopenblas0), otherwise gonum's pure-Go kernels.
-DPSCOPE_BLAS=auto|go|openblas chooses; openblas fails when it is missing.`,
+DPSCOPE_BLAS=auto|go|openblas chooses; openblas fails when it is missing.
+It also names the libhdf5 that reads .h5ad and Cell Ranger .h5 files, or
+says how to install it (apt-get install libhdf5-103-1).`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(_ *cobra.Command, _ []string) error {
 			b, err := compute.Init()
@@ -82,6 +88,7 @@ DPSCOPE_BLAS=auto|go|openblas chooses; openblas fails when it is missing.`,
 				Platform: runtime.GOOS + "/" + runtime.GOARCH,
 				BLAS:     b.Name, BLASThreads: b.Threads, BLASLibrary: b.Library,
 				BLASConfig: b.Config, BLASReason: b.Reason,
+				HDF5: hdf5Line(),
 			}
 			if asJSON {
 				enc := json.NewEncoder(env.Stdout)
@@ -92,9 +99,19 @@ DPSCOPE_BLAS=auto|go|openblas chooses; openblas fails when it is missing.`,
 			if b.Reason != "" {
 				fmt.Fprintf(env.Stdout, "      %s\n", b.Reason)
 			}
+			fmt.Fprintf(env.Stdout, "HDF5: %s\n", v.HDF5)
 			return nil
 		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	return cmd
+}
+
+// hdf5Line describes the libhdf5 in use, or says how to get one.
+func hdf5Line() string {
+	path, v, err := datasets.HDF5Library()
+	if err != nil {
+		return "none: .h5ad and Cell Ranger .h5 files cannot be read (" + err.Error() + ")"
+	}
+	return "libhdf5 " + v + " (" + path + ")"
 }
