@@ -87,6 +87,7 @@ func runTUI(ctx context.Context, data *cli.Loaded) error {
 		Data:        data.Config.Data,
 		// The flags that shaped the loaded matrix shape every run's.
 		Labels: data.Config.Labels, Orientation: data.Config.Orientation, Preprocess: data.Config.Preprocess,
+		LabelsColumn: data.Config.LabelsColumn, UseRaw: data.Config.UseRaw,
 	})
 	_, err = tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	return err

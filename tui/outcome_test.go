@@ -77,7 +77,7 @@ func TestEditAfterAnEndedRunPlansAfresh(t *testing.T) {
 func TestDataSettingsReachEveryRun(t *testing.T) {
 	pre := datasets.DefaultPreprocessConfig()
 	pre.NTopGenes = 300
-	c := Config{Data: "cells.csv", Labels: "labels.tsv", Orientation: "cells-by-genes", Preprocess: &pre}
+	c := Config{Data: "cells.csv", Labels: "labels.tsv", Orientation: "cells-by-genes", Preprocess: &pre, LabelsColumn: "cell_type", UseRaw: true}
 	for i, v := range variants() {
 		pr := defaultParams("cells.csv", 1, [2]int{1, 1})
 		pr.SetVariant(i)
@@ -88,7 +88,8 @@ func TestDataSettingsReachEveryRun(t *testing.T) {
 			}
 			continue
 		}
-		if cfg.Preprocess == nil || cfg.Preprocess.NTopGenes != 300 || cfg.Labels != "labels.tsv" || cfg.Orientation != "cells-by-genes" {
+		if cfg.Preprocess == nil || cfg.Preprocess.NTopGenes != 300 || cfg.Labels != "labels.tsv" || cfg.Orientation != "cells-by-genes" ||
+			cfg.LabelsColumn != "cell_type" || !cfg.UseRaw {
 			t.Errorf("%s: config %+v lacks the data settings", v.Label, cfg)
 		}
 	}

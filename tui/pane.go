@@ -89,9 +89,11 @@ type Config struct {
 	// Labels, Orientation and Preprocess say how every run reads and
 	// preprocesses Data (core.Config's fields of the same names, from the
 	// command line's flags). Zero: the defaults.
-	Labels      string
-	Orientation string
-	Preprocess  *datasets.PreprocessConfig
+	Labels       string
+	LabelsColumn string // the obs column of an .h5ad that holds the labels
+	UseRaw       bool   // read an .h5ad's raw.X
+	Orientation  string
+	Preprocess   *datasets.PreprocessConfig
 	// ExportDir is the folder Compare writes its CSV files to. Defaults to
 	// the working directory when empty.
 	ExportDir string
@@ -135,6 +137,7 @@ func (c Config) runConfig(pr runParams) core.Config {
 	cfg := pr.Config(c.Method)
 	if cfg.Data == c.Data {
 		cfg.Labels, cfg.Orientation, cfg.Preprocess = c.Labels, c.Orientation, c.Preprocess
+		cfg.LabelsColumn, cfg.UseRaw = c.LabelsColumn, c.UseRaw
 	}
 	return cfg
 }
