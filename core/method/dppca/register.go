@@ -35,18 +35,3 @@ func init() {
 		New:       func(cfg core.Config) (core.Engine, error) { return New(cfg) },
 	})
 }
-
-// expect is the guarantee of a dppca configuration before the run; the
-// engine states the final one with every reason.
-func expect(cfg core.Config) (core.Guarantee, []string) {
-	if cfg.Mode == core.ModeNonPrivate {
-		return core.GuaranteeNone, []string{"non-private: the same pipeline without noise, its utility ceiling"}
-	}
-	switch {
-	case cfg.Options["init"] == string(InitKMeansPlusPlus):
-		return core.GuaranteeNone, []string{"kmeans++ seeds are private rows released without noise"}
-	case cfg.Options["prep"] == string(PrepPublic):
-		return core.GuaranteeConditional, []string{"Gaussian mechanisms composed exactly in GDP, with the per-gene preprocessing statistics taken as public"}
-	}
-	return core.GuaranteeFormal, []string{"every release (gene statistics, covariance, k-means sums and counts) is a Gaussian mechanism composed exactly in GDP: (ε, δ)-DP for one cell added or removed"}
-}

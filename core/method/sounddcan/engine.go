@@ -175,29 +175,6 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	return r.finish(out)
 }
 
-// withCheckpoints wraps the step hook with a checkpoint (pause, patches)
-// before the next step; a cancelled context ends the fit at its next check.
-func (r *runner) withCheckpoints(ctx context.Context, hk Hooks) Hooks {
-	step := hk.Step
-	hk.Step = func(s int, loss float64) {
-		step(s, loss)
-		_ = r.checkpoint(ctx) // a cancellation is seen by Fit's own ctx check
-	}
-	return hk
-}
-
-// checkpoint takes pauses and answers every patch as rejected.
-func (r *runner) checkpoint(ctx context.Context) error {
-	patches, err := r.ctl.Checkpoint(ctx)
-	if err != nil {
-		return err
-	}
-	for _, p := range patches {
-		r.ctl.Rejected(p, r.step+1, fmt.Errorf("dcan-sound takes no live patches: its noise is planned for the whole run in advance; start a new run instead"))
-	}
-	return nil
-}
-
 // rng returns the generator of the dppca stage and the head: seeded by the
 // run's seed, or cryptographically when SecureNoise is set.
 func (r *runner) rng() *rand.Rand {
@@ -207,62 +184,6 @@ func (r *runner) rng() *rand.Rand {
 		return rand.New(rand.NewChaCha8(seed))
 	}
 	return rand.New(rand.NewPCG(r.e.cfg.Seed, 0))
-}
-
-// record enters one mechanism into the ledger, under its own component.
-func (r *runner) record(m dppca.Mechanism) error {
-	if r.e.ledger == nil {
-		return nil
-	}
-	ev, err := m.Event()
-	if err != nil {
-		return err
-	}
-	return r.e.ledger.Record(m.Name, ev)
-}
-
-// spentMu returns the GDP μ of everything in the ledger.
-func (r *runner) spentMu() float64 {
-	if r.e.ledger == nil {
-		return 0
-	}
-	evs := r.e.ledger.All()
-	if len(evs) == 0 {
-		return 0
-	}
-	mu, err := accountant.GDPMu(evs)
-	if err != nil {
-		return math.Inf(1)
-	}
-	return mu
-}
-
-// emitBudget reports ε spent so far (GDP exact, and the RDP ledger's),
-// projected at the end of the plan, and per component.
-func (r *runner) emitBudget() {
-	l := r.e.ledger
-	if l == nil {
-		return
-	}
-	delta := r.e.cfg.Delta
-	ev := core.BudgetEvent{Step: r.step, Delta: delta, Target: r.e.cfg.Epsilon}
-	if e, err := dppca.EpsilonOf(r.spentMu(), delta); err == nil {
-		ev.Spent = append(ev.Spent, core.EpsilonValue{Accountant: AccountantGDP, Epsilon: e})
-	}
-	if rep, err := l.Report(delta, accountant.LedgerOptions{SkipPLD: true}); err == nil {
-		ev.Spent = append(ev.Spent, core.EpsilonValue{Accountant: AccountantRDP, Epsilon: rep.Total.EpsilonRDP})
-	}
-	if e, err := dppca.EpsilonOf(dppca.ComposedMu(r.pl.Mechanisms()), delta); err == nil {
-		ev.Projected = []core.EpsilonValue{{Accountant: AccountantGDP, Epsilon: e}}
-	}
-	for _, c := range l.Components() {
-		if mu, err := accountant.GDPMu(l.Events(c)); err == nil {
-			if e, err := dppca.EpsilonOf(mu, delta); err == nil {
-				ev.Components = append(ev.Components, core.NamedValue{Name: c, Value: e})
-			}
-		}
-	}
-	r.ctl.Emit(ev)
 }
 
 // emitLabels reports the clustering after steps steps: scores against the
@@ -353,41 +274,4 @@ func (r *runner) noiseMessage() string {
 	}
 	return fmt.Sprintf("%s; GDP μ = %.4g for ε = %g, δ = %g, split dppca %.3g / network %.3g / head %.3g of μ²; DP-SGD noise multiplier z = %.3g (σ = z per coordinate of the summed clipped gradient, in those units); head noise: sums %.3g (Δ = R), counts %.3g (Δ = 1); the dppca stage's own noise: covariance %.3g, k-means sums %.3g and counts %.3g per round",
 		head, pl.Mu, pl.Epsilon, pl.Delta, shDP, shNet, shHead, pl.Z, pl.Sums, pl.Counts, pl.DPPCA.PCA, pl.DPPCA.Sums, pl.DPPCA.Counts)
-}
-
-// guarantee states the run's guarantee; audited is the ε spent, when known.
-func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
-	o, cfg := r.e.o, r.e.cfg
-	shDP, shNet, shHead := o.shares()
-	live := "live metrics (ARI, NMI, ACC) use the true labels of private data: they are for exploration and no guarantee covers them"
-	design := "sound mode is a redesign, not the paper's network (METHODS.md §1): dppca's private codes and over-clustered centres, merged into K after one noisy Lloyd round, start a mixture network (a learned per-component scaling of the codes and a Gaussian-mixture clustering head with learned weights) trained on its negative log-likelihood by DP-SGD on the full batch with Adam; it takes its clip, sampling rate and schedule from its options (gclip, steps, lr), not from --clip, --q, --layers or --epochs"
-	if cfg.Mode == core.ModeNonPrivate {
-		return core.GuaranteeEvent{Status: core.GuaranteeNone, Reasons: []string{"nonprivate mode: the same pipeline with no noise, no privacy claim", design, live}}
-	}
-	kReason := fmt.Sprintf("K = %d was given as an option (public)", r.src.K)
-	if r.kFrom {
-		kReason = fmt.Sprintf("assumption: K = %d, the number of classes of the labels, is public", r.src.K)
-	}
-	reasons := []string{
-		"(ε, δ)-DP for one cell added or removed: every release is a Gaussian mechanism without subsampling, in one ledger — dppca's (gene statistics, Analyze-Gauss covariance, seeding histogram, k-means sums and counts), the head's cluster sums (Δ = R) and counts (Δ = 1), every DP-SGD step (full batch, q = 1: the clipped gradient sum has sensitivity C, noise z·C on every parameter); the composition is exact in GDP (μ = √Σ(Δ/σ)²), converted once to (ε, δ); the RDP ledger's figure is shown beside it",
-		fmt.Sprintf("noise calibrated in advance from ε and δ: fixed shares of μ² (dppca stage %.3g, network %.3g over %d steps, head %.3g over %d round)", shDP, shNet, r.pl.Steps, shHead, o.Rounds()),
-		"whole-network DP-SGD: every parameter (scaling, cluster means, cluster weights) is noised and each cell's gradient is clipped as a whole; a cell's loss depends only on its own code and the parameters; the −log|det| term depends on no cell and is added without noise; the mixture starts from released values only (merged centres, released counts and eigenvalues)",
-		"labels and merges: each cell's own code against the trained mixture; the over-clustered centres are merged by k-means on the released centres weighted by the released counts (post-processing)",
-		"public constants fixed in advance, not read from the data: p, h, R, K's over-clustering factor, steps, C, the learning rate, the budget split",
-		kReason,
-		"no live patches: the plan is fixed for the whole run",
-		design,
-	}
-	status := core.GuaranteeFormal
-	if o.Prep == dppca.PrepPrivate {
-		reasons = append(reasons, fmt.Sprintf("private preprocessing (dppca): each cell normalised to the public total %g and log1p; gene ranking, cell count, gene means and spreads released with noise", dppca.PublicTarget))
-	} else {
-		status = core.GuaranteeConditional
-		reasons = append(reasons, "assumption (prep=public): scanpy's preprocessing statistics (filters, median library size, HVGs, gene means and sds) are public, yet computed on the private cells without noise")
-	}
-	if !cfg.SecureNoise {
-		reasons = append(reasons, "noise follows the run's seed (secure noise is off): seeded noise is for teaching and reproducibility only")
-	}
-	reasons = append(reasons, live)
-	return core.GuaranteeEvent{Status: status, Reasons: reasons, Audited: audited}
 }

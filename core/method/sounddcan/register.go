@@ -44,15 +44,3 @@ func init() {
 		New:       func(cfg core.Config) (core.Engine, error) { return New(cfg) },
 	})
 }
-
-// expect is the guarantee of a configuration before the run; the engine
-// states the final one with every reason.
-func expect(cfg core.Config) (core.Guarantee, []string) {
-	if cfg.Mode == core.ModeNonPrivate {
-		return core.GuaranteeNone, []string{"non-private: the same pipeline without noise"}
-	}
-	if cfg.Options["prep"] == string(dppca.PrepPublic) {
-		return core.GuaranteeConditional, []string{"Gaussian mechanisms composed exactly in GDP, with the per-gene preprocessing statistics taken as public"}
-	}
-	return core.GuaranteeFormal, []string{"every release (gene statistics, covariance, k-means, full-batch DP-SGD steps, head rounds) is a Gaussian mechanism composed exactly in GDP: (ε, δ)-DP for one cell added or removed"}
-}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/dpscope/dpscope/accountant"
+	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/method/dppca"
 )
 
@@ -113,4 +114,60 @@ func (pl Plan) Mechanisms() []dppca.Mechanism {
 	return append(ms,
 		dppca.Mechanism{Name: MechSums, Sens: pl.R, Sigma: pl.Sums, Count: pl.Rounds},
 		dppca.Mechanism{Name: MechCounts, Sens: 1, Sigma: pl.Counts, Count: pl.Rounds})
+}
+
+// record enters one mechanism into the ledger, under its own component.
+func (r *runner) record(m dppca.Mechanism) error {
+	if r.e.ledger == nil {
+		return nil
+	}
+	ev, err := m.Event()
+	if err != nil {
+		return err
+	}
+	return r.e.ledger.Record(m.Name, ev)
+}
+
+// spentMu returns the GDP μ of everything in the ledger.
+func (r *runner) spentMu() float64 {
+	if r.e.ledger == nil {
+		return 0
+	}
+	evs := r.e.ledger.All()
+	if len(evs) == 0 {
+		return 0
+	}
+	mu, err := accountant.GDPMu(evs)
+	if err != nil {
+		return math.Inf(1)
+	}
+	return mu
+}
+
+// emitBudget reports ε spent so far (GDP exact, and the RDP ledger's),
+// projected at the end of the plan, and per component.
+func (r *runner) emitBudget() {
+	l := r.e.ledger
+	if l == nil {
+		return
+	}
+	delta := r.e.cfg.Delta
+	ev := core.BudgetEvent{Step: r.step, Delta: delta, Target: r.e.cfg.Epsilon}
+	if e, err := dppca.EpsilonOf(r.spentMu(), delta); err == nil {
+		ev.Spent = append(ev.Spent, core.EpsilonValue{Accountant: AccountantGDP, Epsilon: e})
+	}
+	if rep, err := l.Report(delta, accountant.LedgerOptions{SkipPLD: true}); err == nil {
+		ev.Spent = append(ev.Spent, core.EpsilonValue{Accountant: AccountantRDP, Epsilon: rep.Total.EpsilonRDP})
+	}
+	if e, err := dppca.EpsilonOf(dppca.ComposedMu(r.pl.Mechanisms()), delta); err == nil {
+		ev.Projected = []core.EpsilonValue{{Accountant: AccountantGDP, Epsilon: e}}
+	}
+	for _, c := range l.Components() {
+		if mu, err := accountant.GDPMu(l.Events(c)); err == nil {
+			if e, err := dppca.EpsilonOf(mu, delta); err == nil {
+				ev.Components = append(ev.Components, core.NamedValue{Name: c, Value: e})
+			}
+		}
+	}
+	r.ctl.Emit(ev)
 }

@@ -1,0 +1,61 @@
+package dppca
+
+import (
+	"fmt"
+
+	"github.com/dpscope/dpscope/core"
+)
+
+// expect is the guarantee of a dppca configuration before the run; the
+// engine states the final one with every reason.
+func expect(cfg core.Config) (core.Guarantee, []string) {
+	if cfg.Mode == core.ModeNonPrivate {
+		return core.GuaranteeNone, []string{"non-private: the same pipeline without noise, its utility ceiling"}
+	}
+	switch {
+	case cfg.Options["init"] == string(InitKMeansPlusPlus):
+		return core.GuaranteeNone, []string{"kmeans++ seeds are private rows released without noise"}
+	case cfg.Options["prep"] == string(PrepPublic):
+		return core.GuaranteeConditional, []string{"Gaussian mechanisms composed exactly in GDP, with the per-gene preprocessing statistics taken as public"}
+	}
+	return core.GuaranteeFormal, []string{"every release (gene statistics, covariance, k-means sums and counts) is a Gaussian mechanism composed exactly in GDP: (ε, δ)-DP for one cell added or removed"}
+}
+
+// guarantee states the run's guarantee; audited is the ε spent, when known.
+func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
+	o, cfg := r.st.o, r.e.cfg
+	live := "live metrics (ARI, NMI, ACC) use the true labels of private data: they are for exploration and no guarantee covers them"
+	kReason := fmt.Sprintf("K = %d was given as an option (public)", r.src.K)
+	if r.kFrom {
+		kReason = fmt.Sprintf("assumption: K = %d, the number of classes of the labels, is public", r.src.K)
+	}
+	if cfg.Mode == core.ModeNonPrivate {
+		return core.GuaranteeEvent{Status: core.GuaranteeNone, Reasons: []string{"nonprivate mode: the same pipeline with no noise, no privacy claim", live}}
+	}
+	if o.Init == InitKMeansPlusPlus {
+		return core.GuaranteeEvent{Status: core.GuaranteeNone, Audited: audited, Reasons: []string{
+			"init=kmeans++ seeds the k-means with rows of the private projection, released without noise: no guarantee, whatever ε (for comparison only)", live}}
+	}
+	reasons := []string{
+		"(ε, δ)-DP for one cell added or removed: every release is a Gaussian mechanism in the ledger (gene statistics, Analyze-Gauss covariance with Frobenius-isotropic noise, k-means sums and counts per round); their composition is exact in GDP (μ = √Σ(Δ/σ)²), converted once to (ε, δ)",
+		fmt.Sprintf("noise calibrated in advance from ε and δ: fixed shares of μ² (PCA %.3g, k-means %.3g over %d rounds, seeding histogram %.3g, private preprocessing %.3g)", o.Split, o.kmShare(), o.T, o.seedShare(), o.prepShare()),
+		"labels: each cell's own row against the released centres (each cell's own output)",
+		"public constants fixed in advance, not read from the data: T, the clip factor c, the budget split; the number of genes h is read from the released cell count and the budget only (genes=auto: ñ·μ/25 within 50–1000) or fixed, and the clip radius is R = c·√h; p is read from the released covariance only (p=auto: its eigenvalues above the noise edge, post-processing) or fixed; the k-means starts from released statistics only (the seeding histogram, or the noisy eigenvalues and cell count); over-clustering (2K centres for the first T/2 rounds, merged into K by their released centres and counts) is chosen from released statistics and is post-processing: each round is the same two releases whatever the number of centres",
+		kReason,
+		"every live patch makes a new release of the whole pipeline; the ε shown composes every release of this run",
+	}
+	status := core.GuaranteeFormal
+	if o.Prep == PrepPrivate {
+		reasons = append(reasons,
+			fmt.Sprintf("private preprocessing: each cell normalised to the public total %g and log1p (touches only that cell); the gene ranking (Σ of each cell's unit-norm profile), the cell count, the gene means (rows clipped to 2√h) and spreads (clipped to √h) are released with noise", PublicTarget),
+			"departures from scanpy: no cell or gene filter (their data-dependent rules would read all cells), a public target total instead of the median, genes ranked by mean log-expression over all genes instead of the seurat HVGs, spread from the mean absolute deviation")
+	} else {
+		status = core.GuaranteeConditional
+		reasons = append(reasons, "assumption (prep=public): the preprocessing statistics are public, yet they are computed on the private cells without noise: the cell and gene filters, the median library size, the 2,000 seurat HVGs, the ranking of genes by mean, each gene's mean and standard deviation")
+	}
+	if !cfg.SecureNoise {
+		reasons = append(reasons, "noise follows the run's seed (secure noise is off): seeded noise is for teaching and reproducibility only")
+	}
+	reasons = append(reasons, live)
+	return core.GuaranteeEvent{Status: status, Reasons: reasons, Audited: audited}
+}
