@@ -86,15 +86,16 @@ func (c *cacheWriter) int64s(v []int64) {
 	}
 }
 
-func (c *cacheWriter) int32s(v []int32) {
-	c.int(len(v))
+// words writes a slice of 4-byte values: as they sit in memory on a
+// little-endian host, else value by value in bounded chunks.
+func words[T int32 | float32](c *cacheWriter, v []T, bits func(T) uint32) {
 	if littleEndian && len(v) > 0 {
 		c.bytes(unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v)))
 		return
 	}
 	b := make([]byte, 0, 1<<16)
 	for _, x := range v {
-		b = binary.LittleEndian.AppendUint32(b, uint32(x))
+		b = binary.LittleEndian.AppendUint32(b, bits(x))
 		if len(b) == cap(b) {
 			c.bytes(b)
 			b = b[:0]
@@ -103,22 +104,15 @@ func (c *cacheWriter) int32s(v []int32) {
 	c.bytes(b)
 }
 
+func (c *cacheWriter) int32s(v []int32) {
+	c.int(len(v))
+	words(c, v, func(x int32) uint32 { return uint32(x) })
+}
+
 func (c *cacheWriter) float32s(v []float32) {
 	c.bool(v != nil)
 	c.int(len(v))
-	if littleEndian && len(v) > 0 {
-		c.bytes(unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v)))
-		return
-	}
-	b := make([]byte, 0, 1<<16)
-	for _, x := range v {
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
-		if len(b) == cap(b) {
-			c.bytes(b)
-			b = b[:0]
-		}
-	}
-	c.bytes(b)
+	words(c, v, math.Float32bits)
 }
 
 func (c *cacheWriter) float64s(v []float64) {
@@ -325,18 +319,23 @@ func (c *cacheReader) chunks(n int, put func(i int, v uint32)) {
 	}
 }
 
+// readWords reads n 4-byte values, the counterpart of words.
+func readWords[T int32 | float32](c *cacheReader, n int, from func(uint32) T) []T {
+	out := make([]T, n)
+	if littleEndian && n > 0 {
+		c.read(unsafe.Slice((*byte)(unsafe.Pointer(&out[0])), 4*n))
+		return out
+	}
+	c.chunks(n, func(i int, v uint32) { out[i] = from(v) })
+	return out
+}
+
 func (c *cacheReader) int32s() []int32 {
 	n := c.count(4)
 	if c.err != nil {
 		return nil
 	}
-	out := make([]int32, n)
-	if littleEndian && n > 0 {
-		c.read(unsafe.Slice((*byte)(unsafe.Pointer(&out[0])), 4*n))
-		return out
-	}
-	c.chunks(n, func(i int, v uint32) { out[i] = int32(v) })
-	return out
+	return readWords(c, n, func(v uint32) int32 { return int32(v) })
 }
 
 func (c *cacheReader) float32s() []float32 {
@@ -345,13 +344,7 @@ func (c *cacheReader) float32s() []float32 {
 	if c.err != nil || !present {
 		return nil
 	}
-	out := make([]float32, n)
-	if littleEndian && n > 0 {
-		c.read(unsafe.Slice((*byte)(unsafe.Pointer(&out[0])), 4*n))
-		return out
-	}
-	c.chunks(n, func(i int, v uint32) { out[i] = math.Float32frombits(v) })
-	return out
+	return readWords(c, n, math.Float32frombits)
 }
 
 func (c *cacheReader) float64s() []float64 {
