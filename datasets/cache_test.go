@@ -287,8 +287,9 @@ func TestCacheValueByValuePath(t *testing.T) {
 	if err := writeCacheEntry(&fast, "k", p); err != nil {
 		t.Fatal(err)
 	}
+	host := littleEndian
 	littleEndian = false
-	defer func() { littleEndian = true }()
+	defer func() { littleEndian = host }()
 	if err := writeCacheEntry(&slow, "k", p); err != nil {
 		t.Fatal(err)
 	}
