@@ -297,17 +297,4 @@ func (r *runner) checkpoint(ctx context.Context) (bool, error) {
 }
 
 // spentMu returns the μ of everything in the ledger.
-func (r *runner) spentMu() float64 {
-	if r.e.ledger == nil {
-		return 0
-	}
-	evs := r.e.ledger.All()
-	if len(evs) == 0 {
-		return 0
-	}
-	mu, err := accountant.GDPMu(evs)
-	if err != nil {
-		return math.Inf(1)
-	}
-	return mu
-}
+func (r *runner) spentMu() float64 { return SpentMu(r.e.ledger) }

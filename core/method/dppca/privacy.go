@@ -206,3 +206,21 @@ func EpsilonOf(mu, delta float64) (float64, error) {
 	}
 	return accountant.GDPEpsilon(mu, delta)
 }
+
+// SpentMu returns the GDP μ of everything in l (0 for a nil or empty
+// ledger, +Inf when a release is not Gaussian): what dppca and the methods
+// that start from it convert to the ε they report.
+func SpentMu(l *accountant.Ledger) float64 {
+	if l == nil {
+		return 0
+	}
+	evs := l.All()
+	if len(evs) == 0 {
+		return 0
+	}
+	mu, err := accountant.GDPMu(evs)
+	if err != nil {
+		return math.Inf(1)
+	}
+	return mu
+}

@@ -129,20 +129,7 @@ func (r *runner) record(m dppca.Mechanism) error {
 }
 
 // spentMu returns the GDP μ of everything in the ledger.
-func (r *runner) spentMu() float64 {
-	if r.e.ledger == nil {
-		return 0
-	}
-	evs := r.e.ledger.All()
-	if len(evs) == 0 {
-		return 0
-	}
-	mu, err := accountant.GDPMu(evs)
-	if err != nil {
-		return math.Inf(1)
-	}
-	return mu
-}
+func (r *runner) spentMu() float64 { return dppca.SpentMu(r.e.ledger) }
 
 // emitBudget reports ε spent so far (GDP exact, and the RDP ledger's),
 // projected at the end of the plan, and per component.
