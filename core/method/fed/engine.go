@@ -70,23 +70,6 @@ func New(cfg core.Config, v Variant, p Params) (*Engine, error) {
 	if err := p.Validate(v); err != nil {
 		return nil, err
 	}
-	if p.Unit == UnitRecord {
-		if cfg.Mode != core.ModeSound {
-			return nil, configErr("privacy unit", p.Unit, "client in "+string(cfg.Mode)+" mode (record is sound mode's design)")
-		}
-		if len(cfg.Epochs) == 0 {
-			e.rounds = DefaultRoundsRecord
-		}
-		if p.Hidden == nil {
-			p.Hidden = []int{DefaultRecordHidden}
-		}
-		if p.Latent == 0 {
-			p.Latent = DefaultRecordLatent
-		}
-		if p.LocalEpochs > 1 {
-			return nil, configErr("local epochs", p.LocalEpochs, "1 with the record unit (one DP-SGD step per client and round)")
-		}
-	}
 	if p.Batch == 0 && v.autoencoder() && cfg.Mode != core.ModePaper {
 		p.Batch = DefaultBatchAERetuned
 	}
@@ -116,12 +99,7 @@ func New(cfg core.Config, v Variant, p Params) (*Engine, error) {
 	if cfg.LearningRate == 0 {
 		e.cfg.LearningRate = map[bool]float64{true: DefaultLRAE, false: DefaultLRBYOL}[v.autoencoder()]
 	}
-	switch {
-	case e.p.Unit == UnitRecord:
-		if _, err := newRecPrivacy(e.cfg, e.rounds); err != nil {
-			return nil, err
-		}
-	case cfg.Mode != core.ModeNonPrivate:
+	if cfg.Mode != core.ModeNonPrivate {
 		// solve σ now so that an unreachable target is a start-up error
 		if _, err := newPrivacy(cfg, v, e.p, e.rounds, e.clients); err != nil {
 			return nil, err

@@ -3,7 +3,6 @@ package fed
 import (
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/dpscope/dpscope/core"
 )
@@ -20,16 +19,11 @@ var (
 	}
 	aeSpecs = []core.OptionSpec{
 		{Key: "loss", Kind: core.KindChoice, Default: "mean", Choices: []string{"mean", "sum"}, Doc: "reduction of the autoencoder's squared error over genes"},
-		{Key: "hidden", Kind: core.KindInt, Default: nil, Min: 0, Max: math.Inf(1), Doc: "autoencoder hidden width (default 1024, or 128 with the record unit)"},
-		{Key: "latent", Kind: core.KindInt, Default: nil, Min: 0, Max: math.Inf(1), Doc: "autoencoder bottleneck width (default 128, or 16 with the record unit)"},
 		{Key: "optimizer", Kind: core.KindChoice, Default: "auto", Choices: []string{"auto", "sgd", "adam"}, Doc: "clients' local optimizer (auto: sgd in paper mode, adam otherwise)"},
 	}
 	drSpecs = []core.OptionSpec{
 		{Key: "protocol", Kind: core.KindChoice, Default: "swap", Choices: []string{"swap", "fisher-yates"}, Doc: "PPML-Omics' decentralized randomization"},
 		{Key: "trusted_shuffle", Kind: core.KindBool, Default: false, Doc: "a trusted party the server cannot observe draws the permutation"},
-	}
-	unitSpecs = []core.OptionSpec{
-		{Key: "unit", Kind: core.KindChoice, Default: "client", Choices: []string{"client", "record"}, Doc: "sound mode's privacy unit: client (the paper's clipped, noised client updates) or record (one cell: local full-batch DP-SGD, server Adam)"},
 	}
 	byolSpecs = []core.OptionSpec{
 		{Key: "mask", Kind: core.KindFloat, Default: DefaultMaskProb, Min: 0, Max: 1, Doc: "FedSC input-dropout probability (0: the default)"},
@@ -51,14 +45,11 @@ func (v Variant) optionSpecs() []core.OptionSpec {
 	case PPMLOmics:
 		specs = append(specs, drSpecs...)
 	}
-	if v == FLDP || v == PPMLOmics {
-		specs = append(specs, unitSpecs...)
-	}
 	return append(specs, aeSpecs...)
 }
 
 // allSpecs is every federated option: ParamsFromOptions reads any of them.
-var allSpecs = append(append(append(append(append([]core.OptionSpec{}, commonSpecs...), aeSpecs...), drSpecs...), unitSpecs...), byolSpecs...)
+var allSpecs = append(append(append(append([]core.OptionSpec{}, commonSpecs...), aeSpecs...), drSpecs...), byolSpecs...)
 
 // descriptor is the registry entry of variant v.
 func (v Variant) descriptor() core.Method {
@@ -69,9 +60,6 @@ func (v Variant) descriptor() core.Method {
 			proto := ProtocolSwap
 			if s, ok := cfg.Options["protocol"]; ok {
 				proto, _ = ParseProtocol(s)
-			}
-			if cfg.Options["unit"] == UnitRecord.String() && cfg.Mode == core.ModeSound {
-				return core.GuaranteeFormal, RecordReasons(v)
 			}
 			eps := cfg.Epsilon
 			if cfg.Sigma != 0 {
@@ -156,13 +144,6 @@ func paramsFrom(specs []core.OptionSpec, opts map[string]string) (Params, error)
 	vals.IntTo("batch", &p.Batch)
 	vals.IntTo("clusters", &p.Clusters)
 	vals.IntTo("eval_every", &p.EvalEvery)
-	vals.IntTo("latent", &p.Latent)
-	if h := 0; true {
-		vals.IntTo("hidden", &h)
-		if h > 0 {
-			p.Hidden = []int{h}
-		}
-	}
 	vals.BoolTo("trusted_shuffle", &p.TrustedShuffle)
 	vals.BoolTo("no_ema", &p.NoEMA)
 	vals.FloatTo("mask", &p.MaskProb)
@@ -176,9 +157,6 @@ func paramsFrom(specs []core.OptionSpec, opts map[string]string) (Params, error)
 	if s, ok := vals["optimizer"].(string); ok {
 		p.Optimizer, _ = ParseLocalOptimizer(s)
 	}
-	if s, ok := vals["unit"].(string); ok {
-		p.Unit, _ = ParseUnit(s)
-	}
 	if s, ok := vals["protocol"].(string); ok {
 		p.Protocol, _ = ParseProtocol(s)
 	}
@@ -191,24 +169,6 @@ func paramsFrom(specs []core.OptionSpec, opts map[string]string) (Params, error)
 // Null is a federated method's null run: its untrained server model,
 // evaluated with the same clustering step after no round, without privacy.
 func Null(cfg core.Config) core.Config {
-	if u, ok := cfg.Options["unit"]; ok {
-		// The unit is a sound-mode setting and the twin trains nothing, but
-		// it keeps the record unit's network.
-		opts := make(map[string]string, len(cfg.Options)+2)
-		for k, v := range cfg.Options {
-			if k != "unit" {
-				opts[k] = v
-			}
-		}
-		if u == UnitRecord.String() && cfg.Mode == core.ModeSound {
-			for k, v := range map[string]int{"hidden": DefaultRecordHidden, "latent": DefaultRecordLatent} {
-				if _, set := opts[k]; !set {
-					opts[k] = strconv.Itoa(v)
-				}
-			}
-		}
-		cfg.Options = opts
-	}
 	cfg.Mode, cfg.Epsilon, cfg.Sigma = core.ModeNonPrivate, 0, 0
 	local := 0
 	if len(cfg.Epochs) > 1 {

@@ -276,11 +276,6 @@ type Params struct {
 	// Optimizer is the autoencoder clients' local optimizer; the zero
 	// value picks by mode (OptimizerAuto).
 	Optimizer LocalOptimizer
-	// Unit is the privacy unit of fl-dp and ppml-omics in sound mode; the
-	// zero value is UnitClient (the paper's mechanism). UnitRecord is
-	// dpscope's record-level design (local DP-SGD, server Adam; the
-	// package doc, "Record-level sound mode").
-	Unit Unit
 	// Protocol is PPML-Omics' DR protocol; the zero value is ProtocolSwap.
 	Protocol Protocol
 	// TrustedShuffle declares that the DR permutation is drawn by a trusted
@@ -395,12 +390,6 @@ func (p Params) Validate(v Variant) error {
 	}
 	if p.Optimizer < OptimizerAuto || p.Optimizer > OptimizerAdam {
 		return configErr("local optimizer", int(p.Optimizer), "auto, sgd or adam")
-	}
-	if p.Unit != UnitClient && p.Unit != UnitRecord {
-		return configErr("privacy unit", int(p.Unit), "client or record")
-	}
-	if p.Unit == UnitRecord && v != FLDP && v != PPMLOmics {
-		return configErr("privacy unit", p.Unit, "client for "+v.Name()+" (record applies to fl-dp and ppml-omics)")
 	}
 	if p.Loss != AELossMean && p.Loss != AELossSum {
 		return configErr("autoencoder loss", int(p.Loss), "mean or sum")

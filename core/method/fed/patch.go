@@ -64,9 +64,6 @@ func (s *sim) applyPatches(ps []core.Patch, round int) error {
 		}
 		if p.LearningRate != nil {
 			s.lr = *p.LearningRate
-			if s.adam != nil {
-				_ = s.adam.SetLR(s.lr) // core's Patch.Validate checked it is finite and > 0
-			}
 		}
 		if pr := s.pr; pr != nil && pr.fromEps && (p.Epsilon != nil || p.Delta != nil || p.Clients != nil) {
 			eff := p
@@ -76,7 +73,7 @@ func (s *sim) applyPatches(ps []core.Patch, round int) error {
 		} else {
 			s.ctl.Applied(p, round)
 		}
-		s.ctl.Emit(s.guarantee(false))
+		s.ctl.Emit(s.pr.guarantee(s.e.v, s.e.cfg.Mode, s.k, false))
 	}
 	return nil
 }
@@ -87,9 +84,6 @@ func (s *sim) check(p core.Patch) error {
 		return configErr("layer range", p.Layers, "unset: federated methods have no layer range")
 	}
 	private := p.Sigma != nil || p.Clip != nil || p.Epsilon != nil || p.Delta != nil
-	if private && s.rp != nil {
-		return configErr("privacy patch", p, "empty with the record unit (its σ is fixed for the planned rounds; start a new run)")
-	}
 	if private && s.pr == nil {
 		return configErr("privacy patch", p, "empty in nonprivate mode")
 	}

@@ -45,8 +45,6 @@ type sim struct {
 	x        compute.Matrix
 	l        learner
 	pr       *privacy
-	rp       *recPrivacy // UnitRecord's bookkeeping; then pr is nil
-	adam     *nn.Adam    // UnitRecord's server optimizer
 	k        int
 	split    *datasets.Split
 	segment  int
@@ -61,8 +59,6 @@ type sim struct {
 	pred     []int
 	dim      int
 	lastLoss float64
-	// segmentStart is the first round of the current split.
-	segmentStart int
 }
 
 func (e *Engine) newSim(ctl *core.Control, d *datasets.Preprocessed) (*sim, error) {
@@ -85,15 +81,7 @@ func (e *Engine) newSim(ctl *core.Control, d *datasets.Preprocessed) (*sim, erro
 	if err != nil {
 		return nil, err
 	}
-	if e.p.Unit == UnitRecord {
-		if s.rp, err = newRecPrivacy(e.cfg, e.rounds); err != nil {
-			return nil, err
-		}
-		s.l.(*aeLearner).dp = s.rp
-		if s.adam, err = nn.NewAdam(s.l.size(), nn.AdamConfig{LR: s.lr}); err != nil {
-			return nil, fmt.Errorf("fed: server optimizer: %w", err)
-		}
-	} else if s.pr, err = newPrivacy(e.cfg, e.v, e.p, e.rounds, e.clients); err != nil {
+	if s.pr, err = newPrivacy(e.cfg, e.v, e.p, e.rounds, e.clients); err != nil {
 		return nil, err
 	}
 	if err := s.redraw(e.clients, 1); err != nil {
@@ -136,7 +124,6 @@ func (s *sim) redraw(k, round int) error {
 	if s.pr != nil {
 		s.pr.segment = fmt.Sprintf("K = %d from round %d", k, round)
 	}
-	s.segmentStart = round
 	for _, n := range sp.Notes {
 		s.ctl.Emit(core.WarningEvent{Message: "client split: " + n})
 	}
@@ -165,7 +152,7 @@ func (s *sim) describe() string { return strings.Join(s.split.Describe(s.d.Class
 // run is the round loop.
 func (s *sim) run(ctx context.Context) error {
 	e := s.e
-	s.ctl.Emit(s.guarantee(false))
+	s.ctl.Emit(s.pr.guarantee(e.v, e.cfg.Mode, s.k, false))
 	evaluated := false
 	round := 0
 	for r := 1; r <= e.rounds; r++ {
@@ -176,7 +163,7 @@ func (s *sim) run(ctx context.Context) error {
 		if err := s.applyPatches(ps, r); err != nil {
 			return err
 		}
-		if !s.pr.fits(s.k) || (s.rp != nil && !s.rp.fits()) {
+		if !s.pr.fits(s.k) {
 			s.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf(
 				"budget exhausted: round %d would take the audited ε past the target %g; training stops", r, e.cfg.Epsilon)})
 			s.ctl.EndEarly(core.OutcomeBudgetExhausted, fmt.Sprintf("round %d of %d would take the audited ε past the target %g", r, e.rounds, e.cfg.Epsilon))
@@ -208,11 +195,6 @@ func (s *sim) run(ctx context.Context) error {
 				return err
 			}
 		}
-		if s.rp != nil {
-			if err := s.rp.record(fmt.Sprintf("K = %d from round %d", s.k, s.segmentStart)); err != nil {
-				return err
-			}
-		}
 		evaluated = r%e.p.EvalEvery == 0 || r == e.rounds
 		if err := s.report(ctx, r, evaluated); err != nil {
 			return err
@@ -224,16 +206,8 @@ func (s *sim) run(ctx context.Context) error {
 		}
 	}
 	s.ctl.Emit(s.result())
-	s.ctl.Emit(s.guarantee(true))
+	s.ctl.Emit(s.pr.guarantee(e.v, e.cfg.Mode, s.k, true))
 	return nil
-}
-
-// guarantee returns the run's GuaranteeEvent, planned or final.
-func (s *sim) guarantee(final bool) core.GuaranteeEvent {
-	if s.rp != nil {
-		return s.rp.guarantee(s.e.v, final)
-	}
-	return s.pr.guarantee(s.e.v, s.e.cfg.Mode, s.k, final)
 }
 
 // clientsRound runs every client's local training on at most workers
@@ -314,17 +288,6 @@ func (s *sim) serverStep(ctx context.Context, round int) error {
 	}
 	if std := s.pr.centralStd(); std > 0 {
 		AddNoise(s.sum, std, s.noiseRand(streamCentral, round, 0))
-	}
-	if s.adam != nil {
-		// UnitRecord: the uploads are noisy gradients; the server takes an
-		// Adam step on their mean (fl-dp) or φ-weighted sum (ppml-omics).
-		g := float32(-1)
-		if s.e.v == FLDP {
-			g = -1 / float32(s.k)
-		}
-		compute.Scal(g, s.sum)
-		s.adam.Step(s.l.state(), s.sum)
-		return nil
 	}
 	gamma := 1.0
 	switch {
