@@ -79,7 +79,7 @@
 // sequence of clipped updates outweighs the noise, so a run warns (a
 // WarningEvent, "utility: the local noise swamps the clipped updates")
 // with ρ, P, K and σ, and says to expect its untrained twin's clustering.
-// With the paper's network on 2,000 genes (P ≈ 4.36 M), R = 5 and K = 30,
+// With the paper's network on pbmc_4k's genes (P ≈ 4.34 M), R = 5 and K = 30,
 // ρ is 970 at σ = 5.7·C (sound mode at ε = 16); since the audited ε at
 // replace-one sensitivity 2C gives μ = 2√R/z, ρ ≥ (2/μ)·√(P/K), which at
 // ε = 16, δ = 1e-5 (μ = 2.9) is 0.69·√(P/30): ρ < 1 needs P < 63 weights,
