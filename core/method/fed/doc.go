@@ -67,14 +67,36 @@
 //
 // Measured on pbmc_4k (dpscope sweep, ARI mean ± sd): fl nonprivate, 5
 // clients, seeds 0–4: 0.695 ± 0.036 against its null 0.530 and B1 0.679.
-// fl-dp and ppml-omics sound at ε = 1, 4, 16 (seeds 0–1) stay at the null
-// (0.53–0.57): clipped updates move the server by at most η·C = 0.005 in
-// norm per round, while the local noise on the P ≈ 4.3 M weights reaches
-// the server with norm η·σC·√(P/K) ≈ 4.8 in fl-dp's mean at ε = 16
-// (σ = 2.5, K = 30), about 1,000 times more, and η·σC·√(KP) ≈ 110 in
-// ppml-omics' sum (σ = 2.0). No
-// choice of rounds, local epochs or learning rate closes that gap on this
-// network; only a much smaller model (or fewer trained weights) would.
+//
+// # Why fl-dp and ppml-omics do not learn, and the warning that says so
+//
+// Every client uploads its update clipped to C plus N(0, z²C²) on each of
+// the model's P weights. Over R rounds the clipped parts add up to at most
+// R·C (fl-dp's mean; R·K·C in ppml-omics' sum), while the noise, independent
+// across clients, rounds and weights, has norm z·C·√(R·P/K) (z·C·√(R·K·P)
+// in the sum). Their ratio is at least ρ = z·√(P/(R·K)) whatever the
+// learning rate, the local schedule or the optimizer. At ρ ≥ 1 no
+// sequence of clipped updates outweighs the noise, so a run warns (a
+// WarningEvent, "utility: the local noise swamps the clipped updates")
+// with ρ, P, K and σ, and says to expect its untrained twin's clustering.
+// With the paper's network on pbmc_4k's genes (P ≈ 4.34 M), R = 5 and K = 30,
+// ρ is 970 at σ = 5.7·C (sound mode at ε = 16); since the audited ε at
+// replace-one sensitivity 2C gives μ = 2√R/z, ρ ≥ (2/μ)·√(P/K), which at
+// ε = 16, δ = 1e-5 (μ = 2.9) is 0.69·√(P/30): ρ < 1 needs P < 63 weights,
+// fewer than one projection of the genes has. So the client-level unit
+// (DECISIONS: federated methods protect one client's data) with 30 clients
+// leaves nothing to learn at any ε on the curve; graded curves would need
+// hundreds of times more clients or a weaker unit.
+//
+// Tried and measured (docs/RESULTS.md, "FL-DP and PPML-Omics in sound
+// mode"), none adopted: a public Gaussian random projection of the genes
+// to 16 dimensions with a linear autoencoder 16→8→16 (P ≈ 300; on
+// builtin:default k-means on its embedding gives ARI 0.003, trained or
+// not, even without noise: 16 random directions lose the clusters) and
+// record-level local DP-SGD (each cell clipped, full-batch steps, server
+// Adam; seed 0 on builtin:default: ARI 0.355 without noise after 20
+// rounds, but 0.008 at ε = 16 and 0.013 at ε = 2, against a null of
+// 0.005; with K = 5 clients 0.010 at ε = 16).
 //
 // # Noise multiplier
 //

@@ -74,6 +74,9 @@ func (s *sim) applyPatches(ps []core.Patch, round int) error {
 			s.ctl.Applied(p, round)
 		}
 		s.ctl.Emit(s.pr.guarantee(s.e.v, s.e.cfg.Mode, s.k, false))
+		if p.Sigma != nil || p.Epsilon != nil || p.Delta != nil || p.Clients != nil {
+			s.warnNoise()
+		}
 	}
 	return nil
 }

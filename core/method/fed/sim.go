@@ -155,6 +155,7 @@ func (s *sim) describe() string { return strings.Join(s.split.Describe(s.d.Class
 func (s *sim) run(ctx context.Context) error {
 	e := s.e
 	s.ctl.Emit(s.pr.guarantee(e.v, e.cfg.Mode, s.k, false))
+	s.warnNoise()
 	evaluated := false
 	round := 0
 	for r := 1; r <= e.rounds; r++ {
@@ -321,4 +322,42 @@ func (s *sim) clientsEvent(round int, split string) core.ClientsEvent {
 		}
 	}
 	return ev
+}
+
+// noiseToSignal is a lower bound on the ratio of the local noise to the
+// signal that clipped updates can carry over a run of fl-dp or
+// ppml-omics: rounds rounds in which each of k clients uploads its update
+// clipped to C plus N(0, z²C²) on each of the model's weights. The server
+// adds the mean (fl-dp) or the φ-weighted sum (ppml-omics) of the uploads.
+// Over the run the clipped parts of the mean add up to at most rounds·C in
+// norm, and its noise, independent across clients, rounds and weights, has
+// norm z·C·√(rounds·weights/k); in the sum they are rounds·k·C and
+// z·C·√(rounds·k·weights), the same ratio. So
+//
+//	ρ = z·√(weights/(rounds·k)).
+//
+// At ρ ≥ 1 no sequence of clipped updates can outweigh the noise, whatever
+// the learning rate.
+func noiseToSignal(z float64, weights, rounds, k int) float64 {
+	if rounds < 1 || k < 1 {
+		return 0
+	}
+	return z * math.Sqrt(float64(weights)/(float64(rounds)*float64(k)))
+}
+
+// warnNoise emits a WarningEvent when the run's local noise swamps what
+// its clipped updates can carry (noiseToSignal ≥ 1): a private run of
+// fl-dp or ppml-omics that then stays at its untrained twin says why.
+func (s *sim) warnNoise() {
+	pr := s.pr
+	if pr == nil || s.e.v == FedSC || pr.z == 0 {
+		return
+	}
+	rho := noiseToSignal(pr.z, s.l.size(), pr.planned, s.k)
+	if rho < 1 {
+		return
+	}
+	s.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf(
+		"utility: the local noise swamps the clipped updates — over the %d planned rounds its norm is at least ρ = σ·√(P/(R·K)) = %.3g times the largest total the clipped updates can make (σ = %.4g·C, P = %d weights, K = %d clients), so the model stays where noise puts it and its clustering is expected at its untrained twin's (the null line), whatever the learning rate; ρ < 1 would need about P/ρ² weights or ρ² times more clients (docs/RESULTS.md, \"FL-DP and PPML-Omics in sound mode\")",
+		pr.planned, rho, pr.z, s.l.size(), s.k)})
 }
