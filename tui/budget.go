@@ -229,7 +229,7 @@ func (b *budgetPane) Frame() {
 		chart.Segment{A: chart.Point{X: 0, Y: 0}, B: chart.Point{X: 1, Y: 0}, Style: st.Bad},
 	)
 	if eps := b.audit.spent.EpsilonRDP; eps > 0 {
-		b.curve.SetPoints("(ε,δ) bound", st.SeriesStyle(1), epsDeltaCurve(eps, b.params.Delta, tradeoffPoints))
+		b.curve.SetPoints("(ε,δ) bound", st.SeriesStyle(1), epsDeltaCurve(eps, b.params.Delta, tradeoffPoints)).Pattern = chart.PatternOf(1)
 	}
 	if len(b.audit.curve) > 0 {
 		pts := make([]chart.Point, len(b.audit.curve))
@@ -260,7 +260,7 @@ func (b *budgetPane) View() string {
 	box := ""
 	if ch >= minChartHeight {
 		title := st.BoxTitle.Render("attacker: miss β vs false alarm α") + " " +
-			st.SeriesStyle(0).Render("━PLD") + " " + st.SeriesStyle(1).Render("━(ε,δ)") + " " +
+			st.SeriesStyle(0).Render(chart.PatternOf(0).Glyph()+"PLD") + " " + st.SeriesStyle(1).Render(chart.PatternOf(1).Glyph()+"(ε,δ)") + " " +
 			st.Good.Render("━perfect privacy") + " " + st.Bad.Render("━no privacy")
 		box = st.Box.Render(padBlock(block(truncate(title, cw-2)+"\n"+b.curve.View(), cw-2, ch-2), cw-2))
 	}
@@ -307,7 +307,7 @@ func (b *budgetPane) text(w int) string {
 				if i < len(bg.Projected) && bg.Projected[i].Accountant == e.Accountant {
 					end = "end " + fmtEps(bg.Projected[i].Epsilon)
 				}
-				head := st.SeriesStyle(i).Render("  ━ ") + st.Value.Render(pad(fmtEps(e.Epsilon), 8)) + st.Muted.Render(pad(end, 11))
+				head := st.SeriesStyle(i).Render("  "+chart.PatternOf(i).Glyph()+" ") + st.Value.Render(pad(fmtEps(e.Epsilon), 8)) + st.Muted.Render(pad(end, 11))
 				for j, l := range wrap(e.Accountant, max(w-lead, 8)) {
 					if j > 0 {
 						head = strings.Repeat(" ", lead)

@@ -279,11 +279,11 @@ func (cp *comparePane) Frame() {
 	for _, r := range pareto(cp.records) {
 		fr = append(fr, chart.Point{X: r.frontierEps(), Y: r.ARI})
 	}
-	cp.front.SetPoints("Pareto front", st.SeriesStyle(1), fr)
+	cp.front.SetPoints("Pareto front", st.SeriesStyle(1), fr).Pattern = chart.PatternOf(1)
 	cp.front.Draw()
 	for i, r := range cp.records {
 		if r.Pinned || i == cp.cursor {
-			cp.overlay.SetPoints(fmt.Sprintf("run %d", r.ID), st.SeriesStyle(i), r.ari)
+			cp.overlay.SetPoints(fmt.Sprintf("run %d", r.ID), st.SeriesStyle(i), r.ari).Pattern = chart.PatternOf(i)
 		}
 	}
 	cp.overlay.Draw()
@@ -297,10 +297,10 @@ func (cp *comparePane) View() string {
 	if ch < minChartHeight {
 		return block(table, cp.w, cp.h)
 	}
-	fTitle := st.BoxTitle.Render("frontier: ε (RDP, else the run's accountant) vs ARI") + " " + st.SeriesStyle(0).Render("• runs") + " " + st.SeriesStyle(1).Render("━Pareto") + " " + st.Reference.Render("━DCAN")
+	fTitle := st.BoxTitle.Render("frontier: ε (RDP, else the run's accountant) vs ARI") + " " + st.SeriesStyle(0).Render("• runs") + " " + st.SeriesStyle(1).Render(chart.PatternOf(1).Glyph()+"Pareto") + " " + st.Reference.Render("━DCAN")
 	oTitle := st.BoxTitle.Render("ARI by step") + st.Muted.Render(" (pinned + selected)")
 	for _, s := range cp.overlay.AllSeries() {
-		oTitle += " " + s.Style.Render("━"+s.Name)
+		oTitle += " " + s.Style.Render(s.Pattern.Glyph()+s.Name)
 	}
 	box := func(title string, x *chart.XY) string {
 		body := truncate(title, cw-2) + "\n"

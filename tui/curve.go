@@ -306,7 +306,7 @@ func (p *curvePane) Frame() {
 		lines = append(lines, chart.HLine{Y: p.metricOf(p.ref.ARI, p.ref.NMI), Style: st.Reference})
 	}
 	if p.null != nil {
-		lines = append(lines, chart.HLine{Y: p.metricOf(p.null.ARI, p.null.NMI), Style: st.Muted})
+		lines = append(lines, chart.HLine{Y: p.metricOf(p.null.ARI, p.null.NMI), Style: st.Muted, Pattern: chart.Dotted})
 	}
 	p.chart.SetHLines(lines...)
 	if p.sw != nil {
@@ -337,7 +337,7 @@ func (p *curvePane) Frame() {
 		p.chart.SetPoints("+sd", band, hi)
 		p.chart.Series("−sd").Dots = true
 		p.chart.Series("+sd").Dots = true
-		p.chart.SetPoints("baseline", st.SeriesStyle(2), base)
+		p.chart.SetPoints("baseline", st.SeriesStyle(2), base).Pattern = chart.Dashed
 		p.chart.SetPoints("mean", st.SeriesStyle(0), mean)
 		p.chart.SetPoints("non-private", st.SeriesStyle(1), np)
 		p.chart.Series("non-private").Dots = true
@@ -387,7 +387,7 @@ func (p *curvePane) text(w int) []string {
 	if p.sw != nil && len(core.Baselines()) > 0 {
 		for _, b := range core.Baselines() {
 			if b.Name != p.sw.method {
-				legend += "  " + st.SeriesStyle(2).Render("━ "+b.Label()+" sound (private baseline)")
+				legend += "  " + st.SeriesStyle(2).Render(chart.Dashed.Glyph()+" "+b.Label()+" sound (private baseline)")
 				break
 			}
 		}
@@ -400,7 +400,7 @@ func (p *curvePane) text(w int) []string {
 		legend += "  " + st.Muted.Render("no B1: "+p.refErr.Error())
 	}
 	if p.null != nil {
-		legend += "  " + st.Muted.Render(fmt.Sprintf("━ null (untrained, no learning) %.3f", p.metricOf(p.null.ARI, p.null.NMI)))
+		legend += "  " + st.Muted.Render(fmt.Sprintf(chart.Dotted.Glyph()+" null (untrained, no learning) %.3f", p.metricOf(p.null.ARI, p.null.NMI)))
 	}
 	var out []string
 	for _, s := range []string{legend, p.summaryLine(), p.costLine(),

@@ -277,7 +277,7 @@ func (p *plannerPane) Frame() {
 	for i, x := range []*chart.XY{p.sigma, p.steps} {
 		x.Reset()
 		x.SetStyles(st.Axis, st.AxisLabel, st.Marker)
-		x.SetHLines(chart.HLine{Y: p.in.Target, Style: st.Target})
+		x.SetHLines(chart.HLine{Y: p.in.Target, Style: st.Target, Pattern: chart.Dashed})
 		src := []map[string][]chart.Point{p.res.bySigma, p.pld.bySigma}
 		if i == 1 {
 			src = []map[string][]chart.Point{p.res.bySteps, p.pld.bySteps}
@@ -285,9 +285,9 @@ func (p *plannerPane) Frame() {
 		} else {
 			x.AddMarker(p.in.Sigma)
 		}
-		x.SetPoints("RDP", st.SeriesStyle(0), src[0]["RDP"])
+		x.SetPoints("RDP", st.SeriesStyle(0), src[0]["RDP"]).Pattern = chart.PatternOf(0)
 		if p.pld.seq == p.seq {
-			x.SetPoints("PLD", st.SeriesStyle(1), src[1]["PLD"])
+			x.SetPoints("PLD", st.SeriesStyle(1), src[1]["PLD"]).Pattern = chart.PatternOf(1)
 		}
 		x.Draw()
 	}
@@ -302,7 +302,7 @@ func (p *plannerPane) View() string {
 	if chW < 20 || chH < minChartHeight {
 		return block(text, p.w, p.h)
 	}
-	legend := " " + st.SeriesStyle(0).Render("━RDP") + " " + st.SeriesStyle(1).Render("━PLD") + " " + st.Target.Render("━target")
+	legend := " " + st.SeriesStyle(0).Render(chart.PatternOf(0).Glyph()+"RDP") + " " + st.SeriesStyle(1).Render(chart.PatternOf(1).Glyph()+"PLD") + " " + st.Target.Render(chart.Dashed.Glyph()+"target")
 	box := func(title string, x *chart.XY) string {
 		return st.Box.Render(padBlock(block(truncate(st.BoxTitle.Render(title)+legend, chW-2)+"\n"+x.View(), chW-2, chH-2), chW-2))
 	}

@@ -52,7 +52,7 @@ func (r runReferences) lines(st styles.Styles) []chart.HLine {
 		out = append(out, chart.HLine{Y: r.b1.ARI, Style: st.Reference})
 	}
 	if r.null != nil {
-		out = append(out, chart.HLine{Y: r.null.ARI, Style: st.Muted})
+		out = append(out, chart.HLine{Y: r.null.ARI, Style: st.Muted, Pattern: chart.Dotted})
 	}
 	return out
 }
@@ -64,7 +64,7 @@ func (r runReferences) legend(st styles.Styles) string {
 		t += " " + st.Reference.Render(fmt.Sprintf("━B1 ARI %.2f", r.b1.ARI))
 	}
 	if r.null != nil {
-		t += " " + st.Muted.Render(fmt.Sprintf("━null ARI %.2f", r.null.ARI))
+		t += " " + st.Muted.Render(fmt.Sprintf("%snull ARI %.2f", chart.Dotted.Glyph(), r.null.ARI))
 	}
 	return t
 }

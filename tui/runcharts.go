@@ -132,7 +132,7 @@ func (rc *runCharts) observe(ev core.Event) {
 			if rc.family == familyFederated && i >= maxClientSeries {
 				break // thirty clients' lines hide each other
 			}
-			rc.xy[chartLoss].AddSeries(part.Name, st.SeriesStyle(i+1))
+			rc.xy[chartLoss].AddSeries(part.Name, st.SeriesStyle(i+1)).Pattern = chart.PatternOf(i + 1)
 			rc.xy[chartLoss].Push(part.Name, x, part.Value)
 		}
 	case core.BudgetEvent:
@@ -141,7 +141,7 @@ func (rc *runCharts) observe(ev core.Event) {
 		x := float64(ev.Step)
 		for i, e := range ev.Spent {
 			name := e.Short()
-			rc.xy[chartEpsilon].AddSeries(name, st.SeriesStyle(i))
+			rc.xy[chartEpsilon].AddSeries(name, st.SeriesStyle(i)).Pattern = chart.PatternOf(i)
 			rc.xy[chartEpsilon].Push(name, x, e.Epsilon)
 		}
 	case core.MetricsEvent:
@@ -158,7 +158,7 @@ func (rc *runCharts) observe(ev core.Event) {
 			if strings.HasPrefix(name, "sil") {
 				idx = 2
 			}
-			rc.xy[chartMetrics].AddSeries(v.Name, st.SeriesStyle(idx))
+			rc.xy[chartMetrics].AddSeries(v.Name, st.SeriesStyle(idx)).Pattern = chart.PatternOf(idx)
 			rc.xy[chartMetrics].Push(v.Name, float64(ev.Step), v.Value)
 		}
 	case core.EmbeddingEvent:
@@ -263,7 +263,7 @@ func (rc *runCharts) decorate() {
 	if b := rc.budget; b != nil {
 		var lines []chart.HLine
 		if b.Target > 0 {
-			lines = append(lines, chart.HLine{Y: b.Target, Style: st.Target})
+			lines = append(lines, chart.HLine{Y: b.Target, Style: st.Target, Pattern: chart.Dashed})
 		}
 		eps.SetHLines(lines...)
 		if len(b.Projected) > 0 && len(b.Spent) > 0 && end > float64(b.Step) {
@@ -326,10 +326,10 @@ func (rc *runCharts) title(i, w int) string {
 	case chartEpsilon:
 		if b := rc.budget; b != nil {
 			for j, e := range b.Spent {
-				t += " " + st.SeriesStyle(j).Render("━"+e.Short()+" "+fmtEps(e.Epsilon))
+				t += " " + st.SeriesStyle(j).Render(chart.PatternOf(j).Glyph()+e.Short()+" "+fmtEps(e.Epsilon))
 			}
 			if b.Target > 0 {
-				t += " " + st.Target.Render("━target "+fmtEps(b.Target))
+				t += " " + st.Target.Render(chart.Dashed.Glyph()+"target "+fmtEps(b.Target))
 			}
 			if len(b.Projected) > 0 {
 				t += " " + st.Reference.Render("╌end "+fmtEps(b.Projected[0].Epsilon))
@@ -339,7 +339,7 @@ func (rc *runCharts) title(i, w int) string {
 		t = st.Warn.Render("⚠ ") + t
 		for _, s := range rc.xy[i].AllSeries() {
 			if p, ok := s.Last(); ok {
-				t += " " + s.Style.Render(fmt.Sprintf("━%s %.2f", s.Name, p.Y))
+				t += " " + s.Style.Render(fmt.Sprintf("%s%s %.2f", s.Pattern.Glyph(), s.Name, p.Y))
 			}
 		}
 		t += rc.refs.legend(st)

@@ -163,7 +163,7 @@ func TestRunChartsFollowEvents(t *testing.T) {
 		t.Error("charts still dirty after a frame")
 	}
 	view := text(m)
-	for _, want := range []string{"ARI 0.80", "▼ σ=2.5 @ step 20", "⚠ metrics: true labels, not covered", "⚠ metrics ━ARI", "paper accounting only", "━target 4"} {
+	for _, want := range []string{"ARI 0.80", "▼ σ=2.5 @ step 20", "⚠ metrics: true labels, not covered", "⚠ metrics ━ARI", "paper accounting only", "╍target 4"} {
 		if !strings.Contains(view, want) {
 			t.Errorf("Run view lacks %q", want)
 		}

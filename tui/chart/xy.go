@@ -17,14 +17,52 @@ const DefaultCapacity = 1024
 // Point is one data point.
 type Point struct{ X, Y float64 }
 
+// Pattern is a line's dash pattern, so that lines differ without colour
+// (NO_COLOR, colour-blind readers, a greyscale copy).
+type Pattern int
+
+// The patterns, by the braille dots along a line.
+const (
+	Solid  Pattern = iota
+	Dashed         // 4 dots on, 3 off
+	Dotted         // 1 dot on, 2 off
+)
+
+// PatternOf is the pattern of the i-th series of a theme, paired with its
+// i-th colour: solid, dashed, dotted, then again.
+func PatternOf(i int) Pattern { return Pattern(((i % 3) + 3) % 3) }
+
+// Glyph is the pattern's sample for a legend.
+func (p Pattern) Glyph() string {
+	switch p {
+	case Dashed:
+		return "╍"
+	case Dotted:
+		return "┈"
+	}
+	return "━"
+}
+
+// on reports whether the k-th dot along a line is drawn.
+func (p Pattern) on(k int) bool {
+	switch p {
+	case Dashed:
+		return k%7 < 4
+	case Dotted:
+		return k%3 == 0
+	}
+	return true
+}
+
 // Series is a named line (or, with Dots, a set of points) of one style.
 type Series struct {
-	Name   string
-	Style  lipgloss.Style
-	Dots   bool // draw points only, no joining lines
-	points []Point
-	stride int // every stride-th pushed point is kept, after decimation
-	seen   int // points pushed since the last kept one
+	Name    string
+	Style   lipgloss.Style
+	Pattern Pattern
+	Dots    bool // draw points only, no joining lines
+	points  []Point
+	stride  int // every stride-th pushed point is kept, after decimation
+	seen    int // points pushed since the last kept one
 }
 
 // Len returns the number of points kept.
@@ -43,8 +81,9 @@ func (s *Series) Last() (Point, bool) {
 
 // HLine is a horizontal reference line at Y.
 type HLine struct {
-	Y     float64
-	Style lipgloss.Style
+	Y       float64
+	Style   lipgloss.Style
+	Pattern Pattern
 }
 
 // XY is a chart of series against a shared x axis. The zero value is not
@@ -180,11 +219,12 @@ func (c *XY) Push(name string, x, y float64) {
 	}
 }
 
-// SetPoints replaces the points of the series called name.
-func (c *XY) SetPoints(name string, style lipgloss.Style, pts []Point) {
+// SetPoints replaces the points of the series called name and returns it.
+func (c *XY) SetPoints(name string, style lipgloss.Style, pts []Point) *Series {
 	s := c.AddSeries(name, style)
 	s.points = append(s.points[:0], pts...)
 	s.stride, s.seen = 1, 0
+	return s
 }
 
 // SetHLines replaces the horizontal reference lines.
@@ -284,18 +324,26 @@ func (c *XY) Draw() {
 		draw(g)
 		graph.DrawBraillePatterns(&lc.Canvas, start, g.BraillePatterns(), style)
 	}
-	line := func(g *graph.BrailleGrid, a, b Point) {
+	// line draws a→b in pattern pat; k counts the dots along a series so
+	// its dashes run on across the joints.
+	line := func(g *graph.BrailleGrid, a, b Point, pat Pattern, k *int) {
 		pa := g.GridPoint(canvas.Float64Point{X: a.X, Y: a.Y})
 		pb := g.GridPoint(canvas.Float64Point{X: b.X, Y: b.Y})
-		for _, p := range graph.GetLinePoints(pa, pb) {
-			g.Set(p)
+		for i, p := range graph.GetLinePoints(pa, pb) {
+			if i == 0 && *k > 0 {
+				continue // the joint, drawn as the last dot of the segment before
+			}
+			if pat.on(*k) {
+				g.Set(p)
+			}
+			*k++
 		}
 	}
 	for _, l := range c.hlines {
-		plot(l.Style, func(g *graph.BrailleGrid) { line(g, Point{minX, l.Y}, Point{maxX, l.Y}) })
+		plot(l.Style, func(g *graph.BrailleGrid) { k := 0; line(g, Point{minX, l.Y}, Point{maxX, l.Y}, l.Pattern, &k) })
 	}
 	for _, sg := range c.segments {
-		plot(sg.Style, func(g *graph.BrailleGrid) { line(g, sg.A, sg.B) })
+		plot(sg.Style, func(g *graph.BrailleGrid) { k := 0; line(g, sg.A, sg.B, Solid, &k) })
 	}
 	for _, s := range c.series {
 		if len(s.points) == 0 {
@@ -308,8 +356,9 @@ func (c *XY) Draw() {
 				}
 				return
 			}
+			k := 0
 			for i := 1; i < len(s.points); i++ {
-				line(g, s.points[i-1], s.points[i])
+				line(g, s.points[i-1], s.points[i], s.Pattern, &k)
 			}
 		})
 	}
