@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -26,6 +27,12 @@ func simProblem(t testing.TB, cells int, seed uint64) *Problem {
 		t.Fatal(err)
 	}
 	spec.Cells, spec.Seed = cells, seed
+	if f, err := strconv.ParseFloat(os.Getenv("DPSCOPE_DPMD_DEFAC"), 64); err == nil {
+		// a stronger differential expression: clearer clusters, lower d
+		for i := range spec.Groups {
+			spec.Groups[i].DEFacLoc = f
+		}
+	}
 	d, _, err := datasets.Simulate(spec.SimConfig)
 	if err != nil {
 		t.Fatal(err)
@@ -173,5 +180,118 @@ func TestSoundClusterNoHarm(t *testing.T) {
 	}
 	if got := soundARI(t, pr, 8, 5); got < before-0.02 {
 		t.Errorf("sound ARI at ε = 8 is %.3f, not denoised %.3f: sound mode pulls queries across clusters", got, before)
+	}
+}
+
+// mixtureProblem draws a Gaussian mixture in R^50 whose local dimension is
+// about that of the real sets (≈ 10): 6 clusters of equal weight, centres
+// N(0, sep²I), each with a random 10-dimensional subspace of variance ≈ 1 per
+// direction plus isotropic noise of variance 0.05, then splits it as a data
+// set (FromData's h and d rule). Labels are the mixture's components.
+func mixtureProblem(t testing.TB, cells int, sep float64, seed uint64) *Problem {
+	t.Helper()
+	const D, k, sub = 50, 6, 10
+	rng := rand.New(rand.NewPCG(seed, 0x6d6978))
+	centres := make([]float64, k*D)
+	bases := make([]float64, k*D*sub)
+	for i := range centres {
+		centres[i] = sep * rng.NormFloat64()
+	}
+	for i := range bases {
+		bases[i] = rng.NormFloat64() / math.Sqrt(D)
+	}
+	x := make([]float64, cells*D)
+	labels := make([]int, cells)
+	z := make([]float64, sub)
+	for i := range cells {
+		c := i % k
+		labels[i] = c
+		for l := range z {
+			z[l] = rng.NormFloat64()
+		}
+		for j := range D {
+			v := centres[c*D+j] + math.Sqrt(0.05)*rng.NormFloat64()
+			for l, zl := range z {
+				v += bases[(c*D+j)*sub+l] * zl
+			}
+			x[i*D+j] = v
+		}
+	}
+	p, err := Params{}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := splitData(x, cells, D, labels, nil, k, p, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pr
+}
+
+// TestSoundMixtureEval prints, for the Gaussian mixture of mixtureProblem
+// (DPSCOPE_DPMD_MIXTURE=sep, e.g. 1; DPSCOPE_DPMD_CLUSTER the cell
+// counts, DPSCOPE_DPMD_EPS the ε list), the queries' ARI not denoised,
+// after the non-private ceiling and after sound mode, seeds 1–5.
+func TestSoundMixtureEval(t *testing.T) {
+	sep, err := strconv.ParseFloat(os.Getenv("DPSCOPE_DPMD_MIXTURE"), 64)
+	if err != nil {
+		t.Skip("set DPSCOPE_DPMD_MIXTURE=sep (centre scale) for the mixture table")
+	}
+	sizes := []int{90, 124, 2000}
+	if env := os.Getenv("DPSCOPE_DPMD_CLUSTER"); env != "" && env != "1" {
+		sizes = nil
+		for _, f := range strings.Split(env, ",") {
+			v, _ := strconv.Atoi(f)
+			sizes = append(sizes, v)
+		}
+	}
+	eps := []float64{8, 64, 1000}
+	if e := os.Getenv("DPSCOPE_DPMD_EPS"); e != "" {
+		eps = nil
+		for _, f := range strings.Split(e, ",") {
+			v, err := strconv.ParseFloat(f, 64)
+			if err != nil {
+				t.Fatalf("DPSCOPE_DPMD_EPS: %v", err)
+			}
+			eps = append(eps, v)
+		}
+	}
+	for _, cells := range sizes {
+		var mb, mnp float64
+		ms := make([]float64, len(eps))
+		for seed := uint64(1); seed <= 5; seed++ {
+			pr := mixtureProblem(t, cells, sep, seed)
+			r := &runner{pr: pr, cfg: core.Config{Seed: seed}}
+			before := r.score("before", pr.Z, true).ARI
+			tg, err := LocalPCA(context.Background(), pr.Y, pr.N, pr.D, pr.H, pr.Dim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dn, err := NewDenoiser(pr.Y, pr.N, pr.D, pr.H, pr.Dim, tg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := append([]float64(nil), pr.Z...)
+			for it := range 2 {
+				if _, err := dn.Iterate(context.Background(), x, pr.M, StepEigProj, Noise{}, seed, 0, it); err != nil {
+					t.Fatal(err)
+				}
+			}
+			np := r.score("np", x, true).ARI
+			mb += before / 5
+			mnp += np / 5
+			line := ""
+			for i, e := range eps {
+				a := soundARI(t, pr, e, seed)
+				ms[i] += a / 5
+				line += fmt.Sprintf(" ε=%g %.3f", e, a)
+			}
+			t.Logf("cells %d seed %d: h=%.3g d=%d before %.3f nonprivate %.3f sound%s", cells, seed, pr.H, pr.Dim, before, np, line)
+		}
+		line := fmt.Sprintf("cells %d mean: before %.3f nonprivate %.3f sound", cells, mb, mnp)
+		for i, e := range eps {
+			line += fmt.Sprintf(" ε=%g %.3f", e, ms[i])
+		}
+		t.Log(line)
 	}
 }
