@@ -64,6 +64,15 @@
 // s and μ follow β (SoundSensitivity), and TestSoundSensitivity removes
 // references at β = 1 (circle) and β = 3 (sphere S⁴).
 //
+// Sound mode's step gate (stated before it was measured, RESULTS "A step
+// gate"): a query moves only when its released step u stands above its
+// noise by the mass gate's three standard deviations, ‖u‖² > (p +
+// 3√(2p))·(ς_N/S̃)²; post-processing, so the guarantee is unchanged. It
+// was accepted on simulated data (Gaussian mixtures in R^50 with
+// 10-dimensional clusters, where the cap alone let noise-only steps cost
+// up to 0.028 ARI; the Splatter check; the judged shares, Swiss roll
+// 0.66 → 0.57 at ε = 1).
+//
 // Noise drawn from the run's seed is for teaching and reproducibility only;
 // with Config.SecureNoise each query's noise comes from a ChaCha8 generator
 // keyed by crypto/rand (Denoiser.Secure).
