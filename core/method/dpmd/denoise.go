@@ -150,7 +150,8 @@ func (dn *Denoiser) NewWorker() *Worker {
 // With nz.Tangents it also releases M = Σ k_i (y_i − x)(y_i − x)ᵀ + W
 // (Frobenius sensitivity h²/4 at β = 1) and steps along u = (I − VVᵀ) m, V the top-d
 // eigenvectors of M̃/S̃ − m mᵀ. x ← x + f·u with the Wiener factor
-// f = max(0, 1 − p(ς_m/S̃)²/‖u‖²), p the dimensions of u. Every query is
+// f = max(0, 1 − p(ς_m/S̃)²/‖u‖²), p the dimensions of u, when
+// ‖u‖² > (p + 3√(2p))(ς_m/S̃)² (the step gate); otherwise x stays. Every query is
 // released (no noiseless gate). rng draws the noise (nil for the
 // non-private kinds).
 func (w *Worker) Step(x []float64, kind StepKind, nz Noise, rng *rand.Rand) (bool, error) {
@@ -403,8 +404,14 @@ func (w *Worker) sound(x []float64, idx []int32, S float64, nz Noise, rng *rand.
 	}
 	sn := nz.Mean / S
 	f := 0.0
-	if uu > 0 {
-		f = max(0, 1-float64(p)*sn*sn/uu)
+	// Step gate: the noise part of ‖u‖² is about (ς_N/S̃)²·χ²_p (mean p,
+	// sd √(2p)); a step below p + 3√(2p) of those units is within three
+	// standard deviations of pure noise — the mass gate's margin — and the
+	// query stays. Without it, a query whose mass cleared the floor by
+	// noise alone took a shrunk step of pure noise about half the time
+	// (positive-part James–Stein keeps f > 0 whenever χ²_p > p).
+	if fp := float64(p); uu > (fp+3*math.Sqrt(2*fp))*sn*sn {
+		f = max(0, 1-fp*sn*sn/uu)
 	}
 	for c := range D {
 		x[c] += f * u[c]

@@ -49,6 +49,30 @@
 // shrinkage are post-processing. TestSoundSensitivity checks the bound by
 // removing references from a real Denoiser.
 //
+// Sound mode's kernel on data sets (issue 17.4; stated 2026-11-26, commit
+// 6faa0be for the criterion, this text before any run on the shared real
+// sets): β = SoundBeta(d) = max(1, d − 1), the flattest kernel whose mean
+// squared radius is at most h²/3. On the synthetic manifolds (d ≤ 2) it is
+// β = 1, unchanged; on scRNA-seq sets in 50 PCs (d ≈ 10–20 by the local-PCA
+// rule) it keeps the mean shift local, and where the kernel's mass is then
+// too light for the noise the floor s_min and the Wiener shrinkage keep
+// the queries where they are. The rule was accepted because it met a
+// criterion stated in advance on simulated clustered data only (sound
+// ARI ≥ not denoised − 0.01 at ε = 8 and 64, builtin:default's simulator,
+// 90/124/2,000 cells, seeds 1–5; TestSoundClusterEval), which β = 1 failed;
+// never by ARI on the shared labels. The guarantee is unchanged in form:
+// s and μ follow β (SoundSensitivity), and TestSoundSensitivity removes
+// references at β = 1 (circle) and β = 3 (sphere S⁴).
+//
+// Sound mode's step gate (stated before it was measured, RESULTS "A step
+// gate"): a query moves only when its released step u stands above its
+// noise by the mass gate's three standard deviations, ‖u‖² > (p +
+// 3√(2p))·(ς_N/S̃)²; post-processing, so the guarantee is unchanged. It
+// was accepted on simulated data (Gaussian mixtures in R^50 with
+// 10-dimensional clusters, where the cap alone let noise-only steps cost
+// up to 0.028 ARI; the Splatter check; the judged shares, Swiss roll
+// 0.66 → 0.57 at ε = 1).
+//
 // Noise drawn from the run's seed is for teaching and reproducibility only;
 // with Config.SecureNoise each query's noise comes from a ChaCha8 generator
 // keyed by crypto/rand (Denoiser.Secure).
