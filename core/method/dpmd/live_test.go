@@ -57,7 +57,7 @@ func TestLivePatches(t *testing.T) {
 				}
 			}
 		case core.StepEvent:
-			steps++
+			steps = v.Step // step events coalesce: count by the last one's number
 		case core.BudgetEvent:
 			last = &v
 		}
