@@ -81,7 +81,7 @@ func NewDenoiser(y []float64, n, D int, h float64, d int, tg *Tangents) (*Denois
 		return nil, err
 	}
 	if tg != nil && (tg.N != n || tg.D != D || tg.Dim != d) {
-		return nil, fmt.Errorf("manifold: tangents are %d×%d×%d, must be n×D×d = %d×%d×%d: %w", tg.N, tg.D, tg.Dim, n, D, d, ErrInput)
+		return nil, fmt.Errorf("dpmd: tangents are %d×%d×%d, must be n×D×d = %d×%d×%d: %w", tg.N, tg.D, tg.Dim, n, D, d, ErrInput)
 	}
 	// The references are stored in chain order (as LocalPCA visits them):
 	// the weighted mean and the tangent gathers then read runs of rows.
@@ -89,7 +89,7 @@ func NewDenoiser(y []float64, n, D int, h float64, d int, tg *Tangents) (*Denois
 	order, ys, _ := chainStore(bl, y, n, D, d)
 	ix, err := neighbors.New(ys, n, D, neighbors.Choose(D, 0))
 	if err != nil {
-		return nil, fmt.Errorf("manifold: denoiser: %w", err)
+		return nil, fmt.Errorf("dpmd: denoiser: %w", err)
 	}
 	dn := &Denoiser{ix: ix, y: ix.Points(), n: n, D: D, d: d, h: h, tg: tg, order: order, bl: bl, bl32: compute.Impl()}
 	if tg != nil {
@@ -157,7 +157,7 @@ func (dn *Denoiser) NewWorker() *Worker {
 func (w *Worker) Step(x []float64, kind StepKind, nz Noise, rng *rand.Rand) (bool, error) {
 	dn := w.dn
 	if kind != StepSound && dn.tg == nil {
-		return false, fmt.Errorf("manifold: step kind %d needs the local PCA tangents: %w", kind, ErrInput)
+		return false, fmt.Errorf("dpmd: step kind %d needs the local PCA tangents: %w", kind, ErrInput)
 	}
 	idx, d2, err := w.s.Radius(x, dn.h)
 	if err != nil {
@@ -481,10 +481,10 @@ func noiseStream(track, t, q int) uint64 {
 // queries left unchanged, or ctx.Err() when cancelled.
 func (dn *Denoiser) Iterate(ctx context.Context, xs []float64, m int, kind StepKind, nz Noise, seed uint64, track, t int) (int, error) {
 	if len(xs) != m*dn.D {
-		return 0, fmt.Errorf("manifold: queries have %d values, must be m·D = %d: %w", len(xs), m*dn.D, ErrInput)
+		return 0, fmt.Errorf("dpmd: queries have %d values, must be m·D = %d: %w", len(xs), m*dn.D, ErrInput)
 	}
 	if kind != StepSound && dn.tg == nil {
-		return 0, fmt.Errorf("manifold: step kind %d needs the local PCA tangents: %w", kind, ErrInput)
+		return 0, fmt.Errorf("dpmd: step kind %d needs the local PCA tangents: %w", kind, ErrInput)
 	}
 	// A task's queries share one radius search: their distances to all
 	// references come from one matrix product, which reads the references
@@ -535,7 +535,7 @@ func (dn *Denoiser) Iterate(ctx context.Context, xs []float64, m int, kind StepK
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
-		return 0, fmt.Errorf("manifold: denoise: %w", err)
+		return 0, fmt.Errorf("dpmd: denoise: %w", err)
 	}
 	still := 0
 	for _, ok := range moved {

@@ -16,7 +16,7 @@ const (
 	eigDirectMx = 16    // D up to which the full solver is used directly
 )
 
-var errEig = errors.New("manifold: eigendecomposition did not converge")
+var errEig = errors.New("dpmd: eigendecomposition did not converge")
 
 // eigWork is one goroutine's scratch for topSubspace. Not safe for
 // concurrent use.

@@ -122,7 +122,7 @@ func (e *Engine) Outcome() *Outcome { return e.out }
 // other patches are rejected).
 func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	if e.started.Swap(true) {
-		return errors.New("manifold: Run called twice")
+		return errors.New("dpmd: Run called twice")
 	}
 	// Queries and references are processed by one goroutine per core, each
 	// calling BLAS: OpenBLAS's own threads would fight them (measured: sphere

@@ -42,13 +42,13 @@ func (t *Tangents) Basis(i int) []float64 { return t.V[i*t.D*t.Dim : (i+1)*t.D*t
 func checkPoints(name string, y []float64, n, D int) error {
 	switch {
 	case n < 1:
-		return fmt.Errorf("manifold: %s is empty, must hold at least one point: %w", name, ErrInput)
+		return fmt.Errorf("dpmd: %s is empty, must hold at least one point: %w", name, ErrInput)
 	case D < 1 || len(y) != n*D:
-		return fmt.Errorf("manifold: %s has %d values, must be n·D = %d·%d: %w", name, len(y), n, D, ErrInput)
+		return fmt.Errorf("dpmd: %s has %d values, must be n·D = %d·%d: %w", name, len(y), n, D, ErrInput)
 	}
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("manifold: %s point %d coordinate %d is %v, must be finite: %w", name, i/D, i%D, v, ErrInput)
+			return fmt.Errorf("dpmd: %s point %d coordinate %d is %v, must be finite: %w", name, i/D, i%D, v, ErrInput)
 		}
 	}
 	return nil
@@ -57,10 +57,10 @@ func checkPoints(name string, y []float64, n, D int) error {
 // checkGeometry validates h and d for ambient dimension D.
 func checkGeometry(h float64, d, D int) error {
 	if math.IsNaN(h) || math.IsInf(h, 0) || h <= 0 {
-		return fmt.Errorf("manifold: h is %v, must be finite and > 0: %w", h, ErrInput)
+		return fmt.Errorf("dpmd: h is %v, must be finite and > 0: %w", h, ErrInput)
 	}
 	if d < 1 || d >= D {
-		return fmt.Errorf("manifold: d is %d, must be in [1, D−1] = [1, %d]: %w", d, D-1, ErrInput)
+		return fmt.Errorf("dpmd: d is %d, must be in [1, D−1] = [1, %d]: %w", d, D-1, ErrInput)
 	}
 	return nil
 }
@@ -100,7 +100,7 @@ func LocalPCA(ctx context.Context, y []float64, n, D int, h float64, d int) (*Ta
 	order, ys, start := chainStore(bl, y, n, D, d)
 	ix, err := neighbors.New(ys, n, D, neighbors.Choose(D, 0))
 	if err != nil {
-		return nil, fmt.Errorf("manifold: local PCA: %w", err)
+		return nil, fmt.Errorf("dpmd: local PCA: %w", err)
 	}
 	t := &Tangents{N: n, D: D, Dim: d, H: h, V: make([]float64, n*D*d), Count: make([]int32, n)}
 	nseg := (n + segmentLen - 1) / segmentLen
@@ -129,7 +129,7 @@ func LocalPCA(ctx context.Context, y []float64, n, D int, h float64, d int) (*Ta
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("manifold: local PCA: %w", err)
+		return nil, fmt.Errorf("dpmd: local PCA: %w", err)
 	}
 	for _, c := range t.Count {
 		if int(c) < d+1 {

@@ -1,7 +1,6 @@
 package dpmd
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/dpscope/dpscope/core"
@@ -59,19 +58,4 @@ func init() {
 		DependsOn: []string{"delta (the paper's experiments use 0.1)", "option C_P", "option C_m"},
 		New:       func(cfg core.Config) (core.Engine, error) { return New(cfg, Params{}) },
 	})
-}
-
-// Expect is the guarantee of a dpmd configuration before the run
-// (METHODS.md §2); the engine states the final one.
-func Expect(cfg core.Config) (core.Guarantee, []string) {
-	switch cfg.Mode {
-	case core.ModeNonPrivate:
-		return core.GuaranteeNone, []string{"non-private denoising: the utility ceiling, no noise"}
-	case core.ModeSound:
-		return core.GuaranteeFormal, []string{"kernel numerator and mass released jointly for all queries (noise scaled by their overlap), a query moved by the shrunk mean-shift step only when its released mass clears the public floor (option tangents: also a private second moment): (ε, δ)-DP by zCDP, under the assumptions the engine lists"}
-	}
-	return core.GuaranteeConditional, []string{
-		"the paper's sensitivity bounds hold only with high probability and their constants C_P, C_m are unspecified",
-		"the \"fewer than d + 1 neighbours → unchanged\" rule publishes a noiseless count",
-		fmt.Sprintf("the paper's experiments use δ = %g; dpscope defaults to 1e-5", PaperDelta)}
 }

@@ -236,7 +236,7 @@ func TestBadInput(t *testing.T) {
 		"manifold:cube", "manifold:sphere?D=abc", "manifold:sphere?bogus=1", "manifold:sphere?sigma=-1",
 		"manifold:sphere?D=3&d=3", "manifold:circle?theta=1", "manifold:circle?noise=laplace", "manifold:circle?h=NaN",
 	} {
-		if _, err := ParseSpec(spec); !errors.Is(err, ErrParams) {
+		if _, err := ParseSpec(spec); !errors.Is(err, ErrParams) || !errors.Is(err, core.ErrBadConfig) {
 			t.Errorf("ParseSpec(%q) error = %v, want ErrParams", spec, err)
 		}
 	}

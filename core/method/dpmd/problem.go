@@ -48,7 +48,7 @@ func Synthetic(p Params, seed uint64) (*Problem, error) {
 	}
 	mf, err := datasets.NewManifold(datasets.ManifoldConfig{Kind: kind, D: p.D, Seed: seed})
 	if err != nil {
-		return nil, fmt.Errorf("manifold: %w", err)
+		return nil, fmt.Errorf("dpmd: %w", err)
 	}
 	noise := datasets.NoiseBall
 	if p.Gaussian {
@@ -56,11 +56,11 @@ func Synthetic(p Params, seed uint64) (*Problem, error) {
 	}
 	refs, err := mf.Sample(datasets.SampleConfig{N: p.N, Noise: noise, Scale: p.Sigma, Seed: seed ^ 0x5eed_0001})
 	if err != nil {
-		return nil, fmt.Errorf("manifold: references: %w", err)
+		return nil, fmt.Errorf("dpmd: references: %w", err)
 	}
 	qs, err := mf.Sample(datasets.SampleConfig{N: p.Queries, Noise: noise, Scale: math.Sqrt(p.Sigma), Seed: seed ^ 0x5eed_0002})
 	if err != nil {
-		return nil, fmt.Errorf("manifold: queries: %w", err)
+		return nil, fmt.Errorf("dpmd: queries: %w", err)
 	}
 	D := mf.Ambient()
 	pr := &Problem{Y: refs.Noisy, N: p.N, D: D, Z: qs.Noisy, M: p.Queries, Clean: qs.Clean, Manifold: mf,
@@ -99,7 +99,7 @@ func Synthetic(p Params, seed uint64) (*Problem, error) {
 func FromData(ctx context.Context, spec string, opts datasets.LoadOptions, p Params, seed uint64) (*Problem, error) {
 	prep, err := datasets.LoadPreprocessed(spec, opts)
 	if err != nil {
-		return nil, fmt.Errorf("manifold: %w", err)
+		return nil, fmt.Errorf("dpmd: %w", err)
 	}
 	pre := prep.Data
 	n, g := pre.Cells, pre.Genes
@@ -109,11 +109,11 @@ func FromData(ctx context.Context, spec string, opts datasets.LoadOptions, p Par
 	}
 	k := min(p.PCs, g, n-1)
 	if k < 1 {
-		return nil, fmt.Errorf("manifold: data set has %d cells × %d genes after preprocessing, must have at least 2 cells and 1 gene: %w", n, g, ErrInput)
+		return nil, fmt.Errorf("dpmd: data set has %d cells × %d genes after preprocessing, must have at least 2 cells and 1 gene: %w", n, g, ErrInput)
 	}
 	pca, err := cluster.PCA(x, n, g, k)
 	if pca == nil {
-		return nil, fmt.Errorf("manifold: PCA: %w", err)
+		return nil, fmt.Errorf("dpmd: PCA: %w", err)
 	}
 	pr, err := splitData(pca.Scores, n, k, pre.Labels, pre.Barcodes, len(pre.Classes), p, seed)
 	if err != nil {
@@ -129,7 +129,7 @@ func FromData(ctx context.Context, spec string, opts datasets.LoadOptions, p Par
 // may be nil.
 func splitData(x []float64, n, k int, labels []int, barcodes []string, classes int, p Params, seed uint64) (*Problem, error) {
 	if n < 1 || k < 1 || len(x) != n*k {
-		return nil, fmt.Errorf("manifold: data has %d values for %d cells × %d components, must be non-empty and n·k: %w", len(x), n, k, ErrInput)
+		return nil, fmt.Errorf("dpmd: data has %d values for %d cells × %d components, must be non-empty and n·k: %w", len(x), n, k, ErrInput)
 	}
 	if err := checkPoints("data", x, n, k); err != nil {
 		return nil, err
@@ -139,7 +139,7 @@ func splitData(x []float64, n, k int, labels []int, barcodes []string, classes i
 	nq := min(p.MaxQueries, int(math.Ceil(2*math.Sqrt(float64(n)))))
 	nr := min(MaxReferences, n-nq)
 	if nq < 2 || nr < 2 {
-		return nil, fmt.Errorf("manifold: data set has %d cells: %d queries leave %d references, must have ≥ 2 of each: %w", n, nq, max(nr, 0), ErrInput)
+		return nil, fmt.Errorf("dpmd: data set has %d cells: %d queries leave %d references, must have ≥ 2 of each: %w", n, nq, max(nr, 0), ErrInput)
 	}
 	pr := &Problem{N: nr, D: k, M: nq, Y: make([]float64, nr*k), Z: make([]float64, nq*k), H: p.H, Dim: p.Dim}
 	for q, i := range perm[:nq] {
@@ -176,7 +176,7 @@ func splitData(x []float64, n, k int, labels []int, barcodes []string, classes i
 func (pr *Problem) chooseGeometry() error {
 	ix, err := neighbors.New(pr.Y, pr.N, pr.D, neighbors.Auto)
 	if err != nil {
-		return fmt.Errorf("manifold: %w", err)
+		return fmt.Errorf("dpmd: %w", err)
 	}
 	s := ix.NewSearcher()
 	probes := min(50, pr.N)
@@ -210,7 +210,7 @@ func (pr *Problem) chooseGeometry() error {
 		sort.Float64s(ds)
 		pr.H = ds[len(ds)/2]
 		if pr.H == 0 {
-			return fmt.Errorf("manifold: the chosen bandwidth is 0 (duplicate references), must be > 0: set h: %w", ErrInput)
+			return fmt.Errorf("dpmd: the chosen bandwidth is 0 (duplicate references), must be > 0: set h: %w", ErrInput)
 		}
 		choice = append(choice, fmt.Sprintf("h = %.4g: median over %d references of the distance to their %d-th nearest reference (of %d)", pr.H, probes, kh, pr.N))
 	} else {

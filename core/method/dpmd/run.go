@@ -232,7 +232,7 @@ func (r *runner) rebudget(eps, delta, rhoSpent float64, left int, p Params, h fl
 	}
 	rem := total - rhoSpent
 	if rem <= 0 {
-		return nil, fmt.Errorf("manifold: ε = %g at δ = %g is already spent (ρ %.4g of %.4g), must leave budget for the remaining iterations", eps, delta, rhoSpent, total)
+		return nil, fmt.Errorf("dpmd: ε = %g at δ = %g is already spent (ρ %.4g of %.4g), must leave budget for the remaining iterations", eps, delta, rhoSpent, total)
 	}
 	epsRem, err := accountant.ZCDPToDPClassic(rem, delta)
 	if err != nil {

@@ -28,7 +28,7 @@ type live struct {
 
 // patchErr is a rejected patch's reason.
 func patchErr(format string, args ...any) error {
-	return fmt.Errorf("manifold: "+format+": %w", append(args, ErrParams)...)
+	return fmt.Errorf("dpmd: "+format+": %w", append(args, ErrParams)...)
 }
 
 // applyPatch applies pt before iteration t+1 (t iterations done), all or

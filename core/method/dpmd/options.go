@@ -11,15 +11,16 @@ import (
 	"github.com/dpscope/dpscope/datasets"
 )
 
-// ErrParams is wrapped by every error about Params or a data spec.
-var ErrParams = errors.New("manifold: invalid parameters")
+// ErrParams is wrapped by every error about Params or a data spec; it
+// matches core.ErrBadConfig under errors.Is.
+var ErrParams error = &core.MethodConfigError{Method: "dpmd"}
 
 // ErrInput is wrapped by every error about the points given to LocalPCA or
 // a Denoiser (empty, mis-shaped or non-finite data).
-var ErrInput = errors.New("manifold: invalid input")
+var ErrInput = errors.New("dpmd: invalid input")
 
 func paramf(format string, args ...any) error {
-	return fmt.Errorf("manifold: "+format+": %w", append(args, ErrParams)...)
+	return fmt.Errorf("dpmd: "+format+": %w", append(args, ErrParams)...)
 }
 
 // NonPrivateVariant says which non-private denoiser is the ceiling.
@@ -218,7 +219,7 @@ func ParseSpec(spec string) (Params, error) {
 func (p *Params) set(vals map[string]string, what string) error {
 	v, err := core.ParseOptions(optionSpecs, vals)
 	if err != nil {
-		return fmt.Errorf("manifold: %s: %w: %w", what, err, ErrParams)
+		return fmt.Errorf("dpmd: %s: %w: %w", what, err, ErrParams)
 	}
 	v.StringTo("manifold", &p.Manifold)
 	v.IntTo("D", &p.D)
