@@ -84,9 +84,17 @@ func TestPlanComposesToTarget(t *testing.T) {
 // TestEngineAccounting: a sound run's ledger holds every planned mechanism
 // (each DP-SGD step and head round once), its GDP composition is the
 // audited ε and meets the target; budget, metrics and result are emitted.
+// Under genes=auto p=auto (dppca's current rules) the released cell count
+// that chose h is in the ledger once, with the rest.
 func TestEngineAccounting(t *testing.T) {
+	for _, opts := range []map[string]string{{"genes": "100", "steps": "30"}, {"genes": "auto", "p": "auto", "steps": "30"}} {
+		t.Run(opts["genes"], func(t *testing.T) { engineAccounting(t, opts) })
+	}
+}
+
+func engineAccounting(t *testing.T, opts map[string]string) {
 	d := separated(4, 60, 200, 2)
-	e, evs := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100", "steps": "30"}))
+	e, evs := runTest(t, d, soundConfig(2, 1, opts))
 	g, ok := lastOf[core.GuaranteeEvent](evs)
 	if !ok || g.Status != core.GuaranteeFormal || len(g.Audited) != 2 || g.Audited[0].Accountant != AccountantGDP {
 		t.Fatalf("final guarantee = %+v, want formal with GDP and RDP audited ε", g)
@@ -341,7 +349,7 @@ func TestGoroutinesEnd(t *testing.T) {
 // steps=0 is the null.
 func TestParseDefaults(t *testing.T) {
 	o := mustParse(t, nil)
-	want := Options{P: dppca.DefaultPCap, PRule: dppca.PRuleEdge, Genes: dppca.GenesAuto, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4}
+	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}
@@ -351,9 +359,14 @@ func TestParseDefaults(t *testing.T) {
 		t.Errorf("parsed = %v, want %v", o, want)
 	}
 	o = mustParse(t, map[string]string{"steps": "0"})
-	if !o.NoTrain || o.String() != "p=auto(≤30) genes=auto prep=private k=0 steps=0 gclip=1 lr=0.06 over=3 net=0.4" {
+	if !o.NoTrain || o.String() != "p=10 genes=200 prep=private k=0 steps=0 gclip=1 lr=0.06 over=3 net=0.4" {
 		t.Errorf("steps=0 gives %v (NoTrain %v), want the null", o, o.NoTrain)
 	}
+	o = mustParse(t, map[string]string{"p": "auto", "genes": "auto"})
+	if o.P != dppca.DefaultPCap || o.PRule != dppca.PRuleEdge || o.Genes != dppca.GenesAuto || o.String() != "p=auto(≤30) genes=auto prep=private k=0 steps=50 gclip=1 lr=0.06 over=3 net=0.4" {
+		t.Errorf("p=auto genes=auto gives %v, want dppca's current rules", o)
+	}
+	o = mustParse(t, map[string]string{"steps": "0"})
 	if dp, net, head := o.shares(); net != 0 || math.Abs(dp+head-1) > 1e-12 || math.Abs(dp/head-5) > 1e-12 {
 		t.Errorf("null shares %g, %g, %g: want 0 to the network, dppca : head = 5 : 1", dp, net, head)
 	}

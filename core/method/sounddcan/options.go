@@ -46,9 +46,11 @@ const (
 // select the defaults; Resolve fills them in.
 type Options struct {
 	// P, PRule, Genes, Prep and K are passed to the dppca stage ("p",
-	// "genes", "prep", "k"). The defaults are dppca's own: p chosen by the
-	// noise edge up to dppca.DefaultPCap ("p=auto"; an integer fixes p) and
-	// genes=auto (h from the released cell count, dppca.GenesRule).
+	// "genes", "prep", "k"). The defaults are dppca's previous ones, p = 10
+	// fixed and h = 200: dppca's current ones ("p=auto", by the noise edge
+	// up to dppca.DefaultPCap; "genes=auto", h from the released cell
+	// count, dppca.GenesRule) were worse on the fresh simulations at ε = 8
+	// (package comment) and are options.
 	P, Genes int
 	PRule    dppca.PRule
 	Prep     dppca.Prep
@@ -126,10 +128,7 @@ func Parse(vals map[string]string) (Options, error) {
 // Resolve returns o with every zero field set to its default, validated.
 func (o Options) Resolve() (Options, error) {
 	if o.PRule == "" {
-		o.PRule = dppca.PRuleEdge
-		if o.P != 0 {
-			o.PRule = dppca.PRuleFixed
-		}
+		o.PRule = dppca.PRuleFixed
 	}
 	if o.P == 0 {
 		o.P = dppca.DefaultP
@@ -138,7 +137,7 @@ func (o Options) Resolve() (Options, error) {
 		}
 	}
 	if o.Genes == 0 {
-		o.Genes = dppca.GenesAuto
+		o.Genes = dppca.DefaultGenes
 	}
 	if o.Prep == "" {
 		o.Prep = dppca.PrepPrivate
