@@ -125,26 +125,27 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	if err != nil {
 		return err
 	}
-	h := src.Genes(e.o.Genes)
-	ctl.Emit(core.DataEvent{Cells: d.Cells(), Genes: h, Classes: len(d.Classes)})
-	if e.o.P > h {
+	if h := src.Genes(e.o.Genes); e.o.PRule == dppca.PRuleFixed && e.o.P > h {
 		return fmt.Errorf("dcan-sound: option p is %d, must be ≤ the %d genes of %s: %w", e.o.P, h, d.Name, ErrInput)
 	}
 	if min(e.o.Over*src.K, d.Cells()) < src.K || d.Cells() < 2 {
 		return fmt.Errorf("dcan-sound: %s has %d cells, too few for K = %d: %w", d.Name, d.Cells(), src.K, ErrInput)
 	}
-	pl, err := NewPlan(e.cfg.Mode == core.ModeSound, e.cfg.Epsilon, e.cfg.Delta, e.o, h)
+	r := &runner{e: e, ctl: ctl, src: src, kFrom: e.o.K == 0}
+	rng := r.rng()
+	// The plan draws the released cell count from rng under genes=auto.
+	pl, err := NewPlan(src, e.cfg.Mode == core.ModeSound, e.cfg.Epsilon, e.cfg.Delta, e.o, rng)
 	if err != nil {
 		return err
 	}
-	r := &runner{e: e, ctl: ctl, src: src, pl: pl, kFrom: e.o.K == 0}
+	r.pl = pl
+	ctl.Emit(core.DataEvent{Cells: d.Cells(), Genes: pl.DPPCA.H, Classes: len(d.Classes)})
 	ctl.Emit(r.guarantee(nil))
 	ctl.Emit(core.WarningEvent{Message: r.noiseMessage()})
 	ctl.Emit(core.StageEvent{Stage: stageInit, Name: fmt.Sprintf("dppca: private preprocessing, private PCA, DP k-means into %d centres", min(e.o.Over*src.K, d.Cells())), Steps: 1})
 	if err := r.checkpoint(ctx); err != nil {
 		return err
 	}
-	rng := r.rng()
 	hk := Hooks{
 		Record: r.record,
 		Start: func(out *dppca.Outcome) {

@@ -19,10 +19,15 @@ import (
 // TestPlanComposesToTarget: the GDP composition of every planned mechanism
 // meets the target from below (to 1e-6), and each part takes its share.
 func TestPlanComposesToTarget(t *testing.T) {
+	src, err := dppca.NewSource(separated(3, 100, 300, 1), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 0))
 	for _, vals := range []map[string]string{nil, {"steps": "37", "p": "5", "prep": "public", "net": "0.1"}, {"steps": "0"}} {
 		o := mustParse(t, vals)
 		for _, eps := range []float64{0.5, 1, 8, 16} {
-			pl, err := NewPlan(true, eps, 1e-5, o, 200)
+			pl, err := NewPlan(src, true, eps, 1e-5, o, rng)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,7 +75,7 @@ func TestPlanComposesToTarget(t *testing.T) {
 	if o := mustParse(t, nil); o.Rounds() != 1 {
 		t.Errorf("default rounds %d, want 1 (the merge's weights)", o.Rounds())
 	}
-	pl, err := NewPlan(false, 0, 1e-5, mustParse(t, nil), 200)
+	pl, err := NewPlan(src, false, 0, 1e-5, mustParse(t, nil), rng)
 	if err != nil || pl.Private() || pl.Mechanisms() != nil || pl.Z != 0 || pl.Sums != 0 {
 		t.Errorf("nonprivate plan %+v, %v: want no noise", pl, err)
 	}
@@ -79,9 +84,17 @@ func TestPlanComposesToTarget(t *testing.T) {
 // TestEngineAccounting: a sound run's ledger holds every planned mechanism
 // (each DP-SGD step and head round once), its GDP composition is the
 // audited ε and meets the target; budget, metrics and result are emitted.
+// Under genes=auto p=auto (dppca's current rules) the released cell count
+// that chose h is in the ledger once, with the rest.
 func TestEngineAccounting(t *testing.T) {
+	for _, opts := range []map[string]string{{"genes": "100", "steps": "30"}, {"genes": "auto", "p": "auto", "steps": "30"}} {
+		t.Run(opts["genes"], func(t *testing.T) { engineAccounting(t, opts) })
+	}
+}
+
+func engineAccounting(t *testing.T, opts map[string]string) {
 	d := separated(4, 60, 200, 2)
-	e, evs := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100", "steps": "30"}))
+	e, evs := runTest(t, d, soundConfig(2, 1, opts))
 	g, ok := lastOf[core.GuaranteeEvent](evs)
 	if !ok || g.Status != core.GuaranteeFormal || len(g.Audited) != 2 || g.Audited[0].Accountant != AccountantGDP {
 		t.Fatalf("final guarantee = %+v, want formal with GDP and RDP audited ε", g)
@@ -149,8 +162,8 @@ func TestEngineAccounting(t *testing.T) {
 		t.Errorf("final metrics = %+v, want ARI, NMI marked unreleased after step 30", m)
 	}
 	res, ok := lastOf[core.ResultEvent](evs)
-	if !ok || res.Cells != 240 || res.Dim != 10 || len(res.Cluster) != 240 || len(res.Embedding) != 2400 {
-		t.Errorf("result = %d cells × %d, %d labels", res.Cells, res.Dim, len(res.Cluster))
+	if !ok || res.Cells != 240 || res.Dim < dppca.MinAutoP || res.Dim > dppca.DefaultPCap || len(res.Cluster) != 240 || len(res.Embedding) != 240*res.Dim {
+		t.Errorf("result = %d cells × %d (want p by the noise edge in [2, 30]), %d labels", res.Cells, res.Dim, len(res.Cluster))
 	}
 }
 
@@ -249,7 +262,9 @@ func TestInvalidInput(t *testing.T) {
 	testHooks.Unlock()
 	cfg = base
 	cfg.Method = testMethod
+	cfg.Options = map[string]string{"p": "10"}
 	fails("5 genes, p = 10", cfg, "p is 10")
+	cfg.Options = nil
 	unlabelled := separated(2, 10, 50, 1)
 	unlabelled.Labels, unlabelled.Classes = nil, nil
 	testHooks.Lock()
@@ -334,12 +349,12 @@ func TestGoroutinesEnd(t *testing.T) {
 // steps=0 is the null.
 func TestParseDefaults(t *testing.T) {
 	o := mustParse(t, nil)
-	want := Options{P: 10, Genes: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4}
+	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}
 	o = mustParse(t, map[string]string{"p": "4", "genes": "50", "prep": "public", "k": "7", "steps": "10", "gclip": "1", "lr": "0.5", "over": "1", "net": "0.1"})
-	want = Options{P: 4, Genes: 50, Prep: dppca.PrepPublic, K: 7, Steps: 10, GradClip: 1, LR: 0.5, Over: 1, Net: 0.1}
+	want = Options{P: 4, PRule: dppca.PRuleFixed, Genes: 50, Prep: dppca.PrepPublic, K: 7, Steps: 10, GradClip: 1, LR: 0.5, Over: 1, Net: 0.1}
 	if o != want {
 		t.Errorf("parsed = %v, want %v", o, want)
 	}
@@ -347,6 +362,11 @@ func TestParseDefaults(t *testing.T) {
 	if !o.NoTrain || o.String() != "p=10 genes=200 prep=private k=0 steps=0 gclip=1 lr=0.06 over=3 net=0.4" {
 		t.Errorf("steps=0 gives %v (NoTrain %v), want the null", o, o.NoTrain)
 	}
+	o = mustParse(t, map[string]string{"p": "auto", "genes": "auto"})
+	if o.P != dppca.DefaultPCap || o.PRule != dppca.PRuleEdge || o.Genes != dppca.GenesAuto || o.String() != "p=auto(≤30) genes=auto prep=private k=0 steps=50 gclip=1 lr=0.06 over=3 net=0.4" {
+		t.Errorf("p=auto genes=auto gives %v, want dppca's current rules", o)
+	}
+	o = mustParse(t, map[string]string{"steps": "0"})
 	if dp, net, head := o.shares(); net != 0 || math.Abs(dp+head-1) > 1e-12 || math.Abs(dp/head-5) > 1e-12 {
 		t.Errorf("null shares %g, %g, %g: want 0 to the network, dppca : head = 5 : 1", dp, net, head)
 	}
@@ -369,7 +389,7 @@ func FuzzParse(f *testing.F) {
 		if err := o.Validate(); err != nil {
 			t.Fatalf("Parse accepted %v, Validate says %v", o, err)
 		}
-		if o.P > o.Genes || !(o.LR > 0) || o.Rounds() != 1 || o.Steps < 1 {
+		if (o.PRule == dppca.PRuleFixed && o.Genes != dppca.GenesAuto && o.P > o.Genes) || !(o.LR > 0) || o.Rounds() != 1 || o.Steps < 1 {
 			t.Fatalf("accepted %v", o)
 		}
 	})

@@ -42,6 +42,11 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 		"no live patches: the plan is fixed for the whole run",
 		design,
 	}
+	if o.Genes == dppca.GenesAuto || o.PRule == dppca.PRuleEdge {
+		// h and p chosen from released values: every σ scales with its
+		// Δ (R = clip·√h), so no mechanism's μ depends on the choice.
+		reasons = append(reasons, "genes=auto chooses h from the released cell count (counted once in the ledger) and p=auto chooses p from the released eigenvalues: post-processing of releases; every noise is a fixed multiple of its sensitivity (R = clip·√h), so the budget does not depend on h or p")
+	}
 	status := core.GuaranteeFormal
 	if o.Prep == dppca.PrepPrivate {
 		reasons = append(reasons, fmt.Sprintf("private preprocessing (dppca): each cell normalised to the public total %g and log1p; gene ranking, cell count, gene means and spreads released with noise", dppca.PublicTarget))

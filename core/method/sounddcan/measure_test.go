@@ -62,11 +62,12 @@ func openData(t testing.TB, name string) *datasets.Dataset {
 // fitARI runs one fit and returns its ARI against the labels.
 func fitARI(t testing.TB, src *dppca.Source, private bool, eps float64, o Options, seed uint64) (float64, *Outcome) {
 	t.Helper()
-	pl, err := NewPlan(private, eps, 1e-5, o, src.Genes(o.Genes))
+	rng := rand.New(rand.NewPCG(seed, 0))
+	pl, err := NewPlan(src, private, eps, 1e-5, o, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := Fit(context.Background(), src, pl, o, rand.New(rand.NewPCG(seed, 0)), Hooks{})
+	out, err := Fit(context.Background(), src, pl, o, rng, Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,12 +85,12 @@ func dppcaARI(t testing.TB, src *dppca.Source, eps float64, seed uint64) float64
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := src.Genes(o.Genes)
-	pl, err := dppca.NewPlan(true, eps, 1e-5, o, h, o.Clip*math.Sqrt(float64(h)))
+	rng := rand.New(rand.NewPCG(seed, 0))
+	pl, err := src.PlanFor(true, eps, 1e-5, o, 0, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := dppca.Release(context.Background(), src, pl, o, rand.New(rand.NewPCG(seed, 0)))
+	out, err := dppca.Release(context.Background(), src, pl, o, rng)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,9 +45,14 @@ const (
 // Options are dcan-sound's own settings (core.Config.Options). Zero values
 // select the defaults; Resolve fills them in.
 type Options struct {
-	// P, Genes, Prep and K are passed to the dppca stage ("p", "genes",
-	// "prep", "k").
+	// P, PRule, Genes, Prep and K are passed to the dppca stage ("p",
+	// "genes", "prep", "k"). The defaults are dppca's previous ones, p = 10
+	// fixed and h = 200: dppca's current ones ("p=auto", by the noise edge
+	// up to dppca.DefaultPCap; "genes=auto", h from the released cell
+	// count, dppca.GenesRule) were worse on the fresh simulations at ε = 8
+	// (package comment) and are options.
 	P, Genes int
+	PRule    dppca.PRule
 	Prep     dppca.Prep
 	K        int
 	// Steps is the number S of full-batch DP-SGD steps ("steps").
@@ -81,11 +86,21 @@ func Parse(vals map[string]string) (Options, error) {
 	var o Options
 	for _, key := range slices.Sorted(maps.Keys(vals)) {
 		v := strings.TrimSpace(vals[key])
+		switch {
+		case key == "genes" && v == "auto":
+			o.Genes = dppca.GenesAuto
+			continue
+		case key == "p" && v == "auto":
+			o.P, o.PRule = 0, dppca.PRuleEdge
+			continue
+		case key == "p":
+			o.PRule = dppca.PRuleFixed
+		}
 		switch key {
 		case "p", "genes", "k", "steps", "over":
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				return Options{}, optf("option %s is %q, must be an integer", key, v)
+				return Options{}, optf("option %s is %q, must be an integer (p, genes: or auto)", key, v)
 			}
 			if key == "steps" && n == 0 {
 				o.NoTrain = true
@@ -112,8 +127,14 @@ func Parse(vals map[string]string) (Options, error) {
 
 // Resolve returns o with every zero field set to its default, validated.
 func (o Options) Resolve() (Options, error) {
+	if o.PRule == "" {
+		o.PRule = dppca.PRuleFixed
+	}
 	if o.P == 0 {
 		o.P = dppca.DefaultP
+		if o.PRule == dppca.PRuleEdge {
+			o.P = dppca.DefaultPCap
+		}
 	}
 	if o.Genes == 0 {
 		o.Genes = dppca.DefaultGenes
@@ -144,9 +165,11 @@ func (o Options) Validate() error {
 	switch {
 	case o.P < 1 || o.P > 100:
 		return optf("option p is %d, must be in [1, 100]", o.P)
-	case o.Genes < 2 || o.Genes > 5000:
-		return optf("option genes is %d, must be in [2, 5000]", o.Genes)
-	case o.P > o.Genes:
+	case (o.Genes < 2 && o.Genes != dppca.GenesAuto) || o.Genes > 5000:
+		return optf("option genes is %d, must be auto or in [2, 5000]", o.Genes)
+	case o.PRule != dppca.PRuleEdge && o.PRule != dppca.PRuleFixed:
+		return optf("p rule is %q, must be %s or %s", o.PRule, dppca.PRuleEdge, dppca.PRuleFixed)
+	case o.PRule == dppca.PRuleFixed && o.Genes != dppca.GenesAuto && o.P > o.Genes:
 		return optf("option p is %d, must be ≤ genes = %d", o.P, o.Genes)
 	case o.K < 0:
 		return optf("option k is %d, must be ≥ 1 (0: the number of classes)", o.K)
@@ -178,9 +201,9 @@ func (o Options) Rounds() int { return 1 }
 const dppcaStageRounds = 5
 
 // dppcaOptions returns the options of the dppca stage: its defaults with
-// p, genes, prep and k from o, and dppcaStageRounds.
+// p and its rule, genes, prep and k from o, and dppcaStageRounds.
 func (o Options) dppcaOptions() (dppca.Options, error) {
-	return dppca.Options{P: o.P, T: dppcaStageRounds, Genes: o.Genes, Prep: o.Prep, K: o.K}.Resolve()
+	return dppca.Options{P: o.P, PRule: o.PRule, T: dppcaStageRounds, Genes: o.Genes, Prep: o.Prep, K: o.K}.Resolve()
 }
 
 // String lists the options as key=value pairs.
@@ -189,8 +212,16 @@ func (o Options) String() string {
 	if o.NoTrain {
 		steps = 0
 	}
-	return fmt.Sprintf("p=%d genes=%d prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%d net=%g",
-		o.P, o.Genes, o.Prep, o.K, steps, o.GradClip, o.LR, o.Over, o.Net)
+	p := strconv.Itoa(o.P)
+	if o.PRule == dppca.PRuleEdge {
+		p = "auto(≤" + p + ")"
+	}
+	genes := strconv.Itoa(o.Genes)
+	if o.Genes == dppca.GenesAuto {
+		genes = "auto"
+	}
+	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%d net=%g",
+		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, o.Over, o.Net)
 }
 
 // shares returns the shares of μ² of the dppca stage, the network and the

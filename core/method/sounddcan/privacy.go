@@ -3,6 +3,7 @@ package sounddcan
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
@@ -53,21 +54,32 @@ func muOf(eps, delta float64) (float64, error) {
 	return (1 - 1e-9) / s, nil
 }
 
-// NewPlan calibrates a run of o on h genes (R = dppca's clip factor·√h) at
-// (ε, δ); with private false every σ is 0.
-func NewPlan(private bool, eps, delta float64, o Options, h int) (Plan, error) {
+// NewPlan calibrates a run of o on src at (ε, δ); with private false every
+// σ is 0. The dppca stage is planned by dppca itself (Source.PlanFor) at
+// its share of the budget: under genes=auto it releases the cell count
+// first (drawn from rng, carried as DPPCA.NoisyN and reused by the stage's
+// preprocessing) and chooses h from it; the mixture then lives in those h
+// genes, with dppca's row radius R = clip·√h.
+func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng *rand.Rand) (Plan, error) {
 	do, err := o.dppcaOptions()
 	if err != nil {
 		return Plan{}, err
 	}
-	r := do.Clip * math.Sqrt(float64(h))
-	pl := Plan{Epsilon: eps, Delta: delta, Steps: o.Steps, C: 1, CMu: o.GradClip * r, CV: r * r / float64(h), Rounds: o.Rounds(), R: r}
+	pl := Plan{Epsilon: eps, Delta: delta, Steps: o.Steps, C: 1, Rounds: o.Rounds()}
 	if o.NoTrain {
 		pl.Steps = 0
 	}
+	// sizes fills in what depends on the stage's h and R.
+	sizes := func() {
+		h, r := float64(pl.DPPCA.H), pl.DPPCA.R
+		pl.R, pl.CMu, pl.CV = r, o.GradClip*r, r*r/h
+	}
 	if !private {
-		pl.DPPCA, err = dppca.NewPlan(false, 0, delta, do, h, r)
-		return pl, err
+		if pl.DPPCA, err = src.PlanFor(false, 0, delta, do, 0, rng); err != nil {
+			return Plan{}, err
+		}
+		sizes()
+		return pl, nil
 	}
 	mu, err := muOf(eps, delta)
 	if err != nil {
@@ -83,9 +95,11 @@ func NewPlan(private bool, eps, delta float64, o Options, h int) (Plan, error) {
 	if err != nil {
 		return Plan{}, fmt.Errorf("dcan-sound: the dppca stage's ε: %w", err)
 	}
-	if pl.DPPCA, err = dppca.NewPlan(true, eps1, delta, do, h, r); err != nil {
+	if pl.DPPCA, err = src.PlanFor(true, eps1, delta, do, 0, rng); err != nil {
 		return Plan{}, err
 	}
+	sizes()
+	r := pl.R
 	if o.NoTrain {
 		pl.Steps = 0
 	} else {
