@@ -116,7 +116,7 @@ func (p *learnPane) keyHelp() keys.Help {
 	k := p.c.Keys
 	short := []key.Binding{k.NextLesson, k.Try, k.Presenter, k.Down}
 	if p.present {
-		short = []key.Binding{k.Step, k.NextLesson, k.Try, k.Presenter}
+		short = []key.Binding{k.Step, k.NextLesson, k.Presenter}
 	}
 	return keys.Help{Keys: k, Short: short, Full: [][]key.Binding{
 		{k.PrevLesson, k.NextLesson, k.Up, k.Down, k.PageUp, k.PageDown},

@@ -132,7 +132,7 @@ func lessonChart(c *Common, slug string, pr runParams, w, h int) presenterChart 
 		}
 		xy.AddMarker(float64(steps))
 		pc.title = "ε (RDP) against steps, same σ" + unit
-		pc.legend = "━ ε by RDP · │ your run's steps · PLD: Budget screen"
+		pc.legend = "━ ε by RDP · ┊ your run's steps · PLD: Budget screen"
 	case "sampling":
 		for i := 0; i <= presenterSamples; i++ {
 			l := -3 + 3*float64(i)/presenterSamples
@@ -142,7 +142,7 @@ func lessonChart(c *Common, slug string, pr runParams, w, h int) presenterChart 
 		xy.SetXFormat(pow10)
 		xy.AddMarker(math.Log10(pr.SampleRate))
 		pc.title = "ε (RDP) of one step against q, same σ" + unit
-		pc.legend = "━ ε of one step · │ your q · x: q, log axis"
+		pc.legend = "━ ε of one step · ┊ your q · x: q, log axis"
 	case "clipping":
 		for i := 0; i <= presenterSamples; i++ {
 			r := 5 * float64(i) / presenterSamples
@@ -197,7 +197,7 @@ func lessonChart(c *Common, slug string, pr runParams, w, h int) presenterChart 
 			xy.AddMarker(math.Log10(pr.Epsilon))
 		}
 		pc.title = "largest certainty (%) from a 50 % prior, against ε" + unit
-		pc.legend = "━ 100/(1+e^−ε) · │ your ε · x: ε, log axis"
+		pc.legend = "━ 100/(1+e^−ε) · ┊ your ε · x: ε, log axis"
 	}
 	if len(pts) > 0 {
 		xy.SetPoints("main", st.SeriesStyle(0), pts)
