@@ -41,6 +41,8 @@ type lessonData struct {
 	EpsHalf       string // ε after half the steps
 	EpsDouble     string // ε after twice the steps
 	EpsTen        string // ten runs at ε, by basic composition
+	EpsFullEpochs string // the run's epochs as whole-data steps (q = 1), same σ
+	Epochs        int    // epochs of both stages
 	Batch         string // expected batch q·n
 	NoiseOnMean   string // σ·C/(q·n), the noise on the averaged gradient
 	DeltaMax      string // 1/(10 n)
@@ -201,6 +203,8 @@ func (p *learnPane) data() lessonData {
 	tenth, tenthErr := projectEpsilon(nil, pr.SampleRate, pr.Sigma, steps, pr.Delta/10)
 	half, halfErr := projectEpsilon(nil, pr.SampleRate, pr.Sigma, max(steps/2, 1), pr.Delta)
 	double, doubleErr := projectEpsilon(nil, pr.SampleRate, pr.Sigma, 2*steps, pr.Delta)
+	epochs := pr.Epochs[0] + pr.Epochs[1]
+	fullEp, fullEpErr := projectEpsilon(nil, 1, pr.Sigma, max(epochs, 1), pr.Delta)
 	return lessonData{
 		Eps: fmtEpsFinite(eps, nil), Delta: fmt.Sprintf("%.3g", pr.Delta), Odds: fmtExpOdds(eps),
 		Posterior: fmtPosterior(eps), Sigma: fmtFinite(pr.Sigma),
@@ -215,7 +219,7 @@ func (p *learnPane) data() lessonData {
 		EpsHalf: fmtEpsFinite(half, halfErr), EpsDouble: fmtEpsFinite(double, doubleErr),
 		EpsTen: fmtEpsFinite(10*eps, nil), Batch: batch, NoiseOnMean: onMean, DeltaMax: deltaMax,
 		Statuses: variantStatuses(pr), Clients: pr.Fed.Clients, Rounds: pr.Fed.Rounds,
-		FedEps: fmtEpsFinite(pr.Fed.Epsilon, nil),
+		FedEps: fmtEpsFinite(pr.Fed.Epsilon, nil), EpsFullEpochs: fmtEpsFinite(fullEp, fullEpErr), Epochs: epochs,
 	}
 }
 
