@@ -3,9 +3,12 @@ package tui
 import (
 	"strings"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/dpscope/dpscope/tui/keys"
 )
 
 // glossaryEntry is one term of the glossary and its plain-language meaning.
@@ -101,4 +104,40 @@ func (g *glossary) Update(msg tea.KeyPressMsg) tea.Cmd {
 func (g *glossary) View() string {
 	head := g.c.Styles.BoxTitle.Render("Glossary") + g.c.Styles.Muted.Render(" · ↑/↓ pgup/pgdn scroll · g or esc closes")
 	return block(truncate(head, g.w)+"\n"+g.vp.View(), g.w, g.h)
+}
+
+// ShortHelp returns the glossary's help-bar bindings.
+func (g *glossary) ShortHelp() []key.Binding { return g.keyHelp().ShortHelp() }
+
+// FullHelp returns the glossary's help-overlay bindings.
+func (g *glossary) FullHelp() [][]key.Binding { return g.keyHelp().FullHelp() }
+
+func (g *glossary) keyHelp() keys.Help {
+	k := g.c.Keys
+	closeKey := key.NewBinding(key.WithKeys(append(k.Glossary.Keys(), k.Cancel.Keys()...)...), key.WithHelp(k.Glossary.Help().Key+"/esc", "close"))
+	return keys.Help{Keys: k, Short: []key.Binding{k.Down, k.PageDown, closeKey}, Full: [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, closeKey}}}
+}
+
+// isGlobalKey reports whether msg is a key that works on every screen
+// (quit, help, screen changes): the glossary lets those through and stays
+// open over the next screen.
+func isGlobalKey(k keys.KeyMap, msg tea.KeyPressMsg) bool {
+	if msg.String() == "ctrl+c" || key.Matches(msg, k.Quit, k.Help, k.NextTab, k.PrevTab) {
+		return true
+	}
+	for _, b := range k.Tab {
+		if key.Matches(msg, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// helpKeys are the bindings the help bar shows: the glossary's while it
+// is open, else the shown pane's.
+func (m Model) helpKeys() help.KeyMap {
+	if m.gloss.open {
+		return m.gloss
+	}
+	return m.panes[m.active]
 }

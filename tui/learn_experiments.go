@@ -52,17 +52,18 @@ func findVariant(method string, mode core.Mode) (int, bool) {
 func soundDCAN(pr runParams) runParams {
 	for _, m := range []string{"dcan-sound", "dcan"} {
 		if i, ok := findVariant(m, core.ModeSound); ok {
-			pr.Variant = i
+			pr.SetVariant(i)
 			return pr
 		}
 	}
 	return pr
 }
 
-// withMethod switches to method in mode when it is registered.
+// withMethod switches to method in mode when it is registered, carrying
+// the federated settings over as the method control does (SetVariant).
 func withMethod(pr runParams, method string, mode core.Mode) runParams {
 	if i, ok := findVariant(method, mode); ok {
-		pr.Variant = i
+		pr.SetVariant(i)
 	}
 	return pr
 }

@@ -164,8 +164,9 @@ func lessonChart(c *Common, slug string, pr runParams, w, h int) presenterChart 
 		pc.legend = "━ σ(q)/q, σ solved by RDP for the same ε and epochs · x: q, log axis"
 	case "tradeoff-curve", "membership-audit", "federated":
 		eps, delta := pr.Epsilon, pr.Delta
-		if slug == "federated" {
+		if slug == "federated" { // the lesson is about client-level DP, whatever the method
 			eps, delta = pr.Fed.Epsilon, pr.Fed.Delta
+			unit = " (one client's data, client-level)"
 		}
 		for i := 0; i <= presenterSamples; i++ {
 			a := float64(i) / presenterSamples

@@ -96,7 +96,12 @@ func TestGlossaryOverlay(t *testing.T) {
 		t.Errorf("the glossary's end is not reachable by scrolling:\n%s", v)
 	}
 	checkFits(t, m.View().Content, 80, 24)
-	m = press(t, m, "esc")
+	// Screen keys pass through: the glossary stays open over the Budget.
+	m = press(t, m, "2")
+	if m.Active() != TabBudget || !strings.Contains(text(m), "Glossary") {
+		t.Errorf("2 with the glossary open: tab %d, glossary shown %v; want Budget under the glossary", m.Active(), strings.Contains(text(m), "Glossary"))
+	}
+	m = press(t, m, "1", "esc")
 	if v := text(m); strings.Contains(v, "Glossary") {
 		t.Errorf("esc did not close the glossary:\n%s", v)
 	}
@@ -155,4 +160,25 @@ func TestPresenterSteps(t *testing.T) {
 		t.Error("P did not leave the presenter mode")
 	}
 	_ = m
+}
+
+// TestPresenterFitsEveryLesson draws every lesson in the presenter mode at
+// its last step, at 80×24 and 160×48: the screen fits, shows the lesson's
+// chart title and legend, and ends with the experiment line.
+func TestPresenterFitsEveryLesson(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		m := sized(t, testModel(t, fakeFast), size[0], size[1])
+		m = press(t, m, "5", "P")
+		lp := m.Pane(TabLearn).(*learnPane)
+		for i, l := range lp.lessons {
+			lp.index = i // before blocks(): it reads the current lesson
+			lp.step, lp.dirty = len(lp.blocks()), true
+			m = send(t, m, FrameMsg{})
+			v := text(m)
+			checkFits(t, m.View().Content, size[0], size[1])
+			if lp.pchart.title == "" || !strings.Contains(v, "Try it") || !strings.Contains(v, "space next lesson") {
+				t.Errorf("%dx%d lesson %s: title %q, screen:\n%s", size[0], size[1], l.slug, lp.pchart.title, v)
+			}
+		}
+	}
 }

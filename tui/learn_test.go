@@ -150,3 +150,23 @@ func TestEveryLessonHasAnExperiment(t *testing.T) {
 		t.Errorf("noise-vs-batch: q %v σ %v, want q 0.5 and a σ above %v", pr.SampleRate, pr.Sigma, base.Sigma)
 	}
 }
+
+// FuzzLessonFormatters feeds any float64 to the lesson formatters: none
+// may write NaN or Inf, and every number they write parses as finite.
+func FuzzLessonFormatters(f *testing.F) {
+	for _, v := range []float64{0, 0.01, 1, 709.78, 1000, 1e308, -5, math.Inf(1), math.NaN()} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, eps float64) {
+		out := strings.Join([]string{fmtExpOdds(eps), fmtPosterior(eps), fmtFinite(eps), fmtEpsFinite(eps, nil),
+			fmtFinite(100 * betaBound(eps, 1e-5, 0.05))}, " ")
+		if strings.Contains(out, "NaN") || strings.Contains(out, "Inf") {
+			t.Fatalf("ε %v: %q", eps, out)
+		}
+		for _, num := range numberRe.FindAllString(out, -1) {
+			if v, err := strconv.ParseFloat(num, 64); err != nil || math.IsInf(v, 0) {
+				t.Fatalf("ε %v: %q in %q is not finite", eps, num, out)
+			}
+		}
+	})
+}

@@ -202,7 +202,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	pane := m.panes[m.active]
-	if m.gloss.open && msg.String() != "ctrl+c" && !key.Matches(msg, k.Quit) {
+	if m.gloss.open && !isGlobalKey(k, msg) {
 		return m.gloss.Update(msg)
 	}
 	if pane.Capturing() && msg.String() != "ctrl+c" {
@@ -375,12 +375,12 @@ func (m *Model) chromeHeight() int {
 // bindings are cut (with "…") before them.
 func (m Model) helpView() string {
 	if m.showHelp {
-		return fit(m.help.View(m.panes[m.active]), m.width, -1)
+		return fit(m.help.View(m.helpKeys()), m.width, -1)
 	}
 	k := m.c.Keys
 	always := []key.Binding{k.Help, k.Quit}
 	var rest []key.Binding
-	for _, b := range m.panes[m.active].ShortHelp() {
+	for _, b := range m.helpKeys().ShortHelp() {
 		if !slices.Equal(b.Keys(), k.Help.Keys()) && !slices.Equal(b.Keys(), k.Quit.Keys()) {
 			rest = append(rest, b)
 		}
