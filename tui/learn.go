@@ -242,6 +242,21 @@ func (p *learnPane) tryLine() string {
 	return "**Try it** (" + p.c.Keys.Try.Help().Key + "): " + ex.desc + "."
 }
 
+// accountingLessons are the lessons whose figures come from the DP-SGD
+// settings σ, q, C and the planned steps.
+var accountingLessons = map[string]bool{"delta": true, "composition": true, "sampling": true, "clipping": true, "noise-vs-batch": true, "rdp-pld": true}
+
+// basisNote warns, in an accounting lesson, when the current method does
+// not read σ, q and C (the redesigned DP-DCAN trains full batch): the
+// figures then describe a Poisson-sampled DP-SGD run at those settings,
+// not the current method, and the experiment key picks such a method.
+func (p *learnPane) basisNote() string {
+	if !accountingLessons[p.lessons[p.index].slug] || usesPoisson(p.params) {
+		return ""
+	}
+	return "**Note:** " + p.params.V().Label + " does not use σ, q and C; these figures are for Poisson-sampled DP-SGD at the Run screen's settings.\n\n"
+}
+
 // render fills and renders the current lesson, with its experiment line.
 func (p *learnPane) render(w int) string {
 	if p.err != nil {
@@ -254,7 +269,7 @@ func (p *learnPane) render(w int) string {
 	if err != nil {
 		return p.c.Styles.Error.Render("lesson: " + err.Error())
 	}
-	return renderMarkdown(src+"\n\n"+p.tryLine(), p.c.Styles, w)
+	return renderMarkdown(src+"\n\n"+p.basisNote()+p.tryLine(), p.c.Styles, w)
 }
 
 // Lesson returns the current lesson rendered at the pane's width, for tests.

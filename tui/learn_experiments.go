@@ -59,6 +59,35 @@ func soundDCAN(pr runParams) runParams {
 	return pr
 }
 
+// poissonNeeds are the settings a Poisson-sampled DP-SGD method reads: the
+// accounting lessons' figures (σ, q, C, steps) describe such a run.
+const poissonNeeds = core.NeedsSampleRate | core.NeedsClip | core.NeedsSigma
+
+// usesPoisson reports whether pr's method reads σ, q and C.
+func usesPoisson(pr runParams) bool { return pr.V().Desc().Needs.Has(poissonNeeds) }
+
+// poissonDPSGD picks a sound Poisson-sampled DP-SGD method (the paper
+// network's sound DP-DCAN where registered), so that the run uses the σ,
+// q and C the accounting lessons talk about; the redesigned DP-DCAN trains
+// full batch with its own clip and ignores them. It keeps pr's method
+// when it already reads them, or when none is registered.
+func poissonDPSGD(pr runParams) runParams {
+	if usesPoisson(pr) && pr.V().Mode == core.ModeSound {
+		return pr
+	}
+	if i, ok := findVariant("dcan", core.ModeSound); ok {
+		pr.SetVariant(i)
+		return pr
+	}
+	for i, v := range variants() {
+		if v.Family() == familyDPSGD && v.Mode == core.ModeSound && v.Desc().Needs.Has(poissonNeeds) {
+			pr.SetVariant(i)
+			return pr
+		}
+	}
+	return pr
+}
+
 // withMethod switches to method in mode when it is registered, carrying
 // the federated settings over as the method control does (SetVariant).
 func withMethod(pr runParams, method string, mode core.Mode) runParams {
@@ -94,12 +123,12 @@ var experiments = map[string]experiment{
 		return resolve(pr)
 	}},
 	"delta": {TabBudget, "δ = 1e-6 (ten times smaller) on the Budget screen: compare ε and σ", func(pr runParams) runParams {
-		pr = soundDCAN(pr)
+		pr = poissonDPSGD(pr)
 		pr.Delta = 1e-6
 		return resolve(pr)
 	}},
 	"composition": {TabBudget, "twice the epochs at the same σ on the Budget screen: see ε grow", func(pr runParams) runParams {
-		pr = soundDCAN(pr)
+		pr = poissonDPSGD(pr)
 		pr.Epochs = [2]int{min(2*max(pr.Epochs[0], 1), 500), min(2*pr.Epochs[1], 500)}
 		if e, err := projectEpsilon(nil, pr.SampleRate, pr.Sigma, pr.Steps(), pr.Delta); err == nil && e > 0 {
 			pr.Epsilon = round3(e)
@@ -107,22 +136,22 @@ var experiments = map[string]experiment{
 		return pr
 	}},
 	"sampling": {TabRun, "q = 0.01 with σ solved for the same ε on the Run screen; s starts it", func(pr runParams) runParams {
-		pr = soundDCAN(pr)
+		pr = poissonDPSGD(pr)
 		pr.SampleRate = 0.01
 		return resolve(pr)
 	}},
-	"clipping": {TabRun, "tight clipping C = 0.01 with sound DP-DCAN; s starts it, compare with C = 0.1", func(pr runParams) runParams {
-		pr = soundDCAN(pr)
+	"clipping": {TabRun, "tight clipping C = 0.01, Poisson-sampled sound DP-SGD; s starts it, compare with C = 0.1", func(pr runParams) runParams {
+		pr = poissonDPSGD(pr)
 		pr.Clip = 0.01
 		return resolve(pr)
 	}},
 	"noise-vs-batch": {TabRun, "large batches q = 0.5 with σ solved for the same ε; s starts it", func(pr runParams) runParams {
-		pr = soundDCAN(pr)
+		pr = poissonDPSGD(pr)
 		pr.SampleRate = 0.5
 		return resolve(pr)
 	}},
 	"rdp-pld": {TabBudget, "the PLD accountant on the Budget screen: RDP and PLD side by side", func(pr runParams) runParams {
-		pr = soundDCAN(pr)
+		pr = poissonDPSGD(pr)
 		pr.Accountant = "pld"
 		return resolve(pr)
 	}},
@@ -143,7 +172,7 @@ var experiments = map[string]experiment{
 		return withMethod(pr, "fl-dp", core.ModePaper)
 	}},
 	"membership-audit": {TabBudget, "ε = 1 on the Budget screen: the attacker's trade-off curve", func(pr runParams) runParams {
-		pr = soundDCAN(pr)
+		pr = poissonDPSGD(pr)
 		pr.Epsilon = 1
 		return resolve(pr)
 	}},

@@ -32,6 +32,9 @@ func (p *learnPane) blocks() []string {
 			out = append(out, b)
 		}
 	}
+	if n := strings.TrimSpace(p.basisNote()); n != "" {
+		out = append(out, n)
+	}
 	return append(out, p.tryLine())
 }
 

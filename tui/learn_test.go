@@ -125,6 +125,9 @@ func TestEveryLessonHasAnExperiment(t *testing.T) {
 		if err := pr.Config("").Validate(); err != nil {
 			t.Errorf("lesson %s: settings do not validate: %v", l.slug, err)
 		}
+		if accountingLessons[l.slug] && !usesPoisson(pr) {
+			t.Errorf("lesson %s: experiment picks %s, which does not read σ, q and C", l.slug, pr.V().Label)
+		}
 		if pr.dpsgd() {
 			if e, err := projectEpsilon(nil, pr.SampleRate, pr.Sigma, pr.Steps(), pr.Delta); err != nil || e > pr.Epsilon*(1+1e-3) {
 				t.Errorf("lesson %s: σ %v projects ε %v over the target %v (%v)", l.slug, pr.Sigma, e, pr.Epsilon, err)
@@ -169,4 +172,28 @@ func FuzzLessonFormatters(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestBasisNote checks that an accounting lesson says so when the current
+// method does not use σ, q and C, and stays quiet when it does.
+func TestBasisNote(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 120, 40)
+	lp := m.Pane(TabLearn).(*learnPane)
+	for i, l := range lp.lessons {
+		if l.slug == "sampling" {
+			lp.index = i
+		}
+	}
+	i, ok := findVariant("dpmd", core.ModeSound)
+	if !ok {
+		t.Fatal("dpmd sound is not registered in the tests")
+	}
+	lp.params.SetVariant(i)
+	if out := stripANSI(lp.Lesson()); !strings.Contains(out, "does not use σ, q and C") {
+		t.Errorf("sampling lesson under DP-MD lacks the note:\n%s", out)
+	}
+	lp.params = poissonDPSGD(lp.params)
+	if out := stripANSI(lp.Lesson()); strings.Contains(out, "does not use σ, q and C") || !usesPoisson(lp.params) {
+		t.Errorf("sampling lesson under %s shows the note:\n%s", lp.params.V().Label, out)
+	}
 }
