@@ -108,7 +108,7 @@ func variantStatuses(pr runParams) string {
 	var lines []string
 	for _, g := range order {
 		if len(by[g]) > 0 {
-			lines = append(lines, fmt.Sprintf("- %s: %s", g, strings.Join(by[g], ", ")))
+			lines = append(lines, fmt.Sprintf("- %s: %s", g, strings.Join(by[g], " · ")))
 		}
 	}
 	if len(lines) == 0 {
