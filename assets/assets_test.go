@@ -3,6 +3,7 @@ package assets
 import (
 	"encoding/json"
 	"io/fs"
+	"strings"
 	"testing"
 )
 
@@ -21,6 +22,29 @@ func TestDatasetsEmbedded(t *testing.T) {
 	for _, k := range []string{"description", "cells", "genes", "groups", "seed"} {
 		if _, ok := spec[k]; !ok {
 			t.Errorf("default.json has no %q field", k)
+		}
+	}
+}
+
+// TestLessonsEmbedded checks the Learn screen's lessons: at least 12, each
+// with a "# " title on its first line and a statement of its privacy unit
+// (DECISIONS "Privacy units and figures": every lesson says which).
+func TestLessonsEmbedded(t *testing.T) {
+	names, err := fs.Glob(Lessons, "lessons/*.md")
+	if err != nil || len(names) < 12 {
+		t.Fatalf("fs.Glob(lessons/*.md) = %d names, %v; want at least 12", len(names), err)
+	}
+	for _, n := range names {
+		raw, err := fs.ReadFile(Lessons, n)
+		if err != nil {
+			t.Fatalf("ReadFile(%s): %v", n, err)
+		}
+		s := string(raw)
+		if !strings.HasPrefix(s, "# ") {
+			t.Errorf("%s does not start with a \"# \" title", n)
+		}
+		if !strings.Contains(strings.Join(strings.Fields(strings.ToLower(s)), " "), "privacy unit") {
+			t.Errorf("%s does not state its privacy unit", n)
 		}
 	}
 }

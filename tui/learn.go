@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
-	"math"
 	"slices"
 	"strings"
 	"text/template"
@@ -14,21 +13,44 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/assets"
+	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/tui/keys"
 )
 
 // lesson is one parsed lesson.
 type lesson struct {
 	title string
+	slug  string // the file name without number and extension: the key of its experiment
 	tmpl  *template.Template
 }
 
 // lessonData are the fields a lesson may use, from the current parameters.
+// Every figure is a string a formatter made finite (fmtExpOdds, fmtFinite,
+// fmtEpsFinite): a lesson never shows NaN or Inf, at any ε.
 type lessonData struct {
 	Eps, Delta, Odds, Posterior, Sigma, Clip, NoiseStd, Q, Projected, BetaAt5, InvN string
 	Steps, Cells                                                                    int
 	Layers, Variant, Guarantee                                                      string
+
+	Unit          string // the privacy unit of the current method
+	EpsDeltaTenth string // ε at the same σ and δ/10
+	EpsOneStep    string // ε of one sampled step
+	EpsFullStep   string // ε of one step on the whole data (q = 1)
+	EpsSum        string // basic composition: steps × EpsOneStep
+	EpsHalf       string // ε after half the steps
+	EpsDouble     string // ε after twice the steps
+	EpsTen        string // ten runs at ε, by basic composition
+	EpsFullEpochs string // the run's epochs as whole-data steps (q = 1), same σ
+	Epochs        int    // epochs of both stages
+	Batch         string // expected batch q·n
+	NoiseOnMean   string // σ·C/(q·n), the noise on the averaged gradient
+	DeltaMax      string // 1/(10 n)
+	Statuses      string // every method's guarantee status, as markdown items
+	Clients       int
+	Rounds        int
+	FedEps        string
 }
 
 // learnPane is the Learn screen: short lessons tied to the current
@@ -42,13 +64,17 @@ type learnPane struct {
 	vp      viewport.Model
 	w, h    int
 	dirty   bool
+
+	present bool // presenter mode: one big chart and the lesson, stepped
+	step    int  // presenter: how many of the lesson's blocks are shown
+	pchart  presenterChart
 }
 
 // listWidth is the width of the lesson list beside the text.
 const listWidth = 30
 
 func newLearnPane(c *Common, params runParams) *learnPane {
-	p := &learnPane{c: c, params: params, vp: viewport.New(), dirty: true}
+	p := &learnPane{c: c, params: params, vp: viewport.New(), dirty: true, step: 1}
 	p.lessons, p.err = loadLessons(assets.Lessons)
 	return p
 }
@@ -74,7 +100,7 @@ func loadLessons(fsys fs.FS) ([]lesson, error) {
 		if first, _, _ := strings.Cut(string(b), "\n"); strings.HasPrefix(first, "# ") {
 			title = strings.TrimPrefix(first, "# ")
 		}
-		out = append(out, lesson{title: title, tmpl: t})
+		out = append(out, lesson{title: title, slug: lessonSlug(n), tmpl: t})
 	}
 	return out, nil
 }
@@ -91,7 +117,14 @@ func (p *learnPane) FullHelp() [][]key.Binding { return p.keyHelp().FullHelp() }
 
 func (p *learnPane) keyHelp() keys.Help {
 	k := p.c.Keys
-	return keys.Help{Keys: k, Short: []key.Binding{k.NextLesson, k.Down}, Full: [][]key.Binding{{k.PrevLesson, k.NextLesson, k.Up, k.Down, k.PageUp, k.PageDown}}}
+	short := []key.Binding{k.NextLesson, k.Try, k.Presenter, k.Down}
+	if p.present {
+		short = []key.Binding{k.Step, k.NextLesson, k.Presenter}
+	}
+	return keys.Help{Keys: k, Short: short, Full: [][]key.Binding{
+		{k.PrevLesson, k.NextLesson, k.Up, k.Down, k.PageUp, k.PageDown},
+		{k.Try, k.Presenter, k.Step, k.Glossary},
+	}}
 }
 
 // Update follows the parameters and handles lesson keys.
@@ -104,14 +137,25 @@ func (p *learnPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		k := p.c.Keys
 		switch {
 		case key.Matches(msg, k.PrevLesson) && len(p.lessons) > 0:
-			p.index = (p.index + len(p.lessons) - 1) % len(p.lessons)
-			p.dirty = true
-			p.vp.GotoTop()
+			p.goTo(p.index + len(p.lessons) - 1)
 			return p, nil
 		case key.Matches(msg, k.NextLesson) && len(p.lessons) > 0:
-			p.index = (p.index + 1) % len(p.lessons)
+			p.goTo(p.index + 1)
+			return p, nil
+		case key.Matches(msg, k.Try):
+			return p, p.tryCmd()
+		case key.Matches(msg, k.Presenter):
+			p.present = !p.present
+			p.step = 1
+			p.SetSize(p.w, p.h)
+			return p, nil
+		case p.present && key.Matches(msg, k.Step) && len(p.lessons) > 0:
+			if p.step < len(p.blocks()) {
+				p.step++
+			} else {
+				p.goTo(p.index + 1)
+			}
 			p.dirty = true
-			p.vp.GotoTop()
 			return p, nil
 		}
 		var cmd tea.Cmd
@@ -121,46 +165,100 @@ func (p *learnPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	return p, nil
 }
 
+// goTo shows lesson i (modulo the count) from its top and first step.
+func (p *learnPane) goTo(i int) {
+	p.index = i % len(p.lessons)
+	p.step = 1
+	p.dirty = true
+	p.vp.GotoTop()
+}
+
 // data fills the lesson fields from the current parameters.
 func (p *learnPane) data() lessonData {
 	pr := p.params
 	eps := pr.Epsilon
-	odds := math.Exp(eps)
-	proj := 0.0
-	if c, err := pr.calibrate(true); err == nil {
-		proj = c.Projected[0].Epsilon
-	}
+	steps := pr.Steps()
+	proj, perr := lessonEpsilon(pr.SampleRate, pr.Sigma, steps, pr.Delta)
 	g, _ := expectedGuarantee(pr)
 	cells := p.c.Config.Summary.KeptCells
 	if cells == 0 {
 		cells = p.c.Config.Summary.Cells
 	}
-	invN := "—"
+	invN, batch, onMean, deltaMax := "—", "—", "—", "—"
 	if cells > 0 {
-		invN = fmt.Sprintf("%.2g", 1/float64(cells))
+		n := float64(cells)
+		invN = fmt.Sprintf("%.2g", 1/n)
+		deltaMax = fmt.Sprintf("%.2g", 1/(10*n))
+		batch = fmt.Sprintf("%.0f", pr.SampleRate*n)
+		onMean = fmtFinite(pr.Sigma * pr.Clip / (pr.SampleRate * n))
 	}
-	beta := math.Max(0, math.Max(1-pr.Delta-odds*0.05, (1-pr.Delta-0.05)/odds))
 	layers := layerLabel(pr.EffectiveLayers())
 	if !pr.Private() {
 		layers = "none"
 	}
+	if g == "" {
+		g = core.GuaranteeNone
+	}
+	one, oneErr := lessonEpsilon(pr.SampleRate, pr.Sigma, 1, pr.Delta)
+	full, fullErr := lessonEpsilon(1, pr.Sigma, 1, pr.Delta)
+	tenth, tenthErr := lessonEpsilon(pr.SampleRate, pr.Sigma, steps, pr.Delta/10)
+	half, halfErr := lessonEpsilon(pr.SampleRate, pr.Sigma, max(steps/2, 1), pr.Delta)
+	double, doubleErr := lessonEpsilon(pr.SampleRate, pr.Sigma, 2*steps, pr.Delta)
+	epochs := pr.Epochs[0] + pr.Epochs[1]
+	fullEp, fullEpErr := lessonEpsilon(1, pr.Sigma, max(epochs, 1), pr.Delta)
 	return lessonData{
-		Eps: fmtEps(eps), Delta: fmt.Sprintf("%.3g", pr.Delta), Odds: fmtOdds(odds),
-		Posterior: fmt.Sprintf("%.4g %%", 100*odds/(1+odds)), Sigma: fmt.Sprintf("%.3g", pr.Sigma),
-		Clip: fmt.Sprintf("%.3g", pr.Clip), NoiseStd: fmt.Sprintf("%.3g", pr.Sigma*pr.Clip),
-		Q: fmt.Sprintf("%.3g", pr.SampleRate), Projected: fmtEps(proj), BetaAt5: fmt.Sprintf("%.1f %%", 100*beta),
-		InvN: invN, Steps: pr.Steps(), Cells: cells, Layers: layers, Variant: pr.V().Label, Guarantee: string(g),
+		Eps: fmtEpsFinite(eps, nil), Delta: fmt.Sprintf("%.3g", pr.Delta), Odds: fmtExpOdds(eps),
+		Posterior: fmtPosterior(eps), Sigma: fmtFinite(pr.Sigma),
+		Clip: fmtFinite(pr.Clip), NoiseStd: fmtFinite(pr.Sigma * pr.Clip),
+		Q: fmt.Sprintf("%.3g", pr.SampleRate), Projected: fmtEpsFinite(proj, perr),
+		BetaAt5: fmt.Sprintf("%.1f %%", 100*betaBound(eps, pr.Delta, 0.05)),
+		InvN:    invN, Steps: steps, Cells: cells, Layers: layers, Variant: pr.V().Label, Guarantee: string(g),
+
+		Unit: privacyUnit(pr), EpsDeltaTenth: fmtEpsFinite(tenth, tenthErr),
+		EpsOneStep: fmtEpsFinite(one, oneErr), EpsFullStep: fmtEpsFinite(full, fullErr),
+		EpsSum:  fmtEpsFinite(one*float64(steps), oneErr),
+		EpsHalf: fmtEpsFinite(half, halfErr), EpsDouble: fmtEpsFinite(double, doubleErr),
+		EpsTen: fmtEpsFinite(10*eps, nil), Batch: batch, NoiseOnMean: onMean, DeltaMax: deltaMax,
+		Statuses: variantStatuses(pr), Clients: pr.Fed.Clients, Rounds: pr.Fed.Rounds,
+		FedEps: fmtEpsFinite(pr.Fed.Epsilon, nil), EpsFullEpochs: fmtEpsFinite(fullEp, fullEpErr), Epochs: epochs,
 	}
 }
 
-func fmtOdds(v float64) string {
-	if v >= 1e4 {
-		return fmt.Sprintf("%.3g", v)
+// source fills the current lesson's template: its markdown, before
+// rendering.
+func (p *learnPane) source() (string, error) {
+	var buf bytes.Buffer
+	if err := p.lessons[p.index].tmpl.Execute(&buf, p.data()); err != nil {
+		return "", err
 	}
-	return fmt.Sprintf("%.4g", v)
+	return buf.String(), nil
 }
 
-// render fills and renders the current lesson.
+// tryLine says what the lesson's experiment key does.
+func (p *learnPane) tryLine() string {
+	ex, ok := experiments[p.lessons[p.index].slug]
+	if !ok {
+		return ""
+	}
+	return "**Try it** (" + p.c.Keys.Try.Help().Key + "): " + ex.desc + "."
+}
+
+// accountingLessons are the lessons whose figures come from the DP-SGD
+// settings σ, q, C and the planned steps.
+var accountingLessons = map[string]bool{"delta": true, "composition": true, "sampling": true, "clipping": true, "noise-vs-batch": true, "rdp-pld": true}
+
+// basisNote warns, in an accounting lesson, when the current method does
+// not read σ, q and C (the redesigned DP-DCAN trains full batch): the
+// figures then describe a Poisson-sampled DP-SGD run at those settings,
+// not the current method, and the experiment key picks such a method.
+func (p *learnPane) basisNote() string {
+	if !accountingLessons[p.lessons[p.index].slug] || usesPoisson(p.params) {
+		return ""
+	}
+	return "**Note:** " + p.params.V().Label + " does not use σ, q and C; these figures are for Poisson-sampled DP-SGD at the Run screen's settings.\n\n"
+}
+
+// render fills and renders the current lesson, with its experiment line.
 func (p *learnPane) render(w int) string {
 	if p.err != nil {
 		return p.c.Styles.Error.Render("lessons: " + p.err.Error())
@@ -168,11 +266,11 @@ func (p *learnPane) render(w int) string {
 	if len(p.lessons) == 0 {
 		return p.c.Styles.Muted.Render("no lessons embedded")
 	}
-	var buf bytes.Buffer
-	if err := p.lessons[p.index].tmpl.Execute(&buf, p.data()); err != nil {
+	src, err := p.source()
+	if err != nil {
 		return p.c.Styles.Error.Render("lesson: " + err.Error())
 	}
-	return renderMarkdown(buf.String(), p.c.Styles, w)
+	return renderMarkdown(src+"\n\n"+p.basisNote()+p.tryLine(), p.c.Styles, w)
 }
 
 // Lesson returns the current lesson rendered at the pane's width, for tests.
@@ -205,14 +303,21 @@ func (p *learnPane) Frame() {
 		return
 	}
 	p.dirty = false
+	if p.present {
+		p.framePresenter()
+		return
+	}
 	p.vp.SetContent(p.render(p.textWidth()))
 }
 
 // View renders the lesson list and the current lesson.
 func (p *learnPane) View() string {
 	st := p.c.Styles
+	if p.present {
+		return p.viewPresenter()
+	}
 	if !p.showList() {
-		head := st.Muted.Render(fmt.Sprintf("lesson %d/%d · ←/→ other lessons · ↑/↓ scroll", p.index+1, len(p.lessons)))
+		head := st.Muted.Render(fmt.Sprintf("lesson %d/%d · ←/→ lessons · enter try · P presenter · g glossary", p.index+1, len(p.lessons)))
 		return block(truncate(head, p.w)+"\n"+p.vp.View(), p.w, p.h)
 	}
 	var list []string
@@ -225,7 +330,22 @@ func (p *learnPane) View() string {
 			list = append(list, st.Label.Render(truncate("  "+line, listWidth)))
 		}
 	}
-	list = append(list, "", st.Muted.Render("←/→ lesson · ↑/↓ scroll"), st.Muted.Render("figures follow the Run settings"))
+	list = append(list, "", st.Muted.Render("←/→ lesson · ↑/↓ scroll"), st.Muted.Render("enter try it · P presenter"), st.Muted.Render("g glossary"), st.Muted.Render("figures follow the Run settings"))
 	left := padBlock(block(strings.Join(list, "\n"), listWidth, p.h), listWidth)
 	return lipgloss.JoinHorizontal(lipgloss.Top, left, " │ ", p.vp.View())
+}
+
+// lessonEpsilon is ε by RDP (dpscope's default orders) of steps
+// Poisson-subsampled Gaussian steps at rate q and noise multiplier σ: the
+// lessons' what-if figures, computed from the settings on screen, not a
+// run's (a run's σ and ε come from its method).
+func lessonEpsilon(q, sigma float64, steps int, delta float64) (float64, error) {
+	return accountant.ProjectRDP(nil, q, sigma, steps, delta, accountant.DefaultOrders.Orders())
+}
+
+// lessonSigma is the smallest σ whose lessonEpsilon stays within eps: the
+// σ(q) curve of the noise-versus-batch lesson.
+func lessonSigma(eps, delta, q float64, steps int) (float64, error) {
+	cost := func(z float64) (float64, error) { return lessonEpsilon(q, z, steps, delta) }
+	return accountant.SolveSigma(eps, cost, 1e-2, 1e4, 1e-6)
 }

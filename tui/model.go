@@ -43,6 +43,7 @@ type Model struct {
 	ticking  bool
 	isDark   bool
 	tally    *sessionTally // every private release of the session, by data set
+	gloss    *glossary     // the glossary overlay (g), over any screen
 }
 
 // New returns the root model for cfg, in the dark theme until the terminal
@@ -51,7 +52,7 @@ func New(cfg Config) Model {
 	cfg = cfg.withDefaults()
 	c := &Common{Config: cfg, Styles: styles.DefaultStyles(true), Keys: keys.DefaultKeyMap()}
 	params := defaultParams(cfg.Data, cfg.Seed, cfg.Epochs)
-	m := Model{c: c, help: help.New(), isDark: true, tally: newSessionTally()}
+	m := Model{c: c, help: help.New(), isDark: true, tally: newSessionTally(), gloss: newGlossary(c)}
 	m.panes = []Pane{
 		newRunPane(c, params),
 		newBudgetPane(c, params),
@@ -122,6 +123,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case StartRunMsg:
 		return m.startRun(msg.Config)
+	case lessonExperimentMsg:
+		return m.applyLesson(msg)
 	case runHandleMsg:
 		return m.runStarted(msg)
 	case EngineEventsMsg:
@@ -199,6 +202,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	pane := m.panes[m.active]
+	if m.gloss.open && !isGlobalKey(k, msg) {
+		return m.gloss.Update(msg)
+	}
 	if pane.Capturing() && msg.String() != "ctrl+c" {
 		var cmd tea.Cmd
 		m.panes[m.active], cmd = pane.Update(msg)
@@ -211,6 +217,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		return tea.Quit
+	case key.Matches(msg, k.Glossary):
+		m.gloss.open = true
+		m.gloss.vp.GotoTop()
+		return nil
 	case key.Matches(msg, k.Help):
 		m.showHelp = !m.showHelp
 		m.help.ShowAll = m.showHelp
@@ -353,6 +363,7 @@ func (m *Model) layout() {
 	for _, p := range m.panes {
 		p.SetSize(m.width, h)
 	}
+	m.gloss.SetSize(m.width, h)
 }
 
 func (m *Model) chromeHeight() int {
@@ -364,12 +375,12 @@ func (m *Model) chromeHeight() int {
 // bindings are cut (with "…") before them.
 func (m Model) helpView() string {
 	if m.showHelp {
-		return fit(m.help.View(m.panes[m.active]), m.width, -1)
+		return fit(m.help.View(m.helpKeys()), m.width, -1)
 	}
 	k := m.c.Keys
 	always := []key.Binding{k.Help, k.Quit}
 	var rest []key.Binding
-	for _, b := range m.panes[m.active].ShortHelp() {
+	for _, b := range m.helpKeys().ShortHelp() {
 		if !slices.Equal(b.Keys(), k.Help.Keys()) && !slices.Equal(b.Keys(), k.Quit.Keys()) {
 			rest = append(rest, b)
 		}
@@ -447,6 +458,9 @@ func (m Model) View() tea.View {
 	default:
 		h := max(m.height-m.chromeHeight(), 1)
 		body := m.panes[m.active].View()
+		if m.gloss.open {
+			body = m.gloss.View()
+		}
 		if m.confirm {
 			dialog := m.c.Styles.Dialog.Render("A run is going.\nStop it and quit?\n\ny  yes    n  no")
 			body = lipgloss.Place(m.width, h, lipgloss.Center, lipgloss.Center, dialog)

@@ -34,6 +34,10 @@ type KeyMap struct {
 
 	// Learn.
 	PrevLesson, NextLesson key.Binding
+	Try                    key.Binding // set up the lesson's experiment and show its screen
+	Presenter              key.Binding // toggle the presenter layout: one big chart and the text
+	Step                   key.Binding // presenter: show the next part of the lesson
+	Glossary               key.Binding // open or close the glossary, on every screen
 
 	// Trade-off.
 	Sweep  key.Binding // start or stop the background ε sweep
@@ -72,6 +76,10 @@ func DefaultKeyMap() KeyMap {
 
 		PrevLesson: key.NewBinding(key.WithKeys("left", "h", "["), key.WithHelp("←/h", "prev lesson")),
 		NextLesson: key.NewBinding(key.WithKeys("right", "l", "]"), key.WithHelp("→/l", "next lesson")),
+		Try:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "try it")),
+		Presenter:  key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "presenter")),
+		Step:       key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "next step")),
+		Glossary:   key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "glossary")),
 	}
 	k.Sweep = key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "sweep ε × 3 seeds / stop"))
 	k.Metric = key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "ARI/NMI"))
@@ -88,7 +96,7 @@ func (k KeyMap) GlobalShort() []key.Binding { return []key.Binding{k.NextTab, k.
 
 // GlobalFull returns the global bindings of the help overlay, one column.
 func (k KeyMap) GlobalFull() []key.Binding {
-	return []key.Binding{k.NextTab, k.PrevTab, k.Tab[0], k.Tab[1], k.Tab[2], k.Tab[3], k.Tab[4], k.Tab[5], k.Help, k.Quit}
+	return []key.Binding{k.NextTab, k.PrevTab, k.Tab[0], k.Tab[1], k.Tab[2], k.Tab[3], k.Tab[4], k.Tab[5], k.Glossary, k.Help, k.Quit}
 }
 
 // Help is a help.KeyMap made of a pane's own bindings and the global ones.
