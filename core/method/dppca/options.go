@@ -1,17 +1,18 @@
 package dppca
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/dpscope/dpscope/core"
 )
 
 // ErrOptions is wrapped by every error about an option value.
-var ErrOptions = errors.New("dppca: invalid option")
+var ErrOptions error = &core.MethodConfigError{Method: "dppca"}
 
 func optf(format string, args ...any) error {
 	return fmt.Errorf("dppca: "+format+": %w", append(args, ErrOptions)...)

@@ -3,6 +3,8 @@ package dppca
 import (
 	"errors"
 	"testing"
+
+	"github.com/dpscope/dpscope/core"
 )
 
 // TestParseDefaults: no options give METHODS.md §5's design.
@@ -37,7 +39,7 @@ func TestParseDefaults(t *testing.T) {
 		t.Errorf("Options{P: 4}.Resolve() = %v, %v; want over 1 and select mean (dcan-sound's start unchanged)", o, err)
 	}
 	for _, bad := range []map[string]string{{"p": "many"}, {"p": "0"}, {"p": "20", "genes": "10"}, {"p": "auto:0"}, {"p": "auto:x"}, {"over": "0"}, {"over": "11"}, {"over": "some"}, {"select": "variance"}} {
-		if _, err := Parse(bad); !errors.Is(err, ErrOptions) {
+		if _, err := Parse(bad); !errors.Is(err, ErrOptions) || !errors.Is(err, core.ErrBadConfig) {
 			t.Errorf("%v: %v, want ErrOptions", bad, err)
 		}
 	}

@@ -234,8 +234,8 @@ func TestInvalidInput(t *testing.T) {
 		cfg := base
 		tc.edit(&cfg)
 		_, err := New(cfg)
-		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.text) {
-			t.Errorf("%s: New = %v, want an error wrapping %v naming %s", tc.name, err, tc.want, tc.text)
+		if !errors.Is(err, tc.want) || !errors.Is(err, core.ErrBadConfig) || !strings.Contains(err.Error(), tc.text) {
+			t.Errorf("%s: New = %v, want an error wrapping %v and core.ErrBadConfig naming %s", tc.name, err, tc.want, tc.text)
 		}
 	}
 	fails := func(name string, cfg core.Config, text string) {

@@ -1,7 +1,6 @@
 package sounddcan
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -9,11 +8,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/method/dppca"
 )
 
 // ErrOptions is wrapped by every error about an option value.
-var ErrOptions = errors.New("dcan-sound: invalid option")
+var ErrOptions error = &core.MethodConfigError{Method: "dcan-sound"}
 
 func optf(format string, args ...any) error {
 	return fmt.Errorf("dcan-sound: "+format+": %w", append(args, ErrOptions)...)
