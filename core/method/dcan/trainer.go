@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync/atomic"
+	"time"
 
 	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
@@ -23,6 +24,37 @@ type Trainer struct {
 	s       settings
 	priv    *privacy // nil in nonprivate mode
 	started atomic.Bool
+	speed   atomic.Pointer[Throughput] // set when Run returns
+}
+
+// Throughput is the training speed of a finished run: cells per second of
+// each stage's steps, stage 2's per-epoch target refresh included and the
+// per-epoch evaluation left out (the PyTorch peer's stage figures with
+// --no-epoch-metrics, ../shared/peers/dcan_torch.py).
+type Throughput struct {
+	// Cells counts the cells of each stage's batches.
+	Cells [2]int
+	// Seconds is each stage's training time.
+	Seconds [2]float64
+}
+
+// CellsPerSecond returns stage s's (1 or 2) cells per second, 0 when it
+// did not train.
+func (p Throughput) CellsPerSecond(s int) float64 {
+	if p.Seconds[s-1] <= 0 {
+		return 0
+	}
+	return float64(p.Cells[s-1]) / p.Seconds[s-1]
+}
+
+// Throughput returns the training speed of the run once Run has returned,
+// and false before.
+func (t *Trainer) Throughput() (Throughput, bool) {
+	p := t.speed.Load()
+	if p == nil {
+		return Throughput{}, false
+	}
+	return *p, true
 }
 
 // New validates cfg and opt for DP-DCAN and returns a trainer. The data set
@@ -68,16 +100,18 @@ type runState struct {
 	private bool
 	truth   []int
 
-	q        float64
-	spe      int    // steps per epoch
-	batch    int    // nonprivate batch size
-	planned  [2]int // steps per stage
-	done     [2]int
-	step     int
-	stage    int
-	epoch    int
-	epochs   int // epochs finished over both stages
-	pldEvery int
+	q         float64
+	spe       int    // steps per epoch
+	batch     int    // nonprivate batch size
+	planned   [2]int // steps per stage
+	done      [2]int
+	cells     [2]int           // cells of the batches of each stage
+	trainTime [2]time.Duration // each stage's steps (and stage 2's target refresh)
+	step      int
+	stage     int
+	epoch     int
+	epochs    int // epochs finished over both stages
+	pldEvery  int
 
 	sigma, clip float64
 	layers      core.LayerRange
@@ -108,7 +142,9 @@ func (t *Trainer) Run(ctx context.Context, ctl *core.Control) error {
 	if err != nil {
 		return err
 	}
-	return r.run(ctx)
+	err = r.run(ctx)
+	t.speed.Store(&Throughput{Cells: r.cells, Seconds: [2]float64{r.trainTime[0].Seconds(), r.trainTime[1].Seconds()}})
+	return err
 }
 
 // load returns the preprocessed data set.
