@@ -129,14 +129,29 @@ func zinbTerm(x, m, th, p float64) (l, dm, dth, dpi float64) {
 	}
 	a := th + zinbEps
 	l1p := math.Log1p(m / a)
-	lgA, _ := math.Lgamma(a)
-	lgX1, _ := math.Lgamma(x + 1)
-	lgXA, _ := math.Lgamma(x + a)
-	t1 := lgA + lgX1 - lgXA
-	t2 := (th+x)*l1p + x*(math.Log(a)-math.Log(m+zinbEps))
+	var t1, dpsi float64 // t1, and ψ(a) − ψ(x+a)
+	if k := int(x); x <= zinbSmallCount && float64(k) == x {
+		// Γ(x+a)/Γ(a) = Π_{i<x} (a+i) and ψ(x+a) − ψ(a) = Σ_{i<x} 1/(a+i)
+		// for a whole count: one log and x divisions instead of three
+		// lgammas and two digammas, and no cancellation between them.
+		prod := 1.0
+		for i := range k {
+			v := a + float64(i)
+			prod *= v
+			dpsi -= 1 / v
+		}
+		t1 = logFactorial[k] - math.Log(prod)
+	} else {
+		lgA, _ := math.Lgamma(a)
+		lgX1, _ := math.Lgamma(x + 1)
+		lgXA, _ := math.Lgamma(x + a)
+		t1 = lgA + lgX1 - lgXA
+		dpsi = digamma(a) - digamma(x+a)
+	}
+	t2 := (th+x)*l1p + x*math.Log(a/(m+zinbEps))
 	l = t1 + t2 - math.Log(1-p+zinbEps)
 	dm = (th+x)/(a+m) - x/(m+zinbEps)
-	dth = digamma(a) - digamma(x+a) + l1p - (th+x)*m/(a*(a+m)) + x/a
+	dth = dpsi + l1p - (th+x)*m/(a*(a+m)) + x/a
 	dpi = 1 / (1 - p + zinbEps)
 	return l, dm, dth, dpi
 }
@@ -153,3 +168,16 @@ func digamma(x float64) float64 {
 	f := 1 / (x * x)
 	return r + math.Log(x) - 0.5/x - f*(1.0/12-f*(1.0/120-f*(1.0/252-f*(1.0/240-f/132))))
 }
+
+// zinbSmallCount is the largest whole count whose Γ and ψ ratios zinbTerm
+// forms as a product and a sum: most counts of single-cell data are
+// small, and (a+i) ≤ 1e4+16 keeps the product of 16 factors below 1e65.
+const zinbSmallCount = 16
+
+// logFactorial[k] is log k! = lgamma(k+1).
+var logFactorial = func() (t [zinbSmallCount + 1]float64) {
+	for k := range t {
+		t[k], _ = math.Lgamma(float64(k) + 1)
+	}
+	return t
+}()
