@@ -69,9 +69,7 @@ func (a Activation) apply(y []float32) {
 			y[done+i] = max(v, 0)
 		}
 	case Tanh:
-		for i, v := range y {
-			y[i] = float32(math.Tanh(float64(v)))
-		}
+		tanh32Slice(y)
 	// The heads' functions are float32 (special.go): in float64 they were
 	// a third of a DCAN step.
 	case Sigmoid:

@@ -182,3 +182,38 @@ func softplusDeriv32Slice(g, y []float32) {
 
 // abs32f returns |v| by clearing the sign bit.
 func abs32f(v float32) float32 { return math.Float32frombits(math.Float32bits(v) &^ (1 << 31)) }
+
+// tanhPoly are Cephes tanhf's coefficients for |x| < 0.625, highest
+// degree first.
+var tanhPoly = [5]float32{-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1, -3.33332819422e-1}
+
+// tanh32Slice sets y = tanh y in place as Cephes' tanhf (about 1 ulp):
+// x + x·z·P(z) with z = x² for |x| < 0.625, else ±(1 − 2/(e^{2|x|} + 1)),
+// where exp32's clamp gives ±1 for |x| ≥ 44. NaN stays NaN.
+func tanh32Slice(y []float32) {
+	var e [actBlock]float32
+	for lo := 0; lo < len(y); lo += actBlock {
+		b := y[lo:min(lo+actBlock, len(y))]
+		t := e[:len(b)]
+		for i, v := range b {
+			t[i] = 2 * abs32f(v)
+		}
+		exp32Slice(t, t)
+		for i, v := range b {
+			if a := abs32f(v); a < 0.625 {
+				z := float32(v * v)
+				p := tanhPoly[0]
+				for _, c := range tanhPoly[1:] {
+					p = float32(float32(p*z) + c)
+				}
+				b[i] = float32(float32(float32(p*z)*v) + v)
+			} else if a >= 0.625 {
+				r := 1 - 2/(t[i]+1)
+				if v < 0 {
+					r = -r
+				}
+				b[i] = r
+			} // NaN: neither branch, left as it is
+		}
+	}
+}

@@ -139,8 +139,8 @@ func softplus(z float64) float64 {
 	return math.Log1p(math.Exp(z))
 }
 
-// TestHeadActivationsFloat32 checks the float32 heads against float64
-// references: sigmoid, the clamped softplus and exp, and the softplus
+// TestHeadActivationsFloat32 checks the float32 activations against
+// float64 references: tanh, sigmoid, the clamped softplus and exp, and the softplus
 // derivative, within a few ulp (relative 4e-7), and that they give the
 // same bits with and without the AVX2 kernels.
 func TestHeadActivationsFloat32(t *testing.T) {
@@ -154,6 +154,7 @@ func TestHeadActivationsFloat32(t *testing.T) {
 		}
 	}
 	refs := map[Activation]func(float64) float64{
+		Tanh:          math.Tanh,
 		Sigmoid:       sigmoid,
 		ExpClamp:      func(v float64) float64 { return min(max(math.Exp(v), MuMin), MuMax) },
 		SoftplusClamp: func(v float64) float64 { return min(max(softplus(v), ThetaMin), ThetaMax) },
