@@ -35,7 +35,10 @@ peer() { # $1 = round, $2 = label, rest = extra flags
 ours() { # $1 = round, $2 = sub-benchmark
 	load=$(cut -d' ' -f1 /proc/loadavg)
 	(cd "$PKG" && DCAN_BENCH_EPOCHS=$EPOCHS "$BIN" -test.run XXX -test.bench "TrainPBMC4k/$2" -test.benchtime 1x) |
-		awk -v r="$1" -v m="$2" -v l="$load" '/TrainPBMC4k/ {printf "round %s dpscope %-10s stage1 %6.0f stage2 %6.0f cells/s  load %s\n", r, m, $5, $7, l}'
+		awk -v r="$1" -v m="$2" -v l="$load" '/TrainPBMC4k/ {
+			for (i = 2; i <= NF; i++) v[$i] = $(i - 1)
+			printf "round %s dpscope %-10s stage1 %6.0f stage2 %6.0f cells/s  ARI %.3f  load %s\n", r, m, v["stage1-cells/s"], v["stage2-cells/s"], v["ARI"], l
+		}'
 }
 for r in $(seq "$ROUNDS"); do
 	peer "$r" nonprivate

@@ -63,7 +63,7 @@ func BenchmarkStageLoss(b *testing.B) {
 // (every layer noised: the shape of the PyTorch peer's --dp), and reports
 // each stage's cells/s as the peer measures them (dcan_torch.py
 // --no-epoch-metrics: steps, and stage 2's per-epoch target refresh; no
-// evaluation, no k-means). DCAN_BENCH_EPOCHS ("s1,s2") sets the epochs,
+// evaluation, no k-means), and the final ARI. DCAN_BENCH_EPOCHS ("s1,s2") sets the epochs,
 // default 20,20 as the peer. docs/PERFORMANCE.md has the side-by-side.
 func BenchmarkTrainPBMC4k(b *testing.B) {
 	dir := filepath.Join("..", "..", "..", "..", "shared", "data", "pbmc_4k")
@@ -84,10 +84,15 @@ func BenchmarkTrainPBMC4k(b *testing.B) {
 				cfg.Sigma = 1
 			}
 			var sp Throughput
+			ari := 0.0
 			for b.Loop() {
 				r, tr := start(b, context.Background(), cfg, Options{})
-				if err := lastErr(collect(r)); err != nil {
+				evs := collect(r)
+				if err := lastErr(evs); err != nil {
 					b.Fatal(err)
+				}
+				if a := metrics(evs, "ARI"); len(a) > 0 {
+					ari = a[len(a)-1]
 				}
 				p, ok := tr.Throughput()
 				if !ok {
@@ -100,6 +105,7 @@ func BenchmarkTrainPBMC4k(b *testing.B) {
 			}
 			b.ReportMetric(sp.CellsPerSecond(1), "stage1-cells/s")
 			b.ReportMetric(sp.CellsPerSecond(2), "stage2-cells/s")
+			b.ReportMetric(ari, "ARI") // of the last run, against the labels
 		})
 	}
 }
