@@ -161,7 +161,7 @@ func (r *runState) updateCentroids(denom float64) {
 func (r *runState) evaluate(ctx context.Context) error {
 	r.epochs++
 	m, e := r.m, r.emb
-	m.encodeAll(e)
+	r.encode()
 	if r.stage == 1 {
 		res, err := cluster.KMeans(ctx, e.z64, m.n, m.latent, cluster.KMeansConfig{K: m.k, NInit: 3, Seed: r.s.cfg.Seed + streamEval})
 		if err != nil {

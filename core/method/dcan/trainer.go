@@ -107,6 +107,7 @@ type runState struct {
 	done      [2]int
 	cells     [2]int           // cells of the batches of each stage
 	trainTime [2]time.Duration // each stage's steps (and stage 2's target refresh)
+	encoded   int              // 1 + the step count at the last encode, 0 before
 	step      int
 	stage     int
 	epoch     int
@@ -359,7 +360,7 @@ func (r *runState) stage1(ctx context.Context) error {
 		return err
 	}
 	if r.m.center {
-		r.m.encodeAll(r.emb)
+		r.encode()
 	}
 	r.ctl.Emit(core.StageEvent{Stage: 1, Name: "instance: ZINB of the cell + per-cell instance loss of two masked views", Steps: r.planned[0]})
 	return r.train(ctx, 1, r.m.stage1Loss, nil)
@@ -386,7 +387,7 @@ func (r *runState) stage2(ctx context.Context) error {
 		}
 	}
 	r.ctl.Emit(core.StageEvent{Stage: 2, Name: "cluster: ZINB + DEC KL + cluster–cluster loss", Steps: r.planned[1]})
-	m.encodeAll(r.emb)
+	r.encode()
 	if sound {
 		if err := r.privateCentroids(ctx); err != nil || r.exhausted {
 			return err
@@ -395,7 +396,7 @@ func (r *runState) stage2(ctx context.Context) error {
 		return err
 	}
 	before := func(epoch int) error {
-		m.encodeAll(r.emb)
+		r.encode()
 		if every := r.resetEvery(); every > 0 && epoch > 1 && (epoch-1)%every == 0 {
 			if _, err := m.kmeansCentroids(ctx, r.emb, r.s.cfg.Seed+uint64(epoch), r.s.opt.InitRestarts); err != nil {
 				return err
@@ -463,4 +464,17 @@ func (r *runState) exhaust(what string) {
 		r.step+1, what, fmtG(r.priv.spentRDP()), fmtG(r.priv.target), fmtG(r.priv.delta))})
 	r.ctl.EndEarly(core.OutcomeBudgetExhausted, fmt.Sprintf("ε = %s of the target %s spent at step %d of %d (%s)",
 		fmtG(r.priv.spentRDP()), fmtG(r.priv.target), r.step, r.planned[0]+r.planned[1], what))
+}
+
+// encode runs the encoder on every cell into the embedding unless it
+// already holds the codes of the current parameters: an epoch's
+// evaluation and the next epoch's target refresh (or stage 2's start)
+// see the same parameters, and the encoder pass over all cells was a
+// tenth of stage 2.
+func (r *runState) encode() {
+	if r.encoded == r.step+1 {
+		return
+	}
+	r.m.encodeAll(r.emb)
+	r.encoded = r.step + 1
 }
