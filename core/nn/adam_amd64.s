@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // func adamAVX(p, grad, m, v *float32, n int, k *adamConsts) int
