@@ -300,6 +300,23 @@ func TestForwardDecodeMatchesForward(t *testing.T) {
 				t.Fatalf("hidden %v: gradient %d = %v, Forward gives %v", hidden, i, gradP[i], gradF[i])
 			}
 		}
+		// Decoding no row leaves only the latent gradient, as Encode.
+		part.ForwardDecode(x, 0)
+		enc, _ := NewAutoencoder(cfg)
+		enc.Encode(x)
+		for _, a := range []*Autoencoder{part, enc} {
+			z, dz := a.Latent(), a.LatentGrad()
+			for i, v := range z.Data {
+				dz.Data[i] = v
+			}
+			a.Backward()
+			a.AccumulateGrads(0)
+		}
+		for i := range enc.Grads {
+			if !same(part.Grads[i], enc.Grads[i]) {
+				t.Fatalf("hidden %v: ForwardDecode(x, 0) gradient %d = %v, Encode gives %v", hidden, i, part.Grads[i], enc.Grads[i])
+			}
+		}
 		for _, bad := range []int{-1, n + 1} {
 			func() {
 				defer func() {
