@@ -21,7 +21,9 @@ type Recorder interface {
 
 // LossFunc runs one chunk of a batch: for the records cells, it must build
 // the input (Views rows per record, view s of record i in row
-// s·len(cells) + i), run the network's forward pass, add the per-sample
+// s·len(cells) + i), run the network's forward pass (a layer may run on
+// every row or on the first view's len(cells) rows only, as the decoder
+// does under nn.Autoencoder.ForwardDecode), add the per-sample
 // loss gradients and run the backward pass that fills every layer's signal
 // (nn.Autoencoder.Backward), but not form the weight gradients. It returns
 // Σ_i L_i over the chunk. cells is reused after the call returns.
@@ -205,10 +207,15 @@ func (d *DPSGD) clippedSum(batch []int, loss LossFunc, scale float64) (StepStats
 		clear(sq0)
 		clear(sq1)
 		for k, l := range d.net.Layers {
-			if l.Rows() != 0 && l.Rows() != views*m {
-				panic(fmt.Errorf("dpsgd: layer %d ran on %d rows, must be Views×%d = %d: %w", k, l.Rows(), m, views*m, compute.ErrShape))
+			switch l.Rows() {
+			case 0:
+			case views * m:
+				addGhostSqNorms(d.sq[d.group[k]][:m], l, views, m)
+			case m: // the first view's rows only (nn.Autoencoder.ForwardDecode)
+				addGhostSqNorms(d.sq[d.group[k]][:m], l, 1, m)
+			default:
+				panic(fmt.Errorf("dpsgd: layer %d ran on %d rows, must be Views×%d = %d or %d: %w", k, l.Rows(), m, views*m, m, compute.ErrShape))
 			}
-			addGhostSqNorms(d.sq[d.group[k]][:m], l, views, m)
 		}
 		f0, f1 := d.fac[0][:m], d.fac[1][:m]
 		for i := range m {
@@ -241,6 +248,8 @@ func (d *DPSGD) clippedSum(batch []int, loss LossFunc, scale float64) (StepStats
 			copy(d.fac[1][u*m:(u+1)*m], f1)
 		}
 		for k, l := range d.net.Layers {
+			// A layer that ran on the first view only reads the first m
+			// factors, those of its rows.
 			l.AccumulateGradWeighted(beta, d.fac[d.group[k]][:views*m], d.scratch)
 		}
 		beta = 1

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/nn"
 )
 
@@ -283,5 +284,64 @@ func TestStepAllocs(t *testing.T) {
 	loss := f.loss
 	if a := testing.AllocsPerRun(20, func() { d.Step(loss) }); a != 0 {
 		t.Errorf("Step allocates %v times, want 0", a)
+	}
+}
+
+// TestFirstViewOnlyLayers checks that layers which ran on the first view's
+// rows only (nn.Autoencoder.ForwardDecode, as DCAN's stage 1 decodes only
+// the cell itself) give the same clipped sum and norms as a full forward
+// pass whose other views' outputs receive no gradient.
+func TestFirstViewOnlyLayers(t *testing.T) {
+	const records, genes = 12, 9
+	run := func(decodeFirst bool) ([]float32, StepStats) {
+		f := newFixture(t, records, genes, 16, 2, nn.Tanh, 5)
+		loss := func(cells []int) (float64, error) {
+			m := len(cells)
+			x := f.in.View(0, 0, 2*m, genes)
+			for i, r := range cells {
+				copy(x.RawRowView(i), f.data.RawRowView(r))
+				row := x.RawRowView(m + i)
+				copy(row, f.data.RawRowView(r))
+				row[r%genes] = 0
+			}
+			if decodeFirst {
+				f.ae.ForwardDecode(x, m)
+			} else {
+				f.ae.Forward(x)
+			}
+			first := func(a compute.Matrix) compute.Matrix { return a.View(0, 0, m, genes) }
+			l := nn.MSE(first(f.ae.OutputGrad(0)), first(f.ae.Output(0)), first(x), 1)
+			z, dz := f.ae.Latent(), f.ae.LatentGrad()
+			d := z.Cols
+			l += nn.NegCosine(dz.View(0, 0, m, d), dz.View(m, 0, m, d), z.View(0, 0, m, d), z.View(m, 0, m, d), 1)
+			f.ae.Backward()
+			return l, nil
+		}
+		dp, err := New(&f.ae.Net, nil, records, Config{SampleRate: 0.5, ClipNorm: 0.05, Views: 2,
+			Perturbed: LayerRange{First: 1, Last: 3}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch := []int{0, 2, 3, 5, 7, 8, 9, 11, 1} // 9 cells: chunks of 8 and 1
+		st, err := dp.ClippedSum(batch, loss)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append([]float32(nil), f.ae.Grads...), st
+	}
+	want, wantSt := run(false)
+	got, gotSt := run(true)
+	if gotSt.Clipped[0] == 0 || gotSt.Clipped[1] == 0 {
+		t.Fatalf("no record was clipped (%+v): the test would not see the factors", gotSt)
+	}
+	for k := range 2 {
+		if math.Abs(gotSt.MeanNorm[k]-wantSt.MeanNorm[k]) > 1e-5*wantSt.MeanNorm[k] || gotSt.Clipped[k] != wantSt.Clipped[k] {
+			t.Errorf("group %d: mean norm %v, clipped %v; full forward: %v, %v", k, gotSt.MeanNorm[k], gotSt.Clipped[k], wantSt.MeanNorm[k], wantSt.Clipped[k])
+		}
+	}
+	for i := range want {
+		if math.Abs(float64(got[i]-want[i])) > 1e-5*(1e-3+math.Abs(float64(want[i]))) {
+			t.Fatalf("gradient %d = %v, full forward gives %v", i, got[i], want[i])
+		}
 	}
 }

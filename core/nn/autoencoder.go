@@ -177,9 +177,22 @@ func (a *Autoencoder) Encode(x compute.Matrix) {
 // Forward runs the whole autoencoder on the rows of x. The latent and
 // output gradient buffers are zeroed, ready for losses to add into. It
 // panics like Encode.
-func (a *Autoencoder) Forward(x compute.Matrix) {
+func (a *Autoencoder) Forward(x compute.Matrix) { a.ForwardDecode(x, x.Rows) }
+
+// ForwardDecode runs the encoder on every row of x and the decoder on its
+// first rows rows only, for losses that use the codes of the other rows
+// but not their reconstructions (DCAN's masked views: decoding them cost
+// about half of a stage-1 step and fed nothing). Output and OutputGrad
+// then have rows rows, Latent and LatentGrad x.Rows; Backward adds the
+// decoder's signal into the first rows rows of LatentGrad. The result for
+// those rows is the same, bit for bit, as Forward's. It panics like
+// Encode, or wrapping compute.ErrShape if rows is outside 0..x.Rows.
+func (a *Autoencoder) ForwardDecode(x compute.Matrix, rows int) {
+	if rows < 0 || rows > x.Rows {
+		panic(fmt.Errorf("nn: ForwardDecode: %d rows to decode of %d: %w", rows, x.Rows, compute.ErrShape))
+	}
 	a.Encode(x)
-	h := a.Latent()
+	h := a.Latent().View(0, 0, rows, a.cfg.Latent)
 	for _, d := range a.dec {
 		d.Forward(h)
 		h = d.Output()
@@ -216,11 +229,12 @@ func (a *Autoencoder) OutputGrad(k int) compute.Matrix { return a.heads[k].Signa
 // output and latent gradient buffers.
 func (a *Autoencoder) Backward() {
 	if a.decoded {
-		var dTop compute.Matrix
+		// The decoder ran on the first rows of the latent (ForwardDecode).
+		rows := a.heads[0].Rows()
+		latentTop := a.LatentGrad().View(0, 0, rows, a.cfg.Latent)
+		dTop := latentTop
 		if len(a.dec) > 0 {
 			dTop = a.dec[len(a.dec)-1].Signal()
-		} else {
-			dTop = a.LatentGrad()
 		}
 		for i, h := range a.heads {
 			h.ActGrad()
@@ -236,7 +250,7 @@ func (a *Autoencoder) Backward() {
 			if i > 0 {
 				d.BackInputTo(a.dec[i-1].Signal(), 0)
 			} else {
-				d.BackInputTo(a.LatentGrad(), 1)
+				d.BackInputTo(latentTop, 1)
 			}
 		}
 	}

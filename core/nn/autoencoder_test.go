@@ -238,3 +238,94 @@ func TestTrainingStepAllocs(t *testing.T) {
 		t.Errorf("training step allocates %v times, want 0", allocs)
 	}
 }
+
+// TestForwardDecodeMatchesForward checks that decoding only the first rows
+// gives, bit for bit, the outputs of those rows and the weight gradients
+// of a full Forward whose other rows' output gradients are zero (DCAN's
+// masked views), with and without decoder hidden layers, and that an
+// out-of-range row count panics with compute.ErrShape. Bit for bit holds
+// on gonum's kernels; with OpenBLAS the test's tiny products fall on both
+// sides of compute.GemmThreshold as the row count changes, so they only
+// agree to rounding.
+func TestForwardDecodeMatchesForward(t *testing.T) {
+	b, _ := compute.Init()
+	same := func(got, want float32) bool {
+		if b.Name == compute.NameGonum {
+			return math.Float32bits(got) == math.Float32bits(want)
+		}
+		return math.Abs(float64(got-want)) <= 1e-5*(1+math.Abs(float64(want)))
+	}
+	for _, hidden := range [][]int{{8, 5}, {}} {
+		const n, rows, genes = 12, 4, 30
+		cfg := AutoencoderConfig{Genes: genes, Hidden: hidden, Latent: 3, Act: Tanh, MaxRows: n, Seed: 7}
+		full, err := NewAutoencoder(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		part, _ := NewAutoencoder(cfg)
+		x := randMatrix(rand.New(rand.NewPCG(1, 2)), n, genes, -1, 1)
+		run := func(a *Autoencoder, decode func()) ([]float32, []float32) {
+			decode()
+			for k := range a.NumOutputs() {
+				o, g := a.Output(k), a.OutputGrad(k)
+				for i := range rows {
+					for j, v := range o.RawRowView(i) {
+						g.RawRowView(i)[j] += v - float32(k+j%3)
+					}
+				}
+			}
+			z, dz := a.Latent(), a.LatentGrad()
+			for i := range n {
+				for j, v := range z.RawRowView(i) {
+					dz.RawRowView(i)[j] += 0.5 * v
+				}
+			}
+			out := append([]float32(nil), a.Output(HeadMu).Data[:rows*genes]...)
+			a.Backward()
+			a.AccumulateGrads(0)
+			return out, append([]float32(nil), a.Grads...)
+		}
+		outF, gradF := run(full, func() { full.Forward(x) })
+		outP, gradP := run(part, func() { part.ForwardDecode(x, rows) })
+		if got := part.Output(HeadMu).Rows; got != rows {
+			t.Errorf("hidden %v: Output rows = %d, want %d", hidden, got, rows)
+		}
+		for i := range outF {
+			if !same(outP[i], outF[i]) {
+				t.Fatalf("hidden %v: output %d = %v, Forward gives %v", hidden, i, outP[i], outF[i])
+			}
+		}
+		for i := range gradF {
+			if !same(gradP[i], gradF[i]) {
+				t.Fatalf("hidden %v: gradient %d = %v, Forward gives %v", hidden, i, gradP[i], gradF[i])
+			}
+		}
+		// Decoding no row leaves only the latent gradient, as Encode.
+		part.ForwardDecode(x, 0)
+		enc, _ := NewAutoencoder(cfg)
+		enc.Encode(x)
+		for _, a := range []*Autoencoder{part, enc} {
+			z, dz := a.Latent(), a.LatentGrad()
+			for i, v := range z.Data {
+				dz.Data[i] = v
+			}
+			a.Backward()
+			a.AccumulateGrads(0)
+		}
+		for i := range enc.Grads {
+			if !same(part.Grads[i], enc.Grads[i]) {
+				t.Fatalf("hidden %v: ForwardDecode(x, 0) gradient %d = %v, Encode gives %v", hidden, i, part.Grads[i], enc.Grads[i])
+			}
+		}
+		for _, bad := range []int{-1, n + 1} {
+			func() {
+				defer func() {
+					if err, ok := recover().(error); !ok || !errors.Is(err, compute.ErrShape) {
+						t.Errorf("ForwardDecode(x, %d) recovered %v, want an error wrapping compute.ErrShape", bad, err)
+					}
+				}()
+				part.ForwardDecode(x, bad)
+			}()
+		}
+	}
+}

@@ -164,3 +164,24 @@ func TestDEC(t *testing.T) {
 	checkGradVector(t, "∂KL/∂z", z.Data, dz.Data, 1e-3, loss, 1e-5, 2e-3, 2e-3, 0)
 	checkGradVector(t, "∂KL/∂μ", mu.Data, dmu.Data, 1e-3, loss, 1e-5, 2e-3, 2e-3, 0)
 }
+
+// TestZINBSmallCounts checks zinbTerm's product-and-sum path for whole
+// counts up to zinbSmallCount against the lgamma/digamma formula, over
+// dispersions from ThetaMin to ThetaMax.
+func TestZINBSmallCounts(t *testing.T) {
+	for x := 1.0; x <= zinbSmallCount; x++ {
+		for _, th := range []float64{ThetaMin, 0.03, 0.7, 5, 300, ThetaMax} {
+			m, p := 2.5, 0.2
+			l, _, dth, _ := zinbTerm(x, m, th, p)
+			a := th + zinbEps
+			lgA, _ := math.Lgamma(a)
+			lgX1, _ := math.Lgamma(x + 1)
+			lgXA, _ := math.Lgamma(x + a)
+			l1p := math.Log1p(m / a)
+			want := lgA + lgX1 - lgXA + (th+x)*l1p + x*(math.Log(a)-math.Log(m+zinbEps)) - math.Log(1-p+zinbEps)
+			wantDth := digamma(a) - digamma(x+a) + l1p - (th+x)*m/(a*(a+m)) + x/a
+			checkClose(t, "ℓ", l, want, 1e-9, 1e-9)
+			checkClose(t, "∂ℓ/∂θ", dth, wantDth, 1e-7, 1e-9)
+		}
+	}
+}

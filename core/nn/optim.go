@@ -170,15 +170,24 @@ func (o *Adadelta) LR() float64 { return o.cfg.LR }
 // Step implements Optimizer.
 func (o *Adadelta) Step(params, grads []float32) {
 	checkStep("Adadelta", len(o.s), params, grads)
-	rho, eps, lr := float32(o.cfg.Rho), float32(o.cfg.Eps), float32(o.cfg.LR)
+	rho := float32(o.cfg.Rho)
+	k := adadeltaConsts{rho: rho, c: 1 - rho, eps: float32(o.cfg.Eps), lr: float32(o.cfg.LR)}
 	s, a := o.s[:len(params)], o.a[:len(params)]
 	grads = grads[:len(params)]
+	done := adadeltaVector(params, grads, s, a, &k)
+	adadeltaScalar(params[done:], grads[done:], s[done:], a[done:], &k)
+}
+
+// adadeltaScalar is Adadelta's update, one entry at a time; the vector
+// kernel performs the same operations in the same order.
+func adadeltaScalar(params, grads, s, a []float32, k *adadeltaConsts) {
+	s, a, grads = s[:len(params)], a[:len(params)], grads[:len(params)]
 	for i, g := range grads {
-		si := rho*s[i] + (1-rho)*g*g
-		d := sqrt32(a[i]+eps) / sqrt32(si+eps) * g
+		si := float32(k.rho*s[i]) + float32(float32(k.c*g)*g)
+		d := float32(sqrt32(a[i]+k.eps)/sqrt32(si+k.eps)) * g
 		s[i] = si
-		a[i] = rho*a[i] + (1-rho)*d*d
-		params[i] -= lr * d
+		a[i] = float32(k.rho*a[i]) + float32(float32(k.c*d)*d)
+		params[i] -= float32(k.lr * d)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
@@ -20,6 +21,7 @@ import (
 func (r *runState) train(ctx context.Context, stage int, loss dpsgd.LossFunc, before func(epoch int) error) error {
 	for epoch := 1; epoch <= r.s.epochs[stage-1] && !r.exhausted; epoch++ {
 		r.epoch = epoch
+		start := time.Now()
 		if before != nil {
 			if err := before(epoch); err != nil {
 				return err
@@ -42,6 +44,9 @@ func (r *runState) train(ctx context.Context, stage int, loss dpsgd.LossFunc, be
 				return err
 			}
 		}
+		// The evaluation is left out, as the PyTorch peer's
+		// --no-epoch-metrics leaves it out (docs/PERFORMANCE.md).
+		r.trainTime[stage-1] += time.Since(start)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -88,6 +93,7 @@ func (r *runState) oneStep(loss dpsgd.LossFunc, s int) error {
 	}
 	r.step++
 	r.done[r.stage-1]++
+	r.cells[r.stage-1] += size
 	ev := core.StepEvent{Stage: r.stage, Epoch: r.epoch, Step: r.step, Loss: mean}
 	if size > 0 {
 		name := "zinb"
@@ -155,7 +161,7 @@ func (r *runState) updateCentroids(denom float64) {
 func (r *runState) evaluate(ctx context.Context) error {
 	r.epochs++
 	m, e := r.m, r.emb
-	m.encodeAll(e)
+	r.encode()
 	if r.stage == 1 {
 		res, err := cluster.KMeans(ctx, e.z64, m.n, m.latent, cluster.KMeansConfig{K: m.k, NInit: 3, Seed: r.s.cfg.Seed + streamEval})
 		if err != nil {

@@ -241,7 +241,9 @@ func (m *model) stage1Loss(cells []int) (float64, error) {
 		m.maskRowTo(in.RawRowView(2*r+i), src)
 	}
 	a := m.ae
-	a.Forward(in)
+	// Only the cell's own row is decoded: the views' reconstructions
+	// would enter no loss (their output gradients would be zero).
+	a.ForwardDecode(in, r)
 	rec := m.recon(cells, 1, m.rho)
 	z, dz := a.Latent(), a.LatentGrad()
 	z1, z2 := z.View(r, 0, r, m.latent), z.View(2*r, 0, r, m.latent)

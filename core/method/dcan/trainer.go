@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync/atomic"
+	"time"
 
 	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
@@ -23,6 +24,37 @@ type Trainer struct {
 	s       settings
 	priv    *privacy // nil in nonprivate mode
 	started atomic.Bool
+	speed   atomic.Pointer[Throughput] // set when Run returns
+}
+
+// Throughput is the training speed of a finished run: cells per second of
+// each stage's steps, stage 2's per-epoch target refresh included and the
+// per-epoch evaluation left out (the PyTorch peer's stage figures with
+// --no-epoch-metrics, ../shared/peers/dcan_torch.py).
+type Throughput struct {
+	// Cells counts the cells of each stage's batches.
+	Cells [2]int
+	// Seconds is each stage's training time.
+	Seconds [2]float64
+}
+
+// CellsPerSecond returns stage s's (1 or 2) cells per second, 0 when it
+// did not train.
+func (p Throughput) CellsPerSecond(s int) float64 {
+	if p.Seconds[s-1] <= 0 {
+		return 0
+	}
+	return float64(p.Cells[s-1]) / p.Seconds[s-1]
+}
+
+// Throughput returns the training speed of the run once Run has returned,
+// and false before.
+func (t *Trainer) Throughput() (Throughput, bool) {
+	p := t.speed.Load()
+	if p == nil {
+		return Throughput{}, false
+	}
+	return *p, true
 }
 
 // New validates cfg and opt for DP-DCAN and returns a trainer. The data set
@@ -68,16 +100,19 @@ type runState struct {
 	private bool
 	truth   []int
 
-	q        float64
-	spe      int    // steps per epoch
-	batch    int    // nonprivate batch size
-	planned  [2]int // steps per stage
-	done     [2]int
-	step     int
-	stage    int
-	epoch    int
-	epochs   int // epochs finished over both stages
-	pldEvery int
+	q         float64
+	spe       int    // steps per epoch
+	batch     int    // nonprivate batch size
+	planned   [2]int // steps per stage
+	done      [2]int
+	cells     [2]int           // cells of the batches of each stage
+	trainTime [2]time.Duration // each stage's steps (and stage 2's target refresh)
+	encoded   int              // 1 + the step count at the last encode, 0 before
+	step      int
+	stage     int
+	epoch     int
+	epochs    int // epochs finished over both stages
+	pldEvery  int
 
 	sigma, clip float64
 	layers      core.LayerRange
@@ -108,7 +143,9 @@ func (t *Trainer) Run(ctx context.Context, ctl *core.Control) error {
 	if err != nil {
 		return err
 	}
-	return r.run(ctx)
+	err = r.run(ctx)
+	t.speed.Store(&Throughput{Cells: r.cells, Seconds: [2]float64{r.trainTime[0].Seconds(), r.trainTime[1].Seconds()}})
+	return err
 }
 
 // load returns the preprocessed data set.
@@ -323,7 +360,7 @@ func (r *runState) stage1(ctx context.Context) error {
 		return err
 	}
 	if r.m.center {
-		r.m.encodeAll(r.emb)
+		r.encode()
 	}
 	r.ctl.Emit(core.StageEvent{Stage: 1, Name: "instance: ZINB of the cell + per-cell instance loss of two masked views", Steps: r.planned[0]})
 	return r.train(ctx, 1, r.m.stage1Loss, nil)
@@ -350,7 +387,7 @@ func (r *runState) stage2(ctx context.Context) error {
 		}
 	}
 	r.ctl.Emit(core.StageEvent{Stage: 2, Name: "cluster: ZINB + DEC KL + cluster–cluster loss", Steps: r.planned[1]})
-	m.encodeAll(r.emb)
+	r.encode()
 	if sound {
 		if err := r.privateCentroids(ctx); err != nil || r.exhausted {
 			return err
@@ -359,7 +396,7 @@ func (r *runState) stage2(ctx context.Context) error {
 		return err
 	}
 	before := func(epoch int) error {
-		m.encodeAll(r.emb)
+		r.encode()
 		if every := r.resetEvery(); every > 0 && epoch > 1 && (epoch-1)%every == 0 {
 			if _, err := m.kmeansCentroids(ctx, r.emb, r.s.cfg.Seed+uint64(epoch), r.s.opt.InitRestarts); err != nil {
 				return err
@@ -427,4 +464,17 @@ func (r *runState) exhaust(what string) {
 		r.step+1, what, fmtG(r.priv.spentRDP()), fmtG(r.priv.target), fmtG(r.priv.delta))})
 	r.ctl.EndEarly(core.OutcomeBudgetExhausted, fmt.Sprintf("ε = %s of the target %s spent at step %d of %d (%s)",
 		fmtG(r.priv.spentRDP()), fmtG(r.priv.target), r.step, r.planned[0]+r.planned[1], what))
+}
+
+// encode runs the encoder on every cell into the embedding unless it
+// already holds the codes of the current parameters: an epoch's
+// evaluation and the next epoch's target refresh (or stage 2's start)
+// see the same parameters, and the encoder pass over all cells was a
+// tenth of stage 2.
+func (r *runState) encode() {
+	if r.encoded == r.step+1 {
+		return
+	}
+	r.m.encodeAll(r.emb)
+	r.encoded = r.step + 1
 }
