@@ -27,7 +27,11 @@
 //     mechanism). Each cell's gradient is written block by block in units of
 //     public bounds, clipped to 1 as a whole and noised with N(0, z²) on
 //     every parameter; the step applies the EM (Fisher) preconditioner, so a
-//     step of size 1 is one soft Lloyd iteration in gene space.
+//     step of size 1 is one soft Lloyd iteration in gene space. The loss a
+//     run reports is the responsibility-weighted squared distance per gene
+//     that the means' steps reduce, not the likelihood: clipping shrinks the
+//     variance statistic of the cells it cuts, so the likelihood can fall
+//     while the means improve (see clippedSum).
 //
 // Labels: each cell's most probable component. Why gene space: the private
 // PCA is the bottleneck of the start (METHODS.md §5), and its codes only see
