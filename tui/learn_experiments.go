@@ -37,26 +37,30 @@ func lessonSlug(name string) string {
 	return b
 }
 
-// findVariant returns the index of the first variant of method in mode.
-func findVariant(method string, mode core.Mode) (int, bool) {
+// pick switches pr to the first variant (in the registry's order) that
+// ok accepts, and keeps pr's method when none does. Lessons choose methods
+// by what they do (their family, mode and the settings they read), never
+// by name, so a method registered later takes part in them as well.
+func pick(pr runParams, ok func(Variant) bool) runParams {
 	for i, v := range variants() {
-		if v.Method == method && v.Mode == mode {
-			return i, true
-		}
-	}
-	return 0, false
-}
-
-// soundDCAN picks the sound DP-DCAN: the redesigned one when it is
-// registered, else the paper network's sound mode; else it keeps pr's.
-func soundDCAN(pr runParams) runParams {
-	for _, m := range []string{"dcan-sound", "dcan"} {
-		if i, ok := findVariant(m, core.ModeSound); ok {
+		if ok(v) {
 			pr.SetVariant(i)
 			return pr
 		}
 	}
 	return pr
+}
+
+// soundDCAN picks the start screen's method (the registry's default
+// entry) in its sound mode, the DP-SGD run the lessons watch learn; else
+// the first sound DP-SGD method.
+func soundDCAN(pr runParams) runParams {
+	if m, _, ok := core.DefaultEntry(); ok {
+		if q := pick(pr, func(v Variant) bool { return v.Method == m.Name && v.Mode == core.ModeSound }); q.V().Method == m.Name {
+			return q
+		}
+	}
+	return pick(pr, func(v Variant) bool { return v.Family() == familyDPSGD && v.Mode == core.ModeSound })
 }
 
 // poissonNeeds are the settings a Poisson-sampled DP-SGD method reads: the
@@ -75,28 +79,25 @@ func poissonDPSGD(pr runParams) runParams {
 	if usesPoisson(pr) && pr.V().Mode == core.ModeSound {
 		return pr
 	}
-	if i, ok := findVariant("dcan", core.ModeSound); ok {
-		pr.SetVariant(i)
-		return pr
-	}
-	for i, v := range variants() {
-		if v.Family() == familyDPSGD && v.Mode == core.ModeSound && v.Desc().Needs.Has(poissonNeeds) {
-			pr.SetVariant(i)
-			return pr
-		}
-	}
-	return pr
+	return pick(pr, func(v Variant) bool {
+		return v.Family() == familyDPSGD && v.Mode == core.ModeSound && v.Desc().Needs.Has(poissonNeeds)
+	})
+}
+// paperLayers picks a DP-SGD method's paper mode that noises a range of
+// layers: a published claim the partial-layer lessons take apart.
+func paperLayers(pr runParams) runParams {
+	return pick(pr, func(v Variant) bool {
+		return v.Family() == familyDPSGD && v.Mode == core.ModePaper && v.Desc().Needs.Has(core.NeedsLayers)
+	})
 }
 
-// withMethod switches to method in mode when it is registered, carrying
-// the federated settings over as the method control does (SetVariant).
-func withMethod(pr runParams, method string, mode core.Mode) runParams {
-	if i, ok := findVariant(method, mode); ok {
-		pr.SetVariant(i)
-	}
-	return pr
+// clientLevelDP picks a federated method's paper mode with noise: the
+// client-level DP of the federated lesson.
+func clientLevelDP(pr runParams) runParams {
+	return pick(pr, func(v Variant) bool {
+		return v.Family() == familyFederated && v.Mode == core.ModePaper
+	})
 }
-
 // resolve keeps ε and σ paired as the Run pane does before a run: for a
 // DP-SGD variant σ is the method's own calibration for the target ε over
 // its plan; when no σ reaches it, σ is kept and ε is set to what that σ
@@ -160,17 +161,17 @@ var experiments = map[string]experiment{
 		return resolve(soundDCAN(pr))
 	}},
 	"paper-vs-sound": {TabRun, "DP-DCAN as published (layers 1–3) on the Run screen: see its status, s starts it", func(pr runParams) runParams {
-		pr = withMethod(pr, "dcan", core.ModePaper)
+		pr = paperLayers(pr)
 		pr.Layers = core.LayerRange{First: 1, Last: 3}
 		return resolve(pr)
 	}},
 	"partial-layers": {TabRun, "DP-DCAN paper with noise on layers 1–2 only; s starts it", func(pr runParams) runParams {
-		pr = withMethod(pr, "dcan", core.ModePaper)
+		pr = paperLayers(pr)
 		pr.Layers = core.LayerRange{First: 1, Last: 2}
 		return resolve(pr)
 	}},
 	"federated": {TabRun, "FL-DP (client-level DP) on the Run screen; s starts it", func(pr runParams) runParams {
-		return withMethod(pr, "fl-dp", core.ModePaper)
+		return clientLevelDP(pr)
 	}},
 	"membership-audit": {TabBudget, "ε = 1 on the Budget screen: the attacker's trade-off curve", func(pr runParams) runParams {
 		pr = poissonDPSGD(pr)

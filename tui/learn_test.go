@@ -184,11 +184,10 @@ func TestBasisNote(t *testing.T) {
 			lp.index = i
 		}
 	}
-	i, ok := findVariant("dpmd", core.ModeSound)
-	if !ok {
+	lp.params = pick(lp.params, func(v Variant) bool { return v.Method == "dpmd" && v.Mode == core.ModeSound })
+	if lp.params.V().Method != "dpmd" {
 		t.Fatal("dpmd sound is not registered in the tests")
 	}
-	lp.params.SetVariant(i)
 	if out := stripANSI(lp.Lesson()); !strings.Contains(out, "does not use σ, q and C") {
 		t.Errorf("sampling lesson under DP-MD lacks the note:\n%s", out)
 	}
