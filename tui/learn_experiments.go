@@ -83,6 +83,7 @@ func poissonDPSGD(pr runParams) runParams {
 		return v.Family() == familyDPSGD && v.Mode == core.ModeSound && v.Desc().Needs.Has(poissonNeeds)
 	})
 }
+
 // paperLayers picks a DP-SGD method's paper mode that noises a range of
 // layers: a published claim the partial-layer lessons take apart.
 func paperLayers(pr runParams) runParams {
@@ -98,6 +99,7 @@ func clientLevelDP(pr runParams) runParams {
 		return v.Family() == familyFederated && v.Mode == core.ModePaper
 	})
 }
+
 // resolve keeps ε and σ paired as the Run pane does before a run: for a
 // DP-SGD variant σ is the method's own calibration for the target ε over
 // its plan; when no σ reaches it, σ is kept and ε is set to what that σ
