@@ -22,15 +22,15 @@ const (
 // Engine is one federated run of a Variant. Build it with New; Run may be
 // called once.
 type Engine struct {
-	cfg     core.Config
-	v       Variant
-	p       Params
-	split   datasets.SplitConfig
+	cfg   core.Config
+	v     Variant
+	p     Params
+	split datasets.SplitConfig
 	// paperSplit: FedSC's "paper" split, noniid:S with S = classes/K
 	paperSplit bool
-	rounds  int
-	clients int
-	started atomic.Bool
+	rounds     int
+	clients    int
+	started    atomic.Bool
 }
 
 // New validates cfg and p for variant v and returns its engine. Rounds are
