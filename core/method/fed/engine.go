@@ -92,8 +92,8 @@ func New(cfg core.Config, v Variant, p Params) (*Engine, error) {
 		}
 		e.split = sc
 	}
-	if e.p.ClientRate != 1 && cfg.Mode == core.ModeNonPrivate {
-		return nil, configErr("client rate", e.p.ClientRate, "1 in nonprivate mode (client sampling is part of the sound mode's accounting)")
+	if e.p.ClientRate != 1 && v != FedSC {
+		return nil, configErr("client rate", e.p.ClientRate, "1 (client sampling is FedSC's)")
 	}
 	e.clients = cfg.Clients
 	if e.clients == 0 {

@@ -103,8 +103,9 @@ func TestClientSamplingAccounting(t *testing.T) {
 	}
 }
 
-// TestClientSamplingRun checks a sound FedSC run with q = 0.5: clients not
-// sampled send nothing, the run ends, and nonprivate mode refuses q < 1.
+// TestClientSamplingRun checks FedSC runs with q = 0.5 in both modes:
+// clients not sampled send nothing and the runs end; other variants
+// refuse q < 1.
 func TestClientSamplingRun(t *testing.T) {
 	d := simData(t, 240, 60, 4)
 	cfg := baseConfig(FedSC, core.ModeSound)
@@ -116,8 +117,12 @@ func TestClientSamplingRun(t *testing.T) {
 		t.Errorf("no ARI")
 	}
 	cfg.Mode = core.ModeNonPrivate
-	if _, err := New(cfg, FedSC, p); err == nil {
-		t.Errorf("nonprivate mode accepted client rate 0.5")
+	evs = runEngine(t, cfg, newEngine(t, cfg, FedSC, p))
+	if ari, ok := lastMetric(evs, "ARI"); !ok || math.IsNaN(ari) {
+		t.Errorf("no ARI in nonprivate mode")
+	}
+	if _, err := New(baseConfig(FL, core.ModeNonPrivate), FL, p); err == nil {
+		t.Errorf("fl accepted client rate 0.5")
 	}
 	for _, q := range []float64{-0.1, 1.5, math.NaN()} {
 		if err := (Params{ClientRate: q}).Validate(FedSC); err == nil {
@@ -135,7 +140,7 @@ func TestSampleClients(t *testing.T) {
 	p := smallParams(d)
 	p.ClientRate, p.Split = 0.25, "iid"
 	e := newEngine(t, cfg, FedSC, p)
-	s := &sim{e: e, k: 400, pr: &privacy{}}
+	s := &sim{e: e, k: 400}
 	s.sampleClients(3)
 	n := 0
 	first := append([]bool(nil), s.active...)

@@ -314,10 +314,10 @@ type Params struct {
 	WeightDecay     float64
 	DivergenceAlpha float64
 	Divergence      Divergence
-	// ClientRate is q of FedSC's sound mode: each client takes part in a
-	// round independently with probability q (Poisson client sampling,
-	// accounted as the subsampled Gaussian); 0 means DefaultClientRate.
-	// Nonprivate mode runs every client (q must be 1 there).
+	// ClientRate is q of FedSC: each client takes part in a round
+	// independently with probability q (Poisson client sampling; in sound
+	// mode accounted as the subsampled Gaussian, in nonprivate mode the
+	// size weights run over the participants); 0 means DefaultClientRate.
 	ClientRate float64
 }
 

@@ -268,14 +268,14 @@ func (s *sim) clientsRound(ctx context.Context, round int) error {
 	return g.Wait()
 }
 
-// sampleClients draws the round's participants in FedSC's sound mode with
-// client rate q < 1: each client independently with probability q
+// sampleClients draws the round's participants in FedSC with client rate
+// q < 1: each client independently with probability q
 // (Poisson sampling, the subsampled Gaussian the accountant composes),
 // from the stream (streamClients, round, 0). The draw is the aggregator's,
 // and the guarantee assumes it stays hidden from whoever sees the models.
 func (s *sim) sampleClients(round int) {
 	q := s.e.p.ClientRate
-	if s.pr == nil || s.e.v != FedSC || q >= 1 {
+	if s.e.v != FedSC || q >= 1 {
 		s.active = nil
 		return
 	}
@@ -286,6 +286,21 @@ func (s *sim) sampleClients(round int) {
 	}
 }
 
+// sampledCells is the number of cells of the round's participants: FedSC's
+// nonprivate size weights n_k/Σ n_j run over them.
+func (s *sim) sampledCells() int {
+	if s.active == nil {
+		return s.d.Cells
+	}
+	n := 0
+	for c, on := range s.active {
+		if on {
+			n += len(s.split.Clients[c])
+		}
+	}
+	return max(n, 1)
+}
+
 // takesPart reports whether client c trains in the current round.
 func (s *sim) takesPart(c int) bool { return s.active == nil || s.active[c] }
 
@@ -294,7 +309,7 @@ func (s *sim) takesPart(c int) bool { return s.active == nil || s.active[c] }
 // noised locally in the private modes.
 func (s *sim) privatize(c, round int) {
 	u := s.upd[c]
-	share := float32(float64(len(s.split.Clients[c])) / float64(s.d.Cells))
+	share := float32(float64(len(s.split.Clients[c])) / float64(s.sampledCells()))
 	if s.e.v == PPMLOmics || (s.e.v == FedSC && s.pr == nil) {
 		compute.Scal(share, u)
 	}
