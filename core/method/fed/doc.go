@@ -23,13 +23,18 @@
 //     BatchNorm, ReLU and an L2-normalised output, input-dropout masking
 //     (p = 0.9, rescaled by 1/(1−p)) for the two views, predictor 60→128→60,
 //     an EMA target (τ = 0.99) behind a stop-gradient, the symmetric loss
-//     2 − 2cos, SGD with momentum 0.9 and weight decay 5e-4 (lr 0.032,
+//     2 − 2cos, SGD with momentum 0.5 and weight decay 5e-4 (lr 0.032,
 //     batch 128, 5 local epochs), size-weighted FedAvg of encoder and
-//     predictor, and the divergence-aware client update (Params.Divergence).
-//     Mode nonprivate is the paper; mode sound is dpscope's labelled
-//     extension, client-level DP-FedAvg: every client's model delta is
-//     clipped to C, the aggregator adds N(0, σ²C²) to their sum, uniform
-//     weights 1/K, RDP accounting.
+//     predictor, and the divergence-aware client update of Eq. (4) as
+//     printed (Params.Divergence). By default the paper's benchmark: K = 4,
+//     300 rounds, each client holding ⌊classes/K⌋ whole classes (split
+//     "paper": 2 of PBMC's 8, 4 of mouse bladder's 16). Mode nonprivate is
+//     the paper; mode sound is dpscope's labelled extension, client-level
+//     DP-FedAvg: each client takes part with probability q
+//     (Params.ClientRate, Poisson), its model delta is clipped to C, the
+//     aggregator adds N(0, σ²C²) to the sum and divides by qK, and each
+//     round is accounted as the subsampled Gaussian (RDP; exact GDP when
+//     q = 1), the unit being one client's whole data.
 //
 // For fl-dp and ppml-omics, mode paper follows the paper's design (real
 // clipping and local noise — not the authors' code, which clips nothing) and

@@ -22,13 +22,15 @@ const (
 // Engine is one federated run of a Variant. Build it with New; Run may be
 // called once.
 type Engine struct {
-	cfg     core.Config
-	v       Variant
-	p       Params
-	split   datasets.SplitConfig
-	rounds  int
-	clients int
-	started atomic.Bool
+	cfg   core.Config
+	v     Variant
+	p     Params
+	split datasets.SplitConfig
+	// paperSplit: FedSC's "paper" split, noniid:S with S = classes/K
+	paperSplit bool
+	rounds     int
+	clients    int
+	started    atomic.Bool
 }
 
 // New validates cfg and p for variant v and returns its engine. Rounds are
@@ -80,11 +82,19 @@ func New(cfg core.Config, v Variant, p Params) (*Engine, error) {
 			e.p.Optimizer = OptimizerSGD
 		}
 	}
-	sc, err := datasets.ParseSplit(e.p.Split)
-	if err != nil {
-		return nil, fmt.Errorf("fed: %w: %w", err, ErrConfig)
+	if e.p.Split == SplitPaper {
+		// resolved against the data's classes and K at every split draw
+		e.paperSplit = true
+	} else {
+		sc, err := datasets.ParseSplit(e.p.Split)
+		if err != nil {
+			return nil, fmt.Errorf("fed: %w: %w", err, ErrConfig)
+		}
+		e.split = sc
 	}
-	e.split = sc
+	if e.p.ClientRate != 1 && v != FedSC {
+		return nil, configErr("client rate", e.p.ClientRate, "1 (client sampling is FedSC's)")
+	}
 	e.clients = cfg.Clients
 	if e.clients == 0 {
 		switch {

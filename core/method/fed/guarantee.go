@@ -93,9 +93,12 @@ func Reasons(v Variant, mode core.Mode, epsT float64, protocol Protocol) (core.G
 		return core.GuaranteeNone, []string{"nonprivate mode: the same pipeline with no clipping and no noise (the utility ceiling)", labels}
 	case v == FedSC:
 		return core.GuaranteeConditional, []string{
-			"dpscope extension, not in the FedSC paper: client-level DP-FedAvg — each client's model delta (online encoder, predictor, BatchNorm statistics) is clipped to C and the aggregator adds N(0, σ²C²) to their sum, accounted with RDP",
+			"dpscope extension, not in the FedSC paper: client-level DP-FedAvg — each client's model delta (online encoder, predictor, BatchNorm statistics) is clipped to C and the aggregator adds N(0, σ²C²) to their sum, accounted per round with RDP",
+			"unit of privacy: one client's whole data set (adding or removing a client, with all its cells, changes the clipped sum by at most C); a single cell is covered only as part of its client",
+			"client sampling: each client takes part in a round with probability q (option client_rate; 1, the default, is FedSC's every client every round) and the ε is that of the Poisson-subsampled Gaussian; the amplification assumes the aggregator draws the sample and keeps it secret",
+			"what is covered: the sequence of global models the server releases after each round; not covered: each client's own local state, and the evaluation below",
 			"the guarantee covers the global models only if the aggregator is trusted or the sum is formed by secure aggregation: each client's delta itself travels without noise",
-			"uniform weights 1/K replace FedSC's size weights, which would reveal client sizes and change the sensitivity",
+			"uniform weights 1/(qK) replace FedSC's size weights, which would reveal client sizes and change the sensitivity",
 			labels}
 	}
 	r := []string{
@@ -156,7 +159,9 @@ func (pr *privacy) guarantee(v Variant, mode core.Mode, k int, final bool) core.
 		e, _ := accountant.GDPEpsilon(math.Sqrt(m), pr.delta)
 		return e
 	}
-	if v == FedSC {
+	if pr.sampled() {
+		ev.Audited = []core.EpsilonValue{{Accountant: LabelFedSCRDP + suffix, Epsilon: pr.rdpCentral(extra, cen)}}
+	} else if v == FedSC {
 		ev.Audited = []core.EpsilonValue{{Accountant: LabelFedSCGDP + suffix, Epsilon: gdpOf(pr.mu2Cen, cen.NoiseMultiplier)}}
 	} else {
 		ec, _ := pr.paperPerRound(k)

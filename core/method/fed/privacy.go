@@ -19,8 +19,8 @@ const (
 	LabelCentralRDP   = "audited: aggregate under secure aggregation, Δ = C (RDP)"
 	LabelCentralPLD   = "audited: aggregate under secure aggregation, Δ = C (PLD)"
 	LabelShuffleFMT21 = "audited: shuffle model (FMT21 + advanced composition)"
-	LabelFedSCGDP     = "extension: DP-FedAvg, Δ = C, trusted aggregator (GDP, exact)"
-	LabelFedSCRDP     = "extension: DP-FedAvg, Δ = C, trusted aggregator (RDP)"
+	LabelFedSCGDP     = "extension: DP-FedAvg, unit = one client's data, Δ = C, trusted aggregator (GDP, exact; every client every round)"
+	LabelFedSCRDP     = "extension: DP-FedAvg, unit = one client's data, Δ = C, trusted aggregator (RDP of the Poisson-subsampled Gaussian, client rate q)"
 )
 
 // shortLabels name the accountants in a few words for chart legends
@@ -160,10 +160,15 @@ func (pr *privacy) solveRemaining(k int) error {
 
 // calibrateCentral sets FedSC's noise multiplier for the rounds still to
 // come given what the central ledger has spent (none before the first
-// round): accountant's CalibrateAfter on the ledger's running tally.
+// round): accountant's CalibrateAfter on the ledger's running tally, each
+// round a Gaussian on the sum subsampled at the client rate.
 func (pr *privacy) calibrateCentral(k int) error {
 	left := pr.planned - pr.done
-	c, err := pr.central.CalibrateAfter(accountant.Budget{Epsilon: pr.target, Delta: pr.delta}, accountant.Plan{{SampleRate: 1, NoiseRatio: 1, Steps: left}})
+	q := pr.p.ClientRate
+	if q == 0 { // Params not through withDefaults (a preview): every client
+		q = DefaultClientRate
+	}
+	c, err := pr.central.CalibrateAfter(accountant.Budget{Epsilon: pr.target, Delta: pr.delta}, accountant.Plan{{SampleRate: q, NoiseRatio: 1, Steps: left}})
 	if err != nil {
 		return fmt.Errorf("fed: ε = %g at δ = %g with %d rounds left after spending ε = %.4g (audited): %w",
 			pr.target, pr.delta, left, pr.audited(0, k), err)
@@ -213,10 +218,12 @@ func (pr *privacy) centralStd() float64 {
 // with k clients: each client's update N(0, (zC)²) at replace-one
 // sensitivity 2C (z/2), and the aggregate's noise (zC√K on the sum) at
 // add/remove sensitivity C (z√K); FedSC's extension has the central one
-// only, z.
+// only: z at the client rate q (one client's data added or removed changes
+// the sum of clipped deltas by at most C, and it takes part with
+// probability q).
 func (pr *privacy) roundEvents(k int) (loc, cen accountant.Event, hasLocal bool) {
 	if pr.v == FedSC {
-		return accountant.Event{}, accountant.Event{SampleRate: 1, NoiseMultiplier: pr.z, Steps: 1}, false
+		return accountant.Event{}, accountant.Event{SampleRate: pr.p.ClientRate, NoiseMultiplier: pr.z, Steps: 1}, false
 	}
 	return accountant.Event{SampleRate: 1, NoiseMultiplier: pr.z / 2, Steps: 1},
 		accountant.Event{SampleRate: 1, NoiseMultiplier: pr.z * math.Sqrt(float64(k)), Steps: 1}, true
@@ -224,9 +231,15 @@ func (pr *privacy) roundEvents(k int) (loc, cen accountant.Event, hasLocal bool)
 
 // audited returns the always-valid audited ε after the recorded rounds plus
 // extra more rounds with k clients (GDP, exact): the local view for the
-// autoencoder variants, the central one for FedSC.
+// autoencoder variants, the central one for FedSC. FedSC with client
+// sampling (q < 1) has no exact GDP composition (the subsampled Gaussian
+// is not μ-GDP for a finite μ worth quoting): its RDP bound, improved
+// conversion.
 func (pr *privacy) audited(extra, k int) float64 {
 	loc, cen, hasLocal := pr.roundEvents(k)
+	if pr.sampled() {
+		return pr.rdpCentral(extra, cen)
+	}
 	mu2 := pr.mu2Cen + float64(extra)/(cen.NoiseMultiplier*cen.NoiseMultiplier)
 	if hasLocal {
 		mu2 = pr.mu2Loc + float64(extra)/(loc.NoiseMultiplier*loc.NoiseMultiplier)
@@ -239,6 +252,24 @@ func (pr *privacy) audited(extra, k int) float64 {
 		return math.Inf(1)
 	}
 	return e
+}
+
+// sampled reports whether FedSC's sound mode samples clients (q < 1).
+func (pr *privacy) sampled() bool { return pr.v == FedSC && pr.p.ClientRate < 1 }
+
+// rdpCentral returns the RDP ε (improved conversion) of the central ledger
+// plus extra more rounds of ev; +Inf when it cannot be computed.
+func (pr *privacy) rdpCentral(extra int, ev accountant.Event) float64 {
+	ev.Steps = extra
+	var planned []accountant.Event
+	if extra > 0 {
+		planned = []accountant.Event{ev}
+	}
+	sp, err := pr.central.Project(pr.delta, planned, accountant.LedgerOptions{SkipPLD: true, Orders: accountant.OrdersDPAccounting.Orders()})
+	if err != nil {
+		return math.Inf(1)
+	}
+	return sp.EpsilonRDP
 }
 
 // fits reports whether one more round stays within the target in sound
@@ -339,7 +370,10 @@ func (pr *privacy) budget(step, k int) core.BudgetEvent {
 		e, _ := accountant.GDPEpsilon(math.Sqrt(m), pr.delta)
 		return e
 	}
-	if pr.v == FedSC {
+	if pr.sampled() {
+		spent = append(spent, core.EpsilonValue{Accountant: LabelFedSCRDP, Epsilon: pr.rdpCentral(0, cen)})
+		proj = append(proj, core.EpsilonValue{Accountant: LabelFedSCRDP, Epsilon: pr.rdpCentral(left, cen)})
+	} else if pr.v == FedSC {
 		add(LabelFedSCGDP, pr.central, cen, gdp(pr.mu2Cen, cen.NoiseMultiplier, 0), gdp(pr.mu2Cen, cen.NoiseMultiplier, left))
 	} else {
 		pub := core.EpsilonValue{Accountant: pr.paperLabel(), Epsilon: pr.published(pr.pub2)}

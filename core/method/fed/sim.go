@@ -30,6 +30,7 @@ const (
 	streamCentral
 	streamMasks
 	streamKMeans
+	streamClients
 )
 
 // stream packs a purpose, a round and a client into a PCG stream id.
@@ -59,6 +60,9 @@ type sim struct {
 	pred     []int
 	dim      int
 	lastLoss float64
+	// active[c] says whether client c takes part in the current round
+	// (FedSC's sound mode with client rate q < 1); nil: every client
+	active []bool
 }
 
 func (e *Engine) newSim(ctl *core.Control, d *datasets.Preprocessed) (*sim, error) {
@@ -98,6 +102,9 @@ func (s *sim) redraw(k, round int) error {
 	cfg := s.e.split
 	cfg.Clients, cfg.Seed = k, s.e.cfg.Seed+uint64(s.segment)*0x9E3779B97F4A7C15
 	classes := len(s.d.Classes)
+	if s.e.paperSplit {
+		cfg = paperSplit(cfg, classes, s.d.Labels != nil)
+	}
 	var labels []int
 	if cfg.Kind != datasets.SplitEqual || s.d.Labels != nil {
 		labels = s.d.Labels
@@ -133,6 +140,20 @@ func (s *sim) redraw(k, round int) error {
 		Name: fmt.Sprintf("%s, K = %d clients, %s split (%s)", s.e.v.Name(), k, cfg, sizeRange(sp.Sizes()))})
 	s.ctl.Emit(s.clientsEvent(round, cfg.String()))
 	return nil
+}
+
+// paperSplit is FedSC's non-IID benchmark (§4.1) for K = cfg.Clients:
+// every client holds S = ⌊classes/K⌋ classes (at least 1), which gives the
+// paper's two settings with K = 4 — 2 of PBMC's 8 types, 4 of mouse
+// bladder's 16 — and with ⌊classes/K⌋·K = classes, disjoint whole classes.
+// Without labels there are no classes to split by: IID.
+func paperSplit(cfg datasets.SplitConfig, classes int, labelled bool) datasets.SplitConfig {
+	if !labelled || classes < 1 {
+		cfg.Kind = datasets.SplitIID
+		return cfg
+	}
+	cfg.Kind, cfg.ClassesPerClient = datasets.SplitNonIID, max(1, classes/cfg.Clients)
+	return cfg
 }
 
 // sizeRange formats client sizes as "66–67 cells per client".
@@ -217,6 +238,7 @@ func (s *sim) run(ctx context.Context) error {
 // goroutines. Client k writes only upd[k] and losses[k]; nothing depends on
 // which goroutine ran it.
 func (s *sim) clientsRound(ctx context.Context, round int) error {
+	s.sampleClients(round)
 	var next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	for w := range s.e.workers(s.k) {
@@ -229,6 +251,12 @@ func (s *sim) clientsRound(ctx context.Context, round int) error {
 				}
 				if err := gctx.Err(); err != nil {
 					return err
+				}
+				if !s.takesPart(c) {
+					// not sampled: no training, nothing sent (its slot sums
+					// as zero), its state and last loss kept
+					clear(s.upd[c])
+					continue
 				}
 				j := job{round: round, client: c, cells: s.split.Clients[c], lr: s.lr, out: s.upd[c]}
 				loss, err := wk.local(gctx, j)
@@ -243,12 +271,48 @@ func (s *sim) clientsRound(ctx context.Context, round int) error {
 	return g.Wait()
 }
 
+// sampleClients draws the round's participants in FedSC with client rate
+// q < 1: each client independently with probability q
+// (Poisson sampling, the subsampled Gaussian the accountant composes),
+// from the stream (streamClients, round, 0). The draw is the aggregator's,
+// and the guarantee assumes it stays hidden from whoever sees the models.
+func (s *sim) sampleClients(round int) {
+	q := s.e.p.ClientRate
+	if s.e.v != FedSC || q >= 1 {
+		s.active = nil
+		return
+	}
+	rng := s.noiseRand(streamClients, round, 0)
+	s.active = make([]bool, s.k)
+	for c := range s.active {
+		s.active[c] = rng.Float64() < q
+	}
+}
+
+// sampledCells is the number of cells of the round's participants: FedSC's
+// nonprivate size weights n_k/Σ n_j run over them.
+func (s *sim) sampledCells() int {
+	if s.active == nil {
+		return s.d.Cells
+	}
+	n := 0
+	for c, on := range s.active {
+		if on {
+			n += len(s.split.Clients[c])
+		}
+	}
+	return max(n, 1)
+}
+
+// takesPart reports whether client c trains in the current round.
+func (s *sim) takesPart(c int) bool { return s.active == nil || s.active[c] }
+
 // privatize turns client c's raw update into what it uploads: weighted
 // (ppml-omics φ_k = d_k/d; FedSC n_k/n without DP), clipped to C and
 // noised locally in the private modes.
 func (s *sim) privatize(c, round int) {
 	u := s.upd[c]
-	share := float32(float64(len(s.split.Clients[c])) / float64(s.d.Cells))
+	share := float32(float64(len(s.split.Clients[c])) / float64(s.sampledCells()))
 	if s.e.v == PPMLOmics || (s.e.v == FedSC && s.pr == nil) {
 		compute.Scal(share, u)
 	}
@@ -275,7 +339,8 @@ func (s *sim) noiseRand(purpose, round, client int) *rand.Rand {
 // serverStep aggregates the uploads and updates the server state:
 // w ← w + γ·Σ_k u_k with γ = η/K (FL, FL-DP: w_t + η·mean Δ), η
 // (PPML-Omics: φ-weighted sum), 1 (FedSC: size-weighted deltas) or 1/K
-// (FedSC's DP extension, after the aggregator's noise).
+// (FedSC's DP extension, after the aggregator's noise; 1/(qK) with client
+// rate q).
 func (s *sim) serverStep(ctx context.Context, round int) error {
 	ups := s.upd
 	if s.e.v == PPMLOmics {
@@ -299,7 +364,10 @@ func (s *sim) serverStep(ctx context.Context, round int) error {
 	case s.e.v == PPMLOmics:
 		gamma = s.lr
 	case s.pr != nil:
-		gamma = 1 / float64(s.k)
+		// DP-FedAvg's fixed denominator qK (McMahan et al. 2018): dividing
+		// by the number actually sampled would make it data-independent
+		// only by luck; with q = 1 it is 1/K
+		gamma = 1 / (s.e.p.ClientRate * float64(s.k))
 	}
 	compute.Axpy(float32(gamma), s.sum, s.l.state())
 	return nil
