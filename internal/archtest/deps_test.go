@@ -1,7 +1,9 @@
 package archtest
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -151,5 +153,29 @@ func TestMethodsLiveUnderCoreMethod(t *testing.T) {
 	}
 	if methods < 5 {
 		t.Errorf("main imports %d method packages under core/method/, want every method (≥ 5)", methods)
+	}
+}
+
+// skeleton is the file layout every method package shares (issue 15.5), so
+// a reader finds the same part of any method in the same file.
+var skeleton = []string{"engine.go", "options.go", "privacy.go", "guarantee.go", "patch.go", "doc.go"}
+
+// TestMethodPackagesShareTheSkeleton checks every package under
+// core/method/ for the skeleton's files.
+func TestMethodPackagesShareTheSkeleton(t *testing.T) {
+	root := filepath.Join("..", "..", "core", "method")
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		for _, f := range skeleton {
+			if _, err := os.Stat(filepath.Join(root, e.Name(), f)); err != nil {
+				t.Errorf("core/method/%s lacks %s (the method skeleton: %v)", e.Name(), f, skeleton)
+			}
+		}
 	}
 }
