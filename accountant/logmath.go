@@ -62,11 +62,6 @@ func normCDF(x float64) float64 {
 	return 0.5 * math.Erfc(-x/math.Sqrt2)
 }
 
-// normSF returns 1 − Φ(x), accurate in relative terms in the upper tail.
-func normSF(x float64) float64 {
-	return 0.5 * math.Erfc(x/math.Sqrt2)
-}
-
 // logBinom returns log C(n, k) for real n ≥ k ≥ 0 via log-gamma.
 func logBinom(n, k float64) float64 {
 	a, _ := math.Lgamma(n + 1)

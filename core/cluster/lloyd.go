@@ -190,12 +190,3 @@ func sub(dst, s []float64) {
 		dst[i] -= s[i]
 	}
 }
-
-func equalInts(a, b []int) bool {
-	for i, v := range a {
-		if b[i] != v {
-			return false
-		}
-	}
-	return true
-}

@@ -55,8 +55,6 @@ func ParseActivation(s string) (Activation, error) {
 	return 0, configErr("activation", fmt.Sprintf("%q", s), fmt.Sprintf("one of %q", actNames[:]))
 }
 
-func (a Activation) valid() bool { return a >= Identity && a <= SoftplusClamp }
-
 // apply sets y = act(y) in place.
 func (a Activation) apply(y []float32) {
 	switch a {

@@ -5,7 +5,6 @@ import (
 	crand "crypto/rand"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -82,13 +81,6 @@ type settings struct {
 	eps, delta float64
 	o          Options
 	radius     float64 // absolute clip radius set by a patch; 0: o.Clip·√h
-}
-
-func (s settings) r(h int) float64 {
-	if s.radius > 0 {
-		return s.radius
-	}
-	return s.o.Clip * math.Sqrt(float64(h))
 }
 
 // runner is the state of one Run.
