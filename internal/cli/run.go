@@ -47,12 +47,12 @@ type manifoldFlags struct {
 // at ε = 8, δ = 1e-5, with DP-DCAN's paper settings for the shared fields.
 func defaultRunConfig() core.Config {
 	cfg := core.Config{
-		Data: "builtin:default", Method: "dcan", Mode: core.ModeSound,
+		Data: "builtin:default", Mode: core.ModeSound,
 		Epsilon: 8, Delta: 1e-5, Clip: 0.1, SampleRate: 0.1,
 		Layers: core.LayerRange{First: 1, Last: 6}, Accountant: "rdp", Seed: 1,
 	}
-	// The registered default entry (core.Preset.Default) wins; "dcan" is
-	// only the fallback of a build that registers none (tests).
+	// The registered default entry (core.Preset.Default); a build that
+	// registers none (some tests) must name --method.
 	if m, p, ok := core.DefaultEntry(); ok {
 		cfg.Method, cfg.Mode = m.Name, p.Mode
 	}

@@ -161,7 +161,7 @@ func (r *runner) run(ctx context.Context) error {
 				return err
 			}
 			st.rhoSpent += float64(pr.M) * (bud.Split.RhoP + bud.Split.RhoM)
-			r.ctl.Emit(core.BudgetEvent{Step: t + 1, Delta: st.delta, Target: st.eps, Orders: accountant.OrdersDPAccounting.String(),
+			r.ctl.Emit(core.BudgetEvent{Step: t + 1, Delta: st.delta, Target: st.eps, Orders: accountant.DefaultOrders.String(),
 				Spent:     spentValues(st.rhoSpent, st.delta, r.e.ledger),
 				Projected: spentValues(st.rhoSpent+float64(pr.M*(r.p.T-t-1))*(bud.Split.RhoP+bud.Split.RhoM), st.delta, nil)})
 		}

@@ -265,7 +265,7 @@ func (pr *privacy) rdpCentral(extra int, ev accountant.Event) float64 {
 	if extra > 0 {
 		planned = []accountant.Event{ev}
 	}
-	sp, err := pr.central.Project(pr.delta, planned, accountant.LedgerOptions{SkipPLD: true, Orders: accountant.OrdersDPAccounting.Orders()})
+	sp, err := pr.central.Project(pr.delta, planned, accountant.LedgerOptions{SkipPLD: true, Orders: accountant.DefaultOrders.Orders()})
 	if err != nil {
 		return math.Inf(1)
 	}
