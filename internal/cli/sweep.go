@@ -34,6 +34,7 @@ type sweepFlags struct {
 	jobs       int
 	out        string
 	asJSON     bool
+	load       loadFlags // labels, orientation and preprocessing, as for run
 }
 
 func newSweepCmd(env Env) *cobra.Command {
@@ -89,6 +90,7 @@ composition, the sum of the runs' ε and δ).`,
 	f.StringArrayVar(&sf.opts, "opt", nil, "a method's setting KEY=VALUE, or KEY=V1,V2 to sweep it (repeatable)")
 	f.IntVar(&sf.jobs, "jobs", 1, "runs at once (each run may use several BLAS threads)")
 	f.StringVar(&sf.out, "out", "", "save every finished run in this folder and resume from it")
+	sf.load.registerPrep(f)
 	f.BoolVar(&sf.asJSON, "json", false, "one JSON line per run, then a summary line")
 	return cmd
 }
@@ -115,6 +117,10 @@ func (sf *sweepFlags) grid(cmd *cobra.Command) (sweep.Grid, error) {
 		if set(name) {
 			apply()
 		}
+	}
+	// The data settings reach every run and the B1 line, as run's do.
+	if err := sf.load.applyTo(&base, set); err != nil {
+		return sweep.Grid{}, err
 	}
 	if set("layers") {
 		r, err := core.ParseLayerRange(sf.layers)

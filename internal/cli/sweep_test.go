@@ -204,6 +204,9 @@ func TestSweepUsageErrors(t *testing.T) {
 		{[]string{"--mode", "loud"}, "loud"},
 		{[]string{"--delta", "2"}, "delta is 2"},
 		{[]string{"--epochs", "1,x"}, "--epochs"},
+		{[]string{"--genes", "0"}, "genes"},
+		{[]string{"--orientation", "sideways"}, "sideways"},
+		{[]string{"--data", "x.tsv", "--labels", "l.tsv", "--labels-column", "cell_type"}, "give one"},
 	} {
 		code, _, stderr := run(t, append([]string{"sweep", "--method", "test-graded"}, tc.args...)...)
 		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
@@ -254,4 +257,33 @@ func FuzzSweepFlags(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSweepDataFlags: the labels and preprocessing flags reach the grid's
+// base configuration (so every run and the B1 line read the data as run
+// would), as the manifest of the sweep's folder records it.
+func TestSweepDataFlags(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sw")
+	labels := filepath.Join(t.TempDir(), "labels.tsv")
+	if err := os.WriteFile(labels, []byte("barcode\tlabel\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := sweepJSON(t, "--mode", "nonprivate", "--seeds", "0", "--out", dir, "--data", labels,
+		"--genes", "500", "--max-value", "5", "--labels", labels)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, manifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m sweepManifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	base := m.Grid.Base
+	if base.Preprocess == nil || base.Preprocess.NTopGenes != 500 || base.Preprocess.MaxValue != 5 ||
+		base.Labels != labels {
+		t.Errorf("grid base %+v (preprocess %+v), want the data flags in it", base, base.Preprocess)
+	}
 }
