@@ -41,9 +41,7 @@ func fmtEps(v float64) string {
 		return "0"
 	case v >= 100:
 		return fmt.Sprintf("%.0f", v)
-	case v >= 10:
-		return fmt.Sprintf("%.1f", v)
-	default:
+	default: // three significant digits, no trailing zeros: 16, 12.5, 0.25
 		return fmt.Sprintf("%.3g", v)
 	}
 }
