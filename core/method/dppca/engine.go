@@ -34,22 +34,33 @@ type Engine struct {
 	outcomes []*Outcome // every finished or interrupted release, in order
 }
 
-// New validates cfg for dppca. It returns an error wrapping
-// core.ErrBadConfig or ErrOptions that names the field.
-func New(cfg core.Config) (*Engine, error) {
+// ValidatePlanned checks cfg for a method whose noise is planned from ε
+// and δ in advance (dppca, and dcan-sound that starts from it): cfg is
+// valid, its mode is sound or nonprivate (why not paper: noPaper), σ is
+// not set, and sound mode has a target ε. Errors wrap core.ErrBadConfig.
+func ValidatePlanned(cfg core.Config, name, noPaper string) error {
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return err
 	}
 	switch cfg.Mode {
 	case core.ModeSound, core.ModeNonPrivate:
 	default:
-		return nil, fmt.Errorf("%w: mode is %q, dppca offers %s and %s (it is dpscope's own method: there is no paper to follow)", core.ErrBadConfig, cfg.Mode, core.ModeSound, core.ModeNonPrivate)
+		return fmt.Errorf("%w: mode is %q, %s offers %s and %s (%s)", core.ErrBadConfig, cfg.Mode, name, core.ModeSound, core.ModeNonPrivate, noPaper)
 	}
 	if cfg.Sigma != 0 {
-		return nil, fmt.Errorf("%w: sigma is %v, must be 0 for dppca (its noise follows from ε, δ and the budget split)", core.ErrBadConfig, cfg.Sigma)
+		return fmt.Errorf("%w: sigma is %v, must be 0 for %s (its noise follows from ε, δ and the budget split)", core.ErrBadConfig, cfg.Sigma, name)
 	}
 	if cfg.Mode == core.ModeSound && cfg.Epsilon == 0 {
-		return nil, fmt.Errorf("%w: epsilon is 0, dppca's sound mode needs a target ε", core.ErrBadConfig)
+		return fmt.Errorf("%w: epsilon is 0, %s's sound mode needs a target ε", core.ErrBadConfig, name)
+	}
+	return nil
+}
+
+// New validates cfg for dppca. It returns an error wrapping
+// core.ErrBadConfig or ErrOptions that names the field.
+func New(cfg core.Config) (*Engine, error) {
+	if err := ValidatePlanned(cfg, MethodName, "it is dpscope's own method: there is no paper to follow"); err != nil {
+		return nil, err
 	}
 	o, err := Parse(cfg.Options)
 	if err != nil {

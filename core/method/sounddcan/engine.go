@@ -51,19 +51,8 @@ type Engine struct {
 // New validates cfg for dcan-sound. It returns an error wrapping
 // core.ErrBadConfig or ErrOptions that names the field.
 func New(cfg core.Config) (*Engine, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := dppca.ValidatePlanned(cfg, MethodName, "paper mode is dcan's"); err != nil {
 		return nil, err
-	}
-	switch cfg.Mode {
-	case core.ModeSound, core.ModeNonPrivate:
-	default:
-		return nil, fmt.Errorf("%w: mode is %q, dcan-sound offers %s and %s (paper mode is dcan's)", core.ErrBadConfig, cfg.Mode, core.ModeSound, core.ModeNonPrivate)
-	}
-	if cfg.Sigma != 0 {
-		return nil, fmt.Errorf("%w: sigma is %v, must be 0 for dcan-sound (its noise follows from ε, δ and the budget split)", core.ErrBadConfig, cfg.Sigma)
-	}
-	if cfg.Mode == core.ModeSound && cfg.Epsilon == 0 {
-		return nil, fmt.Errorf("%w: epsilon is 0, dcan-sound's sound mode needs a target ε", core.ErrBadConfig)
 	}
 	o, err := Parse(cfg.Options)
 	if err != nil {
