@@ -55,7 +55,7 @@ func lloydRound(x []float64, n, p int, c []float64, r, sigmaSum, sigmaCount floa
 		for t := range cj {
 			cj[t] *= inv
 		}
-		clipTo(cj, r)
+		ClipTo(cj, r)
 	}
 	copy(c, sums)
 	return labels, counts, cost

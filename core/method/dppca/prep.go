@@ -216,7 +216,7 @@ func clippedSums(y []float64, n, h int, c float64, centre []float64, abs bool) [
 				r[j] = math.Abs(r[j])
 			}
 		}
-		clipTo(r, c)
+		ClipTo(r, c)
 		for j, v := range r {
 			sum[j] += v
 		}
@@ -245,8 +245,9 @@ func addNoise(v []float64, sigma float64, rng *rand.Rand) {
 	}
 }
 
-// clipTo scales v to norm at most r.
-func clipTo(v []float64, r float64) bool {
+// ClipTo scales v in place to L2 norm at most r and reports whether it cut
+// (dcan-sound clips its centres with it too).
+func ClipTo(v []float64, r float64) bool {
 	var s float64
 	for _, a := range v {
 		s += a * a
@@ -266,7 +267,7 @@ func clipTo(v []float64, r float64) bool {
 func clipRows(z []float64, n, h int, r float64) int {
 	c := 0
 	for i := range n {
-		if clipTo(z[i*h:(i+1)*h], r) {
+		if ClipTo(z[i*h:(i+1)*h], r) {
 			c++
 		}
 	}

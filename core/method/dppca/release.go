@@ -418,7 +418,7 @@ func pcaGaussian(eigen []float64, n float64, k int, r float64, rng *rand.Rand) [
 		for j, l := range eigen {
 			c[i*p+j] = math.Sqrt(max(l, 0)/max(n, 1)) * rng.NormFloat64()
 		}
-		clipTo(c[i*p:(i+1)*p], r)
+		ClipTo(c[i*p:(i+1)*p], r)
 	}
 	return c
 }

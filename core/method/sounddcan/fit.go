@@ -177,7 +177,7 @@ func lloydRound(codes []float64, n, p int, centres []float64, sigSums, sigCounts
 	c := make([]float64, p)
 	for i := range n {
 		copy(c, codes[i*p:(i+1)*p])
-		clipTo(c, r)
+		dppca.ClipTo(c, r)
 		j := cluster.Nearest(c, centres, p)
 		counts[j]++
 		for t, v := range c {
@@ -199,19 +199,4 @@ func lloydRound(codes []float64, n, p int, centres []float64, sigSums, sigCounts
 		}
 	}
 	return out, counts
-}
-
-// clipTo scales v to norm at most r.
-func clipTo(v []float64, r float64) {
-	var s float64
-	for _, a := range v {
-		s += a * a
-	}
-	if s <= r*r {
-		return
-	}
-	f := r / math.Sqrt(s)
-	for j := range v {
-		v[j] *= f
-	}
 }
