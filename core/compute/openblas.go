@@ -119,7 +119,7 @@ func loadOpenBLAS(names []string) (*openBLAS, error) {
 		lib.getNumThreads, _ = purego.Dlsym(h, "openblas_get_num_threads")
 		lib.setNumThreads, _ = purego.Dlsym(h, "openblas_set_num_threads")
 		lib.getConfig, _ = purego.Dlsym(h, "openblas_get_config")
-		if p := mappedPath(lib.sgemm); p != "" {
+		if p := MappedPath(lib.sgemm); p != "" {
 			lib.path = p
 		}
 		return lib, nil
@@ -130,10 +130,11 @@ func loadOpenBLAS(names []string) (*openBLAS, error) {
 	return nil, errors.Join(errs...)
 }
 
-// mappedPath returns the path of the mapped file that holds address addr,
+// MappedPath returns the path of the mapped file that holds address addr,
 // read from /proc/self/maps, or "" if it is not found. Given the address of
-// a symbol it names the library file behind a soname and its symlinks.
-func mappedPath(addr uintptr) string {
+// a symbol it names the library file behind a soname and its symlinks (the
+// OpenBLAS and libhdf5 loaders both report it).
+func MappedPath(addr uintptr) string {
 	f, err := os.Open("/proc/self/maps")
 	if err != nil {
 		return ""

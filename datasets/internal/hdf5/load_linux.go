@@ -4,11 +4,9 @@ package hdf5
 
 import (
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"unsafe"
 
+	"github.com/dpscope/dpscope/core/compute"
 	"github.com/ebitengine/purego"
 )
 
@@ -117,32 +115,5 @@ func mappedPath(h uintptr, sym string) string {
 	if err != nil {
 		return ""
 	}
-	return mappedFile(addr)
-}
-
-// mappedFile returns the path of the mapped file that holds address addr,
-// read from /proc/self/maps, or "" if it is not found: given a symbol's
-// address it names the library file behind a soname and its symlinks.
-func mappedFile(addr uintptr) string {
-	b, err := os.ReadFile("/proc/self/maps")
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		// start-end perms offset dev inode path
-		fields := strings.Fields(line)
-		if len(fields) < 6 {
-			continue
-		}
-		lo, hi, ok := strings.Cut(fields[0], "-")
-		if !ok {
-			continue
-		}
-		start, err1 := strconv.ParseUint(lo, 16, 64)
-		end, err2 := strconv.ParseUint(hi, 16, 64)
-		if err1 == nil && err2 == nil && uint64(addr) >= start && uint64(addr) < end {
-			return fields[len(fields)-1]
-		}
-	}
-	return ""
+	return compute.MappedPath(addr)
 }
