@@ -15,6 +15,7 @@ import (
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/datasets"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // TestPlanComposesToTarget: for every ε, preprocessing and schedule, the
@@ -102,7 +103,7 @@ func TestGOENoise(t *testing.T) {
 // four well-separated populations (ARI > 0.9) for every seed, with either
 // preprocessing; a private run at a generous ε does too.
 func TestNonPrivateRecoversSeparatedClusters(t *testing.T) {
-	d := separated(4, 100, 300, 1)
+	d := fixture.Separated(4, 100, 300, 1)
 	for _, prep := range []Prep{PrepPrivate, PrepPublic} {
 		o := mustParse(t, map[string]string{"prep": string(prep), "genes": "100", "p": "5"})
 		src, err := NewSource(d, 0)
@@ -125,7 +126,7 @@ func TestNonPrivateRecoversSeparatedClusters(t *testing.T) {
 // its ledger, equal to the target; the summary's metrics are there; every
 // mechanism is in the ledger.
 func TestEngineAccounting(t *testing.T) {
-	d := separated(4, 60, 200, 2)
+	d := fixture.Separated(4, 60, 200, 2)
 	e, evs := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100"}), nil)
 	g, ok := lastOf[core.GuaranteeEvent](evs)
 	if !ok || g.Status != core.GuaranteeFormal || len(g.Audited) != 1 || g.Audited[0].Accountant != AccountantGDP {
@@ -170,7 +171,7 @@ func TestEngineAccounting(t *testing.T) {
 // and p; the audited ε composes both; bad patches are rejected and change
 // nothing.
 func TestPatchMakesNewRelease(t *testing.T) {
-	d := separated(4, 60, 200, 3)
+	d := fixture.Separated(4, 60, 200, 3)
 	eps4 := 4.0
 	bad := []core.Patch{
 		{Options: map[string]string{"T": "0"}},
@@ -250,15 +251,15 @@ func TestInvalidInput(t *testing.T) {
 			t.Errorf("%s: New = %v, want an error wrapping %v naming %s", tc.name, err, tc.want, tc.text)
 		}
 	}
-	unlabelled := separated(2, 10, 50, 1)
+	unlabelled := fixture.Separated(2, 10, 50, 1)
 	unlabelled.Labels, unlabelled.Classes = nil, nil
 	if _, err := NewSource(unlabelled, 0); !errors.Is(err, ErrInput) {
 		t.Errorf("no labels and no k: %v, want ErrInput", err)
 	}
-	if _, err := NewSource(separated(2, 10, 50, 1), 21); !errors.Is(err, ErrInput) {
+	if _, err := NewSource(fixture.Separated(2, 10, 50, 1), 21); !errors.Is(err, ErrInput) {
 		t.Errorf("k above n: %v, want ErrInput", err)
 	}
-	few := separated(2, 10, 5, 1)
+	few := fixture.Separated(2, 10, 5, 1)
 	src, err := NewSource(few, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -295,7 +296,7 @@ func TestInvalidInput(t *testing.T) {
 // TestCollapseIsExplained: whenever a run ends with fewer than K/2
 // non-empty clusters it says why; otherwise it does not warn so.
 func TestCollapseIsExplained(t *testing.T) {
-	d := separated(8, 30, 400, 4)
+	d := fixture.Separated(8, 30, 400, 4)
 	for _, eps := range []float64{0.05, 20} {
 		e, evs := runTest(t, d, soundConfig(eps, 1, nil), nil)
 		outs := e.Outcomes()
@@ -314,7 +315,7 @@ func TestCollapseIsExplained(t *testing.T) {
 
 // TestGoroutinesEnd: no goroutine outlives a finished or cancelled run.
 func TestGoroutinesEnd(t *testing.T) {
-	d := separated(4, 50, 200, 5)
+	d := fixture.Separated(4, 50, 200, 5)
 	before := runtime.NumGoroutine()
 	runTest(t, d, soundConfig(1, 1, nil), nil)
 	testHooks.Lock()
@@ -342,7 +343,7 @@ func TestGoroutinesEnd(t *testing.T) {
 
 // TestNonPrivateMode: no ledger, guarantee none, ε patches rejected.
 func TestNonPrivateMode(t *testing.T) {
-	d := separated(4, 50, 200, 6)
+	d := fixture.Separated(4, 50, 200, 6)
 	cfg := soundConfig(0, 1, nil)
 	cfg.Mode = core.ModeNonPrivate
 	eps := 2.0
@@ -369,7 +370,7 @@ func TestNonPrivateMode(t *testing.T) {
 // cell to the public total; the private preprocessing ranks marker genes
 // first on separated data and its rows respect the clip radius.
 func TestPrivatePrepIsPerCellPlusNoise(t *testing.T) {
-	d := separated(4, 200, 300, 7)
+	d := fixture.Separated(4, 200, 300, 7)
 	cl := newCellLog(d)
 	cols, vals := cl.x.Row(0)
 	var total float64
@@ -416,7 +417,7 @@ func BenchmarkRelease(b *testing.B) {
 		name string
 		d    func() *datasets.Dataset
 	}{
-		{"separated", func() *datasets.Dataset { return separated(8, 250, 1000, 1) }},
+		{"separated", func() *datasets.Dataset { return fixture.Separated(8, 250, 1000, 1) }},
 		{"pbmc_4k", func() *datasets.Dataset { return openShared(b, "pbmc_4k") }},
 	}
 	for _, s := range sets {

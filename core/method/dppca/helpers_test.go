@@ -2,9 +2,6 @@ package dppca
 
 import (
 	"context"
-	"math"
-	"math/rand/v2"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,53 +9,6 @@ import (
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/datasets"
 )
-
-// separated returns a count data set of k well-separated populations of
-// perClass cells over genes genes: every gene is Poisson(2), and population
-// c's 40 marker genes are Poisson(30) instead.
-func separated(k, perClass, genes int, seed uint64) *datasets.Dataset {
-	rng := rand.New(rand.NewPCG(seed, 99))
-	n := k * perClass
-	x := &datasets.CSR{Rows: n, Cols: genes, Indptr: make([]int64, 1, n+1)}
-	d := &datasets.Dataset{Name: "separated", Source: "test", X: x, ValueType: datasets.Counts}
-	for c := range k {
-		d.Classes = append(d.Classes, "type "+strconv.Itoa(c))
-	}
-	for i := range n {
-		c := i / perClass
-		for g := range genes {
-			lambda := 2.0
-			if g >= c*40 && g < c*40+40 {
-				lambda = 30
-			}
-			if v := poisson(lambda, rng); v > 0 {
-				x.Indices = append(x.Indices, int32(g))
-				x.Data = append(x.Data, float32(v))
-			}
-		}
-		x.Indptr = append(x.Indptr, int64(len(x.Data)))
-		d.Labels = append(d.Labels, c)
-		d.Barcodes = append(d.Barcodes, "cell_"+strconv.Itoa(i))
-	}
-	for g := range genes {
-		d.GeneIDs = append(d.GeneIDs, "gene_"+strconv.Itoa(g))
-	}
-	d.GeneNames = d.GeneIDs
-	return d
-}
-
-// poisson draws from Poisson(λ) by Knuth's product of uniforms (λ ≤ 30
-// here, so e^−λ stays far above underflow).
-func poisson(lambda float64, rng *rand.Rand) int {
-	l, k, p := math.Exp(-lambda), 0, 1.0
-	for {
-		p *= rng.Float64()
-		if p <= l {
-			return k
-		}
-		k++
-	}
-}
 
 // testMethod is registered with a factory that keeps the engine and loads
 // the data set given by testData instead of cfg.Data.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dpscope/dpscope/core/cluster"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // TestLloydRoundMatchesDPKMeans: one round of lloydRound is DPKMeans's
@@ -105,7 +106,7 @@ func TestOverRule(t *testing.T) {
 // end, and spends exactly what over=1 spends (each round is the same two
 // releases whatever the number of centres).
 func TestOverClusteringRelease(t *testing.T) {
-	d := separated(4, 100, 300, 5)
+	d := fixture.Separated(4, 100, 300, 5)
 	src, err := NewSource(d, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +152,7 @@ func TestGenesRule(t *testing.T) {
 // it; prep=public reads the cell count as public; a fixed genes is kept;
 // an engine run records the count once.
 func TestPlanForGenesAuto(t *testing.T) {
-	d := separated(4, 500, 1200, 3)
+	d := fixture.Separated(4, 500, 1200, 3)
 	src, err := NewSource(d, 0)
 	if err != nil {
 		t.Fatal(err)

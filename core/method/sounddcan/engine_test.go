@@ -14,12 +14,13 @@ import (
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/core/method/dppca"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // TestPlanComposesToTarget: the GDP composition of every planned mechanism
 // meets the target from below (to 1e-6), and each part takes its share.
 func TestPlanComposesToTarget(t *testing.T) {
-	src, err := dppca.NewSource(separated(3, 100, 300, 1), 0)
+	src, err := dppca.NewSource(fixture.Separated(3, 100, 300, 1), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestEngineAccounting(t *testing.T) {
 }
 
 func engineAccounting(t *testing.T, opts map[string]string) {
-	d := separated(4, 60, 200, 2)
+	d := fixture.Separated(4, 60, 200, 2)
 	e, evs := runTest(t, d, soundConfig(2, 1, opts))
 	g, ok := lastOf[core.GuaranteeEvent](evs)
 	if !ok || g.Status != core.GuaranteeFormal || len(g.Audited) != 2 || g.Audited[0].Accountant != AccountantGDP {
@@ -171,7 +172,7 @@ func engineAccounting(t *testing.T, opts map[string]string) {
 // four well-separated populations (ARI > 0.9) for every seed; a sound run
 // at a generous ε does too.
 func TestNonPrivateRecoversSeparatedClusters(t *testing.T) {
-	d := separated(4, 100, 300, 1)
+	d := fixture.Separated(4, 100, 300, 1)
 	o := mustParse(t, map[string]string{"genes": "100", "p": "5", "steps": "40"})
 	src, err := dppca.NewSource(d, 0)
 	if err != nil {
@@ -258,14 +259,14 @@ func TestInvalidInput(t *testing.T) {
 	cfg.Data = "/nonexistent/dcan-sound"
 	fails("missing path", cfg, "nonexistent")
 	testHooks.Lock()
-	testHooks.data = separated(2, 10, 5, 1)
+	testHooks.data = fixture.Separated(2, 10, 5, 1)
 	testHooks.Unlock()
 	cfg = base
 	cfg.Method = testMethod
 	cfg.Options = map[string]string{"p": "10"}
 	fails("5 genes, p = 10", cfg, "p is 10")
 	cfg.Options = nil
-	unlabelled := separated(2, 10, 50, 1)
+	unlabelled := fixture.Separated(2, 10, 50, 1)
 	unlabelled.Labels, unlabelled.Classes = nil, nil
 	testHooks.Lock()
 	testHooks.data = unlabelled
@@ -276,7 +277,7 @@ func TestInvalidInput(t *testing.T) {
 // TestCollapseIsExplained: whenever a run ends with fewer than K/2
 // non-empty clusters it says why; otherwise it does not warn so.
 func TestCollapseIsExplained(t *testing.T) {
-	d := separated(8, 30, 400, 4)
+	d := fixture.Separated(8, 30, 400, 4)
 	for _, eps := range []float64{0.05, 20} {
 		e, evs := runTest(t, d, soundConfig(eps, 1, map[string]string{"steps": "20"}))
 		out := e.Outcome()
@@ -297,7 +298,7 @@ func TestCollapseIsExplained(t *testing.T) {
 
 // TestNonPrivateMode: no ledger, no noise, guarantee none.
 func TestNonPrivateMode(t *testing.T) {
-	d := separated(4, 50, 200, 6)
+	d := fixture.Separated(4, 50, 200, 6)
 	cfg := soundConfig(0, 1, map[string]string{"steps": "20"})
 	cfg.Mode = core.ModeNonPrivate
 	e, evs := runTest(t, d, cfg)
@@ -319,7 +320,7 @@ func TestNonPrivateMode(t *testing.T) {
 
 // TestGoroutinesEnd: no goroutine outlives a finished or cancelled run.
 func TestGoroutinesEnd(t *testing.T) {
-	d := separated(4, 50, 200, 5)
+	d := fixture.Separated(4, 50, 200, 5)
 	before := runtime.NumGoroutine()
 	runTest(t, d, soundConfig(1, 1, map[string]string{"steps": "10"}))
 	testHooks.Lock()

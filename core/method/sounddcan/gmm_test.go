@@ -8,6 +8,7 @@ import (
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/cluster"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // blobs returns n rows of h genes around k means (k × h) with spread sd,
@@ -148,7 +149,7 @@ func TestMixtureLearnsMeans(t *testing.T) {
 // TestNullSpendsNoSteps: steps=0 records no DP-SGD step, meets the same
 // target ε as the trained pipeline, and labels as its start.
 func TestNullSpendsNoSteps(t *testing.T) {
-	d := separated(4, 60, 200, 2)
+	d := fixture.Separated(4, 60, 200, 2)
 	e, evs := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100", "steps": "0"}))
 	if n := len(e.Ledger().Events(MechSGD)); n != 0 {
 		t.Errorf("the null recorded %d DP-SGD events", n)

@@ -15,31 +15,8 @@ import (
 	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/core/method/dppca"
 	"github.com/dpscope/dpscope/datasets"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
-
-// sharedDir returns ../shared/data beside the module root, or skips (fails
-// in CI) when it is missing.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for d := wd; filepath.Dir(d) != d; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			dir := filepath.Join(d, "..", "shared", "data")
-			if _, err := os.Stat(dir); err != nil {
-				if os.Getenv("CI") != "" {
-					t.Fatalf("shared data missing in CI: %v", err)
-				}
-				t.Skipf("shared data missing: %v", err)
-			}
-			return dir
-		}
-	}
-	t.Fatalf("no go.mod above %s", wd)
-	return ""
-}
 
 // openData loads a shared data set by name, or a builtin one
 // ("builtin:default").
@@ -52,7 +29,7 @@ func openData(t testing.TB, name string) *datasets.Dataset {
 		}
 		return d
 	}
-	d, err := datasets.Open(filepath.Join(sharedDir(t), name), datasets.OpenOptions{})
+	d, err := datasets.Open(filepath.Join(fixture.SharedData(t), name), datasets.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
