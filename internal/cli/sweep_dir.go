@@ -22,6 +22,9 @@ type sweepManifest struct {
 	Version string     `json:"version"`
 	Hash    string     `json:"grid_hash"`
 	Grid    sweep.Grid `json:"grid"`
+	// Shard is set in the folder of one shard of the grid (sweep --shard);
+	// sweep --merge joins such folders into one without it.
+	Shard *sweep.Shard `json:"shard,omitempty"`
 }
 
 // sweepDir is a sweep's output folder: manifest.json and one JSON file per
@@ -38,15 +41,15 @@ func openSweepDir(dir string, m sweepManifest) (*sweepDir, error) {
 	b, err := os.ReadFile(filepath.Join(dir, manifestName))
 	switch {
 	case err == nil:
-		var old sweepManifest
-		if err := json.Unmarshal(b, &old); err != nil {
-			return nil, fmt.Errorf("sweep folder %s: %s is not a sweep manifest: %w", dir, manifestName, err)
-		}
-		if old.Schema > sweepSchema {
-			return nil, fmt.Errorf("sweep folder %s: manifest schema %d is newer than this dpscope reads (%d); upgrade dpscope", dir, old.Schema, sweepSchema)
+		old, err := parseSweepManifest(b)
+		if err != nil {
+			return nil, fmt.Errorf("sweep folder %s: %w", dir, err)
 		}
 		if old.Hash != m.Hash || old.Version != m.Version || old.Schema != m.Schema {
 			return nil, usagef("sweep folder %s holds another sweep (grid %.12s…, dpscope %s); this one is grid %.12s…, dpscope %s: choose another --out", dir, old.Hash, old.Version, m.Hash, m.Version)
+		}
+		if !sameShard(old.Shard, m.Shard) {
+			return nil, usagef("sweep folder %s holds %s of this grid; this is %s: choose another --out", dir, shardWords(old.Shard), shardWords(m.Shard))
 		}
 		return d, os.MkdirAll(d.runsPath(), 0o755)
 	case errors.Is(err, fs.ErrNotExist):
