@@ -32,6 +32,9 @@ func (sf *sweepFlags) execute(cmd *cobra.Command, args []string, env Env) error 
 		}
 		return mergeSweeps(cmd.Context(), args, sf.out, sf.asJSON, env)
 	}
+	if sf.emit == "" && len(args) > 0 {
+		return usagef("sweep takes no arguments (folders follow --merge or --emit snakemake); got %q", args[0])
+	}
 	g, err := sf.resolveGrid(cmd)
 	if err != nil {
 		return err
@@ -47,9 +50,6 @@ func (sf *sweepFlags) execute(cmd *cobra.Command, args []string, env Env) error 
 			return usagef("--emit writes the workflow and its run folders under %s: drop --shard and --out", args[0])
 		}
 		return emitSnakemake(cmd, g, args[0], env)
-	}
-	if len(args) > 0 {
-		return usagef("sweep takes no arguments (folders follow --merge or --emit snakemake); got %q", args[0])
 	}
 	sr := sweepRun{jobs: sf.jobs, out: sf.out, asJSON: sf.asJSON}
 	if sf.shard != "" {
