@@ -28,14 +28,13 @@ func parseSweepManifest(b []byte) (sweepManifest, error) {
 	if probe.Schema < 1 {
 		return sweepManifest{}, fmt.Errorf("not a sweep manifest: schema is %d, must be 1 … %d", probe.Schema, sweepSchema)
 	}
+	// json.Unmarshal above refused data after the object, so one Decode
+	// reads all of b.
 	var m sweepManifest
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
 		return sweepManifest{}, fmt.Errorf("not a sweep manifest: %w", err)
-	}
-	if dec.More() {
-		return sweepManifest{}, fmt.Errorf("not a sweep manifest: data after the JSON object")
 	}
 	if m.Version == "" {
 		return sweepManifest{}, fmt.Errorf("not a sweep manifest: no dpscope version")
