@@ -244,8 +244,9 @@ rule run:
     threads: THREADS
     resources:
         mem_mb=MEM_MB,
+        cpus_per_task=THREADS,
     shell:
-        "OPENBLAS_NUM_THREADS={threads} GOMAXPROCS={threads} {DPSCOPE:q} sweep"
+        "OPENBLAS_NUM_THREADS={resources.cpus_per_task} GOMAXPROCS={resources.cpus_per_task} {DPSCOPE:q} sweep"
         " --grid {WF:q}/grid.json --shard {params.shard}"
         " --out {WF:q}/shards/{wildcards.run:q} --json > {log:q} 2>&1"
 
@@ -261,8 +262,9 @@ rule merge:
     threads: THREADS
     resources:
         mem_mb=MEM_MB,
+        cpus_per_task=THREADS,
     shell:
-        "OPENBLAS_NUM_THREADS={threads} GOMAXPROCS={threads} {DPSCOPE:q} sweep --merge {WF:q}/shards"
+        "OPENBLAS_NUM_THREADS={resources.cpus_per_task} GOMAXPROCS={resources.cpus_per_task} {DPSCOPE:q} sweep --merge {WF:q}/shards"
         " --out {output.merged:q} --json > {output.json:q}"
         " && {DPSCOPE:q} sweep --merge {WF:q}/shards --out {output.merged:q} > {output.table:q}"
 
@@ -284,8 +286,9 @@ rerun-incomplete: true
 `))
 
 var slurmProfileTmpl = template.Must(template.New("slurm").Parse(`# Snakemake 7 profile for Slurm: its built-in executor submits every run
-# as one sbatch job with --cpus-per-task from the rule's threads ({{.Res.Threads}}) and
-# --mem from its mem_mb ({{.Res.MemMB}} MB). Snakemake 7 has no job arrays; for one
+# as one sbatch job with --cpus-per-task from the rules' cpus_per_task
+# ({{.Res.Threads}}; their threads would be capped at 1 here, as no --cores is given)
+# and --mem from their mem_mb ({{.Res.MemMB}} MB). Snakemake 7 has no job arrays; for one
 # array of {{.ArrayTasks}} tasks use ../../slurm/submit.sh instead.
 slurm: true
 jobs: 200              # jobs queued at once
