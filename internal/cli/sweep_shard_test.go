@@ -131,10 +131,13 @@ func TestShardMergeEqualsPlainSweep(t *testing.T) {
 	}
 }
 
-// gradedShards runs the test-graded grid over ε (args) as n shards into
-// folders under a new temporary folder and returns them.
-func gradedShards(t *testing.T, n int, args ...string) []string {
+// gradedShards runs the test-graded grid over ε (args) on data as n
+// shards into folders under a new temporary folder and returns them. The
+// data are writeSeparatedMTX's, on which a merge's B1 line takes
+// milliseconds.
+func gradedShards(t *testing.T, data string, n int, args ...string) []string {
 	t.Helper()
+	args = append([]string{"--data", data}, args...)
 	tmp := t.TempDir()
 	var dirs []string
 	for i := 1; i <= n; i++ {
@@ -170,21 +173,22 @@ func editManifest(t *testing.T, dir string, f func(*sweepManifest)) {
 // refused with a message naming the folders and what differs, and nothing
 // is written to --out.
 func TestMergeRefuses(t *testing.T) {
-	a := gradedShards(t, 2, "--epsilon", "1,2")
-	other := gradedShards(t, 2, "--epsilon", "1,4")
-	three := gradedShards(t, 3, "--epsilon", "1,2")
+	smallData := writeSeparatedMTX(t)
+	a := gradedShards(t, smallData, 2, "--epsilon", "1,2")
+	other := gradedShards(t, smallData, 2, "--epsilon", "1,4")
+	three := gradedShards(t, smallData, 3, "--epsilon", "1,2")
 	whole := filepath.Join(t.TempDir(), "whole")
-	if code, _, stderr := run(t, "sweep", "--method", "test-graded", "--mode", "sound", "--epsilon", "1,2", "--seeds", "0-2", "--out", whole); code != ExitOK {
+	if code, _, stderr := run(t, "sweep", "--data", smallData, "--method", "test-graded", "--mode", "sound", "--epsilon", "1,2", "--seeds", "0-2", "--out", whole); code != ExitOK {
 		t.Fatal(stderr)
 	}
-	oldVersion := gradedShards(t, 2, "--epsilon", "1,2")
+	oldVersion := gradedShards(t, smallData, 2, "--epsilon", "1,2")
 	editManifest(t, oldVersion[1], func(m *sweepManifest) { m.Version = "v0.0.1" })
-	bothOld := gradedShards(t, 2, "--epsilon", "1,2")
+	bothOld := gradedShards(t, smallData, 2, "--epsilon", "1,2")
 	editManifest(t, bothOld[0], func(m *sweepManifest) { m.Version = "v0.0.1" })
 	editManifest(t, bothOld[1], func(m *sweepManifest) { m.Version = "v0.0.1" })
-	edited := gradedShards(t, 2, "--epsilon", "1,2")
+	edited := gradedShards(t, smallData, 2, "--epsilon", "1,2")
 	editManifest(t, edited[1], func(m *sweepManifest) { m.Grid.Seeds = []uint64{7} })
-	lost := gradedShards(t, 2, "--epsilon", "1,2")
+	lost := gradedShards(t, smallData, 2, "--epsilon", "1,2")
 	if err := os.Remove(filepath.Join(lost[1], "runs", "test-graded_sound_eps2_seed0.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +240,8 @@ func TestMergeRefuses(t *testing.T) {
 // room for are refused, and a shard's folder is not resumed as another
 // shard or the whole grid.
 func TestShardUsage(t *testing.T) {
-	dirs := gradedShards(t, 2, "--epsilon", "1")
+	smallData := writeSeparatedMTX(t)
+	dirs := gradedShards(t, smallData, 2, "--epsilon", "1")
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -252,8 +257,8 @@ func TestShardUsage(t *testing.T) {
 		{[]string{"extra"}, `got "extra"`},
 		{[]string{"--emit", "make", "x"}, `--emit is "make"`},
 		{[]string{"--emit", "snakemake"}, "one argument"},
-		{[]string{"--epsilon", "1", "--seeds", "0-2", "--shard", "1/2", "--out", dirs[1]}, "holds shard 2/2 of this grid; this is shard 1/2"},
-		{[]string{"--epsilon", "1", "--seeds", "0-2", "--out", dirs[1]}, "this is the whole grid"},
+		{[]string{"--data", smallData, "--epsilon", "1", "--seeds", "0-2", "--shard", "1/2", "--out", dirs[1]}, "holds shard 2/2 of this grid; this is shard 1/2"},
+		{[]string{"--data", smallData, "--epsilon", "1", "--seeds", "0-2", "--out", dirs[1]}, "this is the whole grid"},
 	} {
 		prefix := []string{"sweep", "--method", "test-graded", "--mode", "sound"}
 		if tc.args[0] == "--merge" || tc.args[0] == "--grid" {
