@@ -44,7 +44,7 @@ type sweepFlags struct {
 func newSweepCmd(env Env) *cobra.Command {
 	sf := &sweepFlags{base: defaultRunConfig()}
 	cmd := &cobra.Command{
-		Use:   "sweep",
+		Use:   "sweep [--merge DIR… | --emit snakemake DIR]",
 		Short: "Run a grid of methods × modes × ε × seeds and summarise the trade-off",
 		Long: `sweep runs every combination of --method, --mode, --epsilon, --opt values
 and --seeds on one data set, headless, and prints for each method, mode and ε
@@ -57,12 +57,13 @@ is saved in DIR/runs/, and running the same command again skips them: an
 interrupted sweep resumes where it stopped. DIR must be new, empty, or a
 folder of the same sweep.
 
---shard 2/4 runs the second of four disjoint parts of the grid (run k of
-the grid, in its printed order, goes to part k mod 4 + 1); --merge DIR…
---out OUT joins the parts' folders into one sweep folder and prints what a
-plain sweep of the grid prints. --emit snakemake DIR writes a Snakemake
-workflow (one job per run, then the merge and the report) with profiles for
-Slurm and for one machine.
+--shard 2/4 runs the second of four disjoint parts of the grid: run k (from
+0, in the grid's order: method, mode, option values, ε rising, seed, as the
+flags list them) goes to part k mod 4 + 1. --merge DIR… --out OUT joins the
+parts' folders into one sweep folder and prints what a plain sweep of the
+grid prints. --grid FILE takes the grid from a sweep folder's manifest.
+--emit snakemake DIR writes a Snakemake workflow (one job per run, then the
+merge and the report) with profiles for Slurm and for one machine.
 
 --json prints one line per run (its summary and seed) as runs finish, then one
 line {"sweep": [...], "reference": {...}, "exploration": {...}}.
