@@ -96,9 +96,7 @@ func emitSnakemake(cmd *cobra.Command, g sweep.Grid, dir string, env Env) error 
 	if wf.Exe, err = os.Executable(); err != nil {
 		return fmt.Errorf("--emit: the path of this dpscope: %w", err)
 	}
-	if report, _, err := cmd.Root().Find([]string{"report"}); err == nil && report != cmd.Root() {
-		wf.Report = true
-	}
+	wf.Report = hasSubcommand(cmd.Root(), "report")
 	// The data set's size sets each run's resources; loading it also
 	// checks, before anything is queued, that every job can read it.
 	prep, err := g.Base.LoadData()
@@ -154,6 +152,13 @@ func emitSnakemake(cmd *cobra.Command, g sweep.Grid, dir string, env Env) error 
 		filepath.Join(wf.WF, "Snakefile"), filepath.Join(wf.WF, "profiles", "slurm"),
 		filepath.Join(wf.WF, "slurm", "submit.sh"))
 	return nil
+}
+
+// hasSubcommand reports whether root has the subcommand name (Find
+// returns root itself for an unknown name).
+func hasSubcommand(root *cobra.Command, name string) bool {
+	c, _, err := root.Find([]string{name})
+	return err == nil && c != root && c.Name() == name
 }
 
 // gridFileName is the grid's manifest in an emitted workflow's folder.

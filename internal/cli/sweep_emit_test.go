@@ -73,10 +73,14 @@ func TestEmitSnakemake(t *testing.T) {
 			t.Errorf("Snakefile lacks %q", want)
 		}
 	}
-	// This dpscope has no report command: the default target stops at the
-	// merge (the rule is there for a dpscope that has it).
-	if strings.Contains(string(snake), `WF + "/report.done",`) {
-		t.Error("rule all asks for the report, which this dpscope cannot make")
+	// The default target asks for the report exactly when this dpscope has
+	// a report command (the rule is there either way).
+	root := newRootCmd(Env{})
+	if got, has := strings.Contains(string(snake), `WF + "/report.done",`), hasSubcommand(root, "report"); got != has {
+		t.Errorf("rule all asks for the report: %v; dpscope has a report command: %v", got, has)
+	}
+	if !hasSubcommand(root, "sweep") || hasSubcommand(root, "no-such-command") {
+		t.Error("hasSubcommand does not tell sweep from no-such-command")
 	}
 	for _, f := range []string{"profiles/local/config.yaml", "profiles/slurm/config.yaml", "slurm/array.sbatch", "slurm/submit.sh"} {
 		b, err := os.ReadFile(filepath.Join(wf, f))
