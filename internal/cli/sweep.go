@@ -35,12 +35,16 @@ type sweepFlags struct {
 	out        string
 	asJSON     bool
 	load       loadFlags // labels, orientation and preprocessing, as for run
+	shard      string    // --shard INDEX/COUNT
+	merge      bool      // --merge DIR…
+	emit       string    // --emit snakemake DIR
+	gridFile   string    // --grid FILE: the grid of a sweep manifest
 }
 
 func newSweepCmd(env Env) *cobra.Command {
 	sf := &sweepFlags{base: defaultRunConfig()}
 	cmd := &cobra.Command{
-		Use:   "sweep",
+		Use:   "sweep [--merge DIR… | --emit snakemake DIR]",
 		Short: "Run a grid of methods × modes × ε × seeds and summarise the trade-off",
 		Long: `sweep runs every combination of --method, --mode, --epsilon, --opt values
 and --seeds on one data set, headless, and prints for each method, mode and ε
@@ -53,6 +57,14 @@ is saved in DIR/runs/, and running the same command again skips them: an
 interrupted sweep resumes where it stopped. DIR must be new, empty, or a
 folder of the same sweep.
 
+--shard 2/4 runs the second of four disjoint parts of the grid: run k (from
+0, in the grid's order: method, mode, option values, ε rising, seed, as the
+flags list them) goes to part k mod 4 + 1. --merge DIR… --out OUT joins the
+parts' folders into one sweep folder and prints what a plain sweep of the
+grid prints. --grid FILE takes the grid from a sweep folder's manifest.
+--emit snakemake DIR writes a Snakemake workflow (one job per run, then the
+merge and the report) with profiles for Slurm and for one machine.
+
 --json prints one line per run (its summary and seed) as runs finish, then one
 line {"sweep": [...], "reference": {...}, "exploration": {...}}.
 
@@ -61,15 +73,11 @@ only by the total over all the runs made, which sweep reports (basic
 composition, the sum of the runs' ε and δ).`,
 		Example: `  dpscope sweep --method dppca --mode sound --epsilon 0.5,1,2,4,8,16 --seeds 0-4
   dpscope sweep --data ../shared/data/pbmc_4k --method dppca,dcan --mode sound,nonprivate \
-      --epsilon 1,8 --seeds 0-4 --jobs 2 --out sweeps/pbmc --json`,
-		Args: cobra.NoArgs,
-		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			grid, err := sf.grid(cmd)
-			if err != nil {
-				return err
-			}
-			return executeSweep(cmd.Context(), grid, sf.jobs, sf.out, sf.asJSON, env)
-		}),
+      --epsilon 1,8 --seeds 0-4 --jobs 2 --out sweeps/pbmc --json
+  dpscope sweep --method dppca --epsilon 1,8 --seeds 0-4 --shard 1/2 --out part1
+  dpscope sweep --merge part1 part2 --out whole
+  dpscope sweep --method dppca --epsilon 1,8 --seeds 0-4 --emit snakemake wf`,
+		RunE: runE(func(cmd *cobra.Command, args []string) error { return sf.execute(cmd, args, env) }),
 	}
 	f := cmd.Flags()
 	c := &sf.base
@@ -92,6 +100,10 @@ composition, the sum of the runs' ε and δ).`,
 	f.StringVar(&sf.out, "out", "", "save every finished run in this folder and resume from it")
 	sf.load.registerPrep(f)
 	f.BoolVar(&sf.asJSON, "json", false, "one JSON line per run, then a summary line")
+	f.StringVar(&sf.shard, "shard", "", "run only part INDEX/COUNT of the grid (1-based; run k goes to part k mod COUNT + 1)")
+	f.BoolVar(&sf.merge, "merge", false, "join the shard folders given as arguments into the --out folder and report the whole grid")
+	f.StringVar(&sf.emit, "emit", "", "write a workflow for the grid instead of running it: snakemake (the folder is the argument)")
+	f.StringVar(&sf.gridFile, "grid", "", "take the grid from a sweep manifest (a sweep folder or its manifest.json) instead of the grid flags")
 	return cmd
 }
 
@@ -163,6 +175,11 @@ func (sf *sweepFlags) grid(cmd *cobra.Command) (sweep.Grid, error) {
 	return g, nil
 }
 
+// newSweepManifest is the manifest of a folder of g (or of its shard).
+func newSweepManifest(g sweep.Grid, shard *sweep.Shard) sweepManifest {
+	return sweepManifest{Schema: sweepSchema, Version: version(), Hash: g.Hash(), Grid: g, Shard: shard}
+}
+
 // parseEpochs reads "50,40".
 func parseEpochs(s string) ([]int, error) {
 	var out []int
@@ -231,15 +248,35 @@ func newRecord(cfg core.Config, s *runSummary, o sweep.Outcome) sweepRecord {
 		Spent: o.Spent, Unbounded: o.Unbounded}
 }
 
-// executeSweep runs the grid with jobs runs at a time and reports.
-func executeSweep(ctx context.Context, g sweep.Grid, jobs int, outDir string, asJSON bool, env Env) error {
+// sweepRun is how a grid is run: jobs at a time, saved in out (when not
+// empty), as JSON lines or a table, the whole grid or one shard.
+type sweepRun struct {
+	jobs   int
+	out    string
+	asJSON bool
+	shard  *sweep.Shard
+}
+
+// executeSweep runs the grid (or its shard) and reports. A shard reports
+// its own runs without the reference lines: they are computed once, by the
+// merge, not once per shard.
+func executeSweep(ctx context.Context, g sweep.Grid, sr sweepRun, env Env) error {
 	points, err := g.Points()
 	if err != nil {
 		return usageError{err}
 	}
+	gridRuns := len(points)
+	if sr.shard != nil {
+		var part []sweep.Point
+		for _, k := range sr.shard.Select(len(points)) {
+			part = append(part, points[k])
+		}
+		points = part
+	}
+	jobs, outDir, asJSON := sr.jobs, sr.out, sr.asJSON
 	var dir *sweepDir
 	if outDir != "" {
-		if dir, err = openSweepDir(outDir, sweepManifest{Schema: sweepSchema, Version: version(), Hash: g.Hash(), Grid: g}); err != nil {
+		if dir, err = openSweepDir(outDir, newSweepManifest(g, sr.shard)); err != nil {
 			return err
 		}
 	}
@@ -287,7 +324,7 @@ func executeSweep(ctx context.Context, g sweep.Grid, jobs int, outDir string, as
 	})
 	bar.finish()
 
-	res := &sweepResult{}
+	res := &sweepResult{Shard: sr.shard, gridRuns: gridRuns}
 	groups, cost := sweep.Summarise(points, outcomes)
 	res.Groups, res.Exploration = make([]sweepGroup, len(groups)), cost
 	for i, g := range groups {
@@ -295,7 +332,7 @@ func executeSweep(ctx context.Context, g sweep.Grid, jobs int, outDir string, as
 	}
 	// An interrupted sweep reports what finished at once, without the
 	// reference lines (which may take seconds).
-	if ctx.Err() == nil {
+	if ctx.Err() == nil && sr.shard == nil {
 		res.Groups = judge(ctx, points, groups)
 		res.Reference = &references{}
 		if l, err := b1Line(ctx, g.Base); err != nil {
@@ -371,7 +408,11 @@ type sweepResult struct {
 	Groups      []sweepGroup `json:"sweep"`
 	Reference   *references  `json:"reference"`
 	Exploration sweep.Cost   `json:"exploration"`
-	done        int
+	// Shard is set when the result is one shard's: its groups hold only
+	// the shard's runs and there are no reference lines.
+	Shard    *sweep.Shard `json:"shard,omitempty"`
+	done     int
+	gridRuns int // runs in the whole grid
 }
 
 // write prints the sweep table for people.
@@ -414,12 +455,19 @@ func (r *sweepResult) write(w io.Writer) {
 		l := ref.PCAKMeans
 		fmt.Fprintf(w, "reference B1 (PCA(50) + k-means, non-private, not a release): ARI %.3f ± %.3f, NMI %.3f ± %.3f over %d seeds\n", l.ARI, l.ARISD, l.NMI, l.NMISD, l.Seeds)
 	}
+	whole := "the whole sweep"
+	if r.Shard != nil {
+		whole = "this shard"
+	}
 	if e := r.Exploration; e.Unbounded > 0 {
-		fmt.Fprintf(w, "privacy of the whole sweep: %d private runs on the same data, %d of them with no finite ε (no formal guarantee): together they have no privacy bound\n", e.PrivateRuns, e.Unbounded)
+		fmt.Fprintf(w, "privacy of %s: %d private runs on the same data, %d of them with no finite ε (no formal guarantee): together they have no privacy bound\n", whole, e.PrivateRuns, e.Unbounded)
 	} else if e.PrivateRuns > 0 {
-		fmt.Fprintf(w, "privacy of the whole sweep: %d private runs on the same data, ε ≤ %.4g, δ ≤ %.3g by basic composition; an ε picked from this table is covered only by that total\n", e.PrivateRuns, e.EpsilonTotal, e.DeltaTotal)
+		fmt.Fprintf(w, "privacy of %s: %d private runs on the same data, ε ≤ %.4g, δ ≤ %.3g by basic composition; an ε picked from this table is covered only by that total\n", whole, e.PrivateRuns, e.EpsilonTotal, e.DeltaTotal)
 	}
 	fmt.Fprintln(w, "(ARI and NMI use the true labels of the data: exploration only, not covered by any guarantee)")
+	if r.Shard != nil {
+		fmt.Fprintf(w, "shard %s: %d of the grid's %d runs, without reference lines; join every shard's folder with dpscope sweep --merge\n", r.Shard, r.done, r.gridRuns)
+	}
 }
 
 // stickyWriter writes lines and keeps the first write error, so a full disk

@@ -22,6 +22,9 @@ type sweepManifest struct {
 	Version string     `json:"version"`
 	Hash    string     `json:"grid_hash"`
 	Grid    sweep.Grid `json:"grid"`
+	// Shard is set in the folder of one shard of the grid (sweep --shard);
+	// sweep --merge joins such folders into one without it.
+	Shard *sweep.Shard `json:"shard,omitempty"`
 }
 
 // sweepDir is a sweep's output folder: manifest.json and one JSON file per
@@ -38,20 +41,20 @@ func openSweepDir(dir string, m sweepManifest) (*sweepDir, error) {
 	b, err := os.ReadFile(filepath.Join(dir, manifestName))
 	switch {
 	case err == nil:
-		var old sweepManifest
-		if err := json.Unmarshal(b, &old); err != nil {
-			return nil, fmt.Errorf("sweep folder %s: %s is not a sweep manifest: %w", dir, manifestName, err)
-		}
-		if old.Schema > sweepSchema {
-			return nil, fmt.Errorf("sweep folder %s: manifest schema %d is newer than this dpscope reads (%d); upgrade dpscope", dir, old.Schema, sweepSchema)
+		old, err := parseSweepManifest(b)
+		if err != nil {
+			return nil, fmt.Errorf("sweep folder %s: %w", dir, err)
 		}
 		if old.Hash != m.Hash || old.Version != m.Version || old.Schema != m.Schema {
 			return nil, usagef("sweep folder %s holds another sweep (grid %.12s…, dpscope %s); this one is grid %.12s…, dpscope %s: choose another --out", dir, old.Hash, old.Version, m.Hash, m.Version)
 		}
+		if !sameShard(old.Shard, m.Shard) {
+			return nil, usagef("sweep folder %s holds %s of this grid; this is %s: choose another --out", dir, shardWords(old.Shard), shardWords(m.Shard))
+		}
 		return d, os.MkdirAll(d.runsPath(), 0o755)
 	case errors.Is(err, fs.ErrNotExist):
 		entries, rerr := os.ReadDir(dir)
-		if rerr == nil && len(entries) > 0 {
+		if rerr == nil && !onlyEmptyRuns(dir, entries) {
 			return nil, usagef("--out %s is a folder with content but no sweep manifest: choose an empty or new folder", dir)
 		}
 		if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
@@ -63,14 +66,34 @@ func openSweepDir(dir string, m sweepManifest) (*sweepDir, error) {
 	if err := os.MkdirAll(d.runsPath(), 0o755); err != nil {
 		return nil, fmt.Errorf("--out %s: %w", dir, err)
 	}
-	b, err = json.MarshalIndent(m, "", "  ")
+	b, err = marshalManifest(m)
 	if err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, manifestName), append(b, '\n')); err != nil {
+	if err := writeFileAtomic(filepath.Join(dir, manifestName), b); err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// onlyEmptyRuns reports whether entries (of dir) are nothing, or an empty
+// runs/ folder: a workflow manager such as Snakemake creates the parent of
+// a declared output (DIR/runs/NAME.json) before the job runs.
+func onlyEmptyRuns(dir string, entries []fs.DirEntry) bool {
+	if len(entries) == 0 {
+		return true
+	}
+	if len(entries) > 1 || entries[0].Name() != "runs" || !entries[0].IsDir() {
+		return false
+	}
+	sub, err := os.ReadDir(filepath.Join(dir, "runs"))
+	return err == nil && len(sub) == 0
+}
+
+// marshalManifest writes m as indented JSON with a final newline.
+func marshalManifest(m sweepManifest) ([]byte, error) {
+	b, err := json.MarshalIndent(m, "", "  ")
+	return append(b, '\n'), err
 }
 
 func (d *sweepDir) runsPath() string { return filepath.Join(d.path, "runs") }
