@@ -1,11 +1,15 @@
 package tui
 
 import (
+	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/dpscope/dpscope/tui/session"
 )
 
 var ctrlS = tea.KeyPressMsg{Code: 's', Mod: tea.ModCtrl}
@@ -74,4 +78,140 @@ func TestSavedSessionReloadsToTheSameScreens(t *testing.T) {
 			t.Errorf("a reopened session has %d unsaved runs, want 0", back.sess.unsaved())
 		}
 	}
+}
+
+func TestUnreadableSessionFileIsLeftAsItWas(t *testing.T) {
+	dir := t.TempDir()
+	m := twoRuns(t, dir, 80, 24)
+	good, err := session.Encode(m.snapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		data []byte
+		want []string
+	}{
+		{"newer", bytes.Replace(good, []byte(`"schema": 1`), []byte(`"schema": 99`), 1), []string{"schema 99", "upgrade dpscope", "left as it was"}},
+		{"truncated", good[:len(good)/3], []string{"not a dpscope session file", "left as it was"}},
+		{"damaged event", bytes.Replace(good, []byte(`"type": "step"`), []byte(`"type": "stpe"`), 1), []string{`unknown event type "stpe"`, "left as it was"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.json")
+			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg := sessionConfig(t.TempDir())
+			cfg.SessionFile = path
+			m := sized(t, New(cfg), 80, 24)
+			for _, w := range tc.want {
+				if !strings.Contains(m.Status(), w) {
+					t.Errorf("status %q lacks %q", m.Status(), w)
+				}
+			}
+			if !m.errored {
+				t.Error("the status line does not show an error")
+			}
+			// A run and a save go elsewhere: the file stays as it was.
+			m = press(t, m, "s")
+			m = send(t, m, ctrlS)
+			if m.sess.file == path || m.sess.file == "" {
+				t.Errorf("saved to %q, want a new file", m.sess.file)
+			}
+			if b, _ := os.ReadFile(path); !bytes.Equal(b, tc.data) {
+				t.Error("the unreadable session file was changed")
+			}
+			if _, err := os.Stat(m.sess.file); err != nil {
+				t.Errorf("the session was not saved: %v", err)
+			}
+		})
+	}
+}
+
+func TestQuitAsksWithUnsavedRunsAndAutosaves(t *testing.T) {
+	dir := t.TempDir()
+	m := sized(t, New(sessionConfig(dir)), 80, 24)
+	if _, cmd := m.Update(kp("q")); cmd == nil {
+		t.Fatal("q without runs: no command, want tea.Quit")
+	} else if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("q without runs did not quit")
+	}
+	m = press(t, m, "s")
+	// The finished run was autosaved, and the status line says where.
+	auto := m.sess.autosave
+	if !strings.HasPrefix(auto, filepath.Join(dir, "state", "sessions")+string(filepath.Separator)) || !strings.Contains(m.Status(), "autosaved to "+auto) {
+		t.Errorf("autosave %q, status %q", auto, m.Status())
+	}
+	b, err := os.ReadFile(auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := session.Decode(b)
+	if err != nil || len(f.Runs) != 1 || len(f.Runs[0].Decoded) == 0 || f.Version != "v-test" || f.Data.Spec != "builtin:toy" {
+		t.Fatalf("autosave holds %+v (%v), want the one run with its events", f, err)
+	}
+	if f.Runs[0].Summary.Outcome != "finished" || f.Runs[0].Summary.Steps == 0 || f.Tally["builtin:toy"].PrivateRuns != 1 {
+		t.Errorf("autosaved summary %+v, tally %+v", f.Runs[0].Summary, f.Tally)
+	}
+	next, cmd := m.Update(kp("q"))
+	m = next.(Model)
+	if cmd != nil {
+		if _, ok := cmd().(tea.QuitMsg); ok {
+			t.Fatal("q quit at once with an unsaved run, want a question")
+		}
+	}
+	view := text(m)
+	for _, w := range []string{"1 run of this session not saved", "s  save to", "y  quit", "n  stay"} {
+		if !strings.Contains(view, w) {
+			t.Errorf("dialog lacks %q:\n%s", w, view)
+		}
+	}
+	checkFits(t, m.View().Content, 80, 24)
+	m = press(t, m, "n")
+	if m.unsaved || strings.Contains(text(m), "not saved to a file") {
+		t.Error("the question stays after n")
+	}
+	m = press(t, m, "q")
+	next, cmd = m.Update(kp("s"))
+	m = next.(Model)
+	if cmd == nil {
+		t.Fatal("s: no command, want tea.Quit")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("s did not save and quit")
+	}
+	if b, err := os.ReadFile(m.sess.file); err != nil {
+		t.Fatal(err)
+	} else if f, err := session.Decode(b); err != nil || len(f.Runs) != 1 {
+		t.Errorf("saved file: %d runs, %v", len(f.Runs), err)
+	}
+}
+
+// FuzzReopenSession: whatever a session file holds, reopening it never
+// panics, and every screen draws within the terminal.
+func FuzzReopenSession(f *testing.F) {
+	dir := f.TempDir()
+	f.Add([]byte(`{"format":"dpscope-session","schema":1,"runs":[{"id":1,"config":{"method":"tui-fake","epochs":[1,1]},"events":[{"type":"step","data":{"step":3,"loss":"NaN"}},{"type":"budget","data":{"step":3,"spent":[{"accountant":"RDP","epsilon":"+Inf"}]}}]}]}`))
+	f.Add([]byte(`{"format":"dpscope-session","schema":1,"params":{"variant":"nope","settings":{"SampleRate":0,"Epochs":[-1,2]}},"runs":[{"id":3,"variant":"x","events":[{"type":"embedding","data":{"x":[1],"y":[2],"cluster":[-5]}},{"type":"clients","data":{"k":2,"sizes":[1,2],"classes":[["a"]]}}]}]}`))
+	f.Add([]byte(`{"format":"dpscope-session","schema":1,"tally":{"builtin:toy":{"private_runs":-3,"epsilon_total":"NaN"}}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(dir, "fuzz.json")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg := sessionConfig(dir)
+		cfg.SessionFile = path
+		m := New(cfg)
+		// Not the commands (the Budget screen's audit, the Planner's
+		// curves): they take a second under the fuzzer, and read no file.
+		next, _ := m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+		m = next.(Model)
+		for _, tab := range []int{TabRun, TabBudget, TabCompare} {
+			m.active = tab
+			m.layout()
+			m.frame()
+			checkFits(t, m.View().Content, 80, 24)
+		}
+	})
 }

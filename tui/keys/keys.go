@@ -74,7 +74,7 @@ func DefaultKeyMap() KeyMap {
 		Restart: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart")),
 
 		Pin:    key.NewBinding(key.WithKeys("space", "enter"), key.WithHelp("space", "pin/unpin")),
-		Export: key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export CSV")),
+		Export: key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export CSV+JSON")),
 
 		PrevLesson: key.NewBinding(key.WithKeys("left", "h", "["), key.WithHelp("←/h", "prev lesson")),
 		NextLesson: key.NewBinding(key.WithKeys("right", "l", "]"), key.WithHelp("→/l", "next lesson")),
