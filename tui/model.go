@@ -96,6 +96,12 @@ func (m Model) RunState() RunState { return m.c.RunState }
 // Pane returns the pane of tab i.
 func (m Model) Pane(i int) Pane { return m.panes[i] }
 
+// StartConfig returns the run the Run screen would start now (s): its
+// settings with the session's data settings.
+func (m Model) StartConfig() core.Config {
+	return m.c.Config.runConfig(m.panes[TabRun].(*runPane).params)
+}
+
 // Status returns the status line's text.
 func (m Model) Status() string { return m.status }
 

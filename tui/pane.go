@@ -112,10 +112,10 @@ type Config struct {
 	// Context bounds every run; runs also stop when the user quits.
 	// Defaults to context.Background() when nil.
 	Context context.Context
-	// Seed is the first run's seed. Zero means 1.
+	// Seed is the first run's seed. Zero means core.DefaultSeed.
 	Seed uint64
 	// Epochs presets the Run pane's epochs per stage (σ is solved for
-	// them). Zero keeps the default 10 and 10.
+	// them). Zero keeps core.DefaultEpochs, as `dpscope run` does.
 	Epochs [2]int
 }
 
@@ -143,10 +143,10 @@ func (c Config) withDefaults() Config {
 		c.Context = context.Background()
 	}
 	if c.Seed == 0 {
-		c.Seed = 1
+		c.Seed = core.DefaultSeed
 	}
 	if c.Epochs == [2]int{} {
-		c.Epochs = [2]int{10, 10}
+		c.Epochs = core.DefaultEpochs
 	}
 	return c
 }

@@ -154,7 +154,7 @@ func TestCompareRecordsPinsAndExports(t *testing.T) {
 	want := map[string]string{
 		"run": "1", "variant": "DP-DCAN paper", "method": fakeFast, "mode": "paper", "data": "builtin:toy",
 		"epsilon_target": "4", "epsilon_RDP": "4", "delta": "1e-05", "sigma": "2.5", "clip": "0.1", "q": "0.1",
-		"layers": "1-3", "accountant": "rdp", "epochs": "10+10", "steps": "40", "seed": "1", "secure_noise": "false",
+		"layers": "1-3", "accountant": "rdp", "epochs": "20+20", "steps": "40", "seed": "1", "secure_noise": "false",
 		"guarantee": "paper-only", "guarantee_reasons": "only layers 1-3 noised", "ari": "0.8", "nmi": "0.5",
 		"acc": "", "b1_ari": "0.7", "b1_nmi": "0.6", "null_ari": "", "outcome": "finished", "dpscope_version": "devel", "schema": "1",
 	}
