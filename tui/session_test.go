@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/tui/session"
 )
 
@@ -214,4 +215,46 @@ func FuzzReopenSession(f *testing.F) {
 			checkFits(t, m.View().Content, 80, 24)
 		}
 	})
+}
+
+// TestAutosaveDuringARunCountsItsSpend: a session saved while a run goes
+// holds the run's events so far and its privacy spend in the tally, so a
+// crash after it loses neither; the live tally is left as it was.
+func TestAutosaveDuringARunCountsItsSpend(t *testing.T) {
+	m := New(sessionConfig(t.TempDir()))
+	cfg := m.StartConfig()
+	m.tally.start(cfg)
+	m.sessionStart(1, cfg)
+	evs := []core.Event{core.BudgetEvent{Step: 3, Delta: 1e-5, Spent: []core.EpsilonValue{{Accountant: "RDP", Epsilon: 1.5}}}, core.StepEvent{Step: 3, Loss: 0.5}}
+	m.tally.observe(evs)
+	m.sessionEvents(evs)
+	f := m.snapshot()
+	if c := f.Tally[cfg.Data]; c.PrivateRuns != 1 || c.EpsilonTotal != 1.5 || c.DeltaTotal != 1e-5 {
+		t.Errorf("snapshot tally %+v, want the going run's ε 1.5", c)
+	}
+	if len(m.tally.byData) != 0 {
+		t.Errorf("the live tally changed: %+v", m.tally.byData)
+	}
+	if len(f.Runs) != 1 || len(f.Runs[0].Events) != 2 || f.Runs[0].ID != 1 {
+		t.Errorf("snapshot runs %+v, want the going run with its 2 events", f.Runs)
+	}
+	// Only the last embedding is kept: the scatter draws no other.
+	m.sessionEvents([]core.Event{core.EmbeddingEvent{Step: 1, X: []float64{1}, Y: []float64{2}}, core.EmbeddingEvent{Step: 2, X: []float64{3}, Y: []float64{4}}})
+	b, err := session.Encode(m.snapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := session.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []int
+	for _, ev := range g.Runs[0].Decoded {
+		if e, ok := ev.(core.EmbeddingEvent); ok {
+			steps = append(steps, e.Step)
+		}
+	}
+	if len(steps) != 1 || steps[0] != 2 {
+		t.Errorf("embeddings kept at steps %v, want only step 2", steps)
+	}
 }

@@ -75,7 +75,11 @@ func (m *Model) replay(f session.File) tea.Cmd {
 		m.c.RunState = RunFinished
 		cmds = append(cmds, m.broadcast(EngineClosedMsg{ID: r.ID}))
 		if rp != nil {
-			rp.clock.replayed(elapsedOf(r.Decoded))
+			el := elapsedOf(r.Decoded)
+			if r.Clock > 0 && r.Clock < 1e9 {
+				el = time.Duration(r.Clock * float64(time.Second))
+			}
+			rp.clock.replayed(el)
 		}
 		r.Decoded = nil
 		m.sess.runs = append(m.sess.runs, r)

@@ -12,7 +12,6 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/dpscope/dpscope/core"
-	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/tui/session"
 )
 
@@ -148,6 +147,9 @@ func (m *Model) sessionClose() tea.Cmd {
 		return nil
 	}
 	m.sess.current = nil
+	if rp, ok := m.panes[TabRun].(*runPane); ok {
+		c.Clock = rp.clock.elapsed().Seconds()
+	}
 	if cp, ok := m.panes[TabCompare].(*comparePane); ok {
 		if recs := cp.Records(); len(recs) > 0 && recs[len(recs)-1].ID == c.ID {
 			c.Summary = recs[len(recs)-1].summary()
@@ -176,11 +178,8 @@ func (m *Model) snapshot() session.File {
 		sp.Edited = m.sess.edited
 		f.Params = sp
 	}
-	if len(m.tally.byData) > 0 {
-		f.Tally = map[string]sweep.Cost{}
-		for d, c := range m.tally.byData {
-			f.Tally[d] = *c
-		}
+	if c := m.tally.costs(); len(c) > 0 {
+		f.Tally = c
 	}
 	return f
 }

@@ -65,6 +65,9 @@ type Run struct {
 	Params     any        `json:"params,omitempty"`
 	Summary    Summary    `json:"summary"`
 	References References `json:"references"`
+	// Clock is the run's time in seconds as the interface clocked it
+	// (pauses left out); 0 when not known.
+	Clock float64 `json:"clock,omitempty"`
 	// Events are the run's events in order, but its final result.
 	Events []Event `json:"events"`
 	// Decoded are Events as core events, filled by Decode.
