@@ -173,7 +173,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.control(msg)
 	case privateReleaseMsg:
 		m.tally.add(msg.data, msg.o)
-		return nil
+		return m.autosaveCmd(false)
 	case runReferencesMsg:
 		m.sessionRefs(msg)
 	case ParamsMsg:

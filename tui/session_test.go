@@ -262,4 +262,20 @@ func TestAutosaveDuringARunCountsItsSpend(t *testing.T) {
 	if len(steps) != 1 || steps[0] != 2 {
 		t.Errorf("embeddings kept at steps %v, want only step 2", steps)
 	}
+	// The program dies here; the autosave reopens with the run marked
+	// interrupted and its spend in the tally.
+	path := filepath.Join(t.TempDir(), "crash.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg2 := sessionConfig(t.TempDir())
+	cfg2.SessionFile = path
+	back := sized(t, New(cfg2), 80, 24)
+	recs := back.Pane(TabCompare).(*comparePane).Records()
+	if len(recs) != 1 || recs[0].Outcome != outcomeInterrupted || recs[0].epsilon("RDP") != 1.5 {
+		t.Errorf("reopened records %+v, want the one interrupted run at ε 1.5", recs)
+	}
+	if c := back.tally.byData[cfg.Data]; c == nil || c.EpsilonTotal != 1.5 {
+		t.Errorf("reopened tally %+v, want ε 1.5", c)
+	}
 }

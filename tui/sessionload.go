@@ -74,6 +74,14 @@ func (m *Model) replay(f session.File) tea.Cmd {
 		}
 		m.c.RunState = RunFinished
 		cmds = append(cmds, m.broadcast(EngineClosedMsg{ID: r.ID}))
+		if !ended(r.Decoded) {
+			// Autosaved while it went, then cut short (a crash, a dropped
+			// link): say so rather than leave its outcome blank.
+			r.Summary.Outcome = outcomeInterrupted
+			if cp, ok := m.panes[TabCompare].(*comparePane); ok && len(cp.records) > 0 && cp.records[len(cp.records)-1].ID == r.ID {
+				cp.records[len(cp.records)-1].Outcome = outcomeInterrupted
+			}
+		}
 		if rp != nil {
 			el := elapsedOf(r.Decoded)
 			if r.Clock > 0 && r.Clock < 1e9 {
@@ -106,6 +114,21 @@ func (m *Model) replay(f session.File) tea.Cmd {
 		}
 	}
 	return tea.Batch(cmds...)
+}
+
+// outcomeInterrupted is the outcome of a reopened run whose events stop
+// before its end: the session was autosaved while it went.
+const outcomeInterrupted = "interrupted"
+
+// ended reports whether a run's events include its end (done or failed).
+func ended(evs []core.Event) bool {
+	return slices.ContainsFunc(evs, func(ev core.Event) bool {
+		switch ev.(type) {
+		case core.DoneEvent, core.ErrorEvent:
+			return true
+		}
+		return false
+	})
 }
 
 // elapsedOf is a run's time as its end event reports it.

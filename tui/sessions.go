@@ -208,7 +208,7 @@ type autosavedMsg struct {
 // a change during it is written after it.
 func (m *Model) autosaveCmd(force bool) tea.Cmd {
 	s := m.sess
-	if len(s.runs) == 0 && s.current == nil {
+	if m.sessionEmpty() {
 		return nil
 	}
 	if s.saving {
@@ -244,9 +244,15 @@ func (m *Model) autosaved(msg autosavedMsg) tea.Cmd {
 
 // flushAutosave writes the session to its autosave file now, at quit.
 func (m *Model) flushAutosave() {
-	if len(m.sess.runs) > 0 || m.sess.current != nil {
+	if !m.sessionEmpty() {
 		_ = writeSession(m.sess.autosave, m.snapshot()) // best effort: the program is ending
 	}
+}
+
+// sessionEmpty reports whether there is nothing to save: no run and no
+// private release (a Trade-off sweep's runs are in the tally alone).
+func (m *Model) sessionEmpty() bool {
+	return len(m.sess.runs) == 0 && m.sess.current == nil && len(m.tally.byData) == 0
 }
 
 // sessionPath is where ctrl+s saves: the session's file, else a new one in
