@@ -51,9 +51,14 @@ func twoRuns(t *testing.T, dir string, w, h int) Model {
 }
 
 func TestSavedSessionReloadsToTheSameScreens(t *testing.T) {
-	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+	for _, size := range [][3]int{{80, 24, 0}, {160, 48, 0}, {80, 24, 1}} {
 		dir := t.TempDir()
 		m := twoRuns(t, dir, size[0], size[1])
+		if size[2] == 1 {
+			// Settings changed after the last run: the screens show the
+			// new plan, and so must the reopened ones.
+			m = press(t, m, "j", "j", "h", "k", "k")
+		}
 		before := screens(t, m)
 		if m.sess.unsaved() != 2 {
 			t.Errorf("%d unsaved runs, want 2", m.sess.unsaved())

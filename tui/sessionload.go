@@ -93,6 +93,7 @@ func (m *Model) replay(f session.File) tea.Cmd {
 		m.sess.runs = append(m.sess.runs, r)
 	}
 	m.c.Config.NoReferences = noRefs
+	m.sess.edited = false // the replay's own set-ups were the runs' starts
 	for data, c := range f.Tally {
 		m.tally.byData[data] = &c
 	}
@@ -154,6 +155,7 @@ func (m *Model) setRunParams(pr runParams) tea.Cmd {
 		}
 		rp.reproject()
 	}
+	m.sess.edited = true // a lesson's set-up is an edit too
 	return m.broadcast(ParamsMsg{pr})
 }
 
