@@ -88,6 +88,9 @@ func runTUI(ctx context.Context, data *cli.Loaded) error {
 		// The flags that shaped the loaded matrix shape every run's.
 		Labels: data.Config.Labels, Orientation: data.Config.Orientation, Preprocess: data.Config.Preprocess,
 		LabelsColumn: data.Config.LabelsColumn, UseRaw: data.Config.UseRaw,
+		// Sessions autosave to the user data dir (StateDir empty) and are
+		// stamped with the version.
+		SessionFile: data.Session, Version: cli.BuildVersion(),
 	})
 	_, err = tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	return err

@@ -31,6 +31,7 @@ type runRecord struct {
 	Pinned    bool
 	ari       []chart.Point // ARI against step, for overlays
 	refs      runReferences // B1 and the method's null, when computed
+	detail    runDetail     // everything else that made the run (export.go)
 }
 
 // epsilon returns the ε of the named accountant (case-insensitive), or NaN.
@@ -110,7 +111,7 @@ func (cp *comparePane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		cp.params = msg.Params
 	case RunStartedMsg:
 		cp.current = &runRecord{ID: msg.ID, Variant: cp.params.V().Label, Method: msg.Config.Method, Mode: msg.Config.Mode,
-			Layers: msg.Config.Layers.String(), ARI: math.NaN(), NMI: math.NaN(), Guarantee: "—"}
+			Layers: msg.Config.Layers.String(), ARI: math.NaN(), NMI: math.NaN(), Guarantee: "—", detail: newRunDetail(msg.Config)}
 		if msg.Config.Mode == core.ModeNonPrivate {
 			cp.current.Layers = "—"
 		}
@@ -141,7 +142,7 @@ func (cp *comparePane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		if msg.err != nil {
 			return cp, ErrorCmd(msg.err)
 		}
-		return cp, statusCmd("exported " + strings.Join(msg.paths, " and "))
+		return cp, statusCmd("exported " + strings.Join(msg.paths, ", "))
 	case tea.KeyPressMsg:
 		return cp, cp.handleKey(msg)
 	}
@@ -149,6 +150,7 @@ func (cp *comparePane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 }
 
 func (r *runRecord) observe(ev core.Event) {
+	r.detail.observe(ev)
 	switch ev := ev.(type) {
 	case core.BudgetEvent:
 		r.Epsilon = append(r.Epsilon[:0], ev.Spent...)
@@ -194,7 +196,7 @@ func (cp *comparePane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		cp.records[cp.cursor].Pinned = !cp.records[cp.cursor].Pinned
 		cp.dirty = true
 	case key.Matches(msg, k.Export):
-		return exportCmd(cp.c.Config.ExportDir, append([]runRecord{}, cp.records...))
+		return exportCmd(cp.c.Config.ExportDir, cp.c.Config.Version, append([]runRecord{}, cp.records...))
 	}
 	return nil
 }

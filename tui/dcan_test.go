@@ -33,7 +33,7 @@ func TestLiveRunChangesShowDCAN(t *testing.T) {
 	waitText(t, tm, "3□", "▼")            // layer 3 unlit, then a second marker
 	typeKeys(tm, "x")
 	waitText(t, tm, "run stopped")
-	typeKeys(tm, "q")
+	typeKeys(tm, "q", "y") // y: quit with the run autosaved, not saved to a file
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(Model)
 
 	rp := runPaneOf(final)

@@ -216,17 +216,7 @@ func (m *Model) applyLesson(msg lessonExperimentMsg) tea.Cmd {
 		m.status, m.errored = "a run is going: stop it (x on the Run screen) before a lesson's experiment", true
 		return nil
 	}
-	if rp, ok := m.panes[TabRun].(*runPane); ok {
-		rp.params = msg.params
-		rp.sched = schedule{}
-		rp.charts.guarantee = nil
-		rp.form.settle()
-		if !rp.charts.started {
-			rp.charts.setMethod(msg.params.V())
-		}
-		rp.reproject()
-	}
-	cmd := m.broadcast(ParamsMsg{msg.params})
+	cmd := m.setRunParams(msg.params)
 	m.status, m.errored = msg.what, false
 	return tea.Batch(cmd, m.setTab(msg.tab))
 }

@@ -41,7 +41,7 @@ func TestMethodConfigs(t *testing.T) {
 		epochs  []int
 		eps     float64
 	}{
-		{"DP-DCAN sound (paper network)", "dcan", core.ModeSound, "builtin:toy", nil, 0, []int{10, 10}, 4},
+		{"DP-DCAN sound (paper network)", "dcan", core.ModeSound, "builtin:toy", nil, 0, core.DefaultEpochs[:], 4},
 		{"DP-MD paper", "dpmd", core.ModePaper, "manifold:sphere", dpmd, 0, nil, 1},
 		{"DP-MD sound", "dpmd", core.ModeSound, "manifold:sphere", dpmd, 0, nil, 1},
 		{"DP-MD non-private", "dpmd", core.ModeNonPrivate, "manifold:sphere", dpmd, 0, nil, 0},

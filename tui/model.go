@@ -36,6 +36,7 @@ type Model struct {
 	height   int
 	showHelp bool
 	confirm  bool // asking whether to quit while a run is going
+	unsaved  bool // asking whether to quit with runs not saved to a file
 	status   string
 	errored  bool
 	run      *core.Run
@@ -44,6 +45,7 @@ type Model struct {
 	isDark   bool
 	tally    *sessionTally // every private release of the session, by data set
 	gloss    *glossary     // the glossary overlay (g), over any screen
+	sess     *sessionState // the session as saved and autosaved (sessions.go)
 }
 
 // New returns the root model for cfg, in the dark theme until the terminal
@@ -52,7 +54,7 @@ func New(cfg Config) Model {
 	cfg = cfg.withDefaults()
 	c := &Common{Config: cfg, Styles: styles.DefaultStyles(true), Keys: keys.DefaultKeyMap()}
 	params := defaultParams(cfg.Data, cfg.Seed, cfg.Epochs)
-	m := Model{c: c, help: help.New(), isDark: true, tally: newSessionTally(), gloss: newGlossary(c)}
+	m := Model{c: c, help: help.New(), isDark: true, tally: newSessionTally(), gloss: newGlossary(c), sess: newSessionState(cfg)}
 	m.panes = []Pane{
 		newRunPane(c, params),
 		newBudgetPane(c, params),
@@ -66,14 +68,20 @@ func New(cfg Config) Model {
 	if cfg.BackendHint != "" {
 		m.status = cfg.BackendHint
 	}
+	if cfg.SessionFile != "" {
+		m.openSession(cfg.SessionFile)
+	}
 	return m
 }
 
 // Init asks the terminal for its background colour, to pick the theme, and
 // runs the panes' first commands.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor}
-	for _, p := range m.panes {
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.sess.pending}
+	for i, p := range m.panes {
+		if i == TabRun && m.sess.reopened {
+			continue // its first command tells the settings, which the replay did
+		}
 		cmds = append(cmds, p.Init())
 	}
 	return safeCmd(tea.Batch(cmds...))
@@ -87,6 +95,12 @@ func (m Model) RunState() RunState { return m.c.RunState }
 
 // Pane returns the pane of tab i.
 func (m Model) Pane(i int) Pane { return m.panes[i] }
+
+// StartConfig returns the run the Run screen would start now (s): its
+// settings with the session's data settings.
+func (m Model) StartConfig() core.Config {
+	return m.c.Config.runConfig(m.panes[TabRun].(*runPane).params)
+}
 
 // Status returns the status line's text.
 func (m Model) Status() string { return m.status }
@@ -133,7 +147,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		m.noteEvents(msg.Events)
 		m.tally.observe(msg.Events)
-		return tea.Batch(m.broadcast(msg), waitForEvents(m.run.Events(), msg.ID))
+		return tea.Batch(m.broadcast(msg), waitForEvents(m.run.Events(), msg.ID), m.sessionEvents(msg.Events))
 	case EngineClosedMsg:
 		if msg.ID != m.c.RunID {
 			return nil
@@ -141,7 +155,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.run = nil
 		m.c.RunState = RunFinished
 		m.tally.closeRun()
-		cmds := []tea.Cmd{m.broadcast(msg)}
+		cmds := []tea.Cmd{m.broadcast(msg), m.sessionClose()}
 		if m.restart != nil {
 			cfg := *m.restart
 			m.restart = nil
@@ -159,7 +173,15 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.control(msg)
 	case privateReleaseMsg:
 		m.tally.add(msg.data, msg.o)
-		return nil
+		return m.autosaveCmd(false)
+	case runReferencesMsg:
+		m.sessionRefs(msg)
+	case ParamsMsg:
+		m.sess.edited = true
+	case autosavedMsg:
+		return m.autosaved(msg)
+	case sessionSavedMsg:
+		return m.sessionSaved(msg)
 	case FrameMsg:
 		m.frame()
 		if m.c.RunState.Active() {
@@ -188,16 +210,22 @@ func (m *Model) frame() { m.panes[m.active].Frame() }
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.Keys
-	if m.confirm {
+	if m.confirm || m.unsaved {
 		switch {
 		case key.Matches(msg, k.Yes), msg.String() == "ctrl+c":
-			if m.run != nil {
-				m.run.Stop() // never blocks
+			return m.quit()
+		case m.unsaved && (msg.String() == "s" || key.Matches(msg, k.Save)):
+			if err := m.saveNow(); err != nil {
+				m.unsaved, m.status, m.errored = false, err.Error(), true
+				return nil
 			}
-			return tea.Quit
+			return m.quit()
 		case key.Matches(msg, k.No):
-			m.confirm = false
-			m.status = "quit cancelled; the run goes on"
+			m.status = "quit cancelled"
+			if m.confirm {
+				m.status = "quit cancelled; the run goes on"
+			}
+			m.confirm, m.unsaved = false, false
 		}
 		return nil
 	}
@@ -212,11 +240,14 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, k.Quit):
-		if m.c.RunState.Active() {
-			m.confirm = true
+		m.confirm = m.c.RunState.Active()
+		m.unsaved = !m.confirm && m.sess.unsaved() > 0
+		if m.confirm || m.unsaved {
 			return nil
 		}
-		return tea.Quit
+		return m.quit()
+	case key.Matches(msg, k.Save):
+		return m.saveCmd()
 	case key.Matches(msg, k.Glossary):
 		m.gloss.open = true
 		m.gloss.vp.GotoTop()
@@ -239,6 +270,16 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	var cmd tea.Cmd
 	m.panes[m.active], cmd = pane.Update(msg)
 	return cmd
+}
+
+// quit stops the run, if any, writes the last autosave and ends the
+// program.
+func (m *Model) quit() tea.Cmd {
+	if m.run != nil {
+		m.run.Stop() // never blocks
+	}
+	m.flushAutosave()
+	return tea.Quit
 }
 
 func (m *Model) setTab(i int) tea.Cmd {
@@ -278,6 +319,7 @@ func (m *Model) runStarted(msg runHandleMsg) tea.Cmd {
 	}
 	m.run = msg.run
 	m.tally.start(msg.cfg)
+	m.sessionStart(msg.id, msg.cfg)
 	m.c.RunState = RunRunning
 	m.status, m.errored = fmt.Sprintf("run %d: %s %s on %s", msg.id, msg.cfg.Method, msg.cfg.Mode, msg.cfg.Data), false
 	cmds := []tea.Cmd{m.broadcast(RunStartedMsg{ID: msg.id, Config: msg.cfg}), waitForEvents(msg.run.Events(), msg.id)}
@@ -430,6 +472,9 @@ func (m Model) statusLine() string {
 	if m.confirm {
 		return truncate(st.Warn.Render(" a run is going — stop it and quit? y / n"), m.width)
 	}
+	if m.unsaved {
+		return truncate(st.Warn.Render(fmt.Sprintf(" %s not saved — s save and quit · y quit · n stay", runsWord(m.sess.unsaved()))), m.width)
+	}
 	if m.errored {
 		return truncate(st.Error.Render(m.status), m.width)
 	}
@@ -464,6 +509,9 @@ func (m Model) View() tea.View {
 		if m.confirm {
 			dialog := m.c.Styles.Dialog.Render("A run is going.\nStop it and quit?\n\ny  yes    n  no")
 			body = lipgloss.Place(m.width, h, lipgloss.Center, lipgloss.Center, dialog)
+		}
+		if m.unsaved {
+			body = lipgloss.Place(m.width, h, lipgloss.Center, lipgloss.Center, m.c.Styles.Dialog.Render(m.unsavedDialog()))
 		}
 		body = block(body, m.width, h)
 		content = strings.Join([]string{m.header(), m.tabs(), body, m.statusLine(), m.helpView()}, "\n")

@@ -94,16 +94,28 @@ type Config struct {
 	UseRaw       bool   // read an .h5ad's raw.X
 	Orientation  string
 	Preprocess   *datasets.PreprocessConfig
-	// ExportDir is the folder Compare writes its CSV files to. Defaults to
-	// the working directory when empty.
+	// ExportDir is the folder Compare writes its CSV and JSON files to.
+	// Empty: StateDir when the caller set one (a served session's folder),
+	// else the working directory.
 	ExportDir string
+	// StateDir is the folder a session autosaves and exports to: its
+	// autosaves go to StateDir/sessions/. Empty: the user data dir,
+	// $XDG_DATA_HOME/dpscope, else os.UserConfigDir()/dpscope.
+	StateDir string
+	// SessionFile is the file the session was reopened from and saves to
+	// (ctrl+s). A file that does not exist yet is created at the first
+	// save; one that cannot be read is left untouched and the session
+	// saves elsewhere. Empty: the first save names a new file.
+	SessionFile string
+	// Version is dpscope's version, stamped on saved sessions.
+	Version string
 	// Context bounds every run; runs also stop when the user quits.
 	// Defaults to context.Background() when nil.
 	Context context.Context
-	// Seed is the first run's seed. Zero means 1.
+	// Seed is the first run's seed. Zero means core.DefaultSeed.
 	Seed uint64
 	// Epochs presets the Run pane's epochs per stage (σ is solved for
-	// them). Zero keeps the default 10 and 10.
+	// them). Zero keeps core.DefaultEpochs, as `dpscope run` does.
 	Epochs [2]int
 }
 
@@ -116,16 +128,25 @@ func (c Config) withDefaults() Config {
 		c.Data = "builtin:default"
 	}
 	if c.ExportDir == "" {
+		c.ExportDir = c.StateDir
+	}
+	if c.ExportDir == "" {
 		c.ExportDir = "."
+	}
+	if c.StateDir == "" {
+		c.StateDir = userStateDir()
+	}
+	if c.Version == "" {
+		c.Version = "devel"
 	}
 	if c.Context == nil {
 		c.Context = context.Background()
 	}
 	if c.Seed == 0 {
-		c.Seed = 1
+		c.Seed = core.DefaultSeed
 	}
 	if c.Epochs == [2]int{} {
-		c.Epochs = [2]int{10, 10}
+		c.Epochs = core.DefaultEpochs
 	}
 	return c
 }

@@ -1,16 +1,21 @@
 package tui
 
 import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/reference"
 	"github.com/dpscope/dpscope/tui/chart"
 )
 
@@ -131,6 +136,7 @@ func TestCompareRecordsPinsAndExports(t *testing.T) {
 	if got := len(cp.overlay.AllSeries()); got != 2 {
 		t.Errorf("overlay has %d series, want the pinned and the selected", got)
 	}
+	m = send(t, m, runReferencesMsg{id: 1, refs: runReferences{b1: &reference.Line{ARI: 0.7, NMI: 0.6, Seeds: 5}}})
 	m = press(t, m, "e")
 	dir := m.c.Config.ExportDir
 	if !strings.Contains(m.Status(), filepath.Join(dir, runsFile)) {
@@ -140,9 +146,49 @@ func TestCompareRecordsPinsAndExports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 3 || !strings.HasPrefix(lines[0], "run,method") || !strings.Contains(lines[1], ",4,") {
-		t.Errorf("runs CSV:\n%s", b)
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("runs CSV (%v):\n%s", err, b)
+	}
+	// Every parameter that made the run, by column name.
+	want := map[string]string{
+		"run": "1", "variant": "DP-DCAN paper", "method": fakeFast, "mode": "paper", "data": "builtin:toy",
+		"epsilon_target": "4", "epsilon_RDP": "4", "delta": "1e-05", "sigma": "2.5", "clip": "0.1", "q": "0.1",
+		"layers": "1-3", "accountant": "rdp", "epochs": "20+20", "steps": "40", "seed": "1", "secure_noise": "false",
+		"guarantee": "paper-only", "guarantee_reasons": "only layers 1-3 noised", "ari": "0.8", "nmi": "0.5",
+		"acc": "", "b1_ari": "0.7", "b1_nmi": "0.6", "null_ari": "", "outcome": "finished", "dpscope_version": "devel", "schema": "1",
+	}
+	for col, v := range want {
+		j := slices.Index(rows[0], col)
+		if j < 0 {
+			t.Errorf("runs CSV has no column %q: %v", col, rows[0])
+		} else if rows[1][j] != v {
+			t.Errorf("runs CSV %s = %q, want %q", col, rows[1][j], v)
+		}
+	}
+	for _, col := range []string{"cells", "genes", "clients", "rounds", "null_ari", "seconds", "options"} {
+		if !slices.Contains(rows[0], col) {
+			t.Errorf("runs CSV has no column %q", col)
+		}
+	}
+	jb, err := os.ReadFile(filepath.Join(dir, runsJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Format  string           `json:"format"`
+		Schema  int              `json:"schema"`
+		Version string           `json:"version"`
+		Runs    []map[string]any `json:"runs"`
+	}
+	if err := json.Unmarshal(jb, &doc); err != nil || doc.Format != "dpscope-export" || doc.Schema != exportSchema || doc.Version != "devel" || len(doc.Runs) != 2 {
+		t.Fatalf("runs JSON (%v):\n%s", err, jb)
+	}
+	if r := doc.Runs[1]; r["run"] != 2.0 || r["sigma"] != 2.5 || r["acc"] != nil || r["guarantee_reasons"] != "only layers 1-3 noised" || r["seed"] != "1" {
+		t.Errorf("runs JSON run 2: %v", r)
+	}
+	if !strings.Contains(m.Status(), filepath.Join(dir, runsJSONFile)) {
+		t.Errorf("status %q lacks the JSON export's path", m.Status())
 	}
 	f, err := os.ReadFile(filepath.Join(dir, frontierFile))
 	if err != nil {

@@ -100,14 +100,16 @@ type runParams struct {
 	Opts map[string]string
 }
 
-// defaultParams returns the paper's defaults (METHODS.md §1): ε 4, δ 1e-5,
-// C 0.1, q 0.1, layers 1–3, with σ as the method solves it for ε (1 when
-// it offers no preview), and the epochs per stage given.
+// defaultParams returns the defaults every face shares (core.DefaultConfig:
+// ε, δ, C, q, the accountant) with the paper's layers 1–3 (METHODS.md §1),
+// σ as the method solves it for ε (1 when it offers no preview), and the
+// seed and epochs per stage given.
 func defaultParams(data string, seed uint64, epochs [2]int) runParams {
+	d := core.DefaultConfig(data)
 	p := runParams{
-		Variant: defaultVariant(), Data: data, Epsilon: 4, Delta: 1e-5, Clip: 0.1,
-		Layers: core.LayerRange{First: 1, Last: 3}, SampleRate: 0.1,
-		Epochs: epochs, Accountant: "rdp", Seed: seed,
+		Variant: defaultVariant(), Data: data, Epsilon: d.Epsilon, Delta: d.Delta, Clip: d.Clip,
+		Layers: core.LayerRange{First: 1, Last: 3}, SampleRate: d.SampleRate,
+		Epochs: epochs, Accountant: d.Accountant, Seed: seed,
 		Manifold: defaultManifoldParams(), Fed: defaultFedParams(variants()[variantIndex(familyFederated)]),
 		Opts: map[string]string{},
 	}

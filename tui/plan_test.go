@@ -14,11 +14,12 @@ import (
 // sound DP-DCAN's filter (which also admits the DP k-means) stop at step
 // 115 of 200. The interface now hands the ε target to the engine, which
 // calibrates σ for every mechanism. The short form runs 2 + 2 epochs;
-// DPSCOPE_LONG=1 runs the interface's default 10 + 10 (200 steps).
+// DPSCOPE_LONG=1 runs the interface's default epochs (core.DefaultEpochs,
+// 20 + 20: 400 steps).
 func TestSoundDCANFromTheInterfaceReachesItsPlan(t *testing.T) {
 	epochs := [2]int{2, 2}
 	if os.Getenv("DPSCOPE_LONG") != "" {
-		epochs = [2]int{10, 10}
+		epochs = core.DefaultEpochs
 	}
 	pr := defaultParams("builtin:default", 1, epochs)
 	for i, v := range variants() {

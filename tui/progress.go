@@ -22,6 +22,12 @@ func (c *runClock) begin() {
 	*c = runClock{now: c.now, start: c.time()}
 }
 
+// replayed sets the clock to a reopened run's: ended, after el.
+func (c *runClock) replayed(el time.Duration) {
+	start := c.time()
+	*c = runClock{now: c.now, start: start, end: start.Add(el)}
+}
+
 func (c *runClock) time() time.Time {
 	if c.now == nil {
 		return time.Now()

@@ -59,6 +59,34 @@ func (t *sessionTally) add(data string, o sweep.Outcome) {
 		c = &sweep.Cost{Composition: sweep.CostComposition}
 		t.byData[data] = c
 	}
+	compose(c, o)
+}
+
+// costs returns every data set's cost with the going run's spend so far
+// composed in: a session saved (autosaved) while a run goes, then cut
+// short, must still count what that run released.
+func (t *sessionTally) costs() map[string]sweep.Cost {
+	out := make(map[string]sweep.Cost, len(t.byData)+1)
+	for d, c := range t.byData {
+		out[d] = *c
+	}
+	if t.cfg.Data != "" && t.cfg.Mode != core.ModeNonPrivate {
+		o := t.run
+		o.Settle()
+		if o.Spent > 0 || o.Unbounded {
+			c, ok := out[t.cfg.Data]
+			if !ok {
+				c = sweep.Cost{Composition: sweep.CostComposition}
+			}
+			compose(&c, o)
+			out[t.cfg.Data] = c
+		}
+	}
+	return out
+}
+
+// compose adds one private release to c.
+func compose(c *sweep.Cost, o sweep.Outcome) {
 	c.PrivateRuns++
 	if o.Unbounded {
 		c.Unbounded++

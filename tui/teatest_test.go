@@ -106,7 +106,7 @@ func TestLiveRunChangesShow(t *testing.T) {
 	waitText(t, tm, "layers=1-2 took effect")
 	typeKeys(tm, "x", "2")
 	waitText(t, tm, "ledger at step", "finished")
-	typeKeys(tm, "q")
+	typeKeys(tm, "q", "y") // y: quit with the run autosaved, not saved to a file
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(20*time.Second)).(Model)
 
 	// The stopped private run is in the session's tally.

@@ -3,7 +3,8 @@
 // while a command could not stop by itself, 141 output pipe closed).
 //
 // It knows nothing of terminals: main.go passes in the function that starts
-// the TUI, so main stays the only importer of tui.
+// the TUI, so main stays the only importer of tui; of its subpackages it
+// reads tui/session, the session file's format, to find a session's data.
 package cli
 
 import (
@@ -218,6 +219,7 @@ func runE(f func(cmd *cobra.Command, args []string) error) func(*cobra.Command, 
 
 func newRootCmd(env Env) *cobra.Command {
 	var lf loadFlags
+	var sessionFile string
 	root := &cobra.Command{
 		Use:   "dpscope",
 		Short: "Explore the privacy–utility trade-off of differentially private learning on scRNA-seq data",
@@ -226,12 +228,19 @@ private methods while you watch, live, what ε, δ, σ and the clipping bound do
 to the loss, the privacy budget spent and the clustering quality.
 
 With no subcommand it starts the terminal interface on the embedded default
-data set (or the one named by --data).`,
+data set (or the one named by --data). --session FILE reopens a saved
+session (its runs, charts and privacy tally, on its data set) or starts one
+that ctrl+s saves to FILE; every session is also autosaved to the user data
+dir ($XDG_DATA_HOME/dpscope/sessions).`,
 		Args:          cobra.NoArgs,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			data, err := lf.load(cmd)
+			load := lf.load
+			if sessionFile != "" {
+				load = func(cmd *cobra.Command) (*Loaded, error) { return lf.loadSession(cmd, sessionFile) }
+			}
+			data, err := load(cmd)
 			if err != nil {
 				return err
 			}
@@ -243,6 +252,7 @@ data set (or the one named by --data).`,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	lf.register(root, "builtin:default")
+	root.Flags().StringVar(&sessionFile, "session", "", "reopen the session saved in FILE (or start one that saves there)")
 	root.AddCommand(newVersionCmd(env), newDataCmd(env), newBudgetCmd(env), newRunCmd(env), newSweepCmd(env), newMethodsCmd(env))
 	return root
 }

@@ -23,6 +23,9 @@ type Loaded struct {
 	// Data, Labels, LabelsColumn, UseRaw, Orientation and Preprocess
 	// (core.Config's fields).
 	Config core.Config
+	// Session is the session file the interface reopens and saves to
+	// (--session); "" for none.
+	Session string
 }
 
 // Summary describes the loaded set, for printing.
@@ -105,16 +108,21 @@ func (lf *loadFlags) applyTo(cfg *core.Config, set func(string) bool) error {
 // load reads and preprocesses the data set the flags of cmd name, through
 // the same path every engine uses (datasets.LoadPreprocessed).
 func (lf *loadFlags) load(cmd *cobra.Command) (*Loaded, error) {
+	if strings.TrimSpace(lf.data) == "" {
+		return nil, usagef("--data is empty: name a data set (builtin:NAME or a path)")
+	}
+	return lf.loadFrom(cmd, core.Config{Data: lf.data})
+}
+
+// loadFrom loads the data set of cfg with the flags set applied over its
+// data settings.
+func (lf *loadFlags) loadFrom(cmd *cobra.Command, cfg core.Config) (*Loaded, error) {
 	set := cmd.Flags().Changed
 	if set("clip") {
 		// pflag's own deprecation notice goes to cobra's swallowed flag
 		// buffer, so say it here.
 		fmt.Fprintln(cmd.ErrOrStderr(), "dpscope: warning: --clip is deprecated, use --max-value (the cap on scaled values); --clip goes in the next release")
 	}
-	if strings.TrimSpace(lf.data) == "" {
-		return nil, usagef("--data is empty: name a data set (builtin:NAME or a path)")
-	}
-	cfg := core.Config{Data: lf.data}
 	// The deprecated --clip sets the same value as --max-value.
 	withAlias := func(name string) bool { return set(name) || (name == "max-value" && set("clip")) }
 	if err := lf.applyTo(&cfg, withAlias); err != nil {

@@ -42,20 +42,18 @@ type manifoldFlags struct {
 	h, theta, cp, cm float64
 }
 
+// DefaultRunConfig is the run `dpscope run` starts from when neither a
+// config file nor a flag sets a field (see defaultRunConfig).
+func DefaultRunConfig() core.Config { return defaultRunConfig() }
+
 // defaultRunConfig is what `dpscope run` uses for what neither a config
-// file nor a flag sets: the registered default entry (core.Preset.Default)
-// at ε = 8, δ = 1e-5, with DP-DCAN's paper settings for the shared fields.
+// file nor a flag sets: the defaults every face shares (core.DefaultConfig:
+// the registered default entry, ε, δ, C, q, seed; epochs the method's own),
+// with the whole network noised. A build that registers no default entry
+// (some tests) must name --method.
 func defaultRunConfig() core.Config {
-	cfg := core.Config{
-		Data: "builtin:default", Mode: core.ModeSound,
-		Epsilon: 8, Delta: 1e-5, Clip: 0.1, SampleRate: 0.1,
-		Layers: core.LayerRange{First: 1, Last: 6}, Accountant: "rdp", Seed: 1,
-	}
-	// The registered default entry (core.Preset.Default); a build that
-	// registers none (some tests) must name --method.
-	if m, p, ok := core.DefaultEntry(); ok {
-		cfg.Method, cfg.Mode = m.Name, p.Mode
-	}
+	cfg := core.DefaultConfig("builtin:default")
+	cfg.Layers = core.LayerRange{First: 1, Last: 6}
 	return cfg
 }
 

@@ -18,6 +18,10 @@ import (
 // revision).
 var Version = ""
 
+// BuildVersion is dpscope's version: Version, or what the build
+// information says. Saved sessions and exports are stamped with it.
+func BuildVersion() string { return version() }
+
 // version returns Version or what the build information says.
 func version() string {
 	if Version != "" {

@@ -15,6 +15,7 @@ type KeyMap struct {
 	Help             key.Binding
 	Quit             key.Binding
 	Yes, No          key.Binding // answers of a confirmation
+	Save             key.Binding // save the session to its file
 
 	// Forms and lists.
 	Up, Down    key.Binding
@@ -54,6 +55,7 @@ func DefaultKeyMap() KeyMap {
 		Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 		Yes:     key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
 		No:      key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n", "no")),
+		Save:    key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save session")),
 
 		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
@@ -72,7 +74,7 @@ func DefaultKeyMap() KeyMap {
 		Restart: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart")),
 
 		Pin:    key.NewBinding(key.WithKeys("space", "enter"), key.WithHelp("space", "pin/unpin")),
-		Export: key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export CSV")),
+		Export: key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export CSV+JSON")),
 
 		PrevLesson: key.NewBinding(key.WithKeys("left", "h", "["), key.WithHelp("←/h", "prev lesson")),
 		NextLesson: key.NewBinding(key.WithKeys("right", "l", "]"), key.WithHelp("→/l", "next lesson")),
@@ -96,7 +98,7 @@ func (k KeyMap) GlobalShort() []key.Binding { return []key.Binding{k.NextTab, k.
 
 // GlobalFull returns the global bindings of the help overlay, one column.
 func (k KeyMap) GlobalFull() []key.Binding {
-	return []key.Binding{k.NextTab, k.PrevTab, k.Tab[0], k.Tab[1], k.Tab[2], k.Tab[3], k.Tab[4], k.Tab[5], k.Glossary, k.Help, k.Quit}
+	return []key.Binding{k.NextTab, k.PrevTab, k.Tab[0], k.Tab[1], k.Tab[2], k.Tab[3], k.Tab[4], k.Tab[5], k.Glossary, k.Save, k.Help, k.Quit}
 }
 
 // Help is a help.KeyMap made of a pane's own bindings and the global ones.

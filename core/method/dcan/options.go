@@ -24,7 +24,9 @@ const MethodName = "dcan"
 // which the real-data figures of docs/RESULTS.md were measured (they say
 // so). The authors' code trains 50 and 40 epochs; set Config.Epochs to
 // follow it.
-var DefaultEpochs = [2]int{20, 20}
+//
+// It is core.DefaultEpochs, where every face of dpscope reads it.
+var DefaultEpochs = core.DefaultEpochs
 
 // Paper defaults (docs/METHODS.md §1).
 const (
