@@ -111,7 +111,7 @@ func BenchmarkKeyToFrameDuringRun(b *testing.B) {
 		rec := &latencyRecorder{recorded: make(chan struct{}, 1)}
 		m := tui.New(tui.Config{
 			Summary: datasets.Summary{Name: "default", Source: "builtin:default"},
-			Backend: "bench", ExportDir: b.TempDir(), Seed: 1, Context: ctx,
+			Backend: "bench", ExportDir: b.TempDir(), StateDir: b.TempDir(), Seed: 1, Context: ctx,
 		})
 		p := tea.NewProgram(latencyProbe{inner: m, rec: rec},
 			tea.WithContext(ctx), tea.WithInput(nil), tea.WithOutput(io.Writer(rec)),
