@@ -136,8 +136,8 @@ const (
 	SelectMean Select = "mean"
 )
 
-// PoolFactor is how many candidates per kept gene SelectSpread ranks by
-// spread: 4, fixed in advance (HVG practice keeps about one gene in ten of
+// PoolFactor is how many candidates per kept gene SelectSpread (and
+// SelectExcess) ranks by spread: 4, fixed in advance (HVG practice keeps about one gene in ten of
 // a transcriptome; four candidates per gene keep the pool among genes that
 // are expressed, where a spread can be estimated at all, while the
 // sensitivity of the gene statistics grows only by √4 = 2).
@@ -206,7 +206,7 @@ type Options struct {
 	// the data set's labels.
 	K int
 	// Select is how the private preprocessing picks its h genes
-	// ("select": spread or mean).
+	// ("select": mean, spread or excess).
 	Select Select
 	// Over is the over-clustering factor ("over": auto or 1..10): the
 	// first ⌊T/2⌋ Lloyd rounds run with Over·K centres, then merged into K
@@ -377,9 +377,9 @@ func (o Options) Validate() error {
 		return optf("option prep is %q, must be %s or %s", o.Prep, PrepPrivate, PrepPublic)
 	}
 	switch o.Select {
-	case SelectSpread, SelectMean:
+	case SelectSpread, SelectMean, SelectExcess:
 	default:
-		return optf("option select is %q, must be %s or %s", o.Select, SelectSpread, SelectMean)
+		return optf("option select is %q, must be %s, %s or %s", o.Select, SelectMean, SelectSpread, SelectExcess)
 	}
 	switch o.Init {
 	case InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus:
