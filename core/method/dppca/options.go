@@ -377,7 +377,7 @@ func (o Options) Validate() error {
 		return optf("option prep is %q, must be %s or %s", o.Prep, PrepPrivate, PrepPublic)
 	}
 	switch o.Select {
-	case SelectSpread, SelectMean, SelectExcess:
+	case SelectSpread, SelectMean, SelectExcess, "ratio", "ratio2", "excess2", "half":
 	default:
 		return optf("option select is %q, must be %s, %s or %s", o.Select, SelectMean, SelectSpread, SelectExcess)
 	}
@@ -483,4 +483,14 @@ func (o Options) genesCap() int {
 		return GenesAutoMax
 	}
 	return o.Genes
+}
+
+func poolFactor(s Select) int {
+	switch s {
+	case SelectSpread, SelectExcess, "ratio", "half":
+		return PoolFactor
+	case "ratio2", "excess2":
+		return 2
+	}
+	return 1
 }

@@ -107,8 +107,8 @@ func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Pla
 	}
 	p0 := max(o.P, 1)
 	pl := Plan{Epsilon: eps, Delta: delta, H: h, P: p0, R: R, T: o.T, PrivatePrep: o.Prep == PrepPrivate, Pool: h}
-	if o.Select == SelectSpread || o.Select == SelectExcess {
-		pl.Pool = PoolFactor * h
+	if f := poolFactor(o.Select); f > 1 {
+		pl.Pool = f * h
 		pl.Select = o.Select
 	}
 	if !private {
