@@ -377,7 +377,7 @@ func (o Options) Validate() error {
 		return optf("option prep is %q, must be %s or %s", o.Prep, PrepPrivate, PrepPublic)
 	}
 	switch o.Select {
-	case SelectSpread, SelectMean, SelectExcess, "ratio", "ratio2", "excess2", "half":
+	case SelectSpread, SelectMean, SelectExcess:
 	default:
 		return optf("option select is %q, must be %s, %s or %s", o.Select, SelectMean, SelectSpread, SelectExcess)
 	}
@@ -485,12 +485,11 @@ func (o Options) genesCap() int {
 	return o.Genes
 }
 
+// poolFactor is how many candidates per kept gene select s ranks:
+// PoolFactor for the rules that choose among candidates, else 1.
 func poolFactor(s Select) int {
-	switch s {
-	case SelectSpread, SelectExcess, "ratio", "half":
+	if s == SelectSpread || s == SelectExcess {
 		return PoolFactor
-	case "ratio2", "excess2":
-		return 2
 	}
 	return 1
 }

@@ -181,20 +181,8 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 		// released (binned or excess) spread, in decreasing order of it
 		// (post-processing of the releases).
 		sel := binnedZ(mean, spread, hvgBins)
-		switch pl.Select {
-		case SelectExcess, "excess2":
+		if pl.Select == SelectExcess {
 			sel = excessSpread(mean, raw)
-		case "half":
-			// the first h/2 candidates by ranking, then by excess
-			sel = excessSpread(mean, raw)
-			for j := range h / 2 {
-				sel[j] = math.Inf(1)
-			}
-		case "ratio", "ratio2":
-			sel = excessSpread(mean, raw)
-			for j := range sel {
-				sel[j] = raw[j] / max(raw[j]-sel[j], 1e-9)
-			}
 		}
 		keep := topByScore(sel, h)
 		sub := make([]float64, n*h)
