@@ -181,8 +181,11 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 		// released (binned or excess) spread, in decreasing order of it
 		// (post-processing of the releases).
 		sel := binnedZ(mean, spread, hvgBins)
-		if pl.Select == SelectExcess {
+		switch pl.Select {
+		case SelectExcess:
 			sel = excessSpread(mean, raw)
+		case SelectRatio:
+			sel = spreadRatio(mean, raw)
 		}
 		keep := topByScore(sel, h)
 		sub := make([]float64, n*h)
@@ -374,6 +377,30 @@ func binnedZ(mean, spread []float64, bins int) []float64 {
 // give it, in log units. The window is shifted inward at either end so it
 // always holds that many genes (all of them when there are fewer).
 func excessSpread(mean, spread []float64) []float64 {
+	base := neighbourQuantile(mean, spread, 0.5)
+	for j, s := range spread {
+		base[j] = s - base[j]
+	}
+	return base
+}
+
+// spreadRatio returns each gene's spread over the lower quartile of the
+// spreads of its neighbours in mean (the window of excessSpread):
+// SelectRatio's score.
+func spreadRatio(mean, spread []float64) []float64 {
+	base := neighbourQuantile(mean, spread, 0.25)
+	for j, s := range spread {
+		base[j] = s / max(base[j], 1e-9)
+	}
+	return base
+}
+
+// neighbourQuantile returns, for each gene, the q-quantile (the median
+// for q = 0.5: the average of the two middle values of an even window;
+// else the nearest rank) of the spreads of the max(11, len/20) genes
+// nearest to it in the order of mean, itself included, the window shifted
+// inward at either end.
+func neighbourQuantile(mean, spread []float64, q float64) []float64 {
 	g := len(mean)
 	order := make([]int, g)
 	for i := range order {
@@ -389,11 +416,11 @@ func excessSpread(mean, spread []float64) []float64 {
 			win[k] = spread[order[lo+k]]
 		}
 		slices.Sort(win)
-		med := win[w/2]
-		if w%2 == 0 {
+		med := win[min(w-1, int(q*float64(w)))]
+		if q == 0.5 && w%2 == 0 {
 			med = (win[w/2-1] + win[w/2]) / 2
 		}
-		ex[j] = spread[j] - med
+		ex[j] = med
 	}
 	return ex
 }
