@@ -149,23 +149,14 @@ const (
 	// candidates: sim8 0.60/0.32 at ε 8/none), both rules among 2h
 	// candidates (sim8 0.64–0.67/0.67–0.73, but simhk8 at ε 8 only
 	// 0.07–0.08), and half the genes by mean, half by excess (sim14 0.27
-	// at ε 8 against 0.42).
+	// at ε 8 against 0.42). Then, stated before measuring it (commit
+	// "state select=ratio"): the ratio of spread to the lower quartile of
+	// the neighbours' spreads, an R² proxy that a majority of
+	// differentially expressed neighbours does not deflate; on all seven
+	// simulations it lost as well (sim8 0.62/0.65/0.63 at ε 8/16/none,
+	// sim14 0.38/0.37/0.33, simwide 0.16/0.20/0.27) and won only where
+	// excess does (simhk8 0.17 at ε 8), so it was not kept.
 	SelectExcess Select = "excess"
-	// SelectRatio ranks and releases as SelectExcess and keeps the h
-	// candidates of largest ratio of released spread (before the floor) to
-	// the lower quartile of the released spreads of the same neighbours in
-	// mean (spreadRatio). Stated before measuring it, after SelectExcess
-	// lost on the Splatter simulations: what a gene brings to PCA on
-	// genes scaled to unit variance is the share R² of its variance that
-	// differs between types, and s/s_tech = 1/√(1 − R²) when s_tech, the
-	// spread its mean alone gives it, is known. The median of the
-	// neighbours over-estimates s_tech where most genes of like mean differ
-	// between types (with 8–14 types, 57–77 % of Splatter's genes do, the
-	// more so at high mean), which deflated the high-mean genes that carry
-	// the types there; the lower quartile stays near s_tech while up to
-	// three in four neighbours are differentially expressed. Becomes the
-	// default under the same conditions as SelectExcess.
-	SelectRatio Select = "ratio"
 	// SelectMean keeps the h genes of largest noisy mean log-expression
 	// (METHODS §5's design; dcan-sound's start). The default.
 	SelectMean Select = "mean"
@@ -412,9 +403,9 @@ func (o Options) Validate() error {
 		return optf("option prep is %q, must be %s or %s", o.Prep, PrepPrivate, PrepPublic)
 	}
 	switch o.Select {
-	case SelectSpread, SelectMean, SelectExcess, SelectRatio:
+	case SelectSpread, SelectMean, SelectExcess:
 	default:
-		return optf("option select is %q, must be %s, %s, %s or %s", o.Select, SelectMean, SelectSpread, SelectExcess, SelectRatio)
+		return optf("option select is %q, must be %s, %s or %s", o.Select, SelectMean, SelectSpread, SelectExcess)
 	}
 	switch o.Init {
 	case InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus:
@@ -523,7 +514,7 @@ func (o Options) genesCap() int {
 // poolFactor is how many candidates per kept gene select s ranks:
 // PoolFactor for the rules that choose among candidates, else 1.
 func poolFactor(s Select) int {
-	if s == SelectSpread || s == SelectExcess || s == SelectRatio {
+	if s == SelectSpread || s == SelectExcess {
 		return PoolFactor
 	}
 	return 1

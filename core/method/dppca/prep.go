@@ -181,11 +181,8 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 		// released (binned or excess) spread, in decreasing order of it
 		// (post-processing of the releases).
 		sel := binnedZ(mean, spread, hvgBins)
-		switch pl.Select {
-		case SelectExcess:
+		if pl.Select == SelectExcess {
 			sel = excessSpread(mean, raw)
-		case SelectRatio:
-			sel = spreadRatio(mean, raw)
 		}
 		keep := topByScore(sel, h)
 		sub := make([]float64, n*h)
@@ -384,20 +381,9 @@ func excessSpread(mean, spread []float64) []float64 {
 	return base
 }
 
-// spreadRatio returns each gene's spread over the lower quartile of the
-// spreads of its neighbours in mean (the window of excessSpread):
-// SelectRatio's score.
-func spreadRatio(mean, spread []float64) []float64 {
-	base := neighbourQuantile(mean, spread, 0.25)
-	for j, s := range spread {
-		base[j] = s / max(base[j], 1e-9)
-	}
-	return base
-}
-
 // neighbourQuantile returns, for each gene, the q-quantile (the median
 // for q = 0.5: the average of the two middle values of an even window;
-// else the nearest rank) of the spreads of the max(11, len/20) genes
+// else the rank ⌊q·w⌋ of w) of the spreads of the max(11, len/20) genes
 // nearest to it in the order of mean, itself included, the window shifted
 // inward at either end.
 func neighbourQuantile(mean, spread []float64, q float64) []float64 {
