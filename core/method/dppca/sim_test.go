@@ -153,10 +153,12 @@ func prefixed(p string, v []string) []string {
 	return out
 }
 
-// TestSimDesign compares option sets on simSets (mean ARI of seeds 0–4
-// against the simulation's truth). Long: DPSCOPE_DPPCA_SIM=1 (or a comma
-// list of sims); DPSCOPE_DPPCA_VARIANTS=opts;opts with opts k=v,k=v (empty:
-// the defaults).
+// TestSimDesign compares option sets on simSets and hkSets (mean ARI of
+// seeds 0–4 against the simulation's truth). Long: DPSCOPE_DPPCA_SIM=1
+// (sim8, sim14, simsmall) or a comma list of sims (simwide and the hk sets
+// simhk14, simhk8, simhk8w only by name); DPSCOPE_DPPCA_VARIANTS=opts;opts
+// with opts k=v,k=v (empty: the defaults); DPSCOPE_DPPCA_EPS=e,e,… the ε
+// (0: without noise).
 func TestSimDesign(t *testing.T) {
 	env := os.Getenv("DPSCOPE_DPPCA_SIM")
 	if env == "" {
