@@ -54,7 +54,14 @@
 // within bins of mean among 4h candidates (select=spread, kept as an
 // option: lower even without noise, 0.31 against 0.52 with 14 types; in
 // the simulator differential expression is mild and independent of a
-// gene's mean, so the genes of largest mean carry the most signal).
+// gene's mean, so the genes of largest mean carry the most signal); and
+// choosing them by spread above the median of candidates of like mean
+// (select=excess, kept as an option, stated in advance for issue 16.2's
+// miss on mouse_bladder_2100: it wins on simulations built like that
+// failure, many high-mean genes without type signal and markers of
+// moderate mean, e.g. 0.19 against 0.01 at ε = 8, but loses on the
+// Splatter simulations above, e.g. 0.60 against 0.66 at ε = 8 and 0.35
+// against 0.92 without noise with 8 types; Options.Select).
 //
 // Every mechanism is Gaussian, so the composition is exact in GDP
 // (μ = √Σ(Δᵢ/σᵢ)²); the noise of each is calibrated in advance from the
@@ -62,7 +69,7 @@
 // ledger's GDP composition converted once to (ε, δ).
 //
 // Options (core.Config.Options, see Options): p, T, genes, split, clip,
-// prep, init, k, select, over. Live patches: ε, δ, the clip radius
+// prep, init, k, select (mean, spread or excess), over. Live patches: ε, δ, the clip radius
 // (Patch.Clip, absolute) and the options p, T, clip; each makes a new
 // release and the ledger keeps every release.
 package dppca

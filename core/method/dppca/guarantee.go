@@ -47,8 +47,8 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 	status := core.GuaranteeFormal
 	if o.Prep == PrepPrivate {
 		reasons = append(reasons,
-			fmt.Sprintf("private preprocessing: each cell normalised to the public total %g and log1p (touches only that cell); the gene ranking (Σ of each cell's unit-norm profile), the cell count, the gene means (rows clipped to 2√h) and spreads (clipped to √h) are released with noise", PublicTarget),
-			"departures from scanpy: no cell or gene filter (their data-dependent rules would read all cells), a public target total instead of the median, genes ranked by mean log-expression over all genes instead of the seurat HVGs, spread from the mean absolute deviation")
+			fmt.Sprintf("private preprocessing: each cell normalised to the public total %g and log1p (touches only that cell); the gene ranking (Σ of each cell's unit-norm profile), the cell count, the gene means (rows clipped to 2√m) and spreads (clipped to √m) of the m = %s candidate genes are released with noise; %s", PublicTarget, poolWords(o), selectWords(o.Select)),
+			"departures from scanpy: no cell or gene filter (their data-dependent rules would read all cells), a public target total instead of the median, "+selectDeparture(o.Select)+", spread from the mean absolute deviation")
 	} else {
 		status = core.GuaranteeConditional
 		reasons = append(reasons, "assumption (prep=public): the preprocessing statistics are public, yet they are computed on the private cells without noise: the cell and gene filters, the median library size, the 2,000 seurat HVGs, the ranking of genes by mean, each gene's mean and standard deviation")
@@ -58,4 +58,36 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 	}
 	reasons = append(reasons, live)
 	return core.GuaranteeEvent{Status: status, Reasons: reasons, Audited: audited}
+}
+
+// poolWords names the number of candidate genes whose statistics are
+// released: h, or PoolFactor·h when the genes are chosen among candidates.
+func poolWords(o Options) string {
+	if o.Select == SelectSpread || o.Select == SelectExcess {
+		return fmt.Sprintf("%d·h", PoolFactor)
+	}
+	return "h"
+}
+
+// selectWords says how the h genes are kept, all post-processing.
+func selectWords(s Select) string {
+	switch s {
+	case SelectSpread:
+		return "the h of largest released spread within 20 bins of released mean are kept (post-processing)"
+	case SelectExcess:
+		return "the h of largest released spread above the median of their neighbours in released mean are kept (post-processing)"
+	}
+	return "they are the h of largest noisy ranking"
+}
+
+// selectDeparture says how the gene choice departs from scanpy's seurat
+// highly variable genes.
+func selectDeparture(s Select) string {
+	switch s {
+	case SelectSpread:
+		return "genes chosen by binned spread among the 4·h of largest mean log-expression instead of the seurat HVGs over all genes"
+	case SelectExcess:
+		return "genes chosen by spread above like-mean genes among the 4·h of largest mean log-expression instead of the seurat HVGs over all genes"
+	}
+	return "genes ranked by mean log-expression over all genes instead of the seurat HVGs"
 }

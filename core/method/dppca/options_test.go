@@ -38,6 +38,10 @@ func TestParseDefaults(t *testing.T) {
 	if o, err := (Options{P: 4}).Resolve(); err != nil || o.Over != 1 || o.Select != SelectMean {
 		t.Errorf("Options{P: 4}.Resolve() = %v, %v; want over 1 and select mean (dcan-sound's start unchanged)", o, err)
 	}
+	// select=excess is an option; the default stays select=mean.
+	if o := mustParse(t, map[string]string{"select": "excess"}); o.Select != SelectExcess || mustParse(t, nil).Select != SelectMean {
+		t.Errorf("select=excess = %v, default %v; want excess and mean", o.Select, mustParse(t, nil).Select)
+	}
 	for _, bad := range []map[string]string{{"p": "many"}, {"p": "0"}, {"p": "20", "genes": "10"}, {"p": "auto:0"}, {"p": "auto:x"}, {"over": "0"}, {"over": "11"}, {"over": "some"}, {"select": "variance"}} {
 		if _, err := Parse(bad); !errors.Is(err, ErrOptions) || !errors.Is(err, core.ErrBadConfig) {
 			t.Errorf("%v: %v, want ErrOptions", bad, err)

@@ -171,13 +171,20 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 	}
 	spread := clippedSums(y, n, pool, spreadClipPerGene*sh, mean, true)
 	addNoise(spread, pl.Spread, rng)
+	raw := make([]float64, pool) // released spreads before the floor
 	for j := range spread {
-		spread[j] = max(madToSD*spread[j]/nt, sdFloor)
+		raw[j] = madToSD * spread[j] / nt
+		spread[j] = max(raw[j], sdFloor)
 	}
 	if pool > h {
-		// SelectSpread: the h candidates of largest released spread, in
-		// decreasing order of it (post-processing of the releases).
-		keep := topByScore(binnedZ(mean, spread, hvgBins), h)
+		// SelectSpread or SelectExcess: the h candidates of largest
+		// released (binned or excess) spread, in decreasing order of it
+		// (post-processing of the releases).
+		sel := binnedZ(mean, spread, hvgBins)
+		if pl.Select == SelectExcess {
+			sel = excessSpread(mean, raw)
+		}
+		keep := topByScore(sel, h)
 		sub := make([]float64, n*h)
 		for i := range n {
 			for k, j := range keep {
@@ -360,3 +367,53 @@ func binnedZ(mean, spread []float64, bins int) []float64 {
 	}
 	return z
 }
+
+// excessSpread returns each gene's spread minus the median spread of the
+// max(11, len/20) genes nearest to it in the order of mean, itself
+// included (SelectExcess): the part of its spread its mean alone does not
+// give it, in log units. The window is shifted inward at either end so it
+// always holds that many genes (all of them when there are fewer).
+func excessSpread(mean, spread []float64) []float64 {
+	base := neighbourQuantile(mean, spread, 0.5)
+	for j, s := range spread {
+		base[j] = s - base[j]
+	}
+	return base
+}
+
+// neighbourQuantile returns, for each gene, the q-quantile (the median
+// for q = 0.5: the average of the two middle values of an even window;
+// else the rank ⌊q·w⌋ of w) of the spreads of the max(11, len/20) genes
+// nearest to it in the order of mean, itself included, the window shifted
+// inward at either end.
+func neighbourQuantile(mean, spread []float64, q float64) []float64 {
+	g := len(mean)
+	order := make([]int, g)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(mean[a], mean[b]) })
+	w := min(g, max(excessWindowMin, g/excessWindows))
+	ex := make([]float64, g)
+	win := make([]float64, w)
+	for r, j := range order {
+		lo := max(0, min(r-w/2, g-w))
+		for k := range w {
+			win[k] = spread[order[lo+k]]
+		}
+		slices.Sort(win)
+		med := win[min(w-1, int(q*float64(w)))]
+		if q == 0.5 && w%2 == 0 {
+			med = (win[w/2-1] + win[w/2]) / 2
+		}
+		ex[j] = med
+	}
+	return ex
+}
+
+// Window of excessSpread, fixed in advance: twenty windows of equal count
+// (as seurat's twenty bins), at least eleven genes for a stable median.
+const (
+	excessWindows   = 20
+	excessWindowMin = 11
+)

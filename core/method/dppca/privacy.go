@@ -75,7 +75,10 @@ type Plan struct {
 	// private preprocessing releases (PoolFactor·H under SelectSpread, else
 	// H): their sensitivities grow with √Pool.
 	Pool int
-	R    float64
+	// Select is how the h genes are kept among the Pool candidates when
+	// Pool > H (SelectSpread or SelectExcess; "" reads as SelectSpread).
+	Select Select
+	R      float64
 	// Noise standard deviations.
 	Rank, Count, Mean, Mean2, Spread float64
 	PCA                              float64 // of a diagonal entry; off-diagonal ones get PCA/√2
@@ -104,8 +107,9 @@ func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Pla
 	}
 	p0 := max(o.P, 1)
 	pl := Plan{Epsilon: eps, Delta: delta, H: h, P: p0, R: R, T: o.T, PrivatePrep: o.Prep == PrepPrivate, Pool: h}
-	if o.Select == SelectSpread {
-		pl.Pool = PoolFactor * h
+	if f := poolFactor(o.Select); f > 1 {
+		pl.Pool = f * h
+		pl.Select = o.Select
 	}
 	if !private {
 		return pl, nil
