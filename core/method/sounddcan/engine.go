@@ -259,6 +259,16 @@ func (r *runner) noiseMessage() string {
 	if o.NoTrain {
 		head += "; steps=0: the null (the mixture at its private start, the network's share given back)"
 	}
+	if pl.Staged {
+		verdict := "the network runs"
+		if pl.NetOff {
+			verdict = "above it, the network is left out and its share of the budget goes to the start (as steps=0)"
+		}
+		head += fmt.Sprintf("; staged split: cell count ñ = %.0f released first, the noise the network would leave on a mean is %.3g of R (bound %g): %s", pl.NoisyN, pl.Rho, StageRho, verdict)
+	}
+	if o.Shrink == ShrinkJS {
+		head += "; every released step shrunk block by block (James–Stein)"
+	}
 	if !pl.Private() {
 		return head + "; nonprivate: no noise (gradients still clipped)"
 	}

@@ -395,3 +395,76 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestStagedSplit: under stage=auto the cell count is released first with
+// the noise the dppca stage's count mechanism has when the network runs,
+// that release is the stage's count mechanism (entered once), the network
+// runs exactly when MeanNoise ≤ StageRho, and the composition never
+// exceeds the target: exact when the network runs, and below it by at most
+// the count's unused share when its share went back to the start.
+func TestStagedSplit(t *testing.T) {
+	src, err := dppca.NewSource(fixture.Separated(3, 100, 300, 1), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var on, off int
+	for _, vals := range []map[string]string{{"stage": "auto"}, {"stage": "auto", "genes": "auto"}, {"stage": "auto", "prep": "public"}} {
+		o := mustParse(t, vals)
+		for _, eps := range []float64{0.5, 2, 8, 64, 1000} {
+			rng := rand.New(rand.NewPCG(3, 0))
+			pl, err := NewPlan(src, true, eps, 1e-5, o, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !pl.Staged || pl.NoisyN < 1 || pl.DPPCA.NoisyN != pl.NoisyN {
+				t.Fatalf("%v ε=%g: plan %+v, want a staged count carried into the dppca stage", vals, eps, pl)
+			}
+			if o.Prep == dppca.PrepPublic && pl.NoisyN != 300 {
+				t.Errorf("prep=public: count %g, want the public 300", pl.NoisyN)
+			}
+			z := math.Sqrt(float64(o.Steps)) / (pl.Mu * math.Sqrt(o.Net))
+			if rho := MeanNoise(z, o.GradClip, src.K, pl.NoisyN, o.LR, pl.DPPCA.H); math.Abs(rho-pl.Rho) > 1e-12*rho {
+				t.Errorf("%v ε=%g: ρ %g, want %g", vals, eps, pl.Rho, rho)
+			}
+			if pl.NetOff != (pl.Rho > StageRho) || pl.NetOff != (pl.Steps == 0) {
+				t.Errorf("%v ε=%g: ρ %.3g, network off %v, %d steps", vals, eps, pl.Rho, pl.NetOff, pl.Steps)
+			}
+			ms := pl.Mechanisms()
+			counts := 0
+			for _, m := range ms {
+				if m.Name == dppca.MechCount {
+					counts++
+					if m.Sigma != pl.CountSigma {
+						t.Errorf("%v ε=%g: count mechanism σ %g, released with %g", vals, eps, m.Sigma, pl.CountSigma)
+					}
+				}
+				if m.Name == MechSGD && pl.NetOff {
+					t.Errorf("%v ε=%g: network off but a DP-SGD mechanism %+v", vals, eps, m)
+				}
+			}
+			if want := 1; o.Prep == dppca.PrepPublic {
+				if counts != 0 || pl.CountSigma != 0 {
+					t.Errorf("prep=public: %d count mechanisms, σ %g, want none", counts, pl.CountSigma)
+				}
+			} else if counts != want {
+				t.Errorf("%v ε=%g: %d count mechanisms, want %d", vals, eps, counts, want)
+			}
+			mu := dppca.ComposedMu(ms)
+			lo := pl.Mu * (1 - 1e-6)
+			if pl.NetOff {
+				lo = pl.Mu * math.Sqrt(1-dppca.ShareCount) // the count's share of the stage, at most
+			}
+			if mu > pl.Mu*(1+1e-12) || mu < lo {
+				t.Errorf("%v ε=%g (network off %v): composed μ %.12g, plan μ %.12g", vals, eps, pl.NetOff, mu, pl.Mu)
+			}
+			if pl.NetOff {
+				off++
+			} else {
+				on++
+			}
+		}
+	}
+	if on == 0 || off == 0 {
+		t.Errorf("network on in %d plans, off in %d: want both decisions exercised", on, off)
+	}
+}

@@ -152,15 +152,55 @@ func (m *mixture) gradSize() int { return m.k*m.h + m.k + 1 }
 // summed (clippedSum), N(0, z²) added on every coordinate (z = 0: exact),
 // and the preconditioned update (update). It returns the mean loss before
 // the step. sum and g are scratch of gradSize().
-func (m *mixture) noisyStep(x []float64, n int, cMu, cV, z, nt, eta float64, rng *rand.Rand, sum, g []float64) float64 {
+func (m *mixture) noisyStep(x []float64, n int, cMu, cV, z, nt, eta float64, shrink bool, rng *rand.Rand, sum, g []float64) float64 {
 	loss := m.clippedSum(x, n, cMu, cV, sum, g)
 	if z > 0 {
 		for t := range sum {
 			sum[t] += z * rng.NormFloat64()
 		}
+		if shrink {
+			m.shrink(sum, z)
+		}
 	}
 	m.update(sum, cMu, cV, nt, eta)
 	return loss
+}
+
+// shrink applies positive-part James–Stein shrinkage to the released sum,
+// block by block: each component's mean block (h coordinates) and the
+// weight block (K coordinates) are multiplied by max(0, 1 − (d − 2)·z²/‖G‖²),
+// d the block's length and z the known noise per coordinate. For d ≥ 3
+// this estimate of the noise-free summed gradient has a smaller expected
+// squared error than the released block itself, whatever the gradient:
+// a block that is mostly noise (a small cluster, a small ε, a mean already
+// converged) barely moves its parameters, while a clear signal passes
+// almost whole. Why: noise-driven steps move a mean away from its cells
+// and empty its component (measured on mouse_bladder at ε = 4: 9–10 of 16
+// components hold cells after the steps). Post-processing of the release;
+// the variance (one coordinate) is left as released.
+func (m *mixture) shrink(sum []float64, z float64) {
+	k, h := m.k, m.h
+	js := func(b []float64) {
+		d := float64(len(b))
+		if d < 3 {
+			return
+		}
+		var sq float64
+		for _, v := range b {
+			sq += v * v
+		}
+		f := 0.0
+		if sq > 0 {
+			f = max(0, 1-(d-2)*z*z/sq)
+		}
+		for t := range b {
+			b[t] *= f
+		}
+	}
+	for j := range k {
+		js(sum[j*h : (j+1)*h])
+	}
+	js(sum[k*h : k*h+k])
 }
 
 // clippedSum writes into sum the sum over the n cells of x (n × h) of each

@@ -74,10 +74,33 @@ type Options struct {
 	// clusters into Over·K centres, merged into K after the head's round;
 	// 1 keeps dppca's K centres.
 	Over int
+	// Shrink ("shrink": js or off) is the post-processing of each released
+	// DP-SGD step: js shrinks every component's block of the released
+	// gradient by positive-part James–Stein (mixture.shrink).
+	Shrink string
+	// Stage ("stage": auto or off) is the staged split: auto releases the
+	// cell count first and runs the network only when the noise it would
+	// leave on a mean is small against the rows' radius (StageRule);
+	// otherwise its share of the budget goes back to the start.
+	Stage string
 }
 
+// Values of the options shrink and stage.
+const (
+	ShrinkJS  = "js"
+	ShrinkOff = "off"
+	StageAuto = "auto"
+	StageOff  = "off"
+)
+
+// Defaults of shrink and stage (package comment: the rule behind each).
+const (
+	DefaultShrink = ShrinkOff
+	DefaultStage  = StageOff
+)
+
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -118,6 +141,10 @@ func Parse(vals map[string]string) (Options, error) {
 			*map[string]*float64{"gclip": &o.GradClip, "lr": &o.LR, "net": &o.Net}[key] = f
 		case "prep":
 			o.Prep = dppca.Prep(v)
+		case "shrink":
+			o.Shrink = v
+		case "stage":
+			o.Stage = v
 		default:
 			return Options{}, optf("option %q is unknown, must be one of %s", key, strings.Join(Keys, ", "))
 		}
@@ -157,6 +184,12 @@ func (o Options) Resolve() (Options, error) {
 	if o.LR == 0 {
 		o.LR = DefaultPath / float64(o.Steps)
 	}
+	if o.Shrink == "" {
+		o.Shrink = DefaultShrink
+	}
+	if o.Stage == "" {
+		o.Stage = DefaultStage
+	}
 	return o, o.Validate()
 }
 
@@ -189,6 +222,12 @@ func (o Options) Validate() error {
 	default:
 		return optf("option prep is %q, must be %s or %s", o.Prep, dppca.PrepPrivate, dppca.PrepPublic)
 	}
+	if o.Shrink != ShrinkJS && o.Shrink != ShrinkOff {
+		return optf("option shrink is %q, must be %s or %s", o.Shrink, ShrinkJS, ShrinkOff)
+	}
+	if o.Stage != StageAuto && o.Stage != StageOff {
+		return optf("option stage is %q, must be %s or %s", o.Stage, StageAuto, StageOff)
+	}
 	return nil
 }
 
@@ -220,8 +259,8 @@ func (o Options) String() string {
 	if o.Genes == dppca.GenesAuto {
 		genes = "auto"
 	}
-	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%d net=%g",
-		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, o.Over, o.Net)
+	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%d net=%g shrink=%s stage=%s",
+		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, o.Over, o.Net, o.Shrink, o.Stage)
 }
 
 // shares returns the shares of μ² of the dppca stage, the network and the
