@@ -5,7 +5,6 @@ import (
 	crand "crypto/rand"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -236,16 +235,16 @@ func (r *runner) collapseMessage(out *Outcome) string {
 	if !pl.Private() {
 		return msg + ": without noise this means some mixture components lie where no cell is their most probable (the start: " + start + "); a smaller K may suit these data better"
 	}
+	if pl.Steps == 0 {
+		why := "steps=0 (the null)"
+		if pl.NetOff {
+			why = fmt.Sprintf("the staged split left the network out (the noise it would leave on a mean, %.3g of R, is above %g) and gave its share to the start", pl.Rho, StageRho)
+		}
+		return msg + fmt.Sprintf(": no DP-SGD step ran (%s), so these are the private start's clusters: %s; at this ε the noise of the private PCA and k-means leaves some released centres where no cell is nearest; a larger ε or a smaller K leaves more signal", why, start)
+	}
 	h := float64(out.Start.Matrix.H)
 	nt := max(out.Start.Matrix.NoisyN, 1)
-	eta := r.e.o.LR
-	noise := 0.0
-	if pl.Steps > 0 {
-		// A mean's noise after the steps: each step adds η·z·cMu/(ñ·π) per
-		// coordinate and the preconditioned steps forget the past at rate
-		// η, so it settles at that times √(η/(2 − η)); over h genes.
-		noise = pl.Z * pl.CMu / (nt / float64(k)) * math.Sqrt(eta/(2-eta)) * math.Sqrt(h)
-	}
+	noise := MeanNoise(pl.Z, r.e.o.GradClip, k, nt, r.e.o.LR, out.Start.Matrix.H) * pl.R
 	return msg + fmt.Sprintf(": at this ε the private start is noisy (%s) and the noise left on each mixture mean is about %.3g in norm over its %g genes, against a radius R = %.3g of every cell's row: a component whose mean the noise moved far from every cell loses them all to the others; a larger ε or a smaller K leaves more signal",
 		start, noise, h, pl.R)
 }

@@ -25,7 +25,8 @@ func TestPlanComposesToTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 0))
-	for _, vals := range []map[string]string{nil, {"steps": "37", "p": "5", "prep": "public", "net": "0.1"}, {"steps": "0"}} {
+	// stage=off: the fixed split (TestStagedSplit covers stage=auto).
+	for _, vals := range []map[string]string{{"stage": "off"}, {"steps": "37", "p": "5", "prep": "public", "net": "0.1", "stage": "off"}, {"steps": "0"}} {
 		o := mustParse(t, vals)
 		for _, eps := range []float64{0.5, 1, 8, 16} {
 			pl, err := NewPlan(src, true, eps, 1e-5, o, rng)
@@ -88,8 +89,42 @@ func TestPlanComposesToTarget(t *testing.T) {
 // Under genes=auto p=auto (dppca's current rules) the released cell count
 // that chose h is in the ledger once, with the rest.
 func TestEngineAccounting(t *testing.T) {
-	for _, opts := range []map[string]string{{"genes": "100", "steps": "30"}, {"genes": "auto", "p": "auto", "steps": "30"}} {
+	// stage=off: 240 cells are too few for the network at ε = 2 under the
+	// staged split (TestStagedEngine).
+	for _, opts := range []map[string]string{{"genes": "100", "steps": "30", "stage": "off"}, {"genes": "auto", "p": "auto", "steps": "30", "stage": "off"}} {
 		t.Run(opts["genes"], func(t *testing.T) { engineAccounting(t, opts) })
+	}
+}
+
+// TestStagedEngine: under the default staged split a run whose network is
+// left out says so, enters no DP-SGD step, enters the count it released
+// first once, and its audited ε stays at or below the target.
+func TestStagedEngine(t *testing.T) {
+	d := fixture.Separated(4, 60, 200, 2)
+	e, evs := runTest(t, d, soundConfig(2, 1, nil))
+	out := e.Outcome()
+	if !out.Plan.Staged || !out.Plan.NetOff || len(out.Losses) != 0 {
+		t.Fatalf("plan staged %v, network off %v, %d steps: want the network left out at n = 240, ε = 2", out.Plan.Staged, out.Plan.NetOff, len(out.Losses))
+	}
+	l := e.Ledger()
+	if n := len(l.Events(MechSGD)); n != 0 {
+		t.Errorf("%d DP-SGD events in the ledger, want none", n)
+	}
+	if evs := l.Events(dppca.MechCount); len(evs) != 1 {
+		t.Errorf("%d cell-count events, want 1 (released first, reused by the stage)", len(evs))
+	}
+	said := false
+	for _, ev := range evs {
+		if w, ok := ev.(core.WarningEvent); ok && strings.Contains(w.Message, "the network is left out") {
+			said = true
+		}
+	}
+	if !said {
+		t.Error("no warning says the network was left out")
+	}
+	g, ok := lastOf[core.GuaranteeEvent](evs)
+	if !ok || len(g.Audited) == 0 || g.Audited[0].Epsilon > 2 || g.Audited[0].Epsilon < 1.99 {
+		t.Errorf("final guarantee %+v: want the audited ε in [1.99, 2]", g)
 	}
 }
 
@@ -350,21 +385,21 @@ func TestGoroutinesEnd(t *testing.T) {
 // steps=0 is the null.
 func TestParseDefaults(t *testing.T) {
 	o := mustParse(t, nil)
-	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4}
+	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4, Shrink: ShrinkOff, Stage: StageAuto}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}
-	o = mustParse(t, map[string]string{"p": "4", "genes": "50", "prep": "public", "k": "7", "steps": "10", "gclip": "1", "lr": "0.5", "over": "1", "net": "0.1"})
-	want = Options{P: 4, PRule: dppca.PRuleFixed, Genes: 50, Prep: dppca.PrepPublic, K: 7, Steps: 10, GradClip: 1, LR: 0.5, Over: 1, Net: 0.1}
+	o = mustParse(t, map[string]string{"p": "4", "genes": "50", "prep": "public", "k": "7", "steps": "10", "gclip": "1", "lr": "0.5", "over": "1", "net": "0.1", "shrink": "js", "stage": "off"})
+	want = Options{P: 4, PRule: dppca.PRuleFixed, Genes: 50, Prep: dppca.PrepPublic, K: 7, Steps: 10, GradClip: 1, LR: 0.5, Over: 1, Net: 0.1, Shrink: ShrinkJS, Stage: StageOff}
 	if o != want {
 		t.Errorf("parsed = %v, want %v", o, want)
 	}
 	o = mustParse(t, map[string]string{"steps": "0"})
-	if !o.NoTrain || o.String() != "p=10 genes=200 prep=private k=0 steps=0 gclip=1 lr=0.06 over=3 net=0.4" {
+	if !o.NoTrain || o.String() != "p=10 genes=200 prep=private k=0 steps=0 gclip=1 lr=0.06 over=3 net=0.4 shrink=off stage=auto" {
 		t.Errorf("steps=0 gives %v (NoTrain %v), want the null", o, o.NoTrain)
 	}
 	o = mustParse(t, map[string]string{"p": "auto", "genes": "auto"})
-	if o.P != dppca.DefaultPCap || o.PRule != dppca.PRuleEdge || o.Genes != dppca.GenesAuto || o.String() != "p=auto(≤30) genes=auto prep=private k=0 steps=50 gclip=1 lr=0.06 over=3 net=0.4" {
+	if o.P != dppca.DefaultPCap || o.PRule != dppca.PRuleEdge || o.Genes != dppca.GenesAuto || o.String() != "p=auto(≤30) genes=auto prep=private k=0 steps=50 gclip=1 lr=0.06 over=3 net=0.4 shrink=off stage=auto" {
 		t.Errorf("p=auto genes=auto gives %v, want dppca's current rules", o)
 	}
 	o = mustParse(t, map[string]string{"steps": "0"})

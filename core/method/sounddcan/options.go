@@ -96,7 +96,7 @@ const (
 // Defaults of shrink and stage (package comment: the rule behind each).
 const (
 	DefaultShrink = ShrinkOff
-	DefaultStage  = StageOff
+	DefaultStage  = StageAuto
 )
 
 // Keys are the option names Parse accepts.

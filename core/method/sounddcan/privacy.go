@@ -144,7 +144,6 @@ func planWithCount(src *dppca.Source, eps1, delta float64, do dppca.Options, noi
 	return pl, nil
 }
 
-
 // muOf returns the GDP μ of (ε, δ), a hair below so rounding in the shares
 // never lets the composition exceed the target.
 func muOf(eps, delta float64) (float64, error) {
