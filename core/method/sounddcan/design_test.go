@@ -110,7 +110,7 @@ func TestDesign(t *testing.T) {
 		line := fmt.Sprintf("%-40q", v)
 		for _, eps := range append(append([]float64(nil), epss...), 0) {
 			var aris []float64
-			collapsed, off := 0, 0
+			collapsed, off, nonEmpty := 0, 0, 0
 			for _, src := range srcs {
 				for s := range nseeds {
 					a, out := fitARI(t, src, eps > 0, eps, o, s)
@@ -121,10 +121,11 @@ func TestDesign(t *testing.T) {
 					if out.Plan.NetOff {
 						off++
 					}
+					nonEmpty += out.NonEmpty
 				}
 			}
 			m, sd := meanSD(aris)
-			line += fmt.Sprintf(" | ε=%g %.3f±%.3f c%d o%d", eps, m, sd, collapsed, off)
+			line += fmt.Sprintf(" | ε=%g %.3f±%.3f c%d o%d ne%.1f", eps, m, sd, collapsed, off, float64(nonEmpty)/float64(len(aris)))
 		}
 		t.Log(line)
 	}

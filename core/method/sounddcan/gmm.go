@@ -31,6 +31,10 @@ type mixture struct {
 	mu   []float64 // k × h
 	a    []float64 // k
 	b    float64
+	// gclip is the means' clip in units of R (Options.GradClip); frozen
+	// marks the components whose means the last step held (gated).
+	gclip  float64
+	frozen []bool
 }
 
 // mixInitFloor is the smallest share of the per-gene variance R²/h left to
@@ -152,7 +156,7 @@ func (m *mixture) gradSize() int { return m.k*m.h + m.k + 1 }
 // summed (clippedSum), N(0, z²) added on every coordinate (z = 0: exact),
 // and the preconditioned update (update). It returns the mean loss before
 // the step. sum and g are scratch of gradSize().
-func (m *mixture) noisyStep(x []float64, n int, cMu, cV, z, nt, eta float64, shrink bool, rng *rand.Rand, sum, g []float64) float64 {
+func (m *mixture) noisyStep(x []float64, n int, cMu, cV, z, nt, eta float64, shrink bool, gate float64, rng *rand.Rand, sum, g []float64) float64 {
 	loss := m.clippedSum(x, n, cMu, cV, sum, g)
 	if z > 0 {
 		for t := range sum {
@@ -162,8 +166,28 @@ func (m *mixture) noisyStep(x []float64, n int, cMu, cV, z, nt, eta float64, shr
 			m.shrink(sum, z)
 		}
 	}
+	m.frozen = m.frozen[:0]
+	if gate > 0 && z > 0 {
+		m.frozen = m.gated(z, nt, eta, gate)
+	}
 	m.update(sum, cMu, cV, nt, eta)
 	return loss
+}
+
+// gated returns, for each component, whether its mean is held this step:
+// the per-component form of the staged split's test, MeanNoise with the
+// component's own released weight, nt·π_j cells, in place of ñ/K — the
+// noise its steps would leave on its mean, in units of R (cMu/gclip) — above
+// gate. A component too light for the noise stays where it is rather than
+// drift away from its cells and empty. Post-processing of released weights.
+func (m *mixture) gated(z, nt, eta, gate float64) []bool {
+	lp := make([]float64, m.k)
+	m.logWeights(lp)
+	out := make([]bool, m.k)
+	for j := range m.k {
+		out[j] = MeanNoise(z, m.gclip, 1, nt*math.Exp(lp[j]), eta, m.h) > gate
+	}
+	return out
 }
 
 // shrink applies positive-part James–Stein shrinkage to the released sum,
@@ -268,6 +292,10 @@ func (m *mixture) update(sum []float64, cMu, cV, nt, eta float64) {
 	den := max(nt, 1)
 	for j := range k {
 		pj := max(math.Exp(lp[j]), freqFloor/float64(k))
+		if j < len(m.frozen) && m.frozen[j] {
+			m.a[j] += eta * sum[kh+j] / den / pj
+			continue
+		}
 		for t := range h {
 			m.mu[j*h+t] += eta * sum[j*h+t] * cMu / den / pj
 		}

@@ -118,7 +118,7 @@ func TestMixtureLearnsMeans(t *testing.T) {
 	prev := math.Inf(1)
 	for s := range 30 {
 		// the plan's bounds; clipping makes EM monotone only up to rounding
-		loss := m.noisyStep(x, n, r, r*r/float64(h), 0, float64(n), 1, false, nil, sum, g)
+		loss := m.noisyStep(x, n, r, r*r/float64(h), 0, float64(n), 1, false, 0, nil, sum, g)
 		if loss > prev+1e-6 {
 			t.Errorf("step %d: loss %.6f rose from %.6f", s, loss, prev)
 		}

@@ -80,27 +80,34 @@ type Options struct {
 	Shrink string
 	// Stage ("stage": auto or off) is the staged split: auto releases the
 	// cell count first and runs the network only when the noise it would
-	// leave on a mean is small against the rows' radius (StageRule);
+	// leave on a mean is small against the rows' radius (StageRho);
 	// otherwise its share of the budget goes back to the start.
 	Stage string
+	// Gate ("gate": comp or off) holds, at each step, the mean of every
+	// component whose own released weight is too small for the noise
+	// (the staged split's test per component, mixture.gated).
+	Gate string
 }
 
-// Values of the options shrink and stage.
+// Values of the options shrink, stage and gate.
 const (
 	ShrinkJS  = "js"
 	ShrinkOff = "off"
 	StageAuto = "auto"
 	StageOff  = "off"
+	GateComp  = "comp"
+	GateOff   = "off"
 )
 
-// Defaults of shrink and stage (package comment: the rule behind each).
+// Defaults of shrink, stage and gate (package comment: the rule behind each).
 const (
 	DefaultShrink = ShrinkOff
 	DefaultStage  = StageAuto
+	DefaultGate   = GateOff
 )
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -145,6 +152,8 @@ func Parse(vals map[string]string) (Options, error) {
 			o.Shrink = v
 		case "stage":
 			o.Stage = v
+		case "gate":
+			o.Gate = v
 		default:
 			return Options{}, optf("option %q is unknown, must be one of %s", key, strings.Join(Keys, ", "))
 		}
@@ -190,6 +199,9 @@ func (o Options) Resolve() (Options, error) {
 	if o.Stage == "" {
 		o.Stage = DefaultStage
 	}
+	if o.Gate == "" {
+		o.Gate = DefaultGate
+	}
 	return o, o.Validate()
 }
 
@@ -228,6 +240,9 @@ func (o Options) Validate() error {
 	if o.Stage != StageAuto && o.Stage != StageOff {
 		return optf("option stage is %q, must be %s or %s", o.Stage, StageAuto, StageOff)
 	}
+	if o.Gate != GateComp && o.Gate != GateOff {
+		return optf("option gate is %q, must be %s or %s", o.Gate, GateComp, GateOff)
+	}
 	return nil
 }
 
@@ -259,8 +274,8 @@ func (o Options) String() string {
 	if o.Genes == dppca.GenesAuto {
 		genes = "auto"
 	}
-	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%d net=%g shrink=%s stage=%s",
-		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, o.Over, o.Net, o.Shrink, o.Stage)
+	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%d net=%g shrink=%s stage=%s gate=%s",
+		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, o.Over, o.Net, o.Shrink, o.Stage, o.Gate)
 }
 
 // shares returns the shares of μ² of the dppca stage, the network and the
