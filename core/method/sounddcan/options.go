@@ -103,7 +103,7 @@ const (
 const (
 	DefaultShrink = ShrinkOff
 	DefaultStage  = StageAuto
-	DefaultGate   = GateOff
+	DefaultGate   = GateComp
 )
 
 // Keys are the option names Parse accepts.
