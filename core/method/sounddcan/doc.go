@@ -32,6 +32,22 @@
 //     that the means' steps reduce, not the likelihood: clipping shrinks the
 //     variance statistic of the cells it cuts, so the likelihood can fall
 //     while the means improve (see clippedSum).
+//  4. Two rules guard the network against its own noise (issue 16 point 5,
+//     the seventh session). The staged split (StageRho; option stage): the
+//     cell count ñ is released first, with the noise the dppca stage's own
+//     count mechanism has when the network runs (that release is the
+//     stage's count, entered once), and the network runs only when the
+//     noise it would leave on a mean, MeanNoise = z·(K/ñ)·√(η/(2 − η))·√h
+//     in units of R, is at most 1/4; otherwise its share of μ² goes to the
+//     start and the head as under steps=0 (small sets: pollen, the
+//     cellbench sets; mouse_bladder at ε ≤ 2). The count's noise is fixed
+//     before the decision, so the ledger is exact either way (the unused
+//     sliver of the count's share is simply not spent). The gate (option
+//     gate): at every step a component whose own released weight π_j is
+//     too light for the same bound, MeanNoise with ñ·π_j cells, keeps its
+//     mean where it is (its weight still moves), so noise cannot carry it
+//     away from its cells and empty it. Both are post-processing of
+//     releases apart from the count.
 //
 // Labels: each cell's most probable component. Why gene space: the private
 // PCA is the bottleneck of the start (METHODS.md §5), and its codes only see
@@ -72,6 +88,25 @@
 //     ‖x‖ ≤ R) and in the variance at R²/h (the per-gene variance that
 //     bound implies); the mixture's variance starts at R²/h minus the
 //     released centres' spread.
+//   - stage=auto with StageRho = 1/4 (a mean's noise at most a quarter
+//     of the rows' radius), gate=comp with the same bound, shrink=off:
+//     stated before measuring with the rule "adopt if, on fresh
+//     simulations, nowhere below the current design by more than 0.03
+//     and (stage) at every ε ≥ max(current, null) − 0.03 on small ones,
+//     (gate) no fewer non-empty clusters". Measured (builtin:default's
+//     specification, simulator seeds 21, 22, run seeds 0–2, ε 1 / 2 / 4 /
+//     8 / 16): at 300 cells with every group's DE location 0.5 (the small
+//     real sets' regime) the fixed split 0 / 0 / 0 / 0.018 / 0.222 (5 of 6
+//     runs below K/2 non-empty clusters at ε 16), its null 0 / 0 / 0 /
+//     0.070 / 0.331, stage=auto 0 / 0 / 0 / 0.079 / 0.393 (network off,
+//     none below K/2 at ε 16); at 2,000 cells the fixed split 0.002 /
+//     0.061 / 0.382 / 0.548 / 0.627, stage=auto 0.007 / 0.070 / 0.424 /
+//     0.646 / 0.669 (network off at ε 1 only), with the gate 0.007 / 0.070
+//     / 0.420 / 0.642 / 0.669 and mean non-empty clusters 2.2 / 3.2 / 6.2 /
+//     7.8 / 8.0 against 2.2 / 2.0 / 4.5 / 7.0 / 7.8 (K = 8). James–Stein
+//     shrinkage of every released step (shrink=js) gave 0.002 / 0.079 /
+//     0.291 / 0.423 / 0.560 and was rejected: per-step shrinkage cuts the
+//     signal the 50 small steps average.
 //
 // Designs were compared by utility only on fresh simulations (builtin:
 // default's specification with simulator seeds 11–13, run seeds 0–2; test
