@@ -385,12 +385,12 @@ func TestGoroutinesEnd(t *testing.T) {
 // steps=0 is the null.
 func TestParseDefaults(t *testing.T) {
 	o := mustParse(t, nil)
-	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4, Shrink: ShrinkOff, Stage: StageAuto, Gate: GateComp}
+	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4, Shrink: ShrinkOff, Stage: StageAuto, Gate: GateComp, NetRule: NetFixed}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}
 	o = mustParse(t, map[string]string{"p": "4", "genes": "50", "prep": "public", "k": "7", "steps": "10", "gclip": "1", "lr": "0.5", "over": "1", "net": "0.1", "shrink": "js", "stage": "off", "gate": "off"})
-	want = Options{P: 4, PRule: dppca.PRuleFixed, Genes: 50, Prep: dppca.PrepPublic, K: 7, Steps: 10, GradClip: 1, LR: 0.5, Over: 1, Net: 0.1, Shrink: ShrinkJS, Stage: StageOff, Gate: GateOff}
+	want = Options{P: 4, PRule: dppca.PRuleFixed, Genes: 50, Prep: dppca.PrepPublic, K: 7, Steps: 10, GradClip: 1, LR: 0.5, Over: 1, Net: 0.1, Shrink: ShrinkJS, Stage: StageOff, Gate: GateOff, NetRule: NetFixed}
 	if o != want {
 		t.Errorf("parsed = %v, want %v", o, want)
 	}
@@ -443,7 +443,7 @@ func TestStagedSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	var on, off int
-	for _, vals := range []map[string]string{{"stage": "auto"}, {"stage": "auto", "genes": "auto"}, {"stage": "auto", "prep": "public"}} {
+	for _, vals := range []map[string]string{{"stage": "auto"}, {"stage": "auto", "genes": "auto"}, {"stage": "auto", "prep": "public"}, {"stage": "auto", "net": "auto"}} {
 		o := mustParse(t, vals)
 		for _, eps := range []float64{0.5, 2, 8, 64, 1000} {
 			rng := rand.New(rand.NewPCG(3, 0))
@@ -463,6 +463,18 @@ func TestStagedSplit(t *testing.T) {
 			}
 			if pl.NetOff != (pl.Rho > StageRho) || pl.NetOff != (pl.Steps == 0) {
 				t.Errorf("%v ε=%g: ρ %.3g, network off %v, %d steps", vals, eps, pl.Rho, pl.NetOff, pl.Steps)
+			}
+			if !pl.NetOff {
+				// the noise the network leaves on a mean: ρ at the fixed
+				// share; under net=auto raised to NetRho by a smaller share
+				// (never above the fixed share)
+				want := pl.Rho
+				if o.NetRule == NetAuto {
+					want = max(pl.Rho, NetRho)
+				}
+				if got := MeanNoise(pl.Z, o.GradClip, src.K, pl.NoisyN, o.LR, pl.DPPCA.H); math.Abs(got-want) > 1e-9*want {
+					t.Errorf("%v ε=%g: the network's noise on a mean %.6g, want %.6g", vals, eps, got, want)
+				}
 			}
 			ms := pl.Mechanisms()
 			counts := 0
@@ -486,8 +498,11 @@ func TestStagedSplit(t *testing.T) {
 			}
 			mu := dppca.ComposedMu(ms)
 			lo := pl.Mu * (1 - 1e-6)
-			if pl.NetOff {
-				lo = pl.Mu * math.Sqrt(1-dppca.ShareCount) // the count's share of the stage, at most
+			if pl.NetOff || o.NetRule == NetAuto {
+				// the start's share grew after the count was released at
+				// the smaller one: its unused sliver, at most the count's
+				// share of the stage
+				lo = pl.Mu * math.Sqrt(1-dppca.ShareCount)
 			}
 			if mu > pl.Mu*(1+1e-12) || mu < lo {
 				t.Errorf("%v ε=%g (network off %v): composed μ %.12g, plan μ %.12g", vals, eps, pl.NetOff, mu, pl.Mu)

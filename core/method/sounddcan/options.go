@@ -68,8 +68,14 @@ type Options struct {
 	// LR is the step size η of the preconditioned steps ("lr"); 0 takes
 	// DefaultPath/S.
 	LR float64
-	// Net is the network's share of μ² ("net"), in (0, 1).
+	// Net is the network's share of μ² ("net"), in (0, 1): its share
+	// under NetRule fixed, its largest share under auto.
 	Net float64
+	// NetRule ("net=auto" selects auto, a number fixed) is how the
+	// network's share is set: fixed at Net, or (auto, with the staged
+	// split) just large enough to put the noise it leaves on a mean at
+	// NetRho (StageSplit), at most Net.
+	NetRule string
 	// Over is the over-clustering factor of the dppca stage ("over"): it
 	// clusters into Over·K centres, merged into K after the head's round;
 	// 1 keeps dppca's K centres.
@@ -97,6 +103,8 @@ const (
 	StageOff  = "off"
 	GateComp  = "comp"
 	GateOff   = "off"
+	NetAuto   = "auto"
+	NetFixed  = "fixed"
 )
 
 // Defaults of shrink, stage and gate (package comment: the rule behind each).
@@ -104,6 +112,7 @@ const (
 	DefaultShrink = ShrinkOff
 	DefaultStage  = StageAuto
 	DefaultGate   = GateComp
+	DefaultNet    = NetFixed
 )
 
 // Keys are the option names Parse accepts.
@@ -125,6 +134,11 @@ func Parse(vals map[string]string) (Options, error) {
 			continue
 		case key == "p":
 			o.PRule = dppca.PRuleFixed
+		case key == "net" && v == "auto":
+			o.NetRule = NetAuto
+			continue
+		case key == "net":
+			o.NetRule = NetFixed
 		}
 		switch key {
 		case "p", "genes", "k", "steps", "over":
@@ -202,6 +216,9 @@ func (o Options) Resolve() (Options, error) {
 	if o.Gate == "" {
 		o.Gate = DefaultGate
 	}
+	if o.NetRule == "" {
+		o.NetRule = DefaultNet
+	}
 	return o, o.Validate()
 }
 
@@ -240,6 +257,9 @@ func (o Options) Validate() error {
 	if o.Stage != StageAuto && o.Stage != StageOff {
 		return optf("option stage is %q, must be %s or %s", o.Stage, StageAuto, StageOff)
 	}
+	if o.NetRule != NetAuto && o.NetRule != NetFixed {
+		return optf("net rule is %q, must be %s or %s", o.NetRule, NetAuto, NetFixed)
+	}
 	if o.Gate != GateComp && o.Gate != GateOff {
 		return optf("option gate is %q, must be %s or %s", o.Gate, GateComp, GateOff)
 	}
@@ -274,8 +294,12 @@ func (o Options) String() string {
 	if o.Genes == dppca.GenesAuto {
 		genes = "auto"
 	}
-	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%d net=%g shrink=%s stage=%s gate=%s",
-		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, o.Over, o.Net, o.Shrink, o.Stage, o.Gate)
+	net := strconv.FormatFloat(o.Net, 'g', -1, 64)
+	if o.NetRule == NetAuto {
+		net = "auto(≤" + net + ")"
+	}
+	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%d net=%s shrink=%s stage=%s gate=%s",
+		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, o.Over, net, o.Shrink, o.Stage, o.Gate)
 }
 
 // shares returns the shares of μ² of the dppca stage, the network and the

@@ -51,7 +51,14 @@ type Plan struct {
 	Staged, NetOff     bool
 	NoisyN, CountSigma float64
 	Rho                float64
+	// NetShare is the network's share of μ² the staged split chose.
+	NetShare float64
 }
+
+// NetRho is the noise net=auto puts on a mixture mean, in units of R:
+// half the staged split's bound, so that under the gate components down
+// to half the average weight still move.
+const NetRho = StageRho / 2
 
 // StageRho is the staged split's bound, fixed in advance: the network runs
 // only when the noise it would leave on a mixture mean (MeanNoise) is at
@@ -111,6 +118,14 @@ func (pl *Plan) stage(src *dppca.Source, mu, delta float64, o Options, do dppca.
 	z := math.Sqrt(float64(pl.Steps)) / (mu * math.Sqrt(shNet))
 	pl.Rho = MeanNoise(z, o.GradClip, src.K, n, o.LR, h)
 	if pl.Rho <= StageRho {
+		if o.NetRule == NetAuto {
+			// Just the share that puts the network's noise at NetRho
+			// (ρ ∝ 1/√share); the rest to the start and the head.
+			shNet = min(shNet, shNet*(pl.Rho/NetRho)*(pl.Rho/NetRho))
+			rest := 1 - shNet
+			shDP, shHead = rest*ShareDPPCA/(ShareDPPCA+ShareHead), rest*ShareHead/(ShareDPPCA+ShareHead)
+		}
+		pl.NetShare = shNet
 		return shDP, shNet, shHead, nil
 	}
 	pl.NetOff, pl.Steps = true, 0
