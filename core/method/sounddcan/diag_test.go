@@ -44,17 +44,27 @@ func TestDiag(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				if len(out.Losses) == 0 {
+					out.Losses = []float64{0}
+				}
 				rng = rand.New(rand.NewPCG(s, 0))
 				pl0, _ := NewPlan(src, true, eps, 1e-5, o, rng)
 				pl0.Z = 0
 				out0, _ := Fit(context.Background(), src, pl0, o, rng, Hooks{})
+				if len(out0.Losses) == 0 {
+					out0.Losses = []float64{0}
+				}
 				lab := out.Start.Matrix.Labels
 				a, _ := cluster.ARI(lab, out.Labels)
 				as, _ := cluster.ARI(lab, out.StartLabels)
 				a0, _ := cluster.ARI(lab, out0.Labels)
 				ad, _ := cluster.ARI(lab, out.Start.Labels)
-				t.Logf("%s ε=%g s=%d: dppca-stage(3K) %.3f start %.3f trained %.3f noisefree-steps %.3f nonempty %d/%d var %.4g (cV %.4g) loss %.4f→%.4f noisefree %.4f ñ=%.0f z=%.3g h=%d %.1fs",
-					name, eps, s, ad, as, a, a0, out.NonEmpty, src.K, out.Variance, pl.CV, out.Losses[0], out.Losses[len(out.Losses)-1], out0.Losses[len(out0.Losses)-1], out.Start.Matrix.NoisyN, pl.Z, out.Start.Matrix.H, time.Since(t0).Seconds())
+				startNE := map[int]bool{}
+				for _, l := range out.StartLabels {
+					startNE[l] = true
+				}
+				t.Logf("%s ε=%g s=%d: dppca-stage(3K) %.3f start %.3f trained %.3f noisefree-steps %.3f nonempty start %d end %d/%d var %.4g (cV %.4g) loss %.4f→%.4f noisefree %.4f ñ=%.0f z=%.3g h=%d %.1fs",
+					name, eps, s, ad, as, a, a0, len(startNE), out.NonEmpty, src.K, out.Variance, pl.CV, out.Losses[0], out.Losses[len(out.Losses)-1], out0.Losses[len(out0.Losses)-1], out.Start.Matrix.NoisyN, pl.Z, out.Start.Matrix.H, time.Since(t0).Seconds())
 			}
 		}
 	}
