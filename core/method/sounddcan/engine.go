@@ -116,7 +116,7 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	if h := src.Genes(e.o.Genes); e.o.PRule == dppca.PRuleFixed && e.o.P > h {
 		return fmt.Errorf("dcan-sound: option p is %d, must be ≤ the %d genes of %s: %w", e.o.P, h, d.Name, ErrInput)
 	}
-	if min(e.o.Over*src.K, d.Cells()) < src.K || d.Cells() < 2 {
+	if min(max(e.o.Over, 1)*src.K, d.Cells()) < src.K || d.Cells() < 2 {
 		return fmt.Errorf("dcan-sound: %s has %d cells, too few for K = %d: %w", d.Name, d.Cells(), src.K, ErrInput)
 	}
 	r := &runner{e: e, ctl: ctl, src: src, kFrom: e.o.K == 0}
@@ -130,7 +130,7 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	ctl.Emit(core.DataEvent{Cells: d.Cells(), Genes: pl.DPPCA.H, Classes: len(d.Classes)})
 	ctl.Emit(r.guarantee(nil))
 	ctl.Emit(core.WarningEvent{Message: r.noiseMessage()})
-	ctl.Emit(core.StageEvent{Stage: stageInit, Name: fmt.Sprintf("dppca: private preprocessing, private PCA, DP k-means into %d centres", min(e.o.Over*src.K, d.Cells())), Steps: 1})
+	ctl.Emit(core.StageEvent{Stage: stageInit, Name: fmt.Sprintf("dppca: private preprocessing, private PCA, DP k-means into %d centres", min(max(pl.Over, 1)*src.K, d.Cells())), Steps: 1})
 	if err := r.checkpoint(ctx); err != nil {
 		return err
 	}
@@ -254,7 +254,7 @@ func (r *runner) noiseMessage() string {
 	pl, o := r.pl, r.e.o
 	shDP, shNet, shHead := o.shares()
 	head := fmt.Sprintf("K = %d (dppca stage into %d), p = %d, h = %d genes, R = %.3g, %d full-batch DP-SGD steps of size η = %.4g with the EM preconditioner, each cell's gradient clipped to 1 in units of %.3g (means) and %.3g (variance), %d head round",
-		r.src.K, min(o.Over*r.src.K, r.src.Data.Cells()), o.P, pl.DPPCA.H, pl.R, pl.Steps, o.LR, pl.CMu, pl.CV, pl.Rounds)
+		r.src.K, min(max(pl.Over, 1)*r.src.K, r.src.Data.Cells()), o.P, pl.DPPCA.H, pl.R, pl.Steps, o.LR, pl.CMu, pl.CV, pl.Rounds)
 	if o.NoTrain {
 		head += "; steps=0: the null (the mixture at its private start, the network's share given back)"
 	}

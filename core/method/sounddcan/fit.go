@@ -64,7 +64,11 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 		}
 		return hk.Record(m)
 	}
-	kOver := min(o.Over*src.K, src.Data.Cells())
+	ov := pl.Over
+	if ov == 0 {
+		ov = o.Over // a plan not made by NewPlan
+	}
+	kOver := min(max(ov, 1)*src.K, src.Data.Cells())
 	over, err := dppca.NewSource(src.Data, kOver)
 	if err != nil {
 		return nil, err

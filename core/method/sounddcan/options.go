@@ -107,6 +107,10 @@ const (
 	NetFixed  = "fixed"
 )
 
+// OverAuto is option over's value "auto" (overRule, from the released
+// cell count).
+const OverAuto = -1
+
 // Defaults of shrink, stage and gate (package comment: the rule behind each).
 const (
 	DefaultShrink = ShrinkOff
@@ -139,6 +143,9 @@ func Parse(vals map[string]string) (Options, error) {
 			continue
 		case key == "net":
 			o.NetRule = NetFixed
+		case key == "over" && v == "auto":
+			o.Over = OverAuto
+			continue
 		}
 		switch key {
 		case "p", "genes", "k", "steps", "over":
@@ -243,8 +250,8 @@ func (o Options) Validate() error {
 		return optf("option lr is %v, must be in (0, 100]", o.LR)
 	case !(o.Net > 0) || o.Net >= 1:
 		return optf("option net is %v, must be in (0, 1)", o.Net)
-	case o.Over < 1 || o.Over > 20:
-		return optf("option over is %d, must be in [1, 20]", o.Over)
+	case (o.Over < 1 && o.Over != OverAuto) || o.Over > 20:
+		return optf("option over is %d, must be auto or in [1, 20]", o.Over)
 	}
 	switch o.Prep {
 	case dppca.PrepPrivate, dppca.PrepPublic:
@@ -294,12 +301,16 @@ func (o Options) String() string {
 	if o.Genes == dppca.GenesAuto {
 		genes = "auto"
 	}
+	over := strconv.Itoa(o.Over)
+	if o.Over == OverAuto {
+		over = "auto"
+	}
 	net := strconv.FormatFloat(o.Net, 'g', -1, 64)
 	if o.NetRule == NetAuto {
 		net = "auto(≤" + net + ")"
 	}
-	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%d net=%s shrink=%s stage=%s gate=%s",
-		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, o.Over, net, o.Shrink, o.Stage, o.Gate)
+	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s gate=%s",
+		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.Gate)
 }
 
 // shares returns the shares of μ² of the dppca stage, the network and the

@@ -53,6 +53,11 @@ type Plan struct {
 	Rho                float64
 	// NetShare is the network's share of μ² the staged split chose.
 	NetShare float64
+	// Over is the over-clustering factor of the dppca stage (option over,
+	// or overRule's choice under over=auto).
+	Over int
+	// stageMuOn is the dppca stage's μ at its share with the network on.
+	stageMuOn float64
 }
 
 // NetRho is the noise net=auto puts on a mixture mean, in units of R:
@@ -93,27 +98,12 @@ func stageEpsilon(mu, share, delta float64) (float64, error) {
 // μ² goes to the dppca stage and the head in their ratio, as under
 // steps=0. The count's noise is fixed before the decision, so the
 // composition is exact whichever way it goes. It returns the shares.
-func (pl *Plan) stage(src *dppca.Source, mu, delta float64, o Options, do dppca.Options, rng *rand.Rand) (shDP, shNet, shHead float64, err error) {
+func (pl *Plan) stage(src *dppca.Source, mu float64, o Options, do dppca.Options) (shDP, shNet, shHead float64) {
 	shDP, shNet, shHead = o.shares()
-	eps1, err := stageEpsilon(mu, shDP, delta)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	on, err := dppca.NewPlan(true, eps1, delta, do, 2, 1)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	pl.Staged = true
-	n := float64(src.Data.Cells())
-	if do.Prep == dppca.PrepPrivate {
-		pl.CountSigma = on.Count
-		n = max(n+pl.CountSigma*rng.NormFloat64(), 1)
-	}
-	// prep=public: the cell count is public by that option's assumption.
-	pl.NoisyN = n
+	n := pl.NoisyN
 	h := src.Genes(do.Genes)
 	if do.Genes == dppca.GenesAuto {
-		h = src.Genes(dppca.GenesRule(n, on.Mu))
+		h = src.Genes(dppca.GenesRule(n, pl.stageMuOn))
 	}
 	z := math.Sqrt(float64(pl.Steps)) / (mu * math.Sqrt(shNet))
 	pl.Rho = MeanNoise(z, o.GradClip, src.K, n, o.LR, h)
@@ -126,13 +116,39 @@ func (pl *Plan) stage(src *dppca.Source, mu, delta float64, o Options, do dppca.
 			shDP, shHead = rest*ShareDPPCA/(ShareDPPCA+ShareHead), rest*ShareHead/(ShareDPPCA+ShareHead)
 		}
 		pl.NetShare = shNet
-		return shDP, shNet, shHead, nil
+		return shDP, shNet, shHead
 	}
 	pl.NetOff, pl.Steps = true, 0
 	off := o
 	off.NoTrain = true
-	shDP, shNet, shHead = off.shares()
-	return shDP, shNet, shHead, nil
+	return off.shares()
+}
+
+// releaseCount releases the cell count first, with the noise the dppca
+// stage's count mechanism has when the network runs at its share (so
+// that release is the stage's own, entered once, and the method and its
+// null draw it alike); prep=public takes the count as public.
+func (pl *Plan) releaseCount(src *dppca.Source, mu, delta float64, o Options, do dppca.Options, rng *rand.Rand) error {
+	on := o
+	on.NoTrain = false
+	shDP, _, _ := on.shares()
+	eps1, err := stageEpsilon(mu, shDP, delta)
+	if err != nil {
+		return err
+	}
+	stage, err := dppca.NewPlan(true, eps1, delta, do, 2, 1)
+	if err != nil {
+		return err
+	}
+	pl.Staged, pl.stageMuOn = true, stage.Mu
+	n := float64(src.Data.Cells())
+	if do.Prep == dppca.PrepPrivate {
+		pl.CountSigma = stage.Count
+		n = max(n+pl.CountSigma*rng.NormFloat64(), 1)
+	}
+	// prep=public: the cell count is public by that option's assumption.
+	pl.NoisyN = n
+	return nil
 }
 
 // planWithCount plans the dppca stage at eps1 around a cell count released
@@ -194,6 +210,10 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 			return Plan{}, err
 		}
 		sizes()
+		pl.Over = o.Over
+		if o.Over == OverAuto {
+			pl.Over = OverCluster // no noise: every centre clears the bar
+		}
 		return pl, nil
 	}
 	mu, err := muOf(eps, delta)
@@ -202,11 +222,15 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 	}
 	pl.Mu = mu
 	shDP, shNet, shHead := o.shares()
-	if o.Stage == StageAuto && !o.NoTrain {
-		// The staged split: the cell count first, then the decision.
-		if shDP, shNet, shHead, err = pl.stage(src, mu, delta, o, do, rng); err != nil {
+	staged := o.Stage == StageAuto && !o.NoTrain
+	if staged || o.Over == OverAuto {
+		// The cell count first (both rules decide from it).
+		if err := pl.releaseCount(src, mu, delta, o, do, rng); err != nil {
 			return Plan{}, err
 		}
+	}
+	if staged {
+		shDP, shNet, shHead = pl.stage(src, mu, o, do)
 	}
 	// dppca calibrates from an (ε, δ): the ε of μ·√share, converted once;
 	// its own calibration returns a μ a hair below (checked by the tests:
@@ -233,7 +257,26 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 	p := float64(o.P)
 	pl.Sums = r / (mu * math.Sqrt(w*p/(p+1)))
 	pl.Counts = 1 / (mu * math.Sqrt(w/(p+1)))
+	pl.Over = o.Over
+	if o.Over == OverAuto {
+		pl.Over = overRule(pl.NoisyN, src.K, pl.Counts)
+	}
 	return pl, nil
+}
+
+// overRule is over=auto's choice, from the released count ñ and the head's
+// count noise: over-cluster into OverCluster·K centres only when an average
+// one, ñ/(OverCluster·K) cells, clears the head's count bar
+// (minCountSigmas·σ, at least one cell) twice — the smaller populations
+// are about half the average; a centre below the bar is left out of the
+// merge, and a merged start with too few weighted centres has centres no
+// cell is nearest to. Else 1: dppca's stage clusters into K, no merge.
+func overRule(noisyN float64, k int, sigCounts float64) int {
+	bar := max(1, minCountSigmas*sigCounts)
+	if noisyN/float64(OverCluster*k) >= 2*bar {
+		return OverCluster
+	}
+	return 1
 }
 
 // Private reports whether the plan adds noise.
