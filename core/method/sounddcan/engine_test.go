@@ -518,3 +518,54 @@ func TestStagedSplit(t *testing.T) {
 		t.Errorf("network on in %d plans, off in %d: want both decisions exercised", on, off)
 	}
 }
+
+// TestOverRule: over=auto over-clusters exactly when an average centre of
+// the 3K clears the head's count bar twice, decides from the count it
+// released first (entered once, for the null too), and over-clusters
+// without noise.
+func TestOverRule(t *testing.T) {
+	for _, c := range []struct {
+		n     float64
+		k     int
+		sigma float64
+		want  int
+	}{{600, 4, 5, OverCluster}, {600, 4, 10, 1}, {359, 4, 5, 1}, {360, 4, 5, OverCluster}, {11, 2, 0, 1}, {12, 2, 0.1, OverCluster}} {
+		if got := overRule(c.n, c.k, c.sigma); got != c.want {
+			t.Errorf("overRule(%g, %d, %g) = %d, want %d", c.n, c.k, c.sigma, got, c.want)
+		}
+	}
+	src, err := dppca.NewSource(fixture.Separated(3, 100, 300, 1), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, vals := range []map[string]string{{"over": "auto"}, {"over": "auto", "steps": "0"}} {
+		o := mustParse(t, vals)
+		for _, eps := range []float64{1, 1000} {
+			pl, err := NewPlan(src, true, eps, 1e-5, o, rand.New(rand.NewPCG(2, 0)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := overRule(pl.NoisyN, src.K, pl.Counts); !pl.Staged || pl.Over != want {
+				t.Errorf("%v ε=%g: staged %v, over %d, want the count first and %d", vals, eps, pl.Staged, pl.Over, want)
+			}
+			seen[pl.Over] = true
+			n := 0
+			for _, m := range pl.Mechanisms() {
+				if m.Name == dppca.MechCount {
+					n++
+				}
+			}
+			if mu := dppca.ComposedMu(pl.Mechanisms()); n != 1 || mu > pl.Mu*(1+1e-12) {
+				t.Errorf("%v ε=%g: %d count mechanisms, composed μ %g of %g", vals, eps, n, mu, pl.Mu)
+			}
+		}
+	}
+	if !seen[1] || !seen[OverCluster] {
+		t.Errorf("over=auto chose %v, want both 1 and %d exercised", seen, OverCluster)
+	}
+	pl, err := NewPlan(src, false, 0, 1e-5, mustParse(t, map[string]string{"over": "auto"}), rand.New(rand.NewPCG(2, 0)))
+	if err != nil || pl.Over != OverCluster {
+		t.Errorf("nonprivate over=auto: %d (%v), want %d", pl.Over, err, OverCluster)
+	}
+}
