@@ -73,6 +73,10 @@ var goldenCases = []struct {
 	{"dcan-nonprivate", []string{"--method", "dcan", "--mode", "nonprivate", "--q", "0.5", "--epochs", "1,1"}, true},
 	{"dcan-paper", []string{"--method", "dcan", "--mode", "paper", "--layers", "1-3", "--q", "0.5", "--epochs", "1,1"}, true},
 	{"dcan-sound", []string{"--method", "dcan", "--mode", "sound", "--q", "0.5", "--epochs", "1,1"}, true},
+	// dcan-sound, the default method (the redesigned sound DP-DCAN) at
+	// ε = 8 and at ε = 1, where its staged split leaves the network out.
+	{"dcansound-sound", []string{"--method", "dcan-sound", "--mode", "sound", "--epsilon", "8"}, true},
+	{"dcansound-sound-eps1", []string{"--method", "dcan-sound", "--mode", "sound", "--epsilon", "1"}, true},
 	{"dpmd-paper", []string{"--method", "dpmd", "--mode", "paper", "--manifold", "circle", "--n", "2000", "--queries", "50", "--T", "1", "--epsilon", "1"}, false},
 	{"dpmd-sound", []string{"--method", "dpmd", "--mode", "sound", "--manifold", "circle", "--n", "2000", "--queries", "50", "--T", "1", "--epsilon", "1"}, false},
 	{"dpmd-nonprivate", []string{"--method", "dpmd", "--mode", "nonprivate", "--manifold", "circle", "--n", "2000", "--queries", "50", "--T", "1"}, false},

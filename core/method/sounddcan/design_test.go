@@ -30,6 +30,18 @@ func simData(t testing.TB, seed uint64) *datasets.Dataset {
 		}
 		spec.Cells = n
 	}
+	if c := os.Getenv("DPSCOPE_SOUNDDCAN_DEFAC"); c != "" {
+		// stronger differential expression (every group's log-normal DE
+		// location): the regime of the small real sets, whose populations
+		// are far apart (B1 0.7–0.9) but hold 10–60 cells each
+		f, err := strconv.ParseFloat(c, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range spec.Groups {
+			spec.Groups[i].DEFacLoc = f
+		}
+	}
 	d, _, err := datasets.Simulate(spec.SimConfig)
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +56,7 @@ func simData(t testing.TB, seed uint64) *datasets.Dataset {
 // key=value;…), the mean ARI over run seeds 0–2 at each ε of
 // DPSCOPE_SOUNDDCAN_EPS (default 2,8) and without noise.
 // DPSCOPE_SOUNDDCAN_CELLS changes the number of simulated cells,
+// DPSCOPE_SOUNDDCAN_DEFAC every group's DE factor location,
 // DPSCOPE_SOUNDDCAN_DPPCA=1 adds dppca. Long; it reports and asserts
 // nothing beyond the runs succeeding.
 func TestDesign(t *testing.T) {
@@ -97,14 +110,22 @@ func TestDesign(t *testing.T) {
 		line := fmt.Sprintf("%-40q", v)
 		for _, eps := range append(append([]float64(nil), epss...), 0) {
 			var aris []float64
+			collapsed, off, nonEmpty := 0, 0, 0
 			for _, src := range srcs {
 				for s := range nseeds {
-					a, _ := fitARI(t, src, eps > 0, eps, o, s)
+					a, out := fitARI(t, src, eps > 0, eps, o, s)
 					aris = append(aris, a)
+					if 2*out.NonEmpty < src.K {
+						collapsed++
+					}
+					if out.Plan.NetOff {
+						off++
+					}
+					nonEmpty += out.NonEmpty
 				}
 			}
 			m, sd := meanSD(aris)
-			line += fmt.Sprintf(" | ε=%g %.3f±%.3f", eps, m, sd)
+			line += fmt.Sprintf(" | ε=%g %.3f±%.3f c%d o%d ne%.1f", eps, m, sd, collapsed, off, float64(nonEmpty)/float64(len(aris)))
 		}
 		t.Log(line)
 	}

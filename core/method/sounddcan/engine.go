@@ -5,7 +5,6 @@ import (
 	crand "crypto/rand"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -117,7 +116,7 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	if h := src.Genes(e.o.Genes); e.o.PRule == dppca.PRuleFixed && e.o.P > h {
 		return fmt.Errorf("dcan-sound: option p is %d, must be ≤ the %d genes of %s: %w", e.o.P, h, d.Name, ErrInput)
 	}
-	if min(e.o.Over*src.K, d.Cells()) < src.K || d.Cells() < 2 {
+	if min(max(e.o.Over, 1)*src.K, d.Cells()) < src.K || d.Cells() < 2 {
 		return fmt.Errorf("dcan-sound: %s has %d cells, too few for K = %d: %w", d.Name, d.Cells(), src.K, ErrInput)
 	}
 	r := &runner{e: e, ctl: ctl, src: src, kFrom: e.o.K == 0}
@@ -131,7 +130,7 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	ctl.Emit(core.DataEvent{Cells: d.Cells(), Genes: pl.DPPCA.H, Classes: len(d.Classes)})
 	ctl.Emit(r.guarantee(nil))
 	ctl.Emit(core.WarningEvent{Message: r.noiseMessage()})
-	ctl.Emit(core.StageEvent{Stage: stageInit, Name: fmt.Sprintf("dppca: private preprocessing, private PCA, DP k-means into %d centres", min(e.o.Over*src.K, d.Cells())), Steps: 1})
+	ctl.Emit(core.StageEvent{Stage: stageInit, Name: fmt.Sprintf("dppca: private preprocessing, private PCA, DP k-means into %d centres", min(max(pl.Over, 1)*src.K, d.Cells())), Steps: 1})
 	if err := r.checkpoint(ctx); err != nil {
 		return err
 	}
@@ -236,16 +235,16 @@ func (r *runner) collapseMessage(out *Outcome) string {
 	if !pl.Private() {
 		return msg + ": without noise this means some mixture components lie where no cell is their most probable (the start: " + start + "); a smaller K may suit these data better"
 	}
+	if pl.Steps == 0 {
+		why := "steps=0 (the null)"
+		if pl.NetOff {
+			why = fmt.Sprintf("the staged split left the network out (the noise it would leave on a mean, %.3g of R, is above %g) and gave its share to the start", pl.Rho, StageRho)
+		}
+		return msg + fmt.Sprintf(": no DP-SGD step ran (%s), so these are the private start's clusters: %s; at this ε the noise of the private PCA and k-means leaves some released centres where no cell is nearest; a larger ε or a smaller K leaves more signal", why, start)
+	}
 	h := float64(out.Start.Matrix.H)
 	nt := max(out.Start.Matrix.NoisyN, 1)
-	eta := r.e.o.LR
-	noise := 0.0
-	if pl.Steps > 0 {
-		// A mean's noise after the steps: each step adds η·z·cMu/(ñ·π) per
-		// coordinate and the preconditioned steps forget the past at rate
-		// η, so it settles at that times √(η/(2 − η)); over h genes.
-		noise = pl.Z * pl.CMu / (nt / float64(k)) * math.Sqrt(eta/(2-eta)) * math.Sqrt(h)
-	}
+	noise := MeanNoise(pl.Z, r.e.o.GradClip, k, nt, r.e.o.LR, out.Start.Matrix.H) * pl.R
 	return msg + fmt.Sprintf(": at this ε the private start is noisy (%s) and the noise left on each mixture mean is about %.3g in norm over its %g genes, against a radius R = %.3g of every cell's row: a component whose mean the noise moved far from every cell loses them all to the others; a larger ε or a smaller K leaves more signal",
 		start, noise, h, pl.R)
 }
@@ -255,9 +254,19 @@ func (r *runner) noiseMessage() string {
 	pl, o := r.pl, r.e.o
 	shDP, shNet, shHead := o.shares()
 	head := fmt.Sprintf("K = %d (dppca stage into %d), p = %d, h = %d genes, R = %.3g, %d full-batch DP-SGD steps of size η = %.4g with the EM preconditioner, each cell's gradient clipped to 1 in units of %.3g (means) and %.3g (variance), %d head round",
-		r.src.K, min(o.Over*r.src.K, r.src.Data.Cells()), o.P, pl.DPPCA.H, pl.R, pl.Steps, o.LR, pl.CMu, pl.CV, pl.Rounds)
+		r.src.K, min(max(pl.Over, 1)*r.src.K, r.src.Data.Cells()), o.P, pl.DPPCA.H, pl.R, pl.Steps, o.LR, pl.CMu, pl.CV, pl.Rounds)
 	if o.NoTrain {
 		head += "; steps=0: the null (the mixture at its private start, the network's share given back)"
+	}
+	if pl.Staged {
+		verdict := "the network runs"
+		if pl.NetOff {
+			verdict = "above it, the network is left out and its share of the budget goes to the start (as steps=0)"
+		}
+		head += fmt.Sprintf("; staged split: cell count ñ = %.0f released first, the noise the network would leave on a mean is %.3g of R (bound %g): %s", pl.NoisyN, pl.Rho, StageRho, verdict)
+	}
+	if o.Shrink == ShrinkJS {
+		head += "; every released step shrunk block by block (James–Stein)"
 	}
 	if !pl.Private() {
 		return head + "; nonprivate: no noise (gradients still clipped)"

@@ -25,7 +25,8 @@ func TestPlanComposesToTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 0))
-	for _, vals := range []map[string]string{nil, {"steps": "37", "p": "5", "prep": "public", "net": "0.1"}, {"steps": "0"}} {
+	// stage=off: the fixed split (TestStagedSplit covers stage=auto).
+	for _, vals := range []map[string]string{{"stage": "off"}, {"steps": "37", "p": "5", "prep": "public", "net": "0.1", "stage": "off"}, {"steps": "0"}} {
 		o := mustParse(t, vals)
 		for _, eps := range []float64{0.5, 1, 8, 16} {
 			pl, err := NewPlan(src, true, eps, 1e-5, o, rng)
@@ -88,8 +89,42 @@ func TestPlanComposesToTarget(t *testing.T) {
 // Under genes=auto p=auto (dppca's current rules) the released cell count
 // that chose h is in the ledger once, with the rest.
 func TestEngineAccounting(t *testing.T) {
-	for _, opts := range []map[string]string{{"genes": "100", "steps": "30"}, {"genes": "auto", "p": "auto", "steps": "30"}} {
+	// stage=off: 240 cells are too few for the network at ε = 2 under the
+	// staged split (TestStagedEngine).
+	for _, opts := range []map[string]string{{"genes": "100", "steps": "30", "stage": "off"}, {"genes": "auto", "p": "auto", "steps": "30", "stage": "off"}} {
 		t.Run(opts["genes"], func(t *testing.T) { engineAccounting(t, opts) })
+	}
+}
+
+// TestStagedEngine: under the default staged split a run whose network is
+// left out says so, enters no DP-SGD step, enters the count it released
+// first once, and its audited ε stays at or below the target.
+func TestStagedEngine(t *testing.T) {
+	d := fixture.Separated(4, 60, 200, 2)
+	e, evs := runTest(t, d, soundConfig(2, 1, nil))
+	out := e.Outcome()
+	if !out.Plan.Staged || !out.Plan.NetOff || len(out.Losses) != 0 {
+		t.Fatalf("plan staged %v, network off %v, %d steps: want the network left out at n = 240, ε = 2", out.Plan.Staged, out.Plan.NetOff, len(out.Losses))
+	}
+	l := e.Ledger()
+	if n := len(l.Events(MechSGD)); n != 0 {
+		t.Errorf("%d DP-SGD events in the ledger, want none", n)
+	}
+	if evs := l.Events(dppca.MechCount); len(evs) != 1 {
+		t.Errorf("%d cell-count events, want 1 (released first, reused by the stage)", len(evs))
+	}
+	said := false
+	for _, ev := range evs {
+		if w, ok := ev.(core.WarningEvent); ok && strings.Contains(w.Message, "the network is left out") {
+			said = true
+		}
+	}
+	if !said {
+		t.Error("no warning says the network was left out")
+	}
+	g, ok := lastOf[core.GuaranteeEvent](evs)
+	if !ok || len(g.Audited) == 0 || g.Audited[0].Epsilon > 2 || g.Audited[0].Epsilon < 1.99 {
+		t.Errorf("final guarantee %+v: want the audited ε in [1.99, 2]", g)
 	}
 }
 
@@ -350,21 +385,21 @@ func TestGoroutinesEnd(t *testing.T) {
 // steps=0 is the null.
 func TestParseDefaults(t *testing.T) {
 	o := mustParse(t, nil)
-	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4}
+	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4, Shrink: ShrinkOff, Stage: StageAuto, Gate: GateComp, NetRule: NetFixed}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}
-	o = mustParse(t, map[string]string{"p": "4", "genes": "50", "prep": "public", "k": "7", "steps": "10", "gclip": "1", "lr": "0.5", "over": "1", "net": "0.1"})
-	want = Options{P: 4, PRule: dppca.PRuleFixed, Genes: 50, Prep: dppca.PrepPublic, K: 7, Steps: 10, GradClip: 1, LR: 0.5, Over: 1, Net: 0.1}
+	o = mustParse(t, map[string]string{"p": "4", "genes": "50", "prep": "public", "k": "7", "steps": "10", "gclip": "1", "lr": "0.5", "over": "1", "net": "0.1", "shrink": "js", "stage": "off", "gate": "off"})
+	want = Options{P: 4, PRule: dppca.PRuleFixed, Genes: 50, Prep: dppca.PrepPublic, K: 7, Steps: 10, GradClip: 1, LR: 0.5, Over: 1, Net: 0.1, Shrink: ShrinkJS, Stage: StageOff, Gate: GateOff, NetRule: NetFixed}
 	if o != want {
 		t.Errorf("parsed = %v, want %v", o, want)
 	}
 	o = mustParse(t, map[string]string{"steps": "0"})
-	if !o.NoTrain || o.String() != "p=10 genes=200 prep=private k=0 steps=0 gclip=1 lr=0.06 over=3 net=0.4" {
+	if !o.NoTrain || o.String() != "p=10 genes=200 prep=private k=0 steps=0 gclip=1 lr=0.06 over=3 net=0.4 shrink=off stage=auto gate=comp" {
 		t.Errorf("steps=0 gives %v (NoTrain %v), want the null", o, o.NoTrain)
 	}
 	o = mustParse(t, map[string]string{"p": "auto", "genes": "auto"})
-	if o.P != dppca.DefaultPCap || o.PRule != dppca.PRuleEdge || o.Genes != dppca.GenesAuto || o.String() != "p=auto(≤30) genes=auto prep=private k=0 steps=50 gclip=1 lr=0.06 over=3 net=0.4" {
+	if o.P != dppca.DefaultPCap || o.PRule != dppca.PRuleEdge || o.Genes != dppca.GenesAuto || o.String() != "p=auto(≤30) genes=auto prep=private k=0 steps=50 gclip=1 lr=0.06 over=3 net=0.4 shrink=off stage=auto gate=comp" {
 		t.Errorf("p=auto genes=auto gives %v, want dppca's current rules", o)
 	}
 	o = mustParse(t, map[string]string{"steps": "0"})
@@ -394,4 +429,143 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted %v", o)
 		}
 	})
+}
+
+// TestStagedSplit: under stage=auto the cell count is released first with
+// the noise the dppca stage's count mechanism has when the network runs,
+// that release is the stage's count mechanism (entered once), the network
+// runs exactly when MeanNoise ≤ StageRho, and the composition never
+// exceeds the target: exact when the network runs, and below it by at most
+// the count's unused share when its share went back to the start.
+func TestStagedSplit(t *testing.T) {
+	src, err := dppca.NewSource(fixture.Separated(3, 100, 300, 1), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var on, off int
+	for _, vals := range []map[string]string{{"stage": "auto"}, {"stage": "auto", "genes": "auto"}, {"stage": "auto", "prep": "public"}, {"stage": "auto", "net": "auto"}} {
+		o := mustParse(t, vals)
+		for _, eps := range []float64{0.5, 2, 8, 64, 1000} {
+			rng := rand.New(rand.NewPCG(3, 0))
+			pl, err := NewPlan(src, true, eps, 1e-5, o, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !pl.Staged || pl.NoisyN < 1 || pl.DPPCA.NoisyN != pl.NoisyN {
+				t.Fatalf("%v ε=%g: plan %+v, want a staged count carried into the dppca stage", vals, eps, pl)
+			}
+			if o.Prep == dppca.PrepPublic && pl.NoisyN != 300 {
+				t.Errorf("prep=public: count %g, want the public 300", pl.NoisyN)
+			}
+			z := math.Sqrt(float64(o.Steps)) / (pl.Mu * math.Sqrt(o.Net))
+			if rho := MeanNoise(z, o.GradClip, src.K, pl.NoisyN, o.LR, pl.DPPCA.H); math.Abs(rho-pl.Rho) > 1e-12*rho {
+				t.Errorf("%v ε=%g: ρ %g, want %g", vals, eps, pl.Rho, rho)
+			}
+			if pl.NetOff != (pl.Rho > StageRho) || pl.NetOff != (pl.Steps == 0) {
+				t.Errorf("%v ε=%g: ρ %.3g, network off %v, %d steps", vals, eps, pl.Rho, pl.NetOff, pl.Steps)
+			}
+			if !pl.NetOff {
+				// the noise the network leaves on a mean: ρ at the fixed
+				// share; under net=auto raised to NetRho by a smaller share
+				// (never above the fixed share)
+				want := pl.Rho
+				if o.NetRule == NetAuto {
+					want = max(pl.Rho, NetRho)
+				}
+				if got := MeanNoise(pl.Z, o.GradClip, src.K, pl.NoisyN, o.LR, pl.DPPCA.H); math.Abs(got-want) > 1e-9*want {
+					t.Errorf("%v ε=%g: the network's noise on a mean %.6g, want %.6g", vals, eps, got, want)
+				}
+			}
+			ms := pl.Mechanisms()
+			counts := 0
+			for _, m := range ms {
+				if m.Name == dppca.MechCount {
+					counts++
+					if m.Sigma != pl.CountSigma {
+						t.Errorf("%v ε=%g: count mechanism σ %g, released with %g", vals, eps, m.Sigma, pl.CountSigma)
+					}
+				}
+				if m.Name == MechSGD && pl.NetOff {
+					t.Errorf("%v ε=%g: network off but a DP-SGD mechanism %+v", vals, eps, m)
+				}
+			}
+			if want := 1; o.Prep == dppca.PrepPublic {
+				if counts != 0 || pl.CountSigma != 0 {
+					t.Errorf("prep=public: %d count mechanisms, σ %g, want none", counts, pl.CountSigma)
+				}
+			} else if counts != want {
+				t.Errorf("%v ε=%g: %d count mechanisms, want %d", vals, eps, counts, want)
+			}
+			mu := dppca.ComposedMu(ms)
+			lo := pl.Mu * (1 - 1e-6)
+			if pl.NetOff || o.NetRule == NetAuto {
+				// the start's share grew after the count was released at
+				// the smaller one: its unused sliver, at most the count's
+				// share of the stage
+				lo = pl.Mu * math.Sqrt(1-dppca.ShareCount)
+			}
+			if mu > pl.Mu*(1+1e-12) || mu < lo {
+				t.Errorf("%v ε=%g (network off %v): composed μ %.12g, plan μ %.12g", vals, eps, pl.NetOff, mu, pl.Mu)
+			}
+			if pl.NetOff {
+				off++
+			} else {
+				on++
+			}
+		}
+	}
+	if on == 0 || off == 0 {
+		t.Errorf("network on in %d plans, off in %d: want both decisions exercised", on, off)
+	}
+}
+
+// TestOverRule: over=auto over-clusters exactly when an average centre of
+// the 3K clears the head's count bar twice, decides from the count it
+// released first (entered once, for the null too), and over-clusters
+// without noise.
+func TestOverRule(t *testing.T) {
+	for _, c := range []struct {
+		n     float64
+		k     int
+		sigma float64
+		want  int
+	}{{600, 4, 5, OverCluster}, {600, 4, 10, 1}, {359, 4, 5, 1}, {360, 4, 5, OverCluster}, {11, 2, 0, 1}, {12, 2, 0.1, OverCluster}} {
+		if got := overRule(c.n, c.k, c.sigma); got != c.want {
+			t.Errorf("overRule(%g, %d, %g) = %d, want %d", c.n, c.k, c.sigma, got, c.want)
+		}
+	}
+	src, err := dppca.NewSource(fixture.Separated(3, 100, 300, 1), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, vals := range []map[string]string{{"over": "auto"}, {"over": "auto", "steps": "0"}} {
+		o := mustParse(t, vals)
+		for _, eps := range []float64{1, 1000} {
+			pl, err := NewPlan(src, true, eps, 1e-5, o, rand.New(rand.NewPCG(2, 0)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := overRule(pl.NoisyN, src.K, pl.Counts); !pl.Staged || pl.Over != want {
+				t.Errorf("%v ε=%g: staged %v, over %d, want the count first and %d", vals, eps, pl.Staged, pl.Over, want)
+			}
+			seen[pl.Over] = true
+			n := 0
+			for _, m := range pl.Mechanisms() {
+				if m.Name == dppca.MechCount {
+					n++
+				}
+			}
+			if mu := dppca.ComposedMu(pl.Mechanisms()); n != 1 || mu > pl.Mu*(1+1e-12) {
+				t.Errorf("%v ε=%g: %d count mechanisms, composed μ %g of %g", vals, eps, n, mu, pl.Mu)
+			}
+		}
+	}
+	if !seen[1] || !seen[OverCluster] {
+		t.Errorf("over=auto chose %v, want both 1 and %d exercised", seen, OverCluster)
+	}
+	pl, err := NewPlan(src, false, 0, 1e-5, mustParse(t, map[string]string{"over": "auto"}), rand.New(rand.NewPCG(2, 0)))
+	if err != nil || pl.Over != OverCluster {
+		t.Errorf("nonprivate over=auto: %d (%v), want %d", pl.Over, err, OverCluster)
+	}
 }

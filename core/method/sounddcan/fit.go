@@ -64,7 +64,11 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 		}
 		return hk.Record(m)
 	}
-	kOver := min(o.Over*src.K, src.Data.Cells())
+	ov := pl.Over
+	if ov == 0 {
+		ov = o.Over // a plan not made by NewPlan
+	}
+	kOver := min(max(ov, 1)*src.K, src.Data.Cells())
 	over, err := dppca.NewSource(src.Data, kOver)
 	if err != nil {
 		return nil, err
@@ -104,6 +108,11 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	h := start.Matrix.H
 	x := start.Matrix.Z
 	mx := newMixture(merged, mw, start.Basis, src.K, p, h, pl.R)
+	mx.gclip = o.GradClip
+	gate := 0.0
+	if o.Gate == GateComp {
+		gate = StageRho
+	}
 	out := &Outcome{Plan: pl, Start: start}
 	out.StartLabels = mx.labels(x, n)
 	if hk.Labels != nil {
@@ -118,7 +127,7 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 		if err := record(dppca.Mechanism{Name: MechSGD, Sens: 1, Sigma: pl.Z, Count: 1}); err != nil {
 			return nil, err
 		}
-		loss := mx.noisyStep(x, n, pl.CMu, pl.CV, pl.Z, start.Matrix.NoisyN, o.LR, rng, sum, g)
+		loss := mx.noisyStep(x, n, pl.CMu, pl.CV, pl.Z, start.Matrix.NoisyN, o.LR, o.Shrink == ShrinkJS, gate, rng, sum, g)
 		if math.IsNaN(loss) || math.IsInf(loss, 0) {
 			return nil, fmt.Errorf("dcan-sound: step %d: the mixture's loss is %v", s+1, loss)
 		}

@@ -118,7 +118,7 @@ func TestMixtureLearnsMeans(t *testing.T) {
 	prev := math.Inf(1)
 	for s := range 30 {
 		// the plan's bounds; clipping makes EM monotone only up to rounding
-		loss := m.noisyStep(x, n, r, r*r/float64(h), 0, float64(n), 1, nil, sum, g)
+		loss := m.noisyStep(x, n, r, r*r/float64(h), 0, float64(n), 1, false, 0, nil, sum, g)
 		if loss > prev+1e-6 {
 			t.Errorf("step %d: loss %.6f rose from %.6f", s, loss, prev)
 		}
@@ -164,5 +164,43 @@ func TestNullSpendsNoSteps(t *testing.T) {
 	}
 	if out.Plan.Steps != 0 || out.Plan.Z != 0 {
 		t.Errorf("null plan %+v, want no steps", out.Plan)
+	}
+}
+
+// TestGateHoldsLightComponents: with the gate, a noisy step leaves the
+// mean of a component whose weight is too light for the noise exactly
+// where it was and moves the heavy ones; the weights still move; without
+// the gate every mean moves.
+func TestGateHoldsLightComponents(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	k, h := 3, 10
+	x, means, _ := blobs(k, 100, h, 3, 0.5, rng)
+	n := len(x) / h
+	newM := func() *mixture {
+		// component 2 has weight 1 % of the cells: 3 of 300
+		a := []float64{math.Log(0.495), math.Log(0.495), math.Log(0.01)}
+		return &mixture{k: k, h: h, mu: slices.Clone(means), a: a, b: 0, gclip: 1}
+	}
+	r := 10.0
+	z, eta := 2.0, 0.06
+	light := MeanNoise(z, 1, 1, float64(n)*0.01, eta, h)
+	heavy := MeanNoise(z, 1, 1, float64(n)*0.495, eta, h)
+	if !(light > StageRho && heavy <= StageRho) {
+		t.Fatalf("test set-up: ρ light %.3g, heavy %.3g, want them on either side of %g", light, heavy, StageRho)
+	}
+	for _, gate := range []float64{StageRho, 0} {
+		m := newM()
+		a0 := slices.Clone(m.a)
+		sum, g := make([]float64, m.gradSize()), make([]float64, m.gradSize())
+		m.noisyStep(x, n, r, r*r/float64(h), z, float64(n), eta, false, gate, rand.New(rand.NewPCG(1, 1)), sum, g)
+		for j := range k {
+			moved := !slices.Equal(m.mu[j*h:(j+1)*h], means[j*h:(j+1)*h])
+			if want := gate == 0 || j < 2; moved != want {
+				t.Errorf("gate %g: component %d mean moved %v, want %v", gate, j, moved, want)
+			}
+		}
+		if slices.Equal(m.a, a0) {
+			t.Errorf("gate %g: the weights did not move", gate)
+		}
 	}
 }

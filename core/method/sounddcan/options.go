@@ -68,16 +68,59 @@ type Options struct {
 	// LR is the step size η of the preconditioned steps ("lr"); 0 takes
 	// DefaultPath/S.
 	LR float64
-	// Net is the network's share of μ² ("net"), in (0, 1).
+	// Net is the network's share of μ² ("net"), in (0, 1): its share
+	// under NetRule fixed, its largest share under auto.
 	Net float64
+	// NetRule ("net=auto" selects auto, a number fixed) is how the
+	// network's share is set: fixed at Net, or (auto, with the staged
+	// split) just large enough to put the noise it leaves on a mean at
+	// NetRho (StageSplit), at most Net.
+	NetRule string
 	// Over is the over-clustering factor of the dppca stage ("over"): it
 	// clusters into Over·K centres, merged into K after the head's round;
 	// 1 keeps dppca's K centres.
 	Over int
+	// Shrink ("shrink": js or off) is the post-processing of each released
+	// DP-SGD step: js shrinks every component's block of the released
+	// gradient by positive-part James–Stein (mixture.shrink).
+	Shrink string
+	// Stage ("stage": auto or off) is the staged split: auto releases the
+	// cell count first and runs the network only when the noise it would
+	// leave on a mean is small against the rows' radius (StageRho);
+	// otherwise its share of the budget goes back to the start.
+	Stage string
+	// Gate ("gate": comp or off) holds, at each step, the mean of every
+	// component whose own released weight is too small for the noise
+	// (the staged split's test per component, mixture.gated).
+	Gate string
 }
 
+// Values of the options shrink, stage and gate.
+const (
+	ShrinkJS  = "js"
+	ShrinkOff = "off"
+	StageAuto = "auto"
+	StageOff  = "off"
+	GateComp  = "comp"
+	GateOff   = "off"
+	NetAuto   = "auto"
+	NetFixed  = "fixed"
+)
+
+// OverAuto is option over's value "auto" (overRule, from the released
+// cell count).
+const OverAuto = -1
+
+// Defaults of shrink, stage and gate (package comment: the rule behind each).
+const (
+	DefaultShrink = ShrinkOff
+	DefaultStage  = StageAuto
+	DefaultGate   = GateComp
+	DefaultNet    = NetFixed
+)
+
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -95,6 +138,14 @@ func Parse(vals map[string]string) (Options, error) {
 			continue
 		case key == "p":
 			o.PRule = dppca.PRuleFixed
+		case key == "net" && v == "auto":
+			o.NetRule = NetAuto
+			continue
+		case key == "net":
+			o.NetRule = NetFixed
+		case key == "over" && v == "auto":
+			o.Over = OverAuto
+			continue
 		}
 		switch key {
 		case "p", "genes", "k", "steps", "over":
@@ -118,6 +169,12 @@ func Parse(vals map[string]string) (Options, error) {
 			*map[string]*float64{"gclip": &o.GradClip, "lr": &o.LR, "net": &o.Net}[key] = f
 		case "prep":
 			o.Prep = dppca.Prep(v)
+		case "shrink":
+			o.Shrink = v
+		case "stage":
+			o.Stage = v
+		case "gate":
+			o.Gate = v
 		default:
 			return Options{}, optf("option %q is unknown, must be one of %s", key, strings.Join(Keys, ", "))
 		}
@@ -157,6 +214,18 @@ func (o Options) Resolve() (Options, error) {
 	if o.LR == 0 {
 		o.LR = DefaultPath / float64(o.Steps)
 	}
+	if o.Shrink == "" {
+		o.Shrink = DefaultShrink
+	}
+	if o.Stage == "" {
+		o.Stage = DefaultStage
+	}
+	if o.Gate == "" {
+		o.Gate = DefaultGate
+	}
+	if o.NetRule == "" {
+		o.NetRule = DefaultNet
+	}
 	return o, o.Validate()
 }
 
@@ -181,13 +250,25 @@ func (o Options) Validate() error {
 		return optf("option lr is %v, must be in (0, 100]", o.LR)
 	case !(o.Net > 0) || o.Net >= 1:
 		return optf("option net is %v, must be in (0, 1)", o.Net)
-	case o.Over < 1 || o.Over > 20:
-		return optf("option over is %d, must be in [1, 20]", o.Over)
+	case (o.Over < 1 && o.Over != OverAuto) || o.Over > 20:
+		return optf("option over is %d, must be auto or in [1, 20]", o.Over)
 	}
 	switch o.Prep {
 	case dppca.PrepPrivate, dppca.PrepPublic:
 	default:
 		return optf("option prep is %q, must be %s or %s", o.Prep, dppca.PrepPrivate, dppca.PrepPublic)
+	}
+	if o.Shrink != ShrinkJS && o.Shrink != ShrinkOff {
+		return optf("option shrink is %q, must be %s or %s", o.Shrink, ShrinkJS, ShrinkOff)
+	}
+	if o.Stage != StageAuto && o.Stage != StageOff {
+		return optf("option stage is %q, must be %s or %s", o.Stage, StageAuto, StageOff)
+	}
+	if o.NetRule != NetAuto && o.NetRule != NetFixed {
+		return optf("net rule is %q, must be %s or %s", o.NetRule, NetAuto, NetFixed)
+	}
+	if o.Gate != GateComp && o.Gate != GateOff {
+		return optf("option gate is %q, must be %s or %s", o.Gate, GateComp, GateOff)
 	}
 	return nil
 }
@@ -220,8 +301,16 @@ func (o Options) String() string {
 	if o.Genes == dppca.GenesAuto {
 		genes = "auto"
 	}
-	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%d net=%g",
-		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, o.Over, o.Net)
+	over := strconv.Itoa(o.Over)
+	if o.Over == OverAuto {
+		over = "auto"
+	}
+	net := strconv.FormatFloat(o.Net, 'g', -1, 64)
+	if o.NetRule == NetAuto {
+		net = "auto(≤" + net + ")"
+	}
+	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s gate=%s",
+		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.Gate)
 }
 
 // shares returns the shares of μ² of the dppca stage, the network and the

@@ -42,6 +42,137 @@ type Plan struct {
 	Rounds       int
 	Sums, Counts float64
 	R            float64
+	// Staged is set when the staged split ran (option stage=auto): the
+	// cell count NoisyN was released first, with noise CountSigma (Δ = 1;
+	// the dppca stage's own count mechanism, which it then reuses), Rho is
+	// the noise the network would leave on a mean against R (StageRho),
+	// and NetOff says the network was left out for it (its share given to
+	// the start, as steps=0).
+	Staged, NetOff     bool
+	NoisyN, CountSigma float64
+	Rho                float64
+	// NetShare is the network's share of μ² the staged split chose.
+	NetShare float64
+	// Over is the over-clustering factor of the dppca stage (option over,
+	// or overRule's choice under over=auto).
+	Over int
+	// stageMuOn is the dppca stage's μ at its share with the network on.
+	stageMuOn float64
+}
+
+// NetRho is the noise net=auto puts on a mixture mean, in units of R:
+// half the staged split's bound, so that under the gate components down
+// to half the average weight still move.
+const NetRho = StageRho / 2
+
+// StageRho is the staged split's bound, fixed in advance: the network runs
+// only when the noise it would leave on a mixture mean (MeanNoise) is at
+// most a quarter of the radius R of every cell's row. Above it a mean's
+// noise is comparable with the spread of the cells around it, and its
+// steps move components away from their cells (they empty) rather than
+// towards them.
+const StageRho = 0.25
+
+// MeanNoise returns the noise norm left on a mixture mean after the steps,
+// in units of R: each preconditioned step adds η·z·C_μ/(ñ/K) per
+// coordinate to a mean of weight 1/K and the steps forget the past at rate
+// η, so it settles at that times √(η/(2 − η)), over h coordinates.
+func MeanNoise(z, gclip float64, k int, noisyN, eta float64, h int) float64 {
+	return z * gclip * float64(k) / max(noisyN, 1) * math.Sqrt(eta/(2-eta)) * math.Sqrt(float64(h))
+}
+
+// stageEpsilon returns the (ε at δ) of μ·√share, a hair below.
+func stageEpsilon(mu, share, delta float64) (float64, error) {
+	e, err := accountant.GDPEpsilon(mu*math.Sqrt(share)*(1-1e-9), delta)
+	if err != nil {
+		return 0, fmt.Errorf("dcan-sound: the dppca stage's ε: %w", err)
+	}
+	return e, nil
+}
+
+// stage is the staged split (option stage=auto): it releases the cell
+// count with the noise the dppca stage's count mechanism has when the
+// network runs (so that release is the stage's own, entered once), then
+// decides from ñ and public values only whether the network runs
+// (MeanNoise ≤ StageRho); if not, its steps are dropped and its share of
+// μ² goes to the dppca stage and the head in their ratio, as under
+// steps=0. The count's noise is fixed before the decision, so the
+// composition is exact whichever way it goes. It returns the shares.
+func (pl *Plan) stage(src *dppca.Source, mu float64, o Options, do dppca.Options) (shDP, shNet, shHead float64) {
+	shDP, shNet, shHead = o.shares()
+	n := pl.NoisyN
+	h := src.Genes(do.Genes)
+	if do.Genes == dppca.GenesAuto {
+		h = src.Genes(dppca.GenesRule(n, pl.stageMuOn))
+	}
+	z := math.Sqrt(float64(pl.Steps)) / (mu * math.Sqrt(shNet))
+	pl.Rho = MeanNoise(z, o.GradClip, src.K, n, o.LR, h)
+	if pl.Rho <= StageRho {
+		if o.NetRule == NetAuto {
+			// Just the share that puts the network's noise at NetRho
+			// (ρ ∝ 1/√share); the rest to the start and the head.
+			shNet = min(shNet, shNet*(pl.Rho/NetRho)*(pl.Rho/NetRho))
+			rest := 1 - shNet
+			shDP, shHead = rest*ShareDPPCA/(ShareDPPCA+ShareHead), rest*ShareHead/(ShareDPPCA+ShareHead)
+		}
+		pl.NetShare = shNet
+		return shDP, shNet, shHead
+	}
+	pl.NetOff, pl.Steps = true, 0
+	off := o
+	off.NoTrain = true
+	return off.shares()
+}
+
+// releaseCount releases the cell count first, with the noise the dppca
+// stage's count mechanism has when the network runs at its share (so
+// that release is the stage's own, entered once, and the method and its
+// null draw it alike); prep=public takes the count as public.
+func (pl *Plan) releaseCount(src *dppca.Source, mu, delta float64, o Options, do dppca.Options, rng *rand.Rand) error {
+	on := o
+	on.NoTrain = false
+	shDP, _, _ := on.shares()
+	eps1, err := stageEpsilon(mu, shDP, delta)
+	if err != nil {
+		return err
+	}
+	stage, err := dppca.NewPlan(true, eps1, delta, do, 2, 1)
+	if err != nil {
+		return err
+	}
+	pl.Staged, pl.stageMuOn = true, stage.Mu
+	n := float64(src.Data.Cells())
+	if do.Prep == dppca.PrepPrivate {
+		pl.CountSigma = stage.Count
+		n = max(n+pl.CountSigma*rng.NormFloat64(), 1)
+	}
+	// prep=public: the cell count is public by that option's assumption.
+	pl.NoisyN = n
+	return nil
+}
+
+// planWithCount plans the dppca stage at eps1 around a cell count released
+// already (noisyN, with noise countSigma; 0 under prep=public): h by
+// dppca's rule from that count under genes=auto (as Source.PlanFor), R =
+// clip·√h, and the plan's count mechanism is that release.
+func planWithCount(src *dppca.Source, eps1, delta float64, do dppca.Options, noisyN, countSigma float64) (dppca.Plan, error) {
+	h := src.Genes(do.Genes)
+	if do.Genes == dppca.GenesAuto {
+		probe, err := dppca.NewPlan(true, eps1, delta, do, 2, 1)
+		if err != nil {
+			return dppca.Plan{}, err
+		}
+		h = src.Genes(dppca.GenesRule(noisyN, probe.Mu))
+	}
+	pl, err := dppca.NewPlan(true, eps1, delta, do, h, do.Clip*math.Sqrt(float64(h)))
+	if err != nil {
+		return dppca.Plan{}, err
+	}
+	pl.NoisyN = noisyN
+	if pl.PrivatePrep {
+		pl.Count = countSigma
+	}
+	return pl, nil
 }
 
 // muOf returns the GDP μ of (ε, δ), a hair below so rounding in the shares
@@ -79,6 +210,10 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 			return Plan{}, err
 		}
 		sizes()
+		pl.Over = o.Over
+		if o.Over == OverAuto {
+			pl.Over = OverCluster // no noise: every centre clears the bar
+		}
 		return pl, nil
 	}
 	mu, err := muOf(eps, delta)
@@ -86,30 +221,62 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 		return Plan{}, err
 	}
 	pl.Mu = mu
+	shDP, shNet, shHead := o.shares()
+	staged := o.Stage == StageAuto && !o.NoTrain
+	if staged || o.Over == OverAuto {
+		// The cell count first (both rules decide from it).
+		if err := pl.releaseCount(src, mu, delta, o, do, rng); err != nil {
+			return Plan{}, err
+		}
+	}
+	if staged {
+		shDP, shNet, shHead = pl.stage(src, mu, o, do)
+	}
 	// dppca calibrates from an (ε, δ): the ε of μ·√share, converted once;
 	// its own calibration returns a μ a hair below (checked by the tests:
 	// the whole composition stays ≤ μ).
-	shDP, shNet, shHead := o.shares()
-	mu1 := mu * math.Sqrt(shDP) * (1 - 1e-9)
-	eps1, err := accountant.GDPEpsilon(mu1, delta)
+	eps1, err := stageEpsilon(mu, shDP, delta)
 	if err != nil {
-		return Plan{}, fmt.Errorf("dcan-sound: the dppca stage's ε: %w", err)
+		return Plan{}, err
 	}
-	if pl.DPPCA, err = src.PlanFor(true, eps1, delta, do, 0, rng); err != nil {
+	if pl.NoisyN > 0 {
+		// The count is released already: plan the stage around it
+		// (dppca.Source.PlanFor's rule for h, with this count).
+		if pl.DPPCA, err = planWithCount(src, eps1, delta, do, pl.NoisyN, pl.CountSigma); err != nil {
+			return Plan{}, err
+		}
+	} else if pl.DPPCA, err = src.PlanFor(true, eps1, delta, do, 0, rng); err != nil {
 		return Plan{}, err
 	}
 	sizes()
 	r := pl.R
-	if o.NoTrain {
-		pl.Steps = 0
-	} else {
-		pl.Z = math.Sqrt(float64(o.Steps)) / (mu * math.Sqrt(shNet))
+	if pl.Steps > 0 {
+		pl.Z = math.Sqrt(float64(pl.Steps)) / (mu * math.Sqrt(shNet))
 	}
 	w := shHead / float64(pl.Rounds)
 	p := float64(o.P)
 	pl.Sums = r / (mu * math.Sqrt(w*p/(p+1)))
 	pl.Counts = 1 / (mu * math.Sqrt(w/(p+1)))
+	pl.Over = o.Over
+	if o.Over == OverAuto {
+		pl.Over = overRule(pl.NoisyN, src.K, pl.Counts)
+	}
 	return pl, nil
+}
+
+// overRule is over=auto's choice, from the released count ñ and the head's
+// count noise: over-cluster into OverCluster·K centres only when an average
+// one, ñ/(OverCluster·K) cells, clears the head's count bar
+// (minCountSigmas·σ, at least one cell) twice — the smaller populations
+// are about half the average; a centre below the bar is left out of the
+// merge, and a merged start with too few weighted centres has centres no
+// cell is nearest to. Else 1: dppca's stage clusters into K, no merge.
+func overRule(noisyN float64, k int, sigCounts float64) int {
+	bar := max(1, minCountSigmas*sigCounts)
+	if noisyN/float64(OverCluster*k) >= 2*bar {
+		return OverCluster
+	}
+	return 1
 }
 
 // Private reports whether the plan adds noise.

@@ -18,7 +18,10 @@ var optionSpecs = []core.OptionSpec{
 	{Key: "gclip", Kind: core.KindFloat, Default: DefaultGradClip, Min: 0, Max: 1000, Doc: "bound of a cell's gradient in the mixture means, as a multiple of the row radius R"},
 	{Key: "lr", Kind: core.KindFloat, Min: 0, Max: 100, Doc: "step size η of the EM-preconditioned DP-SGD steps (0 or absent: 3/steps)"},
 	{Key: "over", Kind: core.KindInt, Default: OverCluster, Min: 1, Max: 20, Doc: "over-clustering factor of the private start: Over·K centres merged into K"},
-	{Key: "net", Kind: core.KindFloat, Default: ShareSGD, Min: 0, Max: 1, Doc: "the network's share of the budget (of μ²)"},
+	{Key: "net", Kind: core.KindFloat, Default: ShareSGD, Min: 0, Max: 1, Doc: "the network's share of the budget (of μ²); net=auto: just what puts its noise at NetRho"},
+	{Key: "stage", Kind: core.KindChoice, Default: DefaultStage, Choices: []string{StageAuto, StageOff}, Doc: "staged split: release the cell count first and leave the network out when the noise it would leave on a mean exceeds StageRho of R"},
+	{Key: "gate", Kind: core.KindChoice, Default: DefaultGate, Choices: []string{GateComp, GateOff}, Doc: "hold the mean of a component too light for the noise (StageRho with its own weight)"},
+	{Key: "shrink", Kind: core.KindChoice, Default: DefaultShrink, Choices: []string{ShrinkJS, ShrinkOff}, Doc: "James–Stein shrinkage of every released step (rejected on fresh simulations)"},
 }
 
 func init() {
@@ -30,9 +33,9 @@ func init() {
 		// method"), by the rule stated there in advance: the first screen is
 		// a DP-SGD training run whose sound mode learns. Its DP-SGD stage
 		// beats its own null (steps=0, same total ε) beyond seed noise on
-		// builtin:default at ε = 4 and 8 (mean paired gain 0.149 and 0.130
-		// ARI, seeds 0–4; docs/RESULTS.md), and the curve rises from 0.000
-		// at ε = 0.5 to 0.624 at ε = 8 (B1 0.687).
+		// builtin:default at ε = 4, 8 and 16 (mean paired gain 0.093,
+		// 0.089 and 0.114 ARI, seeds 0–4; docs/RESULTS.md), and the curve
+		// rises from 0.000 at ε = 0.5 to 0.583 at ε = 8 (B1 0.687).
 		Presets: []core.Preset{
 			{Label: "DP-DCAN sound (redesigned)", Mode: core.ModeSound, Default: true},
 			{Label: "DP-DCAN sound (redesigned), no noise", Mode: core.ModeNonPrivate},

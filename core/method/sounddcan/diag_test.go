@@ -1,0 +1,77 @@
+package sounddcan
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dpscope/dpscope/core/cluster"
+	"github.com/dpscope/dpscope/core/method/dppca"
+)
+
+// TestDiag is the diagnosis behind the staged split and the gate (issue
+// 16.5): for each set of DIAG (comma list) and ε of DIAG_EPS, run seeds
+// 0–2 with the defaults, it logs the ARI of the dppca stage's 3K centres,
+// of the merged start, of the trained mixture and of noise-free steps from
+// the same start (the plan's z set to 0, the same noise stream before it),
+// the start's and the end's non-empty clusters, the variance, the loss and
+// the released count. Long and for reading only: it asserts that the runs
+// succeed.
+func TestDiag(t *testing.T) {
+	env := os.Getenv("DIAG")
+	if env == "" {
+		t.Skip("long: set DIAG=pbmc_4k,mouse_bladder DIAG_EPS=4,8,16 to diagnose")
+	}
+	var epss []float64
+	for _, f := range strings.Split(os.Getenv("DIAG_EPS"), ",") {
+		v, _ := strconv.ParseFloat(f, 64)
+		epss = append(epss, v)
+	}
+	o, err := Parse(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range strings.Split(env, ",") {
+		d := openData(t, name)
+		src, err := dppca.NewSource(d, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, eps := range epss {
+			for s := range uint64(3) {
+				t0 := time.Now()
+				rng := rand.New(rand.NewPCG(s, 0))
+				pl, _ := NewPlan(src, true, eps, 1e-5, o, rng)
+				out, err := Fit(context.Background(), src, pl, o, rng, Hooks{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(out.Losses) == 0 {
+					out.Losses = []float64{0}
+				}
+				rng = rand.New(rand.NewPCG(s, 0))
+				pl0, _ := NewPlan(src, true, eps, 1e-5, o, rng)
+				pl0.Z = 0
+				out0, _ := Fit(context.Background(), src, pl0, o, rng, Hooks{})
+				if len(out0.Losses) == 0 {
+					out0.Losses = []float64{0}
+				}
+				lab := out.Start.Matrix.Labels
+				a, _ := cluster.ARI(lab, out.Labels)
+				as, _ := cluster.ARI(lab, out.StartLabels)
+				a0, _ := cluster.ARI(lab, out0.Labels)
+				ad, _ := cluster.ARI(lab, out.Start.Labels)
+				startNE := map[int]bool{}
+				for _, l := range out.StartLabels {
+					startNE[l] = true
+				}
+				t.Logf("%s ε=%g s=%d: dppca-stage(3K) %.3f start %.3f trained %.3f noisefree-steps %.3f nonempty start %d end %d/%d var %.4g (cV %.4g) loss %.4f→%.4f noisefree %.4f ñ=%.0f z=%.3g h=%d %.1fs",
+					name, eps, s, ad, as, a, a0, len(startNE), out.NonEmpty, src.K, out.Variance, pl.CV, out.Losses[0], out.Losses[len(out.Losses)-1], out0.Losses[len(out0.Losses)-1], out.Start.Matrix.NoisyN, pl.Z, out.Start.Matrix.H, time.Since(t0).Seconds())
+			}
+		}
+	}
+}
