@@ -19,11 +19,11 @@ import (
 )
 
 // resultFiles are the files a run folder may hold, all written by dpscope.
-var resultFiles = []string{"config.toml", "events.jsonl", "summary.json", "embedding.tsv", "assignments.tsv", "result.h5ad"}
+var resultFiles = []string{"config.toml", "events.jsonl", "summary.json", "embedding.tsv", "assignments.tsv", "result.h5ad", "report.html", "report.md"}
 
 // resultDirs are the folders a run folder may hold: the result exported
-// by --out-format mtx and csv.
-var resultDirs = []string{"result_mtx", "result_csv"}
+// by --out-format mtx and csv, and the figures of 'plot' and 'report'.
+var resultDirs = []string{"result_mtx", "result_csv", "figures"}
 
 // runOutput writes the files of `dpscope run --out DIR`. They are written
 // into a temporary folder beside DIR and the folder is renamed into place

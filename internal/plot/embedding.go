@@ -103,7 +103,6 @@ func (e Embedding) panel(title string, cats []string) (*plot.Plot, error) {
 	}
 	p.X.Min, p.X.Max = linRange(slices.Min(e.X), slices.Max(e.X))
 	p.Y.Min, p.Y.Max = linRange(slices.Min(e.Y), slices.Max(e.Y))
-	p.Legend.Top = true
 	return p, nil
 }
 

@@ -24,6 +24,10 @@ const DPI = 300
 type Figure struct {
 	Panels [][]*plot.Plot
 	Size   Size
+	// SideLegends draws each panel's legend beside it, to its right,
+	// instead of over its data (for scatter plots, whose points fill the
+	// panel); only for a single row of panels.
+	SideLegends bool
 }
 
 // canvas is a vector or raster canvas that writes itself out.
@@ -72,6 +76,11 @@ func (fig Figure) Write(w io.Writer, format string) (err error) {
 		}
 	}()
 	dc := draw.New(c)
+	if fig.SideLegends && rows == 1 {
+		drawWithSideLegends(fig.Panels[0], dc)
+		_, err = c.WriteTo(w)
+		return err
+	}
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(6), PadY: vg.Points(6),
 		PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(4)}
 	canvases := plot.Align(fig.Panels, tiles, dc)
@@ -97,6 +106,7 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 		a.Tick.Label.Font.Size = tickSize
 		a.Width = vg.Points(0.6)
 		a.Tick.LineStyle.Width = vg.Points(0.6)
+		a.Tick.Marker = preciseTicks{}
 	}
 	p.Legend.TextStyle.Font.Size = legendSize
 	p.Legend.ThumbnailWidth = vg.Points(16)
@@ -113,4 +123,39 @@ type built struct {
 func (b *built) add(ps ...plot.Plotter) {
 	b.Plot.Add(ps...)
 	b.items = append(b.items, ps...)
+}
+
+// drawWithSideLegends lays a row of panels out left to right, each
+// followed by its legend in a slot as wide as the legend needs.
+func drawWithSideLegends(row []*plot.Plot, dc draw.Canvas) {
+	gap := vg.Points(6)
+	legends := make([]plot.Legend, len(row))
+	widths := make([]vg.Length, len(row))
+	total := dc.Max.X - dc.Min.X - gap*vg.Length(len(row))
+	for i, p := range row {
+		legends[i] = p.Legend
+		r := legends[i].Rectangle(dc)
+		widths[i] = r.Max.X - r.Min.X
+		if widths[i] > 0 {
+			widths[i] += vg.Points(2)
+		}
+		total -= widths[i]
+		p.Legend = plot.NewLegend() // drawn beside, not over the data
+	}
+	panelW := total / vg.Length(len(row))
+	x := dc.Min.X
+	for i, p := range row {
+		pc := dc
+		pc.Min.X, pc.Max.X = x, x+panelW
+		p.Draw(pc)
+		x += panelW
+		if widths[i] > 0 {
+			lc := dc
+			lc.Min.X, lc.Max.X = x+vg.Points(2), x+widths[i]
+			lc.Max.Y -= vg.Points(titleSize + 4) // level with the data, under the title
+			legends[i].Top, legends[i].Left = true, true
+			legends[i].Draw(lc)
+		}
+		x += widths[i] + gap
+	}
 }

@@ -58,3 +58,37 @@ func linRange(lo, hi float64) (float64, float64) {
 	d := 0.05 * (hi - lo)
 	return lo - d, hi + d
 }
+
+// preciseTicks is plot.DefaultTicks with labels given as many digits as it
+// takes for neighbouring labels to differ: a loss that moves in its third
+// digit would otherwise read 2.1, 2.1, 2.1.
+type preciseTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (preciseTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for prec := 2; prec <= 10; prec++ {
+		seen := map[string]bool{}
+		distinct := true
+		for i := range ticks {
+			if ticks[i].Label == "" {
+				continue
+			}
+			l := strconv.FormatFloat(ticks[i].Value, 'g', prec, 64)
+			if seen[l] {
+				distinct = false
+				break
+			}
+			seen[l] = true
+		}
+		if distinct {
+			for i := range ticks {
+				if ticks[i].Label != "" {
+					ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', prec, 64)
+				}
+			}
+			return ticks
+		}
+	}
+	return ticks
+}
