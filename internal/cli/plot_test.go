@@ -43,9 +43,9 @@ func TestTradeOffFromSweepFolder(t *testing.T) {
 	refs := &references{PCAKMeans: &reference.Line{ARI: 0.7, ARISD: 0.05, NMI: 0.8, NMISD: 0.01, Seeds: 5}}
 	nulls := map[string]*reference.Line{"test-graded": {ARI: 0.02, NMI: 0.03}}
 	for _, tc := range []struct {
-		metric      string
+		metric       string
 		at1, at3, np float64
-		b1, null    float64
+		b1, null     float64
 	}{
 		{"ari", 0.51, 0.76, 0.91, 0.7, 0.02},
 		{"nmi", 0.61, 0.86, 1.01, 0.8, 0.03},
