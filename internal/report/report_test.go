@@ -14,7 +14,7 @@ func sample() Doc {
 		Data: []Item{{"data set", "builtin:default"}, {"cells × genes", "2000 × 1942"}},
 		Methods: []Method{{Name: "dppca", Title: "DP-PCA + DP k-means", Mode: "sound", Runs: 6,
 			Guarantees: []Guarantee{{Status: "formal", Runs: 6, Reasons: []string{"GDP composition", "K is <script>public</script>"}}}}},
-		Table: &Table{Header: []string{"method", "mode", "ε", "ARI"}, Rows: [][]string{{"dppca", "sound", "1", "0.5 ± 0.1"}, {"dppca", "sound", "8", "0.6|x"}}, Notes: []string{"B1: 0.69"}},
+		Table:   &Table{Header: []string{"method", "mode", "ε", "ARI"}, Rows: [][]string{{"dppca", "sound", "1", "0.5 ± 0.1"}, {"dppca", "sound", "8", "0.6|x"}}, Notes: []string{"B1: 0.69"}},
 		Figures: []Figure{{Name: "tradeoff_ari", Caption: "ARI against ε", PNG: []byte("\x89PNG fake"), File: "figures/tradeoff_ari.png"}},
 		Commands: []Command{{What: "Run the sweep again:", Line: "dpscope sweep --config base.toml --out DIR",
 			Files: []File{{Name: "base.toml", Content: "data = \"x\"\n```\n"}}}},
