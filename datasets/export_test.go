@@ -1,6 +1,8 @@
 package datasets
 
 import (
+	"encoding/binary"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -184,4 +186,48 @@ func pyRepr(v float64) string {
 		s += ".0"
 	}
 	return s
+}
+
+// TestExportTextReadByPython reads the MTX and CSV exports with scipy and
+// pandas (when installed), as scanpy's read_10x_mtx and read_csv do: the
+// values must be the float32 matrix written, bit for bit.
+func TestExportTextReadByPython(t *testing.T) {
+	const py = "/usr/bin/python3"
+	if exec.Command(py, "-c", "import scipy.io, pandas").Run() != nil {
+		t.Skip("python3-scipy or python3-pandas not installed")
+	}
+	tab := exportFixture(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "x.f32")
+	raw := make([]byte, 0, 4*len(tab.X))
+	for _, v := range tab.X {
+		raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(v))
+	}
+	if err := os.WriteFile(bin, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"mtx", "csv"} {
+		if err := WriteTable(f, filepath.Join(dir, f), tab); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := `
+import sys, numpy as np, scipy.io, pandas as pd
+d, n, g = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+want = np.fromfile(d + "/x.f32", dtype="<f4").reshape(n, g)
+m = scipy.io.mmread(d + "/mtx/matrix.mtx").toarray().T.astype(np.float32)
+feat = pd.read_csv(d + "/mtx/features.tsv", sep="\t", header=None)
+bc = pd.read_csv(d + "/mtx/barcodes.tsv", sep="\t", header=None)
+c = pd.read_csv(d + "/csv/matrix.csv", index_col=0).to_numpy(dtype=np.float32)
+obs = pd.read_csv(d + "/csv/obs.csv", index_col=0)
+print(m.shape == want.shape, bool((m == want).all()), bool((c == want).all()), feat.shape[1], len(bc), obs.columns.tolist(), int(obs["label"].isna().sum()))
+`
+	out, err := exec.Command(py, "-c", script, dir, itoa(tab.Cells), itoa(tab.Features)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("python: %v\n%s", err, out)
+	}
+	want := "True True True 3 " + itoa(tab.Cells) + " ['size_factor', 'label'] 1\n"
+	if string(out) != want {
+		t.Errorf("python read %q, want %q", out, want)
+	}
 }
