@@ -39,6 +39,25 @@ func parseManifest(b []byte, file string) (sweepManifest, error) {
 	if m.Schema < 1 || len(m.Grid.Methods) == 0 {
 		return m, fmt.Errorf("%s: not a sweep manifest (no schema or no methods)", file)
 	}
+	// Grid.Points builds every combination of the option axes before it
+	// counts runs: bound the grid's size first, so an edited manifest
+	// cannot make it allocate without end.
+	size := 1
+	axes := [][]int{{len(m.Grid.Methods), len(m.Grid.Modes), max(len(m.Grid.Epsilons), 1), len(m.Grid.Seeds)}}
+	for _, v := range m.Grid.Options {
+		axes = append(axes, []int{len(v)})
+	}
+	for _, a := range axes {
+		for _, n := range a {
+			if n == 0 {
+				return m, fmt.Errorf("%s: the grid has an empty axis", file)
+			}
+			if size > sweep.MaxRuns/n {
+				return m, fmt.Errorf("%s: the grid has more than %d runs", file, sweep.MaxRuns)
+			}
+			size *= n
+		}
+	}
 	return m, nil
 }
 
