@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -132,5 +134,51 @@ func TestRunOutFormats(t *testing.T) {
 	}
 	if code, _, stderr := run(t, "run", "--out", dir, "--out-format", "parquet"); code != ExitUsage || !strings.Contains(stderr, "parquet") {
 		t.Errorf("--out-format parquet: exit %d, %q", code, stderr)
+	}
+}
+
+// TestExportWithoutHDF5 runs this test binary again with DPSCOPE_HDF5
+// naming no library: .h5ad export and run --out-format h5ad must fail
+// before any work with a message saying how to install libhdf5, and the
+// other formats must still work.
+func TestExportWithoutHDF5(t *testing.T) {
+	if os.Getenv("DPSCOPE_TEST_NO_HDF5") == "1" {
+		out := filepath.Join(os.Getenv("DPSCOPE_TEST_DIR"), "x")
+		for _, args := range [][]string{
+			{"data", "export", "--data", "builtin:default", "--genes", "20", "--format", "h5ad", "--out", out + ".h5ad"},
+			{"run", "--method", "test-scripted", "--out", out + "_run", "--out-format", "h5ad"},
+			{"data", "export", "--data", "builtin:default", "--genes", "20", "--format", "csv", "--out", out + "_csv"},
+		} {
+			code, _, stderr := run(t, args...)
+			os.Stdout.WriteString(fmt.Sprintf("EXIT %d %s\n", code, strings.ReplaceAll(stderr, "\n", " ")))
+		}
+		return
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestExportWithoutHDF5$")
+	cmd.Env = append(os.Environ(), "DPSCOPE_TEST_NO_HDF5=1", "DPSCOPE_TEST_DIR="+dir, "DPSCOPE_HDF5=/nonexistent/libhdf5.so")
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	var exits []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "EXIT ") {
+			exits = append(exits, l)
+		}
+	}
+	if len(exits) != 3 {
+		t.Fatalf("output:\n%s", b)
+	}
+	for _, l := range exits[:2] {
+		if !strings.HasPrefix(l, "EXIT 1 ") || !strings.Contains(l, "needs libhdf5") || !strings.Contains(l, "apt-get install libhdf5") {
+			t.Errorf("without libhdf5: %s", l)
+		}
+	}
+	if !strings.HasPrefix(exits[2], "EXIT 0 ") {
+		t.Errorf("csv export without libhdf5: %s", exits[2])
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x_run")); err == nil {
+		t.Error("the run went ahead although its h5ad output could not be written")
 	}
 }
