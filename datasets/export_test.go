@@ -91,6 +91,9 @@ func TestExportMTXRoundTrip(t *testing.T) {
 	if lines[0] != "barcode\tsize_factor\tlabel" || !strings.HasPrefix(lines[4], tab.Barcodes[3]+"\t") || !strings.HasSuffix(lines[4], "\t") {
 		t.Errorf("obs.tsv header %q, unlabelled cell row %q", lines[0], lines[4])
 	}
+	if b, err := os.ReadFile(filepath.Join(dir, "export.json")); err != nil || !strings.Contains(string(b), `"export_schema": 1`) || !strings.Contains(string(b), `"dpscope_version": "test"`) {
+		t.Errorf("export.json %s, %v: want the version and schema", b, err)
+	}
 	if err := WriteTable("mtx", dir, tab); err == nil || !strings.Contains(err.Error(), "exists") {
 		t.Errorf("second export into %s: %v, want a refusal", dir, err)
 	}

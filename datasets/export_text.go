@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -76,6 +77,9 @@ func writeMTXFiles(dir string, t *Table) error {
 	if err := writeObs(dir, "obs.tsv", '\t', t); err != nil {
 		return err
 	}
+	if err := writeStamp(dir, "mtx", t); err != nil {
+		return err
+	}
 	for _, c := range t.Columns {
 		if c.Name == "label" && c.categorical() {
 			return writeText(dir, "labels.tsv", func(w *bufio.Writer) {
@@ -89,6 +93,18 @@ func writeMTXFiles(dir string, t *Table) error {
 		}
 	}
 	return nil
+}
+
+// writeStamp writes export.json, the version and schema stamp every
+// export carries (DECISIONS), beside files whose formats have no place
+// for one.
+func writeStamp(dir, format string, t *Table) error {
+	b, err := json.MarshalIndent(map[string]any{"dpscope_version": t.Version, "export_schema": ExportSchema, "format": format,
+		"cells": t.Cells, "features": t.Features}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeText(dir, "export.json", func(w *bufio.Writer) { w.Write(append(b, '\n')) })
 }
 
 // writeObs writes the per-cell columns with a header, one row per cell.
@@ -145,6 +161,9 @@ func writeCSVFiles(dir string, t *Table) error {
 		return err
 	}
 	if err := writeObs(dir, "obs.csv", ',', t); err != nil {
+		return err
+	}
+	if err := writeStamp(dir, "csv", t); err != nil {
 		return err
 	}
 	return writeText(dir, "var.csv", func(w *bufio.Writer) {
