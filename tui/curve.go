@@ -109,7 +109,8 @@ func (p *curvePane) FullHelp() [][]key.Binding { return p.keyHelp().FullHelp() }
 
 func (p *curvePane) keyHelp() keys.Help {
 	k := p.c.Keys
-	return keys.Help{Short: []key.Binding{k.Sweep, k.Metric}, Full: [][]key.Binding{{k.Sweep, k.Metric}}, Keys: k}
+	// F stays out of the one-line bar, which is full; ? lists it.
+	return keys.Help{Short: []key.Binding{k.Sweep, k.Metric}, Full: [][]key.Binding{{k.Sweep, k.Metric, k.Figure}}, Keys: k}
 }
 
 // Update follows the parameters, the keys and the sweep's results.
@@ -130,6 +131,8 @@ func (p *curvePane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		case key.Matches(msg, p.c.Keys.Metric):
 			p.nmi = !p.nmi
 			p.dirty = true
+		case key.Matches(msg, p.c.Keys.Figure):
+			return p, p.figureCmd() // plotkey.go
 		}
 	case curveRunMsg:
 		if p.sw == nil || msg.seq != p.sw.seq {

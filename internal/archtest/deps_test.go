@@ -66,6 +66,20 @@ func TestDependencyDirection(t *testing.T) {
 			forbidden: methodSide,
 		},
 		{
+			desc:    "internal/plot imports none of our packages",
+			pattern: module + "/internal/plot",
+			forbidden: func(d string) bool {
+				return strings.HasPrefix(d, module+"/") && d != module+"/internal/plot"
+			},
+		},
+		{
+			desc:    "internal/report imports none of our packages",
+			pattern: module + "/internal/report",
+			forbidden: func(d string) bool {
+				return strings.HasPrefix(d, module+"/") && d != module+"/internal/report"
+			},
+		},
+		{
 			desc:    "assets is a leaf",
 			pattern: module + "/assets",
 			forbidden: func(d string) bool {
@@ -90,7 +104,9 @@ func TestDependencyDirection(t *testing.T) {
 // method: `dpscope version` reports it. core/sweep (grids of runs through
 // core.Start), core/reference (the B1 line) and core/safe (a panic turned
 // into an error) serve every method alike and know none by name.
-var faceImports = []string{"core", "accountant", "datasets", "assets", "core/compute", "core/sweep", "core/reference", "core/safe"}
+// internal/plot and internal/report draw figures and write reports from
+// plain values; they import none of ours (checked below).
+var faceImports = []string{"core", "accountant", "datasets", "assets", "core/compute", "core/sweep", "core/reference", "core/safe", "internal/plot", "internal/report"}
 
 // serviceSide are the packages under core/ that the faces may depend on,
 // directly or not: the contract's services and the shared algorithms they

@@ -144,10 +144,10 @@ func newDataCmd(env Env) *cobra.Command {
 		Short: "Inspect data sets",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef("data needs a subcommand: inspect")
+			return usagef("data needs a subcommand: inspect or export")
 		},
 	}
-	cmd.AddCommand(newInspectCmd(env))
+	cmd.AddCommand(newInspectCmd(env), newExportCmd(env))
 	return cmd
 }
 

@@ -27,6 +27,7 @@ type runFlags struct {
 	manifold   manifoldFlags
 	asJSON     bool
 	outDir     string
+	outFormat  string
 	force      bool
 	noRef      bool
 	load       loadFlags // labels, orientation and preprocessing
@@ -78,18 +79,29 @@ Settings come from the defaults, then --config FILE.toml, then the flags.
 "type":"summary". --out DIR writes config.toml, events.jsonl, summary.json,
 and, for methods that cluster, embedding.tsv and assignments.tsv: all of
 them or none, into a new or empty folder (--force replaces an earlier run's
-results). A run that ends before its first step writes nothing; a stopped
-run's folder says so in summary.json.` + optHelp(),
+results). --out-format csv,mtx,h5ad also writes the embedding and clusters
+as result_csv/, result_mtx/ and result.h5ad (obsm["X_dpscope"] and
+obs["dpscope_cluster"] for scanpy), in the layouts of 'dpscope data export'.
+A run that ends before its first step writes nothing; a stopped run's folder
+says so in summary.json.` + optHelp(),
 		Example: `  dpscope run --method dcan --mode paper --layers 1-3 --epsilon 8
   dpscope run --data ../shared/data/pbmc_4k --mode sound --epsilon 4 --json
   dpscope run --config run.toml --out results/`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			// Checked first: a missing libhdf5 must not wait for the run.
+			formats, err := parseOutFormats(rf.outFormat)
+			if err != nil {
+				return err
+			}
+			if len(formats) > 0 && rf.outDir == "" {
+				return usagef("--out-format needs --out DIR, the run folder the result is written to")
+			}
 			cfg, err := rf.config(cmd)
 			if err != nil {
 				return err
 			}
-			return executeRun(cmd.Context(), cfg, runRequest{asJSON: rf.asJSON, outDir: rf.outDir, force: rf.force, references: !rf.noRef}, env)
+			return executeRun(cmd.Context(), cfg, runRequest{asJSON: rf.asJSON, outDir: rf.outDir, force: rf.force, references: !rf.noRef, formats: formats}, env)
 		}),
 	}
 	f := cmd.Flags()
@@ -126,6 +138,7 @@ run's folder says so in summary.json.` + optHelp(),
 	rf.load.registerPrep(f)
 	f.BoolVar(&rf.asJSON, "json", false, "stream events as JSON lines, then a summary line")
 	f.StringVar(&rf.outDir, "out", "", "write config, events, summary, embedding and assignments to this new or empty folder")
+	f.StringVar(&rf.outFormat, "out-format", "", "also write the embedding and clusters as csv, mtx and/or h5ad (comma-separated) into --out")
 	f.BoolVar(&rf.force, "force", false, "let --out replace the results of an earlier run in its folder")
 	f.BoolVar(&rf.noRef, "no-reference", false, "skip the reference lines (B1: PCA + k-means; the method's null run), computed once per data set and cached")
 	return cmd
@@ -274,8 +287,9 @@ const runGrace = 500 * time.Millisecond
 type runRequest struct {
 	asJSON     bool
 	outDir     string
-	force      bool // --out may replace an earlier run's results
-	references bool // compute the reference lines after the run
+	force      bool     // --out may replace an earlier run's results
+	references bool     // compute the reference lines after the run
+	formats    []string // extra formats of the result in outDir (--out-format)
 }
 
 func executeRun(ctx context.Context, cfg core.Config, req runRequest, env Env) error {
@@ -293,6 +307,7 @@ func executeRun(ctx context.Context, cfg core.Config, req runRequest, env Env) e
 		if out, err = newRunOutput(temps, outDir, force, cfg); err != nil {
 			return err
 		}
+		out.formats = req.formats
 		defer out.discard()
 	}
 	// The run gets its own context so that an interrupt lets it finish its

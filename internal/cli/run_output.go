@@ -19,7 +19,11 @@ import (
 )
 
 // resultFiles are the files a run folder may hold, all written by dpscope.
-var resultFiles = []string{"config.toml", "events.jsonl", "summary.json", "embedding.tsv", "assignments.tsv"}
+var resultFiles = []string{"config.toml", "events.jsonl", "summary.json", "embedding.tsv", "assignments.tsv", "result.h5ad", "report.html", "report.md"}
+
+// resultDirs are the folders a run folder may hold: the result exported
+// by --out-format mtx and csv, and the figures of 'plot' and 'report'.
+var resultDirs = []string{"result_mtx", "result_csv", "figures"}
 
 // runOutput writes the files of `dpscope run --out DIR`. They are written
 // into a temporary folder beside DIR and the folder is renamed into place
@@ -36,6 +40,8 @@ type runOutput struct {
 	werr   error
 	res    *core.ResultEvent
 	emb    *core.EmbeddingEvent // the last one, for methods that send no result
+	// formats are the extra formats of the result (--out-format).
+	formats []string
 }
 
 // checkOutDir refuses a folder dpscope must not write into: a file, or a
@@ -61,7 +67,8 @@ func checkOutDir(dir string, force bool) error {
 	}
 	var foreign []string
 	for _, e := range entries {
-		if !slices.Contains(resultFiles, e.Name()) || !e.Type().IsRegular() {
+		file := slices.Contains(resultFiles, e.Name()) && e.Type().IsRegular()
+		if !file && !(slices.Contains(resultDirs, e.Name()) && e.IsDir()) {
 			foreign = append(foreign, e.Name())
 		}
 	}
@@ -189,6 +196,11 @@ func (o *runOutput) commit(sum *runSummary) error {
 	for _, f := range files {
 		if err := writeFile(filepath.Join(o.tmp, f.name), f.data); err != nil {
 			return fmt.Errorf("--out %s: %s: %w", o.dir, f.name, err)
+		}
+	}
+	if o.res != nil || (o.emb != nil && len(o.emb.Cluster) > 0) {
+		if err := writeResultExports(o.tmp, o.formats, o.res, o.emb); err != nil {
+			return fmt.Errorf("--out %s: %w", o.dir, err)
 		}
 	}
 	return o.rename()

@@ -4,12 +4,8 @@ package cli
 
 import (
 	"strconv"
-	"strings"
 	"text/template"
 )
-
-// shellQuote quotes s for bash.
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 var emitFuncs = template.FuncMap{
 	"py":  strconv.Quote, // Python reads Go's quoted strings (\", \\, \n, \u…)

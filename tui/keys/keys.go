@@ -43,6 +43,7 @@ type KeyMap struct {
 	// Trade-off.
 	Sweep  key.Binding // start or stop the background ε sweep
 	Metric key.Binding // plot ARI or NMI
+	Figure key.Binding // write the curve as PNG, SVG and PDF figures
 }
 
 // DefaultKeyMap returns the bindings: arrows and vim keys to move, tab and
@@ -85,6 +86,7 @@ func DefaultKeyMap() KeyMap {
 	}
 	k.Sweep = key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "sweep ε × 3 seeds / stop"))
 	k.Metric = key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "ARI/NMI"))
+	k.Figure = key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "save figure (png, svg, pdf)"))
 	names := [6]string{"run", "budget", "compare", "planner", "learn", "trade-off"}
 	for i := range k.Tab {
 		d := string(rune('1' + i))

@@ -120,6 +120,7 @@ type lib struct {
 	memstream      func(ptr, size unsafe.Pointer) uintptr // libc open_memstream, or nil
 	cfclose        func(f uintptr) int32
 	cfree          func(p uintptr)
+	w              writeFns // the write API (write.go)
 	versionMajor   uint32
 	versionMinor   uint32
 	versionRelease uint32

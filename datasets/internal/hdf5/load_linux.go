@@ -73,6 +73,9 @@ func bind(h uintptr, name string) (*lib, error) {
 		}
 		*g.id = **(**int64)(unsafe.Pointer(&addr))
 	}
+	if err := bindWrite(h, &l.w); err != nil {
+		return nil, err
+	}
 	getVersion(unsafe.Pointer(&l.versionMajor), unsafe.Pointer(&l.versionMinor), unsafe.Pointer(&l.versionRelease))
 	if l.versionMajor != 1 || l.versionMinor < 10 {
 		// hid_t became 64-bit in 1.10, so older libraries would be

@@ -1,0 +1,83 @@
+package tui
+
+import (
+	"bytes"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/reference"
+	"github.com/dpscope/dpscope/core/sweep"
+	"github.com/dpscope/dpscope/tui/keys"
+	"github.com/dpscope/dpscope/tui/styles"
+)
+
+// sweptPane is a Trade-off pane holding a finished sweep: m sound at ε 1
+// (ARI 0.4 and 0.6) and non-private (ARI 0.9), with B1 at 0.8.
+func sweptPane(t *testing.T) *curvePane {
+	c := &Common{Config: Config{ExportDir: t.TempDir()}, Styles: styles.DefaultStyles(true), Keys: keys.DefaultKeyMap()}
+	p := newCurvePane(c, runParams{Data: "builtin:toy"})
+	f := func(v float64) *float64 { return &v }
+	pt := func(mode core.Mode, eps float64, seed uint64) sweep.Point {
+		return sweep.Point{Config: core.Config{Method: "m", Mode: mode, Epsilon: eps, Seed: seed}}
+	}
+	p.sw = &curveSweep{method: "m",
+		points:   []sweep.Point{pt(core.ModeSound, 1, 0), pt(core.ModeSound, 1, 1), pt(core.ModeNonPrivate, 0, 0)},
+		outcomes: []*sweep.Outcome{{ARI: f(0.4), NMI: f(0.5)}, {ARI: f(0.6), NMI: f(0.7)}, {ARI: f(0.9), NMI: f(0.95)}}}
+	p.ref = &reference.Line{ARI: 0.8, NMI: 0.85}
+	return p
+}
+
+func TestTradeOffFigureFromSweep(t *testing.T) {
+	p := sweptPane(t)
+	tr, err := p.tradeOffFigure()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Curves) != 1 || len(tr.Curves[0].Points) != 1 {
+		t.Fatalf("curves %+v, want one point", tr.Curves)
+	}
+	pt := tr.Curves[0].Points[0]
+	if pt.Epsilon != 1 || pt.N != 2 || pt.Mean < 0.5-1e-12 || pt.Mean > 0.5+1e-12 {
+		t.Errorf("point %+v, want ε 1, mean 0.5 of 2 runs", pt)
+	}
+	if len(tr.NonPrivate) != 1 || tr.NonPrivate[0].Mean != 0.9 || len(tr.References) != 1 || tr.References[0].Mean != 0.8 {
+		t.Errorf("non-private %+v, references %+v", tr.NonPrivate, tr.References)
+	}
+	p.nmi = true
+	if tr, _ := p.tradeOffFigure(); tr.Metric != "NMI" || tr.References[0].Mean != 0.85 || tr.NonPrivate[0].Mean != 0.95 {
+		t.Errorf("NMI figure %+v", tr)
+	}
+}
+
+func TestFigureKeyWritesFiles(t *testing.T) {
+	p := sweptPane(t)
+	_, cmd := p.Update(kp("F"))
+	if cmd == nil {
+		t.Fatal("F did nothing")
+	}
+	msg, ok := cmd().(StatusMsg)
+	if !ok || !strings.HasPrefix(msg.Text, "figure written: ") {
+		t.Fatalf("F reported %#v", msg)
+	}
+	dir := p.c.Config.ExportDir
+	for _, f := range []string{"png", "svg", "pdf"} {
+		if !strings.Contains(msg.Text, filepath.Join(dir, "dpscope-tradeoff-ari."+f)) {
+			t.Errorf("status %q does not name the %s file", msg.Text, f)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "dpscope-tradeoff-ari.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img, err := png.Decode(bytes.NewReader(b)); err != nil || img.Bounds().Dx() != 1050 {
+		t.Errorf("PNG %v, %v: want 1050 px wide", img.Bounds(), err)
+	}
+	p.sw = nil
+	if _, cmd := p.Update(kp("F")); cmd == nil || !strings.Contains(cmd().(StatusMsg).Text, "no sweep yet") {
+		t.Error("F before a sweep does not say to sweep first")
+	}
+}
