@@ -259,7 +259,9 @@ func (b *budgetPane) View() string {
 	cw, ch := b.chartSize()
 	box := ""
 	if ch >= minChartHeight {
-		title := st.BoxTitle.Render("attacker: miss β vs false alarm α") + " " +
+		// α and β are the glossary's (trade-off curve); the words the
+		// legend needs leave room for no longer title.
+		title := st.BoxTitle.Render("attacker on "+unitTitle(unitOf(b.params.V().Family()))+": β vs α") + " " +
 			st.SeriesStyle(0).Render(chart.PatternOf(0).Glyph()+"PLD") + " " + st.SeriesStyle(1).Render(chart.PatternOf(1).Glyph()+"(ε,δ)") + " " +
 			st.Good.Render("━perfect privacy") + " " + st.Bad.Render("━no privacy")
 		box = st.Box.Render(padBlock(block(truncate(title, cw-2)+"\n"+b.curve.View(), cw-2, ch-2), cw-2))
@@ -297,7 +299,7 @@ func (b *budgetPane) text(w int) string {
 		if f := b.params.V().Family(); f != familyDPSGD {
 			step = stepWord(f)
 		}
-		add(st.BoxTitle.Render(fmt.Sprintf("ledger at %s %d (δ %.3g)", step, bg.Step, bg.Delta)))
+		add(st.BoxTitle.Render(fmt.Sprintf("ledger at %s %d (δ %.3g, unit %s)", step, bg.Step, bg.Delta, unitTitle(unitOf(b.params.V().Family())))))
 		if longest(names) > 10 {
 			// the engine's accountants have long names: one a line, spent
 			// then projected end, then the name
@@ -352,7 +354,7 @@ func (b *budgetPane) text(w int) string {
 	case len(a.schedule) == 0:
 		add(st.Muted.Render("accounting…"))
 	default:
-		add(st.BoxTitle.Render("RDP vs PLD") + st.Muted.Render(" · "+a.label))
+		add(st.BoxTitle.Render("RDP vs PLD") + st.Muted.Render(" · "+a.label+" · unit "+unitTitle(unitCell)))
 		for _, ev := range a.schedule {
 			add(st.Muted.Render(fmt.Sprintf("  q %.3g · σ %.3g · %d steps", ev.SampleRate, ev.NoiseMultiplier, ev.Steps)))
 		}

@@ -23,6 +23,7 @@ type runRecord struct {
 	Method    string
 	Mode      core.Mode
 	Layers    string
+	Unit      string              // the privacy unit of its ε (unitOf)
 	Epsilon   []core.EpsilonValue // spent at the end, per accountant
 	Guarantee core.Guarantee
 	ARI, NMI  float64 // last reported; NaN when none
@@ -47,6 +48,30 @@ func (r runRecord) epsilon(name string) float64 {
 func (r runRecord) frontierEps() float64 {
 	e, _ := r.headline()
 	return e
+}
+
+// axis is the ε axis of the run's headline figure: its accountant (short
+// label) and privacy unit.
+func (r runRecord) axis() epsAxis {
+	_, by := r.headline()
+	for _, e := range r.Epsilon {
+		if e.Accountant == by {
+			by = e.Short()
+			break
+		}
+	}
+	u := r.Unit
+	if u == "" {
+		u = unitCell
+	}
+	return epsAxis{Accountant: by, Unit: u}
+}
+
+// onFrontier reports whether the run has a place on a frontier chart: a
+// private run with a finite ε and an ARI.
+func (r runRecord) onFrontier() bool {
+	e := r.frontierEps()
+	return !math.IsNaN(e) && !math.IsInf(e, 0) && !math.IsNaN(r.ARI) && r.Mode != core.ModeNonPrivate
 }
 
 // headline returns the ε shown for the run and the accountant that gave
@@ -109,7 +134,7 @@ func (cp *comparePane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	case ParamsMsg:
 		cp.params = msg.Params
 	case RunStartedMsg:
-		cp.current = &runRecord{ID: msg.ID, Variant: cp.params.V().Label, Method: msg.Config.Method, Mode: msg.Config.Mode,
+		cp.current = &runRecord{ID: msg.ID, Variant: cp.params.V().Label, Unit: unitOf(cp.params.V().Family()), Method: msg.Config.Method, Mode: msg.Config.Mode,
 			Layers: msg.Config.Layers.String(), ARI: math.NaN(), NMI: math.NaN(), Guarantee: "—"}
 		if msg.Config.Mode == core.ModeNonPrivate {
 			cp.current.Layers = "—"
@@ -199,12 +224,37 @@ func (cp *comparePane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// pareto returns the runs on the privacy–utility frontier: no other run
-// has both a smaller or equal ε and a higher ARI. Sorted by ε.
+// pareto returns the runs on the privacy–utility frontier of their own ε
+// axis: no other run with the same accountant and privacy unit has both a
+// smaller or equal ε and a higher ARI (ε of different axes are not
+// comparable). Sorted by axis, in order of first appearance, then by ε.
 func pareto(rs []runRecord) []runRecord {
+	var front []runRecord
+	for _, a := range frontierAxes(rs) {
+		front = append(front, paretoOn(rs, a)...)
+	}
+	return front
+}
+
+// frontierAxes lists the ε axes of the runs that have a frontier point, in
+// order of first appearance.
+func frontierAxes(rs []runRecord) []epsAxis {
+	var axes []epsAxis
+	seen := map[epsAxis]bool{}
+	for _, r := range rs {
+		if a := r.axis(); r.onFrontier() && !seen[a] {
+			seen[a] = true
+			axes = append(axes, a)
+		}
+	}
+	return axes
+}
+
+// paretoOn is the frontier of the runs on axis a, sorted by ε.
+func paretoOn(rs []runRecord, a epsAxis) []runRecord {
 	var pts []runRecord
 	for _, r := range rs {
-		if e := r.frontierEps(); !math.IsNaN(e) && !math.IsNaN(r.ARI) && r.Mode != core.ModeNonPrivate {
+		if r.onFrontier() && r.axis() == a {
 			pts = append(pts, r)
 		}
 	}
@@ -224,6 +274,19 @@ func pareto(rs []runRecord) []runRecord {
 		}
 	}
 	return front
+}
+
+// frontierAxis is the axis the frontier chart shows: the selected run's,
+// or else the first run's that has a point; ok is false when no run has.
+func (cp *comparePane) frontierAxis() (epsAxis, bool) {
+	if cp.cursor >= 0 && cp.cursor < len(cp.records) && cp.records[cp.cursor].onFrontier() {
+		return cp.records[cp.cursor].axis(), true
+	}
+	axes := frontierAxes(cp.records)
+	if len(axes) == 0 {
+		return epsAxis{}, false
+	}
+	return axes[0], true
 }
 
 // SetSize lays the table above the two charts.
@@ -264,19 +327,22 @@ func (cp *comparePane) Frame() {
 	for _, x := range []*chart.XY{cp.front, cp.overlay} {
 		x.SetStyles(st.Axis, st.AxisLabel, st.Marker)
 	}
+	// One ε axis: the runs of the shown axis only (frontierAxis); the
+	// others are counted in the title.
+	axis, _ := cp.frontierAxis()
 	var all []chart.Point
 	for _, r := range cp.records {
 		if r.Mode == core.ModeNonPrivate && !math.IsNaN(r.ARI) {
 			cp.front.SetHLines(chart.HLine{Y: r.ARI, Style: st.Reference})
 		}
-		if e := r.frontierEps(); !math.IsNaN(e) && !math.IsNaN(r.ARI) && r.Mode != core.ModeNonPrivate {
-			all = append(all, chart.Point{X: e, Y: r.ARI})
+		if r.onFrontier() && r.axis() == axis {
+			all = append(all, chart.Point{X: r.frontierEps(), Y: r.ARI})
 		}
 	}
 	cp.front.SetPoints("runs", st.SeriesStyle(0), all)
 	cp.front.Series("runs").Dots = true
 	var fr []chart.Point
-	for _, r := range pareto(cp.records) {
+	for _, r := range paretoOn(cp.records, axis) {
 		fr = append(fr, chart.Point{X: r.frontierEps(), Y: r.ARI})
 	}
 	cp.front.SetPoints("Pareto front", st.SeriesStyle(1), fr).Pattern = chart.PatternOf(1)
@@ -297,7 +363,7 @@ func (cp *comparePane) View() string {
 	if ch < minChartHeight {
 		return block(table, cp.w, cp.h)
 	}
-	fTitle := st.BoxTitle.Render("frontier: ε (RDP, else the run's accountant) vs ARI") + " " + st.SeriesStyle(0).Render("• runs") + " " + st.SeriesStyle(1).Render(chart.PatternOf(1).Glyph()+"Pareto") + " " + st.Reference.Render("━DCAN")
+	fTitle := cp.frontierTitle()
 	oTitle := st.BoxTitle.Render("ARI by step") + st.Muted.Render(" (pinned + selected)")
 	for _, s := range cp.overlay.AllSeries() {
 		oTitle += " " + s.Style.Render(s.Pattern.Glyph()+s.Name)
@@ -318,6 +384,22 @@ func (cp *comparePane) View() string {
 		charts = box(fTitle, cp.front)
 	}
 	return block(table+"\n"+charts, cp.w, cp.h)
+}
+
+// frontierTitle names the frontier's one ε axis (accountant and privacy
+// unit), its legend, and how many runs of other axes it leaves out.
+func (cp *comparePane) frontierTitle() string {
+	st := cp.c.Styles
+	axis, ok := cp.frontierAxis()
+	if !ok {
+		return st.BoxTitle.Render("frontier: ε vs ARI") + st.Muted.Render(" (no private run with an ε and an ARI yet)")
+	}
+	t := st.BoxTitle.Render("frontier: "+axis.String()+" vs ARI") + " " + st.SeriesStyle(0).Render("⠂runs") + " " +
+		st.SeriesStyle(1).Render(chart.PatternOf(1).Glyph()+"Pareto") + " " + st.Reference.Render("━non-private")
+	if other := len(frontierAxes(cp.records)) - 1; other > 0 {
+		t += st.Warn.Render(fmt.Sprintf(" · %d other ε axes: select a run of one", other))
+	}
+	return t
 }
 
 // compareColumns are the table's columns and widths.

@@ -162,7 +162,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case RunControlMsg:
 		return m.control(msg)
 	case privateReleaseMsg:
-		m.tally.add(msg.data, msg.o)
+		m.tally.add(msg.data, msg.unit, msg.o)
 		return nil
 	case FrameMsg:
 		m.frame()

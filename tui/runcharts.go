@@ -324,6 +324,8 @@ func (rc *runCharts) title(i, w int) string {
 			t += st.Muted.Render(fmt.Sprintf(" %s %d/%d: %.4g · %s", stepWord(rc.family), rc.lastStep, rc.totalSteps, rc.lastLoss, rc.stage))
 		}
 	case chartEpsilon:
+		// Each accountant is its own series; the unit is the run's.
+		t += st.Muted.Render(" (" + unitTitle(unitOf(rc.family)) + ")")
 		if b := rc.budget; b != nil {
 			for j, e := range b.Spent {
 				t += " " + st.SeriesStyle(j).Render(chart.PatternOf(j).Glyph()+e.Short()+" "+fmtEps(e.Epsilon))
@@ -332,7 +334,7 @@ func (rc *runCharts) title(i, w int) string {
 				t += " " + st.Target.Render(chart.Dashed.Glyph()+"target "+fmtEps(b.Target))
 			}
 			if len(b.Projected) > 0 {
-				t += " " + st.Reference.Render("╌end "+fmtEps(b.Projected[0].Epsilon))
+				t += " " + st.Reference.Render("╌end "+b.Projected[0].Short()+" "+fmtEps(b.Projected[0].Epsilon))
 			}
 		}
 	case chartMetrics:
