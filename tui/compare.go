@@ -303,6 +303,9 @@ func (cp *comparePane) tableHeight() int {
 	if cp.referenceLine() != "" {
 		extra = 1
 	}
+	if len(cp.records) > 0 && cp.hiddenLine() != "" {
+		extra++
+	}
 	return min(len(cp.records)+2+extra, max(cp.h/2, 3))
 }
 
@@ -402,17 +405,106 @@ func (cp *comparePane) frontierTitle() string {
 	return t
 }
 
-// compareColumns are the table's columns and widths.
+// compareColumns are the table's columns, widths and priorities: when
+// the screen is too narrow for all, the columns of the largest prio are
+// dropped first, and a line under the table names them with the selected
+// run's values, so nothing is cut out of reach (the CSV export has all).
 var compareColumns = []struct {
 	name string
 	w    int
-}{{"run", 4}, {"method", 14}, {"mode", 11}, {"layers", 7}, {"ε", 7}, {"accountant", 14}, {"guarantee", 12}, {"ARI", 6}, {"NMI", 6}, {"time", 8}, {"", 3}}
+	prio int // 0 is never dropped
+}{{"run", 4, 0}, {"method", 14, 0}, {"mode", 11, 6}, {"layers", 7, 7}, {"ε", 7, 0}, {"accountant", 14, 1}, {"unit", 7, 2},
+	{"guarantee", 12, 3}, {"ARI", 6, 0}, {"NMI", 6, 5}, {"time", 8, 8}, {"", 3, 4}}
+
+// shownColumns are the indices of the columns that fit in w cells (the
+// table's two-cell cursor gutter included), in table order.
+func shownColumns(w int) []int {
+	drop := map[int]bool{}
+	width := 2
+	for _, c := range compareColumns {
+		width += c.w
+	}
+	for width > w {
+		worst := -1
+		for j, c := range compareColumns {
+			if !drop[j] && c.prio > 0 && (worst < 0 || c.prio > compareColumns[worst].prio) {
+				worst = j
+			}
+		}
+		if worst < 0 {
+			break // only the essential columns are left: the line is cut
+		}
+		drop[worst] = true
+		width -= compareColumns[worst].w
+	}
+	var shown []int
+	for j := range compareColumns {
+		if !drop[j] {
+			shown = append(shown, j)
+		}
+	}
+	return shown
+}
+
+// cells are the record's values, one per compareColumns entry; the unit
+// column says whose data one ε protects: one cell or one client's.
+func (r runRecord) cells() []string {
+	eps, _ := r.headline()
+	a := r.axis()
+	if math.IsNaN(eps) {
+		a.Accountant = "—"
+	}
+	return []string{fmt.Sprint(r.ID), r.Variant, string(r.Mode), r.Layers, num(eps, "%.3g"), a.Accountant, a.Unit,
+		string(r.Guarantee), num(r.ARI, "%.3f"), num(r.NMI, "%.3f"), r.Elapsed.Round(100 * time.Millisecond).String(), map[bool]string{true: "●", false: ""}[r.Pinned]}
+}
+
+// hiddenLine names the columns dropped at this width with the selected
+// run's values, or is "" when every column is shown.
+func (cp *comparePane) hiddenLine() string {
+	shown := shownColumns(cp.w)
+	if len(shown) == len(compareColumns) {
+		return ""
+	}
+	on := map[int]bool{}
+	for _, j := range shown {
+		on[j] = true
+	}
+	var parts []string
+	var cells []string
+	if cp.cursor >= 0 && cp.cursor < len(cp.records) {
+		cells = cp.records[cp.cursor].cells()
+	}
+	for j, c := range compareColumns {
+		if on[j] {
+			continue
+		}
+		name := c.name
+		if name == "" {
+			name = "pinned"
+		}
+		if cells != nil {
+			v := cells[j]
+			if j == len(compareColumns)-1 {
+				v = map[bool]string{true: "yes", false: "no"}[cp.records[cp.cursor].Pinned]
+			}
+			name += " " + v
+		}
+		parts = append(parts, name)
+	}
+	head := "› hidden columns (a wider window shows them): "
+	if cells != nil {
+		head = fmt.Sprintf("› run %d, hidden columns: ", cp.records[cp.cursor].ID)
+	}
+	return cp.c.Styles.Muted.Render(truncate(head+strings.Join(parts, " · "), cp.w))
+}
 
 func (cp *comparePane) table() string {
 	st := cp.c.Styles
+	shown := shownColumns(cp.w)
 	var head strings.Builder
-	for _, c := range compareColumns {
-		head.WriteString(pad(c.name, c.w))
+	head.WriteString("  ")
+	for _, j := range shown {
+		head.WriteString(pad(compareColumns[j].name, compareColumns[j].w))
 	}
 	lines := []string{st.Label.Render(truncate(head.String(), cp.w))}
 	if len(cp.records) == 0 {
@@ -422,14 +514,17 @@ func (cp *comparePane) table() string {
 	if cp.referenceLine() != "" {
 		rows--
 	}
+	hidden := cp.hiddenLine()
+	if hidden != "" && len(cp.records) > 0 {
+		rows--
+	}
+	rows = max(rows, 1)
 	first := max(0, min(cp.cursor-rows+1, len(cp.records)-rows))
 	for i := first; i < len(cp.records) && i < first+rows; i++ {
-		r := cp.records[i]
-		eps, by := r.headline()
-		cells := []string{fmt.Sprint(r.ID), r.Variant, string(r.Mode), r.Layers, num(eps, "%.3g"), by,
-			string(r.Guarantee), num(r.ARI, "%.3f"), num(r.NMI, "%.3f"), r.Elapsed.Round(100 * time.Millisecond).String(), map[bool]string{true: "●", false: ""}[r.Pinned]}
+		cells := cp.records[i].cells()
 		var b strings.Builder
-		for j, c := range compareColumns {
+		for _, j := range shown {
+			c := compareColumns[j]
 			b.WriteString(pad(truncate(cells[j], c.w-1), c.w))
 		}
 		line := truncate(b.String(), cp.w-2)
@@ -439,6 +534,9 @@ func (cp *comparePane) table() string {
 			line = "  " + st.Value.Render(line)
 		}
 		lines = append(lines, line)
+	}
+	if hidden != "" && len(cp.records) > 0 {
+		lines = append(lines, hidden)
 	}
 	if l := cp.referenceLine(); l != "" {
 		lines = append(lines, l)
