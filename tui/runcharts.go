@@ -320,8 +320,16 @@ func (rc *runCharts) title(i, w int) string {
 	switch i {
 	case chartLoss:
 		if rc.lastStep > 0 {
-			// The step and loss first: a long stage name is what gets cut.
-			t += st.Muted.Render(fmt.Sprintf(" %s %d/%d: %.4g · %s", stepWord(rc.family), rc.lastStep, rc.totalSteps, rc.lastLoss, rc.stage))
+			// The step and loss first, then the legend of the loss's
+			// parts (when the engine reports them): a long stage name is
+			// what gets cut.
+			t += st.Muted.Render(fmt.Sprintf(" %s %d/%d: %.4g", stepWord(rc.family), rc.lastStep, rc.totalSteps, rc.lastLoss))
+			if all := rc.xy[i].AllSeries(); len(all) > 1 {
+				for _, s := range all {
+					t += " " + s.Style.Render(s.Pattern.Glyph()+s.Name)
+				}
+			}
+			t += st.Muted.Render(" · " + rc.stage)
 		}
 	case chartEpsilon:
 		// Each accountant is its own series; the unit is the run's.
