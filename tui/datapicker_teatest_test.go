@@ -15,13 +15,15 @@ import (
 // set peeked, and a folder under the data root peeked (go test -update
 // rewrites them).
 func TestDataPickerGoldenScreens(t *testing.T) {
+	// Each screen is keys, then the text to wait for, in turn: the
+	// folder's entries must be on screen (read by a command) before enter
+	// can pick one.
 	screens := []struct {
-		name string
-		keys []string
-		wait string
+		name  string
+		steps [][]string // keys..., then the text to wait for
 	}{
-		{"builtin", []string{"d", "enter"}, "space loads it"},
-		{"folder", []string{"d", "tab", "enter"}, "10x MatrixMarket folder"},
+		{"builtin", [][]string{{"d", "enter", "space loads it"}}},
+		{"folder", [][]string{{"d", "tab", "mini_mtx"}, {"enter", "MatrixMarket"}}},
 	}
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		for _, sc := range screens {
@@ -41,8 +43,10 @@ func TestDataPickerGoldenScreens(t *testing.T) {
 					}
 					m := New(Config{Summary: testSummary(), Backend: "gonum, 2 threads", Method: fakeFast, ExportDir: t.TempDir(), Seed: 1, DataRoot: root})
 					tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(size[0], size[1]))
-					typeKeys(tm, sc.keys...)
-					waitText(t, tm, sc.wait)
+					for _, st := range sc.steps {
+						typeKeys(tm, st[:len(st)-1]...)
+						waitText(t, tm, st[len(st)-1])
+					}
 					typeKeys(tm, "q")
 					final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
 					view := final.View().Content
