@@ -325,7 +325,10 @@ func (rc *runCharts) title(i, w int) string {
 			// what gets cut.
 			t += st.Muted.Render(fmt.Sprintf(" %s %d/%d: %.4g", stepWord(rc.family), rc.lastStep, rc.totalSteps, rc.lastLoss))
 			if all := rc.xy[i].AllSeries(); len(all) > 1 {
-				for _, s := range all {
+				// The title word is the total's legend entry: its glyph
+				// goes in front, the parts' after the figures.
+				t = all[0].Style.Render(all[0].Pattern.Glyph()) + t
+				for _, s := range all[1:] {
 					t += " " + s.Style.Render(s.Pattern.Glyph()+s.Name)
 				}
 			}
