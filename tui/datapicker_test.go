@@ -172,3 +172,21 @@ func TestDataPickerStaysInRoot(t *testing.T) {
 		t.Error("peekCmd accepted the escaping link")
 	}
 }
+
+// TestDataPickerBadRoot names a data root that does not exist: the folder
+// list is off and says why, and the built-in sets still load.
+func TestDataPickerBadRoot(t *testing.T) {
+	m := testModel(t, fakeFast)
+	m.c.Config.DataRoot = filepath.Join(t.TempDir(), "nowhere")
+	m.picker = newDataPicker(m.c)
+	m = sized(t, m, 80, 24)
+	m = press(t, m, "d", "tab")
+	if m.picker.list != pickBuiltin || !strings.Contains(text(m), "folder list off") || !strings.Contains(text(m), "no such file") {
+		t.Errorf("a missing root: list %d, screen:\n%s", m.picker.list, text(m))
+	}
+	m = press(t, m, "enter")
+	if m.picker.peek == nil || m.picker.peek.Spec != "builtin:default" {
+		t.Errorf("built-in peek with a bad root: %+v %v", m.picker.peek, m.picker.peekErr)
+	}
+	checkFits(t, m.View().Content, 80, 24)
+}

@@ -43,7 +43,7 @@ func (p *dataPicker) View() string {
 		where = "in " + p.display(p.fp.CurrentDirectory)
 	}
 	if p.rootErr != nil {
-		where = "folder list off: " + p.rootErr.Error()
+		where = "folder list off (why: right)"
 	}
 	left := block(list, listW, lh)
 	info := p.info(infoW)
@@ -131,6 +131,9 @@ func (p *dataPicker) info(w int) []string {
 	}
 	pk := p.peek
 	if pk == nil {
+		if p.rootErr != nil {
+			add(st.Warn.Render("folder list off: " + p.rootErr.Error()))
+		}
 		add(st.Muted.Render("enter peeks at the highlighted set: its shape and classes, read from its headers; space then loads it"))
 		add(st.Muted.Render("the data now: " + p.label(p.c.Config.Data)))
 		return out
