@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
@@ -38,8 +39,14 @@ type budgetPane struct {
 	stale  bool // inputs changed since the last audit was asked for
 	busy   bool
 	curve  *chart.XY
-	w, h   int
-	dirty  bool
+	// warnings are the run's warning events, kept beside the reasons (the
+	// status line shows only the latest).
+	warnings []string
+	// vp scrolls the text when it is taller than its room (↑/↓, pgup/pgdn):
+	// the reasons and warnings are never cut out of reach.
+	vp    viewport.Model
+	w, h  int
+	dirty bool
 }
 
 // auditResult is the interface's composition of a run's releases (the
@@ -55,7 +62,7 @@ type auditResult struct {
 
 func newBudgetPane(c *Common, params runParams) *budgetPane {
 	st := c.Styles
-	b := &budgetPane{c: c, params: params, stale: true, curve: chart.New(10, 5, st.Axis, st.AxisLabel, st.Marker)}
+	b := &budgetPane{c: c, params: params, stale: true, curve: chart.New(10, 5, st.Axis, st.AxisLabel, st.Marker), vp: viewport.New()}
 	b.curve.SetRange(0, 1, 0, 1)
 	return b
 }
@@ -65,15 +72,43 @@ func (b *budgetPane) Init() tea.Cmd   { return nil }
 func (b *budgetPane) Capturing() bool { return false }
 
 // ShortHelp returns the Budget pane's help-bar bindings.
-func (b *budgetPane) ShortHelp() []key.Binding { return keys.Help{Keys: b.c.Keys}.ShortHelp() }
+func (b *budgetPane) ShortHelp() []key.Binding { return b.keyHelp().ShortHelp() }
 
 // FullHelp returns the Budget pane's help-overlay bindings.
-func (b *budgetPane) FullHelp() [][]key.Binding { return keys.Help{Keys: b.c.Keys}.FullHelp() }
+func (b *budgetPane) FullHelp() [][]key.Binding { return b.keyHelp().FullHelp() }
+
+func (b *budgetPane) keyHelp() keys.Help {
+	k := b.c.Keys
+	scroll := key.NewBinding(key.WithKeys(append(k.Down.Keys(), k.Up.Keys()...)...), key.WithHelp("↑/↓", "scroll text"))
+	return keys.Help{Keys: k, Short: []key.Binding{scroll}, Full: [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown}}}
+}
+
+// scroll moves the text's viewport by a key; it reports whether the key
+// was a scroll key.
+func (b *budgetPane) scroll(msg tea.KeyPressMsg) bool {
+	k := b.c.Keys
+	switch {
+	case key.Matches(msg, k.Up):
+		b.vp.ScrollUp(1)
+	case key.Matches(msg, k.Down):
+		b.vp.ScrollDown(1)
+	case key.Matches(msg, k.PageUp):
+		b.vp.PageUp()
+	case key.Matches(msg, k.PageDown):
+		b.vp.PageDown()
+	default:
+		return false
+	}
+	return true
+}
 
 // Update follows the parameters and the run's events; audits run in a
 // command, one at a time, the newest inputs winning.
 func (b *budgetPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		b.scroll(msg)
+		return b, nil
 	case ParamsMsg:
 		b.params = msg.Params
 		b.stale = true
@@ -89,7 +124,7 @@ func (b *budgetPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		}
 	case RunStartedMsg:
 		b.sched = newSchedule()
-		b.budget, b.guar = nil, nil
+		b.budget, b.guar, b.warnings = nil, nil, nil
 		b.stale = true
 	case EngineEventsMsg:
 		for _, ev := range msg.Events {
@@ -101,6 +136,8 @@ func (b *budgetPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 			case core.GuaranteeEvent:
 				g := ev
 				b.guar = &g
+			case core.WarningEvent:
+				b.warnings = append(b.warnings, ev.Message)
 			case core.PatchEvent:
 				if ev.Applied {
 					b.stale = true
@@ -208,7 +245,7 @@ func (b *budgetPane) chartSize() (w, h int) {
 // textHeight is the rows the text part needs when stacked.
 func (b *budgetPane) textHeight() int {
 	limit := max(b.h-minChartHeight, b.h/2)
-	return min(lipgloss.Height(b.textFit(b.w, limit)), limit)
+	return min(len(b.textLines(b.w, limit)), limit)
 }
 
 // Frame redraws the trade-off chart when it changed.
@@ -259,7 +296,9 @@ func (b *budgetPane) View() string {
 	cw, ch := b.chartSize()
 	box := ""
 	if ch >= minChartHeight {
-		title := st.BoxTitle.Render("attacker: miss β vs false alarm α") + " " +
+		// α and β are the glossary's (trade-off curve); the words the
+		// legend needs leave room for no longer title.
+		title := st.BoxTitle.Render("attacker on "+unitTitle(unitOf(b.params.V().Family()))+": β vs α") + " " +
 			st.SeriesStyle(0).Render(chart.PatternOf(0).Glyph()+"PLD") + " " + st.SeriesStyle(1).Render(chart.PatternOf(1).Glyph()+"(ε,δ)") + " " +
 			st.Good.Render("━perfect privacy") + " " + st.Bad.Render("━no privacy")
 		box = st.Box.Render(padBlock(block(truncate(title, cw-2)+"\n"+b.curve.View(), cw-2, ch-2), cw-2))
@@ -297,7 +336,7 @@ func (b *budgetPane) text(w int) string {
 		if f := b.params.V().Family(); f != familyDPSGD {
 			step = stepWord(f)
 		}
-		add(st.BoxTitle.Render(fmt.Sprintf("ledger at %s %d (δ %.3g)", step, bg.Step, bg.Delta)))
+		add(st.BoxTitle.Render(fmt.Sprintf("ledger at %s %d (δ %.3g, unit %s)", step, bg.Step, bg.Delta, unitTitle(unitOf(b.params.V().Family())))))
 		if longest(names) > 10 {
 			// the engine's accountants have long names: one a line, spent
 			// then projected end, then the name
@@ -352,7 +391,7 @@ func (b *budgetPane) text(w int) string {
 	case len(a.schedule) == 0:
 		add(st.Muted.Render("accounting…"))
 	default:
-		add(st.BoxTitle.Render("RDP vs PLD") + st.Muted.Render(" · "+a.label))
+		add(st.BoxTitle.Render("RDP vs PLD") + st.Muted.Render(" · "+a.label+" · unit "+unitTitle(unitCell)))
 		for _, ev := range a.schedule {
 			add(st.Muted.Render(fmt.Sprintf("  q %.3g · σ %.3g · %d steps", ev.SampleRate, ev.NoiseMultiplier, ev.Steps)))
 		}
@@ -368,29 +407,47 @@ func (b *budgetPane) text(w int) string {
 	for _, r := range reasons {
 		out = append(out, hang("  · ", r, w, st.Muted)...)
 	}
+	if len(b.warnings) > 0 {
+		add(st.Label.Render("warnings of the run"))
+		for _, wn := range b.warnings {
+			out = append(out, hang("  ⚠ ", wn, w, st.Warn)...)
+		}
+	}
 	return strings.Join(out, "\n")
 }
 
-// textFit is text cut to h lines; when lines are cut, the last one says
-// how many.
-func (b *budgetPane) textFit(w, h int) string {
+// textLines is the text's lines for a room of h lines: short of room,
+// the blank separators go first.
+func (b *budgetPane) textLines(w, h int) []string {
 	lines := strings.Split(b.text(w), "\n")
 	if h <= 0 || len(lines) <= h {
-		return strings.Join(lines, "\n")
+		return lines
 	}
-	// Short of room: the blank separators go first.
 	kept := lines[:0:0]
 	for _, l := range lines {
 		if l != "" {
 			kept = append(kept, l)
 		}
 	}
-	if lines = kept; len(lines) <= h {
+	return kept
+}
+
+// textFit is the text in h lines: what does not fit scrolls in a viewport
+// (↑/↓, pgup/pgdn), and a last line says how much more there is.
+func (b *budgetPane) textFit(w, h int) string {
+	lines := b.textLines(w, h)
+	if h <= 0 || len(lines) <= h {
+		b.vp.SetYOffset(0)
 		return strings.Join(lines, "\n")
 	}
-	cut := len(lines) - (h - 1)
-	lines = append(lines[:h-1], b.c.Styles.Muted.Render(fmt.Sprintf("  … %d more lines on a taller screen", cut)))
-	return strings.Join(lines, "\n")
+	b.vp.SetWidth(w)
+	b.vp.SetHeight(h)
+	b.vp.SetContentLines(lines)
+	shown := strings.Split(b.vp.View(), "\n")
+	if below := len(lines) - b.vp.YOffset() - h; below > 0 && len(shown) == h {
+		shown[h-1] = b.c.Styles.Muted.Render(fmt.Sprintf("  ↓ %d more lines: ↓/pgdn scrolls", below+1))
+	}
+	return strings.Join(shown, "\n")
 }
 
 // Audit returns the latest audit's ε by RDP and PLD (0 before one).

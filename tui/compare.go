@@ -23,6 +23,7 @@ type runRecord struct {
 	Method    string
 	Mode      core.Mode
 	Layers    string
+	Unit      string              // the privacy unit of its ε (unitOf)
 	Epsilon   []core.EpsilonValue // spent at the end, per accountant
 	Guarantee core.Guarantee
 	ARI, NMI  float64 // last reported; NaN when none
@@ -48,6 +49,30 @@ func (r runRecord) epsilon(name string) float64 {
 func (r runRecord) frontierEps() float64 {
 	e, _ := r.headline()
 	return e
+}
+
+// axis is the ε axis of the run's headline figure: its accountant (short
+// label) and privacy unit.
+func (r runRecord) axis() epsAxis {
+	_, by := r.headline()
+	for _, e := range r.Epsilon {
+		if e.Accountant == by {
+			by = e.Short()
+			break
+		}
+	}
+	u := r.Unit
+	if u == "" {
+		u = unitCell
+	}
+	return epsAxis{Accountant: by, Unit: u}
+}
+
+// onFrontier reports whether the run has a place on a frontier chart: a
+// private run with a finite ε and an ARI.
+func (r runRecord) onFrontier() bool {
+	e := r.frontierEps()
+	return !math.IsNaN(e) && !math.IsInf(e, 0) && !math.IsNaN(r.ARI) && r.Mode != core.ModeNonPrivate
 }
 
 // headline returns the ε shown for the run and the accountant that gave
@@ -110,7 +135,7 @@ func (cp *comparePane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	case ParamsMsg:
 		cp.params = msg.Params
 	case RunStartedMsg:
-		cp.current = &runRecord{ID: msg.ID, Variant: cp.params.V().Label, Method: msg.Config.Method, Mode: msg.Config.Mode,
+		cp.current = &runRecord{ID: msg.ID, Variant: cp.params.V().Label, Unit: unitOf(cp.params.V().Family()), Method: msg.Config.Method, Mode: msg.Config.Mode,
 			Layers: msg.Config.Layers.String(), ARI: math.NaN(), NMI: math.NaN(), Guarantee: "—", detail: newRunDetail(msg.Config)}
 		if msg.Config.Mode == core.ModeNonPrivate {
 			cp.current.Layers = "—"
@@ -201,12 +226,37 @@ func (cp *comparePane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// pareto returns the runs on the privacy–utility frontier: no other run
-// has both a smaller or equal ε and a higher ARI. Sorted by ε.
+// pareto returns the runs on the privacy–utility frontier of their own ε
+// axis: no other run with the same accountant and privacy unit has both a
+// smaller or equal ε and a higher ARI (ε of different axes are not
+// comparable). Sorted by axis, in order of first appearance, then by ε.
 func pareto(rs []runRecord) []runRecord {
+	var front []runRecord
+	for _, a := range frontierAxes(rs) {
+		front = append(front, paretoOn(rs, a)...)
+	}
+	return front
+}
+
+// frontierAxes lists the ε axes of the runs that have a frontier point, in
+// order of first appearance.
+func frontierAxes(rs []runRecord) []epsAxis {
+	var axes []epsAxis
+	seen := map[epsAxis]bool{}
+	for _, r := range rs {
+		if a := r.axis(); r.onFrontier() && !seen[a] {
+			seen[a] = true
+			axes = append(axes, a)
+		}
+	}
+	return axes
+}
+
+// paretoOn is the frontier of the runs on axis a, sorted by ε.
+func paretoOn(rs []runRecord, a epsAxis) []runRecord {
 	var pts []runRecord
 	for _, r := range rs {
-		if e := r.frontierEps(); !math.IsNaN(e) && !math.IsNaN(r.ARI) && r.Mode != core.ModeNonPrivate {
+		if r.onFrontier() && r.axis() == a {
 			pts = append(pts, r)
 		}
 	}
@@ -228,6 +278,19 @@ func pareto(rs []runRecord) []runRecord {
 	return front
 }
 
+// frontierAxis is the axis the frontier chart shows: the selected run's,
+// or else the first run's that has a point; ok is false when no run has.
+func (cp *comparePane) frontierAxis() (epsAxis, bool) {
+	if cp.cursor >= 0 && cp.cursor < len(cp.records) && cp.records[cp.cursor].onFrontier() {
+		return cp.records[cp.cursor].axis(), true
+	}
+	axes := frontierAxes(cp.records)
+	if len(axes) == 0 {
+		return epsAxis{}, false
+	}
+	return axes[0], true
+}
+
 // SetSize lays the table above the two charts.
 func (cp *comparePane) SetSize(w, h int) {
 	cp.w, cp.h = w, h
@@ -241,6 +304,9 @@ func (cp *comparePane) tableHeight() int {
 	extra := 0
 	if cp.referenceLine() != "" {
 		extra = 1
+	}
+	if len(cp.records) > 0 && cp.hiddenLine() != "" {
+		extra++
 	}
 	return min(len(cp.records)+2+extra, max(cp.h/2, 3))
 }
@@ -266,19 +332,22 @@ func (cp *comparePane) Frame() {
 	for _, x := range []*chart.XY{cp.front, cp.overlay} {
 		x.SetStyles(st.Axis, st.AxisLabel, st.Marker)
 	}
+	// One ε axis: the runs of the shown axis only (frontierAxis); the
+	// others are counted in the title.
+	axis, _ := cp.frontierAxis()
 	var all []chart.Point
 	for _, r := range cp.records {
 		if r.Mode == core.ModeNonPrivate && !math.IsNaN(r.ARI) {
 			cp.front.SetHLines(chart.HLine{Y: r.ARI, Style: st.Reference})
 		}
-		if e := r.frontierEps(); !math.IsNaN(e) && !math.IsNaN(r.ARI) && r.Mode != core.ModeNonPrivate {
-			all = append(all, chart.Point{X: e, Y: r.ARI})
+		if r.onFrontier() && r.axis() == axis {
+			all = append(all, chart.Point{X: r.frontierEps(), Y: r.ARI})
 		}
 	}
 	cp.front.SetPoints("runs", st.SeriesStyle(0), all)
 	cp.front.Series("runs").Dots = true
 	var fr []chart.Point
-	for _, r := range pareto(cp.records) {
+	for _, r := range paretoOn(cp.records, axis) {
 		fr = append(fr, chart.Point{X: r.frontierEps(), Y: r.ARI})
 	}
 	cp.front.SetPoints("Pareto front", st.SeriesStyle(1), fr).Pattern = chart.PatternOf(1)
@@ -299,7 +368,7 @@ func (cp *comparePane) View() string {
 	if ch < minChartHeight {
 		return block(table, cp.w, cp.h)
 	}
-	fTitle := st.BoxTitle.Render("frontier: ε (RDP, else the run's accountant) vs ARI") + " " + st.SeriesStyle(0).Render("• runs") + " " + st.SeriesStyle(1).Render(chart.PatternOf(1).Glyph()+"Pareto") + " " + st.Reference.Render("━DCAN")
+	fTitle := cp.frontierTitle()
 	oTitle := st.BoxTitle.Render("ARI by step") + st.Muted.Render(" (pinned + selected)")
 	for _, s := range cp.overlay.AllSeries() {
 		oTitle += " " + s.Style.Render(s.Pattern.Glyph()+s.Name)
@@ -322,17 +391,122 @@ func (cp *comparePane) View() string {
 	return block(table+"\n"+charts, cp.w, cp.h)
 }
 
-// compareColumns are the table's columns and widths.
+// frontierTitle names the frontier's one ε axis (accountant and privacy
+// unit), its legend, and how many runs of other axes it leaves out.
+func (cp *comparePane) frontierTitle() string {
+	st := cp.c.Styles
+	axis, ok := cp.frontierAxis()
+	if !ok {
+		return st.BoxTitle.Render("frontier: ε vs ARI") + st.Muted.Render(" (no private run with an ε and an ARI yet)")
+	}
+	t := st.BoxTitle.Render("frontier: "+axis.String()+" vs ARI") + " " + st.SeriesStyle(0).Render("⠂runs") + " " +
+		st.SeriesStyle(1).Render(chart.PatternOf(1).Glyph()+"Pareto") + " " + st.Reference.Render("━non-private")
+	if other := len(frontierAxes(cp.records)) - 1; other > 0 {
+		t += st.Warn.Render(fmt.Sprintf(" · %d other ε axes: select a run of one", other))
+	}
+	return t
+}
+
+// compareColumns are the table's columns, widths and priorities: when
+// the screen is too narrow for all, the columns of the largest prio are
+// dropped first, and a line under the table names them with the selected
+// run's values, so nothing is cut out of reach (the CSV export has all).
 var compareColumns = []struct {
 	name string
 	w    int
-}{{"run", 4}, {"method", 14}, {"mode", 11}, {"layers", 7}, {"ε", 7}, {"accountant", 14}, {"guarantee", 12}, {"ARI", 6}, {"NMI", 6}, {"time", 8}, {"", 3}}
+	prio int // 0 is never dropped
+}{{"run", 4, 0}, {"method", 14, 0}, {"mode", 11, 6}, {"layers", 7, 7}, {"ε", 7, 0}, {"accountant", 14, 1}, {"unit", 7, 2},
+	{"guarantee", 12, 3}, {"ARI", 6, 0}, {"NMI", 6, 5}, {"time", 8, 8}, {"", 3, 4}}
+
+// shownColumns are the indices of the columns that fit in w cells (the
+// table's two-cell cursor gutter included), in table order.
+func shownColumns(w int) []int {
+	drop := map[int]bool{}
+	width := 2
+	for _, c := range compareColumns {
+		width += c.w
+	}
+	for width > w {
+		worst := -1
+		for j, c := range compareColumns {
+			if !drop[j] && c.prio > 0 && (worst < 0 || c.prio > compareColumns[worst].prio) {
+				worst = j
+			}
+		}
+		if worst < 0 {
+			break // only the essential columns are left: the line is cut
+		}
+		drop[worst] = true
+		width -= compareColumns[worst].w
+	}
+	var shown []int
+	for j := range compareColumns {
+		if !drop[j] {
+			shown = append(shown, j)
+		}
+	}
+	return shown
+}
+
+// cells are the record's values, one per compareColumns entry; the unit
+// column says whose data one ε protects: one cell or one client's.
+func (r runRecord) cells() []string {
+	eps, _ := r.headline()
+	a := r.axis()
+	if math.IsNaN(eps) {
+		a.Accountant = "—"
+	}
+	return []string{fmt.Sprint(r.ID), r.Variant, string(r.Mode), r.Layers, num(eps, "%.3g"), a.Accountant, a.Unit,
+		string(r.Guarantee), num(r.ARI, "%.3f"), num(r.NMI, "%.3f"), r.Elapsed.Round(100 * time.Millisecond).String(), map[bool]string{true: "●", false: ""}[r.Pinned]}
+}
+
+// hiddenLine names the columns dropped at this width with the selected
+// run's values, or is "" when every column is shown.
+func (cp *comparePane) hiddenLine() string {
+	shown := shownColumns(cp.w)
+	if len(shown) == len(compareColumns) {
+		return ""
+	}
+	on := map[int]bool{}
+	for _, j := range shown {
+		on[j] = true
+	}
+	var parts []string
+	var cells []string
+	if cp.cursor >= 0 && cp.cursor < len(cp.records) {
+		cells = cp.records[cp.cursor].cells()
+	}
+	for j, c := range compareColumns {
+		if on[j] {
+			continue
+		}
+		name := c.name
+		if name == "" {
+			name = "pinned"
+		}
+		if cells != nil {
+			v := cells[j]
+			if j == len(compareColumns)-1 {
+				v = map[bool]string{true: "yes", false: "no"}[cp.records[cp.cursor].Pinned]
+			}
+			name += " " + v
+		}
+		parts = append(parts, name)
+	}
+	head := "› hidden columns (a wider window shows them): "
+	if cells != nil {
+		head = fmt.Sprintf("› run %d, hidden columns: ", cp.records[cp.cursor].ID)
+	}
+	return cp.c.Styles.Muted.Render(truncate(head+strings.Join(parts, " · "), cp.w))
+}
 
 func (cp *comparePane) table() string {
 	st := cp.c.Styles
+	shown := shownColumns(cp.w)
 	var head strings.Builder
-	for _, c := range compareColumns {
-		head.WriteString(pad(c.name, c.w))
+	head.WriteString("  ")
+	for _, j := range shown {
+		head.WriteString(pad(compareColumns[j].name, compareColumns[j].w))
 	}
 	lines := []string{st.Label.Render(truncate(head.String(), cp.w))}
 	if len(cp.records) == 0 {
@@ -342,14 +516,17 @@ func (cp *comparePane) table() string {
 	if cp.referenceLine() != "" {
 		rows--
 	}
+	hidden := cp.hiddenLine()
+	if hidden != "" && len(cp.records) > 0 {
+		rows--
+	}
+	rows = max(rows, 1)
 	first := max(0, min(cp.cursor-rows+1, len(cp.records)-rows))
 	for i := first; i < len(cp.records) && i < first+rows; i++ {
-		r := cp.records[i]
-		eps, by := r.headline()
-		cells := []string{fmt.Sprint(r.ID), r.Variant, string(r.Mode), r.Layers, num(eps, "%.3g"), by,
-			string(r.Guarantee), num(r.ARI, "%.3f"), num(r.NMI, "%.3f"), r.Elapsed.Round(100 * time.Millisecond).String(), map[bool]string{true: "●", false: ""}[r.Pinned]}
+		cells := cp.records[i].cells()
 		var b strings.Builder
-		for j, c := range compareColumns {
+		for _, j := range shown {
+			c := compareColumns[j]
 			b.WriteString(pad(truncate(cells[j], c.w-1), c.w))
 		}
 		line := truncate(b.String(), cp.w-2)
@@ -359,6 +536,9 @@ func (cp *comparePane) table() string {
 			line = "  " + st.Value.Render(line)
 		}
 		lines = append(lines, line)
+	}
+	if hidden != "" && len(cp.records) > 0 {
+		lines = append(lines, hidden)
 	}
 	if l := cp.referenceLine(); l != "" {
 		lines = append(lines, l)

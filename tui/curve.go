@@ -151,7 +151,7 @@ func (p *curvePane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		if cfg := p.sw.points[msg.i].Config; cfg.Mode != core.ModeNonPrivate {
 			o := msg.o
 			o.Settle()
-			cmds = append(cmds, releaseCmd(cfg.Data, o))
+			cmds = append(cmds, releaseCmd(cfg, o))
 		}
 		return p, tea.Batch(cmds...)
 	case curveEndMsg:
@@ -367,7 +367,7 @@ func (p *curvePane) metricName() string {
 func (p *curvePane) View() string {
 	st := p.c.Styles
 	w := max(p.w-2, 10)
-	title := st.BoxTitle.Render(p.metricName()+" against target ε (log axis, one cell added or removed)") + " "
+	title := st.BoxTitle.Render(p.metricName()+" against target ε (log axis, "+privacyUnit(p.params)+")") + " "
 	if p.sw != nil {
 		title += st.Muted.Render(p.sw.label)
 	}

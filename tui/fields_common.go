@@ -27,7 +27,7 @@ func (p *runPane) commonFields(fs []field) {
 			if pr.V().Family() == familyDenoising {
 				return fmt.Errorf("data: pick a manifold, or \"data\" for %s, with the manifold control", pr.Data)
 			}
-			return fmt.Errorf("data: choose it with dpscope --data")
+			return fmt.Errorf("data: press d to pick a data set (built-in or a folder)")
 		}}
 	fs[fEpsilon] = field{name: "ε target", value: func() string { return fmtEps(*pr.epsilon()) },
 		step: func(d int) error { e := pr.epsilon(); *e = round3(scaleStep(*e, 1.25, d)); return nil },

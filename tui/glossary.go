@@ -133,9 +133,12 @@ func isGlobalKey(k keys.KeyMap, msg tea.KeyPressMsg) bool {
 	return false
 }
 
-// helpKeys are the bindings the help bar shows: the glossary's while it
-// is open, else the shown pane's.
+// helpKeys are the bindings the help bar shows: the data picker's or the
+// glossary's while one is open, else the shown pane's.
 func (m Model) helpKeys() help.KeyMap {
+	if m.picker.open {
+		return m.picker
+	}
 	if m.gloss.open {
 		return m.gloss
 	}

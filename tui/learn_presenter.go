@@ -117,6 +117,9 @@ func lessonChart(c *Common, slug string, pr runParams, w, h int) presenterChart 
 	pow10 := func(v float64) string { return fmtFinite(math.Pow(10, v)) }
 	steps := pr.Steps()
 	unit := " (" + privacyUnit(pr) + ")"
+	// The RDP figures of the δ, composition and sampling charts are
+	// DP-SGD's over cells (lessonEpsilon), whatever the method chosen.
+	cells := " (one cell added or removed)"
 	switch slug {
 	case "delta":
 		for i := 0; i <= presenterSamples; i++ {
@@ -125,7 +128,7 @@ func lessonChart(c *Common, slug string, pr runParams, w, h int) presenterChart 
 			add(l, e, err)
 		}
 		xy.SetXFormat(pow10)
-		pc.title = "ε (RDP) against δ, same σ" + unit
+		pc.title = "ε (RDP) against δ, same σ" + cells
 		pc.legend = "━ ε by RDP · x: δ, log axis"
 	case "composition", "rdp-pld":
 		for i := 0; i <= presenterSamples; i++ {
@@ -134,7 +137,7 @@ func lessonChart(c *Common, slug string, pr runParams, w, h int) presenterChart 
 			add(float64(s), e, err)
 		}
 		xy.AddMarker(float64(steps))
-		pc.title = "ε (RDP) against steps, same σ" + unit
+		pc.title = "ε (RDP) against steps, same σ" + cells
 		pc.legend = "━ ε by RDP · ┊ your run's steps · PLD: Budget screen"
 	case "sampling":
 		for i := 0; i <= presenterSamples; i++ {
@@ -144,7 +147,7 @@ func lessonChart(c *Common, slug string, pr runParams, w, h int) presenterChart 
 		}
 		xy.SetXFormat(pow10)
 		xy.AddMarker(math.Log10(pr.SampleRate))
-		pc.title = "ε (RDP) of one step against q, same σ" + unit
+		pc.title = "ε (RDP) of one step against q, same σ" + cells
 		pc.legend = "━ ε of one step · ┊ your q · x: q, log axis"
 	case "clipping":
 		for i := 0; i <= presenterSamples; i++ {
@@ -163,7 +166,7 @@ func lessonChart(c *Common, slug string, pr runParams, w, h int) presenterChart 
 		}
 		xy.SetXFormat(pow10)
 		xy.AddMarker(math.Log10(pr.SampleRate))
-		pc.title = "noise on the average gradient (σ/q, in units of C/n) at ε " + fmtEps(pr.Epsilon)
+		pc.title = "noise on the average gradient (σ/q, in units of C/n) at ε " + fmtEps(pr.Epsilon) + " by RDP" + cells
 		pc.legend = "━ σ(q)/q, σ solved by RDP for the same ε and epochs · x: q, log axis"
 	case "tradeoff-curve", "membership-audit", "federated":
 		eps, delta := pr.Epsilon, pr.Delta
@@ -189,7 +192,7 @@ func lessonChart(c *Common, slug string, pr runParams, w, h int) presenterChart 
 		xy.Series("dppca").Dots = true
 		xy.SetHLines(chart.HLine{Y: measuredB1, Style: st.Reference})
 		xy.SetXFormat(func(v float64) string { return fmtFinite(math.Pow(2, v)) })
-		pc.title = "measured mean ARI against ε, builtin:default, seeds 0–4 (docs/RESULTS.md)"
+		pc.title = "measured mean ARI against target ε (each method's own accountant, one cell added or removed), builtin:default, seeds 0–4 (docs/RESULTS.md)"
 		pc.legend = "━ dcan-sound · ⠂ dppca (dots) · ─ B1 0.687 (non-private)"
 	default: // "epsilon-odds", "choosing-budget" and any new lesson
 		for i := 0; i <= presenterSamples; i++ {

@@ -46,6 +46,7 @@ type Model struct {
 	tally    *sessionTally // every private release of the session, by data set
 	gloss    *glossary     // the glossary overlay (g), over any screen
 	sess     *sessionState // the session as saved and autosaved (sessions.go)
+	picker   *dataPicker   // the data picker overlay (d), over any screen
 }
 
 // New returns the root model for cfg, in the dark theme until the terminal
@@ -54,7 +55,7 @@ func New(cfg Config) Model {
 	cfg = cfg.withDefaults()
 	c := &Common{Config: cfg, Styles: styles.DefaultStyles(true), Keys: keys.DefaultKeyMap()}
 	params := defaultParams(cfg.Data, cfg.Seed, cfg.Epochs)
-	m := Model{c: c, help: help.New(), isDark: true, tally: newSessionTally(), gloss: newGlossary(c), sess: newSessionState(cfg)}
+	m := Model{c: c, help: help.New(), isDark: true, tally: newSessionTally(), gloss: newGlossary(c), sess: newSessionState(cfg), picker: newDataPicker(c)}
 	m.panes = []Pane{
 		newRunPane(c, params),
 		newBudgetPane(c, params),
@@ -115,6 +116,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := m.handlePicker(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case tea.BackgroundColorMsg:
 		m.isDark = msg.IsDark()
@@ -172,7 +176,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case RunControlMsg:
 		return m.control(msg)
 	case privateReleaseMsg:
-		m.tally.add(msg.data, msg.o)
+		m.tally.add(msg.data, msg.unit, msg.o)
 		return m.autosaveCmd(false)
 	case runReferencesMsg:
 		m.sessionRefs(msg)
@@ -190,7 +194,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.ticking = false
 		return nil
 	}
-	return m.broadcast(msg)
+	return tea.Batch(m.broadcast(msg), m.picker.observe(msg))
 }
 
 // broadcast sends msg to every pane.
@@ -229,6 +233,13 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if msg.String() == "ctrl+c" && m.picker.Loading() {
+		m.status, m.errored = m.picker.Cancel(), false // ctrl+c cancels the load, not the app
+		return nil
+	}
+	if m.picker.open && !key.Matches(msg, k.Quit, k.Help) {
+		return m.picker.Update(msg)
+	}
 	pane := m.panes[m.active]
 	if m.gloss.open && !isGlobalKey(k, msg) {
 		return m.gloss.Update(msg)
@@ -248,6 +259,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.quit()
 	case key.Matches(msg, k.Save):
 		return m.saveCmd()
+	case key.Matches(msg, k.Data):
+		m.gloss.open = false
+		return m.picker.Open()
 	case key.Matches(msg, k.Glossary):
 		m.gloss.open = true
 		m.gloss.vp.GotoTop()
@@ -406,6 +420,7 @@ func (m *Model) layout() {
 		p.SetSize(m.width, h)
 	}
 	m.gloss.SetSize(m.width, h)
+	m.picker.SetSize(m.width, h)
 }
 
 func (m *Model) chromeHeight() int {
@@ -505,6 +520,9 @@ func (m Model) View() tea.View {
 		body := m.panes[m.active].View()
 		if m.gloss.open {
 			body = m.gloss.View()
+		}
+		if m.picker.open {
+			body = m.picker.View()
 		}
 		if m.confirm {
 			dialog := m.c.Styles.Dialog.Render("A run is going.\nStop it and quit?\n\ny  yes    n  no")

@@ -94,6 +94,11 @@ type Config struct {
 	UseRaw       bool   // read an .h5ad's raw.X
 	Orientation  string
 	Preprocess   *datasets.PreprocessConfig
+	// DataRoot, when set, is the folder the data picker (d) starts in and
+	// never leaves: every path it browses, peeks or loads must lie in it
+	// once symlinks are resolved (filepath.EvalSymlinks). Empty: the picker
+	// starts in the working directory and may go anywhere.
+	DataRoot string
 	// ExportDir is the folder Compare writes its CSV and JSON files to.
 	// Empty: StateDir when the caller set one (a served session's folder),
 	// else the working directory.

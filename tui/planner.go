@@ -306,7 +306,8 @@ func (p *plannerPane) View() string {
 	box := func(title string, x *chart.XY) string {
 		return st.Box.Render(padBlock(block(truncate(st.BoxTitle.Render(title)+legend, chW-2)+"\n"+x.View(), chW-2, chH-2), chW-2))
 	}
-	a, b := box("ε against σ", p.sigma), box("ε against steps", p.steps)
+	// The planner accounts DP-SGD over cells: its unit is one cell.
+	a, b := box("ε against σ ("+unitTitle(unitCell)+")", p.sigma), box("ε against steps ("+unitTitle(unitCell)+")", p.steps)
 	var charts string
 	if p.w-controlsWidth-1 >= 90 {
 		charts = lipgloss.JoinHorizontal(lipgloss.Top, a, b)

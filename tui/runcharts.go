@@ -320,10 +320,23 @@ func (rc *runCharts) title(i, w int) string {
 	switch i {
 	case chartLoss:
 		if rc.lastStep > 0 {
-			// The step and loss first: a long stage name is what gets cut.
-			t += st.Muted.Render(fmt.Sprintf(" %s %d/%d: %.4g · %s", stepWord(rc.family), rc.lastStep, rc.totalSteps, rc.lastLoss, rc.stage))
+			// The step and loss first, then the legend of the loss's
+			// parts (when the engine reports them): a long stage name is
+			// what gets cut.
+			t += st.Muted.Render(fmt.Sprintf(" %s %d/%d: %.4g", stepWord(rc.family), rc.lastStep, rc.totalSteps, rc.lastLoss))
+			if all := rc.xy[i].AllSeries(); len(all) > 1 {
+				// The title word is the total's legend entry: its glyph
+				// goes in front, the parts' after the figures.
+				t = all[0].Style.Render(all[0].Pattern.Glyph()) + t
+				for _, s := range all[1:] {
+					t += " " + s.Style.Render(s.Pattern.Glyph()+s.Name)
+				}
+			}
+			t += st.Muted.Render(" · " + rc.stage)
 		}
 	case chartEpsilon:
+		// Each accountant is its own series; the unit is the run's.
+		t += st.Muted.Render(" (" + unitTitle(unitOf(rc.family)) + ")")
 		if b := rc.budget; b != nil {
 			for j, e := range b.Spent {
 				t += " " + st.SeriesStyle(j).Render(chart.PatternOf(j).Glyph()+e.Short()+" "+fmtEps(e.Epsilon))
@@ -332,7 +345,7 @@ func (rc *runCharts) title(i, w int) string {
 				t += " " + st.Target.Render(chart.Dashed.Glyph()+"target "+fmtEps(b.Target))
 			}
 			if len(b.Projected) > 0 {
-				t += " " + st.Reference.Render("╌end "+fmtEps(b.Projected[0].Epsilon))
+				t += " " + st.Reference.Render("╌end "+b.Projected[0].Short()+" "+fmtEps(b.Projected[0].Epsilon))
 			}
 		}
 	case chartMetrics:

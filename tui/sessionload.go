@@ -97,6 +97,9 @@ func (m *Model) replay(f session.File) tea.Cmd {
 	for data, c := range f.Tally {
 		m.tally.byData[data] = &c
 	}
+	for data, c := range f.TallyClients {
+		m.tally.clients[data] = &c
+	}
 	if f.Params != nil {
 		// The settings as saved. Edited after the last run, they are told
 		// to every pane, as the edit was; else they differ from the run's

@@ -178,8 +178,11 @@ func (m *Model) snapshot() session.File {
 		sp.Edited = m.sess.edited
 		f.Params = sp
 	}
-	if c := m.tally.costs(); len(c) > 0 {
+	if c := m.tally.costs(unitCell); len(c) > 0 {
 		f.Tally = c
+	}
+	if c := m.tally.costs(unitClient); len(c) > 0 {
+		f.TallyClients = c
 	}
 	return f
 }
@@ -252,7 +255,7 @@ func (m *Model) flushAutosave() {
 // sessionEmpty reports whether there is nothing to save: no run and no
 // private release (a Trade-off sweep's runs are in the tally alone).
 func (m *Model) sessionEmpty() bool {
-	return len(m.sess.runs) == 0 && m.sess.current == nil && len(m.tally.byData) == 0
+	return len(m.sess.runs) == 0 && m.sess.current == nil && len(m.tally.byData) == 0 && len(m.tally.clients) == 0
 }
 
 // sessionPath is where ctrl+s saves: the session's file, else a new one in

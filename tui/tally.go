@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -12,25 +13,41 @@ import (
 // sessionTally adds up every private release the session made on each data
 // set — runs and Trade-off sweeps alike — because exploring costs privacy:
 // an ε picked after looking at several runs is covered only by their total
-// (DECISIONS, "Exploring costs privacy").
+// (DECISIONS, "Exploring costs privacy"). Releases about one cell and
+// about one client's data are added up apart: their ε are of different
+// units (units.go).
 type sessionTally struct {
-	byData map[string]*sweep.Cost
-	run    sweep.Outcome // the current run, as it goes
-	cfg    core.Config   // the current run's config
+	byData  map[string]*sweep.Cost // releases whose unit is one cell
+	clients map[string]*sweep.Cost // releases whose unit is one client's data
+	run     sweep.Outcome          // the current run, as it goes
+	cfg     core.Config            // the current run's config
 }
 
-func newSessionTally() *sessionTally { return &sessionTally{byData: map[string]*sweep.Cost{}} }
+func newSessionTally() *sessionTally {
+	return &sessionTally{byData: map[string]*sweep.Cost{}, clients: map[string]*sweep.Cost{}}
+}
+
+// unitOfMethod is the privacy unit of the registered method name's ε; a
+// name not registered is taken as a central method's (one cell).
+func unitOfMethod(name string) string {
+	m, err := core.LookupMethod(name)
+	if err != nil {
+		return unitCell
+	}
+	return unitOf(m.Family)
+}
 
 // privateReleaseMsg reports a finished private run made outside the
 // session's own run (a Trade-off sweep's).
 type privateReleaseMsg struct {
 	data string
+	unit string // unitCell or unitClient
 	o    sweep.Outcome
 }
 
-// releaseCmd reports a sweep's private run to the tally.
-func releaseCmd(data string, o sweep.Outcome) tea.Cmd {
-	return func() tea.Msg { return privateReleaseMsg{data: data, o: o} }
+// releaseCmd reports a sweep's private run of cfg to the tally.
+func releaseCmd(cfg core.Config, o sweep.Outcome) tea.Cmd {
+	return func() tea.Msg { return privateReleaseMsg{data: cfg.Data, unit: unitOfMethod(cfg.Method), o: o} }
 }
 
 // start follows a new run of cfg.
@@ -47,30 +64,40 @@ func (t *sessionTally) observe(evs []core.Event) {
 func (t *sessionTally) closeRun() {
 	t.run.Settle()
 	if t.cfg.Mode != core.ModeNonPrivate && (t.run.Spent > 0 || t.run.Unbounded) {
-		t.add(t.cfg.Data, t.run)
+		t.add(t.cfg.Data, unitOfMethod(t.cfg.Method), t.run)
 	}
 	t.cfg = core.Config{}
 }
 
-// add composes one private release on data (basic composition).
-func (t *sessionTally) add(data string, o sweep.Outcome) {
-	c := t.byData[data]
+// add composes one private release about unit on data (basic
+// composition, within the unit).
+func (t *sessionTally) add(data, unit string, o sweep.Outcome) {
+	by := t.byData
+	if unit == unitClient {
+		by = t.clients
+	}
+	c := by[data]
 	if c == nil {
 		c = &sweep.Cost{Composition: sweep.CostComposition}
-		t.byData[data] = c
+		by[data] = c
 	}
 	compose(c, o)
 }
 
-// costs returns every data set's cost with the going run's spend so far
-// composed in: a session saved (autosaved) while a run goes, then cut
-// short, must still count what that run released.
-func (t *sessionTally) costs() map[string]sweep.Cost {
-	out := make(map[string]sweep.Cost, len(t.byData)+1)
-	for d, c := range t.byData {
+// costs returns every data set's cost about unit (unitCell or unitClient)
+// with the going run's spend so far composed in when it is about the same
+// unit: a session saved (autosaved) while a run goes, then cut short, must
+// still count what that run released.
+func (t *sessionTally) costs(unit string) map[string]sweep.Cost {
+	by := t.byData
+	if unit == unitClient {
+		by = t.clients
+	}
+	out := make(map[string]sweep.Cost, len(by)+1)
+	for d, c := range by {
 		out[d] = *c
 	}
-	if t.cfg.Data != "" && t.cfg.Mode != core.ModeNonPrivate {
+	if t.cfg.Data != "" && t.cfg.Mode != core.ModeNonPrivate && unitOfMethod(t.cfg.Method) == unit {
 		o := t.run
 		o.Settle()
 		if o.Spent > 0 || o.Unbounded {
@@ -95,18 +122,30 @@ func compose(c *sweep.Cost, o sweep.Outcome) {
 	c.DeltaTotal += o.Delta
 }
 
-// line is the header's note on data, or "" before any private release.
+// line is the header's note on data, or "" before any private release:
+// one total per privacy unit, each named.
 func (t *sessionTally) line(data string) string {
-	c := t.byData[data]
-	if c == nil {
+	var parts []string
+	for _, u := range []struct {
+		c    *sweep.Cost
+		unit string
+	}{{t.byData[data], unitCell}, {t.clients[data], unitClient}} {
+		c := u.c
+		if c == nil {
+			continue
+		}
+		runs := fmt.Sprintf("%d private runs", c.PrivateRuns)
+		if c.PrivateRuns == 1 {
+			runs = "1 private run"
+		}
+		if c.Unbounded > 0 {
+			parts = append(parts, fmt.Sprintf("%s, %d without a bound (one %s)", runs, c.Unbounded, u.unit))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s, together ε ≤ %.3g (one %s)", runs, c.EpsilonTotal, u.unit))
+		}
+	}
+	if len(parts) == 0 {
 		return ""
 	}
-	runs := fmt.Sprintf("%d private runs", c.PrivateRuns)
-	if c.PrivateRuns == 1 {
-		runs = "1 private run"
-	}
-	if c.Unbounded > 0 {
-		return fmt.Sprintf("session: %s, %d without a bound", runs, c.Unbounded)
-	}
-	return fmt.Sprintf("session: %s, together ε ≤ %.3g", runs, c.EpsilonTotal)
+	return "session: " + strings.Join(parts, "; ")
 }

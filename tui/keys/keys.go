@@ -40,6 +40,9 @@ type KeyMap struct {
 	Step                   key.Binding // presenter: show the next part of the lesson
 	Glossary               key.Binding // open or close the glossary, on every screen
 
+	// Data opens the data picker, on every screen.
+	Data key.Binding
+
 	// Trade-off.
 	Sweep  key.Binding // start or stop the background ε sweep
 	Metric key.Binding // plot ARI or NMI
@@ -85,6 +88,7 @@ func DefaultKeyMap() KeyMap {
 		Glossary:   key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "glossary")),
 	}
 	k.Sweep = key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "sweep ε × 3 seeds / stop"))
+	k.Data = key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "data set"))
 	k.Metric = key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "ARI/NMI"))
 	k.Figure = key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "save figure (png, svg, pdf)"))
 	names := [6]string{"run", "budget", "compare", "planner", "learn", "trade-off"}
@@ -100,7 +104,7 @@ func (k KeyMap) GlobalShort() []key.Binding { return []key.Binding{k.NextTab, k.
 
 // GlobalFull returns the global bindings of the help overlay, one column.
 func (k KeyMap) GlobalFull() []key.Binding {
-	return []key.Binding{k.NextTab, k.PrevTab, k.Tab[0], k.Tab[1], k.Tab[2], k.Tab[3], k.Tab[4], k.Tab[5], k.Glossary, k.Save, k.Help, k.Quit}
+	return []key.Binding{k.NextTab, k.PrevTab, k.Tab[0], k.Tab[1], k.Tab[2], k.Tab[3], k.Tab[4], k.Tab[5], k.Glossary, k.Data, k.Save, k.Help, k.Quit}
 }
 
 // Help is a help.KeyMap made of a pane's own bindings and the global ones.

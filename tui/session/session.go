@@ -44,6 +44,9 @@ type File struct {
 	// Tally is every private release of the session by data set, runs and
 	// Trade-off sweeps alike (basic composition).
 	Tally map[string]sweep.Cost `json:"tally,omitempty"`
+	// TallyClients is the same for releases whose privacy unit is one
+	// client's data (federated methods): never composed with Tally's.
+	TallyClients map[string]sweep.Cost `json:"tally_clients,omitempty"`
 }
 
 // DataSettings are core.Config's data fields.

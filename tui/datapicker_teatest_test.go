@@ -1,0 +1,59 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/teatest/v2"
+)
+
+// TestDataPickerGoldenScreens compares the data picker overlay, without
+// styles, at 80×24 and 160×48, with colour and under NO_COLOR: a built-in
+// set peeked, and a folder under the data root peeked (go test -update
+// rewrites them).
+func TestDataPickerGoldenScreens(t *testing.T) {
+	// Each screen is keys, then the text to wait for, in turn: the
+	// folder's entries must be on screen (read by a command) before enter
+	// can pick one.
+	screens := []struct {
+		name  string
+		steps [][]string // keys..., then the text to wait for
+	}{
+		{"builtin", [][]string{{"d", "enter", "space loads it"}}},
+		{"folder", [][]string{{"d", "tab", "mini_mtx"}, {"enter", "MatrixMarket"}}},
+	}
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		for _, sc := range screens {
+			for _, noColor := range []bool{false, true} {
+				label := fmt.Sprintf("%dx%d_%s", size[0], size[1], sc.name)
+				if noColor {
+					label += "_nocolor"
+				}
+				t.Run(label, func(t *testing.T) {
+					if noColor {
+						t.Setenv("NO_COLOR", "1")
+					}
+					root := t.TempDir()
+					writeMTXFolder(t, filepath.Join(root, "mini_mtx"))
+					if err := os.WriteFile(filepath.Join(root, "cells.csv"), []byte("gene,c1,c2\ng1,1,0\n"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					m := New(Config{Summary: testSummary(), Backend: "gonum, 2 threads", Method: fakeFast, ExportDir: t.TempDir(), Seed: 1, DataRoot: root})
+					tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(size[0], size[1]))
+					for _, st := range sc.steps {
+						typeKeys(tm, st[:len(st)-1]...)
+						waitText(t, tm, st[len(st)-1])
+					}
+					typeKeys(tm, "q")
+					final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+					view := final.View().Content
+					checkFits(t, view, size[0], size[1])
+					teatest.RequireEqualOutput(t, []byte(stripANSI(view)))
+				})
+			}
+		}
+	}
+}

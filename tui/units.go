@@ -1,0 +1,34 @@
+package tui
+
+// One ε axis, one unit (issue 19 point 5): an ε is a figure of one
+// accountant (RDP, PLD, GDP, zCDP, a paper's own) about one privacy unit
+// (one cell added or removed, or one client's whole data). Figures of
+// different accountants or units are not comparable, so no chart puts them
+// on one axis: a chart of one run draws each accountant as its own
+// labelled series and names the unit in its title; the Compare frontier
+// draws the runs of one axis at a time and names it.
+
+// The privacy units, as short words for titles and tables.
+const (
+	unitCell   = "cell"   // one cell added or removed: every central method
+	unitClient = "client" // one client's whole data: the federated methods
+)
+
+// unitOf is the privacy unit of a method family's ε.
+func unitOf(f Family) string {
+	if f == familyFederated {
+		return unitClient
+	}
+	return unitCell
+}
+
+// unitTitle names the unit in a title: "one cell" (the glossary's
+// "privacy unit" says what it means).
+func unitTitle(unit string) string { return "one " + unit }
+
+// epsAxis is what an ε is measured on: the accountant that computed it
+// and the privacy unit it protects.
+type epsAxis struct{ Accountant, Unit string }
+
+// String is the axis as a chart title or legend names it.
+func (a epsAxis) String() string { return "ε " + a.Accountant + ", one " + a.Unit }
