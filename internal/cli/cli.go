@@ -243,6 +243,6 @@ data set (or the one named by --data).`,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	lf.register(root, "builtin:default")
-	root.AddCommand(newVersionCmd(env), newDataCmd(env), newBudgetCmd(env), newRunCmd(env), newSweepCmd(env), newMethodsCmd(env))
+	root.AddCommand(newVersionCmd(env), newDataCmd(env), newBudgetCmd(env), newRunCmd(env), newSweepCmd(env), newMethodsCmd(env), newAuditCmd(env))
 	return root
 }
