@@ -105,3 +105,55 @@ func TestCanaryConfigValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestSumCanaries: against a Gaussian release N(sum, σ²) with sensitivity
+// w, the bound stays below the mechanism's ε, and without noise it is
+// large.
+func TestSumCanaries(t *testing.T) {
+	cand := make([]int, 3000)
+	w := make([]float64, 3000)
+	for i := range cand {
+		cand[i], w[i] = i, 2 // sensitivity 2
+	}
+	for _, tc := range []struct {
+		sigma   float64
+		lo, hi  float64
+		explain string
+	}{
+		{0, 4, 100, "no noise: every guess right"},
+		// σ = 2·AnalyticGaussianSigma(ε = 4, δ = 1e-5, 1) = 2·1.081: an
+		// exact (4, 1e-5) Gaussian mechanism per canary.
+		{2 * 1.0807, 0, 4, "(4, 1e-5)-DP per canary"},
+	} {
+		s, err := NewSumCanaries(1000, cand, w, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(1, 2))
+		sum := make([]float64, 3000)
+		for i := range sum {
+			sum[i] = rng.NormFloat64() * 100 // the data: unknown scale, known to the attacker
+		}
+		s.Before(sum)
+		for i := range sum {
+			sum[i] += tc.sigma * rng.NormFloat64()
+		}
+		s.After(sum)
+		res, err := s.Audit(1e-5, 0.05)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.EpsilonLower < tc.lo || res.EpsilonLower > tc.hi || s.Releases() != 1 {
+			t.Errorf("%s: audit = %+v, want a bound in [%g, %g]", tc.explain, res, tc.lo, tc.hi)
+		}
+	}
+	if _, err := NewSumCanaries(10, []int{1, 2}, []float64{1, 1}, 1); !errors.Is(err, ErrInput) {
+		t.Errorf("NewSumCanaries(10 canaries on 2 coordinates) error = %v, want ErrInput", err)
+	}
+	if _, err := NewSumCanaries(1, []int{1, 2}, []float64{1, 0}, 1); !errors.Is(err, ErrInput) {
+		t.Errorf("NewSumCanaries(weight 0) error = %v, want ErrInput", err)
+	}
+	if _, err := NewSumCanaries(1, []int{1, 2}, []float64{1}, 1); !errors.Is(err, ErrInput) {
+		t.Errorf("NewSumCanaries(lengths 2, 1) error = %v, want ErrInput", err)
+	}
+}
