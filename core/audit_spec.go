@@ -15,8 +15,9 @@ const DefaultAuditConfidence = 0.95
 // AuditSpec asks a run for an empirical privacy audit. Not safe for
 // concurrent use.
 type AuditSpec struct {
-	// Canaries is the number m of canaries; 0 means
-	// DefaultAuditCanaries.
+	// Canaries is the number m of canaries; 0 means DefaultAuditCanaries,
+	// or as many as the audited release can hold when it holds fewer
+	// (CanariesFor).
 	Canaries int `json:"canaries,omitempty" toml:"canaries,omitempty"`
 	// Confidence is 1 − β of the lower bound, in (0, 1); 0 means
 	// DefaultAuditConfidence.
@@ -44,6 +45,20 @@ func (a AuditSpec) Resolved() AuditSpec {
 		a.Confidence = DefaultAuditConfidence
 	}
 	return a
+}
+
+// CanariesFor returns the number of canaries for a release that can hold
+// available of them: Canaries, or for 0 the default capped at available.
+// It returns an error wrapping ErrBadConfig when an explicit Canaries
+// exceeds available (never silently fewer than asked).
+func (a AuditSpec) CanariesFor(available int) (int, error) {
+	if a.Canaries == 0 {
+		return min(DefaultAuditCanaries, available), nil
+	}
+	if a.Canaries > available {
+		return 0, badf("audit canaries is %d, but the audited release has room for %d", a.Canaries, available)
+	}
+	return a.Canaries, nil
 }
 
 // AuditableMethods returns the names of the methods that can run an audit

@@ -29,8 +29,7 @@ func (r *runState) setupAudit() error {
 	if spec == nil {
 		return nil
 	}
-	m := spec.Resolved().Canaries
-	c := audit.CanaryConfig{Canaries: m, SampleRate: r.q, ClipNorm: r.clip, Seed: r.s.cfg.Seed ^ auditSeedMix}
+	c := audit.CanaryConfig{SampleRate: r.q, ClipNorm: r.clip, Seed: r.s.cfg.Seed ^ auditSeedMix}
 	if r.private {
 		c.Scale = 1 / (r.q * float64(r.m.n))
 	} else {
@@ -46,9 +45,14 @@ func (r *runState) setupAudit() error {
 		c.Lo, c.Hi = r.m.ae.ParamRange(1, encoderLast)
 		c.Observe = audit.FinalWeights
 	}
+	m, err := spec.CanariesFor(c.Hi - c.Lo)
+	if err != nil {
+		return fmt.Errorf("dcan: audit: %w", err)
+	}
+	c.Canaries = m
 	g, err := audit.NewGradientCanaries(c)
 	if err != nil {
-		return configErr("audit canaries", m, fmt.Sprintf("at most the %d parameters they may sit on (%v)", c.Hi-c.Lo, err))
+		return fmt.Errorf("dcan: audit: %w", err)
 	}
 	r.canaries = g
 	return nil

@@ -20,7 +20,7 @@ const auditSeedMix = 0xA0D17C4A5E5EED02
 // release's covariance (each release, e.g. after a patch, gets its own;
 // the last one is reported). A nil *auditState is a run without an audit.
 type auditState struct {
-	spec     core.AuditSpec
+	spec     core.AuditSpec // resolved but for Canaries (CanariesFor)
 	seed     uint64
 	delta    float64
 	canaries *audit.SumCanaries
@@ -31,7 +31,9 @@ func newAuditState(cfg core.Config) *auditState {
 	if cfg.Audit == nil {
 		return nil
 	}
-	return &auditState{spec: cfg.Audit.Resolved(), seed: cfg.Seed ^ auditSeedMix, delta: cfg.Delta}
+	spec := cfg.Audit.Resolved()
+	spec.Canaries = cfg.Audit.Canaries
+	return &auditState{spec: spec, seed: cfg.Seed ^ auditSeedMix, delta: cfg.Delta}
 }
 
 // canariesFor returns fresh canaries on the upper triangle of an h × h
@@ -56,9 +58,9 @@ func (a *auditState) canariesFor(h int, r float64) *audit.SumCanaries {
 			}
 		}
 	}
-	m := a.spec.Canaries
-	if m > len(cand) {
-		a.err = fmt.Errorf("dppca: audit: %d canaries, but the %d×%d covariance has %d entries to hold them: %w", m, h, h, len(cand), core.ErrBadConfig)
+	m, err := a.spec.CanariesFor(len(cand))
+	if err != nil {
+		a.err = fmt.Errorf("dppca: audit: the %d×%d covariance has %d entries: %w", h, h, len(cand), err)
 		return nil
 	}
 	a.canaries, a.err = audit.NewSumCanaries(m, cand, w, a.seed)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/audit"
 	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/core/method/dppca"
 	"github.com/dpscope/dpscope/datasets"
@@ -93,6 +94,9 @@ type runner struct {
 	kFrom bool
 	step  int
 	truth []int
+	// canaries and auditErr are the run's audit (audit.go).
+	canaries *audit.SumCanaries
+	auditErr error
 }
 
 // Run loads the data and fits the model once. The engine takes no live
@@ -153,7 +157,8 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 			ctl.Emit(core.StepEvent{Stage: stageSGD, Epoch: 1, Step: step, Loss: loss})
 			r.emitBudget()
 		},
-		Labels: r.emitLabels,
+		Labels:   r.emitLabels,
+		Canaries: r.auditCanaries(),
 	}
 	out, err := Fit(ctx, src, pl, e.o, rng, r.withCheckpoints(ctx, hk))
 	if err != nil {
@@ -162,7 +167,10 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	e.mu.Lock()
 	e.out = out
 	e.mu.Unlock()
-	return r.finish(out)
+	if err := r.finish(out); err != nil {
+		return err
+	}
+	return r.emitAudit()
 }
 
 // rng returns the generator of the dppca stage and the head: seeded by the
