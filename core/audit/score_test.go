@@ -115,3 +115,5 @@ func TestScoreNeverExceeds(t *testing.T) {
 		}
 	}
 }
+
+func rngFor(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed)) }
