@@ -82,3 +82,37 @@ func TestAuditSoundNeverExceeds(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditPaperRefutesNoiseFreeEncoder is the teaching moment: in paper
+// mode with only the decoder (layers 4-6) noised, the released encoder
+// trains noise-free, and the attacker who sees it refutes the paper's
+// ε = 1.
+func TestAuditPaperRefutesNoiseFreeEncoder(t *testing.T) {
+	cfg := baseConfig(core.ModePaper)
+	cfg.Epsilon, cfg.Epochs, cfg.Layers = 1, []int{10, 0}, core.LayerRange{First: 4, Last: 6}
+	cfg.Audit = &core.AuditSpec{Canaries: 500}
+	r, _ := start(t, context.Background(), cfg, Options{Data: simData(t, 400, 200, 4)})
+	evs := collect(r)
+	if err := lastErr(evs); err != nil {
+		t.Fatal(err)
+	}
+	var a *core.AuditEvent
+	published := math.Inf(1)
+	for _, ev := range evs {
+		switch ev := ev.(type) {
+		case core.AuditEvent:
+			a = &ev
+		case core.GuaranteeEvent:
+			for _, v := range ev.Published {
+				published = v.Epsilon
+			}
+		}
+	}
+	if a == nil {
+		t.Fatal("no AuditEvent")
+	}
+	t.Logf("paper, layers 4-6 noised: published ε %.3g, audit %+v", published, *a)
+	if a.EpsilonLower <= published {
+		t.Errorf("paper mode with a noise-free encoder: bound %g, want above the paper's ε %g", a.EpsilonLower, published)
+	}
+}
