@@ -103,6 +103,11 @@ type Config struct {
 	// "theta", the federated methods' "split"). Each method documents its
 	// keys and rejects the ones it does not know.
 	Options map[string]string `json:"options,omitempty" toml:"options,omitempty"`
+	// Audit, when set, runs an empirical privacy audit beside the run
+	// (docs/AUDIT.md): canaries inserted, scored at the end and turned into
+	// a lower bound on ε (an AuditEvent). Nil: no audit, and the run is
+	// exactly the run without this field.
+	Audit *AuditSpec `json:"audit,omitempty" toml:"audit,omitempty"`
 }
 
 // ErrBadConfig is wrapped by every validation error of a Config or Patch.
@@ -171,6 +176,11 @@ func (c Config) Validate() error {
 	}
 	if _, err := c.LoadOptions(); err != nil {
 		return err
+	}
+	if c.Audit != nil {
+		if err := c.Audit.Validate(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

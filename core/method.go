@@ -118,6 +118,10 @@ type Method struct {
 	// Baseline marks the private baseline every method's curve is drawn
 	// against (dppca): the faces sweep its sound mode beside the method's.
 	Baseline bool `json:"baseline,omitempty"`
+	// Audit says, in words, how the method runs an empirical privacy
+	// audit (Config.Audit: which canaries, what the attacker sees). Empty:
+	// the method cannot be audited and Start refuses a Config.Audit.
+	Audit string `json:"audit,omitempty"`
 	// New builds the engine for a validated config. Required.
 	New Factory `json:"-"`
 }

@@ -44,6 +44,9 @@ func StartWith(ctx context.Context, cfg Config, opts Options) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Audit != nil && m.Audit == "" {
+		return nil, badf("audit is set, but method %s cannot be audited (methods with an audit: %v)", cfg.Method, AuditableMethods())
+	}
 	// A factory may load data: a panic there is a failed start, not a
 	// crash of the program holding other runs.
 	var eng Engine

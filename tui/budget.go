@@ -34,6 +34,7 @@ type budgetPane struct {
 	sched  schedule
 	budget *core.BudgetEvent
 	guar   *core.GuaranteeEvent
+	attack *core.AuditEvent // the run's empirical audit (run --audit), nil without one
 	audit  auditResult
 	seq    int  // the latest audit asked for
 	stale  bool // inputs changed since the last audit was asked for
@@ -124,7 +125,7 @@ func (b *budgetPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		}
 	case RunStartedMsg:
 		b.sched = newSchedule()
-		b.budget, b.guar, b.warnings = nil, nil, nil
+		b.budget, b.guar, b.warnings, b.attack = nil, nil, nil, nil
 		b.stale = true
 	case EngineEventsMsg:
 		for _, ev := range msg.Events {
@@ -138,6 +139,9 @@ func (b *budgetPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 				b.guar = &g
 			case core.WarningEvent:
 				b.warnings = append(b.warnings, ev.Message)
+			case core.AuditEvent:
+				a := ev
+				b.attack = &a
 			case core.PatchEvent:
 				if ev.Applied {
 					b.stale = true
@@ -326,6 +330,10 @@ func (b *budgetPane) text(w int) string {
 	if b.guar != nil && (len(b.guar.Published) > 0 || len(b.guar.Audited) > 0) {
 		add(st.Label.Render("as published ") + epsList(b.guar.Published) + st.Label.Render("   audited ") + epsList(b.guar.Audited))
 	}
+	if b.attack != nil {
+		out = append(out, "")
+		out = append(out, b.attackBars(w)...)
+	}
 	out = append(out, "")
 	if bg := b.budget; bg != nil {
 		names := make([]string, len(bg.Spent))
@@ -414,6 +422,70 @@ func (b *budgetPane) text(w int) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// attackBars draws the certified ε, the paper's ε and the empirical lower
+// bound of the run's audit side by side, as bars on one scale, with the
+// bound's ceiling marked: the attacker's figure is a lower bound, so a
+// certified ε to its left would be refuted.
+func (b *budgetPane) attackBars(w int) []string {
+	st, a := b.c.Styles, b.attack
+	type row struct {
+		name  string
+		eps   float64
+		style lipgloss.Style
+		note  string
+	}
+	var rows []row
+	if b.guar != nil {
+		if len(b.guar.Audited) > 0 {
+			c := b.guar.Audited[0]
+			for _, v := range b.guar.Audited[1:] {
+				if v.Epsilon < c.Epsilon {
+					c = v
+				}
+			}
+			rows = append(rows, row{"certified", c.Epsilon, st.SeriesStyle(0), c.Short()})
+		} else {
+			rows = append(rows, row{"certified", 0, st.Bad, "none: no valid guarantee"})
+		}
+		if len(b.guar.Published) > 0 {
+			rows = append(rows, row{"paper's", b.guar.Published[0].Epsilon, st.SeriesStyle(1), b.guar.Published[0].Short()})
+		}
+	}
+	rows = append(rows, row{"attack ≥", a.EpsilonLower, st.Warn,
+		fmt.Sprintf("%d/%d right, %.0f%%, ceiling %s", a.Correct, a.Guesses, 100*a.Confidence, fmtEps(a.Ceiling))})
+	scale := a.Ceiling
+	for _, r := range rows {
+		scale = max(scale, r.eps)
+	}
+	const lead = 11 + 8
+	bar := max(min(w-lead-2, 30), 4)
+	out := []string{st.BoxTitle.Render("ε: certified · paper · attack") + st.Muted.Render(fmt.Sprintf(" (δ %.3g)", a.Delta))}
+	for _, r := range rows {
+		n := 0
+		if scale > 0 {
+			n = int(math.Round(r.eps / scale * float64(bar)))
+		}
+		line := st.Label.Render(pad(r.name, 11)) + st.Value.Render(pad(fmtEps(r.eps), 8)) + r.style.Render(strings.Repeat("█", n)) + strings.Repeat(" ", bar-n)
+		out = append(out, line)
+		out = append(out, hang(strings.Repeat(" ", lead), r.note, w, st.Muted)...)
+	}
+	if scale > 0 {
+		c := int(math.Round(a.Ceiling / scale * float64(bar)))
+		out = append(out, strings.Repeat(" ", lead+min(c, bar-1))+st.Muted.Render("▲ ceiling"))
+	}
+	refuted := ""
+	for _, r := range rows[:len(rows)-1] {
+		if r.eps > 0 && a.EpsilonLower > r.eps {
+			refuted += fmt.Sprintf(" the %s ε %s is refuted.", r.name, fmtEps(r.eps))
+		}
+	}
+	if refuted != "" {
+		out = append(out, wrap(st.Bad.Render("the attacker shows ε ≥ "+fmtEps(a.EpsilonLower)+":"+refuted), w)...)
+	}
+	out = append(out, hang("  ", a.Setting, w, st.Muted)...)
+	return out
 }
 
 // textLines is the text's lines for a room of h lines: short of room,

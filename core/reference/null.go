@@ -27,7 +27,7 @@ func Null(ctx context.Context, m core.Method, cfg core.Config) (Line, error) {
 	var ari, nmi []float64
 	for seed := range uint64(B1Seeds) {
 		c := m.Null(cfg)
-		c.Seed = seed
+		c.Seed, c.Audit = seed, nil // a reference line is never audited
 		o := sweep.RunOne(ctx, c, nil)
 		switch {
 		case o.Err != nil:
@@ -57,7 +57,7 @@ func (c Cache) Null(ctx context.Context, m core.Method, cfg core.Config) (Line, 
 		return Line{}, ErrNoNull
 	}
 	nc := m.Null(cfg)
-	nc.Seed = 0
+	nc.Seed, nc.Audit = 0, nil // the same line (and key) with or without --audit
 	b, err := json.Marshal(nc)
 	if err != nil {
 		return Line{}, err

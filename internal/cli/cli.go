@@ -253,6 +253,6 @@ dir ($XDG_DATA_HOME/dpscope/sessions).`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	lf.register(root, "builtin:default")
 	root.Flags().StringVar(&sessionFile, "session", "", "reopen the session saved in FILE (or start one that saves there)")
-	root.AddCommand(newVersionCmd(env), newDataCmd(env), newBudgetCmd(env), newRunCmd(env), newSweepCmd(env), newMethodsCmd(env), newPlotCmd(env), newReportCmd(env))
+	root.AddCommand(newVersionCmd(env), newDataCmd(env), newBudgetCmd(env), newRunCmd(env), newSweepCmd(env), newMethodsCmd(env), newPlotCmd(env), newReportCmd(env), newAuditCmd(env))
 	return root
 }

@@ -31,6 +31,7 @@ type runFlags struct {
 	force      bool
 	noRef      bool
 	load       loadFlags // labels, orientation and preprocessing
+	audit      auditFlags
 }
 
 // manifoldFlags are shorthands for the options of the denoising method
@@ -136,6 +137,7 @@ says so in summary.json.` + optHelp(),
 	f.Float64Var(&mf.cp, "CP", 0, "denoising: sensitivity constant C_P of the projector (paper mode)")
 	f.Float64Var(&mf.cm, "Cm", 0, "denoising: sensitivity constant C_m of the mean (paper mode)")
 	rf.load.registerPrep(f)
+	rf.audit.register(f)
 	f.BoolVar(&rf.asJSON, "json", false, "stream events as JSON lines, then a summary line")
 	f.StringVar(&rf.outDir, "out", "", "write config, events, summary, embedding and assignments to this new or empty folder")
 	f.StringVar(&rf.outFormat, "out-format", "", "also write the embedding and clusters as csv, mtx and/or h5ad (comma-separated) into --out")
@@ -211,6 +213,9 @@ func (rf *runFlags) config(cmd *cobra.Command) (core.Config, error) {
 		return cfg, usagef("--seed is %d, must be in 0 … %d (2⁶³−1), so that every config file can hold it", cfg.Seed, uint64(maxSeed))
 	}
 	if err := rf.load.applyTo(&cfg, set); err != nil {
+		return cfg, err
+	}
+	if err := rf.audit.apply(set, &cfg); err != nil {
 		return cfg, err
 	}
 	if err := cfg.Validate(); err != nil {
@@ -475,6 +480,8 @@ func eventName(ev core.Event) string {
 		return "error"
 	case core.DataEvent:
 		return "data"
+	case core.AuditEvent:
+		return "audit"
 	}
 	return fmt.Sprintf("%T", ev)
 }

@@ -47,6 +47,9 @@ type runSummary struct {
 	// above the null beyond seed noise.
 	Reference *references `json:"reference,omitempty"`
 	Verdict   string      `json:"verdict,omitempty"`
+	// Audit is the empirical lower bound on ε of a run with --audit
+	// (absent otherwise).
+	Audit *core.AuditEvent `json:"audit,omitempty"`
 
 	start     time.Time
 	err       error
@@ -120,6 +123,8 @@ func (s *runSummary) observe(ev core.Event) {
 		s.sawResult = true
 	case core.WarningEvent:
 		s.Warnings = append(s.Warnings, ev.Message)
+	case core.AuditEvent:
+		s.Audit = &ev
 	case core.DataEvent:
 		s.Data.Cells, s.Data.Genes, s.Data.Classes = ev.Cells, ev.Genes, ev.Classes
 	case core.DoneEvent:
@@ -178,6 +183,7 @@ func (s *runSummary) write(w io.Writer) {
 	for _, name := range sortedKeys(s.EpsilonPublished) {
 		fmt.Fprintf(tw, "ε as published\t%.4g  (%s)\n", s.EpsilonPublished[name], name)
 	}
+	writeAudit(tw, s.Audit, s.Epsilon, s.EpsilonPublished)
 	metric := func(name string, v *float64) {
 		if v == nil {
 			return

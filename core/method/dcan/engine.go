@@ -12,6 +12,7 @@ import (
 
 	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/audit"
 	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/dpsgd"
 	"github.com/dpscope/dpscope/core/nn"
@@ -125,6 +126,7 @@ type runState struct {
 	circ        Circumstances
 	perm        []int
 	rng         *rand.Rand
+	canaries    *audit.GradientCanaries // nil without an audit (audit.go)
 }
 
 // Run trains both stages, reporting through ctl (see the package doc). It
@@ -227,6 +229,9 @@ func (t *Trainer) prepare(ctl *core.Control, d *datasets.Preprocessed) (*runStat
 			return nil, err
 		}
 	}
+	if err := r.setupAudit(); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -316,7 +321,7 @@ func (r *runState) run(ctx context.Context) error {
 		r.ctl.Emit(b)
 		r.ctl.Emit(r.guarantee(&b))
 	}
-	return nil
+	return r.emitAudit()
 }
 
 // dpConfig returns the DP-SGD configuration of a stage.
@@ -328,6 +333,7 @@ func (r *runState) dpConfig(views int, seed uint64) dpsgd.Config {
 
 // stageSetup prepares a stage's optimizer and DP-SGD.
 func (r *runState) stageSetup(stage int, opt nn.Optimizer) error {
+	opt = r.auditWrap(opt)
 	r.stage, r.opt = stage, opt
 	r.m.parts = [numParts]float64{}
 	if !r.private {

@@ -43,8 +43,9 @@ func init() {
 		Calibrate: Calibrate,
 		DependsOn: []string{"layers (paper mode: 1-6 or none)", "epsilon (the filter's target; raised mid-run: conditional)",
 			"sigma changed mid-run without a target (conditional)", "secure_noise", "option k"},
-		Null: Null,
-		New:  func(cfg core.Config) (core.Engine, error) { return New(cfg, Options{}) },
+		Null:  Null,
+		Audit: auditDoc,
+		New:   func(cfg core.Config) (core.Engine, error) { return New(cfg, Options{}) },
 	})
 }
 

@@ -103,6 +103,7 @@ type runner struct {
 	step   int     // steps done over every release
 	muPrev float64 // μ² of the releases before the current one
 	kFrom  bool    // K was read from the labels
+	aud    *auditState
 }
 
 // Run loads the data and makes one release; a patch taken at a step
@@ -125,7 +126,7 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	if err != nil {
 		return err
 	}
-	r := &runner{e: e, ctl: ctl, src: src, st: settings{eps: e.cfg.Epsilon, delta: e.cfg.Delta, o: e.o}, kFrom: e.o.K == 0}
+	r := &runner{e: e, ctl: ctl, src: src, st: settings{eps: e.cfg.Epsilon, delta: e.cfg.Delta, o: e.o}, kFrom: e.o.K == 0, aud: newAuditState(e.cfg)}
 	ctl.Emit(r.guarantee(nil))
 	for rel := 1; ; rel++ {
 		out, restart, err := r.release(ctx, rel)
@@ -138,7 +139,10 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 			return err
 		}
 		if !restart {
-			return r.finish(out)
+			if err := r.finish(out); err != nil {
+				return err
+			}
+			return r.aud.emit(ctl, e.cfg.Mode)
 		}
 	}
 }
@@ -170,6 +174,7 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 		r.ctl.Emit(core.DataEvent{Cells: r.src.Data.Cells(), Genes: pl.H, Classes: len(r.src.Data.Classes)})
 	}
 	rl := newRelease(r.src, pl, st.o, rng)
+	rl.aud = r.aud
 	suffix := ""
 	if rel > 1 {
 		suffix = fmt.Sprintf(" (release %d)", rel)

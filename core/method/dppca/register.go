@@ -31,6 +31,7 @@ func init() {
 		Needs:     core.NeedsNothing,
 		Options:   optionSpecs,
 		Expect:    expect,
+		Audit:     auditDoc,
 		DependsOn: []string{"option prep (public statistics are an assumption)", "option init (kmeans++ reads private rows)"},
 		New:       func(cfg core.Config) (core.Engine, error) { return New(cfg) },
 	})

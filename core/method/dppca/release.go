@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dpscope/dpscope/core/audit"
 	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/datasets"
 )
@@ -150,6 +151,7 @@ type release struct {
 	// over is the over-clustering factor of this release (Options.Over, or
 	// overRule's choice), fixed before the first round.
 	over int
+	aud  *auditState // nil without an audit (audit.go)
 }
 
 func newRelease(src *Source, pl Plan, o Options, rng *rand.Rand) *release {
@@ -177,7 +179,7 @@ func (r *release) prep() error {
 func (r *release) pca() error {
 	m := r.out.Matrix
 	pmax := min(r.o.P, m.H)
-	vals, basis, err := analyzeGauss(m.Z, m.N, m.H, pmax, r.pl.PCA, r.rng)
+	vals, basis, err := analyzeGauss(m.Z, m.N, m.H, pmax, r.pl.PCA, r.rng, r.aud.canariesFor(m.H, r.pl.R))
 	if err != nil {
 		return err
 	}
@@ -369,10 +371,15 @@ func firstColumns(b []float64, h, q, p int) []float64 {
 // the release is the Gaussian mechanism with Δ = R² (Dwork, Talwar,
 // Thakurta & Zhang 2014, with √2 less noise per off-diagonal entry than an
 // i.i.d. upper triangle). σ = 0 gives the exact eigenvectors.
-func analyzeGauss(z []float64, n, h, p int, sigma float64, rng *rand.Rand) ([]float64, []float64, error) {
+//
+// Audit canaries, when given, see the exact matrix and then add themselves
+// to the noisy one (audit.SumCanaries); nil ones are skipped.
+func analyzeGauss(z []float64, n, h, p int, sigma float64, rng *rand.Rand, canaries ...*audit.SumCanaries) ([]float64, []float64, error) {
 	c := blas64.Symmetric{N: h, Stride: h, Uplo: blas.Upper, Data: make([]float64, h*h)}
 	blas64.Syrk(blas.Trans, 1, blas64.General{Rows: n, Cols: h, Stride: h, Data: z}, 0, c)
+	auditBefore(canaries, c.Data)
 	addGOE(c.Data, h, sigma, rng)
+	auditAfter(canaries, c.Data)
 	var es mat.EigenSym
 	if !es.Factorize(mat.NewSymDense(h, c.Data), true) {
 		return nil, nil, errors.New("dppca: eigendecomposition of the noisy covariance did not converge")

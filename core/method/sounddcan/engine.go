@@ -11,6 +11,7 @@ import (
 
 	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/audit"
 	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/core/method/dppca"
 	"github.com/dpscope/dpscope/datasets"
@@ -92,6 +93,9 @@ type runner struct {
 	kFrom bool
 	step  int
 	truth []int
+	// canaries and auditErr are the run's audit (audit.go).
+	canaries *audit.SumCanaries
+	auditErr error
 }
 
 // Run loads the data and fits the model once. The engine takes no live
@@ -152,7 +156,8 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 			ctl.Emit(core.StepEvent{Stage: stageSGD, Epoch: 1, Step: step, Loss: loss})
 			r.emitBudget()
 		},
-		Labels: r.emitLabels,
+		Labels:   r.emitLabels,
+		Canaries: r.auditCanaries(),
 	}
 	out, err := Fit(ctx, src, pl, e.o, rng, r.withCheckpoints(ctx, hk))
 	if err != nil {
@@ -161,7 +166,10 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	e.mu.Lock()
 	e.out = out
 	e.mu.Unlock()
-	return r.finish(out)
+	if err := r.finish(out); err != nil {
+		return err
+	}
+	return r.emitAudit()
 }
 
 // rng returns the generator of the dppca stage and the head: seeded by the

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/dpscope/dpscope/core/audit"
 	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/core/method/dppca"
 )
@@ -46,6 +47,9 @@ type Hooks struct {
 	Labels func(steps int, codes []float64, p int, labels []int)
 	// Record enters one mechanism (one release) into the ledger.
 	Record func(m dppca.Mechanism) error
+	// Canaries, when set, makes the audit canaries of the DP-SGD steps
+	// for a gradient of size coordinates (nil: no audit).
+	Canaries func(size int) *audit.SumCanaries
 }
 
 // Fit runs the whole method once under pl: the dppca stage into Over·K
@@ -108,6 +112,9 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	h := start.Matrix.H
 	x := start.Matrix.Z
 	mx := newMixture(merged, mw, start.Basis, src.K, p, h, pl.R)
+	if hk.Canaries != nil {
+		mx.canaries = hk.Canaries(mx.gradSize())
+	}
 	mx.gclip = o.GradClip
 	gate := 0.0
 	if o.Gate == GateComp {

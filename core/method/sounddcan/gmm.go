@@ -3,6 +3,8 @@ package sounddcan
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/dpscope/dpscope/core/audit"
 )
 
 // mixture is the clustering network trained by DP-SGD: a one-layer network
@@ -35,6 +37,8 @@ type mixture struct {
 	// marks the components whose means the last step held (gated).
 	gclip  float64
 	frozen []bool
+	// canaries, when set, audit the released sums (audit.go); nil: none.
+	canaries *audit.SumCanaries
 }
 
 // mixInitFloor is the smallest share of the per-gene variance R²/h left to
@@ -158,6 +162,9 @@ func (m *mixture) gradSize() int { return m.k*m.h + m.k + 1 }
 // the step. sum and g are scratch of gradSize().
 func (m *mixture) noisyStep(x []float64, n int, cMu, cV, z, nt, eta float64, shrink bool, gate float64, rng *rand.Rand, sum, g []float64) float64 {
 	loss := m.clippedSum(x, n, cMu, cV, sum, g)
+	if m.canaries != nil {
+		m.canaries.Before(sum)
+	}
 	if z > 0 {
 		for t := range sum {
 			sum[t] += z * rng.NormFloat64()
@@ -169,6 +176,9 @@ func (m *mixture) noisyStep(x []float64, n int, cMu, cV, z, nt, eta float64, shr
 	m.frozen = m.frozen[:0]
 	if gate > 0 && z > 0 {
 		m.frozen = m.gated(z, nt, eta, gate)
+	}
+	if m.canaries != nil {
+		m.canaries.After(sum)
 	}
 	m.update(sum, cMu, cV, nt, eta)
 	return loss

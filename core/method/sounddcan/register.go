@@ -44,6 +44,7 @@ func init() {
 		Options:   optionSpecs,
 		Expect:    expect,
 		DependsOn: []string{"option prep (public statistics are an assumption)"},
+		Audit:     auditDoc,
 		New:       func(cfg core.Config) (core.Engine, error) { return New(cfg) },
 	})
 }

@@ -1,0 +1,93 @@
+package core
+
+import "slices"
+
+// DefaultAuditCanaries is the number of canaries of an audit whose
+// AuditSpec.Canaries is 0: the ceiling of the one-run bound grows as
+// ln(r), and 1,000 gradient canaries cost nothing measurable per step
+// (docs/AUDIT.md).
+const DefaultAuditCanaries = 1000
+
+// DefaultAuditConfidence is the confidence of an audit whose
+// AuditSpec.Confidence is 0 (Steinke et al. report 95 %).
+const DefaultAuditConfidence = 0.95
+
+// AuditSpec asks a run for an empirical privacy audit. Not safe for
+// concurrent use.
+type AuditSpec struct {
+	// Canaries is the number m of canaries; 0 means DefaultAuditCanaries,
+	// or as many as the audited release can hold when it holds fewer
+	// (CanariesFor).
+	Canaries int `json:"canaries,omitempty" toml:"canaries,omitempty"`
+	// Confidence is 1 − β of the lower bound, in (0, 1); 0 means
+	// DefaultAuditConfidence.
+	Confidence float64 `json:"confidence,omitempty" toml:"confidence,omitempty"`
+}
+
+// Validate returns an error wrapping ErrBadConfig for a negative canary
+// count or a confidence outside (0, 1) other than 0.
+func (a AuditSpec) Validate() error {
+	if a.Canaries < 0 || a.Canaries > 1_000_000 {
+		return badf("audit canaries is %d, must be in [0, 1000000] (0: %d)", a.Canaries, DefaultAuditCanaries)
+	}
+	if c := a.Confidence; c != 0 && (!finite(c) || c <= 0 || c >= 1) {
+		return badf("audit confidence is %v, must be in (0, 1) (0: %g)", c, DefaultAuditConfidence)
+	}
+	return nil
+}
+
+// Resolved returns the spec with its defaults filled in.
+func (a AuditSpec) Resolved() AuditSpec {
+	if a.Canaries == 0 {
+		a.Canaries = DefaultAuditCanaries
+	}
+	if a.Confidence == 0 {
+		a.Confidence = DefaultAuditConfidence
+	}
+	return a
+}
+
+// CanariesFor returns the number of canaries for a release that can hold
+// available of them: Canaries, or for 0 the default capped at available.
+// It returns an error wrapping ErrBadConfig when an explicit Canaries
+// exceeds available (never silently fewer than asked).
+func (a AuditSpec) CanariesFor(available int) (int, error) {
+	if a.Canaries == 0 {
+		return min(DefaultAuditCanaries, available), nil
+	}
+	if a.Canaries > available {
+		return 0, badf("audit canaries is %d, but the audited release has room for %d", a.Canaries, available)
+	}
+	return a.Canaries, nil
+}
+
+// AuditableMethods returns the names of the methods that can run an audit
+// (Method.Audit set), in Methods order.
+func AuditableMethods() []string {
+	var out []string
+	for _, m := range Methods() {
+		if m.Audit != "" {
+			out = append(out, m.Name)
+		}
+	}
+	return slices.Clip(out)
+}
+
+// AuditEvent reports an empirical privacy audit, once, at the end of a
+// run: the lower bound on ε that the attacker's guesses on the canaries
+// establish at Confidence (Steinke, Nasr & Jagielski 2023), beside the
+// Ceiling that no outcome of the design could exceed. It is a lower bound:
+// a certified ε below it would be refuted.
+type AuditEvent struct {
+	EpsilonLower float64 `json:"epsilon_lower"`
+	Ceiling      float64 `json:"ceiling"`
+	Confidence   float64 `json:"confidence"`
+	Delta        float64 `json:"delta"`
+	Canaries     int     `json:"canaries"`
+	Guesses      int     `json:"guesses"`
+	Correct      int     `json:"correct"`
+	// Setting says which canaries and what the attacker saw.
+	Setting string `json:"setting"`
+}
+
+func (AuditEvent) coalesces() bool { return false }

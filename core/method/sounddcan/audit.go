@@ -1,0 +1,68 @@
+package sounddcan
+
+import (
+	"fmt"
+
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/audit"
+)
+
+// auditDoc is dcan-sound's Method.Audit.
+const auditDoc = "Dirac gradient canaries in every full-batch DP-SGD step of the mixture network, each moving one coordinate of the " +
+	"released noisy gradient sum by the clip bound 1; the attacker knows every other cell and sees every step's release " +
+	"(the DP-SGD steps are one share of the run's budget, so the bound covers that share)"
+
+// auditSeedMix separates the canaries' stream from the run's noise.
+const auditSeedMix = 0xA0D17C4A5E5EED03
+
+// auditCanaries returns the Hooks.Canaries factory of a run with an audit
+// (nil without one); the canaries it makes are kept for emitAudit.
+func (r *runner) auditCanaries() func(size int) *audit.SumCanaries {
+	spec := r.e.cfg.Audit
+	if spec == nil {
+		return nil
+	}
+	return func(size int) *audit.SumCanaries {
+		m, err := spec.CanariesFor(size)
+		if err != nil {
+			r.auditErr = fmt.Errorf("dcan-sound: audit: the mixture's gradient has %d coordinates: %w", size, err)
+			return nil
+		}
+		cand, w := make([]int, size), make([]float64, size)
+		for i := range cand {
+			cand[i], w[i] = i, 1 // each cell's whole gradient is clipped to norm 1
+		}
+		s, err := audit.NewSumCanaries(m, cand, w, r.e.cfg.Seed^auditSeedMix)
+		if err != nil {
+			r.auditErr = fmt.Errorf("dcan-sound: audit: %w", err)
+			return nil
+		}
+		r.canaries = s
+		return s
+	}
+}
+
+// emitAudit reports the run's audit (nothing without one).
+func (r *runner) emitAudit() error {
+	if r.e.cfg.Audit == nil {
+		return nil
+	}
+	if r.auditErr != nil {
+		return r.auditErr
+	}
+	if r.canaries == nil {
+		return nil
+	}
+	delta := r.e.cfg.Delta
+	if delta <= 0 || delta >= 1 {
+		delta = 0
+	}
+	res, err := r.canaries.Audit(delta, 1-r.e.cfg.Audit.Resolved().Confidence)
+	if err != nil {
+		return fmt.Errorf("dcan-sound: audit: %w", err)
+	}
+	r.ctl.Emit(core.AuditEvent{EpsilonLower: res.EpsilonLower, Ceiling: res.Ceiling, Confidence: res.Confidence,
+		Delta: res.Delta, Canaries: res.Canaries, Guesses: res.Guesses, Correct: res.Correct,
+		Setting: fmt.Sprintf("%s (the mixture's %d DP-SGD steps), %s mode; best of %d guessing rules (Bonferroni)", res.Setting, r.canaries.Releases(), r.e.cfg.Mode, res.Rules)})
+	return nil
+}
