@@ -63,7 +63,7 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 // poolWords names the number of candidate genes whose statistics are
 // released: h, or PoolFactor·h when the genes are chosen among candidates.
 func poolWords(o Options) string {
-	if o.Select == SelectSpread || o.Select == SelectExcess {
+	if poolFactor(o.Select) > 1 {
 		return fmt.Sprintf("%d·h", PoolFactor)
 	}
 	return "h"
@@ -76,6 +76,8 @@ func selectWords(s Select) string {
 		return "the h of largest released spread within 20 bins of released mean are kept (post-processing)"
 	case SelectExcess:
 		return "the h of largest released spread above the median of their neighbours in released mean are kept (post-processing)"
+	case SelectSwitch:
+		return "the h first in the noisy ranking are kept unless the other candidates hold more released spread above their neighbours' median, then the h of most such excess (post-processing)"
 	}
 	return "they are the h of largest noisy ranking"
 }
@@ -88,6 +90,8 @@ func selectDeparture(s Select) string {
 		return "genes chosen by binned spread among the 4·h of largest mean log-expression instead of the seurat HVGs over all genes"
 	case SelectExcess:
 		return "genes chosen by spread above like-mean genes among the 4·h of largest mean log-expression instead of the seurat HVGs over all genes"
+	case SelectSwitch:
+		return "genes chosen by mean log-expression, or by spread above like-mean genes when the 4·h candidates' released statistics favour it, instead of the seurat HVGs over all genes"
 	}
 	return "genes ranked by mean log-expression over all genes instead of the seurat HVGs"
 }

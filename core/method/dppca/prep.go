@@ -180,11 +180,15 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 		// SelectSpread or SelectExcess: the h candidates of largest
 		// released (binned or excess) spread, in decreasing order of it
 		// (post-processing of the releases).
-		sel := binnedZ(mean, spread, hvgBins)
-		if pl.Select == SelectExcess {
-			sel = excessSpread(mean, raw)
+		var keep []int
+		switch pl.Select {
+		case SelectExcess:
+			keep = topByScore(excessSpread(mean, raw), h)
+		case SelectSwitch:
+			keep = switchKeep(mean, raw, h)
+		default:
+			keep = topByScore(binnedZ(mean, spread, hvgBins), h)
 		}
-		keep := topByScore(sel, h)
 		sub := make([]float64, n*h)
 		for i := range n {
 			for k, j := range keep {
@@ -417,3 +421,32 @@ const (
 	excessWindows   = 20
 	excessWindowMin = 11
 )
+
+// switchKeep is SelectSwitch's choice among the pool's candidates, given in
+// decreasing order of ranking score with their released means and spreads
+// (before the floor): the first h (SelectMean's genes) unless the mean
+// positive excess spread of the other candidates is strictly larger than
+// theirs, else the h of largest excess (SelectExcess's genes).
+func switchKeep(mean, raw []float64, h int) []int {
+	ex := excessSpread(mean, raw)
+	if posMean(ex[h:]) > posMean(ex[:h]) {
+		return topByScore(ex, h)
+	}
+	keep := make([]int, h)
+	for k := range keep {
+		keep[k] = k
+	}
+	return keep
+}
+
+// posMean returns the mean of max(0, v) over v (0 when v is empty).
+func posMean(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	var s float64
+	for _, x := range v {
+		s += max(0, x)
+	}
+	return s / float64(len(v))
+}

@@ -140,3 +140,37 @@ func TestSelectExcessPlan(t *testing.T) {
 		t.Errorf("composed ε = %.12g, %v; want 4", got, err)
 	}
 }
+
+// TestSwitchKeep: SelectSwitch keeps the first h candidates when they hold
+// at least as much positive excess spread as the rest, and the h of
+// largest excess when the rest hold more.
+func TestSwitchKeep(t *testing.T) {
+	const g, h = 40, 10
+	mean, spread := make([]float64, g), make([]float64, g)
+	for j := range g {
+		mean[j] = float64(g - j) // the ranking order: decreasing mean
+		spread[j] = 0.3
+	}
+	// Two genes of large excess among the first h, one among the rest:
+	// the first h hold more (0.5+0.5 over 10 against 0.5 over 30).
+	spread[2], spread[7], spread[25] = 0.8, 0.8, 0.8
+	keep := switchKeep(mean, spread, h)
+	for k, j := range keep {
+		if j != k {
+			t.Fatalf("first h hold more excess: keep = %v, want 0…%d", keep, h-1)
+		}
+	}
+	// A homogeneous first block (a housekeeping block) and markers among
+	// the rest: the h of largest excess, markers first.
+	spread[2], spread[7] = 0.3, 0.3
+	for _, j := range []int{14, 19, 25, 31} {
+		spread[j] = 0.9
+	}
+	keep = switchKeep(mean, spread, h)
+	if len(keep) != h || keep[0] != 14 || keep[1] != 19 || keep[2] != 25 || keep[3] != 31 {
+		t.Errorf("rest hold more excess: keep = %v, want 14, 19, 25, 31 first", keep)
+	}
+	if posMean(nil) != 0 || posMean([]float64{-1, 0.5, 1.5}) != 2.0/3 {
+		t.Errorf("posMean wrong: %g, %g", posMean(nil), posMean([]float64{-1, 0.5, 1.5}))
+	}
+}
