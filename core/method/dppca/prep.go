@@ -186,6 +186,8 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 			keep = topByScore(excessSpread(mean, raw), h)
 		case SelectSwitch:
 			keep = switchKeep(mean, raw, h)
+		case SelectFloor:
+			keep = floorKeep(mean, raw, h, ExcessFloor)
 		default:
 			keep = topByScore(binnedZ(mean, spread, hvgBins), h)
 		}
@@ -449,4 +451,25 @@ func posMean(v []float64) float64 {
 		s += max(0, x)
 	}
 	return s / float64(len(v))
+}
+
+// floorKeep is SelectFloor's choice among the pool's candidates, given in
+// decreasing order of ranking score with their released means and spreads
+// (before the floor on spreads): the h of largest excess spread among
+// those of released mean ≥ floor, filled up, when fewer are above it, with
+// the first below it in ranking order.
+func floorKeep(mean, raw []float64, h int, floor float64) []int {
+	ex := excessSpread(mean, raw)
+	keep := make([]int, 0, h)
+	for _, j := range topByScore(ex, len(ex)) {
+		if len(keep) < h && mean[j] >= floor {
+			keep = append(keep, j)
+		}
+	}
+	for j := 0; len(keep) < h && j < len(mean); j++ {
+		if mean[j] < floor {
+			keep = append(keep, j)
+		}
+	}
+	return keep
 }
