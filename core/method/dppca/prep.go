@@ -188,6 +188,8 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 			keep = switchKeep(mean, raw, h)
 		case SelectFloor:
 			keep = floorKeep(mean, raw, h, ExcessFloor)
+		case SelectSig:
+			keep = sigKeep(mean, raw, h, ExcessFloor, SigZ*madToSD*pl.Spread/nt)
 		default:
 			keep = topByScore(binnedZ(mean, spread, hvgBins), h)
 		}
@@ -468,6 +470,31 @@ func floorKeep(mean, raw []float64, h int, floor float64) []int {
 	}
 	for j := 0; len(keep) < h && j < len(mean); j++ {
 		if mean[j] < floor {
+			keep = append(keep, j)
+		}
+	}
+	return keep
+}
+
+// sigKeep is SelectSig's choice among the pool's candidates, given in
+// decreasing order of ranking score with their released means and spreads
+// (before the floor on spreads): first, in decreasing excess, up to h of
+// those of released mean ≥ floor whose excess spread exceeds bar (0 means
+// any positive excess), then the first others in ranking order.
+func sigKeep(mean, raw []float64, h int, floor, bar float64) []int {
+	ex := excessSpread(mean, raw)
+	keep := make([]int, 0, h)
+	taken := make([]bool, len(ex))
+	for _, j := range topByScore(ex, len(ex)) {
+		if len(keep) == h || ex[j] <= bar {
+			break
+		}
+		if mean[j] >= floor {
+			keep, taken[j] = append(keep, j), true
+		}
+	}
+	for j := 0; len(keep) < h && j < len(ex); j++ {
+		if !taken[j] {
 			keep = append(keep, j)
 		}
 	}

@@ -3,6 +3,7 @@ package dppca
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/dpscope/dpscope/datasets"
@@ -172,5 +173,36 @@ func TestSwitchKeep(t *testing.T) {
 	}
 	if posMean(nil) != 0 || posMean([]float64{-1, 0.5, 1.5}) != 2.0/3 {
 		t.Errorf("posMean wrong: %g, %g", posMean(nil), posMean([]float64{-1, 0.5, 1.5}))
+	}
+}
+
+// TestFloorAndSigKeep: floorKeep ranks by excess only candidates at or
+// above the floor and fills from below it in ranking order; sigKeep
+// promotes only excess above its bar and fills in ranking order.
+func TestFloorAndSigKeep(t *testing.T) {
+	const g, h = 40, 4
+	mean, spread := make([]float64, g), make([]float64, g)
+	for j := range g {
+		mean[j] = 3 - 0.1*float64(j) // ranking order; j ≥ 21 below 1
+		spread[j] = 0.3
+	}
+	spread[5], spread[10], spread[30], spread[35] = 0.5, 0.9, 1.5, 1.2
+	got := floorKeep(mean, spread, h, 1)
+	// Above the floor: 10 (0.6), 5 (0.2), then genes of excess 0 in
+	// index order (0, 1); 30 and 35 lie below the floor.
+	if want := []int{10, 5, 0, 1}; !slices.Equal(got, want) {
+		t.Errorf("floorKeep = %v, want %v", got, want)
+	}
+	// Only 10 has excess above 0.3: then the first in ranking order.
+	if got, want := sigKeep(mean, spread, h, 1, 0.3), []int{10, 0, 1, 2}; !slices.Equal(got, want) {
+		t.Errorf("sigKeep(bar 0.3) = %v, want %v", got, want)
+	}
+	// A bar above every excess: select=mean's genes.
+	if got, want := sigKeep(mean, spread, h, 1, 5), []int{0, 1, 2, 3}; !slices.Equal(got, want) {
+		t.Errorf("sigKeep(bar 5) = %v, want %v", got, want)
+	}
+	// A floor below every mean lets the low-mean markers in first.
+	if got, want := floorKeep(mean, spread, h, -1), []int{30, 35, 10, 5}; !slices.Equal(got, want) {
+		t.Errorf("floorKeep(floor -1) = %v, want %v", got, want)
 	}
 }
