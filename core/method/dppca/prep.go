@@ -186,7 +186,7 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 			keep = topByScore(excessSpread(mean, raw), h)
 		case SelectSwitch:
 			keep = switchKeep(mean, raw, h)
-		case SelectFloor:
+		case SelectFloor, SelectRefloor:
 			keep = floorKeep(mean, raw, h, ExcessFloor)
 		case SelectSig:
 			keep = sigKeep(mean, raw, h, ExcessFloor, SigZ*madToSD*pl.Spread/nt)
@@ -204,6 +204,11 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 			m2[k], s2[k], g2[k] = mean[j], spread[j], genes[j]
 		}
 		y, mean, spread, genes = sub, m2, s2, g2
+		if pl.Rerelease {
+			// SelectRefloor: the kept genes' statistics afresh, for h
+			// genes; the pool's served only the choice.
+			mean, spread = geneStats(y, n, h, nt, pl.KeptMean, pl.KeptMean2, pl.KeptSpread, rng)
+		}
 	}
 	for i := range n {
 		row := y[i*h : (i+1)*h]
@@ -499,4 +504,29 @@ func sigKeep(mean, raw []float64, h int, floor, bar float64) []int {
 		}
 	}
 	return keep
+}
+
+// geneStats releases the means and spreads of the h columns of the n × h
+// matrix y as privatePrep does for its candidates (two passes of clipped
+// sums for the means, then the clipped absolute deviations; rows clipped
+// for h genes), with noise sigmas sm, sm2, ss and the released count nt;
+// the spreads are floored at sdFloor.
+func geneStats(y []float64, n, h int, nt, sm, sm2, ss float64, rng *rand.Rand) (mean, spread []float64) {
+	sh := math.Sqrt(float64(h))
+	mean = clippedSums(y, n, h, meanClipPerGene*sh, nil, false)
+	addNoise(mean, sm, rng)
+	for j := range mean {
+		mean[j] /= nt
+	}
+	dev := clippedSums(y, n, h, meanClipPerGene*sh, mean, false)
+	addNoise(dev, sm2, rng)
+	for j := range mean {
+		mean[j] += dev[j] / nt
+	}
+	spread = clippedSums(y, n, h, spreadClipPerGene*sh, mean, true)
+	addNoise(spread, ss, rng)
+	for j := range spread {
+		spread[j] = max(madToSD*spread[j]/nt, sdFloor)
+	}
+	return mean, spread
 }

@@ -206,3 +206,25 @@ func TestFloorAndSigKeep(t *testing.T) {
 		t.Errorf("floorKeep(floor -1) = %v, want %v", got, want)
 	}
 }
+
+// TestSelectRefloorPlan: select=refloor releases the pool's statistics
+// (sensitivities of 4h genes) and the kept genes' again (of h genes), and
+// still composes to the target ε.
+func TestSelectRefloorPlan(t *testing.T) {
+	o := mustParse(t, map[string]string{"select": "refloor"})
+	pl, err := NewPlan(true, 4, 1e-5, o, 100, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sens := map[string]float64{}
+	for _, m := range pl.Mechanisms() {
+		sens[m.Name] = m.Sens
+	}
+	if !pl.Rerelease || pl.Pool != 400 || math.Abs(sens[MechSpread]-20) > 1e-12 || math.Abs(sens[MechKeptSpread]-10) > 1e-12 || math.Abs(sens[MechKeptMeans]-20) > 1e-12 {
+		t.Errorf("refloor plan: rerelease %v pool %d sensitivities %v; want true, 400, spread 20, kept spread 10, kept means 20", pl.Rerelease, pl.Pool, sens)
+	}
+	got, err := EpsilonOf(ComposedMu(pl.Mechanisms()), 1e-5)
+	if err != nil || got > 4 || got < 4*(1-1e-9) {
+		t.Errorf("composed ε = %.12g, %v; want 4", got, err)
+	}
+}
