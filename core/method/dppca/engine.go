@@ -209,7 +209,7 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 	if err := rl.prep(); err != nil {
 		return nil, false, err
 	}
-	prepMechs := []string{MechRanking, MechMeans, MechMeans2, MechSpread, MechKeptMeans, MechKeptMeans2, MechKeptSpread}
+	prepMechs := []string{MechRanking, MechMeans, MechMeans2, MechSpread}
 	if pl.NoisyN == 0 {
 		prepMechs = append(prepMechs, MechCount)
 	}

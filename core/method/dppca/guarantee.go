@@ -76,8 +76,8 @@ func selectWords(s Select) string {
 		return "the h of largest released spread within 20 bins of released mean are kept (post-processing)"
 	case SelectExcess:
 		return "the h of largest released spread above the median of their neighbours in released mean are kept (post-processing)"
-	case SelectSwitch:
-		return "the h first in the noisy ranking are kept unless the other candidates hold more released spread above their neighbours' median, then the h of most such excess (post-processing)"
+	case SelectFloor:
+		return "the h of largest released spread above the median of their neighbours in released mean, among those of released mean ≥ 1, are kept (post-processing)"
 	}
 	return "they are the h of largest noisy ranking"
 }
@@ -90,8 +90,8 @@ func selectDeparture(s Select) string {
 		return "genes chosen by binned spread among the 4·h of largest mean log-expression instead of the seurat HVGs over all genes"
 	case SelectExcess:
 		return "genes chosen by spread above like-mean genes among the 4·h of largest mean log-expression instead of the seurat HVGs over all genes"
-	case SelectSwitch:
-		return "genes chosen by mean log-expression, or by spread above like-mean genes when the 4·h candidates' released statistics favour it, instead of the seurat HVGs over all genes"
+	case SelectFloor:
+		return "genes of mean log1p(CP10k) ≥ 1 chosen by spread above like-mean genes among the 4·h of largest mean log-expression instead of the seurat HVGs over all genes"
 	}
 	return "genes ranked by mean log-expression over all genes instead of the seurat HVGs"
 }

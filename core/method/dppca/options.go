@@ -157,44 +157,6 @@ const (
 	// sim14 0.38/0.37/0.33, simwide 0.16/0.20/0.27) and won only where
 	// excess does (simhk8 0.17 at ε 8), so it was not kept.
 	SelectExcess Select = "excess"
-	// SelectSwitch ranks and releases exactly as SelectExcess (the same
-	// PoolFactor·h candidates, means and spreads, so the same ledger) and
-	// then chooses between the two rules on those releases alone:
-	// the h candidates first in the ranking (the genes SelectMean keeps)
-	// unless the other candidates hold more excess spread, in which case
-	// the h of largest excess (SelectExcess). "More" is measured by the
-	// mean positive excess, mean over genes of max(0, excess), of the
-	// first h candidates against that of the other (PoolFactor−1)·h;
-	// excess wins only when the second is strictly larger. No threshold:
-	// a comparison of two released quantities, post-processing.
-	//
-	// The rule, stated before measuring it (issue 16.2, second attempt):
-	// select=excess wins where the genes of largest mean are a block
-	// without type signal (housekeeping or ambient genes: their spreads
-	// are alike, so their excess over their neighbours is small, while
-	// the markers of moderate mean stand out from theirs) and loses where
-	// the types differ across the transcriptome (there the genes of
-	// highest mean carry the type differences as excess spread with the
-	// least sampling noise, more than the genes of lower mean do). The
-	// comparison asks which of the two the data look like. The cost: on
-	// the mean branch the kept genes' means and spreads carry the pool's
-	// noise (√PoolFactor = 2 times SelectMean's). Becomes the default only
-	// if, on TestSimDesign (mean ARI of seeds 0–4), it beats SelectMean
-	// beyond seed noise on the hk sets (simhk14, simhk8, simhk8w) at some
-	// of ε 4/8/16 and loses beyond seed noise nowhere on sim8, sim14,
-	// simsmall, simwide at ε 4/8/16 ("beyond seed noise": the difference
-	// of the means exceeds the larger of the two sds).
-	//
-	// Measured (ε 4/8/16, against SelectMean and SelectExcess of the same
-	// seeds): it failed. On the hk sets the comparison mostly chose the
-	// mean branch (simhk8 0.07/0.14/0.06 against excess 0.13/0.19/0.24,
-	// simhk8w 0.03/0.01/0.04 against 0.04/0.17/0.26, simhk14 0.00/0.00/0.00
-	// against 0.00/0.01/0.18), and on sim14 it chose excess on some seeds
-	// (0.11/0.37/0.29 against mean 0.17/0.42/0.53; sim8 0.33/0.61/0.72
-	// against 0.46/0.66/0.77). Within a housekeeping block half the genes
-	// lie above their neighbours' median too, so the block's mean positive
-	// excess is not small against the markers' diluted among 3h others.
-	SelectSwitch Select = "switch"
 	// SelectFloor is SelectExcess with a public floor on the released
 	// mean: only candidates whose released mean log1p(CP10k) is at least
 	// ExcessFloor enter the ranking by excess (their excess still measured
@@ -210,7 +172,12 @@ const (
 	// label-free look at the genes excess keeps (sim8 at ε = 8: median
 	// log mean 1.14, simhk8 1.38; select=mean's on sim8 3.28), so it is
 	// not fully blind: 1 is about half a count per cell at 3,000 counts
-	// (log1p(3.3) = 1.5 for one count). Criterion as SelectSwitch's.
+	// (log1p(3.3) = 1.5 for one count). Becomes the default only if, on
+	// TestSimDesign (mean ARI of seeds 0–4), it beats SelectMean beyond
+	// seed noise on the hk sets (simhk14, simhk8, simhk8w) at some of ε
+	// 4/8/16 and loses beyond seed noise nowhere on sim8, sim14, simsmall,
+	// simwide at ε 4/8/16 ("beyond seed noise": the difference of the
+	// means exceeds the larger of the two sds).
 	//
 	// Measured (ε 4/8/16, against SelectMean): it failed, though closer.
 	// It wins on simhk8 (0.13/0.17/0.21 against 0.01/0.01/0.06), simhk8w
@@ -218,67 +185,24 @@ const (
 	// against 0.02/0.09/0.15), is level on sim8 (0.46/0.64/0.77 against
 	// 0.46/0.66/0.77), but loses beyond seed noise on sim14 at ε 8/16
 	// (0.34/0.46 against 0.42/0.53) and simsmall at ε 16 (0.02 against
-	// 0.07); simhk14 stays at 0.00 (excess: 0.18 at ε 16).
+	// 0.07); simhk14 stays at 0.00 (excess: 0.18 at ε 16). Not the
+	// default; kept as an option, the best of the eighth session's rules.
+	//
+	// Rules stated and measured after it in the same session, none kept
+	// (figures in docs/RESULTS.md, "dppca's gene choice, second attempt"):
+	// switch (the first h candidates unless the other candidates hold more
+	// mean positive excess: it chose mean on the hk sets and excess on
+	// some sim14 seeds), sig (promote only excess beyond 3 noise sds of a
+	// released spread, the rest by ranking: sim8 0.32/0.59/0.65 against
+	// mean 0.46/0.66/0.77) and refloor (this rule with the kept genes'
+	// statistics released again, half the shares each: below floor
+	// almost everywhere, the choice's extra noise costs more than the
+	// scaling's gain).
 	SelectFloor Select = "floor"
-	// SelectSig is SelectFloor that promotes only excess the noise cannot
-	// explain: the candidates of released mean ≥ ExcessFloor whose
-	// released excess spread exceeds SigZ times the public noise sd of a
-	// released spread (√(π/2)·σ_spread/ñ, from the plan and the released
-	// count) are kept first, in decreasing excess, up to h; the places
-	// left go to the first candidates in the noisy ranking (SelectMean's
-	// genes). Same releases and ledger as SelectExcess: post-processing.
-	// Without noise every positive excess above the floor counts.
-	//
-	// The rule, stated before measuring it (issue 16.2, third rule of the
-	// eighth session): on the Splatter simulations a differentially
-	// expressed gene of high mean adds a few per cent to its spread (a
-	// log-fold of 0.4 in one type of 12 % of the cells: about 4 % of a
-	// spread of 0.45), below the noise of a released spread at ε = 8
-	// (about 0.04 log units on sim14), so there the ranking by excess is
-	// a ranking by noise and the genes of largest mean should stay; a
-	// marker of the failure's kind (a log-fold above 1) stands out far
-	// beyond that noise. SigZ = 3: among a pool of some hundreds of
-	// candidates about one passes by noise alone (P(Z > 3) = 0.0013).
-	// Criterion as SelectSwitch's.
-	//
-	// Measured (ε 4/8/16): it failed, and showed where the pool costs.
-	// Against SelectMean: sim8 0.32/0.59/0.65 (0.46/0.66/0.77), sim14
-	// 0.14/0.36/0.48 (0.17/0.42/0.53), simhk8 0.04/0.09/0.12 (0.01/0.01/
-	// 0.06), simhk8w 0.00/0.01/0.05, simhk14 0.00, simwide 0.01/0.05/0.14.
-	// Keeping mostly SelectMean's genes with the pool's noise on their
-	// means and spreads (twice SelectMean's) loses on sim8 by 0.07–0.14:
-	// the kept genes' statistics need their own, less noisy, release.
-	SelectSig Select = "sig"
-	// SelectRefloor is SelectFloor with the kept genes' statistics
-	// released again: the pool's means (both passes) and spreads get half
-	// of their shares of μ² (ShareMeans, ShareSpread), used only to choose
-	// the h genes; then the h kept genes' means (both passes) and spreads
-	// are released afresh, clipped and noised for h genes (sensitivities
-	// √h·C, not √(4h)·C), with the other half, and only these scale the
-	// rows. The total μ is unchanged; the ledger has three more Gaussians.
-	//
-	// The rule, stated before measuring it (issue 16.2, the previous
-	// session's suggestion 2 on its best rule so far): SelectSig showed
-	// that the pool's noise on the kept genes' statistics costs 0.07–0.14
-	// on sim8; a fresh release for h genes has √(4h)/√h / √2 = √2 times
-	// less noise than the pool's (at the price of √2 times more noise on
-	// the choice). Criterion as SelectSwitch's.
-	//
-	// Measured (ε 4/8/16): it failed, below SelectFloor almost everywhere:
-	// sim8 0.33/0.54/0.77 (floor 0.46/0.64/0.77), sim14 0.14/0.32/0.45
-	// (0.16/0.34/0.46), simhk8 0.11/0.15/0.18 (0.13/0.17/0.21), simhk8w
-	// 0.03/0.06/0.11 (0.05/0.11/0.13), simwide 0.03/0.10/0.16
-	// (0.12/0.18/0.18), simsmall 0.00/0.01/0.02, simhk14 0.00: the noise
-	// on the choice costs more than the noise on the kept genes' scaling.
-	SelectRefloor Select = "refloor"
 	// SelectMean keeps the h genes of largest noisy mean log-expression
 	// (METHODS §5's design; dcan-sound's start). The default.
 	SelectMean Select = "mean"
 )
-
-// SigZ is how many noise sds of a released spread SelectSig asks of an
-// excess before it promotes the gene.
-const SigZ = 3.0
 
 // ExcessFloor is SelectFloor's public floor on a candidate's released
 // mean log1p(CP10k).
@@ -525,9 +449,9 @@ func (o Options) Validate() error {
 		return optf("option prep is %q, must be %s or %s", o.Prep, PrepPrivate, PrepPublic)
 	}
 	switch o.Select {
-	case SelectSpread, SelectMean, SelectExcess, SelectSwitch, SelectFloor, SelectSig, SelectRefloor:
+	case SelectSpread, SelectMean, SelectExcess, SelectFloor:
 	default:
-		return optf("option select is %q, must be %s, %s, %s, %s, %s, %s or %s", o.Select, SelectMean, SelectSpread, SelectExcess, SelectSwitch, SelectFloor, SelectSig, SelectRefloor)
+		return optf("option select is %q, must be %s, %s, %s or %s", o.Select, SelectMean, SelectSpread, SelectExcess, SelectFloor)
 	}
 	switch o.Init {
 	case InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus:
@@ -636,7 +560,7 @@ func (o Options) genesCap() int {
 // poolFactor is how many candidates per kept gene select s ranks:
 // PoolFactor for the rules that choose among candidates, else 1.
 func poolFactor(s Select) int {
-	if s == SelectSpread || s == SelectExcess || s == SelectSwitch || s == SelectFloor || s == SelectSig || s == SelectRefloor {
+	if s == SelectSpread || s == SelectExcess || s == SelectFloor {
 		return PoolFactor
 	}
 	return 1

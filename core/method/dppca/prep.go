@@ -184,12 +184,8 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 		switch pl.Select {
 		case SelectExcess:
 			keep = topByScore(excessSpread(mean, raw), h)
-		case SelectSwitch:
-			keep = switchKeep(mean, raw, h)
-		case SelectFloor, SelectRefloor:
+		case SelectFloor:
 			keep = floorKeep(mean, raw, h, ExcessFloor)
-		case SelectSig:
-			keep = sigKeep(mean, raw, h, ExcessFloor, SigZ*madToSD*pl.Spread/nt)
 		default:
 			keep = topByScore(binnedZ(mean, spread, hvgBins), h)
 		}
@@ -204,11 +200,6 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 			m2[k], s2[k], g2[k] = mean[j], spread[j], genes[j]
 		}
 		y, mean, spread, genes = sub, m2, s2, g2
-		if pl.Rerelease {
-			// SelectRefloor: the kept genes' statistics afresh, for h
-			// genes; the pool's served only the choice.
-			mean, spread = geneStats(y, n, h, nt, pl.KeptMean, pl.KeptMean2, pl.KeptSpread, rng)
-		}
 	}
 	for i := range n {
 		row := y[i*h : (i+1)*h]
@@ -431,35 +422,6 @@ const (
 	excessWindowMin = 11
 )
 
-// switchKeep is SelectSwitch's choice among the pool's candidates, given in
-// decreasing order of ranking score with their released means and spreads
-// (before the floor): the first h (SelectMean's genes) unless the mean
-// positive excess spread of the other candidates is strictly larger than
-// theirs, else the h of largest excess (SelectExcess's genes).
-func switchKeep(mean, raw []float64, h int) []int {
-	ex := excessSpread(mean, raw)
-	if posMean(ex[h:]) > posMean(ex[:h]) {
-		return topByScore(ex, h)
-	}
-	keep := make([]int, h)
-	for k := range keep {
-		keep[k] = k
-	}
-	return keep
-}
-
-// posMean returns the mean of max(0, v) over v (0 when v is empty).
-func posMean(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	var s float64
-	for _, x := range v {
-		s += max(0, x)
-	}
-	return s / float64(len(v))
-}
-
 // floorKeep is SelectFloor's choice among the pool's candidates, given in
 // decreasing order of ranking score with their released means and spreads
 // (before the floor on spreads): the h of largest excess spread among
@@ -479,54 +441,4 @@ func floorKeep(mean, raw []float64, h int, floor float64) []int {
 		}
 	}
 	return keep
-}
-
-// sigKeep is SelectSig's choice among the pool's candidates, given in
-// decreasing order of ranking score with their released means and spreads
-// (before the floor on spreads): first, in decreasing excess, up to h of
-// those of released mean ≥ floor whose excess spread exceeds bar (0 means
-// any positive excess), then the first others in ranking order.
-func sigKeep(mean, raw []float64, h int, floor, bar float64) []int {
-	ex := excessSpread(mean, raw)
-	keep := make([]int, 0, h)
-	taken := make([]bool, len(ex))
-	for _, j := range topByScore(ex, len(ex)) {
-		if len(keep) == h || ex[j] <= bar {
-			break
-		}
-		if mean[j] >= floor {
-			keep, taken[j] = append(keep, j), true
-		}
-	}
-	for j := 0; len(keep) < h && j < len(ex); j++ {
-		if !taken[j] {
-			keep = append(keep, j)
-		}
-	}
-	return keep
-}
-
-// geneStats releases the means and spreads of the h columns of the n × h
-// matrix y as privatePrep does for its candidates (two passes of clipped
-// sums for the means, then the clipped absolute deviations; rows clipped
-// for h genes), with noise sigmas sm, sm2, ss and the released count nt;
-// the spreads are floored at sdFloor.
-func geneStats(y []float64, n, h int, nt, sm, sm2, ss float64, rng *rand.Rand) (mean, spread []float64) {
-	sh := math.Sqrt(float64(h))
-	mean = clippedSums(y, n, h, meanClipPerGene*sh, nil, false)
-	addNoise(mean, sm, rng)
-	for j := range mean {
-		mean[j] /= nt
-	}
-	dev := clippedSums(y, n, h, meanClipPerGene*sh, mean, false)
-	addNoise(dev, sm2, rng)
-	for j := range mean {
-		mean[j] += dev[j] / nt
-	}
-	spread = clippedSums(y, n, h, spreadClipPerGene*sh, mean, true)
-	addNoise(spread, ss, rng)
-	for j := range spread {
-		spread[j] = max(madToSD*spread[j]/nt, sdFloor)
-	}
-	return mean, spread
 }

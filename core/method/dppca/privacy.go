@@ -35,14 +35,10 @@ const (
 	MechMeans   = "gene means (pass 1)"
 	MechMeans2  = "gene means (pass 2, about pass 1)"
 	MechSpread  = "gene spreads"
-	// The fresh release of the kept genes' statistics (select=refloor).
-	MechKeptMeans  = "kept genes' means (pass 1)"
-	MechKeptMeans2 = "kept genes' means (pass 2)"
-	MechKeptSpread = "kept genes' spreads"
-	MechPCA        = "Analyze-Gauss covariance"
-	MechSeed       = "k-means seeding histogram"
-	MechSums       = "k-means cluster sums"
-	MechCounts     = "k-means cluster counts"
+	MechPCA     = "Analyze-Gauss covariance"
+	MechSeed    = "k-means seeding histogram"
+	MechSums    = "k-means cluster sums"
+	MechCounts  = "k-means cluster counts"
 )
 
 // Per-gene clip bounds of the private gene statistics, in log1p(CP10k)
@@ -85,19 +81,12 @@ type Plan struct {
 	R      float64
 	// Noise standard deviations.
 	Rank, Count, Mean, Mean2, Spread float64
-	// KeptMean, KeptMean2 and KeptSpread are the noise of the fresh
-	// release of the kept genes' statistics (SelectRefloor; 0 otherwise:
-	// the pool's are used).
-	KeptMean, KeptMean2, KeptSpread float64
-	// Rerelease is whether the kept genes' statistics are released again
-	// (SelectRefloor), with the sensitivities of H genes.
-	Rerelease    bool
-	PCA          float64 // of a diagonal entry; off-diagonal ones get PCA/√2
-	Seed         float64 // of each bin of the seeding histogram
-	Sums, Counts float64 // per Lloyd round
-	T            int
-	PrivatePrep  bool
-	km           float64 // μ² share of one Lloyd round
+	PCA                              float64 // of a diagonal entry; off-diagonal ones get PCA/√2
+	Seed                             float64 // of each bin of the seeding histogram
+	Sums, Counts                     float64 // per Lloyd round
+	T                                int
+	PrivatePrep                      bool
+	km                               float64 // μ² share of one Lloyd round
 }
 
 // muOf returns the GDP μ of (ε, δ), a hair below so that rounding in the
@@ -138,17 +127,6 @@ func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Pla
 		pl.Mean = sigma(meanClipPerGene*sh, ShareMeans/2)
 		pl.Mean2 = sigma(meanClipPerGene*sh, ShareMeans/2)
 		pl.Spread = sigma(spreadClipPerGene*sh, ShareSpread)
-		if o.Select == SelectRefloor {
-			// Half of each share to the pool, half to the kept genes.
-			hh := math.Sqrt(float64(h))
-			pl.Rerelease = true
-			pl.Mean = sigma(meanClipPerGene*sh, ShareMeans/4)
-			pl.Mean2 = sigma(meanClipPerGene*sh, ShareMeans/4)
-			pl.Spread = sigma(spreadClipPerGene*sh, ShareSpread/2)
-			pl.KeptMean = sigma(meanClipPerGene*hh, ShareMeans/4)
-			pl.KeptMean2 = sigma(meanClipPerGene*hh, ShareMeans/4)
-			pl.KeptSpread = sigma(spreadClipPerGene*hh, ShareSpread/2)
-		}
 	}
 	pl.PCA = sigma(R*R, o.Split)
 	if o.Init == InitHistogram {
@@ -207,10 +185,6 @@ func (pl Plan) Mechanisms() []Mechanism {
 		sh := math.Sqrt(float64(pl.pool()))
 		ms = append(ms, Mechanism{MechRanking, 1, pl.Rank, 1}, Mechanism{MechCount, 1, pl.Count, 1},
 			Mechanism{MechMeans, meanClipPerGene * sh, pl.Mean, 1}, Mechanism{MechMeans2, meanClipPerGene * sh, pl.Mean2, 1}, Mechanism{MechSpread, spreadClipPerGene * sh, pl.Spread, 1})
-		if pl.Rerelease {
-			hh := math.Sqrt(float64(pl.H))
-			ms = append(ms, Mechanism{MechKeptMeans, meanClipPerGene * hh, pl.KeptMean, 1}, Mechanism{MechKeptMeans2, meanClipPerGene * hh, pl.KeptMean2, 1}, Mechanism{MechKeptSpread, spreadClipPerGene * hh, pl.KeptSpread, 1})
-		}
 	}
 	ms = append(ms, Mechanism{MechPCA, pl.R * pl.R, pl.PCA, 1})
 	if pl.Seed > 0 {

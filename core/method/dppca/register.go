@@ -18,7 +18,7 @@ var optionSpecs = []core.OptionSpec{
 	{Key: "prep", Kind: core.KindChoice, Default: string(PrepPrivate), Choices: []string{string(PrepPrivate), string(PrepPublic)}, Doc: "per-gene preprocessing statistics released with noise (private) or taken as public (an assumption)"},
 	{Key: "init", Kind: core.KindChoice, Default: string(InitHistogram), Choices: []string{string(InitHistogram), string(InitPCAGaussian), string(InitRandomBall), string(InitKMeansPlusPlus)}, Doc: "k-means initialisation; kmeans++ reads private rows without noise (no guarantee)"},
 	{Key: "k", Kind: core.KindInt, Min: 0, Max: math.Inf(1), Doc: "clusters K (0 or absent: the number of classes of the labels)"},
-	{Key: "select", Kind: core.KindChoice, Default: string(SelectMean), Choices: []string{string(SelectMean), string(SelectSpread), string(SelectExcess), string(SelectSwitch)}, Doc: "private gene choice: largest mean (default), largest spread within mean bins among 4h candidates (spread), largest spread above the median of like-mean candidates among 4h (excess), or mean unless the other candidates hold more such excess (switch)"},
+	{Key: "select", Kind: core.KindChoice, Default: string(SelectMean), Choices: []string{string(SelectMean), string(SelectSpread), string(SelectExcess), string(SelectFloor)}, Doc: "private gene choice: largest mean (default), largest spread within mean bins among 4h candidates (spread), largest spread above the median of like-mean candidates among 4h (excess), or excess among candidates of mean log1p(CP10k) ≥ 1 (floor)"},
 	{Key: "over", Kind: core.KindString, Default: "auto", Doc: "over-clustering: auto (2·K centres for the first T/2 rounds, merged into K, when the released statistics say their centres stay precise; else none) or a factor 1..10"},
 }
 

@@ -142,44 +142,9 @@ func TestSelectExcessPlan(t *testing.T) {
 	}
 }
 
-// TestSwitchKeep: SelectSwitch keeps the first h candidates when they hold
-// at least as much positive excess spread as the rest, and the h of
-// largest excess when the rest hold more.
-func TestSwitchKeep(t *testing.T) {
-	const g, h = 40, 10
-	mean, spread := make([]float64, g), make([]float64, g)
-	for j := range g {
-		mean[j] = float64(g - j) // the ranking order: decreasing mean
-		spread[j] = 0.3
-	}
-	// Two genes of large excess among the first h, one among the rest:
-	// the first h hold more (0.5+0.5 over 10 against 0.5 over 30).
-	spread[2], spread[7], spread[25] = 0.8, 0.8, 0.8
-	keep := switchKeep(mean, spread, h)
-	for k, j := range keep {
-		if j != k {
-			t.Fatalf("first h hold more excess: keep = %v, want 0…%d", keep, h-1)
-		}
-	}
-	// A homogeneous first block (a housekeeping block) and markers among
-	// the rest: the h of largest excess, markers first.
-	spread[2], spread[7] = 0.3, 0.3
-	for _, j := range []int{14, 19, 25, 31} {
-		spread[j] = 0.9
-	}
-	keep = switchKeep(mean, spread, h)
-	if len(keep) != h || keep[0] != 14 || keep[1] != 19 || keep[2] != 25 || keep[3] != 31 {
-		t.Errorf("rest hold more excess: keep = %v, want 14, 19, 25, 31 first", keep)
-	}
-	if posMean(nil) != 0 || posMean([]float64{-1, 0.5, 1.5}) != 2.0/3 {
-		t.Errorf("posMean wrong: %g, %g", posMean(nil), posMean([]float64{-1, 0.5, 1.5}))
-	}
-}
-
-// TestFloorAndSigKeep: floorKeep ranks by excess only candidates at or
-// above the floor and fills from below it in ranking order; sigKeep
-// promotes only excess above its bar and fills in ranking order.
-func TestFloorAndSigKeep(t *testing.T) {
+// TestFloorKeep: floorKeep ranks by excess only candidates at or above the
+// floor and fills from below it in ranking order.
+func TestFloorKeep(t *testing.T) {
 	const g, h = 40, 4
 	mean, spread := make([]float64, g), make([]float64, g)
 	for j := range g {
@@ -193,38 +158,8 @@ func TestFloorAndSigKeep(t *testing.T) {
 	if want := []int{10, 5, 0, 1}; !slices.Equal(got, want) {
 		t.Errorf("floorKeep = %v, want %v", got, want)
 	}
-	// Only 10 has excess above 0.3: then the first in ranking order.
-	if got, want := sigKeep(mean, spread, h, 1, 0.3), []int{10, 0, 1, 2}; !slices.Equal(got, want) {
-		t.Errorf("sigKeep(bar 0.3) = %v, want %v", got, want)
-	}
-	// A bar above every excess: select=mean's genes.
-	if got, want := sigKeep(mean, spread, h, 1, 5), []int{0, 1, 2, 3}; !slices.Equal(got, want) {
-		t.Errorf("sigKeep(bar 5) = %v, want %v", got, want)
-	}
 	// A floor below every mean lets the low-mean markers in first.
 	if got, want := floorKeep(mean, spread, h, -1), []int{30, 35, 10, 5}; !slices.Equal(got, want) {
 		t.Errorf("floorKeep(floor -1) = %v, want %v", got, want)
-	}
-}
-
-// TestSelectRefloorPlan: select=refloor releases the pool's statistics
-// (sensitivities of 4h genes) and the kept genes' again (of h genes), and
-// still composes to the target ε.
-func TestSelectRefloorPlan(t *testing.T) {
-	o := mustParse(t, map[string]string{"select": "refloor"})
-	pl, err := NewPlan(true, 4, 1e-5, o, 100, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sens := map[string]float64{}
-	for _, m := range pl.Mechanisms() {
-		sens[m.Name] = m.Sens
-	}
-	if !pl.Rerelease || pl.Pool != 400 || math.Abs(sens[MechSpread]-20) > 1e-12 || math.Abs(sens[MechKeptSpread]-10) > 1e-12 || math.Abs(sens[MechKeptMeans]-20) > 1e-12 {
-		t.Errorf("refloor plan: rerelease %v pool %d sensitivities %v; want true, 400, spread 20, kept spread 10, kept means 20", pl.Rerelease, pl.Pool, sens)
-	}
-	got, err := EpsilonOf(ComposedMu(pl.Mechanisms()), 1e-5)
-	if err != nil || got > 4 || got < 4*(1-1e-9) {
-		t.Errorf("composed ε = %.12g, %v; want 4", got, err)
 	}
 }
