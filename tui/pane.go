@@ -105,6 +105,16 @@ type Config struct {
 	// Epochs presets the Run pane's epochs per stage (σ is solved for
 	// them). Zero keeps the default 10 and 10.
 	Epochs [2]int
+	// DataRoot is the data picker's root folder: the picker lists it and
+	// no path it offers escapes it (`dpscope serve --data-dir`).
+	DataRoot string
+	// StateDir is the folder the session saves to and exports to
+	// (`dpscope serve` gives each SSH session its own).
+	StateDir string
+	// Start, when set, replaces core.Start for every run the interface
+	// starts: `dpscope serve` passes its server-wide run queue, which may
+	// block until a worker is free or refuse a run (the error is shown).
+	Start func(ctx context.Context, cfg core.Config) (*core.Run, error)
 }
 
 // withDefaults fills the documented defaults.
@@ -120,6 +130,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Context == nil {
 		c.Context = context.Background()
+	}
+	if c.Start == nil {
+		c.Start = core.Start
 	}
 	if c.Seed == 0 {
 		c.Seed = 1

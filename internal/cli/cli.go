@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/dpscope/dpscope/internal/serve"
 )
 
 // Exit codes returned by Execute.
@@ -46,6 +48,11 @@ type Env struct {
 	// LaunchTUI starts the interactive screen on a loaded data set and
 	// returns when the user quits.
 	LaunchTUI func(ctx context.Context, data *Loaded) error
+	// ServeUI builds the interfaces `dpscope serve` gives its sessions,
+	// each opening on data.
+	ServeUI func(data *Loaded) serve.UI
+
+	remote *serve.ExecRequest // set for a remote command of `dpscope serve`
 
 	temps *tempDirs // unfinished --out folders, set by Execute
 }
@@ -217,6 +224,9 @@ func runE(f func(cmd *cobra.Command, args []string) error) func(*cobra.Command, 
 }
 
 func newRootCmd(env Env) *cobra.Command {
+	if env.remote != nil {
+		return newRemoteRootCmd(env)
+	}
 	var lf loadFlags
 	root := &cobra.Command{
 		Use:   "dpscope",
@@ -243,6 +253,6 @@ data set (or the one named by --data).`,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	lf.register(root, "builtin:default")
-	root.AddCommand(newVersionCmd(env), newDataCmd(env), newBudgetCmd(env), newRunCmd(env), newSweepCmd(env), newMethodsCmd(env))
+	root.AddCommand(newVersionCmd(env), newDataCmd(env), newBudgetCmd(env), newRunCmd(env), newSweepCmd(env), newMethodsCmd(env), newServeCmd(env))
 	return root
 }
