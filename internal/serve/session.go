@@ -22,6 +22,7 @@ import (
 type session struct {
 	srv    *Server
 	id     string
+	owner  string // the queue's owner: one per SSH session, even for one key
 	user   string
 	remote string
 	dir    string
@@ -34,6 +35,9 @@ type session struct {
 	// lastInput is when the user last typed (unix nanoseconds).
 	lastInput atomic.Int64
 }
+
+// sessionSeq numbers the sessions of the process.
+var sessionSeq atomic.Int64
 
 // sessionKey finds a session's record in its ssh.Context.
 type sessionKey struct{}
@@ -57,6 +61,7 @@ func (s *Server) open(sess ssh.Session) (*session, error) {
 	ctx, cancel := context.WithCancel(sess.Context())
 	se := &session{srv: s, id: sessionID(sess.PublicKey()), user: sess.User(), remote: sess.RemoteAddr().String(),
 		ctx: ctx, cancel: cancel, runs: map[*core.Run]struct{}{}}
+	se.owner = fmt.Sprintf("%s#%d", se.id, sessionSeq.Add(1))
 	se.lastInput.Store(time.Now().UnixNano())
 	se.dir = filepath.Join(s.cfg.StateDir, se.id)
 	if err := os.MkdirAll(se.dir, 0o700); err != nil {
@@ -123,7 +128,7 @@ func (se *session) admit(ctx context.Context, cfg *core.Config) (release func(),
 		se.srv.log.Info("run refused", "session", se.id, "err", err)
 		return nil, err
 	}
-	return se.srv.queue.Acquire(ctx, se.id, func(ahead int) {
+	return se.srv.queue.Acquire(ctx, se.owner, func(ahead int) {
 		if ahead == 0 {
 			se.notify("run queued: next in line for a worker")
 		} else {
