@@ -29,7 +29,7 @@ func (s *Server) programFor(sess ssh.Session) *tea.Program {
 		// Later options win: keys are read through the idle watch.
 		tea.WithInput(&inputWatch{r: sess, se: se}),
 	)
-	p := tea.NewProgram(m, opts...)
+	p := tea.NewProgram(guardModel{inner: m, log: s.log, id: se.id}, opts...)
 	se.mu.Lock()
 	se.program = p
 	se.mu.Unlock()

@@ -22,10 +22,10 @@ func acquired(q *Queue, ctx context.Context, owner string, place func(int)) chan
 	return ch
 }
 
-// waitFor polls cond for up to 5 s (a hang guard, not a timing).
+// waitFor polls cond for up to 60 s (a hang guard, not a timing).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
+	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
 		if cond() {
 			return
 		}

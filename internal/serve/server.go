@@ -143,6 +143,21 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	return nil
 }
 
+// openSessions counts the sessions still open.
+func (s *Server) openSessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sessions)
+}
+
+// queueBusy reports whether a run still holds a worker (one whose start
+// was loading its data when the drain began ends once it sees its
+// cancelled context).
+func (s *Server) queueBusy() bool {
+	r, _ := s.queue.Stats()
+	return r > 0
+}
+
 // drain stops the server within DrainTimeout.
 func (s *Server) drain() {
 	start := time.Now()
@@ -171,11 +186,13 @@ func (s *Server) drain() {
 	for _, se := range live {
 		se.cancel()
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), deadline.Add(-time.Second))
-	defer cancel()
-	if err := s.ssh.Shutdown(ctx); err != nil {
-		// Connections still open at the deadline are cut.
-		_ = s.ssh.Close()
+	// Wait for the sessions' handlers to return (their last words reach
+	// the users), then cut every connection: a client that keeps its
+	// connection open after its session ended holds nothing worth
+	// waiting for.
+	for time.Now().Before(deadline.Add(-time.Second)) && (s.openSessions() > 0 || s.queueBusy()) {
+		time.Sleep(10 * time.Millisecond)
 	}
+	_ = s.ssh.Close()
 	s.log.Info("stopped", "took", time.Since(start).Round(time.Millisecond).String())
 }
