@@ -113,7 +113,11 @@ func TestDrainStopsRunsAndTellsSessions(t *testing.T) {
 	if _, err := term.stdin.Write([]byte("s")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the run to start", func() bool { term.mu.Lock(); defer term.mu.Unlock(); return strings.Contains(string(term.out), "run started") })
+	waitFor(t, "the run to start", func() bool {
+		term.mu.Lock()
+		defer term.mu.Unlock()
+		return strings.Contains(string(term.out), "run started")
+	})
 	took := h.stop(t)
 	if took > DrainTimeout {
 		t.Errorf("drain took %v, more than %v", took, DrainTimeout)
