@@ -57,7 +57,7 @@ func (m stubModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m stubModel) View() tea.View { return tea.NewView("stub " + m.status) }
 
 // runCfg is a cheap valid run: dppca without noise on the built-in set.
-var runCfg = core.Config{Data: "builtin:default", Method: "dppca", Mode: core.ModeNonPrivate, Clip: 1, SampleRate: 1, Seed: 1}
+var runCfg = core.Config{Data: "builtin:default", Method: "dppca", Mode: core.ModeSound, Epsilon: 4, Delta: 1e-5, Clip: 1, SampleRate: 1, Seed: 1}
 
 // statusText is the stub's status message.
 type statusText string
