@@ -176,14 +176,14 @@ func TestServeRefusals(t *testing.T) {
 	s.Close()
 
 	paths := map[string]string{
-		"run --method dppca --data " + filepath.Join(r.outside, "secret.toml"): "outside",
-		"run --method dppca --data ../outside/secret.toml":                     "outside",
+		"run --method dppca --data " + filepath.Join(r.outside, "secret.toml"):  "outside",
+		"run --method dppca --data ../outside/secret.toml":                      "outside",
 		"run --method dppca --labels " + filepath.Join(r.outside, "labels.tsv"): "outside",
-		"run --config " + filepath.Join(r.outside, "secret.toml"):              "outside",
-		"run --config link.toml":                                               "outside", // a link out of data-dir
-		"run --config escape.toml":                                             "outside", // data named by a config inside
-		"run --method dppca --out /tmp/dpscope-escape":                         "outside",
-		"run --method dppca --out ../../outside/res":                           "outside",
+		"run --config " + filepath.Join(r.outside, "secret.toml"):               "outside",
+		"run --config link.toml":                       "outside", // a link out of data-dir
+		"run --config escape.toml":                     "outside", // data named by a config inside
+		"run --method dppca --out /tmp/dpscope-escape": "outside",
+		"run --method dppca --out ../../outside/res":   "outside",
 	}
 	for cmd, want := range paths {
 		out, code := remote(t, c, cmd)
