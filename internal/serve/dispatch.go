@@ -51,6 +51,9 @@ func (s *Server) dispatch(next ssh.Handler) ssh.Handler {
 			_ = sess.Exit(exitRefused)
 		default:
 			next(sess)
+			if why := se.ending.Load(); why != nil {
+				fmt.Fprintf(sess, "dpscope: session %s\r\n", *why)
+			}
 			s.log.Info("interface ended", "session", se.id, "took", time.Since(start).Round(time.Second).String())
 		}
 	}

@@ -127,6 +127,12 @@ func TestDrainStopsRunsAndTellsSessions(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the session was not closed by the drain")
 	}
+	term.mu.Lock()
+	screen := string(term.out)
+	term.mu.Unlock()
+	if !strings.Contains(screen, "session the server stopped") {
+		t.Errorf("the session was not told the server stopped: %q", screen[max(0, len(screen)-200):])
+	}
 	if r, w := h.srv.Queue().Stats(); r != 0 || w != 0 {
 		t.Errorf("after the drain %d runs running, %d waiting", r, w)
 	}
@@ -150,6 +156,12 @@ func TestIdleSessionEnds(t *testing.T) {
 	case <-term.ended:
 	case <-time.After(20 * time.Second):
 		t.Fatal("an idle session was not closed")
+	}
+	term.mu.Lock()
+	last := string(term.out)
+	term.mu.Unlock()
+	if !strings.Contains(last, "closed after 200ms without a key or a run") {
+		t.Errorf("the idle session was not told why it ended: %q", last[max(0, len(last)-200):])
 	}
 	if !strings.Contains(h.logs.String(), "idle session ended") {
 		t.Errorf("no idle line in the log:\n%s", h.logs.String())

@@ -22,6 +22,9 @@ func newLimiter(max int, window time.Duration) *limiter {
 	return &limiter{max: max, window: window, failures: map[string][]time.Time{}, now: time.Now}
 }
 
+// maxTracked is the size of the failure table past which it is swept.
+const maxTracked = 10000
+
 // hostOf is the address without its port: a client reconnecting from a new
 // port is the same client.
 func hostOf(addr net.Addr) string {
@@ -64,6 +67,13 @@ func (l *limiter) blocked(host string) bool {
 func (l *limiter) fail(host string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if len(l.failures) >= maxTracked {
+		// Many addresses failing (a scan): forget those whose failures
+		// left the window, so the table cannot grow without end.
+		for h := range l.failures {
+			l.recent(h)
+		}
+	}
 	fs := append(l.recent(host), l.now())
 	l.failures[host] = fs
 	return len(fs) >= l.max

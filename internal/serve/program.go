@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"fmt"
 	"io"
 	"time"
 
@@ -68,7 +69,7 @@ func (s *Server) watchIdle(se *session) {
 			idle := now.Sub(time.Unix(0, se.lastInput.Load()))
 			if idle >= s.cfg.IdleTimeout {
 				s.log.Info("idle session ended", "session", se.id, "idle", idle.Round(time.Second).String())
-				se.cancel()
+				se.end(fmt.Sprintf("closed after %v without a key or a run", s.cfg.IdleTimeout))
 				return
 			}
 		}

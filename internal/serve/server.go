@@ -79,6 +79,11 @@ func New(cfg Config) (*Server, error) {
 		wish.WithMiddleware(bm.MiddlewareWithProgramHandler(s.programFor), s.dispatch),
 		func(srv *ssh.Server) error {
 			srv.HandshakeTimeout = handshakeTimeout
+			// A connection silent both ways for twice the interface's idle
+			// time holds nothing (a session with a run or a queued one
+			// draws or is told its place): cut it, and a client that
+			// opens no session at all with it.
+			srv.IdleTimeout = 2 * cfg.IdleTimeout
 			// Only "shell" (the interface) and "exec" (run, budget) are
 			// served; a subsystem is refused before any handler runs.
 			srv.SessionRequestCallback = func(_ ssh.Session, kind string) bool { return kind == "shell" || kind == "exec" }
@@ -184,7 +189,7 @@ func (s *Server) drain() {
 	}
 	wg.Wait()
 	for _, se := range live {
-		se.cancel()
+		se.end("the server stopped")
 	}
 	// Wait for the sessions' handlers to return (their last words reach
 	// the users), then cut every connection: a client that keeps its

@@ -34,6 +34,14 @@ type session struct {
 	runs    map[*core.Run]struct{}
 	// lastInput is when the user last typed (unix nanoseconds).
 	lastInput atomic.Int64
+	// ending says why the server ended the session, for its last line.
+	ending atomic.Pointer[string]
+}
+
+// end ends se and records why, for the user's last line.
+func (se *session) end(why string) {
+	se.ending.CompareAndSwap(nil, &why)
+	se.cancel()
 }
 
 // sessionSeq numbers the sessions of the process.
