@@ -99,6 +99,9 @@ func (sf *serveFlags) run(cmd *cobra.Command, env Env) error {
 	// The first data set is read like any session's: built-in, or inside
 	// --data-dir.
 	if !strings.HasPrefix(sf.load.data, "builtin:") {
+		if c.DataDir == "" {
+			return usagef("--data %s: sessions read data only from --data-dir, which is not given (or name a built-in set)", sf.load.data)
+		}
 		real, err := serve.Confine(c.DataDir, sf.load.data)
 		if err != nil {
 			return usagef("--data: %v (it must be built-in or inside --data-dir)", err)
