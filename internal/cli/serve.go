@@ -83,9 +83,6 @@ func (sf *serveFlags) run(cmd *cobra.Command, env Env) error {
 	if c.AuthorizedKeys == "" && c.PassphraseFile == "" {
 		return usagef("give --authorized-keys FILE, --passphrase-file FILE or both: dpscope serve does not open to anyone")
 	}
-	if env.ServeUI == nil {
-		return errors.New("this build has no interface to serve")
-	}
 	if c.StateDir == "" {
 		dir, err := os.UserConfigDir()
 		if err != nil {
@@ -119,6 +116,9 @@ func (sf *serveFlags) run(cmd *cobra.Command, env Env) error {
 	data, err := sf.load.load(cmd)
 	if err != nil {
 		return err
+	}
+	if env.ServeUI == nil {
+		return errors.New("this build has no interface to serve")
 	}
 	c.UI = env.ServeUI(data)
 	c.Exec = remoteExec

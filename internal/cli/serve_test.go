@@ -236,3 +236,40 @@ func TestServeRemoteCommands(t *testing.T) {
 		t.Errorf("summary.json of the run: %v, want one in the session's folder", matches)
 	}
 }
+
+// TestServeFlags: `dpscope serve` refuses to start open to anyone, or with
+// limits or a first data set it cannot honour, naming the flag.
+func TestServeFlags(t *testing.T) {
+	dir := t.TempDir()
+	pass := filepath.Join(dir, "pass")
+	if err := os.WriteFile(pass, []byte(remotePassphrase+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"serve", "--state-dir", filepath.Join(dir, "state"), "--host-key", filepath.Join(dir, "hk"), "--addr", "127.0.0.1:0"}
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{nil, ExitUsage, "does not open to anyone"},
+		{[]string{"--passphrase-file", pass, "--max-runs", "0"}, ExitUsage, "--max-runs is 0"},
+		{[]string{"--passphrase-file", pass, "--max-cells", "-1"}, ExitUsage, "--max-cells is -1"},
+		{[]string{"--passphrase-file", pass, "--idle-timeout", "0s"}, ExitUsage, "--idle-timeout"},
+		{[]string{"--passphrase-file", pass, "--data", "/etc/passwd"}, ExitUsage, "--data-dir, which is not given"},
+		{[]string{"--passphrase-file", pass, "--data-dir", dir, "--data", "/etc/passwd"}, ExitUsage, "outside"},
+		{[]string{"--passphrase-file", pass, "--log-format", "xml"}, ExitUsage, "--log-format"},
+		{[]string{"--passphrase-file", filepath.Join(dir, "missing")}, ExitRuntime, "--passphrase-file"},
+		{[]string{"--authorized-keys", pass}, ExitRuntime, "not an authorized key"},
+	}
+	for _, tc := range tests {
+		var out, errOut strings.Builder
+		env := Env{Stdout: &out, Stderr: &errOut, ServeUI: func(*Loaded) serve.UI {
+			return serve.UI{NewModel: func(serve.Session) tea.Model { return blankModel{} }}
+		}}
+		code := Execute(context.Background(), append(append([]string{}, base...), tc.args...), env)
+		stderr := errOut.String()
+		if code != tc.code || !strings.Contains(stderr, tc.msg) {
+			t.Errorf("serve %v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, tc.code, tc.msg)
+		}
+	}
+}
