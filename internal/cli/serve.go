@@ -40,7 +40,9 @@ locked out for ten minutes.
 
 What a session may touch: data sets from --data-dir (and the built-in ones),
 with every path resolved, links included, and refused outside it; it writes
-only into its own folder under --state-dir. Runs share --workers workers in
+only into its own folder under --state-dir, which --allow-scp lets it
+download, read-only (scp -P 2222 HOST:FILE .; a passphrase session logs in
+with its folder's name as the user, shown in its interface). Runs share --workers workers in
 one queue; each session may have --max-runs queued or running, on data sets
 of at most --max-cells cells. SIGTERM stops runs, tells the sessions and
 exits within 10 s.`,
@@ -63,6 +65,7 @@ exits within 10 s.`,
 	f.IntVar(&c.MaxRuns, "max-runs", 2, "runs one session may have queued or running")
 	f.IntVar(&c.MaxCells, "max-cells", 50000, "refuse data sets with more cells than this")
 	f.DurationVar(&c.IdleTimeout, "idle-timeout", 30*time.Minute, "end an interface with no keystroke and no run for this long")
+	f.BoolVar(&c.AllowSFTP, "allow-scp", false, "let each session download its own folder read-only with scp or sftp (the SFTP subsystem)")
 	f.StringVar(&sf.logFormat, "log-format", "text", "log to standard error as text or json")
 	sf.load.register(cmd, "builtin:default")
 	return cmd

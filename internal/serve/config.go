@@ -54,6 +54,9 @@ type Config struct {
 	// minutes when zero.
 	MaxFailures int
 	FailWindow  time.Duration
+	// AllowSFTP serves each session's own folder read-only over SFTP
+	// (`scp -P PORT HOST:file .`, `sftp`), for downloading exports.
+	AllowSFTP bool
 	// Logger receives the structured log; slog.Default() when nil.
 	Logger *slog.Logger
 	// UI builds the sessions' interfaces; its NewModel is required.

@@ -216,9 +216,24 @@ func (t *terminal) waitOutput(d time.Duration) bool {
 	}
 }
 
+// settle waits until no output arrived for quiet, or max passed, so that
+// the tail of an earlier frame is not taken for the answer to a key.
+func (t *terminal) settle(quiet, max time.Duration) {
+	end := time.Now().Add(max)
+	for time.Now().Before(end) {
+		select {
+		case <-t.got:
+		case <-time.After(quiet):
+			return
+		}
+	}
+}
+
 // keyToFrame sends key and returns how long the first output after it took
-// to arrive (the frame that answers it, or the next frame of a run).
+// to arrive: the frame that answers it, or, while a run draws, possibly the
+// run's next frame (at most a frame interval, 1/15 s, later than the key).
 func (t *terminal) keyToFrame(key string) (time.Duration, error) {
+	t.settle(50*time.Millisecond, time.Second)
 	// Forget output that arrived before the key.
 	select {
 	case <-t.got:

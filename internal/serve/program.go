@@ -3,6 +3,7 @@ package serve
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -35,6 +36,7 @@ func (s *Server) programFor(sess ssh.Session) *tea.Program {
 	se.program = p
 	se.mu.Unlock()
 	go s.watchIdle(se)
+	se.notify(s.folderNote(se))
 	return p
 }
 
@@ -74,4 +76,16 @@ func (s *Server) watchIdle(se *session) {
 			}
 		}
 	}
+}
+
+// folderNote tells a session where its files are and how to fetch them.
+func (s *Server) folderNote(se *session) string {
+	user := ""
+	if strings.HasPrefix(se.id, "pass-") {
+		user = se.id + "@"
+	}
+	if !s.cfg.AllowSFTP {
+		return "your files: folder " + se.id + " on the server"
+	}
+	return fmt.Sprintf("your files: scp -P %s '%sHOST:FILE' .  (or sftp -P %s %sHOST)", s.port(), user, s.port(), user)
 }

@@ -34,6 +34,7 @@ type Server struct {
 	limit   *limiter
 
 	mu       sync.Mutex
+	addr     net.Addr // the listener's, once serving
 	sessions map[*session]struct{}
 	draining bool
 }
@@ -84,14 +85,20 @@ func New(cfg Config) (*Server, error) {
 			// draws or is told its place): cut it, and a client that
 			// opens no session at all with it.
 			srv.IdleTimeout = 2 * cfg.IdleTimeout
-			// Only "shell" (the interface) and "exec" (run, budget) are
-			// served; a subsystem is refused before any handler runs.
-			srv.SessionRequestCallback = func(_ ssh.Session, kind string) bool { return kind == "shell" || kind == "exec" }
+			// Only "shell" (the interface), "exec" (run, budget) and, with
+			// AllowSFTP, the read-only "sftp" subsystem are served; any other
+			// subsystem is refused before a handler runs.
+			srv.SessionRequestCallback = func(sess ssh.Session, kind string) bool {
+				return kind == "shell" || kind == "exec" || (kind == "subsystem" && cfg.AllowSFTP && sess.Subsystem() == "sftp")
+			}
 			// No forwarding of any kind: nil callbacks deny, and only the
 			// "session" channel type is handled (direct-tcpip is refused).
 			srv.LocalPortForwardingCallback = nil
 			srv.ReversePortForwardingCallback = nil
 			srv.SubsystemHandlers = map[string]ssh.SubsystemHandler{}
+			if cfg.AllowSFTP {
+				srv.SubsystemHandlers["sftp"] = s.sftpHandler
+			}
 			srv.ConnectionFailedCallback = func(c net.Conn, err error) {
 				s.log.Info("connection failed", "remote", c.RemoteAddr().String(), "err", err)
 			}
@@ -133,6 +140,9 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	s.log.Info("serving", "addr", l.Addr().String(), "host_key", gossh.FingerprintSHA256(s.hostKey),
 		"workers", s.cfg.Workers, "max_runs", s.cfg.MaxRuns, "max_cells", s.cfg.MaxCells,
 		"data_dir", s.cfg.DataDir, "state_dir", s.cfg.StateDir)
+	s.mu.Lock()
+	s.addr = l.Addr()
+	s.mu.Unlock()
 	errc := make(chan error, 1)
 	go func() { errc <- s.ssh.Serve(l) }()
 	select {
@@ -146,6 +156,20 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	s.drain()
 	<-errc
 	return nil
+}
+
+// port is the port the server listens on ("2222" before Serve).
+func (s *Server) port() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.addr == nil {
+		return "2222"
+	}
+	_, p, err := net.SplitHostPort(s.addr.String())
+	if err != nil {
+		return "2222"
+	}
+	return p
 }
 
 // openSessions counts the sessions still open.

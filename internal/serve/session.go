@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,11 +64,35 @@ func sessionID(key ssh.PublicKey) string {
 	return "pass-" + hex.EncodeToString(b[:])
 }
 
+// isPassID reports whether user has the form of a passphrase session's
+// folder name: "pass-" and 16 lowercase hexadecimal digits.
+func isPassID(user string) bool {
+	hexPart, ok := strings.CutPrefix(user, "pass-")
+	if !ok || len(hexPart) != 16 {
+		return false
+	}
+	for _, c := range hexPart {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // open records sess and creates its folder (0700). It fails when the server
 // is draining or the folder cannot be made.
 func (s *Server) open(sess ssh.Session) (*session, error) {
 	ctx, cancel := context.WithCancel(sess.Context())
-	se := &session{srv: s, id: sessionID(sess.PublicKey()), user: sess.User(), remote: sess.RemoteAddr().String(),
+	id := sessionID(sess.PublicKey())
+	if sess.PublicKey() == nil && isPassID(sess.User()) {
+		// A passphrase login that names its earlier session's folder as
+		// the user (the folder's name is shown in that session, and is
+		// 64 random bits) finds it again: how its exports are fetched.
+		if info, err := os.Stat(filepath.Join(s.cfg.StateDir, sess.User())); err == nil && info.IsDir() {
+			id = sess.User()
+		}
+	}
+	se := &session{srv: s, id: id, user: sess.User(), remote: sess.RemoteAddr().String(),
 		ctx: ctx, cancel: cancel, runs: map[*core.Run]struct{}{}}
 	se.owner = fmt.Sprintf("%s#%d", se.id, sessionSeq.Add(1))
 	se.lastInput.Store(time.Now().UnixNano())
