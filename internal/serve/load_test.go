@@ -103,7 +103,7 @@ type loadResult struct {
 	latencies   []time.Duration // all keys
 	idle        []time.Duration // keys before the runs
 	busy        []time.Duration // keys while the runs go
-	heapPerSess float64 // bytes of heap in use per open session
+	heapPerSess float64         // bytes of heap in use per open session
 }
 
 func (r loadResult) p95() time.Duration { return p95(r.latencies) }
