@@ -16,6 +16,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	gossh "golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/agent"
 
 	_ "github.com/dpscope/dpscope/core/method/dppca" // the cheap method of the remote run
 	"github.com/dpscope/dpscope/internal/serve"
@@ -139,7 +140,8 @@ func remote(t *testing.T, c *gossh.Client, cmd string) (string, int) {
 
 // TestServeRefusals checks every refusal of issue 20: a wrong key, a wrong
 // passphrase (and the lock-out after repeated ones), a command that is not
-// run or budget, port forwarding both ways, a subsystem, and every path
+// run or budget, port forwarding both ways, agent forwarding, a subsystem
+// (sftp without --allow-scp), and every path
 // flag that leads outside the data folder or the session's folder.
 func TestServeRefusals(t *testing.T) {
 	r := startRemote(t)
@@ -172,6 +174,14 @@ func TestServeRefusals(t *testing.T) {
 	}
 	if err := s.RequestSubsystem("sftp"); err == nil {
 		t.Error("the sftp subsystem was served")
+	}
+	s.Close()
+	s, err = c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := agent.RequestAgentForwarding(s); err == nil {
+		t.Error("agent forwarding was accepted")
 	}
 	s.Close()
 

@@ -95,6 +95,7 @@ func New(cfg Config) (*Server, error) {
 			// "session" channel type is handled (direct-tcpip is refused).
 			srv.LocalPortForwardingCallback = nil
 			srv.ReversePortForwardingCallback = nil
+			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": sessionWithoutAgent}
 			srv.SubsystemHandlers = map[string]ssh.SubsystemHandler{}
 			if cfg.AllowSFTP {
 				srv.SubsystemHandlers["sftp"] = s.sftpHandler
