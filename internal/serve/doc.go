@@ -5,7 +5,8 @@
 // Every SSH session gets its own interface (its own model, sized to its
 // terminal, in its colour profile, resized with it) or runs one of the two
 // commands allowed remotely (`run`, `budget`); nothing else is served: no
-// shell, no other command, no port or agent forwarding, no subsystem. Who
+// shell, no other command, no port or agent forwarding, no subsystem but,
+// when allowed, a read-only SFTP view of the session's folder (sftp.go). Who
 // gets in is decided by an authorized_keys file and/or a workshop
 // passphrase (auth.go); what a session may read is confined to the data
 // folder and what it writes to its own folder under the state folder
