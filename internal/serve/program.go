@@ -24,7 +24,6 @@ func (s *Server) programFor(sess ssh.Session) *tea.Program {
 		return nil
 	}
 	opts := append(bm.MakeOptions(sess),
-		tea.WithContext(se.ctx),
 		// The server handles its own signals; a session's program must
 		// not react to the server's SIGTERM or SIGINT.
 		tea.WithoutSignalHandler(),
@@ -35,6 +34,12 @@ func (s *Server) programFor(sess ssh.Session) *tea.Program {
 	se.mu.Lock()
 	se.program = p
 	se.mu.Unlock()
+	// The session's end (idle, drain) quits the program the way a user
+	// does: the terminal is restored and Run returns without an error.
+	go func() {
+		<-se.ctx.Done()
+		p.Quit()
+	}()
 	go s.watchIdle(se)
 	se.notify(s.folderNote(se))
 	return p
