@@ -307,3 +307,60 @@ func BenchmarkSessions(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSessionsBare is BenchmarkSessions with a one-line interface and
+// no runs: what the SSH server and Bubble Tea cost per session, apart from
+// dpscope's panes. Each session types 10 keys, each redrawing the line.
+func BenchmarkSessionsBare(b *testing.B) {
+	for _, n := range []int{20, 40} {
+		b.Run(fmt.Sprintf("sessions=%d", n), func(b *testing.B) {
+			var lat []time.Duration
+			var heap float64
+			for b.Loop() {
+				h := startHarness(b, func(c *Config) { c.UI = stubUI() })
+				runtime.GC()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				terms := make([]*terminal, n)
+				for i := range terms {
+					c, err := h.dial(gossh.Password(testPassphrase))
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.Cleanup(func() { c.Close() })
+					if terms[i], err = openTerminal(c, 100, 30); err != nil {
+						b.Fatal(err)
+					}
+					terms[i].waitOutput(10 * time.Second)
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				heap = (float64(after.HeapInuse) - float64(before.HeapInuse)) / float64(n)
+				var mu sync.Mutex
+				var wg sync.WaitGroup
+				lat = lat[:0]
+				for _, t := range terms {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for _, k := range "abcdefghij" {
+							d, err := t.keyToFrame(string(k))
+							if err != nil {
+								b.Error(err)
+								return
+							}
+							mu.Lock()
+							lat = append(lat, d)
+							mu.Unlock()
+						}
+					}()
+				}
+				wg.Wait()
+				h.stop(b)
+			}
+			b.ReportMetric(float64(n), "sessions")
+			b.ReportMetric(heap/1024, "KiB/session")
+			b.ReportMetric(float64(p95(lat).Microseconds())/1000, "p95-key→frame-ms")
+		})
+	}
+}
