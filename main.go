@@ -23,6 +23,7 @@ import (
 	_ "github.com/dpscope/dpscope/core/method/sounddcan" // registers dcan-sound
 	"github.com/dpscope/dpscope/core/safe"
 	"github.com/dpscope/dpscope/internal/cli"
+	"github.com/dpscope/dpscope/internal/serve"
 	"github.com/dpscope/dpscope/tui"
 )
 
@@ -48,7 +49,7 @@ func main() {
 	// EPIPE error instead of killing the process at once, so that a run
 	// stops cleanly, commits its --out folder as stopped and exits 141.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	code := cli.Execute(ctx, os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, LaunchTUI: launchTUI})
+	code := cli.Execute(ctx, os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, LaunchTUI: launchTUI, ServeUI: serveUI})
 	stop()
 	os.Exit(code)
 }
@@ -94,4 +95,28 @@ func runTUI(ctx context.Context, data *cli.Loaded) error {
 	})
 	_, err = tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	return err
+}
+
+// serveUI gives each SSH session of `dpscope serve` its own interface on
+// data, confined to the session's folders and starting runs through the
+// server's queue.
+func serveUI(data *cli.Loaded) serve.UI {
+	backend := "gonum"
+	if b, err := compute.Init(); err == nil {
+		backend = fmt.Sprintf("%s, %d threads", b.Name, b.Threads)
+	}
+	summary := data.Summary()
+	return serve.UI{
+		NewModel: func(s serve.Session) tea.Model {
+			return tui.New(tui.Config{
+				Summary: summary, Backend: backend, Context: s.Context,
+				Data:   data.Config.Data,
+				Labels: data.Config.Labels, Orientation: data.Config.Orientation, Preprocess: data.Config.Preprocess,
+				LabelsColumn: data.Config.LabelsColumn, UseRaw: data.Config.UseRaw,
+				DataRoot: s.DataRoot, StateDir: s.StateDir, ExportDir: s.StateDir,
+				Start: s.Start, Version: cli.BuildVersion(),
+			})
+		},
+		StatusMsg: func(text string) tea.Msg { return tui.StatusMsg{Text: text} },
+	}
 }

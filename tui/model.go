@@ -316,7 +316,7 @@ func (m *Model) startRun(cfg core.Config) tea.Cmd {
 	m.c.RunID++
 	m.c.RunState = RunStarting
 	m.status, m.errored = fmt.Sprintf("starting run %d…", m.c.RunID), false
-	return startRunCmd(m.c.Config.Context, m.c.RunID, cfg)
+	return startRunCmd(m.c.Config.Start, m.c.Config.Context, m.c.RunID, cfg)
 }
 
 func (m *Model) runStarted(msg runHandleMsg) tea.Cmd {

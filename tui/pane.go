@@ -122,6 +122,10 @@ type Config struct {
 	// Epochs presets the Run pane's epochs per stage (σ is solved for
 	// them). Zero keeps core.DefaultEpochs, as `dpscope run` does.
 	Epochs [2]int
+	// Start, when set, replaces core.Start for every run the interface
+	// starts: `dpscope serve` passes its server-wide run queue, which may
+	// block until a worker is free or refuse a run (the error is shown).
+	Start func(ctx context.Context, cfg core.Config) (*core.Run, error)
 }
 
 // withDefaults fills the documented defaults.
@@ -146,6 +150,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Context == nil {
 		c.Context = context.Background()
+	}
+	if c.Start == nil {
+		c.Start = core.Start
 	}
 	if c.Seed == 0 {
 		c.Seed = core.DefaultSeed

@@ -24,10 +24,10 @@ type runHandleMsg struct {
 }
 
 // startRunCmd starts a run in a command: a method's factory may load data.
-// It captures copies only.
-func startRunCmd(ctx context.Context, id int, cfg core.Config) tea.Cmd {
+// It captures copies only; start is core.Start or Config.Start.
+func startRunCmd(start func(context.Context, core.Config) (*core.Run, error), ctx context.Context, id int, cfg core.Config) tea.Cmd {
 	return func() tea.Msg {
-		run, err := core.Start(ctx, cfg)
+		run, err := start(ctx, cfg)
 		return runHandleMsg{id: id, cfg: cfg, run: run, err: err}
 	}
 }

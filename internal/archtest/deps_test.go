@@ -80,6 +80,11 @@ func TestDependencyDirection(t *testing.T) {
 			},
 		},
 		{
+			desc:      "internal/serve depends on no method package and not on tui",
+			pattern:   module + "/internal/serve",
+			forbidden: func(d string) bool { return methodSide(d) || strings.HasPrefix(d, module+"/tui") },
+		},
+		{
 			desc:    "assets is a leaf",
 			pattern: module + "/assets",
 			forbidden: func(d string) bool {
@@ -105,8 +110,10 @@ func TestDependencyDirection(t *testing.T) {
 // core.Start), core/reference (the B1 line) and core/safe (a panic turned
 // into an error) serve every method alike and know none by name.
 // internal/plot and internal/report draw figures and write reports from
-// plain values; they import none of ours (checked below).
-var faceImports = []string{"core", "accountant", "datasets", "assets", "core/compute", "core/sweep", "core/reference", "core/safe", "internal/plot", "internal/report"}
+// plain values; they import none of ours (checked below). internal/serve is
+// `dpscope serve`'s SSH server, which internal/cli wires: it is a face
+// itself (checked below) and knows no method either.
+var faceImports = []string{"core", "accountant", "datasets", "assets", "core/compute", "core/sweep", "core/reference", "core/safe", "internal/plot", "internal/report", "internal/serve"}
 
 // serviceSide are the packages under core/ that the faces may depend on,
 // directly or not: the contract's services and the shared algorithms they
@@ -124,7 +131,7 @@ func methodSide(d string) bool {
 // TestFacesImportOnlyTheEngineContract is the farm-style check of issue 15:
 // every import of ours in tui/... and internal/cli names an allowed package.
 func TestFacesImportOnlyTheEngineContract(t *testing.T) {
-	for _, pattern := range []string{module + "/tui/...", module + "/internal/cli"} {
+	for _, pattern := range []string{module + "/tui/...", module + "/internal/cli", module + "/internal/serve"} {
 		out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}:{{join .Imports " "}}`, pattern).Output()
 		if err != nil {
 			t.Fatalf("go list %s: %v", pattern, err)

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/dpscope/dpscope/internal/serve"
 )
 
 // Exit codes returned by Execute.
@@ -47,6 +49,11 @@ type Env struct {
 	// LaunchTUI starts the interactive screen on a loaded data set and
 	// returns when the user quits.
 	LaunchTUI func(ctx context.Context, data *Loaded) error
+	// ServeUI builds the interfaces `dpscope serve` gives its sessions,
+	// each opening on data.
+	ServeUI func(data *Loaded) serve.UI
+
+	remote *serve.ExecRequest // set for a remote command of `dpscope serve`
 
 	temps *tempDirs // unfinished --out folders, set by Execute
 }
@@ -218,6 +225,9 @@ func runE(f func(cmd *cobra.Command, args []string) error) func(*cobra.Command, 
 }
 
 func newRootCmd(env Env) *cobra.Command {
+	if env.remote != nil {
+		return newRemoteRootCmd(env)
+	}
 	var lf loadFlags
 	var sessionFile string
 	root := &cobra.Command{
@@ -253,6 +263,6 @@ dir ($XDG_DATA_HOME/dpscope/sessions).`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	lf.register(root, "builtin:default")
 	root.Flags().StringVar(&sessionFile, "session", "", "reopen the session saved in FILE (or start one that saves there)")
-	root.AddCommand(newVersionCmd(env), newDataCmd(env), newBudgetCmd(env), newRunCmd(env), newSweepCmd(env), newMethodsCmd(env), newPlotCmd(env), newReportCmd(env), newAuditCmd(env))
+	root.AddCommand(newVersionCmd(env), newDataCmd(env), newBudgetCmd(env), newRunCmd(env), newSweepCmd(env), newMethodsCmd(env), newPlotCmd(env), newReportCmd(env), newAuditCmd(env), newServeCmd(env))
 	return root
 }
