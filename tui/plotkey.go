@@ -84,7 +84,8 @@ func (p *curvePane) figureCmd() tea.Cmd {
 	dir := p.c.Config.ExportDir
 	name := figureStem + "-" + strings.ToLower(t.Metric)
 	return func() tea.Msg {
-		paths, err := writeFigureFiles(pl, dir, name)
+		size, _ := plot.SizeFor("column", 0.75)
+		paths, err := writeFigure(plot.Figure{Panels: [][]*gplot.Plot{{pl}}, Size: size}, dir, name)
 		if err != nil {
 			return ErrorMsg{fmt.Errorf("figure: %w", err)}
 		}
@@ -92,10 +93,8 @@ func (p *curvePane) figureCmd() tea.Cmd {
 	}
 }
 
-// writeFigureFiles writes one plot at column width in every format.
-func writeFigureFiles(pl *gplot.Plot, dir, name string) ([]string, error) {
-	size, _ := plot.SizeFor("column", 0.75)
-	fig := plot.Figure{Panels: [][]*gplot.Plot{{pl}}, Size: size}
+// writeFigure writes fig into dir as name.png, name.svg and name.pdf.
+func writeFigure(fig plot.Figure, dir, name string) ([]string, error) {
 	var paths []string
 	for _, f := range plot.Formats {
 		var buf bytes.Buffer

@@ -24,6 +24,7 @@ type runPane struct {
 	params runParams
 	form   form
 	charts runCharts
+	trace  runTrace // the whole run, for the figure key (F)
 	w, h   int
 
 	projected float64 // ε at the end of the plan at σ: the method's preview, or the running engine's report
@@ -69,7 +70,7 @@ func (p *runPane) keyHelp() keys.Help {
 	}
 	return keys.Help{Keys: k, Short: short, Full: [][]key.Binding{
 		{k.Up, k.Down, k.Dec, k.Inc, k.Edit, k.Cancel},
-		{k.Start, k.Pause, k.Stop, k.Restart, k.ToggleTruth, k.Charts},
+		{k.Start, k.Pause, k.Stop, k.Restart, k.ToggleTruth, k.Charts, k.Figure},
 	}}
 }
 
@@ -178,6 +179,7 @@ func (p *runPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		p.clock.begin()
 		p.sched = newSchedule()
 		p.charts.reset(msg.Config, p.params)
+		p.trace.reset(msg.ID, msg.Config)
 		p.reproject()
 		if p.c.Config.NoReferences {
 			return p, nil
@@ -195,6 +197,7 @@ func (p *runPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 			}
 			p.sched.observe(ev)
 			p.charts.observe(ev)
+			p.trace.observe(ev)
 			p.follow(ev)
 		}
 		p.reproject()
@@ -227,6 +230,8 @@ func (p *runPane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			p.charts.page++
 			p.layout()
 			return nil
+		case key.Matches(msg, k.Figure):
+			return p.trace.figureCmd(p.c.Config.ExportDir)
 		}
 	}
 	ed, cmd := p.form.update(msg, k)

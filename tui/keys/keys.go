@@ -90,7 +90,7 @@ func DefaultKeyMap() KeyMap {
 	k.Sweep = key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "sweep ε × 3 seeds / stop"))
 	k.Data = key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "data set"))
 	k.Metric = key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "ARI/NMI"))
-	k.Figure = key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "save figure (png, svg, pdf)"))
+	k.Figure = key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "save figures (png, svg, pdf)"))
 	names := [6]string{"run", "budget", "compare", "planner", "learn", "trade-off"}
 	for i := range k.Tab {
 		d := string(rune('1' + i))
