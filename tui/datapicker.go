@@ -43,6 +43,14 @@ type dataPicker struct {
 	seq     int          // the latest peek or load asked for; older answers are dropped
 	loading *pickerLoad  // nil when no load runs
 	loaded  *pickerEvent // the last load's outcome, shown until the next peek
+	// An .h5ad's labels and matrix, as the load will read them: obsCol
+	// indexes peek.ObsColumns (-1: no labels), obsClasses are that
+	// column's classes once read, useRaw reads raw.X (only when the file
+	// has it).
+	obsCol     int
+	obsClasses []datasets.ClassCount
+	obsErr     error
+	useRaw     bool
 	// vp scrolls the information column (pgup/pgdn): a long peek or
 	// summary is never cut on a small screen.
 	vp   viewport.Model
@@ -79,7 +87,12 @@ type (
 		prep *datasets.Prepared
 		err  error
 	}
-	pickerTickMsg struct{ seq int }
+	pickerTickMsg   struct{ seq int }
+	pickerColumnMsg struct { // an obs column's classes
+		seq, col int
+		classes  []datasets.ClassCount
+		err      error
+	}
 )
 
 // pickerTick is the spinner's period while a load runs.
@@ -174,6 +187,10 @@ func (p *dataPicker) Update(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case msg.String() == "space":
 		return p.load()
+	case msg.String() == "c" && p.h5ad():
+		return p.nextColumn()
+	case msg.String() == "r" && p.h5ad():
+		return p.toggleRaw()
 	case key.Matches(msg, k.PageUp, k.PageDown):
 		var cmd tea.Cmd
 		p.vp, cmd = p.vp.Update(msg)
@@ -264,9 +281,16 @@ func (p *dataPicker) load() tea.Cmd {
 		}
 	}
 	// A picked set is read with the session's preprocessing and the
-	// loader's defaults for the rest: labels, orientation and an .h5ad's
-	// column belong to the set the command line named.
+	// loader's defaults for the rest: a labels file and the orientation
+	// belong to the set the command line named…
 	cfg := core.Config{Data: spec, Preprocess: p.c.Config.Preprocess}
+	if p.h5ad() {
+		// …except an .h5ad's labels column and raw.X, chosen here.
+		if p.obsCol >= 0 {
+			cfg.LabelsColumn = p.peek.ObsColumns[p.obsCol].Name
+		}
+		cfg.UseRaw = p.useRaw && p.peek.HasRaw
+	}
 	p.seq++
 	seq := p.seq
 	p.loading = &pickerLoad{spec: spec, bytes: p.peek.Bytes, started: time.Now()}
@@ -294,6 +318,12 @@ func (m *Model) handlePicker(msg tea.Msg) (tea.Cmd, bool) {
 			if msg.err != nil {
 				p.peek = nil
 			}
+			return p.peeked(), true
+		}
+		return nil, true
+	case pickerColumnMsg:
+		if msg.seq == p.seq && msg.col == p.obsCol {
+			p.obsClasses, p.obsErr = msg.classes, msg.err
 		}
 		return nil, true
 	case pickerTickMsg:
