@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -62,7 +63,8 @@ type pickerLoad struct {
 	spec    string
 	bytes   int64
 	started time.Time
-	frames  int // ticks so far: drives the spinner
+	frames  int                // ticks so far: drives the spinner
+	cancel  context.CancelFunc // stops the load's parsing and preprocessing
 }
 
 // pickerEvent is the outcome of a load: the summary of the loaded set, or
@@ -151,13 +153,16 @@ func (p *dataPicker) listHeight() int { return p.h - 3 }
 // Loading reports whether a load runs.
 func (p *dataPicker) Loading() bool { return p.loading != nil }
 
-// Cancel drops the running load: its result, when it comes, is ignored, so
-// the session keeps its data. The load's goroutine finishes on its own
-// (datasets' loaders take no context); what it read only warms the cache.
+// Cancel stops the running load: its context is cancelled, so the parser
+// or the preprocessing stops at its next check (a block of the file, a
+// step) and the goroutine ends; its result, when it comes, is ignored, so
+// the session keeps its data. An HDF5 read, done by libhdf5 in one call,
+// is dropped when that call returns.
 func (p *dataPicker) Cancel() string {
 	if p.loading == nil {
 		return ""
 	}
+	p.loading.cancel()
 	spec := p.loading.spec
 	p.seq++
 	p.loading = nil
@@ -293,11 +298,13 @@ func (p *dataPicker) load() tea.Cmd {
 	}
 	p.seq++
 	seq := p.seq
-	p.loading = &pickerLoad{spec: spec, bytes: p.peek.Bytes, started: time.Now()}
+	ctx, cancel := context.WithCancel(context.Background())
+	p.loading = &pickerLoad{spec: spec, bytes: p.peek.Bytes, started: time.Now(), cancel: cancel}
 	p.loaded = nil
 	return tea.Batch(
 		func() tea.Msg {
-			prep, err := cfg.LoadData()
+			defer cancel()
+			prep, err := cfg.LoadDataContext(ctx)
 			return pickerLoadedMsg{seq: seq, cfg: cfg, prep: prep, err: err}
 		},
 		pickerTickCmd(seq))
@@ -336,6 +343,7 @@ func (m *Model) handlePicker(msg tea.Msg) (tea.Cmd, bool) {
 		if msg.seq != p.seq || p.loading == nil {
 			return nil, true // cancelled, or superseded
 		}
+		p.loading.cancel()
 		p.loading = nil
 		if msg.err != nil {
 			p.loaded = &pickerEvent{spec: msg.cfg.Data, err: msg.err}

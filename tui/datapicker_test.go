@@ -1,6 +1,11 @@
 package tui
 
 import (
+	"context"
+	"errors"
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -245,5 +250,66 @@ func TestDataPickerH5ADLabels(t *testing.T) {
 	m = press(t, m, "c", "c")
 	if m.picker.obsCol != -1 {
 		t.Errorf("two c from cell_type: column %d, want none", m.picker.obsCol)
+	}
+}
+
+// TestDataPickerCancelStopsLoad cancels the load of a ~7 MB MTX folder
+// with ctrl+c: the load's command returns context.Canceled (its parsing
+// stopped) and the data stays as it was.
+func TestDataPickerCancelStopsLoad(t *testing.T) {
+	t.Setenv("DPSCOPE_CACHE", "off")
+	root := t.TempDir()
+	dir := filepath.Join(root, "big")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var mtx strings.Builder
+	const genes, cells, per = 2000, 3000, 200
+	fmt.Fprintf(&mtx, "%%%%MatrixMarket matrix coordinate integer general\n%d %d %d\n", genes, cells, cells*per)
+	for c := 1; c <= cells; c++ {
+		for k := 0; k < per; k++ {
+			fmt.Fprintf(&mtx, "%d %d 1\n", (c*7+k*13)%genes+1, c)
+		}
+	}
+	var feats, bcs strings.Builder
+	for g := 1; g <= genes; g++ {
+		fmt.Fprintf(&feats, "G%d\tG%d\n", g, g)
+	}
+	for c := 1; c <= cells; c++ {
+		fmt.Fprintf(&bcs, "c%d\n", c)
+	}
+	for n, s := range map[string]string{"matrix.mtx": mtx.String(), "features.tsv": feats.String(), "barcodes.tsv": bcs.String()} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := testModel(t, fakeFast)
+	m.c.Config.DataRoot = root
+	m.picker = newDataPicker(m.c)
+	m = sized(t, m, 120, 40)
+	m = press(t, m, "d", "tab", "enter")
+	if pk := m.picker.peek; pk == nil || pk.Cells != cells {
+		t.Fatalf("peek %+v (%v)", pk, m.picker.peekErr)
+	}
+	next, loadCmd := m.Update(kp("space"))
+	m = next.(Model)
+	next, _ = m.Update(kp("ctrl+c"))
+	m = next.(Model)
+	batch, ok := loadCmd().(tea.BatchMsg)
+	if !ok {
+		t.Fatalf("the load's command is %T, want a batch (load, tick)", loadCmd())
+	}
+	var loaded *pickerLoadedMsg
+	for _, c := range batch {
+		if msg, ok := c().(pickerLoadedMsg); ok {
+			loaded = &msg
+		}
+	}
+	if loaded == nil || !errors.Is(loaded.err, context.Canceled) || loaded.prep != nil {
+		t.Fatalf("the cancelled load ended with %+v, want context.Canceled", loaded)
+	}
+	m, _ = settle(t, m, func() tea.Msg { return *loaded })
+	if m.c.Config.Data != "builtin:toy" || !strings.Contains(m.Status(), "cancelled") {
+		t.Errorf("after the cancel: data %q status %q", m.c.Config.Data, m.Status())
 	}
 }

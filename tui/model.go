@@ -292,6 +292,9 @@ func (m *Model) quit() tea.Cmd {
 	if m.run != nil {
 		m.run.Stop() // never blocks
 	}
+	if l := m.picker.loading; l != nil {
+		l.cancel() // the load's goroutine stops with the program
+	}
 	m.flushAutosave()
 	return tea.Quit
 }
