@@ -163,7 +163,7 @@ func (p *dataPicker) info(w int) []string {
 	}
 	add(st.Label.Render("preprocessing ") + st.Muted.Render(prepPlan(p.c.Config.Preprocess)))
 	add(st.Good.Render("space loads it; the next runs use it"))
-	if pk.Later != "" {
+	if pk.Later != "" && !p.h5ad() { // an .h5ad's labels are chosen above
 		add(st.Muted.Render("at load: " + pk.Later))
 	}
 	if pk.Description != "" {
