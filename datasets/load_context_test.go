@@ -139,3 +139,25 @@ func TestLoadContextRealCancel(t *testing.T) {
 	}
 	t.Logf("returned %v after the cancel (finished before it: %v)", time.Since(start), early)
 }
+
+// BenchmarkLoadCancelLatency measures how long a load of a ~7 MB MTX
+// folder takes to return once its context is cancelled mid-parse (5 ms
+// in): the figure ctrl+c in the data picker waits for.
+func BenchmarkLoadCancelLatency(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "big")
+	writeLargeMTX(b, dir, 2000, 3000, 200)
+	var total time.Duration
+	for b.Loop() {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan time.Time, 1)
+		go func() {
+			_, _, _ = LoadContext(ctx, dir, OpenOptions{})
+			done <- time.Now()
+		}()
+		time.Sleep(5 * time.Millisecond)
+		at := time.Now()
+		cancel()
+		total += (<-done).Sub(at)
+	}
+	b.ReportMetric(float64(total.Microseconds())/float64(b.N)/1000, "ms/cancel")
+}
