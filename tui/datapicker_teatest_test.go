@@ -15,7 +15,7 @@ import (
 // TestDataPickerGoldenScreens compares the data picker overlay, without
 // styles, at 80×24 and 160×48, with colour and under NO_COLOR: a built-in
 // set peeked, a folder under the data root peeked, and an .h5ad peeked
-// with a labels column and raw.X chosen (go test -update rewrites them).
+// with raw.X chosen (go test -update rewrites them).
 func TestDataPickerGoldenScreens(t *testing.T) {
 	// Each screen is keys, then the text to wait for, in turn: the
 	// folder's entries must be on screen (read by a command) before enter
@@ -26,9 +26,12 @@ func TestDataPickerGoldenScreens(t *testing.T) {
 	}{
 		{"builtin", [][]string{{"d", "enter", "space loads it"}}},
 		{"folder", [][]string{{"d", "tab", "mini_mtx"}, {"enter", "MatrixMarket"}}},
-		// An .h5ad alone in its root: its shape, obs columns and raw.X,
-		// then cell_type chosen (c) with its classes and raw.X (r).
-		{"h5ad", [][]string{{"d", "tab", "pbmc.h5ad"}, {"enter", "AnnData"}, {"c", "obs/cell_type"}, {"r", "raw.X (counts"}}},
+		// An .h5ad alone in its root: its shape, the obs columns offered
+		// and raw.X chosen (r). Not a column (c): its classes arrive by a
+		// command whose answer the output cannot tell apart reliably, so
+		// the screen would depend on timing; TestDataPickerH5ADLabels
+		// checks that screen.
+		{"h5ad", [][]string{{"d", "tab", "pbmc.h5ad"}, {"enter", "AnnData"}, {"r", "raw.X (counts"}}},
 	}
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		for _, sc := range screens {
