@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -235,11 +236,18 @@ func (c Config) LoadRaw() (*datasets.Dataset, error) {
 // through the user's data cache (datasets.DefaultCache), so the runs of a
 // sweep parse and preprocess a data set once.
 func (c Config) LoadData() (*datasets.Prepared, error) {
+	return c.LoadDataContext(context.Background())
+}
+
+// LoadDataContext is LoadData stopped once ctx is done, with an error
+// wrapping ctx's error (datasets.LoadPreprocessedContext): the TUI's data
+// picker cancels a load with it.
+func (c Config) LoadDataContext(ctx context.Context) (*datasets.Prepared, error) {
 	o, err := c.LoadOptions()
 	if err != nil {
 		return nil, err
 	}
-	return datasets.DefaultCache().LoadPreprocessed(c.Data, o)
+	return datasets.DefaultCache().LoadPreprocessedContext(ctx, c.Data, o)
 }
 
 func checkEpsilon(eps float64, zeroOK bool) error {

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -59,10 +60,16 @@ func DefaultCache() Cache {
 
 // LoadPreprocessed is LoadPreprocessed through the cache.
 func (c Cache) LoadPreprocessed(spec string, opts LoadOptions) (*Prepared, error) {
+	return c.LoadPreprocessedContext(context.Background(), spec, opts)
+}
+
+// LoadPreprocessedContext is LoadPreprocessedContext through the cache: a
+// cached entry is read whole; a load stopped by ctx writes no entry.
+func (c Cache) LoadPreprocessedContext(ctx context.Context, spec string, opts LoadOptions) (*Prepared, error) {
 	if err := opts.Preprocess.Validate(); err != nil {
 		return nil, err
 	}
-	return c.load(spec, opts, true, func() (*Prepared, error) { return LoadPreprocessed(spec, opts) })
+	return c.load(spec, opts, true, func() (*Prepared, error) { return LoadPreprocessedContext(ctx, spec, opts) })
 }
 
 // Load is Load through the cache: the data set as read, with the report of

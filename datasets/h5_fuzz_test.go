@@ -134,6 +134,14 @@ func FuzzH5(f *testing.F) {
 		if err := os.WriteFile(file, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		// The picker's peek reads the same file's extents and obs columns:
+		// it must not panic on a corrupted one either.
+		if p, err := PeekData(file); err == nil && (p.Cells < 0 || p.Genes < 0 || p.NonZero < 0) {
+			t.Fatalf("peek without error but a negative shape: %+v", p)
+		}
+		if p, err := PeekData(file); err == nil && len(p.ObsColumns) > 0 {
+			_, _ = PeekObsClasses(file, p.ObsColumns[0].Name)
+		}
 		d, _, err := OpenWithReport(file, seeds[int(which)%len(seeds)].opts)
 		if err != nil {
 			return

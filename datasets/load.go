@@ -1,6 +1,9 @@
 package datasets
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+)
 
 // LoadOptions is how LoadPreprocessed reads and preprocesses a data set:
 // the settings of the --labels, --labels-column, --use-raw, --orientation
@@ -43,17 +46,24 @@ func (p *Prepared) Summary() Summary { return Summarize(p.Raw, p.Data, p.Labels)
 // a setting given once reaches every method. Errors name spec and, for an
 // invalid option, the field.
 func LoadPreprocessed(spec string, opts LoadOptions) (*Prepared, error) {
+	return LoadPreprocessedContext(context.Background(), spec, opts)
+}
+
+// LoadPreprocessedContext is LoadPreprocessed stopped once ctx is done:
+// between parsing blocks (LoadContext) and between preprocessing steps
+// (PreprocessContext), with an error wrapping ctx's error.
+func LoadPreprocessedContext(ctx context.Context, spec string, opts LoadOptions) (*Prepared, error) {
 	if err := opts.Preprocess.Validate(); err != nil {
 		return nil, err
 	}
 	if _, err := ParseOrientation(opts.Orientation.String()); err != nil {
 		return nil, err
 	}
-	raw, rep, err := Load(spec, opts.open())
+	raw, rep, err := LoadContext(ctx, spec, opts.open())
 	if err != nil {
 		return nil, err
 	}
-	d, err := Preprocess(raw, opts.Preprocess)
+	d, err := PreprocessContext(ctx, raw, opts.Preprocess)
 	if err != nil {
 		return nil, fmt.Errorf("datasets: %s: preprocess: %w", spec, err)
 	}

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -36,7 +37,7 @@ const mtxPrealloc = 1 << 22
 // beyond min(nnz, 4Mi) entries, nnz > rows×cols is refused at once, and at most
 // MaxMTXCells columns are accepted.
 func ReadMTX(r io.Reader, file string) (*CSR, error) {
-	return readMTX(r, file, mtxExpect{genes: -1, cells: -1})
+	return readMTX(context.Background(), r, file, mtxExpect{genes: -1, cells: -1})
 }
 
 // mtxExpect holds the dimensions the names files give, or -1 when unknown.
@@ -90,7 +91,7 @@ func (e *mtxEntries) add(file string, line, gi, ci int, v float32) error {
 	return nil
 }
 
-func readMTX(r io.Reader, file string, want mtxExpect) (*CSR, error) {
+func readMTX(ctx context.Context, r io.Reader, file string, want mtxExpect) (*CSR, error) {
 	rd, closer, err := decompress(r, file)
 	if err != nil {
 		return nil, err
@@ -124,6 +125,13 @@ func readMTX(r io.Reader, file string, want mtxExpect) (*CSR, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if lr.line&(ctxEvery-1) == 0 {
+			// A cancelled load stops here even when the input is already
+			// buffered (a reader's own check fires only on a read).
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 		}
 		if gi, ci, v, ok := fastEntry(line, genes, cells, integer); ok && k < nnz {
 			if err := e.add(file, lr.line, gi, ci, v); err != nil {

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -28,7 +29,10 @@ var (
 // The result has Name = the folder's base name, Source = dir, no labels, and
 // ValueType detected from the values. Labels are joined separately (see
 // LoadLabels, or Open, which does both).
-func LoadMTXDir(dir string) (*Dataset, error) {
+func LoadMTXDir(dir string) (*Dataset, error) { return loadMTXDir(context.Background(), dir) }
+
+// loadMTXDir is LoadMTXDir, stopped with ctx's error once ctx is done.
+func loadMTXDir(ctx context.Context, dir string) (*Dataset, error) {
 	matrix, err := findOne(dir, mtxMatrixNames, "matrix.mtx[.gz]")
 	if err != nil {
 		return nil, err
@@ -41,20 +45,20 @@ func LoadMTXDir(dir string) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	ids, names, err := readNamesFile(features, true)
+	ids, names, err := readNamesFile(ctx, features, true)
 	if err != nil {
 		return nil, err
 	}
-	barcodes, _, err := readNamesFile(barcodesPath, false)
+	barcodes, _, err := readNamesFile(ctx, barcodesPath, false)
 	if err != nil {
 		return nil, err
 	}
-	r, c, err := openFile(matrix)
+	r, c, err := openFileContext(ctx, matrix)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-	x, err := readMTX(r, matrix, mtxExpect{
+	x, err := readMTX(ctx, r, matrix, mtxExpect{
 		genes: len(ids), genesFile: filepath.Base(features),
 		cells: len(barcodes), barcodeFile: filepath.Base(barcodesPath),
 	})
@@ -106,8 +110,8 @@ func unwrapPathError(err error) error {
 // readNamesFile reads a features or barcodes file. For features (withNames)
 // it returns ids and names; for barcodes it returns the barcodes, which must
 // be unique.
-func readNamesFile(path string, withNames bool) (ids, names []string, err error) {
-	r, c, err := openFile(path)
+func readNamesFile(ctx context.Context, path string, withNames bool) (ids, names []string, err error) {
+	r, c, err := openFileContext(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,6 +43,14 @@ func Open(path string, opts OpenOptions) (*Dataset, error) {
 // OpenWithReport is Open, also returning the report of the labels join (nil
 // when no labels were joined).
 func OpenWithReport(path string, opts OpenOptions) (*Dataset, *LabelReport, error) {
+	return OpenWithReportContext(context.Background(), path, opts)
+}
+
+// OpenWithReportContext is OpenWithReport stopped once ctx is done: the
+// text parsers (MTX, dense, names and labels files) stop at their next
+// block with an error wrapping ctx's error (context.Canceled), and an
+// HDF5 read, which libhdf5 does in one call, is dropped when it returns.
+func OpenWithReportContext(ctx context.Context, path string, opts OpenOptions) (*Dataset, *LabelReport, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("datasets: open: %w", err)
@@ -63,20 +72,26 @@ func OpenWithReport(path string, opts OpenOptions) (*Dataset, *LabelReport, erro
 	switch {
 	case h5:
 		d, rep, err = loadH5(path, opts)
+		if err == nil {
+			err = ctx.Err()
+		}
 	case dir != "":
-		d, err = LoadMTXDir(dir)
+		d, err = loadMTXDir(ctx, dir)
 		if err == nil && labels == "" {
 			if p, ferr := findOne(dir, []string{mtxLabelFileName, mtxLabelFileName + ".gz"}, ""); ferr == nil {
 				labels = p
 			}
 		}
 	default:
-		d, err = LoadDense(path, DenseOptions{Orientation: opts.Orientation, Delimiter: opts.Delimiter})
+		d, err = loadDense(ctx, path, DenseOptions{Orientation: opts.Orientation, Delimiter: opts.Delimiter})
 	}
 	if err != nil {
 		return nil, rep, err
 	}
 	d.Source = path
+	if err := ctx.Err(); err != nil {
+		return nil, rep, err
+	}
 	if labels != "" && !opts.NoLabels {
 		if rep, err = LoadLabels(d, labels); err != nil {
 			return nil, rep, err
@@ -90,7 +105,12 @@ func OpenWithReport(path string, opts OpenOptions) (*Dataset, *LabelReport, erro
 
 // LoadDense reads the dense CSV/TSV file at path (see ReadDense).
 func LoadDense(path string, opts DenseOptions) (*Dataset, error) {
-	r, c, err := openFile(path)
+	return loadDense(context.Background(), path, opts)
+}
+
+// loadDense is LoadDense, stopped with ctx's error once ctx is done.
+func loadDense(ctx context.Context, path string, opts DenseOptions) (*Dataset, error) {
+	r, c, err := openFileContext(ctx, path)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -95,6 +96,12 @@ func (b *bomReader) Read(p []byte) (int, error) {
 // openFile opens path for reading, gunzipping transparently. The returned
 // closer closes everything.
 func openFile(path string) (io.Reader, io.Closer, error) {
+	return openFileContext(context.Background(), path)
+}
+
+// openFileContext is openFile whose reads fail with ctx's error once ctx
+// is done: every parser reading through it stops at its next block.
+func openFileContext(ctx context.Context, path string) (io.Reader, io.Closer, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		msg := err.Error()
@@ -104,7 +111,11 @@ func openFile(path string) (io.Reader, io.Closer, error) {
 		}
 		return nil, nil, &ParseError{File: path, Msg: "open: " + msg, Err: err}
 	}
-	r, c, err := decompress(f, path)
+	var src io.Reader = f
+	if ctx.Done() != nil {
+		src = ctxReader{ctx, f}
+	}
+	r, c, err := decompress(src, path)
 	if err != nil {
 		f.Close()
 		return nil, nil, err

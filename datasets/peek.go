@@ -34,12 +34,18 @@ type Peek struct {
 	Classes []ClassCount
 	Bytes   int64  // size on disk of the files a load reads
 	Later   string // what only a load tells, e.g. "shape and classes"
+	// ObsColumns are an .h5ad file's obs columns that can be labels, in
+	// the file's order; nil for other formats (or without libhdf5).
+	ObsColumns []ObsColumn
+	// HasRaw says an .h5ad file has raw/X (use-raw reads it instead of X).
+	HasRaw bool
 }
 
 // PeekData reads the headers of the data set spec names ("builtin:NAME"
 // or a path, as Load takes): a built-in set's specification, an MTX
 // folder's matrix header, barcodes and labels file, a dense file's header
-// line and line count, an HDF5 file's size. It reads no matrix entries.
+// line and line count, an HDF5 file's shape, obs columns and raw/X (from
+// extents and attributes). It reads no matrix entries.
 // Errors name spec.
 func PeekData(spec string) (Peek, error) {
 	if name, ok := strings.CutPrefix(spec, BuiltinPrefix); ok {
@@ -60,13 +66,7 @@ func PeekData(spec string) (Peek, error) {
 	case dir != "":
 		return peekMTX(spec, dir)
 	case isHDF5(spec):
-		p := Peek{Spec: spec, Name: filepath.Base(spec), Format: "Cell Ranger .h5 (HDF5)", Bytes: st.Size(),
-			Later: "shape and classes (read from the HDF5 file at load, with the system's libhdf5)"}
-		if strings.EqualFold(filepath.Ext(spec), ".h5ad") {
-			p.Format = "AnnData .h5ad (HDF5)"
-			p.Later += "; labels need an obs column (--labels-column)"
-		}
-		return p, nil
+		return peekH5(spec, st.Size())
 	}
 	return peekDense(spec, st.Size())
 }

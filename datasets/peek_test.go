@@ -69,7 +69,13 @@ func TestPeekBuiltinAndDense(t *testing.T) {
 	}
 	h5 := filepath.Join(dir, "x.h5ad")
 	os.WriteFile(h5, []byte("not really"), 0o644)
-	if p, err := PeekData(h5); err != nil || p.Cells != 0 || !strings.Contains(p.Format, "h5ad") || p.Later == "" {
+	// With libhdf5 the peek opens the file and says it is not HDF5;
+	// without, it names the format and leaves the rest to the load.
+	if _, _, libErr := HDF5Library(); libErr == nil {
+		if _, err := PeekData(h5); err == nil || !strings.Contains(err.Error(), "x.h5ad") {
+			t.Errorf("h5ad peek of a non-HDF5 file: error %v, want one naming x.h5ad", err)
+		}
+	} else if p, err := PeekData(h5); err != nil || p.Cells != 0 || !strings.Contains(p.Format, "h5ad") || p.Later == "" {
 		t.Errorf("h5ad peek %+v, %v: want its format and no shape before loading", p, err)
 	}
 	bad := filepath.Join(dir, "bad")

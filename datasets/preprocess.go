@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -129,6 +130,12 @@ type Preprocessed struct {
 // skipped too, as ../shared/data/BASELINES.md does for biase.
 // d is not modified.
 func Preprocess(d *Dataset, cfg PreprocessConfig) (*Preprocessed, error) {
+	return PreprocessContext(context.Background(), d, cfg)
+}
+
+// PreprocessContext is Preprocess stopped between its steps once ctx is
+// done, returning ctx's error.
+func PreprocessContext(ctx context.Context, d *Dataset, cfg PreprocessConfig) (*Preprocessed, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -144,6 +151,9 @@ func Preprocess(d *Dataset, cfg PreprocessConfig) (*Preprocessed, error) {
 	p.Steps = append(p.Steps, step)
 	if len(cellKeep) == 0 || len(geneKeep) == 0 {
 		return nil, fmt.Errorf("datasets: %s: filtering left %d cells × %d genes: %w", d.Name, len(cellKeep), len(geneKeep), ErrEmpty)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	// The kept cells and genes are read in place from x: no filtered or
 	// normalised copy of the sparse matrix is made (at 50,000 cells such a
@@ -193,6 +203,9 @@ func Preprocess(d *Dataset, cfg PreprocessConfig) (*Preprocessed, error) {
 		return nil, fmt.Errorf("datasets: %s: %w", d.Name, err)
 	}
 	p.Steps = append(p.Steps, step)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 
 	// Everything still needed from d is taken before the dense matrices are
 	// built, so that a caller that drops d lets its sparse matrix go.
@@ -219,6 +232,9 @@ func Preprocess(d *Dataset, cfg PreprocessConfig) (*Preprocessed, error) {
 		p.X = normLog1p(p.RawCounts, p.Genes, scale)
 	} else {
 		p.X = raw.densify(sel, !logged)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	if cfg.Scale {
 		clipped := ScaleColumns(p.X, p.Cells, p.Genes, cfg.MaxValue)

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -13,12 +14,24 @@ const BuiltinPrefix = "builtin:"
 // set (Builtin), anything else is a path read by OpenWithReport. The label
 // report is nil when no labels file was joined.
 func Load(spec string, opts OpenOptions) (*Dataset, *LabelReport, error) {
+	return LoadContext(context.Background(), spec, opts)
+}
+
+// LoadContext is Load stopped once ctx is done (OpenWithReportContext); a
+// built-in set, generated in one go, is dropped once generated.
+func LoadContext(ctx context.Context, spec string, opts OpenOptions) (*Dataset, *LabelReport, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	name, ok := strings.CutPrefix(spec, BuiltinPrefix)
 	if !ok {
-		return OpenWithReport(spec, opts)
+		return OpenWithReportContext(ctx, spec, opts)
 	}
 	d, err := Builtin(name)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
 	if opts.Labels != "" {

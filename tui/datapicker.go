@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,6 +44,14 @@ type dataPicker struct {
 	seq     int          // the latest peek or load asked for; older answers are dropped
 	loading *pickerLoad  // nil when no load runs
 	loaded  *pickerEvent // the last load's outcome, shown until the next peek
+	// An .h5ad's labels and matrix, as the load will read them: obsCol
+	// indexes peek.ObsColumns (-1: no labels), obsClasses are that
+	// column's classes once read, useRaw reads raw.X (only when the file
+	// has it).
+	obsCol     int
+	obsClasses []datasets.ClassCount
+	obsErr     error
+	useRaw     bool
 	// vp scrolls the information column (pgup/pgdn): a long peek or
 	// summary is never cut on a small screen.
 	vp   viewport.Model
@@ -54,7 +63,8 @@ type pickerLoad struct {
 	spec    string
 	bytes   int64
 	started time.Time
-	frames  int // ticks so far: drives the spinner
+	frames  int                // ticks so far: drives the spinner
+	cancel  context.CancelFunc // stops the load's parsing and preprocessing
 }
 
 // pickerEvent is the outcome of a load: the summary of the loaded set, or
@@ -79,7 +89,12 @@ type (
 		prep *datasets.Prepared
 		err  error
 	}
-	pickerTickMsg struct{ seq int }
+	pickerTickMsg   struct{ seq int }
+	pickerColumnMsg struct { // an obs column's classes
+		seq, col int
+		classes  []datasets.ClassCount
+		err      error
+	}
 )
 
 // pickerTick is the spinner's period while a load runs.
@@ -138,13 +153,16 @@ func (p *dataPicker) listHeight() int { return p.h - 3 }
 // Loading reports whether a load runs.
 func (p *dataPicker) Loading() bool { return p.loading != nil }
 
-// Cancel drops the running load: its result, when it comes, is ignored, so
-// the session keeps its data. The load's goroutine finishes on its own
-// (datasets' loaders take no context); what it read only warms the cache.
+// Cancel stops the running load: its context is cancelled, so the parser
+// or the preprocessing stops at its next check (a block of the file, a
+// step) and the goroutine ends; its result, when it comes, is ignored, so
+// the session keeps its data. An HDF5 read, done by libhdf5 in one call,
+// is dropped when that call returns.
 func (p *dataPicker) Cancel() string {
 	if p.loading == nil {
 		return ""
 	}
+	p.loading.cancel()
 	spec := p.loading.spec
 	p.seq++
 	p.loading = nil
@@ -174,6 +192,10 @@ func (p *dataPicker) Update(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case msg.String() == "space":
 		return p.load()
+	case msg.String() == "c" && p.h5ad():
+		return p.nextColumn()
+	case msg.String() == "r" && p.h5ad():
+		return p.toggleRaw()
 	case key.Matches(msg, k.PageUp, k.PageDown):
 		var cmd tea.Cmd
 		p.vp, cmd = p.vp.Update(msg)
@@ -264,16 +286,25 @@ func (p *dataPicker) load() tea.Cmd {
 		}
 	}
 	// A picked set is read with the session's preprocessing and the
-	// loader's defaults for the rest: labels, orientation and an .h5ad's
-	// column belong to the set the command line named.
+	// loader's defaults for the rest: a labels file and the orientation
+	// belong to the set the command line named…
 	cfg := core.Config{Data: spec, Preprocess: p.c.Config.Preprocess}
+	if p.h5ad() {
+		// …except an .h5ad's labels column and raw.X, chosen here.
+		if p.obsCol >= 0 {
+			cfg.LabelsColumn = p.peek.ObsColumns[p.obsCol].Name
+		}
+		cfg.UseRaw = p.useRaw && p.peek.HasRaw
+	}
 	p.seq++
 	seq := p.seq
-	p.loading = &pickerLoad{spec: spec, bytes: p.peek.Bytes, started: time.Now()}
+	ctx, cancel := context.WithCancel(context.Background())
+	p.loading = &pickerLoad{spec: spec, bytes: p.peek.Bytes, started: time.Now(), cancel: cancel}
 	p.loaded = nil
 	return tea.Batch(
 		func() tea.Msg {
-			prep, err := cfg.LoadData()
+			defer cancel()
+			prep, err := cfg.LoadDataContext(ctx)
 			return pickerLoadedMsg{seq: seq, cfg: cfg, prep: prep, err: err}
 		},
 		pickerTickCmd(seq))
@@ -294,6 +325,12 @@ func (m *Model) handlePicker(msg tea.Msg) (tea.Cmd, bool) {
 			if msg.err != nil {
 				p.peek = nil
 			}
+			return p.peeked(), true
+		}
+		return nil, true
+	case pickerColumnMsg:
+		if msg.seq == p.seq && msg.col == p.obsCol {
+			p.obsClasses, p.obsErr = msg.classes, msg.err
 		}
 		return nil, true
 	case pickerTickMsg:
@@ -306,6 +343,7 @@ func (m *Model) handlePicker(msg tea.Msg) (tea.Cmd, bool) {
 		if msg.seq != p.seq || p.loading == nil {
 			return nil, true // cancelled, or superseded
 		}
+		p.loading.cancel()
 		p.loading = nil
 		if msg.err != nil {
 			p.loaded = &pickerEvent{spec: msg.cfg.Data, err: msg.err}

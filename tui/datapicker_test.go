@@ -1,6 +1,11 @@
 package tui
 
 import (
+	"context"
+	"errors"
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -189,4 +194,122 @@ func TestDataPickerBadRoot(t *testing.T) {
 		t.Errorf("built-in peek with a bad root: %+v %v", m.picker.peek, m.picker.peekErr)
 	}
 	checkFits(t, m.View().Content, 80, 24)
+}
+
+// TestDataPickerH5ADLabels peeks an .h5ad with a categorical obs column
+// and raw.X: the picker shows its shape from the file's extents, starts
+// unlabelled, c picks cell_type and shows its classes, r reads raw.X, and
+// the load carries both into the session and the next run.
+func TestDataPickerH5ADLabels(t *testing.T) {
+	if _, _, err := datasets.HDF5Library(); err != nil {
+		t.Skip("libhdf5 not loaded:", err)
+	}
+	t.Setenv("DPSCOPE_CACHE", "off")
+	root := t.TempDir()
+	b, err := os.ReadFile(filepath.Join("..", "datasets", "testdata", "h5", "pbmc_csr.h5ad"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "pbmc.h5ad"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := testModel(t, fakeFast)
+	m.c.Config.DataRoot = root
+	m.picker = newDataPicker(m.c)
+	m = sized(t, m, 120, 40)
+	m = press(t, m, "d", "tab", "enter")
+	pk := m.picker.peek
+	if pk == nil || pk.Cells != 72 || pk.Genes != 1000 || !pk.HasRaw || len(pk.ObsColumns) != 2 {
+		t.Fatalf("peek %+v (%v), want 72 × 1000 with raw.X and 2 obs columns", pk, m.picker.peekErr)
+	}
+	v := text(m)
+	if !strings.Contains(v, "72 cells × 1000 genes") || !strings.Contains(v, "labels none") || !strings.Contains(v, "cell_type (8), donor (2)") || !strings.Contains(v, "matrix X") {
+		t.Errorf("the peek does not offer the columns and raw.X:\n%s", v)
+	}
+	m = press(t, m, "c", "r")
+	if m.picker.obsCol != 0 || len(m.picker.obsClasses) != 8 || !m.picker.useRaw {
+		t.Fatalf("after c, r: column %d classes %v raw %v", m.picker.obsCol, m.picker.obsClasses, m.picker.useRaw)
+	}
+	if v := text(m); !strings.Contains(v, "labels obs/cell_type") || !strings.Contains(v, "classes 8:") || !strings.Contains(v, "matrix raw.X") {
+		t.Errorf("the chosen column and matrix are not shown:\n%s", v)
+	}
+	m = press(t, m, "space")
+	c := m.c.Config
+	if c.LabelsColumn != "cell_type" || !c.UseRaw || len(c.Summary.Classes) != 8 || c.Summary.ValueType != datasets.Counts.String() {
+		t.Fatalf("after the load: column %q raw %v summary %+v (%s)", c.LabelsColumn, c.UseRaw, c.Summary, m.Status())
+	}
+	if cfg := c.runConfig(runPaneOf(m).Params()); cfg.LabelsColumn != "cell_type" || !cfg.UseRaw {
+		t.Errorf("next run's labels column %q raw %v", cfg.LabelsColumn, cfg.UseRaw)
+	}
+	// A new peek starts from the session's column; cycling past the last
+	// column comes back to none.
+	m = press(t, m, "enter")
+	if m.picker.obsCol != 0 || !m.picker.useRaw {
+		t.Errorf("peek after the load: column %d raw %v, want the session's cell_type and raw.X", m.picker.obsCol, m.picker.useRaw)
+	}
+	m = press(t, m, "c", "c")
+	if m.picker.obsCol != -1 {
+		t.Errorf("two c from cell_type: column %d, want none", m.picker.obsCol)
+	}
+}
+
+// TestDataPickerCancelStopsLoad cancels the load of a ~7 MB MTX folder
+// with ctrl+c: the load's command returns context.Canceled (its parsing
+// stopped) and the data stays as it was.
+func TestDataPickerCancelStopsLoad(t *testing.T) {
+	t.Setenv("DPSCOPE_CACHE", "off")
+	root := t.TempDir()
+	dir := filepath.Join(root, "big")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var mtx strings.Builder
+	const genes, cells, per = 2000, 3000, 200
+	fmt.Fprintf(&mtx, "%%%%MatrixMarket matrix coordinate integer general\n%d %d %d\n", genes, cells, cells*per)
+	for c := 1; c <= cells; c++ {
+		for k := 0; k < per; k++ {
+			fmt.Fprintf(&mtx, "%d %d 1\n", (c*7+k*13)%genes+1, c)
+		}
+	}
+	var feats, bcs strings.Builder
+	for g := 1; g <= genes; g++ {
+		fmt.Fprintf(&feats, "G%d\tG%d\n", g, g)
+	}
+	for c := 1; c <= cells; c++ {
+		fmt.Fprintf(&bcs, "c%d\n", c)
+	}
+	for n, s := range map[string]string{"matrix.mtx": mtx.String(), "features.tsv": feats.String(), "barcodes.tsv": bcs.String()} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := testModel(t, fakeFast)
+	m.c.Config.DataRoot = root
+	m.picker = newDataPicker(m.c)
+	m = sized(t, m, 120, 40)
+	m = press(t, m, "d", "tab", "enter")
+	if pk := m.picker.peek; pk == nil || pk.Cells != cells {
+		t.Fatalf("peek %+v (%v)", pk, m.picker.peekErr)
+	}
+	next, loadCmd := m.Update(kp("space"))
+	m = next.(Model)
+	next, _ = m.Update(kp("ctrl+c"))
+	m = next.(Model)
+	batch, ok := loadCmd().(tea.BatchMsg)
+	if !ok {
+		t.Fatalf("the load's command is %T, want a batch (load, tick)", loadCmd())
+	}
+	var loaded *pickerLoadedMsg
+	for _, c := range batch {
+		if msg, ok := c().(pickerLoadedMsg); ok {
+			loaded = &msg
+		}
+	}
+	if loaded == nil || !errors.Is(loaded.err, context.Canceled) || loaded.prep != nil {
+		t.Fatalf("the cancelled load ended with %+v, want context.Canceled", loaded)
+	}
+	m, _ = settle(t, m, func() tea.Msg { return *loaded })
+	if m.c.Config.Data != "builtin:toy" || !strings.Contains(m.Status(), "cancelled") {
+		t.Errorf("after the cancel: data %q status %q", m.c.Config.Data, m.Status())
+	}
 }

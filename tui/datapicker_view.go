@@ -154,10 +154,16 @@ func (p *dataPicker) info(w int) []string {
 	if pk.Bytes > 0 {
 		add(st.Label.Render("on disk ") + st.Value.Render(fmtBytes(pk.Bytes)))
 	}
-	add(st.Label.Render("classes ") + classList(pk.Classes))
+	if p.h5ad() {
+		for _, l := range p.h5adLines() {
+			add(l)
+		}
+	} else {
+		add(st.Label.Render("classes ") + classList(pk.Classes))
+	}
 	add(st.Label.Render("preprocessing ") + st.Muted.Render(prepPlan(p.c.Config.Preprocess)))
 	add(st.Good.Render("space loads it; the next runs use it"))
-	if pk.Later != "" {
+	if pk.Later != "" && !p.h5ad() { // an .h5ad's labels are chosen above
 		add(st.Muted.Render("at load: " + pk.Later))
 	}
 	if pk.Description != "" {
@@ -268,8 +274,15 @@ func (p *dataPicker) keyHelp() keys.Help {
 	sw := key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "built-in/folder"))
 	closeKey := key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close"))
 	short := []key.Binding{peek, load, sw, closeKey}
+	full := []key.Binding{k.Up, k.Down, p.fp.KeyMap.Open, p.fp.KeyMap.Back, peek, load, sw, k.PageUp, k.PageDown, closeKey}
+	if p.h5ad() {
+		col := key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "labels column"))
+		raw := key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "raw.X/X"))
+		short = append([]key.Binding{col, raw}, short...)
+		full = append(full, col, raw)
+	}
 	if p.loading != nil {
 		short = append([]key.Binding{key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel load"))}, short...)
 	}
-	return keys.Help{Keys: k, Short: short, Full: [][]key.Binding{{k.Up, k.Down, p.fp.KeyMap.Open, p.fp.KeyMap.Back, peek, load, sw, k.PageUp, k.PageDown, closeKey}}}
+	return keys.Help{Keys: k, Short: short, Full: [][]key.Binding{full}}
 }

@@ -119,10 +119,11 @@ func (g *glossary) keyHelp() keys.Help {
 }
 
 // isGlobalKey reports whether msg is a key that works on every screen
-// (quit, help, screen changes): the glossary lets those through and stays
+// (quit, help, screen changes, ctrl+s saving the session): the glossary
+// and the data picker let those through and stay
 // open over the next screen.
 func isGlobalKey(k keys.KeyMap, msg tea.KeyPressMsg) bool {
-	if msg.String() == "ctrl+c" || key.Matches(msg, k.Quit, k.Help, k.NextTab, k.PrevTab) {
+	if msg.String() == "ctrl+c" || key.Matches(msg, k.Quit, k.Help, k.NextTab, k.PrevTab, k.Save) {
 		return true
 	}
 	for _, b := range k.Tab {

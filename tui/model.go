@@ -78,7 +78,7 @@ func New(cfg Config) Model {
 // Init asks the terminal for its background colour, to pick the theme, and
 // runs the panes' first commands.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.sess.pending}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.sess.pending, m.pruneCmd()}
 	for i, p := range m.panes {
 		if i == TabRun && m.sess.reopened {
 			continue // its first command tells the settings, which the replay did
@@ -237,7 +237,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.status, m.errored = m.picker.Cancel(), false // ctrl+c cancels the load, not the app
 		return nil
 	}
-	if m.picker.open && !key.Matches(msg, k.Quit, k.Help) {
+	if m.picker.open && !key.Matches(msg, k.Quit, k.Help, k.Save) {
 		return m.picker.Update(msg)
 	}
 	pane := m.panes[m.active]
@@ -291,6 +291,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) quit() tea.Cmd {
 	if m.run != nil {
 		m.run.Stop() // never blocks
+	}
+	if l := m.picker.loading; l != nil {
+		l.cancel() // the load's goroutine stops with the program
 	}
 	m.flushAutosave()
 	return tea.Quit

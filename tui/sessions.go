@@ -277,13 +277,16 @@ type sessionSavedMsg struct {
 // saveCmd saves the session to its file in a command.
 func (m *Model) saveCmd() tea.Cmd {
 	f, path, n := m.snapshot(), m.sessionPath(), len(m.sess.runs)
+	f.Named = true
 	return func() tea.Msg { return sessionSavedMsg{path: path, runs: n, err: writeSession(path, f)} }
 }
 
 // saveNow saves the session to its file before quitting.
 func (m *Model) saveNow() error {
 	path := m.sessionPath()
-	if err := writeSession(path, m.snapshot()); err != nil {
+	f := m.snapshot()
+	f.Named = true
+	if err := writeSession(path, f); err != nil {
 		return fmt.Errorf("save session to %s: %w", path, err)
 	}
 	m.sess.file, m.sess.savedRuns = path, len(m.sess.runs)

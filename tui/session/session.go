@@ -33,6 +33,11 @@ type File struct {
 	Schema  int    `json:"schema"`
 	Version string `json:"version"` // the dpscope that wrote it
 	Saved   string `json:"saved"`   // RFC 3339, UTC
+	// Named: the user saved this file (ctrl+s, or a session reopened with
+	// --session), so it is theirs: the autosave folder's pruning never
+	// removes it, whatever its name. Near the start of the file, where the
+	// pruning reads it without decoding the runs.
+	Named bool `json:"named,omitempty"`
 	// Data is the data set the session's runs read, with the settings
 	// that shaped it.
 	Data DataSettings `json:"data"`
