@@ -1,0 +1,108 @@
+package tui
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/dpscope/dpscope/core"
+)
+
+// toAudit moves the Run form's cursor to the audit toggle.
+func toAudit(t *testing.T, m Model) Model {
+	t.Helper()
+	for range runPaneOf(m).form.fields {
+		rp := runPaneOf(m)
+		if rp.form.cursor == fAudit {
+			return m
+		}
+		m = press(t, m, "j")
+	}
+	t.Fatalf("the Run form shows no audit setting for %s", runPaneOf(m).Params().V().Label)
+	return m
+}
+
+// TestAuditToggle: the audit setting shows for the methods with an audit
+// only, says what it costs, and carries into the engine's configuration;
+// off, the configuration is the one without it (no Audit: the same run).
+func TestAuditToggle(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 160, 48)
+	for i, v := range variants() {
+		pr := runPaneOf(m).Params()
+		pr.Variant, pr.Audit = i, true
+		want := v.Desc().Audit != ""
+		if got := pr.Auditable(); got != want {
+			t.Errorf("%s: Auditable() = %v, want %v", v.Label, got, want)
+		}
+		if got := pr.Config("").Audit != nil; got != want {
+			t.Errorf("%s with audit on: Config().Audit set = %v, want %v", v.Label, got, want)
+		}
+		pr.Audit = false
+		if pr.Config("").Audit != nil {
+			t.Errorf("%s with audit off: Config().Audit = %+v, want nil", v.Label, pr.Config("").Audit)
+		}
+	}
+	if got := core.AuditableMethods(); len(got) == 0 {
+		t.Fatal("no method has an audit")
+	}
+	m = toAudit(t, m) // the default variant, DP-DCAN paper, has one
+	if runPaneOf(m).Params().Audit {
+		t.Fatal("audit is on before it was asked for")
+	}
+	m = press(t, m, "l")
+	if !runPaneOf(m).Params().Audit || m.StartConfig().Audit == nil {
+		t.Fatalf("audit after → is %v, start config's %+v; want on", runPaneOf(m).Params().Audit, m.StartConfig().Audit)
+	}
+	view := text(m)
+	for _, want := range []string{"audit       on time ≈1× run", "audit 1000 canaries 95% · ≈1× run"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("Run screen with the audit on lacks %q:\n%s", want, view)
+		}
+	}
+	m = press(t, m, "h")
+	if runPaneOf(m).Params().Audit || strings.Contains(text(m), "1000 canaries") {
+		t.Errorf("audit still on or still described after ←:\n%s", text(m))
+	}
+}
+
+// TestAuditedRunShowsBars starts a run with the audit on from the Run
+// screen (the fake engine, which plays a real one-run game on one
+// Gaussian release) and checks the Budget screen then draws the paper's
+// figure beside the attacker's lower bound, with its ceiling; the same
+// run with the audit off draws none. (A real dppca run is not started
+// here: registering dppca in this test binary would put it in the
+// Trade-off sweep of TestTradeoffSweep, whose data it cannot read; the
+// CLI's tests run the real audits.)
+func TestAuditedRunShowsBars(t *testing.T) {
+	m := New(Config{Summary: testSummary(), Backend: "test", Method: fakeFast, ExportDir: t.TempDir(), Seed: 1, Epochs: [2]int{1, 1}})
+	m = sized(t, m, 160, 48)
+	m = press(t, toAudit(t, m), "l")
+	m = press(t, m, "s") // the whole run: settle follows the engine's events to its end
+	bp := m.Pane(TabBudget).(*budgetPane)
+	if bp.attack == nil {
+		t.Fatalf("no audit reached the Budget screen; status %q", m.Status())
+	}
+	a := bp.attack
+	if a.Canaries != core.DefaultAuditCanaries || a.Guesses == 0 || a.Ceiling <= 0 || a.EpsilonLower < 0 || a.EpsilonLower > a.Ceiling {
+		t.Errorf("audit %+v: want %d canaries, guesses, and 0 ≤ bound ≤ ceiling", a, core.DefaultAuditCanaries)
+	}
+	// Once a run has ended, the toggle's estimate is that run's time.
+	if !regexp.MustCompile(`audit +on time ≈\d+:\d\d`).MatchString(text(m)) {
+		t.Errorf("Run screen after the run does not give its time as the audit's estimate:\n%s", text(m))
+	}
+	bp.SetSize(160, 60)
+	view := stripANSI(bp.View())
+	for _, want := range []string{"ε: certified · paper · attack", "certified", "attack ≥", fmtEps(a.EpsilonLower), "▲ ceiling",
+		fmt.Sprintf("%d/%d right", a.Correct, a.Guesses), "fake: Dirac canaries"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("Budget screen lacks %q:\n%s", want, view)
+		}
+	}
+	// The same settings without the audit: a new run, and no bars.
+	m = press(t, toAudit(t, m), "h")
+	m = press(t, m, "s")
+	if bp := m.Pane(TabBudget).(*budgetPane); bp.attack != nil || strings.Contains(stripANSI(bp.View()), "attack ≥") {
+		t.Errorf("a run without the audit still shows one: %+v", bp.attack)
+	}
+}
