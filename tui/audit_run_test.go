@@ -106,3 +106,36 @@ func TestAuditedRunShowsBars(t *testing.T) {
 		t.Errorf("a run without the audit still shows one: %+v", bp.attack)
 	}
 }
+
+// TestAuditLessonStartsAnAuditedRun: the audit lesson's experiment (lesson
+// 12) sets DP-DCAN as published with noise on layers 4–6 only at ε = 1,
+// the audit on, and starts the run at once; the Budget screen then draws
+// the attack beside the paper's figure.
+func TestAuditLessonStartsAnAuditedRun(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 120, 40)
+	lp := m.Pane(TabLearn).(*learnPane)
+	idx := -1
+	for i, l := range lp.lessons {
+		if l.slug == "membership-audit" {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		t.Fatal("no membership-audit lesson")
+	}
+	m = press(t, m, "5")
+	for range idx {
+		m = press(t, m, "l")
+	}
+	m = press(t, m, "enter") // settle follows the started run to its end
+	pr := runPaneOf(m).Params()
+	if pr.V().Mode != core.ModePaper || pr.EffectiveLayers() != (core.LayerRange{First: 4, Last: 6}) || pr.Epsilon != 1 || !pr.Audit {
+		t.Fatalf("lesson settings %s layers %s ε %v audit %v, want paper, 4-6, 1, on", pr.V().Label, pr.EffectiveLayers(), pr.Epsilon, pr.Audit)
+	}
+	if m.c.RunID == 0 {
+		t.Fatalf("the lesson started no run; status %q", m.Status())
+	}
+	if bp := m.Pane(TabBudget).(*budgetPane); bp.attack == nil {
+		t.Errorf("the lesson's run reached its end without an audit on the Budget screen; status %q", m.Status())
+	}
+}
