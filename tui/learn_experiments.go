@@ -209,7 +209,9 @@ func (p *learnPane) tryCmd() tea.Cmd {
 	}
 	pr := p.params
 	what := fmt.Sprintf("lesson %d: %s", p.index+1, ex.desc)
-	return func() tea.Msg { return lessonExperimentMsg{params: ex.set(pr), tab: ex.tab, what: what, start: startsRun[l.slug]} }
+	return func() tea.Msg {
+		return lessonExperimentMsg{params: ex.set(pr), tab: ex.tab, what: what, start: startsRun[l.slug]}
+	}
 }
 
 // applyLesson adopts a lesson's settings: the Run pane takes them as if
