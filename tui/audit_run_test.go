@@ -139,3 +139,30 @@ func TestAuditLessonStartsAnAuditedRun(t *testing.T) {
 		t.Errorf("the lesson's run reached its end without an audit on the Budget screen; status %q", m.Status())
 	}
 }
+
+// TestBudgetAuditOutside: a federated attacker on one upload is outside
+// the threat model of the aggregate's ε under secure aggregation
+// (AuditEvent.Outside): the bars compare it with the per-update ε and do
+// not call the aggregate's smaller ε refuted.
+func TestBudgetAuditOutside(t *testing.T) {
+	const local, aggregate = "audited: each update, Δ = 2C (GDP, exact)", "audited: aggregate under secure aggregation, Δ = C (GDP, exact)"
+	guar := core.GuaranteeEvent{Status: core.GuaranteeFormal, Reasons: []string{"local noise"},
+		Audited: []core.EpsilonValue{{Accountant: local, Epsilon: 1.6}, {Accountant: aggregate, Epsilon: 0.117}}}
+	attack := core.AuditEvent{EpsilonLower: 0.404, Ceiling: 5.04, Confidence: 0.95, Delta: 1e-5, Canaries: 1000, Guesses: 500, Correct: 330,
+		Setting: "client 1's upload", Outside: []string{aggregate}}
+	m := sized(t, testModel(t, fakeFast), 160, 60)
+	m = feed(t, m, 1, []core.Event{guar, attack, core.DoneEvent{Outcome: core.OutcomeFinished}})
+	view := stripANSI(m.Pane(TabBudget).View())
+	if !regexp.MustCompile(`certified +1\.6 `).MatchString(view) {
+		t.Errorf("the bars' certified ε is not the per-update 1.6:\n%s", view)
+	}
+	if strings.Contains(view, "refuted") {
+		t.Errorf("the aggregate's ε 0.117 is called refuted by an attacker outside its model:\n%s", view)
+	}
+	// Without Outside the same bound would refute 0.117: the check has teeth.
+	attack.Outside = nil
+	m = feed(t, m, 2, []core.Event{guar, attack, core.DoneEvent{Outcome: core.OutcomeFinished}})
+	if view := stripANSI(m.Pane(TabBudget).View()); !strings.Contains(view, "refuted") {
+		t.Errorf("without Outside the bound 0.404 does not refute 0.117:\n%s", view)
+	}
+}
