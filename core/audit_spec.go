@@ -88,6 +88,12 @@ type AuditEvent struct {
 	Correct      int     `json:"correct"`
 	// Setting says which canaries and what the attacker saw.
 	Setting string `json:"setting"`
+	// Outside lists the accountants (GuaranteeEvent.Audited labels) whose
+	// threat model this attacker lies outside: it sees more than they
+	// allow (a client's own upload, against an ε for the aggregate under
+	// secure aggregation), so a bound above them refutes nothing. Empty:
+	// the attack is within every accountant's model.
+	Outside []string `json:"outside,omitempty"`
 }
 
 func (AuditEvent) coalesces() bool { return false }

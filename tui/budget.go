@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -438,9 +439,18 @@ func (b *budgetPane) attackBars(w int) []string {
 	}
 	var rows []row
 	if b.guar != nil {
-		if len(b.guar.Audited) > 0 {
-			c := b.guar.Audited[0]
-			for _, v := range b.guar.Audited[1:] {
+		// The smallest certified ε whose threat model holds this attacker
+		// (AuditEvent.Outside): an ε for the aggregate under secure
+		// aggregation says nothing of an attacker who sees one upload.
+		var in []core.EpsilonValue
+		for _, v := range b.guar.Audited {
+			if !slices.Contains(a.Outside, v.Accountant) {
+				in = append(in, v)
+			}
+		}
+		if len(in) > 0 {
+			c := in[0]
+			for _, v := range in[1:] {
 				if v.Epsilon < c.Epsilon {
 					c = v
 				}

@@ -51,7 +51,7 @@ var glossaryTerms = []glossaryEntry{
 	{"DP-MD terms", "DP manifold denoising: D ambient dimension, d intrinsic dimension, n refs reference points, queries to denoise, T iterations, h kernel bandwidth, θ the share of ε spent on the projector."},
 	{"DP k-means", "k-means whose centroids are released with noise, so clustering the private embedding stays inside the budget."},
 	{"membership inference", "an attack guessing whether a unit was in the training data."},
-	{"audit", "running such an attack with planted canaries to get a lower bound on ε; dpscope's is planned (issue 22)."},
+	{"audit", "running such an attack with planted canaries to get a lower bound on ε that holds at a stated confidence (Steinke et al. 2023); the Run screen's audit setting turns it on and the Budget screen draws it beside the certified ε (docs/AUDIT.md)."},
 	{"B1", "reference line: PCA(50) + k-means on the data, non-private; what a plain pipeline reaches."},
 	{"null, untrained twin", "reference line: the method's untrained model (or its pipeline with no data); a private result not above it is no better than no learning."},
 	{"ARI", "adjusted Rand index: agreement of clusters with the true labels; 0 is chance, 1 is perfect. Uses private labels: not covered."},

@@ -19,12 +19,17 @@ type experiment struct {
 	set  func(runParams) runParams // the lesson's settings, from the current ones
 }
 
+// startsRun are the lessons whose experiment starts its run at once: the
+// audit lesson's figure is the run's outcome, not a setting to look at.
+var startsRun = map[string]bool{"membership-audit": true}
+
 // lessonExperimentMsg asks the root to adopt a lesson's settings in every
 // pane (the Run pane included) and to show the lesson's screen.
 type lessonExperimentMsg struct {
 	params runParams
 	tab    int
 	what   string
+	start  bool // start the run with params (startsRun)
 }
 
 // lessonSlug is a lesson file's name without its number and extension:
@@ -175,9 +180,10 @@ var experiments = map[string]experiment{
 	"federated": {TabRun, "FL-DP (client-level DP) on the Run screen; s starts it", func(pr runParams) runParams {
 		return clientLevelDP(pr)
 	}},
-	"membership-audit": {TabBudget, "ε = 1 on the Budget screen: the attacker's trade-off curve", func(pr runParams) runParams {
-		pr = poissonDPSGD(pr)
-		pr.Epsilon = 1
+	"membership-audit": {TabRun, "an audited run of DP-DCAN as published at ε = 1, noise on layers 4–6 only (a noise-free encoder); it starts now, and the Budget screen draws the attack when it ends", func(pr runParams) runParams {
+		pr = paperLayers(pr)
+		pr.Layers = core.LayerRange{First: 4, Last: numLayers}
+		pr.Epsilon, pr.Audit = 1, true
 		return resolve(pr)
 	}},
 	"live-metrics": {TabRun, "sound DP-DCAN on the Run screen: watch ARI beside B1 and the null; s starts it", func(pr runParams) runParams {
@@ -203,7 +209,9 @@ func (p *learnPane) tryCmd() tea.Cmd {
 	}
 	pr := p.params
 	what := fmt.Sprintf("lesson %d: %s", p.index+1, ex.desc)
-	return func() tea.Msg { return lessonExperimentMsg{params: ex.set(pr), tab: ex.tab, what: what} }
+	return func() tea.Msg {
+		return lessonExperimentMsg{params: ex.set(pr), tab: ex.tab, what: what, start: startsRun[l.slug]}
+	}
 }
 
 // applyLesson adopts a lesson's settings: the Run pane takes them as if
@@ -218,5 +226,8 @@ func (m *Model) applyLesson(msg lessonExperimentMsg) tea.Cmd {
 	}
 	cmd := m.setRunParams(msg.params)
 	m.status, m.errored = msg.what, false
+	if msg.start {
+		cmd = tea.Batch(cmd, m.startRun(m.StartConfig()))
+	}
 	return tea.Batch(cmd, m.setTab(msg.tab))
 }

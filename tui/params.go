@@ -90,6 +90,10 @@ type runParams struct {
 	Epochs     [2]int // per stage
 	Accountant string // "rdp" or "pld"
 	Seed       uint64
+	// Audit asks the run for an empirical privacy audit (core.Config.Audit,
+	// the defaults of core.AuditSpec); only a method with an audit
+	// (core.Method.Audit) takes it, so Config drops it for the others.
+	Audit bool `json:",omitempty"`
 
 	// Manifold are DP-MD's settings (familyDenoising).
 	Manifold manifoldParams
@@ -146,6 +150,19 @@ func (p runParams) Steps() int { return (p.Epochs[0] + p.Epochs[1]) * p.StepsPer
 // its own engine (method ""), or by method when one is given (tests and
 // demos run every variant on a fake engine).
 func (p runParams) Config(method string) core.Config {
+	c := p.config(method)
+	if p.Auditable() && p.Audit {
+		c.Audit = &core.AuditSpec{}
+	}
+	return c
+}
+
+// Auditable reports whether the chosen variant's method can run an
+// empirical privacy audit (core.AuditableMethods).
+func (p runParams) Auditable() bool { return p.V().Desc().Audit != "" }
+
+// config is Config without the audit.
+func (p runParams) config(method string) core.Config {
 	if method == "" {
 		method = p.V().Method
 	}

@@ -29,12 +29,13 @@ const (
 	fEpochs1
 	fEpochs2
 	fAccountant
+	fAudit
 	fSeed
 )
 
 // runFields builds the Run form over the pane's params: one list indexed by
 // the constants above, each family's fields set by its own file
-// (fields_common, fields_dpsgd, fields_fed, fields_denoise). A field says
+// (fields_common, fields_dpsgd, fields_fed, fields_denoise, fields_audit). A field says
 // itself when it is shown, whether it may change during a run and the
 // patch it sends then.
 func (p *runPane) runFields() []field {
@@ -43,6 +44,7 @@ func (p *runPane) runFields() []field {
 	p.dpsgdFields(fs)
 	p.fedFields(fs)
 	p.denoiseFields(fs)
+	p.auditField(fs)
 	return fs
 }
 

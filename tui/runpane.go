@@ -367,6 +367,9 @@ func (p *runPane) summary(w, rows int) string {
 		// screen gives the reasons); a run states its own.
 		lines = append(lines, guaranteeBadge(st, g)+st.Muted.Render(" expected"))
 	}
+	if l := p.auditLine(); l != "" {
+		lines = append(lines, st.Muted.Render(l))
+	}
 
 	if v.Family() == familyDenoising && pr.Manifold.Synthetic() {
 		lines = append(lines, st.Warn.Render("⚠ distances: clean points, simulated"))

@@ -294,7 +294,7 @@ func TestClientListFitsPane(t *testing.T) {
 				if len(shown) == 0 || more <= 0 {
 					t.Errorf("%d×%d: %d clients listed, %d more; want some listed and the rest counted:\n%s", w, h, len(shown), more, view)
 				}
-			case 24: // room for the counts and one line: no client, all counted
+			case 25: // room for the counts and one line: no client, all counted (the form has 12 rows, the audit toggle's included)
 				if len(shown) != 0 || more != 30 {
 					t.Errorf("%d×%d: %d clients listed, %d more; want none listed and \"… 30 more clients\":\n%s", w, h, len(shown), more, view)
 				}

@@ -118,6 +118,7 @@ func (v Variant) descriptor() core.Method {
 		p.Label, p.Mode, s.Label, s.Mode = "FedSC", core.ModeNonPrivate, "FedSC + client DP", core.ModeSound
 		m.Presets = []core.Preset{p, s}
 	}
+	m.Audit = auditDoc // audit.go
 	if v == FL {
 		m.Calibrate = nil // FL adds no noise: nothing to preview
 	}

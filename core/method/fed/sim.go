@@ -63,6 +63,7 @@ type sim struct {
 	// active[c] says whether client c takes part in the current round
 	// (FedSC's sound mode with client rate q < 1); nil: every client
 	active []bool
+	aud    *fedCanaries // the run's audit canaries (audit.go); nil: none
 }
 
 func (e *Engine) newSim(ctl *core.Control, d *datasets.Preprocessed) (*sim, error) {
@@ -177,6 +178,9 @@ func (s *sim) run(ctx context.Context) error {
 	e := s.e
 	s.ctl.Emit(s.pr.guarantee(e.v, e.cfg.Mode, s.k, false))
 	s.warnNoise()
+	if err := s.startAudit(); err != nil {
+		return err
+	}
 	evaluated := false
 	round := 0
 	for r := 1; r <= e.rounds; r++ {
@@ -231,7 +235,7 @@ func (s *sim) run(ctx context.Context) error {
 	}
 	s.ctl.Emit(s.result())
 	s.ctl.Emit(s.pr.guarantee(e.v, e.cfg.Mode, s.k, true))
-	return nil
+	return s.emitAudit()
 }
 
 // clientsRound runs every client's local training on at most workers
@@ -317,12 +321,16 @@ func (s *sim) privatize(c, round int) {
 		compute.Scal(share, u)
 	}
 	if s.pr == nil {
+		s.localBefore(c, u)
+		s.localAfter(c, u)
 		return
 	}
 	ClipTo(u, s.pr.clip)
+	s.localBefore(c, u)
 	if std := s.pr.localStd(); std > 0 {
 		AddNoise(u, std, s.noiseRand(streamNoise, round, c))
 	}
+	s.localAfter(c, u)
 }
 
 // noiseRand returns the generator of DP noise: seeded from Config.Seed, or
@@ -354,9 +362,11 @@ func (s *sim) serverStep(ctx context.Context, round int) error {
 	if err := Aggregate(ctx, s.sum, ups, s.e.workers(s.k)); err != nil {
 		return err
 	}
+	s.centralBefore(s.sum)
 	if std := s.pr.centralStd(); std > 0 {
 		AddNoise(s.sum, std, s.noiseRand(streamCentral, round, 0))
 	}
+	s.centralAfter(s.sum)
 	gamma := 1.0
 	switch {
 	case s.e.v == FL || s.e.v == FLDP:

@@ -25,7 +25,7 @@ type Engine struct {
 // Register makes the fake available to core.Start as method name, with
 // delay between steps. It panics if name is taken (core.Register does).
 func Register(name string, delay time.Duration) {
-	core.Register(core.Method{Name: name, Family: core.FamilyDPSGD, New: func(cfg core.Config) (core.Engine, error) {
+	core.Register(core.Method{Name: name, Family: core.FamilyDPSGD, Audit: auditDoc, New: func(cfg core.Config) (core.Engine, error) {
 		return &Engine{cfg: cfg, delay: delay}, nil
 	}})
 }
@@ -130,6 +130,9 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 			}
 			ctl.Emit(emb)
 		}
+	}
+	if cfg.Audit != nil {
+		return e.audit(ctl, rng, private, sigma)
 	}
 	return nil
 }
