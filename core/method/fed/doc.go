@@ -20,13 +20,16 @@
 //     w_{t+1} = w_t + η·Σ_k Δ̃_k.
 //   - "fedsc": federated BYOL (FedSC, ../shared/papers/fedsc.txt; FedEMA,
 //     https://arxiv.org/abs/2204.04385): online encoder G→200→40→60 with
-//     BatchNorm, ReLU and an L2-normalised output, input-dropout masking
-//     (p = 0.9, rescaled by 1/(1−p)) for the two views, predictor 60→128→60,
-//     an EMA target (τ = 0.99) behind a stop-gradient, the symmetric loss
+//     BatchNorm, ReLU, an L2-normalised output and Glorot-uniform weights
+//     (contrastive-sc's encoder), input-dropout masking (p = 0.9, rescaled
+//     by 1/(1−p)) for the two views, predictor 60→128→60 with BatchNorm
+//     (BYOL's, as FedEMA's code builds it), an EMA target (τ = 0.99) behind a stop-gradient, the symmetric loss
 //     2 − 2cos, SGD with momentum 0.5 and weight decay 5e-4 (lr 0.032,
 //     batch 128, 5 local epochs), size-weighted FedAvg of encoder and
 //     predictor, and the divergence-aware client update of Eq. (4) as
-//     printed (Params.Divergence). By default the paper's benchmark: K = 4,
+//     printed (Params.Divergence); evaluation is k-means with 10 k-means++
+//     restarts (scikit-learn's default) on the global online encoder's
+//     output. By default the paper's benchmark: K = 4,
 //     300 rounds, each client holding ⌊classes/K⌋ whole classes (split
 //     "paper": 2 of PBMC's 8, 4 of mouse bladder's 16). Mode nonprivate is
 //     the paper; mode sound is dpscope's labelled extension, client-level

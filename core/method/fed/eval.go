@@ -15,6 +15,15 @@ import (
 // when the data set is larger.
 const silhouetteSample = 2000
 
+// kmeansInit is the number of k-means++ restarts of the evaluation;
+// fedscKMeansInit is FedSC's: scikit-learn's KMeans default n_init = 10,
+// which FedSC §4.1 ("the K-means algorithm in the scikit-learn package")
+// and contrastive-sc's evaluation use.
+const (
+	kmeansInit      = 3
+	fedscKMeansInit = 10
+)
+
 // report emits the round's step and budget events and, when evaluated, its
 // metrics and embedding. The step's loss is the server model's mean
 // reconstruction MSE on every cell (autoencoder variants) or the
@@ -66,7 +75,11 @@ func (s *sim) evaluate(ctx context.Context, round int) error {
 	dim, loss := s.ws[0].embed(s.embBuf())
 	s.dim, s.lastLoss = dim, loss
 	n := s.d.Cells
-	res, err := cluster.KMeans(ctx, s.emb, n, dim, cluster.KMeansConfig{K: s.clusters, NInit: 3, Seed: s.e.cfg.Seed + uint64(streamKMeans)})
+	nInit := kmeansInit
+	if !s.e.v.autoencoder() {
+		nInit = fedscKMeansInit
+	}
+	res, err := cluster.KMeans(ctx, s.emb, n, dim, cluster.KMeansConfig{K: s.clusters, NInit: nInit, Seed: s.e.cfg.Seed + uint64(streamKMeans)})
 	if err != nil {
 		return fmt.Errorf("fed: k-means: %w", err)
 	}

@@ -34,10 +34,13 @@ type byolClient struct {
 }
 
 // encoderSpec describes FedSC's encoder G→w1→…→wL: Linear–BatchNorm–ReLU
-// between hidden layers, a linear last layer, and L2 normalisation. The
-// first layer's backward skips ∂L/∂x (the input is data).
+// between hidden layers, a linear last layer, and L2 normalisation, with
+// Glorot-uniform weights: contrastive-sc's encoder (its models.py), whose
+// widths [200, 40, 60] FedSC §4.1 takes and whose initialisation the paper
+// does not restate. The first layer's backward skips ∂L/∂x (the input is
+// data).
 func encoderSpec(genes int, widths []int, rows int) *netSpec {
-	s := &netSpec{maxRows: rows}
+	s := &netSpec{maxRows: rows, xavier: true}
 	prev := genes
 	for i, w := range widths {
 		s.linear(prev, w, i > 0)
@@ -51,10 +54,18 @@ func encoderSpec(genes int, widths []int, rows int) *netSpec {
 	return s
 }
 
-// predictorSpec describes the predictor D→H→D with a ReLU.
+// predictorSpec describes the predictor D→H→D, Linear–BatchNorm–ReLU–
+// Linear: BYOL's predictor MLP as the FedEMA reference code builds it
+// (EasyFL applications/fedssl model.py, MLP with two layers), which FedSC's
+// federation follows; the paper's "one linear layer with the output
+// dimension of 128" cannot meet a 60-wide target, so 128 is read as H. Its
+// BatchNorm runs on batch statistics only (the predictor is not used at
+// evaluation), so its running statistics stay in the worker and are
+// neither sent nor averaged.
 func predictorSpec(dim, hidden, rows int) *netSpec {
 	s := &netSpec{maxRows: rows}
 	s.linear(dim, hidden, true)
+	s.batchNorm(hidden)
 	s.relu(hidden)
 	s.linear(hidden, dim, true)
 	return s

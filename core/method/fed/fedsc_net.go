@@ -35,7 +35,11 @@ type seqNet struct {
 
 // netSpec builds a seqNet in two passes: sizes first, then views.
 type netSpec struct {
-	maxRows       int
+	maxRows int
+	// xavier draws the linear layers' weights from Glorot's U(±√(6/(in+out)))
+	// (contrastive-sc's encoder, FedSC's reference [25]) instead of PyTorch's
+	// nn.Linear default U(±1/√in); biases keep the default either way.
+	xavier        bool
 	np, ns        int
 	params, grads []float32
 	stats         []float32
@@ -58,10 +62,15 @@ func (s *netSpec) linear(in, out int, inputGrad bool) {
 		if inputGrad {
 			l.dx = compute.NewMatrix(s.maxRows, in, nil)
 		}
+		xavier := s.xavier
 		s.initW = append(s.initW, func(rng *rand.Rand) { // PyTorch nn.Linear: U(±1/√in)
 			bound := 1 / math.Sqrt(float64(in))
+			wb := bound
+			if xavier {
+				wb = math.Sqrt(6 / float64(in+out))
+			}
 			for i := range l.w.Data {
-				l.w.Data[i] = float32((2*rng.Float64() - 1) * bound)
+				l.w.Data[i] = float32((2*rng.Float64() - 1) * wb)
 			}
 			for i := range l.b {
 				l.b[i] = float32((2*rng.Float64() - 1) * bound)
