@@ -36,8 +36,8 @@ func typeKeys(tm *teatest.TestModel, keys ...string) {
 func TestGoldenScreens(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		// Not the Planner (4): its ε figures arrive from an accountant
-		// command whose end the output cannot show reliably, so its screen
-		// depends on timing.
+		// command whose end the output cannot show reliably, so its golden
+		// screens are drawn from a settled model (TestPlannerGoldenScreens).
 		for _, tab := range []string{"1", "2", "3", "5", "6", "1nc", "2nc", "3nc", "5nc", "6nc"} {
 			label := fmt.Sprintf("%dx%d_tab%s", size[0], size[1], tab)
 			if t2, ok := strings.CutSuffix(tab, "nc"); ok {
