@@ -102,6 +102,9 @@ func writeFigure(fig plot.Figure, dir, name string) ([]string, error) {
 			return paths, err
 		}
 		path := filepath.Join(dir, name+"."+f)
+		if abs, err := filepath.Abs(path); err == nil {
+			path = abs // the status line says where, wherever the program started
+		}
 		if err := writeAtomic(path, buf.Bytes()); err != nil {
 			return paths, err
 		}

@@ -73,7 +73,9 @@ func (t *runTrace) figures() (map[string]plot.Figure, error) {
 		out[stem+"-training"] = plot.Figure{Panels: panels, Size: size}
 	}
 	if e := t.emb; e != nil && len(e.X) > 0 {
-		emb := plot.Embedding{Title: t.title, XLabel: "embedding 1", YLabel: "embedding 2", X: e.X, Y: e.Y,
+		// No run title above the panels: at column width it would run
+		// past the first panel (the file name names the run).
+		emb := plot.Embedding{XLabel: "embedding 1", YLabel: "embedding 2", X: e.X, Y: e.Y,
 			Cluster: labelStrings(e.Cluster)}
 		if hasTruth(e.Truth) {
 			emb.Truth = labelStrings(e.Truth)
