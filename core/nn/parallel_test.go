@@ -1,0 +1,135 @@
+package nn
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/dpscope/dpscope/core/compute"
+)
+
+// TestSplitMatchesOneCall checks that ZINB and the activations, which
+// split large inputs over two goroutines, give bit for bit what one call
+// on one goroutine gives, also with several callers at once (the helper
+// is then busy and some calls run whole).
+func TestSplitMatchesOneCall(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	rng := rand.New(rand.NewPCG(5, 9))
+	n, g := 37, 2003 // odd sizes: the halves are uneven and not multiples of 8
+	x := randMatrix(rng, n, g, 0, 6)
+	for i, v := range x.Data {
+		x.Data[i] = float32(math.Floor(float64(v) * float64(v) / 6)) // mostly small counts, many zeros
+	}
+	mu := randMatrix(rng, n, g, 0.05, 20)
+	th := randMatrix(rng, n, g, 0.05, 50)
+	pi := randMatrix(rng, n, g, 0.02, 0.9)
+	sf := make([]float32, n)
+	for i := range sf {
+		sf[i] = 0.5 + rng.Float32()
+	}
+	if n*g*zinbCost < splitMin {
+		t.Fatalf("the test's %d×%d ZINB is below splitMin and would not split", n, g)
+	}
+	// The reference: the job run over all rows on this goroutine.
+	ref := [3]compute.Matrix{compute.NewMatrix(n, g, nil), compute.NewMatrix(n, g, nil), compute.NewMatrix(n, g, nil)}
+	j := &zinbJob{dMu: ref[0], dTheta: ref[1], dPi: ref[2], x: x, mu: mu, theta: th, pi: pi, sf: sf,
+		scale: float64(float32(0.3)) / float64(g), cells: make([]float64, n)}
+	j.run(0, n)
+	want := 0.0
+	for _, c := range j.cells {
+		want += c / float64(g)
+	}
+	var wg sync.WaitGroup
+	for c := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 5 {
+				d := [3]compute.Matrix{compute.NewMatrix(n, g, nil), compute.NewMatrix(n, g, nil), compute.NewMatrix(n, g, nil)}
+				got := ZINB(d[0], d[1], d[2], x, mu, th, pi, sf, 0.3)
+				if got != want {
+					t.Errorf("caller %d: ZINB = %.17g, one call on one goroutine %.17g", c, got, want)
+					return
+				}
+				for k := range d {
+					for i, v := range d[k].Data {
+						if math.Float32bits(v) != math.Float32bits(ref[k].Data[i]) {
+							t.Errorf("caller %d: gradient %d entry %d = %g, one call %g", c, k, i, v, ref[k].Data[i])
+							return
+						}
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+
+	for _, a := range []Activation{Tanh, Sigmoid, ExpClamp, SoftplusClamp} {
+		z := randMatrix(rng, n, g, -6, 6).Data
+		one := append([]float32(nil), z...)
+		a.applyRange(one)
+		got := append([]float32(nil), z...)
+		a.apply(got)
+		gOne := randMatrix(rng, n, g, -1, 1).Data
+		gGot := append([]float32(nil), gOne...)
+		a.mulDerivRange(gOne, one)
+		a.mulDeriv(gGot, got)
+		for i := range got {
+			if math.Float32bits(got[i]) != math.Float32bits(one[i]) || math.Float32bits(gGot[i]) != math.Float32bits(gOne[i]) {
+				t.Fatalf("activation %d entry %d: split gives %g and %g, one call %g and %g", a, i, got[i], gGot[i], one[i], gOne[i])
+			}
+		}
+	}
+}
+
+// TestSplitRanges checks that split covers [0, n) exactly once, in two
+// parts cut at a multiple of the unit when it splits.
+func TestSplitRanges(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	for _, tc := range []struct{ n, unit, cost, parts int }{
+		{10, 1, 1, 1},              // too small
+		{splitMin, 8, 1, 2},        // just enough
+		{splitMin + 13, 8, 1, 2},   // a tail
+		{100, 1, splitMin / 50, 2}, // few costly rows
+		{1, 1, splitMin, 1},        // one row cannot split
+		{splitMin - 1, 1, 1, 1},    // just below
+	} {
+		r := &recordJob{seen: make([]int, tc.n)}
+		split(tc.n, tc.unit, tc.cost, r)
+		for i, c := range r.seen {
+			if c != 1 {
+				t.Fatalf("split(%d, %d, %d): index %d run %d times, want once", tc.n, tc.unit, tc.cost, i, c)
+			}
+		}
+		if len(r.cuts) != tc.parts {
+			t.Errorf("split(%d, %d, %d) ran %d parts %v, want %d", tc.n, tc.unit, tc.cost, len(r.cuts), r.cuts, tc.parts)
+		}
+		for _, c := range r.cuts {
+			if c[0]%tc.unit != 0 {
+				t.Errorf("split(%d, %d, %d): a part starts at %d, not a multiple of the unit", tc.n, tc.unit, tc.cost, c[0])
+			}
+		}
+	}
+}
+
+// recordJob records which indices ran and the parts it was given.
+type recordJob struct {
+	mu   sync.Mutex
+	seen []int
+	cuts [][2]int
+}
+
+func (r *recordJob) run(lo, hi int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cuts = append(r.cuts, [2]int{lo, hi})
+	for i := lo; i < hi; i++ {
+		r.seen[i]++
+	}
+}
