@@ -133,3 +133,57 @@ func (r *recordJob) run(lo, hi int) {
 		r.seen[i]++
 	}
 }
+
+// TestSplitOptimizersMatchOneCall checks that Adam's and Adadelta's steps,
+// split over two goroutines, give bit for bit one call's parameters.
+func TestSplitOptimizersMatchOneCall(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := splitMin + 11
+	p0 := randMatrix(rng, 1, n, -1, 1).Data
+	grads := [3][]float32{}
+	for s := range grads {
+		grads[s] = randMatrix(rng, 1, n, -0.1, 0.1).Data
+	}
+	adam, err := NewAdam(n, AdamConfig{LR: 1e-3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	delta, err := NewAdadelta(n, AdadeltaConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []Optimizer{adam, delta} {
+		got, want := append([]float32(nil), p0...), append([]float32(nil), p0...)
+		var m, v []float32
+		for _, g := range grads {
+			o.Step(got, g)
+		}
+		switch o := o.(type) {
+		case *Adam:
+			m, v = make([]float32, n), make([]float32, n)
+			for s, g := range grads {
+				b1, b2 := float32(o.cfg.Beta1), float32(o.cfg.Beta2)
+				bc1 := 1 - math.Pow(o.cfg.Beta1, float64(s+1))
+				bc2 := 1 - math.Pow(o.cfg.Beta2, float64(s+1))
+				k := adamConsts{b1: b1, c1: 1 - b1, b2: b2, c2: 1 - b2,
+					step: float32(o.cfg.LR / bc1), inv: float32(1 / math.Sqrt(bc2)), eps: float32(o.cfg.Eps)}
+				(&optJob{p: want, g: g, m: m, v: v, adam: k}).run(0, n)
+			}
+		case *Adadelta:
+			m, v = make([]float32, n), make([]float32, n)
+			rho := float32(o.cfg.Rho)
+			k := adadeltaConsts{rho: rho, c: 1 - rho, eps: float32(o.cfg.Eps), lr: float32(o.cfg.LR)}
+			for _, g := range grads {
+				(&optJob{p: want, g: g, m: m, v: v, delta: k, adadelta: true}).run(0, n)
+			}
+		}
+		for i := range got {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%T: parameter %d = %g after three split steps, %g after one-call steps", o, i, got[i], want[i])
+			}
+		}
+	}
+}
