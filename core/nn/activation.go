@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/dpscope/dpscope/core/compute"
 )
 
 // Activation is an element-wise function applied to a dense layer's
@@ -61,7 +63,7 @@ func (a Activation) apply(y []float32) {
 	if a.costly() {
 		j := actJobs.Get().(*actJob)
 		j.a, j.y, j.g = a, y, nil
-		split(len(y), 8, 1, j)
+		compute.Split(len(y), 8, 1, j)
 		j.y = nil
 		actJobs.Put(j)
 		return
@@ -87,7 +89,7 @@ type actJob struct {
 // actJobs recycles actJob values, so a split activation does not allocate.
 var actJobs = sync.Pool{New: func() any { return new(actJob) }}
 
-func (j *actJob) run(lo, hi int) {
+func (j *actJob) Run(lo, hi int) {
 	if j.g == nil {
 		j.a.applyRange(j.y[lo:hi])
 	} else {
@@ -130,7 +132,7 @@ func (a Activation) mulDeriv(g, y []float32) {
 	if a.costly() {
 		j := actJobs.Get().(*actJob)
 		j.a, j.y, j.g = a, y, g
-		split(len(g), 8, 1, j)
+		compute.Split(len(g), 8, 1, j)
 		j.y, j.g = nil, nil
 		actJobs.Put(j)
 		return

@@ -96,7 +96,7 @@ func (a *Adam) Step(params, grads []float32) {
 		step: float32(a.cfg.LR / bc1), inv: float32(1 / math.Sqrt(bc2)), eps: float32(a.cfg.Eps)}
 	j := optJobs.Get().(*optJob)
 	*j = optJob{p: params, g: grads[:len(params)], m: a.m[:len(params)], v: a.v[:len(params)], adam: k}
-	split(len(params), 8, 1, j)
+	compute.Split(len(params), 8, 1, j)
 	*j = optJob{}
 	optJobs.Put(j)
 }
@@ -116,7 +116,7 @@ type optJob struct {
 // optJobs recycles optJob values, so a split step does not allocate.
 var optJobs = sync.Pool{New: func() any { return new(optJob) }}
 
-func (j *optJob) run(lo, hi int) {
+func (j *optJob) Run(lo, hi int) {
 	p, g, m, v := j.p[lo:hi], j.g[lo:hi], j.m[lo:hi], j.v[lo:hi]
 	if j.adadelta {
 		done := adadeltaVector(p, g, m, v, &j.delta)
@@ -202,7 +202,7 @@ func (o *Adadelta) Step(params, grads []float32) {
 	k := adadeltaConsts{rho: rho, c: 1 - rho, eps: float32(o.cfg.Eps), lr: float32(o.cfg.LR)}
 	j := optJobs.Get().(*optJob)
 	*j = optJob{p: params, g: grads[:len(params)], m: o.s[:len(params)], v: o.a[:len(params)], delta: k, adadelta: true}
-	split(len(params), 8, 2, j)
+	compute.Split(len(params), 8, 2, j)
 	*j = optJob{}
 	optJobs.Put(j)
 }

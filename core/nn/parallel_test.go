@@ -31,14 +31,14 @@ func TestSplitMatchesOneCall(t *testing.T) {
 	for i := range sf {
 		sf[i] = 0.5 + rng.Float32()
 	}
-	if n*g*zinbCost < splitMin {
-		t.Fatalf("the test's %d×%d ZINB is below splitMin and would not split", n, g)
+	if n*g*zinbCost < compute.SplitMin {
+		t.Fatalf("the test's %d×%d ZINB is below compute.SplitMin and would not split", n, g)
 	}
 	// The reference: the job run over all rows on this goroutine.
 	ref := [3]compute.Matrix{compute.NewMatrix(n, g, nil), compute.NewMatrix(n, g, nil), compute.NewMatrix(n, g, nil)}
 	j := &zinbJob{dMu: ref[0], dTheta: ref[1], dPi: ref[2], x: x, mu: mu, theta: th, pi: pi, sf: sf,
 		scale: float64(float32(0.3)) / float64(g), cells: make([]float64, n)}
-	j.run(0, n)
+	j.Run(0, n)
 	want := 0.0
 	for _, c := range j.cells {
 		want += c / float64(g)
@@ -86,54 +86,6 @@ func TestSplitMatchesOneCall(t *testing.T) {
 	}
 }
 
-// TestSplitRanges checks that split covers [0, n) exactly once, in two
-// parts cut at a multiple of the unit when it splits.
-func TestSplitRanges(t *testing.T) {
-	if runtime.GOMAXPROCS(0) < 2 {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	}
-	for _, tc := range []struct{ n, unit, cost, parts int }{
-		{10, 1, 1, 1},              // too small
-		{splitMin, 8, 1, 2},        // just enough
-		{splitMin + 13, 8, 1, 2},   // a tail
-		{100, 1, splitMin / 50, 2}, // few costly rows
-		{1, 1, splitMin, 1},        // one row cannot split
-		{splitMin - 1, 1, 1, 1},    // just below
-	} {
-		r := &recordJob{seen: make([]int, tc.n)}
-		split(tc.n, tc.unit, tc.cost, r)
-		for i, c := range r.seen {
-			if c != 1 {
-				t.Fatalf("split(%d, %d, %d): index %d run %d times, want once", tc.n, tc.unit, tc.cost, i, c)
-			}
-		}
-		if len(r.cuts) != tc.parts {
-			t.Errorf("split(%d, %d, %d) ran %d parts %v, want %d", tc.n, tc.unit, tc.cost, len(r.cuts), r.cuts, tc.parts)
-		}
-		for _, c := range r.cuts {
-			if c[0]%tc.unit != 0 {
-				t.Errorf("split(%d, %d, %d): a part starts at %d, not a multiple of the unit", tc.n, tc.unit, tc.cost, c[0])
-			}
-		}
-	}
-}
-
-// recordJob records which indices ran and the parts it was given.
-type recordJob struct {
-	mu   sync.Mutex
-	seen []int
-	cuts [][2]int
-}
-
-func (r *recordJob) run(lo, hi int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.cuts = append(r.cuts, [2]int{lo, hi})
-	for i := lo; i < hi; i++ {
-		r.seen[i]++
-	}
-}
-
 // TestSplitOptimizersMatchOneCall checks that Adam's and Adadelta's steps,
 // split over two goroutines, give bit for bit one call's parameters.
 func TestSplitOptimizersMatchOneCall(t *testing.T) {
@@ -141,7 +93,7 @@ func TestSplitOptimizersMatchOneCall(t *testing.T) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	n := splitMin + 11
+	n := compute.SplitMin + 11
 	p0 := randMatrix(rng, 1, n, -1, 1).Data
 	grads := [3][]float32{}
 	for s := range grads {
@@ -170,20 +122,46 @@ func TestSplitOptimizersMatchOneCall(t *testing.T) {
 				bc2 := 1 - math.Pow(o.cfg.Beta2, float64(s+1))
 				k := adamConsts{b1: b1, c1: 1 - b1, b2: b2, c2: 1 - b2,
 					step: float32(o.cfg.LR / bc1), inv: float32(1 / math.Sqrt(bc2)), eps: float32(o.cfg.Eps)}
-				(&optJob{p: want, g: g, m: m, v: v, adam: k}).run(0, n)
+				(&optJob{p: want, g: g, m: m, v: v, adam: k}).Run(0, n)
 			}
 		case *Adadelta:
 			m, v = make([]float32, n), make([]float32, n)
 			rho := float32(o.cfg.Rho)
 			k := adadeltaConsts{rho: rho, c: 1 - rho, eps: float32(o.cfg.Eps), lr: float32(o.cfg.LR)}
 			for _, g := range grads {
-				(&optJob{p: want, g: g, m: m, v: v, delta: k, adadelta: true}).run(0, n)
+				(&optJob{p: want, g: g, m: m, v: v, delta: k, adadelta: true}).Run(0, n)
 			}
 		}
 		for i := range got {
 			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 				t.Fatalf("%T: parameter %d = %g after three split steps, %g after one-call steps", o, i, got[i], want[i])
 			}
+		}
+	}
+}
+
+// TestMSESplitMatchesOneCall checks that MSE, split over two goroutines
+// for large inputs, gives bit for bit one call's loss and gradient.
+func TestMSESplitMatchesOneCall(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	rng := rand.New(rand.NewPCG(8, 1))
+	n, g := 45, 2001
+	x, y := randMatrix(rng, n, g, -2, 2), randMatrix(rng, n, g, -2, 2)
+	dy, ref := compute.NewMatrix(n, g, nil), compute.NewMatrix(n, g, nil)
+	j := &mseJob{dy: ref, y: y, x: x, c: 2 * float32(0.7) / float32(g), cells: make([]float64, n)}
+	j.Run(0, n)
+	want := 0.0
+	for _, c := range j.cells {
+		want += c / float64(g)
+	}
+	if got := MSE(dy, y, x, 0.7); got != want {
+		t.Errorf("MSE = %.17g, one call on one goroutine %.17g", got, want)
+	}
+	for i, v := range dy.Data {
+		if math.Float32bits(v) != math.Float32bits(ref.Data[i]) {
+			t.Fatalf("gradient entry %d = %g, one call %g", i, v, ref.Data[i])
 		}
 	}
 }

@@ -45,7 +45,7 @@ func ZINB(dMu, dTheta, dPi, x, mu, theta, pi compute.Matrix, sf []float32, w flo
 		j.cells = make([]float64, n)
 	}
 	j.cells = j.cells[:n]
-	split(n, 1, g*zinbCost, j)
+	compute.Split(n, 1, g*zinbCost, j)
 	// The cells' terms are summed here, in row order, so the total does
 	// not depend on how split cut the rows.
 	total := 0.0
@@ -74,7 +74,7 @@ type zinbJob struct {
 // does not allocate.
 var zinbJobs = sync.Pool{New: func() any { return new(zinbJob) }}
 
-func (jb *zinbJob) run(lo, hi int) {
+func (jb *zinbJob) Run(lo, hi int) {
 	_, g := jb.x.Dims()
 	scale := jb.scale
 	var zs zinbScratch
