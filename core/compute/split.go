@@ -3,6 +3,7 @@ package compute
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // RangeJob is work over the index range [lo, hi) whose parts may run on
@@ -18,10 +19,14 @@ type RangeJob interface {
 const SplitMin = 1 << 15
 
 // splitTask is one half of a Split job, sent to the helper goroutine.
+// Whoever claims it first — the helper, or the caller once its own half is
+// done — runs it: on a loaded machine the helper may not be scheduled for
+// a while, and the caller then does the whole job instead of waiting.
 type splitTask struct {
-	job    RangeJob
-	lo, hi int
-	done   chan struct{}
+	job     RangeJob
+	lo, hi  int
+	claimed atomic.Bool
+	done    chan struct{} // receives once when the helper ran the half
 }
 
 // splitter is the helper goroutine that runs the first half of Split jobs
@@ -30,11 +35,12 @@ type splitTask struct {
 // next product (a DCAN step: half its time, docs/PERFORMANCE.md).
 var splitter struct {
 	once  sync.Once
-	tasks chan splitTask
+	tasks chan *splitTask
 }
 
-// donePool recycles the completion channels, so a split does not allocate.
-var donePool = sync.Pool{New: func() any { return make(chan struct{}, 1) }}
+// taskPool recycles the tasks and their channels, so a split does not
+// allocate.
+var taskPool = sync.Pool{New: func() any { return &splitTask{done: make(chan struct{}, 1)} }}
 
 // Split runs job over [0, n), in two halves on two goroutines when n·cost
 // is at least SplitMin and Go may use more than one processor, else in
@@ -42,31 +48,45 @@ var donePool = sync.Pool{New: func() any { return make(chan struct{}, 1) }}
 // unit (a row length, or 8 for the vector kernels' lanes), so every entry
 // sees the same arithmetic as in one call: the result is bit for bit the
 // same. When the helper goroutine is busy with another caller's half,
-// the job runs whole on the caller's goroutine.
+// or has not started the first half when the caller finished the second,
+// the caller runs it.
 func Split(n, unit, cost int, job RangeJob) {
 	if n*cost < SplitMin || n < 2*unit || runtime.GOMAXPROCS(0) < 2 {
 		job.Run(0, n)
 		return
 	}
 	splitter.once.Do(func() {
-		splitter.tasks = make(chan splitTask, 1)
+		splitter.tasks = make(chan *splitTask, 1)
 		go func() {
 			for t := range splitter.tasks {
-				t.job.Run(t.lo, t.hi)
-				t.done <- struct{}{}
+				if t.claimed.CompareAndSwap(false, true) {
+					t.job.Run(t.lo, t.hi)
+					t.done <- struct{}{}
+				}
 			}
 		}()
 	})
 	mid := (n / unit / 2) * unit
-	done := donePool.Get().(chan struct{})
+	t := taskPool.Get().(*splitTask)
+	t.job, t.lo, t.hi = job, 0, mid
+	t.claimed.Store(false)
 	select {
-	case splitter.tasks <- splitTask{job: job, lo: 0, hi: mid, done: done}:
+	case splitter.tasks <- t:
 	default:
-		donePool.Put(done)
+		t.job = nil
+		taskPool.Put(t)
 		job.Run(0, n)
 		return
 	}
 	job.Run(mid, n)
-	<-done
-	donePool.Put(done)
+	if t.claimed.CompareAndSwap(false, true) {
+		// The helper has not begun: run the first half here. The helper
+		// will find the task claimed and skip it, so t is not recycled
+		// (it may still sit in the channel).
+		job.Run(0, mid)
+		return
+	}
+	<-t.done
+	t.job = nil
+	taskPool.Put(t)
 }

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestSplitRanges checks that split covers [0, n) exactly once, in two
@@ -20,12 +21,21 @@ func TestSplitRanges(t *testing.T) {
 		{1, 1, SplitMin, 1},        // one row cannot split
 		{SplitMin - 1, 1, 1, 1},    // just below
 	} {
-		r := &recordJob{seen: make([]int, tc.n)}
-		Split(tc.n, tc.unit, tc.cost, r)
-		for i, c := range r.seen {
-			if c != 1 {
-				t.Fatalf("Split(%d, %d, %d): index %d run %d times, want once", tc.n, tc.unit, tc.cost, i, c)
+		// A split may run whole when the helper is still busy (a task of
+		// an earlier call left in its queue): try a few times.
+		var r *recordJob
+		for try := 0; try < 100; try++ {
+			r = &recordJob{seen: make([]int, tc.n)}
+			Split(tc.n, tc.unit, tc.cost, r)
+			for i, c := range r.seen {
+				if c != 1 {
+					t.Fatalf("Split(%d, %d, %d): index %d run %d times, want once", tc.n, tc.unit, tc.cost, i, c)
+				}
 			}
+			if len(r.cuts) == tc.parts {
+				break
+			}
+			time.Sleep(time.Millisecond)
 		}
 		if len(r.cuts) != tc.parts {
 			t.Errorf("Split(%d, %d, %d) ran %d parts %v, want %d", tc.n, tc.unit, tc.cost, len(r.cuts), r.cuts, tc.parts)
@@ -51,5 +61,56 @@ func (r *recordJob) Run(lo, hi int) {
 	r.cuts = append(r.cuts, [2]int{lo, hi})
 	for i := lo; i < hi; i++ {
 		r.seen[i]++
+	}
+}
+
+// blockJob blocks the part that starts at 0 until release is closed, and
+// reports that it began on started.
+type blockJob struct {
+	started, release chan struct{}
+}
+
+func (b *blockJob) Run(lo, hi int) {
+	if lo == 0 {
+		close(b.started)
+		<-b.release
+	}
+}
+
+// TestSplitDoesNotWaitForABusyHelper checks that a caller whose first half
+// the helper has not begun runs it itself: with the helper held by
+// another job, a second Split still finishes and covers its range once.
+func TestSplitDoesNotWaitForABusyHelper(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	b := &blockJob{started: make(chan struct{}), release: make(chan struct{})}
+	first := make(chan struct{})
+	go func() {
+		defer close(first)
+		Split(SplitMin, 1, 1, b)
+	}()
+	select {
+	case <-b.started:
+	case <-first:
+	}
+	// The helper (or the first caller) is now held in b's first half.
+	r := &recordJob{seen: make([]int, SplitMin)}
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		Split(SplitMin, 1, 1, r)
+	}()
+	select {
+	case <-finished:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Split waited for a helper held by another job")
+	}
+	close(b.release)
+	<-first
+	for i, c := range r.seen {
+		if c != 1 {
+			t.Fatalf("index %d run %d times, want once", i, c)
+		}
 	}
 }
