@@ -2,7 +2,9 @@ package dpsgd
 
 import (
 	"math"
+	"sync"
 
+	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/nn"
 )
 
@@ -50,21 +52,43 @@ func addGhostSqNorms(sq []float64, d *nn.Dense, views, m int) {
 	if d.Rows() == 0 {
 		return
 	}
-	x, g := d.Input(), d.Signal()
-	if views == 1 {
-		for i := range m {
+	j := ghostJobs.Get().(*ghostJob)
+	*j = ghostJob{sq: sq, x: d.Input(), g: d.Signal(), views: views, m: m}
+	// The cost of a sample: views² pairs of dots over the layer's widths.
+	compute.Split(m, 1, views*views*(j.x.Cols+j.g.Cols)/4, j)
+	*j = ghostJob{}
+	ghostJobs.Put(j)
+}
+
+// ghostJob is addGhostSqNorms over a range of samples, for
+// compute.Split: sample i's sum is formed in the same order whichever
+// goroutine runs it, so the norms are the same bits.
+type ghostJob struct {
+	sq       []float64
+	x, g     compute.Matrix
+	views, m int
+}
+
+// ghostJobs recycles ghostJob values, so a step does not allocate.
+var ghostJobs = sync.Pool{New: func() any { return new(ghostJob) }}
+
+// Run implements compute.RangeJob.
+func (j *ghostJob) Run(lo, hi int) {
+	x, g, m, sq := j.x, j.g, j.m, j.sq
+	if j.views == 1 {
+		for i := lo; i < hi; i++ {
 			gi := g.RawRowView(i)
 			xi := x.RawRowView(i)
 			sq[i] += dot(gi, gi) * (dot(xi, xi) + 1)
 		}
 		return
 	}
-	for i := range m {
+	for i := lo; i < hi; i++ {
 		s := 0.0
-		for u := range views {
+		for u := range j.views {
 			gu, xu := g.RawRowView(u*m+i), x.RawRowView(u*m+i)
 			s += dot(gu, gu) * (dot(xu, xu) + 1)
-			for v := u + 1; v < views; v++ {
+			for v := u + 1; v < j.views; v++ {
 				gv, xv := g.RawRowView(v*m+i), x.RawRowView(v*m+i)
 				s += 2 * dot(gu, gv) * (dot(xu, xv) + 1)
 			}

@@ -3,9 +3,11 @@ package dpsgd
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sort"
 	"testing"
 
+	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/nn"
 )
 
@@ -153,6 +155,41 @@ func TestDot(t *testing.T) {
 		}
 		if math.Abs(got-want) > 1e-5*(1+math.Sqrt(float64(n))) {
 			t.Errorf("n = %d: dot = %v, want %v", n, got, want)
+		}
+	}
+}
+
+// TestGhostNormsSplitMatchOneCall checks that addGhostSqNorms, which
+// splits large layers' samples over two goroutines, gives bit for bit the
+// norms one call on one goroutine gives, for one and two views.
+func TestGhostNormsSplitMatchOneCall(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	for views := 1; views <= 2; views++ {
+		const records, genes = 64, 3000
+		f := newFixture(t, records, genes, views*records, views, nn.Tanh, uint64(views))
+		cells := make([]int, records)
+		for i := range cells {
+			cells[i] = i
+		}
+		if _, err := f.loss(cells); err != nil {
+			t.Fatal(err)
+		}
+		split := false
+		for k, l := range f.ae.Layers {
+			got, want := make([]float64, records), make([]float64, records)
+			addGhostSqNorms(got, l, views, records)
+			(&ghostJob{sq: want, x: l.Input(), g: l.Signal(), views: views, m: records}).Run(0, records)
+			split = split || records*views*views*(l.In+l.Out)/4 >= compute.SplitMin
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) || want[i] <= 0 {
+					t.Fatalf("views %d, layer %d, sample %d: norm² %.17g, one call %.17g (want equal and positive)", views, k, i, got[i], want[i])
+				}
+			}
+		}
+		if !split {
+			t.Fatalf("views %d: no layer is large enough to split", views)
 		}
 	}
 }

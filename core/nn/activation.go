@@ -3,6 +3,9 @@ package nn
 import (
 	"fmt"
 	"math"
+	"sync"
+
+	"github.com/dpscope/dpscope/core/compute"
 )
 
 // Activation is an element-wise function applied to a dense layer's
@@ -57,6 +60,45 @@ func ParseActivation(s string) (Activation, error) {
 
 // apply sets y = act(y) in place.
 func (a Activation) apply(y []float32) {
+	if a.costly() {
+		j := actJobs.Get().(*actJob)
+		j.a, j.y, j.g = a, y, nil
+		compute.Split(len(y), 8, 1, j)
+		j.y = nil
+		actJobs.Put(j)
+		return
+	}
+	a.applyRange(y)
+}
+
+// costly reports whether a's function and derivative take a
+// transcendental or a division per entry (about 1–5 ns), so that apply and
+// mulDeriv split large slices over two goroutines (split).
+func (a Activation) costly() bool {
+	return a == Tanh || a == Sigmoid || a == ExpClamp || a == SoftplusClamp
+}
+
+// actJob is an apply (g nil) or a mulDeriv over parts of y (and g), for
+// split. The parts are cut at multiples of 8, so the vector kernels see
+// the same lanes and every entry the same arithmetic as in one call.
+type actJob struct {
+	a    Activation
+	y, g []float32
+}
+
+// actJobs recycles actJob values, so a split activation does not allocate.
+var actJobs = sync.Pool{New: func() any { return new(actJob) }}
+
+func (j *actJob) Run(lo, hi int) {
+	if j.g == nil {
+		j.a.applyRange(j.y[lo:hi])
+	} else {
+		j.a.mulDerivRange(j.g[lo:hi], j.y[lo:hi])
+	}
+}
+
+// applyRange is apply on one goroutine.
+func (a Activation) applyRange(y []float32) {
 	switch a {
 	case Identity:
 	case ReLU:
@@ -86,6 +128,20 @@ func (a Activation) apply(y []float32) {
 
 // mulDeriv sets g = g ⊙ act'(z) in place, given y = act(z).
 func (a Activation) mulDeriv(g, y []float32) {
+	y = y[:len(g)]
+	if a.costly() {
+		j := actJobs.Get().(*actJob)
+		j.a, j.y, j.g = a, y, g
+		compute.Split(len(g), 8, 1, j)
+		j.y, j.g = nil, nil
+		actJobs.Put(j)
+		return
+	}
+	a.mulDerivRange(g, y)
+}
+
+// mulDerivRange is mulDeriv on one goroutine.
+func (a Activation) mulDerivRange(g, y []float32) {
 	y = y[:len(g)]
 	switch a {
 	case Identity:

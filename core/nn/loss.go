@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/dpscope/dpscope/core/compute"
 )
@@ -17,10 +18,39 @@ func MSE(dy, y, x compute.Matrix, w float32) float64 {
 		panic(fmt.Errorf("nn: MSE: dy is %d×%d, y is %d×%d and x is %d×%d, must be equal: %w",
 			dy.Rows, dy.Cols, y.Rows, y.Cols, n, g, compute.ErrShape))
 	}
-	c := 2 * w / float32(g)
+	j := mseJobs.Get().(*mseJob)
+	*j = mseJob{dy: dy, y: y, x: x, c: 2 * w / float32(g), cells: j.cells}
+	if cap(j.cells) < n {
+		j.cells = make([]float64, n)
+	}
+	j.cells = j.cells[:n]
+	compute.Split(n, 1, g/2, j)
+	// Summed here in row order: the same total however Split cut the rows.
 	total := 0.0
-	for i := range n {
-		xr, yr, dr := x.RawRowView(i), y.RawRowView(i), dy.RawRowView(i)
+	for _, cell := range j.cells {
+		total += cell / float64(g)
+	}
+	*j = mseJob{cells: j.cells}
+	mseJobs.Put(j)
+	return total
+}
+
+// mseJob is MSE over a range of rows, for compute.Split; row i's sum goes
+// to cells[i].
+type mseJob struct {
+	dy, y, x compute.Matrix
+	c        float32
+	cells    []float64
+}
+
+// mseJobs recycles mseJob values and their buffers: MSE does not allocate.
+var mseJobs = sync.Pool{New: func() any { return new(mseJob) }}
+
+// Run implements compute.RangeJob.
+func (jb *mseJob) Run(lo, hi int) {
+	c := jb.c
+	for i := lo; i < hi; i++ {
+		xr, yr, dr := jb.x.RawRowView(i), jb.y.RawRowView(i), jb.dy.RawRowView(i)
 		yr, dr = yr[:len(xr)], dr[:len(xr)]
 		cell := 0.0
 		for j0 := 0; j0 < len(xr); j0 += 256 {
@@ -39,9 +69,8 @@ func MSE(dy, y, x compute.Matrix, w float32) float64 {
 				cell += float64(v)
 			}
 		}
-		total += cell / float64(g)
+		jb.cells[i] = cell
 	}
-	return total
 }
 
 // cosEps is the lower bound on a norm in NegCosine, as in PyTorch's

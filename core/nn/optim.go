@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/dpscope/dpscope/core/compute"
 )
@@ -93,10 +94,37 @@ func (a *Adam) Step(params, grads []float32) {
 	bc2 := 1 - math.Pow(a.cfg.Beta2, float64(a.t))
 	k := adamConsts{b1: b1, c1: 1 - b1, b2: b2, c2: 1 - b2,
 		step: float32(a.cfg.LR / bc1), inv: float32(1 / math.Sqrt(bc2)), eps: float32(a.cfg.Eps)}
-	m, v := a.m[:len(params)], a.v[:len(params)]
-	grads = grads[:len(params)]
-	done := adamVector(params, grads, m, v, &k)
-	adamScalar(params[done:], grads[done:], m[done:], v[done:], &k)
+	j := optJobs.Get().(*optJob)
+	*j = optJob{p: params, g: grads[:len(params)], m: a.m[:len(params)], v: a.v[:len(params)], adam: k}
+	compute.Split(len(params), 8, 1, j)
+	*j = optJob{}
+	optJobs.Put(j)
+}
+
+// optJob is an Adam (adadelta false) or Adadelta update over parts of the
+// parameters, for split: the updates are elementwise, and the parts are cut
+// at multiples of 8, so each entry gets the same operations as in one call.
+// The 1.06 M parameters of the peers' autoencoder take 0.5–0.8 ms a step on
+// one core (memory-bound: four streams).
+type optJob struct {
+	p, g, m, v []float32 // for Adadelta, m and v are s and a
+	adam       adamConsts
+	delta      adadeltaConsts
+	adadelta   bool
+}
+
+// optJobs recycles optJob values, so a split step does not allocate.
+var optJobs = sync.Pool{New: func() any { return new(optJob) }}
+
+func (j *optJob) Run(lo, hi int) {
+	p, g, m, v := j.p[lo:hi], j.g[lo:hi], j.m[lo:hi], j.v[lo:hi]
+	if j.adadelta {
+		done := adadeltaVector(p, g, m, v, &j.delta)
+		adadeltaScalar(p[done:], g[done:], m[done:], v[done:], &j.delta)
+		return
+	}
+	done := adamVector(p, g, m, v, &j.adam)
+	adamScalar(p[done:], g[done:], m[done:], v[done:], &j.adam)
 }
 
 // adamScalar is Adam's update, one entry at a time; the vector kernel
@@ -172,10 +200,11 @@ func (o *Adadelta) Step(params, grads []float32) {
 	checkStep("Adadelta", len(o.s), params, grads)
 	rho := float32(o.cfg.Rho)
 	k := adadeltaConsts{rho: rho, c: 1 - rho, eps: float32(o.cfg.Eps), lr: float32(o.cfg.LR)}
-	s, a := o.s[:len(params)], o.a[:len(params)]
-	grads = grads[:len(params)]
-	done := adadeltaVector(params, grads, s, a, &k)
-	adadeltaScalar(params[done:], grads[done:], s[done:], a[done:], &k)
+	j := optJobs.Get().(*optJob)
+	*j = optJob{p: params, g: grads[:len(params)], m: o.s[:len(params)], v: o.a[:len(params)], delta: k, adadelta: true}
+	compute.Split(len(params), 8, 2, j)
+	*j = optJob{}
+	optJobs.Put(j)
 }
 
 // adadeltaScalar is Adadelta's update, one entry at a time; the vector

@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/dpscope/dpscope/core/compute"
 )
@@ -37,17 +38,54 @@ func ZINB(dMu, dTheta, dPi, x, mu, theta, pi compute.Matrix, sf []float32, w flo
 	if len(sf) != n {
 		panic(fmt.Errorf("nn: ZINB: len(sf) is %d, must be %d: %w", len(sf), n, compute.ErrShape))
 	}
-	scale := float64(w) / float64(g)
+	j := zinbJobs.Get().(*zinbJob)
+	j.dMu, j.dTheta, j.dPi, j.x, j.mu, j.theta, j.pi, j.sf = dMu, dTheta, dPi, x, mu, theta, pi, sf
+	j.scale = float64(w) / float64(g)
+	if cap(j.cells) < n {
+		j.cells = make([]float64, n)
+	}
+	j.cells = j.cells[:n]
+	compute.Split(n, 1, g*zinbCost, j)
+	// The cells' terms are summed here, in row order, so the total does
+	// not depend on how split cut the rows.
 	total := 0.0
+	for _, c := range j.cells {
+		total += c / float64(g)
+	}
+	*j = zinbJob{cells: j.cells}
+	zinbJobs.Put(j)
+	return total
+}
+
+// zinbCost is the weight of one ZINB entry in split's units (one
+// float32 transcendental): the zero counts take three, the rest more.
+const zinbCost = 4
+
+// zinbJob is a ZINB call over a range of cells, for split: row i's
+// gradients are written by one part only, and its term goes to cells[i].
+type zinbJob struct {
+	dMu, dTheta, dPi, x, mu, theta, pi compute.Matrix
+	sf                                 []float32
+	scale                              float64
+	cells                              []float64
+}
+
+// zinbJobs recycles zinbJob values and their cells buffers, so a ZINB call
+// does not allocate.
+var zinbJobs = sync.Pool{New: func() any { return new(zinbJob) }}
+
+func (jb *zinbJob) Run(lo, hi int) {
+	_, g := jb.x.Dims()
+	scale := jb.scale
 	var zs zinbScratch
-	for i := range n {
-		xr, mur, thr, pir := x.RawRowView(i), mu.RawRowView(i), theta.RawRowView(i), pi.RawRowView(i)
-		dmr, dtr, dpr := dMu.RawRowView(i), dTheta.RawRowView(i), dPi.RawRowView(i)
-		s := float64(sf[i])
+	for i := lo; i < hi; i++ {
+		xr, mur, thr, pir := jb.x.RawRowView(i), jb.mu.RawRowView(i), jb.theta.RawRowView(i), jb.pi.RawRowView(i)
+		dmr, dtr, dpr := jb.dMu.RawRowView(i), jb.dTheta.RawRowView(i), jb.dPi.RawRowView(i)
+		s := float64(jb.sf[i])
 		cell := 0.0
 		for lo := 0; lo < g; lo += zinbBlock {
 			hi := min(lo+zinbBlock, g)
-			zs.zeros(mur[lo:hi], thr[lo:hi], pir[lo:hi], sf[i])
+			zs.zeros(mur[lo:hi], thr[lo:hi], pir[lo:hi], jb.sf[i])
 			for j := lo; j < hi; j++ {
 				var l, dm, dth, dpi float64
 				if xj := float64(xr[j]); xj > 1e-8 {
@@ -61,9 +99,8 @@ func ZINB(dMu, dTheta, dPi, x, mu, theta, pi compute.Matrix, sf []float32, w flo
 				dpr[j] += float32(scale * dpi)
 			}
 		}
-		total += cell / float64(g)
+		jb.cells[i] = cell
 	}
-	return total
 }
 
 // zinbBlock is the number of genes whose zero-count transcendentals

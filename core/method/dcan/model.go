@@ -1,7 +1,10 @@
 package dcan
 
 import (
+	"encoding/binary"
+	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 
 	"github.com/dpscope/dpscope/core/compute"
@@ -30,11 +33,13 @@ type model struct {
 	sf      []float32      // N size factors
 	counts  bool           // ZINB (true) or MSE on x (false)
 
-	in   compute.Matrix // MaxRows×G input buffer
-	tgt  compute.Matrix // MaxRows×G reconstruction target (counts or clean x)
-	sfb  []float32      // MaxRows size factors
-	mask *rand.Rand
-	drop uint32 // an entry is zeroed when a 32-bit draw is below drop
+	in      compute.Matrix // MaxRows×G input buffer
+	tgt     compute.Matrix // MaxRows×G reconstruction target (counts or clean x)
+	sfb     []float32      // MaxRows size factors
+	mask    *rand.Rand     // the masking stream, drawn from by stage1Loss through maskJob
+	maskSrc *rand.PCG      // mask's source, whose state maskJob reads and jumps
+	maskJob maskJob
+	drop    uint32 // an entry is zeroed when a 32-bit draw is below drop
 
 	rho     float64
 	beta    [3]float64
@@ -60,21 +65,26 @@ func newModel(ae *nn.Autoencoder, d *datasets.Preprocessed, k int, o Options, se
 	cfg := ae.Config()
 	m := &model{
 		ae: ae, n: d.Cells, g: d.Genes, k: k, latent: cfg.Latent,
-		x:      compute.NewMatrix(d.Cells, d.Genes, d.X),
-		sf:     make([]float32, d.Cells),
-		counts: d.RawCounts != nil,
-		in:     compute.NewMatrix(rows, d.Genes, nil),
-		tgt:    compute.NewMatrix(rows, d.Genes, nil),
-		sfb:    make([]float32, rows),
-		mask:   rand.New(rand.NewPCG(seed, streamMask)),
-		drop:   uint32(math.Min(o.MaskProb*(1<<32), math.MaxUint32)),
-		rho:    o.Rho, beta: o.Beta, denoise: o.Denoise, center: o.CenterInstance,
+		x:       compute.NewMatrix(d.Cells, d.Genes, d.X),
+		sf:      make([]float32, d.Cells),
+		counts:  d.RawCounts != nil,
+		in:      compute.NewMatrix(rows, d.Genes, nil),
+		tgt:     compute.NewMatrix(rows, d.Genes, nil),
+		sfb:     make([]float32, rows),
+		maskSrc: rand.NewPCG(seed, streamMask),
+		drop:    uint32(math.Min(o.MaskProb*(1<<32), math.MaxUint32)),
+		rho:     o.Rho, beta: o.Beta, denoise: o.Denoise, center: o.CenterInstance,
 		zbar: make([]float32, cfg.Latent), zc: compute.NewMatrix(rows, cfg.Latent, nil),
 		mu:  compute.NewMatrix(k, cfg.Latent, nil),
 		dmu: compute.NewMatrix(k, cfg.Latent, nil),
 		p:   compute.NewMatrix(d.Cells, k, nil),
 		pb:  compute.NewMatrix(rows, k, nil),
 		qs:  make([]float64, k),
+	}
+	m.mask = rand.New(m.maskSrc)
+	for h := range m.maskJob.src {
+		m.maskJob.src[h] = rand.NewPCG(0, 0)
+		m.maskJob.rng[h] = rand.New(m.maskJob.src[h])
 	}
 	if m.counts {
 		m.raw = compute.NewMatrix(d.Cells, d.Genes, d.RawCounts)
@@ -192,11 +202,11 @@ func (m *model) recon(cells []int, views int, w float64) float64 {
 
 // maskRowTo writes src into dst with each entry zeroed with the masking
 // probability.
-func (m *model) maskRowTo(dst, src []float32) {
+func (m *model) maskRowTo(rng *rand.Rand, dst, src []float32) {
 	dst = dst[:len(src)]
 	j := 0
 	for ; j+1 < len(src); j += 2 {
-		u := m.mask.Uint64()
+		u := rng.Uint64()
 		dst[j], dst[j+1] = src[j], src[j+1]
 		if uint32(u) < m.drop {
 			dst[j] = 0
@@ -207,10 +217,113 @@ func (m *model) maskRowTo(dst, src []float32) {
 	}
 	if j < len(src) {
 		dst[j] = src[j]
-		if m.mask.Uint32() < m.drop {
+		if rng.Uint32() < m.drop {
 			dst[j] = 0
 		}
 	}
+}
+
+// maskViews writes the three rows of each cell into in (stage1Loss):
+// the cell (masked too when denoise is set) and two masked views. The
+// draws are those of one pass over the cells with m.mask — each row takes
+// ⌈G/2⌉ steps of the PCG — but the cells are split over two goroutines
+// (compute.Split), the second half's generator jumped ahead to where one
+// pass would reach it: the same bits as one pass, on two cores (the
+// masking was 7 % of a stage-1 step, on one core).
+func (m *model) maskViews(in compute.Matrix, cells []int) {
+	j := &m.maskJob
+	b, err := m.maskSrc.AppendBinary(j.buf[:0])
+	if err != nil || len(b) != 20 {
+		panic(fmt.Sprintf("dcan: the masking PCG's state is %d bytes (%v), want 20", len(b), err))
+	}
+	j.hi, j.lo = binary.BigEndian.Uint64(b[4:12]), binary.BigEndian.Uint64(b[12:20])
+	rows := 2
+	if m.denoise {
+		rows = 3
+	}
+	j.m, j.in, j.cells, j.per = m, in, cells, uint64(rows*((m.g+1)/2))
+	compute.Split(len(cells), 1, rows*m.g, j)
+	m.maskSrc.Seed(pcgJump(j.hi, j.lo, uint64(len(cells))*j.per))
+	j.m, j.in, j.cells = nil, compute.Matrix{}, nil
+}
+
+// maskJob is maskViews over a range of cells, for compute.Split: the part
+// that starts at cell 0 draws with src[0], the other with src[1], each
+// seeded with the state one pass would have at its first cell.
+type maskJob struct {
+	m      *model
+	in     compute.Matrix
+	cells  []int
+	hi, lo uint64 // the masking PCG's state before the pass
+	per    uint64 // PCG steps per cell
+	src    [2]*rand.PCG
+	rng    [2]*rand.Rand
+	buf    [20]byte
+}
+
+// Run implements compute.RangeJob.
+func (j *maskJob) Run(lo, hi int) {
+	h := 0
+	if lo > 0 {
+		h = 1
+	}
+	j.src[h].Seed(pcgJump(j.hi, j.lo, uint64(lo)*j.per))
+	rng, m, r := j.rng[h], j.m, len(j.cells)
+	for i := lo; i < hi; i++ {
+		src := m.x.RawRowView(j.cells[i])
+		if m.denoise {
+			m.maskRowTo(rng, j.in.RawRowView(i), src)
+		} else {
+			copy(j.in.RawRowView(i), src)
+		}
+		m.maskRowTo(rng, j.in.RawRowView(r+i), src)
+		m.maskRowTo(rng, j.in.RawRowView(2*r+i), src)
+	}
+}
+
+// pcgJump returns the state of math/rand/v2's PCG k steps after the state
+// (hi, lo), in the form PCG.Seed takes: the generator is the 128-bit LCG
+// s ← s·mul + inc, and k steps are s·mul^k + inc·(mul^k − 1)/(mul − 1),
+// formed by squaring (Brown, "Random number generation with arbitrary
+// strides", 1994) in O(log k) 128-bit products.
+func pcgJump(hi, lo, k uint64) (uint64, uint64) {
+	// The constants of math/rand/v2's PCG (pcg.go).
+	const (
+		mulHi = 2549297995355413924
+		mulLo = 4865540595714422341
+		incHi = 6364136223846793005
+		incLo = 1442695040888963407
+	)
+	accMulHi, accMulLo := uint64(0), uint64(1)
+	accAddHi, accAddLo := uint64(0), uint64(0)
+	curMulHi, curMulLo := uint64(mulHi), uint64(mulLo)
+	curAddHi, curAddLo := uint64(incHi), uint64(incLo)
+	for ; k > 0; k >>= 1 {
+		if k&1 == 1 {
+			accMulHi, accMulLo = mul128(accMulHi, accMulLo, curMulHi, curMulLo)
+			accAddHi, accAddLo = mul128(accAddHi, accAddLo, curMulHi, curMulLo)
+			accAddHi, accAddLo = add128(accAddHi, accAddLo, curAddHi, curAddLo)
+		}
+		// cur_add ← (cur_mul + 1)·cur_add, cur_mul ← cur_mul²
+		h, l := add128(curMulHi, curMulLo, 0, 1)
+		curAddHi, curAddLo = mul128(h, l, curAddHi, curAddLo)
+		curMulHi, curMulLo = mul128(curMulHi, curMulLo, curMulHi, curMulLo)
+	}
+	hi, lo = mul128(accMulHi, accMulLo, hi, lo)
+	return add128(hi, lo, accAddHi, accAddLo)
+}
+
+// mul128 returns (ah·2⁶⁴ + al)·(bh·2⁶⁴ + bl) mod 2¹²⁸.
+func mul128(ah, al, bh, bl uint64) (uint64, uint64) {
+	hi, lo := bits.Mul64(al, bl)
+	return hi + ah*bl + al*bh, lo
+}
+
+// add128 returns (ah·2⁶⁴ + al) + (bh·2⁶⁴ + bl) mod 2¹²⁸.
+func add128(ah, al, bh, bl uint64) (uint64, uint64) {
+	lo, c := bits.Add64(al, bl, 0)
+	hi, _ := bits.Add64(ah, bh, c)
+	return hi, lo
 }
 
 // stage1Views is the number of rows a cell occupies in stage 1: the cell
@@ -230,16 +343,7 @@ const stage1Views = 3
 func (m *model) stage1Loss(cells []int) (float64, error) {
 	r := len(cells)
 	in := m.in.View(0, 0, stage1Views*r, m.g)
-	for i, c := range cells {
-		src := m.x.RawRowView(c)
-		if m.denoise {
-			m.maskRowTo(in.RawRowView(i), src)
-		} else {
-			copy(in.RawRowView(i), src)
-		}
-		m.maskRowTo(in.RawRowView(r+i), src)
-		m.maskRowTo(in.RawRowView(2*r+i), src)
-	}
+	m.maskViews(in, cells)
 	a := m.ae
 	// Only the cell's own row is decoded: the views' reconstructions
 	// would enter no loss (their output gradients would be zero).

@@ -1,8 +1,10 @@
 package dcan
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/dpscope/dpscope/core/compute"
@@ -100,7 +102,7 @@ func TestMaskRate(t *testing.T) {
 		src[i] = 1
 	}
 	dst := make([]float32, n)
-	m.maskRowTo(dst, src)
+	m.maskRowTo(m.mask, dst, src)
 	zeros := 0
 	for _, v := range dst {
 		if v == 0 {
@@ -189,5 +191,79 @@ func TestStage1LossIsPerCell(t *testing.T) {
 	}
 	if math.Abs(sum-alone) > 1e-5*math.Abs(alone) {
 		t.Errorf("chunk loss %v, sum of per-cell losses %v", sum, alone)
+	}
+}
+
+// TestPCGJump checks pcgJump against stepping math/rand/v2's PCG.
+func TestPCGJump(t *testing.T) {
+	for _, k := range []uint64{0, 1, 2, 3, 7, 1000, 4097} {
+		p := rand.NewPCG(9, 4)
+		b, _ := p.MarshalBinary()
+		hi, lo := binary.BigEndian.Uint64(b[4:12]), binary.BigEndian.Uint64(b[12:20])
+		for range k {
+			p.Uint64()
+		}
+		want := p.Uint64()
+		q := rand.NewPCG(0, 0)
+		q.Seed(pcgJump(hi, lo, k))
+		if got := q.Uint64(); got != want {
+			t.Errorf("after pcgJump(%d) the next draw is %#x, stepping gives %#x", k, got, want)
+		}
+	}
+}
+
+// TestMaskViewsMatchOnePass checks that maskViews, which splits the cells
+// over two goroutines with the second half's generator jumped ahead, fills
+// the views with the bits of one sequential pass, over two calls in a row
+// (the stream continues), with and without denoise and an odd gene count.
+func TestMaskViewsMatchOnePass(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	d := simData(t, 300, 1001, 3)
+	for _, denoise := range []bool{false, true} {
+		o := Options{}.withDefaults()
+		o.ChunkCells = 200
+		o.Denoise = denoise
+		ae, err := nn.NewAutoencoder(nn.AutoencoderConfig{Genes: d.Genes, Act: nn.Tanh, MaxRows: stage1Views * o.ChunkCells, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := newModel(ae, d, 3, o, 7)
+		ref := rand.New(rand.NewPCG(7, streamMask))
+		want := compute.NewMatrix(stage1Views*o.ChunkCells, d.Genes, nil)
+		for call := range 2 {
+			cells := make([]int, 150+call*47)
+			for i := range cells {
+				cells[i] = (i*7 + call) % d.Cells
+			}
+			if len(cells)*2*d.Genes < compute.SplitMin {
+				t.Fatal("the test's batch is too small to split")
+			}
+			r := len(cells)
+			in := m.in.View(0, 0, stage1Views*r, m.g)
+			m.maskViews(in, cells)
+			w := want.View(0, 0, stage1Views*r, m.g)
+			for i, c := range cells {
+				src := m.x.RawRowView(c)
+				if denoise {
+					m.maskRowTo(ref, w.RawRowView(i), src)
+				} else {
+					copy(w.RawRowView(i), src)
+				}
+				m.maskRowTo(ref, w.RawRowView(r+i), src)
+				m.maskRowTo(ref, w.RawRowView(2*r+i), src)
+			}
+			for i := range stage1Views * r {
+				for j, v := range in.RawRowView(i) {
+					if math.Float32bits(v) != math.Float32bits(w.RawRowView(i)[j]) {
+						t.Fatalf("denoise %v, call %d: row %d gene %d = %g, one pass %g", denoise, call, i, j, v, w.RawRowView(i)[j])
+					}
+				}
+			}
+			if got, want := m.mask.Uint64(), ref.Uint64(); got != want {
+				t.Fatalf("denoise %v, call %d: the stream's next draw is %#x, one pass %#x", denoise, call, got, want)
+			}
+		}
 	}
 }
