@@ -199,13 +199,6 @@ func openTerminal(c *gossh.Client, w, h int) (*terminal, error) {
 	return term, nil
 }
 
-// bytes returns how much output arrived so far.
-func (t *terminal) bytes() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.out)
-}
-
 // waitOutput waits for any output, up to d.
 func (t *terminal) waitOutput(d time.Duration) bool {
 	select {
