@@ -5,8 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
-
-	"github.com/dpscope/dpscope/core/nn"
 )
 
 func fmtInt(i int) string { return strconv.Itoa(i) }
@@ -136,17 +134,26 @@ func (g *GradientCanaries) Included() []bool { return append([]bool(nil), g.in..
 // Steps returns the number of optimizer steps the canaries saw.
 func (g *GradientCanaries) Steps() int { return g.steps }
 
+// Optimizer is the step Wrap wraps. core/nn's Optimizer satisfies it; the
+// audit keeps its own copy of the method set so that it depends on no
+// network code and the interface's fake engines may score games too.
+type Optimizer interface {
+	Step(params, grads []float32)
+	SetLR(lr float64) error
+	LR() float64
+}
+
 // Wrap returns opt with the canaries inserted: each Step adds the
 // participating canaries' gradients, records what the attacker observes
 // and then runs opt's step. Wrapping every optimizer of a run (one per
 // stage) with one GradientCanaries keeps one game over the whole run.
-func (g *GradientCanaries) Wrap(opt nn.Optimizer) nn.Optimizer {
+func (g *GradientCanaries) Wrap(opt Optimizer) Optimizer {
 	return &canaryOpt{g: g, Optimizer: opt}
 }
 
 type canaryOpt struct {
 	g *GradientCanaries
-	nn.Optimizer
+	Optimizer
 }
 
 func (o *canaryOpt) Step(params, grads []float32) {

@@ -108,18 +108,20 @@ func TestDependencyDirection(t *testing.T) {
 // besides their own subpackages. core/compute is the matrix backend, no
 // method: `dpscope version` reports it. core/sweep (grids of runs through
 // core.Start), core/reference (the B1 line) and core/safe (a panic turned
-// into an error) serve every method alike and know none by name.
+// into an error) serve every method alike and know none by name; core/audit
+// (the one-run bound and its canaries) scores any method's game, the fake
+// engine's too.
 // internal/plot and internal/report draw figures and write reports from
 // plain values; they import none of ours (checked below). internal/serve is
 // `dpscope serve`'s SSH server, which internal/cli wires: it is a face
 // itself (checked below) and knows no method either.
-var faceImports = []string{"core", "accountant", "datasets", "assets", "core/compute", "core/sweep", "core/reference", "core/safe", "internal/plot", "internal/report", "internal/serve"}
+var faceImports = []string{"core", "accountant", "datasets", "assets", "core/compute", "core/sweep", "core/reference", "core/safe", "core/audit", "internal/plot", "internal/report", "internal/serve"}
 
 // serviceSide are the packages under core/ that the faces may depend on,
 // directly or not: the contract's services and the shared algorithms they
 // use (core/reference runs PCA and k-means from core/cluster), none of
 // which registers or names a method.
-var serviceSide = []string{"core/compute", "core/sweep", "core/reference", "core/safe", "core/cluster"}
+var serviceSide = []string{"core/compute", "core/sweep", "core/reference", "core/safe", "core/cluster", "core/audit"}
 
 // methodSide reports whether d is a method package or a method's internals
 // (anything under core/ but the services).
