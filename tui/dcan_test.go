@@ -13,24 +13,24 @@ import (
 )
 
 // TestLiveRunChangesShowDCAN starts a DP-DCAN run on the default data with
-// the real engine (one epoch per stage, the smallest the Run pane allows
-// short of none), changes σ and then the layer range while it trains, and
+// the real engine (five epochs per stage: long enough that both changes
+// land before the run ends, on a fast machine too), changes σ and then the layer range while it trains, and
 // checks the charts, the guarantee and the ledger follow; it stops the run
 // as soon as both changes have shown.
 func TestLiveRunChangesShowDCAN(t *testing.T) {
 	m := New(Config{
 		Summary: datasets.Summary{Name: "default", Source: "builtin:default"},
-		Backend: "test", Method: "dcan", ExportDir: t.TempDir(), Seed: 1, Epochs: [2]int{1, 1},
+		Backend: "test", Method: "dcan", ExportDir: t.TempDir(), Seed: 1, Epochs: [2]int{5, 5},
 		NoReferences: true, // the five null runs of DCAN would compete with the timed run
 	})
 	sigma0 := runPaneOf(m).Params().Sigma
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 36))
 	typeKeys(tm, "s")
-	waitText(t, tm, "/20: ")              // the loss chart's title once a step is in: "step k/20: loss"
-	typeKeys(tm, "j", "j", "j", "j", "l") // σ up one step
-	waitText(t, tm, "▼")                  // the engine applied it: a marker on the charts
-	typeKeys(tm, "j", "j", "j", "h")      // noise to 2: layers 1-2
-	waitText(t, tm, "3□", "▼")            // layer 3 unlit, then a second marker
+	waitText(t, tm, "/100: ")                       // the loss chart's title once a step is in: "step k/100: loss"
+	typeKeys(tm, "j", "j", "j", "j", "l")           // σ up one step
+	waitText(t, tm, "took effect")                  // the engine applied it (the status line says so)
+	typeKeys(tm, "j", "j", "j", "h")                // noise to 2: layers 1-2
+	waitText(t, tm, "3□", "layers=1-2 took effect") // layer 3 unlit, then the engine applied it (not "sent"; a bare ▼ is redrawn with every step)
 	typeKeys(tm, "x")
 	waitText(t, tm, "run stopped")
 	typeKeys(tm, "q", "y") // y: quit with the run autosaved, not saved to a file
