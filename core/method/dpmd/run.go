@@ -99,6 +99,13 @@ func (r *runner) run(ctx context.Context) error {
 		r.ctl.Emit(noiseWarning(r.cfg.Mode, *st.bud, 1))
 	}
 	main := tracks[len(tracks)-1]
+	if r.cfg.Audit != nil && r.cfg.Mode == core.ModePaper {
+		return fmt.Errorf("dpmd: audit: paper mode releases a noisy projector and mean, which have no canaries yet; audit sound or nonprivate mode: %w", ErrParams)
+	}
+	aud, err := newQueryCanaries(r.cfg, pr.M, pr.D)
+	if err != nil {
+		return err
+	}
 	r.ctl.Emit(core.StageEvent{Stage: 3, Name: "denoise", Steps: r.p.T})
 	for t := 0; t < r.p.T; t++ {
 		patches, err := r.ctl.Checkpoint(ctx)
@@ -142,6 +149,10 @@ func (r *runner) run(ctx context.Context) error {
 					}
 					r.ctl.Emit(core.WarningEvent{Message: msg})
 				}
+			}
+			if tr == main && aud != nil {
+				aud.setWeights(pr.D, dn.d, dn.h)
+				nz.aud = aud
 			}
 			t2 := time.Now()
 			still, err := dn.Iterate(ctx, tr.x, pr.M, tr.kind, nz, r.cfg.Seed, k, t)
@@ -220,7 +231,7 @@ func (r *runner) run(ctx context.Context) error {
 		emb[i] = float32(v)
 	}
 	r.ctl.Emit(core.ResultEvent{Cells: pr.M, Dim: pr.D, Embedding: emb, Barcodes: pr.Barcodes})
-	return nil
+	return aud.emit(r.ctl, r.cfg.Mode, r.p.T)
 }
 
 // rebudget re-splits what is left of the budget (ε, δ) after rhoSpent over
