@@ -136,10 +136,11 @@ func (r *runner) run(ctx context.Context) error {
 			if tr.kind >= StepPaper {
 				nz = bud.Noise
 			}
+			K := 0 // overlap of the sound track's queries (0: no noise)
 			if tr.kind == StepSound {
 				// The queries' releases are joint: their noise follows
 				// how many of them one reference can reach (Overlap).
-				K := Overlap(tr.x, pr.M, pr.D, dn.h)
+				K = Overlap(tr.x, pr.M, pr.D, dn.h)
 				nz = SoundNoise(*bud, r.p, K, pr.M)
 				if t == 0 {
 					msg := fmt.Sprintf("sound mode: one reference reaches only queries within h of it, pairwise within 2h, and the graph of queries within 2h has no such group larger than K = %d of the %d (its degeneracy + 1); the joint release has noise √(K/m) = %.3g times the per-query split's (same ρ): numerator ς = %.3g, mass ς = %.3g, floor s_min = %.3g (a query whose released mass is below it stays)",
@@ -151,7 +152,7 @@ func (r *runner) run(ctx context.Context) error {
 				}
 			}
 			if tr == main && aud != nil {
-				aud.setWeights(pr.D, dn.d, dn.h)
+				aud.setIteration(K, pr.D, dn.d, dn.h)
 				nz.aud = aud
 			}
 			t2 := time.Now()
