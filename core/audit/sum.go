@@ -86,3 +86,11 @@ func (s *SumCanaries) Audit(delta, beta float64) (Result, error) {
 	res.Setting = "Dirac canaries in the released noisy sums; the attacker knows every other record (the DP adversary) and sees the release"
 	return res, err
 }
+
+// Placement returns copies of the canaries' inclusion and coordinates, for
+// a mechanism that adds and scores them itself (dpmd's releases are made
+// by concurrent workers, one query each, and must not share one
+// SumCanaries).
+func (s *SumCanaries) Placement() (in []bool, coord []int) {
+	return append([]bool(nil), s.in...), append([]int(nil), s.coord...)
+}

@@ -52,7 +52,9 @@ func newAuditCmd(env Env) *cobra.Command {
 	cmd.Use = "audit"
 	cmd.Short = "Run a method once with canaries and print an empirical lower bound on ε"
 	cmd.Long = `audit trains once, as run does, with m canaries inserted (Dirac gradient
-canaries for the DP-SGD methods, each included with probability ½), then
+canaries for the DP-SGD methods, Dirac canaries in the released sums for
+dppca, the federated methods and DP-MD's queries, each included with
+probability ½), then
 scores every canary as an attacker would and turns the guesses into a lower
 bound on ε at the stated confidence: the one-run audit of Steinke, Nasr and
 Jagielski (NeurIPS 2023). The bound is printed beside its ceiling, the most

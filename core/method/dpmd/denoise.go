@@ -41,6 +41,9 @@ type Noise struct {
 	// Tangents makes sound mode release the second moment and step along
 	// its normal space; unset, it takes the mean-shift step x + m.
 	Tangents bool
+	// aud, when set, adds audit canaries to each query's numerator and
+	// mass (queryCanaries); nil in every run without an audit.
+	aud *queryCanaries
 }
 
 // Denoiser moves queries toward the manifold sampled by a private reference
@@ -127,6 +130,7 @@ type Worker struct {
 	v                []float64
 	qs               []float64 // a task's queries as they were before its steps
 	nstep            []float64 // sound mode's normal step u
+	q                int       // the query being stepped (Iterate), for the audit's canaries
 }
 
 // NewWorker returns a worker for dn.
@@ -171,6 +175,14 @@ func (w *Worker) Step(x []float64, kind StepKind, nz Noise, rng *rand.Rand) (boo
 func (w *Worker) step(x []float64, idx []int32, d2 []float64, kind StepKind, nz Noise, rng *rand.Rand) (bool, error) {
 	dn := w.dn
 	D, d := dn.D, dn.d
+	if kind < StepPaper && nz.aud != nil {
+		// A nonprivate run's audit: the attacker sees sound mode's sums
+		// released without noise (the ceiling any audit can reach).
+		S, _ := w.kernel(d2, SoundBeta(d))
+		w.soundSums(x, idx)
+		nz.aud.before(w.q, w.b, S)
+		nz.aud.after(w.q, w.b, &S)
+	}
 	if kind != StepSound && len(idx) < d+1 {
 		return false, nil
 	}
@@ -345,6 +357,9 @@ func (w *Worker) sound(x []float64, idx []int32, S float64, nz Noise, rng *rand.
 	dn := w.dn
 	D, d := dn.D, dn.d
 	w.soundSums(x, idx)
+	if nz.aud != nil {
+		nz.aud.before(w.q, w.b, S)
+	}
 	if nz.Tangents {
 		if len(idx) > 0 {
 			w.dn.bl.Dgemm(blas.Trans, blas.NoTrans, D, D, len(idx), 1, w.u, D, w.u, D, 0, w.p, D)
@@ -357,6 +372,9 @@ func (w *Worker) sound(x []float64, idx []int32, S float64, nz Noise, rng *rand.
 		w.b[c] += nz.Mean * rng.NormFloat64()
 	}
 	S += nz.Mass * rng.NormFloat64()
+	if nz.aud != nil {
+		nz.aud.after(w.q, w.b, &S)
+	}
 	if S < nz.SMin {
 		// The released mass is within three noise standard deviations of
 		// zero (s_min's default): Ñ/S̃ would be mostly noise, so the query
@@ -522,6 +540,7 @@ func (dn *Denoiser) Iterate(ctx context.Context, xs []float64, m int, kind StepK
 				case kind >= StepPaper:
 					rng = rand.New(rand.NewPCG(seed, noiseStream(track, t, q)))
 				}
+				w.q = q
 				ok, err := w.step(xs[q*dn.D:(q+1)*dn.D], idx, d2, kind, nz, rng)
 				if err != nil {
 					return fmt.Errorf("query %d: %w", q, err)

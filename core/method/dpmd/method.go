@@ -55,6 +55,7 @@ func init() {
 		Needs:     core.NeedsNothing,
 		Options:   optionSpecs,
 		Expect:    Expect,
+		Audit:     auditDoc,
 		DependsOn: []string{"delta (the paper's experiments use 0.1)", "option C_P", "option C_m"},
 		New:       func(cfg core.Config) (core.Engine, error) { return New(cfg, Params{}) },
 	})

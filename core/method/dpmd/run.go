@@ -99,6 +99,13 @@ func (r *runner) run(ctx context.Context) error {
 		r.ctl.Emit(noiseWarning(r.cfg.Mode, *st.bud, 1))
 	}
 	main := tracks[len(tracks)-1]
+	if r.cfg.Audit != nil && r.cfg.Mode == core.ModePaper {
+		return fmt.Errorf("dpmd: audit: paper mode releases a noisy projector and mean, which have no canaries yet; audit sound or nonprivate mode: %w", ErrParams)
+	}
+	aud, err := newQueryCanaries(r.cfg, pr.M, pr.D)
+	if err != nil {
+		return err
+	}
 	r.ctl.Emit(core.StageEvent{Stage: 3, Name: "denoise", Steps: r.p.T})
 	for t := 0; t < r.p.T; t++ {
 		patches, err := r.ctl.Checkpoint(ctx)
@@ -129,10 +136,11 @@ func (r *runner) run(ctx context.Context) error {
 			if tr.kind >= StepPaper {
 				nz = bud.Noise
 			}
+			K := 0 // overlap of the sound track's queries (0: no noise)
 			if tr.kind == StepSound {
 				// The queries' releases are joint: their noise follows
 				// how many of them one reference can reach (Overlap).
-				K := Overlap(tr.x, pr.M, pr.D, dn.h)
+				K = Overlap(tr.x, pr.M, pr.D, dn.h)
 				nz = SoundNoise(*bud, r.p, K, pr.M)
 				if t == 0 {
 					msg := fmt.Sprintf("sound mode: one reference reaches only queries within h of it, pairwise within 2h, and the graph of queries within 2h has no such group larger than K = %d of the %d (its degeneracy + 1); the joint release has noise √(K/m) = %.3g times the per-query split's (same ρ): numerator ς = %.3g, mass ς = %.3g, floor s_min = %.3g (a query whose released mass is below it stays)",
@@ -142,6 +150,10 @@ func (r *runner) run(ctx context.Context) error {
 					}
 					r.ctl.Emit(core.WarningEvent{Message: msg})
 				}
+			}
+			if tr == main && aud != nil {
+				aud.setIteration(K, pr.D, dn.d, dn.h)
+				nz.aud = aud
 			}
 			t2 := time.Now()
 			still, err := dn.Iterate(ctx, tr.x, pr.M, tr.kind, nz, r.cfg.Seed, k, t)
@@ -220,7 +232,7 @@ func (r *runner) run(ctx context.Context) error {
 		emb[i] = float32(v)
 	}
 	r.ctl.Emit(core.ResultEvent{Cells: pr.M, Dim: pr.D, Embedding: emb, Barcodes: pr.Barcodes})
-	return nil
+	return aud.emit(r.ctl, r.cfg.Mode, r.p.T)
 }
 
 // rebudget re-splits what is left of the budget (ε, δ) after rhoSpent over
