@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+
+	"github.com/dpscope/dpscope/accountant"
+	"github.com/dpscope/dpscope/core"
 )
 
 // planText prints a planning pass whole, NaNs included (DeepEqual would
@@ -61,4 +64,31 @@ func TestCachedPlanConcurrentSessions(t *testing.T) {
 		t.Error("the pass the sessions shared is not in the cache")
 		return planResult{}
 	})
+}
+
+// TestCachedAuditMatchesDirect: the Budget pane's cached accounting equals
+// the direct one, first call and again, from concurrent sessions.
+func TestCachedAuditMatchesDirect(t *testing.T) {
+	mechs := []core.Mechanism{{SampleRate: 0.017, NoiseMultiplier: 1.13, Steps: 411}, {SampleRate: 0.05, NoiseMultiplier: 2.2, Steps: 37}}
+	evs := []accountant.Event{{SampleRate: 0.017, NoiseMultiplier: 1.13, Steps: 411}, {SampleRate: 0.05, NoiseMultiplier: 2.2, Steps: 37}}
+	want := fmt.Sprintf("%+v", account(1e-5, evs))
+	if d := account(1e-5, evs); d.err != nil || d.spent.EpsilonRDP <= 0 || len(d.curve) == 0 {
+		t.Fatalf("direct accounting empty: %s", want)
+	}
+	var wg sync.WaitGroup
+	got := make([]string, 20)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := audit(i, "x", 1e-5, mechs)
+			got[i] = fmt.Sprintf("%+v", auditFigures{spent: r.spent, curve: r.curve, err: r.err})
+		}()
+	}
+	wg.Wait()
+	for i, g := range got {
+		if g != want {
+			t.Fatalf("session %d got %s, want %s", i, g, want)
+		}
+	}
 }
