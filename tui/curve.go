@@ -231,7 +231,9 @@ func (p *curvePane) startSweep() tea.Cmd {
 	go func() {
 		defer close(sw.results)
 		defer cancel()
-		sweep.Execute(ctx, points, todo, 1, nil, func(i int, o sweep.Outcome) {
+		// Under dpscope serve p.c.Config.Start is the server's queue: the sweep's runs
+		// count against --workers and --max-runs like the user's own.
+		sweep.ExecuteWith(ctx, p.c.Config.Start, points, todo, 1, nil, func(i int, o sweep.Outcome) {
 			select {
 			case sw.results <- curveRunMsg{seq: sw.seq, i: i, o: o}:
 			case <-ctx.Done():
