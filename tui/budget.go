@@ -14,6 +14,7 @@ import (
 
 	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/internal/memo"
 	"github.com/dpscope/dpscope/tui/chart"
 	"github.com/dpscope/dpscope/tui/keys"
 	"github.com/dpscope/dpscope/tui/styles"
@@ -212,22 +213,42 @@ func audit(seq int, label string, delta float64, mechs []core.Mechanism) auditRe
 			r.schedule = append(r.schedule, accountant.Event{SampleRate: m.SampleRate, NoiseMultiplier: m.NoiseMultiplier, Steps: m.Steps})
 		}
 	}
-	evs := r.schedule
-	if len(evs) == 0 {
+	if len(r.schedule) == 0 {
 		r.err = errNoReleases
 		return r
 	}
-	r.spent, r.err = accountant.Summarize(evs, delta, accountant.LedgerOptions{Orders: accountant.DefaultOrders.Orders(), PLDInterval: pldInterval})
-	if r.err != nil {
-		return r
+	a := auditCache.Get(fmt.Sprintf("%v|%v", delta, r.schedule), func() auditFigures { return account(delta, r.schedule) })
+	r.spent, r.curve, r.err = a.spent, a.curve, a.err
+	return r
+}
+
+// auditFigures is what audit accounts: a pure function of δ and the events.
+type auditFigures struct {
+	spent accountant.Spent
+	curve []accountant.TradeoffPoint
+	err   error
+}
+
+// auditCache shares the accounting of identical schedules across the
+// process (dpscope serve's sessions open the Budget tab on the same
+// defaults), keyed by δ and the events printed in full (%v prints floats
+// exactly). The curve is shared read-only.
+var auditCache = memo.New[string, auditFigures](256)
+
+// account is audit's RDP and PLD accounting of evs at δ.
+func account(delta float64, evs []accountant.Event) auditFigures {
+	var a auditFigures
+	a.spent, a.err = accountant.Summarize(evs, delta, accountant.LedgerOptions{Orders: accountant.DefaultOrders.Orders(), PLDInterval: pldInterval})
+	if a.err != nil {
+		return a
 	}
 	pld, err := accountant.NewPLDSequence(evs, pldInterval)
 	if err != nil {
-		r.err = err
-		return r
+		a.err = err
+		return a
 	}
-	r.curve, r.err = pld.Tradeoff(tradeoffPoints)
-	return r
+	a.curve, a.err = pld.Tradeoff(tradeoffPoints)
+	return a
 }
 
 // SetSize lays the pane out in w×h.

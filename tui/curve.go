@@ -231,14 +231,16 @@ func (p *curvePane) startSweep() tea.Cmd {
 	go func() {
 		defer close(sw.results)
 		defer cancel()
-		sweep.Execute(ctx, points, todo, 1, nil, func(i int, o sweep.Outcome) {
+		// Under dpscope serve p.c.Config.Start is the server's queue: the sweep's runs
+		// count against --workers and --max-runs like the user's own.
+		sweep.ExecuteWith(ctx, p.c.Config.Start, points, todo, 1, nil, func(i int, o sweep.Outcome) {
 			select {
 			case sw.results <- curveRunMsg{seq: sw.seq, i: i, o: o}:
 			case <-ctx.Done():
 			}
 		})
 	}()
-	return tea.Batch(waitCurve(sw.results, sw.seq), loadNull(ctx, sw.seq, base),
+	return tea.Batch(waitCurve(sw.results, sw.seq), loadNull(ctx, p.c.Config.Start, sw.seq, base),
 		statusCmd(fmt.Sprintf("sweeping %s over %d ε × %d seeds in the background (w stops)", sw.label, len(curveEpsilons), len(curveSeeds))))
 }
 
@@ -272,14 +274,17 @@ func (p *curvePane) loadReference(cfg core.Config) tea.Cmd {
 	}
 }
 
-// loadNull computes the null line of the swept method, when it has one.
-func loadNull(ctx context.Context, seq int, cfg core.Config) tea.Cmd {
+// loadNull computes the null line of the swept method, when it has one,
+// its runs started by start (nil: core.Start; under serve, the queue).
+func loadNull(ctx context.Context, start sweep.StartFunc, seq int, cfg core.Config) tea.Cmd {
 	return func() tea.Msg {
 		m, err := core.LookupMethod(cfg.Method)
 		if err != nil || m.Null == nil {
 			return curveNullMsg{seq: seq}
 		}
-		l, err := reference.DefaultCache().Null(ctx, m, cfg)
+		cache := reference.DefaultCache()
+		cache.Start = start
+		l, err := cache.Null(ctx, m, cfg)
 		if err != nil {
 			return curveNullMsg{seq: seq}
 		}

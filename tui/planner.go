@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/dpscope/dpscope/accountant"
+	"github.com/dpscope/dpscope/internal/memo"
 	"github.com/dpscope/dpscope/tui/chart"
 	"github.com/dpscope/dpscope/tui/keys"
 )
@@ -151,7 +152,7 @@ func (p *plannerPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 func (p *plannerPane) plan() tea.Cmd {
 	p.seq++
 	seq, in := p.seq, p.in
-	rdp := func() tea.Msg { return planRDP(seq, in) }
+	rdp := func() tea.Msg { return cachedPlan(seq, in, false) }
 	return tea.Batch(rdp, p.planPLD())
 }
 
@@ -161,7 +162,41 @@ func (p *plannerPane) planPLD() tea.Cmd {
 	}
 	p.pldBusy = true
 	seq, in := p.seq, p.in
-	return func() tea.Msg { return planPLD(seq, in) }
+	return func() tea.Msg { return cachedPlan(seq, in, true) }
+}
+
+// planKey is everything a planning pass depends on: the inputs and the
+// accountant (RDP at plannerOrders, or PLD at pldInterval, both fixed); the
+// σ and steps grids follow from the inputs.
+type planKey struct {
+	in  plannerInputs
+	pld bool
+}
+
+// planCache holds the planning passes of the whole process: under dpscope
+// serve every session's Planner opens on the same defaults, and the PLD pass
+// costs hundreds of milliseconds of CPU, so 40 sessions computing it each
+// held every key press behind them. 256 results are a few hundred KiB.
+var planCache = memo.New[planKey, planResult](256)
+
+// cachedPlan is planRDP or planPLD for in, computed once per process for
+// the same inputs and returned under seq. The result's maps and slices are
+// shared between sessions: nothing writes to them after the pass.
+func cachedPlan(seq int, in plannerInputs, pld bool) planResult {
+	compute := func() planResult {
+		if pld {
+			return planPLD(seq, in)
+		}
+		return planRDP(seq, in)
+	}
+	for _, v := range []float64{in.Q, in.Delta, in.Sigma, in.Target} {
+		if math.IsNaN(v) { // NaN ≠ NaN: such a key could never be found again
+			return compute()
+		}
+	}
+	r := planCache.Get(planKey{in: in, pld: pld}, compute)
+	r.seq = seq
+	return r
 }
 
 // sigmaGrid is the σ axis of the ε-against-σ chart around σ.

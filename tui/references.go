@@ -8,6 +8,7 @@ import (
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/reference"
+	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/tui/chart"
 	"github.com/dpscope/dpscope/tui/styles"
 )
@@ -26,11 +27,14 @@ type runReferencesMsg struct {
 }
 
 // loadRunReferences computes the reference lines of a run in a command.
-// A line that cannot be had (no labels, no null run) is left out.
-func loadRunReferences(ctx context.Context, id int, cfg core.Config) tea.Cmd {
+// A line that cannot be had (no labels, no null run, a null run the
+// server's queue refused) is left out. start starts the null runs (nil:
+// core.Start): under dpscope serve, the server's queue.
+func loadRunReferences(ctx context.Context, start sweep.StartFunc, id int, cfg core.Config) tea.Cmd {
 	return func() tea.Msg {
 		var refs runReferences
 		cache := reference.DefaultCache()
+		cache.Start = start
 		if prep, err := cfg.LoadData(); err == nil {
 			if l, err := cache.B1(ctx, prep.Data); err == nil {
 				refs.b1 = &l

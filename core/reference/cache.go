@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/datasets"
 )
 
@@ -55,7 +56,13 @@ func Key(d *datasets.Preprocessed) string {
 // write a temporary file and rename it into place, so concurrent writers
 // (two sweeps, two TUIs) never leave a torn file: the last rename wins and
 // both wrote the same value. A zero Cache (empty Dir) caches nothing.
-type Cache struct{ Dir string }
+type Cache struct {
+	Dir string
+	// Start, when set, starts the null runs instead of core.Start: under
+	// dpscope serve, the session's place in the server's queue, so that
+	// reference runs count against --workers and --max-runs.
+	Start sweep.StartFunc
+}
 
 // DefaultCache is the cache in the user's cache folder
 // (os.UserCacheDir()/dpscope/reference), or a zero Cache when the system

@@ -21,6 +21,11 @@ import (
 // returns the mean and sd of its ARI and NMI. It returns ErrNoNull when the
 // method declares none, and an error when a run fails or reports no ARI.
 func Null(ctx context.Context, m core.Method, cfg core.Config) (Line, error) {
+	return nullWith(ctx, nil, m, cfg)
+}
+
+// nullWith is Null with its runs started by start (nil: core.Start).
+func nullWith(ctx context.Context, start sweep.StartFunc, m core.Method, cfg core.Config) (Line, error) {
 	if m.Null == nil {
 		return Line{}, ErrNoNull
 	}
@@ -28,7 +33,7 @@ func Null(ctx context.Context, m core.Method, cfg core.Config) (Line, error) {
 	for seed := range uint64(B1Seeds) {
 		c := m.Null(cfg)
 		c.Seed, c.Audit = seed, nil // a reference line is never audited
-		o := sweep.RunOne(ctx, c, nil)
+		o := sweep.RunOneWith(ctx, start, c, nil)
 		switch {
 		case o.Err != nil:
 			return Line{}, fmt.Errorf("reference: null run of %s: %w", m.Name, o.Err)
@@ -69,7 +74,7 @@ func (c Cache) Null(ctx context.Context, m core.Method, cfg core.Config) (Line, 
 	if l, ok := c.get(key); ok {
 		return l, nil
 	}
-	l, err := Null(ctx, m, cfg)
+	l, err := nullWith(ctx, c.Start, m, cfg)
 	if err != nil {
 		return Line{}, err
 	}

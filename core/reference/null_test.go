@@ -2,6 +2,7 @@ package reference
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 
@@ -76,5 +77,27 @@ func TestNoBetter(t *testing.T) {
 		if got := NoBetter(tc.mean, tc.sd, tc.n, null); got != tc.want {
 			t.Errorf("NoBetter(%v, %v, %d) = %v, want %v", tc.mean, tc.sd, tc.n, got, tc.want)
 		}
+	}
+}
+
+// TestNullStartsThroughCacheStart: a Cache with Start starts every null
+// run through it (a server's queue), and a refusal is Null's error.
+func TestNullStartsThroughCacheStart(t *testing.T) {
+	cfg := core.Config{Data: "builtin:default", Method: nullMethod.Name, Mode: core.ModeSound, Epsilon: 4, Delta: 1e-5, Clip: 1, SampleRate: 0.1}
+	var seeds []uint64
+	c := Cache{Dir: t.TempDir(), Start: func(ctx context.Context, rc core.Config) (*core.Run, error) {
+		seeds = append(seeds, rc.Seed)
+		return core.Start(ctx, rc)
+	}}
+	if _, err := c.Null(context.Background(), nullMethod, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if len(seeds) != B1Seeds || seeds[0] != 0 || seeds[B1Seeds-1] != B1Seeds-1 {
+		t.Errorf("Start saw seeds %v, want 0 … %d", seeds, B1Seeds-1)
+	}
+	refused := errors.New("queue full")
+	c = Cache{Start: func(context.Context, core.Config) (*core.Run, error) { return nil, refused }}
+	if _, err := c.Null(context.Background(), nullMethod, cfg); !errors.Is(err, refused) {
+		t.Errorf("refused start: err %v, want the refusal", err)
 	}
 }

@@ -85,10 +85,25 @@ func (o *Outcome) Settle() { o.note(nil) }
 // as well as into the outcome. Cancelling ctx stops the run at its next
 // step boundary; it then reports Stopped.
 func RunOne(ctx context.Context, cfg core.Config, observe func(core.Event)) Outcome {
+	return RunOneWith(ctx, nil, cfg, observe)
+}
+
+// StartFunc starts one run: core.Start, or a server's queue that may wait
+// for a worker or refuse the run (dpscope serve's Config.Start).
+type StartFunc func(ctx context.Context, cfg core.Config) (*core.Run, error)
+
+// RunOneWith is RunOne with the run started by start (nil: core.Start).
+// start gets a context that is not cancelled with ctx, so a start that
+// waits in a queue waits for its worker even when ctx ends; the run then
+// stops at its first step boundary.
+func RunOneWith(ctx context.Context, start StartFunc, cfg core.Config, observe func(core.Event)) Outcome {
 	var o Outcome
+	if start == nil {
+		start = core.Start
+	}
 	// The run gets its own context so that an interrupt lets it report
 	// through Stop instead of being abandoned.
-	run, err := core.Start(context.WithoutCancel(ctx), cfg)
+	run, err := start(context.WithoutCancel(ctx), cfg)
 	if err != nil {
 		o.Err = err
 		return o
@@ -116,6 +131,13 @@ func RunOne(ctx context.Context, cfg core.Config, observe func(core.Event)) Outc
 // Once ctx is cancelled no new run starts and the running ones stop.
 // Execute returns when every started run has ended.
 func Execute(ctx context.Context, points []Point, todo []int, jobs int, start func(i int) func(core.Event), done func(i int, o Outcome)) {
+	ExecuteWith(ctx, nil, points, todo, jobs, start, done)
+}
+
+// ExecuteWith is Execute with every run started by startRun (nil:
+// core.Start), so that an interface under dpscope serve puts its sweeps in
+// the server's queue and they count against --workers and --max-runs.
+func ExecuteWith(ctx context.Context, startRun StartFunc, points []Point, todo []int, jobs int, start func(i int) func(core.Event), done func(i int, o Outcome)) {
 	work := make(chan int)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -126,7 +148,7 @@ func Execute(ctx context.Context, points []Point, todo []int, jobs int, start fu
 				if start != nil {
 					observe = start(i)
 				}
-				o := RunOne(ctx, points[i].Config, observe)
+				o := RunOneWith(ctx, startRun, points[i].Config, observe)
 				mu.Lock()
 				done(i, o)
 				mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"sync"
 	"testing"
 
 	"github.com/dpscope/dpscope/core"
@@ -151,5 +152,45 @@ func TestOutcomeSpent(t *testing.T) {
 	inf.Observe(core.GuaranteeEvent{Status: core.GuaranteeFormal, Audited: []core.EpsilonValue{{Accountant: "RDP", Epsilon: math.Inf(1)}}})
 	if !inf.Unbounded || inf.Spent != 0 {
 		t.Errorf("ε = ∞: %+v", inf)
+	}
+}
+
+// TestExecuteWithStartsThroughStartRun: every run goes through the given
+// start function (a server's queue), and a refusal becomes that point's
+// error, not a run by core.Start behind the queue's back.
+func TestExecuteWithStartsThroughStartRun(t *testing.T) {
+	g := Grid{Base: base(), Methods: []string{"sweep-test-quick"}, Modes: []core.Mode{core.ModeNonPrivate}, Seeds: []uint64{0, 1, 2}}
+	pts, err := g.Points()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var started []uint64
+	refused := errors.New("queue full")
+	startRun := func(ctx context.Context, cfg core.Config) (*core.Run, error) {
+		mu.Lock()
+		started = append(started, cfg.Seed)
+		mu.Unlock()
+		if cfg.Seed == 1 {
+			return nil, refused
+		}
+		return core.Start(ctx, cfg)
+	}
+	got := map[int]Outcome{}
+	ExecuteWith(context.Background(), startRun, pts, []int{0, 1, 2}, 2, nil, func(i int, o Outcome) { got[i] = o })
+	if len(started) != 3 {
+		t.Errorf("start function called for seeds %v, want all 3 runs", started)
+	}
+	for i, o := range got {
+		refusedHere := pts[i].Config.Seed == 1
+		switch {
+		case refusedHere && !errors.Is(o.Err, refused):
+			t.Errorf("run %d (seed 1): err %v, want the refusal", i, o.Err)
+		case !refusedHere && (o.Err != nil || o.ARI == nil || *o.ARI != 0.5):
+			t.Errorf("run %d: %+v, want a finished run", i, o)
+		}
+	}
+	if len(got) != 3 {
+		t.Errorf("%d outcomes, want 3", len(got))
 	}
 }
