@@ -32,7 +32,6 @@ func (p *curvePane) tradeOffFigure() (plot.TradeOff, error) {
 		return t, fmt.Errorf("no sweep yet: press %s to sweep ε first", p.c.Keys.Sweep.Help().Key)
 	}
 	groups, _ := sweep.Summarise(p.sw.points, p.sw.outcomes)
-	index := map[string]int{}
 	for _, g := range groups {
 		m, sd := g.ARIMean, g.ARISD
 		if p.nmi {
@@ -45,18 +44,8 @@ func (p *curvePane) tradeOffFigure() (plot.TradeOff, error) {
 		if sd != nil {
 			s = *sd
 		}
-		label := g.Method + " " + string(g.Mode)
-		if g.Mode == core.ModeNonPrivate {
-			t.NonPrivate = append(t.NonPrivate, plot.Level{Label: label, Method: g.Method, Mean: *m, SD: s})
-			continue
-		}
-		i, ok := index[label]
-		if !ok {
-			i = len(t.Curves)
-			index[label] = i
-			t.Curves = append(t.Curves, plot.Curve{Label: label, Method: g.Method})
-		}
-		t.Curves[i].Points = append(t.Curves[i].Points, plot.Point{Epsilon: g.Epsilon, Mean: *m, SD: s, N: g.N})
+		t.Add(g.Method+" "+string(g.Mode), g.Method, g.Mode == core.ModeNonPrivate,
+			plot.Point{Epsilon: g.Epsilon, Mean: *m, SD: s, N: g.N})
 	}
 	if p.ref != nil {
 		t.References = append(t.References, plot.Level{Label: "B1 PCA + k-means", Mean: p.metricOf(p.ref.ARI, p.ref.NMI)})

@@ -129,7 +129,6 @@ func curveKey(method string, mode core.Mode, opts map[string]string) string {
 // non-private groups at ε = ∞, and the reference lines.
 func tradeOff(sf *sweepFolder, metric string, refs *references, nulls map[string]*reference.Line) plot.TradeOff {
 	t := plot.TradeOff{Title: sf.manifest.Grid.Base.Data, Metric: strings.ToUpper(metric)}
-	index := map[string]int{}
 	for _, g := range sf.groups {
 		mean, sd := g.ARIMean, g.ARISD
 		if metric == "nmi" {
@@ -142,18 +141,8 @@ func tradeOff(sf *sweepFolder, metric string, refs *references, nulls map[string
 		if sd != nil {
 			s = *sd
 		}
-		key := curveKey(g.Method, g.Mode, g.Options)
-		if g.Mode == core.ModeNonPrivate {
-			t.NonPrivate = append(t.NonPrivate, plot.Level{Label: key, Method: g.Method, Mean: *mean, SD: s})
-			continue
-		}
-		i, ok := index[key]
-		if !ok {
-			i = len(t.Curves)
-			index[key] = i
-			t.Curves = append(t.Curves, plot.Curve{Label: key, Method: g.Method})
-		}
-		t.Curves[i].Points = append(t.Curves[i].Points, plot.Point{Epsilon: g.Epsilon, Mean: *mean, SD: s, N: g.N})
+		t.Add(curveKey(g.Method, g.Mode, g.Options), g.Method, g.Mode == core.ModeNonPrivate,
+			plot.Point{Epsilon: g.Epsilon, Mean: *mean, SD: s, N: g.N})
 	}
 	if refs != nil && refs.PCAKMeans != nil {
 		l := refs.PCAKMeans

@@ -42,6 +42,23 @@ type TradeOff struct {
 	References []Level // horizontal lines: B1, null
 }
 
+// Add puts one sweep group's figure in t: a non-private result as a level
+// at ε = ∞, a private one as a point of the curve named label (a new curve
+// the first time the label is seen, in the order groups come).
+func (t *TradeOff) Add(label, method string, nonPrivate bool, p Point) {
+	if nonPrivate {
+		t.NonPrivate = append(t.NonPrivate, Level{Label: label, Method: method, Mean: p.Mean, SD: p.SD})
+		return
+	}
+	for i := range t.Curves {
+		if t.Curves[i].Label == label {
+			t.Curves[i].Points = append(t.Curves[i].Points, p)
+			return
+		}
+	}
+	t.Curves = append(t.Curves, Curve{Label: label, Method: method, Points: []Point{p}})
+}
+
 // finite reports whether every value is a finite number.
 func finite(vs ...float64) bool {
 	for _, v := range vs {
