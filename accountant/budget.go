@@ -61,10 +61,26 @@ func CalibratePLD(target Budget, q float64, steps int, h, tol float64) (float64,
 	if err := (Event{q, 1, steps}).Validate(); err != nil {
 		return 0, err
 	}
+	// RDP's σ costs a few per cent of one PLD and lies just above the
+	// PLD's (RDP is the looser bound), so the search starts there.
+	guess, err := CalibrateRDP(target, q, steps, DefaultOrders.Orders(), Improved, 1e-3)
+	if err != nil {
+		guess = 0
+	}
+	return calibratePLD(target, q, steps, h, tol, guess)
+}
+
+// calibratePLD is CalibratePLD with the search started at guess (0: no
+// guess; a search from z = 1 by factors of 4).
+func calibratePLD(target Budget, q float64, steps int, h, tol, guess float64) (float64, error) {
 	if _, err := NewPLDSequence(nil, h); err != nil {
 		return 0, err
 	}
-	return calibrate(target.Epsilon, tol, func(z float64) (float64, error) {
+	z0, step, grow := 1.0, 4.0, false
+	if guess > 0 {
+		z0, step, grow = guess, 1.1, true
+	}
+	return calibrateFrom(target.Epsilon, tol, z0, step, grow, func(z float64) (float64, error) {
 		e, err := EpsilonPLD([]Event{{q, z, steps}}, target.Delta, h)
 		if err != nil {
 			return math.Inf(1), nil // infinite-loss mass above δ: not enough noise
@@ -89,7 +105,7 @@ func CalibrateSummary(target Budget, q float64, steps int, opts LedgerOptions) (
 		return SigmaSummary{}, err
 	}
 	if !opts.SkipPLD {
-		if s.SigmaPLD, err = CalibratePLD(target, q, steps, opts.PLDInterval, 0); err != nil {
+		if s.SigmaPLD, err = calibratePLD(target, q, steps, opts.PLDInterval, 0, s.SigmaRDP); err != nil {
 			if !opts.KeepRDPIfPLDRefuses {
 				return SigmaSummary{}, err
 			}
