@@ -168,7 +168,7 @@ func TestPushReachesOthers(t *testing.T) {
 	}
 	for _, name := range []string{"ann", "ben"} {
 		p, ok := got[name][0].(Push)
-		if !ok || p.Message != "try ε = 1[2J" || p.From != "teacher" || p.Seq != 2 || p.Preset.Settings != 42 {
+		if !ok || p.Message != "try ε = 1[2J" || p.From != "teacher" || p.Seq != 1 || p.Preset.Settings != 42 {
 			t.Fatalf("%s got %#v", name, got[name])
 		}
 	}
