@@ -286,7 +286,7 @@ func (p *classPane) banner() string {
 	if p.push.Preset != nil {
 		parts = append(parts, fmt.Sprintf("%s pushed settings (%s): L loads them", p.push.From, p.push.Preset.Summary))
 	}
-	return "📣 " + strings.Join(parts, " · ")
+	return strings.Join(parts, " · ")
 }
 
 // presetSummary says in one line what a preset sets.

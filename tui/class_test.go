@@ -198,3 +198,32 @@ func TestClassGoldenScreen(t *testing.T) {
 func stoppedDone() core.Event {
 	return core.DoneEvent{Outcome: core.OutcomeStopped, Stopped: true}
 }
+
+// TestClassFits: the Class tab fits every size the interface draws in, for
+// an instructor (the board stacks under 100 columns) and a participant.
+func TestClassFits(t *testing.T) {
+	reg := class.NewRegistry()
+	classFixture(t, reg)
+	for _, instructor := range []bool{true, false} {
+		for _, size := range [][2]int{{MinWidth, MinHeight}, {80, 24}, {99, 30}, {160, 48}} {
+			m, _ := classModel(t, reg, fmt.Sprint("s", instructor), "x", instructor)
+			m = sized(t, m, size[0], size[1])
+			if !instructor {
+				m = send(t, m, class.Push{Seq: 9, From: "teacher", Message: strings.Repeat("long message ", 15), Preset: &class.Preset{Summary: "DP-DCAN paper · ε 4"}})
+				m = press(t, m, "shift+tab")
+			}
+			if m.Active() != len(m.panes)-1 {
+				t.Fatalf("not on the Class tab")
+			}
+			view := m.View().Content
+			checkFits(t, view, size[0], size[1])
+			want := "Best ARI at ε ≤ 4"
+			if !instructor {
+				want = "teacher's settings"
+			}
+			if !strings.Contains(stripANSI(view), want) {
+				t.Errorf("%v at %v lacks %q:\n%s", instructor, size, want, stripANSI(view))
+			}
+		}
+	}
+}
