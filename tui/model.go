@@ -64,6 +64,7 @@ func New(cfg Config) Model {
 		newLearnPane(c, params),
 		newCurvePane(c, params),
 	}
+	m.addClass(cfg.Class) // class.go: the Class tab of a served session
 	m.help.Styles = help.DefaultStyles(true)
 	m.status = "s start a run · ←/→ change the selected setting · ? help"
 	if cfg.BackendHint != "" {
@@ -247,6 +248,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if pane.Capturing() && msg.String() != "ctrl+c" {
 		var cmd tea.Cmd
 		m.panes[m.active], cmd = pane.Update(msg)
+		return cmd
+	}
+	if cmd, ok := m.classKey(msg); ok { // class.go: L loads a pushed preset from any tab
 		return cmd
 	}
 	switch {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/datasets"
+	"github.com/dpscope/dpscope/internal/class"
 	"github.com/dpscope/dpscope/tui/keys"
 	"github.com/dpscope/dpscope/tui/styles"
 )
@@ -126,6 +127,11 @@ type Config struct {
 	// starts: `dpscope serve` passes its server-wide run queue, which may
 	// block until a worker is free or refuse a run (the error is shown).
 	Start func(ctx context.Context, cfg core.Config) (*core.Run, error)
+	// Class, when set, is the session's seat in a workshop's class
+	// (`dpscope serve`): a Class tab reports its finished runs, names the
+	// participant and offers the instructor's pushes; on an instructor's
+	// seat it is the class board, and the session opens on it.
+	Class *class.Seat
 }
 
 // withDefaults fills the documented defaults.

@@ -167,6 +167,14 @@ func (m *Model) setRunParams(pr runParams) tea.Cmd {
 // the run's method and mode; settings out of range (a file edited by
 // hand) are left at the current ones.
 func (m *Model) restoredParams(t any, label string, cfg core.Config) runParams {
+	var sp savedParams
+	ok := t != nil && session.DecodeParams(t, &sp) == nil
+	return m.paramsOf(sp, ok, label, cfg)
+}
+
+// paramsOf is restoredParams once the tree is read (ok: sp holds it); a
+// pushed preset (class.go) comes here as it is.
+func (m *Model) paramsOf(sp savedParams, ok bool, label string, cfg core.Config) runParams {
 	var base runParams
 	if rp, ok := m.panes[TabRun].(*runPane); ok {
 		base = rp.params
@@ -174,8 +182,7 @@ func (m *Model) restoredParams(t any, label string, cfg core.Config) runParams {
 		base = defaultParams(m.c.Config.Data, m.c.Config.Seed, m.c.Config.Epochs)
 	}
 	pr := base
-	var sp savedParams
-	if t != nil && session.DecodeParams(t, &sp) == nil && checkParams(sp.Settings) == nil {
+	if ok && checkParams(sp.Settings) == nil {
 		pr = sp.Settings
 		if sp.Variant != "" {
 			label = sp.Variant

@@ -36,7 +36,11 @@ command, no forwarding, no subsystem).
 Who gets in: the keys of --authorized-keys and/or whoever types the
 passphrase of --passphrase-file (its first line). At least one is required.
 Failed passphrases are slowed down and an address that fails too often is
-locked out for ten minutes.
+locked out for ten minutes. The keys of --instructor-keys get in too and
+open on the Class tab: every participant's finished runs on one ε–ARI
+chart, a leaderboard of the best ARI at ε ≤ a target, and keys that push
+the instructor's settings (a preset) or a message to every session.
+Participants pick the name the board shows on their own Class tab.
 
 What a session may touch: data sets from --data-dir (and the built-in ones),
 with every path resolved, links included, and refused outside it; it writes
@@ -47,7 +51,8 @@ one queue; each session may have --max-runs queued or running, on data sets
 of at most --max-cells cells. SIGTERM stops runs, tells the sessions and
 exits within 10 s.`,
 		Example: `  dpscope serve --authorized-keys ~/.ssh/authorized_keys
-  dpscope serve --passphrase-file workshop.txt --data-dir ~/data --workers 2`,
+  dpscope serve --passphrase-file workshop.txt --data-dir ~/data --workers 2
+  dpscope serve --passphrase-file workshop.txt --instructor-keys ~/.ssh/id_ed25519.pub`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			return sf.run(cmd, env)
@@ -58,6 +63,7 @@ exits within 10 s.`,
 	f.StringVar(&c.Addr, "addr", ":2222", "address to listen on, HOST:PORT")
 	f.StringVar(&c.HostKeyPath, "host-key", "", "host key file, created (ed25519, mode 0600) when missing (default: the user config folder's dpscope/ssh_host_ed25519_key)")
 	f.StringVar(&c.AuthorizedKeys, "authorized-keys", "", "OpenSSH authorized_keys file: these keys get in")
+	f.StringVar(&c.InstructorKeys, "instructor-keys", "", "OpenSSH authorized_keys file: these keys get in and see the class board (every participant's runs, a leaderboard) and may push a preset or a message to every session")
 	f.StringVar(&c.PassphraseFile, "passphrase-file", "", "file whose first line is the workshop passphrase (at least 8 characters)")
 	f.StringVar(&c.DataDir, "data-dir", "", "the folder sessions may read data sets from (default: the built-in sets only)")
 	f.StringVar(&c.StateDir, "state-dir", "", "the folder that holds one folder per session (default: the user config folder's dpscope/sessions)")

@@ -270,6 +270,7 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"--passphrase-file", pass, "--log-format", "xml"}, ExitUsage, "--log-format"},
 		{[]string{"--passphrase-file", filepath.Join(dir, "missing")}, ExitRuntime, "--passphrase-file"},
 		{[]string{"--authorized-keys", pass}, ExitRuntime, "not an authorized key"},
+		{[]string{"--passphrase-file", pass, "--instructor-keys", pass}, ExitRuntime, "--instructor-keys"},
 	}
 	for _, tc := range tests {
 		var out, errOut strings.Builder

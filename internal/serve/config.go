@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/internal/class"
 )
 
 // Config is what a Server needs. Zero fields take the defaults documented
@@ -25,6 +26,10 @@ type Config struct {
 	HostKeyPath string
 	// AuthorizedKeys is an OpenSSH authorized_keys file: its keys get in.
 	AuthorizedKeys string
+	// InstructorKeys is an OpenSSH authorized_keys file: its keys get in
+	// and see the class board (every participant's runs, a leaderboard)
+	// and may push a preset or a message to every session.
+	InstructorKeys string
 	// PassphraseFile holds the workshop passphrase on its first line:
 	// whoever types it gets in.
 	PassphraseFile string
@@ -93,6 +98,11 @@ type Session struct {
 	// Start starts a run through the server's queue: it checks the data
 	// against the server's limits, waits for a worker and may refuse.
 	Start func(ctx context.Context, cfg core.Config) (*core.Run, error)
+	// Class is the session's seat in the workshop's class: where its
+	// finished runs are reported, its display name, and, for an
+	// instructor's key, the class board and pushes. Nil when the class is
+	// full.
+	Class *class.Seat
 }
 
 // ExecRequest is one remote command of an SSH session.

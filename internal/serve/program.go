@@ -19,7 +19,9 @@ func (s *Server) programFor(sess ssh.Session) *tea.Program {
 	if !ok {
 		return nil
 	}
-	m := s.cfg.NewModel(se.info())
+	info := se.info()
+	info.Class = s.seat(sess, se)
+	m := s.cfg.NewModel(info)
 	if m == nil {
 		return nil
 	}
@@ -34,6 +36,7 @@ func (s *Server) programFor(sess ssh.Session) *tea.Program {
 	se.mu.Lock()
 	se.program = p
 	se.mu.Unlock()
+	s.listenClass(info.Class, se, p)
 	// The session's end (idle, drain) quits the program the way a user
 	// does: the terminal is restored and Run returns without an error.
 	go func() {

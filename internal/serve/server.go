@@ -32,6 +32,7 @@ type Server struct {
 	keys    KeySet
 	pass    *Passphrase
 	limit   *limiter
+	class   *classRoom // class.go
 
 	mu       sync.Mutex
 	addr     net.Addr // the listener's, once serving
@@ -52,6 +53,9 @@ func New(cfg Config) (*Server, error) {
 		if s.keys, err = LoadAuthorizedKeys(cfg.AuthorizedKeys); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.openClass(); err != nil {
+		return nil, err
 	}
 	if cfg.PassphraseFile != "" {
 		if s.pass, err = LoadPassphrase(cfg.PassphraseFile); err != nil {
