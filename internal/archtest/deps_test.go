@@ -80,6 +80,13 @@ func TestDependencyDirection(t *testing.T) {
 			},
 		},
 		{
+			desc:    "internal/class imports none of our packages",
+			pattern: module + "/internal/class",
+			forbidden: func(d string) bool {
+				return strings.HasPrefix(d, module+"/") && d != module+"/internal/class"
+			},
+		},
+		{
 			desc:    "internal/report imports none of our packages",
 			pattern: module + "/internal/report",
 			forbidden: func(d string) bool {
@@ -121,10 +128,11 @@ func TestDependencyDirection(t *testing.T) {
 // internal/plot and internal/report draw figures and write reports from
 // plain values, and internal/memo is a shared cache of computations (the
 // Planner's accountant passes, shared by every served session); they
-// import none of ours (checked below). internal/serve is
+// import none of ours (checked below), as does internal/class, the
+// workshop's class board that the served sessions share. internal/serve is
 // `dpscope serve`'s SSH server, which internal/cli wires: it is a face
 // itself (checked below) and knows no method either.
-var faceImports = []string{"core", "accountant", "datasets", "assets", "core/compute", "core/sweep", "core/reference", "core/safe", "core/audit", "internal/memo", "internal/plot", "internal/report", "internal/serve"}
+var faceImports = []string{"core", "accountant", "datasets", "assets", "core/compute", "core/sweep", "core/reference", "core/safe", "core/audit", "internal/memo", "internal/class", "internal/plot", "internal/report", "internal/serve"}
 
 // serviceSide are the packages under core/ that the faces may depend on,
 // directly or not: the contract's services and the shared algorithms they
