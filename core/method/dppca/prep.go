@@ -186,6 +186,8 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 			keep = topByScore(excessSpread(mean, raw), h)
 		case SelectFloor:
 			keep = floorKeep(mean, raw, h, ExcessFloor)
+		case SelectLeverage:
+			keep, _ = leverageKeep(y, n, pool, mean, spread, pl, h, rng)
 		default:
 			keep = topByScore(binnedZ(mean, spread, hvgBins), h)
 		}
