@@ -38,9 +38,9 @@ const (
 	MechPCA     = "Analyze-Gauss covariance"
 	// MechSelectPCA is SelectLeverage's covariance of the candidates.
 	MechSelectPCA = "Analyze-Gauss covariance of the candidate genes"
-	MechSeed    = "k-means seeding histogram"
-	MechSums    = "k-means cluster sums"
-	MechCounts  = "k-means cluster counts"
+	MechSeed      = "k-means seeding histogram"
+	MechSums      = "k-means cluster sums"
+	MechCounts    = "k-means cluster counts"
 )
 
 // Per-gene clip bounds of the private gene statistics, in log1p(CP10k)
