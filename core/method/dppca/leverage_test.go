@@ -97,7 +97,7 @@ func TestLeverage(t *testing.T) {
 // h = 40, where select=mean keeps at most 5 markers, the leverage rule
 // keeps markers without noise and at ε = 16 (measured 25 of 40): the
 // housekeeping block co-varies only through each cell's size, one
-// direction over 40 genes. At ε = 2 no direction of the 160 candidates'
+// direction over 40 genes. At ε = 0.1 no direction of the 160 candidates
 // covariance passes its noise edge on 400 cells, and the rule keeps the
 // first 40 in ranking order: select=mean's genes (the ranking's noise is
 // drawn first, so with the same generator they are the same genes).
@@ -107,9 +107,13 @@ func TestSelectLeverageSkipsHousekeeping(t *testing.T) {
 		private  bool
 		eps      float64
 		min, max int // markers among the 40 kept
-	}{{false, 0, 20, 40}, {true, 16, 20, 40}, {true, 2, 0, 40}} {
+	}{{false, 0, 20, 40}, {true, 16, 20, 40}, {true, 0.1, 0, 40}} {
 		o := mustParse(t, map[string]string{"genes": "40", "select": "leverage", "k": "4"})
-		pl, err := NewPlan(c.private, max(c.eps, 1), 1e-5, o, 40, 3)
+		eps := c.eps
+		if !c.private {
+			eps = 1 // not read: no noise
+		}
+		pl, err := NewPlan(c.private, eps, 1e-5, o, 40, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,17 +128,17 @@ func TestSelectLeverageSkipsHousekeeping(t *testing.T) {
 		if markers < c.min || markers > c.max || m.H != 40 {
 			t.Errorf("private=%v ε=%g: %d of %d genes kept are markers, want %d to %d", c.private, c.eps, markers, m.H, c.min, c.max)
 		}
-		if c.eps != 2 {
+		if c.eps != 0.1 {
 			continue
 		}
 		om := mustParse(t, map[string]string{"genes": "40", "k": "4"})
-		plm, err := NewPlan(true, 2, 1e-5, om, 40, 3)
+		plm, err := NewPlan(true, 0.1, 1e-5, om, 40, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
 		mm := privatePrep(cl, plm, rand.New(rand.NewPCG(1, 1)))
 		if !slices.Equal(mm.Genes, m.Genes) {
-			t.Errorf("ε=2: leverage kept %v, want mean's genes %v", m.Genes, mm.Genes)
+			t.Errorf("ε=0.1: leverage kept %v, want mean's genes %v", m.Genes, mm.Genes)
 		}
 	}
 }
