@@ -245,6 +245,24 @@ const (
 	// simhk14, and loses beyond seed noise (a paired difference below −2
 	// standard errors) nowhere on those seven simulations (the three hk
 	// sets and sim8, sim14, simsmall, simwide) at ε 4, 8 and 16.
+	//
+	// Measured (ε 4/8/16, paired differences against SelectMean, fresh
+	// draws): it failed. It beats mean nowhere beyond seed noise (simhk8w
+	// +0.001/+0.019/+0.009, simhk14 +0.000/+0.000/+0.009, all within 2
+	// SE) and loses beyond it on simhk8 at ε 8/16 (−0.050/−0.103), sim8
+	// (−0.161/−0.454/−0.767: 0.148/0.167/0.053 against 0.309/0.621/0.820),
+	// sim14 (−0.277/−0.334/−0.481), simsmall at ε 4/8 and simwide at ε
+	// 8/16. Why, read from the releases without labels (old draws, seed
+	// 0): the candidates' covariance shows at most one direction clearly
+	// (its largest released eigenvalue 1.1–1.7 times its noise edge), the
+	// next ones at 1.01–1.04, noise that just passes; a direction that is
+	// mostly noise ranks the genes by noise whatever its weight w. Its
+	// noise does not fall with ε: h = ñμ/25 makes the candidates' Δ = (2R)²
+	// = 4c²h grow as μ, so σ = Δ/(μ√0.1) stays about 380 on sim8 at ε 4–16
+	// while its edge grows with √(4h). A covariance on four times the kept
+	// genes at a fifth of their share cannot see the type directions that
+	// the kept genes' covariance barely sees. Kept as an option, with these
+	// figures (docs/RESULTS.md, "dppca's gene choice, third attempt").
 	SelectLeverage Select = "leverage"
 	// SelectMean keeps the h genes of largest noisy mean log-expression
 	// (METHODS §5's design; dcan-sound's start). The default.
