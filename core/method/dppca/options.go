@@ -261,7 +261,9 @@ const (
 	// = 4c²h grow as μ, so σ = Δ/(μ√0.1) stays about 380 on sim8 at ε 4–16
 	// while its edge grows with √(4h). A covariance on four times the kept
 	// genes at a fifth of their share cannot see the type directions that
-	// the kept genes' covariance barely sees. Kept as an option, with these
+	// the kept genes' covariance barely sees. Without noise (h = 1,000)
+	// it wins on simhk8 (0.588 against 0.348) and still loses on sim8
+	// (0.592 against 0.837), where 4h is every gene. Kept as an option, with these
 	// figures (docs/RESULTS.md, "dppca's gene choice, third attempt").
 	SelectLeverage Select = "leverage"
 	// SelectMean keeps the h genes of largest noisy mean log-expression
