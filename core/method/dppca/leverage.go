@@ -15,9 +15,11 @@ import (
 // the kept genes will be, clips each row to pl.R1, releases their
 // covariance with GOE noise of diagonal σ pl.PCA1 (MechSelectPCA), and
 // keeps the h of largest leverage on the released top directions above
-// the noise edge (noiseEdge for the pool, as Plan.Edge; leverage). It also returns how many directions it read: 0
-// when none passed the edge, and the first h candidates were kept.
-func leverageKeep(y []float64, n, pool int, mean, spread []float64, pl Plan, h int, rng *rand.Rand) ([]int, int) {
+// the noise edge (noiseEdge for the pool, as Plan.Edge; leverage). It
+// also returns the released top eigenvalues over that edge (decreasing,
+// released: the diagnostic of TestSimDesign); when none exceeds 1 the
+// first h candidates are kept.
+func leverageKeep(y []float64, n, pool int, mean, spread []float64, pl Plan, h int, rng *rand.Rand) ([]int, []float64) {
 	z := make([]float64, n*pool)
 	for i := range n {
 		row, src := z[i*pool:(i+1)*pool], y[i*pool:(i+1)*pool]
@@ -35,15 +37,20 @@ func leverageKeep(y []float64, n, pool int, mean, spread []float64, pl Plan, h i
 		qmax = DefaultP
 	}
 	vals, vecs := topEigenSym(c, pool, min(qmax, pool), rng)
-	score, q := leverage(vals, vecs, pool, noiseEdge(pl.PCA1, pool), pl.PCA1*math.Sqrt(float64(pool)/2))
+	edge := noiseEdge(pl.PCA1, pool)
+	score, q := leverage(vals, vecs, pool, edge, pl.PCA1*math.Sqrt(float64(pool)/2))
+	ratios := make([]float64, len(vals))
+	for k, v := range vals {
+		ratios[k] = v / edge // +Inf without noise
+	}
 	if q == 0 {
 		keep := make([]int, h)
 		for k := range keep {
 			keep[k] = k
 		}
-		return keep, 0
+		return keep, ratios
 	}
-	return topByScore(score, h), q
+	return topByScore(score, h), ratios
 }
 
 // leverage returns each of the m genes' leverage on the directions of

@@ -230,14 +230,23 @@ func TestSimDesign(t *testing.T) {
 				var aris []float64
 				ps := 0
 				rho := 0.0
+				var sel [2]float64 // select=leverage: mean of the first two eigenvalue/edge ratios
 				for s := seed0; s < seed0+5; s++ {
 					a, out := releaseARI(t, src, eps > 0, eps, o, s)
 					aris = append(aris, a)
+					for k := range min(2, len(out.Matrix.SelectRatios)) {
+						sel[k] += out.Matrix.SelectRatios[k] / 5
+					}
 					ps += len(out.Eigen)
 					rho += centreNoise(out.Plan, out.Matrix.NoisyN, 2*src.K, out.Eigen) / 5
 				}
 				m, sd := meanSD(aris)
 				row += fmt.Sprintf(" %.3f±%.3f(p%.0f,ρ%.2g)", m, sd, float64(ps)/5, rho)
+				if sel[0] > 0 {
+					// the candidates' covariance: its first two released
+					// eigenvalues over its noise edge (select=leverage)
+					row += fmt.Sprintf("[λ/edge %.2f,%.2f]", sel[0], sel[1])
+				}
 				if vi == 0 {
 					first = append(first, aris)
 					continue
