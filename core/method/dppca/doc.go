@@ -68,7 +68,12 @@
 // 0.34 against 0.42 at ε = 8 with 14 types), a switch between mean and
 // excess on the candidates' released excess, promoting only excess beyond
 // the noise of a released spread, and a fresh release of the kept genes'
-// statistics (none kept; docs/RESULTS.md).
+// statistics (none kept; docs/RESULTS.md); and, stated in advance too,
+// the candidates' leverage on the top directions of a private covariance
+// of 4h candidates (select=leverage, kept as an option: at ε 4–16 that
+// covariance shows at most one direction above its noise edge, and it
+// lost on every Splatter simulation, e.g. 0.17 against 0.62 at ε = 8 with
+// 8 types, without winning on the housekeeping ones).
 //
 // Every mechanism is Gaussian, so the composition is exact in GDP
 // (μ = √Σ(Δᵢ/σᵢ)²); the noise of each is calibrated in advance from the
@@ -76,7 +81,7 @@
 // ledger's GDP composition converted once to (ε, δ).
 //
 // Options (core.Config.Options, see Options): p, T, genes, split, clip,
-// prep, init, k, select (mean, spread, excess or floor), over. Live patches: ε, δ, the clip radius
+// prep, init, k, select (mean, spread, excess, floor or leverage), over. Live patches: ε, δ, the clip radius
 // (Patch.Clip, absolute) and the options p, T, clip; each makes a new
 // release and the ledger keeps every release.
 package dppca

@@ -209,7 +209,7 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 	if err := rl.prep(); err != nil {
 		return nil, false, err
 	}
-	prepMechs := []string{MechRanking, MechMeans, MechMeans2, MechSpread}
+	prepMechs := []string{MechRanking, MechMeans, MechMeans2, MechSpread, MechSelectPCA}
 	if pl.NoisyN == 0 {
 		prepMechs = append(prepMechs, MechCount)
 	}

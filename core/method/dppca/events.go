@@ -149,6 +149,9 @@ func noiseMessage(pl Plan, m *Matrix, o Options, k int) string {
 		s += fmt.Sprintf("gene ranking %.3g (Δ = 1), cell count %.3g (Δ = 1), gene means %.3g and %.3g (Δ = %.3g), spreads %.3g (Δ = %.3g), ",
 			pl.Rank, pl.Count, pl.Mean, pl.Mean2, meanClipPerGene*math.Sqrt(float64(pl.pool())), pl.Spread, spreadClipPerGene*math.Sqrt(float64(pl.pool())))
 	}
+	if pl.PCA1 > 0 {
+		s += fmt.Sprintf("covariance of the %d candidate genes %.3g on the diagonal (Δ = %.3g), ", pl.pool(), pl.PCA1, pl.R1*pl.R1)
+	}
 	if pl.Seed > 0 {
 		s += fmt.Sprintf("seeding histogram %.3g per bin (Δ = 1), ", pl.Seed)
 	}

@@ -78,6 +78,8 @@ func selectWords(s Select) string {
 		return "the h of largest released spread above the median of their neighbours in released mean are kept (post-processing)"
 	case SelectFloor:
 		return "the h of largest released spread above the median of their neighbours in released mean, among those of released mean ≥ 1, are kept (post-processing)"
+	case SelectLeverage:
+		return "their covariance is released with noise (Analyze-Gauss, rows clipped to 2R) and the h of largest leverage on its top directions above the noise edge are kept (post-processing)"
 	}
 	return "they are the h of largest noisy ranking"
 }
@@ -92,6 +94,8 @@ func selectDeparture(s Select) string {
 		return "genes chosen by spread above like-mean genes among the 4·h of largest mean log-expression instead of the seurat HVGs over all genes"
 	case SelectFloor:
 		return "genes of mean log1p(CP10k) ≥ 1 chosen by spread above like-mean genes among the 4·h of largest mean log-expression instead of the seurat HVGs over all genes"
+	case SelectLeverage:
+		return "genes chosen by leverage on a private covariance of the 4·h of largest mean log-expression instead of the seurat HVGs over all genes"
 	}
 	return "genes ranked by mean log-expression over all genes instead of the seurat HVGs"
 }

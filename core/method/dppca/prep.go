@@ -40,6 +40,10 @@ type Matrix struct {
 	Clipped int
 	// NoisyN is the released cell count (private preprocessing), or N.
 	NoisyN float64
+	// SelectRatios are SelectLeverage's released eigenvalues of the
+	// candidates' covariance over its noise edge, decreasing (nil for the
+	// other rules): how clearly that release showed any direction.
+	SelectRatios []float64
 }
 
 // cellLog holds each cell's log-expression over every gene: a per-cell
@@ -176,6 +180,7 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 		raw[j] = madToSD * spread[j] / nt
 		spread[j] = max(raw[j], sdFloor)
 	}
+	var selectRatios []float64
 	if pool > h {
 		// SelectSpread or SelectExcess: the h candidates of largest
 		// released (binned or excess) spread, in decreasing order of it
@@ -186,6 +191,8 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 			keep = topByScore(excessSpread(mean, raw), h)
 		case SelectFloor:
 			keep = floorKeep(mean, raw, h, ExcessFloor)
+		case SelectLeverage:
+			keep, selectRatios = leverageKeep(y, n, pool, mean, spread, pl, h, rng)
 		default:
 			keep = topByScore(binnedZ(mean, spread, hvgBins), h)
 		}
@@ -207,7 +214,7 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 			row[j] = max(-maxValue, min(maxValue, (v-mean[j])/spread[j]))
 		}
 	}
-	m := &Matrix{N: n, H: h, Z: y, Genes: genes, NoisyN: nt}
+	m := &Matrix{N: n, H: h, Z: y, Genes: genes, NoisyN: nt, SelectRatios: selectRatios}
 	m.Clipped = clipRows(y, n, h, pl.R)
 	return m
 }

@@ -36,9 +36,11 @@ const (
 	MechMeans2  = "gene means (pass 2, about pass 1)"
 	MechSpread  = "gene spreads"
 	MechPCA     = "Analyze-Gauss covariance"
-	MechSeed    = "k-means seeding histogram"
-	MechSums    = "k-means cluster sums"
-	MechCounts  = "k-means cluster counts"
+	// MechSelectPCA is SelectLeverage's covariance of the candidates.
+	MechSelectPCA = "Analyze-Gauss covariance of the candidate genes"
+	MechSeed      = "k-means seeding histogram"
+	MechSums      = "k-means cluster sums"
+	MechCounts    = "k-means cluster counts"
 )
 
 // Per-gene clip bounds of the private gene statistics, in log1p(CP10k)
@@ -58,7 +60,9 @@ const (
 // mechanism i gets a fixed share w_i of μ² (Σ w_i = 1) and noise
 // σ_i = Δ_i/(μ·√w_i), so the GDP composition √(Σ (Δ_i/σ_i)²) is μ again.
 // Shares: the private preprocessing ShareRanking, ShareCount, ShareMeans
-// (halved between the two passes of the means), ShareSpread; the PCA Options.Split; the
+// (halved between the two passes of the means), ShareSpread; the PCA
+// Options.Split (under SelectLeverage ShareSelectPCA of it to the
+// candidates' covariance, the rest to the kept genes'); the
 // seeding histogram ShareSeed (init=histogram); the Lloyd rounds the rest, equal per round, and within a round p/(p+1) to the sums
 // and 1/(p+1) to the counts (sum and count noise then move a centre of norm
 // R equally). A zero σ means "exact" (nonprivate mode).
@@ -79,6 +83,16 @@ type Plan struct {
 	// Pool > H (SelectSpread or SelectExcess; "" reads as SelectSpread).
 	Select Select
 	R      float64
+	// R1 is the row clip radius of SelectLeverage's covariance of the
+	// Pool candidates, R·√(Pool/H) (its Δ = R1²); 0 otherwise.
+	R1 float64
+	// SelectQ caps the directions SelectLeverage reads from the
+	// candidates' covariance: the number of clusters K (Source.PlanFor);
+	// 0 reads as DefaultP.
+	SelectQ int
+	// PCA1 is the noise standard deviation of a diagonal entry of the
+	// candidates' covariance (SelectLeverage, private only).
+	PCA1 float64
 	// Noise standard deviations.
 	Rank, Count, Mean, Mean2, Spread float64
 	PCA                              float64 // of a diagonal entry; off-diagonal ones get PCA/√2
@@ -111,6 +125,9 @@ func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Pla
 		pl.Pool = f * h
 		pl.Select = o.Select
 	}
+	if o.selectPCAShare() > 0 {
+		pl.R1 = R * math.Sqrt(float64(pl.Pool)/float64(h))
+	}
 	if !private {
 		return pl, nil
 	}
@@ -128,7 +145,10 @@ func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Pla
 		pl.Mean2 = sigma(meanClipPerGene*sh, ShareMeans/2)
 		pl.Spread = sigma(spreadClipPerGene*sh, ShareSpread)
 	}
-	pl.PCA = sigma(R*R, o.Split)
+	if sh := o.selectPCAShare(); sh > 0 {
+		pl.PCA1 = sigma(pl.R1*pl.R1, sh)
+	}
+	pl.PCA = sigma(R*R, o.Split-o.selectPCAShare())
 	if o.Init == InitHistogram {
 		pl.Seed = sigma(1, ShareSeed)
 	}
@@ -159,9 +179,13 @@ func (pl Plan) WithP(p int) Plan {
 // largest eigenvalue of the noise alone passes it with probability about
 // 2 % (Tracy–Widom GOE above 2). Released eigenvalues above it are kept;
 // 0 without noise.
-func (pl Plan) Edge() float64 {
-	h := float64(pl.H)
-	return pl.PCA * math.Sqrt(2*h) * (1 + math.Pow(h, -2.0/3))
+func (pl Plan) Edge() float64 { return noiseEdge(pl.PCA, pl.H) }
+
+// noiseEdge is Edge's threshold for GOE noise of diagonal σ on an m × m
+// matrix: σ·√(2m)·(1 + m^(−2/3)).
+func noiseEdge(sigma float64, m int) float64 {
+	f := float64(m)
+	return sigma * math.Sqrt(2*f) * (1 + math.Pow(f, -2.0/3))
 }
 
 // pool returns Pool, or H for a plan built by hand without it.
@@ -185,6 +209,9 @@ func (pl Plan) Mechanisms() []Mechanism {
 		sh := math.Sqrt(float64(pl.pool()))
 		ms = append(ms, Mechanism{MechRanking, 1, pl.Rank, 1}, Mechanism{MechCount, 1, pl.Count, 1},
 			Mechanism{MechMeans, meanClipPerGene * sh, pl.Mean, 1}, Mechanism{MechMeans2, meanClipPerGene * sh, pl.Mean2, 1}, Mechanism{MechSpread, spreadClipPerGene * sh, pl.Spread, 1})
+		if pl.PCA1 > 0 {
+			ms = append(ms, Mechanism{MechSelectPCA, pl.R1 * pl.R1, pl.PCA1, 1})
+		}
 	}
 	ms = append(ms, Mechanism{MechPCA, pl.R * pl.R, pl.PCA, 1})
 	if pl.Seed > 0 {

@@ -74,7 +74,9 @@ func (s *Source) PlanFor(private bool, eps, delta float64, o Options, radius flo
 	}
 	if o.Genes != GenesAuto {
 		h := s.Genes(o.Genes)
-		return NewPlan(private, eps, delta, o, h, r(h))
+		pl, err := NewPlan(private, eps, delta, o, h, r(h))
+		pl.SelectQ = s.K
+		return pl, err
 	}
 	n, mu, noisyN := float64(s.Data.Cells()), math.Inf(1), 0.0
 	if private {
@@ -90,6 +92,7 @@ func (s *Source) PlanFor(private bool, eps, delta float64, o Options, radius flo
 	h := s.Genes(GenesRule(n, mu))
 	pl, err := NewPlan(private, eps, delta, o, h, r(h))
 	pl.NoisyN = noisyN
+	pl.SelectQ = s.K
 	return pl, err
 }
 

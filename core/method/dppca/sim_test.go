@@ -158,7 +158,12 @@ func prefixed(p string, v []string) []string {
 // (sim8, sim14, simsmall) or a comma list of sims (simwide and the hk sets
 // simhk14, simhk8, simhk8w only by name); DPSCOPE_DPPCA_VARIANTS=opts;opts
 // with opts k=v,k=v (empty: the defaults); DPSCOPE_DPPCA_EPS=e,e,… the ε
-// (0: without noise).
+// (0: without noise); DPSCOPE_DPPCA_FRESH=1 fresh draws: simulation seeds
+// +100 and noise seeds 5–9 instead of 0–4 (for a rule stated after the
+// earlier ones were measured on those). Each variant after the first is
+// also compared with the first, paired by seed: the mean difference ± its
+// standard error, starred beyond seed noise (|difference| > 2 SE,
+// DECISIONS.md).
 func TestSimDesign(t *testing.T) {
 	env := os.Getenv("DPSCOPE_DPPCA_SIM")
 	if env == "" {
@@ -171,18 +176,29 @@ func TestSimDesign(t *testing.T) {
 	}
 	variants := strings.Split(os.Getenv("DPSCOPE_DPPCA_VARIANTS"), ";")
 	hks := hkSets()
+	simShift, seed0 := uint64(0), uint64(0)
+	if os.Getenv("DPSCOPE_DPPCA_FRESH") == "1" {
+		simShift, seed0 = 100, 5
+	}
 	for _, name := range names {
 		var d *datasets.Dataset
 		var err error
 		if hs, ok := hks[name]; ok {
+			hs.Types.Seed += simShift
 			d, err = simulateHK(hs)
 		} else {
-			d, _, err = datasets.Simulate(sets[name])
+			c, ok := sets[name]
+			if !ok {
+				t.Fatalf("no simulation %q", name)
+			}
+			c.Seed += simShift
+			d, _, err = datasets.Simulate(c)
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, v := range variants {
+		var first [][]float64 // the first variant's ARIs, by ε then seed
+		for vi, v := range variants {
 			opts := map[string]string{}
 			for _, kv := range strings.Split(v, ",") {
 				if k, val, ok := strings.Cut(kv, "="); ok {
@@ -209,20 +225,48 @@ func TestSimDesign(t *testing.T) {
 					epsList = append(epsList, v)
 				}
 			}
-			for _, eps := range epsList {
+			paired := ""
+			for ei, eps := range epsList {
 				var aris []float64
 				ps := 0
 				rho := 0.0
-				for s := range uint64(5) {
+				var sel [2]float64 // select=leverage: mean of the first two eigenvalue/edge ratios
+				for s := seed0; s < seed0+5; s++ {
 					a, out := releaseARI(t, src, eps > 0, eps, o, s)
 					aris = append(aris, a)
+					for k := range min(2, len(out.Matrix.SelectRatios)) {
+						sel[k] += out.Matrix.SelectRatios[k] / 5
+					}
 					ps += len(out.Eigen)
 					rho += centreNoise(out.Plan, out.Matrix.NoisyN, 2*src.K, out.Eigen) / 5
 				}
 				m, sd := meanSD(aris)
 				row += fmt.Sprintf(" %.3f±%.3f(p%.0f,ρ%.2g)", m, sd, float64(ps)/5, rho)
+				if sel[0] > 0 {
+					// the candidates' covariance: its first two released
+					// eigenvalues over its noise edge (select=leverage)
+					row += fmt.Sprintf("[λ/edge %.2f,%.2f]", sel[0], sel[1])
+				}
+				if vi == 0 {
+					first = append(first, aris)
+					continue
+				}
+				diff := make([]float64, len(aris))
+				for k := range aris {
+					diff[k] = aris[k] - first[ei][k]
+				}
+				dm, dsd := meanSD(diff)
+				se := dsd / math.Sqrt(float64(len(diff)))
+				star := ""
+				if math.Abs(dm) > 2*se {
+					star = "*"
+				}
+				paired += fmt.Sprintf(" ε%g %+.3f±%.3f%s", eps, dm, se, star)
 			}
 			t.Log(row)
+			if paired != "" {
+				t.Logf("%-8s %-40s paired vs %q:%s", name, v, variants[0], paired)
+			}
 		}
 	}
 }
