@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -203,7 +204,7 @@ func setConfidence(c *float64, s string) error {
 	t, percent := strings.CutSuffix(strings.TrimSpace(s), "%")
 	v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
 	if percent {
-		v /= 100
+		v = math.Round(v*1e10) / 1e12 // 99.9% is 0.999, not 0.9990000000000001
 	}
 	if err != nil || !(v > 0 && v < 1) {
 		return fmt.Errorf("confidence is %q, must be in (0, 1), e.g. 0.95 or 95%%", s)
