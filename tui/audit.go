@@ -12,6 +12,7 @@ import (
 
 	"github.com/dpscope/dpscope/core"
 	coreaudit "github.com/dpscope/dpscope/core/audit"
+	"github.com/dpscope/dpscope/internal/memo"
 	"github.com/dpscope/dpscope/tui/keys"
 )
 
@@ -91,11 +92,13 @@ type auditPane struct {
 	timed map[string]time.Duration
 	// timing is the key of the run going (any run: an unaudited run of the
 	// same settings times an audit as well).
-	timing  map[int]string
-	offset  int // the result's scroll (pgup/pgdn)
-	ceilKey ceilingKey
-	ceil    float64
-	w, h    int
+	timing map[int]string
+	offset int // the result's scroll (pgup/pgdn)
+	// ceil is the ceiling of the design ceilFor; ceilAsked is being
+	// computed.
+	ceil               float64
+	ceilFor, ceilAsked ceilingKey
+	w, h               int
 }
 
 func newAuditPane(c *Common, params runParams) *auditPane {
@@ -103,6 +106,10 @@ func newAuditPane(c *Common, params runParams) *auditPane {
 		timed: map[string]time.Duration{}, timing: map[int]string{}}
 	p.form = newForm(p.fields())
 	p.form.running = p.going
+	// The first screen's ceiling at once (shared: computed once a process),
+	// so it never draws "…" before any input changed.
+	k := p.ceilingKeyNow()
+	p.ceilFor, p.ceil = k, ceilingCache.Get(k, func() float64 { return auditCeiling(k.m, k.c, k.delta) })
 	return p
 }
 
@@ -132,7 +139,7 @@ func (p *auditPane) fields() []field {
 				return scaleInt("canaries m", &m, 2, d, 1, maxAuditCanaries)
 			},
 			set:  func(s string) error { return setCanaries(&in.Canaries, s) },
-			hint: func() string { return "ceiling " + fmtEps(p.ceiling()) }},
+			hint: func() string { return "ceiling " + p.ceilingText() }},
 		{name: "confidence", value: func() string { return pct(in.Confidence) },
 			step: func(d int) error { in.Confidence = stepConfidence(in.Confidence, d); return nil },
 			set:  func(s string) error { return setConfidence(&in.Confidence, s) }},
@@ -238,7 +245,10 @@ func pct(c float64) string { return strconv.FormatFloat(100*c, 'g', 4, 64) + " %
 // auditCeiling is the most an audit of m canaries can show at
 // confidence c and δ: core/audit's own ceiling for its family of guessing
 // rules (it depends on the design only, not on the scores), about
-// ln(m / ln(1/β)) (docs/AUDIT.md). 0 for a bad input.
+// ln(m / ln(1/β)) (docs/AUDIT.md). 0 for a bad input. It sums binomial
+// terms over every guess: 55 ms for m = 1,000, seconds from 10⁵ on, so
+// the screen computes it in a command (ceilingCmd) and shares it
+// (ceilingCache).
 func auditCeiling(m int, c, delta float64) float64 {
 	if m < 1 || m > maxAuditCanaries {
 		return 0
@@ -250,20 +260,73 @@ func auditCeiling(m int, c, delta float64) float64 {
 	return r.Ceiling
 }
 
-// ceiling is auditCeiling of the screen's inputs, kept until they change
-// (it runs binomial tails: not in every frame).
-func (p *auditPane) ceiling() float64 {
-	k := ceilingKey{p.canaries(), p.in.Confidence, p.delta()}
-	if k != p.ceilKey {
-		p.ceilKey, p.ceil = k, auditCeiling(k.m, k.c, k.delta)
+// exactCeilingLimit is the largest m whose ceiling the screen computes
+// exactly (about half a second); above it the field shows the δ = 0 bound
+// (ceilingAbove), which the exact ceiling never exceeds.
+const exactCeilingLimit = 10_000
+
+// auditRules is the number of guessing rules core/audit tries for m ≥ 200
+// (7 fractions × 2 splits, all distinct), its Bonferroni factor.
+const auditRules = 14
+
+// ceilingAbove bounds the ceiling from above without the δ term, which
+// only lowers it: all m guesses right at β/14, −ln(e^{ln(14/β)/m} − 1)
+// (docs/AUDIT.md, Ceiling). 0 for a bad input.
+func ceilingAbove(m int, c float64) float64 {
+	if m < 1 || !(c > 0 && c < 1) {
+		return 0
 	}
-	return p.ceil
+	return -math.Log(math.Expm1(math.Log(auditRules/(1-c)) / float64(m)))
 }
+
+// ceilingCache shares ceilings across models (a served session each).
+var ceilingCache = memo.New[ceilingKey, float64](64)
 
 // ceilingKey is what auditCeiling depends on.
 type ceilingKey struct {
 	m        int
 	c, delta float64
+}
+
+// ceilingMsg is a ceiling computed in a command.
+type ceilingMsg struct {
+	key  ceilingKey
+	ceil float64
+}
+
+// ceilingKeyNow is the key of the screen's inputs.
+func (p *auditPane) ceilingKeyNow() ceilingKey {
+	return ceilingKey{p.canaries(), p.in.Confidence, p.delta()}
+}
+
+// ceilingCmd brings the ceiling to the inputs: nothing when it is there
+// or on its way, the δ = 0 bound at once for a large m, else a command.
+func (p *auditPane) ceilingCmd() tea.Cmd {
+	k := p.ceilingKeyNow()
+	switch {
+	case k == p.ceilFor || k == p.ceilAsked:
+		return nil
+	case k.m > exactCeilingLimit:
+		p.ceilFor, p.ceil = k, ceilingAbove(k.m, k.c)
+		return nil
+	}
+	p.ceilAsked = k
+	return func() tea.Msg {
+		return ceilingMsg{key: k, ceil: ceilingCache.Get(k, func() float64 { return auditCeiling(k.m, k.c, k.delta) })}
+	}
+}
+
+// ceilingText is the ceiling of the inputs as the screen writes it: "…"
+// while it is computed, "≤ x" above exactCeilingLimit.
+func (p *auditPane) ceilingText() string {
+	k := p.ceilingKeyNow()
+	switch {
+	case k != p.ceilFor:
+		return "…"
+	case k.m > exactCeilingLimit:
+		return "≤ " + fmtEps(p.ceil)
+	}
+	return fmtEps(p.ceil)
 }
 
 // canaries is m as the engine will take it before it knows the release's
@@ -351,10 +414,19 @@ func (p *auditPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	p.follow()
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
-		return p, p.handleKey(msg)
+		return p, tea.Batch(p.handleKey(msg), p.ceilingCmd())
+	case ceilingMsg:
+		if msg.key == p.ceilAsked {
+			p.ceilAsked = ceilingKey{}
+		}
+		if msg.key == p.ceilingKeyNow() {
+			p.ceilFor, p.ceil = msg.key, msg.ceil
+		}
+		return p, p.ceilingCmd()
 	case ParamsMsg:
 		p.params = msg.Params
 		p.form.settle()
+		return p, p.ceilingCmd() // δ may have changed
 	case RunStartedMsg:
 		p.timing[msg.ID] = timingKey(msg.Config)
 		if msg.Config.Audit != nil {

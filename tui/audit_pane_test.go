@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -333,4 +335,72 @@ func TestAuditGoldenScreens(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestAuditCeilingAbove: without δ the closed form is core/audit's
+// ceiling; with δ it bounds it from above. A large m shows the bound with
+// "≤" at once, not after seconds of binomial sums.
+func TestAuditCeilingAbove(t *testing.T) {
+	for _, tc := range []struct {
+		m int
+		c float64
+	}{{1000, 0.95}, {500, 0.999}, {2000, 0.9}} {
+		exact, above := auditCeiling(tc.m, tc.c, 0), ceilingAbove(tc.m, tc.c)
+		if math.Abs(exact-above) > 1e-6 {
+			t.Errorf("m %d at %v, δ 0: exact %v, closed form %v", tc.m, tc.c, exact, above)
+		}
+		if d := auditCeiling(tc.m, tc.c, 1e-5); d > above+1e-9 || d <= 0 {
+			t.Errorf("m %d at %v, δ 1e-5: exact %v, want in (0, %v]", tc.m, tc.c, d, above)
+		}
+	}
+	for _, tc := range []struct {
+		m int
+		c float64
+	}{{0, 0.95}, {10, 1}, {10, math.NaN()}} {
+		if got := ceilingAbove(tc.m, tc.c); got != 0 {
+			t.Errorf("ceilingAbove(%d, %v) = %v, want 0", tc.m, tc.c, got)
+		}
+	}
+	m := press(t, sized(t, testModel(t, fakeFast), 120, 40), "7")
+	m = typeAuditField(t, m, "canaries m", "200000")
+	if want := "canaries m  200000 ceiling ≤ " + fmtEps(ceilingAbove(200000, 0.95)); !strings.Contains(text(m), want) {
+		t.Errorf("a large m: screen lacks %q:\n%s", want, text(m))
+	}
+}
+
+// TestAuditStartRefused: a start the engine (or serve's queue) refuses
+// leaves the screen saying so, not "starting…" forever.
+func TestAuditStartRefused(t *testing.T) {
+	m := New(Config{Summary: testSummary(), Backend: "test", Method: fakeFast, ExportDir: t.TempDir(),
+		Start: func(context.Context, core.Config) (*core.Run, error) { return nil, errors.New("the run queue is full") }})
+	m = press(t, sized(t, m, 120, 40), "7", "s")
+	if v := text(m); !strings.Contains(v, "the audit could not start") || !strings.Contains(m.Status(), "the run queue is full") {
+		t.Errorf("refused start: status %q, screen:\n%s", m.Status(), v)
+	}
+}
+
+// FuzzAuditInputs: the typed canaries and confidence either set a valid
+// value or return an error naming the input; they never panic.
+func FuzzAuditInputs(f *testing.F) {
+	for _, s := range []string{"1000", "auto", "0", "-1", "1e3", "95%", "0.95", "100%", "NaN", "+Inf", "%", " 99.9 % ", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m := 7
+		if err := setCanaries(&m, s); err != nil {
+			if m != 7 || !strings.Contains(err.Error(), "canaries m") {
+				t.Errorf("setCanaries(%q): m %d, error %v", s, m, err)
+			}
+		} else if m < 0 || m > maxAuditCanaries {
+			t.Errorf("setCanaries(%q) accepted %d", s, m)
+		}
+		c := 0.5
+		if err := setConfidence(&c, s); err != nil {
+			if c != 0.5 || !strings.Contains(err.Error(), "confidence") {
+				t.Errorf("setConfidence(%q): c %v, error %v", s, c, err)
+			}
+		} else if !(c > 0 && c < 1) {
+			t.Errorf("setConfidence(%q) accepted %v", s, c)
+		}
+	})
 }

@@ -117,7 +117,7 @@ func (p *auditPane) resultLines(w int) []string {
 		add(st.BoxTitle.Render("what the audit does"))
 		out = append(out, hang("  ", fmt.Sprintf("plants %d canaries, each in the run with probability ½, trains once, and lets an attacker guess which were in; its right guesses give a lower bound on ε at %s confidence (Steinke, Nasr & Jagielski 2023)", p.canaries(), pct(p.in.Confidence)), w, st.Muted)...)
 		add(st.Label.Render("attacker's view ") + truncate(st.Muted.Render(k.Name+": "+k.Doc), max(w-16, 8)))
-		out = append(out, hang("  ", "a certified ε below the bound is refuted; a bound far below it proves nothing: one run can show at most the ceiling ("+fmtEps(p.ceiling())+" here)", w, st.Muted)...)
+		out = append(out, hang("  ", "a certified ε below the bound is refuted; a bound far below it proves nothing: one run can show at most the ceiling ("+p.ceilingText()+" here)", w, st.Muted)...)
 		return out
 	}
 	unit := unitTitle(unitOf(p.variant().Family()))
