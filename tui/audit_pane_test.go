@@ -404,3 +404,30 @@ func FuzzAuditInputs(f *testing.F) {
 		}
 	})
 }
+
+// TestAuditSessionReloads: a session whose second run is an audit started
+// on the Audit screen reopens to the same screens, the audit's result on
+// the Audit and Budget screens included (the session keeps AuditEvent).
+func TestAuditSessionReloads(t *testing.T) {
+	dir := t.TempDir()
+	m := sized(t, New(sessionConfig(dir)), 160, 48)
+	m = press(t, m, "s")      // a run without an audit, which times the next
+	m = press(t, m, "7", "s") // the audit
+	if auditPaneOf(m).result == nil {
+		t.Fatalf("no audit result; status %q", m.Status())
+	}
+	before := screens(t, m)
+	m = send(t, m, ctrlS)
+	cfg := sessionConfig(dir)
+	cfg.SessionFile = m.sess.file
+	back := sized(t, New(cfg), 160, 48)
+	if a := auditPaneOf(back).result; a == nil || !reflect.DeepEqual(*a, *auditPaneOf(m).result) {
+		t.Fatalf("reopened audit %+v, want %+v", a, auditPaneOf(m).result)
+	}
+	after := screens(t, back)
+	for i := range before {
+		if before[i] != after[i] {
+			t.Errorf("tab %d differs after reload:\n--- saved\n%s\n--- reopened\n%s", i+1, before[i], after[i])
+		}
+	}
+}
