@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -446,77 +445,10 @@ func (b *budgetPane) text(w int) string {
 	return strings.Join(out, "\n")
 }
 
-// attackBars draws the certified ε, the paper's ε and the empirical lower
-// bound of the run's audit side by side, as bars on one scale, with the
-// bound's ceiling marked: the attacker's figure is a lower bound, so a
-// certified ε to its left would be refuted.
+// attackBars draws the run's audit beside its certified and paper's ε
+// (attackBarLines, shared with the Audit screen).
 func (b *budgetPane) attackBars(w int) []string {
-	st, a := b.c.Styles, b.attack
-	type row struct {
-		name  string
-		eps   float64
-		style lipgloss.Style
-		note  string
-	}
-	var rows []row
-	if b.guar != nil {
-		// The smallest certified ε whose threat model holds this attacker
-		// (AuditEvent.Outside): an ε for the aggregate under secure
-		// aggregation says nothing of an attacker who sees one upload.
-		var in []core.EpsilonValue
-		for _, v := range b.guar.Audited {
-			if !slices.Contains(a.Outside, v.Accountant) {
-				in = append(in, v)
-			}
-		}
-		if len(in) > 0 {
-			c := in[0]
-			for _, v := range in[1:] {
-				if v.Epsilon < c.Epsilon {
-					c = v
-				}
-			}
-			rows = append(rows, row{"certified", c.Epsilon, st.SeriesStyle(0), c.Short()})
-		} else {
-			rows = append(rows, row{"certified", 0, st.Bad, "none: no valid guarantee"})
-		}
-		if len(b.guar.Published) > 0 {
-			rows = append(rows, row{"paper's", b.guar.Published[0].Epsilon, st.SeriesStyle(1), b.guar.Published[0].Short()})
-		}
-	}
-	rows = append(rows, row{"attack ≥", a.EpsilonLower, st.Warn,
-		fmt.Sprintf("%d/%d right, %.0f%%, ceiling %s", a.Correct, a.Guesses, 100*a.Confidence, fmtEps(a.Ceiling))})
-	scale := a.Ceiling
-	for _, r := range rows {
-		scale = max(scale, r.eps)
-	}
-	const lead = 11 + 8
-	bar := max(min(w-lead-2, 30), 4)
-	out := []string{st.BoxTitle.Render("ε: certified · paper · attack") + st.Muted.Render(fmt.Sprintf(" (δ %.3g)", a.Delta))}
-	for _, r := range rows {
-		n := 0
-		if scale > 0 {
-			n = int(math.Round(r.eps / scale * float64(bar)))
-		}
-		line := st.Label.Render(pad(r.name, 11)) + st.Value.Render(pad(fmtEps(r.eps), 8)) + r.style.Render(strings.Repeat("█", n)) + strings.Repeat(" ", bar-n)
-		out = append(out, line)
-		out = append(out, hang(strings.Repeat(" ", lead), r.note, w, st.Muted)...)
-	}
-	if scale > 0 {
-		c := int(math.Round(a.Ceiling / scale * float64(bar)))
-		out = append(out, strings.Repeat(" ", lead+min(c, bar-1))+st.Muted.Render("▲ ceiling"))
-	}
-	refuted := ""
-	for _, r := range rows[:len(rows)-1] {
-		if r.eps > 0 && a.EpsilonLower > r.eps {
-			refuted += fmt.Sprintf(" the %s ε %s is refuted.", r.name, fmtEps(r.eps))
-		}
-	}
-	if refuted != "" {
-		out = append(out, wrap(st.Bad.Render("the attacker shows ε ≥ "+fmtEps(a.EpsilonLower)+":"+refuted), w)...)
-	}
-	out = append(out, hang("  ", a.Setting, w, st.Muted)...)
-	return out
+	return attackBarLines(b.c.Styles, b.guar, b.attack, w)
 }
 
 // textLines is the text's lines for a room of h lines: short of room,

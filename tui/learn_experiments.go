@@ -180,7 +180,7 @@ var experiments = map[string]experiment{
 	"federated": {TabRun, "FL-DP (client-level DP) on the Run screen; s starts it", func(pr runParams) runParams {
 		return clientLevelDP(pr)
 	}},
-	"membership-audit": {TabRun, "an audited run of DP-DCAN as published at ε = 1, noise on layers 4–6 only (a noise-free encoder); it starts now, and the Budget screen draws the attack when it ends", func(pr runParams) runParams {
+	"membership-audit": {TabAudit, "an audited run of DP-DCAN as published at ε = 1, noise on layers 4–6 only (a noise-free encoder); it starts now, and the Audit screen (7) shows the attack when it ends", func(pr runParams) runParams {
 		pr = paperLayers(pr)
 		pr.Layers = core.LayerRange{First: 4, Last: numLayers}
 		pr.Epsilon, pr.Audit = 1, true

@@ -118,7 +118,7 @@ func TestEveryLessonHasAnExperiment(t *testing.T) {
 			t.Errorf("lesson %s has no experiment", l.slug)
 			continue
 		}
-		if ex.tab < TabRun || ex.tab > TabTradeoff || ex.desc == "" {
+		if ex.tab < TabRun || ex.tab > TabAudit || ex.desc == "" {
 			t.Errorf("lesson %s: experiment tab %d desc %q", l.slug, ex.tab, ex.desc)
 		}
 		pr := ex.set(base)

@@ -23,6 +23,7 @@ const (
 	TabPlanner
 	TabLearn
 	TabTradeoff
+	TabAudit
 )
 
 // Model is the root Bubble Tea model. It is not safe for concurrent use;
@@ -63,6 +64,7 @@ func New(cfg Config) Model {
 		newPlannerPane(c, params),
 		newLearnPane(c, params),
 		newCurvePane(c, params),
+		newAuditPane(c, params),
 	}
 	m.addClass(cfg.Class) // class.go: the Class tab of a served session
 	m.help.Styles = help.DefaultStyles(true)

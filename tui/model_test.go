@@ -16,9 +16,10 @@ func TestTabsSwitch(t *testing.T) {
 		want int
 	}{
 		{"tab moves right", []string{"tab"}, TabBudget},
-		{"shift+tab wraps left", []string{"shift+tab"}, TabTradeoff},
+		{"shift+tab wraps left", []string{"shift+tab"}, TabAudit},
 		{"digit jumps", []string{"4"}, TabPlanner},
-		{"tab wraps", []string{"6", "tab"}, TabRun},
+		{"tab wraps", []string{"7", "tab"}, TabRun},
+		{"digit jumps to the audit", []string{"7"}, TabAudit},
 		{"three tabs", []string{"tab", "tab", "tab"}, TabPlanner},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {

@@ -182,21 +182,30 @@ func (rc *runCharts) observe(ev core.Event) {
 	rc.dirty = true
 }
 
-// planStages takes the run's length from the engine's own plan: a stage
-// event gives the stage's steps, which need not be round(1/q) per epoch
-// (DCAN without noise steps through the cells in fixed batches).
+// planStages takes the run's length from the engine's own plan
+// (plannedTotal).
 func (rc *runCharts) planStages(ev core.StageEvent) {
+	rc.totalSteps = plannedTotal(rc.family, rc.epochs, rc.lastStep, rc.totalSteps, ev)
+}
+
+// plannedTotal is a run's planned steps after stage event ev, given the
+// steps so far (last) and the total planned before it: a stage event
+// gives the stage's steps, which need not be round(1/q) per epoch (DCAN
+// without noise steps through the cells in fixed batches). The Run
+// charts' x range and the Audit screen's progress both follow it.
+func plannedTotal(f Family, epochs [2]int, last, total int, ev core.StageEvent) int {
 	switch {
 	case ev.Steps <= 0:
-	case rc.family != familyDPSGD:
+	case f != familyDPSGD:
 		// a federated stage runs the rounds left (a new one starts when K
 		// changes); DP-MD's denoise stage runs T iterations
-		rc.totalSteps = rc.lastStep + ev.Steps
-	case ev.Stage == 1 && rc.epochs[0] > 0:
-		rc.totalSteps = ev.Steps + rc.epochs[1]*(ev.Steps/rc.epochs[0])
+		return last + ev.Steps
+	case ev.Stage == 1 && epochs[0] > 0:
+		return ev.Steps + epochs[1]*(ev.Steps/epochs[0])
 	case ev.Stage > 1:
-		rc.totalSteps = rc.lastStep + ev.Steps
+		return last + ev.Steps
 	}
+	return total
 }
 
 // stepRange is the x range shared by the charts drawn against the step

@@ -26,7 +26,7 @@ func sessionConfig(dir string) Config {
 func screens(t *testing.T, m Model) []string {
 	t.Helper()
 	var out []string
-	for tab := range 6 {
+	for tab := range len(m.panes) {
 		m = press(t, m, string(rune('1'+tab)))
 		m.frame() // the frame tick a test does not run
 		lines := strings.Split(text(m), "\n")

@@ -38,7 +38,7 @@ func TestGoldenScreens(t *testing.T) {
 		// Not the Planner (4): its ε figures arrive from an accountant
 		// command whose end the output cannot show reliably, so its golden
 		// screens are drawn from a settled model (TestPlannerGoldenScreens).
-		for _, tab := range []string{"1", "2", "3", "5", "6", "1nc", "2nc", "3nc", "5nc", "6nc"} {
+		for _, tab := range []string{"1", "2", "3", "5", "6", "7", "1nc", "2nc", "3nc", "5nc", "6nc", "7nc"} {
 			label := fmt.Sprintf("%dx%d_tab%s", size[0], size[1], tab)
 			if t2, ok := strings.CutSuffix(tab, "nc"); ok {
 				tab, label = t2, fmt.Sprintf("%dx%d_tab%s_nocolor", size[0], size[1], t2)

@@ -11,7 +11,7 @@ import "charm.land/bubbles/v2/key"
 type KeyMap struct {
 	// Global.
 	NextTab, PrevTab key.Binding
-	Tab              [6]key.Binding // 1–6: jump to a tab
+	Tab              [7]key.Binding // 1–7: jump to a tab
 	Help             key.Binding
 	Quit             key.Binding
 	Yes, No          key.Binding // answers of a confirmation
@@ -50,7 +50,7 @@ type KeyMap struct {
 }
 
 // DefaultKeyMap returns the bindings: arrows and vim keys to move, tab and
-// 1–6 for the screens, ? for help, q or ctrl+c to quit.
+// 1–7 for the screens, ? for help, q or ctrl+c to quit.
 func DefaultKeyMap() KeyMap {
 	k := KeyMap{
 		NextTab: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next screen")),
@@ -91,7 +91,7 @@ func DefaultKeyMap() KeyMap {
 	k.Data = key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "data set"))
 	k.Metric = key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "ARI/NMI"))
 	k.Figure = key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "save figures (png, svg, pdf)"))
-	names := [6]string{"run", "budget", "compare", "planner", "learn", "trade-off"}
+	names := [7]string{"run", "budget", "compare", "planner", "learn", "trade-off", "audit"}
 	for i := range k.Tab {
 		d := string(rune('1' + i))
 		k.Tab[i] = key.NewBinding(key.WithKeys(d), key.WithHelp(d, names[i]))
@@ -104,7 +104,7 @@ func (k KeyMap) GlobalShort() []key.Binding { return []key.Binding{k.NextTab, k.
 
 // GlobalFull returns the global bindings of the help overlay, one column.
 func (k KeyMap) GlobalFull() []key.Binding {
-	return []key.Binding{k.NextTab, k.PrevTab, k.Tab[0], k.Tab[1], k.Tab[2], k.Tab[3], k.Tab[4], k.Tab[5], k.Glossary, k.Data, k.Save, k.Help, k.Quit}
+	return []key.Binding{k.NextTab, k.PrevTab, k.Tab[0], k.Tab[1], k.Tab[2], k.Tab[3], k.Tab[4], k.Tab[5], k.Tab[6], k.Glossary, k.Data, k.Save, k.Help, k.Quit}
 }
 
 // Help is a help.KeyMap made of a pane's own bindings and the global ones.

@@ -36,6 +36,7 @@ var eventTypes = map[string]any{
 	"step": core.StepEvent{}, "budget": core.BudgetEvent{}, "metrics": core.MetricsEvent{},
 	"embedding": embedding{}, "guarantee": core.GuaranteeEvent{}, "patch": core.PatchEvent{},
 	"warning": core.WarningEvent{}, "done": core.DoneEvent{}, "error": failure{},
+	"audit": core.AuditEvent{},
 }
 
 // EncodeEvent returns ev as stored, and false for an event a session does
@@ -65,6 +66,10 @@ func EncodeEvent(ev core.Event) (Event, bool) {
 		return Event{"warning", ev}, true
 	case core.DoneEvent:
 		return Event{"done", ev}, true
+	case core.AuditEvent:
+		// An audited run's result: the Budget bars and the Audit screen
+		// redraw it when the session is reopened.
+		return Event{"audit", ev}, true
 	case core.ErrorEvent:
 		msg := "unknown error"
 		if ev.Err != nil {
