@@ -283,7 +283,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.setTab((m.active + len(m.panes) - 1) % len(m.panes))
 	}
 	for i, b := range k.Tab {
-		if key.Matches(msg, b) {
+		if key.Matches(msg, b) && i < len(m.panes) {
 			return m.setTab(i)
 		}
 	}

@@ -11,7 +11,7 @@ import "charm.land/bubbles/v2/key"
 type KeyMap struct {
 	// Global.
 	NextTab, PrevTab key.Binding
-	Tab              [7]key.Binding // 1–7: jump to a tab
+	Tab              [8]key.Binding // 1–8: jump to a tab (8, Class, exists only in served sessions)
 	Help             key.Binding
 	Quit             key.Binding
 	Yes, No          key.Binding // answers of a confirmation
@@ -91,7 +91,7 @@ func DefaultKeyMap() KeyMap {
 	k.Data = key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "data set"))
 	k.Metric = key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "ARI/NMI"))
 	k.Figure = key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "save figures (png, svg, pdf)"))
-	names := [7]string{"run", "budget", "compare", "planner", "learn", "trade-off", "audit"}
+	names := [8]string{"run", "budget", "compare", "planner", "learn", "trade-off", "audit", "class"}
 	for i := range k.Tab {
 		d := string(rune('1' + i))
 		k.Tab[i] = key.NewBinding(key.WithKeys(d), key.WithHelp(d, names[i]))
@@ -102,7 +102,8 @@ func DefaultKeyMap() KeyMap {
 // GlobalShort returns the global bindings of the one-line help bar.
 func (k KeyMap) GlobalShort() []key.Binding { return []key.Binding{k.NextTab, k.Help, k.Quit} }
 
-// GlobalFull returns the global bindings of the help overlay, one column.
+// GlobalFull returns the global bindings of the help overlay, one column
+// (without 8, the Class tab, which only served sessions have).
 func (k KeyMap) GlobalFull() []key.Binding {
 	return []key.Binding{k.NextTab, k.PrevTab, k.Tab[0], k.Tab[1], k.Tab[2], k.Tab[3], k.Tab[4], k.Tab[5], k.Tab[6], k.Glossary, k.Data, k.Save, k.Help, k.Quit}
 }
