@@ -38,7 +38,10 @@ func (s *Server) dispatch(next ssh.Handler) ssh.Handler {
 		}()
 		_, _, hasPty := sess.Pty()
 		kind := "tui"
-		if len(sess.Command()) > 0 || sess.RawCommand() != "" {
+		switch {
+		case isResume(sess.Command()):
+			kind = "resume" // the interface of a kept session; its token is never logged
+		case len(sess.Command()) > 0 || sess.RawCommand() != "":
 			kind = "exec"
 		}
 		s.log.Info("session opened", "session", se.id, "user", se.user, "remote", se.remote, "kind", kind,
@@ -46,6 +49,8 @@ func (s *Server) dispatch(next ssh.Handler) ssh.Handler {
 		switch {
 		case kind == "exec":
 			_ = sess.Exit(s.exec(sess, se))
+		case kind == "resume" && !s.resume(sess, se, hasPty):
+			// refused, with the reason told
 		case !hasPty:
 			fmt.Fprint(sess.Stderr(), "dpscope: the interface needs a terminal: connect with ssh -t\r\n")
 			_ = sess.Exit(exitRefused)

@@ -32,6 +32,7 @@ type Server struct {
 	keys    KeySet
 	pass    *Passphrase
 	limit   *limiter
+	keep    *keeper // the interfaces, kept across connections (keep.go)
 
 	mu       sync.Mutex
 	addr     net.Addr // the listener's, once serving
@@ -48,6 +49,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, queue: NewQueue(cfg.Workers, cfg.MaxRuns),
 		limit: newLimiter(cfg.MaxFailures, cfg.FailWindow), sessions: map[*session]struct{}{}}
+	s.keep = newKeeper(s, cfg.Keep)
 	if cfg.AuthorizedKeys != "" {
 		if s.keys, err = LoadAuthorizedKeys(cfg.AuthorizedKeys); err != nil {
 			return nil, err
@@ -212,10 +214,16 @@ func (s *Server) drain() {
 			se.stopRuns(time.Until(deadline) / 2)
 		}()
 	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.keep.drain(time.Until(deadline) / 2) // the interfaces' runs, attached or kept
+	}()
 	wg.Wait()
 	for _, se := range live {
 		se.end("the server stopped")
 	}
+	s.keep.dropAll("the server stopped")
 	// Wait for the sessions' handlers to return (their last words reach
 	// the users), then cut every connection: a client that keeps its
 	// connection open after its session ended holds nothing worth
