@@ -277,14 +277,15 @@ func (h *host) admit(ctx context.Context, cfg *core.Config) (release func(), err
 
 // proxy is the model of one connection's program: it passes the host what
 // the terminal sends and draws the host's view, with the resume banner of a
-// passphrase session on the last line.
+// passphrase session on the last line. Its fields are set before the
+// program runs.
 type proxy struct {
 	h     *host
 	a     *attachment
 	first bool // the host's first connection: the model's Init runs now
 }
 
-func (p proxy) Init() tea.Cmd {
+func (p *proxy) Init() tea.Cmd {
 	if p.first {
 		p.h.init()
 		return nil
@@ -293,7 +294,7 @@ func (p proxy) Init() tea.Cmd {
 	return tea.RequestBackgroundColor
 }
 
-func (p proxy) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (p *proxy) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch m := msg.(type) {
 	case redrawMsg:
 		p.a.redraw.Store(false)
@@ -311,7 +312,7 @@ func (p proxy) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return p, nil
 }
 
-func (p proxy) View() tea.View {
+func (p *proxy) View() tea.View {
 	v := p.h.view()
 	if line := p.h.token.Load(); line != nil {
 		w := int(p.a.width.Load())

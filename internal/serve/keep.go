@@ -50,7 +50,7 @@ func (k *keeper) attach(se *session, resumed *host, a *attachment) (*host, bool)
 		k.mu.Unlock()
 		how := map[bool]string{true: "key", false: "token"}[h.byKey]
 		k.srv.log.Info("kept session resumed", "session", h.id, "by", how, "connection", se.id, "runs", runs)
-		h.notify(fmt.Sprintf("welcome back: this session's %d runs going and its results are here", runs))
+		h.notify("welcome back: this session's runs and results are as you left them, or further")
 		return h, false
 	}
 	k.mu.Unlock()

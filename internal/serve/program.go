@@ -22,11 +22,6 @@ func (s *Server) programFor(sess ssh.Session) *tea.Program {
 		return nil
 	}
 	resumed, _ := sess.Context().Value(resumeKey{}).(*host)
-	a := &attachment{}
-	h, first := s.keep.attach(se, resumed, a)
-	if h == nil {
-		return nil
-	}
 	opts := append(bm.MakeOptions(sess),
 		// The server handles its own signals; a session's program must
 		// not react to the server's SIGTERM or SIGINT.
@@ -34,8 +29,16 @@ func (s *Server) programFor(sess ssh.Session) *tea.Program {
 		// Later options win: keys are read through the idle watch.
 		tea.WithInput(&inputWatch{r: sess, se: se}),
 	)
-	p := tea.NewProgram(proxy{h: h, a: a, first: first}, opts...)
-	a.prog = p
+	// The program exists before the host can send it anything.
+	px := &proxy{a: &attachment{}}
+	p := tea.NewProgram(px, opts...)
+	px.a.prog = p
+	h, first := s.keep.attach(se, resumed, px.a)
+	if h == nil {
+		return nil
+	}
+	px.h, px.first = h, first
+	a := px.a
 	se.mu.Lock()
 	se.program = p
 	se.mu.Unlock()
