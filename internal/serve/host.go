@@ -205,10 +205,12 @@ func (h *host) execAll(cmds []tea.Cmd) {
 }
 
 // sequence returns the commands of a tea.Sequence message, whose type
-// Bubble Tea does not export.
+// Bubble Tea does not export: its other slice of commands, a tea.BatchMsg,
+// is not one.
 func sequence(msg tea.Msg) ([]tea.Cmd, bool) {
 	v := reflect.ValueOf(msg)
-	if v.Kind() != reflect.Slice || v.Type().PkgPath() != teaPkg || v.Type().Elem() != reflect.TypeFor[tea.Cmd]() {
+	if v.Kind() != reflect.Slice || v.Type().PkgPath() != teaPkg || v.Type().Elem() != reflect.TypeFor[tea.Cmd]() ||
+		v.Type() == reflect.TypeFor[tea.BatchMsg]() {
 		return nil, false
 	}
 	cmds := make([]tea.Cmd, v.Len())

@@ -49,8 +49,9 @@ func (k *keeper) attach(se *session, resumed *host, a *attachment) (*host, bool)
 		runs := h.runs.active()
 		k.mu.Unlock()
 		how := map[bool]string{true: "key", false: "token"}[h.byKey]
+		// No note on the screen: the status line keeps what last
+		// happened (often "run finished"), which says more.
 		k.srv.log.Info("kept session resumed", "session", h.id, "by", how, "connection", se.id, "runs", runs)
-		h.notify("welcome back: this session's runs and results are as you left them, or further")
 		return h, false
 	}
 	k.mu.Unlock()
