@@ -16,8 +16,9 @@ const (
 )
 
 // dispatch is the session handler: a command goes to Exec, a session with
-// a terminal to the interface (next, wish's Bubble Tea middleware), any
-// other is refused with a message. A panic anywhere in the session ends
+// a terminal to the interface (next, wish's Bubble Tea middleware), as does
+// `resume TOKEN` once its token found a kept session (resume.go); any other
+// is refused with a message. A panic anywhere in the session ends
 // that session only, logged with its stack.
 func (s *Server) dispatch(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {

@@ -142,7 +142,7 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	s.log.Info("serving", "addr", l.Addr().String(), "host_key", gossh.FingerprintSHA256(s.hostKey),
 		"workers", s.cfg.Workers, "max_runs", s.cfg.MaxRuns, "max_cells", s.cfg.MaxCells,
-		"data_dir", s.cfg.DataDir, "state_dir", s.cfg.StateDir)
+		"data_dir", s.cfg.DataDir, "state_dir", s.cfg.StateDir, "keep", s.cfg.Keep.String())
 	s.mu.Lock()
 	s.addr = l.Addr()
 	s.mu.Unlock()
