@@ -232,7 +232,10 @@ func (h *host) redraw() {
 // shows it on the next connection).
 func (h *host) notify(text string) {
 	if h.srv.cfg.StatusMsg != nil {
-		go h.deliver(h.srv.cfg.StatusMsg(text))
+		// As a command's message: on its own goroutine (the queue calls
+		// this while it hands workers out), with exec's guard.
+		msg := h.srv.cfg.StatusMsg(text)
+		h.run(func() tea.Msg { return msg })
 	}
 }
 

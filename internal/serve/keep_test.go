@@ -50,6 +50,9 @@ func (m keepStub) Init() tea.Cmd { return nil }
 func (m keepStub) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case statusText:
+		if msg == "panic" {
+			panic("a bug in a kept session")
+		}
 		if strings.HasPrefix(string(msg), "run queued") {
 			m.run = string(msg)
 		} else {
@@ -413,6 +416,30 @@ func TestDrainStopsKeptRuns(t *testing.T) {
 	}
 	if r, w := kh.srv.Queue().Stats(); r != 0 || w != 0 {
 		t.Errorf("after the drain %d runs running, %d waiting", r, w)
+	}
+}
+
+// TestPanicInKeptSession: a panic in an interface kept without a
+// connection drops that interface; the server goes on.
+func TestPanicInKeptSession(t *testing.T) {
+	kh := startKeepHarness(t, time.Minute)
+	c, _ := kh.connect(t, gossh.PublicKeys(kh.key))
+	c.Close()
+	kh.waitLog(t, "msg=\"session kept\"", 1)
+	kh.srv.keep.mu.Lock()
+	kept := kh.srv.keep.byID[sessionID(kh.key.PublicKey())]
+	kh.srv.keep.mu.Unlock()
+	if kept == nil {
+		t.Fatal("the key's interface is not kept")
+	}
+	kept.notify("panic")
+	kh.waitLog(t, "why=failed", 1)
+	if !strings.Contains(kh.logs.String(), "a bug in a kept session") {
+		t.Errorf("the panic is not logged:\n%s", kh.logs.String())
+	}
+	kh.connect(t, gossh.PublicKeys(kh.key)) // a new interface is drawn
+	if n := kh.models.Load(); n != 2 {
+		t.Errorf("%d interfaces built, want 2 (the failed one is not resumed)", n)
 	}
 }
 
