@@ -114,10 +114,22 @@ func (h *host) isBroken() bool {
 
 // init runs the model's Init, once, when its first connection starts.
 func (h *host) init() {
+	h.run(h.initCmd())
+}
+
+// initCmd is the model's Init, marking the host broken if it panics.
+func (h *host) initCmd() (cmd tea.Cmd) {
 	h.mu.Lock()
-	cmd := h.model.Init()
-	h.mu.Unlock()
-	h.run(cmd)
+	defer h.mu.Unlock()
+	ok := false
+	defer func() {
+		if !ok {
+			h.broken = true
+		}
+	}()
+	cmd = h.model.Init()
+	ok = true
+	return cmd
 }
 
 // run executes cmd on a goroutine of the host.
