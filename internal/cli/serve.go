@@ -49,7 +49,14 @@ download, read-only (scp -P 2222 HOST:FILE .; a passphrase session logs in
 with its folder's name as the user, shown in its interface). Runs share --workers workers in
 one queue; each session may have --max-runs queued or running, on data sets
 of at most --max-cells cells. SIGTERM stops runs, tells the sessions and
-exits within 10 s.`,
+exits within 10 s.
+
+A session that disconnects keeps its interface, its runs (going or
+queued) and their results for --keep; within it, the same key finds them
+again by connecting as before, and a passphrase session with the one-time
+token on its last line: ssh -t -p 2222 HOST resume TOKEN. A second
+connection with the same key takes the interface over. --keep 0 drops
+everything with the connection.`,
 		Example: `  dpscope serve --authorized-keys ~/.ssh/authorized_keys
   dpscope serve --passphrase-file workshop.txt --data-dir ~/data --workers 2
   dpscope serve --passphrase-file workshop.txt --instructor-keys ~/.ssh/id_ed25519.pub`,
@@ -71,6 +78,7 @@ exits within 10 s.`,
 	f.IntVar(&c.MaxRuns, "max-runs", 2, "runs one session may have queued or running")
 	f.IntVar(&c.MaxCells, "max-cells", 50000, "refuse data sets with more cells than this")
 	f.DurationVar(&c.IdleTimeout, "idle-timeout", 30*time.Minute, "end an interface with no keystroke and no run for this long")
+	f.DurationVar(&c.Keep, "keep", time.Hour, "keep a disconnected session's interface and runs this long for it to come back (0: drop them with the connection)")
 	f.BoolVar(&c.AllowSFTP, "allow-scp", false, "let each session download its own folder read-only with scp or sftp (the SFTP subsystem)")
 	f.StringVar(&sf.logFormat, "log-format", "text", "log to standard error as text or json")
 	sf.load.register(cmd, "builtin:default")
@@ -88,6 +96,9 @@ func (sf *serveFlags) run(cmd *cobra.Command, env Env) error {
 	}
 	if c.IdleTimeout <= 0 {
 		return usagef("--idle-timeout is %v, must be positive", c.IdleTimeout)
+	}
+	if c.Keep < 0 {
+		return usagef("--keep is %v, must be 0 or more", c.Keep)
 	}
 	if c.AuthorizedKeys == "" && c.PassphraseFile == "" {
 		return usagef("give --authorized-keys FILE, --passphrase-file FILE or both: dpscope serve does not open to anyone")

@@ -265,6 +265,7 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"--passphrase-file", pass, "--max-runs", "0"}, ExitUsage, "--max-runs is 0"},
 		{[]string{"--passphrase-file", pass, "--max-cells", "-1"}, ExitUsage, "--max-cells is -1"},
 		{[]string{"--passphrase-file", pass, "--idle-timeout", "0s"}, ExitUsage, "--idle-timeout"},
+		{[]string{"--passphrase-file", pass, "--keep", "-1m"}, ExitUsage, "--keep is -1m0s"},
 		{[]string{"--passphrase-file", pass, "--data", "/etc/passwd"}, ExitUsage, "--data-dir, which is not given"},
 		{[]string{"--passphrase-file", pass, "--data-dir", dir, "--data", "/etc/passwd"}, ExitUsage, "outside"},
 		{[]string{"--passphrase-file", pass, "--log-format", "xml"}, ExitUsage, "--log-format"},

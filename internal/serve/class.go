@@ -3,7 +3,6 @@ package serve
 import (
 	"fmt"
 
-	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
 
 	"github.com/dpscope/dpscope/internal/class"
@@ -37,39 +36,43 @@ func (s *Server) openClass() error {
 	return nil
 }
 
-// seat joins the session to the class, named after its SSH user at first
-// (the participant may change it). A passphrase session is never an
-// instructor's. Nil when the class is full: the session goes on without
-// the class.
-func (s *Server) seat(sess ssh.Session, se *session) *class.Seat {
+// isInstructor reports whether sess logged in with a key of
+// --instructor-keys. A passphrase session never does.
+func (s *Server) isInstructor(sess ssh.Session) bool {
 	key := sess.PublicKey()
-	instructor := key != nil && s.class.instructors.Has(key)
-	seat, err := s.class.reg.Join(se.id, se.user, instructor)
+	return key != nil && s.class.instructors.Has(key)
+}
+
+// seat joins the session to the class, named after its SSH user at first
+// (the participant may change it). Nil when the class is full: the session
+// goes on without the class. A kept interface (keep.go) keeps its seat,
+// and so its name, across connections.
+func (s *Server) seat(se *session) *class.Seat {
+	seat, err := s.class.reg.Join(se.id, se.user, se.instructor)
 	if err != nil {
 		s.log.Warn("no class seat", "session", se.id, "err", err)
 		return nil
 	}
-	s.log.Info("class seat", "session", se.id, "name", seat.Name(), "instructor", instructor)
+	s.log.Info("class seat", "session", se.id, "name", seat.Name(), "instructor", se.instructor)
 	return seat
 }
 
 // listenClass delivers the class's pushes (and an instructor's board
-// changes) to p until the session ends. Each message is sent in its own
-// goroutine: Send blocks until the program takes it, and returns at once
-// once the program has ended, so a slow or gone session holds up neither
-// the instructor nor the class.
-func (s *Server) listenClass(seat *class.Seat, se *session, p *tea.Program) {
+// changes) to h's model until h is dropped, whether or not a connection
+// shows it. Each message is delivered on its own goroutine, so a slow
+// interface holds up neither the instructor nor the class.
+func (s *Server) listenClass(seat *class.Seat, h *host) {
 	if seat == nil {
 		return
 	}
 	stop := seat.Listen(func(m any) {
-		if se.ctx.Err() != nil {
+		if h.ctx.Err() != nil {
 			return
 		}
-		go p.Send(m)
+		go h.deliver(m)
 	})
 	go func() {
-		<-se.ctx.Done()
+		<-h.ctx.Done()
 		stop()
 	}()
 }

@@ -51,6 +51,10 @@ type Config struct {
 	// IdleTimeout ends an interactive session that had no keystroke and
 	// no run for this long; 30 minutes when zero.
 	IdleTimeout time.Duration
+	// Keep is how long the interface of a session that disconnected, its
+	// runs and their results are kept for the session to find them again
+	// (keep.go); 0 drops them with the connection.
+	Keep time.Duration
 	// FailDelay is how long a failed passphrase attempt waits before its
 	// answer; 1 s when zero.
 	FailDelay time.Duration
@@ -83,7 +87,9 @@ type UI struct {
 
 // Session is what the interface of one SSH session may use.
 type Session struct {
-	// Context ends when the session ends or the server stops.
+	// Context ends when the session's interface is dropped: the user
+	// quits, or no connection took it back within Config.Keep, or the
+	// server stops. Runs started with it outlive a dropped connection.
 	Context context.Context
 	// ID names the session's folder: derived from the key for key logins
 	// (so the same key finds the same folder), random for passphrase ones.
@@ -165,6 +171,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.Keep < 0 {
+		return c, fmt.Errorf("--keep is %v, must be 0 or more", c.Keep)
 	}
 	if c.Workers < 0 || c.MaxRuns < 0 {
 		return c, fmt.Errorf("--workers and --max-runs must be positive")

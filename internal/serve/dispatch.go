@@ -16,8 +16,9 @@ const (
 )
 
 // dispatch is the session handler: a command goes to Exec, a session with
-// a terminal to the interface (next, wish's Bubble Tea middleware), any
-// other is refused with a message. A panic anywhere in the session ends
+// a terminal to the interface (next, wish's Bubble Tea middleware), as does
+// `resume TOKEN` once its token found a kept session (resume.go); any other
+// is refused with a message. A panic anywhere in the session ends
 // that session only, logged with its stack.
 func (s *Server) dispatch(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
@@ -38,7 +39,10 @@ func (s *Server) dispatch(next ssh.Handler) ssh.Handler {
 		}()
 		_, _, hasPty := sess.Pty()
 		kind := "tui"
-		if len(sess.Command()) > 0 || sess.RawCommand() != "" {
+		switch {
+		case isResume(sess.Command()):
+			kind = "resume" // the interface of a kept session; its token is never logged
+		case len(sess.Command()) > 0 || sess.RawCommand() != "":
 			kind = "exec"
 		}
 		s.log.Info("session opened", "session", se.id, "user", se.user, "remote", se.remote, "kind", kind,
@@ -46,6 +50,8 @@ func (s *Server) dispatch(next ssh.Handler) ssh.Handler {
 		switch {
 		case kind == "exec":
 			_ = sess.Exit(s.exec(sess, se))
+		case kind == "resume" && !s.resume(sess, se, hasPty):
+			// refused, with the reason told
 		case !hasPty:
 			fmt.Fprint(sess.Stderr(), "dpscope: the interface needs a terminal: connect with ssh -t\r\n")
 			_ = sess.Exit(exitRefused)

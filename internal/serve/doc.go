@@ -10,7 +10,11 @@
 // gets in is decided by an authorized_keys file and/or a workshop
 // passphrase (auth.go); what a session may read is confined to the data
 // folder and what it writes to its own folder under the state folder
-// (confine.go); runs share one queue of workers (queue.go).
+// (confine.go); runs share one queue of workers (queue.go). A session's
+// interface lives in a host on the server, not in its connection, and is
+// kept for Config.Keep after a disconnect so that the session finds its
+// runs again: by its key, or by a one-time token for a passphrase session
+// (host.go, keep.go, resume.go).
 //
 // The package knows neither the interface nor the command line: the caller
 // (internal/cli, with main.go's model factory) passes them in as functions,

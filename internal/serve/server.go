@@ -33,6 +33,7 @@ type Server struct {
 	pass    *Passphrase
 	limit   *limiter
 	class   *classRoom // class.go
+	keep    *keeper // the interfaces, kept across connections (keep.go)
 
 	mu       sync.Mutex
 	addr     net.Addr // the listener's, once serving
@@ -49,6 +50,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, queue: NewQueue(cfg.Workers, cfg.MaxRuns),
 		limit: newLimiter(cfg.MaxFailures, cfg.FailWindow), sessions: map[*session]struct{}{}}
+	s.keep = newKeeper(s, cfg.Keep)
 	if cfg.AuthorizedKeys != "" {
 		if s.keys, err = LoadAuthorizedKeys(cfg.AuthorizedKeys); err != nil {
 			return nil, err
@@ -144,7 +146,7 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	s.log.Info("serving", "addr", l.Addr().String(), "host_key", gossh.FingerprintSHA256(s.hostKey),
 		"workers", s.cfg.Workers, "max_runs", s.cfg.MaxRuns, "max_cells", s.cfg.MaxCells,
-		"data_dir", s.cfg.DataDir, "state_dir", s.cfg.StateDir)
+		"data_dir", s.cfg.DataDir, "state_dir", s.cfg.StateDir, "keep", s.cfg.Keep.String())
 	s.mu.Lock()
 	s.addr = l.Addr()
 	s.mu.Unlock()
@@ -216,10 +218,16 @@ func (s *Server) drain() {
 			se.stopRuns(time.Until(deadline) / 2)
 		}()
 	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.keep.drain(time.Until(deadline) / 2) // the interfaces' runs, attached or kept
+	}()
 	wg.Wait()
 	for _, se := range live {
 		se.end("the server stopped")
 	}
+	s.keep.dropAll("the server stopped")
 	// Wait for the sessions' handlers to return (their last words reach
 	// the users), then cut every connection: a client that keeps its
 	// connection open after its session ended holds nothing worth

@@ -27,8 +27,10 @@ type session struct {
 	user   string
 	remote string
 	dir    string
-	ctx    context.Context
-	cancel context.CancelFunc
+	// instructor: logged in with a key of --instructor-keys.
+	instructor bool
+	ctx        context.Context
+	cancel     context.CancelFunc
 
 	mu      sync.Mutex
 	program *tea.Program
