@@ -155,3 +155,26 @@ func meanSD(xs []float64) (float64, float64) {
 // recordSimCells is the size of the graded test's simulation: the record
 // unit's signal-to-noise ratio grows with the number of cells.
 var recordSimCells = 2000
+
+// FuzzParamsFromOptions feeds arbitrary values of the record unit's
+// options (and the unit parser) to the option parser: it must return an
+// error or Params that validate for fl-dp or fail Validate with an error,
+// never panic, and ParseUnit must round-trip what it accepts.
+func FuzzParamsFromOptions(f *testing.F) {
+	f.Add("record", "pca", "32", "0.1")
+	f.Add("client", "random", "0", "-1")
+	f.Add("cell", "none", "x", "NaN")
+	f.Fuzz(func(t *testing.T, unit, front, proj, clip string) {
+		if u, err := ParseUnit(unit); err == nil && u.String() != unit {
+			t.Errorf("ParseUnit(%q) = %v, which prints as %q", unit, u, u.String())
+		}
+		p, err := ParamsFromOptions(map[string]string{"unit": unit, "front": front, "proj": proj, "cell_clip": clip})
+		if err != nil {
+			return
+		}
+		if p.Unit.String() != unit || p.Front != front {
+			t.Errorf("parsed unit %v front %q from %q, %q", p.Unit, p.Front, unit, front)
+		}
+		_ = p.Validate(FLDP) // an error is fine; a panic is not
+	})
+}
