@@ -104,12 +104,12 @@ func recordARI(t *testing.T, v Variant, eps float64, seed uint64, null bool) flo
 // neighbours larger than one sd) of the record unit's sound mode on a small
 // simulation of 2,000 cells (4 types, 400 genes), short form: one seed,
 // ε = 1 and 16, fl-dp (measured: 0.003 and 0.414; nonprivate twin 0.976,
-// null 0.062). The long form (FED_GRADED_LONG=1) runs ε = 1, 4, 16, 64
+// null 0.062). The long form (DPSCOPE_LONG=1) runs ε = 1, 4, 16, 64
 // over seeds 0–4 for fl-dp and ppml-omics and checks both halves of the
 // definition.
 func TestRecordGraded(t *testing.T) {
 	epss, seeds, vs := []float64{1, 16}, []uint64{0}, []Variant{FLDP}
-	if os.Getenv("FED_GRADED_LONG") != "" {
+	if os.Getenv("DPSCOPE_LONG") != "" {
 		epss, seeds, vs = []float64{1, 4, 16, 64}, []uint64{0, 1, 2, 3, 4}, []Variant{FLDP, PPMLOmics}
 	} else if testing.Short() {
 		t.Skip("trains 2 federations")
