@@ -19,7 +19,7 @@ var (
 	}
 	aeSpecs = []core.OptionSpec{
 		{Key: "loss", Kind: core.KindChoice, Default: "mean", Choices: []string{"mean", "sum"}, Doc: "reduction of the autoencoder's squared error over genes"},
-		{Key: "hidden", Kind: core.KindInt, Default: nil, Min: 0, Max: math.Inf(1), Doc: "autoencoder hidden width (default 1024, or 128 with the record unit)"},
+		{Key: "hidden", Kind: core.KindInt, Default: nil, Min: 0, Max: math.Inf(1), Doc: "autoencoder hidden width (default 1024, or 64 with the record unit)"},
 		{Key: "latent", Kind: core.KindInt, Default: nil, Min: 0, Max: math.Inf(1), Doc: "autoencoder bottleneck width (default 128, or 16 with the record unit)"},
 		{Key: "optimizer", Kind: core.KindChoice, Default: "auto", Choices: []string{"auto", "sgd", "adam"}, Doc: "clients' local optimizer (auto: sgd in paper mode, adam otherwise)"},
 	}
@@ -176,11 +176,9 @@ func paramsFrom(specs []core.OptionSpec, opts map[string]string) (Params, error)
 	vals.IntTo("clusters", &p.Clusters)
 	vals.IntTo("eval_every", &p.EvalEvery)
 	vals.IntTo("latent", &p.Latent)
-	if h := 0; true {
-		vals.IntTo("hidden", &h)
-		if h > 0 {
-			p.Hidden = []int{h}
-		}
+	var hidden int
+	if vals.IntTo("hidden", &hidden); hidden > 0 {
+		p.Hidden = []int{hidden}
 	}
 	vals.BoolTo("trusted_shuffle", &p.TrustedShuffle)
 	vals.BoolTo("no_ema", &p.NoEMA)

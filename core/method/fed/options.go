@@ -287,10 +287,11 @@ type Params struct {
 	// Optimizer is the autoencoder clients' local optimizer; the zero
 	// value picks by mode (OptimizerAuto).
 	Optimizer LocalOptimizer
-	// Unit is the privacy unit of fl-dp and ppml-omics in sound mode; the
-	// zero value is UnitClient (the paper's mechanism). UnitRecord is
-	// dpscope's record-level design (local DP-SGD, server Adam; the
-	// package doc, "Record-level sound mode").
+	// Unit is the privacy unit of fl-dp and ppml-omics; the zero value is
+	// UnitClient (the paper's mechanism). UnitRecord is dpscope's
+	// record-level design (a private federated projection, then local
+	// full-batch DP-SGD; the package doc, "Record-level sound mode"), in
+	// sound mode or as its nonprivate twin.
 	Unit Unit
 	// Front is UnitRecord's front end, FrontPCA (the default) or
 	// FrontRandom (the null twin's); Proj its width, 0 meaning
