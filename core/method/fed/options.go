@@ -293,8 +293,9 @@ type Params struct {
 	// full-batch DP-SGD; the package doc, "Record-level sound mode"), in
 	// sound mode or as its nonprivate twin.
 	Unit Unit
-	// Front is UnitRecord's front end, FrontPCA (the default) or
-	// FrontRandom (the null twin's); Proj its width, 0 meaning
+	// Front is UnitRecord's front end, FrontPCA (the default),
+	// FrontRandom (the null twin's) or FrontNone (the genes themselves);
+	// Proj its width, 0 meaning
 	// DefaultProjRecord.
 	Front string
 	Proj  int
