@@ -111,8 +111,6 @@ func TestRecordGraded(t *testing.T) {
 	epss, seeds, vs := []float64{1, 16}, []uint64{0}, []Variant{FLDP}
 	if os.Getenv("DPSCOPE_LONG") != "" {
 		epss, seeds, vs = []float64{1, 4, 16, 64}, []uint64{0, 1, 2, 3, 4}, []Variant{FLDP, PPMLOmics}
-	} else if testing.Short() {
-		t.Skip("trains 2 federations")
 	}
 	for _, v := range vs {
 		means, sds := make([]float64, len(epss)), make([]float64, len(epss))
