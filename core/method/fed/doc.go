@@ -139,7 +139,8 @@
 //
 // Steps, lr and C were set on builtin:default's nonprivate twin (no labels
 // of the shared sets): 5×10 steps ARI 0.19, 10×10 0.29, 20×10 0.33 at lr
-// 10; lr 30 equal, lr 100 unstable. The null twin is the pipeline with no
+// 10; lr 30 equal, lr 100 unstable; pbmc_4k's twin at lr 1 / 10 / 30 had
+// been seen before, as RESULTS.md says). The null twin is the pipeline with no
 // data: a seeded Gaussian projection and the untrained network (option
 // front=random, 0 rounds). Measured curves (docs/RESULTS.md, "Record-level
 // sound mode"): pbmc_4k fl-dp 0.30 / 0.49 / 0.60 / 0.67 / 0.67 at ε = 1 /
