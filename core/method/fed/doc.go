@@ -137,8 +137,7 @@
 //     FedAvg of the client models; ppml-omics adds its φ weights and DR;
 //   - budget: half of μ² to the front end, half to the 200 steps.
 //
-// Steps, lr and C were set on builtin:default's nonprivate twin (no labels
-// of the shared sets): 5×10 steps ARI 0.19, 10×10 0.29, 20×10 0.33 at lr
+// Steps, lr and C were set on builtin:default's nonprivate twin: 5×10 steps ARI 0.19, 10×10 0.29, 20×10 0.33 at lr
 // 10; lr 30 equal, lr 100 unstable; pbmc_4k's twin at lr 1 / 10 / 30 had
 // been seen before, as RESULTS.md says). The null twin is the pipeline with no
 // data: a seeded Gaussian projection and the untrained network (option
