@@ -92,6 +92,7 @@ type fedParams struct {
 	LocalEpochs int
 	Split       string // one of splits
 	Protocol    string // one of protocols (a method with option "protocol")
+	Unit        string // the preset's privacy unit option ("record"), "" for the method's default
 	Epsilon     float64
 	Delta       float64
 	Clip        float64
@@ -114,6 +115,7 @@ func defaultFedParams(v Variant) fedParams {
 	if s := v.preset.Options["split"]; s != "" {
 		p.Split = s
 	}
+	p.Unit = v.preset.Options["unit"]
 	if s, ok := v.desc.Option("protocol"); ok {
 		p.Protocol = s.DefaultText()
 	}
@@ -145,6 +147,8 @@ func (p fedParams) follow(from, to Variant) fedParams {
 	if p.Clip == a.Clip {
 		p.Clip = b.Clip
 	}
+	// the unit is the preset's, not a setting of the form
+	p.Unit = b.Unit
 	return p
 }
 
@@ -205,6 +209,9 @@ func (p runParams) fedConfig(method string) core.Config {
 		Options: map[string]string{"split": f.Split}}
 	if _, ok := p.V().desc.Option("protocol"); ok {
 		c.Options["protocol"] = f.Protocol
+	}
+	if f.Unit != "" {
+		c.Options["unit"] = f.Unit
 	}
 	if p.Private() {
 		c.Epsilon, c.Delta, c.Clip, c.Sigma = f.Epsilon, f.Delta, f.Clip, f.Sigma

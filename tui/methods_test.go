@@ -49,6 +49,8 @@ func TestMethodConfigs(t *testing.T) {
 		{"FL-DP", "fl-dp", core.ModePaper, "builtin:toy", map[string]string{"split": "equal"}, 30, []int{5, 1}, 5},
 		{"PPML-Omics paper", "ppml-omics", core.ModePaper, "builtin:toy", map[string]string{"split": "equal", "protocol": "swap"}, 30, []int{5, 1}, 5},
 		{"PPML-Omics sound", "ppml-omics", core.ModeSound, "builtin:toy", map[string]string{"split": "equal", "protocol": "swap"}, 30, []int{5, 1}, 5},
+		{"FL-DP sound, one cell", "fl-dp", core.ModeSound, "builtin:toy", map[string]string{"split": "equal", "unit": "record"}, 5, []int{20, 10}, 5},
+		{"PPML-Omics sound, one cell", "ppml-omics", core.ModeSound, "builtin:toy", map[string]string{"split": "equal", "protocol": "swap", "unit": "record"}, 5, []int{20, 10}, 5},
 		{"FedSC", "fedsc", core.ModeNonPrivate, "builtin:toy", map[string]string{"split": "iid"}, 4, []int{10, 5}, 0},
 		{"FedSC + client DP", "fedsc", core.ModeSound, "builtin:toy", map[string]string{"split": "iid"}, 4, []int{10, 5}, 5},
 	} {

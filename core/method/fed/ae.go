@@ -2,10 +2,12 @@ package fed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 
 	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/core/dpsgd"
 	"github.com/dpscope/dpscope/core/nn"
 )
 
@@ -57,6 +59,7 @@ type aeLearner struct {
 	evalChunks int
 	gscale     float32 // 1 for the paper's mean over genes, G for the sum
 	opt        LocalOptimizer
+	dp         *recPrivacy // UnitRecord: local DP-SGD at its noise; nil otherwise
 }
 
 func newAELearner(x compute.Matrix, p Params, seed uint64) (*aeLearner, error) {
@@ -93,7 +96,7 @@ func (l *aeLearner) newWorker() (worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &aeWorker{l: l, ae: ae, sgd: sgd, xb: compute.NewMatrix(l.batch, l.x.Cols, nil)}, nil
+	return &aeWorker{l: l, ae: ae, sgd: sgd, xb: compute.NewMatrix(l.evalChunks, l.x.Cols, nil)}, nil
 }
 
 type aeWorker struct {
@@ -113,6 +116,9 @@ func (w *aeWorker) embedDim() int { return w.l.cfg.Latent }
 func (w *aeWorker) local(ctx context.Context, j job) (float64, error) {
 	l, ae := w.l, w.ae
 	copy(ae.Params, l.server)
+	if l.dp != nil {
+		return w.localDP(ctx, j)
+	}
 	opt, err := w.optimizer(j.lr)
 	if err != nil {
 		return 0, err
@@ -186,4 +192,60 @@ func (w *aeWorker) embed(dst []float64) (int, float64) {
 		}
 	}
 	return lat, total / float64(n)
+}
+
+// localDP is UnitRecord's client update: one full-batch DP-SGD step on the
+// client's cells (q = 1, each cell's gradient of its loss clipped jointly
+// over the network to C, N(0, σ²C²) on the sum, divided by the client's
+// size) with plain SGD at learning rate η, so Δ = (w − w_t)/η is exactly the
+// noisy mean clipped gradient. The noise comes from the run's seed, the
+// round and the client (or crypto/rand with Config.SecureNoise).
+func (w *aeWorker) localDP(ctx context.Context, j job) (float64, error) {
+	l, ae := w.l, w.ae
+	if len(j.cells) == 0 {
+		clear(j.out)
+		return 0, nil
+	}
+	if err := w.sgd.SetLR(j.lr); err != nil {
+		return 0, err
+	}
+	dp, err := dpsgd.New(&ae.Net, w.sgd, len(j.cells), dpsgd.Config{
+		SampleRate: 1, NoiseMultiplier: l.dp.z, ClipNorm: l.dp.clip,
+		Perturbed: dpsgd.LayerRange{First: 1, Last: ae.NumLayers()},
+		Clipping:  dpsgd.ClipJoint, Batching: dpsgd.Poisson,
+		Seed: l.seed ^ stream(streamNoise, j.round, j.client), Secure: l.dp.secure,
+	}, nil)
+	if err != nil {
+		return 0, fmt.Errorf("fed: round %d, client %d: %w", j.round, j.client+1, err)
+	}
+	loss := func(idx []int) (float64, error) {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		xb := w.xb.View(0, 0, len(idx), l.x.Cols)
+		for r, i := range idx {
+			copy(xb.RawRowView(r), l.x.RawRowView(j.cells[i]))
+		}
+		ae.Forward(xb)
+		v := float64(l.gscale) * nn.MSE(ae.OutputGrad(0), ae.Output(0), xb, l.gscale)
+		ae.Backward()
+		return v, nil
+	}
+	var st dpsgd.StepStats
+	total := 0.0
+	for range l.epochs {
+		st, err = dp.Step(loss)
+		if err != nil {
+			if errors.Is(err, dpsgd.ErrNonFinite) {
+				return 0, fmt.Errorf("fed: round %d, client %d: %w: %w", j.round, j.client+1, nn.ErrNonFinite, err)
+			}
+			return 0, fmt.Errorf("fed: round %d, client %d: %w", j.round, j.client+1, err)
+		}
+		total += st.Loss
+	}
+	inv := float32(1 / j.lr)
+	for i, v := range ae.Params {
+		j.out[i] = (v - l.server[i]) * inv
+	}
+	return total / float64(l.epochs), nil
 }

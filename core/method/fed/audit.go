@@ -42,6 +42,11 @@ func (s *sim) startAudit() error {
 	if spec == nil {
 		return nil
 	}
+	if s.rp != nil && s.rp.private {
+		// its canaries would have to be cells (record unit), not client
+		// updates: not built yet
+		return configErr("audit", "requested", "off with the record unit (--opt unit=record): its one-run audit is not implemented")
+	}
 	m, err := spec.CanariesFor(len(s.sum))
 	if err != nil {
 		return err

@@ -72,6 +72,42 @@ func New(cfg core.Config, v Variant, p Params) (*Engine, error) {
 	if err := p.Validate(v); err != nil {
 		return nil, err
 	}
+	if p.Unit == UnitRecord {
+		// The record unit's own defaults (package doc, "Record-level sound
+		// mode"); the nonprivate twin runs the same pipeline without noise.
+		if cfg.Mode == core.ModePaper {
+			return nil, configErr("privacy unit", p.Unit, "client in paper mode (record is sound mode's design)")
+		}
+		if len(cfg.Epochs) == 0 {
+			e.rounds = DefaultRoundsRecord
+		}
+		if p.Hidden == nil {
+			p.Hidden = []int{DefaultRecordHidden}
+		}
+		if p.Latent == 0 {
+			p.Latent = DefaultRecordLatent
+		}
+		if p.LocalEpochs == 0 {
+			p.LocalEpochs = DefaultLocalStepsRecord
+		}
+		if p.Proj == 0 {
+			p.Proj = DefaultProjRecord
+		}
+		if p.Front == "" {
+			p.Front = FrontPCA
+		}
+		if p.Optimizer == OptimizerAdam {
+			return nil, configErr("local optimizer", p.Optimizer, "sgd or auto with the record unit (DP-SGD)")
+		}
+		p.Optimizer = OptimizerSGD
+		if cfg.LearningRate == 0 {
+			e.cfg.LearningRate = DefaultLRRecord
+		}
+		if cfg.Clients == 0 {
+			e.cfg.Clients = DefaultClientsFL
+		}
+		cfg = e.cfg
+	}
 	if p.Batch == 0 && v.autoencoder() && cfg.Mode != core.ModePaper {
 		p.Batch = DefaultBatchAERetuned
 	}
@@ -109,7 +145,12 @@ func New(cfg core.Config, v Variant, p Params) (*Engine, error) {
 	if cfg.LearningRate == 0 {
 		e.cfg.LearningRate = map[bool]float64{true: DefaultLRAE, false: DefaultLRBYOL}[v.autoencoder()]
 	}
-	if cfg.Mode != core.ModeNonPrivate {
+	switch {
+	case e.p.Unit == UnitRecord:
+		if _, err := newRecPrivacy(e.cfg, e.rounds, e.p.LocalEpochs, e.p.CellClip); err != nil {
+			return nil, err
+		}
+	case cfg.Mode != core.ModeNonPrivate:
 		// solve σ now so that an unreachable target is a start-up error
 		if _, err := newPrivacy(cfg, v, e.p, e.rounds, e.clients); err != nil {
 			return nil, err

@@ -53,6 +53,9 @@ func (s *sim) report(ctx context.Context, round int, evaluated bool) error {
 		ev.Parts[c] = core.NamedValue{Name: fmt.Sprintf("client %d", c+1), Value: l}
 	}
 	s.ctl.Emit(ev)
+	if s.rp != nil && s.rp.private {
+		s.ctl.Emit(s.rp.budget(round))
+	}
 	if s.pr != nil {
 		s.ctl.Emit(s.pr.budget(round, s.k))
 	}

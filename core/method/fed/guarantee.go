@@ -118,7 +118,9 @@ func Reasons(v Variant, mode core.Mode, epsT float64, protocol Protocol) (core.G
 	}
 	r = append(r, "yet the noise itself, with real clipping and local noise, gives a valid client-level guarantee by exact Gaussian composition with no shuffle credit: the audited ε")
 	if mode == core.ModeSound {
-		r = append(r, "sound mode: rounds that would take the audited ε past the target are not run")
+		r = append(r, "sound mode: rounds that would take the audited ε past the target are not run",
+			"sound against paper mode: σ = max(the paper split's σ, the smallest σ whose audited local ε — Δ = 2C, exact composition over the planned rounds — meets the target). Sound adds more noise wherever the paper's split asks for less than the audit allows: with many clients, where its √K amplification credit (no theorem behind it at this K) lowers σ (e.g. K = 500 at ε = 50). It adds the same noise, and gives paper mode's numbers, wherever the paper's own composition is already the looser bound: its advanced-composition corollary overcharges each round, so with K = 30 its σ meets the audited target at every ε tried (0.5–64). The run's guarantee states which case holds and both σ",
+			"at this unit (one client's data) the local noise on each of the network's weights swamps what clipped updates can carry (the run warns with the ratio ρ); --opt unit=record (one cell, the preset 'sound, one cell') is the sound design whose curve rises with ε")
 	}
 	return core.GuaranteeFormal, append(r, labels)
 }

@@ -19,11 +19,19 @@ var (
 	}
 	aeSpecs = []core.OptionSpec{
 		{Key: "loss", Kind: core.KindChoice, Default: "mean", Choices: []string{"mean", "sum"}, Doc: "reduction of the autoencoder's squared error over genes"},
+		{Key: "hidden", Kind: core.KindInt, Default: nil, Min: 0, Max: math.Inf(1), Doc: "autoencoder hidden width (default 1024, or 64 with the record unit)"},
+		{Key: "latent", Kind: core.KindInt, Default: nil, Min: 0, Max: math.Inf(1), Doc: "autoencoder bottleneck width (default 128, or 16 with the record unit)"},
 		{Key: "optimizer", Kind: core.KindChoice, Default: "auto", Choices: []string{"auto", "sgd", "adam"}, Doc: "clients' local optimizer (auto: sgd in paper mode, adam otherwise)"},
 	}
 	drSpecs = []core.OptionSpec{
 		{Key: "protocol", Kind: core.KindChoice, Default: "swap", Choices: []string{"swap", "fisher-yates"}, Doc: "PPML-Omics' decentralized randomization"},
 		{Key: "trusted_shuffle", Kind: core.KindBool, Default: false, Doc: "a trusted party the server cannot observe draws the permutation"},
+	}
+	unitSpecs = []core.OptionSpec{
+		{Key: "unit", Kind: core.KindChoice, Default: "client", Choices: []string{"client", "record"}, Doc: "privacy unit: client (the paper's clipped, noised client updates) or record (one cell: private federated projection, then local full-batch DP-SGD; sound or nonprivate)"},
+		{Key: "front", Kind: core.KindChoice, Default: FrontPCA, Choices: []string{FrontPCA, FrontRandom, FrontNone}, Doc: "record unit's front end: pca (federated Analyze Gauss) or random (a seeded random projection, the null twin's)"},
+		{Key: "cell_clip", Kind: core.KindFloat, Default: nil, Min: 0, Max: math.Inf(1), Doc: "record unit's per-cell clipping bound (default 0.1)"},
+		{Key: "proj", Kind: core.KindInt, Default: nil, Min: 0, Max: math.Inf(1), Doc: "record unit's projection width (default 32)"},
 	}
 	byolSpecs = []core.OptionSpec{
 		{Key: "mask", Kind: core.KindFloat, Default: DefaultMaskProb, Min: 0, Max: 1, Doc: "FedSC input-dropout probability (0: the default)"},
@@ -46,11 +54,14 @@ func (v Variant) optionSpecs() []core.OptionSpec {
 	case PPMLOmics:
 		specs = append(specs, drSpecs...)
 	}
+	if v == FLDP || v == PPMLOmics {
+		specs = append(specs, unitSpecs...)
+	}
 	return append(specs, aeSpecs...)
 }
 
 // allSpecs is every federated option: ParamsFromOptions reads any of them.
-var allSpecs = append(append(append(append([]core.OptionSpec{}, commonSpecs...), aeSpecs...), drSpecs...), byolSpecs...)
+var allSpecs = append(append(append(append(append([]core.OptionSpec{}, commonSpecs...), aeSpecs...), drSpecs...), unitSpecs...), byolSpecs...)
 
 // descriptor is the registry entry of variant v.
 func (v Variant) descriptor() core.Method {
@@ -61,6 +72,9 @@ func (v Variant) descriptor() core.Method {
 			proto := ProtocolSwap
 			if s, ok := cfg.Options["protocol"]; ok {
 				proto, _ = ParseProtocol(s)
+			}
+			if cfg.Options["unit"] == UnitRecord.String() && cfg.Mode != core.ModeNonPrivate {
+				return core.GuaranteeFormal, RecordReasons(v)
 			}
 			eps := cfg.Epsilon
 			if cfg.Sigma != 0 {
@@ -99,15 +113,18 @@ func (v Variant) descriptor() core.Method {
 		m.DependsOn = []string{"epsilon (the paper's composition corollary holds for ε < 1)"}
 		p := fl(true)
 		p.Label, p.Mode = "FL-DP", core.ModePaper
-		m.Presets = []core.Preset{p}
+		r := recordPreset()
+		r.Label = "FL-DP sound, one cell"
+		m.Presets = []core.Preset{p, r}
 	case PPMLOmics:
 		m.Title, m.Doc = "PPML-Omics", "FL-DP with size-weighted updates and decentralized randomization (PPML-Omics Algorithm 2)"
 		m.Modes = []core.Mode{core.ModeNonPrivate, core.ModePaper, core.ModeSound}
 		m.DependsOn = []string{"epsilon (the paper's composition corollary holds for ε < 1)", "clients (the shuffle model's condition)",
 			"option protocol", "option trusted_shuffle"}
-		p, s := fl(true), fl(true)
+		p, s, r := fl(true), fl(true), recordPreset()
 		p.Label, p.Mode, s.Label, s.Mode = "PPML-Omics paper", core.ModePaper, "PPML-Omics sound", core.ModeSound
-		m.Presets = []core.Preset{p, s}
+		r.Label = "PPML-Omics sound, one cell"
+		m.Presets = []core.Preset{p, s, r}
 	case FedSC:
 		m.Title, m.Doc = "FedSC", "federated BYOL with a divergence-aware client update (FedSC); reaches the paper's Table 1 on mouse_bladder but not on pbmc_4k (ARI 0.46 vs 0.63, docs/RESULTS.md); sound adds client-level DP-FedAvg"
 		m.Modes = []core.Mode{core.ModeNonPrivate, core.ModeSound}
@@ -123,6 +140,14 @@ func (v Variant) descriptor() core.Method {
 		m.Calibrate = nil // FL adds no noise: nothing to preview
 	}
 	return m
+}
+
+// recordPreset is sound mode with the record unit (--opt unit=record) at
+// its defaults (package doc, "Record-level sound mode").
+func recordPreset() core.Preset {
+	return core.Preset{Mode: core.ModeSound, Clients: DefaultClientsFL,
+		Epochs: []int{DefaultRoundsRecord, DefaultLocalStepsRecord}, Clip: DefaultCellClip,
+		Options: map[string]string{"unit": UnitRecord.String()}}
 }
 
 func init() {
@@ -150,6 +175,11 @@ func paramsFrom(specs []core.OptionSpec, opts map[string]string) (Params, error)
 	vals.IntTo("batch", &p.Batch)
 	vals.IntTo("clusters", &p.Clusters)
 	vals.IntTo("eval_every", &p.EvalEvery)
+	vals.IntTo("latent", &p.Latent)
+	var hidden int
+	if vals.IntTo("hidden", &hidden); hidden > 0 {
+		p.Hidden = []int{hidden}
+	}
 	vals.BoolTo("trusted_shuffle", &p.TrustedShuffle)
 	vals.BoolTo("no_ema", &p.NoEMA)
 	vals.FloatTo("mask", &p.MaskProb)
@@ -164,6 +194,14 @@ func paramsFrom(specs []core.OptionSpec, opts map[string]string) (Params, error)
 	if s, ok := vals["optimizer"].(string); ok {
 		p.Optimizer, _ = ParseLocalOptimizer(s)
 	}
+	if s, ok := vals["unit"].(string); ok {
+		p.Unit, _ = ParseUnit(s)
+	}
+	if s, ok := vals["front"].(string); ok {
+		p.Front = s
+	}
+	vals.IntTo("proj", &p.Proj)
+	vals.FloatTo("cell_clip", &p.CellClip)
 	if s, ok := vals["protocol"].(string); ok {
 		p.Protocol, _ = ParseProtocol(s)
 	}
@@ -176,6 +214,16 @@ func paramsFrom(specs []core.OptionSpec, opts map[string]string) (Params, error)
 // Null is a federated method's null run: its untrained server model,
 // evaluated with the same clustering step after no round, without privacy.
 func Null(cfg core.Config) core.Config {
+	if cfg.Options["unit"] == UnitRecord.String() {
+		// The record unit's twin is its own pipeline with no data: a
+		// seeded random projection and the untrained small network.
+		opts := make(map[string]string, len(cfg.Options)+1)
+		for k, v := range cfg.Options {
+			opts[k] = v
+		}
+		opts["front"] = FrontRandom
+		cfg.Options = opts
+	}
 	cfg.Mode, cfg.Epsilon, cfg.Sigma = core.ModeNonPrivate, 0, 0
 	local := 0
 	if len(cfg.Epochs) > 1 {

@@ -287,6 +287,21 @@ type Params struct {
 	// Optimizer is the autoencoder clients' local optimizer; the zero
 	// value picks by mode (OptimizerAuto).
 	Optimizer LocalOptimizer
+	// Unit is the privacy unit of fl-dp and ppml-omics; the zero value is
+	// UnitClient (the paper's mechanism). UnitRecord is dpscope's
+	// record-level design (a private federated projection, then local
+	// full-batch DP-SGD; the package doc, "Record-level sound mode"), in
+	// sound mode or as its nonprivate twin.
+	Unit Unit
+	// Front is UnitRecord's front end, FrontPCA (the default),
+	// FrontRandom (the null twin's) or FrontNone (the genes themselves);
+	// Proj its width, 0 meaning
+	// DefaultProjRecord.
+	Front string
+	Proj  int
+	// CellClip is UnitRecord's per-cell clipping bound; 0 means
+	// DefaultCellClip.
+	CellClip float64
 	// Protocol is PPML-Omics' DR protocol; the zero value is ProtocolSwap.
 	Protocol Protocol
 	// TrustedShuffle declares that the DR permutation is drawn by a trusted
@@ -415,6 +430,15 @@ func (p Params) Validate(v Variant) error {
 	}
 	if p.Optimizer < OptimizerAuto || p.Optimizer > OptimizerAdam {
 		return configErr("local optimizer", int(p.Optimizer), "auto, sgd or adam")
+	}
+	if err := frontCheck(p); err != nil {
+		return err
+	}
+	if p.Unit != UnitClient && p.Unit != UnitRecord {
+		return configErr("privacy unit", int(p.Unit), "client or record")
+	}
+	if p.Unit == UnitRecord && v != FLDP && v != PPMLOmics {
+		return configErr("privacy unit", p.Unit, "client for "+v.Name()+" (record applies to fl-dp and ppml-omics)")
 	}
 	if p.Loss != AELossMean && p.Loss != AELossSum {
 		return configErr("autoencoder loss", int(p.Loss), "mean or sum")

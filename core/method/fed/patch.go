@@ -73,7 +73,7 @@ func (s *sim) applyPatches(ps []core.Patch, round int) error {
 		} else {
 			s.ctl.Applied(p, round)
 		}
-		s.ctl.Emit(s.pr.guarantee(s.e.v, s.e.cfg.Mode, s.k, false))
+		s.ctl.Emit(s.guarantee(false))
 		if p.Sigma != nil || p.Epsilon != nil || p.Delta != nil || p.Clients != nil {
 			s.warnNoise()
 		}
@@ -87,6 +87,9 @@ func (s *sim) check(p core.Patch) error {
 		return configErr("layer range", p.Layers, "unset: federated methods have no layer range")
 	}
 	private := p.Sigma != nil || p.Clip != nil || p.Epsilon != nil || p.Delta != nil
+	if private && s.rp != nil {
+		return configErr("privacy patch", p, "empty with the record unit (its σ is fixed for the planned rounds; start a new run)")
+	}
 	if private && s.pr == nil {
 		return configErr("privacy patch", p, "empty in nonprivate mode")
 	}

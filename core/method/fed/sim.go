@@ -31,6 +31,7 @@ const (
 	streamMasks
 	streamKMeans
 	streamClients
+	streamFront
 )
 
 // stream packs a purpose, a round and a client into a PCG stream id.
@@ -46,6 +47,7 @@ type sim struct {
 	x        compute.Matrix
 	l        learner
 	pr       *privacy
+	rp       *recPrivacy // UnitRecord's bookkeeping; then pr is nil
 	k        int
 	split    *datasets.Split
 	segment  int
@@ -64,6 +66,8 @@ type sim struct {
 	// (FedSC's sound mode with client rate q < 1); nil: every client
 	active []bool
 	aud    *fedCanaries // the run's audit canaries (audit.go); nil: none
+	// segmentStart is the first round of the current split.
+	segmentStart int
 }
 
 func (e *Engine) newSim(ctl *core.Control, d *datasets.Preprocessed) (*sim, error) {
@@ -78,6 +82,14 @@ func (e *Engine) newSim(ctl *core.Control, d *datasets.Preprocessed) (*sim, erro
 		return nil, configErr("clusters", s.clusters, fmt.Sprintf("at most the number of cells, %d", d.Cells))
 	}
 	var err error
+	if e.p.Unit == UnitRecord {
+		if s.rp, err = newRecPrivacy(e.cfg, e.rounds, e.p.LocalEpochs, e.p.CellClip); err != nil {
+			return nil, err
+		}
+		if s.x, err = s.front(); err != nil {
+			return nil, err
+		}
+	}
 	if e.v.autoencoder() {
 		s.l, err = newAELearner(s.x, e.p, e.cfg.Seed)
 	} else {
@@ -86,7 +98,9 @@ func (e *Engine) newSim(ctl *core.Control, d *datasets.Preprocessed) (*sim, erro
 	if err != nil {
 		return nil, err
 	}
-	if s.pr, err = newPrivacy(e.cfg, e.v, e.p, e.rounds, e.clients); err != nil {
+	if s.rp != nil {
+		s.l.(*aeLearner).dp = s.rp
+	} else if s.pr, err = newPrivacy(e.cfg, e.v, e.p, e.rounds, e.clients); err != nil {
 		return nil, err
 	}
 	if err := s.redraw(e.clients, 1); err != nil {
@@ -100,19 +114,9 @@ func (e *Engine) newSim(ctl *core.Control, d *datasets.Preprocessed) (*sim, erro
 // redraw draws the split for k clients from round on, opening a new ledger
 // segment, and sizes the per-client buffers.
 func (s *sim) redraw(k, round int) error {
-	cfg := s.e.split
-	cfg.Clients, cfg.Seed = k, s.e.cfg.Seed+uint64(s.segment)*0x9E3779B97F4A7C15
-	classes := len(s.d.Classes)
-	if s.e.paperSplit {
-		cfg = paperSplit(cfg, classes, s.d.Labels != nil)
-	}
-	var labels []int
-	if cfg.Kind != datasets.SplitEqual || s.d.Labels != nil {
-		labels = s.d.Labels
-	}
-	sp, err := datasets.NewSplit(s.d.Cells, labels, classes, cfg)
+	sp, cfg, err := s.drawSplit(k)
 	if err != nil {
-		return fmt.Errorf("fed: %w", err)
+		return err
 	}
 	// Everything that can fail comes first, so a redraw that fails (a
 	// live clients patch) leaves the run on its old split.
@@ -134,6 +138,7 @@ func (s *sim) redraw(k, round int) error {
 	if s.pr != nil {
 		s.pr.segment = fmt.Sprintf("K = %d from round %d", k, round)
 	}
+	s.segmentStart = round
 	for _, n := range sp.Notes {
 		s.ctl.Emit(core.WarningEvent{Message: "client split: " + n})
 	}
@@ -141,6 +146,26 @@ func (s *sim) redraw(k, round int) error {
 		Name: fmt.Sprintf("%s, K = %d clients, %s split (%s)", s.e.v.Name(), k, cfg, sizeRange(sp.Sizes()))})
 	s.ctl.Emit(s.clientsEvent(round, cfg.String()))
 	return nil
+}
+
+// drawSplit draws the split of the next segment for k clients, changing
+// nothing: the same segment and k give the same split.
+func (s *sim) drawSplit(k int) (*datasets.Split, datasets.SplitConfig, error) {
+	cfg := s.e.split
+	cfg.Clients, cfg.Seed = k, s.e.cfg.Seed+uint64(s.segment)*0x9E3779B97F4A7C15
+	classes := len(s.d.Classes)
+	if s.e.paperSplit {
+		cfg = paperSplit(cfg, classes, s.d.Labels != nil)
+	}
+	var labels []int
+	if cfg.Kind != datasets.SplitEqual || s.d.Labels != nil {
+		labels = s.d.Labels
+	}
+	sp, err := datasets.NewSplit(s.d.Cells, labels, classes, cfg)
+	if err != nil {
+		return nil, cfg, fmt.Errorf("fed: %w", err)
+	}
+	return sp, cfg, nil
 }
 
 // paperSplit is FedSC's non-IID benchmark (§4.1) for K = cfg.Clients:
@@ -176,7 +201,7 @@ func (s *sim) describe() string { return strings.Join(s.split.Describe(s.d.Class
 // run is the round loop.
 func (s *sim) run(ctx context.Context) error {
 	e := s.e
-	s.ctl.Emit(s.pr.guarantee(e.v, e.cfg.Mode, s.k, false))
+	s.ctl.Emit(s.guarantee(false))
 	s.warnNoise()
 	if err := s.startAudit(); err != nil {
 		return err
@@ -191,7 +216,7 @@ func (s *sim) run(ctx context.Context) error {
 		if err := s.applyPatches(ps, r); err != nil {
 			return err
 		}
-		if !s.pr.fits(s.k) {
+		if !s.pr.fits(s.k) || (s.rp != nil && !s.rp.fits()) {
 			s.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf(
 				"budget exhausted: round %d would take the audited ε past the target %g; training stops", r, e.cfg.Epsilon)})
 			s.ctl.EndEarly(core.OutcomeBudgetExhausted, fmt.Sprintf("round %d of %d would take the audited ε past the target %g", r, e.rounds, e.cfg.Epsilon))
@@ -223,6 +248,11 @@ func (s *sim) run(ctx context.Context) error {
 				return err
 			}
 		}
+		if s.rp != nil {
+			if err := s.rp.record(fmt.Sprintf("DP-SGD, K = %d from round %d", s.k, s.segmentStart)); err != nil {
+				return err
+			}
+		}
 		evaluated = r%e.p.EvalEvery == 0 || r == e.rounds
 		if err := s.report(ctx, r, evaluated); err != nil {
 			return err
@@ -234,8 +264,16 @@ func (s *sim) run(ctx context.Context) error {
 		}
 	}
 	s.ctl.Emit(s.result())
-	s.ctl.Emit(s.pr.guarantee(e.v, e.cfg.Mode, s.k, true))
+	s.ctl.Emit(s.guarantee(true))
 	return s.emitAudit()
+}
+
+// guarantee returns the run's GuaranteeEvent, planned or final.
+func (s *sim) guarantee(final bool) core.GuaranteeEvent {
+	if s.rp != nil && s.rp.private {
+		return s.rp.guarantee(s.e.v, final)
+	}
+	return s.pr.guarantee(s.e.v, s.e.cfg.Mode, s.k, final)
 }
 
 // clientsRound runs every client's local training on at most workers

@@ -1,0 +1,280 @@
+package fed
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dpscope/dpscope/core/compute"
+)
+
+// Front ends of UnitRecord (Params.Front).
+const (
+	// FrontPCA is the federated Analyze-Gauss projection: private in
+	// sound mode, exact in the nonprivate twin. The default.
+	FrontPCA = "pca"
+	// FrontRandom is a Gaussian random projection drawn from the seed: no
+	// data, the null twin's.
+	FrontRandom = "random"
+	// FrontNone trains on the genes themselves.
+	FrontNone = "none"
+)
+
+// front returns the record unit's projection of every cell (cells × Proj),
+// scaled so that the top released component has unit variance. With
+// FrontPCA each client k computes G_k = Σ_{i ∈ k} x̃_i x̃_iᵀ over its rows
+// clipped to R = 0.5·√genes (dppca's radius rule), adds symmetric GOE noise
+// of std zp·R² from its own generator (sound mode), and the server sums
+// them and takes the top Proj eigenvectors. The split is the run's first
+// (drawSplit with the same seed), so the cells a client uses here are the
+// ones it trains on.
+func (s *sim) front() (compute.Matrix, error) {
+	e := s.e
+	if e.p.Front == FrontNone {
+		return s.x, nil
+	}
+	src := s.frontInput()
+	g, p := src.Cols, min(e.p.Proj, src.Cols)
+	var basis []float64 // g × p, row-major
+	scale := make([]float64, p)
+	for k := range scale {
+		scale[k] = 1
+	}
+	if e.p.Front == FrontRandom {
+		rng := rand.New(rand.NewPCG(e.cfg.Seed, stream(streamFront, 0, 0)))
+		basis = make([]float64, g*p)
+		for i := range basis {
+			basis[i] = rng.NormFloat64() / math.Sqrt(float64(g))
+		}
+	} else {
+		sp, _, err := s.drawSplit(e.clients)
+		if err != nil {
+			return compute.Matrix{}, err
+		}
+		r := 0.5 * math.Sqrt(float64(g))
+		c := make([]float64, g*g)
+		for k, cells := range sp.Clients {
+			if len(cells) == 0 {
+				continue
+			}
+			z := make([]float64, len(cells)*g)
+			for i, row := range cells {
+				dst := z[i*g : (i+1)*g]
+				nrm := 0.0
+				for j, v := range src.RawRowView(row) {
+					dst[j] = float64(v)
+					nrm += float64(v) * float64(v)
+				}
+				if f := r / math.Sqrt(nrm); f < 1 {
+					for j := range dst {
+						dst[j] *= f
+					}
+				}
+			}
+			blas64.Syrk(blas.Trans, 1, blas64.General{Rows: len(cells), Cols: g, Stride: g, Data: z}, 1,
+				blas64.Symmetric{N: g, Stride: g, Uplo: blas.Upper, Data: c})
+			if s.rp.private {
+				addGOE(c, g, s.rp.zp*r*r, s.noiseRand(streamFront, 0, k))
+			}
+		}
+		vals, b, err := topEigen(c, g, p, e.cfg.Seed)
+		if err != nil {
+			return compute.Matrix{}, err
+		}
+		basis = b
+		// every input of the network at unit variance, as the
+		// preprocessing scales genes: component k's variance is its
+		// released eigenvalue over the public cell count (post-processing
+		// of the release); a component released at or below a
+		// thousandth of the top one is scaled as that floor, so noise
+		// directions are not blown up without bound
+		for k := range p {
+			v := max(vals[k], vals[0]*1e-3) / float64(s.d.Cells)
+			if v > 0 {
+				scale[k] = 1 / math.Sqrt(v)
+			}
+		}
+	}
+	out := compute.NewMatrix(src.Rows, p, nil)
+	for i := range src.Rows {
+		row, dst := src.RawRowView(i), out.RawRowView(i)
+		for k := range p {
+			acc := 0.0
+			for j, v := range row {
+				acc += float64(v) * basis[j*p+k]
+			}
+			dst[k] = float32(acc * scale[k])
+		}
+	}
+	if e.p.Front == FrontRandom {
+		// the null twin is nonprivate and data-free: its columns at their
+		// own unit variance
+		normalizeCols(out)
+	}
+	return out, nil
+}
+
+// frontGenes is the number of genes the front end's Gram matrix is built
+// on: dppca's finding (docs/METHODS.md §5) that Analyze Gauss keeps the
+// clusters on the top ~200 genes by mean log-expression and loses them on
+// 2,000 scaled ones (the noise grows with √genes and scaling spreads the
+// variance).
+const frontGenes = 200
+
+// frontInput returns the front end's input: log1p of each cell's counts
+// over its size factor (scanpy's normalise-total to the median library,
+// then log1p) on the frontGenes selected genes of largest mean, or the
+// model input itself for data that are not counts. The ranking is a
+// statistic of all cells computed without noise, like the preprocessing's
+// own gene selection, which every federated method takes as given (an
+// assumption the guarantee lists).
+func (s *sim) frontInput() compute.Matrix {
+	d := s.d
+	if d.RawCounts == nil || len(d.SizeFactors) != d.Cells || d.Genes <= frontGenes {
+		return s.x
+	}
+	lg := make([]float32, len(d.RawCounts))
+	mean := make([]float64, d.Genes)
+	for i := range d.Cells {
+		sf := d.SizeFactors[i]
+		if sf <= 0 {
+			sf = 1
+		}
+		for j := range d.Genes {
+			v := float32(math.Log1p(float64(d.RawCounts[i*d.Genes+j]) / sf))
+			lg[i*d.Genes+j] = v
+			mean[j] += float64(v)
+		}
+	}
+	idx := make([]int, d.Genes)
+	for j := range idx {
+		idx[j] = j
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return mean[idx[a]] > mean[idx[b]] })
+	out := compute.NewMatrix(d.Cells, frontGenes, nil)
+	for i := range d.Cells {
+		row := out.RawRowView(i)
+		for k, j := range idx[:frontGenes] {
+			row[k] = lg[i*d.Genes+j]
+		}
+	}
+	return out
+}
+
+// normalizeCols divides every column of m by its standard deviation
+// (columns of zero spread are left as they are).
+func normalizeCols(m compute.Matrix) {
+	n := float64(m.Rows)
+	for k := range m.Cols {
+		s, s2 := 0.0, 0.0
+		for i := range m.Rows {
+			v := float64(m.RawRowView(i)[k])
+			s, s2 = s+v, s2+v*v
+		}
+		if v := s2/n - (s/n)*(s/n); v > 0 {
+			f := float32(1 / math.Sqrt(v))
+			for i := range m.Rows {
+				m.RawRowView(i)[k] *= f
+			}
+		}
+	}
+}
+
+// addGOE adds symmetric Frobenius-isotropic noise to the upper triangle of
+// the h × h row-major c: N(0, σ²) on the diagonal, N(0, σ²/2) above it (as
+// dppca's Analyze Gauss: in the coordinates (diagonal, √2 × upper
+// triangle) it is N(0, σ² I), the Gaussian mechanism at Frobenius
+// sensitivity R²).
+func addGOE(c []float64, h int, sigma float64, rng *rand.Rand) {
+	off := sigma / math.Sqrt2
+	for i := range h {
+		c[i*h+i] += sigma * rng.NormFloat64()
+		for j := i + 1; j < h; j++ {
+			c[i*h+j] += off * rng.NormFloat64()
+		}
+	}
+}
+
+// frontCheck validates the projection width.
+func frontCheck(p Params) error {
+	if p.Front != FrontPCA && p.Front != FrontRandom && p.Front != FrontNone && p.Front != "" {
+		return configErr("front end", fmt.Sprintf("%q", p.Front), "pca or random")
+	}
+	if math.IsNaN(p.CellClip) || math.IsInf(p.CellClip, 0) || p.CellClip < 0 {
+		return configErr("cell clip", p.CellClip, "finite and > 0")
+	}
+	if p.Proj < 0 {
+		return configErr("projection width", p.Proj, "≥ 1")
+	}
+	return nil
+}
+
+// topEigen returns the top p eigenvectors (g × p, row-major) of the
+// symmetric g × g matrix whose upper triangle is c, and the largest
+// eigenvalue, by subspace iteration with Rayleigh–Ritz: V ← orth(C·V) for
+// subspaceIters steps from a seeded Gaussian block of 2p columns, then the
+// eigenvectors of VᵀCV. A full g × g eigendecomposition took 95 s on the
+// shared machine for g = 1,942; this takes a few hundred products of C with
+// a g × 2p block. The iteration count is fixed (not a tolerance): the
+// projection only has to span the leading directions for k-means.
+func topEigen(c []float64, g, p int, seed uint64) ([]float64, []float64, error) {
+	for i := range g { // fill the lower triangle: Symm reads the upper one, Gemm below reads all
+		for j := i + 1; j < g; j++ {
+			c[j*g+i] = c[i*g+j]
+		}
+	}
+	b := min(2*p, g)
+	rng := rand.New(rand.NewPCG(seed, stream(streamFront, 1, 0)))
+	v := mat.NewDense(g, b, nil)
+	for i := range g {
+		for j := range b {
+			v.Set(i, j, rng.NormFloat64())
+		}
+	}
+	cm := mat.NewDense(g, g, c)
+	var w mat.Dense
+	var qr mat.QR
+	for range subspaceIters {
+		w.Mul(cm, v)
+		qr.Factorize(&w)
+		var q mat.Dense
+		qr.QTo(&q)
+		v = mat.DenseCopyOf(q.Slice(0, g, 0, b))
+	}
+	var t, small mat.Dense
+	t.Mul(cm, v)
+	small.Mul(v.T(), &t)
+	sym := mat.NewSymDense(b, nil)
+	for i := range b {
+		for j := i; j < b; j++ {
+			sym.SetSym(i, j, (small.At(i, j)+small.At(j, i))/2)
+		}
+	}
+	var es mat.EigenSym
+	if !es.Factorize(sym, true) {
+		return nil, nil, errors.New("fed: eigendecomposition of the projected Gram matrix did not converge")
+	}
+	vals := es.Values(nil)
+	var u, vec mat.Dense
+	es.VectorsTo(&u)
+	vec.Mul(v, &u)
+	basis := make([]float64, g*p)
+	top := make([]float64, p)
+	for k := range p {
+		col := b - 1 - k // ascending: the largest last
+		top[k] = vals[col]
+		for i := range g {
+			basis[i*p+k] = vec.At(i, col)
+		}
+	}
+	return top, basis, nil
+}
+
+// subspaceIters is topEigen's number of block products.
+const subspaceIters = 30
