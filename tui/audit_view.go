@@ -120,7 +120,7 @@ func (p *auditPane) resultLines(w int) []string {
 		out = append(out, hang("  ", "a certified ε below the bound is refuted; a bound far below it proves nothing: one run can show at most the ceiling ("+p.ceilingText()+" here)", w, st.Muted)...)
 		return out
 	}
-	unit := unitTitle(unitOf(p.variant().Family()))
+	unit := unitTitle(p.params.unit())
 	add(st.Warn.Render("ε ≥ "+fmtEps(a.EpsilonLower)) + st.Muted.Render(fmt.Sprintf("  empirical lower bound · %s confidence · δ %.3g", pct(a.Confidence), a.Delta)))
 	add(st.Label.Render("ceiling ") + st.Value.Render(fmtEps(a.Ceiling)) + st.Muted.Render(": no outcome of this audit could show more"))
 	if c, ok := certifiedWithin(p.guar, a); ok {

@@ -323,7 +323,7 @@ func (b *budgetPane) View() string {
 	if ch >= minChartHeight {
 		// α and β are the glossary's (trade-off curve); the words the
 		// legend needs leave room for no longer title.
-		title := st.BoxTitle.Render("attacker on "+unitTitle(unitOf(b.params.V().Family()))+": β vs α") + " " +
+		title := st.BoxTitle.Render("attacker on "+unitTitle(b.params.unit())+": β vs α") + " " +
 			st.SeriesStyle(0).Render(chart.PatternOf(0).Glyph()+"PLD") + " " + st.SeriesStyle(1).Render(chart.PatternOf(1).Glyph()+"(ε,δ)") + " " +
 			st.Good.Render("━perfect privacy") + " " + st.Bad.Render("━no privacy")
 		box = st.Box.Render(padBlock(block(truncate(title, cw-2)+"\n"+b.curve.View(), cw-2, ch-2), cw-2))
@@ -365,7 +365,7 @@ func (b *budgetPane) text(w int) string {
 		if f := b.params.V().Family(); f != familyDPSGD {
 			step = stepWord(f)
 		}
-		add(st.BoxTitle.Render(fmt.Sprintf("ledger at %s %d (δ %.3g, unit %s)", step, bg.Step, bg.Delta, unitTitle(unitOf(b.params.V().Family())))))
+		add(st.BoxTitle.Render(fmt.Sprintf("ledger at %s %d (δ %.3g, unit %s)", step, bg.Step, bg.Delta, unitTitle(b.params.unit()))))
 		if longest(names) > 10 {
 			// the engine's accountants have long names: one a line, spent
 			// then projected end, then the name

@@ -135,7 +135,7 @@ func (cp *comparePane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	case ParamsMsg:
 		cp.params = msg.Params
 	case RunStartedMsg:
-		cp.current = &runRecord{ID: msg.ID, Variant: cp.params.V().Label, Unit: unitOf(cp.params.V().Family()), Method: msg.Config.Method, Mode: msg.Config.Mode,
+		cp.current = &runRecord{ID: msg.ID, Variant: cp.params.V().Label, Unit: unitOfConfig(msg.Config), Method: msg.Config.Method, Mode: msg.Config.Mode,
 			Layers: msg.Config.Layers.String(), ARI: math.NaN(), NMI: math.NaN(), Guarantee: "—", detail: newRunDetail(msg.Config)}
 		if msg.Config.Mode == core.ModeNonPrivate {
 			cp.current.Layers = "—"

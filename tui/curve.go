@@ -52,6 +52,7 @@ type curveSweep struct {
 	seq      int
 	label    string
 	method   string // the swept method; other points are the baseline's
+	unit     string // the privacy unit of the swept method's ε
 	points   []sweep.Point
 	outcomes []*sweep.Outcome
 	failures []string
@@ -206,7 +207,12 @@ func (p *curvePane) startSweep() tea.Cmd {
 			continue
 		}
 		bb := base
-		bb.Options = nil
+		bb.Method, bb.Options = b.Name, nil
+		if unitOfConfig(bb) != unitOfConfig(base) {
+			// One ε axis, one unit: a client-level curve gets no
+			// cell-level baseline beside it (the legend says why).
+			continue
+		}
 		bg := sweep.Grid{Base: bb, Methods: []string{b.Name}, Modes: []core.Mode{core.ModeSound}, Epsilons: curveEpsilons, Seeds: curveSeeds}
 		if more, err := bg.Points(); err == nil {
 			points = append(points, more...)
@@ -215,7 +221,7 @@ func (p *curvePane) startSweep() tea.Cmd {
 	p.seq++
 	ctx, cancel := context.WithCancel(p.c.Config.Context)
 	sw := &curveSweep{
-		seq: p.seq, label: fmt.Sprintf("%s %s", base.Method, base.Mode), method: base.Method, points: points,
+		seq: p.seq, label: fmt.Sprintf("%s %s", base.Method, base.Mode), method: base.Method, unit: unitOfConfig(base), points: points,
 		outcomes: make([]*sweep.Outcome, len(points)), running: true, cancel: cancel,
 		results: make(chan curveRunMsg),
 	}
@@ -394,10 +400,15 @@ func (p *curvePane) text(w int) []string {
 		st.SeriesStyle(1).Render("● non-private (at the right)")
 	if p.sw != nil && len(core.Baselines()) > 0 {
 		for _, b := range core.Baselines() {
-			if b.Name != p.sw.method {
-				legend += "  " + st.SeriesStyle(2).Render(chart.Dashed.Glyph()+" "+b.Label()+" sound (private baseline)")
-				break
+			if b.Name == p.sw.method {
+				continue
 			}
+			if p.sw.unit != unitCell {
+				legend += "  " + st.Muted.Render(b.Label()+" (private baseline) not drawn: its ε is about one cell, this curve's about one "+p.sw.unit)
+			} else {
+				legend += "  " + st.SeriesStyle(2).Render(chart.Dashed.Glyph()+" "+b.Label()+" sound (private baseline)")
+			}
+			break
 		}
 	}
 	switch {

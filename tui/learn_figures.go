@@ -80,7 +80,7 @@ func fmtEpsFinite(v float64, err error) string {
 // privacyUnit names what one unit of privacy protects for the variant:
 // one cell for central methods, one client's data for federated ones.
 func privacyUnit(pr runParams) string {
-	if pr.V().Family() == familyFederated {
+	if pr.unit() == unitClient {
 		return "one client's data (client-level)"
 	}
 	return "one cell added or removed"

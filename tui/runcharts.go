@@ -53,6 +53,7 @@ type runCharts struct {
 	segments []string
 
 	family  Family // the engine family of the last run (or the chosen method)
+	unit    string // the privacy unit of its ε (unitCell or unitClient)
 	label   string // the method's label
 	started bool   // a run has started
 	private bool   // the last run adds noise
@@ -94,14 +95,14 @@ func (rc *runCharts) reset(cfg core.Config, pr runParams) {
 	rc.lastStep, rc.lastLoss = 0, 0
 	rc.totalSteps, rc.epochs = pr.plannedSteps(), pr.Epochs
 	rc.started, rc.private = true, cfg.Mode != core.ModeNonPrivate
-	rc.setMethod(pr.V())
+	rc.setMethod(pr)
 	rc.dirty = true
 }
 
-// setMethod adapts the titles to v's engine: DP-MD's loss is the mean
-// distance of the queries to the manifold.
-func (rc *runCharts) setMethod(v Variant) {
-	rc.family, rc.label = v.Family(), v.Label
+// setMethod adapts the titles to pr's engine (DP-MD's loss is the mean
+// distance of the queries to the manifold) and its privacy unit.
+func (rc *runCharts) setMethod(pr runParams) {
+	rc.family, rc.label, rc.unit = pr.V().Family(), pr.V().Label, pr.unit()
 	rc.titles[chartLoss] = "loss"
 	if rc.family == familyDenoising {
 		rc.titles[chartLoss] = "mean distance to M"
@@ -345,7 +346,7 @@ func (rc *runCharts) title(i, w int) string {
 		}
 	case chartEpsilon:
 		// Each accountant is its own series; the unit is the run's.
-		t += st.Muted.Render(" (" + unitTitle(unitOf(rc.family)) + ")")
+		t += st.Muted.Render(" (" + unitTitle(rc.unit) + ")")
 		if b := rc.budget; b != nil {
 			for j, e := range b.Spent {
 				t += " " + st.SeriesStyle(j).Render(chart.PatternOf(j).Glyph()+e.Short()+" "+fmtEps(e.Epsilon))

@@ -41,7 +41,7 @@ func newRunPane(c *Common, params runParams) *runPane {
 	p.form = newForm(append(p.runFields(), p.optionFields(p.opts)...))
 	p.form.running = func() bool { return c.RunState.Active() }
 	p.charts = newRunCharts(c)
-	p.charts.setMethod(params.V())
+	p.charts.setMethod(params)
 	p.reproject()
 	return p
 }
@@ -274,7 +274,7 @@ func (p *runPane) edited(i int) tea.Cmd {
 	case fMethod, fManifold:
 		p.form.settle() // the method's controls changed
 		if !p.charts.started {
-			p.charts.setMethod(p.params.V())
+			p.charts.setMethod(p.params)
 		}
 	}
 	p.reproject()

@@ -154,7 +154,7 @@ func (m *Model) setRunParams(pr runParams) tea.Cmd {
 		rp.charts.guarantee = nil
 		rp.form.settle()
 		if !rp.charts.started {
-			rp.charts.setMethod(pr.V())
+			rp.charts.setMethod(pr)
 		}
 		rp.reproject()
 	}

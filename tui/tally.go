@@ -27,16 +27,6 @@ func newSessionTally() *sessionTally {
 	return &sessionTally{byData: map[string]*sweep.Cost{}, clients: map[string]*sweep.Cost{}}
 }
 
-// unitOfMethod is the privacy unit of the registered method name's ε; a
-// name not registered is taken as a central method's (one cell).
-func unitOfMethod(name string) string {
-	m, err := core.LookupMethod(name)
-	if err != nil {
-		return unitCell
-	}
-	return unitOf(m.Family)
-}
-
 // privateReleaseMsg reports a finished private run made outside the
 // session's own run (a Trade-off sweep's).
 type privateReleaseMsg struct {
@@ -47,7 +37,7 @@ type privateReleaseMsg struct {
 
 // releaseCmd reports a sweep's private run of cfg to the tally.
 func releaseCmd(cfg core.Config, o sweep.Outcome) tea.Cmd {
-	return func() tea.Msg { return privateReleaseMsg{data: cfg.Data, unit: unitOfMethod(cfg.Method), o: o} }
+	return func() tea.Msg { return privateReleaseMsg{data: cfg.Data, unit: unitOfConfig(cfg), o: o} }
 }
 
 // start follows a new run of cfg.
@@ -64,7 +54,7 @@ func (t *sessionTally) observe(evs []core.Event) {
 func (t *sessionTally) closeRun() {
 	t.run.Settle()
 	if t.cfg.Mode != core.ModeNonPrivate && (t.run.Spent > 0 || t.run.Unbounded) {
-		t.add(t.cfg.Data, unitOfMethod(t.cfg.Method), t.run)
+		t.add(t.cfg.Data, unitOfConfig(t.cfg), t.run)
 	}
 	t.cfg = core.Config{}
 }
@@ -97,7 +87,7 @@ func (t *sessionTally) costs(unit string) map[string]sweep.Cost {
 	for d, c := range by {
 		out[d] = *c
 	}
-	if t.cfg.Data != "" && t.cfg.Mode != core.ModeNonPrivate && unitOfMethod(t.cfg.Method) == unit {
+	if t.cfg.Data != "" && t.cfg.Mode != core.ModeNonPrivate && unitOfConfig(t.cfg) == unit {
 		o := t.run
 		o.Settle()
 		if o.Spent > 0 || o.Unbounded {

@@ -1,5 +1,7 @@
 package tui
 
+import "github.com/dpscope/dpscope/core"
+
 // One ε axis, one unit (issue 19 point 5): an ε is a figure of one
 // accountant (RDP, PLD, GDP, zCDP, a paper's own) about one privacy unit
 // (one cell added or removed, or one client's whole data). Figures of
@@ -14,12 +16,37 @@ const (
 	unitClient = "client" // one client's whole data: the federated methods
 )
 
-// unitOf is the privacy unit of a method family's ε.
+// unitOf is the privacy unit of a method family's ε by default: the
+// federated methods protect one client's data unless a run asks for the
+// cell unit (unitOfConfig).
 func unitOf(f Family) string {
 	if f == familyFederated {
 		return unitClient
 	}
 	return unitCell
+}
+
+// unitOfConfig is the privacy unit of a run's ε: its family's, except a
+// federated run with the option unit=record (FL-DP and PPML-Omics' cell-
+// level sound mode), whose ε is about one cell. A method not registered is
+// taken as a central method's (one cell).
+func unitOfConfig(c core.Config) string {
+	m, err := core.LookupMethod(c.Method)
+	if err != nil {
+		return unitCell
+	}
+	if m.Family == familyFederated && c.Options["unit"] == "record" {
+		return unitCell
+	}
+	return unitOf(m.Family)
+}
+
+// unit is the privacy unit of the runs these settings make.
+func (p runParams) unit() string {
+	if p.V().Family() == familyFederated && p.Fed.Unit == "record" {
+		return unitCell
+	}
+	return unitOf(p.V().Family())
 }
 
 // unitTitle names the unit in a title: "one cell" (the glossary's

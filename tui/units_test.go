@@ -103,7 +103,7 @@ func TestEpsilonChartsNameUnit(t *testing.T) {
 		t.Errorf("Run ε chart series %v, want RDP and PLD apart", s)
 	}
 	for _, fam := range []Family{familyDPSGD, familyFederated} {
-		rc.family = fam
+		rc.family, rc.unit = fam, unitOf(fam)
 		title := stripANSI(rc.title(chartEpsilon, 200))
 		if !strings.Contains(title, unitTitle(unitOf(fam))) || !strings.Contains(title, "RDP 1") || !strings.Contains(title, "PLD 0.8") || !strings.Contains(title, "end RDP 3.5") {
 			t.Errorf("Run ε title %q: want the unit of %v and each accountant named", title, fam)
@@ -128,6 +128,22 @@ func TestEpsilonChartsNameUnit(t *testing.T) {
 			t.Errorf("%s with %s names no client unit:\n%s", name, pr.V().Label, v)
 		}
 	}
+	// The cell-level option of FL-DP and PPML-Omics (unit=record): its ε
+	// is about one cell, and the private baseline may share its axis.
+	pr.Fed.Unit = "record"
+	m = send(t, m, ParamsMsg{pr})
+	for _, name := range []string{"Budget", "Trade-off"} {
+		if v := views[name](m); !strings.Contains(v, "one cell") || strings.Contains(v, "one client") {
+			t.Errorf("%s with %s and unit=record names no cell unit:\n%s", name, pr.V().Label, v)
+		}
+	}
+	if u := unitOfConfig(pr.fedConfig(pr.V().Method)); u != unitCell {
+		t.Errorf("unit of a unit=record run %q, want %q", u, unitCell)
+	}
+	pr.Fed.Unit = ""
+	if u := unitOfConfig(pr.fedConfig(pr.V().Method)); u != unitClient {
+		t.Errorf("unit of a client-level run %q, want %q", u, unitClient)
+	}
 	// Every lesson names the unit, and every lesson chart that plots or
 	// states an ε names its unit.
 	lp := m.Pane(TabLearn).(*learnPane)
@@ -151,8 +167,8 @@ func TestEpsilonChartsNameUnit(t *testing.T) {
 func TestTallySeparatesUnits(t *testing.T) {
 	tl := newSessionTally()
 	fedName := variants()[variantIndex(familyFederated)].Method
-	tl.add("d", unitOfMethod("dcan"), sweepOutcome(2))
-	tl.add("d", unitOfMethod(fedName), sweepOutcome(3))
+	tl.add("d", unitOfConfig(core.Config{Method: "dcan"}), sweepOutcome(2))
+	tl.add("d", unitOfConfig(core.Config{Method: fedName}), sweepOutcome(3))
 	line := tl.line("d")
 	if !strings.Contains(line, "ε ≤ 2 (one cell)") || !strings.Contains(line, "ε ≤ 3 (one client)") || strings.Contains(line, "ε ≤ 5") {
 		t.Errorf("tally %q: want 2 about one cell and 3 about one client, apart", line)
