@@ -93,6 +93,13 @@ type Options struct {
 	// component whose own released weight is too small for the noise
 	// (the staged split's test per component, mixture.gated).
 	Gate string
+	// Start ("start": stage or dppca) is the private start: stage is
+	// dppca's previous defaults as this design was measured with (h = 200,
+	// p = 10, 5 Lloyd rounds) over-clustered into Over·K and merged by the
+	// head; dppca is dppca exactly as dppca runs alone (its current rules:
+	// genes=auto, p=auto, DefaultT rounds, over=auto with its own merge),
+	// into K centres, no merge of the head's (Over = 1).
+	Start string
 }
 
 // Values of the options shrink, stage and gate.
@@ -105,6 +112,9 @@ const (
 	GateOff   = "off"
 	NetAuto   = "auto"
 	NetFixed  = "fixed"
+	// StartStage and StartDPPCA are option start's values.
+	StartStage = "stage"
+	StartDPPCA = "dppca"
 )
 
 // OverAuto is option over's value "auto" (overRule, from the released
@@ -117,10 +127,11 @@ const (
 	DefaultStage  = StageAuto
 	DefaultGate   = GateComp
 	DefaultNet    = NetFixed
+	DefaultStart  = StartStage
 )
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -175,6 +186,8 @@ func Parse(vals map[string]string) (Options, error) {
 			o.Stage = v
 		case "gate":
 			o.Gate = v
+		case "start":
+			o.Start = v
 		default:
 			return Options{}, optf("option %q is unknown, must be one of %s", key, strings.Join(Keys, ", "))
 		}
@@ -184,6 +197,22 @@ func Parse(vals map[string]string) (Options, error) {
 
 // Resolve returns o with every zero field set to its default, validated.
 func (o Options) Resolve() (Options, error) {
+	if o.Start == "" {
+		o.Start = DefaultStart
+	}
+	if o.Start == StartDPPCA {
+		// dppca as it runs alone: its own gene and p rules unless given,
+		// its own over-clustering (so none of the head's).
+		if o.Genes == 0 {
+			o.Genes = dppca.GenesAuto
+		}
+		if o.PRule == "" && o.P == 0 {
+			o.PRule = dppca.PRuleEdge
+		}
+		if o.Over == 0 {
+			o.Over = 1
+		}
+	}
 	if o.PRule == "" {
 		o.PRule = dppca.PRuleFixed
 	}
@@ -270,6 +299,12 @@ func (o Options) Validate() error {
 	if o.Gate != GateComp && o.Gate != GateOff {
 		return optf("option gate is %q, must be %s or %s", o.Gate, GateComp, GateOff)
 	}
+	if o.Start != StartStage && o.Start != StartDPPCA {
+		return optf("option start is %q, must be %s or %s", o.Start, StartStage, StartDPPCA)
+	}
+	if o.Start == StartDPPCA && o.Over != 1 {
+		return optf("option over is %d, must be 1 under start=dppca (dppca merges its own over-clustered centres)", o.Over)
+	}
 	return nil
 }
 
@@ -284,6 +319,9 @@ const dppcaStageRounds = 5
 // dppcaOptions returns the options of the dppca stage: its defaults with
 // p and its rule, genes, prep and k from o, and dppcaStageRounds.
 func (o Options) dppcaOptions() (dppca.Options, error) {
+	if o.Start == StartDPPCA {
+		return dppca.Options{P: o.P, PRule: o.PRule, T: dppca.DefaultT, Genes: o.Genes, Prep: o.Prep, K: o.K, Over: dppca.OverAuto}.Resolve()
+	}
 	return dppca.Options{P: o.P, PRule: o.PRule, T: dppcaStageRounds, Genes: o.Genes, Prep: o.Prep, K: o.K}.Resolve()
 }
 
@@ -309,8 +347,8 @@ func (o Options) String() string {
 	if o.NetRule == NetAuto {
 		net = "auto(≤" + net + ")"
 	}
-	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s gate=%s",
-		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.Gate)
+	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s gate=%s start=%s",
+		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.Gate, o.Start)
 }
 
 // shares returns the shares of μ² of the dppca stage, the network and the
