@@ -163,6 +163,8 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	if err != nil {
 		return err
 	}
+	// The subspace test may have replaced the network by head rounds.
+	r.pl = out.Plan
 	e.mu.Lock()
 	e.out = out
 	e.mu.Unlock()
@@ -247,6 +249,9 @@ func (r *runner) collapseMessage(out *Outcome) string {
 		why := "steps=0 (the null)"
 		if pl.NetOff {
 			why = fmt.Sprintf("the staged split left the network out (the noise it would leave on a mean, %.3g of R, is above %g) and gave its share to the start", pl.Rho, StageRho)
+		}
+		if pl.SubOff {
+			why = fmt.Sprintf("the subspace test left the network out (the start's spectrum cleared its noise edge %g times over) and gave its share to %d more Lloyd rounds of the head", 1/SubspaceRho, pl.Extra)
 		}
 		return msg + fmt.Sprintf(": no DP-SGD step ran (%s), so these are the private start's clusters: %s; at this ε the noise of the private PCA and k-means leaves some released centres where no cell is nearest; a larger ε or a smaller K leaves more signal", why, start)
 	}

@@ -98,8 +98,15 @@ type Options struct {
 	// p = 10, 5 Lloyd rounds) over-clustered into Over·K and merged by the
 	// head; dppca is dppca exactly as dppca runs alone (its current rules:
 	// genes=auto, p=auto, DefaultT rounds, over=auto with its own merge),
-	// into K centres, no merge of the head's (Over = 1).
+	// into K centres, no merge of the head's (Over = 1 unless given; with
+	// over > 1 the head over-clusters and merges, dppca does not).
 	Start string
+	// Subspace ("subspace": off or test) is the spectral test after the
+	// start (subspaceTest): test leaves the network out when the start's
+	// released spectrum says its private subspace is already accurate,
+	// and spends the network's share on SubspaceRounds more Lloyd rounds
+	// of the head in the codes instead.
+	Subspace string
 }
 
 // Values of the options shrink, stage and gate.
@@ -115,6 +122,9 @@ const (
 	// StartStage and StartDPPCA are option start's values.
 	StartStage = "stage"
 	StartDPPCA = "dppca"
+	// SubspaceOff and SubspaceTest are option subspace's values.
+	SubspaceOff  = "off"
+	SubspaceTest = "test"
 )
 
 // OverAuto is option over's value "auto" (overRule, from the released
@@ -128,10 +138,11 @@ const (
 	DefaultGate   = GateComp
 	DefaultNet    = NetFixed
 	DefaultStart  = StartStage
+	DefaultSub    = SubspaceOff
 )
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -188,6 +199,8 @@ func Parse(vals map[string]string) (Options, error) {
 			o.Gate = v
 		case "start":
 			o.Start = v
+		case "subspace":
+			o.Subspace = v
 		default:
 			return Options{}, optf("option %q is unknown, must be one of %s", key, strings.Join(Keys, ", "))
 		}
@@ -199,6 +212,9 @@ func Parse(vals map[string]string) (Options, error) {
 func (o Options) Resolve() (Options, error) {
 	if o.Start == "" {
 		o.Start = DefaultStart
+	}
+	if o.Subspace == "" {
+		o.Subspace = DefaultSub
 	}
 	if o.Start == StartDPPCA {
 		// dppca as it runs alone: its own gene and p rules unless given,
@@ -299,11 +315,11 @@ func (o Options) Validate() error {
 	if o.Gate != GateComp && o.Gate != GateOff {
 		return optf("option gate is %q, must be %s or %s", o.Gate, GateComp, GateOff)
 	}
+	if o.Subspace != SubspaceOff && o.Subspace != SubspaceTest {
+		return optf("option subspace is %q, must be %s or %s", o.Subspace, SubspaceOff, SubspaceTest)
+	}
 	if o.Start != StartStage && o.Start != StartDPPCA {
 		return optf("option start is %q, must be %s or %s", o.Start, StartStage, StartDPPCA)
-	}
-	if o.Start == StartDPPCA && o.Over != 1 {
-		return optf("option over is %d, must be 1 under start=dppca (dppca merges its own over-clustered centres)", o.Over)
 	}
 	return nil
 }
@@ -320,7 +336,13 @@ const dppcaStageRounds = 5
 // p and its rule, genes, prep and k from o, and dppcaStageRounds.
 func (o Options) dppcaOptions() (dppca.Options, error) {
 	if o.Start == StartDPPCA {
-		return dppca.Options{P: o.P, PRule: o.PRule, T: dppca.DefaultT, Genes: o.Genes, Prep: o.Prep, K: o.K, Over: dppca.OverAuto}.Resolve()
+		// dppca's own over-clustering and merge when the head does not
+		// merge (Over = 1); else the head's alone.
+		over := 1
+		if o.Over == 1 {
+			over = dppca.OverAuto
+		}
+		return dppca.Options{P: o.P, PRule: o.PRule, T: dppca.DefaultT, Genes: o.Genes, Prep: o.Prep, K: o.K, Over: over}.Resolve()
 	}
 	return dppca.Options{P: o.P, PRule: o.PRule, T: dppcaStageRounds, Genes: o.Genes, Prep: o.Prep, K: o.K}.Resolve()
 }
@@ -347,8 +369,8 @@ func (o Options) String() string {
 	if o.NetRule == NetAuto {
 		net = "auto(≤" + net + ")"
 	}
-	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s gate=%s start=%s",
-		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.Gate, o.Start)
+	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s gate=%s start=%s subspace=%s",
+		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.Gate, o.Start, o.Subspace)
 }
 
 // shares returns the shares of μ² of the dppca stage, the network and the
