@@ -165,6 +165,9 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	}
 	// The subspace test may have replaced the network by head rounds.
 	r.pl = out.Plan
+	if out.Plan.SubOff {
+		ctl.Emit(core.WarningEvent{Message: fmt.Sprintf("subspace test: the start's noise edge %.3g is at most %g of its released eigenvalues up to the (K−1)-th, so its private subspace is accurate and the network has little to correct; no DP-SGD step ran and the network's share went to %d more Lloyd rounds of the head (sums noise %.3g, counts %.3g)", out.Start.Plan.Edge(), SubspaceRho, out.Plan.Extra, out.Plan.ExtraSums, out.Plan.ExtraCounts)})
+	}
 	e.mu.Lock()
 	e.out = out
 	e.mu.Unlock()
@@ -277,6 +280,9 @@ func (r *runner) noiseMessage() string {
 			verdict = "above it, the network is left out and its share of the budget goes to the start (as steps=0)"
 		}
 		head += fmt.Sprintf("; staged split: cell count ñ = %.0f released first, the noise the network would leave on a mean is %.3g of R (bound %g): %s", pl.NoisyN, pl.Rho, StageRho, verdict)
+	}
+	if o.Subspace == SubspaceTest {
+		head += fmt.Sprintf("; subspace test after the start: when its noise edge is at most %g of the released (K−1)-th eigenvalue the network is left out and its share goes to %d more head rounds", SubspaceRho, SubspaceRounds)
 	}
 	if o.Shrink == ShrinkJS {
 		head += "; every released step shrunk block by block (James–Stein)"
