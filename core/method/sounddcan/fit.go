@@ -109,7 +109,7 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	if kOver != src.K {
 		merged, mw = mergeCentres(centres, w, p, src.K, rng)
 	}
-	if o.Subspace == SubspaceTest && pl.Private() && pl.Steps > 0 && subspaceAccurate(start.Eigen, start.Plan.Edge(), src.K) {
+	if o.Subspace != SubspaceOff && pl.Private() && pl.Steps > 0 && subspaceAccurate(start.Eigen, start.Plan.Edge(), src.K, subspaceRho(o.Subspace)) {
 		// The start's subspace is accurate: the network has little to
 		// correct, so its share goes to more Lloyd rounds of the head on
 		// the K merged centres (the same μ, decided from releases).

@@ -101,9 +101,11 @@ type Options struct {
 	// into K centres, no merge of the head's (Over = 1 unless given; with
 	// over > 1 the head over-clusters and merges, dppca does not).
 	Start string
-	// Subspace ("subspace": off or test) is the spectral test after the
-	// start (subspaceTest): test leaves the network out when the start's
-	// released spectrum says its private subspace is already accurate,
+	// Subspace ("subspace": off, test or edge) is the spectral test after
+	// the start (subspaceAccurate): test leaves the network out when the
+	// start's released spectrum says its private subspace is already
+	// accurate (noise edge ≤ SubspaceRho of the weakest eigenvalue), edge
+	// when that eigenvalue is merely above the noise edge,
 	// and spends the network's share on SubspaceRounds more Lloyd rounds
 	// of the head in the codes instead.
 	Subspace string
@@ -125,6 +127,7 @@ const (
 	// SubspaceOff and SubspaceTest are option subspace's values.
 	SubspaceOff  = "off"
 	SubspaceTest = "test"
+	SubspaceEdge = "edge"
 )
 
 // OverAuto is option over's value "auto" (overRule, from the released
@@ -315,8 +318,8 @@ func (o Options) Validate() error {
 	if o.Gate != GateComp && o.Gate != GateOff {
 		return optf("option gate is %q, must be %s or %s", o.Gate, GateComp, GateOff)
 	}
-	if o.Subspace != SubspaceOff && o.Subspace != SubspaceTest {
-		return optf("option subspace is %q, must be %s or %s", o.Subspace, SubspaceOff, SubspaceTest)
+	if o.Subspace != SubspaceOff && o.Subspace != SubspaceTest && o.Subspace != SubspaceEdge {
+		return optf("option subspace is %q, must be %s, %s or %s", o.Subspace, SubspaceOff, SubspaceTest, SubspaceEdge)
 	}
 	if o.Start != StartStage && o.Start != StartDPPCA {
 		return optf("option start is %q, must be %s or %s", o.Start, StartStage, StartDPPCA)

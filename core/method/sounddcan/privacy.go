@@ -371,12 +371,22 @@ func (r *runner) emitBudget() {
 }
 
 // subspaceAccurate is the subspace test: the noise edge of the start's
-// covariance is at most SubspaceRho of the released eigenvalue of the
+// covariance is at most rho times the released eigenvalue of the
 // weakest direction K clusters span (eigen decreasing; the (K−1)-th, or
-// the last when fewer were kept). Released values only.
-func subspaceAccurate(eigen []float64, edge float64, k int) bool {
+// the last when fewer were kept), rho that bound. Released values only.
+func subspaceAccurate(eigen []float64, edge float64, k int, rho float64) bool {
 	j := min(k-1, len(eigen)) - 1
-	return j >= 0 && edge <= SubspaceRho*eigen[j]
+	return j >= 0 && edge <= rho*eigen[j]
+}
+
+// subspaceRho returns the subspace test's bound of option subspace:
+// SubspaceRho under test; 1 under edge (the weakest direction merely above
+// the noise edge, dppca's p=auto criterion for keeping a direction).
+func subspaceRho(v string) float64 {
+	if v == SubspaceEdge {
+		return 1
+	}
+	return SubspaceRho
 }
 
 // leaveNetOut turns a plan whose network would run into one that spends

@@ -20,9 +20,12 @@ func TestSubspaceAccurate(t *testing.T) {
 		k    int
 		want bool
 	}{{5, 4, true}, {5.01, 4, false}, {2, 5, true}, {2.01, 9, false}, {25, 2, true}, {25.1, 2, false}, {0, 1, false}} {
-		if got := subspaceAccurate(eig, c.edge, c.k); got != c.want {
+		if got := subspaceAccurate(eig, c.edge, c.k, SubspaceRho); got != c.want {
 			t.Errorf("edge %g, K = %d: %v, want %v", c.edge, c.k, got, c.want)
 		}
+	}
+	if !subspaceAccurate(eig, 8, 5, subspaceRho(SubspaceEdge)) || subspaceAccurate(eig, 8.01, 5, subspaceRho(SubspaceEdge)) {
+		t.Error("subspace=edge: want the weakest eigenvalue 8 against the edge itself")
 	}
 }
 
