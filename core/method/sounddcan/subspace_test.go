@@ -3,6 +3,7 @@ package sounddcan
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/dpscope/dpscope/accountant"
@@ -99,6 +100,33 @@ func TestSubspaceEngine(t *testing.T) {
 		}
 		if c.off && out.NonEmpty != 3 {
 			t.Errorf("ε=%g: %d of 3 clusters non-empty with the head's extra rounds on separated data", c.eps, out.NonEmpty)
+		}
+	}
+}
+
+// TestStartDPPCAOptions: start=dppca resolves to dppca's own rules (genes
+// and p auto, its 10 rounds and its own over-clustering when the head does
+// not merge); over > 1 leaves the merge to the head; bad values are
+// errors naming the option.
+func TestStartDPPCAOptions(t *testing.T) {
+	o := mustParse(t, map[string]string{"start": "dppca"})
+	do, err := o.dppcaOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Over != 1 || o.Genes != dppca.GenesAuto || o.PRule != dppca.PRuleEdge || do.T != dppca.DefaultT || do.Over != dppca.OverAuto || do.Genes != dppca.GenesAuto {
+		t.Errorf("start=dppca: options %v, dppca stage %+v", o, do)
+	}
+	o = mustParse(t, map[string]string{"start": "dppca", "over": "3", "genes": "100", "p": "5"})
+	if do, err = o.dppcaOptions(); err != nil || do.Over != 1 || do.Genes != 100 || do.P != 5 || o.Over != 3 {
+		t.Errorf("start=dppca over=3: options %v, dppca stage %+v (%v)", o, do, err)
+	}
+	if do, _ := mustParse(t, nil).dppcaOptions(); do.T != dppcaStageRounds || do.Over != 1 || do.Genes != dppca.DefaultGenes {
+		t.Errorf("default start: dppca stage %+v", do)
+	}
+	for _, kv := range [][2]string{{"start", "x"}, {"subspace", "on"}} {
+		if _, err := Parse(map[string]string{kv[0]: kv[1]}); err == nil || !strings.Contains(err.Error(), kv[0]) {
+			t.Errorf("%s=%s: error %v, want one naming the option", kv[0], kv[1], err)
 		}
 	}
 }
