@@ -57,8 +57,11 @@ func simData(t testing.TB, seed uint64) *datasets.Dataset {
 // DPSCOPE_SOUNDDCAN_EPS (default 2,8) and without noise.
 // DPSCOPE_SOUNDDCAN_CELLS changes the number of simulated cells,
 // DPSCOPE_SOUNDDCAN_DEFAC every group's DE factor location,
-// DPSCOPE_SOUNDDCAN_DPPCA=1 adds dppca. Long; it reports and asserts
-// nothing beyond the runs succeeding.
+// DPSCOPE_SOUNDDCAN_DPPCA=1 adds dppca. Each cell of the table gives the
+// mean ± sd, c the runs below K/2 non-empty clusters, o the runs whose
+// network the staged split left out, s those the subspace test left out,
+// ne the mean non-empty clusters. Long; it reports and asserts nothing
+// beyond the runs succeeding.
 func TestDesign(t *testing.T) {
 	env := os.Getenv("DPSCOPE_SOUNDDCAN_DESIGN")
 	if env == "" {
@@ -110,7 +113,7 @@ func TestDesign(t *testing.T) {
 		line := fmt.Sprintf("%-40q", v)
 		for _, eps := range append(append([]float64(nil), epss...), 0) {
 			var aris []float64
-			collapsed, off, nonEmpty := 0, 0, 0
+			collapsed, off, sub, nonEmpty := 0, 0, 0, 0
 			for _, src := range srcs {
 				for s := range nseeds {
 					a, out := fitARI(t, src, eps > 0, eps, o, s)
@@ -121,11 +124,14 @@ func TestDesign(t *testing.T) {
 					if out.Plan.NetOff {
 						off++
 					}
+					if out.Plan.SubOff {
+						sub++
+					}
 					nonEmpty += out.NonEmpty
 				}
 			}
 			m, sd := meanSD(aris)
-			line += fmt.Sprintf(" | ε=%g %.3f±%.3f c%d o%d ne%.1f", eps, m, sd, collapsed, off, float64(nonEmpty)/float64(len(aris)))
+			line += fmt.Sprintf(" | ε=%g %.3f±%.3f c%d o%d s%d ne%.1f", eps, m, sd, collapsed, off, sub, float64(nonEmpty)/float64(len(aris)))
 		}
 		t.Log(line)
 	}

@@ -19,8 +19,8 @@ import (
 // of the merged start, of the trained mixture and of noise-free steps from
 // the same start (the plan's z set to 0, the same noise stream before it),
 // the start's and the end's non-empty clusters, the variance, the loss and
-// the released count. Long and for reading only: it asserts that the runs
-// succeed.
+// the released count. DIAG_OPTS (key=value;…) changes the options (e.g.
+// gate=off). Long and for reading only: it asserts that the runs succeed.
 func TestDiag(t *testing.T) {
 	env := os.Getenv("DIAG")
 	if env == "" {
@@ -31,7 +31,14 @@ func TestDiag(t *testing.T) {
 		v, _ := strconv.ParseFloat(f, 64)
 		epss = append(epss, v)
 	}
-	o, err := Parse(nil)
+	vals := map[string]string{}
+	if e := os.Getenv("DIAG_OPTS"); e != "" {
+		for _, kv := range strings.Split(e, ";") {
+			k, v, _ := strings.Cut(kv, "=")
+			vals[k] = v
+		}
+	}
+	o, err := Parse(vals)
 	if err != nil {
 		t.Fatal(err)
 	}

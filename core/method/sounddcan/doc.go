@@ -148,6 +148,30 @@
 // 0.697, 0.340 / 0.643 / 0.700 / 0.709 / 0.718 / 0.631, 0.180 / 0.379 /
 // 0.542 / 0.575 / 0.479 / 0.474).
 //
+// Eighth session (issue 17.1 and 16.5; docs/RESULTS.md "dcan-sound: the
+// start, the network's share and the gate"), each option measured on fresh
+// simulations by a rule stated before measuring (builtin:default's
+// specification at 2,000 cells with simulator seeds 21, 22 and at 4,000
+// cells with seed 23; later also DE location 0.3; run seeds 0–2), none
+// adopted, so the defaults above stay:
+//   - start=dppca (the start is dppca exactly as it runs alone, into K):
+//     above the default in ARI at 2,000 cells (with net=0.1: 0.210 / 0.522
+//     / 0.673 / 0.728 at ε 2 / 4 / 8 / 16 against 0.070 / 0.420 / 0.642 /
+//     0.669) but it inherits dppca's emptied clusters (5.7 of 8 non-empty
+//     at ε 8 against 7.8: the sims' subtypes merged into their parents)
+//     and at 4,000 cells falls below the default at ε 4 (0.538 against
+//     0.651): rejected by the non-empty and every-ε criteria.
+//   - net=0.1 (the start keeps more of the budget): 0.179 / 0.266 / 0.548
+//     / 0.686, rejected.
+//   - subspace=test (after the start, leave the network out when the noise
+//     edge is at most a quarter of the released (K−1)-th eigenvalue, and
+//     spend its share on 4 more head rounds in the codes): never fired on
+//     any simulation, nor on pbmc_4k or mouse_bladder; subspace=edge (the
+//     eigenvalue merely above the edge) fired and lost (0.480 against
+//     0.642 at ε 8, 2,000 cells): where the weakest direction is above the
+//     edge but not far above it, the network's gene-space steps are worth
+//     far more than more Lloyd rounds in the private subspace.
+//
 // Reported on the shared sets (docs/RESULTS.md "The trade-off", seeds 0–4,
 // δ = 1e-5), mean ARI at ε = 0.5 / 1 / 2 / 4 / 8 / 16 with the staged split
 // and the gate: builtin:default 0.000 / 0.011 / 0.118 / 0.352 / 0.583 /

@@ -163,6 +163,11 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	if err != nil {
 		return err
 	}
+	// The subspace test may have replaced the network by head rounds.
+	r.pl = out.Plan
+	if out.Plan.SubOff {
+		ctl.Emit(core.WarningEvent{Message: fmt.Sprintf("subspace test: the start's noise edge %.3g is at most %g times its released eigenvalues up to the (K−1)-th, so its private subspace is accurate and the network has little to correct; no DP-SGD step ran and the network's share went to %d more Lloyd rounds of the head (sums noise %.3g, counts %.3g)", out.Start.Plan.Edge(), subspaceRho(e.o.Subspace), out.Plan.Extra, out.Plan.ExtraSums, out.Plan.ExtraCounts)})
+	}
 	e.mu.Lock()
 	e.out = out
 	e.mu.Unlock()
@@ -248,6 +253,9 @@ func (r *runner) collapseMessage(out *Outcome) string {
 		if pl.NetOff {
 			why = fmt.Sprintf("the staged split left the network out (the noise it would leave on a mean, %.3g of R, is above %g) and gave its share to the start", pl.Rho, StageRho)
 		}
+		if pl.SubOff {
+			why = fmt.Sprintf("the subspace test left the network out (the start's spectrum cleared its noise edge %g times over) and gave its share to %d more Lloyd rounds of the head", 1/subspaceRho(r.e.o.Subspace), pl.Extra)
+		}
 		return msg + fmt.Sprintf(": no DP-SGD step ran (%s), so these are the private start's clusters: %s; at this ε the noise of the private PCA and k-means leaves some released centres where no cell is nearest; a larger ε or a smaller K leaves more signal", why, start)
 	}
 	h := float64(out.Start.Matrix.H)
@@ -272,6 +280,9 @@ func (r *runner) noiseMessage() string {
 			verdict = "above it, the network is left out and its share of the budget goes to the start (as steps=0)"
 		}
 		head += fmt.Sprintf("; staged split: cell count ñ = %.0f released first, the noise the network would leave on a mean is %.3g of R (bound %g): %s", pl.NoisyN, pl.Rho, StageRho, verdict)
+	}
+	if o.Subspace != SubspaceOff {
+		head += fmt.Sprintf("; subspace test after the start: when its noise edge is at most %g times the released (K−1)-th eigenvalue the network is left out and its share goes to %d more head rounds", subspaceRho(o.Subspace), SubspaceRounds)
 	}
 	if o.Shrink == ShrinkJS {
 		head += "; every released step shrunk block by block (James–Stein)"

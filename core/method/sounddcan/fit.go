@@ -109,6 +109,27 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	if kOver != src.K {
 		merged, mw = mergeCentres(centres, w, p, src.K, rng)
 	}
+	if o.Subspace != SubspaceOff && pl.Private() && pl.Steps > 0 && subspaceAccurate(start.Eigen, start.Plan.Edge(), src.K, subspaceRho(o.Subspace)) {
+		// The start's subspace is accurate: the network has little to
+		// correct, so its share goes to more Lloyd rounds of the head on
+		// the K merged centres (the same μ, decided from releases).
+		pl = pl.leaveNetOut(p)
+		for range pl.Extra {
+			var cnt []float64
+			merged, cnt = lloydRound(codes, n, p, merged, pl.ExtraSums, pl.ExtraCounts, pl.R, rng)
+			for _, m := range []dppca.Mechanism{{Name: MechExtraSums, Sens: pl.R, Sigma: pl.ExtraSums, Count: 1}, {Name: MechExtraCounts, Sens: 1, Sigma: pl.ExtraCounts, Count: 1}} {
+				if err := record(m); err != nil {
+					return nil, err
+				}
+			}
+			for j, c := range cnt {
+				mw[j] = 0
+				if c >= max(1, minCountSigmas*pl.ExtraCounts) {
+					mw[j] = c
+				}
+			}
+		}
+	}
 	h := start.Matrix.H
 	x := start.Matrix.Z
 	mx := newMixture(merged, mw, start.Basis, src.K, p, h, pl.R)

@@ -93,6 +93,22 @@ type Options struct {
 	// component whose own released weight is too small for the noise
 	// (the staged split's test per component, mixture.gated).
 	Gate string
+	// Start ("start": stage or dppca) is the private start: stage is
+	// dppca's previous defaults as this design was measured with (h = 200,
+	// p = 10, 5 Lloyd rounds) over-clustered into Over·K and merged by the
+	// head; dppca is dppca exactly as dppca runs alone (its current rules:
+	// genes=auto, p=auto, DefaultT rounds, over=auto with its own merge),
+	// into K centres, no merge of the head's (Over = 1 unless given; with
+	// over > 1 the head over-clusters and merges, dppca does not).
+	Start string
+	// Subspace ("subspace": off, test or edge) is the spectral test after
+	// the start (subspaceAccurate): test leaves the network out when the
+	// start's released spectrum says its private subspace is already
+	// accurate (noise edge ≤ SubspaceRho of the weakest eigenvalue), edge
+	// when that eigenvalue is merely above the noise edge,
+	// and spends the network's share on SubspaceRounds more Lloyd rounds
+	// of the head in the codes instead.
+	Subspace string
 }
 
 // Values of the options shrink, stage and gate.
@@ -105,6 +121,13 @@ const (
 	GateOff   = "off"
 	NetAuto   = "auto"
 	NetFixed  = "fixed"
+	// StartStage and StartDPPCA are option start's values.
+	StartStage = "stage"
+	StartDPPCA = "dppca"
+	// SubspaceOff and SubspaceTest are option subspace's values.
+	SubspaceOff  = "off"
+	SubspaceTest = "test"
+	SubspaceEdge = "edge"
 )
 
 // OverAuto is option over's value "auto" (overRule, from the released
@@ -117,10 +140,12 @@ const (
 	DefaultStage  = StageAuto
 	DefaultGate   = GateComp
 	DefaultNet    = NetFixed
+	DefaultStart  = StartStage
+	DefaultSub    = SubspaceOff
 )
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -175,6 +200,10 @@ func Parse(vals map[string]string) (Options, error) {
 			o.Stage = v
 		case "gate":
 			o.Gate = v
+		case "start":
+			o.Start = v
+		case "subspace":
+			o.Subspace = v
 		default:
 			return Options{}, optf("option %q is unknown, must be one of %s", key, strings.Join(Keys, ", "))
 		}
@@ -184,6 +213,25 @@ func Parse(vals map[string]string) (Options, error) {
 
 // Resolve returns o with every zero field set to its default, validated.
 func (o Options) Resolve() (Options, error) {
+	if o.Start == "" {
+		o.Start = DefaultStart
+	}
+	if o.Subspace == "" {
+		o.Subspace = DefaultSub
+	}
+	if o.Start == StartDPPCA {
+		// dppca as it runs alone: its own gene and p rules unless given,
+		// its own over-clustering (so none of the head's).
+		if o.Genes == 0 {
+			o.Genes = dppca.GenesAuto
+		}
+		if o.PRule == "" && o.P == 0 {
+			o.PRule = dppca.PRuleEdge
+		}
+		if o.Over == 0 {
+			o.Over = 1
+		}
+	}
 	if o.PRule == "" {
 		o.PRule = dppca.PRuleFixed
 	}
@@ -270,6 +318,12 @@ func (o Options) Validate() error {
 	if o.Gate != GateComp && o.Gate != GateOff {
 		return optf("option gate is %q, must be %s or %s", o.Gate, GateComp, GateOff)
 	}
+	if o.Subspace != SubspaceOff && o.Subspace != SubspaceTest && o.Subspace != SubspaceEdge {
+		return optf("option subspace is %q, must be %s, %s or %s", o.Subspace, SubspaceOff, SubspaceTest, SubspaceEdge)
+	}
+	if o.Start != StartStage && o.Start != StartDPPCA {
+		return optf("option start is %q, must be %s or %s", o.Start, StartStage, StartDPPCA)
+	}
 	return nil
 }
 
@@ -284,6 +338,15 @@ const dppcaStageRounds = 5
 // dppcaOptions returns the options of the dppca stage: its defaults with
 // p and its rule, genes, prep and k from o, and dppcaStageRounds.
 func (o Options) dppcaOptions() (dppca.Options, error) {
+	if o.Start == StartDPPCA {
+		// dppca's own over-clustering and merge when the head does not
+		// merge (Over = 1); else the head's alone.
+		over := 1
+		if o.Over == 1 {
+			over = dppca.OverAuto
+		}
+		return dppca.Options{P: o.P, PRule: o.PRule, T: dppca.DefaultT, Genes: o.Genes, Prep: o.Prep, K: o.K, Over: over}.Resolve()
+	}
 	return dppca.Options{P: o.P, PRule: o.PRule, T: dppcaStageRounds, Genes: o.Genes, Prep: o.Prep, K: o.K}.Resolve()
 }
 
@@ -309,8 +372,8 @@ func (o Options) String() string {
 	if o.NetRule == NetAuto {
 		net = "auto(≤" + net + ")"
 	}
-	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s gate=%s",
-		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.Gate)
+	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s gate=%s start=%s subspace=%s",
+		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.Gate, o.Start, o.Subspace)
 }
 
 // shares returns the shares of μ² of the dppca stage, the network and the

@@ -16,7 +16,25 @@ const (
 	MechSGD    = "DP-SGD (full batch, whole mixture network)"
 	MechSums   = "head: cluster sums of the codes"
 	MechCounts = "head: cluster counts (merge weights)"
+	// MechExtraSums and MechExtraCounts are the head's extra Lloyd rounds
+	// that replace the network when the subspace test leaves it out.
+	MechExtraSums   = "head: extra rounds' cluster sums (network left out)"
+	MechExtraCounts = "head: extra rounds' cluster counts (network left out)"
 )
+
+// SubspaceRounds is how many Lloyd rounds of the head replace the network
+// under subspace=test: 4, the network's default share over the head's
+// (0.4 / 0.1), so each extra round has the head's own noise.
+const SubspaceRounds = 4
+
+// SubspaceRho is the subspace test's bound, fixed in advance with the
+// staged split's StageRho: the start's private subspace counts as accurate
+// when the noise edge of its covariance is at most a quarter of the
+// released eigenvalue of the weakest direction K clusters span (the
+// (K−1)-th, or the p-th when p < K − 1) — a Davis–Kahan angle of at most
+// about that — so the network, which corrects that subspace, has little
+// to correct.
+const SubspaceRho = StageRho
 
 // Plan holds the noise of one run, calibrated from (ε, δ) in advance: the
 // total GDP μ meets (ε, δ) exactly (analytic Gaussian); the dppca stage is
@@ -56,6 +74,12 @@ type Plan struct {
 	// Over is the over-clustering factor of the dppca stage (option over,
 	// or overRule's choice under over=auto).
 	Over int
+	// SubOff says the subspace test (option subspace=test) left the
+	// network out after the start: its share went to Extra more head
+	// rounds with noise ExtraSums (Δ = R) and ExtraCounts (Δ = 1).
+	SubOff                 bool
+	Extra                  int
+	ExtraSums, ExtraCounts float64
 	// stageMuOn is the dppca stage's μ at its share with the network on.
 	stageMuOn float64
 }
@@ -292,9 +316,15 @@ func (pl Plan) Mechanisms() []dppca.Mechanism {
 	if pl.Steps > 0 {
 		ms = append(ms, dppca.Mechanism{Name: MechSGD, Sens: pl.C, Sigma: pl.Z * pl.C, Count: pl.Steps})
 	}
-	return append(ms,
+	ms = append(ms,
 		dppca.Mechanism{Name: MechSums, Sens: pl.R, Sigma: pl.Sums, Count: pl.Rounds},
 		dppca.Mechanism{Name: MechCounts, Sens: 1, Sigma: pl.Counts, Count: pl.Rounds})
+	if pl.Extra > 0 {
+		ms = append(ms,
+			dppca.Mechanism{Name: MechExtraSums, Sens: pl.R, Sigma: pl.ExtraSums, Count: pl.Extra},
+			dppca.Mechanism{Name: MechExtraCounts, Sens: 1, Sigma: pl.ExtraCounts, Count: pl.Extra})
+	}
+	return ms
 }
 
 // record enters one mechanism into the ledger, under its own component.
@@ -338,4 +368,38 @@ func (r *runner) emitBudget() {
 		}
 	}
 	r.ctl.Emit(ev)
+}
+
+// subspaceAccurate is the subspace test: the noise edge of the start's
+// covariance is at most rho times the released eigenvalue of the
+// weakest direction K clusters span (eigen decreasing; the (K−1)-th, or
+// the last when fewer were kept), rho that bound. Released values only.
+func subspaceAccurate(eigen []float64, edge float64, k int, rho float64) bool {
+	j := min(k-1, len(eigen)) - 1
+	return j >= 0 && edge <= rho*eigen[j]
+}
+
+// subspaceRho returns the subspace test's bound of option subspace:
+// SubspaceRho under test; 1 under edge (the weakest direction merely above
+// the noise edge, dppca's p=auto criterion for keeping a direction).
+func subspaceRho(v string) float64 {
+	if v == SubspaceEdge {
+		return 1
+	}
+	return SubspaceRho
+}
+
+// leaveNetOut turns a plan whose network would run into one that spends
+// the network's share on Extra = SubspaceRounds more head rounds: the
+// network's S steps of noise z have μ² = S/z², split equally over the
+// rounds and within a round p/(p+1) to the sums (Δ = R) and 1/(p+1) to the
+// counts (Δ = 1), so the composition is the same μ whichever way the test
+// goes (a fully adaptive choice between two releases of equal μ).
+func (pl Plan) leaveNetOut(p int) Plan {
+	w := float64(pl.Steps) / (pl.Z * pl.Z) / SubspaceRounds
+	fp := float64(p)
+	pl.ExtraSums = pl.R / math.Sqrt(w*fp/(fp+1))
+	pl.ExtraCounts = 1 / math.Sqrt(w/(fp+1))
+	pl.Extra, pl.SubOff, pl.Steps = SubspaceRounds, true, 0
+	return pl
 }

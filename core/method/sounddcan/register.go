@@ -21,6 +21,8 @@ var optionSpecs = []core.OptionSpec{
 	{Key: "net", Kind: core.KindFloat, Default: ShareSGD, Min: 0, Max: 1, Doc: "the network's share of the budget (of μ²); net=auto: just what puts its noise at NetRho"},
 	{Key: "stage", Kind: core.KindChoice, Default: DefaultStage, Choices: []string{StageAuto, StageOff}, Doc: "staged split: release the cell count first and leave the network out when the noise it would leave on a mean exceeds StageRho of R"},
 	{Key: "gate", Kind: core.KindChoice, Default: DefaultGate, Choices: []string{GateComp, GateOff}, Doc: "hold the mean of a component too light for the noise (StageRho with its own weight)"},
+	{Key: "start", Kind: core.KindChoice, Default: DefaultStart, Choices: []string{StartStage, StartDPPCA}, Doc: "the private start: stage (200 genes, p = 10, 5 rounds, 3K centres merged by the head) or dppca (dppca as it runs alone, into K)"},
+	{Key: "subspace", Kind: core.KindChoice, Default: DefaultSub, Choices: []string{SubspaceOff, SubspaceTest, SubspaceEdge}, Doc: "test (edge): leave the network out when the start's weakest released eigenvalue clears 4 times (once) its noise edge, and spend its share on more Lloyd rounds of the head"},
 	{Key: "shrink", Kind: core.KindChoice, Default: DefaultShrink, Choices: []string{ShrinkJS, ShrinkOff}, Doc: "James–Stein shrinkage of every released step (rejected on fresh simulations)"},
 }
 
