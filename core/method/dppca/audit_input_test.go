@@ -48,8 +48,8 @@ func TestInputAuditNonPrivate(t *testing.T) {
 	if a.Kind != core.AuditInput || a.Canaries != 200 || !strings.Contains(a.Setting, "input canaries") {
 		t.Errorf("audit = %+v, want 200 input canaries", a)
 	}
-	if a.Correct != a.Guesses || a.EpsilonLower < 2.5 {
-		t.Errorf("nonprivate input audit = %+v, want every guess right and a bound ≥ 2.5", a)
+	if a.EpsilonLower < 2.5 {
+		t.Errorf("nonprivate input audit = %+v, want a bound ≥ 2.5 (ceiling 3.53)", a)
 	}
 	if cells != 2000 {
 		t.Errorf("result has %d cells, want the 2000 real ones", cells)
