@@ -14,9 +14,9 @@ import (
 
 // inputAuditDoc is DP-DCAN's Method.InputAudit (docs/AUDIT.md).
 const inputAuditDoc = "input canaries: synthetic cells (at most 10 % of the cells), each high on 5 of the rarest kept genes of its own and at the " +
-	"zero-count value elsewhere, added to the training cells after the (public) preprocessing; sound mode: the attacker sees the final network and " +
-	"scores a canary by minus its reconstruction loss; paper and nonprivate modes: it sees the final encoder and scores a canary by how far its " +
-	"code lies from the code of the canaries' common background"
+	"zero-count value elsewhere, added to the training cells after the (public) preprocessing; sound and nonprivate modes: the attacker sees the " +
+	"final network and scores a canary by minus its reconstruction loss; paper mode: it sees the final encoder (what the paper releases) and " +
+	"scores a canary by how far its code lies from the code of the canaries' common background"
 
 // inputGenes is s, the size of a DP-DCAN input canary's signature: a few
 // genes, so that a signature is a pattern the network must learn to
@@ -154,7 +154,9 @@ func (st *inputState) scores(m *model, whole bool) []float64 {
 
 // emitInputAudit scores the input canaries and reports the bound.
 func (r *runState) emitInputAudit() error {
-	whole := r.s.cfg.Mode == core.ModeSound
+	// The paper releases the encoder (DECISIONS); sound and nonprivate
+	// runs release the trained network.
+	whole := r.s.cfg.Mode != core.ModePaper
 	scores := r.input.scores(r.m, whole)
 	for j, s := range scores {
 		if math.IsNaN(s) {
@@ -167,6 +169,9 @@ func (r *runState) emitInputAudit() error {
 		delta = 0
 	}
 	view, short := "the final encoder (layers 1-3, what the paper releases); score: the distance of the canary's code from its background's code", "final encoder"
+	if r.s.cfg.Mode == core.ModePaper {
+		view += fmt.Sprintf(" (layers %s noised)", r.layers)
+	}
 	if whole {
 		view, short = "the final network (every layer); score: minus the canary's reconstruction loss", "final network"
 	}
