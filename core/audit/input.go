@@ -7,13 +7,9 @@ import (
 	"slices"
 )
 
-// InputShare is the largest share of a data set's cells that may be input
-// canaries (DECISIONS "Audit": at most 10 % of the cells), so that the
-// synthetic cells change the run they audit little.
-const InputShare = 0.10
-
 // MaxInputCanaries returns how many input canaries a data set of cells
-// real cells may hold: ⌊InputShare·cells⌋.
+// real cells may hold: ⌊cells/10⌋ (DECISIONS "Audit": at most 10 % of the
+// cells, so that the synthetic cells change the run they audit little).
 func MaxInputCanaries(cells int) int { return max(0, cells/10) }
 
 // InputConfig configures input canaries: m synthetic cells, each on a
