@@ -40,6 +40,19 @@ type InputAudit struct {
 	known    []float64 // the ranking sums of the real cells, without noise
 }
 
+// errPublicPrep is the input audit's refusal of prep=public, whose
+// preprocessing releases no ranking to score.
+var errPublicPrep = errors.New("input canaries are scored from the private preprocessing's gene ranking, which prep=public does not release; use prep=private or --audit-kind gradient")
+
+// CheckInputPrep returns an error wrapping core.ErrBadConfig when an input
+// audit meets a preprocessing without a ranking release (prep=public).
+func CheckInputPrep(p Prep) error {
+	if p == PrepPublic {
+		return fmt.Errorf("dppca: audit: %w: %w", errPublicPrep, core.ErrBadConfig)
+	}
+	return nil
+}
+
 // NewInputAudit draws the input canaries of d for spec (m = spec's count,
 // 0: min(1,000, 10 % of the cells)) and returns d with the included ones
 // appended as cells labelled as none (so no score counts them) and
@@ -116,7 +129,7 @@ const inputView = "the released noisy gene ranking and knows every real cell (th
 // ranking (prep=public).
 func (a *InputAudit) Event(m *Matrix, delta, confidence float64, setting string) (core.AuditEvent, error) {
 	if m == nil || m.Rank == nil {
-		return core.AuditEvent{}, errors.New("dppca: audit: input canaries are scored from the private preprocessing's gene ranking, which prep=public does not release; use prep=private or --audit-kind gradient")
+		return core.AuditEvent{}, fmt.Errorf("dppca: audit: %w", errPublicPrep)
 	}
 	if delta <= 0 || delta >= 1 {
 		delta = 0

@@ -1,6 +1,7 @@
 package dppca
 
 import (
+	"errors"
 	"math"
 	"os"
 	"strings"
@@ -108,6 +109,12 @@ func TestInputAuditRefusals(t *testing.T) {
 	}
 	if _, err := a.Event(&Matrix{}, 1e-5, 0.95, "x"); err == nil || !strings.Contains(err.Error(), "prep=public") {
 		t.Errorf("Event without a ranking: err = %v, want one naming prep=public", err)
+	}
+	if err := CheckInputPrep(PrepPublic); !errors.Is(err, core.ErrBadConfig) || !strings.Contains(err.Error(), "prep=public") {
+		t.Errorf("CheckInputPrep(public) = %v, want ErrBadConfig naming prep=public", err)
+	}
+	if err := CheckInputPrep(PrepPrivate); err != nil {
+		t.Errorf("CheckInputPrep(private) = %v, want nil", err)
 	}
 	if audit.MaxInputCanaries(100) != 10 {
 		t.Errorf("MaxInputCanaries(100) = %d, want 10", audit.MaxInputCanaries(100))

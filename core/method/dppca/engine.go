@@ -124,6 +124,9 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	}
 	aud := newAuditState(e.cfg)
 	if aud != nil && aud.spec.Input() {
+		if err := CheckInputPrep(e.o.Prep); err != nil {
+			return err
+		}
 		if aud.input, d, err = NewInputAudit(d, *e.cfg.Audit, aud.seed); err != nil {
 			return err
 		}

@@ -120,6 +120,9 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	}
 	var input *dppca.InputAudit
 	if a := e.cfg.Audit; a != nil && a.Input() {
+		if err := dppca.CheckInputPrep(e.o.Prep); err != nil {
+			return fmt.Errorf("dcan-sound: %w", err)
+		}
 		if input, d, err = dppca.NewInputAudit(d, *a, e.cfg.Seed^auditSeedMix); err != nil {
 			return err
 		}
