@@ -12,6 +12,19 @@ const DefaultAuditCanaries = 1000
 // AuditSpec.Confidence is 0 (Steinke et al. report 95 %).
 const DefaultAuditConfidence = 0.95
 
+// AuditKind names the canaries of an audit (docs/AUDIT.md).
+type AuditKind string
+
+const (
+	// AuditGradient: the white-box canaries each method has (Dirac
+	// gradient canaries, or Dirac canaries in a released sum); the default.
+	AuditGradient AuditKind = "gradient"
+	// AuditInput: the black-box setting, synthetic cells (at most 10 % of
+	// the cells) in the training data, scored from what the method
+	// releases (Method.InputAudit).
+	AuditInput AuditKind = "input"
+)
+
 // AuditSpec asks a run for an empirical privacy audit. Not safe for
 // concurrent use.
 type AuditSpec struct {
@@ -22,7 +35,12 @@ type AuditSpec struct {
 	// Confidence is 1 − β of the lower bound, in (0, 1); 0 means
 	// DefaultAuditConfidence.
 	Confidence float64 `json:"confidence,omitempty" toml:"confidence,omitempty"`
+	// Kind is the canaries' kind; "" means AuditGradient.
+	Kind AuditKind `json:"kind,omitempty" toml:"kind,omitempty"`
 }
+
+// Input reports whether the spec asks for input canaries.
+func (a AuditSpec) Input() bool { return a.Kind == AuditInput }
 
 // Validate returns an error wrapping ErrBadConfig for a negative canary
 // count or a confidence outside (0, 1) other than 0.
@@ -32,6 +50,9 @@ func (a AuditSpec) Validate() error {
 	}
 	if c := a.Confidence; c != 0 && (!finite(c) || c <= 0 || c >= 1) {
 		return badf("audit confidence is %v, must be in (0, 1) (0: %g)", c, DefaultAuditConfidence)
+	}
+	if a.Kind != "" && a.Kind != AuditGradient && a.Kind != AuditInput {
+		return badf("audit kind is %q, must be %q or %q", a.Kind, AuditGradient, AuditInput)
 	}
 	return nil
 }
@@ -43,6 +64,9 @@ func (a AuditSpec) Resolved() AuditSpec {
 	}
 	if a.Confidence == 0 {
 		a.Confidence = DefaultAuditConfidence
+	}
+	if a.Kind == "" {
+		a.Kind = AuditGradient
 	}
 	return a
 }
@@ -73,6 +97,18 @@ func AuditableMethods() []string {
 	return slices.Clip(out)
 }
 
+// InputAuditableMethods returns the names of the methods that can run an
+// audit with input canaries (Method.InputAudit set), in Methods order.
+func InputAuditableMethods() []string {
+	var out []string
+	for _, m := range Methods() {
+		if m.InputAudit != "" {
+			out = append(out, m.Name)
+		}
+	}
+	return slices.Clip(out)
+}
+
 // AuditEvent reports an empirical privacy audit, once, at the end of a
 // run: the lower bound on ε that the attacker's guesses on the canaries
 // establish at Confidence (Steinke, Nasr & Jagielski 2023), beside the
@@ -88,6 +124,12 @@ type AuditEvent struct {
 	Correct      int     `json:"correct"`
 	// Setting says which canaries and what the attacker saw.
 	Setting string `json:"setting"`
+	// Kind is the canaries' kind ("gradient" or "input"; empty in events
+	// of older runs: gradient).
+	Kind AuditKind `json:"kind,omitempty"`
+	// View says in a few words what the attacker saw (the release it
+	// scored), e.g. "the final encoder".
+	View string `json:"view,omitempty"`
 	// Outside lists the accountants (GuaranteeEvent.Audited labels) whose
 	// threat model this attacker lies outside: it sees more than they
 	// allow (a client's own upload, against an ε for the aggregate under

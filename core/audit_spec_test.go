@@ -22,6 +22,9 @@ func TestAuditSpecValidate(t *testing.T) {
 		{"confidence negative", AuditSpec{Confidence: -0.5}, true},
 		{"confidence NaN", AuditSpec{Confidence: math.NaN()}, true},
 		{"confidence Inf", AuditSpec{Confidence: math.Inf(1)}, true},
+		{"kind input", AuditSpec{Kind: AuditInput}, false},
+		{"kind gradient", AuditSpec{Kind: AuditGradient}, false},
+		{"kind unknown", AuditSpec{Kind: "output"}, true},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
 			err := tc.spec.Validate()
@@ -30,7 +33,7 @@ func TestAuditSpecValidate(t *testing.T) {
 			}
 		})
 	}
-	if r := (AuditSpec{}).Resolved(); r.Canaries != DefaultAuditCanaries || r.Confidence != DefaultAuditConfidence {
+	if r := (AuditSpec{}).Resolved(); r.Canaries != DefaultAuditCanaries || r.Confidence != DefaultAuditConfidence || r.Kind != AuditGradient || r.Input() {
 		t.Errorf("AuditSpec{}.Resolved() = %+v, want the defaults", r)
 	}
 }

@@ -122,6 +122,10 @@ type Method struct {
 	// audit (Config.Audit: which canaries, what the attacker sees). Empty:
 	// the method cannot be audited and Start refuses a Config.Audit.
 	Audit string `json:"audit,omitempty"`
+	// InputAudit says, in words, how the method runs an audit with input
+	// canaries (AuditSpec.Kind = AuditInput). Empty: it has none and Start
+	// refuses such a Config.Audit.
+	InputAudit string `json:"input_audit,omitempty"`
 	// New builds the engine for a validated config. Required.
 	New Factory `json:"-"`
 }

@@ -47,6 +47,9 @@ func StartWith(ctx context.Context, cfg Config, opts Options) (*Run, error) {
 	if cfg.Audit != nil && m.Audit == "" {
 		return nil, badf("audit is set, but method %s cannot be audited (methods with an audit: %v)", cfg.Method, AuditableMethods())
 	}
+	if cfg.Audit != nil && cfg.Audit.Input() && m.InputAudit == "" {
+		return nil, badf("audit kind is input, but method %s has no input canaries (methods with them: %v)", cfg.Method, InputAuditableMethods())
+	}
 	// A factory may load data: a panic there is a failed start, not a
 	// crash of the program holding other runs.
 	var eng Engine

@@ -24,6 +24,12 @@
 // the noise rather than before it is the same mechanism, since the noise is
 // additive and independent of them.
 //
+// [InputCanaries] are the black-box setting's canaries: synthetic cells
+// (at most 10 % of the cells, [MaxInputCanaries]), each on a signature of
+// rare genes of its own ([RarestGenes]); the method appends the included
+// ones to its training data and scores every canary from what it
+// releases.
+//
 // The package imports nothing of dpscope but core/nn (for the optimizer
 // interface) and never a terminal package.
 package audit

@@ -22,13 +22,13 @@ func (a audited) Run(ctx context.Context, ctl *core.Control) error {
 	if a.cfg.Audit != nil {
 		s := a.cfg.Audit.Resolved()
 		ctl.Emit(core.AuditEvent{EpsilonLower: 1.5, Ceiling: 5, Confidence: s.Confidence, Delta: a.cfg.Delta,
-			Canaries: s.Canaries, Guesses: 50, Correct: 48, Setting: "test canaries"})
+			Canaries: s.Canaries, Guesses: 50, Correct: 48, Setting: "test canaries", Kind: s.Kind, View: "test view"})
 	}
 	return nil
 }
 
 func init() {
-	core.Register(core.Method{Name: "test-audited", Family: core.FamilyDPSGD, Audit: "test canaries",
+	core.Register(core.Method{Name: "test-audited", Family: core.FamilyDPSGD, Audit: "test canaries", InputAudit: "test input canaries",
 		New: func(cfg core.Config) (core.Engine, error) { return audited{cfg: cfg}, nil }})
 }
 
@@ -102,6 +102,8 @@ func TestAuditBadInputs(t *testing.T) {
 		{"confidence 1", []string{"audit", "--method", "test-audited", "--audit-confidence", "1"}, "audit confidence is 1"},
 		{"confidence NaN", []string{"audit", "--method", "test-audited", "--audit-confidence", "NaN"}, "audit confidence is NaN"},
 		{"method without an audit", []string{"audit", "--method", "test-scripted"}, "cannot be audited"},
+		{"kind without --audit", []string{"run", "--method", "test-audited", "--audit-kind", "input"}, "need --audit"},
+		{"unknown kind", []string{"audit", "--method", "test-audited", "--audit-kind", "output"}, `--audit-kind is "output"`},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
 			code, _, stderr := run(t, tc.args...)
@@ -109,5 +111,31 @@ func TestAuditBadInputs(t *testing.T) {
 				t.Errorf("dpscope %s: exit %d, stderr %q; want a failure naming %q", strings.Join(tc.args, " "), code, stderr, tc.want)
 			}
 		})
+	}
+}
+
+// TestAuditKindInSummary: --audit-kind reaches the method, and the summary
+// JSON says the canaries' kind and the attacker's view; gradient is the
+// default.
+func TestAuditKindInSummary(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"audit", "--method", "test-audited", "--json", "--audit-kind", "input"}, "input"},
+		{[]string{"run", "--method", "test-audited", "--json", "--audit"}, "gradient"},
+	} {
+		code, stdout, stderr := run(t, tc.args...)
+		if code != ExitOK {
+			t.Fatalf("dpscope %v: exit %d: %s", tc.args, code, stderr)
+		}
+		a, _ := auditSummaryOf(t, stdout)["audit"].(map[string]any)
+		if a["kind"] != tc.want || a["view"] != "test view" {
+			t.Errorf("dpscope %v: summary.audit = %v, want kind %q and view", tc.args, a, tc.want)
+		}
+	}
+	code, stdout, _ := run(t, "audit", "--method", "test-audited", "--audit-kind", "input")
+	if code != ExitOK || !strings.Contains(stdout, "canaries: input; the attacker sees: test view") {
+		t.Errorf("human summary lacks the kind and view:\n%s", stdout)
 	}
 }

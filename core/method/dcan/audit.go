@@ -26,7 +26,7 @@ const encoderLast = 3
 // the other modes on the released encoder, observed in its final weights.
 func (r *runState) setupAudit() error {
 	spec := r.s.cfg.Audit
-	if spec == nil {
+	if spec == nil || spec.Input() {
 		return nil
 	}
 	c := audit.CanaryConfig{SampleRate: r.q, ClipNorm: r.clip, Seed: r.s.cfg.Seed ^ auditSeedMix}
@@ -69,6 +69,9 @@ func (r *runState) auditWrap(opt nn.Optimizer) nn.Optimizer {
 
 // emitAudit scores the canaries and reports the bound (AuditEvent).
 func (r *runState) emitAudit() error {
+	if r.input != nil {
+		return r.emitInputAudit()
+	}
 	if r.canaries == nil {
 		return nil
 	}
@@ -83,6 +86,7 @@ func (r *runState) emitAudit() error {
 	}
 	r.ctl.Emit(core.AuditEvent{EpsilonLower: res.EpsilonLower, Ceiling: res.Ceiling, Confidence: res.Confidence,
 		Delta: res.Delta, Canaries: res.Canaries, Guesses: res.Guesses, Correct: res.Correct,
+		Kind: core.AuditGradient, View: map[bool]string{true: "every step's noisy gradient", false: "final encoder"}[r.s.cfg.Mode == core.ModeSound],
 		Setting: fmt.Sprintf("%s over %d steps, %s mode; best of %d guessing rules (Bonferroni)", res.Setting, r.canaries.Steps(), r.s.cfg.Mode, res.Rules)})
 	return nil
 }

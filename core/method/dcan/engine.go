@@ -127,6 +127,7 @@ type runState struct {
 	perm        []int
 	rng         *rand.Rand
 	canaries    *audit.GradientCanaries // nil without an audit (audit.go)
+	input       *inputState             // input canaries instead (audit_input.go)
 }
 
 // Run trains both stages, reporting through ctl (see the package doc). It
@@ -141,10 +142,17 @@ func (t *Trainer) Run(ctx context.Context, ctl *core.Control) error {
 	if err != nil {
 		return err
 	}
+	var input *inputState
+	if a := t.s.cfg.Audit; a != nil && a.Input() {
+		if input, d, err = newInputState(d, *a, t.s.cfg.Seed^auditSeedMix); err != nil {
+			return err
+		}
+	}
 	r, err := t.prepare(ctl, d)
 	if err != nil {
 		return err
 	}
+	r.input = input
 	err = r.run(ctx)
 	t.speed.Store(&Throughput{Cells: r.cells, Seconds: [2]float64{r.trainTime[0].Seconds(), r.trainTime[1].Seconds()}})
 	return err

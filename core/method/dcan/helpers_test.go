@@ -16,7 +16,7 @@ var queued = make(chan *Trainer, 1)
 const testMethod = "dcan-test"
 
 func init() {
-	core.Register(core.Method{Name: testMethod, Family: core.FamilyDPSGD, Options: optionSpecs, Audit: auditDoc, New: func(cfg core.Config) (core.Engine, error) {
+	core.Register(core.Method{Name: testMethod, Family: core.FamilyDPSGD, Options: optionSpecs, Audit: auditDoc, InputAudit: inputAuditDoc, New: func(cfg core.Config) (core.Engine, error) {
 		select {
 		case t := <-queued:
 			return t, nil

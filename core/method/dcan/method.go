@@ -43,9 +43,10 @@ func init() {
 		Calibrate: Calibrate,
 		DependsOn: []string{"layers (paper mode: 1-6 or none)", "epsilon (the filter's target; raised mid-run: conditional)",
 			"sigma changed mid-run without a target (conditional)", "secure_noise", "option k"},
-		Null:  Null,
-		Audit: auditDoc,
-		New:   func(cfg core.Config) (core.Engine, error) { return New(cfg, Options{}) },
+		Null:       Null,
+		Audit:      auditDoc,
+		InputAudit: inputAuditDoc,
+		New:        func(cfg core.Config) (core.Engine, error) { return New(cfg, Options{}) },
 	})
 }
 

@@ -159,6 +159,7 @@ func (a *queryCanaries) emit(ctl *core.Control, mode core.Mode, T int) error {
 	}
 	ctl.Emit(core.AuditEvent{EpsilonLower: res.EpsilonLower, Ceiling: res.Ceiling, Confidence: res.Confidence,
 		Delta: res.Delta, Canaries: res.Canaries, Guesses: res.Guesses, Correct: res.Correct,
+		Kind: core.AuditGradient, View: "every query's release, other references known",
 		Setting: fmt.Sprintf("Dirac canaries in the released queries (numerator and mass; each canary on up to %d queries, at most K per iteration, over %d iterations), %s mode; the attacker knows every other reference and sees the releases; best of %d guessing rules (Bonferroni)", a.g, T, mode, res.Rules)})
 	return nil
 }

@@ -24,6 +24,7 @@ type auditState struct {
 	seed     uint64
 	delta    float64
 	canaries *audit.SumCanaries
+	input    *InputAudit // input canaries (spec.Kind input) instead
 	err      error
 }
 
@@ -40,7 +41,7 @@ func newAuditState(cfg core.Config) *auditState {
 // covariance of rows of norm ≤ r (nil without an audit): R² on a diagonal
 // entry, R²/√2 above it, where GOE noise is σ and σ/√2 (analyzeGauss).
 func (a *auditState) canariesFor(h int, r float64) *audit.SumCanaries {
-	if a == nil {
+	if a == nil || a.spec.Input() {
 		return nil
 	}
 	if !(r > 0) {
@@ -85,12 +86,23 @@ func auditAfter(cs []*audit.SumCanaries, sum []float64) {
 }
 
 // emit reports the audit of the last release (nothing without an audit).
-func (a *auditState) emit(ctl *core.Control, mode core.Mode) error {
+func (a *auditState) emit(ctl *core.Control, mode core.Mode, out *Outcome) error {
 	if a == nil {
 		return nil
 	}
 	if a.err != nil {
 		return a.err
+	}
+	if a.input != nil {
+		if out == nil {
+			return nil
+		}
+		ev, err := a.input.Event(out.Matrix, a.delta, a.spec.Confidence, fmt.Sprintf("dppca, %s mode", mode))
+		if err != nil {
+			return err
+		}
+		ctl.Emit(ev)
+		return nil
 	}
 	if a.canaries == nil {
 		return nil // no covariance was released
@@ -105,6 +117,16 @@ func (a *auditState) emit(ctl *core.Control, mode core.Mode) error {
 	}
 	ctl.Emit(core.AuditEvent{EpsilonLower: res.EpsilonLower, Ceiling: res.Ceiling, Confidence: res.Confidence,
 		Delta: res.Delta, Canaries: res.Canaries, Guesses: res.Guesses, Correct: res.Correct,
+		Kind: core.AuditGradient, View: "released noisy covariance, other cells known",
 		Setting: fmt.Sprintf("%s (the Analyze-Gauss covariance), %s mode; best of %d guessing rules (Bonferroni)", res.Setting, mode, res.Rules)})
 	return nil
+}
+
+// inputCells returns the number of real cells of a run with input
+// canaries, -1 without them.
+func (a *auditState) inputCells() int {
+	if a == nil {
+		return -1
+	}
+	return a.input.Cells()
 }

@@ -122,11 +122,20 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	if err != nil {
 		return err
 	}
+	aud := newAuditState(e.cfg)
+	if aud != nil && aud.spec.Input() {
+		if err := CheckInputPrep(e.o.Prep); err != nil {
+			return err
+		}
+		if aud.input, d, err = NewInputAudit(d, *e.cfg.Audit, aud.seed); err != nil {
+			return err
+		}
+	}
 	src, err := NewSource(d, e.o.K)
 	if err != nil {
 		return err
 	}
-	r := &runner{e: e, ctl: ctl, src: src, st: settings{eps: e.cfg.Epsilon, delta: e.cfg.Delta, o: e.o}, kFrom: e.o.K == 0, aud: newAuditState(e.cfg)}
+	r := &runner{e: e, ctl: ctl, src: src, st: settings{eps: e.cfg.Epsilon, delta: e.cfg.Delta, o: e.o}, kFrom: e.o.K == 0, aud: aud}
 	ctl.Emit(r.guarantee(nil))
 	for rel := 1; ; rel++ {
 		out, restart, err := r.release(ctx, rel)
@@ -142,7 +151,7 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 			if err := r.finish(out); err != nil {
 				return err
 			}
-			return r.aud.emit(ctl, e.cfg.Mode)
+			return r.aud.emit(ctl, e.cfg.Mode, out)
 		}
 	}
 }

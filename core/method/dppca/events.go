@@ -95,7 +95,11 @@ func (r *runner) finish(out *Outcome) error {
 	for i, v := range out.Proj {
 		emb[i] = float32(v)
 	}
-	r.ctl.Emit(core.ResultEvent{Cells: m.N, Dim: len(out.Eigen), Embedding: emb, Cluster: append([]int(nil), out.Labels...), Barcodes: m.Barcodes})
+	n, p := m.N, len(out.Eigen)
+	if c := r.aud.inputCells(); c >= 0 && c < n {
+		n = c // the input canaries follow the real cells and are no result
+	}
+	r.ctl.Emit(core.ResultEvent{Cells: n, Dim: p, Embedding: emb[:n*p], Cluster: append([]int(nil), out.Labels[:n]...), Barcodes: m.Barcodes[:n]})
 	return nil
 }
 

@@ -22,7 +22,7 @@ var testHooks struct {
 }
 
 func init() {
-	core.Register(core.Method{Name: testMethod, Family: core.FamilyClustering, Modes: []core.Mode{core.ModeSound, core.ModeNonPrivate}, Options: optionSpecs, Audit: auditDoc, New: func(cfg core.Config) (core.Engine, error) {
+	core.Register(core.Method{Name: testMethod, Family: core.FamilyClustering, Modes: []core.Mode{core.ModeSound, core.ModeNonPrivate}, Options: optionSpecs, Audit: auditDoc, InputAudit: inputAuditDoc, New: func(cfg core.Config) (core.Engine, error) {
 		e, err := New(cfg)
 		if err != nil {
 			return nil, err

@@ -44,6 +44,10 @@ type Matrix struct {
 	// candidates' covariance over its noise edge, decreasing (nil for the
 	// other rules): how clearly that release showed any direction.
 	SelectRatios []float64
+	// Rank holds the released noisy ranking sums of every gene of the raw
+	// data set (private preprocessing; nil under prep=public): a release
+	// the input-canary audit scores (audit_input.go).
+	Rank []float64
 }
 
 // cellLog holds each cell's log-expression over every gene: a per-cell
@@ -122,21 +126,7 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 	// data set with fewer genes than the pool is clipped (and noised) as
 	// the plan says.
 	pool := min(max(pl.pool(), h), g)
-	score := make([]float64, g)
-	for i := range n {
-		cols, vals := x.Row(i)
-		var s float64
-		for _, v := range vals {
-			s += float64(v) * float64(v)
-		}
-		if s == 0 {
-			continue
-		}
-		inv := 1 / math.Sqrt(s)
-		for k, c := range cols {
-			score[c] += float64(vals[k]) * inv
-		}
-	}
+	score := rankSums(x)
 	addNoise(score, pl.Rank, rng)
 	genes := topByScore(score, pool)
 
@@ -214,9 +204,31 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 			row[j] = max(-maxValue, min(maxValue, (v-mean[j])/spread[j]))
 		}
 	}
-	m := &Matrix{N: n, H: h, Z: y, Genes: genes, NoisyN: nt, SelectRatios: selectRatios}
+	m := &Matrix{N: n, H: h, Z: y, Genes: genes, NoisyN: nt, SelectRatios: selectRatios, Rank: score}
 	m.Clipped = clipRows(y, n, h, pl.R)
 	return m
+}
+
+// rankSums returns the ranking statistic of every gene before its noise:
+// Σ_i v_i/‖v_i‖ over the rows v_i of x (Δ = 1: each cell's normalised
+// profile has unit norm; an empty row adds nothing).
+func rankSums(x *datasets.CSR) []float64 {
+	score := make([]float64, x.Cols)
+	for i := range x.Rows {
+		cols, vals := x.Row(i)
+		var s float64
+		for _, v := range vals {
+			s += float64(v) * float64(v)
+		}
+		if s == 0 {
+			continue
+		}
+		inv := 1 / math.Sqrt(s)
+		for k, c := range cols {
+			score[c] += float64(vals[k]) * inv
+		}
+	}
+	return score
 }
 
 // clippedSums returns Σ_i clip(r_i) where r_i is row i of y (y_i − centre

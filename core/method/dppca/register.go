@@ -25,14 +25,15 @@ var optionSpecs = []core.OptionSpec{
 func init() {
 	core.Register(core.Method{
 		Name: MethodName, Title: "DP-PCA + DP k-means", Family: core.FamilyClustering,
-		Doc:       "private PCA (Analyze-Gauss) then DP Lloyd k-means on the private projection: dpscope's private baseline",
-		Modes:     []core.Mode{core.ModeSound, core.ModeNonPrivate},
-		Baseline:  true, // dpscope's private baseline (METHODS §5): drawn beside every curve
-		Needs:     core.NeedsNothing,
-		Options:   optionSpecs,
-		Expect:    expect,
-		Audit:     auditDoc,
-		DependsOn: []string{"option prep (public statistics are an assumption)", "option init (kmeans++ reads private rows)"},
-		New:       func(cfg core.Config) (core.Engine, error) { return New(cfg) },
+		Doc:        "private PCA (Analyze-Gauss) then DP Lloyd k-means on the private projection: dpscope's private baseline",
+		Modes:      []core.Mode{core.ModeSound, core.ModeNonPrivate},
+		Baseline:   true, // dpscope's private baseline (METHODS §5): drawn beside every curve
+		Needs:      core.NeedsNothing,
+		Options:    optionSpecs,
+		Expect:     expect,
+		Audit:      auditDoc,
+		InputAudit: inputAuditDoc,
+		DependsOn:  []string{"option prep (public statistics are an assumption)", "option init (kmeans++ reads private rows)"},
+		New:        func(cfg core.Config) (core.Engine, error) { return New(cfg) },
 	})
 }

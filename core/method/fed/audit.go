@@ -135,15 +135,17 @@ func (s *sim) emitAudit() error {
 		return fmt.Errorf("fed: audit: %w", err)
 	}
 	where := "client 1's upload, the attacker seeing it before aggregation (no shuffle or aggregation credit)"
+	view := "client 1's upload, everything else known"
 	// The upload's attacker is outside the aggregate's and the shuffle's
 	// threat models: their ε cannot be refuted by it.
 	outside := []string{LabelCentralGDP, LabelCentralRDP, LabelCentralPLD, LabelShuffleFMT21}
 	if a.central {
 		outside = nil
 		where = fmt.Sprintf("the noisy aggregate, each canary joining a round with probability %g", a.rate)
+		view = "the noisy aggregate, everything else known"
 	}
 	s.ctl.Emit(core.AuditEvent{EpsilonLower: r.EpsilonLower, Ceiling: r.Ceiling, Confidence: r.Confidence, Delta: r.Delta,
-		Canaries: r.Canaries, Guesses: r.Guesses, Correct: r.Correct,
+		Canaries: r.Canaries, Guesses: r.Guesses, Correct: r.Correct, Kind: core.AuditGradient, View: view,
 		Setting: fmt.Sprintf("Dirac canaries of weight %.3g, one client each, in %s over %d releases, %s mode; best of %d guessing rules (Bonferroni)",
 			a.weight, where, a.uses, s.e.cfg.Mode, r.Rules), Outside: outside})
 	return nil

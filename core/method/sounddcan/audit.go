@@ -12,6 +12,11 @@ const auditDoc = "Dirac gradient canaries in every full-batch DP-SGD step of the
 	"released noisy gradient sum by the clip bound 1; the attacker knows every other cell and sees every step's release " +
 	"(the DP-SGD steps are one share of the run's budget, so the bound covers that share)"
 
+// inputAuditDoc is dcan-sound's Method.InputAudit.
+const inputAuditDoc = "input canaries as dppca's: synthetic cells (at most 10 % of the cells) on the rarest genes, in the raw matrix before the " +
+	"private preprocessing of the dppca stage; the attacker knows every real cell and scores a canary by the released noisy ranking sum of its gene " +
+	"(the ranking is one share of the budget, so the bound covers that share)"
+
 // auditSeedMix separates the canaries' stream from the run's noise.
 const auditSeedMix = 0xA0D17C4A5E5EED03
 
@@ -19,7 +24,7 @@ const auditSeedMix = 0xA0D17C4A5E5EED03
 // (nil without one); the canaries it makes are kept for emitAudit.
 func (r *runner) auditCanaries() func(size int) *audit.SumCanaries {
 	spec := r.e.cfg.Audit
-	if spec == nil {
+	if spec == nil || spec.Input() {
 		return nil
 	}
 	return func(size int) *audit.SumCanaries {
@@ -50,6 +55,17 @@ func (r *runner) emitAudit() error {
 	if r.auditErr != nil {
 		return r.auditErr
 	}
+	if r.input != nil {
+		if r.inputStart == nil {
+			return nil // no release was made
+		}
+		ev, err := r.input.Event(r.inputStart, r.e.cfg.Delta, r.e.cfg.Audit.Resolved().Confidence, fmt.Sprintf("dcan-sound's dppca stage, %s mode", r.e.cfg.Mode))
+		if err != nil {
+			return fmt.Errorf("dcan-sound: %w", err)
+		}
+		r.ctl.Emit(ev)
+		return nil
+	}
 	if r.canaries == nil {
 		return nil
 	}
@@ -63,6 +79,7 @@ func (r *runner) emitAudit() error {
 	}
 	r.ctl.Emit(core.AuditEvent{EpsilonLower: res.EpsilonLower, Ceiling: res.Ceiling, Confidence: res.Confidence,
 		Delta: res.Delta, Canaries: res.Canaries, Guesses: res.Guesses, Correct: res.Correct,
+		Kind: core.AuditGradient, View: "every DP-SGD step's noisy gradient sum, other cells known",
 		Setting: fmt.Sprintf("%s (the mixture's %d DP-SGD steps), %s mode; best of %d guessing rules (Bonferroni)", res.Setting, r.canaries.Releases(), r.e.cfg.Mode, res.Rules)})
 	return nil
 }

@@ -96,6 +96,11 @@ type runner struct {
 	// canaries and auditErr are the run's audit (audit.go).
 	canaries *audit.SumCanaries
 	auditErr error
+	// input is the run's input-canary audit (AuditSpec.Kind input; nil
+	// otherwise), scored from the dppca stage's released gene ranking
+	// (inputStart).
+	input      *dppca.InputAudit
+	inputStart *dppca.Matrix
 }
 
 // Run loads the data and fits the model once. The engine takes no live
@@ -113,6 +118,15 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	if err != nil {
 		return err
 	}
+	var input *dppca.InputAudit
+	if a := e.cfg.Audit; a != nil && a.Input() {
+		if err := dppca.CheckInputPrep(e.o.Prep); err != nil {
+			return fmt.Errorf("dcan-sound: %w", err)
+		}
+		if input, d, err = dppca.NewInputAudit(d, *a, e.cfg.Seed^auditSeedMix); err != nil {
+			return err
+		}
+	}
 	src, err := dppca.NewSource(d, e.o.K)
 	if err != nil {
 		return err
@@ -123,7 +137,7 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	if min(max(e.o.Over, 1)*src.K, d.Cells()) < src.K || d.Cells() < 2 {
 		return fmt.Errorf("dcan-sound: %s has %d cells, too few for K = %d: %w", d.Name, d.Cells(), src.K, ErrInput)
 	}
-	r := &runner{e: e, ctl: ctl, src: src, kFrom: e.o.K == 0}
+	r := &runner{e: e, ctl: ctl, src: src, kFrom: e.o.K == 0, input: input}
 	rng := r.rng()
 	// The plan draws the released cell count from rng under genes=auto.
 	pl, err := NewPlan(src, e.cfg.Mode == core.ModeSound, e.cfg.Epsilon, e.cfg.Delta, e.o, rng)
@@ -141,6 +155,7 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	hk := Hooks{
 		Record: r.record,
 		Start: func(out *dppca.Outcome) {
+			r.inputStart = out.Matrix
 			r.truth = make([]int, out.Matrix.N)
 			for i := range r.truth {
 				r.truth[i] = -1
@@ -232,7 +247,11 @@ func (r *runner) finish(out *Outcome) error {
 	}
 	r.ctl.Emit(r.guarantee(audited))
 	m := out.Start.Matrix
-	r.ctl.Emit(core.ResultEvent{Cells: m.N, Dim: len(out.Codes) / max(m.N, 1), Embedding: append([]float32(nil), out.Codes...), Cluster: append([]int(nil), out.Labels...), Barcodes: m.Barcodes})
+	n, dim := m.N, len(out.Codes)/max(m.N, 1)
+	if c := r.input.Cells(); c >= 0 && c < n {
+		n = c // the input canaries follow the real cells and are no result
+	}
+	r.ctl.Emit(core.ResultEvent{Cells: n, Dim: dim, Embedding: append([]float32(nil), out.Codes[:n*dim]...), Cluster: append([]int(nil), out.Labels[:n]...), Barcodes: m.Barcodes[:n]})
 	return nil
 }
 

@@ -42,11 +42,12 @@ func init() {
 			{Label: "DP-DCAN sound (redesigned)", Mode: core.ModeSound, Default: true},
 			{Label: "DP-DCAN sound (redesigned), no noise", Mode: core.ModeNonPrivate},
 		},
-		Needs:     core.NeedsLearningRate,
-		Options:   optionSpecs,
-		Expect:    expect,
-		DependsOn: []string{"option prep (public statistics are an assumption)"},
-		Audit:     auditDoc,
-		New:       func(cfg core.Config) (core.Engine, error) { return New(cfg) },
+		Needs:      core.NeedsLearningRate,
+		Options:    optionSpecs,
+		Expect:     expect,
+		DependsOn:  []string{"option prep (public statistics are an assumption)"},
+		Audit:      auditDoc,
+		InputAudit: inputAuditDoc,
+		New:        func(cfg core.Config) (core.Engine, error) { return New(cfg) },
 	})
 }

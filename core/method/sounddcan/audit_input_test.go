@@ -1,0 +1,69 @@
+package sounddcan
+
+import (
+	"math"
+	"os"
+	"testing"
+
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/internal/fixture"
+)
+
+// inputAuditOf runs cfg on 2,000 simulated cells with an input-canary
+// audit (200 synthetic cells, 10 %) at confidence conf and returns the
+// AuditEvent, the smallest certified ε and the result's cell count.
+func inputAuditOf(t *testing.T, cfg core.Config, conf float64) (core.AuditEvent, float64, int) {
+	t.Helper()
+	cfg.Audit = &core.AuditSpec{Confidence: conf, Kind: core.AuditInput}
+	_, evs := runTest(t, fixture.Separated(4, 500, 300, 1), cfg)
+	a, ok := lastOf[core.AuditEvent](evs)
+	if !ok {
+		t.Fatal("no AuditEvent from a run with an input audit")
+	}
+	eps := math.Inf(1)
+	if g, ok := lastOf[core.GuaranteeEvent](evs); ok {
+		for _, v := range g.Audited {
+			eps = min(eps, v.Epsilon)
+		}
+	}
+	res, _ := lastOf[core.ResultEvent](evs)
+	return a, eps, res.Cells
+}
+
+// TestInputAuditNonPrivate: without noise every included canary moves its
+// gene's ranking sum by exactly 1: measured 2.99 (198 of 200; the
+// attacker does not know how many are in), ceiling 3.53; the result
+// holds the real cells only.
+func TestInputAuditNonPrivate(t *testing.T) {
+	cfg := soundConfig(0, 1, map[string]string{"genes": "100", "p": "5", "steps": "20"})
+	cfg.Mode = core.ModeNonPrivate
+	a, _, cells := inputAuditOf(t, cfg, 0.95)
+	t.Logf("nonprivate: bound %.4g (%d of %d), ceiling %.4g", a.EpsilonLower, a.Correct, a.Guesses, a.Ceiling)
+	if a.Kind != core.AuditInput || a.EpsilonLower < 2.5 {
+		t.Errorf("nonprivate input audit = %+v, want a bound ≥ 2.5 (ceiling 3.53)", a)
+	}
+	if cells != 2000 {
+		t.Errorf("result has %d cells, want the 2000 real ones", cells)
+	}
+}
+
+// TestInputAuditNeverExceeds: sound runs at several ε over seeds; the
+// input-canary bound never exceeds the certified ε (false-failure
+// probability at most runs·10⁻³: 6·10⁻³, 3·10⁻² with
+// DPSCOPE_AUDIT_LONG=1).
+func TestInputAuditNeverExceeds(t *testing.T) {
+	epsilons, seeds := []float64{1, 8, 64}, []uint64{0, 1}
+	if os.Getenv("DPSCOPE_AUDIT_LONG") != "" {
+		epsilons, seeds = []float64{0.5, 1, 2, 4, 8, 64}, []uint64{0, 1, 2, 3, 4}
+	}
+	for _, eps := range epsilons {
+		for _, seed := range seeds {
+			cfg := soundConfig(eps, seed, map[string]string{"genes": "100", "p": "5", "steps": "20"})
+			a, certified, _ := inputAuditOf(t, cfg, 1-1e-3)
+			t.Logf("ε = %g, seed %d: certified %.4g, bound %.4g (%d of %d), ceiling %.4g", eps, seed, certified, a.EpsilonLower, a.Correct, a.Guesses, a.Ceiling)
+			if a.EpsilonLower > certified {
+				t.Errorf("ε = %g, seed %d: bound %g exceeds the certified ε %g", eps, seed, a.EpsilonLower, certified)
+			}
+		}
+	}
+}
