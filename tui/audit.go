@@ -76,7 +76,7 @@ func (p *auditPane) runConfig() core.Config {
 // with this screen's audit and δ.
 func (p *auditPane) auditConfig() core.Config {
 	cfg := p.runConfig()
-	cfg.Audit = &core.AuditSpec{Canaries: p.in.Canaries, Confidence: p.in.Confidence}
+	cfg.Audit = &core.AuditSpec{Canaries: p.in.Canaries, Confidence: p.in.Confidence, Kind: p.auditKind()}
 	if p.params.Private() && p.in.Delta > 0 {
 		cfg.Delta = p.in.Delta
 	}

@@ -36,26 +36,36 @@ const maxAuditCanaries = 1_000_000
 type canaryKind struct{ Name, Doc string }
 
 // canaryKinds are the canary kinds v's method offers, the first its
-// default. The engine takes no choice of kind yet (core.AuditSpec has
-// none): every auditable method has exactly one, named after where its
-// canaries go (Dirac gradients in DP-SGD's steps, Dirac shifts in the
-// mechanism's released sums), with the method's own words (core.Method.
-// Audit). A method that offers more (input canaries, issue 22's black-box
-// setting) adds them here and the field cycles through them; none: the
-// method cannot be audited.
+// default, with the method's own words: the white-box kind every auditable
+// method has (core.Method.Audit), named after where its canaries go (Dirac
+// gradients in DP-SGD's steps, Dirac shifts in the mechanism's released
+// sums), then "input" where the method also has synthetic-cell canaries
+// (core.Method.InputAudit, issue 22's black-box setting). None: the method
+// cannot be audited.
 func canaryKinds(v Variant) []canaryKind {
 	doc := v.Desc().Audit
 	if doc == "" {
 		return nil
 	}
+	ks := []canaryKind{{"release", doc}}
 	if v.Family() == familyDPSGD {
-		return []canaryKind{{"gradient", doc}}
+		ks[0].Name = "gradient"
 	}
-	return []canaryKind{{"release", doc}}
+	if in := v.Desc().InputAudit; in != "" {
+		ks = append(ks, canaryKind{string(core.AuditInput), in})
+	}
+	return ks
 }
 
-// fields are the Audit screen's controls: the method and data (shown, set
-// on the Run screen), m, the confidence, δ and the canary kind.
+// auditKind is the engine's name of the chosen kind: input, or the
+// default white-box kind.
+func (p *auditPane) auditKind() core.AuditKind {
+	if p.kind().Name == string(core.AuditInput) {
+		return core.AuditInput
+	}
+	return core.AuditGradient
+}
+
 func (p *auditPane) fields() []field {
 	in := &p.in
 	onRun := func(name string) func(int) error {

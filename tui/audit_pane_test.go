@@ -169,9 +169,15 @@ func TestAuditScreenBadInputs(t *testing.T) {
 	if !m.errored || !strings.Contains(m.Status(), "Run screen") {
 		t.Errorf("changing the method on the Audit screen: status %q, want a pointer to the Run screen", m.Status())
 	}
+	// The method offers gradient and input canaries: the field cycles
+	// through both, and the run's spec follows it.
 	m = press(t, toAuditField(t, m, "canary kind"), "l")
-	if !m.errored || !strings.Contains(m.Status(), `only "gradient" canaries`) {
-		t.Errorf("the one canary kind: status %q", m.Status())
+	if p := auditPaneOf(m); p.kind().Name != "input" || p.auditConfig().Audit.Kind != core.AuditInput {
+		t.Errorf("canary kind after one step %q (spec %q), want input", p.kind().Name, p.auditConfig().Audit.Kind)
+	}
+	m = press(t, m, "l")
+	if p := auditPaneOf(m); p.kind().Name != "gradient" || p.auditConfig().Audit.Kind != core.AuditGradient {
+		t.Errorf("canary kind after two steps %q (spec %q), want gradient", p.kind().Name, p.auditConfig().Audit.Kind)
 	}
 	for _, tc := range []struct {
 		m    int
