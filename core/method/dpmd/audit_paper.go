@@ -11,10 +11,10 @@ import (
 )
 
 // paperCanaries are a paper-mode run's audit canaries: real extra
-// references. Canary j sits at distance t·h (t = 1/√(2β + 1), β = d + 2,
-// where the paper's kernel weight times the distance, (1 − t²)^β·t, is
-// largest) from its home query, in a random direction, and is included
-// with probability ½. The paper's adjacency is replace-one (its
+// references. Canary j sits at b + ρu, b its home query's weighted mean
+// without the canaries, u a random direction orthogonal to b − z, at the
+// ρ where the paper's kernel weight times ρ is largest (newPaperCanaries),
+// and is included with probability ½. The paper's adjacency is replace-one (its
 // Definition), so an excluded canary stands for a record replaced by a
 // point far from every query and reference: such a point enters no
 // kernel sum, no local PCA and no release, so the run need not hold it,
@@ -25,10 +25,8 @@ import (
 // query's noisy mean b̃ = b_x + ξ (Algorithm 2). It knows every other
 // reference and the public queries, so it knows each query's kernel mass
 // S and mean b without the canaries. Canary j alone moves query q's mean
-// by s_jq = a_jq(y_j − b_q)/(S_q + a_jq), a_jq its kernel weight there;
-// its score is the release's projection on those shifts,
-// Σ_q ⟨b̃_q − b_q, s_jq⟩ / Σ_q ‖s_jq‖² (about 1 when in, 0 when out; the
-// other canaries' shifts count as noise). A query the paper's gate (fewer
+// by a_jq(y_j − b_q)/(S_q + a_jq), a_jq its kernel weight there; the
+// scores fit the inclusions to all releases at once (scores). A query the paper's gate (fewer
 // than d + 1 references within h) could skip because of the canaries is
 // ignored, as are later iterations: ignoring releases only weakens the
 // attack, so the bound stays valid.
@@ -47,35 +45,53 @@ type paperCanaries struct {
 // (nil without an audit): at most max(1, ⌊D/2⌋) per query (a rule fixed
 // before measuring: a query's release has D coordinates, and fewer
 // unknown inclusions than equations keep the attacker's fit, scores,
-// determined), dealt to the queries in a random order.
+// determined), dealt to the queries in a random order, and at most 10 %
+// of the references (DECISIONS "Audit": input canaries are at most 10 %
+// of the cells).
 func newPaperCanaries(cfg core.Config, pr *Problem) (*paperCanaries, error) {
 	if cfg.Audit == nil {
 		return nil, nil
 	}
 	spec := cfg.Audit.Resolved()
 	spec.Canaries = cfg.Audit.Canaries
-	per := max(1, pr.D/2)
-	m, err := spec.CanariesFor(pr.M * per)
-	if err != nil {
-		return nil, fmt.Errorf("dpmd: audit: %d queries, %d canaries each at most: %w", pr.M, per, err)
-	}
+	// Homes: the queries the paper's gate releases whatever the canaries
+	// do (d + 1 references within h without them; all queries if none
+	// is), where a canary can be seen.
+	beta := pr.Dim + 2
 	D := pr.D
+	means := make([]float64, pr.M*D)
+	var open []int
+	for q := range pr.M {
+		if _, ok := kernelMean(means[q*D:(q+1)*D], pr.Y, pr.N, pr.Z[q*D:(q+1)*D], pr.H, beta); ok {
+			open = append(open, q)
+		} else {
+			copy(means[q*D:(q+1)*D], pr.Z[q*D:(q+1)*D])
+		}
+	}
+	if len(open) == 0 {
+		for q := range pr.M {
+			open = append(open, q)
+		}
+	}
+	per := max(1, D/2)
+	most := max(1, min(len(open)*per, pr.N/10))
+	m, err := spec.CanariesFor(most)
+	if err != nil {
+		return nil, fmt.Errorf("dpmd: audit: at most %d canaries (%d released queries, %d each; 10 %% of the %d references): %w", most, len(open), per, pr.N, err)
+	}
 	rng := rand.New(rand.NewPCG(cfg.Seed^auditSeedMix, 5))
-	perm := rng.Perm(pr.M)
+	perm := rng.Perm(len(open))
 	home := make([]int, m)
 	for j := range home {
-		home[j] = perm[j%pr.M]
+		home[j] = open[perm[j%len(open)]]
 	}
 	a := &paperCanaries{in: make([]bool, m), home: home, y: make([]float64, m*D),
 		rel: make([]float64, pr.M*D), got: make([]bool, pr.M), h: pr.H, d: pr.Dim, spec: spec}
-	beta := pr.Dim + 2
-	u, b := make([]float64, D), make([]float64, D)
+	u := make([]float64, D)
 	for j, q := range a.home {
 		a.in[j] = rng.IntN(2) == 1
 		z := pr.Z[q*D : (q+1)*D]
-		if _, ok := kernelMean(b, pr.Y, pr.N, z, pr.H, beta); !ok {
-			copy(b, z)
-		}
+		b := means[q*D : (q+1)*D]
 		// u: a random direction orthogonal to b − z, so that the canaries'
 		// shifts at a query, a_k(y_k − b)/(S + a_k), point in nearly
 		// orthogonal directions and do not mask one another.
@@ -167,8 +183,9 @@ func kernelMean(b, y []float64, n int, x []float64, h float64, beta int) (S floa
 // inclusions x_k ∈ {0, 1}, exactly. The score is the least-squares fit of
 // x to these equations over all released queries, each divided by
 // S + (Σ_k a_k)/2 (the expected S + A, so the noise has one scale), with a
-// ridge of 1e-12 of the largest diagonal (a canary on no released query
-// scores 0): about 1 when in, 0 when out. Any score of the releases gives
+// ridge of 1e-12 of the largest diagonal: about 1 when in, 0 when out. A
+// canary on no released query scores ½, between the two, so that the
+// guessing rules, which guess on the highest and lowest scores, leave it. Any score of the releases gives
 // a valid bound (Steinke et al.); this one separates canaries that share
 // a query, where projecting on each canary's own shift lets the others'
 // mask it (A ≫ S on real data, where the paper's kernel weighs its
@@ -245,14 +262,19 @@ func (a *paperCanaries) scores(y0 []float64, n0 int, z []float64, M, D int) []fl
 		}
 	}
 	x := make([]float64, m)
+	for k := range x {
+		x[k] = 0.5
+	}
 	top := 0.0
 	for k := range m {
 		top = max(top, G.At(k, k))
 	}
 	if top == 0 {
-		return x
+		return x // no canary on a released query
 	}
+	seen := make([]bool, m) // the canary is on a released query
 	for k := range m {
+		seen[k] = G.At(k, k) > 0
 		G.SetSym(k, k, G.At(k, k)+1e-12*top)
 	}
 	var ch mat.Cholesky
@@ -265,6 +287,11 @@ func (a *paperCanaries) scores(y0 []float64, n0 int, z []float64, M, D int) []fl
 	}
 	for k := range m {
 		x[k] = sol.AtVec(k)
+		if !seen[k] {
+			// on no released query: no evidence either way, so the
+			// neutral score between out (0) and in (1)
+			x[k] = 0.5
+		}
 	}
 	return x
 }
