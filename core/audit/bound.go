@@ -58,13 +58,6 @@ func binomTail(n, k int, p float64) float64 {
 	return mathext.RegIncBeta(float64(k), float64(n-k+1), p)
 }
 
-// binomPMF returns P[Binomial(n, p) = k] for 0 ≤ k ≤ n, 0 < p < 1, through
-// logarithms so that large n do not overflow.
-func binomPMF(n, k int, p float64) float64 {
-	lg := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
-	return math.Exp(lg(n) - lg(k) - lg(n-k) + float64(k)*math.Log(p) + float64(n-k)*math.Log1p(-p))
-}
-
 // PValue returns the probability, under the hypothesis that the run is
 // (ε, δ)-DP with respect to each of m canaries, of at least v correct
 // guesses out of r: Theorem 5.2 of Steinke et al. (2023),
@@ -91,16 +84,74 @@ func pValue(m, r, v int, epsilon, delta float64) float64 {
 	q := 1 / (1 + math.Exp(-epsilon)) // the accuracy of ε-DP randomised response
 	p := binomTail(r, v, q)
 	if delta > 0 && v > 0 {
-		alpha, sum := 0.0, 0.0 // sum = P[v−i ≤ Binomial(r, q) < v]
-		for i := 1; i <= v; i++ {
-			if q < 1 {
-				sum += binomPMF(r, v-i, q)
-			}
-			alpha = max(alpha, sum/float64(i))
-		}
-		p += 2 * float64(m) * delta * alpha
+		p += 2 * float64(m) * delta * deltaAlpha(r, v, q)
 	}
 	return min(p, 1)
+}
+
+// logCut is the log-probability below which a binomial term is left out of
+// α: r terms below e^−700 add less than 1e-298 for any r ≤ 10^6, far
+// below any β a test can use.
+const logCut = -700
+
+// deltaAlpha returns α = max_{1≤i≤v} (1/i)·P[v−i ≤ Binomial(r, q) < v]
+// for 1 ≤ v ≤ r and ½ ≤ q (0 when q rounds to 1, where every term is 0).
+// The terms P[B = k], k = v−1, v−2, …, follow the recurrence
+// P[B = k−1] = P[B = k]·k/(r−k+1)·(1−q)/q from the first one above
+// e^logCut (found by bisection: the log-pmf is concave, so it falls on
+// both sides of the mode), and the loop stops once no later i can raise
+// the maximum: below the mode the ratio ρ of successive terms only falls,
+// so the terms still to come sum to at most the last one times ρ/(1 − ρ).
+// Linear in the terms near the mode (a few standard deviations of B),
+// where summing every term with its own log-gamma was linear in v.
+func deltaAlpha(r, v int, q float64) float64 {
+	if q >= 1 {
+		return 0
+	}
+	lq, lnq := math.Log(q), math.Log1p(-q)
+	lgr, _ := math.Lgamma(float64(r) + 1)
+	lp := func(k int) float64 {
+		a, _ := math.Lgamma(float64(k) + 1)
+		b, _ := math.Lgamma(float64(r-k) + 1)
+		return lgr - a - b + float64(k)*lq + float64(r-k)*lnq
+	}
+	mode := min(r, int(float64(r+1)*q))
+	k0 := v - 1
+	if k0 > mode && lp(k0) < logCut {
+		// the largest k in [mode, v−1] with lp(k) ≥ logCut (lp(mode) is
+		// at least −ln(r + 1))
+		lo, hi := mode, k0 // lp(lo) ≥ logCut > lp(hi)
+		for hi-lo > 1 {
+			mid := lo + (hi-lo)/2
+			if lp(mid) >= logCut {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		k0 = lo
+	}
+	l0 := lp(k0)
+	if l0 < logCut {
+		return 0 // k0 ≤ mode: every term is at most this one
+	}
+	odds := (1 - q) / q
+	pk := math.Exp(l0)
+	sum, alpha := 0.0, 0.0
+	for k := k0; k >= 0; k-- {
+		i := v - k
+		sum += pk
+		alpha = max(alpha, sum/float64(i))
+		if k == 0 {
+			break
+		}
+		rho := float64(k) / float64(r-k+1) * odds // P[B = k−1]/P[B = k]
+		if rho < 1 && (sum+pk*rho/(1-rho))/float64(i+1) <= alpha {
+			break
+		}
+		pk *= rho
+	}
+	return alpha
 }
 
 // maxEpsilon caps the search: at ε = 60, e^ε/(1+e^ε) rounds to 1 in

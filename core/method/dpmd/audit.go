@@ -11,7 +11,8 @@ import (
 // auditDoc is dpmd's Method.Audit.
 const auditDoc = "Dirac canaries in the released queries (sound mode: each query's joint Gaussian release of numerator and scaled mass, sensitivity s·h): " +
 	"canary j moves one coordinate of each of g queries by s·h in every iteration (g = the query–coordinate slots over the canaries, at most K, the most queries one reference reaches); " +
-	"the attacker knows every other reference and sees the releases (fewer canaries: each covers more of the budget)"
+	"the attacker knows every other reference and sees the releases (fewer canaries: each covers more of the budget); " +
+	"paper mode: canaries are real extra references within h of the queries, and the attacker sees iteration 1's released noisy means b̃"
 
 // auditSeedMix separates the canaries' stream from the run's noise.
 const auditSeedMix = 0xA0D17C4A5E5EED03

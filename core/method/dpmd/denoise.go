@@ -44,6 +44,9 @@ type Noise struct {
 	// aud, when set, adds audit canaries to each query's numerator and
 	// mass (queryCanaries); nil in every run without an audit.
 	aud *queryCanaries
+	// paud, when set, records each query's released mean b̃ for a
+	// paper-mode audit (paperCanaries); set in iteration 1 only.
+	paud *paperCanaries
 }
 
 // Denoiser moves queries toward the manifold sampled by a private reference
@@ -226,6 +229,9 @@ func (w *Worker) step(x []float64, idx []int32, d2 []float64, kind StepKind, nz 
 		addSymNoise(w.p, D, nz.Projector, rng)
 		for c := range D {
 			w.b[c] += nz.Mean * rng.NormFloat64()
+		}
+		if nz.paud != nil {
+			nz.paud.release(w.q, w.b)
 		}
 	}
 	w.warmStart(dn.tg.Basis(int(dn.order[idx[best]])))

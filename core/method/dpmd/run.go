@@ -21,6 +21,10 @@ type runner struct {
 	p   Params
 	pr  *Problem
 	out *Outcome
+	// nPriv is the data set's size n in the paper's noise: the references,
+	// plus every canary of a paper-mode audit (replace-one neighbours
+	// have one size, paperCanaries).
+	nPriv int
 }
 
 func (r *runner) run(ctx context.Context) error {
@@ -48,18 +52,34 @@ func (r *runner) run(ctx context.Context) error {
 	if err := checkGeometry(pr.H, pr.Dim, pr.D); err != nil {
 		return err
 	}
+	// A paper-mode audit's canaries are real references, added before the
+	// local PCA; the attacker knows the references without them (y0).
+	y0, n0 := pr.Y, pr.N
+	r.nPriv = pr.N
+	var paud *paperCanaries
+	if r.cfg.Mode == core.ModePaper {
+		if paud, err = newPaperCanaries(r.cfg, pr); err != nil {
+			return err
+		}
+	}
+	if paud != nil {
+		rows, k := paud.included(pr.D)
+		pr.Y = append(append([]float64(nil), y0...), rows...)
+		pr.N += k
+		r.nPriv = n0 + len(paud.in)
+	}
 	r.out = &Outcome{Problem: pr, Data: time.Since(t0), Denoise: map[string]time.Duration{}}
 	r.e.out = r.out
 	st := &live{eps: r.cfg.Epsilon, delta: r.cfg.Delta}
 	if r.cfg.Mode != core.ModeNonPrivate {
 		// The budget is set before the guarantee, which states its noise.
-		b, err := NewBudget(r.cfg.Mode, r.cfg.Epsilon, r.cfg.Delta, pr.M, r.p.T, r.p, pr.N, pr.H, pr.Dim, pr.D)
+		b, err := NewBudget(r.cfg.Mode, r.cfg.Epsilon, r.cfg.Delta, pr.M, r.p.T, r.p, r.nPriv, pr.H, pr.Dim, pr.D)
 		if err != nil {
 			return err
 		}
 		st.bud = &b
 	}
-	r.ctl.Emit(guarantee(r.cfg.Mode, r.p, synthetic, r.cfg.SecureNoise, r.cfg.Epsilon, r.cfg.Delta, pr.N, st.bud))
+	r.ctl.Emit(guarantee(r.cfg.Mode, r.p, synthetic, r.cfg.SecureNoise, r.cfg.Epsilon, r.cfg.Delta, r.nPriv, st.bud))
 	r.ctl.Emit(core.WarningEvent{Message: "bandwidth and dimension: " + pr.Choice})
 
 	// Every mode computes the local PCA: sound mode does not use it, but its
@@ -99,12 +119,11 @@ func (r *runner) run(ctx context.Context) error {
 		r.ctl.Emit(noiseWarning(r.cfg.Mode, *st.bud, 1))
 	}
 	main := tracks[len(tracks)-1]
-	if r.cfg.Audit != nil && r.cfg.Mode == core.ModePaper {
-		return fmt.Errorf("dpmd: audit: paper mode releases a noisy projector and mean, which have no canaries yet; audit sound or nonprivate mode: %w", ErrParams)
-	}
-	aud, err := newQueryCanaries(r.cfg, pr.M, pr.D)
-	if err != nil {
-		return err
+	var aud *queryCanaries
+	if paud == nil {
+		if aud, err = newQueryCanaries(r.cfg, pr.M, pr.D); err != nil {
+			return err
+		}
 	}
 	r.ctl.Emit(core.StageEvent{Stage: 3, Name: "denoise", Steps: r.p.T})
 	for t := 0; t < r.p.T; t++ {
@@ -124,7 +143,7 @@ func (r *runner) run(ctx context.Context) error {
 			r.ctl.Applied(pt, t+1)
 			// The guarantee is re-stated on every patch: its ε, δ and θ
 			// may have changed.
-			r.ctl.Emit(guarantee(r.cfg.Mode, r.p, synthetic, r.cfg.SecureNoise, st.eps, st.delta, pr.N, st.bud))
+			r.ctl.Emit(guarantee(r.cfg.Mode, r.p, synthetic, r.cfg.SecureNoise, st.eps, st.delta, r.nPriv, st.bud))
 		}
 		if r.p.T != T {
 			// the TUI plans the stage from here: T − t iterations left
@@ -150,6 +169,10 @@ func (r *runner) run(ctx context.Context) error {
 					}
 					r.ctl.Emit(core.WarningEvent{Message: msg})
 				}
+			}
+			if tr == main && paud != nil && t == 0 {
+				paud.h, paud.d = dn.h, dn.d
+				nz.paud = paud
 			}
 			if tr == main && aud != nil {
 				aud.setIteration(K, pr.D, dn.d, dn.h)
@@ -232,6 +255,9 @@ func (r *runner) run(ctx context.Context) error {
 		emb[i] = float32(v)
 	}
 	r.ctl.Emit(core.ResultEvent{Cells: pr.M, Dim: pr.D, Embedding: emb, Barcodes: pr.Barcodes})
+	if paud != nil {
+		return paud.emit(r.ctl, y0, n0, pr.Z, pr.M, pr.D, r.cfg.Delta)
+	}
 	return aud.emit(r.ctl, r.cfg.Mode, r.p.T)
 }
 
@@ -250,7 +276,7 @@ func (r *runner) rebudget(eps, delta, rhoSpent float64, left int, p Params, h fl
 	if err != nil {
 		return nil, err
 	}
-	b, err := NewBudget(r.cfg.Mode, epsRem, delta, r.pr.M, left, p, r.pr.N, h, d, r.pr.D)
+	b, err := NewBudget(r.cfg.Mode, epsRem, delta, r.pr.M, left, p, r.nPriv, h, d, r.pr.D)
 	return &b, err
 }
 
