@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/dpscope/dpscope/datasets"
@@ -30,6 +31,16 @@ func TestExcessSpread(t *testing.T) {
 	// Fewer genes than the window: the median of all of them.
 	if ex := excessSpread([]float64{1, 2, 3}, []float64{0.1, 0.5, 0.3}); math.Abs(ex[1]-0.2) > 1e-12 || math.Abs(ex[0]+0.2) > 1e-12 {
 		t.Errorf("excessSpread on 3 genes = %v, want [-0.2 0.2 0]", ex)
+	}
+}
+
+// addOptions sets in opts the options of list, "k=v,k=v" as the long
+// measurements' variables give them; an item without "=" is passed over.
+func addOptions(opts map[string]string, list string) {
+	for _, kv := range strings.Split(list, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			opts[k] = v
+		}
 	}
 }
 
