@@ -103,16 +103,7 @@ func (p *auditPane) fields() []field {
 				in.Delta = v
 				return nil
 			},
-			set: func(s string) error {
-				v, err := parsePositive("δ", s)
-				if err == nil && v >= 1 {
-					err = fmt.Errorf("δ is %v, must be in (0, 1)", v)
-				}
-				if err == nil {
-					in.Delta = v
-				}
-				return err
-			},
+			set: func(s string) error { return setFraction("δ", &in.Delta, s) },
 			locked: func() string {
 				if !p.params.Private() {
 					return "the run adds no noise: its audit is at δ = 0"

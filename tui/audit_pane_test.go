@@ -322,25 +322,14 @@ func TestAuditScreenProgress(t *testing.T) {
 // 80×24 and 160×48, with and without NO_COLOR, drawn from a settled model
 // fed the events (the run's wall time is the events', not the clock's).
 func TestAuditGoldenScreens(t *testing.T) {
-	for _, size := range [][2]int{{80, 24}, {160, 48}} {
-		for _, noColor := range []bool{false, true} {
-			label := fmt.Sprintf("%dx%d_result", size[0], size[1])
-			if noColor {
-				label += "_nocolor"
-			}
-			t.Run(label, func(t *testing.T) {
-				if noColor {
-					t.Setenv("NO_COLOR", "1")
-				}
-				m := New(Config{Summary: testSummary(), Backend: "gonum, 2 threads", Method: fakeFast, ExportDir: t.TempDir(), Seed: 1})
-				m = press(t, sized(t, m, size[0], size[1]), "7")
-				m = feedAudit(t, m, 1, auditEvents(4.34))
-				m.status = "run finished" // not the autosave's path, which holds a temporary folder
-				checkFits(t, m.View().Content, size[0], size[1])
-				teatest.RequireEqualOutput(t, []byte(stripANSI(m.View().Content)))
-			})
-		}
-	}
+	goldenScreens(t, []string{"result"}, func(t *testing.T, size [2]int, _ string) {
+		m := New(Config{Summary: testSummary(), Backend: "gonum, 2 threads", Method: fakeFast, ExportDir: t.TempDir(), Seed: 1})
+		m = press(t, sized(t, m, size[0], size[1]), "7")
+		m = feedAudit(t, m, 1, auditEvents(4.34))
+		m.status = "run finished" // not the autosave's path, which holds a temporary folder
+		checkFits(t, m.View().Content, size[0], size[1])
+		teatest.RequireEqualOutput(t, []byte(stripANSI(m.View().Content)))
+	})
 }
 
 // TestAuditCeilingAbove: without δ the closed form is core/audit's

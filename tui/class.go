@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -169,22 +170,13 @@ func (p *classPane) refresh() {
 	}
 	p.runs = runs
 	p.sets = class.DataSets(runs)
-	if p.set == "" || !containsString(p.sets, p.set) {
+	if p.set == "" || !slices.Contains(p.sets, p.set) {
 		p.set = ""
 		if len(p.sets) > 0 {
 			p.set = p.sets[0]
 		}
 	}
 	p.dirty = true
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (p *classPane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -207,7 +199,7 @@ func (p *classPane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, p.c.Keys.Inc):
 		p.target = min(p.target+1, len(classTargets)-1)
 	case key.Matches(msg, k.PrevData, k.NextData) && len(p.sets) > 1:
-		i := indexString(p.sets, p.set)
+		i := p.setIndex()
 		step := 1
 		if key.Matches(msg, k.PrevData) {
 			step = len(p.sets) - 1
@@ -220,14 +212,9 @@ func (p *classPane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func indexString(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return 0
-}
+// setIndex is the place of the data set shown among p.sets, 0 when it is
+// not among them (no runs yet), so the view and ] [ start from the first.
+func (p *classPane) setIndex() int { return max(slices.Index(p.sets, p.set), 0) }
 
 // typeKey edits the name or the message being typed; enter sends it, esc
 // drops it.

@@ -24,6 +24,9 @@ func classModel(t *testing.T, reg *class.Registry, id, name string, instructor b
 	return m, seat
 }
 
+// TestClassReportsFinishedRun: a participant opens on the Run tab, and a
+// finished run is filed on the class board with its name, ε, accountant,
+// unit and scores; a stopped run is not filed.
 func TestClassReportsFinishedRun(t *testing.T) {
 	reg := class.NewRegistry()
 	teacher, _ := reg.Join("t", "teacher", true)
@@ -51,6 +54,11 @@ func TestClassReportsFinishedRun(t *testing.T) {
 	}
 }
 
+// TestClassPushAndLoad: an instructor's push shows its message and leaves
+// the participant's settings alone until L loads the preset (keeping the
+// participant's own data set); the participant's Class tab shows the
+// card, never the board, its P and M push nothing, and n renames, refusing
+// a name another holds.
 func TestClassPushAndLoad(t *testing.T) {
 	reg := class.NewRegistry()
 	teacher, _ := reg.Join("t", "teacher", true)
@@ -98,11 +106,10 @@ func TestClassPushAndLoad(t *testing.T) {
 	if seat.Name() != "ann" || !strings.Contains(m.Status(), "taken") {
 		t.Fatalf("renamed to a taken name: %q, status %q", seat.Name(), m.Status())
 	}
-	m = press(t, m, "n", "backspace", "backspace", "backspace", "Z", "o", "e", "enter")
+	press(t, m, "n", "backspace", "backspace", "backspace", "Z", "o", "e", "enter")
 	if seat.Name() != "Zoe" {
 		t.Fatalf("name %q after renaming to Zoe", seat.Name())
 	}
-	_ = m
 }
 
 // classFixture fills reg with the runs of twelve participants on two data
@@ -133,6 +140,10 @@ func classFixture(t *testing.T, reg *class.Registry) {
 	}
 }
 
+// TestClassBoard: the instructor opens on the Class tab, whose board ranks
+// as class.Leaderboard does; → raises the ε target, ] changes the data
+// set, a late run shows on the next Changed, and M and P push a message
+// and a preset to the listening sessions.
 func TestClassBoard(t *testing.T) {
 	reg := class.NewRegistry()
 	classFixture(t, reg)

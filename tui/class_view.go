@@ -126,7 +126,7 @@ func (p *classPane) board() string {
 	if p.set != "" {
 		set = dataName(p.set)
 		if len(p.sets) > 1 {
-			set += fmt.Sprintf(" (%d of %d, [ ] change)", indexString(p.sets, p.set)+1, len(p.sets))
+			set += fmt.Sprintf(" (%d of %d, [ ] change)", p.setIndex()+1, len(p.sets))
 		}
 	}
 	head := st.BoxTitle.Render("Class board") + st.Muted.Render(fmt.Sprintf(" · %d participants · %d runs · data ", len(members), len(p.runs))) +

@@ -1,9 +1,9 @@
 package tui
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -20,10 +20,11 @@ func TestDataPickerGoldenScreens(t *testing.T) {
 	// Each screen is keys, then the text to wait for, in turn: the
 	// folder's entries must be on screen (read by a command) before enter
 	// can pick one.
-	screens := []struct {
+	type screen struct {
 		name  string
 		steps [][]string // keys..., then the text to wait for
-	}{
+	}
+	screens := []screen{
 		{"builtin", [][]string{{"d", "enter", "space loads it"}}},
 		{"folder", [][]string{{"d", "tab", "mini_mtx"}, {"enter", "MatrixMarket"}}},
 		// An .h5ad alone in its root: its shape, the obs columns offered
@@ -33,48 +34,40 @@ func TestDataPickerGoldenScreens(t *testing.T) {
 		// checks that screen.
 		{"h5ad", [][]string{{"d", "tab", "pbmc.h5ad"}, {"enter", "AnnData"}, {"r", "raw.X (counts"}}},
 	}
-	for _, size := range [][2]int{{80, 24}, {160, 48}} {
-		for _, sc := range screens {
-			for _, noColor := range []bool{false, true} {
-				label := fmt.Sprintf("%dx%d_%s", size[0], size[1], sc.name)
-				if noColor {
-					label += "_nocolor"
-				}
-				t.Run(label, func(t *testing.T) {
-					if noColor {
-						t.Setenv("NO_COLOR", "1")
-					}
-					root := t.TempDir()
-					if sc.name == "h5ad" {
-						if _, _, err := datasets.HDF5Library(); err != nil {
-							t.Skip("libhdf5 not loaded:", err)
-						}
-						b, err := os.ReadFile(filepath.Join("..", "datasets", "testdata", "h5", "pbmc_csr.h5ad"))
-						if err != nil {
-							t.Fatal(err)
-						}
-						if err := os.WriteFile(filepath.Join(root, "pbmc.h5ad"), b, 0o644); err != nil {
-							t.Fatal(err)
-						}
-					} else {
-						writeMTXFolder(t, filepath.Join(root, "mini_mtx"))
-						if err := os.WriteFile(filepath.Join(root, "cells.csv"), []byte("gene,c1,c2\ng1,1,0\n"), 0o644); err != nil {
-							t.Fatal(err)
-						}
-					}
-					m := New(Config{Summary: testSummary(), Backend: "gonum, 2 threads", Method: fakeFast, ExportDir: t.TempDir(), Seed: 1, DataRoot: root})
-					tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(size[0], size[1]))
-					for _, st := range sc.steps {
-						typeKeys(tm, st[:len(st)-1]...)
-						waitText(t, tm, st[len(st)-1])
-					}
-					typeKeys(tm, "q")
-					final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
-					view := final.View().Content
-					checkFits(t, view, size[0], size[1])
-					teatest.RequireEqualOutput(t, []byte(stripANSI(view)))
-				})
+	names := make([]string, len(screens))
+	for i, sc := range screens {
+		names[i] = sc.name
+	}
+	goldenScreens(t, names, func(t *testing.T, size [2]int, name string) {
+		sc := screens[slices.IndexFunc(screens, func(sc screen) bool { return sc.name == name })]
+		root := t.TempDir()
+		if sc.name == "h5ad" {
+			if _, _, err := datasets.HDF5Library(); err != nil {
+				t.Skip("libhdf5 not loaded:", err)
+			}
+			b, err := os.ReadFile(filepath.Join("..", "datasets", "testdata", "h5", "pbmc_csr.h5ad"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(root, "pbmc.h5ad"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			writeMTXFolder(t, filepath.Join(root, "mini_mtx"))
+			if err := os.WriteFile(filepath.Join(root, "cells.csv"), []byte("gene,c1,c2\ng1,1,0\n"), 0o644); err != nil {
+				t.Fatal(err)
 			}
 		}
-	}
+		m := New(Config{Summary: testSummary(), Backend: "gonum, 2 threads", Method: fakeFast, ExportDir: t.TempDir(), Seed: 1, DataRoot: root})
+		tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(size[0], size[1]))
+		for _, st := range sc.steps {
+			typeKeys(tm, st[:len(st)-1]...)
+			waitText(t, tm, st[len(st)-1])
+		}
+		typeKeys(tm, "q")
+		final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+		view := final.View().Content
+		checkFits(t, view, size[0], size[1])
+		teatest.RequireEqualOutput(t, []byte(stripANSI(view)))
+	})
 }

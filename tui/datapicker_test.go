@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 
-	tea "charm.land/bubbletea/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/dpscope/dpscope/datasets"
 )

@@ -47,16 +47,7 @@ func (p *runPane) commonFields(fs []field) {
 			*pr.delta() = v
 			return nil
 		},
-		set: func(s string) error {
-			v, err := parsePositive("δ", s)
-			if err == nil && v >= 1 {
-				err = fmt.Errorf("δ is %v, must be in (0, 1)", v)
-			}
-			if err == nil {
-				*pr.delta() = v
-			}
-			return err
-		}, locked: p.notPrivate, hint: func() string {
+		set: func(s string) error { return setFraction("δ", pr.delta(), s) }, locked: p.notPrivate, hint: func() string {
 			if pr.V().Family() == familyDenoising && pr.V().Mode == core.ModePaper && pr.Manifold.Delta != paperDelta {
 				return fmt.Sprintf("paper used %g", paperDelta)
 			}

@@ -54,16 +54,7 @@ func (p *runPane) denoiseFields(fs []field) {
 			pr.Manifold.Theta = v
 			return nil
 		},
-		set: func(s string) error {
-			v, err := parsePositive("θ", s)
-			if err == nil && v >= 1 {
-				err = fmt.Errorf("θ is %v, must be in (0, 1)", v)
-			}
-			if err == nil {
-				pr.Manifold.Theta = v
-			}
-			return err
-		}, hint: func() string { return "share of ε" }, shown: isDenoising, live: true, patch: func() core.Patch { return core.Patch{Options: map[string]string{"theta": fmtFloat(pr.Manifold.Theta)}} }}
+		set: func(s string) error { return setFraction("θ", &pr.Manifold.Theta, s) }, hint: func() string { return "share of ε" }, shown: isDenoising, live: true, patch: func() core.Patch { return core.Patch{Options: map[string]string{"theta": fmtFloat(pr.Manifold.Theta)}} }}
 	fs[fBandwidth] = field{name: "h bandwidth", value: func() string {
 		if pr.Manifold.H == 0 {
 			return "auto"

@@ -266,10 +266,25 @@ func round3(v float64) float64 {
 	return math.Round(v*p) / p
 }
 
+// parsePositive reads a typed finite number > 0; the error names the
+// field, so a typo is told apart from an out-of-range value.
 func parsePositive(name, s string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
 		return 0, fmt.Errorf("%s is %q, must be a finite number > 0", name, s)
 	}
 	return v, nil
+}
+
+// setFraction sets *dst from a typed number in (0, 1) (δ, θ), leaving it
+// unchanged on an error that names the field.
+func setFraction(name string, dst *float64, s string) error {
+	v, err := parsePositive(name, s)
+	if err == nil && v >= 1 {
+		err = fmt.Errorf("%s is %v, must be in (0, 1)", name, v)
+	}
+	if err == nil {
+		*dst = v
+	}
+	return err
 }

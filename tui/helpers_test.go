@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -156,4 +157,29 @@ func stripANSI(s string) string { return ansi.Strip(s) }
 // steps alone.
 func rdpOf(sigma float64, pr runParams) (float64, error) {
 	return accountant.ProjectRDP(nil, pr.SampleRate, sigma, pr.Steps(), pr.Delta, accountant.DefaultOrders.Orders())
+}
+
+// goldenScreens runs fn as one subtest for each terminal size of the golden
+// screens (80×24, 160×48), each name and each colour setting, named as the
+// golden files are (WxH_name, WxH_name_nocolor); NO_COLOR is set in the
+// second. One loop for every golden test, so a size added here is drawn
+// by all of them.
+func goldenScreens(t *testing.T, names []string, fn func(t *testing.T, size [2]int, name string)) {
+	t.Helper()
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		for _, name := range names {
+			for _, noColor := range []bool{false, true} {
+				label := fmt.Sprintf("%dx%d_%s", size[0], size[1], name)
+				if noColor {
+					label += "_nocolor"
+				}
+				t.Run(label, func(t *testing.T) {
+					if noColor {
+						t.Setenv("NO_COLOR", "1")
+					}
+					fn(t, size, name)
+				})
+			}
+		}
+	}
 }

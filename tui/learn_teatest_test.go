@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -18,29 +17,16 @@ func TestLearnGoldenScreens(t *testing.T) {
 		"glossary":  {"5", "g"},
 		"presenter": {"5", "P", "space"},
 	}
-	for _, size := range [][2]int{{80, 24}, {160, 48}} {
-		for _, name := range []string{"learn", "glossary", "presenter"} {
-			for _, noColor := range []bool{false, true} {
-				label := fmt.Sprintf("%dx%d_%s", size[0], size[1], name)
-				if noColor {
-					label += "_nocolor"
-				}
-				t.Run(label, func(t *testing.T) {
-					if noColor {
-						t.Setenv("NO_COLOR", "1")
-					}
-					m := New(Config{Summary: testSummary(), Backend: "gonum, 2 threads", Method: fakeFast, ExportDir: t.TempDir(), Seed: 1})
-					tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(size[0], size[1]))
-					typeKeys(tm, screens[name]...)
-					typeKeys(tm, "q")
-					final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
-					view := final.View().Content
-					checkFits(t, view, size[0], size[1])
-					teatest.RequireEqualOutput(t, []byte(stripANSI(view)))
-				})
-			}
-		}
-	}
+	goldenScreens(t, []string{"learn", "glossary", "presenter"}, func(t *testing.T, size [2]int, name string) {
+		m := New(Config{Summary: testSummary(), Backend: "gonum, 2 threads", Method: fakeFast, ExportDir: t.TempDir(), Seed: 1})
+		tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(size[0], size[1]))
+		typeKeys(tm, screens[name]...)
+		typeKeys(tm, "q")
+		final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+		view := final.View().Content
+		checkFits(t, view, size[0], size[1])
+		teatest.RequireEqualOutput(t, []byte(stripANSI(view)))
+	})
 }
 
 // TestLessonExperimentKey presses enter on lesson 1: the Run pane and

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,63 +45,50 @@ func TestSaveFromOverlays(t *testing.T) {
 // path at a width that depends on it).
 func TestOverlayGoldenScreens(t *testing.T) {
 	screens := []string{"help", "unsaved", "running"}
-	for _, size := range [][2]int{{80, 24}, {160, 48}} {
-		for _, name := range screens {
-			for _, noColor := range []bool{false, true} {
-				label := fmt.Sprintf("%dx%d_%s", size[0], size[1], name)
-				if noColor {
-					label += "_nocolor"
-				}
-				t.Run(label, func(t *testing.T) {
-					if noColor {
-						t.Setenv("NO_COLOR", "1")
-					}
-					cfg := Config{Summary: testSummary(), Backend: "gonum, 2 threads", Method: fakeFast, ExportDir: t.TempDir(), StateDir: t.TempDir(), Seed: 1}
-					var view string
-					switch name {
-					case "help":
-						// Through the program, as the user meets it.
-						tm := teatest.NewTestModel(t, New(cfg), teatest.WithInitialTermSize(size[0], size[1]))
-						typeKeys(tm, "?")
-						waitText(t, tm, "prev screen") // the full help's bindings
-						typeKeys(tm, "q")
-						final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
-						if !final.showHelp {
-							t.Fatal("? did not open the help")
-						}
-						view = final.View().Content
-					case "unsaved":
-						m := sized(t, New(sessionConfig(t.TempDir())), size[0], size[1])
-						m = press(t, m, "s")
-						if m.sess.unsaved() != 1 {
-							t.Fatalf("%d unsaved runs, want 1", m.sess.unsaved())
-						}
-						m.sess.autosave = filepath.Join("<state>", "sessions", "autosave-<time>-<pid>.json")
-						m.c.Config.ExportDir = "<export>"
-						m.sess.started = time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local)
-						m = press(t, m, "q")
-						if !m.unsaved {
-							t.Fatal("q with an unsaved run did not ask")
-						}
-						view = m.View().Content
-						for _, want := range []string{"autosave-<time>-<pid>.json", "dpscope-session-20260102-030405.json", "1 run of this session not saved"} {
-							if !strings.Contains(stripANSI(strings.ReplaceAll(view, "\n", "")), want) && !strings.Contains(stripANSI(view), want) {
-								t.Errorf("the dialog lacks %q", want)
-							}
-						}
-					case "running":
-						m := sized(t, New(cfg), size[0], size[1])
-						m.c.RunState = RunRunning
-						m = press(t, m, "q")
-						if !m.confirm {
-							t.Fatal("q during a run did not ask")
-						}
-						view = m.View().Content
-					}
-					checkFits(t, view, size[0], size[1])
-					teatest.RequireEqualOutput(t, []byte(stripANSI(view)))
-				})
+	goldenScreens(t, screens, func(t *testing.T, size [2]int, name string) {
+		cfg := Config{Summary: testSummary(), Backend: "gonum, 2 threads", Method: fakeFast, ExportDir: t.TempDir(), StateDir: t.TempDir(), Seed: 1}
+		var view string
+		switch name {
+		case "help":
+			// Through the program, as the user meets it.
+			tm := teatest.NewTestModel(t, New(cfg), teatest.WithInitialTermSize(size[0], size[1]))
+			typeKeys(tm, "?")
+			waitText(t, tm, "prev screen") // the full help's bindings
+			typeKeys(tm, "q")
+			final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+			if !final.showHelp {
+				t.Fatal("? did not open the help")
 			}
+			view = final.View().Content
+		case "unsaved":
+			m := sized(t, New(sessionConfig(t.TempDir())), size[0], size[1])
+			m = press(t, m, "s")
+			if m.sess.unsaved() != 1 {
+				t.Fatalf("%d unsaved runs, want 1", m.sess.unsaved())
+			}
+			m.sess.autosave = filepath.Join("<state>", "sessions", "autosave-<time>-<pid>.json")
+			m.c.Config.ExportDir = "<export>"
+			m.sess.started = time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local)
+			m = press(t, m, "q")
+			if !m.unsaved {
+				t.Fatal("q with an unsaved run did not ask")
+			}
+			view = m.View().Content
+			for _, want := range []string{"autosave-<time>-<pid>.json", "dpscope-session-20260102-030405.json", "1 run of this session not saved"} {
+				if !strings.Contains(stripANSI(strings.ReplaceAll(view, "\n", "")), want) && !strings.Contains(stripANSI(view), want) {
+					t.Errorf("the dialog lacks %q", want)
+				}
+			}
+		case "running":
+			m := sized(t, New(cfg), size[0], size[1])
+			m.c.RunState = RunRunning
+			m = press(t, m, "q")
+			if !m.confirm {
+				t.Fatal("q during a run did not ask")
+			}
+			view = m.View().Content
 		}
-	}
+		checkFits(t, view, size[0], size[1])
+		teatest.RequireEqualOutput(t, []byte(stripANSI(view)))
+	})
 }

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -14,25 +13,14 @@ import (
 // is run to its end (settle) before the screen is drawn: the screen then
 // does not depend on timing, as a teatest program's output would.
 func TestPlannerGoldenScreens(t *testing.T) {
-	for _, size := range [][2]int{{80, 24}, {160, 48}} {
-		for _, noColor := range []bool{false, true} {
-			label := fmt.Sprintf("%dx%d_tab4", size[0], size[1])
-			if noColor {
-				label += "_nocolor"
-			}
-			t.Run(label, func(t *testing.T) {
-				if noColor {
-					t.Setenv("NO_COLOR", "1")
-				}
-				m := New(Config{Summary: testSummary(), Backend: "gonum, 2 threads", Method: fakeFast, ExportDir: t.TempDir(), Seed: 1})
-				m = press(t, sized(t, m, size[0], size[1]), "4")
-				view := stripANSI(m.View().Content)
-				if strings.Contains(view, "RDP 0 ") {
-					t.Fatalf("the Planner still shows an unfinished ε:\n%s", view)
-				}
-				checkFits(t, m.View().Content, size[0], size[1])
-				teatest.RequireEqualOutput(t, []byte(view))
-			})
+	goldenScreens(t, []string{"tab4"}, func(t *testing.T, size [2]int, _ string) {
+		m := New(Config{Summary: testSummary(), Backend: "gonum, 2 threads", Method: fakeFast, ExportDir: t.TempDir(), Seed: 1})
+		m = press(t, sized(t, m, size[0], size[1]), "4")
+		view := stripANSI(m.View().Content)
+		if strings.Contains(view, "RDP 0 ") {
+			t.Fatalf("the Planner still shows an unfinished ε:\n%s", view)
 		}
-	}
+		checkFits(t, m.View().Content, size[0], size[1])
+		teatest.RequireEqualOutput(t, []byte(view))
+	})
 }

@@ -12,6 +12,9 @@ import (
 	"unicode/utf8"
 )
 
+// TestSanitizeName: a display name loses control and format characters,
+// invalid UTF-8 and runs of white space, and is cut at MaxNameLen runes;
+// a name with nothing printable falls back to "participant".
 func TestSanitizeName(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"alice", "alice"},
@@ -33,6 +36,8 @@ func TestSanitizeName(t *testing.T) {
 	}
 }
 
+// FuzzSanitizeName: whatever a participant types, the name shown to
+// others is valid, printable, trimmed, bounded and a fixed point.
 func FuzzSanitizeName(f *testing.F) {
 	for _, s := range []string{"alice", " a  b ", "\x1b[2J", "ü\u200b", strings.Repeat("x ", 30)} {
 		f.Add(s)
@@ -56,6 +61,9 @@ func FuzzSanitizeName(f *testing.F) {
 	})
 }
 
+// TestJoinNamesUnique: names are unique without regard to case (a clash
+// gets "-2", cut to fit), a returning key keeps its name, a rename to a
+// taken or empty name is refused, and a freed name can be taken again.
 func TestJoinNamesUnique(t *testing.T) {
 	r := NewRegistry()
 	a, _ := r.Join("k1", "alice", false)
@@ -85,6 +93,10 @@ func TestJoinNamesUnique(t *testing.T) {
 	}
 }
 
+// TestLeaderboardOrder: the board ranks each participant's best run on
+// one data set at ε ≤ the target by ARI, then lower ε, then the earlier
+// run; runs above the target or on other data do not count, and a run
+// without a finite ε is refused.
 func TestLeaderboardOrder(t *testing.T) {
 	r := NewRegistry()
 	t0 := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
@@ -126,6 +138,8 @@ func TestLeaderboardOrder(t *testing.T) {
 	}
 }
 
+// TestParticipantRefused: a participant can neither read the board nor
+// push, and is not told of board changes.
 func TestParticipantRefused(t *testing.T) {
 	r := NewRegistry()
 	p, _ := r.Join("p", "pat", false)
@@ -149,6 +163,9 @@ func TestParticipantRefused(t *testing.T) {
 	}
 }
 
+// TestPushReachesOthers: an instructor's push reaches every other session
+// once, its message sanitised, not the sender; an empty push is refused;
+// a reported run tells the instructor, not the participants.
 func TestPushReachesOthers(t *testing.T) {
 	r := NewRegistry()
 	in, _ := r.Join("i", "teacher", true)
@@ -184,7 +201,10 @@ func TestPushReachesOthers(t *testing.T) {
 	}
 }
 
-func TestBounds(t *testing.T) {
+// TestRegistryBounds: a member keeps its last MaxRunsPerMember runs, the
+// class refuses a member past MaxMembers (ErrFull) but lets a known one
+// reconnect.
+func TestRegistryBounds(t *testing.T) {
 	r := NewRegistry()
 	s, _ := r.Join("a", "a", false)
 	for i := range MaxRunsPerMember + 5 {

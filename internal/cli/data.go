@@ -71,10 +71,6 @@ func (lf *loadFlags) registerPrep(f *pflag.FlagSet) {
 	f.Float64Var(&lf.pre.MaxValue, "max-value", lf.pre.MaxValue, "clip scaled values to ±this (0: off)")
 }
 
-// prepFlags are the flag names registerPrep adds, for merging a config
-// file with the flags set.
-var prepFlags = []string{"labels", "labels-column", "use-raw", "orientation", "min-genes", "min-cells", "genes", "selection", "target-sum", "max-value"}
-
 // applyTo sets the data settings of cfg that the flags set (set reports
 // whether a flag was given) over what cfg already holds, and validates them.
 func (lf *loadFlags) applyTo(cfg *core.Config, set func(string) bool) error {

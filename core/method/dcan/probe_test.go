@@ -36,7 +36,7 @@ func envF(k string, d float64) float64 {
 // embedding too).
 func TestProbeStage1(t *testing.T) {
 	if os.Getenv("DPSCOPE_DCAN_PROBE") == "" {
-		t.Skip()
+		t.Skip("long: set DPSCOPE_DCAN_PROBE=1 to run the stage-1 probes")
 	}
 	raw, _, err := datasets.Load("builtin:default", datasets.OpenOptions{})
 	if err != nil {
@@ -129,7 +129,7 @@ func shuffle(p []int, seed uint64) {
 // them.
 func TestProbePCA(t *testing.T) {
 	if os.Getenv("DPSCOPE_DCAN_PROBE") == "" {
-		t.Skip()
+		t.Skip("long: set DPSCOPE_DCAN_PROBE=1 to run the stage-1 probes")
 	}
 	raw, _, _ := datasets.Load("builtin:default", datasets.OpenOptions{})
 	d, _ := datasets.Preprocess(raw, datasets.DefaultPreprocessConfig())
@@ -162,7 +162,7 @@ func TestProbePCA(t *testing.T) {
 // the range of the model input of the default data.
 func TestProbeCounts(t *testing.T) {
 	if os.Getenv("DPSCOPE_DCAN_PROBE") == "" {
-		t.Skip()
+		t.Skip("long: set DPSCOPE_DCAN_PROBE=1 to run the stage-1 probes")
 	}
 	raw, _, _ := datasets.Load("builtin:default", datasets.OpenOptions{})
 	d, _ := datasets.Preprocess(raw, datasets.DefaultPreprocessConfig())
@@ -205,7 +205,7 @@ func TestProbeCounts(t *testing.T) {
 // loss at initialisation, for 20 cells of the default data set.
 func TestProbeGradNorms(t *testing.T) {
 	if os.Getenv("DPSCOPE_DCAN_PROBE") == "" {
-		t.Skip()
+		t.Skip("long: set DPSCOPE_DCAN_PROBE=1 to run the stage-1 probes")
 	}
 	d := resultsData(t)
 	ae, err := nn.NewAutoencoder(nn.AutoencoderConfig{Genes: d.Genes, Act: nn.Tanh, MaxRows: 3, Seed: 1})

@@ -388,12 +388,7 @@ func TestPrivatePrepIsPerCellPlusNoise(t *testing.T) {
 			t.Fatal(err)
 		}
 		m = privatePrep(cl, pl, rand.New(rand.NewPCG(1, 1)))
-		markers := 0
-		for _, g := range m.Genes {
-			if g < 160 {
-				markers++
-			}
-		}
+		markers := countBelow(m.Genes, 160)
 		if want := map[bool]int{false: 160, true: 150}[private]; markers < want {
 			t.Errorf("private %v: %d of the 160 genes kept are markers, want ≥ %d", private, markers, want)
 		}

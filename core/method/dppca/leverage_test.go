@@ -119,12 +119,7 @@ func TestSelectLeverageSkipsHousekeeping(t *testing.T) {
 		}
 		pl.SelectQ = 4
 		m := privatePrep(cl, pl, rand.New(rand.NewPCG(1, 1)))
-		markers := 0
-		for _, j := range m.Genes {
-			if j < 40 {
-				markers++
-			}
-		}
+		markers := countBelow(m.Genes, 40)
 		if markers < c.min || markers > c.max || m.H != 40 {
 			t.Errorf("private=%v ε=%g: %d of %d genes kept are markers, want %d to %d", c.private, c.eps, markers, m.H, c.min, c.max)
 		}

@@ -152,11 +152,7 @@ func TestSharedSeeds(t *testing.T) {
 			opts := map[string]string{"prep": string(prep)}
 			// DPSCOPE_DPPCA_OPTS=k=v,k=v measures other options (e.g.
 			// init=random-ball) with the same table.
-			for _, kv := range strings.Split(os.Getenv("DPSCOPE_DPPCA_OPTS"), ",") {
-				if k, v, ok := strings.Cut(kv, "="); ok {
-					opts[k] = v
-				}
-			}
+			addOptions(opts, os.Getenv("DPSCOPE_DPPCA_OPTS"))
 			o, err := Parse(opts)
 			if err != nil {
 				t.Fatal(err)

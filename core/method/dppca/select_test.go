@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/dpscope/dpscope/datasets"
@@ -31,6 +32,28 @@ func TestExcessSpread(t *testing.T) {
 	if ex := excessSpread([]float64{1, 2, 3}, []float64{0.1, 0.5, 0.3}); math.Abs(ex[1]-0.2) > 1e-12 || math.Abs(ex[0]+0.2) > 1e-12 {
 		t.Errorf("excessSpread on 3 genes = %v, want [-0.2 0.2 0]", ex)
 	}
+}
+
+// addOptions sets in opts the options of list, "k=v,k=v" as the long
+// measurements' variables give them; an item without "=" is passed over.
+func addOptions(opts map[string]string, list string) {
+	for _, kv := range strings.Split(list, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			opts[k] = v
+		}
+	}
+}
+
+// countBelow counts the genes kept whose index is below n: the markers,
+// since the test sets put their markers first.
+func countBelow(genes []int, n int) int {
+	c := 0
+	for _, j := range genes {
+		if j < n {
+			c++
+		}
+	}
+	return c
 }
 
 // hkMarkers builds the failure of issue 16.2 in small: 400 cells of 4
@@ -107,12 +130,7 @@ func TestSelectExcessSkipsHousekeeping(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := privatePrep(cl, pl, rand.New(rand.NewPCG(1, 1)))
-		markers := 0
-		for _, j := range m.Genes {
-			if j < 40 {
-				markers++
-			}
-		}
+		markers := countBelow(m.Genes, 40)
 		if markers < c.min || markers > c.max || m.H != 40 {
 			t.Errorf("select=%s private=%v: %d of %d genes kept are markers, want %d to %d", c.sel, c.private, markers, m.H, c.min, c.max)
 		}

@@ -200,11 +200,7 @@ func TestSimDesign(t *testing.T) {
 		var first [][]float64 // the first variant's ARIs, by ε then seed
 		for vi, v := range variants {
 			opts := map[string]string{}
-			for _, kv := range strings.Split(v, ",") {
-				if k, val, ok := strings.Cut(kv, "="); ok {
-					opts[k] = val
-				}
-			}
+			addOptions(opts, v)
 			o, err := Parse(opts)
 			if err != nil {
 				t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,22 +25,8 @@ func TestDiag(t *testing.T) {
 	if env == "" {
 		t.Skip("long: set DIAG=pbmc_4k,mouse_bladder DIAG_EPS=4,8,16 to diagnose")
 	}
-	var epss []float64
-	for _, f := range strings.Split(os.Getenv("DIAG_EPS"), ",") {
-		v, _ := strconv.ParseFloat(f, 64)
-		epss = append(epss, v)
-	}
-	vals := map[string]string{}
-	if e := os.Getenv("DIAG_OPTS"); e != "" {
-		for _, kv := range strings.Split(e, ";") {
-			k, v, _ := strings.Cut(kv, "=")
-			vals[k] = v
-		}
-	}
-	o, err := Parse(vals)
-	if err != nil {
-		t.Fatal(err)
-	}
+	epss := envFloats(t, "DIAG_EPS", []float64{4, 8, 16})
+	o := envOptions(t, "DIAG_OPTS")
 	for _, name := range strings.Split(env, ",") {
 		d := openData(t, name)
 		src, err := dppca.NewSource(d, 0)

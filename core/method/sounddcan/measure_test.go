@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -142,28 +141,8 @@ func TestSharedSeeds(t *testing.T) {
 	if env != "1" {
 		names = strings.Split(env, ",")
 	}
-	epss := []float64{1, 2, 4, 8}
-	if e := os.Getenv("DPSCOPE_SOUNDDCAN_EPS"); e != "" {
-		epss = nil
-		for _, f := range strings.Split(e, ",") {
-			v, err := strconv.ParseFloat(f, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			epss = append(epss, v)
-		}
-	}
-	vals := map[string]string{}
-	if e := os.Getenv("DPSCOPE_SOUNDDCAN_OPTS"); e != "" {
-		for _, kv := range strings.Split(e, ";") {
-			k, v, _ := strings.Cut(kv, "=")
-			vals[k] = v
-		}
-	}
-	o, err := Parse(vals)
-	if err != nil {
-		t.Fatal(err)
-	}
+	epss := envFloats(t, "DPSCOPE_SOUNDDCAN_EPS", []float64{1, 2, 4, 8})
+	o := envOptions(t, "DPSCOPE_SOUNDDCAN_OPTS")
 	null := o
 	null.NoTrain = true
 	t.Logf("options: %s", o)
