@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
@@ -48,24 +47,6 @@ type openBLAS struct {
 	// minDgemm and minDgemv are the same for Dgemm and Dgemv; see
 	// DgemmThreshold and DgemvThreshold.
 	minDgemm, minDgemv int
-
-	// minThreadedGemm and minThreadedGemv are the sizes (m·n·k, m·n) below
-	// which a product runs on one OpenBLAS thread although more are
-	// configured; see ThreadedGemmThreshold. 0 turns this off.
-	minThreadedGemm, minThreadedGemv int
-
-	// th is the library's thread count, shared by copies of the value
-	// (tests copy it to change thresholds).
-	th *threadState
-}
-
-// threadState is the thread count set through setThreads (or found at
-// load), which a small product restores after running on one thread. mu
-// orders the writes of OpenBLAS's count, so that after every product and
-// setThreads the library's count is n again.
-type threadState struct {
-	n  atomic.Int32
-	mu sync.Mutex
 }
 
 // fortranArgs holds the arguments of one Fortran call: the scalars, whose
@@ -103,14 +84,6 @@ func (p *fortranArgs) call(fn uintptr, n int) {
 	argPool.Put(p)
 }
 
-// callInt calls fn(n) for a C function of one int argument, without
-// allocating.
-func callInt(fn uintptr, n int) {
-	p := argPool.Get().(*fortranArgs)
-	p.args[0] = uintptr(n)
-	p.call(fn, 1)
-}
-
 var argPool = sync.Pool{New: func() any { return new(fortranArgs) }}
 
 // loadOpenBLAS opens the first library of names that loads and exports
@@ -131,7 +104,6 @@ func loadOpenBLAS(names []string) (*openBLAS, error) {
 			path:    name,
 			minGemm: GemmThreshold, minGemv: GemvThreshold,
 			minDgemm: DgemmThreshold, minDgemv: DgemvThreshold,
-			minThreadedGemm: ThreadedGemmThreshold, minThreadedGemv: ThreadedGemvThreshold,
 		}
 		for _, sym := range []struct {
 			name string
@@ -151,8 +123,6 @@ func loadOpenBLAS(names []string) (*openBLAS, error) {
 		if p := MappedPath(lib.sgemm); p != "" {
 			lib.path = p
 		}
-		lib.th = new(threadState)
-		lib.th.n.Store(int32(lib.libThreads()))
 		return lib, nil
 	}
 	if len(errs) == 0 {
@@ -216,62 +186,18 @@ func MappedPath(addr uintptr) string {
 	return ""
 }
 
-// threads returns the configured thread count: what setThreads last set,
-// or what the library reported at load (OPENBLAS_NUM_THREADS).
-func (o *openBLAS) threads() int { return int(o.th.n.Load()) }
-
-// libThreads asks the library for its thread count.
-func (o *openBLAS) libThreads() int {
+func (o *openBLAS) threads() int {
 	if o.getNumThreads == 0 {
 		return 1
 	}
 	r, _, _ := purego.SyscallN(o.getNumThreads)
-	return max(1, int(int32(r)))
+	return int(int32(r))
 }
 
-// setThreads sets the configured thread count to n.
 func (o *openBLAS) setThreads(n int) {
-	if o.setNumThreads == 0 {
-		return
+	if o.setNumThreads != 0 {
+		purego.SyscallN(o.setNumThreads, uintptr(n))
 	}
-	o.th.mu.Lock()
-	o.th.n.Store(int32(n))
-	callInt(o.setNumThreads, n)
-	o.th.mu.Unlock()
-}
-
-// openBLASOwnGemm and openBLASOwnGemv are the sizes up to which OpenBLAS
-// (0.3.x, interface/gemm.c and gemv.c) runs a product on one thread by
-// itself: 65536·4 multiply-adds, 2304·4 entries.
-const (
-	openBLASOwnGemm = 1 << 18
-	openBLASOwnGemv = 9216
-)
-
-// oneThread reports whether a product of the given size (m·n·k, or m·n for
-// gemv) should run on one thread, given the threshold, and if so sets
-// OpenBLAS to one thread; the caller then calls restoreThreads. OpenBLAS
-// splits every product above about 64³ between its threads, but below
-// ThreadedGemmThreshold the hand-over costs more than the second thread
-// saves (docs/PERFORMANCE.md).
-func (o *openBLAS) oneThread(size, threshold int) bool {
-	if size >= threshold || o.setNumThreads == 0 || o.th.n.Load() < 2 {
-		return false
-	}
-	o.th.mu.Lock()
-	callInt(o.setNumThreads, 1)
-	o.th.mu.Unlock()
-	return true
-}
-
-// restoreThreads sets OpenBLAS back to the configured count after a
-// product that oneThread ran on one thread. Products that another
-// goroutine starts between the two run on one thread as well: only their
-// speed is affected, never their results.
-func (o *openBLAS) restoreThreads() {
-	o.th.mu.Lock()
-	callInt(o.setNumThreads, int(o.th.n.Load()))
-	o.th.mu.Unlock()
 }
 
 func (o *openBLAS) config() string {
@@ -305,9 +231,6 @@ func transChar(t blas.Transpose) (byte, bool) {
 // op(B) k×n, like gonum's Sgemm, on OpenBLAS when m·n·k is at least
 // GemmThreshold. It panics with gonum's messages on bad arguments.
 func (o *openBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if m >= 0 && n >= 0 && k >= 0 && m*n*k > openBLASOwnGemm && m*n*k >= o.minGemm && o.oneThread(m*n*k, o.minThreadedGemm) {
-		defer o.restoreThreads()
-	}
 	if !gemm(o.sgemm, o.minGemm, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
 		o.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
@@ -395,9 +318,6 @@ func gemm[T float32 | float64](fn uintptr, threshold int, tA, tB blas.Transpose,
 // Sgemv, on OpenBLAS when m·n is at least GemvThreshold. It panics with
 // gonum's messages on bad arguments.
 func (o *openBLAS) Sgemv(tA blas.Transpose, m, n int, alpha float32, a []float32, lda int, x []float32, incX int, beta float32, y []float32, incY int) {
-	if m >= 0 && n >= 0 && m*n > openBLASOwnGemv && m*n >= o.minGemv && o.oneThread(m*n, o.minThreadedGemv) {
-		defer o.restoreThreads()
-	}
 	if !gemv(o.sgemv, o.minGemv, tA, m, n, alpha, a, lda, x, incX, beta, y, incY) {
 		o.Implementation.Sgemv(tA, m, n, alpha, a, lda, x, incX, beta, y, incY)
 	}

@@ -33,20 +33,3 @@ const DgemmThreshold = 6 * 6 * 6
 // (8 MiB, out of L2) OpenBLAS wins by 1.0-1.3×, at n = 2048 by 1.3-1.7×
 // (BenchmarkDgemvSmall), hence 1024·1024.
 const DgemvThreshold = 1024 * 1024
-
-// ThreadedGemmThreshold is the size m·n·k of a product below which Sgemm
-// runs on one OpenBLAS thread although more are configured.
-// OpenBLAS splits every product above 2¹⁸ multiply-adds between its
-// threads; for the autoencoders' middle layers (a batch of 427 through
-// 256→64 or 64→32, 0.9–7 M) the hand-over and the wait for the slower
-// thread cost more than the second core saves. The rule, fixed before
-// measuring: the least power of two at which two threads beat one by at
-// least 5 % on the products of BenchmarkGemmThreads, on a quiet machine.
-// See docs/PERFORMANCE.md, section core/compute.
-const ThreadedGemmThreshold = 1 << 24
-
-// ThreadedGemvThreshold is the size m·n of a matrix-vector product below
-// which Sgemv runs on one OpenBLAS thread (a layer's bias gradient, Gᵀ·1
-// over a batch of 427 × 2,000, is 0.85 M), by the rule of
-// ThreadedGemmThreshold on BenchmarkGemmThreads' gemv products.
-const ThreadedGemvThreshold = 1 << 22
