@@ -140,7 +140,10 @@ const EnvThreadTimeout = "OPENBLAS_THREAD_TIMEOUT"
 // the variable is not set: 2^ThreadTimeout cycles. OpenBLAS's default, 28
 // (about 0.07 s), keeps the idle worker spinning through the elementwise
 // work between two products, on the core compute.Split's helper goroutine
-// wants (docs/PERFORMANCE.md).
+// wants (docs/PERFORMANCE.md); 4 makes it sleep at once, at the cost of
+// a wake-up (a few µs) at the start of the next threaded product. Set it
+// before the first product: the library reads it once. Linux only, like
+// the OpenBLAS backend.
 var ThreadTimeout = 28
 
 // setThreadTimeout sets EnvThreadTimeout to ThreadTimeout when it is not
