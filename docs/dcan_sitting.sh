@@ -12,9 +12,12 @@
 #
 # Variables: ROUNDS (3), EPOCHS ("20,20", both programs), PEERS
 # (../shared/peers), DATA (../shared/data/pbmc_4k), PY (/usr/bin/python3,
-# which has torch).
+# which has torch), TIMEOUTS (empty: dpscope runs once a round as the
+# environment says; e.g. "28 20 4": once per OPENBLAS_THREAD_TIMEOUT
+# value, in that order, to choose compute.ThreadTimeout).
 set -e
 ROUNDS=${ROUNDS:-3}
+TIMEOUTS=${TIMEOUTS:-}
 EPOCHS=${EPOCHS:-20,20}
 PEERS=$(cd "${PEERS:-../shared/peers}" && pwd)
 DATA=$(cd "${DATA:-../shared/data/pbmc_4k}" && pwd)
@@ -33,9 +36,18 @@ peer() { # $1 = round, $2 = label, rest = extra flags
 	rm -f "$out"
 }
 ours() { # $1 = round, $2 = sub-benchmark
+	if [ -z "$TIMEOUTS" ]; then
+		ours1 "$1" "$2" "$2"
+		return
+	fi
+	for t in $TIMEOUTS; do
+		ours1 "$1" "$2" "$2/T$t" "$t"
+	done
+}
+ours1() { # $1 = round, $2 = sub-benchmark, $3 = label, $4 = OPENBLAS_THREAD_TIMEOUT or none
 	load=$(cut -d' ' -f1 /proc/loadavg)
-	(cd "$PKG" && DCAN_BENCH_EPOCHS=$EPOCHS "$BIN" -test.run XXX -test.bench "TrainPBMC4k/$2" -test.benchtime 1x) |
-		awk -v r="$1" -v m="$2" -v l="$load" '/TrainPBMC4k/ {
+	(if [ -n "$4" ]; then export OPENBLAS_THREAD_TIMEOUT="$4"; fi; cd "$PKG" && DCAN_BENCH_EPOCHS=$EPOCHS "$BIN" -test.run XXX -test.bench "TrainPBMC4k/$2" -test.benchtime 1x) |
+		awk -v r="$1" -v m="$3" -v l="$load" '/TrainPBMC4k/ {
 			for (i = 2; i <= NF; i++) v[$i] = $(i - 1)
 			printf "round %s dpscope %-10s stage1 %6.0f stage2 %6.0f cells/s  ARI %.3f  load %s\n", r, m, v["stage1-cells/s"], v["stage2-cells/s"], v["ARI"], l
 		}'

@@ -10,9 +10,12 @@
 #
 # Variables: ROUNDS (3), PEERS (../shared/peers), DATA
 # (/tmp/synth_4271x2000.npy, written by the peers' make_data.make() when
-# missing), PY (/usr/bin/python3, which has torch).
+# missing), PY (/usr/bin/python3, which has torch), TIMEOUTS (empty: the
+# Go benchmarks run once a round as the environment says; e.g. "28 20 4":
+# once per OPENBLAS_THREAD_TIMEOUT value, to choose compute.ThreadTimeout).
 set -e
 ROUNDS=${ROUNDS:-3}
+TIMEOUTS=${TIMEOUTS:-}
 PEERS=$(cd "${PEERS:-../shared/peers}" && pwd)
 DATA=${DATA:-/tmp/synth_4271x2000.npy}
 PY=${PY:-/usr/bin/python3}
@@ -23,8 +26,15 @@ if [ ! -f "$DATA" ]; then
 fi
 echo "OpenBLAS core: OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE-<unset>}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$ROUNDS"); do
-	"$BIN" -test.run XXX -test.bench Epoch -test.benchtime 20x |
-		awk -v r="$r" '/Epoch/ {printf "round %s %-28s %8.0f samples/s %6.1f GFLOP/s\n", r, $1, $7, $3}'
+	for t in ${TIMEOUTS:-env}; do
+		if [ "$t" = env ]; then
+			set -- env
+		else
+			set -- env OPENBLAS_THREAD_TIMEOUT="$t"
+		fi
+		"$@" "$BIN" -test.run XXX -test.bench Epoch -test.benchtime 20x |
+			awk -v r="$r" -v t="$t" '/Epoch/ {printf "round %s %-28s T %-3s %8.0f samples/s %6.1f GFLOP/s\n", r, $1, t, $7, $3}'
+	done
 	for m in nonprivate ghost_all; do
 		out=$(mktemp)
 		(cd "$PEERS" && BENCH_NO_WAIT=1 "$PY" torch_ae.py --mode $m --threads 1 --epochs 7 --data "$DATA" --json "$out" >/dev/null 2>&1)

@@ -89,6 +89,7 @@ var argPool = sync.Pool{New: func() any { return new(fortranArgs) }}
 // loadOpenBLAS opens the first library of names that loads and exports
 // sgemm_, sgemv_, ssyrk_, dgemm_, dgemv_ and dsyrk_.
 func loadOpenBLAS(names []string) (*openBLAS, error) {
+	defer setThreadTimeout()()
 	var errs []error
 	for _, name := range names {
 		h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_LOCAL)
@@ -128,6 +129,34 @@ func loadOpenBLAS(names []string) (*openBLAS, error) {
 		return nil, errors.New("no library names to try")
 	}
 	return nil, errors.Join(errs...)
+}
+
+// EnvThreadTimeout is OpenBLAS's variable for how long (2^value cycles,
+// 4 to 30) an idle worker thread spins before it sleeps; OpenBLAS reads it
+// when the library is loaded.
+const EnvThreadTimeout = "OPENBLAS_THREAD_TIMEOUT"
+
+// ThreadTimeout is the EnvThreadTimeout dpscope loads OpenBLAS with when
+// the variable is not set: 2^ThreadTimeout cycles. OpenBLAS's default, 28
+// (about 0.07 s), keeps the idle worker spinning through the elementwise
+// work between two products, on the core compute.Split's helper goroutine
+// wants (docs/PERFORMANCE.md); 4 makes it sleep at once, at the cost of
+// a wake-up (a few µs) at the start of the next threaded product. Set it
+// before the first product: the library reads it once. Linux only, like
+// the OpenBLAS backend.
+var ThreadTimeout = 28
+
+// setThreadTimeout sets EnvThreadTimeout to ThreadTimeout when it is not
+// set, for the library's constructor, and returns the function that
+// unsets it again, so that child processes see the environment as given.
+func setThreadTimeout() (restore func()) {
+	if _, ok := os.LookupEnv(EnvThreadTimeout); ok {
+		return func() {}
+	}
+	if os.Setenv(EnvThreadTimeout, strconv.Itoa(ThreadTimeout)) != nil {
+		return func() {}
+	}
+	return func() { _ = os.Unsetenv(EnvThreadTimeout) }
 }
 
 // MappedPath returns the path of the mapped file that holds address addr,

@@ -3,6 +3,7 @@ package dpsgd
 import (
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/nn"
@@ -131,4 +132,62 @@ func BenchmarkNormalFill(b *testing.B) {
 		src.addScaled(z, 1)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(z)), "ns/draw")
+}
+
+// BenchmarkDPSGDStepParts splits a step of BenchmarkDPSGDEpoch into its
+// parts and reports each in ms per step: gathering the batch rows, the
+// forward pass, loss and backward pass (fwd-bwd), the ghost norms and
+// weighted gradient products (clip: clippedSum less its loss calls), the
+// noise and Adam. The parts run as Step runs them, one after the other.
+func BenchmarkDPSGDStepParts(b *testing.B) {
+	data := benchData()
+	ae := benchAE(b, 512)
+	in := compute.NewMatrix(512, benchGenes, nil)
+	opt, _ := nn.NewAdam(len(ae.Params), nn.AdamConfig{LR: 1e-3})
+	d, err := New(&ae.Net, opt, benchCells, Config{SampleRate: benchQ, NoiseMultiplier: 1, ClipNorm: 0.1,
+		Perturbed: LayerRange{1, 6}, Clipping: ClipJoint, Seed: 1}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var tGather, tLoss, tClip, tNoise, tAdam time.Duration
+	loss := func(cells []int) (float64, error) {
+		t0 := time.Now()
+		x := in.View(0, 0, len(cells), benchGenes)
+		for i, r := range cells {
+			copy(x.RawRowView(i), data.RawRowView(r))
+		}
+		t1 := time.Now()
+		ae.Forward(x)
+		l := nn.MSE(ae.OutputGrad(0), ae.Output(0), x, 1)
+		ae.Backward()
+		tGather += t1.Sub(t0)
+		tLoss += time.Since(t1)
+		return l, nil
+	}
+	steps := 0
+	denom := benchQ * benchCells
+	for b.Loop() {
+		batch := d.smp.next(d.cfg.Batching, benchQ, d.sampling)
+		g0, l0 := tGather, tLoss
+		t0 := time.Now()
+		if _, err := d.clippedSum(batch, loss, 1/denom); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		tClip += t1.Sub(t0) - (tGather - g0) - (tLoss - l0)
+		lo, hi := d.net.ParamRange(1, 6)
+		d.noise.addScaled(d.net.Grads[lo:hi], float32(d.cfg.NoiseMultiplier*d.cfg.ClipNorm/denom))
+		t2 := time.Now()
+		d.opt.Step(d.net.Params, d.net.Grads)
+		tNoise += t2.Sub(t1)
+		tAdam += time.Since(t2)
+		steps++
+	}
+	ms := func(t time.Duration) float64 { return t.Seconds() * 1e3 / float64(steps) }
+	b.ReportMetric(ms(tGather), "gather-ms")
+	b.ReportMetric(ms(tLoss), "fwd-bwd-ms")
+	b.ReportMetric(ms(tClip), "clip-ms")
+	b.ReportMetric(ms(tNoise), "noise-ms")
+	b.ReportMetric(ms(tAdam), "adam-ms")
+	b.ReportMetric(0, "ns/op")
 }
