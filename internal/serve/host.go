@@ -292,6 +292,19 @@ func (h *host) admit(ctx context.Context, cfg *core.Config) (release func(), err
 	})
 }
 
+// work waits for a worker for the interface's work that is not a run (the
+// B1 reference line): in the server's one line, without counting against
+// --max-runs (Queue.AcquireShared), telling the interface its place.
+func (h *host) work(ctx context.Context) (release func(), err error) {
+	return h.srv.queue.AcquireShared(ctx, func(ahead int) {
+		if ahead == 0 {
+			h.notify("reference line queued: next in line for a worker")
+		} else {
+			h.notify(fmt.Sprintf("reference line queued: %d runs ahead of it", ahead))
+		}
+	})
+}
+
 // proxy is the model of one connection's program: it passes the host what
 // the terminal sends and draws the host's view, with the resume banner of a
 // passphrase session on the last line. Its fields are set before the

@@ -78,7 +78,7 @@ func (k *keeper) newHost(se *session, byKey bool) *host {
 	h := &host{srv: k.srv, id: se.id, byKey: byKey, ctx: ctx, cancel: cancel}
 	h.owner = fmt.Sprintf("%s#%d", h.id, sessionSeq.Add(1))
 	info := se.info()
-	info.Context, info.Start = ctx, h.start
+	info.Context, info.Start, info.Admit = ctx, h.start, h.work
 	info.Class = k.srv.seat(se)
 	m := k.srv.cfg.NewModel(info)
 	if m == nil {

@@ -33,7 +33,7 @@ type Server struct {
 	pass    *Passphrase
 	limit   *limiter
 	class   *classRoom // class.go
-	keep    *keeper // the interfaces, kept across connections (keep.go)
+	keep    *keeper    // the interfaces, kept across connections (keep.go)
 
 	mu       sync.Mutex
 	addr     net.Addr // the listener's, once serving
