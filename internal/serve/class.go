@@ -48,12 +48,16 @@ func (s *Server) isInstructor(sess ssh.Session) bool {
 // goes on without the class. A kept interface (keep.go) keeps its seat,
 // and so its name, across connections.
 func (s *Server) seat(se *session) *class.Seat {
-	seat, err := s.class.reg.Join(se.id, se.user, se.instructor)
+	user := se.user
+	if isPassID(user) {
+		user = "" // a folder's name (a download secret) never reaches the board
+	}
+	seat, err := s.class.reg.Join(se.id, user, se.instructor)
 	if err != nil {
-		s.log.Warn("no class seat", "session", se.id, "err", err)
+		s.log.Warn("no class seat", "session", logID(se.id), "err", err)
 		return nil
 	}
-	s.log.Info("class seat", "session", se.id, "name", seat.Name(), "instructor", se.instructor)
+	s.log.Info("class seat", "session", logID(se.id), "name", seat.Name(), "instructor", se.instructor)
 	return seat
 }
 

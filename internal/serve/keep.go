@@ -51,7 +51,7 @@ func (k *keeper) attach(se *session, resumed *host, a *attachment) (*host, bool)
 		how := map[bool]string{true: "key", false: "token"}[h.byKey]
 		// No note on the screen: the status line keeps what last
 		// happened (often "run finished"), which says more.
-		k.srv.log.Info("kept session resumed", "session", h.id, "by", how, "connection", se.id, "runs", runs)
+		k.srv.log.Info("kept session resumed", "session", logID(h.id), "by", how, "connection", logID(se.id), "runs", runs)
 		return h, false
 	}
 	k.mu.Unlock()
@@ -140,7 +140,7 @@ func (k *keeper) detach(h *host, se *session, a *attachment) {
 	n := h.detaches
 	h.expiry = time.AfterFunc(k.keep, func() { k.expire(h, n) })
 	k.mu.Unlock()
-	k.srv.log.Info("session kept", "session", h.id, "runs", h.runs.active(), "keep", k.keep.String())
+	k.srv.log.Info("session kept", "session", logID(h.id), "runs", h.runs.active(), "keep", k.keep.String())
 }
 
 // expire drops h if it is still detached since its detach number n.
@@ -200,7 +200,7 @@ func (k *keeper) dropLocked(h *host) {
 func (k *keeper) ended(h *host, why string) {
 	runs := h.runs.active()
 	h.cancel()
-	k.srv.log.Info("kept session dropped", "session", h.id, "why", why, "runs_cancelled", runs)
+	k.srv.log.Info("kept session dropped", "session", logID(h.id), "why", why, "runs_cancelled", runs)
 }
 
 // drain refuses to keep anything more, stops the runs of every host and
