@@ -37,8 +37,11 @@ type Config struct {
 	// built-in sets are always open). Empty: the built-in sets only.
 	DataDir string
 	// StateDir holds one folder per session, the only place a session
-	// writes to. Required.
+	// writes to. Required. It also holds class.json, the class board
+	// saved at the drain and read at the start.
 	StateDir string
+	// Version is dpscope's version, stamped on the saved class.
+	Version string
 	// Workers is how many runs go at once, server-wide; the number of
 	// cores when zero.
 	Workers int
