@@ -59,6 +59,9 @@ func TestQueueWorkersFIFOAndPlaces(t *testing.T) {
 	if run, wait := q.Stats(); run != 2 || wait != 2 {
 		t.Fatalf("stats %d running %d waiting, want 2 and 2", run, wait)
 	}
+	// The waiter tells its first place after the queue's lock is released:
+	// wait for it, or the freed worker's update may overtake it.
+	waitFor(t, "d told its place", func() bool { mu.Lock(); defer mu.Unlock(); return len(places["d"]) == 1 })
 	r1()
 	r1() // a second call frees nothing more
 	r3 := <-c3
