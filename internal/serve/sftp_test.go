@@ -190,3 +190,21 @@ func TestPassphraseCannotOpenOthersFolder(t *testing.T) {
 		t.Error("after MaxFailures wrong folder names, the address still got in")
 	}
 }
+
+// TestClassNeverNamesFolder: a participant who logged in as its folder's
+// name (to find its session again) is not shown under that name, a
+// download secret, on the class board.
+func TestClassNeverNamesFolder(t *testing.T) {
+	h := startHarness(t, func(c *Config) { c.UI = stubUI() })
+	id := "pass-0123456789abcdef"
+	seat := h.srv.seat(&session{srv: h.srv, id: id, user: id})
+	if seat == nil {
+		t.Fatal("no seat")
+	}
+	if strings.Contains(seat.Name(), "0123") {
+		t.Errorf("the board names the participant %q, its folder's name", seat.Name())
+	}
+	if strings.Contains(h.logs.String(), "0123456789abcdef") {
+		t.Errorf("the logs show the folder name:\n%s", h.logs.String())
+	}
+}
