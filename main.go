@@ -114,7 +114,7 @@ func serveUI(data *cli.Loaded) serve.UI {
 				Labels: data.Config.Labels, Orientation: data.Config.Orientation, Preprocess: data.Config.Preprocess,
 				LabelsColumn: data.Config.LabelsColumn, UseRaw: data.Config.UseRaw,
 				DataRoot: s.DataRoot, StateDir: s.StateDir, ExportDir: s.StateDir,
-				Start: s.Start, Version: cli.BuildVersion(), Class: s.Class,
+				Start: s.Start, Admit: s.Admit, Version: cli.BuildVersion(), Class: s.Class,
 			})
 		},
 		StatusMsg: func(text string) tea.Msg { return tui.StatusMsg{Text: text} },

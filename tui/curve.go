@@ -269,13 +269,15 @@ func (p *curvePane) loadReference(cfg core.Config) tea.Cmd {
 		return nil
 	}
 	p.refFor = cfg.Data
-	ctx := p.c.Config.Context
+	ctx, admit := p.c.Config.Context, p.c.Config.Admit
 	return func() tea.Msg {
 		prep, err := cfg.LoadData()
 		if err != nil {
 			return curveRefMsg{data: cfg.Data, err: err}
 		}
-		l, err := reference.DefaultCache().B1(ctx, prep.Data)
+		cache := reference.DefaultCache()
+		cache.Admit = admit // under serve, a worker of the server's queue
+		l, err := cache.B1(ctx, prep.Data)
 		return curveRefMsg{data: cfg.Data, line: l, err: err}
 	}
 }

@@ -127,6 +127,10 @@ type Config struct {
 	// starts: `dpscope serve` passes its server-wide run queue, which may
 	// block until a worker is free or refuse a run (the error is shown).
 	Start func(ctx context.Context, cfg core.Config) (*core.Run, error)
+	// Admit, when set, waits for a worker before work that is not a run
+	// (computing a B1 reference line that is not cached yet): `dpscope
+	// serve` passes a place in the same queue as Start's. Nil: no wait.
+	Admit func(ctx context.Context) (release func(), err error)
 	// Class, when set, is the session's seat in a workshop's class
 	// (`dpscope serve`): a Class tab reports its finished runs, names the
 	// participant and offers the instructor's pushes; on an instructor's

@@ -29,12 +29,13 @@ type runReferencesMsg struct {
 // loadRunReferences computes the reference lines of a run in a command.
 // A line that cannot be had (no labels, no null run, a null run the
 // server's queue refused) is left out. start starts the null runs (nil:
-// core.Start): under dpscope serve, the server's queue.
-func loadRunReferences(ctx context.Context, start sweep.StartFunc, id int, cfg core.Config) tea.Cmd {
+// core.Start) and admit waits for a worker before a B1 is computed (nil: no
+// wait): under dpscope serve, both the server's queue.
+func loadRunReferences(ctx context.Context, start sweep.StartFunc, admit func(context.Context) (func(), error), id int, cfg core.Config) tea.Cmd {
 	return func() tea.Msg {
 		var refs runReferences
 		cache := reference.DefaultCache()
-		cache.Start = start
+		cache.Start, cache.Admit = start, admit
 		if prep, err := cfg.LoadData(); err == nil {
 			if l, err := cache.B1(ctx, prep.Data); err == nil {
 				refs.b1 = &l

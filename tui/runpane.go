@@ -184,7 +184,7 @@ func (p *runPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		if p.c.Config.NoReferences {
 			return p, nil
 		}
-		return p, loadRunReferences(p.c.Config.Context, p.c.Config.Start, msg.ID, msg.Config)
+		return p, loadRunReferences(p.c.Config.Context, p.c.Config.Start, p.c.Config.Admit, msg.ID, msg.Config)
 	case runReferencesMsg:
 		if msg.id == p.c.RunID {
 			p.charts.refs = msg.refs

@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/datasets"
 )
@@ -62,7 +64,15 @@ type Cache struct {
 	// dpscope serve, the session's place in the server's queue, so that
 	// reference runs count against --workers and --max-runs.
 	Start sweep.StartFunc
+	// Admit, when set, waits for a worker before a B1 that is not cached
+	// is computed, and frees it after: under dpscope serve, a place in the
+	// server's queue, so that B1 lines count against --workers.
+	Admit func(ctx context.Context) (release func(), err error)
 }
+
+// flight makes concurrent requests for the same B1 in this process wait
+// for one computation (and one worker of Admit), whichever cache asked.
+var flight singleflight.Group
 
 // DefaultCache is the cache in the user's cache folder
 // (os.UserCacheDir()/dpscope/reference), or a zero Cache when the system
@@ -91,12 +101,33 @@ func (c Cache) B1(ctx context.Context, d *datasets.Preprocessed) (Line, error) {
 	if l, ok := c.get(key); ok {
 		return l, nil
 	}
-	l, err := B1(ctx, d)
-	if err != nil {
-		return Line{}, err
+	for {
+		v, err, _ := flight.Do(c.Dir+"\x00"+key, func() (any, error) {
+			if l, ok := c.get(key); ok {
+				return l, nil // written while this one waited
+			}
+			if c.Admit != nil {
+				release, err := c.Admit(ctx)
+				if err != nil {
+					return Line{}, err
+				}
+				defer release()
+			}
+			l, err := B1(ctx, d)
+			if err != nil {
+				return Line{}, err
+			}
+			c.put(key, l)
+			return l, nil
+		})
+		if err != nil && ctx.Err() == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+			continue // the computation ended with another caller's context: not ours
+		}
+		if err != nil {
+			return Line{}, err
+		}
+		return v.(Line), nil
 	}
-	c.put(key, l)
-	return l, nil
 }
 
 func (c Cache) path(key string) string { return filepath.Join(c.Dir, key+".json") }

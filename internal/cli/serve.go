@@ -125,6 +125,7 @@ func (sf *serveFlags) run(cmd *cobra.Command, env Env) error {
 		}
 		sf.load.data = real
 	}
+	c.Version = BuildVersion()
 	switch sf.logFormat {
 	case "text":
 		c.Logger = slog.New(slog.NewTextHandler(env.Stderr, nil))

@@ -37,8 +37,11 @@ type Config struct {
 	// built-in sets are always open). Empty: the built-in sets only.
 	DataDir string
 	// StateDir holds one folder per session, the only place a session
-	// writes to. Required.
+	// writes to. Required. It also holds class.json, the class board
+	// saved at the drain and read at the start.
 	StateDir string
+	// Version is dpscope's version, stamped on the saved class.
+	Version string
 	// Workers is how many runs go at once, server-wide; the number of
 	// cores when zero.
 	Workers int
@@ -104,6 +107,10 @@ type Session struct {
 	// Start starts a run through the server's queue: it checks the data
 	// against the server's limits, waits for a worker and may refuse.
 	Start func(ctx context.Context, cfg core.Config) (*core.Run, error)
+	// Admit waits for a worker of the same queue for work that is not a
+	// run (the B1 reference line), so that it cannot bypass --workers;
+	// release frees the worker. It does not count against --max-runs.
+	Admit func(ctx context.Context) (release func(), err error)
 	// Class is the session's seat in the workshop's class: where its
 	// finished runs are reported, its display name, and, for an
 	// instructor's key, the class board and pushes. Nil when the class is

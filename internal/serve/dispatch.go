@@ -32,7 +32,7 @@ func (s *Server) dispatch(next ssh.Handler) ssh.Handler {
 		defer s.close(se)
 		defer func() {
 			if r := recover(); r != nil {
-				s.log.Error("panic in session", "session", se.id, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				s.log.Error("panic in session", "session", logID(se.id), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 				fmt.Fprint(sess.Stderr(), "dpscope: internal error; this session ends (the server goes on)\r\n")
 				_ = sess.Exit(exitInternal)
 			}
@@ -45,7 +45,7 @@ func (s *Server) dispatch(next ssh.Handler) ssh.Handler {
 		case len(sess.Command()) > 0 || sess.RawCommand() != "":
 			kind = "exec"
 		}
-		s.log.Info("session opened", "session", se.id, "user", se.user, "remote", se.remote, "kind", kind,
+		s.log.Info("session opened", "session", logID(se.id), "user", logID(se.user), "remote", se.remote, "kind", kind,
 			"auth", map[bool]string{true: "key", false: "passphrase"}[sess.PublicKey() != nil])
 		switch {
 		case kind == "exec":
@@ -60,7 +60,7 @@ func (s *Server) dispatch(next ssh.Handler) ssh.Handler {
 			if why := se.ending.Load(); why != nil {
 				fmt.Fprintf(sess, "dpscope: session %s\r\n", *why)
 			}
-			s.log.Info("interface ended", "session", se.id, "took", time.Since(start).Round(time.Second).String())
+			s.log.Info("interface ended", "session", logID(se.id), "took", time.Since(start).Round(time.Second).String())
 		}
 	}
 }
@@ -73,12 +73,12 @@ var allowedCommands = []string{"run", "budget"}
 func (s *Server) exec(sess ssh.Session, se *session) int {
 	args := sess.Command()
 	if len(args) == 0 || !contains(allowedCommands, args[0]) || s.cfg.Exec == nil {
-		s.log.Warn("command refused", "session", se.id, "command", sess.RawCommand())
+		s.log.Warn("command refused", "session", logID(se.id), "command", sess.RawCommand())
 		fmt.Fprintf(sess.Stderr(), "dpscope: %q is not served here; connect without a command for the interface, or run: %s\r\n",
 			sess.RawCommand(), strings.Join(allowedCommands, ", "))
 		return exitRefused
 	}
-	s.log.Info("command", "session", se.id, "args", strings.Join(args, " "))
+	s.log.Info("command", "session", logID(se.id), "args", strings.Join(args, " "))
 	return s.cfg.Exec(se.ctx, ExecRequest{
 		Args: args, DataRoot: s.cfg.DataDir, StateDir: se.dir,
 		Stdout: sess, Stderr: sess.Stderr(),

@@ -19,7 +19,7 @@ type guardModel struct {
 
 func (g guardModel) logPanic() {
 	if r := recover(); r != nil {
-		g.log.Error("panic in interface", "session", g.id, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		g.log.Error("panic in interface", "session", logID(g.id), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 		panic(r)
 	}
 }

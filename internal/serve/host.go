@@ -148,7 +148,7 @@ func (h *host) exec(cmd tea.Cmd) {
 			// A panic of the model was logged by its guardModel; one of
 			// a command is logged here.
 			if !h.isBroken() {
-				h.srv.log.Error("panic in a command of the interface", "session", h.id, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				h.srv.log.Error("panic in a command of the interface", "session", logID(h.id), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			}
 			h.srv.keep.fail(h)
 		}
@@ -262,16 +262,16 @@ func (h *host) start(ctx context.Context, cfg core.Config) (*core.Run, error) {
 	run, err := core.Start(ctx, cfg)
 	if err != nil {
 		release()
-		h.srv.log.Info("run refused", "session", h.id, "method", cfg.Method, "err", err)
+		h.srv.log.Info("run refused", "session", logID(h.id), "method", cfg.Method, "err", err)
 		return nil, err
 	}
 	h.runs.add(run)
-	h.srv.log.Info("run started", "session", h.id, "method", cfg.Method, "data", cfg.Data, "epsilon", cfg.Epsilon)
+	h.srv.log.Info("run started", "session", logID(h.id), "method", cfg.Method, "data", cfg.Data, "epsilon", cfg.Epsilon)
 	go func() {
 		<-run.Done()
 		release()
 		h.runs.remove(run)
-		h.srv.log.Info("run ended", "session", h.id, "method", cfg.Method)
+		h.srv.log.Info("run ended", "session", logID(h.id), "method", cfg.Method)
 	}()
 	return run, nil
 }
@@ -280,7 +280,7 @@ func (h *host) start(ctx context.Context, cfg core.Config) (*core.Run, error) {
 // the run's place while it waits.
 func (h *host) admit(ctx context.Context, cfg *core.Config) (release func(), err error) {
 	if err := h.srv.checkData(cfg); err != nil {
-		h.srv.log.Info("run refused", "session", h.id, "err", err)
+		h.srv.log.Info("run refused", "session", logID(h.id), "err", err)
 		return nil, err
 	}
 	return h.srv.queue.Acquire(ctx, h.owner, func(ahead int) {
@@ -288,6 +288,19 @@ func (h *host) admit(ctx context.Context, cfg *core.Config) (release func(), err
 			h.notify("run queued: next in line for a worker")
 		} else {
 			h.notify(fmt.Sprintf("run queued: %d runs ahead of it", ahead))
+		}
+	})
+}
+
+// work waits for a worker for the interface's work that is not a run (the
+// B1 reference line): in the server's one line, without counting against
+// --max-runs (Queue.AcquireShared), telling the interface its place.
+func (h *host) work(ctx context.Context) (release func(), err error) {
+	return h.srv.queue.AcquireShared(ctx, func(ahead int) {
+		if ahead == 0 {
+			h.notify("reference line queued: next in line for a worker")
+		} else {
+			h.notify(fmt.Sprintf("reference line queued: %d runs ahead of it", ahead))
 		}
 	})
 }

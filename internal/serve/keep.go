@@ -51,7 +51,7 @@ func (k *keeper) attach(se *session, resumed *host, a *attachment) (*host, bool)
 		how := map[bool]string{true: "key", false: "token"}[h.byKey]
 		// No note on the screen: the status line keeps what last
 		// happened (often "run finished"), which says more.
-		k.srv.log.Info("kept session resumed", "session", h.id, "by", how, "connection", se.id, "runs", runs)
+		k.srv.log.Info("kept session resumed", "session", logID(h.id), "by", how, "connection", logID(se.id), "runs", runs)
 		return h, false
 	}
 	k.mu.Unlock()
@@ -78,7 +78,7 @@ func (k *keeper) newHost(se *session, byKey bool) *host {
 	h := &host{srv: k.srv, id: se.id, byKey: byKey, ctx: ctx, cancel: cancel}
 	h.owner = fmt.Sprintf("%s#%d", h.id, sessionSeq.Add(1))
 	info := se.info()
-	info.Context, info.Start = ctx, h.start
+	info.Context, info.Start, info.Admit = ctx, h.start, h.work
 	info.Class = k.srv.seat(se)
 	m := k.srv.cfg.NewModel(info)
 	if m == nil {
@@ -140,7 +140,7 @@ func (k *keeper) detach(h *host, se *session, a *attachment) {
 	n := h.detaches
 	h.expiry = time.AfterFunc(k.keep, func() { k.expire(h, n) })
 	k.mu.Unlock()
-	k.srv.log.Info("session kept", "session", h.id, "runs", h.runs.active(), "keep", k.keep.String())
+	k.srv.log.Info("session kept", "session", logID(h.id), "runs", h.runs.active(), "keep", k.keep.String())
 }
 
 // expire drops h if it is still detached since its detach number n.
@@ -200,7 +200,7 @@ func (k *keeper) dropLocked(h *host) {
 func (k *keeper) ended(h *host, why string) {
 	runs := h.runs.active()
 	h.cancel()
-	k.srv.log.Info("kept session dropped", "session", h.id, "why", why, "runs_cancelled", runs)
+	k.srv.log.Info("kept session dropped", "session", logID(h.id), "why", why, "runs_cancelled", runs)
 }
 
 // drain refuses to keep anything more, stops the runs of every host and

@@ -88,7 +88,7 @@ func (s *Server) watchIdle(se *session, h *host) {
 			}
 			idle := now.Sub(time.Unix(0, se.lastInput.Load()))
 			if idle >= s.cfg.IdleTimeout {
-				s.log.Info("idle session ended", "session", se.id, "idle", idle.Round(time.Second).String())
+				s.log.Info("idle session ended", "session", logID(se.id), "idle", idle.Round(time.Second).String())
 				se.end(fmt.Sprintf("closed after %v without a key or a run", s.cfg.IdleTimeout))
 				return
 			}

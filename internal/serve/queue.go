@@ -44,20 +44,37 @@ func NewQueue(workers, maxRuns int) *Queue {
 // waits. It fails at once when owner already holds maxRuns runs or the
 // queue is draining, and with ctx's error when ctx ends first.
 func (q *Queue) Acquire(ctx context.Context, owner string, place func(ahead int)) (release func(), err error) {
+	return q.acquire(ctx, owner, true, place)
+}
+
+// AcquireShared is Acquire for work that is not one owner's run but serves
+// every session (a B1 reference line, computed once per data set in the
+// process): it waits in the same line for the same workers, so a room asking
+// for reference lines cannot bypass --workers, but it does not count against
+// the owner's --max-runs. Its number is bounded without that: one
+// computation per data set under --data-dir, each shared by whoever asks.
+func (q *Queue) AcquireShared(ctx context.Context, place func(ahead int)) (release func(), err error) {
+	return q.acquire(ctx, "", false, place)
+}
+
+// acquire is Acquire, counting against owner's maxRuns when limited.
+func (q *Queue) acquire(ctx context.Context, owner string, limited bool, place func(ahead int)) (release func(), err error) {
 	q.mu.Lock()
 	if q.draining {
 		q.mu.Unlock()
 		return nil, ErrDraining
 	}
-	if n := q.perOwner[owner]; n >= q.maxRuns {
-		q.mu.Unlock()
-		return nil, fmt.Errorf("you have %d runs queued or running, the most this server allows (--max-runs %d): wait for one to end", n, q.maxRuns)
+	if limited {
+		if n := q.perOwner[owner]; n >= q.maxRuns {
+			q.mu.Unlock()
+			return nil, fmt.Errorf("you have %d runs queued or running, the most this server allows (--max-runs %d): wait for one to end", n, q.maxRuns)
+		}
+		q.perOwner[owner]++
 	}
-	q.perOwner[owner]++
 	if q.running < q.workers && len(q.waiting) == 0 {
 		q.running++
 		q.mu.Unlock()
-		return q.releaser(owner), nil
+		return q.releaser(owner, limited), nil
 	}
 	t := &ticket{owner: owner, ready: make(chan struct{}), place: place}
 	q.waiting = append(q.waiting, t)
@@ -68,7 +85,7 @@ func (q *Queue) Acquire(ctx context.Context, owner string, place func(ahead int)
 	}
 	select {
 	case <-t.ready:
-		return q.releaser(owner), nil
+		return q.releaser(owner, limited), nil
 	case <-ctx.Done():
 	}
 	q.mu.Lock()
@@ -76,29 +93,34 @@ func (q *Queue) Acquire(ctx context.Context, owner string, place func(ahead int)
 	case <-t.ready:
 		// Handed a worker while giving up: pass it on.
 		q.mu.Unlock()
-		q.releaser(owner)()
+		q.releaser(owner, limited)()
 		return nil, ctx.Err()
 	default:
 	}
 	i := q.indexOf(t)
 	q.waiting = append(q.waiting[:i], q.waiting[i+1:]...)
-	q.perOwner[owner]--
+	if limited {
+		q.perOwner[owner]--
+	}
 	notify := q.places(i)
 	q.mu.Unlock()
 	notify()
 	return nil, ctx.Err()
 }
 
-// releaser returns the once-only function that frees owner's worker: it
-// goes to the first waiting run, if any.
-func (q *Queue) releaser(owner string) func() {
+// releaser returns the once-only function that frees owner's worker (and,
+// when limited, one of owner's runs): it goes to the first waiting run, if
+// any.
+func (q *Queue) releaser(owner string, limited bool) func() {
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			q.mu.Lock()
-			q.perOwner[owner]--
-			if q.perOwner[owner] == 0 {
-				delete(q.perOwner, owner)
+			if limited {
+				q.perOwner[owner]--
+				if q.perOwner[owner] == 0 {
+					delete(q.perOwner, owner)
+				}
 			}
 			if len(q.waiting) == 0 {
 				q.running--

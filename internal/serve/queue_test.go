@@ -7,6 +7,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dpscope/dpscope/core/reference"
+	"github.com/dpscope/dpscope/datasets"
 )
 
 // acquired runs Acquire in a goroutine and returns a channel of its result.
@@ -56,6 +59,9 @@ func TestQueueWorkersFIFOAndPlaces(t *testing.T) {
 	if run, wait := q.Stats(); run != 2 || wait != 2 {
 		t.Fatalf("stats %d running %d waiting, want 2 and 2", run, wait)
 	}
+	// The waiter tells its first place after the queue's lock is released:
+	// wait for it, or the freed worker's update may overtake it.
+	waitFor(t, "d told its place", func() bool { mu.Lock(); defer mu.Unlock(); return len(places["d"]) == 1 })
 	r1()
 	r1() // a second call frees nothing more
 	r3 := <-c3
@@ -132,5 +138,71 @@ func TestQueueCancelAndDrain(t *testing.T) {
 	r1()
 	if run, _ := q.Stats(); run != 0 {
 		t.Fatalf("%d running after the last release", run)
+	}
+}
+
+// TestB1WaitsForWorker: with the one worker busy, a B1 reference line that
+// is not cached waits in the queue (it cannot bypass --workers) and is
+// computed once the run frees the worker; it does not count against the
+// asking session's --max-runs, and it frees its worker when done.
+func TestB1WaitsForWorker(t *testing.T) {
+	q := NewQueue(1, 1)
+	ctx := context.Background()
+	run, err := q.Acquire(ctx, "a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var places []int
+	var mu sync.Mutex
+	cache := reference.Cache{Dir: t.TempDir(), Admit: func(ctx context.Context) (func(), error) {
+		return q.AcquireShared(ctx, func(n int) { mu.Lock(); places = append(places, n); mu.Unlock() })
+	}}
+	d := &datasets.Preprocessed{Cells: 6, Genes: 2, Classes: []string{"x", "y"}}
+	for i := range d.Cells {
+		d.Labels = append(d.Labels, i%2)
+		d.X = append(d.X, float32(10*(i%2)), float32(i%3))
+	}
+	type result struct {
+		l   reference.Line
+		err error
+	}
+	got := make(chan result, 1)
+	go func() { l, err := cache.B1(ctx, d); got <- result{l, err} }()
+	waitFor(t, "the B1 queued", func() bool { _, w := q.Stats(); return w == 1 })
+	select {
+	case r := <-got:
+		t.Fatalf("B1 computed with the only worker busy: %+v, %v", r.l, r.err)
+	default:
+	}
+	mu.Lock()
+	if len(places) != 1 || places[0] != 0 {
+		t.Errorf("B1 told places %v, want [0] (next in line)", places)
+	}
+	mu.Unlock()
+	run()
+	r := <-got
+	if r.err != nil || r.l.Seeds == 0 || r.l.ARI < 0.999 {
+		t.Fatalf("B1 after the worker was freed: %+v, %v; want two separated groups, ARI 1", r.l, r.err)
+	}
+	if running, waiting := q.Stats(); running != 0 || waiting != 0 {
+		t.Errorf("after the B1: %d running, %d waiting; want its worker freed", running, waiting)
+	}
+	// --max-runs 1 held by a run does not refuse the session's B1 work.
+	run, err = q.Acquire(ctx, "a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run()
+	rel, err := q.AcquireShared(ctx, nil)
+	if err != nil {
+		t.Fatalf("shared work refused: %v", err)
+	}
+	c := acquired(q, ctx, "a", nil) // waits for the worker, not refused
+	waitFor(t, "the run queued behind the shared work", func() bool { _, w := q.Stats(); return w == 1 })
+	rel()
+	if r := <-c; r == nil {
+		t.Fatal("a run beside shared work was refused")
+	} else {
+		r()
 	}
 }

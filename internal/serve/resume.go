@@ -117,14 +117,14 @@ func (s *Server) resume(sess ssh.Session, se *session, hasPty bool) bool {
 	}
 	remote := hostOf(sess.RemoteAddr())
 	if s.limit.blocked(remote) {
-		s.log.Warn("resume refused unchecked: too many failures", "remote", remote, "session", se.id)
+		s.log.Warn("resume refused unchecked: too many failures", "remote", remote, "session", logID(se.id))
 		time.Sleep(s.cfg.FailDelay)
 		return refuse("too many failed attempts from this address: try again later")
 	}
 	h := s.keep.lookupToken(args[1])
 	if h == nil {
 		blocked := s.limit.fail(remote)
-		s.log.Warn("wrong resume token", "remote", remote, "session", se.id, "now_blocked", blocked)
+		s.log.Warn("wrong resume token", "remote", remote, "session", logID(se.id), "now_blocked", blocked)
 		time.Sleep(s.cfg.FailDelay)
 		return refuse("no session has this token: it is mistyped, was used already, or its session was not resumed within --keep")
 	}

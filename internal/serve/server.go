@@ -236,5 +236,6 @@ func (s *Server) drain() {
 		time.Sleep(10 * time.Millisecond)
 	}
 	_ = s.ssh.Close()
+	s.saveClass() // after the runs stopped: every finished run is on the board
 	s.log.Info("stopped", "took", time.Since(start).Round(time.Millisecond).String())
 }

@@ -81,6 +81,19 @@ func isPassID(user string) bool {
 	return true
 }
 
+// logID is how a session's folder name (or a user name) appears in the
+// logs: a passphrase session's folder name is its 64-bit download secret
+// (its SFTP login name), so it is logged as "pass#" and the first 8 hex
+// digits of its SHA-256, which still tells one session's lines from
+// another's but cannot be used to log in. Anything else is logged as is.
+func logID(id string) string {
+	if !isPassID(id) {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "pass#" + hex.EncodeToString(sum[:4])
+}
+
 // open records sess and creates its folder (0700). It fails when the server
 // is draining or the folder cannot be made.
 func (s *Server) open(sess ssh.Session) (*session, error) {
@@ -90,6 +103,7 @@ func (s *Server) open(sess ssh.Session) (*session, error) {
 		// A passphrase login that names its earlier session's folder as
 		// the user (the folder's name is shown in that session, and is
 		// 64 random bits) finds it again: how its exports are fetched.
+		// checkPassphrase refused such a name without a folder.
 		if info, err := os.Stat(filepath.Join(s.cfg.StateDir, sess.User())); err == nil && info.IsDir() {
 			id = sess.User()
 		}
@@ -121,7 +135,7 @@ func (s *Server) close(se *session) {
 	delete(s.sessions, se)
 	n := len(s.sessions)
 	s.mu.Unlock()
-	s.log.Info("session closed", "session", se.id, "remote", se.remote, "sessions", n)
+	s.log.Info("session closed", "session", logID(se.id), "remote", se.remote, "sessions", n)
 }
 
 // info is what the interface of se may use.
@@ -138,20 +152,20 @@ func (se *session) start(ctx context.Context, cfg core.Config) (*core.Run, error
 	run, err := core.Start(ctx, cfg)
 	if err != nil {
 		release()
-		se.srv.log.Info("run refused", "session", se.id, "method", cfg.Method, "err", err)
+		se.srv.log.Info("run refused", "session", logID(se.id), "method", cfg.Method, "err", err)
 		return nil, err
 	}
 	se.mu.Lock()
 	se.runs[run] = struct{}{}
 	se.mu.Unlock()
-	se.srv.log.Info("run started", "session", se.id, "method", cfg.Method, "data", cfg.Data, "epsilon", cfg.Epsilon)
+	se.srv.log.Info("run started", "session", logID(se.id), "method", cfg.Method, "data", cfg.Data, "epsilon", cfg.Epsilon)
 	go func() {
 		<-run.Done()
 		release()
 		se.mu.Lock()
 		delete(se.runs, run)
 		se.mu.Unlock()
-		se.srv.log.Info("run ended", "session", se.id, "method", cfg.Method)
+		se.srv.log.Info("run ended", "session", logID(se.id), "method", cfg.Method)
 	}()
 	return run, nil
 }
@@ -160,7 +174,7 @@ func (se *session) start(ctx context.Context, cfg core.Config) (*core.Run, error
 // run's place while it waits.
 func (se *session) admit(ctx context.Context, cfg *core.Config) (release func(), err error) {
 	if err := se.srv.checkData(cfg); err != nil {
-		se.srv.log.Info("run refused", "session", se.id, "err", err)
+		se.srv.log.Info("run refused", "session", logID(se.id), "err", err)
 		return nil, err
 	}
 	return se.srv.queue.Acquire(ctx, se.owner, func(ahead int) {

@@ -22,11 +22,11 @@ func (s *Server) sftpHandler(sess ssh.Session) {
 		return
 	}
 	defer s.close(se)
-	s.log.Info("sftp opened", "session", se.id, "remote", se.remote)
+	s.log.Info("sftp opened", "session", logID(se.id), "remote", se.remote)
 	h := readOnlyFS{root: se.dir}
 	srv := sftp.NewRequestServer(sess, sftp.Handlers{FileGet: h, FilePut: h, FileCmd: h, FileList: h})
 	if err := srv.Serve(); err != nil && !errors.Is(err, io.EOF) {
-		s.log.Info("sftp ended", "session", se.id, "err", err)
+		s.log.Info("sftp ended", "session", logID(se.id), "err", err)
 	}
 	_ = srv.Close()
 }
