@@ -83,7 +83,7 @@ func (s *Server) watchIdle(se *session, h *host) {
 		case <-se.ctx.Done():
 			return
 		case now := <-t.C:
-			if se.activeRuns()+h.runs.active() > 0 {
+			if h.runs.active() > 0 {
 				continue
 			}
 			idle := now.Sub(time.Unix(0, se.lastInput.Load()))

@@ -161,6 +161,10 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	case <-ctx.Done():
 	}
 	s.drain()
+	// Closing the listener as well ends a Serve that had not yet started
+	// accepting when the drain closed the server (a stop right after the
+	// start), which would otherwise wait on the listener for ever.
+	_ = l.Close()
 	<-errc
 	return nil
 }
@@ -207,23 +211,14 @@ func (s *Server) drain() {
 	}
 	s.mu.Unlock()
 	s.log.Info("draining", "sessions", len(live))
-	// Stop every run first, so that each ends with its result recorded
-	// (a stopped run still reports how far it got), then end the sessions.
-	var wg sync.WaitGroup
+	// Stop every interface's run first (attached or kept), so that each
+	// ends with its result recorded (a stopped run still reports how far
+	// it got), then end the sessions; a `run` command ends with its
+	// session's context.
 	for _, se := range live {
 		se.notify("the server is stopping: your run is stopped and this session ends in a few seconds")
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			se.stopRuns(time.Until(deadline) / 2)
-		}()
 	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		s.keep.drain(time.Until(deadline) / 2) // the interfaces' runs, attached or kept
-	}()
-	wg.Wait()
+	s.keep.drain(time.Until(deadline) / 2)
 	for _, se := range live {
 		se.end("the server stopped")
 	}

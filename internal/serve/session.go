@@ -34,7 +34,6 @@ type session struct {
 
 	mu      sync.Mutex
 	program *tea.Program
-	runs    map[*core.Run]struct{}
 	// lastInput is when the user last typed (unix nanoseconds).
 	lastInput atomic.Int64
 	// ending says why the server ended the session, for its last line.
@@ -109,7 +108,7 @@ func (s *Server) open(sess ssh.Session) (*session, error) {
 		}
 	}
 	se := &session{srv: s, id: id, user: sess.User(), remote: sess.RemoteAddr().String(),
-		ctx: ctx, cancel: cancel, runs: map[*core.Run]struct{}{}}
+		ctx: ctx, cancel: cancel}
 	se.owner = fmt.Sprintf("%s#%d", se.id, sessionSeq.Add(1))
 	se.lastInput.Store(time.Now().UnixNano())
 	se.dir = filepath.Join(s.cfg.StateDir, se.id)
@@ -140,34 +139,7 @@ func (s *Server) close(se *session) {
 
 // info is what the interface of se may use.
 func (se *session) info() Session {
-	return Session{Context: se.ctx, ID: se.id, User: se.user, DataRoot: se.srv.cfg.DataDir, StateDir: se.dir, Start: se.start}
-}
-
-// start starts a run of the session through the server's queue.
-func (se *session) start(ctx context.Context, cfg core.Config) (*core.Run, error) {
-	release, err := se.admit(ctx, &cfg)
-	if err != nil {
-		return nil, err
-	}
-	run, err := core.Start(ctx, cfg)
-	if err != nil {
-		release()
-		se.srv.log.Info("run refused", "session", logID(se.id), "method", cfg.Method, "err", err)
-		return nil, err
-	}
-	se.mu.Lock()
-	se.runs[run] = struct{}{}
-	se.mu.Unlock()
-	se.srv.log.Info("run started", "session", logID(se.id), "method", cfg.Method, "data", cfg.Data, "epsilon", cfg.Epsilon)
-	go func() {
-		<-run.Done()
-		release()
-		se.mu.Lock()
-		delete(se.runs, run)
-		se.mu.Unlock()
-		se.srv.log.Info("run ended", "session", logID(se.id), "method", cfg.Method)
-	}()
-	return run, nil
+	return Session{Context: se.ctx, ID: se.id, User: se.user, DataRoot: se.srv.cfg.DataDir, StateDir: se.dir}
 }
 
 // admit checks cfg's data and waits for a worker, telling the user the
@@ -184,34 +156,6 @@ func (se *session) admit(ctx context.Context, cfg *core.Config) (release func(),
 			se.notify(fmt.Sprintf("run queued: %d runs ahead of it", ahead))
 		}
 	})
-}
-
-// activeRuns reports how many runs of se are going.
-func (se *session) activeRuns() int {
-	se.mu.Lock()
-	defer se.mu.Unlock()
-	return len(se.runs)
-}
-
-// stopRuns stops every run of se and waits up to wait for them to end.
-func (se *session) stopRuns(wait time.Duration) {
-	se.mu.Lock()
-	runs := make([]*core.Run, 0, len(se.runs))
-	for r := range se.runs {
-		runs = append(runs, r)
-	}
-	se.mu.Unlock()
-	timeout := time.After(wait)
-	for _, r := range runs {
-		r.Stop()
-	}
-	for _, r := range runs {
-		select {
-		case <-r.Done():
-		case <-timeout:
-			return
-		}
-	}
 }
 
 // notify shows text in the session's interface, if it has one.
