@@ -1,8 +1,6 @@
 package dcan
 
 import (
-	"context"
-	"math"
 	"os"
 	"testing"
 
@@ -14,30 +12,7 @@ import (
 // AuditEvent and the smallest certified ε of its last budget event.
 func inputAuditRun(t *testing.T, cfg core.Config) (core.AuditEvent, float64) {
 	t.Helper()
-	r, _ := start(t, context.Background(), cfg, Options{Data: simData(t, 1000, 2000, 4)})
-	evs := collect(r)
-	if err := lastErr(evs); err != nil {
-		t.Fatal(err)
-	}
-	var (
-		a   *core.AuditEvent
-		eps = math.Inf(1)
-	)
-	for _, ev := range evs {
-		switch ev := ev.(type) {
-		case core.AuditEvent:
-			a = &ev
-		case core.BudgetEvent:
-			eps = math.Inf(1)
-			for _, v := range ev.Spent {
-				eps = min(eps, v.Epsilon)
-			}
-		}
-	}
-	if a == nil {
-		t.Fatalf("no AuditEvent from a run with Config.Audit = %+v", *cfg.Audit)
-	}
-	return *a, eps
+	return auditRunOn(t, cfg, simData(t, 1000, 2000, 4))
 }
 
 // TestInputAuditNonPrivate: without noise the LOSS attacker on the final

@@ -7,13 +7,21 @@ import (
 	"testing"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/datasets"
 )
 
-// auditRun runs a small DCAN with an audit and returns its AuditEvent and
-// the smallest certified ε of its last budget event (+Inf without one).
+// auditRun runs a small DCAN (400 simulated cells, 200 genes) with an
+// audit and returns what auditRunOn returns.
 func auditRun(t *testing.T, cfg core.Config) (core.AuditEvent, float64) {
 	t.Helper()
-	r, _ := start(t, context.Background(), cfg, Options{Data: simData(t, 400, 200, 4)})
+	return auditRunOn(t, cfg, simData(t, 400, 200, 4))
+}
+
+// auditRunOn runs DCAN on data with an audit and returns its AuditEvent and
+// the smallest certified ε of its last budget event (+Inf without one).
+func auditRunOn(t *testing.T, cfg core.Config, data *datasets.Preprocessed) (core.AuditEvent, float64) {
+	t.Helper()
+	r, _ := start(t, context.Background(), cfg, Options{Data: data})
 	evs := collect(r)
 	if err := lastErr(evs); err != nil {
 		t.Fatal(err)

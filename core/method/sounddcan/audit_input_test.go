@@ -1,7 +1,6 @@
 package sounddcan
 
 import (
-	"math"
 	"os"
 	"testing"
 
@@ -14,20 +13,7 @@ import (
 // AuditEvent, the smallest certified ε and the result's cell count.
 func inputAuditOf(t *testing.T, cfg core.Config, conf float64) (core.AuditEvent, float64, int) {
 	t.Helper()
-	cfg.Audit = &core.AuditSpec{Confidence: conf, Kind: core.AuditInput}
-	_, evs := runTest(t, fixture.Separated(4, 500, 300, 1), cfg)
-	a, ok := lastOf[core.AuditEvent](evs)
-	if !ok {
-		t.Fatal("no AuditEvent from a run with an input audit")
-	}
-	eps := math.Inf(1)
-	if g, ok := lastOf[core.GuaranteeEvent](evs); ok {
-		for _, v := range g.Audited {
-			eps = min(eps, v.Epsilon)
-		}
-	}
-	res, _ := lastOf[core.ResultEvent](evs)
-	return a, eps, res.Cells
+	return auditOn(t, fixture.Separated(4, 500, 300, 1), cfg, core.AuditSpec{Confidence: conf, Kind: core.AuditInput})
 }
 
 // TestInputAuditNonPrivate: without noise every included canary moves its

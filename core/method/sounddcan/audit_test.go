@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/datasets"
 	"github.com/dpscope/dpscope/internal/fixture"
 )
 
@@ -14,11 +15,19 @@ import (
 // returns the AuditEvent and the smallest certified ε of the guarantee.
 func auditOf(t *testing.T, cfg core.Config, conf float64) (core.AuditEvent, float64) {
 	t.Helper()
-	cfg.Audit = &core.AuditSpec{Canaries: 300, Confidence: conf}
-	_, evs := runTest(t, fixture.Separated(4, 100, 300, 1), cfg)
+	a, eps, _ := auditOn(t, fixture.Separated(4, 100, 300, 1), cfg, core.AuditSpec{Canaries: 300, Confidence: conf})
+	return a, eps
+}
+
+// auditOn runs cfg on d with the audit spec and returns the AuditEvent,
+// the smallest certified ε of the guarantee and the result's cell count.
+func auditOn(t *testing.T, d *datasets.Dataset, cfg core.Config, spec core.AuditSpec) (core.AuditEvent, float64, int) {
+	t.Helper()
+	cfg.Audit = &spec
+	_, evs := runTest(t, d, cfg)
 	a, ok := lastOf[core.AuditEvent](evs)
 	if !ok {
-		t.Fatal("no AuditEvent from a run with an audit")
+		t.Fatalf("no AuditEvent from a run with the audit %+v", spec)
 	}
 	eps := math.Inf(1)
 	if g, ok := lastOf[core.GuaranteeEvent](evs); ok {
@@ -26,7 +35,8 @@ func auditOf(t *testing.T, cfg core.Config, conf float64) (core.AuditEvent, floa
 			eps = min(eps, v.Epsilon)
 		}
 	}
-	return a, eps
+	res, _ := lastOf[core.ResultEvent](evs)
+	return a, eps, res.Cells
 }
 
 // TestAuditNonPrivate: without noise every canary shows in the steps'
