@@ -156,16 +156,25 @@ type terminal struct {
 	ended chan struct{}
 }
 
-// openTerminal opens an interactive session with a w×h terminal.
-func openTerminal(c *gossh.Client, w, h int) (*terminal, error) {
+// ptySession opens a session with a w×h terminal and its stdin.
+func ptySession(c *gossh.Client, w, h int) (*gossh.Session, io.WriteCloser, error) {
 	s, err := c.NewSession()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := s.RequestPty("xterm-256color", h, w, gossh.TerminalModes{gossh.ECHO: 0}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	stdin, err := s.StdinPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, stdin, nil
+}
+
+// openTerminal opens an interactive session with a w×h terminal.
+func openTerminal(c *gossh.Client, w, h int) (*terminal, error) {
+	s, stdin, err := ptySession(c, w, h)
 	if err != nil {
 		return nil, err
 	}

@@ -445,14 +445,7 @@ func TestPanicInKeptSession(t *testing.T) {
 
 // openCommand opens a session with a w×h terminal that runs cmd.
 func openCommand(c *gossh.Client, w, h int, cmd string) (*terminal, error) {
-	s, err := c.NewSession()
-	if err != nil {
-		return nil, err
-	}
-	if err := s.RequestPty("xterm-256color", h, w, gossh.TerminalModes{gossh.ECHO: 0}); err != nil {
-		return nil, err
-	}
-	stdin, err := s.StdinPipe()
+	s, stdin, err := ptySession(c, w, h)
 	if err != nil {
 		return nil, err
 	}
