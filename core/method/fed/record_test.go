@@ -170,7 +170,9 @@ func FuzzParamsFromOptions(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if p.Unit.String() != unit || p.Front != front {
+		// Choice options are read without regard to case (the option
+		// table's rule) and kept in their canonical spelling.
+		if !strings.EqualFold(p.Unit.String(), unit) || !strings.EqualFold(p.Front, front) {
 			t.Errorf("parsed unit %v front %q from %q, %q", p.Unit, p.Front, unit, front)
 		}
 		_ = p.Validate(FLDP) // an error is fine; a panic is not
