@@ -249,7 +249,7 @@ func (p *auditPane) estimate() (head, rule string) {
 			"the last run of these settings took " + durText(d) + "; the canaries add O(m) work a step, so an audit takes ≈1× a run, at most 2×"
 	}
 	return "≈1× a run, at most 2×",
-		"no run of these settings has ended yet this session to time it; the canaries add O(m) work a step (docs/AUDIT.md)"
+		"not timed yet: no run of these settings has ended in this session; the canaries add O(m) work a step (docs/AUDIT.md)"
 }
 
 // durText writes a wall time: tenths of a second under a minute (an audit

@@ -77,6 +77,10 @@ func (p *auditPane) fields() []field {
 		{name: "method", value: func() string { return p.params.V().Label }, step: onRun("method")},
 		{name: "data", value: func() string { return p.runConfig().Data }, step: onRun("data")},
 		{name: "canaries m", value: func() string {
+			if in.Canaries == 0 && p.auditKind() == core.AuditInput {
+				// Input canaries are capped at a tenth of the cells.
+				return fmt.Sprintf("auto (≤ %d, 10 %% of the cells)", core.DefaultAuditCanaries)
+			}
 			if in.Canaries == 0 {
 				return fmt.Sprintf("auto (%d)", core.DefaultAuditCanaries)
 			}
@@ -90,7 +94,12 @@ func (p *auditPane) fields() []field {
 				return scaleInt("canaries m", &m, 2, d, 1, maxAuditCanaries)
 			},
 			set:  func(s string) error { return setCanaries(&in.Canaries, s) },
-			hint: func() string { return "ceiling " + p.ceilingText() }},
+			hint: func() string {
+				if in.Canaries == 0 && p.auditKind() == core.AuditInput {
+					return "ceiling ≤ " + p.ceilingText()
+				}
+				return "ceiling " + p.ceilingText()
+			}},
 		{name: "confidence", value: func() string { return pct(in.Confidence) },
 			step: func(d int) error { in.Confidence = stepConfidence(in.Confidence, d); return nil },
 			set:  func(s string) error { return setConfidence(&in.Confidence, s) }},

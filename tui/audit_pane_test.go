@@ -59,7 +59,7 @@ func TestAuditScreenRunsAnAudit(t *testing.T) {
 	if m.Active() != TabAudit {
 		t.Fatalf("7 shows tab %d, want the Audit screen %d", m.Active(), TabAudit)
 	}
-	if v := text(m); !strings.Contains(v, "time ≈1× a run, at most 2×") || !strings.Contains(v, "no run of these settings has ended yet") {
+	if v := text(m); !strings.Contains(v, "time ≈1× a run, at most 2×") || !strings.Contains(v, "not timed yet") {
 		t.Errorf("before any run the screen does not state the cost and its rule:\n%s", v)
 	}
 	m = typeAuditField(t, m, "canaries m", "400")

@@ -117,8 +117,12 @@ func (c *InputCanaries) Disjoint() bool {
 // attacker saw. Errors as Score.
 func (c *InputCanaries) Audit(scores []float64, delta, beta float64, view string) (Result, error) {
 	res, err := Score(scores, c.in, delta, beta)
-	res.Setting = fmt.Sprintf("input canaries (%d synthetic cells, each on %d rare genes of its own%s, each in the training data with probability ½); the attacker sees %s",
-		len(c.in), len(c.genes[0]), map[bool]string{true: "", false: ", some shared"}[c.Disjoint()], view)
+	genes := fmt.Sprintf("%d rare genes", len(c.genes[0]))
+	if len(c.genes[0]) == 1 {
+		genes = "1 rare gene"
+	}
+	res.Setting = fmt.Sprintf("input canaries (%d synthetic cells, each on %s of its own%s, each in the training data with probability ½); the attacker sees %s",
+		len(c.in), genes, map[bool]string{true: "", false: ", some shared"}[c.Disjoint()], view)
 	return res, err
 }
 

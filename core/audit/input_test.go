@@ -81,7 +81,7 @@ func TestInputCanariesInclusion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.EpsilonLower < 4 || !strings.Contains(res.Setting, "input canaries (2000 synthetic cells, each on 1 rare genes of its own,") || !strings.Contains(res.Setting, "test view") {
+	if res.EpsilonLower < 4 || !strings.Contains(res.Setting, "input canaries (2000 synthetic cells, each on 1 rare gene of its own,") || !strings.Contains(res.Setting, "test view") {
 		t.Errorf("perfect input audit = %+v, want a bound ≥ 4 and the setting naming input canaries and the view", res)
 	}
 }
