@@ -93,7 +93,7 @@ func (p *auditPane) fields() []field {
 				}
 				return scaleInt("canaries m", &m, 2, d, 1, maxAuditCanaries)
 			},
-			set:  func(s string) error { return setCanaries(&in.Canaries, s) },
+			set: func(s string) error { return setCanaries(&in.Canaries, s) },
 			hint: func() string {
 				if in.Canaries == 0 && p.auditKind() == core.AuditInput {
 					return "ceiling ≤ " + p.ceilingText()
