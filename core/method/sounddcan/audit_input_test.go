@@ -1,7 +1,6 @@
 package sounddcan
 
 import (
-	"os"
 	"testing"
 
 	"github.com/dpscope/dpscope/core"
@@ -38,18 +37,8 @@ func TestInputAuditNonPrivate(t *testing.T) {
 // probability at most runs·10⁻³: 6·10⁻³, 3·10⁻² with
 // DPSCOPE_AUDIT_LONG=1).
 func TestInputAuditNeverExceeds(t *testing.T) {
-	epsilons, seeds := []float64{1, 8, 64}, []uint64{0, 1}
-	if os.Getenv("DPSCOPE_AUDIT_LONG") != "" {
-		epsilons, seeds = []float64{0.5, 1, 2, 4, 8, 64}, []uint64{0, 1, 2, 3, 4}
-	}
-	for _, eps := range epsilons {
-		for _, seed := range seeds {
-			cfg := soundConfig(eps, seed, map[string]string{"genes": "100", "p": "5", "steps": "20"})
-			a, certified, _ := inputAuditOf(t, cfg, 1-1e-3)
-			t.Logf("ε = %g, seed %d: certified %.4g, bound %.4g (%d of %d), ceiling %.4g", eps, seed, certified, a.EpsilonLower, a.Correct, a.Guesses, a.Ceiling)
-			if a.EpsilonLower > certified {
-				t.Errorf("ε = %g, seed %d: bound %g exceeds the certified ε %g", eps, seed, a.EpsilonLower, certified)
-			}
-		}
-	}
+	checkNeverExceeds(t, 0, func(cfg core.Config) (core.AuditEvent, float64) {
+		a, certified, _ := inputAuditOf(t, cfg, 1-1e-3)
+		return a, certified
+	})
 }
