@@ -170,9 +170,9 @@ func FuzzParamsFromOptions(f *testing.F) {
 		if err != nil {
 			return
 		}
-		// Choice options are read without regard to case (the option
+		// Choice options are read trimmed and without regard to case (the option
 		// table's rule) and kept in their canonical spelling.
-		if !strings.EqualFold(p.Unit.String(), unit) || !strings.EqualFold(p.Front, front) {
+		if !strings.EqualFold(p.Unit.String(), strings.TrimSpace(unit)) || !strings.EqualFold(p.Front, strings.TrimSpace(front)) {
 			t.Errorf("parsed unit %v front %q from %q, %q", p.Unit, p.Front, unit, front)
 		}
 		_ = p.Validate(FLDP) // an error is fine; a panic is not
