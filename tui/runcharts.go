@@ -216,12 +216,19 @@ func (rc *runCharts) stepRange() float64 {
 	return float64(max(rc.totalSteps, rc.lastStep, 1))
 }
 
+// minTwoColumnWidth is the chart area's width from which the charts sit two
+// abreast: at 40 columns a chart still shows a readable curve, and it puts
+// the ARI chart on the first page of a 120×40 terminal (the area beside
+// the settings is 83 wide there), where the loss, ε and clustering of a
+// training run belong together.
+const minTwoColumnWidth = 80
+
 // layout fits as many charts as the area holds; the rest are on later
 // pages (the v key).
 func (rc *runCharts) layout(w, h int) {
 	rc.areaW, rc.areaH, rc.grid = w, h, ""
 	rc.cols, rc.rows = 1, 1
-	if w >= 90 {
+	if w >= minTwoColumnWidth {
 		rc.cols = 2
 	}
 	if h >= 2*minChartHeight {

@@ -175,6 +175,21 @@ func TestRunChartsFollowEvents(t *testing.T) {
 	}
 }
 
+// TestFirstPageOf120x40 checks that a common terminal (120×40) shows the
+// loss, the ε spent and the clustering metrics of a run on the Run screen's
+// first page, without paging with v.
+func TestFirstPageOf120x40(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 120, 40)
+	m = feed(t, m, 1, fakeRun(1))
+	view := text(m)
+	for _, want := range []string{"loss", "ε spent", "⚠ metrics ━ARI"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("120×40 Run view lacks %q", want)
+		}
+	}
+	checkFits(t, m.View().Content, 120, 40)
+}
+
 func TestEditDuringRunSendsPatch(t *testing.T) {
 	m := sized(t, testModel(t, fakeFast), 100, 30)
 	m.c.RunState = RunRunning
