@@ -315,7 +315,7 @@ func (p *curvePane) Frame() {
 	st := p.c.Styles
 	p.chart.SetStyles(st.Axis, st.AxisLabel, st.Marker)
 	w := max(p.w-2, 10)
-	p.chart.Resize(w, max(p.h-len(p.text(w))-3, 3)) // box borders and title
+	p.chart.Resize(w, max(p.h-len(p.text(w))-len(p.hint(w))-3, 3)) // box borders and title
 	p.chart.Reset()
 	var lines []chart.HLine
 	if p.ref != nil {
@@ -384,14 +384,20 @@ func (p *curvePane) View() string {
 	if p.sw != nil {
 		title += st.Muted.Render(p.sw.label)
 	}
-	lines := []string{truncate(title, w)}
-	if p.sw == nil {
-		lines = append(lines, wrap(st.Muted.Render("press w to sweep the current settings over ε = 0.1 … 16 × 3 seeds, and without privacy; points appear as runs finish"), w)...)
-	} else {
-		lines = append(lines, p.chart.View())
-	}
+	lines := append([]string{truncate(title, w)}, p.hint(w)...)
+	lines = append(lines, p.chart.View())
 	lines = append(lines, p.text(w)...)
 	return st.Box.Render(padBlock(block(strings.Join(lines, "\n"), w, max(p.h-2, 1)), w))
+}
+
+// hint says how to fill the chart until a sweep has started; the axes
+// and the reference lines are drawn from the start, so the screen a
+// teacher opens already shows where the curve will go.
+func (p *curvePane) hint(w int) []string {
+	if p.sw != nil {
+		return nil
+	}
+	return wrap(p.c.Styles.Muted.Render("press w to sweep the current settings over ε = 0.1 … 16 × 3 seeds, and without privacy; points appear as runs finish"), w)
 }
 
 // text is what goes under the chart: the legend, the points so far, the
