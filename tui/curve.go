@@ -356,7 +356,7 @@ func (p *curvePane) Frame() {
 		p.chart.SetPoints("baseline", st.SeriesStyle(2), base).Pattern = chart.Dashed
 		p.chart.SetPoints("mean", st.SeriesStyle(0), mean)
 		p.chart.SetPoints("non-private", st.SeriesStyle(1), np)
-		p.chart.Series("non-private").Dots = true
+		p.chart.Series("non-private").Mark = '●'
 	}
 	p.chart.Draw()
 }

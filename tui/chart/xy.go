@@ -60,9 +60,14 @@ type Series struct {
 	Style   lipgloss.Style
 	Pattern Pattern
 	Dots    bool // draw points only, no joining lines
-	points  []Point
-	stride  int // every stride-th pushed point is kept, after decimation
-	seen    int // points pushed since the last kept one
+	// Mark, when set, draws each point as this character in its cell
+	// instead of a braille dot: a lone point (a figure at the right end
+	// of an axis) is hard to see as one dot of eight, and a legend's ●
+	// should look like what it names.
+	Mark   rune
+	points []Point
+	stride int // every stride-th pushed point is kept, after decimation
+	seen   int // points pushed since the last kept one
 }
 
 // Len returns the number of points kept.
@@ -361,6 +366,19 @@ func (c *XY) Draw() {
 				line(g, s.points[i-1], s.points[i], s.Pattern, &k)
 			}
 		})
+	}
+	for _, s := range c.series {
+		if s.Mark == 0 {
+			continue
+		}
+		for _, p := range s.points {
+			if p.X < minX || p.X > maxX || p.Y < minY || p.Y > maxY {
+				continue
+			}
+			col := origin.X + 1 + int(math.Round((p.X-minX)/(maxX-minX)*float64(gw-1)))
+			row := int(math.Round((maxY - p.Y) / (maxY - minY) * float64(gh-1)))
+			lc.Canvas.SetCell(canvas.Point{X: col, Y: row}, canvas.NewCellWithStyle(s.Mark, s.Style))
+		}
 	}
 	// Markers are drawn last as a column of '┊' so they read as "here".
 	for _, x := range c.markers {

@@ -77,3 +77,22 @@ func TestFixedXTicks(t *testing.T) {
 		t.Errorf("labels out of order: %q", labels)
 	}
 }
+
+// TestMarkDrawsPointsAsCharacters checks that a series with a Mark draws
+// each point as that character, in the corner cell its coordinates name,
+// and only there.
+func TestMarkDrawsPointsAsCharacters(t *testing.T) {
+	st := lipgloss.NewStyle()
+	c := New(30, 10, st, st, st)
+	c.SetRange(0, 1, 0, 1)
+	c.SetPoints("p", st, []Point{{X: 1, Y: 1}}).Mark = '●'
+	c.Draw()
+	lines := strings.Split(ansi.Strip(c.View()), "\n")
+	if n := strings.Count(strings.Join(lines, "\n"), "●"); n != 1 {
+		t.Fatalf("%d marks drawn, want 1:\n%s", n, strings.Join(lines, "\n"))
+	}
+	top := []rune(lines[0])
+	if top[len(top)-1] != '●' {
+		t.Errorf("the point (1, 1) is not in the top right cell:\n%s", strings.Join(lines, "\n"))
+	}
+}
