@@ -59,7 +59,8 @@ type aeLearner struct {
 	evalChunks int
 	gscale     float32 // 1 for the paper's mean over genes, G for the sum
 	opt        LocalOptimizer
-	dp         *recPrivacy // UnitRecord: local DP-SGD at its noise; nil otherwise
+	dp         *recPrivacy  // UnitRecord: local DP-SGD at its noise; nil otherwise
+	aud        *fedCanaries // UnitRecord's audit canaries in client 0's steps; nil: none
 }
 
 func newAELearner(x compute.Matrix, p Params, seed uint64) (*aeLearner, error) {
@@ -209,7 +210,12 @@ func (w *aeWorker) localDP(ctx context.Context, j job) (float64, error) {
 	if err := w.sgd.SetLR(j.lr); err != nil {
 		return 0, err
 	}
-	dp, err := dpsgd.New(&ae.Net, w.sgd, len(j.cells), dpsgd.Config{
+	var opt nn.Optimizer = w.sgd
+	if l.aud != nil && j.client == 0 {
+		// one goroutine trains client 0 in a round, and rounds run in turn
+		opt = &recordOpt{a: l.aud, n: len(j.cells), Optimizer: w.sgd}
+	}
+	dp, err := dpsgd.New(&ae.Net, opt, len(j.cells), dpsgd.Config{
 		SampleRate: 1, NoiseMultiplier: l.dp.z, ClipNorm: l.dp.clip,
 		Perturbed: dpsgd.LayerRange{First: 1, Last: ae.NumLayers()},
 		Clipping:  dpsgd.ClipJoint, Batching: dpsgd.Poisson,

@@ -6,10 +6,11 @@ import (
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/audit"
+	"github.com/dpscope/dpscope/core/nn"
 )
 
 // auditDoc is core.Method.Audit of the federated methods (docs/AUDIT.md).
-const auditDoc = "Dirac canaries in a client update the server sees: in client 1's clipped upload before its local noise (FL-DP, PPML-Omics, unit one client, weight 2C: replace-one), or in the sum of clipped deltas before the aggregator's noise, each canary joining a round with the client rate q (FedSC + client DP, weight C: add/remove); the attacker knows everything else"
+const auditDoc = "Dirac canaries in a client update the server sees: in client 1's clipped upload before its local noise (FL-DP, PPML-Omics, unit one client, weight 2C: replace-one), or in the sum of clipped deltas before the aggregator's noise, each canary joining a round with the client rate q (FedSC + client DP, weight C: add/remove); the attacker knows everything else. With the record unit (--opt unit=record): Dirac gradient canaries of norm C (one cell, add/remove) in client 1's clipped gradient sum, every DP-SGD step, the attacker seeing every noisy step"
 
 // auditSeed separates the canaries' randomness from the run's streams, so
 // the run's sampling and noise draws stay those of the run without audit.
@@ -28,6 +29,7 @@ type fedCanaries struct {
 	weight   float64
 	rate     float64 // the probability a canary joins a release
 	central  bool    // canaries in the aggregate, not client 0's upload
+	record   bool    // canaries in client 0's DP-SGD steps (UnitRecord)
 	known    []float64
 	score    []float64
 	rng      *rand.Rand
@@ -42,11 +44,6 @@ func (s *sim) startAudit() error {
 	if spec == nil {
 		return nil
 	}
-	if s.rp != nil && s.rp.private {
-		// its canaries would have to be cells (record unit), not client
-		// updates: not built yet
-		return configErr("audit", "requested", "off with the record unit (--opt unit=record): its one-run audit is not implemented")
-	}
 	m, err := spec.CanariesFor(len(s.sum))
 	if err != nil {
 		return err
@@ -58,6 +55,12 @@ func (s *sim) startAudit() error {
 	}
 	a.coord = a.rng.Perm(len(s.sum))[:m]
 	switch {
+	case s.rp != nil:
+		// the record unit: a canary is one cell's clipped gradient (norm
+		// C, add/remove) in client 0's DP-SGD sum, every step (q = 1);
+		// recordOpt wraps that client's optimizer
+		a.weight, a.record = s.rp.clip, true
+		s.l.(*aeLearner).aud = a
 	case s.pr == nil: // no noise, no clip: any weight is seen exactly
 		a.weight = 1
 	case s.pr.centralStd() > 0:
@@ -95,15 +98,42 @@ func (a *fedCanaries) after(u []float32) {
 // localBefore and localAfter wrap client c's local noise: the canaries
 // ride on client 0's upload unless they are central.
 func (s *sim) localBefore(c int, u []float32) {
-	if s.aud != nil && !s.aud.central && c == 0 {
+	if s.aud != nil && !s.aud.central && !s.aud.record && c == 0 {
 		s.aud.before(u)
 	}
 }
 
 func (s *sim) localAfter(c int, u []float32) {
-	if s.aud != nil && !s.aud.central && c == 0 {
+	if s.aud != nil && !s.aud.central && !s.aud.record && c == 0 {
 		s.aud.after(u)
 	}
+}
+
+// recordOpt wraps client 0's SGD in UnitRecord's DP-SGD: dpsgd hands it
+// (Σ clipped per-cell gradients + N(0, σ²C²))/n each step, n the client's
+// cells. Each included canary adds C/n at its coordinate (one more cell
+// whose clipped gradient is C on that coordinate: within the add/remove
+// sensitivity whatever n), and the attacker, seeing every step's release,
+// scores Σ_steps n·(released value)/C. It does not subtract the real cells'
+// gradient at the coordinate (the attacker of dcan's gradient audit): that
+// only adds variance to the score, so the bound stays valid and is weaker.
+type recordOpt struct {
+	a *fedCanaries
+	n int
+	nn.Optimizer
+}
+
+func (o *recordOpt) Step(params, grads []float32) {
+	a := o.a
+	w := a.weight / float64(o.n)
+	for j, c := range a.coord {
+		if a.in[j] {
+			grads[c] += float32(w)
+		}
+		a.score[j] += float64(grads[c]) / w
+	}
+	a.uses++
+	o.Optimizer.Step(params, grads)
 }
 
 // centralBefore and centralAfter wrap the aggregator's noise.
@@ -139,6 +169,15 @@ func (s *sim) emitAudit() error {
 	// The upload's attacker is outside the aggregate's and the shuffle's
 	// threat models: their ε cannot be refuted by it.
 	outside := []string{LabelCentralGDP, LabelCentralRDP, LabelCentralPLD, LabelShuffleFMT21}
+	if a.record {
+		outside = nil
+		view = "every noisy DP-SGD step of client 1, white-box"
+		s.ctl.Emit(core.AuditEvent{EpsilonLower: r.EpsilonLower, Ceiling: r.Ceiling, Confidence: r.Confidence, Delta: r.Delta,
+			Canaries: r.Canaries, Guesses: r.Guesses, Correct: r.Correct, Kind: core.AuditGradient, View: view,
+			Setting: fmt.Sprintf("Dirac gradient canaries of norm C = %.3g, one cell each, in client 1's clipped gradient sums over %d DP-SGD steps, %s mode (the front end's share of the budget is not attacked); best of %d guessing rules (Bonferroni)",
+				a.weight, a.uses, s.e.cfg.Mode, r.Rules)})
+		return nil
+	}
 	if a.central {
 		outside = nil
 		where = fmt.Sprintf("the noisy aggregate, each canary joining a round with probability %g", a.rate)

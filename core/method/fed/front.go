@@ -27,7 +27,9 @@ const (
 )
 
 // front returns the record unit's projection of every cell (cells × Proj),
-// scaled so that the top released component has unit variance. With
+// each component scaled by frontScaleRule (whitening by the released
+// eigenvalues; those are of the clipped rows, so the unclipped cells'
+// components have a variance above 1: about 5 on pbmc_4k). With
 // FrontPCA each client k computes G_k = Σ_{i ∈ k} x̃_i x̃_iᵀ over its rows
 // clipped to R = 0.5·√genes (dppca's radius rule), adds symmetric GOE noise
 // of std zp·R² from its own generator (sound mode), and the server sums
@@ -88,18 +90,7 @@ func (s *sim) front() (compute.Matrix, error) {
 			return compute.Matrix{}, err
 		}
 		basis = b
-		// every input of the network at unit variance, as the
-		// preprocessing scales genes: component k's variance is its
-		// released eigenvalue over the public cell count (post-processing
-		// of the release); a component released at or below a
-		// thousandth of the top one is scaled as that floor, so noise
-		// directions are not blown up without bound
-		for k := range p {
-			v := max(vals[k], vals[0]*1e-3) / float64(s.d.Cells)
-			if v > 0 {
-				scale[k] = 1 / math.Sqrt(v)
-			}
-		}
+		scale = frontScaleRule(vals, s.d.Cells)
 	}
 	out := compute.NewMatrix(src.Rows, p, nil)
 	for i := range src.Rows {
@@ -118,6 +109,26 @@ func (s *sim) front() (compute.Matrix, error) {
 		normalizeCols(out)
 	}
 	return out, nil
+}
+
+// frontScaleRule is the front end's scaling of the released components;
+// a variable so that tests can compare rules.
+var frontScaleRule = whitenScales
+
+// whitenScales scales every input of the network to unit variance, as the
+// preprocessing scales genes: component k's variance is its released
+// eigenvalue over the public cell count (post-processing of the release);
+// a component released at or below a thousandth of the top one is scaled
+// as that floor, so noise directions are not blown up without bound.
+func whitenScales(vals []float64, cells int) []float64 {
+	scale := make([]float64, len(vals))
+	for k := range vals {
+		scale[k] = 1
+		if v := max(vals[k], vals[0]*1e-3) / float64(cells); v > 0 {
+			scale[k] = 1 / math.Sqrt(v)
+		}
+	}
+	return scale
 }
 
 // frontGenes is the number of genes the front end's Gram matrix is built

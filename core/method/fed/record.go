@@ -65,11 +65,14 @@ const (
 	// DefaultPCAShare is the share of μ² that the front end spends
 	// (dppca's default split: half).
 	DefaultPCAShare = 0.5
-	// DefaultLRRecord is the clients' SGD learning rate and
-	// DefaultCellClip the per-cell clipping bound: every per-cell gradient
-	// norm measured on builtin:default (0.3–3) is above it, so each cell's
-	// gradient is normalised and a step moves the model by at most
-	// lr·C = 1.
+	// DefaultLRRecord is the clients' SGD learning rate, by the rule
+	// lr = 1/DefaultCellClip (ninth session, stated before it was checked
+	// on fresh simulations; the eighth session had picked the same 10
+	// with pbmc_4k's labels in view): a noiseless step of the mean of
+	// clipped per-cell gradients moves the model by at most lr·C = 1.
+	// DefaultCellClip is the per-cell clipping bound: every per-cell
+	// gradient norm measured on builtin:default (0.3–3) is above it, so
+	// each cell's gradient is normalised.
 	DefaultLRRecord = 10.0
 	DefaultCellClip = 0.1
 )
