@@ -109,6 +109,11 @@ type Options struct {
 	// and spends the network's share on SubspaceRounds more Lloyd rounds
 	// of the head in the codes instead.
 	Subspace string
+	// Fill ("fill": off or split) is what the start does with a component
+	// the head's round released no weight for: off keeps it (it stays
+	// empty), split re-seeds it by splitting the heaviest component
+	// (fillSplit).
+	Fill string
 }
 
 // Values of the options shrink, stage and gate.
@@ -145,7 +150,7 @@ const (
 )
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -204,6 +209,8 @@ func Parse(vals map[string]string) (Options, error) {
 			o.Start = v
 		case "subspace":
 			o.Subspace = v
+		case "fill":
+			o.Fill = v
 		default:
 			return Options{}, optf("option %q is unknown, must be one of %s", key, strings.Join(Keys, ", "))
 		}
@@ -218,6 +225,9 @@ func (o Options) Resolve() (Options, error) {
 	}
 	if o.Subspace == "" {
 		o.Subspace = DefaultSub
+	}
+	if o.Fill == "" {
+		o.Fill = DefaultFill
 	}
 	if o.Start == StartDPPCA {
 		// dppca as it runs alone: its own gene and p rules unless given,
@@ -321,6 +331,9 @@ func (o Options) Validate() error {
 	if o.Subspace != SubspaceOff && o.Subspace != SubspaceTest && o.Subspace != SubspaceEdge {
 		return optf("option subspace is %q, must be %s, %s or %s", o.Subspace, SubspaceOff, SubspaceTest, SubspaceEdge)
 	}
+	if o.Fill != FillOff && o.Fill != FillSplit {
+		return optf("option fill is %q, must be %s or %s", o.Fill, FillOff, FillSplit)
+	}
 	if o.Start != StartStage && o.Start != StartDPPCA {
 		return optf("option start is %q, must be %s or %s", o.Start, StartStage, StartDPPCA)
 	}
@@ -372,8 +385,8 @@ func (o Options) String() string {
 	if o.NetRule == NetAuto {
 		net = "auto(≤" + net + ")"
 	}
-	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s gate=%s start=%s subspace=%s",
-		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.Gate, o.Start, o.Subspace)
+	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s gate=%s start=%s subspace=%s fill=%s",
+		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.Gate, o.Start, o.Subspace, o.Fill)
 }
 
 // shares returns the shares of μ² of the dppca stage, the network and the
