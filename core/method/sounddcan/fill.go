@@ -15,6 +15,14 @@ const (
 	DefaultFill = FillOff
 )
 
+// Option hold's values (Options.Hold).
+const (
+	HoldOff = "off"
+	HoldOn  = "on"
+	// DefaultHold is option hold's default.
+	DefaultHold = HoldOff
+)
+
 // fillScale is the half-distance of a split pair as a fraction of the
 // codes' rms norm √(Σλ/ñ) (released eigenvalues and count), fixed in
 // advance: far enough apart that each half of the heavy component's cells

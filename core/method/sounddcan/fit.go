@@ -81,7 +81,13 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	if err != nil {
 		return nil, err
 	}
-	start, err := dppca.Release(ctx, over, pl.DPPCA, do, rng)
+	release := dppca.Release
+	if o.Hold == HoldOn && o.Start == StartDPPCA {
+		release = func(ctx context.Context, src *dppca.Source, pl dppca.Plan, o dppca.Options, rng *rand.Rand) (*dppca.Outcome, error) {
+			return dppca.ReleaseHeld(ctx, src, pl, o, minCountSigmas, rng)
+		}
+	}
+	start, err := release(ctx, over, pl.DPPCA, do, rng)
 	if err != nil {
 		return nil, err
 	}

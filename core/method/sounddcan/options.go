@@ -114,6 +114,11 @@ type Options struct {
 	// empty), split re-seeds it by splitting the heaviest component
 	// (fillSplit).
 	Fill string
+	// Hold ("hold": off or on), with start=dppca, runs the start's Lloyd
+	// rounds with the head's rule (dppca.ReleaseHeld): a centre whose
+	// released count is below minCountSigmas noise deviations keeps its
+	// position instead of moving to a point of noise.
+	Hold string
 }
 
 // Values of the options shrink, stage and gate.
@@ -150,7 +155,7 @@ const (
 )
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -211,6 +216,8 @@ func Parse(vals map[string]string) (Options, error) {
 			o.Subspace = v
 		case "fill":
 			o.Fill = v
+		case "hold":
+			o.Hold = v
 		default:
 			return Options{}, optf("option %q is unknown, must be one of %s", key, strings.Join(Keys, ", "))
 		}
@@ -228,6 +235,9 @@ func (o Options) Resolve() (Options, error) {
 	}
 	if o.Fill == "" {
 		o.Fill = DefaultFill
+	}
+	if o.Hold == "" {
+		o.Hold = DefaultHold
 	}
 	if o.Start == StartDPPCA {
 		// dppca as it runs alone: its own gene and p rules unless given,
@@ -334,6 +344,9 @@ func (o Options) Validate() error {
 	if o.Fill != FillOff && o.Fill != FillSplit {
 		return optf("option fill is %q, must be %s or %s", o.Fill, FillOff, FillSplit)
 	}
+	if o.Hold != HoldOff && o.Hold != HoldOn {
+		return optf("option hold is %q, must be %s or %s", o.Hold, HoldOff, HoldOn)
+	}
 	if o.Start != StartStage && o.Start != StartDPPCA {
 		return optf("option start is %q, must be %s or %s", o.Start, StartStage, StartDPPCA)
 	}
@@ -385,8 +398,8 @@ func (o Options) String() string {
 	if o.NetRule == NetAuto {
 		net = "auto(≤" + net + ")"
 	}
-	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s gate=%s start=%s subspace=%s fill=%s",
-		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.Gate, o.Start, o.Subspace, o.Fill)
+	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s gate=%s start=%s subspace=%s fill=%s hold=%s",
+		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.Gate, o.Start, o.Subspace, o.Fill, o.Hold)
 }
 
 // shares returns the shares of μ² of the dppca stage, the network and the
