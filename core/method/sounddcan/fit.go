@@ -82,7 +82,7 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 		return nil, err
 	}
 	release := dppca.Release
-	if o.Hold == HoldOn && o.Start == StartDPPCA {
+	if o.Hold == HoldOn {
 		release = func(ctx context.Context, src *dppca.Source, pl dppca.Plan, o dppca.Options, rng *rand.Rand) (*dppca.Outcome, error) {
 			return dppca.ReleaseHeld(ctx, src, pl, o, minCountSigmas, rng)
 		}

@@ -114,8 +114,8 @@ type Options struct {
 	// empty), split re-seeds it by splitting the heaviest component
 	// (fillSplit).
 	Fill string
-	// Hold ("hold": off or on), with start=dppca, runs the start's Lloyd
-	// rounds with the head's rule (dppca.ReleaseHeld): a centre whose
+	// Hold ("hold": off or on) runs the start's Lloyd rounds (either
+	// start) with the head's rule (dppca.ReleaseHeld): a centre whose
 	// released count is below minCountSigmas noise deviations keeps its
 	// position instead of moving to a point of noise.
 	Hold string
