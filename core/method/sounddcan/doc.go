@@ -172,6 +172,37 @@
 //     edge but not far above it, the network's gene-space steps are worth
 //     far more than more Lloyd rounds in the private subspace.
 //
+// Ninth session (issue 17.1 "cluster-head updates that cannot empty
+// clusters", 16.5; docs/RESULTS.md "dcan-sound, ninth session"). Where
+// start=dppca empties clusters (TestDiag on fresh simulations): in dppca's
+// own Lloyd rounds, whose update divides a light cluster's noisy sum by
+// max(count, 1) and so puts its centre at a point of noise where no cell
+// is nearest (its labels hold 3–7 of 8 clusters at every ε, over-clustered
+// or not); the head's round then releases weight 0 for exactly those
+// components, and the network neither empties nor refills any. Two options,
+// each with its rule stated in a commit before measuring (adopt iff, on
+// the eighth session's simulations at every ε of 1–16 in each shape, mean
+// ARI ≥ the default's − 0.03, mean non-empty clusters ≥ the default's −
+// 0.5, and at ε 4–16 above its own null); none adopted:
+//   - fill=split (fill.go): a component the head released no weight for is
+//     re-seeded by splitting the heaviest one about its centre along a
+//     random direction of the codes. With start=dppca;net=0.1 every
+//     cluster holds cells (8.0 of 8 at every ε) but the split cuts a
+//     population in half: 0.371 / 0.485 / 0.561 at ε 4 / 8 / 16 against
+//     0.420 / 0.642 / 0.669 (2,000 cells). Rejected.
+//   - hold=on (dppca.ReleaseHeld): every Lloyd round of the start holds a
+//     centre whose released count is below the head's bar (3σ) instead of
+//     moving it to noise; the same releases, so the same ledger. With
+//     start=dppca;net=0.1 it lifts the non-empty clusters at ε 8 / 16 from
+//     5.7 / 6.0 to 7.5 / 8.0 (ARI 0.661 / 0.704) but leaves 4.8 at ε 4
+//     (the default 6.2) and is below its null there: rejected; with
+//     over=3 as well, 0.637 at ε 16 (the bar 0.639): rejected; with the
+//     default start it passes at 2,000 cells (0.007 / 0.044 / 0.425 /
+//     0.617 / 0.665, non-empty 3.2 / 4.7 / 7.2 / 7.8 / 8.0 against 2.2 /
+//     3.2 / 6.2 / 7.8 / 8.0) but at 4,000 cells is below the default at
+//     ε 2 and 8 (0.145 / 0.616 against 0.188 / 0.649) and below its null
+//     at ε 8: rejected.
+//
 // Reported on the shared sets (docs/RESULTS.md "The trade-off", seeds 0–4,
 // δ = 1e-5), mean ARI at ε = 0.5 / 1 / 2 / 4 / 8 / 16 with the staged split
 // and the gate: builtin:default 0.000 / 0.011 / 0.118 / 0.352 / 0.583 /

@@ -33,6 +33,10 @@ type Outcome struct {
 	Variance float64
 	// NonEmpty is the number of clusters holding cells at the end.
 	NonEmpty int
+	// StartWeights are the K merged centres' released weights (the head
+	// round's noisy counts above its bar, summed by the merge) the
+	// mixture's π starts from.
+	StartWeights []float64
 	// Losses is the mean loss (the mixture's negative log-likelihood per
 	// cell) before every step.
 	Losses []float64
@@ -77,7 +81,13 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	if err != nil {
 		return nil, err
 	}
-	start, err := dppca.Release(ctx, over, pl.DPPCA, do, rng)
+	release := dppca.Release
+	if o.Hold == HoldOn {
+		release = func(ctx context.Context, src *dppca.Source, pl dppca.Plan, o dppca.Options, rng *rand.Rand) (*dppca.Outcome, error) {
+			return dppca.ReleaseHeld(ctx, src, pl, o, minCountSigmas, rng)
+		}
+	}
+	start, err := release(ctx, over, pl.DPPCA, do, rng)
 	if err != nil {
 		return nil, err
 	}
@@ -130,6 +140,11 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 			}
 		}
 	}
+	if o.Fill == FillSplit {
+		// Copies: merged may be the head round's centres, mw its weights.
+		merged, mw = append([]float64(nil), merged...), append([]float64(nil), mw...)
+		fillSplit(merged, mw, p, codesRMS(start.Eigen, start.Matrix.NoisyN), rng)
+	}
 	h := start.Matrix.H
 	x := start.Matrix.Z
 	mx := newMixture(merged, mw, start.Basis, src.K, p, h, pl.R)
@@ -141,7 +156,7 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	if o.Gate == GateComp {
 		gate = StageRho
 	}
-	out := &Outcome{Plan: pl, Start: start}
+	out := &Outcome{Plan: pl, Start: start, StartWeights: append([]float64(nil), mw...)}
 	out.StartLabels = mx.labels(x, n)
 	if hk.Labels != nil {
 		hk.Labels(0, codes, p, out.StartLabels)

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,10 +18,18 @@ import (
 	"github.com/dpscope/dpscope/internal/fixture"
 )
 
-// openData loads a shared data set by name, or a builtin one
-// ("builtin:default").
+// openData loads a shared data set by name, a builtin one
+// ("builtin:default"), or a fresh simulation of builtin:default's
+// specification ("sim:21", simData with that simulator seed).
 func openData(t testing.TB, name string) *datasets.Dataset {
 	t.Helper()
+	if s, ok := strings.CutPrefix(name, "sim:"); ok {
+		seed, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return simData(t, seed)
+	}
 	if b, ok := strings.CutPrefix(name, "builtin:"); ok {
 		d, err := datasets.Builtin(b)
 		if err != nil {

@@ -109,6 +109,16 @@ type Options struct {
 	// and spends the network's share on SubspaceRounds more Lloyd rounds
 	// of the head in the codes instead.
 	Subspace string
+	// Fill ("fill": off or split) is what the start does with a component
+	// the head's round released no weight for: off keeps it (it stays
+	// empty), split re-seeds it by splitting the heaviest component
+	// (fillSplit).
+	Fill string
+	// Hold ("hold": off or on) runs the start's Lloyd rounds (either
+	// start) with the head's rule (dppca.ReleaseHeld): a centre whose
+	// released count is below minCountSigmas noise deviations keeps its
+	// position instead of moving to a point of noise.
+	Hold string
 }
 
 // Values of the options shrink, stage and gate.
@@ -145,7 +155,7 @@ const (
 )
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -204,6 +214,10 @@ func Parse(vals map[string]string) (Options, error) {
 			o.Start = v
 		case "subspace":
 			o.Subspace = v
+		case "fill":
+			o.Fill = v
+		case "hold":
+			o.Hold = v
 		default:
 			return Options{}, optf("option %q is unknown, must be one of %s", key, strings.Join(Keys, ", "))
 		}
@@ -218,6 +232,12 @@ func (o Options) Resolve() (Options, error) {
 	}
 	if o.Subspace == "" {
 		o.Subspace = DefaultSub
+	}
+	if o.Fill == "" {
+		o.Fill = DefaultFill
+	}
+	if o.Hold == "" {
+		o.Hold = DefaultHold
 	}
 	if o.Start == StartDPPCA {
 		// dppca as it runs alone: its own gene and p rules unless given,
@@ -321,6 +341,12 @@ func (o Options) Validate() error {
 	if o.Subspace != SubspaceOff && o.Subspace != SubspaceTest && o.Subspace != SubspaceEdge {
 		return optf("option subspace is %q, must be %s, %s or %s", o.Subspace, SubspaceOff, SubspaceTest, SubspaceEdge)
 	}
+	if o.Fill != FillOff && o.Fill != FillSplit {
+		return optf("option fill is %q, must be %s or %s", o.Fill, FillOff, FillSplit)
+	}
+	if o.Hold != HoldOff && o.Hold != HoldOn {
+		return optf("option hold is %q, must be %s or %s", o.Hold, HoldOff, HoldOn)
+	}
 	if o.Start != StartStage && o.Start != StartDPPCA {
 		return optf("option start is %q, must be %s or %s", o.Start, StartStage, StartDPPCA)
 	}
@@ -372,8 +398,8 @@ func (o Options) String() string {
 	if o.NetRule == NetAuto {
 		net = "auto(≤" + net + ")"
 	}
-	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s gate=%s start=%s subspace=%s",
-		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.Gate, o.Start, o.Subspace)
+	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s gate=%s start=%s subspace=%s fill=%s hold=%s",
+		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.Gate, o.Start, o.Subspace, o.Fill, o.Hold)
 }
 
 // shares returns the shares of μ² of the dppca stage, the network and the

@@ -124,7 +124,7 @@ func TestStartDPPCAOptions(t *testing.T) {
 	if do, _ := mustParse(t, nil).dppcaOptions(); do.T != dppcaStageRounds || do.Over != 1 || do.Genes != dppca.DefaultGenes {
 		t.Errorf("default start: dppca stage %+v", do)
 	}
-	for _, kv := range [][2]string{{"start", "x"}, {"subspace", "on"}} {
+	for _, kv := range [][2]string{{"start", "x"}, {"subspace", "on"}, {"fill", "on"}, {"hold", "split"}} {
 		if _, err := Parse(map[string]string{kv[0]: kv[1]}); err == nil || !strings.Contains(err.Error(), kv[0]) {
 			t.Errorf("%s=%s: error %v, want one naming the option", kv[0], kv[1], err)
 		}

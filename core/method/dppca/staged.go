@@ -1,0 +1,86 @@
+package dppca
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+)
+
+// ReleaseHeld is Release with Lloyd rounds whose updates cannot fling a
+// centre away from its cells (issue 17 point 1, "cluster-head updates that
+// cannot empty clusters"; dcan-sound's start=dppca with hold=on): in every
+// round a centre moves to its noisy sum over its noisy count only when that
+// count is at least max(1, bar·σ_count); otherwise it keeps its position.
+// Release's update divides a light cluster's noisy sum by max(count, 1),
+// which puts its centre at a point of pure noise (clipped to the ball of
+// radius R) where no cell is nearest, and it stays empty. The merge of the
+// over-clustered centres weighs only centres whose last count reached the
+// same bar. Each round releases the same two Gaussian sums and counts as
+// Release's, so the plan and its ledger are unchanged; the hold and the
+// merge are post-processing of those releases.
+func ReleaseHeld(ctx context.Context, src *Source, pl Plan, o Options, bar float64, rng *rand.Rand) (*Outcome, error) {
+	if o.Init == InitKMeansPlusPlus {
+		return nil, fmt.Errorf("dppca: init %s seeds from private rows and has no held release", o.Init)
+	}
+	r := newRelease(src, pl, o, rng)
+	if err := r.prep(); err != nil {
+		return nil, err
+	}
+	if err := r.pca(); err != nil {
+		return nil, err
+	}
+	over := r.chooseOver()
+	m, p := r.out.Matrix, len(r.out.Eigen)
+	minCount := max(1, bar*pl.Counts)
+	var counts []float64
+	for t := range o.T {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		k := r.src.K
+		if over > 1 && t < o.T/2 {
+			k = min(over*r.src.K, m.N)
+		}
+		switch {
+		case t == 0 && o.Init == InitPCAGaussian:
+			r.out.Centres = pcaGaussian(r.out.Eigen, m.NoisyN, k, pl.R, rng)
+		case t == 0:
+			r.out.Centres = r.histogramSeeds(k)
+		case len(r.out.Centres) != k*p:
+			w := make([]float64, len(counts))
+			for j, c := range counts {
+				if c >= minCount {
+					w[j] = c
+				}
+			}
+			r.out.Centres = mergeCentres(r.out.Centres, w, p, k, rng)
+		}
+		counts = heldRound(r.out.Proj, m.N, p, r.out.Centres, pl.R, pl.Sums, pl.Counts, minCount, rng)
+		labels, inertia := assign(r.out.Proj, m.N, p, r.out.Centres)
+		r.out.Labels = labels
+		r.out.Inertia = append(r.out.Inertia, inertia/float64(m.N))
+	}
+	seen := make([]bool, len(r.out.Centres)/max(p, 1))
+	r.out.NonEmpty = 0
+	for _, l := range r.out.Labels {
+		if !seen[l] {
+			seen[l] = true
+			r.out.NonEmpty++
+		}
+	}
+	return &r.out, nil
+}
+
+// heldRound is lloydRound with the hold: a centre whose released count is
+// below minCount keeps its position. It updates c in place and returns the
+// released counts.
+func heldRound(x []float64, n, p int, c []float64, r, sigmaSum, sigmaCount, minCount float64, rng *rand.Rand) []float64 {
+	prev := append([]float64(nil), c...)
+	_, counts, _ := lloydRound(x, n, p, c, r, sigmaSum, sigmaCount, rng)
+	for j, v := range counts {
+		if v < minCount {
+			copy(c[j*p:(j+1)*p], prev[j*p:(j+1)*p])
+		}
+	}
+	return counts
+}
