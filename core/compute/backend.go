@@ -187,6 +187,11 @@ func selectBackend(env string, names []string) (blas.Float32, *openBLAS, Backend
 		native.Reason = EnvBLAS + "=" + ModeGo
 		return gonum.Implementation{}, nil, native, nil
 	}
+	asm, err := asmGemmFromEnv()
+	if err != nil {
+		native.Reason = "invalid " + EnvGemm
+		return gonum.Implementation{}, nil, native, err
+	}
 	lib, err := loadOpenBLAS(names)
 	if err != nil {
 		native.Reason = "OpenBLAS not loaded: " + err.Error()
@@ -195,8 +200,17 @@ func selectBackend(env string, names []string) (blas.Float32, *openBLAS, Backend
 		}
 		return gonum.Implementation{}, nil, native, nil
 	}
+	lib.asm = asm
 	if os.Getenv("OPENBLAS_NUM_THREADS") == "" {
-		lib.setThreads(defaultThreads())
+		if asm {
+			// The kernel splits its products over two goroutines; what
+			// stays in OpenBLAS (gemv, small products) is not worth a
+			// second thread, whose spin after each call would take a
+			// core from the kernel's goroutines.
+			lib.setThreads(1)
+		} else {
+			lib.setThreads(defaultThreads())
+		}
 	}
 	info := Backend{
 		Name:    NameOpenBLAS,
@@ -205,6 +219,9 @@ func selectBackend(env string, names []string) (blas.Float32, *openBLAS, Backend
 		Config:  lib.config(),
 		Threads: lib.threads(),
 		Reason:  EnvBLAS + "=" + mode,
+	}
+	if asm {
+		info.Config += fmt.Sprintf("; sgemm from %d multiply-adds on dpscope's AVX-512 kernel, %d goroutines", AsmGemmMin, min(2, runtime.GOMAXPROCS(0)))
 	}
 	return lib, lib, info, nil
 }

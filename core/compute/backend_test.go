@@ -79,8 +79,18 @@ func TestSelectBackendOpenBLAS(t *testing.T) {
 			if !strings.Contains(info.Library, "libopenblas") || !strings.Contains(info.Config, "OpenBLAS") {
 				t.Errorf("selectBackend(%q) = %+v, want a libopenblas path and an OpenBLAS config", env, info)
 			}
-			if os.Getenv("OPENBLAS_NUM_THREADS") == "" && info.Threads != defaultThreads() {
-				t.Errorf("selectBackend(%q).Threads = %d, want GOMAXPROCS = %d", env, info.Threads, defaultThreads())
+			// With the AVX-512 kernel OpenBLAS keeps one thread for what
+			// is left to it; without, one per processor.
+			asm, _ := asmGemmFromEnv()
+			want := defaultThreads()
+			if asm {
+				want = 1
+			}
+			if lib.asm != asm || (asm != strings.Contains(info.Config, "AVX-512 kernel")) {
+				t.Errorf("selectBackend(%q): asm %v, Config %q, want the kernel in use = %v and said so", env, lib.asm, info.Config, asm)
+			}
+			if os.Getenv("OPENBLAS_NUM_THREADS") == "" && info.Threads != want {
+				t.Errorf("selectBackend(%q).Threads = %d, want %d", env, info.Threads, want)
 			}
 			if lib.minGemm != GemmThreshold || lib.minGemv != GemvThreshold {
 				t.Errorf("selectBackend(%q) thresholds = %d, %d, want %d, %d", env, lib.minGemm, lib.minGemv, GemmThreshold, GemvThreshold)

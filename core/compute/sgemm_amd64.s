@@ -1,0 +1,211 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// func sgemmKernel(k int, a, b, c *float32, ldc int, add bool)
+//
+// The 12×32 tile of C at c (row stride ldc entries) becomes, when add is
+// true, c + Σ_k a_k b_kᵀ, else Σ_k a_k b_kᵀ, where a_k is the k-th group of
+// 12 entries of the packed panel a (one per row) and b_k the k-th group of
+// 32 of b (one per column). Row i lives in Z(2i), Z(2i+1); each product is
+// one FMA with its a entry broadcast from memory, so an entry of C sums
+// its k terms in order, one rounding per term.
+TEXT ·sgemmKernel(SB), NOSPLIT, $0-41
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ c+24(FP), DI
+	MOVQ ldc+32(FP), DX
+	SHLQ $2, DX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	TESTQ CX, CX
+	JE store
+loop:
+	VMOVUPS (BX), Z24
+	VMOVUPS 64(BX), Z25
+	VFMADD231PS.BCST 0(AX), Z24, Z0
+	VFMADD231PS.BCST 0(AX), Z25, Z1
+	VFMADD231PS.BCST 4(AX), Z24, Z2
+	VFMADD231PS.BCST 4(AX), Z25, Z3
+	VFMADD231PS.BCST 8(AX), Z24, Z4
+	VFMADD231PS.BCST 8(AX), Z25, Z5
+	VFMADD231PS.BCST 12(AX), Z24, Z6
+	VFMADD231PS.BCST 12(AX), Z25, Z7
+	VFMADD231PS.BCST 16(AX), Z24, Z8
+	VFMADD231PS.BCST 16(AX), Z25, Z9
+	VFMADD231PS.BCST 20(AX), Z24, Z10
+	VFMADD231PS.BCST 20(AX), Z25, Z11
+	VFMADD231PS.BCST 24(AX), Z24, Z12
+	VFMADD231PS.BCST 24(AX), Z25, Z13
+	VFMADD231PS.BCST 28(AX), Z24, Z14
+	VFMADD231PS.BCST 28(AX), Z25, Z15
+	VFMADD231PS.BCST 32(AX), Z24, Z16
+	VFMADD231PS.BCST 32(AX), Z25, Z17
+	VFMADD231PS.BCST 36(AX), Z24, Z18
+	VFMADD231PS.BCST 36(AX), Z25, Z19
+	VFMADD231PS.BCST 40(AX), Z24, Z20
+	VFMADD231PS.BCST 40(AX), Z25, Z21
+	VFMADD231PS.BCST 44(AX), Z24, Z22
+	VFMADD231PS.BCST 44(AX), Z25, Z23
+	ADDQ $48, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNE loop
+store:
+	MOVBLZX add+40(FP), R8
+	TESTQ R8, R8
+	JE overwrite
+	VADDPS (DI), Z0, Z0
+	VADDPS 64(DI), Z1, Z1
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z2, Z2
+	VADDPS 64(DI), Z3, Z3
+	VMOVUPS Z2, (DI)
+	VMOVUPS Z3, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z4, Z4
+	VADDPS 64(DI), Z5, Z5
+	VMOVUPS Z4, (DI)
+	VMOVUPS Z5, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z6, Z6
+	VADDPS 64(DI), Z7, Z7
+	VMOVUPS Z6, (DI)
+	VMOVUPS Z7, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z8, Z8
+	VADDPS 64(DI), Z9, Z9
+	VMOVUPS Z8, (DI)
+	VMOVUPS Z9, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z10, Z10
+	VADDPS 64(DI), Z11, Z11
+	VMOVUPS Z10, (DI)
+	VMOVUPS Z11, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z12, Z12
+	VADDPS 64(DI), Z13, Z13
+	VMOVUPS Z12, (DI)
+	VMOVUPS Z13, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z14, Z14
+	VADDPS 64(DI), Z15, Z15
+	VMOVUPS Z14, (DI)
+	VMOVUPS Z15, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z16, Z16
+	VADDPS 64(DI), Z17, Z17
+	VMOVUPS Z16, (DI)
+	VMOVUPS Z17, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z18, Z18
+	VADDPS 64(DI), Z19, Z19
+	VMOVUPS Z18, (DI)
+	VMOVUPS Z19, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z20, Z20
+	VADDPS 64(DI), Z21, Z21
+	VMOVUPS Z20, (DI)
+	VMOVUPS Z21, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z22, Z22
+	VADDPS 64(DI), Z23, Z23
+	VMOVUPS Z22, (DI)
+	VMOVUPS Z23, 64(DI)
+	VZEROUPPER
+	RET
+overwrite:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z2, (DI)
+	VMOVUPS Z3, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z4, (DI)
+	VMOVUPS Z5, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z6, (DI)
+	VMOVUPS Z7, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z8, (DI)
+	VMOVUPS Z9, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z10, (DI)
+	VMOVUPS Z11, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z12, (DI)
+	VMOVUPS Z13, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z14, (DI)
+	VMOVUPS Z15, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z16, (DI)
+	VMOVUPS Z17, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z18, (DI)
+	VMOVUPS Z19, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z20, (DI)
+	VMOVUPS Z21, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z22, (DI)
+	VMOVUPS Z23, 64(DI)
+	VZEROUPPER
+	RET
+
+// func packGather(dst, src *float32, idx *[16]int32, n, stride int, mask uint16)
+//
+// For kk in [0, n): gathers src[kk + idx[l]] for the lanes l set in mask
+// and stores them at dst[kk·stride + l] (the other lanes of dst are not
+// written): a transposition of up to 16 strided rows, for packing.
+TEXT ·packGather(SB), NOSPLIT, $0-42
+	MOVQ    dst+0(FP), DI
+	MOVQ    src+8(FP), SI
+	MOVQ    idx+16(FP), AX
+	MOVQ    n+24(FP), CX
+	MOVQ    stride+32(FP), DX
+	SHLQ    $2, DX
+	MOVWLZX mask+40(FP), R8
+	VMOVDQU32 (AX), Z0
+	TESTQ   CX, CX
+	JE      gdone
+
+gloop:
+	KMOVW      R8, K1
+	KMOVW      R8, K2
+	VPXORD     Z1, Z1, Z1
+	VGATHERDPS (SI)(Z0*4), K1, Z1
+	VMOVUPS    Z1, K2, (DI)
+	ADDQ       $4, SI
+	ADDQ       DX, DI
+	DECQ       CX
+	JNE        gloop
+
+gdone:
+	VZEROUPPER
+	RET
