@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 
 	"gonum.org/v1/gonum/blas"
 )
@@ -104,11 +103,34 @@ func asmGemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda
 // costs a few µs, 2²² multiply-adds about 40 µs on one core.
 const asmSplitFLOP = 1 << 22
 
-// sgemmBufs holds the packed panels of one product; pooled, so that a
-// product does not allocate once the pool is warm.
-type sgemmBufs struct{ a, b []float32 }
+// sgemmBufs holds the packed panels and the job of one product. They are
+// kept in sgemmFree, not a sync.Pool: the garbage collector empties pools,
+// and the panels of the autoencoder's products are megabytes.
+type sgemmBufs struct {
+	a, b []float32
+	job  sgemmJob
+}
 
-var sgemmPool = sync.Pool{New: func() any { return new(sgemmBufs) }}
+// sgemmFree holds the idle buffers: one per product running at once is
+// made, and up to its capacity are kept.
+var sgemmFree = make(chan *sgemmBufs, 8)
+
+func getSgemmBufs() *sgemmBufs {
+	select {
+	case b := <-sgemmFree:
+		return b
+	default:
+		return new(sgemmBufs)
+	}
+}
+
+func putSgemmBufs(b *sgemmBufs) {
+	b.job = sgemmJob{}
+	select {
+	case sgemmFree <- b:
+	default:
+	}
+}
 
 // sgemmJob is one product, shared by the packing and the tile phases.
 type sgemmJob struct {
@@ -121,6 +143,8 @@ type sgemmJob struct {
 	pa, pb        []float32
 	byRows        bool // the tile phase splits the A panels (else the B panels)
 	gather        bool // strided rows may be packed by packGather (offsets fit in int32)
+	directA       bool // the kernel reads A's full panels in place (alpha is 1)
+	directB       bool // the kernel reads B's full panels in place
 	phase         int  // 0: packing, 1: tiles
 }
 
@@ -129,18 +153,27 @@ type sgemmJob struct {
 // the arguments as gonum does, and that m, n, k > 0 and alpha ≠ 0.
 func sgemmAsm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	mp, np := (m+kernMR-1)/kernMR, (n+kernNR-1)/kernNR
-	bufs := sgemmPool.Get().(*sgemmBufs)
+	bufs := getSgemmBufs()
 	if need := mp * kernMR * k; cap(bufs.a) < need {
 		bufs.a = make([]float32, need)
 	}
 	if need := np * kernNR * k; cap(bufs.b) < need {
 		bufs.b = make([]float32, need)
 	}
-	j := sgemmJobs.Get().(*sgemmJob)
+	j := &bufs.job
 	*j = sgemmJob{tA: tA, tB: tB, m: m, n: n, k: k, mp: mp, np: np, alpha: alpha, beta: beta,
 		a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc,
 		pa: bufs.a[:mp*kernMR*k], pb: bufs.b[:np*kernNR*k], byRows: mp >= np,
-		gather: kernMR*lda < 1<<31 && kernNR*ldb < 1<<31}
+		gather: kernMR*lda < 1<<31 && kernNR*ldb < 1<<31,
+		// Packing A, one copy of each entry, was a fifth of the CPU time
+		// of the autoencoder's products; the kernel reads A where it is,
+		// down the rows (transposed) or across 12 rows at once, unless the
+		// rows are 4 KiB apart and would share one set of L1. B's panels
+		// are packed unless its rows are in order and not a multiple of
+		// 1 KiB apart (a 32-column panel of 256 rows 1 KiB apart falls in
+		// 8 of L1's 64 sets and thrashes it).
+		directA: alpha == 1 && (tA || lda%1024 != 0),
+		directB: !tB && ldb%256 != 0}
 	if beta != 0 && beta != 1 {
 		for i := range m {
 			row := c[i*ldc : i*ldc+n]
@@ -155,7 +188,14 @@ func sgemmAsm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b [
 	// each goroutine about half of the entries to copy.
 	j.phase = 0
 	total := mp*kernMR + np*kernNR
-	if flop >= asmSplitFLOP {
+	packed := 0
+	if !j.directA {
+		packed += m * k
+	}
+	if !j.directB {
+		packed += n * k
+	}
+	if flop >= asmSplitFLOP && packed >= SplitMin {
 		Split(total, 4, SplitMin, j)
 	} else {
 		j.Run(0, total)
@@ -170,12 +210,8 @@ func sgemmAsm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b [
 	} else {
 		j.Run(0, panels)
 	}
-	*j = sgemmJob{}
-	sgemmJobs.Put(j)
-	sgemmPool.Put(bufs)
+	putSgemmBufs(bufs)
 }
-
-var sgemmJobs = sync.Pool{New: func() any { return new(sgemmJob) }}
 
 // Run implements RangeJob for both phases.
 func (j *sgemmJob) Run(lo, hi int) {
@@ -196,12 +232,12 @@ func (j *sgemmJob) Run(lo, hi int) {
 func (j *sgemmJob) pack(lo, hi int) {
 	aEnd := j.mp * kernMR
 	for i := 0; i < j.mp; i++ {
-		if s := i * kernMR; s >= lo && s < hi {
+		if s := i * kernMR; s >= lo && s < hi && (!j.directA || j.m-s < kernMR) {
 			j.packA(i)
 		}
 	}
 	for q := 0; q < j.np; q++ {
-		if s := aEnd + q*kernNR; s >= lo && s < hi {
+		if s := aEnd + q*kernNR; s >= lo && s < hi && (!j.directB || j.n-q*kernNR < kernNR) {
 			j.packB(q)
 		}
 	}
@@ -295,24 +331,35 @@ func (j *sgemmJob) packB(q int) {
 // block in turn.
 func (j *sgemmJob) tiles(i0, i1, q0, q1 int) {
 	var edge [kernMR * kernNR]float32
+	const f32 = 4 // bytes
 	for k0 := 0; k0 < j.k; k0 += kernKC {
 		kc := min(kernKC, j.k-k0)
 		add := k0 > 0 || j.beta != 0
 		pa := j.pa[k0*j.mp*kernMR:]
 		pb := j.pb[k0*j.np*kernNR:]
 		for q := q0; q < q1; q++ {
-			bp := &pb[q*kc*kernNR]
 			c0 := q * kernNR
 			cols := min(kernNR, j.n-c0)
+			bp, bstep := &pb[q*kc*kernNR], kernNR*f32
+			if j.directB && cols == kernNR {
+				bp, bstep = &j.b[k0*j.ldb+c0], j.ldb*f32
+			}
 			for i := i0; i < i1; i++ {
-				ap := &pa[i*kc*kernMR]
 				r0 := i * kernMR
 				rows := min(kernMR, j.m-r0)
+				ap, arow, astep := &pa[i*kc*kernMR], f32, kernMR*f32
+				switch {
+				case !j.directA || rows < kernMR:
+				case j.tA:
+					ap, astep = &j.a[k0*j.lda+r0], j.lda*f32
+				default:
+					ap, arow, astep = &j.a[r0*j.lda+k0], j.lda*f32, f32
+				}
 				if rows == kernMR && cols == kernNR {
-					sgemmKernel(kc, ap, bp, &j.c[r0*j.ldc+c0], j.ldc, add)
+					sgemmKernel(kc, ap, arow, astep, bp, bstep, &j.c[r0*j.ldc+c0], j.ldc, add)
 					continue
 				}
-				sgemmKernel(kc, ap, bp, &edge[0], kernNR, false)
+				sgemmKernel(kc, ap, arow, astep, bp, bstep, &edge[0], kernNR, false)
 				for r := range rows {
 					dst := j.c[(r0+r)*j.ldc+c0:][:cols]
 					src := edge[r*kernNR:][:cols]

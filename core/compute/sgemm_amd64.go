@@ -4,10 +4,12 @@ package compute
 
 import "golang.org/x/sys/cpu"
 
-// sgemmKernel is the 12×32 tile kernel of sgemm_amd64.s (see sgemm.go).
+// sgemmKernel is the 12×32 tile kernel of sgemm_amd64.s (see sgemm.go):
+// entry i of A's k-th column at a + i·arow + k·astep bytes, B's k-th row
+// (32 entries) at b + k·bstep.
 //
 //go:noescape
-func sgemmKernel(k int, a, b, c *float32, ldc int, add bool)
+func sgemmKernel(k int, a *float32, arow, astep int, b *float32, bstep int, c *float32, ldc int, add bool)
 
 // hasAsmGemm reports whether the CPU runs sgemmKernel (AVX-512F).
 var hasAsmGemm = cpu.X86.HasAVX512F

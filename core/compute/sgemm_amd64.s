@@ -2,21 +2,30 @@
 
 #include "textflag.h"
 
-// func sgemmKernel(k int, a, b, c *float32, ldc int, add bool)
+// func sgemmKernel(k int, a *float32, arow, astep int, b *float32, bstep int, c *float32, ldc int, add bool)
 //
 // The 12×32 tile of C at c (row stride ldc entries) becomes, when add is
-// true, c + Σ_k a_k b_kᵀ, else Σ_k a_k b_kᵀ, where a_k is the k-th group of
-// 12 entries of the packed panel a (one per row) and b_k the k-th group of
-// 32 of b (one per column). Row i lives in Z(2i), Z(2i+1); each product is
-// one FMA with its a entry broadcast from memory, so an entry of C sums
-// its k terms in order, one rounding per term.
-TEXT ·sgemmKernel(SB), NOSPLIT, $0-41
+// true, c + Σ_k a_k b_kᵀ, else Σ_k a_k b_kᵀ. Entry i of a_k is the float32
+// at a + i·arow + k·astep (bytes), b_k the 32 at b + k·bstep: a packed
+// panel (arow 4, astep 48; bstep 128) or a matrix read in place. Row i
+// of the tile lives in Z(2i), Z(2i+1); each term is one FMA with its a
+// entry broadcast from memory, so an entry of C sums its k terms in
+// order, one rounding per term. Rows 0–2 are addressed from AX, 3–5
+// from R10, 6–8 from R11, 9–11 from R12, each plus 0, 1 or 2 arow (R9).
+TEXT ·sgemmKernel(SB), NOSPLIT, $0-65
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), AX
-	MOVQ b+16(FP), BX
-	MOVQ c+24(FP), DI
-	MOVQ ldc+32(FP), DX
+	MOVQ arow+16(FP), R9
+	MOVQ astep+24(FP), R8
+	MOVQ b+32(FP), BX
+	MOVQ bstep+40(FP), R13
+	MOVQ c+48(FP), DI
+	MOVQ ldc+56(FP), DX
 	SHLQ $2, DX
+	LEAQ (R9)(R9*2), R14 // 3·arow
+	LEAQ (AX)(R14*1), R10
+	LEAQ (R10)(R14*1), R11
+	LEAQ (R11)(R14*1), R12
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -46,36 +55,39 @@ TEXT ·sgemmKernel(SB), NOSPLIT, $0-41
 loop:
 	VMOVUPS (BX), Z24
 	VMOVUPS 64(BX), Z25
-	VFMADD231PS.BCST 0(AX), Z24, Z0
-	VFMADD231PS.BCST 0(AX), Z25, Z1
-	VFMADD231PS.BCST 4(AX), Z24, Z2
-	VFMADD231PS.BCST 4(AX), Z25, Z3
-	VFMADD231PS.BCST 8(AX), Z24, Z4
-	VFMADD231PS.BCST 8(AX), Z25, Z5
-	VFMADD231PS.BCST 12(AX), Z24, Z6
-	VFMADD231PS.BCST 12(AX), Z25, Z7
-	VFMADD231PS.BCST 16(AX), Z24, Z8
-	VFMADD231PS.BCST 16(AX), Z25, Z9
-	VFMADD231PS.BCST 20(AX), Z24, Z10
-	VFMADD231PS.BCST 20(AX), Z25, Z11
-	VFMADD231PS.BCST 24(AX), Z24, Z12
-	VFMADD231PS.BCST 24(AX), Z25, Z13
-	VFMADD231PS.BCST 28(AX), Z24, Z14
-	VFMADD231PS.BCST 28(AX), Z25, Z15
-	VFMADD231PS.BCST 32(AX), Z24, Z16
-	VFMADD231PS.BCST 32(AX), Z25, Z17
-	VFMADD231PS.BCST 36(AX), Z24, Z18
-	VFMADD231PS.BCST 36(AX), Z25, Z19
-	VFMADD231PS.BCST 40(AX), Z24, Z20
-	VFMADD231PS.BCST 40(AX), Z25, Z21
-	VFMADD231PS.BCST 44(AX), Z24, Z22
-	VFMADD231PS.BCST 44(AX), Z25, Z23
-	ADDQ $48, AX
-	ADDQ $128, BX
+	VFMADD231PS.BCST (AX), Z24, Z0
+	VFMADD231PS.BCST (AX), Z25, Z1
+	VFMADD231PS.BCST (AX)(R9*1), Z24, Z2
+	VFMADD231PS.BCST (AX)(R9*1), Z25, Z3
+	VFMADD231PS.BCST (AX)(R9*2), Z24, Z4
+	VFMADD231PS.BCST (AX)(R9*2), Z25, Z5
+	VFMADD231PS.BCST (R10), Z24, Z6
+	VFMADD231PS.BCST (R10), Z25, Z7
+	VFMADD231PS.BCST (R10)(R9*1), Z24, Z8
+	VFMADD231PS.BCST (R10)(R9*1), Z25, Z9
+	VFMADD231PS.BCST (R10)(R9*2), Z24, Z10
+	VFMADD231PS.BCST (R10)(R9*2), Z25, Z11
+	VFMADD231PS.BCST (R11), Z24, Z12
+	VFMADD231PS.BCST (R11), Z25, Z13
+	VFMADD231PS.BCST (R11)(R9*1), Z24, Z14
+	VFMADD231PS.BCST (R11)(R9*1), Z25, Z15
+	VFMADD231PS.BCST (R11)(R9*2), Z24, Z16
+	VFMADD231PS.BCST (R11)(R9*2), Z25, Z17
+	VFMADD231PS.BCST (R12), Z24, Z18
+	VFMADD231PS.BCST (R12), Z25, Z19
+	VFMADD231PS.BCST (R12)(R9*1), Z24, Z20
+	VFMADD231PS.BCST (R12)(R9*1), Z25, Z21
+	VFMADD231PS.BCST (R12)(R9*2), Z24, Z22
+	VFMADD231PS.BCST (R12)(R9*2), Z25, Z23
+	ADDQ R8, AX
+	ADDQ R8, R10
+	ADDQ R8, R11
+	ADDQ R8, R12
+	ADDQ R13, BX
 	DECQ CX
 	JNE loop
 store:
-	MOVBLZX add+40(FP), R8
+	MOVBLZX add+64(FP), R8
 	TESTQ R8, R8
 	JE overwrite
 	VADDPS (DI), Z0, Z0

@@ -3,7 +3,7 @@
 package compute
 
 // sgemmKernel is never called where hasAsmGemm is false.
-func sgemmKernel(k int, a, b, c *float32, ldc int, add bool) {
+func sgemmKernel(k int, a *float32, arow, astep int, b *float32, bstep int, c *float32, ldc int, add bool) {
 	panic("compute: sgemmKernel without AVX-512")
 }
 

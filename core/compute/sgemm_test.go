@@ -51,7 +51,7 @@ func TestSgemmAsmMatchesFloat64Reference(t *testing.T) {
 		t.Skip("no AVX-512")
 	}
 	shapes := []struct{ m, n, k int }{
-		{1, 1, 1}, {12, 32, 5}, {13, 33, 257}, {427, 64, 300}, {24, 96, 512}, {7, 200, 600}, {100, 1, 50},
+		{1, 1, 1}, {12, 32, 5}, {13, 33, 257}, {30, 253, 40}, {1030, 20, 9}, {14, 20, 1021}, {427, 64, 300}, {24, 96, 512}, {7, 200, 600}, {100, 1, 50},
 	}
 	scalars := []struct{ alpha, beta float32 }{{1, 0}, {0.5, 2}, {-1.5, 1}}
 	rng := rand.New(rand.NewPCG(3, 4))
