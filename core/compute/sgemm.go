@@ -3,6 +3,7 @@ package compute
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 
 	"gonum.org/v1/gonum/blas"
@@ -55,6 +56,21 @@ func parseGemm(v string, hasKernel bool) (bool, error) {
 	return false, fmt.Errorf("compute: %s is %q, must be %q or %q", EnvGemm, v, ModeAuto, ModeOpenBLAS)
 }
 
+// transOK reports whether t is a transposition gonum accepts.
+func transOK(t blas.Transpose) bool {
+	return t == blas.NoTrans || t == blas.Trans || t == blas.ConjTrans
+}
+
+// threadsForProducts is Backend.Threads for OpenBLAS: its own thread
+// count, or the kernel's two goroutines when it takes the large products.
+func (o *openBLAS) threadsForProducts() int {
+	n := o.threads()
+	if o.asm {
+		n = max(n, min(2, runtime.GOMAXPROCS(0)))
+	}
+	return n
+}
+
 // asmGemmFromEnv is parseGemm on the process's environment.
 func asmGemmFromEnv() (bool, error) { return parseGemm(os.Getenv(EnvGemm), hasAsmGemm) }
 
@@ -64,7 +80,7 @@ func asmGemmFromEnv() (bool, error) { return parseGemm(os.Getenv(EnvGemm), hasAs
 // 0, or arguments gonum must reject with its own messages. It panics with
 // gonum's messages on bad leading dimensions or lengths.
 func asmGemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) bool {
-	if !validTrans(tA) || !validTrans(tB) || m <= 0 || n <= 0 || k <= 0 || alpha == 0 || m*n*k < AsmGemmMin {
+	if !transOK(tA) || !transOK(tB) || m <= 0 || n <= 0 || k <= 0 || alpha == 0 || m*n*k < AsmGemmMin {
 		return false
 	}
 	aT, bT := tA != blas.NoTrans, tB != blas.NoTrans
@@ -195,7 +211,8 @@ func sgemmAsm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b [
 	if !j.directB {
 		packed += n * k
 	}
-	if flop >= asmSplitFLOP && packed >= SplitMin {
+	split := flop >= asmSplitFLOP && asmSingle.Load() == 0
+	if split && packed >= SplitMin {
 		Split(total, 4, SplitMin, j)
 	} else {
 		j.Run(0, total)
@@ -205,7 +222,7 @@ func sgemmAsm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b [
 	if j.byRows {
 		panels = mp
 	}
-	if flop >= asmSplitFLOP {
+	if split {
 		Split(panels, 1, SplitMin, j)
 	} else {
 		j.Run(0, panels)
