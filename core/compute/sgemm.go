@@ -110,9 +110,39 @@ func asmGemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda
 	// detector does not see.
 	raceReadRows(a, ar, ac, lda)
 	raceReadRows(b, br, bc, ldb)
-	sgemmAsm(aT, bT, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	// Products beyond asmMaxM×asmMaxN×asmMaxK go in pieces, so that the
+	// packed panels stay within 17 MB each whatever the matrices' sizes.
+	for k0 := 0; k0 < k; k0 += asmMaxK {
+		kc := min(asmMaxK, k-k0)
+		bt := beta
+		if k0 > 0 {
+			bt = 1
+		}
+		for i0 := 0; i0 < m; i0 += asmMaxM {
+			mc := min(asmMaxM, m-i0)
+			ao := i0*lda + k0
+			if aT {
+				ao = k0*lda + i0
+			}
+			for j0 := 0; j0 < n; j0 += asmMaxN {
+				bo := k0*ldb + j0
+				if bT {
+					bo = j0*ldb + k0
+				}
+				sgemmAsm(aT, bT, mc, min(asmMaxN, n-j0), kc, alpha, a[ao:], lda, b[bo:], ldb, bt, c[i0*ldc+j0:], ldc)
+			}
+		}
+	}
 	return true
 }
+
+// The largest pieces of a product for sgemmAsm: 170 A panels, 64 B panels
+// and 8 k blocks (the autoencoders' products are one piece).
+const (
+	asmMaxM = 170 * kernMR
+	asmMaxN = 64 * kernNR
+	asmMaxK = 8 * kernKC
+)
 
 // asmSplitFLOP is the least number of multiply-adds of a product whose
 // tiles are shared with compute.Split's helper goroutine: a hand-off
@@ -130,6 +160,18 @@ type sgemmBufs struct {
 // sgemmFree holds the idle buffers: one per product running at once is
 // made, and up to its capacity are kept.
 var sgemmFree = make(chan *sgemmBufs, 8)
+
+// packedPanels returns the first packed panel and how many there are, of
+// panels in all: every one, or with direct access only a short last one.
+func packedPanels(direct bool, panels int, shortLast bool) (first, count int) {
+	switch {
+	case !direct:
+		return 0, panels
+	case shortLast:
+		return panels - 1, 1
+	}
+	return panels, 0
+}
 
 func getSgemmBufs() *sgemmBufs {
 	select {
@@ -153,6 +195,8 @@ type sgemmJob struct {
 	tA, tB        bool
 	m, n, k       int
 	mp, np        int // panels of A (kernMR rows) and B (kernNR columns)
+	a0, na        int // A panels a0 … a0+na−1 are packed in pa (the rest read in place)
+	b0, nb        int // likewise for B in pb
 	alpha, beta   float32
 	a, b, c       []float32
 	lda, ldb, ldc int
@@ -170,16 +214,9 @@ type sgemmJob struct {
 func sgemmAsm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	mp, np := (m+kernMR-1)/kernMR, (n+kernNR-1)/kernNR
 	bufs := getSgemmBufs()
-	if need := mp * kernMR * k; cap(bufs.a) < need {
-		bufs.a = make([]float32, need)
-	}
-	if need := np * kernNR * k; cap(bufs.b) < need {
-		bufs.b = make([]float32, need)
-	}
 	j := &bufs.job
 	*j = sgemmJob{tA: tA, tB: tB, m: m, n: n, k: k, mp: mp, np: np, alpha: alpha, beta: beta,
-		a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc,
-		pa: bufs.a[:mp*kernMR*k], pb: bufs.b[:np*kernNR*k], byRows: mp >= np,
+		a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc, byRows: mp >= np,
 		gather: kernMR*lda < 1<<31 && kernNR*ldb < 1<<31,
 		// Packing A, one copy of each entry, was a fifth of the CPU time
 		// of the autoencoder's products; the kernel reads A where it is,
@@ -190,6 +227,18 @@ func sgemmAsm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b [
 		// 8 of L1's 64 sets and thrashes it).
 		directA: alpha == 1 && (tA || lda%1024 != 0),
 		directB: !tB && ldb%256 != 0}
+	// Only the panels not read in place are packed: with a direct A, the
+	// last one if it is short of kernMR rows (the kernel would read past
+	// m); likewise for B.
+	j.a0, j.na = packedPanels(j.directA, mp, m%kernMR != 0)
+	j.b0, j.nb = packedPanels(j.directB, np, n%kernNR != 0)
+	if need := j.na * kernMR * k; cap(bufs.a) < need {
+		bufs.a = make([]float32, need)
+	}
+	if need := j.nb * kernNR * k; cap(bufs.b) < need {
+		bufs.b = make([]float32, need)
+	}
+	j.pa, j.pb = bufs.a[:j.na*kernMR*k], bufs.b[:j.nb*kernNR*k]
 	if beta != 0 && beta != 1 {
 		for i := range m {
 			row := c[i*ldc : i*ldc+n]
@@ -245,16 +294,16 @@ func (j *sgemmJob) Run(lo, hi int) {
 
 // pack packs the panels whose start index falls in [lo, hi) (see
 // sgemmAsm). Block p of the k range (kc entries from k0) of A panel i sits
-// at pa[k0·mp·kernMR + i·kc·kernMR:], k-major; B likewise.
+// at pa[k0·na·kernMR + (i−a0)·kc·kernMR:], k-major; B likewise.
 func (j *sgemmJob) pack(lo, hi int) {
 	aEnd := j.mp * kernMR
-	for i := 0; i < j.mp; i++ {
-		if s := i * kernMR; s >= lo && s < hi && (!j.directA || j.m-s < kernMR) {
+	for i := j.a0; i < j.a0+j.na; i++ {
+		if s := i * kernMR; s >= lo && s < hi {
 			j.packA(i)
 		}
 	}
-	for q := 0; q < j.np; q++ {
-		if s := aEnd + q*kernNR; s >= lo && s < hi && (!j.directB || j.n-q*kernNR < kernNR) {
+	for q := j.b0; q < j.b0+j.nb; q++ {
+		if s := aEnd + q*kernNR; s >= lo && s < hi {
 			j.packB(q)
 		}
 	}
@@ -270,7 +319,7 @@ func (j *sgemmJob) packA(i int) {
 	}
 	for k0 := 0; k0 < j.k; k0 += kernKC {
 		kc := min(kernKC, j.k-k0)
-		dst := j.pa[k0*j.mp*kernMR+i*kc*kernMR:][:kc*kernMR]
+		dst := j.pa[k0*j.na*kernMR+(i-j.a0)*kc*kernMR:][:kc*kernMR]
 		if rows < kernMR {
 			clear(dst)
 		}
@@ -314,7 +363,7 @@ func (j *sgemmJob) packB(q int) {
 	}
 	for k0 := 0; k0 < j.k; k0 += kernKC {
 		kc := min(kernKC, j.k-k0)
-		dst := j.pb[k0*j.np*kernNR+q*kc*kernNR:][:kc*kernNR]
+		dst := j.pb[k0*j.nb*kernNR+(q-j.b0)*kc*kernNR:][:kc*kernNR]
 		if cols < kernNR {
 			clear(dst)
 		}
@@ -352,21 +401,26 @@ func (j *sgemmJob) tiles(i0, i1, q0, q1 int) {
 	for k0 := 0; k0 < j.k; k0 += kernKC {
 		kc := min(kernKC, j.k-k0)
 		add := k0 > 0 || j.beta != 0
-		pa := j.pa[k0*j.mp*kernMR:]
-		pb := j.pb[k0*j.np*kernNR:]
+		pa := j.pa[k0*j.na*kernMR:]
+		pb := j.pb[k0*j.nb*kernNR:]
 		for q := q0; q < q1; q++ {
 			c0 := q * kernNR
 			cols := min(kernNR, j.n-c0)
-			bp, bstep := &pb[q*kc*kernNR], kernNR*f32
-			if j.directB && cols == kernNR {
+			var bp *float32
+			bstep := kernNR * f32
+			if q >= j.b0 {
+				bp = &pb[(q-j.b0)*kc*kernNR]
+			} else {
 				bp, bstep = &j.b[k0*j.ldb+c0], j.ldb*f32
 			}
 			for i := i0; i < i1; i++ {
 				r0 := i * kernMR
 				rows := min(kernMR, j.m-r0)
-				ap, arow, astep := &pa[i*kc*kernMR], f32, kernMR*f32
+				var ap *float32
+				arow, astep := f32, kernMR*f32
 				switch {
-				case !j.directA || rows < kernMR:
+				case i >= j.a0:
+					ap = &pa[(i-j.a0)*kc*kernMR]
 				case j.tA:
 					ap, astep = &j.a[k0*j.lda+r0], j.lda*f32
 				default:
