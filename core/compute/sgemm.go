@@ -15,10 +15,11 @@ import (
 // picks its AVX2 (Haswell) kernels on Zen 5, and the machine's environment
 // pins them (OPENBLAS_CORETYPE=Haswell); 512-bit FMAs do twice the work
 // per instruction. The layout is the classic one (Goto & van de Geijn
-// 2008): op(A) is packed into panels of kernMR rows and op(B) into panels
-// of kernNR columns, kernKC of k at a time, and the kernel forms a
+// 2008): op(A) is taken in panels of kernMR rows and op(B) in panels of
+// kernNR columns, kernKC of k at a time, and the kernel forms a
 // kernMR×kernNR tile of C from one panel of each, with the B panel (32 KiB)
-// in L1 while the A panels stream from L2.
+// in L1 while the A panels stream from L2. A panel is read where it lies
+// when the kernel can (sgemmAsm says when) and packed, k-major, otherwise.
 //
 // Every entry of C is formed by one goroutine in one order whatever the
 // number of goroutines (the k blocks in turn, each a chain of FMAs from 0,
@@ -106,10 +107,11 @@ func asmGemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda
 	case len(c) < (m-1)*ldc+n:
 		panic("blas: insufficient length of c")
 	}
-	// The kernel and the gathers read in assembly, which the race
-	// detector does not see.
+	// The kernel and the gathers read and write in assembly, which the
+	// race detector does not see.
 	raceReadRows(a, ar, ac, lda)
 	raceReadRows(b, br, bc, ldb)
+	raceWriteRows(c, m, n, ldc)
 	// Products beyond asmMaxM×asmMaxN×asmMaxK go in pieces, so that the
 	// packed panels stay within 17 MB each whatever the matrices' sizes.
 	for k0 := 0; k0 < k; k0 += asmMaxK {
