@@ -57,6 +57,9 @@ func parseGemm(v string, hasKernel bool) (bool, error) {
 	return false, fmt.Errorf("compute: %s is %q, must be %q or %q", EnvGemm, v, ModeAuto, ModeOpenBLAS)
 }
 
+// roundUp returns x rounded up to a multiple of q.
+func roundUp(x, q int) int { return (x + q - 1) / q * q }
+
 // transOK reports whether t is a transposition gonum accepts.
 func transOK(t blas.Transpose) bool {
 	return t == blas.NoTrans || t == blas.Trans || t == blas.ConjTrans
@@ -82,6 +85,11 @@ func asmGemmFromEnv() (bool, error) { return parseGemm(os.Getenv(EnvGemm), hasAs
 // gonum's messages on bad leading dimensions or lengths.
 func asmGemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) bool {
 	if !transOK(tA) || !transOK(tB) || m <= 0 || n <= 0 || k <= 0 || alpha == 0 || m*n*k < AsmGemmMin {
+		return false
+	}
+	// Thin products (a few rows or columns) would fill tiles of 12×32
+	// mostly with padding: OpenBLAS's kernels for them are faster.
+	if tiles := roundUp(m, kernMR) * roundUp(n, kernNR); 4*m*n < 3*tiles {
 		return false
 	}
 	aT, bT := tA != blas.NoTrans, tB != blas.NoTrans

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/blas"
 )
 
 // asmImpl sends every product to the AVX-512 kernel, for tests.
@@ -115,6 +117,27 @@ func TestParseGemm(t *testing.T) {
 		}
 		if err != nil && !strings.Contains(err.Error(), `"avx"`) {
 			t.Errorf("parseGemm(%q) error %q does not name the value", tc.v, err)
+		}
+	}
+}
+
+// TestAsmGemmTakes checks which products the kernel takes: at least
+// AsmGemmMin multiply-adds, and no more than a quarter of its tiles
+// padding.
+func TestAsmGemmTakes(t *testing.T) {
+	if !hasAsmGemm {
+		t.Skip("no AVX-512")
+	}
+	for _, tc := range []struct {
+		m, n, k int
+		want    bool
+	}{{427, 256, 2000, true}, {427, 2000, 256, true}, {63, 64, 64, false}, {64, 64, 64, true}, {1, 2000, 500, false},
+		{2000, 1, 500, false}, {2000, 16, 500, false}, {2000, 28, 500, true}, {10, 2000, 500, true}} {
+		a := make([]float32, tc.m*tc.k)
+		b := make([]float32, tc.k*tc.n)
+		c := make([]float32, tc.m*tc.n)
+		if got := asmGemm(blas.NoTrans, blas.NoTrans, tc.m, tc.n, tc.k, 1, a, tc.k, b, tc.n, 0, c, tc.n); got != tc.want {
+			t.Errorf("asmGemm(%d×%d×%d) took it: %v, want %v", tc.m, tc.n, tc.k, got, tc.want)
 		}
 	}
 }
