@@ -231,11 +231,12 @@ func sgemmAsm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b [
 		// Packing A, one copy of each entry, was a fifth of the CPU time
 		// of the autoencoder's products; the kernel reads A where it is,
 		// down the rows (transposed) or across 12 rows at once, unless the
-		// rows are 4 KiB apart and would share one set of L1. B's panels
+		// rows are a multiple of 1 KiB (transposed: a new row every k,
+		// in 4 of L1's 64 sets) or 4 KiB apart (12 rows in one set). B's panels
 		// are packed unless its rows are in order and not a multiple of
 		// 1 KiB apart (a 32-column panel of 256 rows 1 KiB apart falls in
 		// 8 of L1's 64 sets and thrashes it).
-		directA: alpha == 1 && (tA || lda%1024 != 0),
+		directA: alpha == 1 && (tA && lda%256 != 0 || !tA && lda%1024 != 0),
 		directB: !tB && ldb%256 != 0}
 	// Only the panels not read in place are packed: with a direct A, the
 	// last one if it is short of kernMR rows (the kernel would read past
