@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -140,4 +141,30 @@ func TestAsmGemmTakes(t *testing.T) {
 			t.Errorf("asmGemm(%d×%d×%d) took it: %v, want %v", tc.m, tc.n, tc.k, got, tc.want)
 		}
 	}
+}
+
+// FuzzParseGemm: any DPSCOPE_SGEMM value gives a choice or an error that
+// quotes it, never a panic; only auto (or empty) and openblas are
+// accepted, with spaces around them.
+func FuzzParseGemm(f *testing.F) {
+	for _, s := range []string{"", "auto", " openblas\t", "AVX", "open blas", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		got, err := parseGemm(v, true)
+		switch strings.TrimSpace(v) {
+		case "", ModeAuto:
+			if !got || err != nil {
+				t.Fatalf("parseGemm(%q) = %v, %v, want the kernel", v, got, err)
+			}
+		case ModeOpenBLAS:
+			if got || err != nil {
+				t.Fatalf("parseGemm(%q) = %v, %v, want OpenBLAS", v, got, err)
+			}
+		default:
+			if got || err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", v)) {
+				t.Fatalf("parseGemm(%q) = %v, %v, want an error quoting the value", v, got, err)
+			}
+		}
+	})
 }
