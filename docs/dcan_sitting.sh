@@ -14,10 +14,13 @@
 # (../shared/peers), DATA (../shared/data/pbmc_4k), PY (/usr/bin/python3,
 # which has torch), TIMEOUTS (empty: dpscope runs once a round as the
 # environment says; e.g. "28 20 4": once per OPENBLAS_THREAD_TIMEOUT
-# value, in that order, to choose compute.ThreadTimeout).
+# value, in that order, to choose compute.ThreadTimeout), GEMMS ("auto":
+# dpscope runs once per DPSCOPE_SGEMM value; "auto openblas" adds a run
+# with OpenBLAS's sgemm_ instead of the AVX-512 kernel).
 set -e
 ROUNDS=${ROUNDS:-3}
 TIMEOUTS=${TIMEOUTS:-}
+GEMMS=${GEMMS:-auto}
 EPOCHS=${EPOCHS:-20,20}
 PEERS=$(cd "${PEERS:-../shared/peers}" && pwd)
 DATA=$(cd "${DATA:-../shared/data/pbmc_4k}" && pwd)
@@ -36,17 +39,23 @@ peer() { # $1 = round, $2 = label, rest = extra flags
 	rm -f "$out"
 }
 ours() { # $1 = round, $2 = sub-benchmark
-	if [ -z "$TIMEOUTS" ]; then
-		ours1 "$1" "$2" "$2"
-		return
-	fi
-	for t in $TIMEOUTS; do
-		ours1 "$1" "$2" "$2/T$t" "$t"
+	for g in $GEMMS; do
+		label=$2
+		if [ "$GEMMS" != auto ]; then
+			label=$2/$g
+		fi
+		if [ -z "$TIMEOUTS" ]; then
+			ours1 "$1" "$2" "$label" "" "$g"
+			continue
+		fi
+		for t in $TIMEOUTS; do
+			ours1 "$1" "$2" "$label/T$t" "$t" "$g"
+		done
 	done
 }
-ours1() { # $1 = round, $2 = sub-benchmark, $3 = label, $4 = OPENBLAS_THREAD_TIMEOUT or none
+ours1() { # $1 = round, $2 = sub-benchmark, $3 = label, $4 = OPENBLAS_THREAD_TIMEOUT or none, $5 = DPSCOPE_SGEMM
 	load=$(cut -d' ' -f1 /proc/loadavg)
-	(if [ -n "$4" ]; then export OPENBLAS_THREAD_TIMEOUT="$4"; fi; cd "$PKG" && DCAN_BENCH_EPOCHS=$EPOCHS "$BIN" -test.run XXX -test.bench "TrainPBMC4k/$2" -test.benchtime 1x) |
+	(if [ -n "$4" ]; then export OPENBLAS_THREAD_TIMEOUT="$4"; fi; export DPSCOPE_SGEMM="$5"; cd "$PKG" && DCAN_BENCH_EPOCHS=$EPOCHS "$BIN" -test.run XXX -test.bench "TrainPBMC4k/$2" -test.benchtime 1x) |
 		awk -v r="$1" -v m="$3" -v l="$load" '/TrainPBMC4k/ {
 			for (i = 2; i <= NF; i++) v[$i] = $(i - 1)
 			printf "round %s dpscope %-10s stage1 %6.0f stage2 %6.0f cells/s  ARI %.3f  load %s\n", r, m, v["stage1-cells/s"], v["stage2-cells/s"], v["ARI"], l

@@ -12,10 +12,13 @@
 # (/tmp/synth_4271x2000.npy, written by the peers' make_data.make() when
 # missing), PY (/usr/bin/python3, which has torch), TIMEOUTS (empty: the
 # Go benchmarks run once a round as the environment says; e.g. "28 20 4":
-# once per OPENBLAS_THREAD_TIMEOUT value, to choose compute.ThreadTimeout).
+# once per OPENBLAS_THREAD_TIMEOUT value, to choose compute.ThreadTimeout),
+# GEMMS ("auto openblas": the Go benchmarks run once per DPSCOPE_SGEMM
+# value, the AVX-512 kernel (auto, the default) and OpenBLAS's sgemm_).
 set -e
 ROUNDS=${ROUNDS:-3}
 TIMEOUTS=${TIMEOUTS:-}
+GEMMS=${GEMMS:-auto openblas}
 PEERS=$(cd "${PEERS:-../shared/peers}" && pwd)
 DATA=${DATA:-/tmp/synth_4271x2000.npy}
 PY=${PY:-/usr/bin/python3}
@@ -26,14 +29,16 @@ if [ ! -f "$DATA" ]; then
 fi
 echo "OpenBLAS core: OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE-<unset>}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$ROUNDS"); do
-	for t in ${TIMEOUTS:-env}; do
-		if [ "$t" = env ]; then
-			set -- env
-		else
-			set -- env OPENBLAS_THREAD_TIMEOUT="$t"
-		fi
-		"$@" "$BIN" -test.run XXX -test.bench Epoch -test.benchtime 20x |
-			awk -v r="$r" -v t="$t" '/Epoch/ {printf "round %s %-28s T %-3s %8.0f samples/s %6.1f GFLOP/s\n", r, $1, t, $7, $3}'
+	for g in $GEMMS; do
+		for t in ${TIMEOUTS:-env}; do
+			if [ "$t" = env ]; then
+				set -- env DPSCOPE_SGEMM="$g"
+			else
+				set -- env DPSCOPE_SGEMM="$g" OPENBLAS_THREAD_TIMEOUT="$t"
+			fi
+			"$@" "$BIN" -test.run XXX -test.bench Epoch -test.benchtime 20x |
+				awk -v r="$r" -v t="$t" -v g="$g" '/Epoch/ {printf "round %s %-28s sgemm %-8s T %-3s %8.0f samples/s %6.1f GFLOP/s\n", r, $1, g, t, $7, $3}'
+		done
 	done
 	for m in nonprivate ghost_all; do
 		out=$(mktemp)

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -51,8 +52,10 @@ type Backend struct {
 	// gonum module version.
 	Config string
 	// Threads is the number of threads a product may use: OpenBLAS's
-	// openblas_get_num_threads(), or runtime.GOMAXPROCS(0) for gonum, whose
-	// Sgemm splits work across that many goroutines.
+	// openblas_get_num_threads(), or at least 2 (at most GOMAXPROCS) when
+	// the AVX-512 kernel takes the large products (it splits them over two
+	// goroutines), or runtime.GOMAXPROCS(0) for gonum, whose Sgemm splits
+	// work across that many goroutines.
 	Threads int
 	// Reason says why this backend was chosen, e.g. why auto fell back to
 	// gonum.
@@ -106,7 +109,7 @@ func Init() (Backend, error) {
 	selectOnce()
 	info := selected.info
 	if selected.lib != nil {
-		info.Threads = selected.lib.threads()
+		info.Threads = selected.lib.threadsForProducts()
 	}
 	return info, selected.err
 }
@@ -145,18 +148,35 @@ func SetThreads(n int) error {
 	return nil
 }
 
-// SingleThreaded sets OpenBLAS to one thread, for a stretch of code whose
-// own goroutines (one per core) each call BLAS — OpenBLAS's threads would
-// only contend with them — and returns the function that restores the
-// previous count. The setting is process-wide. With the gonum backend, or
-// when OpenBLAS already runs one thread, it changes nothing.
+// SingleThreaded sets OpenBLAS to one thread, and keeps the AVX-512
+// kernel's products on their caller's goroutine, for a stretch of code
+// whose own goroutines (one per core) each call BLAS — a second thread
+// would only contend with them — and returns the function that restores
+// the previous state (once, however often it is called). The setting is
+// process-wide. With the gonum backend, or when OpenBLAS already runs one
+// thread, it leaves OpenBLAS as it is.
 func SingleThreaded() (restore func()) {
-	if info, err := Init(); err == nil && info.Threads > 1 {
-		_ = SetThreads(1)
-		return func() { _ = SetThreads(info.Threads) }
+	asmSingle.Add(1)
+	undo := func() {}
+	if _, err := Init(); err == nil && selected.lib != nil {
+		if n := selected.lib.threads(); n > 1 {
+			selected.lib.setThreads(1)
+			undo = func() { selected.lib.setThreads(n) }
+		}
 	}
-	return func() {}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			asmSingle.Add(-1)
+			undo()
+		})
+	}
 }
+
+// asmSingle counts the SingleThreaded stretches in force: while it is
+// positive the AVX-512 kernel does not hand half a product to Split's
+// helper goroutine.
+var asmSingle atomic.Int32
 
 // ParseMode validates a DPSCOPE_BLAS value and returns the mode it names; the
 // empty string means ModeAuto. Surrounding spaces are ignored.
@@ -187,6 +207,11 @@ func selectBackend(env string, names []string) (blas.Float32, *openBLAS, Backend
 		native.Reason = EnvBLAS + "=" + ModeGo
 		return gonum.Implementation{}, nil, native, nil
 	}
+	asm, err := asmGemmFromEnv()
+	if err != nil {
+		native.Reason = "invalid " + EnvGemm
+		return gonum.Implementation{}, nil, native, err
+	}
 	lib, err := loadOpenBLAS(names)
 	if err != nil {
 		native.Reason = "OpenBLAS not loaded: " + err.Error()
@@ -195,16 +220,28 @@ func selectBackend(env string, names []string) (blas.Float32, *openBLAS, Backend
 		}
 		return gonum.Implementation{}, nil, native, nil
 	}
+	lib.asm = asm
 	if os.Getenv("OPENBLAS_NUM_THREADS") == "" {
-		lib.setThreads(defaultThreads())
+		if asm {
+			// The kernel splits its products over two goroutines; what
+			// stays in OpenBLAS (gemv, small products) is not worth a
+			// second thread, whose spin after each call would take a
+			// core from the kernel's goroutines.
+			lib.setThreads(1)
+		} else {
+			lib.setThreads(defaultThreads())
+		}
 	}
 	info := Backend{
 		Name:    NameOpenBLAS,
 		Mode:    mode,
 		Library: lib.path,
 		Config:  lib.config(),
-		Threads: lib.threads(),
+		Threads: lib.threadsForProducts(),
 		Reason:  EnvBLAS + "=" + mode,
+	}
+	if asm {
+		info.Config += fmt.Sprintf("; sgemm from %d multiply-adds on dpscope's AVX-512 kernel, %d goroutines", AsmGemmMin, min(2, runtime.GOMAXPROCS(0)))
 	}
 	return lib, lib, info, nil
 }

@@ -79,8 +79,22 @@ func TestSelectBackendOpenBLAS(t *testing.T) {
 			if !strings.Contains(info.Library, "libopenblas") || !strings.Contains(info.Config, "OpenBLAS") {
 				t.Errorf("selectBackend(%q) = %+v, want a libopenblas path and an OpenBLAS config", env, info)
 			}
-			if os.Getenv("OPENBLAS_NUM_THREADS") == "" && info.Threads != defaultThreads() {
-				t.Errorf("selectBackend(%q).Threads = %d, want GOMAXPROCS = %d", env, info.Threads, defaultThreads())
+			// With the AVX-512 kernel OpenBLAS keeps one thread for what
+			// is left to it and the kernel two goroutines; without,
+			// OpenBLAS one thread per processor.
+			asm, _ := asmGemmFromEnv()
+			want := defaultThreads()
+			if asm {
+				want = min(2, defaultThreads())
+			}
+			if lib.asm != asm || (asm != strings.Contains(info.Config, "AVX-512 kernel")) {
+				t.Errorf("selectBackend(%q): asm %v, Config %q, want the kernel in use = %v and said so", env, lib.asm, info.Config, asm)
+			}
+			if os.Getenv("OPENBLAS_NUM_THREADS") == "" && info.Threads != want {
+				t.Errorf("selectBackend(%q).Threads = %d, want %d", env, info.Threads, want)
+			}
+			if os.Getenv("OPENBLAS_NUM_THREADS") == "" && asm && lib.threads() != 1 {
+				t.Errorf("selectBackend(%q): OpenBLAS runs %d threads beside the kernel, want 1", env, lib.threads())
 			}
 			if lib.minGemm != GemmThreshold || lib.minGemv != GemvThreshold {
 				t.Errorf("selectBackend(%q) thresholds = %d, %d, want %d, %d", env, lib.minGemm, lib.minGemv, GemmThreshold, GemvThreshold)
@@ -129,13 +143,20 @@ func TestSetThreads(t *testing.T) {
 	if err != nil || info.Name != NameOpenBLAS {
 		t.Skipf("backend is %s (%v); SetThreads only acts on OpenBLAS", info.Name, err)
 	}
-	defer SetThreads(info.Threads)
+	defer SetThreads(selected.lib.threads())
 	for _, n := range []int{1, defaultThreads()} {
 		if err := SetThreads(n); err != nil {
 			t.Fatalf("SetThreads(%d) = %v, want nil", n, err)
 		}
-		if got, _ := Init(); got.Threads != n {
-			t.Errorf("Init().Threads after SetThreads(%d) = %d, want %d", n, got.Threads, n)
+		// With the AVX-512 kernel a product uses two goroutines whatever
+		// OpenBLAS's count.
+		want := n
+		if selected.lib.asm {
+			want = max(n, min(2, defaultThreads()))
+		}
+		if got, _ := Init(); got.Threads != want || selected.lib.threads() != n {
+			t.Errorf("after SetThreads(%d): Init().Threads = %d, want %d; OpenBLAS threads %d, want %d",
+				n, got.Threads, want, selected.lib.threads(), n)
 		}
 	}
 }

@@ -51,7 +51,8 @@ func checkMul(t *testing.T, impl blas.Float32, rng *rand.Rand, m, n, k, pad int,
 
 func TestMulToMatchesFloat64Reference(t *testing.T) {
 	shapes := []struct{ m, n, k int }{
-		{1, 1, 1}, {3, 5, 7}, {17, 33, 9}, {40, 24, 80}, {1, 100, 50}, {100, 1, 50}, {70, 30, 1}, {24, 16, 300},
+		{1, 1, 1}, {3, 5, 7}, {17, 33, 9}, {40, 24, 80}, {1, 100, 50}, {100, 1, 50}, {70, 30, 1}, {24, 16, 300}, {65, 70, 90},
+		{2050, 60, 7}, {22, 60, 2100}, {11, 2100, 50}, // above AsmGemmMin and the kernel's piece sizes
 	}
 	scalars := []struct{ alpha, beta float32 }{{1, 0}, {0.5, 2}, {-1.5, 1}, {0, 0.5}}
 	forEachBackend(t, func(t *testing.T, impl blas.Float32) {

@@ -53,6 +53,14 @@ func forEachBackend(t *testing.T, f func(t *testing.T, impl blas.Float32)) {
 	t.Helper()
 	t.Run(NameGonum, func(t *testing.T) { f(t, gonum.Implementation{}) })
 	t.Run(NameOpenBLAS, func(t *testing.T) { f(t, requireOpenBLAS(t)) })
+	if hasAsmGemm {
+		// OpenBLAS with every product from AsmGemmMin on the AVX-512 kernel.
+		t.Run(NameOpenBLAS+"+asm", func(t *testing.T) {
+			lib := requireOpenBLAS(t)
+			lib.asm = true
+			f(t, lib)
+		})
+	}
 }
 
 // randMatrix returns an r×c view with stride c+pad into a fresh slice whose

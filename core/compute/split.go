@@ -62,7 +62,13 @@ func Split(n, unit, cost int, job RangeJob) {
 				if t.claimed.CompareAndSwap(false, true) {
 					t.job.Run(t.lo, t.hi)
 					t.done <- struct{}{}
+					continue
 				}
+				// The caller ran this half and no longer touches t:
+				// recycle it here (on a loaded machine that is most
+				// halves, and each lost task was an allocation).
+				t.job = nil
+				taskPool.Put(t)
 			}
 		}()
 	})
@@ -81,8 +87,8 @@ func Split(n, unit, cost int, job RangeJob) {
 	job.Run(mid, n)
 	if t.claimed.CompareAndSwap(false, true) {
 		// The helper has not begun: run the first half here. The helper
-		// will find the task claimed and skip it, so t is not recycled
-		// (it may still sit in the channel).
+		// will find the task claimed, skip it and recycle it; t must not
+		// be touched from here on.
 		job.Run(0, mid)
 		return
 	}

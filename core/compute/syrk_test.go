@@ -136,8 +136,15 @@ func TestSingleThreaded(t *testing.T) {
 	if n := selected.lib.threads(); n != 1 {
 		t.Fatalf("threads = %d after a nested restore, want 1", n)
 	}
+	if asmSingle.Load() != 1 {
+		t.Fatalf("asmSingle = %d inside one SingleThreaded, want 1", asmSingle.Load())
+	}
 	restore()
+	restore() // a second call changes nothing
 	if n := selected.lib.threads(); n != 2 {
 		t.Fatalf("threads = %d after restore, want 2", n)
+	}
+	if asmSingle.Load() != 0 {
+		t.Fatalf("asmSingle = %d after restore, want 0", asmSingle.Load())
 	}
 }

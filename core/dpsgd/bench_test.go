@@ -2,6 +2,7 @@ package dpsgd
 
 import (
 	"math/rand/v2"
+	"syscall"
 	"testing"
 	"time"
 
@@ -135,7 +136,10 @@ func BenchmarkNormalFill(b *testing.B) {
 }
 
 // BenchmarkDPSGDStepParts splits a step of BenchmarkDPSGDEpoch into its
-// parts and reports each in ms per step: gathering the batch rows, the
+// parts and reports each in ms per step, by the wall clock and in CPU
+// time of the whole process (cpu-…: every thread, OpenBLAS's and the
+// helper goroutine's included, so that a loaded machine, which stretches
+// the wall clock, changes it little): gathering the batch rows, the
 // forward pass, loss and backward pass (fwd-bwd), the ghost norms and
 // weighted gradient products (clip: clippedSum less its loss calls), the
 // noise and Adam. The parts run as Step runs them, one after the other.
@@ -150,37 +154,43 @@ func BenchmarkDPSGDStepParts(b *testing.B) {
 		b.Fatal(err)
 	}
 	var tGather, tLoss, tClip, tNoise, tAdam time.Duration
+	var cGather, cLoss, cClip, cNoise, cAdam time.Duration
 	loss := func(cells []int) (float64, error) {
-		t0 := time.Now()
+		t0, c0 := time.Now(), processCPU()
 		x := in.View(0, 0, len(cells), benchGenes)
 		for i, r := range cells {
 			copy(x.RawRowView(i), data.RawRowView(r))
 		}
-		t1 := time.Now()
+		t1, c1 := time.Now(), processCPU()
 		ae.Forward(x)
 		l := nn.MSE(ae.OutputGrad(0), ae.Output(0), x, 1)
 		ae.Backward()
 		tGather += t1.Sub(t0)
 		tLoss += time.Since(t1)
+		cGather += c1 - c0
+		cLoss += processCPU() - c1
 		return l, nil
 	}
 	steps := 0
 	denom := benchQ * benchCells
 	for b.Loop() {
 		batch := d.smp.next(d.cfg.Batching, benchQ, d.sampling)
-		g0, l0 := tGather, tLoss
-		t0 := time.Now()
+		g0, l0, cg0, cl0 := tGather, tLoss, cGather, cLoss
+		t0, c0 := time.Now(), processCPU()
 		if _, err := d.clippedSum(batch, loss, 1/denom); err != nil {
 			b.Fatal(err)
 		}
-		t1 := time.Now()
+		t1, c1 := time.Now(), processCPU()
 		tClip += t1.Sub(t0) - (tGather - g0) - (tLoss - l0)
+		cClip += c1 - c0 - (cGather - cg0) - (cLoss - cl0)
 		lo, hi := d.net.ParamRange(1, 6)
 		d.noise.addScaled(d.net.Grads[lo:hi], float32(d.cfg.NoiseMultiplier*d.cfg.ClipNorm/denom))
-		t2 := time.Now()
+		t2, c2 := time.Now(), processCPU()
 		d.opt.Step(d.net.Params, d.net.Grads)
 		tNoise += t2.Sub(t1)
 		tAdam += time.Since(t2)
+		cNoise += c2 - c1
+		cAdam += processCPU() - c2
 		steps++
 	}
 	ms := func(t time.Duration) float64 { return t.Seconds() * 1e3 / float64(steps) }
@@ -189,5 +199,20 @@ func BenchmarkDPSGDStepParts(b *testing.B) {
 	b.ReportMetric(ms(tClip), "clip-ms")
 	b.ReportMetric(ms(tNoise), "noise-ms")
 	b.ReportMetric(ms(tAdam), "adam-ms")
+	b.ReportMetric(ms(cGather), "cpu-gather-ms")
+	b.ReportMetric(ms(cLoss), "cpu-fwd-bwd-ms")
+	b.ReportMetric(ms(cClip), "cpu-clip-ms")
+	b.ReportMetric(ms(cNoise), "cpu-noise-ms")
+	b.ReportMetric(ms(cAdam), "cpu-adam-ms")
 	b.ReportMetric(0, "ns/op")
+}
+
+// processCPU returns the CPU time (user and system) of the whole process
+// so far, or 0 where getrusage fails.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

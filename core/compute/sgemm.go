@@ -1,0 +1,459 @@
+package compute
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"gonum.org/v1/gonum/blas"
+)
+
+// A float32 GEMM of our own for CPUs with AVX-512 (sgemm_amd64.s), used in
+// place of OpenBLAS's sgemm_ for products of at least AsmGemmMin
+// multiply-adds (see openBLAS.Sgemm and EnvGemm). Debian's OpenBLAS 0.3.21
+// picks its AVX2 (Haswell) kernels on Zen 5, and the machine's environment
+// pins them (OPENBLAS_CORETYPE=Haswell); 512-bit FMAs do twice the work
+// per instruction. The layout is the classic one (Goto & van de Geijn
+// 2008): op(A) is taken in panels of kernMR rows and op(B) in panels of
+// kernNR columns, kernKC of k at a time, and the kernel forms a
+// kernMR×kernNR tile of C from one panel of each, with the B panel (32 KiB)
+// in L1 while the A panels stream from L2. A panel is read where it lies
+// when the kernel can (sgemmAsm says when) and packed, k-major, otherwise.
+//
+// Every entry of C is formed by one goroutine in one order whatever the
+// number of goroutines (the k blocks in turn, each a chain of FMAs from 0,
+// added to C), so the result does not depend on the thread count, unlike
+// OpenBLAS's. It differs in the last bits from OpenBLAS's and gonum's.
+const (
+	kernMR = 12
+	kernNR = 32
+	kernKC = 256
+)
+
+// AsmGemmMin is the least m·n·k for which Sgemm runs on the AVX-512 kernel
+// instead of OpenBLAS. It is OpenBLAS's own threshold for splitting a
+// product between its threads (2¹⁸ multiply-adds): with the kernel in use
+// OpenBLAS runs one thread (selectBackend), so that its worker never spins
+// on a core the kernel's goroutines need, and every product it would have
+// split goes to the kernel.
+const AsmGemmMin = 1 << 18
+
+// EnvGemm is the environment variable that chooses, with the OpenBLAS
+// backend, who multiplies large float32 matrices: "auto" (the default when
+// unset or empty: the AVX-512 kernel when the CPU has it) or "openblas"
+// (OpenBLAS's sgemm_ always, as before the kernel existed).
+const EnvGemm = "DPSCOPE_SGEMM"
+
+// parseGemm reports whether EnvGemm's value v asks for the kernel on a CPU
+// that has it (hasKernel), or an error naming the value.
+func parseGemm(v string, hasKernel bool) (bool, error) {
+	switch strings.TrimSpace(v) {
+	case "", ModeAuto:
+		return hasKernel, nil
+	case ModeOpenBLAS:
+		return false, nil
+	}
+	return false, fmt.Errorf("compute: %s is %q, must be %q or %q", EnvGemm, v, ModeAuto, ModeOpenBLAS)
+}
+
+// roundUp returns x rounded up to a multiple of q.
+func roundUp(x, q int) int { return (x + q - 1) / q * q }
+
+// transOK reports whether t is a transposition gonum accepts.
+func transOK(t blas.Transpose) bool {
+	return t == blas.NoTrans || t == blas.Trans || t == blas.ConjTrans
+}
+
+// threadsForProducts is Backend.Threads for OpenBLAS: its own thread
+// count, or the kernel's two goroutines when it takes the large products.
+func (o *openBLAS) threadsForProducts() int {
+	n := o.threads()
+	if o.asm {
+		n = max(n, min(2, runtime.GOMAXPROCS(0)))
+	}
+	return n
+}
+
+// asmGemmFromEnv is parseGemm on the process's environment.
+func asmGemmFromEnv() (bool, error) { return parseGemm(os.Getenv(EnvGemm), hasAsmGemm) }
+
+// asmGemm runs C = alpha·op(A)·op(B) + beta·C on the AVX-512 kernel and
+// reports true, or reports false without doing anything when the caller
+// should take the call: products below AsmGemmMin, degenerate ones, alpha
+// 0, or arguments gonum must reject with its own messages. It panics with
+// gonum's messages on bad leading dimensions or lengths.
+func asmGemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) bool {
+	if !transOK(tA) || !transOK(tB) || m <= 0 || n <= 0 || k <= 0 || alpha == 0 || m*n*k < AsmGemmMin {
+		return false
+	}
+	// Thin products (a few rows or columns) would fill tiles of 12×32
+	// mostly with padding: OpenBLAS's kernels for them are faster.
+	if tiles := roundUp(m, kernMR) * roundUp(n, kernNR); 4*m*n < 3*tiles {
+		return false
+	}
+	aT, bT := tA != blas.NoTrans, tB != blas.NoTrans
+	ar, ac := m, k // stored shape of A
+	if aT {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if bT {
+		br, bc = n, k
+	}
+	switch {
+	case lda < ac:
+		panic("blas: bad leading dimension of A")
+	case ldb < bc:
+		panic("blas: bad leading dimension of B")
+	case ldc < n:
+		panic("blas: bad leading dimension of C")
+	case len(a) < (ar-1)*lda+ac:
+		panic("blas: insufficient length of a")
+	case len(b) < (br-1)*ldb+bc:
+		panic("blas: insufficient length of b")
+	case len(c) < (m-1)*ldc+n:
+		panic("blas: insufficient length of c")
+	}
+	// The kernel and the gathers read and write in assembly, which the
+	// race detector does not see.
+	raceReadRows(a, ar, ac, lda)
+	raceReadRows(b, br, bc, ldb)
+	raceWriteRows(c, m, n, ldc)
+	// Products beyond asmMaxM×asmMaxN×asmMaxK go in pieces, so that the
+	// packed panels stay within 17 MB each whatever the matrices' sizes.
+	for k0 := 0; k0 < k; k0 += asmMaxK {
+		kc := min(asmMaxK, k-k0)
+		bt := beta
+		if k0 > 0 {
+			bt = 1
+		}
+		for i0 := 0; i0 < m; i0 += asmMaxM {
+			mc := min(asmMaxM, m-i0)
+			ao := i0*lda + k0
+			if aT {
+				ao = k0*lda + i0
+			}
+			for j0 := 0; j0 < n; j0 += asmMaxN {
+				bo := k0*ldb + j0
+				if bT {
+					bo = j0*ldb + k0
+				}
+				sgemmAsm(aT, bT, mc, min(asmMaxN, n-j0), kc, alpha, a[ao:], lda, b[bo:], ldb, bt, c[i0*ldc+j0:], ldc)
+			}
+		}
+	}
+	return true
+}
+
+// The largest pieces of a product for sgemmAsm: 170 A panels, 64 B panels
+// and 8 k blocks (the autoencoders' products are one piece).
+const (
+	asmMaxM = 170 * kernMR
+	asmMaxN = 64 * kernNR
+	asmMaxK = 8 * kernKC
+)
+
+// asmSplitFLOP is the least number of multiply-adds of a product whose
+// tiles are shared with compute.Split's helper goroutine: a hand-off
+// costs a few µs, 2²² multiply-adds about 40 µs on one core.
+const asmSplitFLOP = 1 << 22
+
+// sgemmBufs holds the packed panels and the job of one product. They are
+// kept in sgemmFree, not a sync.Pool: the garbage collector empties pools,
+// and the panels of the autoencoder's products are megabytes.
+type sgemmBufs struct {
+	a, b []float32
+	job  sgemmJob
+}
+
+// sgemmFree holds the idle buffers: one per product running at once is
+// made, and up to its capacity are kept.
+var sgemmFree = make(chan *sgemmBufs, 8)
+
+// packedPanels returns the first packed panel and how many there are, of
+// panels in all: every one, or with direct access only a short last one.
+func packedPanels(direct bool, panels int, shortLast bool) (first, count int) {
+	switch {
+	case !direct:
+		return 0, panels
+	case shortLast:
+		return panels - 1, 1
+	}
+	return panels, 0
+}
+
+func getSgemmBufs() *sgemmBufs {
+	select {
+	case b := <-sgemmFree:
+		return b
+	default:
+		return new(sgemmBufs)
+	}
+}
+
+func putSgemmBufs(b *sgemmBufs) {
+	b.job = sgemmJob{}
+	select {
+	case sgemmFree <- b:
+	default:
+	}
+}
+
+// sgemmJob is one product, shared by the packing and the tile phases.
+type sgemmJob struct {
+	tA, tB        bool
+	m, n, k       int
+	mp, np        int // panels of A (kernMR rows) and B (kernNR columns)
+	a0, na        int // A panels a0 … a0+na−1 are packed in pa (the rest read in place)
+	b0, nb        int // likewise for B in pb
+	alpha, beta   float32
+	a, b, c       []float32
+	lda, ldb, ldc int
+	pa, pb        []float32
+	byRows        bool // the tile phase splits the A panels (else the B panels)
+	gather        bool // strided rows may be packed by packGather (offsets fit in int32)
+	directA       bool // the kernel reads A's full panels in place (alpha is 1)
+	directB       bool // the kernel reads B's full panels in place
+	phase         int  // 0: packing, 1: tiles
+}
+
+// sgemmAsm computes C = alpha·op(A)·op(B) + beta·C for row-major matrices
+// (op(A) m×k, op(B) k×n) with the AVX-512 kernel. The caller has checked
+// the arguments as gonum does, and that m, n, k > 0 and alpha ≠ 0.
+func sgemmAsm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	mp, np := (m+kernMR-1)/kernMR, (n+kernNR-1)/kernNR
+	bufs := getSgemmBufs()
+	j := &bufs.job
+	*j = sgemmJob{tA: tA, tB: tB, m: m, n: n, k: k, mp: mp, np: np, alpha: alpha, beta: beta,
+		a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc, byRows: mp >= np,
+		gather: kernMR*lda < 1<<31 && kernNR*ldb < 1<<31,
+		// Packing A, one copy of each entry, was a fifth of the CPU time
+		// of the autoencoder's products; the kernel reads A where it is,
+		// down the rows (transposed) or across 12 rows at once, unless the
+		// rows are a multiple of 1 KiB (transposed: a new row every k,
+		// in 4 of L1's 64 sets) or 4 KiB apart (12 rows in one set). B's panels
+		// are packed unless its rows are in order and not a multiple of
+		// 1 KiB apart (a 32-column panel of 256 rows 1 KiB apart falls in
+		// 8 of L1's 64 sets and thrashes it).
+		directA: alpha == 1 && (tA && lda%256 != 0 || !tA && lda%1024 != 0),
+		directB: !tB && ldb%256 != 0}
+	// Only the panels not read in place are packed: with a direct A, the
+	// last one if it is short of kernMR rows (the kernel would read past
+	// m); likewise for B.
+	j.a0, j.na = packedPanels(j.directA, mp, m%kernMR != 0)
+	j.b0, j.nb = packedPanels(j.directB, np, n%kernNR != 0)
+	if need := j.na * kernMR * k; cap(bufs.a) < need {
+		bufs.a = make([]float32, need)
+	}
+	if need := j.nb * kernNR * k; cap(bufs.b) < need {
+		bufs.b = make([]float32, need)
+	}
+	j.pa, j.pb = bufs.a[:j.na*kernMR*k], bufs.b[:j.nb*kernNR*k]
+	if beta != 0 && beta != 1 {
+		for i := range m {
+			row := c[i*ldc : i*ldc+n]
+			for x := range row {
+				row[x] *= beta
+			}
+		}
+	}
+	flop := m * n * k
+	// Packing: A panels occupy [0, mp·kernMR) of the index range and B
+	// panels the kernNR columns after, so that a split at the middle gives
+	// each goroutine about half of the entries to copy.
+	j.phase = 0
+	total := mp*kernMR + np*kernNR
+	packed := 0
+	if !j.directA {
+		packed += m * k
+	}
+	if !j.directB {
+		packed += n * k
+	}
+	split := flop >= asmSplitFLOP && asmSingle.Load() == 0
+	if split && packed >= SplitMin {
+		Split(total, 4, SplitMin, j)
+	} else {
+		j.Run(0, total)
+	}
+	j.phase = 1
+	panels := np
+	if j.byRows {
+		panels = mp
+	}
+	if split {
+		Split(panels, 1, SplitMin, j)
+	} else {
+		j.Run(0, panels)
+	}
+	putSgemmBufs(bufs)
+}
+
+// Run implements RangeJob for both phases.
+func (j *sgemmJob) Run(lo, hi int) {
+	if j.phase == 0 {
+		j.pack(lo, hi)
+		return
+	}
+	if j.byRows {
+		j.tiles(lo, hi, 0, j.np)
+	} else {
+		j.tiles(0, j.mp, lo, hi)
+	}
+}
+
+// pack packs the panels whose start index falls in [lo, hi) (see
+// sgemmAsm). Block p of the k range (kc entries from k0) of A panel i sits
+// at pa[k0·na·kernMR + (i−a0)·kc·kernMR:], k-major; B likewise.
+func (j *sgemmJob) pack(lo, hi int) {
+	aEnd := j.mp * kernMR
+	for i := j.a0; i < j.a0+j.na; i++ {
+		if s := i * kernMR; s >= lo && s < hi {
+			j.packA(i)
+		}
+	}
+	for q := j.b0; q < j.b0+j.nb; q++ {
+		if s := aEnd + q*kernNR; s >= lo && s < hi {
+			j.packB(q)
+		}
+	}
+}
+
+// packA writes A panel i (rows i·kernMR on, alpha applied, zero rows past m).
+func (j *sgemmJob) packA(i int) {
+	r0 := i * kernMR
+	rows := min(kernMR, j.m-r0)
+	var idx [16]int32
+	for r := range rows {
+		idx[r] = int32(r * j.lda)
+	}
+	for k0 := 0; k0 < j.k; k0 += kernKC {
+		kc := min(kernKC, j.k-k0)
+		dst := j.pa[k0*j.na*kernMR+(i-j.a0)*kc*kernMR:][:kc*kernMR]
+		if rows < kernMR {
+			clear(dst)
+		}
+		switch {
+		case j.tA && rows == kernMR && j.alpha == 1:
+			// op(A)[r][kk] = A[kk][r]: kernMR contiguous entries per kk,
+			// moved as one array (copy's call costs more than 48 bytes).
+			for kk := range kc {
+				*(*[kernMR]float32)(dst[kk*kernMR:]) = *(*[kernMR]float32)(j.a[(k0+kk)*j.lda+r0:])
+			}
+		case j.tA:
+			for kk := range kc {
+				src := j.a[(k0+kk)*j.lda+r0:][:rows]
+				d := dst[kk*kernMR:][:rows]
+				for x, v := range src {
+					d[x] = j.alpha * v
+				}
+			}
+		case j.alpha == 1 && j.gather:
+			// Rows of A are strided: gather one entry of each per kk.
+			_ = j.a[(r0+rows-1)*j.lda+k0+kc-1]
+			packGather(&dst[0], &j.a[r0*j.lda+k0], &idx, kc, kernMR, uint16(1)<<rows-1)
+		default:
+			for r := range rows {
+				src := j.a[(r0+r)*j.lda+k0:][:kc]
+				for kk, v := range src {
+					dst[kk*kernMR+r] = j.alpha * v
+				}
+			}
+		}
+	}
+}
+
+// packB writes B panel q (columns q·kernNR on, zero columns past n).
+func (j *sgemmJob) packB(q int) {
+	c0 := q * kernNR
+	cols := min(kernNR, j.n-c0)
+	var idx [2][16]int32
+	for col := range cols {
+		idx[col/16][col%16] = int32(col % 16 * j.ldb)
+	}
+	for k0 := 0; k0 < j.k; k0 += kernKC {
+		kc := min(kernKC, j.k-k0)
+		dst := j.pb[k0*j.nb*kernNR+(q-j.b0)*kc*kernNR:][:kc*kernNR]
+		if cols < kernNR {
+			clear(dst)
+		}
+		switch {
+		case !j.tB && cols == kernNR:
+			for kk := range kc {
+				*(*[kernNR]float32)(dst[kk*kernNR:]) = *(*[kernNR]float32)(j.b[(k0+kk)*j.ldb+c0:])
+			}
+		case !j.tB:
+			for kk := range kc {
+				copy(dst[kk*kernNR:][:cols], j.b[(k0+kk)*j.ldb+c0:][:cols])
+			}
+		case j.gather:
+			// op(B)[kk][col] = B[col][kk]: gather 16 columns at a time.
+			_ = j.b[(c0+cols-1)*j.ldb+k0+kc-1]
+			for h := 0; h < cols; h += 16 {
+				packGather(&dst[h], &j.b[(c0+h)*j.ldb+k0], &idx[h/16], kc, kernNR, uint16(1)<<min(16, cols-h)-1)
+			}
+		default:
+			for col := range cols {
+				src := j.b[(c0+col)*j.ldb+k0:][:kc]
+				for kk, v := range src {
+					dst[kk*kernNR+col] = v
+				}
+			}
+		}
+	}
+}
+
+// tiles forms the tiles of A panels [i0, i1) × B panels [q0, q1), every k
+// block in turn.
+func (j *sgemmJob) tiles(i0, i1, q0, q1 int) {
+	var edge [kernMR * kernNR]float32
+	const f32 = 4 // bytes
+	for k0 := 0; k0 < j.k; k0 += kernKC {
+		kc := min(kernKC, j.k-k0)
+		add := k0 > 0 || j.beta != 0
+		pa := j.pa[k0*j.na*kernMR:]
+		pb := j.pb[k0*j.nb*kernNR:]
+		for q := q0; q < q1; q++ {
+			c0 := q * kernNR
+			cols := min(kernNR, j.n-c0)
+			var bp *float32
+			bstep := kernNR * f32
+			if q >= j.b0 {
+				bp = &pb[(q-j.b0)*kc*kernNR]
+			} else {
+				bp, bstep = &j.b[k0*j.ldb+c0], j.ldb*f32
+			}
+			for i := i0; i < i1; i++ {
+				r0 := i * kernMR
+				rows := min(kernMR, j.m-r0)
+				var ap *float32
+				arow, astep := f32, kernMR*f32
+				switch {
+				case i >= j.a0:
+					ap = &pa[(i-j.a0)*kc*kernMR]
+				case j.tA:
+					ap, astep = &j.a[k0*j.lda+r0], j.lda*f32
+				default:
+					ap, arow, astep = &j.a[r0*j.lda+k0], j.lda*f32, f32
+				}
+				if rows == kernMR && cols == kernNR {
+					sgemmKernel(kc, ap, arow, astep, bp, bstep, &j.c[r0*j.ldc+c0], j.ldc, add)
+					continue
+				}
+				sgemmKernel(kc, ap, arow, astep, bp, bstep, &edge[0], kernNR, false)
+				for r := range rows {
+					dst := j.c[(r0+r)*j.ldc+c0:][:cols]
+					src := edge[r*kernNR:][:cols]
+					if add {
+						for x, v := range src {
+							dst[x] += v
+						}
+					} else {
+						copy(dst, src)
+					}
+				}
+			}
+		}
+	}
+}

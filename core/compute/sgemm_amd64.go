@@ -1,0 +1,21 @@
+//go:build !purego
+
+package compute
+
+import "golang.org/x/sys/cpu"
+
+// sgemmKernel is the 12×32 tile kernel of sgemm_amd64.s (see sgemm.go):
+// entry i of A's k-th column at a + i·arow + k·astep bytes, B's k-th row
+// (32 entries) at b + k·bstep.
+//
+//go:noescape
+func sgemmKernel(k int, a *float32, arow, astep int, b *float32, bstep int, c *float32, ldc int, add bool)
+
+// hasAsmGemm reports whether the CPU runs sgemmKernel (AVX-512F).
+var hasAsmGemm = cpu.X86.HasAVX512F
+
+// packGather is the strided gather of sgemm_amd64.s: for kk < n, the
+// lanes l in mask of dst[kk·stride:] get src[kk+idx[l]].
+//
+//go:noescape
+func packGather(dst, src *float32, idx *[16]int32, n, stride int, mask uint16)

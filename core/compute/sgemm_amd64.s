@@ -1,0 +1,223 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// func sgemmKernel(k int, a *float32, arow, astep int, b *float32, bstep int, c *float32, ldc int, add bool)
+//
+// The 12×32 tile of C at c (row stride ldc entries) becomes, when add is
+// true, c + Σ_k a_k b_kᵀ, else Σ_k a_k b_kᵀ. Entry i of a_k is the float32
+// at a + i·arow + k·astep (bytes), b_k the 32 at b + k·bstep: a packed
+// panel (arow 4, astep 48; bstep 128) or a matrix read in place. Row i
+// of the tile lives in Z(2i), Z(2i+1); each term is one FMA with its a
+// entry broadcast from memory, so an entry of C sums its k terms in
+// order, one rounding per term. Rows 0–2 are addressed from AX, 3–5
+// from R10, 6–8 from R11, 9–11 from R12, each plus 0, 1 or 2 arow (R9).
+TEXT ·sgemmKernel(SB), NOSPLIT, $0-65
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ arow+16(FP), R9
+	MOVQ astep+24(FP), R8
+	MOVQ b+32(FP), BX
+	MOVQ bstep+40(FP), R13
+	MOVQ c+48(FP), DI
+	MOVQ ldc+56(FP), DX
+	SHLQ $2, DX
+	LEAQ (R9)(R9*2), R14 // 3·arow
+	LEAQ (AX)(R14*1), R10
+	LEAQ (R10)(R14*1), R11
+	LEAQ (R11)(R14*1), R12
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	TESTQ CX, CX
+	JE store
+loop:
+	VMOVUPS (BX), Z24
+	VMOVUPS 64(BX), Z25
+	VFMADD231PS.BCST (AX), Z24, Z0
+	VFMADD231PS.BCST (AX), Z25, Z1
+	VFMADD231PS.BCST (AX)(R9*1), Z24, Z2
+	VFMADD231PS.BCST (AX)(R9*1), Z25, Z3
+	VFMADD231PS.BCST (AX)(R9*2), Z24, Z4
+	VFMADD231PS.BCST (AX)(R9*2), Z25, Z5
+	VFMADD231PS.BCST (R10), Z24, Z6
+	VFMADD231PS.BCST (R10), Z25, Z7
+	VFMADD231PS.BCST (R10)(R9*1), Z24, Z8
+	VFMADD231PS.BCST (R10)(R9*1), Z25, Z9
+	VFMADD231PS.BCST (R10)(R9*2), Z24, Z10
+	VFMADD231PS.BCST (R10)(R9*2), Z25, Z11
+	VFMADD231PS.BCST (R11), Z24, Z12
+	VFMADD231PS.BCST (R11), Z25, Z13
+	VFMADD231PS.BCST (R11)(R9*1), Z24, Z14
+	VFMADD231PS.BCST (R11)(R9*1), Z25, Z15
+	VFMADD231PS.BCST (R11)(R9*2), Z24, Z16
+	VFMADD231PS.BCST (R11)(R9*2), Z25, Z17
+	VFMADD231PS.BCST (R12), Z24, Z18
+	VFMADD231PS.BCST (R12), Z25, Z19
+	VFMADD231PS.BCST (R12)(R9*1), Z24, Z20
+	VFMADD231PS.BCST (R12)(R9*1), Z25, Z21
+	VFMADD231PS.BCST (R12)(R9*2), Z24, Z22
+	VFMADD231PS.BCST (R12)(R9*2), Z25, Z23
+	ADDQ R8, AX
+	ADDQ R8, R10
+	ADDQ R8, R11
+	ADDQ R8, R12
+	ADDQ R13, BX
+	DECQ CX
+	JNE loop
+store:
+	MOVBLZX add+64(FP), R8
+	TESTQ R8, R8
+	JE overwrite
+	VADDPS (DI), Z0, Z0
+	VADDPS 64(DI), Z1, Z1
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z2, Z2
+	VADDPS 64(DI), Z3, Z3
+	VMOVUPS Z2, (DI)
+	VMOVUPS Z3, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z4, Z4
+	VADDPS 64(DI), Z5, Z5
+	VMOVUPS Z4, (DI)
+	VMOVUPS Z5, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z6, Z6
+	VADDPS 64(DI), Z7, Z7
+	VMOVUPS Z6, (DI)
+	VMOVUPS Z7, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z8, Z8
+	VADDPS 64(DI), Z9, Z9
+	VMOVUPS Z8, (DI)
+	VMOVUPS Z9, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z10, Z10
+	VADDPS 64(DI), Z11, Z11
+	VMOVUPS Z10, (DI)
+	VMOVUPS Z11, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z12, Z12
+	VADDPS 64(DI), Z13, Z13
+	VMOVUPS Z12, (DI)
+	VMOVUPS Z13, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z14, Z14
+	VADDPS 64(DI), Z15, Z15
+	VMOVUPS Z14, (DI)
+	VMOVUPS Z15, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z16, Z16
+	VADDPS 64(DI), Z17, Z17
+	VMOVUPS Z16, (DI)
+	VMOVUPS Z17, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z18, Z18
+	VADDPS 64(DI), Z19, Z19
+	VMOVUPS Z18, (DI)
+	VMOVUPS Z19, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z20, Z20
+	VADDPS 64(DI), Z21, Z21
+	VMOVUPS Z20, (DI)
+	VMOVUPS Z21, 64(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Z22, Z22
+	VADDPS 64(DI), Z23, Z23
+	VMOVUPS Z22, (DI)
+	VMOVUPS Z23, 64(DI)
+	VZEROUPPER
+	RET
+overwrite:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z2, (DI)
+	VMOVUPS Z3, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z4, (DI)
+	VMOVUPS Z5, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z6, (DI)
+	VMOVUPS Z7, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z8, (DI)
+	VMOVUPS Z9, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z10, (DI)
+	VMOVUPS Z11, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z12, (DI)
+	VMOVUPS Z13, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z14, (DI)
+	VMOVUPS Z15, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z16, (DI)
+	VMOVUPS Z17, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z18, (DI)
+	VMOVUPS Z19, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z20, (DI)
+	VMOVUPS Z21, 64(DI)
+	ADDQ DX, DI
+	VMOVUPS Z22, (DI)
+	VMOVUPS Z23, 64(DI)
+	VZEROUPPER
+	RET
+
+// func packGather(dst, src *float32, idx *[16]int32, n, stride int, mask uint16)
+//
+// For kk in [0, n): gathers src[kk + idx[l]] for the lanes l set in mask
+// and stores them at dst[kk·stride + l] (the other lanes of dst are not
+// written): a transposition of up to 16 strided rows, for packing.
+TEXT ·packGather(SB), NOSPLIT, $0-42
+	MOVQ    dst+0(FP), DI
+	MOVQ    src+8(FP), SI
+	MOVQ    idx+16(FP), AX
+	MOVQ    n+24(FP), CX
+	MOVQ    stride+32(FP), DX
+	SHLQ    $2, DX
+	MOVWLZX mask+40(FP), R8
+	VMOVDQU32 (AX), Z0
+	TESTQ   CX, CX
+	JE      gdone
+
+gloop:
+	KMOVW      R8, K1
+	KMOVW      R8, K2
+	VPXORD     Z1, Z1, Z1
+	VGATHERDPS (SI)(Z0*4), K1, Z1
+	VMOVUPS    Z1, K2, (DI)
+	ADDQ       $4, SI
+	ADDQ       DX, DI
+	DECQ       CX
+	JNE        gloop
+
+gdone:
+	VZEROUPPER
+	RET

@@ -1,0 +1,93 @@
+//go:build linux
+
+package compute
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// cpuTime returns the CPU time of the calling thread (who = RUSAGE_THREAD)
+// or of the process (RUSAGE_SELF), user and system.
+func cpuTime(who int) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(who, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+const rusageThread = 1 // RUSAGE_THREAD, missing from package syscall
+
+// BenchmarkSgemmAsm times the autoencoder's five large products (a batch
+// of 427 through 2000→256 and 256→2000: forward, weight gradient, input
+// gradient) on the AVX-512 kernel and on OpenBLAS, each at one thread and
+// at two, and reports GFLOP/s by the wall clock and GFLOP per CPU-second
+// (cpu-GFLOP/s: the process's CPU time, so a loaded machine, which
+// stretches the wall clock, changes it little). At one thread the two are
+// the same work on one core; at two, cpu-GFLOP/s counts OpenBLAS's idle
+// spin and the goroutines' hand-offs.
+func BenchmarkSgemmAsm(b *testing.B) {
+	if !hasAsmGemm {
+		b.Skip("no AVX-512")
+	}
+	lib := requireOpenBLAS(b)
+	defer lib.setThreads(defaultThreads())
+	const batch = 427
+	type prod struct {
+		name    string
+		m, n, k int
+		tA, tB  bool
+	}
+	prods := []prod{
+		{"2000x256/fwd", batch, 256, 2000, false, false},
+		{"2000x256/dW", 2000, 256, batch, true, false},
+		{"256x2000/fwd", batch, 2000, 256, false, false},
+		{"256x2000/dW", 256, 2000, batch, true, false},
+		{"256x2000/dX", batch, 256, 2000, false, true},
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, p := range prods {
+		ar, ac := p.m, p.k
+		if p.tA {
+			ar, ac = ac, ar
+		}
+		br, bc := p.k, p.n
+		if p.tB {
+			br, bc = bc, br
+		}
+		a, bm, c := randMatrix(rng, ar, ac, 0), randMatrix(rng, br, bc, 0), NewMatrix(p.m, p.n, nil)
+		for _, impl := range []string{"asm", "openblas"} {
+			for _, th := range []int{1, 2} {
+				b.Run(fmt.Sprintf("%s/%s/T%d", p.name, impl, th), func(b *testing.B) {
+					runtime.LockOSThread()
+					defer runtime.UnlockOSThread()
+					lib.setThreads(th)
+					prev := runtime.GOMAXPROCS(th)
+					defer runtime.GOMAXPROCS(prev)
+					who := syscall.RUSAGE_SELF
+					if th == 1 {
+						who = rusageThread
+					}
+					c0 := cpuTime(who)
+					for b.Loop() {
+						if impl == "asm" {
+							sgemmAsm(p.tA, p.tB, p.m, p.n, p.k, 1, a.Data, ld(a), bm.Data, ld(bm), 0, c.Data, ld(c))
+						} else {
+							mulTo(lib, c, a, p.tA, bm, p.tB, 1, 0)
+						}
+					}
+					cpu := cpuTime(who) - c0
+					flop := 2 * float64(p.m*p.n*p.k) * float64(b.N)
+					b.ReportMetric(flop/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+					b.ReportMetric(flop/cpu.Seconds()/1e9, "cpu-GFLOP/s")
+					b.ReportMetric(0, "ns/op")
+				})
+			}
+		}
+	}
+}

@@ -1,0 +1,15 @@
+//go:build !amd64 || purego
+
+package compute
+
+// sgemmKernel is never called where hasAsmGemm is false.
+func sgemmKernel(k int, a *float32, arow, astep int, b *float32, bstep int, c *float32, ldc int, add bool) {
+	panic("compute: sgemmKernel without AVX-512")
+}
+
+// hasAsmGemm is false: no AVX-512 kernel on this platform.
+const hasAsmGemm = false
+
+func packGather(dst, src *float32, idx *[16]int32, n, stride int, mask uint16) {
+	panic("compute: packGather without AVX-512")
+}
