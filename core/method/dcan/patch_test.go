@@ -76,13 +76,14 @@ func TestSigmaPatchTakesEffectAtItsStep(t *testing.T) {
 
 func TestEpsilonPatchResolvesSigma(t *testing.T) {
 	cfg := baseConfig(core.ModePaper)
-	cfg.Epochs = []int{3, 1}
-	// The patch lands as many steps after the first StepEvent as the
-	// trainer runs ahead of this reader (more with faster products, or
-	// on a loaded machine): at a target of 4 a patch landing at step 6
-	// found ε = 4.3 already spent. 6 stays reachable well past that and
-	// still below the run's 8, so σ must rise.
-	eps := 6.0
+	// The trainer never waits for this reader (Emit does not block), so
+	// the patch lands as many steps after the first StepEvent as the
+	// trainer has run ahead, more on a loaded machine. A long run keeps
+	// that lead a small part of the budget: the ε spent when it lands
+	// stays well below the new target of 4 (a run of 3 + 1 epochs had
+	// spent 4.3 by step 6 and refused it).
+	cfg.Epochs = []int{30, 0}
+	eps := 4.0
 	ack, evs, tr := patchRun(t, cfg, core.Patch{Epsilon: &eps}, 0)
 	if err := lastErr(evs); err != nil {
 		t.Fatal(err)
