@@ -100,7 +100,25 @@ func hkSets() map[string]hkSet {
 	for g := range strong14.Groups {
 		strong14.Groups[g].DEProb, strong14.Groups[g].DEFacLoc = 0.1, 0.6
 	}
+	// simmb has mouse_bladder_2100's public shape (ninth session, fixed
+	// before any variant was measured on it): 2,100 cells, 16 classes,
+	// 20,670 genes, and its label-free count facts — a median library of
+	// about 1,600 counts (exp(6.78) ≈ 880 in the types part, which holds
+	// 55 % of them) and about 47 % of the counts in its top 300 genes and
+	// 55 % in its top 500 (here 500 housekeeping genes holding 45 %). Class
+	// sizes are not public facts: the 1/(g+2) profile of the other 14-type
+	// sets; markers as simhk14's.
+	k16 := make([]float64, 16)
+	for g := range k16 {
+		k16[g] = 1 / float64(g+2)
+	}
+	mb := mk(2100, 20170, k16, 23)
+	mb.LibLoc = 6.78
+	for g := range mb.Groups {
+		mb.Groups[g].DEProb, mb.Groups[g].DEFacLoc = 0.1, 0.6
+	}
 	return map[string]hkSet{
+		"simmb":   {mb, 500, 0.45},
 		"simhk14": {strong14, 500, 0.4},
 		"simhk8":  {mk(3000, 4000, k8, 22), 300, 0.3},
 		"simhk8w": {weak, 300, 0.3},
@@ -156,7 +174,7 @@ func prefixed(p string, v []string) []string {
 // TestSimDesign compares option sets on simSets and hkSets (mean ARI of
 // seeds 0–4 against the simulation's truth). Long: DPSCOPE_DPPCA_SIM=1
 // (sim8, sim14, simsmall) or a comma list of sims (simwide and the hk sets
-// simhk14, simhk8, simhk8w only by name); DPSCOPE_DPPCA_VARIANTS=opts;opts
+// simhk14, simhk8, simhk8w, simmb only by name); DPSCOPE_DPPCA_VARIANTS=opts;opts
 // with opts k=v,k=v (empty: the defaults); DPSCOPE_DPPCA_EPS=e,e,… the ε
 // (0: without noise); DPSCOPE_DPPCA_FRESH=1 fresh draws: simulation seeds
 // +100 and noise seeds 5–9 instead of 0–4 (for a rule stated after the
@@ -196,6 +214,17 @@ func TestSimDesign(t *testing.T) {
 		}
 		if err != nil {
 			t.Fatal(err)
+		}
+		if os.Getenv("DPSCOPE_DPPCA_B1") == "1" {
+			// B1 on the simulation (scanpy preprocessing, PCA(50),
+			// k-means with 10 inits): the bar the no-noise column is read
+			// against.
+			var b []float64
+			for s := seed0; s < seed0+5; s++ {
+				b = append(b, b1(t, d, s))
+			}
+			m, sd := meanSD(b)
+			t.Logf("%-8s B1 %.3f±%.3f", name, m, sd)
 		}
 		var first [][]float64 // the first variant's ARIs, by ε then seed
 		for vi, v := range variants {
