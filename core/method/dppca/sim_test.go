@@ -115,7 +115,7 @@ func hkSets() map[string]hkSet {
 	mb := mk(2100, 20170, k16, 23)
 	mb.LibLoc = 6.78
 	for g := range mb.Groups {
-		mb.Groups[g].DEProb, mb.Groups[g].DEFacLoc = 0.1, 0.6
+		mb.Groups[g].DEProb, mb.Groups[g].DEFacLoc = 0.1, 1.4
 	}
 	return map[string]hkSet{
 		"simmb":   {mb, 500, 0.45},
