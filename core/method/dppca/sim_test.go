@@ -178,7 +178,9 @@ func prefixed(p string, v []string) []string {
 // with opts k=v,k=v (empty: the defaults); DPSCOPE_DPPCA_EPS=e,e,… the ε
 // (0: without noise); DPSCOPE_DPPCA_FRESH=1 fresh draws: simulation seeds
 // +100 and noise seeds 5–9 instead of 0–4 (for a rule stated after the
-// earlier ones were measured on those). Each variant after the first is
+// earlier ones were measured on those); DPSCOPE_DPPCA_FRESH=2 seeds +200
+// and noise seeds 10–14 (the ninth session's rules, whose diagnostics
+// used the FRESH=1 draws). Each variant after the first is
 // also compared with the first, paired by seed: the mean difference ± its
 // standard error, starred beyond seed noise (|difference| > 2 SE,
 // DECISIONS.md).
@@ -193,10 +195,14 @@ func TestSimDesign(t *testing.T) {
 		names = strings.Split(env, ",")
 	}
 	variants := strings.Split(os.Getenv("DPSCOPE_DPPCA_VARIANTS"), ";")
+	defer func() { cellTarget, planTweak = PublicTarget, nil }()
 	hks := hkSets()
 	simShift, seed0 := uint64(0), uint64(0)
-	if os.Getenv("DPSCOPE_DPPCA_FRESH") == "1" {
+	switch os.Getenv("DPSCOPE_DPPCA_FRESH") {
+	case "1":
 		simShift, seed0 = 100, 5
+	case "2":
+		simShift, seed0 = 200, 10
 	}
 	for _, name := range names {
 		var d *datasets.Dataset
@@ -230,6 +236,16 @@ func TestSimDesign(t *testing.T) {
 		for vi, v := range variants {
 			opts := map[string]string{}
 			addOptions(opts, v)
+			exact := opts["exact"]
+			delete(opts, "exact")
+			planTweak = exactTweak(t, exact)
+			cellTarget = PublicTarget
+			if v, ok := opts["target"]; ok {
+				if cellTarget, err = strconv.ParseFloat(v, 64); err != nil || !(cellTarget > 0) {
+					t.Fatalf("target=%s: must be a number > 0", v)
+				}
+				delete(opts, "target")
+			}
 			o, err := Parse(opts)
 			if err != nil {
 				t.Fatal(err)
@@ -291,6 +307,36 @@ func TestSimDesign(t *testing.T) {
 			t.Log(row)
 			if paired != "" {
 				t.Logf("%-8s %-40s paired vs %q:%s", name, v, variants[0], paired)
+			}
+		}
+	}
+}
+
+// exactTweak returns the plan edit that zeroes the noise of the releases
+// named in list ("+"-separated: rank, stats, pca, kmeans), nil for none.
+func exactTweak(t *testing.T, list string) func(*Plan) {
+	if list == "" {
+		return nil
+	}
+	parts := strings.Split(list, "+")
+	for _, p := range parts {
+		switch p {
+		case "rank", "stats", "pca", "kmeans":
+		default:
+			t.Fatalf("exact=%s: %q is not rank, stats, pca or kmeans", list, p)
+		}
+	}
+	return func(pl *Plan) {
+		for _, p := range parts {
+			switch p {
+			case "rank":
+				pl.Rank = 0
+			case "stats":
+				pl.Mean, pl.Mean2, pl.Spread = 0, 0, 0
+			case "pca":
+				pl.PCA = 0
+			case "kmeans":
+				pl.Seed, pl.Sums, pl.Counts = 0, 0, 0
 			}
 		}
 	}
