@@ -367,10 +367,14 @@ type Options struct {
 	// start) keep their pipeline; Parse, dppca's own reading of its
 	// options, resolves an absent "over" to OverAuto.
 	Over int
+	// Target is the public total each cell is normalised to before log1p
+	// ("target"; 0: DefaultTarget). Only dppca's own source reads it
+	// (NewSourceTarget); NewSource keeps PublicTarget.
+	Target float64
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over"}
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target"}
 
 // LiveKeys are the options a patch may change during a run.
 var LiveKeys = []string{"p", "T", "clip"}
@@ -435,6 +439,12 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 				return optf("option %s is %d, must be ≥ 1", key, n)
 			}
 			*map[string]*int{"p": &o.P, "T": &o.T, "genes": &o.Genes, "k": &o.K, "over": &o.Over}[key] = n
+		case "target":
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 {
+				return optf("option target is %q, must be a finite number > 0", v)
+			}
+			o.Target = f
 		case "split", "clip":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 {
@@ -484,6 +494,9 @@ func (o Options) Resolve() (Options, error) {
 	if o.Clip == 0 {
 		o.Clip = DefaultClip
 	}
+	if o.Target == 0 {
+		o.Target = DefaultTarget
+	}
 	if o.Prep == "" {
 		o.Prep = PrepPrivate
 	}
@@ -516,6 +529,8 @@ func (o Options) Validate() error {
 		return optf("option k is %d, must be ≥ 1 (0: the number of classes)", o.K)
 	case !(o.Clip > 0) || o.Clip > 100:
 		return optf("option clip is %v, must be in (0, 100]", o.Clip)
+	case !(o.Target > 0) || o.Target > MaxTarget:
+		return optf("option target is %v, must be in (0, %g]", o.Target, float64(MaxTarget))
 	}
 	switch o.PRule {
 	case PRuleEdge, PRuleFixed:
@@ -613,8 +628,12 @@ func (o Options) String() string {
 	if o.Over == OverAuto {
 		over = "auto"
 	}
-	return fmt.Sprintf("p=%s T=%d genes=%s split=%g clip=%g prep=%s init=%s k=%d select=%s over=%s", p, o.T, genes, o.Split, o.Clip, o.Prep, o.Init, o.K, o.Select, over)
+	return fmt.Sprintf("p=%s T=%d genes=%s split=%g clip=%g prep=%s init=%s k=%d select=%s over=%s target=%g", p, o.T, genes, o.Split, o.Clip, o.Prep, o.Init, o.K, o.Select, over, o.Target)
 }
+
+// MaxTarget bounds the option target: a total far above any library
+// (10⁷) only inflates single counts further.
+const MaxTarget = 1e7
 
 // GenesAuto is Options.Genes's "auto": h from the released cell count ñ
 // and the budget's GDP μ (GenesRule).

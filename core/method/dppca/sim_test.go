@@ -195,7 +195,7 @@ func TestSimDesign(t *testing.T) {
 		names = strings.Split(env, ",")
 	}
 	variants := strings.Split(os.Getenv("DPSCOPE_DPPCA_VARIANTS"), ";")
-	defer func() { cellTarget, planTweak = PublicTarget, nil }()
+	defer func() { planTweak = nil }()
 	hks := hkSets()
 	simShift, seed0 := uint64(0), uint64(0)
 	switch os.Getenv("DPSCOPE_DPPCA_FRESH") {
@@ -239,18 +239,11 @@ func TestSimDesign(t *testing.T) {
 			exact := opts["exact"]
 			delete(opts, "exact")
 			planTweak = exactTweak(t, exact)
-			cellTarget = PublicTarget
-			if v, ok := opts["target"]; ok {
-				if cellTarget, err = strconv.ParseFloat(v, 64); err != nil || !(cellTarget > 0) {
-					t.Fatalf("target=%s: must be a number > 0", v)
-				}
-				delete(opts, "target")
-			}
 			o, err := Parse(opts)
 			if err != nil {
 				t.Fatal(err)
 			}
-			src, err := NewSource(d, 0)
+			src, err := NewSourceTarget(d, 0, o.Target)
 			if err != nil {
 				t.Fatal(err)
 			}
