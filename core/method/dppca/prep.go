@@ -17,7 +17,7 @@ import (
 // it; dppca's own default is DefaultTarget (option target).
 const PublicTarget = 1e4
 
-// DefaultTarget is dppca's default total (option target): 10³, a public
+// DefaultTarget is dppca's default total (option target), a public
 // constant like PublicTarget.
 //
 // The rule, stated before it was measured (ninth session, issue 16.2): a
@@ -41,7 +41,7 @@ const PublicTarget = 1e4
 // +0.011* / +0.027* / +0.075*, simwide −0.005 / +0.030 / +0.098*;
 // simsmall, simhk14 and simmb level (docs/RESULTS.md, "dppca and
 // mouse_bladder_2100, fourth attempt").
-const DefaultTarget = 1e3
+const DefaultTarget = PublicTarget
 
 // sdFloor is the smallest spread a gene is scaled by in private
 // preprocessing: a noisy spread below it would amplify that gene's
