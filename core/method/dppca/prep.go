@@ -40,8 +40,9 @@ const PublicTarget = 1e4
 // +0.112* / +0.097*, simhk8 −0.001 / +0.032* / +0.044*, simhk8w
 // +0.011* / +0.027* / +0.075*, simwide −0.005 / +0.030 / +0.098*;
 // simsmall, simhk14 and simmb level (docs/RESULTS.md, "dppca and
-// mouse_bladder_2100, fourth attempt").
-const DefaultTarget = PublicTarget
+// mouse_bladder_2100, fourth attempt"). Adopted: 10³ (one cell's single
+// count is then log1p(10³/L) ≈ 0.2–0.5 on those libraries).
+const DefaultTarget = 1e3
 
 // sdFloor is the smallest spread a gene is scaled by in private
 // preprocessing: a noisy spread below it would amplify that gene's
