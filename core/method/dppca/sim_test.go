@@ -107,7 +107,11 @@ func hkSets() map[string]hkSet {
 	// 55 % of them) and about 47 % of the counts in its top 300 genes and
 	// 55 % in its top 500 (here 500 housekeeping genes holding 45 %). Class
 	// sizes are not public facts: the 1/(g+2) profile of the other 14-type
-	// sets; markers as simhk14's.
+	// sets. Markers: DE probability 0.1, log-normal(1.4, 0.5), set for B1
+	// about 0.7 (log-normal(0.6, 0.5) gave B1 0.03, (1.0, 0.5) 0.28; seeds
+	// 0–4). With the noise its top 4h genes by mean are the 500
+	// housekeeping ones at ε ≤ 16, so every mean-based rule scores 0 on it
+	// there (a limit of this design, like simhk14's).
 	k16 := make([]float64, 16)
 	for g := range k16 {
 		k16[g] = 1 / float64(g+2)
