@@ -60,6 +60,16 @@ func CheckInputPrep(p Prep) error {
 // wrapping core.ErrBadConfig when spec asks for more canaries than 10 %
 // of the cells, or ErrInput when d has too few cells for one canary.
 func NewInputAudit(d *datasets.Dataset, spec core.AuditSpec, seed uint64) (*InputAudit, *datasets.Dataset, error) {
+	return NewInputAuditTarget(d, spec, seed, PublicTarget)
+}
+
+// NewInputAuditTarget is NewInputAudit for releases whose cells are
+// normalised to the public total target (NewSourceTarget): the known
+// ranking the audit scores against is computed with the same total.
+func NewInputAuditTarget(d *datasets.Dataset, spec core.AuditSpec, seed uint64, target float64) (*InputAudit, *datasets.Dataset, error) {
+	if !(target > 0) || math.IsInf(target, 1) {
+		return nil, nil, fmt.Errorf("dppca: audit: the public total is %v, must be a finite number > 0: %w", target, ErrInput)
+	}
 	n, g := d.Cells(), d.Genes()
 	if audit.MaxInputCanaries(n) < 1 {
 		return nil, nil, fmt.Errorf("dppca: audit: %s has %d cells, too few for one input canary (at most 10 %% of the cells): %w", d.Name, n, ErrInput)
@@ -77,7 +87,7 @@ func NewInputAudit(d *datasets.Dataset, spec core.AuditSpec, seed uint64) (*Inpu
 	if err != nil {
 		return nil, nil, fmt.Errorf("dppca: audit: %w", err)
 	}
-	a := &InputAudit{canaries: ic, cells: n, known: rankSums(newCellLog(d).x)}
+	a := &InputAudit{canaries: ic, cells: n, known: rankSums(newCellLog(d, target).x)}
 	return a, a.augment(d), nil
 }
 

@@ -127,11 +127,11 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 		if err := CheckInputPrep(e.o.Prep); err != nil {
 			return err
 		}
-		if aud.input, d, err = NewInputAudit(d, *e.cfg.Audit, aud.seed); err != nil {
+		if aud.input, d, err = NewInputAuditTarget(d, *e.cfg.Audit, aud.seed, e.o.Target); err != nil {
 			return err
 		}
 	}
-	src, err := NewSource(d, e.o.K)
+	src, err := NewSourceTarget(d, e.o.K, e.o.Target)
 	if err != nil {
 		return err
 	}

@@ -106,7 +106,7 @@ func TestNonPrivateRecoversSeparatedClusters(t *testing.T) {
 	d := fixture.Separated(4, 100, 300, 1)
 	for _, prep := range []Prep{PrepPrivate, PrepPublic} {
 		o := mustParse(t, map[string]string{"prep": string(prep), "genes": "100", "p": "5"})
-		src, err := NewSource(d, 0)
+		src, err := NewSourceTarget(d, 0, o.Target)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,6 +259,11 @@ func TestInvalidInput(t *testing.T) {
 	if _, err := NewSource(fixture.Separated(2, 10, 50, 1), 21); !errors.Is(err, ErrInput) {
 		t.Errorf("k above n: %v, want ErrInput", err)
 	}
+	for _, bad := range []float64{0, -1, math.Inf(1), math.NaN()} {
+		if _, err := NewSourceTarget(fixture.Separated(2, 10, 50, 1), 0, bad); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "public total") {
+			t.Errorf("target %v: %v, want ErrInput naming the public total", bad, err)
+		}
+	}
 	few := fixture.Separated(2, 10, 5, 1)
 	src, err := NewSource(few, 0)
 	if err != nil {
@@ -371,7 +376,7 @@ func TestNonPrivateMode(t *testing.T) {
 // first on separated data and its rows respect the clip radius.
 func TestPrivatePrepIsPerCellPlusNoise(t *testing.T) {
 	d := fixture.Separated(4, 200, 300, 7)
-	cl := newCellLog(d)
+	cl := newCellLog(d, PublicTarget)
 	cols, vals := cl.x.Row(0)
 	var total float64
 	for _, v := range vals {
@@ -379,6 +384,28 @@ func TestPrivatePrepIsPerCellPlusNoise(t *testing.T) {
 	}
 	if math.Abs(total-PublicTarget) > 1e-2 || len(cols) == 0 {
 		t.Errorf("cell 0 normalised total = %g, want %g", total, PublicTarget)
+	}
+	// NewSource keeps PublicTarget (dcan-sound's start); dppca's engine
+	// normalises to its option target, DefaultTarget by default.
+	for _, tc := range []struct {
+		src  func() (*Source, error)
+		want float64
+	}{
+		{func() (*Source, error) { return NewSource(d, 0) }, PublicTarget},
+		{func() (*Source, error) { return NewSourceTarget(d, 0, mustParse(t, nil).Target) }, DefaultTarget},
+	} {
+		s, err := tc.src()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, vals := s.cl.x.Row(3)
+		var tot float64
+		for _, v := range vals {
+			tot += math.Expm1(float64(v))
+		}
+		if s.Target != tc.want || math.Abs(tot-tc.want) > 1e-3*tc.want {
+			t.Errorf("source target %g, cell 3 total %g; want %g", s.Target, tot, tc.want)
+		}
 	}
 	o := mustParse(t, map[string]string{"genes": "160"})
 	var m *Matrix
@@ -417,11 +444,11 @@ func BenchmarkRelease(b *testing.B) {
 	}
 	for _, s := range sets {
 		b.Run(s.name, func(b *testing.B) {
-			src, err := NewSource(s.d(), 0)
+			o := mustParse(b, nil)
+			src, err := NewSourceTarget(s.d(), 0, o.Target)
 			if err != nil {
 				b.Fatal(err)
 			}
-			o := mustParse(b, nil)
 			pl, err := src.PlanFor(true, 1, 1e-5, o, 0, rand.New(rand.NewPCG(0, 0)))
 			if err != nil {
 				b.Fatal(err)

@@ -102,7 +102,7 @@ func TestLeverage(t *testing.T) {
 // first 40 in ranking order: select=mean's genes (the ranking's noise is
 // drawn first, so with the same generator they are the same genes).
 func TestSelectLeverageSkipsHousekeeping(t *testing.T) {
-	cl := newCellLog(hkMarkers(3))
+	cl := newCellLog(hkMarkers(3), PublicTarget)
 	for _, c := range []struct {
 		private  bool
 		eps      float64

@@ -25,7 +25,7 @@ func TestMonotoneNoCollapse(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range sets {
-		src, err := NewSource(loadSet(t, name), 0)
+		src, err := NewSourceTarget(loadSet(t, name), 0, o.Target)
 		if err != nil {
 			t.Fatal(err)
 		}

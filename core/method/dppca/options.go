@@ -307,7 +307,22 @@ const (
 	DefaultT     = 10
 	DefaultGenes = 200
 	DefaultSplit = 0.5
-	DefaultClip  = 0.5
+	// DefaultClip is issue 16.2's anchor's factor c (R = c·√h). A z-scored
+	// row of h genes has rms norm about √h, so at c = 0.5 nearly every row
+	// is shortened to the sphere and the PCA sees directions only; the
+	// norm (how far a cell lies from the gene means) is lost. Rule stated
+	// before measuring (ninth session, issue 16.2): clip=1 (rows of about
+	// the rms norm or less untouched) becomes the default only if, on
+	// fresh draws (TestSimDesign with DPSCOPE_DPPCA_FRESH=1: simulation
+	// seeds +100, noise seeds 5–9) at ε 4 / 8 / 16, against clip=0.5 on
+	// the same seeds, it wins beyond 2 SE of the paired difference at
+	// some ε on at least two of sim8, sim14, simsmall, simwide, simhk8,
+	// simhk8w, simhk14, simmb and loses beyond 2 SE on none of them at
+	// any of the three ε. Measured: it failed, so 0.5 stays. It lost at
+	// ε 4 on sim8 (−0.038 ± 0.016), sim14 (−0.050 ± 0.011) and simwide
+	// (−0.009 ± 0.003) and won nowhere (docs/RESULTS.md, "dppca and
+	// mouse_bladder_2100, fourth attempt").
+	DefaultClip = 0.5
 )
 
 // OverAuto is Options.Over's "auto" (dppca's default, Parse): over-cluster
@@ -355,10 +370,14 @@ type Options struct {
 	// start) keep their pipeline; Parse, dppca's own reading of its
 	// options, resolves an absent "over" to OverAuto.
 	Over int
+	// Target is the public total each cell is normalised to before log1p
+	// ("target"; 0: DefaultTarget). Only dppca's own source reads it
+	// (NewSourceTarget); NewSource keeps PublicTarget.
+	Target float64
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over"}
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target"}
 
 // LiveKeys are the options a patch may change during a run.
 var LiveKeys = []string{"p", "T", "clip"}
@@ -423,6 +442,12 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 				return optf("option %s is %d, must be ≥ 1", key, n)
 			}
 			*map[string]*int{"p": &o.P, "T": &o.T, "genes": &o.Genes, "k": &o.K, "over": &o.Over}[key] = n
+		case "target":
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 {
+				return optf("option target is %q, must be a finite number > 0", v)
+			}
+			o.Target = f
 		case "split", "clip":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 {
@@ -472,6 +497,9 @@ func (o Options) Resolve() (Options, error) {
 	if o.Clip == 0 {
 		o.Clip = DefaultClip
 	}
+	if o.Target == 0 {
+		o.Target = DefaultTarget
+	}
 	if o.Prep == "" {
 		o.Prep = PrepPrivate
 	}
@@ -504,6 +532,8 @@ func (o Options) Validate() error {
 		return optf("option k is %d, must be ≥ 1 (0: the number of classes)", o.K)
 	case !(o.Clip > 0) || o.Clip > 100:
 		return optf("option clip is %v, must be in (0, 100]", o.Clip)
+	case !(o.Target > 0) || o.Target > MaxTarget:
+		return optf("option target is %v, must be in (0, %g]", o.Target, float64(MaxTarget))
 	}
 	switch o.PRule {
 	case PRuleEdge, PRuleFixed:
@@ -601,8 +631,12 @@ func (o Options) String() string {
 	if o.Over == OverAuto {
 		over = "auto"
 	}
-	return fmt.Sprintf("p=%s T=%d genes=%s split=%g clip=%g prep=%s init=%s k=%d select=%s over=%s", p, o.T, genes, o.Split, o.Clip, o.Prep, o.Init, o.K, o.Select, over)
+	return fmt.Sprintf("p=%s T=%d genes=%s split=%g clip=%g prep=%s init=%s k=%d select=%s over=%s target=%g", p, o.T, genes, o.Split, o.Clip, o.Prep, o.Init, o.K, o.Select, over, o.Target)
 }
+
+// MaxTarget bounds the option target: a total far above any library
+// (10⁷) only inflates single counts further.
+const MaxTarget = 1e7
 
 // GenesAuto is Options.Genes's "auto": h from the released cell count ñ
 // and the budget's GDP μ (GenesRule).

@@ -10,12 +10,12 @@ import (
 // TestParseDefaults: no options give METHODS.md §5's design.
 func TestParseDefaults(t *testing.T) {
 	o := mustParse(t, nil)
-	want := Options{P: 30, PRule: PRuleEdge, T: 10, Genes: GenesAuto, Split: 0.5, Clip: 0.5, Prep: PrepPrivate, Init: InitHistogram, Select: SelectMean, Over: OverAuto}
+	want := Options{P: 30, PRule: PRuleEdge, T: 10, Genes: GenesAuto, Split: 0.5, Clip: 0.5, Prep: PrepPrivate, Init: InitHistogram, Select: SelectMean, Over: OverAuto, Target: DefaultTarget}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}
-	o = mustParse(t, map[string]string{"p": "4", "T": "3", "genes": "50", "split": "0.6", "clip": "1", "prep": "public", "init": "kmeans++", "k": "7", "select": "spread", "over": "3"})
-	want = Options{P: 4, PRule: PRuleFixed, T: 3, Genes: 50, Split: 0.6, Clip: 1, Prep: PrepPublic, Init: InitKMeansPlusPlus, K: 7, Select: SelectSpread, Over: 3}
+	o = mustParse(t, map[string]string{"p": "4", "T": "3", "genes": "50", "split": "0.6", "clip": "1", "prep": "public", "init": "kmeans++", "k": "7", "select": "spread", "over": "3", "target": "500"})
+	want = Options{P: 4, PRule: PRuleFixed, T: 3, Genes: 50, Split: 0.6, Clip: 1, Prep: PrepPublic, Init: InitKMeansPlusPlus, K: 7, Select: SelectSpread, Over: 3, Target: 500}
 	if o != want {
 		t.Errorf("parsed = %v, want %v", o, want)
 	}
@@ -42,7 +42,7 @@ func TestParseDefaults(t *testing.T) {
 	if o := mustParse(t, map[string]string{"select": "excess"}); o.Select != SelectExcess || mustParse(t, nil).Select != SelectMean {
 		t.Errorf("select=excess = %v, default %v; want excess and mean", o.Select, mustParse(t, nil).Select)
 	}
-	for _, bad := range []map[string]string{{"p": "many"}, {"p": "0"}, {"p": "20", "genes": "10"}, {"p": "auto:0"}, {"p": "auto:x"}, {"over": "0"}, {"over": "11"}, {"over": "some"}, {"select": "variance"}} {
+	for _, bad := range []map[string]string{{"p": "many"}, {"p": "0"}, {"p": "20", "genes": "10"}, {"p": "auto:0"}, {"p": "auto:x"}, {"over": "0"}, {"over": "11"}, {"over": "some"}, {"select": "variance"}, {"target": "0"}, {"target": "-5"}, {"target": "x"}, {"target": "1e8"}, {"target": "NaN"}} {
 		if _, err := Parse(bad); !errors.Is(err, ErrOptions) || !errors.Is(err, core.ErrBadConfig) {
 			t.Errorf("%v: %v, want ErrOptions", bad, err)
 		}
@@ -69,6 +69,8 @@ func FuzzParse(f *testing.F) {
 	f.Add("p", "auto", "genes", "3")
 	f.Add("p", "auto:7", "over", "2")
 	f.Add("select", "spread", "over", "auto")
+	f.Add("target", "1e3", "clip", "1")
+	f.Add("target", "1e-300", "p", "2")
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		o, err := Parse(map[string]string{k1: v1, k2: v2})
 		if err != nil {
@@ -80,7 +82,7 @@ func FuzzParse(f *testing.F) {
 		if err := o.Validate(); err != nil {
 			t.Fatalf("Parse accepted %v, Validate says %v", o, err)
 		}
-		if (o.PRule == PRuleFixed && o.P > o.genesCap()) || o.Split <= 0 || o.Split >= 1 {
+		if (o.PRule == PRuleFixed && o.P > o.genesCap()) || o.Split <= 0 || o.Split >= 1 || !(o.Target > 0) || o.Target > MaxTarget {
 			t.Fatalf("accepted %v", o)
 		}
 	})

@@ -25,16 +25,29 @@ var ErrInput = errors.New("dppca: invalid input")
 type Source struct {
 	Data *datasets.Dataset
 	// K is the number of clusters: Options.K, or the number of classes.
-	K      int
+	K int
+	// Target is the public total each cell was normalised to.
+	Target float64
 	cl     cellLog
 	public map[int]*Matrix // unclipped, by h
 	steps  []datasets.Step
 }
 
 // NewSource prepares d for releases with k clusters (0: the number of
-// classes of d's labels). It returns an error wrapping ErrInput when k is
-// unknown or larger than the number of cells.
+// classes of d's labels), each cell normalised to PublicTarget (as
+// dcan-sound's start has it). It returns an error wrapping ErrInput when
+// k is unknown or larger than the number of cells.
 func NewSource(d *datasets.Dataset, k int) (*Source, error) {
+	return NewSourceTarget(d, k, PublicTarget)
+}
+
+// NewSourceTarget is NewSource with each cell normalised to the public
+// total target (dppca's option target); an error wrapping ErrInput when
+// target is not a finite number > 0.
+func NewSourceTarget(d *datasets.Dataset, k int, target float64) (*Source, error) {
+	if !(target > 0) || math.IsInf(target, 1) {
+		return nil, fmt.Errorf("dppca: the public total is %v, must be a finite number > 0: %w", target, ErrInput)
+	}
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
@@ -47,7 +60,7 @@ func NewSource(d *datasets.Dataset, k int) (*Source, error) {
 	if k > d.Cells() {
 		return nil, fmt.Errorf("dppca: k is %d, must be ≤ the %d cells of %s: %w", k, d.Cells(), d.Name, ErrInput)
 	}
-	return &Source{Data: d, K: k, cl: newCellLog(d), public: map[int]*Matrix{}}, nil
+	return &Source{Data: d, K: k, Target: target, cl: newCellLog(d, target), public: map[int]*Matrix{}}, nil
 }
 
 // Genes returns how many genes a release of h genes actually uses (for

@@ -117,7 +117,7 @@ func hkMarkers(seed uint64) *datasets.Dataset {
 // 5 markers), while select=excess keeps markers: measured 22 of the 29
 // among its 160 candidates without noise, 20 at ε = 8.
 func TestSelectExcessSkipsHousekeeping(t *testing.T) {
-	cl := newCellLog(hkMarkers(3))
+	cl := newCellLog(hkMarkers(3), PublicTarget)
 	for _, c := range []struct {
 		sel     string
 		private bool
