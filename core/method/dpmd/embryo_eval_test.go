@@ -24,11 +24,12 @@ var embryoSizes = []int{16, 64, 32, 6, 6}
 // clusters of those sizes (scaled to cells), centres along a path (each
 // stage sep away from the previous one in a random direction), each
 // cluster spread over its own random sub-dimensional subspace with
-// variance 1 per direction plus isotropic noise of variance 0.05, then
+// variance 1 per direction (multivariate t with tail degrees of freedom
+// when tail > 0) plus isotropic noise of variance 0.05, then
 // splits it as a data set (FromData's h and d rule). Labels are the
 // clusters. It also returns every cell's label in the split's order
 // (queries first, then references) for diagnostics.
-func embryoProblem(t testing.TB, cells, sub int, sep float64, seed uint64) (*Problem, []int) {
+func embryoProblem(t testing.TB, cells, sub int, sep, tail, emb float64, seed uint64) (*Problem, []int) {
 	t.Helper()
 	const D = 50
 	k := len(embryoSizes)
@@ -62,17 +63,15 @@ func embryoProblem(t testing.TB, cells, sub int, sep float64, seed uint64) (*Pro
 	x := make([]float64, n*D)
 	z := make([]float64, sub)
 	// Cells come in embryos of 4 (sibling cells alike): each embryo adds
-	// an offset of norm ≈ emb to its stage's centre.
-	emb := envFloats(t, "DPSCOPE_DPMD_EMB", []float64{0})[0]
+	// an offset of norm ≈ emb (0: none) to its stage's centre.
 	off := make([]float64, D)
-	tail := envFloats(t, "DPSCOPE_DPMD_TAIL", []float64{0})[0]
 	for i, c := range labels {
 		if i%4 == 0 || c != labels[i-1] {
 			for j := range off {
 				off[j] = emb * rng.NormFloat64() / math.Sqrt(D)
 			}
 		}
-		// Heavy tails (DPSCOPE_DPMD_TAIL = ν > 0): the cell's spread is
+		// Heavy tails (tail = ν > 0): the cell's spread is
 		// multivariate t with ν degrees of freedom, so some cells sit far
 		// out, between stages.
 		sc := 1.0
@@ -165,9 +164,13 @@ func foreignWeight(pr *Problem, all []int) (share, within float64) {
 // TestSoundEmbryoEval prints, for embryoProblem (DPSCOPE_DPMD_EMBRYO=sep,
 // a comma list; DPSCOPE_DPMD_CLUSTER the cell counts, default 124;
 // DPSCOPE_DPMD_SUB the clusters' dimension, default 8; DPSCOPE_DPMD_EPS the
-// ε list, default 8, 64, 1000; DPSCOPE_DPMD_HSCALE multiplies h),
-// seeds 1–5: the queries' k-means ARI not denoised, after the non-private
-// ceiling and after sound mode, with the kernel's foreign share.
+// ε list, default 8, 64, 1000; DPSCOPE_DPMD_HSCALE multiplies h;
+// DPSCOPE_DPMD_TAIL the cells' t degrees of freedom, 0 Gaussian;
+// DPSCOPE_DPMD_EMB the embryo offset; DPSCOPE_DPMD_SEEDS the number of
+// seeds from 1, default 5): the queries' k-means ARI not denoised, after
+// the non-private ceiling and after sound mode, with the share of the
+// kernel mass from other clusters. The check behind SoundMassFloor:
+// DPSCOPE_DPMD_TAIL=2 DPSCOPE_DPMD_SEEDS=30 DPSCOPE_DPMD_EMBRYO=4,6,8,12.
 func TestSoundEmbryoEval(t *testing.T) {
 	if os.Getenv("DPSCOPE_DPMD_EMBRYO") == "" {
 		t.Skip("set DPSCOPE_DPMD_EMBRYO=sep for the embryo-like table")
@@ -178,13 +181,15 @@ func TestSoundEmbryoEval(t *testing.T) {
 	sub := int(envFloats(t, "DPSCOPE_DPMD_SUB", []float64{8})[0])
 	hs := envFloats(t, "DPSCOPE_DPMD_HSCALE", []float64{1})[0]
 	ns := envFloats(t, "DPSCOPE_DPMD_SEEDS", []float64{5})[0]
+	tail := envFloats(t, "DPSCOPE_DPMD_TAIL", []float64{0})[0]
+	emb := envFloats(t, "DPSCOPE_DPMD_EMB", []float64{0})[0]
 	for _, sep := range seps {
 		for _, cf := range sizes {
 			cells := int(cf)
 			var mb, mnp, msh float64
 			ms := make([]float64, len(eps))
 			for seed := uint64(1); seed <= uint64(ns); seed++ {
-				pr, all := embryoProblem(t, cells, sub, sep, seed)
+				pr, all := embryoProblem(t, cells, sub, sep, tail, emb, seed)
 				pr.H *= hs
 				r := &runner{pr: pr, cfg: core.Config{Seed: seed}}
 				before := r.score("before", pr.Z, true).ARI
@@ -243,7 +248,8 @@ func TestSoundEmbryoTrace(t *testing.T) {
 	}
 	sub := int(envFloats(t, "DPSCOPE_DPMD_SUB", []float64{8})[0])
 	seed := uint64(a[1])
-	pr, all := embryoProblem(t, 124, sub, a[0], seed)
+	pr, all := embryoProblem(t, 124, sub, a[0], envFloats(t, "DPSCOPE_DPMD_TAIL", []float64{0})[0],
+		envFloats(t, "DPSCOPE_DPMD_EMB", []float64{0})[0], seed)
 	k := len(embryoSizes)
 	cent := make([]float64, k*pr.D)
 	cnt := make([]float64, k)
@@ -320,4 +326,27 @@ func queryMass(pr *Problem, z []float64) (S, nearest float64) {
 		}
 	}
 	return S, nearest
+}
+
+// TestSoundMassFloor checks SoundMassFloor's two terms and its effect on
+// the embryo-like simulation's worst case (heavy tails ν = 2, sep 6, seed
+// 14): at ε = 1000 the old floor max(1, 3ς_S) let light queries collapse
+// onto the stage cores (ARI 0.401 → 0.092); with max(d + 1, 3ς_S) sound
+// mode keeps the not-denoised ARI.
+func TestSoundMassFloor(t *testing.T) {
+	if got := SoundMassFloor(10, 0.1); got != 11 {
+		t.Errorf("SoundMassFloor(10, 0.1) = %g, want d + 1 = 11", got)
+	}
+	if got := SoundMassFloor(2, 5); got != 15 {
+		t.Errorf("SoundMassFloor(2, 5) = %g, want 3ς_S = 15", got)
+	}
+	pr, _ := embryoProblem(t, 124, 8, 6, 2, 0, 14)
+	before := (&runner{pr: pr, cfg: core.Config{Seed: 14}}).score("before", pr.Z, true).ARI
+	old := soundARIWith(t, pr, Params{SMin: 1}, 1000, 14)
+	if old > before-0.1 {
+		t.Fatalf("with the old floor 1 the ARI is %.3f, not denoised %.3f: the case no longer shows the collapse", old, before)
+	}
+	if got := soundARI(t, pr, 1000, 14); math.Abs(got-before) > 0.02 {
+		t.Errorf("sound ARI at ε = 1000 is %.3f, not denoised %.3f", got, before)
+	}
 }
