@@ -86,7 +86,13 @@ func knnBandwidth(t testing.TB, pr *Problem) float64 {
 // seed and returns the queries' k-means ARI.
 func soundARI(t testing.TB, pr *Problem, eps float64, seed uint64) float64 {
 	t.Helper()
-	p, err := Params{}.Resolve()
+	return soundARIWith(t, pr, Params{}, eps, seed)
+}
+
+// soundARIWith is soundARI with the parameters p (resolved here).
+func soundARIWith(t testing.TB, pr *Problem, p Params, eps float64, seed uint64) float64 {
+	t.Helper()
+	p, err := p.Resolve()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -383,8 +383,10 @@ func (w *Worker) sound(x []float64, idx []int32, S float64, nz Noise, rng *rand.
 	}
 	if S < nz.SMin {
 		// The released mass is within three noise standard deviations of
-		// zero (s_min's default): Ñ/S̃ would be mostly noise, so the query
-		// stays (post-processing of S̃; it is released all the same).
+		// zero, or below d + 1 references' worth (s_min's default,
+		// SoundMassFloor): Ñ/S̃ would be mostly noise, or a jump to one or
+		// two references, so the query stays (post-processing of S̃; it
+		// is released all the same).
 		return nil
 	}
 	for c := range D {

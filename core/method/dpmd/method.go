@@ -31,7 +31,7 @@ var optionSpecs = []core.OptionSpec{
 	{Key: "theta", Kind: core.KindFloat, Default: DefaultTheta, Min: 0, Max: 1, Live: true, Doc: "the projector's share θ of each iteration's budget, in (0, 1)"},
 	{Key: "C_P", Aliases: []string{"CP"}, Kind: core.KindFloat, Default: 1.0, Min: 0, Max: inf, Doc: "constant C_P of the projector's sensitivity (paper mode)"},
 	{Key: "C_m", Aliases: []string{"Cm"}, Kind: core.KindFloat, Default: 1.0, Min: 0, Max: inf, Doc: "constant C_m of the mean's sensitivity (paper mode)"},
-	{Key: "s_min", Kind: core.KindFloat, Min: 0, Max: inf, Doc: "sound mode's public floor on the released kernel mass: a query whose released mass is below it stays (absent: max(1, 3ς_S))"},
+	{Key: "s_min", Kind: core.KindFloat, Min: 0, Max: inf, Doc: "sound mode's public floor on the released kernel mass: a query whose released mass is below it stays (absent: max(d + 1, 3ς_S))"},
 	{Key: "tangents", Kind: core.KindBool, Doc: "sound mode: also release the kernel second moment and step along its normal space (default: mean-shift step, whole budget on numerator and mass)"},
 	{Key: "nonprivate", Kind: core.KindChoice, Default: string(NonPrivateEigProj), Choices: []string{string(NonPrivateEigProj), string(NonPrivatePx)}, Doc: "the non-private ceiling compared against"},
 	{Key: "max_queries", Kind: core.KindInt, Default: DefaultMaxQueries, Min: 0, Max: inf, Doc: "n_max of the data-set split n_q = min(n_max, ⌈2√n⌉)"},

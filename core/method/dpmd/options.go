@@ -86,7 +86,8 @@ type Params struct {
 	Cm float64 `json:"C_m,omitempty" toml:"C_m"`
 	// SMin is sound mode's public floor on the released kernel mass: a
 	// query whose released mass S̃ is below it stays where it is. 0:
-	// max(1, 3ς_S), three noise standard deviations of the mass.
+	// SoundMassFloor, max(d + 1, 3ς_S): three noise standard deviations
+	// of the mass, and at least the paper's d + 1 references.
 	SMin float64 `json:"s_min,omitempty" toml:"s_min"`
 	// Tangents makes sound mode release the kernel second moment and step
 	// along its top-d normal space (METHODS.md §2 as first written). Off by

@@ -23,6 +23,27 @@ type Budget struct {
 	H float64
 	// Beta is sound mode's kernel exponent (SoundBeta), 0 in paper mode.
 	Beta int
+	// Dim is the intrinsic dimension d the budget was set for (sound
+	// mode's mass floor, SoundMassFloor).
+	Dim int
+}
+
+// SoundMassFloor returns sound mode's default floor s_min on the released
+// kernel mass for intrinsic dimension d and mass noise ς_S: max(d + 1,
+// 3ς_S). Below 3ς_S the mass is within three noise standard deviations of
+// zero. Below d + 1 the step is a mean of too few references: each weighs
+// at most 1, so S ≥ d + 1 means at least d + 1 references within h and an
+// effective sample size S²/Σk² ≥ S ≥ d + 1 — the paper's own gate
+// (Algorithm 2 leaves a query with fewer than d + 1 references within h)
+// in the units sound mode releases. Without it, on small scRNA-seq sets
+// (goolam, seed 1, ε = 1000) queries with a kernel mass of 1–9 jumped as
+// far as their nearest reference while the light-mass outliers stayed, a
+// partial collapse that cost k-means (rule stated before it was measured,
+// commit 0512ebe; accepted on simulations, RESULTS "A sampling floor").
+// Post-processing of the released mass with d public: the guarantee is
+// unchanged.
+func SoundMassFloor(d int, massNoise float64) float64 {
+	return max(float64(d+1), 3*massNoise)
 }
 
 // SoundBeta returns the exponent β of sound mode's kernel (1 − r²/h²)₊^β
@@ -118,7 +139,7 @@ func NewBudget(mode core.Mode, eps, delta float64, m, T int, p Params, n int, h 
 		b.Noise = Noise{Projector: b.SensP * split.NoiseP, Mean: b.SensM * split.NoiseM}
 	case core.ModeSound:
 		mu, s := SoundSensitivity(D, d)
-		b.SensM, b.SensS, b.Beta = s*h, mu*h, SoundBeta(d)
+		b.SensM, b.SensS, b.Beta, b.Dim = s*h, mu*h, SoundBeta(d), d
 		if p.Tangents {
 			b.SensP = soundMomentSens(SoundBeta(d)) * h * h
 			b.Noise = Noise{Projector: b.SensP * split.NoiseP, Mean: b.SensM * split.NoiseM, Tangents: true}
@@ -129,7 +150,7 @@ func NewBudget(mode core.Mode, eps, delta float64, m, T int, p Params, n int, h 
 		b.Noise.Mass = b.Noise.Mean / b.SensS
 		b.Noise.SMin = p.SMin
 		if b.Noise.SMin == 0 {
-			b.Noise.SMin = max(1, 3*b.Noise.Mass)
+			b.Noise.SMin = SoundMassFloor(d, b.Noise.Mass)
 		}
 	default:
 		return Budget{}, fmt.Errorf("dpmd: mode is %q, must be paper or sound for a budget: %w", mode, ErrParams)
@@ -262,13 +283,13 @@ func Overlap(xs []float64, m, D int, h float64) int {
 // with sensitivity √K·Δ, the same total ρ = m·ρ_q is met by noise
 // ς·√(K/m) (the zCDP and RDP of a Gaussian depend on Δ²/ς² only), so the
 // iteration spends exactly what the budget planned and the ledger's m
-// repeats of (ς, Δ) stay its record. The floor s_min scales with the mass
-// noise unless p sets it.
+// repeats of (ς, Δ) stay its record. The floor s_min is
+// SoundMassFloor(d, mass noise) unless p sets it.
 func SoundNoise(b Budget, p Params, K, m int) Noise {
 	f := math.Sqrt(float64(max(1, min(K, m))) / float64(max(1, m)))
 	nz := Noise{Projector: b.Noise.Projector * f, Mean: b.Noise.Mean * f, Mass: b.Noise.Mass * f, SMin: p.SMin, Tangents: b.Noise.Tangents}
 	if nz.SMin == 0 {
-		nz.SMin = max(1, 3*nz.Mass)
+		nz.SMin = SoundMassFloor(b.Dim, nz.Mass)
 	}
 	return nz
 }

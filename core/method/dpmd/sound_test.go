@@ -190,8 +190,11 @@ func TestSoundNoiseKeepsRho(t *testing.T) {
 			t.Errorf("%s: joint ρ = %.10g, planned %.10g", c.name, rhoJoint, rhoPer)
 		}
 	}
-	if want := max(1, 3*nz.Mass); nz.SMin != want {
-		t.Errorf("s_min = %g, want 3ς_S = %g", nz.SMin, want)
+	if want := max(3, 3*nz.Mass); nz.SMin != want { // d + 1 = 3
+		t.Errorf("s_min = %g, want max(d + 1, 3ς_S) = %g", nz.SMin, want)
+	}
+	if b.Dim != 2 {
+		t.Errorf("budget records d = %d, want 2", b.Dim)
 	}
 	if nz := SoundNoise(b, p, 2*m, m); nz.Mass != b.Noise.Mass {
 		t.Errorf("K > m scales the noise up to %g from %g; K is at most m", nz.Mass, b.Noise.Mass)
