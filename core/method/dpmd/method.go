@@ -57,6 +57,22 @@ func init() {
 		Expect:    Expect,
 		Audit:     auditDoc,
 		DependsOn: []string{"delta (the paper's experiments use 0.1)", "option C_P", "option C_m"},
+		Null:      Null,
 		New:       func(cfg core.Config) (core.Engine, error) { return New(cfg, Params{}) },
 	})
+}
+
+// Null is DP-MD's null run: the same queries clustered as they are, after
+// no denoising iteration (T = 0) and without privacy — what the method
+// gives without learning from the references, the line every private
+// curve must rise above for the denoising to have helped.
+func Null(cfg core.Config) core.Config {
+	opts := make(map[string]string, len(cfg.Options)+1)
+	for k, v := range cfg.Options {
+		opts[k] = v
+	}
+	opts["T"] = "0"
+	cfg.Options = opts
+	cfg.Mode, cfg.Epsilon, cfg.Sigma = core.ModeNonPrivate, 0, 0
+	return cfg
 }
