@@ -115,6 +115,9 @@ type Method struct {
 	// Nil: the method has no informative null (dppca's is a random
 	// projection, ARI ≈ 0; B1 is its reference).
 	Null func(Config) Config `json:"-"`
+	// NullLabel says in a few words what the null run is, for legends
+	// ("queries not denoised"); empty: "untrained, no learning".
+	NullLabel string `json:"null_label,omitempty"`
 	// Baseline marks the private baseline every method's curve is drawn
 	// against (dppca): the faces sweep its sound mode beside the method's.
 	Baseline bool `json:"baseline,omitempty"`

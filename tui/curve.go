@@ -427,7 +427,13 @@ func (p *curvePane) text(w int) []string {
 		legend += "  " + st.Muted.Render("no B1: "+p.refErr.Error())
 	}
 	if p.null != nil {
-		legend += "  " + st.Muted.Render(fmt.Sprintf(chart.Dotted.Glyph()+" null (untrained, no learning) %.3f", p.metricOf(p.null.ARI, p.null.NMI)))
+		what := "untrained, no learning"
+		if p.sw != nil {
+			if m, err := core.LookupMethod(p.sw.method); err == nil && m.NullLabel != "" {
+				what = m.NullLabel
+			}
+		}
+		legend += "  " + st.Muted.Render(fmt.Sprintf(chart.Dotted.Glyph()+" null (%s) %.3f", what, p.metricOf(p.null.ARI, p.null.NMI)))
 	}
 	var out []string
 	for _, s := range []string{legend, p.summaryLine(), p.costLine(),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/method/fed"
+	"github.com/dpscope/dpscope/core/reference"
 	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/tui/chart"
 )
@@ -179,3 +180,18 @@ func TestTallySeparatesUnits(t *testing.T) {
 }
 
 func sweepOutcome(eps float64) sweep.Outcome { return sweep.Outcome{Spent: eps, Delta: 1e-5} }
+
+// TestNullLegendNamesWhatTheNullIs checks that the Trade-off legend says
+// what the swept method's null run is: a method's own words where it gives
+// them (DP-MD's queries not denoised), "untrained" otherwise.
+func TestNullLegendNamesWhatTheNullIs(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 160, 48)
+	cp := m.Pane(TabTradeoff).(*curvePane)
+	for method, want := range map[string]string{"dpmd": "null (queries not denoised) 0.300", "dcan": "null (untrained, no learning) 0.300"} {
+		cp.sw = &curveSweep{method: method, unit: unitCell}
+		cp.null = &reference.Line{ARI: 0.3, NMI: 0.4}
+		if got := stripANSI(strings.Join(cp.text(300), " ")); !strings.Contains(got, want) {
+			t.Errorf("%s: legend %q lacks %q", method, got, want)
+		}
+	}
+}

@@ -58,6 +58,7 @@ func init() {
 		Audit:     auditDoc,
 		DependsOn: []string{"delta (the paper's experiments use 0.1)", "option C_P", "option C_m"},
 		Null:      Null,
+		NullLabel: "queries not denoised",
 		New:       func(cfg core.Config) (core.Engine, error) { return New(cfg, Params{}) },
 	})
 }
