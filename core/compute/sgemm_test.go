@@ -193,22 +193,27 @@ func TestParseGemm(t *testing.T) {
 // AsmGemmMin multiply-adds, and no more than a quarter of its tiles
 // padding.
 func TestAsmGemmTakes(t *testing.T) {
-	if !hasAsmGemm {
-		t.Skip("no AVX-512")
-	}
-	kern := kernAVX512
-	for _, tc := range []struct {
+	type takeCase struct {
 		m, n, k int
 		want    bool
-	}{{427, 256, 2000, true}, {427, 2000, 256, true}, {63, 64, 64, false}, {64, 64, 64, true}, {1, 2000, 500, false},
-		{2000, 1, 500, false}, {2000, 16, 500, false}, {2000, 28, 500, true}, {10, 2000, 500, true}} {
-		a := make([]float32, tc.m*tc.k)
-		b := make([]float32, tc.k*tc.n)
-		c := make([]float32, tc.m*tc.n)
-		if got := asmGemm(kern, blas.NoTrans, blas.NoTrans, tc.m, tc.n, tc.k, 1, a, tc.k, b, tc.n, 0, c, tc.n); got != tc.want {
-			t.Errorf("asmGemm(%d×%d×%d) took it: %v, want %v", tc.m, tc.n, tc.k, got, tc.want)
-		}
 	}
+	cases := map[*asmKernel][]takeCase{
+		kernAVX512: {{427, 256, 2000, true}, {427, 2000, 256, true}, {63, 64, 64, false}, {64, 64, 64, true}, {1, 2000, 500, false},
+			{2000, 1, 500, false}, {2000, 16, 500, false}, {2000, 28, 500, true}, {10, 2000, 500, true}},
+		// 6×16 tiles: 16 columns or 5 rows fill them well enough.
+		kernAVX2: {{427, 256, 2000, true}, {63, 64, 64, false}, {64, 64, 64, true}, {4, 2000, 500, false}, {5, 2000, 500, true},
+			{2000, 8, 500, false}, {1998, 12, 500, true}, {2000, 16, 500, true}},
+	}
+	forEachKernel(t, func(t *testing.T, kern *asmKernel) {
+		for _, tc := range cases[kern] {
+			a := make([]float32, tc.m*tc.k)
+			b := make([]float32, tc.k*tc.n)
+			c := make([]float32, tc.m*tc.n)
+			if got := asmGemm(kern, blas.NoTrans, blas.NoTrans, tc.m, tc.n, tc.k, 1, a, tc.k, b, tc.n, 0, c, tc.n); got != tc.want {
+				t.Errorf("asmGemm(%d×%d×%d) took it: %v, want %v", tc.m, tc.n, tc.k, got, tc.want)
+			}
+		}
+	})
 }
 
 // FuzzParseGemm: any DPSCOPE_SGEMM value gives a choice or an error that
