@@ -53,8 +53,8 @@ type Backend struct {
 	Config string
 	// Threads is the number of threads a product may use: OpenBLAS's
 	// openblas_get_num_threads(), or at least 2 (at most GOMAXPROCS) when
-	// the AVX-512 kernel takes the large products (it splits them over two
-	// goroutines), or runtime.GOMAXPROCS(0) for gonum, whose Sgemm splits
+	// dpscope's sgemm kernel (AVX-512 or AVX2) takes the large products
+	// (it splits them over two goroutines), or runtime.GOMAXPROCS(0) for gonum, whose Sgemm splits
 	// work across that many goroutines.
 	Threads int
 	// Reason says why this backend was chosen, e.g. why auto fell back to

@@ -79,7 +79,7 @@ func TestSelectBackendOpenBLAS(t *testing.T) {
 			if !strings.Contains(info.Library, "libopenblas") || !strings.Contains(info.Config, "OpenBLAS") {
 				t.Errorf("selectBackend(%q) = %+v, want a libopenblas path and an OpenBLAS config", env, info)
 			}
-			// With the AVX-512 kernel OpenBLAS keeps one thread for what
+			// With dpscope's kernel OpenBLAS keeps one thread for what
 			// is left to it and the kernel two goroutines; without,
 			// OpenBLAS one thread per processor.
 			kern, _ := asmGemmFromEnv()
@@ -149,7 +149,7 @@ func TestSetThreads(t *testing.T) {
 		if err := SetThreads(n); err != nil {
 			t.Fatalf("SetThreads(%d) = %v, want nil", n, err)
 		}
-		// With the AVX-512 kernel a product uses two goroutines whatever
+		// With dpscope's kernel a product uses two goroutines whatever
 		// OpenBLAS's count.
 		want := n
 		if selected.lib.kern != nil {

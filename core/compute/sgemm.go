@@ -10,15 +10,17 @@ import (
 )
 
 // A float32 GEMM of our own for CPUs with AVX-512 or AVX2 and FMA
-// (sgemm_amd64.s), used in place of OpenBLAS's sgemm_ for products of at least AsmGemmMin
-// multiply-adds (see openBLAS.Sgemm and EnvGemm). Debian's OpenBLAS 0.3.21
-// picks its AVX2 (Haswell) kernels on Zen 5, and the machine's environment
-// pins them (OPENBLAS_CORETYPE=Haswell); 512-bit FMAs do twice the work
-// per instruction. The layout is the classic one (Goto & van de Geijn
-// 2008): op(A) is taken in panels of kernMR rows and op(B) in panels of
-// kernNR columns, kernKC of k at a time, and the kernel forms a
-// kernMR×kernNR tile of C from one panel of each, with the B panel (32 KiB)
-// in L1 while the A panels stream from L2. A panel is read where it lies
+// (sgemm_amd64.s), used in place of OpenBLAS's sgemm_ for products of at
+// least AsmGemmMin multiply-adds (see openBLAS.Sgemm and EnvGemm).
+// Debian's OpenBLAS 0.3.21 picks its AVX2 (Haswell) kernels on Zen 5, and
+// the machine's environment pins them (OPENBLAS_CORETYPE=Haswell); 512-bit
+// FMAs do twice the work per instruction. On AVX2-only CPUs the AVX2
+// kernel does what OpenBLAS's does on one core, without its thread spin
+// on two. The layout is the classic one (Goto & van de Geijn 2008): op(A)
+// is taken in panels of mr rows and op(B) in panels of nr columns (the
+// kernel's tile, asmKernel), kernKC of k at a time, and the kernel forms
+// an mr×nr tile of C from one panel of each, with the B panel (32 or 16
+// KiB) in L1 while the A panels stream from L2. A panel is read where it lies
 // when the kernel can (sgemmAsm says when) and packed, k-major, otherwise.
 //
 // Every entry of C is formed by one goroutine in one order whatever the
