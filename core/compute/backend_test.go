@@ -70,8 +70,15 @@ func TestSelectBackendWithoutLibrary(t *testing.T) {
 
 func TestSelectBackendOpenBLAS(t *testing.T) {
 	requireOpenBLAS(t)
-	for _, env := range []string{"", "openblas"} {
-		t.Run("env="+env, func(t *testing.T) {
+	for _, tc := range []struct{ env, gemm string }{{"", ""}, {"openblas", ""}, {"openblas", "openblas"}, {"openblas", gemmAVX2}} {
+		env := tc.env
+		t.Run("env="+env+",sgemm="+tc.gemm, func(t *testing.T) {
+			if tc.gemm == gemmAVX2 && !hasAVX2Gemm {
+				t.Skip("no AVX2+FMA")
+			}
+			if tc.gemm != "" {
+				t.Setenv(EnvGemm, tc.gemm)
+			}
 			_, lib, info, err := selectBackend(env, OpenBLASNames)
 			if err != nil || lib == nil || info.Name != NameOpenBLAS {
 				t.Fatalf("selectBackend(%q) = %+v, %v, want the openblas backend", env, info, err)
@@ -96,6 +103,9 @@ func TestSelectBackendOpenBLAS(t *testing.T) {
 			}
 			if os.Getenv("OPENBLAS_NUM_THREADS") == "" && asm && lib.threads() != 1 {
 				t.Errorf("selectBackend(%q): OpenBLAS runs %d threads beside the kernel, want 1", env, lib.threads())
+			}
+			if wantKern := map[string]*asmKernel{ModeOpenBLAS: nil, gemmAVX2: kernAVX2}[tc.gemm]; tc.gemm != "" && lib.kern != wantKern {
+				t.Errorf("selectBackend with %s=%q: kernel %v, want %v", EnvGemm, tc.gemm, lib.kern, wantKern)
 			}
 			if lib.minGemm != GemmThreshold || lib.minGemv != GemvThreshold {
 				t.Errorf("selectBackend(%q) thresholds = %d, %d, want %d, %d", env, lib.minGemm, lib.minGemv, GemmThreshold, GemvThreshold)
