@@ -53,8 +53,8 @@ type Backend struct {
 	Config string
 	// Threads is the number of threads a product may use: OpenBLAS's
 	// openblas_get_num_threads(), or at least 2 (at most GOMAXPROCS) when
-	// the AVX-512 kernel takes the large products (it splits them over two
-	// goroutines), or runtime.GOMAXPROCS(0) for gonum, whose Sgemm splits
+	// dpscope's sgemm kernel (AVX-512 or AVX2) takes the large products
+	// (it splits them over two goroutines), or runtime.GOMAXPROCS(0) for gonum, whose Sgemm splits
 	// work across that many goroutines.
 	Threads int
 	// Reason says why this backend was chosen, e.g. why auto fell back to
@@ -148,7 +148,7 @@ func SetThreads(n int) error {
 	return nil
 }
 
-// SingleThreaded sets OpenBLAS to one thread, and keeps the AVX-512
+// SingleThreaded sets OpenBLAS to one thread, and keeps dpscope's sgemm
 // kernel's products on their caller's goroutine, for a stretch of code
 // whose own goroutines (one per core) each call BLAS — a second thread
 // would only contend with them — and returns the function that restores
@@ -174,7 +174,7 @@ func SingleThreaded() (restore func()) {
 }
 
 // asmSingle counts the SingleThreaded stretches in force: while it is
-// positive the AVX-512 kernel does not hand half a product to Split's
+// positive dpscope's sgemm kernel does not hand half a product to Split's
 // helper goroutine.
 var asmSingle atomic.Int32
 
@@ -207,7 +207,7 @@ func selectBackend(env string, names []string) (blas.Float32, *openBLAS, Backend
 		native.Reason = EnvBLAS + "=" + ModeGo
 		return gonum.Implementation{}, nil, native, nil
 	}
-	asm, err := asmGemmFromEnv()
+	kern, err := asmGemmFromEnv()
 	if err != nil {
 		native.Reason = "invalid " + EnvGemm
 		return gonum.Implementation{}, nil, native, err
@@ -220,9 +220,9 @@ func selectBackend(env string, names []string) (blas.Float32, *openBLAS, Backend
 		}
 		return gonum.Implementation{}, nil, native, nil
 	}
-	lib.asm = asm
+	lib.kern = kern
 	if os.Getenv("OPENBLAS_NUM_THREADS") == "" {
-		if asm {
+		if kern != nil {
 			// The kernel splits its products over two goroutines; what
 			// stays in OpenBLAS (gemv, small products) is not worth a
 			// second thread, whose spin after each call would take a
@@ -240,8 +240,8 @@ func selectBackend(env string, names []string) (blas.Float32, *openBLAS, Backend
 		Threads: lib.threadsForProducts(),
 		Reason:  EnvBLAS + "=" + mode,
 	}
-	if asm {
-		info.Config += fmt.Sprintf("; sgemm from %d multiply-adds on dpscope's AVX-512 kernel, %d goroutines", AsmGemmMin, min(2, runtime.GOMAXPROCS(0)))
+	if kern != nil {
+		info.Config += fmt.Sprintf("; sgemm from %d multiply-adds on dpscope's %s kernel, %d goroutines", AsmGemmMin, kern.name, min(2, runtime.GOMAXPROCS(0)))
 	}
 	return lib, lib, info, nil
 }

@@ -70,8 +70,15 @@ func TestSelectBackendWithoutLibrary(t *testing.T) {
 
 func TestSelectBackendOpenBLAS(t *testing.T) {
 	requireOpenBLAS(t)
-	for _, env := range []string{"", "openblas"} {
-		t.Run("env="+env, func(t *testing.T) {
+	for _, tc := range []struct{ env, gemm string }{{"", ""}, {"openblas", ""}, {"openblas", "openblas"}, {"openblas", gemmAVX2}} {
+		env := tc.env
+		t.Run("env="+env+",sgemm="+tc.gemm, func(t *testing.T) {
+			if tc.gemm == gemmAVX2 && !hasAVX2Gemm {
+				t.Skip("no AVX2+FMA")
+			}
+			if tc.gemm != "" {
+				t.Setenv(EnvGemm, tc.gemm)
+			}
 			_, lib, info, err := selectBackend(env, OpenBLASNames)
 			if err != nil || lib == nil || info.Name != NameOpenBLAS {
 				t.Fatalf("selectBackend(%q) = %+v, %v, want the openblas backend", env, info, err)
@@ -79,22 +86,26 @@ func TestSelectBackendOpenBLAS(t *testing.T) {
 			if !strings.Contains(info.Library, "libopenblas") || !strings.Contains(info.Config, "OpenBLAS") {
 				t.Errorf("selectBackend(%q) = %+v, want a libopenblas path and an OpenBLAS config", env, info)
 			}
-			// With the AVX-512 kernel OpenBLAS keeps one thread for what
+			// With dpscope's kernel OpenBLAS keeps one thread for what
 			// is left to it and the kernel two goroutines; without,
 			// OpenBLAS one thread per processor.
-			asm, _ := asmGemmFromEnv()
+			kern, _ := asmGemmFromEnv()
+			asm := kern != nil
 			want := defaultThreads()
 			if asm {
 				want = min(2, defaultThreads())
 			}
-			if lib.asm != asm || (asm != strings.Contains(info.Config, "AVX-512 kernel")) {
-				t.Errorf("selectBackend(%q): asm %v, Config %q, want the kernel in use = %v and said so", env, lib.asm, info.Config, asm)
+			if lib.kern != kern || (asm && !strings.Contains(info.Config, kern.name+" kernel")) || (!asm && strings.Contains(info.Config, "dpscope's")) {
+				t.Errorf("selectBackend(%q): kernel %v, Config %q, want %v in use and said so", env, lib.kern, info.Config, kern)
 			}
 			if os.Getenv("OPENBLAS_NUM_THREADS") == "" && info.Threads != want {
 				t.Errorf("selectBackend(%q).Threads = %d, want %d", env, info.Threads, want)
 			}
 			if os.Getenv("OPENBLAS_NUM_THREADS") == "" && asm && lib.threads() != 1 {
 				t.Errorf("selectBackend(%q): OpenBLAS runs %d threads beside the kernel, want 1", env, lib.threads())
+			}
+			if wantKern := map[string]*asmKernel{ModeOpenBLAS: nil, gemmAVX2: kernAVX2}[tc.gemm]; tc.gemm != "" && lib.kern != wantKern {
+				t.Errorf("selectBackend with %s=%q: kernel %v, want %v", EnvGemm, tc.gemm, lib.kern, wantKern)
 			}
 			if lib.minGemm != GemmThreshold || lib.minGemv != GemvThreshold {
 				t.Errorf("selectBackend(%q) thresholds = %d, %d, want %d, %d", env, lib.minGemm, lib.minGemv, GemmThreshold, GemvThreshold)
@@ -148,10 +159,10 @@ func TestSetThreads(t *testing.T) {
 		if err := SetThreads(n); err != nil {
 			t.Fatalf("SetThreads(%d) = %v, want nil", n, err)
 		}
-		// With the AVX-512 kernel a product uses two goroutines whatever
+		// With dpscope's kernel a product uses two goroutines whatever
 		// OpenBLAS's count.
 		want := n
-		if selected.lib.asm {
+		if selected.lib.kern != nil {
 			want = max(n, min(2, defaultThreads()))
 		}
 		if got, _ := Init(); got.Threads != want || selected.lib.threads() != n {

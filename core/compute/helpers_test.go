@@ -53,11 +53,12 @@ func forEachBackend(t *testing.T, f func(t *testing.T, impl blas.Float32)) {
 	t.Helper()
 	t.Run(NameGonum, func(t *testing.T) { f(t, gonum.Implementation{}) })
 	t.Run(NameOpenBLAS, func(t *testing.T) { f(t, requireOpenBLAS(t)) })
-	if hasAsmGemm {
-		// OpenBLAS with every product from AsmGemmMin on the AVX-512 kernel.
-		t.Run(NameOpenBLAS+"+asm", func(t *testing.T) {
+	// OpenBLAS with every product from AsmGemmMin on each kernel the CPU
+	// runs.
+	for _, k := range testKernels() {
+		t.Run(NameOpenBLAS+"+"+k.name, func(t *testing.T) {
 			lib := requireOpenBLAS(t)
-			lib.asm = true
+			lib.kern = k
 			f(t, lib)
 		})
 	}

@@ -133,11 +133,14 @@ func TestOverlapsBruteForce(t *testing.T) {
 		r, c := 1+rng.IntN(rows-i), 1+rng.IntN(stride-j)
 		return Matrix{Rows: r, Cols: c, Stride: stride, Data: data[i*stride+j : i*stride+j+(r-1)*stride+c]}
 	}
+	// Element offsets from data[0], not addresses: data may live on the
+	// stack, which moves when it grows (as it did under -race between two
+	// calls of addrs), leaving stale addresses in a map.
 	addrs := func(m Matrix) map[uintptr]bool {
 		s := map[uintptr]bool{}
 		for i := range m.Rows {
 			for j := range m.Cols {
-				s[uintptr(unsafe.Pointer(&m.Data[i*m.Stride+j]))] = true
+				s[(uintptr(unsafe.Pointer(&m.Data[i*m.Stride+j]))-uintptr(unsafe.Pointer(&data[0])))/4] = true
 			}
 		}
 		return s

@@ -48,9 +48,9 @@ type openBLAS struct {
 	// DgemmThreshold and DgemvThreshold.
 	minDgemm, minDgemv int
 
-	// asm sends Sgemm products of at least AsmGemmMin to the AVX-512
-	// kernel (sgemm.go, EnvGemm).
-	asm bool
+	// kern, when not nil, takes the Sgemm products of at least
+	// AsmGemmMin: dpscope's AVX-512 or AVX2 kernel (sgemm.go, EnvGemm).
+	kern *asmKernel
 }
 
 // fortranArgs holds the arguments of one Fortran call: the scalars, whose
@@ -235,11 +235,11 @@ func transChar(t blas.Transpose) (byte, bool) {
 }
 
 // Sgemm performs C = alpha * op(A) * op(B) + beta * C with op(A) m×k and
-// op(B) k×n, like gonum's Sgemm: on the AVX-512 kernel when it is in use
+// op(B) k×n, like gonum's Sgemm: on dpscope's kernel when it is in use
 // and m·n·k is at least AsmGemmMin, else on OpenBLAS when m·n·k is at
 // least GemmThreshold. It panics with gonum's messages on bad arguments.
 func (o *openBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if o.asm && asmGemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
+	if o.kern != nil && asmGemm(o.kern, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
 		return
 	}
 	if !gemm(o.sgemm, o.minGemm, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {

@@ -9,16 +9,18 @@ import (
 	"gonum.org/v1/gonum/blas"
 )
 
-// A float32 GEMM of our own for CPUs with AVX-512 (sgemm_amd64.s), used in
-// place of OpenBLAS's sgemm_ for products of at least AsmGemmMin
-// multiply-adds (see openBLAS.Sgemm and EnvGemm). Debian's OpenBLAS 0.3.21
-// picks its AVX2 (Haswell) kernels on Zen 5, and the machine's environment
-// pins them (OPENBLAS_CORETYPE=Haswell); 512-bit FMAs do twice the work
-// per instruction. The layout is the classic one (Goto & van de Geijn
-// 2008): op(A) is taken in panels of kernMR rows and op(B) in panels of
-// kernNR columns, kernKC of k at a time, and the kernel forms a
-// kernMR×kernNR tile of C from one panel of each, with the B panel (32 KiB)
-// in L1 while the A panels stream from L2. A panel is read where it lies
+// A float32 GEMM of our own for CPUs with AVX-512 or AVX2 and FMA
+// (sgemm_amd64.s), used in place of OpenBLAS's sgemm_ for products of at
+// least AsmGemmMin multiply-adds (see openBLAS.Sgemm and EnvGemm).
+// Debian's OpenBLAS 0.3.21 picks its AVX2 (Haswell) kernels on Zen 5, and
+// the machine's environment pins them (OPENBLAS_CORETYPE=Haswell); 512-bit
+// FMAs do twice the work per instruction. On AVX2-only CPUs the AVX2
+// kernel does what OpenBLAS's does on one core, without its thread spin
+// on two. The layout is the classic one (Goto & van de Geijn 2008): op(A)
+// is taken in panels of mr rows and op(B) in panels of nr columns (the
+// kernel's tile, asmKernel), kernKC of k at a time, and the kernel forms
+// an mr×nr tile of C from one panel of each, with the B panel (32 or 16
+// KiB) in L1 while the A panels stream from L2. A panel is read where it lies
 // when the kernel can (sgemmAsm says when) and packed, k-major, otherwise.
 //
 // Every entry of C is formed by one goroutine in one order whatever the
@@ -31,7 +33,36 @@ const (
 	kernKC = 256
 )
 
-// AsmGemmMin is the least m·n·k for which Sgemm runs on the AVX-512 kernel
+// asmKernel is one tile kernel with its tile: the driver below (packing,
+// in-place reads, the split over goroutines, the pieces of large
+// products) takes the tile from it, so both kernels share it.
+type asmKernel struct {
+	name   string // for Backend.Config
+	mr, nr int    // tile rows (at most kernMR) and columns (at most kernNR)
+	tile   func(k int, a *float32, arow, astep int, b *float32, bstep int, c *float32, ldc int, add bool)
+	gather bool // packGather (AVX-512) may pack strided panels
+}
+
+// The two kernels: AVX-512 with 12×32 tiles (24 zmm accumulators), and
+// for CPUs with AVX2 and FMA only, 6×16 (12 ymm accumulators, OpenBLAS's
+// Haswell blocking). A 6×16 B panel of kernKC rows is 16 KiB, in L1.
+var (
+	kernAVX512 = &asmKernel{name: "AVX-512", mr: kernMR, nr: kernNR, tile: sgemmKernel, gather: true}
+	kernAVX2   = &asmKernel{name: "AVX2", mr: 6, nr: 16, tile: sgemmKernelAVX2}
+)
+
+// hostKernel is the kernel "auto" picks on this CPU, nil when it has none.
+func hostKernel(has512, has2 bool) *asmKernel {
+	switch {
+	case has512:
+		return kernAVX512
+	case has2:
+		return kernAVX2
+	}
+	return nil
+}
+
+// AsmGemmMin is the least m·n·k for which Sgemm runs on dpscope's kernel
 // instead of OpenBLAS. It is OpenBLAS's own threshold for splitting a
 // product between its threads (2¹⁸ multiply-adds): with the kernel in use
 // OpenBLAS runs one thread (selectBackend), so that its worker never spins
@@ -41,20 +72,31 @@ const AsmGemmMin = 1 << 18
 
 // EnvGemm is the environment variable that chooses, with the OpenBLAS
 // backend, who multiplies large float32 matrices: "auto" (the default when
-// unset or empty: the AVX-512 kernel when the CPU has it) or "openblas"
-// (OpenBLAS's sgemm_ always, as before the kernel existed).
+// unset or empty: the AVX-512 kernel when the CPU has it, else the AVX2
+// one when it has AVX2 and FMA, else OpenBLAS), "avx2" (the AVX2 kernel
+// even on an AVX-512 CPU, to test and time it) or "openblas" (OpenBLAS's
+// sgemm_ always, as before the kernels existed).
 const EnvGemm = "DPSCOPE_SGEMM"
 
-// parseGemm reports whether EnvGemm's value v asks for the kernel on a CPU
-// that has it (hasKernel), or an error naming the value.
-func parseGemm(v string, hasKernel bool) (bool, error) {
+// gemmAVX2 is EnvGemm's value that forces the AVX2 kernel.
+const gemmAVX2 = "avx2"
+
+// parseGemm returns the kernel EnvGemm's value v asks for on a CPU with
+// AVX-512 (has512) or AVX2 and FMA (has2), nil for OpenBLAS, or an error
+// naming the value.
+func parseGemm(v string, has512, has2 bool) (*asmKernel, error) {
 	switch strings.TrimSpace(v) {
 	case "", ModeAuto:
-		return hasKernel, nil
+		return hostKernel(has512, has2), nil
 	case ModeOpenBLAS:
-		return false, nil
+		return nil, nil
+	case gemmAVX2:
+		if !has2 {
+			return nil, fmt.Errorf("compute: %s is %q, but the CPU lacks AVX2 or FMA", EnvGemm, v)
+		}
+		return kernAVX2, nil
 	}
-	return false, fmt.Errorf("compute: %s is %q, must be %q or %q", EnvGemm, v, ModeAuto, ModeOpenBLAS)
+	return nil, fmt.Errorf("compute: %s is %q, must be %q, %q or %q", EnvGemm, v, ModeAuto, gemmAVX2, ModeOpenBLAS)
 }
 
 // roundUp returns x rounded up to a multiple of q.
@@ -69,27 +111,29 @@ func transOK(t blas.Transpose) bool {
 // count, or the kernel's two goroutines when it takes the large products.
 func (o *openBLAS) threadsForProducts() int {
 	n := o.threads()
-	if o.asm {
+	if o.kern != nil {
 		n = max(n, min(2, runtime.GOMAXPROCS(0)))
 	}
 	return n
 }
 
 // asmGemmFromEnv is parseGemm on the process's environment.
-func asmGemmFromEnv() (bool, error) { return parseGemm(os.Getenv(EnvGemm), hasAsmGemm) }
+func asmGemmFromEnv() (*asmKernel, error) {
+	return parseGemm(os.Getenv(EnvGemm), hasAsmGemm, hasAVX2Gemm)
+}
 
-// asmGemm runs C = alpha·op(A)·op(B) + beta·C on the AVX-512 kernel and
+// asmGemm runs C = alpha·op(A)·op(B) + beta·C on kernel kern and
 // reports true, or reports false without doing anything when the caller
 // should take the call: products below AsmGemmMin, degenerate ones, alpha
 // 0, or arguments gonum must reject with its own messages. It panics with
 // gonum's messages on bad leading dimensions or lengths.
-func asmGemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) bool {
+func asmGemm(kern *asmKernel, tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) bool {
 	if !transOK(tA) || !transOK(tB) || m <= 0 || n <= 0 || k <= 0 || alpha == 0 || m*n*k < AsmGemmMin {
 		return false
 	}
 	// Thin products (a few rows or columns) would fill tiles of 12×32
-	// mostly with padding: OpenBLAS's kernels for them are faster.
-	if tiles := roundUp(m, kernMR) * roundUp(n, kernNR); 4*m*n < 3*tiles {
+	// (6×16) mostly with padding: OpenBLAS's kernels for them are faster.
+	if tiles := roundUp(m, kern.mr) * roundUp(n, kern.nr); 4*m*n < 3*tiles {
 		return false
 	}
 	aT, bT := tA != blas.NoTrans, tB != blas.NoTrans
@@ -139,7 +183,7 @@ func asmGemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda
 				if bT {
 					bo = j0*ldb + k0
 				}
-				sgemmAsm(aT, bT, mc, min(asmMaxN, n-j0), kc, alpha, a[ao:], lda, b[bo:], ldb, bt, c[i0*ldc+j0:], ldc)
+				sgemmAsm(kern, aT, bT, mc, min(asmMaxN, n-j0), kc, alpha, a[ao:], lda, b[bo:], ldb, bt, c[i0*ldc+j0:], ldc)
 			}
 		}
 	}
@@ -147,7 +191,8 @@ func asmGemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda
 }
 
 // The largest pieces of a product for sgemmAsm: 170 A panels, 64 B panels
-// and 8 k blocks (the autoencoders' products are one piece).
+// and 8 k blocks of the AVX-512 kernel (the autoencoders' products are one
+// piece); multiples of the AVX2 kernel's tile too.
 const (
 	asmMaxM = 170 * kernMR
 	asmMaxN = 64 * kernNR
@@ -202,9 +247,11 @@ func putSgemmBufs(b *sgemmBufs) {
 
 // sgemmJob is one product, shared by the packing and the tile phases.
 type sgemmJob struct {
+	kern          *asmKernel
+	mr, nr        int // kern's tile
 	tA, tB        bool
 	m, n, k       int
-	mp, np        int // panels of A (kernMR rows) and B (kernNR columns)
+	mp, np        int // panels of A (mr rows) and B (nr columns)
 	a0, na        int // A panels a0 … a0+na−1 are packed in pa (the rest read in place)
 	b0, nb        int // likewise for B in pb
 	alpha, beta   float32
@@ -219,15 +266,16 @@ type sgemmJob struct {
 }
 
 // sgemmAsm computes C = alpha·op(A)·op(B) + beta·C for row-major matrices
-// (op(A) m×k, op(B) k×n) with the AVX-512 kernel. The caller has checked
-// the arguments as gonum does, and that m, n, k > 0 and alpha ≠ 0.
-func sgemmAsm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+// (op(A) m×k, op(B) k×n) with kernel kern. The caller has checked the
+// arguments as gonum does, and that m, n, k > 0 and alpha ≠ 0.
+func sgemmAsm(kern *asmKernel, tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	kernMR, kernNR := kern.mr, kern.nr
 	mp, np := (m+kernMR-1)/kernMR, (n+kernNR-1)/kernNR
 	bufs := getSgemmBufs()
 	j := &bufs.job
-	*j = sgemmJob{tA: tA, tB: tB, m: m, n: n, k: k, mp: mp, np: np, alpha: alpha, beta: beta,
+	*j = sgemmJob{kern: kern, mr: kernMR, nr: kernNR, tA: tA, tB: tB, m: m, n: n, k: k, mp: mp, np: np, alpha: alpha, beta: beta,
 		a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc, byRows: mp >= np,
-		gather: kernMR*lda < 1<<31 && kernNR*ldb < 1<<31,
+		gather: kern.gather && kernMR*lda < 1<<31 && kernNR*ldb < 1<<31,
 		// Packing A, one copy of each entry, was a fifth of the CPU time
 		// of the autoencoder's products; the kernel reads A where it is,
 		// down the rows (transposed) or across 12 rows at once, unless the
@@ -307,6 +355,7 @@ func (j *sgemmJob) Run(lo, hi int) {
 // sgemmAsm). Block p of the k range (kc entries from k0) of A panel i sits
 // at pa[k0·na·kernMR + (i−a0)·kc·kernMR:], k-major; B likewise.
 func (j *sgemmJob) pack(lo, hi int) {
+	kernMR, kernNR := j.mr, j.nr
 	aEnd := j.mp * kernMR
 	for i := j.a0; i < j.a0+j.na; i++ {
 		if s := i * kernMR; s >= lo && s < hi {
@@ -322,6 +371,7 @@ func (j *sgemmJob) pack(lo, hi int) {
 
 // packA writes A panel i (rows i·kernMR on, alpha applied, zero rows past m).
 func (j *sgemmJob) packA(i int) {
+	kernMR := j.mr
 	r0 := i * kernMR
 	rows := min(kernMR, j.m-r0)
 	var idx [16]int32
@@ -339,7 +389,12 @@ func (j *sgemmJob) packA(i int) {
 			// op(A)[r][kk] = A[kk][r]: kernMR contiguous entries per kk,
 			// moved as one array (copy's call costs more than 48 bytes).
 			for kk := range kc {
-				*(*[kernMR]float32)(dst[kk*kernMR:]) = *(*[kernMR]float32)(j.a[(k0+kk)*j.lda+r0:])
+				src := j.a[(k0+kk)*j.lda+r0:]
+				if kernMR == 12 {
+					*(*[12]float32)(dst[kk*12:]) = *(*[12]float32)(src)
+				} else {
+					*(*[6]float32)(dst[kk*6:]) = *(*[6]float32)(src)
+				}
 			}
 		case j.tA:
 			for kk := range kc {
@@ -366,6 +421,7 @@ func (j *sgemmJob) packA(i int) {
 
 // packB writes B panel q (columns q·kernNR on, zero columns past n).
 func (j *sgemmJob) packB(q int) {
+	kernNR := j.nr
 	c0 := q * kernNR
 	cols := min(kernNR, j.n-c0)
 	var idx [2][16]int32
@@ -381,7 +437,12 @@ func (j *sgemmJob) packB(q int) {
 		switch {
 		case !j.tB && cols == kernNR:
 			for kk := range kc {
-				*(*[kernNR]float32)(dst[kk*kernNR:]) = *(*[kernNR]float32)(j.b[(k0+kk)*j.ldb+c0:])
+				src := j.b[(k0+kk)*j.ldb+c0:]
+				if kernNR == 32 {
+					*(*[32]float32)(dst[kk*32:]) = *(*[32]float32)(src)
+				} else {
+					*(*[16]float32)(dst[kk*16:]) = *(*[16]float32)(src)
+				}
 			}
 		case !j.tB:
 			for kk := range kc {
@@ -407,7 +468,8 @@ func (j *sgemmJob) packB(q int) {
 // tiles forms the tiles of A panels [i0, i1) × B panels [q0, q1), every k
 // block in turn.
 func (j *sgemmJob) tiles(i0, i1, q0, q1 int) {
-	var edge [kernMR * kernNR]float32
+	var edge [kernMR * kernNR]float32 // the largest tile
+	kernMR, kernNR, tile := j.mr, j.nr, j.kern.tile
 	const f32 = 4 // bytes
 	for k0 := 0; k0 < j.k; k0 += kernKC {
 		kc := min(kernKC, j.k-k0)
@@ -438,10 +500,10 @@ func (j *sgemmJob) tiles(i0, i1, q0, q1 int) {
 					ap, arow, astep = &j.a[r0*j.lda+k0], j.lda*f32, f32
 				}
 				if rows == kernMR && cols == kernNR {
-					sgemmKernel(kc, ap, arow, astep, bp, bstep, &j.c[r0*j.ldc+c0], j.ldc, add)
+					tile(kc, ap, arow, astep, bp, bstep, &j.c[r0*j.ldc+c0], j.ldc, add)
 					continue
 				}
-				sgemmKernel(kc, ap, arow, astep, bp, bstep, &edge[0], kernNR, false)
+				tile(kc, ap, arow, astep, bp, bstep, &edge[0], kernNR, false)
 				for r := range rows {
 					dst := j.c[(r0+r)*j.ldc+c0:][:cols]
 					src := edge[r*kernNR:][:cols]

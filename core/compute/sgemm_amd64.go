@@ -11,8 +11,16 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func sgemmKernel(k int, a *float32, arow, astep int, b *float32, bstep int, c *float32, ldc int, add bool)
 
+// sgemmKernelAVX2 is sgemmKernel with a 6×16 tile, for AVX2 and FMA.
+//
+//go:noescape
+func sgemmKernelAVX2(k int, a *float32, arow, astep int, b *float32, bstep int, c *float32, ldc int, add bool)
+
 // hasAsmGemm reports whether the CPU runs sgemmKernel (AVX-512F).
 var hasAsmGemm = cpu.X86.HasAVX512F
+
+// hasAVX2Gemm reports whether the CPU runs sgemmKernelAVX2 (AVX2, FMA).
+var hasAVX2Gemm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 // packGather is the strided gather of sgemm_amd64.s: for kk < n, the
 // lanes l in mask of dst[kk·stride:] get src[kk+idx[l]].

@@ -221,3 +221,121 @@ gloop:
 gdone:
 	VZEROUPPER
 	RET
+
+// func sgemmKernelAVX2(k int, a *float32, arow, astep int, b *float32, bstep int, c *float32, ldc int, add bool)
+//
+// sgemmKernel for CPUs with AVX2 and FMA but not AVX-512: a 6×16 tile,
+// the register blocking of OpenBLAS's Haswell sgemm. Row i of the tile
+// lives in Y(2i), Y(2i+1) (12 accumulators: with two FMA ports of 4
+// cycles' latency, 8 chains keep them busy), b_k in Y12, Y13, and the a
+// entries are broadcast into Y14 and Y15 in turn (AVX2 FMAs take no
+// broadcast operand). Same contract and same order of the sums as
+// sgemmKernel, so the two give the same bits. Rows 0–2 are addressed from
+// AX, 3–5 from R10, each plus 0, 1 or 2 arow (R9).
+TEXT ·sgemmKernelAVX2(SB), NOSPLIT, $0-65
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ arow+16(FP), R9
+	MOVQ astep+24(FP), R8
+	MOVQ b+32(FP), BX
+	MOVQ bstep+40(FP), R13
+	MOVQ c+48(FP), DI
+	MOVQ ldc+56(FP), DX
+	SHLQ $2, DX
+	LEAQ (R9)(R9*2), R14 // 3·arow
+	LEAQ (AX)(R14*1), R10
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	TESTQ CX, CX
+	JE    ystore
+yloop:
+	VMOVUPS (BX), Y12
+	VMOVUPS 32(BX), Y13
+	VBROADCASTSS (AX), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS (AX)(R9*1), Y15
+	VFMADD231PS Y12, Y15, Y2
+	VFMADD231PS Y13, Y15, Y3
+	VBROADCASTSS (AX)(R9*2), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS (R10), Y15
+	VFMADD231PS Y12, Y15, Y6
+	VFMADD231PS Y13, Y15, Y7
+	VBROADCASTSS (R10)(R9*1), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS (R10)(R9*2), Y15
+	VFMADD231PS Y12, Y15, Y10
+	VFMADD231PS Y13, Y15, Y11
+	ADDQ R8, AX
+	ADDQ R8, R10
+	ADDQ R13, BX
+	DECQ CX
+	JNE  yloop
+ystore:
+	MOVBLZX add+64(FP), R8
+	TESTQ R8, R8
+	JE    yoverwrite
+	VADDPS (DI), Y0, Y0
+	VADDPS 32(DI), Y1, Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Y2, Y2
+	VADDPS 32(DI), Y3, Y3
+	VMOVUPS Y2, (DI)
+	VMOVUPS Y3, 32(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Y4, Y4
+	VADDPS 32(DI), Y5, Y5
+	VMOVUPS Y4, (DI)
+	VMOVUPS Y5, 32(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Y6, Y6
+	VADDPS 32(DI), Y7, Y7
+	VMOVUPS Y6, (DI)
+	VMOVUPS Y7, 32(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Y8, Y8
+	VADDPS 32(DI), Y9, Y9
+	VMOVUPS Y8, (DI)
+	VMOVUPS Y9, 32(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Y10, Y10
+	VADDPS 32(DI), Y11, Y11
+	VMOVUPS Y10, (DI)
+	VMOVUPS Y11, 32(DI)
+	VZEROUPPER
+	RET
+yoverwrite:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ DX, DI
+	VMOVUPS Y2, (DI)
+	VMOVUPS Y3, 32(DI)
+	ADDQ DX, DI
+	VMOVUPS Y4, (DI)
+	VMOVUPS Y5, 32(DI)
+	ADDQ DX, DI
+	VMOVUPS Y6, (DI)
+	VMOVUPS Y7, 32(DI)
+	ADDQ DX, DI
+	VMOVUPS Y8, (DI)
+	VMOVUPS Y9, 32(DI)
+	ADDQ DX, DI
+	VMOVUPS Y10, (DI)
+	VMOVUPS Y11, 32(DI)
+	VZEROUPPER
+	RET

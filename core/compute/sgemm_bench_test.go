@@ -25,16 +25,28 @@ const rusageThread = 1 // RUSAGE_THREAD, missing from package syscall
 
 // BenchmarkSgemmAsm times the autoencoder's five large products (a batch
 // of 427 through 2000→256 and 256→2000: forward, weight gradient, input
-// gradient) on the AVX-512 kernel and on OpenBLAS, each at one thread and
+// gradient) on the AVX-512 kernel ("asm"), the AVX2 one ("avx2") and
+// OpenBLAS (its Haswell kernels here), interleaved, each at one thread and
 // at two, and reports GFLOP/s by the wall clock and GFLOP per CPU-second
 // (cpu-GFLOP/s: the process's CPU time, so a loaded machine, which
 // stretches the wall clock, changes it little). At one thread the two are
 // the same work on one core; at two, cpu-GFLOP/s counts OpenBLAS's idle
 // spin and the goroutines' hand-offs.
 func BenchmarkSgemmAsm(b *testing.B) {
-	if !hasAsmGemm {
-		b.Skip("no AVX-512")
+	if len(testKernels()) == 0 {
+		b.Skip("no AVX-512 nor AVX2+FMA")
 	}
+	kerns := map[string]*asmKernel{}
+	impls := []string{}
+	if hasAsmGemm {
+		kerns["asm"] = kernAVX512
+		impls = append(impls, "asm")
+	}
+	if hasAVX2Gemm {
+		kerns["avx2"] = kernAVX2
+		impls = append(impls, "avx2")
+	}
+	impls = append(impls, "openblas")
 	lib := requireOpenBLAS(b)
 	defer lib.setThreads(defaultThreads())
 	const batch = 427
@@ -61,7 +73,7 @@ func BenchmarkSgemmAsm(b *testing.B) {
 			br, bc = bc, br
 		}
 		a, bm, c := randMatrix(rng, ar, ac, 0), randMatrix(rng, br, bc, 0), NewMatrix(p.m, p.n, nil)
-		for _, impl := range []string{"asm", "openblas"} {
+		for _, impl := range impls {
 			for _, th := range []int{1, 2} {
 				b.Run(fmt.Sprintf("%s/%s/T%d", p.name, impl, th), func(b *testing.B) {
 					runtime.LockOSThread()
@@ -75,8 +87,8 @@ func BenchmarkSgemmAsm(b *testing.B) {
 					}
 					c0 := cpuTime(who)
 					for b.Loop() {
-						if impl == "asm" {
-							sgemmAsm(p.tA, p.tB, p.m, p.n, p.k, 1, a.Data, ld(a), bm.Data, ld(bm), 0, c.Data, ld(c))
+						if kern := kerns[impl]; kern != nil {
+							sgemmAsm(kern, p.tA, p.tB, p.m, p.n, p.k, 1, a.Data, ld(a), bm.Data, ld(bm), 0, c.Data, ld(c))
 						} else {
 							mulTo(lib, c, a, p.tA, bm, p.tB, 1, 0)
 						}

@@ -7,8 +7,16 @@ func sgemmKernel(k int, a *float32, arow, astep int, b *float32, bstep int, c *f
 	panic("compute: sgemmKernel without AVX-512")
 }
 
+// sgemmKernelAVX2 is never called where hasAVX2Gemm is false.
+func sgemmKernelAVX2(k int, a *float32, arow, astep int, b *float32, bstep int, c *float32, ldc int, add bool) {
+	panic("compute: sgemmKernelAVX2 without AVX2")
+}
+
 // hasAsmGemm is false: no AVX-512 kernel on this platform.
 const hasAsmGemm = false
+
+// hasAVX2Gemm is false: no AVX2 kernel on this platform.
+const hasAVX2Gemm = false
 
 func packGather(dst, src *float32, idx *[16]int32, n, stride int, mask uint16) {
 	panic("compute: packGather without AVX-512")

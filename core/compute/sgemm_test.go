@@ -11,8 +11,35 @@ import (
 	"gonum.org/v1/gonum/blas"
 )
 
-// asmImpl sends every product to the AVX-512 kernel, for tests.
-func checkAsm(t *testing.T, rng *rand.Rand, m, n, k, pad int, ta, tb bool, alpha, beta float32) {
+// testKernels returns the kernels this CPU runs: every test of one runs
+// on each.
+func testKernels() []*asmKernel {
+	var ks []*asmKernel
+	if hasAsmGemm {
+		ks = append(ks, kernAVX512)
+	}
+	if hasAVX2Gemm {
+		ks = append(ks, kernAVX2)
+	}
+	return ks
+}
+
+// forEachKernel runs f in one subtest per kernel, and skips when the CPU
+// runs neither.
+func forEachKernel(t *testing.T, f func(t *testing.T, kern *asmKernel)) {
+	t.Helper()
+	ks := testKernels()
+	if len(ks) == 0 {
+		t.Skip("no AVX-512 nor AVX2+FMA")
+	}
+	for _, k := range ks {
+		t.Run(k.name, func(t *testing.T) { f(t, k) })
+	}
+}
+
+// checkAsm runs one product on kernel kern against the float64 reference,
+// and checks that C's padding is untouched.
+func checkAsm(t *testing.T, kern *asmKernel, rng *rand.Rand, m, n, k, pad int, ta, tb bool, alpha, beta float32) {
 	t.Helper()
 	ar, ac := m, k
 	if ta {
@@ -29,7 +56,7 @@ func checkAsm(t *testing.T, rng *rand.Rand, m, n, k, pad int, ta, tb bool, alpha
 		dst.Fill(float32(math.NaN()))
 	}
 	want, scale := refMul(a, ta, b, tb, dst, alpha, beta)
-	sgemmAsm(ta, tb, m, n, k, alpha, a.Data, ld(a), b.Data, ld(b), beta, dst.Data, ld(dst))
+	sgemmAsm(kern, ta, tb, m, n, k, alpha, a.Data, ld(a), b.Data, ld(b), beta, dst.Data, ld(dst))
 	for i := range m {
 		for j := range n {
 			got := float64(dst.At(i, j))
@@ -46,35 +73,36 @@ func checkAsm(t *testing.T, rng *rand.Rand, m, n, k, pad int, ta, tb bool, alpha
 	}
 }
 
-// TestSgemmAsmMatchesFloat64Reference checks the AVX-512 kernel on shapes
-// with and without edge tiles, several k blocks, every transposition and
-// the three kinds of beta (0: overwrite, 1: add, other: scale first).
+// TestSgemmAsmMatchesFloat64Reference checks each kernel on shapes with
+// and without edge tiles (of 12×32 and of 6×16), several k blocks, every
+// transposition and the three kinds of beta (0: overwrite, 1: add, other:
+// scale first).
 func TestSgemmAsmMatchesFloat64Reference(t *testing.T) {
-	if !hasAsmGemm {
-		t.Skip("no AVX-512")
-	}
 	shapes := []struct{ m, n, k int }{
-		{1, 1, 1}, {12, 32, 5}, {13, 33, 257}, {30, 253, 40}, {1030, 20, 9}, {14, 20, 1021}, {427, 64, 300}, {24, 96, 512}, {7, 200, 600}, {100, 1, 50},
+		{1, 1, 1}, {12, 32, 5}, {6, 16, 3}, {13, 33, 257}, {7, 17, 260}, {30, 253, 40}, {1030, 20, 9}, {14, 20, 1021}, {427, 64, 300}, {24, 96, 512}, {7, 200, 600}, {100, 1, 50},
 	}
 	scalars := []struct{ alpha, beta float32 }{{1, 0}, {0.5, 2}, {-1.5, 1}}
-	rng := rand.New(rand.NewPCG(3, 4))
-	for _, s := range shapes {
-		for _, sc := range scalars {
-			for _, ta := range []bool{false, true} {
-				for _, tb := range []bool{false, true} {
-					checkAsm(t, rng, s.m, s.n, s.k, 3, ta, tb, sc.alpha, sc.beta)
+	forEachKernel(t, func(t *testing.T, kern *asmKernel) {
+		rng := rand.New(rand.NewPCG(3, 4))
+		for _, s := range shapes {
+			for _, sc := range scalars {
+				for _, ta := range []bool{false, true} {
+					for _, tb := range []bool{false, true} {
+						checkAsm(t, kern, rng, s.m, s.n, s.k, 3, ta, tb, sc.alpha, sc.beta)
+					}
 				}
 			}
 		}
-	}
+	})
 }
 
-// TestSgemmAsmSameBitsAnyThreads checks that a product split over two
-// goroutines gives the bits of one goroutine's.
+// TestSgemmAsmSameBitsAnyThreads checks, for each kernel, that a product
+// split over two goroutines gives the bits of one goroutine's.
 func TestSgemmAsmSameBitsAnyThreads(t *testing.T) {
-	if !hasAsmGemm {
-		t.Skip("no AVX-512")
-	}
+	forEachKernel(t, testSameBitsAnyThreads)
+}
+
+func testSameBitsAnyThreads(t *testing.T, kern *asmKernel) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, s := range []struct {
 		m, n, k int
@@ -91,9 +119,9 @@ func TestSgemmAsmSameBitsAnyThreads(t *testing.T) {
 		a, b := randMatrix(rng, ar, ac, 0), randMatrix(rng, br, bc, 0)
 		c1, c2 := NewMatrix(s.m, s.n, nil), NewMatrix(s.m, s.n, nil)
 		prev := runtime.GOMAXPROCS(1)
-		sgemmAsm(s.ta, s.tb, s.m, s.n, s.k, 1, a.Data, ld(a), b.Data, ld(b), 0, c1.Data, s.n)
+		sgemmAsm(kern, s.ta, s.tb, s.m, s.n, s.k, 1, a.Data, ld(a), b.Data, ld(b), 0, c1.Data, s.n)
 		runtime.GOMAXPROCS(max(prev, 2))
-		sgemmAsm(s.ta, s.tb, s.m, s.n, s.k, 1, a.Data, ld(a), b.Data, ld(b), 0, c2.Data, s.n)
+		sgemmAsm(kern, s.ta, s.tb, s.m, s.n, s.k, 1, a.Data, ld(a), b.Data, ld(b), 0, c2.Data, s.n)
 		runtime.GOMAXPROCS(prev)
 		for i := range c1.Data {
 			if math.Float32bits(c1.Data[i]) != math.Float32bits(c2.Data[i]) {
@@ -103,20 +131,59 @@ func TestSgemmAsmSameBitsAnyThreads(t *testing.T) {
 	}
 }
 
+// TestSgemmKernelsSameBits checks that the AVX2 kernel gives the AVX-512
+// kernel's bits (each entry is the same chain of FMAs from 0, in k order)
+// on products with edge tiles of both, every transposition and beta 0, 1
+// and other.
+func TestSgemmKernelsSameBits(t *testing.T) {
+	if !hasAsmGemm || !hasAVX2Gemm {
+		t.Skip("needs both AVX-512 and AVX2+FMA")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, s := range []struct {
+		m, n, k     int
+		alpha, beta float32
+	}{{427, 256, 600, 1, 0}, {131, 77, 300, 0.5, 2}, {50, 500, 257, -1, 1}} {
+		for _, ta := range []bool{false, true} {
+			for _, tb := range []bool{false, true} {
+				ar, ac := s.m, s.k
+				if ta {
+					ar, ac = s.k, s.m
+				}
+				br, bc := s.k, s.n
+				if tb {
+					br, bc = s.n, s.k
+				}
+				a, b := randMatrix(rng, ar, ac, 1), randMatrix(rng, br, bc, 1)
+				c1 := randMatrix(rng, s.m, s.n, 0)
+				c2 := NewMatrix(s.m, s.n, append([]float32(nil), c1.Data...))
+				sgemmAsm(kernAVX512, ta, tb, s.m, s.n, s.k, s.alpha, a.Data, ld(a), b.Data, ld(b), s.beta, c1.Data, s.n)
+				sgemmAsm(kernAVX2, ta, tb, s.m, s.n, s.k, s.alpha, a.Data, ld(a), b.Data, ld(b), s.beta, c2.Data, s.n)
+				for i := range c1.Data {
+					if math.Float32bits(c1.Data[i]) != math.Float32bits(c2.Data[i]) {
+						t.Fatalf("%+v ta=%v tb=%v: entry %d is %v on AVX-512, %v on AVX2", s, ta, tb, i, c1.Data[i], c2.Data[i])
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestParseGemm checks DPSCOPE_SGEMM's values and that a bad one is named.
 func TestParseGemm(t *testing.T) {
 	for _, tc := range []struct {
-		v       string
-		has     bool
-		want    bool
-		wantErr bool
-	}{{"", true, true, false}, {" auto ", true, true, false}, {"auto", false, false, false},
-		{"openblas", true, false, false}, {"avx", true, false, true}} {
-		got, err := parseGemm(tc.v, tc.has)
+		v            string
+		has512, has2 bool
+		want         *asmKernel
+		wantErr      bool
+	}{{"", true, true, kernAVX512, false}, {" auto ", true, true, kernAVX512, false}, {"auto", false, true, kernAVX2, false},
+		{"auto", false, false, nil, false}, {"openblas", true, true, nil, false}, {" avx2", true, true, kernAVX2, false},
+		{"avx2", false, true, kernAVX2, false}, {"avx2", true, false, nil, true}, {"avx", true, true, nil, true}} {
+		got, err := parseGemm(tc.v, tc.has512, tc.has2)
 		if got != tc.want || (err != nil) != tc.wantErr {
-			t.Errorf("parseGemm(%q, %v) = %v, %v, want %v, error %v", tc.v, tc.has, got, err, tc.want, tc.wantErr)
+			t.Errorf("parseGemm(%q, %v, %v) = %v, %v, want %v, error %v", tc.v, tc.has512, tc.has2, got, err, tc.want, tc.wantErr)
 		}
-		if err != nil && !strings.Contains(err.Error(), `"avx"`) {
+		if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("%q", tc.v)) {
 			t.Errorf("parseGemm(%q) error %q does not name the value", tc.v, err)
 		}
 	}
@@ -126,43 +193,53 @@ func TestParseGemm(t *testing.T) {
 // AsmGemmMin multiply-adds, and no more than a quarter of its tiles
 // padding.
 func TestAsmGemmTakes(t *testing.T) {
-	if !hasAsmGemm {
-		t.Skip("no AVX-512")
-	}
-	for _, tc := range []struct {
+	type takeCase struct {
 		m, n, k int
 		want    bool
-	}{{427, 256, 2000, true}, {427, 2000, 256, true}, {63, 64, 64, false}, {64, 64, 64, true}, {1, 2000, 500, false},
-		{2000, 1, 500, false}, {2000, 16, 500, false}, {2000, 28, 500, true}, {10, 2000, 500, true}} {
-		a := make([]float32, tc.m*tc.k)
-		b := make([]float32, tc.k*tc.n)
-		c := make([]float32, tc.m*tc.n)
-		if got := asmGemm(blas.NoTrans, blas.NoTrans, tc.m, tc.n, tc.k, 1, a, tc.k, b, tc.n, 0, c, tc.n); got != tc.want {
-			t.Errorf("asmGemm(%d×%d×%d) took it: %v, want %v", tc.m, tc.n, tc.k, got, tc.want)
-		}
 	}
+	cases := map[*asmKernel][]takeCase{
+		kernAVX512: {{427, 256, 2000, true}, {427, 2000, 256, true}, {63, 64, 64, false}, {64, 64, 64, true}, {1, 2000, 500, false},
+			{2000, 1, 500, false}, {2000, 16, 500, false}, {2000, 28, 500, true}, {10, 2000, 500, true}},
+		// 6×16 tiles: 16 columns or 5 rows fill them well enough.
+		kernAVX2: {{427, 256, 2000, true}, {63, 64, 64, false}, {64, 64, 64, true}, {4, 2000, 500, false}, {5, 2000, 500, true},
+			{2000, 8, 500, false}, {1998, 12, 500, true}, {2000, 16, 500, true}},
+	}
+	forEachKernel(t, func(t *testing.T, kern *asmKernel) {
+		for _, tc := range cases[kern] {
+			a := make([]float32, tc.m*tc.k)
+			b := make([]float32, tc.k*tc.n)
+			c := make([]float32, tc.m*tc.n)
+			if got := asmGemm(kern, blas.NoTrans, blas.NoTrans, tc.m, tc.n, tc.k, 1, a, tc.k, b, tc.n, 0, c, tc.n); got != tc.want {
+				t.Errorf("asmGemm(%d×%d×%d) took it: %v, want %v", tc.m, tc.n, tc.k, got, tc.want)
+			}
+		}
+	})
 }
 
 // FuzzParseGemm: any DPSCOPE_SGEMM value gives a choice or an error that
-// quotes it, never a panic; only auto (or empty) and openblas are
+// quotes it, never a panic; only auto (or empty), avx2 and openblas are
 // accepted, with spaces around them.
 func FuzzParseGemm(f *testing.F) {
-	for _, s := range []string{"", "auto", " openblas\t", "AVX", "open blas", "\x00"} {
+	for _, s := range []string{"", "auto", " openblas\t", "AVX", "avx2 ", "AVX2", "open blas", "\x00"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
-		got, err := parseGemm(v, true)
+		got, err := parseGemm(v, true, true)
 		switch strings.TrimSpace(v) {
 		case "", ModeAuto:
-			if !got || err != nil {
-				t.Fatalf("parseGemm(%q) = %v, %v, want the kernel", v, got, err)
+			if got != kernAVX512 || err != nil {
+				t.Fatalf("parseGemm(%q) = %v, %v, want the AVX-512 kernel", v, got, err)
+			}
+		case gemmAVX2:
+			if got != kernAVX2 || err != nil {
+				t.Fatalf("parseGemm(%q) = %v, %v, want the AVX2 kernel", v, got, err)
 			}
 		case ModeOpenBLAS:
-			if got || err != nil {
+			if got != nil || err != nil {
 				t.Fatalf("parseGemm(%q) = %v, %v, want OpenBLAS", v, got, err)
 			}
 		default:
-			if got || err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", v)) {
+			if got != nil || err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", v)) {
 				t.Fatalf("parseGemm(%q) = %v, %v, want an error quoting the value", v, got, err)
 			}
 		}
