@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/nn"
 )
@@ -299,4 +300,45 @@ func (w *byolWorker) embed(dst []float64) (int, float64) {
 		}
 	}
 	return l.dim, math.NaN()
+}
+
+// centralNoiseToSignal is the lower bound ρ on the ratio of the
+// aggregator's noise to the signal over a run of FedSC's client-level DP
+// extension: in each of rounds rounds, about q·k clients add updates
+// clipped to C to the sum, and the aggregator adds N(0, z²C²) to each of
+// its weights. Over the run the clipped parts add up to at most
+// rounds·q·k·C in norm, and the noise, independent across rounds and
+// weights, has norm z·C·√(rounds·weights). So
+//
+//	ρ = z·√weights / (q·k·√rounds),
+//
+// which, with z ≈ √rounds/μ for a μ-GDP budget (q = 1), is √weights/(k·μ):
+// fixed by the budget, the model's size and the number of clients, not by
+// the rounds, C or the learning rate. At ρ ≥ 1 no sequence of clipped
+// updates can outweigh the noise.
+func centralNoiseToSignal(z float64, weights, rounds, k int, q float64) float64 {
+	if rounds < 1 || k < 1 || !(q > 0) {
+		return 0
+	}
+	return z * math.Sqrt(float64(weights)) / (q * float64(k) * math.Sqrt(float64(rounds)))
+}
+
+// warnCentralNoise emits a WarningEvent when FedSC's central noise swamps
+// what the clients' clipped updates can carry (centralNoiseToSignal ≥ 1):
+// with FedSC's K = 4 clients and its ~10⁵–10⁶ weights, ρ is in the tens at
+// every ε (docs/RESULTS.md, "FedSC's client-level curve"), so a run that
+// stays at or below its untrained encoder says why.
+func (s *sim) warnCentralNoise() {
+	pr := s.pr
+	q := pr.p.ClientRate
+	if q == 0 { // Params not through withDefaults: every client
+		q = DefaultClientRate
+	}
+	rho := centralNoiseToSignal(pr.z, s.l.size(), pr.planned, s.k, q)
+	if rho < 1 {
+		return
+	}
+	s.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf(
+		"utility: the aggregator's noise swamps the clipped client updates — over the %d planned rounds its norm is at least ρ = σ·√P/(q·K·√R) = %.3g times the largest total the clipped updates can make (σ = %.4g·C, P = %d weights, K = %d clients, q = %.3g), so the global model stays where noise puts it and its clustering is expected at or below the untrained encoder's (the null line); ρ is about √P/(K·μ) for a μ-GDP budget, so ρ < 1 would need about P/ρ² weights or ρ times more clients (docs/RESULTS.md, \"FedSC's client-level curve\")",
+		pr.planned, rho, pr.z, s.l.size(), s.k, q)})
 }

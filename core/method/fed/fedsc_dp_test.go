@@ -1,6 +1,7 @@
 package fed
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -164,5 +165,78 @@ func TestSampleClients(t *testing.T) {
 	s.sampleClients(4)
 	if s.active != nil || !s.takesPart(7) {
 		t.Errorf("q = 1 sampled clients")
+	}
+}
+
+// TestCentralNoiseToSignal checks FedSC's bound ρ = z·√P/(q·K·√R) on
+// hand-computed values, and that it does not depend on the rounds once z
+// follows a fixed μ-GDP budget (z = √R/μ with q = 1).
+func TestCentralNoiseToSignal(t *testing.T) {
+	for _, c := range []struct {
+		z                  float64
+		weights, rounds, k int
+		q, want            float64
+	}{
+		{2, 400, 4, 4, 1, 5},        // 2·20/(4·2)
+		{1, 100, 1, 10, 1, 1},       // the threshold
+		{1, 100, 1, 10, 0.5, 2},     // half the clients: twice the ratio
+		{3, 100, 0, 5, 1, 0},        // no round
+		{3, 100, 4, 0, 1, 0},        // no client
+		{3, 100, 4, 5, 0, 0},        // no client rate
+		{1.5, 10000, 9, 4, 1, 12.5}, // 1.5·100/(4·3)
+	} {
+		if got := centralNoiseToSignal(c.z, c.weights, c.rounds, c.k, c.q); math.Abs(got-c.want) > 1e-12*math.Max(1, c.want) {
+			t.Errorf("centralNoiseToSignal(%g, %d, %d, %d, %g) = %g, want %g", c.z, c.weights, c.rounds, c.k, c.q, got, c.want)
+		}
+	}
+	const mu, weights, k = 1.65, 425_000, 4
+	for _, r := range []int{10, 300} {
+		got := centralNoiseToSignal(math.Sqrt(float64(r))/mu, weights, r, k, 1)
+		if want := math.Sqrt(weights) / (k * mu); math.Abs(got-want) > 1e-9*want {
+			t.Errorf("R = %d: ρ = %g, want √P/(Kμ) = %g", r, got, want)
+		}
+	}
+}
+
+// TestFedSCNoiseWarning checks that a FedSC sound run whose central noise
+// swamps the clipped updates says so with its ρ, and that a nonprivate run
+// and a run with little noise do not.
+func TestFedSCNoiseWarning(t *testing.T) {
+	d := simData(t, 60, 40, 3)
+	warns := func(evs []core.Event) []string {
+		var out []string
+		for _, ev := range evs {
+			if w, ok := ev.(core.WarningEvent); ok && strings.HasPrefix(w.Message, "utility: the aggregator's noise") {
+				out = append(out, w.Message)
+			}
+		}
+		return out
+	}
+	cfg := baseConfig(FedSC, core.ModeSound)
+	e := newEngine(t, cfg, FedSC, smallParams(d))
+	got := warns(runEngine(t, cfg, e))
+	if len(got) != 1 {
+		t.Fatalf("%d central-noise warnings, want 1: %q", len(got), got)
+	}
+	pr, err := newPrivacy(cfg, FedSC, e.p, e.rounds, e.clients)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := newBYOLLearner(dataMatrix(d), e.p, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("= %.3g times", centralNoiseToSignal(pr.z, l.size(), 3, 4, 1))
+	if !strings.Contains(got[0], want) || !strings.Contains(got[0], fmt.Sprintf("P = %d weights, K = 4 clients", l.size())) {
+		t.Errorf("warning %q does not contain %q and P = %d", got[0], want, l.size())
+	}
+	cfg.Mode = core.ModeNonPrivate
+	if got := warns(runEngine(t, cfg, newEngine(t, cfg, FedSC, smallParams(d)))); len(got) != 0 {
+		t.Errorf("nonprivate run warned: %q", got)
+	}
+	cfg = baseConfig(FedSC, core.ModeSound)
+	cfg.Epsilon, cfg.Sigma = 0, 1e-3 // ρ ≈ 1e-3·√P/(4·√3) < 1 for P of a few thousand
+	if got := warns(runEngine(t, cfg, newEngine(t, cfg, FedSC, smallParams(d)))); len(got) != 0 {
+		t.Errorf("ρ < 1 but warned: %q", got)
 	}
 }

@@ -463,10 +463,15 @@ func noiseToSignal(z float64, weights, rounds, k int) float64 {
 
 // warnNoise emits a WarningEvent when the run's local noise swamps what
 // its clipped updates can carry (noiseToSignal ≥ 1): a private run of
-// fl-dp or ppml-omics that then stays at its untrained twin says why.
+// fl-dp or ppml-omics that then stays at its untrained twin says why
+// (FedSC's central noise: warnCentralNoise).
 func (s *sim) warnNoise() {
 	pr := s.pr
-	if pr == nil || s.e.v == FedSC || pr.z == 0 {
+	if pr == nil || pr.z == 0 {
+		return
+	}
+	if s.e.v == FedSC {
+		s.warnCentralNoise()
 		return
 	}
 	rho := noiseToSignal(pr.z, s.l.size(), pr.planned, s.k)
