@@ -92,6 +92,15 @@ func soundARI(t testing.TB, pr *Problem, eps float64, seed uint64) float64 {
 // soundARIWith is soundARI with the parameters p (resolved here).
 func soundARIWith(t testing.TB, pr *Problem, p Params, eps float64, seed uint64) float64 {
 	t.Helper()
+	x := soundDenoise(t, pr, p, eps, seed)
+	r := &runner{pr: pr, cfg: core.Config{Seed: seed}}
+	return r.score("sound", x, true).ARI
+}
+
+// soundDenoise runs sound mode with the parameters p (resolved here) on
+// pr's queries at ε with the run's seed and returns them denoised.
+func soundDenoise(t testing.TB, pr *Problem, p Params, eps float64, seed uint64) []float64 {
+	t.Helper()
 	p, err := p.Resolve()
 	if err != nil {
 		t.Fatal(err)
@@ -111,8 +120,7 @@ func soundARIWith(t testing.TB, pr *Problem, p Params, eps float64, seed uint64)
 			t.Fatal(err)
 		}
 	}
-	r := &runner{pr: pr, cfg: core.Config{Seed: seed}}
-	return r.score("sound", x, true).ARI
+	return x
 }
 
 // TestSoundClusterEval prints the check behind SoundBeta's cap

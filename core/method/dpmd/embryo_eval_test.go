@@ -273,22 +273,7 @@ func TestSoundEmbryoTrace(t *testing.T) {
 		}
 		return math.Sqrt(s)
 	}
-	p, _ := Params{}.Resolve()
-	b, err := NewBudget(core.ModeSound, a[2], 1e-5, pr.M, p.T, p, pr.N, pr.H, pr.Dim, pr.D)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dn, err := NewDenoiser(pr.Y, pr.N, pr.D, pr.H, pr.Dim, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := append([]float64(nil), pr.Z...)
-	for it := range p.T {
-		nz := SoundNoise(b, p, Overlap(x, pr.M, pr.D, pr.H), pr.M)
-		if _, err := dn.Iterate(context.Background(), x, pr.M, StepSound, nz, seed, 1, it); err != nil {
-			t.Fatal(err)
-		}
-	}
+	x := soundDenoise(t, pr, Params{}, a[2], seed)
 	r := &runner{pr: pr, cfg: core.Config{Seed: seed}}
 	t.Logf("h %.3g d %d refs per cluster %v; ARI before %.3f after %.3f", pr.H, pr.Dim, cnt, r.score("b", pr.Z, true).ARI, r.score("a", x, true).ARI)
 	for q := range pr.M {
