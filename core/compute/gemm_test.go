@@ -16,6 +16,18 @@ import (
 // dst is untouched.
 func checkMul(t *testing.T, impl blas.Float32, rng *rand.Rand, m, n, k, pad int, ta, tb bool, alpha, beta float32) {
 	t.Helper()
+	checkProduct(t, "MulTo", rng, m, n, k, pad, ta, tb, alpha, beta, func(dst, a, b Matrix) {
+		mulTo(impl, dst, a, ta, b, tb, alpha, beta)
+	})
+}
+
+// checkProduct draws one case of dst = alpha·op(a)·op(b) + beta·dst, runs
+// mul on it and compares every element of dst with a float64 reference
+// within gemmTol, and checks that the padding of dst is untouched: the one
+// check every float32 product path (mulTo's backends, the asm kernels)
+// goes through.
+func checkProduct(t *testing.T, name string, rng *rand.Rand, m, n, k, pad int, ta, tb bool, alpha, beta float32, mul func(dst, a, b Matrix)) {
+	t.Helper()
 	ar, ac := m, k
 	if ta {
 		ar, ac = k, m
@@ -32,18 +44,18 @@ func checkMul(t *testing.T, impl blas.Float32, rng *rand.Rand, m, n, k, pad int,
 		dst.Fill(float32(math.NaN()))
 	}
 	want, scale := refMul(a, ta, b, tb, dst, alpha, beta)
-	mulTo(impl, dst, a, ta, b, tb, alpha, beta)
+	mul(dst, a, b)
 	for i := range m {
 		for j := range n {
 			got := float64(dst.At(i, j))
 			if tol := gemmTol(k, scale[i][j]); !(math.Abs(got-want[i][j]) <= tol) {
-				t.Fatalf("MulTo(%d×%d×%d, ta=%v, tb=%v, alpha=%v, beta=%v)[%d,%d] = %v, want %v ± %.3g",
-					m, n, k, ta, tb, alpha, beta, i, j, got, want[i][j], tol)
+				t.Fatalf("%s(%d×%d×%d, ta=%v, tb=%v, alpha=%v, beta=%v)[%d,%d] = %v, want %v ± %.3g",
+					name, m, n, k, ta, tb, alpha, beta, i, j, got, want[i][j], tol)
 			}
 		}
 		for j := n; j < dst.Stride && i*dst.Stride+j < len(dst.Data); j++ {
 			if v := dst.Data[i*dst.Stride+j]; !math.IsNaN(float64(v)) {
-				t.Fatalf("MulTo wrote %v into padding at row %d, column %d, want NaN left alone", v, i, j)
+				t.Fatalf("%s wrote %v into padding at row %d, column %d, want NaN left alone", name, v, i, j)
 			}
 		}
 	}

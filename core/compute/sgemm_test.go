@@ -41,36 +41,9 @@ func forEachKernel(t *testing.T, f func(t *testing.T, kern *asmKernel)) {
 // and checks that C's padding is untouched.
 func checkAsm(t *testing.T, kern *asmKernel, rng *rand.Rand, m, n, k, pad int, ta, tb bool, alpha, beta float32) {
 	t.Helper()
-	ar, ac := m, k
-	if ta {
-		ar, ac = k, m
-	}
-	br, bc := k, n
-	if tb {
-		br, bc = n, k
-	}
-	a := randMatrix(rng, ar, ac, pad)
-	b := randMatrix(rng, br, bc, pad)
-	dst := randMatrix(rng, m, n, pad)
-	if beta == 0 {
-		dst.Fill(float32(math.NaN()))
-	}
-	want, scale := refMul(a, ta, b, tb, dst, alpha, beta)
-	sgemmAsm(kern, ta, tb, m, n, k, alpha, a.Data, ld(a), b.Data, ld(b), beta, dst.Data, ld(dst))
-	for i := range m {
-		for j := range n {
-			got := float64(dst.At(i, j))
-			if tol := gemmTol(k, scale[i][j]); !(math.Abs(got-want[i][j]) <= tol) {
-				t.Fatalf("sgemmAsm(%d×%d×%d, ta=%v, tb=%v, alpha=%v, beta=%v)[%d,%d] = %v, want %v ± %.3g",
-					m, n, k, ta, tb, alpha, beta, i, j, got, want[i][j], tol)
-			}
-		}
-		for j := n; j < dst.Stride && i*dst.Stride+j < len(dst.Data); j++ {
-			if v := dst.Data[i*dst.Stride+j]; !math.IsNaN(float64(v)) {
-				t.Fatalf("sgemmAsm wrote %v into padding at row %d, column %d", v, i, j)
-			}
-		}
-	}
+	checkProduct(t, "sgemmAsm", rng, m, n, k, pad, ta, tb, alpha, beta, func(dst, a, b Matrix) {
+		sgemmAsm(kern, ta, tb, m, n, k, alpha, a.Data, ld(a), b.Data, ld(b), beta, dst.Data, ld(dst))
+	})
 }
 
 // TestSgemmAsmMatchesFloat64Reference checks each kernel on shapes with
