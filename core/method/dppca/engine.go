@@ -127,11 +127,16 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 		if err := CheckInputPrep(e.o.Prep); err != nil {
 			return err
 		}
+		if e.o.Target == TargetMedian {
+			// The input audit's known sums need the total before any
+			// release; a released median is not known then.
+			return fmt.Errorf("%w: dppca's input audit needs a public total: option target=median releases it (use a number)", core.ErrBadConfig)
+		}
 		if aud.input, d, err = NewInputAuditTarget(d, *e.cfg.Audit, aud.seed, e.o.Target); err != nil {
 			return err
 		}
 	}
-	src, err := NewSourceTarget(d, e.o.K, e.o.Target)
+	src, err := NewSourceTarget(d, e.o.K, e.o.sourceTarget())
 	if err != nil {
 		return err
 	}
@@ -208,6 +213,11 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 		if err := record(MechCount); err != nil {
 			return nil, false, err
 		}
+	}
+	// target=median released its histogram with the plan (Source.PlanFor):
+	// spent now as well.
+	if err := record(MechMedian); err != nil {
+		return nil, false, err
 	}
 	// stage 1: preprocessing
 	r.ctl.Emit(core.StageEvent{Stage: 1, Name: "preprocess" + suffix, Steps: 1})

@@ -106,7 +106,7 @@ func TestNonPrivateRecoversSeparatedClusters(t *testing.T) {
 	d := fixture.Separated(4, 100, 300, 1)
 	for _, prep := range []Prep{PrepPrivate, PrepPublic} {
 		o := mustParse(t, map[string]string{"prep": string(prep), "genes": "100", "p": "5"})
-		src, err := NewSourceTarget(d, 0, o.Target)
+		src, err := NewSourceTarget(d, 0, o.sourceTarget())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -445,7 +445,7 @@ func BenchmarkRelease(b *testing.B) {
 	for _, s := range sets {
 		b.Run(s.name, func(b *testing.B) {
 			o := mustParse(b, nil)
-			src, err := NewSourceTarget(s.d(), 0, o.Target)
+			src, err := NewSourceTarget(s.d(), 0, o.sourceTarget())
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -47,8 +47,8 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 	status := core.GuaranteeFormal
 	if o.Prep == PrepPrivate {
 		reasons = append(reasons,
-			fmt.Sprintf("private preprocessing: each cell normalised to the public total %g and log1p (touches only that cell); the gene ranking (Σ of each cell's unit-norm profile), the cell count, the gene means (rows clipped to 2√m) and spreads (clipped to √m) of the m = %s candidate genes are released with noise; %s", o.Target, poolWords(o), selectWords(o.Select)),
-			"departures from scanpy: no cell or gene filter (their data-dependent rules would read all cells), a public target total instead of the median, "+selectDeparture(o.Select)+", spread from the mean absolute deviation")
+			fmt.Sprintf("private preprocessing: each cell normalised to %s and log1p (touches only that cell); the gene ranking (Σ of each cell's unit-norm profile), the cell count, the gene means (rows clipped to 2√m) and spreads (clipped to √m) of the m = %s candidate genes are released with noise; %s", targetWords(o), poolWords(o), selectWords(o.Select)),
+			"departures from scanpy: no cell or gene filter (their data-dependent rules would read all cells), "+totalDeparture(o)+selectDeparture(o.Select)+", spread from the mean absolute deviation")
 	} else {
 		status = core.GuaranteeConditional
 		reasons = append(reasons, "assumption (prep=public): the preprocessing statistics are public, yet they are computed on the private cells without noise: the cell and gene filters, the median library size, the 2,000 seurat HVGs, the ranking of genes by mean, each gene's mean and standard deviation")
@@ -98,4 +98,21 @@ func selectDeparture(s Select) string {
 		return "genes chosen by leverage on a private covariance of the 4·h of largest mean log-expression instead of the seurat HVGs over all genes"
 	}
 	return "genes ranked by mean log-expression over all genes instead of the seurat HVGs"
+}
+
+// targetWords says what each cell is normalised to.
+func targetWords(o Options) string {
+	if o.Target == TargetMedian {
+		return "a private median library size (a histogram of the cells' totals over public log-spaced bins, Δ = 1, released with noise; the median read from it is post-processing)"
+	}
+	return fmt.Sprintf("the public total %g", o.Target)
+}
+
+// totalDeparture names the total as a departure from scanpy's median,
+// unless target=median releases one.
+func totalDeparture(o Options) string {
+	if o.Target == TargetMedian {
+		return "the median library size read from a noisy histogram (to about a bin, 26 %), "
+	}
+	return "a public target total instead of the median, "
 }

@@ -166,7 +166,7 @@ func TestSharedSeeds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			src, err := NewSourceTarget(d, 0, o.Target)
+			src, err := NewSourceTarget(d, 0, o.sourceTarget())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -249,7 +249,7 @@ func TestSharedShort(t *testing.T) {
 		t.Skip("loads pbmc_4k")
 	}
 	o := mustParse(t, nil)
-	src, err := NewSourceTarget(openShared(t, "pbmc_4k"), 0, o.Target)
+	src, err := NewSourceTarget(openShared(t, "pbmc_4k"), 0, o.sourceTarget())
 	if err != nil {
 		t.Fatal(err)
 	}

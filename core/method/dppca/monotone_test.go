@@ -25,7 +25,7 @@ func TestMonotoneNoCollapse(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range sets {
-		src, err := NewSourceTarget(loadSet(t, name), 0, o.Target)
+		src, err := NewSourceTarget(loadSet(t, name), 0, o.sourceTarget())
 		if err != nil {
 			t.Fatal(err)
 		}

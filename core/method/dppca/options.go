@@ -371,7 +371,8 @@ type Options struct {
 	// options, resolves an absent "over" to OverAuto.
 	Over int
 	// Target is the public total each cell is normalised to before log1p
-	// ("target"; 0: DefaultTarget). Only dppca's own source reads it
+	// ("target"; 0: DefaultTarget; TargetMedian: a private median library
+	// size, "target=median"). Only dppca's own source reads it
 	// (NewSourceTarget); NewSource keeps PublicTarget.
 	Target float64
 }
@@ -443,6 +444,10 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 			}
 			*map[string]*int{"p": &o.P, "T": &o.T, "genes": &o.Genes, "k": &o.K, "over": &o.Over}[key] = n
 		case "target":
+			if v == "median" {
+				o.Target = TargetMedian
+				break
+			}
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 {
 				return optf("option target is %q, must be a finite number > 0", v)
@@ -532,7 +537,7 @@ func (o Options) Validate() error {
 		return optf("option k is %d, must be ≥ 1 (0: the number of classes)", o.K)
 	case !(o.Clip > 0) || o.Clip > 100:
 		return optf("option clip is %v, must be in (0, 100]", o.Clip)
-	case !(o.Target > 0) || o.Target > MaxTarget:
+	case o.Target != TargetMedian && (!(o.Target > 0) || o.Target > MaxTarget):
 		return optf("option target is %v, must be in (0, %g]", o.Target, float64(MaxTarget))
 	}
 	switch o.PRule {
@@ -614,7 +619,11 @@ func (o Options) prepShare() float64 {
 	if o.Prep == PrepPublic {
 		return 0
 	}
-	return ShareRanking + ShareCount + ShareMeans + ShareSpread
+	s := ShareRanking + ShareCount + ShareMeans + ShareSpread
+	if o.Target == TargetMedian {
+		s += ShareMedian
+	}
+	return s
 }
 
 // String lists the options as key=value pairs in Keys order.
@@ -631,7 +640,11 @@ func (o Options) String() string {
 	if o.Over == OverAuto {
 		over = "auto"
 	}
-	return fmt.Sprintf("p=%s T=%d genes=%s split=%g clip=%g prep=%s init=%s k=%d select=%s over=%s target=%g", p, o.T, genes, o.Split, o.Clip, o.Prep, o.Init, o.K, o.Select, over, o.Target)
+	target := strconv.FormatFloat(o.Target, 'g', -1, 64)
+	if o.Target == TargetMedian {
+		target = "median"
+	}
+	return fmt.Sprintf("p=%s T=%d genes=%s split=%g clip=%g prep=%s init=%s k=%d select=%s over=%s target=%s", p, o.T, genes, o.Split, o.Clip, o.Prep, o.Init, o.K, o.Select, over, target)
 }
 
 // MaxTarget bounds the option target: a total far above any library

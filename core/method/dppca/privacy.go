@@ -32,10 +32,12 @@ func (m Mechanism) Event() (accountant.Event, error) {
 const (
 	MechRanking = "gene ranking (noisy per-gene sums)"
 	MechCount   = "cell count"
-	MechMeans   = "gene means (pass 1)"
-	MechMeans2  = "gene means (pass 2, about pass 1)"
-	MechSpread  = "gene spreads"
-	MechPCA     = "Analyze-Gauss covariance"
+	// MechMedian is target=median's histogram of library sizes.
+	MechMedian = "library-size histogram (median total)"
+	MechMeans  = "gene means (pass 1)"
+	MechMeans2 = "gene means (pass 2, about pass 1)"
+	MechSpread = "gene spreads"
+	MechPCA    = "Analyze-Gauss covariance"
 	// MechSelectPCA is SelectLeverage's covariance of the candidates.
 	MechSelectPCA = "Analyze-Gauss covariance of the candidate genes"
 	MechSeed      = "k-means seeding histogram"
@@ -100,7 +102,13 @@ type Plan struct {
 	Sums, Counts                     float64 // per Lloyd round
 	T                                int
 	PrivatePrep                      bool
-	km                               float64 // μ² share of one Lloyd round
+	// Median is the noise standard deviation of each bin of the
+	// library-size histogram (target=median with private preprocessing),
+	// else 0; Target is the total the release normalises each cell to
+	// (target=median: the released median, set by Source.PlanFor; 0: the
+	// Source's own).
+	Median, Target float64
+	km             float64 // μ² share of one Lloyd round
 }
 
 // muOf returns the GDP μ of (ε, δ), a hair below so that rounding in the
@@ -144,6 +152,9 @@ func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Pla
 		pl.Mean = sigma(meanClipPerGene*sh, ShareMeans/2)
 		pl.Mean2 = sigma(meanClipPerGene*sh, ShareMeans/2)
 		pl.Spread = sigma(spreadClipPerGene*sh, ShareSpread)
+		if o.Target == TargetMedian {
+			pl.Median = sigma(1, ShareMedian)
+		}
 	}
 	if sh := o.selectPCAShare(); sh > 0 {
 		pl.PCA1 = sigma(pl.R1*pl.R1, sh)
@@ -209,6 +220,9 @@ func (pl Plan) Mechanisms() []Mechanism {
 		sh := math.Sqrt(float64(pl.pool()))
 		ms = append(ms, Mechanism{MechRanking, 1, pl.Rank, 1}, Mechanism{MechCount, 1, pl.Count, 1},
 			Mechanism{MechMeans, meanClipPerGene * sh, pl.Mean, 1}, Mechanism{MechMeans2, meanClipPerGene * sh, pl.Mean2, 1}, Mechanism{MechSpread, spreadClipPerGene * sh, pl.Spread, 1})
+		if pl.Median > 0 {
+			ms = append(ms, Mechanism{MechMedian, 1, pl.Median, 1})
+		}
 		if pl.PCA1 > 0 {
 			ms = append(ms, Mechanism{MechSelectPCA, pl.R1 * pl.R1, pl.PCA1, 1})
 		}

@@ -2,6 +2,7 @@ package dppca
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/dpscope/dpscope/core"
 )
@@ -19,7 +20,7 @@ var optionSpecs = []core.OptionSpec{
 	{Key: "init", Kind: core.KindChoice, Default: string(InitHistogram), Choices: []string{string(InitHistogram), string(InitPCAGaussian), string(InitRandomBall), string(InitKMeansPlusPlus)}, Doc: "k-means initialisation; kmeans++ reads private rows without noise (no guarantee)"},
 	{Key: "k", Kind: core.KindInt, Min: 0, Max: math.Inf(1), Doc: "clusters K (0 or absent: the number of classes of the labels)"},
 	{Key: "select", Kind: core.KindChoice, Default: string(SelectMean), Choices: []string{string(SelectMean), string(SelectSpread), string(SelectExcess), string(SelectFloor), string(SelectLeverage)}, Doc: "private gene choice: largest mean (default), largest spread within mean bins among 4h candidates (spread), largest spread above the median of like-mean candidates among 4h (excess), excess among candidates of mean log1p(CP10k) ≥ 1 (floor), or largest leverage on a private covariance of 4h candidates (leverage, 0.1 of μ² from split)"},
-	{Key: "target", Kind: core.KindFloat, Default: DefaultTarget, Min: 0, Max: MaxTarget, Doc: "public total each cell is normalised to before log1p (private preprocessing)"},
+	{Key: "target", Kind: core.KindString, Default: strconv.FormatFloat(DefaultTarget, 'g', -1, 64), Doc: "total each cell is normalised to before log1p: a public number in (0, 1e7], or median (a private median library size, 0.01 of μ² under prep=private)"},
 	{Key: "over", Kind: core.KindString, Default: "auto", Doc: "over-clustering: auto (2·K centres for the first T/2 rounds, merged into K, when the released statistics say their centres stay precise; else none) or a factor 1..10"},
 }
 

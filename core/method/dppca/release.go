@@ -31,6 +31,9 @@ type Source struct {
 	cl     cellLog
 	public map[int]*Matrix // unclipped, by h
 	steps  []datasets.Step
+	// logs caches the log values of other totals (target=median: each
+	// release's own released median), by total.
+	logs map[float64]cellLog
 }
 
 // NewSource prepares d for releases with k clusters (0: the number of
@@ -89,6 +92,7 @@ func (s *Source) PlanFor(private bool, eps, delta float64, o Options, radius flo
 		h := s.Genes(o.Genes)
 		pl, err := NewPlan(private, eps, delta, o, h, r(h))
 		pl.SelectQ = s.K
+		s.releaseTarget(&pl, o, rng)
 		return pl, err
 	}
 	n, mu, noisyN := float64(s.Data.Cells()), math.Inf(1), 0.0
@@ -106,14 +110,26 @@ func (s *Source) PlanFor(private bool, eps, delta float64, o Options, radius flo
 	pl, err := NewPlan(private, eps, delta, o, h, r(h))
 	pl.NoisyN = noisyN
 	pl.SelectQ = s.K
+	s.releaseTarget(&pl, o, rng)
 	return pl, err
+}
+
+// releaseTarget sets pl.Target for target=median: the median library size
+// released with the plan's histogram noise (pl.Median), or exactly when
+// the plan has none (no noise, or prep=public, whose statistics are
+// public by assumption). Other targets leave it 0 (the Source's own).
+func (s *Source) releaseTarget(pl *Plan, o Options, rng *rand.Rand) {
+	if o.Target != TargetMedian {
+		return
+	}
+	pl.Target = medianTotal(s.Data, pl.Median, rng, s.Target)
 }
 
 // matrix builds the input of the PCA for pl (its R, h and preprocessing),
 // drawing the private preprocessing's noise from rng.
 func (s *Source) matrix(pl Plan, rng *rand.Rand) (*Matrix, error) {
 	if pl.PrivatePrep {
-		m := privatePrep(s.cl, pl, rng)
+		m := privatePrep(s.logFor(pl.Target), pl, rng)
 		m.Labels, m.Barcodes = s.Data.Labels, s.Data.Barcodes
 		return m, nil
 	}

@@ -184,7 +184,8 @@ func prefixed(p string, v []string) []string {
 // +100 and noise seeds 5–9 instead of 0–4 (for a rule stated after the
 // earlier ones were measured on those); DPSCOPE_DPPCA_FRESH=2 seeds +200
 // and noise seeds 10–14 (the ninth session's rules, whose diagnostics
-// used the FRESH=1 draws). Each variant after the first is
+// used the FRESH=1 draws); DPSCOPE_DPPCA_FRESH=3 seeds +300 and noise
+// seeds 15–19 (dppca8's target=median rule). Each variant after the first is
 // also compared with the first, paired by seed: the mean difference ± its
 // standard error, starred beyond seed noise (|difference| > 2 SE,
 // DECISIONS.md).
@@ -207,6 +208,8 @@ func TestSimDesign(t *testing.T) {
 		simShift, seed0 = 100, 5
 	case "2":
 		simShift, seed0 = 200, 10
+	case "3":
+		simShift, seed0 = 300, 15
 	}
 	for _, name := range names {
 		var d *datasets.Dataset
@@ -247,7 +250,7 @@ func TestSimDesign(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			src, err := NewSourceTarget(d, 0, o.Target)
+			src, err := NewSourceTarget(d, 0, o.sourceTarget())
 			if err != nil {
 				t.Fatal(err)
 			}
