@@ -450,7 +450,7 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 			}
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 {
-				return optf("option target is %q, must be a finite number > 0", v)
+				return optf("option target is %q, must be \"median\" or a finite number > 0", v)
 			}
 			o.Target = f
 		case "split", "clip":
