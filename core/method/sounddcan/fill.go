@@ -19,6 +19,9 @@ const (
 const (
 	HoldOff = "off"
 	HoldOn  = "on"
+	// HoldSeen holds only a centre whose released count reached the bar
+	// in an earlier round (dppca.ReleaseHeldSeen).
+	HoldSeen = "seen"
 	// DefaultHold is option hold's default.
 	DefaultHold = HoldOff
 )
