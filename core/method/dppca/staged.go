@@ -19,7 +19,7 @@ import (
 // Release's, so the plan and its ledger are unchanged; the hold and the
 // merge are post-processing of those releases.
 func ReleaseHeld(ctx context.Context, src *Source, pl Plan, o Options, bar float64, rng *rand.Rand) (*Outcome, error) {
-	return releaseHeld(ctx, src, pl, o, bar, false, rng)
+	return releaseHeld(ctx, src, pl, o, bar, holdAll, rng)
 }
 
 // ReleaseHeldSeen is ReleaseHeld that holds only a centre seen populated:
@@ -33,11 +33,28 @@ func ReleaseHeld(ctx context.Context, src *Source, pl Plan, o Options, bar float
 // The centres merged from over·K into K cleared the bar, so they count as
 // seen. The same releases as Release's: post-processing.
 func ReleaseHeldSeen(ctx context.Context, src *Source, pl Plan, o Options, bar float64, rng *rand.Rand) (*Outcome, error) {
-	return releaseHeld(ctx, src, pl, o, bar, true, rng)
+	return releaseHeld(ctx, src, pl, o, bar, holdSeen, rng)
 }
 
-// releaseHeld is ReleaseHeld (seenOnly false) and ReleaseHeldSeen.
-func releaseHeld(ctx context.Context, src *Source, pl Plan, o Options, bar float64, seenOnly bool, rng *rand.Rand) (*Outcome, error) {
+// ReleaseHeldFirst is ReleaseHeld that holds only in the first round,
+// where the centres are the histogram seeds and their counts the lightest
+// (a seed is not yet at a population's mean); the later rounds move every
+// centre as Release does. The same releases: post-processing.
+func ReleaseHeldFirst(ctx context.Context, src *Source, pl Plan, o Options, bar float64, rng *rand.Rand) (*Outcome, error) {
+	return releaseHeld(ctx, src, pl, o, bar, holdFirst, rng)
+}
+
+// holdMode says which light centres releaseHeld holds.
+type holdMode int
+
+const (
+	holdAll   holdMode = iota // every round, every centre (ReleaseHeld)
+	holdSeen                  // centres whose count reached the bar before (ReleaseHeldSeen)
+	holdFirst                 // the first round only (ReleaseHeldFirst)
+)
+
+// releaseHeld is ReleaseHeld, ReleaseHeldSeen and ReleaseHeldFirst.
+func releaseHeld(ctx context.Context, src *Source, pl Plan, o Options, bar float64, mode holdMode, rng *rand.Rand) (*Outcome, error) {
 	if o.Init == InitKMeansPlusPlus {
 		return nil, fmt.Errorf("dppca: init %s seeds from private rows and has no held release", o.Init)
 	}
@@ -78,14 +95,18 @@ func releaseHeld(ctx context.Context, src *Source, pl Plan, o Options, bar float
 		}
 		if seen == nil {
 			seen = make([]bool, k)
-			if t > 0 || !seenOnly {
-				// merged centres cleared the bar; without seenOnly every centre is held
+			if t > 0 || mode != holdSeen {
+				// merged centres cleared the bar; in the other modes every centre may be held
 				for j := range seen {
 					seen[j] = true
 				}
 			}
 		}
-		counts = heldRound(r.out.Proj, m.N, p, r.out.Centres, pl.R, pl.Sums, pl.Counts, minCount, seen, rng)
+		hold := seen
+		if mode == holdFirst && t > 0 {
+			hold = make([]bool, k)
+		}
+		counts = heldRound(r.out.Proj, m.N, p, r.out.Centres, pl.R, pl.Sums, pl.Counts, minCount, hold, rng)
 		for j, c := range counts {
 			if c >= minCount {
 				seen[j] = true

@@ -58,7 +58,7 @@ func TestReleaseHeld(t *testing.T) {
 	for _, over := range []string{"1", "2"} {
 		o := mustParse(t, map[string]string{"genes": "100", "over": over})
 		for _, private := range []bool{false, true} {
-			for _, rel := range []func(context.Context, *Source, Plan, Options, float64, *rand.Rand) (*Outcome, error){ReleaseHeld, ReleaseHeldSeen} {
+			for _, rel := range []func(context.Context, *Source, Plan, Options, float64, *rand.Rand) (*Outcome, error){ReleaseHeld, ReleaseHeldSeen, ReleaseHeldFirst} {
 				rng := rand.New(rand.NewPCG(1, 0))
 				pl, err := src.PlanFor(private, 50, 1e-5, o, 0, rng)
 				if err != nil {

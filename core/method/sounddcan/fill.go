@@ -22,6 +22,9 @@ const (
 	// HoldSeen holds only a centre whose released count reached the bar
 	// in an earlier round (dppca.ReleaseHeldSeen).
 	HoldSeen = "seen"
+	// HoldFirst holds only in the start's first round
+	// (dppca.ReleaseHeldFirst).
+	HoldFirst = "first"
 	// DefaultHold is option hold's default.
 	DefaultHold = HoldOff
 )
