@@ -19,6 +19,42 @@ import (
 // Release's, so the plan and its ledger are unchanged; the hold and the
 // merge are post-processing of those releases.
 func ReleaseHeld(ctx context.Context, src *Source, pl Plan, o Options, bar float64, rng *rand.Rand) (*Outcome, error) {
+	return releaseHeld(ctx, src, pl, o, bar, holdAll, rng)
+}
+
+// ReleaseHeldSeen is ReleaseHeld that holds only a centre seen populated:
+// one whose released count reached the bar in an earlier round of the
+// run. A centre that never reached it (a seed where few cells are
+// nearest) moves to its noisy mean as in Release. Why: with the default
+// start at ε ≤ 4 ReleaseHeld holds 10–18 of 24 centres at their histogram
+// seeds every round (released counts near 0, the bar 57–106), which splits
+// the cells among seeds the merge then weighs at zero; the hold is meant
+// for a populated centre flung to noise when a round leaves it light.
+// The centres merged from over·K into K cleared the bar, so they count as
+// seen. The same releases as Release's: post-processing.
+func ReleaseHeldSeen(ctx context.Context, src *Source, pl Plan, o Options, bar float64, rng *rand.Rand) (*Outcome, error) {
+	return releaseHeld(ctx, src, pl, o, bar, holdSeen, rng)
+}
+
+// ReleaseHeldFirst is ReleaseHeld that holds only in the first round,
+// where the centres are the histogram seeds and their counts the lightest
+// (a seed is not yet at a population's mean); the later rounds move every
+// centre as Release does. The same releases: post-processing.
+func ReleaseHeldFirst(ctx context.Context, src *Source, pl Plan, o Options, bar float64, rng *rand.Rand) (*Outcome, error) {
+	return releaseHeld(ctx, src, pl, o, bar, holdFirst, rng)
+}
+
+// holdMode says which light centres releaseHeld holds.
+type holdMode int
+
+const (
+	holdAll   holdMode = iota // every round, every centre (ReleaseHeld)
+	holdSeen                  // centres whose count reached the bar before (ReleaseHeldSeen)
+	holdFirst                 // the first round only (ReleaseHeldFirst)
+)
+
+// releaseHeld is ReleaseHeld, ReleaseHeldSeen and ReleaseHeldFirst.
+func releaseHeld(ctx context.Context, src *Source, pl Plan, o Options, bar float64, mode holdMode, rng *rand.Rand) (*Outcome, error) {
 	if o.Init == InitKMeansPlusPlus {
 		return nil, fmt.Errorf("dppca: init %s seeds from private rows and has no held release", o.Init)
 	}
@@ -33,6 +69,7 @@ func ReleaseHeld(ctx context.Context, src *Source, pl Plan, o Options, bar float
 	m, p := r.out.Matrix, len(r.out.Eigen)
 	minCount := max(1, bar*pl.Counts)
 	var counts []float64
+	var seen []bool // per centre: its released count reached minCount in an earlier round
 	for t := range o.T {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -54,31 +91,50 @@ func ReleaseHeld(ctx context.Context, src *Source, pl Plan, o Options, bar float
 				}
 			}
 			r.out.Centres = mergeCentres(r.out.Centres, w, p, k, rng)
+			seen = nil
 		}
-		counts = heldRound(r.out.Proj, m.N, p, r.out.Centres, pl.R, pl.Sums, pl.Counts, minCount, rng)
+		if seen == nil {
+			seen = make([]bool, k)
+			if t > 0 || mode != holdSeen {
+				// merged centres cleared the bar; in the other modes every centre may be held
+				for j := range seen {
+					seen[j] = true
+				}
+			}
+		}
+		hold := seen
+		if mode == holdFirst && t > 0 {
+			hold = make([]bool, k)
+		}
+		counts = heldRound(r.out.Proj, m.N, p, r.out.Centres, pl.R, pl.Sums, pl.Counts, minCount, hold, rng)
+		for j, c := range counts {
+			if c >= minCount {
+				seen[j] = true
+			}
+		}
 		labels, inertia := assign(r.out.Proj, m.N, p, r.out.Centres)
 		r.out.Labels = labels
 		r.out.Inertia = append(r.out.Inertia, inertia/float64(m.N))
 	}
-	seen := make([]bool, len(r.out.Centres)/max(p, 1))
+	held := make([]bool, len(r.out.Centres)/max(p, 1))
 	r.out.NonEmpty = 0
 	for _, l := range r.out.Labels {
-		if !seen[l] {
-			seen[l] = true
+		if !held[l] {
+			held[l] = true
 			r.out.NonEmpty++
 		}
 	}
 	return &r.out, nil
 }
 
-// heldRound is lloydRound with the hold: a centre whose released count is
-// below minCount keeps its position. It updates c in place and returns the
-// released counts.
-func heldRound(x []float64, n, p int, c []float64, r, sigmaSum, sigmaCount, minCount float64, rng *rand.Rand) []float64 {
+// heldRound is lloydRound with the hold: a centre of hold whose released
+// count is below minCount keeps its position. It updates c in place and
+// returns the released counts.
+func heldRound(x []float64, n, p int, c []float64, r, sigmaSum, sigmaCount, minCount float64, hold []bool, rng *rand.Rand) []float64 {
 	prev := append([]float64(nil), c...)
 	_, counts, _ := lloydRound(x, n, p, c, r, sigmaSum, sigmaCount, rng)
 	for j, v := range counts {
-		if v < minCount {
+		if v < minCount && hold[j] {
 			copy(c[j*p:(j+1)*p], prev[j*p:(j+1)*p])
 		}
 	}

@@ -203,6 +203,23 @@
 //     ε 2 and 8 (0.145 / 0.616 against 0.188 / 0.649) and below its null
 //     at ε 8: rejected.
 //
+// Why hold=on loses at 4,000 cells (a per-round log of the held centres):
+// at small ε the bar 3σ is large against the expected size ñ/(over·K)
+// (106 against 167 at 4,000 cells ε 2), and 11–18 of the 24 centres are
+// held every round, most at histogram seeds that never held cells; at ε 8
+// 0–4, each a centre that lost its cells. Two variants, each with its rule
+// stated in a commit before measuring, the same adoption rule; none
+// adopted (docs/RESULTS.md, same section):
+//   - hold=seen (dppca.ReleaseHeldSeen): hold only a centre whose count
+//     reached the bar in an earlier round. 2,000 cells: 0.599 at ε 8
+//     (the bar 0.612); 4,000 cells: 0.132 at ε 2 (the bar 0.158), its
+//     null 0.207 there: the loss arises after the start. Rejected.
+//   - hold=first (dppca.ReleaseHeldFirst): hold only in the first round.
+//     Within 0.02 of the default at every ε in both shapes (2,000 cells
+//     0.007 / 0.073 / 0.401 / 0.634 / 0.671; 4,000 cells 0.032 / 0.195 /
+//     0.649 / 0.649 / 0.664), but at 4,000 cells ε 16 not above its null
+//     (0.667): rejected by criterion (c).
+//
 // Reported on the shared sets (docs/RESULTS.md "The trade-off", seeds 0–4,
 // δ = 1e-5), mean ARI at ε = 0.5 / 1 / 2 / 4 / 8 / 16 with the staged split
 // and the gate: builtin:default 0.000 / 0.011 / 0.118 / 0.352 / 0.583 /

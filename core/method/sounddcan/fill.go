@@ -19,6 +19,12 @@ const (
 const (
 	HoldOff = "off"
 	HoldOn  = "on"
+	// HoldSeen holds only a centre whose released count reached the bar
+	// in an earlier round (dppca.ReleaseHeldSeen).
+	HoldSeen = "seen"
+	// HoldFirst holds only in the start's first round
+	// (dppca.ReleaseHeldFirst).
+	HoldFirst = "first"
 	// DefaultHold is option hold's default.
 	DefaultHold = HoldOff
 )

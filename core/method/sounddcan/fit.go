@@ -82,9 +82,18 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 		return nil, err
 	}
 	release := dppca.Release
-	if o.Hold == HoldOn {
+	switch o.Hold {
+	case HoldOn:
 		release = func(ctx context.Context, src *dppca.Source, pl dppca.Plan, o dppca.Options, rng *rand.Rand) (*dppca.Outcome, error) {
 			return dppca.ReleaseHeld(ctx, src, pl, o, minCountSigmas, rng)
+		}
+	case HoldSeen:
+		release = func(ctx context.Context, src *dppca.Source, pl dppca.Plan, o dppca.Options, rng *rand.Rand) (*dppca.Outcome, error) {
+			return dppca.ReleaseHeldSeen(ctx, src, pl, o, minCountSigmas, rng)
+		}
+	case HoldFirst:
+		release = func(ctx context.Context, src *dppca.Source, pl dppca.Plan, o dppca.Options, rng *rand.Rand) (*dppca.Outcome, error) {
+			return dppca.ReleaseHeldFirst(ctx, src, pl, o, minCountSigmas, rng)
 		}
 	}
 	start, err := release(ctx, over, pl.DPPCA, do, rng)

@@ -117,7 +117,9 @@ type Options struct {
 	// Hold ("hold": off or on) runs the start's Lloyd rounds (either
 	// start) with the head's rule (dppca.ReleaseHeld): a centre whose
 	// released count is below minCountSigmas noise deviations keeps its
-	// position instead of moving to a point of noise.
+	// position instead of moving to a point of noise; seen holds only a
+	// centre whose count reached that bar in an earlier round, first
+	// holds only in the first round.
 	Hold string
 }
 
@@ -344,8 +346,8 @@ func (o Options) Validate() error {
 	if o.Fill != FillOff && o.Fill != FillSplit {
 		return optf("option fill is %q, must be %s or %s", o.Fill, FillOff, FillSplit)
 	}
-	if o.Hold != HoldOff && o.Hold != HoldOn {
-		return optf("option hold is %q, must be %s or %s", o.Hold, HoldOff, HoldOn)
+	if o.Hold != HoldOff && o.Hold != HoldOn && o.Hold != HoldSeen && o.Hold != HoldFirst {
+		return optf("option hold is %q, must be %s, %s, %s or %s", o.Hold, HoldOff, HoldOn, HoldSeen, HoldFirst)
 	}
 	if o.Start != StartStage && o.Start != StartDPPCA {
 		return optf("option start is %q, must be %s or %s", o.Start, StartStage, StartDPPCA)

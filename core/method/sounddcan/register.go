@@ -24,7 +24,7 @@ var optionSpecs = []core.OptionSpec{
 	{Key: "start", Kind: core.KindChoice, Default: DefaultStart, Choices: []string{StartStage, StartDPPCA}, Doc: "the private start: stage (200 genes, p = 10, 5 rounds, 3K centres merged by the head) or dppca (dppca as it runs alone, into K)"},
 	{Key: "subspace", Kind: core.KindChoice, Default: DefaultSub, Choices: []string{SubspaceOff, SubspaceTest, SubspaceEdge}, Doc: "test (edge): leave the network out when the start's weakest released eigenvalue clears 4 times (once) its noise edge, and spend its share on more Lloyd rounds of the head"},
 	{Key: "fill", Kind: core.KindChoice, Default: DefaultFill, Choices: []string{FillOff, FillSplit}, Doc: "split: re-seed every component the head released no weight for by splitting the heaviest along a random direction (no empty start; rejected on simulations: it halves a population)"},
-	{Key: "hold", Kind: core.KindChoice, Default: DefaultHold, Choices: []string{HoldOff, HoldOn}, Doc: "on: the start's Lloyd rounds keep a centre whose released count is below 3σ instead of moving it to noise (fewer empty clusters; rejected on simulations)"},
+	{Key: "hold", Kind: core.KindChoice, Default: DefaultHold, Choices: []string{HoldOff, HoldOn, HoldSeen, HoldFirst}, Doc: "on: the start's Lloyd rounds keep a centre whose released count is below 3σ instead of moving it to noise (fewer empty clusters; rejected on simulations); seen: only a centre whose count reached 3σ in an earlier round; first: only in the first round"},
 	{Key: "shrink", Kind: core.KindChoice, Default: DefaultShrink, Choices: []string{ShrinkJS, ShrinkOff}, Doc: "James–Stein shrinkage of every released step (rejected on fresh simulations)"},
 }
 
