@@ -26,7 +26,7 @@ const (
 	// (dppca.ReleaseHeldFirst).
 	HoldFirst = "first"
 	// DefaultHold is option hold's default.
-	DefaultHold = HoldOff
+	DefaultHold = HoldFirst
 )
 
 // fillScale is the half-distance of a split pair as a fraction of the

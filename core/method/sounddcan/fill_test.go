@@ -45,14 +45,14 @@ func TestFillSplit(t *testing.T) {
 	}
 }
 
-// TestFillHoldOptions: fill and hold default to off, parse their values
+// TestFillHoldOptions: fill defaults to off and hold to first, they parse their values
 // and reach the fit: with start=dppca and hold=on the start is
 // dppca.ReleaseHeld's (its centres differ from Release's on the same noise
 // stream), and fill=split leaves no component of the start weightless.
 func TestFillHoldOptions(t *testing.T) {
 	o := mustParse(t, nil)
-	if o.Fill != FillOff || o.Hold != HoldOff {
-		t.Fatalf("defaults fill=%s hold=%s, want off, off", o.Fill, o.Hold)
+	if o.Fill != FillOff || o.Hold != HoldFirst {
+		t.Fatalf("defaults fill=%s hold=%s, want off, first", o.Fill, o.Hold)
 	}
 	src := separatedSource(t)
 	base := map[string]string{"start": "dppca", "net": "0.1", "genes": "100"}
