@@ -28,16 +28,7 @@ func checkMul(t *testing.T, impl blas.Float32, rng *rand.Rand, m, n, k, pad int,
 // goes through.
 func checkProduct(t *testing.T, name string, rng *rand.Rand, m, n, k, pad int, ta, tb bool, alpha, beta float32, mul func(dst, a, b Matrix)) {
 	t.Helper()
-	ar, ac := m, k
-	if ta {
-		ar, ac = k, m
-	}
-	br, bc := k, n
-	if tb {
-		br, bc = n, k
-	}
-	a := randMatrix(rng, ar, ac, pad)
-	b := randMatrix(rng, br, bc, pad)
+	a, b := randOperands(rng, m, n, k, pad, ta, tb)
 	dst := randMatrix(rng, m, n, pad)
 	if beta == 0 {
 		// beta = 0 must overwrite, not multiply, what dst held.

@@ -64,6 +64,22 @@ func forEachBackend(t *testing.T, f func(t *testing.T, impl blas.Float32)) {
 	}
 }
 
+// randOperands returns random A and B for the product op(A)·op(B) of
+// m×n×k (op transposes when tA or tB is set), stored as randMatrix stores
+// them: A is k×m when transposed, else m×k; B is n×k when transposed,
+// else k×n.
+func randOperands(rng *rand.Rand, m, n, k, pad int, tA, tB bool) (a, b Matrix) {
+	ar, ac := m, k
+	if tA {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if tB {
+		br, bc = n, k
+	}
+	return randMatrix(rng, ar, ac, pad), randMatrix(rng, br, bc, pad)
+}
+
 // randMatrix returns an r×c view with stride c+pad into a fresh slice whose
 // padding holds NaN, so a read outside the view poisons the result.
 func randMatrix(rng *rand.Rand, r, c, pad int) Matrix {

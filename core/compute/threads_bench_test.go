@@ -40,15 +40,8 @@ func BenchmarkGemmThreads(b *testing.B) {
 	}
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, p := range prods {
-		ar, ac := p.m, p.k
-		if p.tA {
-			ar, ac = ac, ar
-		}
-		br, bc := p.k, p.n
-		if p.tB {
-			br, bc = bc, br
-		}
-		a, bm, c := randMatrix(rng, ar, ac, 0), randMatrix(rng, br, bc, 0), NewMatrix(p.m, p.n, nil)
+		a, bm := randOperands(rng, p.m, p.n, p.k, 0, p.tA, p.tB)
+		c := NewMatrix(p.m, p.n, nil)
 		for _, th := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/T%d", p.name, th), func(b *testing.B) {
 				lib.setThreads(th)
