@@ -92,6 +92,12 @@
 // (about 2,000–4,500) lie above 10³, and a total below the typical library
 // is what had won.
 //
+// Stated in advance in the tenth session (DefaultMinCount, option
+// mincount, depth.go): a depth cap on genes=auto's h, keeping only genes
+// of at least λ_min expected counts per cell at a released median library
+// size, for the shallow-depth overshoot of h = ñ·μ/25 behind
+// mouse_bladder's ε 4 → 8 step.
+//
 // Every mechanism is Gaussian, so the composition is exact in GDP
 // (μ = √Σ(Δᵢ/σᵢ)²); the noise of each is calibrated in advance from the
 // target (ε, δ) by fixed shares of μ² (Plan), and the ε reported is the
@@ -99,7 +105,7 @@
 //
 // Options (core.Config.Options, see Options): p, T, genes, split, clip,
 // prep, init, k, select (mean, spread, excess, floor or leverage), over,
-// target (a number, or median). Live patches: ε, δ, the clip radius
+// target (a number, or median), mincount (the depth cap's λ_min, 0: off). Live patches: ε, δ, the clip radius
 // (Patch.Clip, absolute) and the options p, T, clip; each makes a new
 // release and the ledger keeps every release.
 package dppca

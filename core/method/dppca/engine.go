@@ -235,7 +235,7 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 	if err := record(prepMechs...); err != nil {
 		return nil, false, err
 	}
-	r.ctl.Emit(core.WarningEvent{Message: noiseMessage(pl, rl.out.Matrix, st.o, r.src.K)})
+	r.ctl.Emit(core.WarningEvent{Message: noiseMessage(rl.pl, rl.out.Matrix, st.o, r.src.K)})
 	// stage 2: private PCA
 	r.ctl.Emit(core.StageEvent{Stage: 2, Name: "private PCA" + suffix, Steps: 1})
 	r.hook(rel, 2)

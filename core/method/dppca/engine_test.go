@@ -414,7 +414,7 @@ func TestPrivatePrepIsPerCellPlusNoise(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m = privatePrep(cl, pl, rand.New(rand.NewPCG(1, 1)))
+		m, _ = privatePrep(cl, pl, rand.New(rand.NewPCG(1, 1)))
 		markers := countBelow(m.Genes, 160)
 		if want := map[bool]int{false: 160, true: 150}[private]; markers < want {
 			t.Errorf("private %v: %d of the 160 genes kept are markers, want ≥ %d", private, markers, want)

@@ -145,6 +145,9 @@ func noiseMessage(pl Plan, m *Matrix, o Options, k int) string {
 		ps = fmt.Sprintf("the released eigenvalues above the noise edge %.3g, %d to %d", pl.Edge(), MinAutoP, min(o.P, m.H))
 	}
 	head := fmt.Sprintf("%d cells × %d genes, K = %d, p = %s, T = %d, R = %.3g (%d of %d rows clipped)", m.N, m.H, k, ps, o.T, pl.R, m.Clipped, m.N)
+	if pl.Depth > 0 {
+		head += fmt.Sprintf("; depth cap: median library %.0f counts, genes of mean log value ≥ %.3g (%g expected counts per cell) kept", pl.Depth, meanLogFloor(pl.MinCount, pl.DepthTotal, pl.Depth), pl.MinCount)
+	}
 	if !pl.Private() {
 		return head + "; nonprivate: no noise"
 	}

@@ -49,6 +49,9 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 		reasons = append(reasons,
 			fmt.Sprintf("private preprocessing: each cell normalised to %s and log1p (touches only that cell); the gene ranking (Σ of each cell's unit-norm profile), the cell count, the gene means (rows clipped to 2√m) and spreads (clipped to √m) of the m = %s candidate genes are released with noise; %s", targetWords(o), poolWords(o), selectWords(o.Select)),
 			"departures from scanpy: no cell or gene filter (their data-dependent rules would read all cells), "+totalDeparture(o)+selectDeparture(o.Select)+", spread from the mean absolute deviation")
+		if o.depthCap() {
+			reasons = append(reasons, fmt.Sprintf("depth cap (mincount=%g, count data): the median library size is read from a histogram of the cells' totals over public log-spaced bins (Δ = 1), released with noise; of the h genes, those whose released mean lies below the mean log value of a gene of %g expected counts per cell at that median are dropped (at least 50 kept), and the covariance and the k-means are calibrated for the genes kept (R = c·√h', the same shares of μ²): post-processing of releases already made", o.MinCount, o.MinCount))
+		}
 	} else {
 		status = core.GuaranteeConditional
 		reasons = append(reasons, "assumption (prep=public): the preprocessing statistics are public, yet they are computed on the private cells without noise: the cell and gene filters, the median library size, the 2,000 seurat HVGs, the ranking of genes by mean, each gene's mean and standard deviation")

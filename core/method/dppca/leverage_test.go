@@ -118,7 +118,7 @@ func TestSelectLeverageSkipsHousekeeping(t *testing.T) {
 			t.Fatal(err)
 		}
 		pl.SelectQ = 4
-		m := privatePrep(cl, pl, rand.New(rand.NewPCG(1, 1)))
+		m, _ := privatePrep(cl, pl, rand.New(rand.NewPCG(1, 1)))
 		markers := countBelow(m.Genes, 40)
 		if markers < c.min || markers > c.max || m.H != 40 {
 			t.Errorf("private=%v ε=%g: %d of %d genes kept are markers, want %d to %d", c.private, c.eps, markers, m.H, c.min, c.max)
@@ -131,7 +131,7 @@ func TestSelectLeverageSkipsHousekeeping(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mm := privatePrep(cl, plm, rand.New(rand.NewPCG(1, 1)))
+		mm, _ := privatePrep(cl, plm, rand.New(rand.NewPCG(1, 1)))
 		if !slices.Equal(mm.Genes, m.Genes) {
 			t.Errorf("ε=0.1: leverage kept %v, want mean's genes %v", m.Genes, mm.Genes)
 		}

@@ -375,10 +375,17 @@ type Options struct {
 	// size, "target=median"). Only dppca's own source reads it
 	// (NewSourceTarget); NewSource keeps PublicTarget.
 	Target float64
+	// MinCount is the depth cap of genes=auto ("mincount", λ_min: 0 is
+	// off): keep only the genes whose released mean log value is at least
+	// that of a gene of MinCount expected counts per cell at the released
+	// median library (depthCap). Parse sets DefaultMinCount when absent;
+	// Resolve leaves 0, so library callers that build Options
+	// (dcan-sound) keep their pipeline.
+	MinCount float64
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target"}
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount"}
 
 // LiveKeys are the options a patch may change during a run.
 var LiveKeys = []string{"p", "T", "clip"}
@@ -396,6 +403,9 @@ func Parse(vals map[string]string) (Options, error) {
 	}
 	if o.Genes == 0 {
 		o.Genes = GenesAuto
+	}
+	if _, ok := vals["mincount"]; !ok {
+		o.MinCount = DefaultMinCount
 	}
 	return o.Resolve()
 }
@@ -453,6 +463,12 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 				return optf("option target is %q, must be \"median\" or a finite number > 0", v)
 			}
 			o.Target = f
+		case "mincount":
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || math.IsNaN(f) || f < 0 || f > MaxMinCount {
+				return optf("option mincount is %q, must be a number in [0, %g] (0: no depth cap)", v, float64(MaxMinCount))
+			}
+			o.MinCount = f
 		case "split", "clip":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 {
@@ -539,6 +555,8 @@ func (o Options) Validate() error {
 		return optf("option clip is %v, must be in (0, 100]", o.Clip)
 	case o.Target != TargetMedian && (!(o.Target > 0) || o.Target > MaxTarget):
 		return optf("option target is %v, must be in (0, %g]", o.Target, float64(MaxTarget))
+	case !(o.MinCount >= 0) || o.MinCount > MaxMinCount:
+		return optf("option mincount is %v, must be in [0, %g] (0: no depth cap)", o.MinCount, float64(MaxMinCount))
 	}
 	switch o.PRule {
 	case PRuleEdge, PRuleFixed:
@@ -620,7 +638,7 @@ func (o Options) prepShare() float64 {
 		return 0
 	}
 	s := ShareRanking + ShareCount + ShareMeans + ShareSpread
-	if o.Target == TargetMedian {
+	if o.releasesMedian() {
 		s += ShareMedian
 	}
 	return s
@@ -644,7 +662,7 @@ func (o Options) String() string {
 	if o.Target == TargetMedian {
 		target = "median"
 	}
-	return fmt.Sprintf("p=%s T=%d genes=%s split=%g clip=%g prep=%s init=%s k=%d select=%s over=%s target=%s", p, o.T, genes, o.Split, o.Clip, o.Prep, o.Init, o.K, o.Select, over, target)
+	return fmt.Sprintf("p=%s T=%d genes=%s split=%g clip=%g prep=%s init=%s k=%d select=%s over=%s target=%s mincount=%g", p, o.T, genes, o.Split, o.Clip, o.Prep, o.Init, o.K, o.Select, over, target, o.MinCount)
 }
 
 // MaxTarget bounds the option target: a total far above any library

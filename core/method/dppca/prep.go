@@ -145,8 +145,13 @@ func looksLogged(m *datasets.CSR) bool {
 //     deviations from m̂, clipped to C_m again;
 //  3. gene sums of |v − m̂| of the selected values, rows clipped to
 //     C_d = √h; spreads ŝ = max(√(π/2)·sums/ñ, sdFloor);
-//  4. z = clip((v − m̂)/ŝ, ±10), each row clipped to norm R.
-func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
+//  4. the depth cap (pl.Depth > 0, select=mean): only the genes of m̂ at
+//     least meanLogFloor(λ_min, total, L̃), at least GenesAutoMin, and the
+//     plan for them (Plan.withGenes; post-processing);
+//  5. z = clip((v − m̂)/ŝ, ±10), each row clipped to norm R.
+//
+// It returns the matrix and the plan the rest of the release follows.
+func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) (*Matrix, Plan) {
 	x := cl.x
 	n, g := x.Rows, x.Cols
 	h := min(pl.H, g)
@@ -227,6 +232,23 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 		}
 		y, mean, spread, genes = sub, m2, s2, g2
 	}
+	if pl.Depth > 0 && pool == h {
+		if keep := depthKeep(mean, meanLogFloor(pl.MinCount, pl.DepthTotal, pl.Depth)); keep != nil {
+			h2 := len(keep)
+			sub := make([]float64, n*h2)
+			for i := range n {
+				for k, j := range keep {
+					sub[i*h2+k] = y[i*h+j]
+				}
+			}
+			m2, s2, g2 := make([]float64, h2), make([]float64, h2), make([]int, h2)
+			for k, j := range keep {
+				m2[k], s2[k], g2[k] = mean[j], spread[j], genes[j]
+			}
+			y, mean, spread, genes, h = sub, m2, s2, g2, h2
+			pl = pl.withGenes(h2)
+		}
+	}
 	for i := range n {
 		row := y[i*h : (i+1)*h]
 		for j, v := range row {
@@ -235,7 +257,7 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) *Matrix {
 	}
 	m := &Matrix{N: n, H: h, Z: y, Genes: genes, NoisyN: nt, SelectRatios: selectRatios, Rank: score}
 	m.Clipped = clipRows(y, n, h, pl.R)
-	return m
+	return m, pl
 }
 
 // rankSums returns the ranking statistic of every gene before its noise:

@@ -108,7 +108,15 @@ type Plan struct {
 	// (target=median: the released median, set by Source.PlanFor; 0: the
 	// Source's own).
 	Median, Target float64
-	km             float64 // μ² share of one Lloyd round
+	// Depth is the released median library size the depth cap reads
+	// (Options.MinCount, depthCap), 0 when it does not apply; MinCount
+	// is its λ_min and DepthTotal the total the cells are normalised to.
+	Depth, MinCount, DepthTotal float64
+	// ClipFactor is the factor c of R = c·√H when the radius follows the
+	// genes (0: a radius given in absolute terms), so the depth cap can
+	// shrink R with H.
+	ClipFactor float64
+	km         float64 // μ² share of one Lloyd round
 }
 
 // muOf returns the GDP μ of (ε, δ), a hair below so that rounding in the
@@ -152,7 +160,7 @@ func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Pla
 		pl.Mean = sigma(meanClipPerGene*sh, ShareMeans/2)
 		pl.Mean2 = sigma(meanClipPerGene*sh, ShareMeans/2)
 		pl.Spread = sigma(spreadClipPerGene*sh, ShareSpread)
-		if o.Target == TargetMedian {
+		if o.releasesMedian() {
 			pl.Median = sigma(1, ShareMedian)
 		}
 	}

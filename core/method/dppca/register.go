@@ -21,6 +21,7 @@ var optionSpecs = []core.OptionSpec{
 	{Key: "k", Kind: core.KindInt, Min: 0, Max: math.Inf(1), Doc: "clusters K (0 or absent: the number of classes of the labels)"},
 	{Key: "select", Kind: core.KindChoice, Default: string(SelectMean), Choices: []string{string(SelectMean), string(SelectSpread), string(SelectExcess), string(SelectFloor), string(SelectLeverage)}, Doc: "private gene choice: largest mean (default), largest spread within mean bins among 4h candidates (spread), largest spread above the median of like-mean candidates among 4h (excess), excess among candidates of mean log1p(CP10k) ≥ 1 (floor), or largest leverage on a private covariance of 4h candidates (leverage, 0.1 of μ² from split)"},
 	{Key: "target", Kind: core.KindString, Default: strconv.FormatFloat(DefaultTarget, 'g', -1, 64), Doc: "total each cell is normalised to before log1p: a public number in (0, 1e7], or median (a private median library size, 0.01 of μ² under prep=private)"},
+	{Key: "mincount", Kind: core.KindFloat, Default: float64(DefaultMinCount), Min: 0, Max: MaxMinCount, Doc: "depth cap of genes=auto: keep only genes whose released mean log value is at least that of a gene of this many expected counts per cell at a private median library size (0.01 of μ², shared with target=median); 0: off"},
 	{Key: "over", Kind: core.KindString, Default: "auto", Doc: "over-clustering: auto (2·K centres for the first T/2 rounds, merged into K, when the released statistics say their centres stay precise; else none) or a factor 1..10"},
 }
 

@@ -88,10 +88,15 @@ func (s *Source) PlanFor(private bool, eps, delta float64, o Options, radius flo
 		}
 		return o.Clip * math.Sqrt(float64(h))
 	}
+	cf := o.Clip
+	if radius > 0 {
+		cf = 0
+	}
 	if o.Genes != GenesAuto {
 		h := s.Genes(o.Genes)
 		pl, err := NewPlan(private, eps, delta, o, h, r(h))
 		pl.SelectQ = s.K
+		pl.ClipFactor = cf
 		s.releaseTarget(&pl, o, rng)
 		return pl, err
 	}
@@ -110,42 +115,61 @@ func (s *Source) PlanFor(private bool, eps, delta float64, o Options, radius flo
 	pl, err := NewPlan(private, eps, delta, o, h, r(h))
 	pl.NoisyN = noisyN
 	pl.SelectQ = s.K
+	pl.ClipFactor = cf
 	s.releaseTarget(&pl, o, rng)
 	return pl, err
 }
 
-// releaseTarget sets pl.Target for target=median: the median library size
-// released with the plan's histogram noise (pl.Median), or exactly when
-// the plan has none (no noise, or prep=public, whose statistics are
-// public by assumption). Other targets leave it 0 (the Source's own).
+// releaseTarget releases the median library size with the plan's
+// histogram noise (pl.Median), or exactly when the plan has none (no
+// noise, or prep=public, whose statistics are public by assumption), when
+// o asks for it: target=median sets pl.Target to it (the Source's own
+// total when the histogram is all noise; other targets leave pl.Target 0,
+// the Source's own); the depth cap (depthCap, count data only) sets
+// pl.Depth to it, and leaves it 0 (no cap) when the histogram is all noise.
 func (s *Source) releaseTarget(pl *Plan, o Options, rng *rand.Rand) {
-	if o.Target != TargetMedian {
+	if !o.releasesMedian() {
 		return
 	}
-	pl.Target = medianTotal(s.Data, pl.Median, rng, s.Target)
+	med := medianTotal(s.Data, pl.Median, rng, 0)
+	if o.Target == TargetMedian {
+		pl.Target = med
+		if med == 0 {
+			pl.Target = s.Target
+		}
+	}
+	if o.depthCap() && s.Data.ValueType == datasets.Counts && med > 0 {
+		pl.Depth, pl.MinCount = med, o.MinCount
+		pl.DepthTotal = s.Target
+		if pl.Target > 0 {
+			pl.DepthTotal = pl.Target
+		}
+	}
 }
 
 // matrix builds the input of the PCA for pl (its R, h and preprocessing),
-// drawing the private preprocessing's noise from rng.
-func (s *Source) matrix(pl Plan, rng *rand.Rand) (*Matrix, error) {
+// drawing the private preprocessing's noise from rng, and returns the
+// plan the rest of the release follows (pl, or the depth cap's plan for
+// fewer genes, Plan.withGenes).
+func (s *Source) matrix(pl Plan, rng *rand.Rand) (*Matrix, Plan, error) {
 	if pl.PrivatePrep {
-		m := privatePrep(s.logFor(pl.Target), pl, rng)
+		m, pl := privatePrep(s.logFor(pl.Target), pl, rng)
 		m.Labels, m.Barcodes = s.Data.Labels, s.Data.Barcodes
-		return m, nil
+		return m, pl, nil
 	}
 	pub, ok := s.public[pl.H]
 	if !ok {
 		var err error
 		// Clipped on a copy below: the cache keeps the scaled rows.
 		if pub, s.steps, err = publicPrep(s.Data, pl.H, math.Inf(1)); err != nil {
-			return nil, err
+			return nil, pl, err
 		}
 		s.public[pl.H] = pub
 	}
 	m := *pub
 	m.Z = append([]float64(nil), pub.Z...)
 	m.Clipped = clipRows(m.Z, m.N, m.H, pl.R)
-	return &m, nil
+	return &m, pl, nil
 }
 
 // Outcome is what one release computed.
@@ -192,10 +216,11 @@ func newRelease(src *Source, pl Plan, o Options, rng *rand.Rand) *release {
 
 // prep builds the scaled, clipped matrix.
 func (r *release) prep() error {
-	m, err := r.src.matrix(r.pl, r.rng)
+	m, pl, err := r.src.matrix(r.pl, r.rng)
 	if err != nil {
 		return err
 	}
+	r.pl, r.out.Plan = pl, pl
 	if m.N < 2 || (r.o.PRule == PRuleFixed && r.o.P > m.H) || m.H < MinAutoP {
 		return fmt.Errorf("dppca: %d cells × %d genes cannot give p = %d components: %w", m.N, m.H, r.o.P, ErrInput)
 	}

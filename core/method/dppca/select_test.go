@@ -129,7 +129,7 @@ func TestSelectExcessSkipsHousekeeping(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := privatePrep(cl, pl, rand.New(rand.NewPCG(1, 1)))
+		m, _ := privatePrep(cl, pl, rand.New(rand.NewPCG(1, 1)))
 		markers := countBelow(m.Genes, 40)
 		if markers < c.min || markers > c.max || m.H != 40 {
 			t.Errorf("select=%s private=%v: %d of %d genes kept are markers, want %d to %d", c.sel, c.private, markers, m.H, c.min, c.max)

@@ -185,7 +185,10 @@ func prefixed(p string, v []string) []string {
 // earlier ones were measured on those); DPSCOPE_DPPCA_FRESH=2 seeds +200
 // and noise seeds 10–14 (the ninth session's rules, whose diagnostics
 // used the FRESH=1 draws); DPSCOPE_DPPCA_FRESH=3 seeds +300 and noise
-// seeds 15–19 (dppca8's target=median rule). Each variant after the first is
+// seeds 15–19 (dppca8's target=median rule); DPSCOPE_DPPCA_FRESH=4 seeds
+// +500 and noise seeds 25–29 (dppca9's depth cap; TestDipDiag used +400,
+// 20–24). The shallow dipSets (sim16, sim16low, sim14low) are named as
+// well. Each variant after the first is
 // also compared with the first, paired by seed: the mean difference ± its
 // standard error, starred beyond seed noise (|difference| > 2 SE,
 // DECISIONS.md).
@@ -210,7 +213,10 @@ func TestSimDesign(t *testing.T) {
 		simShift, seed0 = 200, 10
 	case "3":
 		simShift, seed0 = 300, 15
+	case "4":
+		simShift, seed0 = 500, 25
 	}
+	dips := dipSets()
 	for _, name := range names {
 		var d *datasets.Dataset
 		var err error
@@ -219,6 +225,9 @@ func TestSimDesign(t *testing.T) {
 			d, err = simulateHK(hs)
 		} else {
 			c, ok := sets[name]
+			if !ok {
+				c, ok = dips[name]
+			}
 			if !ok {
 				t.Fatalf("no simulation %q", name)
 			}
