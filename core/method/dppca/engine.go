@@ -104,6 +104,9 @@ type runner struct {
 	muPrev float64 // μ² of the releases before the current one
 	kFrom  bool    // K was read from the labels
 	aud    *auditState
+	// dataSent is set once the DataEvent is out: the first release to get
+	// past its preprocessing sends it (a patch may end an earlier one).
+	dataSent bool
 }
 
 // Run loads the data and makes one release; a patch taken at a step
@@ -182,11 +185,6 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	if rel == 1 {
-		// The matrix the pipeline reads: every cell (its own preprocessing
-		// touches one cell at a time), the h genes of the covariance.
-		r.ctl.Emit(core.DataEvent{Cells: r.src.Data.Cells(), Genes: pl.H, Classes: len(r.src.Data.Classes)})
-	}
 	rl := newRelease(r.src, pl, st.o, rng)
 	rl.aud = r.aud
 	suffix := ""
@@ -227,6 +225,13 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 	}
 	if err := rl.prep(); err != nil {
 		return nil, false, err
+	}
+	if !r.dataSent {
+		r.dataSent = true
+		// The matrix the pipeline reads: every cell (its own preprocessing
+		// touches one cell at a time), the h genes of the covariance
+		// (after the depth cap, which reads the released gene means).
+		r.ctl.Emit(core.DataEvent{Cells: r.src.Data.Cells(), Genes: rl.pl.H, Classes: len(r.src.Data.Classes)})
 	}
 	prepMechs := []string{MechRanking, MechMeans, MechMeans2, MechSpread, MechSelectPCA}
 	if pl.NoisyN == 0 {
