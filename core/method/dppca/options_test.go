@@ -73,6 +73,9 @@ func FuzzParse(f *testing.F) {
 	f.Add("target", "1e-300", "p", "2")
 	f.Add("target", "median", "split", "0.9")
 	f.Add("target", "-1", "prep", "public")
+	f.Add("mincount", "1", "target", "median")
+	f.Add("mincount", "-0", "genes", "auto")
+	f.Add("mincount", "Inf", "p", "3")
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		o, err := Parse(map[string]string{k1: v1, k2: v2})
 		if err != nil {
@@ -84,7 +87,7 @@ func FuzzParse(f *testing.F) {
 		if err := o.Validate(); err != nil {
 			t.Fatalf("Parse accepted %v, Validate says %v", o, err)
 		}
-		if (o.PRule == PRuleFixed && o.P > o.genesCap()) || o.Split <= 0 || o.Split >= 1 || !(o.Target > 0 || o.Target == TargetMedian) || o.Target > MaxTarget {
+		if (o.PRule == PRuleFixed && o.P > o.genesCap()) || o.Split <= 0 || o.Split >= 1 || !(o.Target > 0 || o.Target == TargetMedian) || o.Target > MaxTarget || !(o.MinCount >= 0 && o.MinCount <= MaxMinCount) {
 			t.Fatalf("accepted %v", o)
 		}
 	})
