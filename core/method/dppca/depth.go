@@ -51,17 +51,7 @@ import (
 // sim14low (same fresh draws), its mean ARI over ε 0.5 / 1 / 2 / 4 / 8 /
 // 16 never steps down between neighbouring ε by more than one sd (the
 // larger of the two ε's sds), DECISIONS.md's "graded".
-//
-// Measured (paired difference mincount=1 − 0 ± SE, * beyond 2 SE, at ε 4
-// / 8 / 16): it passed. Wins: sim16low −0.011 / +0.036* / +0.016,
-// sim14low +0.009 / −0.006 / +0.060* (and simmb +0.001* at ε 4, at
-// chance level); no loss beyond 2 SE at ε 4–16 on any of the eight (the
-// largest: simwide −0.028 ± 0.018 at ε 4, sim14 −0.040 ± 0.046 at ε 16).
-// Shallow curves with mincount=1, ε 0.5 … 16: sim16low 0.006 / 0.008 /
-// 0.024 / 0.085 / 0.113 / 0.140, sim14low 0.005 / 0.002 / 0.008 / 0.026 /
-// 0.048 / 0.120 (its one step down, −0.003, within the sd 0.008).
-// Adopted: λ_min = 1 (docs/RESULTS.md, "dppca, sixth attempt").
-const DefaultMinCount = 1
+const DefaultMinCount = 0
 
 // MaxMinCount bounds option mincount: beyond 100 counts per cell the cap
 // would keep only the floor of GenesAutoMin genes on any data set.

@@ -30,7 +30,7 @@ func TestMedianTargetParses(t *testing.T) {
 	if o.Target != TargetMedian || !strings.Contains(o.String(), "target=median") || o.sourceTarget() != DefaultTarget {
 		t.Fatalf("target=median parsed to %v (%s)", o.Target, o)
 	}
-	d := mustParse(t, map[string]string{"mincount": "0"}) // the depth cap draws the histogram too
+	d := mustParse(t, nil)
 	if got := d.kmShare() - o.kmShare(); math.Abs(got-ShareMedian) > 1e-15 {
 		t.Errorf("k-means share falls by %g, want ShareMedian %g", got, ShareMedian)
 	}

@@ -10,12 +10,12 @@ import (
 // TestParseDefaults: no options give METHODS.md §5's design.
 func TestParseDefaults(t *testing.T) {
 	o := mustParse(t, nil)
-	want := Options{P: 30, PRule: PRuleEdge, T: 10, Genes: GenesAuto, Split: 0.5, Clip: 0.5, Prep: PrepPrivate, Init: InitHistogram, Select: SelectMean, Over: OverAuto, Target: DefaultTarget, MinCount: DefaultMinCount}
+	want := Options{P: 30, PRule: PRuleEdge, T: 10, Genes: GenesAuto, Split: 0.5, Clip: 0.5, Prep: PrepPrivate, Init: InitHistogram, Select: SelectMean, Over: OverAuto, Target: DefaultTarget}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}
-	o = mustParse(t, map[string]string{"p": "4", "T": "3", "genes": "50", "split": "0.6", "clip": "1", "prep": "public", "init": "kmeans++", "k": "7", "select": "spread", "over": "3", "target": "500", "mincount": "2.5"})
-	want = Options{P: 4, PRule: PRuleFixed, T: 3, Genes: 50, Split: 0.6, Clip: 1, Prep: PrepPublic, Init: InitKMeansPlusPlus, K: 7, Select: SelectSpread, Over: 3, Target: 500, MinCount: 2.5}
+	o = mustParse(t, map[string]string{"p": "4", "T": "3", "genes": "50", "split": "0.6", "clip": "1", "prep": "public", "init": "kmeans++", "k": "7", "select": "spread", "over": "3", "target": "500"})
+	want = Options{P: 4, PRule: PRuleFixed, T: 3, Genes: 50, Split: 0.6, Clip: 1, Prep: PrepPublic, Init: InitKMeansPlusPlus, K: 7, Select: SelectSpread, Over: 3, Target: 500}
 	if o != want {
 		t.Errorf("parsed = %v, want %v", o, want)
 	}
