@@ -3,6 +3,7 @@ package sounddcan
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,12 +43,37 @@ func simData(t testing.TB, seed uint64) *datasets.Dataset {
 			spec.Groups[i].DEFacLoc = f
 		}
 	}
+	if c := os.Getenv("DPSCOPE_SOUNDDCAN_LIBLOC"); c != "" {
+		// shallower (or deeper) libraries: the log-mean of the library
+		// size (the default's 8.5 is about 4,900 counts before dropout;
+		// the shared droplet sets hold medians of 315–895 counts in their
+		// 2,000 genes), for rules that depend on depth
+		f, err := strconv.ParseFloat(c, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.LibLoc = f
+	}
 	d, _, err := datasets.Simulate(spec.SimConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.Name = fmt.Sprintf("sim:%d", seed)
 	return d
+}
+
+// medianLibrary returns the median of the cells' total counts (a
+// label-free fact of the shape, logged beside the designs).
+func medianLibrary(d *datasets.Dataset) float64 {
+	tot := make([]float64, d.Cells())
+	for i := range tot {
+		_, vals := d.X.Row(i)
+		for _, v := range vals {
+			tot[i] += float64(v)
+		}
+	}
+	slices.Sort(tot)
+	return tot[len(tot)/2]
 }
 
 // TestDesign compares designs on fresh simulations of the default
@@ -57,6 +83,7 @@ func simData(t testing.TB, seed uint64) *datasets.Dataset {
 // DPSCOPE_SOUNDDCAN_EPS (default 2,8) and without noise.
 // DPSCOPE_SOUNDDCAN_CELLS changes the number of simulated cells,
 // DPSCOPE_SOUNDDCAN_DEFAC every group's DE factor location,
+// DPSCOPE_SOUNDDCAN_LIBLOC the library sizes' log-mean,
 // DPSCOPE_SOUNDDCAN_DPPCA=1 adds dppca. Each cell of the table gives the
 // mean ± sd, c the runs below K/2 non-empty clusters, o the runs whose
 // network the staged split left out, s those the subspace test left out,
@@ -93,10 +120,12 @@ func TestDesign(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, err := dppca.NewSource(simData(t, s), 0)
+		d := simData(t, s)
+		src, err := dppca.NewSource(d, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Logf("%s: %d cells, median library %.0f counts", d.Name, d.Cells(), medianLibrary(d))
 		srcs = append(srcs, src)
 	}
 	for _, v := range variants {

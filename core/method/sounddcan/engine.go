@@ -123,11 +123,11 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 		if err := dppca.CheckInputPrep(e.o.Prep); err != nil {
 			return fmt.Errorf("dcan-sound: %w", err)
 		}
-		if input, d, err = dppca.NewInputAudit(d, *a, e.cfg.Seed^auditSeedMix); err != nil {
+		if input, d, err = dppca.NewInputAuditTarget(d, *a, e.cfg.Seed^auditSeedMix, e.o.Target); err != nil {
 			return err
 		}
 	}
-	src, err := dppca.NewSource(d, e.o.K)
+	src, err := dppca.NewSourceTarget(d, e.o.K, e.o.Target)
 	if err != nil {
 		return err
 	}

@@ -77,7 +77,9 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 		ov = o.Over // a plan not made by NewPlan
 	}
 	kOver := min(max(ov, 1)*src.K, src.Data.Cells())
-	over, err := dppca.NewSource(src.Data, kOver)
+	// The start normalises every cell to the public total of option
+	// target (src may have been built with another).
+	over, err := dppca.NewSourceTarget(src.Data, kOver, o.Target)
 	if err != nil {
 		return nil, err
 	}

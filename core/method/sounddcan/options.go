@@ -121,6 +121,11 @@ type Options struct {
 	// centre whose count reached that bar in an earlier round, first
 	// holds only in the first round.
 	Hold string
+	// Target ("target") is the public total every cell is normalised to
+	// before log1p in the start's private preprocessing (dppca's option
+	// of the same name, dppca.NewSourceTarget): DefaultTarget unless
+	// given. It is a public constant; no mechanism's noise depends on it.
+	Target float64
 }
 
 // Values of the options shrink, stage and gate.
@@ -146,6 +151,11 @@ const (
 // cell count).
 const OverAuto = -1
 
+// DefaultTarget is option target's default: dppca.PublicTarget (10⁴),
+// the total this design was measured with (dppca's own default,
+// dppca.DefaultTarget, is 10³ since its ninth session).
+const DefaultTarget = dppca.PublicTarget
+
 // Defaults of shrink, stage and gate (package comment: the rule behind each).
 const (
 	DefaultShrink = ShrinkOff
@@ -157,7 +167,7 @@ const (
 )
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -198,12 +208,12 @@ func Parse(vals map[string]string) (Options, error) {
 				return Options{}, optf("option %s is %d, must be ≥ 1 (steps: ≥ 0)", key, n)
 			}
 			*map[string]*int{"p": &o.P, "genes": &o.Genes, "k": &o.K, "steps": &o.Steps, "over": &o.Over}[key] = n
-		case "gclip", "lr", "net":
+		case "gclip", "lr", "net", "target":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
 				return Options{}, optf("option %s is %q, must be a finite number ≥ 0", key, v)
 			}
-			*map[string]*float64{"gclip": &o.GradClip, "lr": &o.LR, "net": &o.Net}[key] = f
+			*map[string]*float64{"gclip": &o.GradClip, "lr": &o.LR, "net": &o.Net, "target": &o.Target}[key] = f
 		case "prep":
 			o.Prep = dppca.Prep(v)
 		case "shrink":
@@ -240,6 +250,9 @@ func (o Options) Resolve() (Options, error) {
 	}
 	if o.Hold == "" {
 		o.Hold = DefaultHold
+	}
+	if o.Target == 0 {
+		o.Target = DefaultTarget
 	}
 	if o.Start == StartDPPCA {
 		// dppca as it runs alone: its own gene and p rules unless given,
@@ -322,6 +335,8 @@ func (o Options) Validate() error {
 		return optf("option net is %v, must be in (0, 1)", o.Net)
 	case (o.Over < 1 && o.Over != OverAuto) || o.Over > 20:
 		return optf("option over is %d, must be auto or in [1, 20]", o.Over)
+	case !(o.Target > 0) || o.Target > dppca.MaxTarget:
+		return optf("option target is %v, must be in (0, %g]", o.Target, float64(dppca.MaxTarget))
 	}
 	switch o.Prep {
 	case dppca.PrepPrivate, dppca.PrepPublic:
@@ -373,9 +388,9 @@ func (o Options) dppcaOptions() (dppca.Options, error) {
 		if o.Over == 1 {
 			over = dppca.OverAuto
 		}
-		return dppca.Options{P: o.P, PRule: o.PRule, T: dppca.DefaultT, Genes: o.Genes, Prep: o.Prep, K: o.K, Over: over}.Resolve()
+		return dppca.Options{P: o.P, PRule: o.PRule, T: dppca.DefaultT, Genes: o.Genes, Prep: o.Prep, K: o.K, Over: over, Target: o.Target}.Resolve()
 	}
-	return dppca.Options{P: o.P, PRule: o.PRule, T: dppcaStageRounds, Genes: o.Genes, Prep: o.Prep, K: o.K}.Resolve()
+	return dppca.Options{P: o.P, PRule: o.PRule, T: dppcaStageRounds, Genes: o.Genes, Prep: o.Prep, K: o.K, Target: o.Target}.Resolve()
 }
 
 // String lists the options as key=value pairs.
@@ -400,8 +415,8 @@ func (o Options) String() string {
 	if o.NetRule == NetAuto {
 		net = "auto(≤" + net + ")"
 	}
-	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s gate=%s start=%s subspace=%s fill=%s hold=%s",
-		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.Gate, o.Start, o.Subspace, o.Fill, o.Hold)
+	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s gate=%s start=%s subspace=%s fill=%s hold=%s target=%g",
+		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.Gate, o.Start, o.Subspace, o.Fill, o.Hold, o.Target)
 }
 
 // shares returns the shares of μ² of the dppca stage, the network and the

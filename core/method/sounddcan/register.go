@@ -25,6 +25,7 @@ var optionSpecs = []core.OptionSpec{
 	{Key: "subspace", Kind: core.KindChoice, Default: DefaultSub, Choices: []string{SubspaceOff, SubspaceTest, SubspaceEdge}, Doc: "test (edge): leave the network out when the start's weakest released eigenvalue clears 4 times (once) its noise edge, and spend its share on more Lloyd rounds of the head"},
 	{Key: "fill", Kind: core.KindChoice, Default: DefaultFill, Choices: []string{FillOff, FillSplit}, Doc: "split: re-seed every component the head released no weight for by splitting the heaviest along a random direction (no empty start; rejected on simulations: it halves a population)"},
 	{Key: "hold", Kind: core.KindChoice, Default: DefaultHold, Choices: []string{HoldOff, HoldOn, HoldSeen, HoldFirst}, Doc: "first (the default): the start's first Lloyd round keeps a centre whose released count is below 3σ instead of moving it to noise; on: every round (rejected on simulations); seen: only a centre whose count reached 3σ in an earlier round; off: never"},
+	{Key: "target", Kind: core.KindFloat, Default: DefaultTarget, Min: 0, Max: dppca.MaxTarget, Doc: "public total every cell is normalised to before log1p in the start's private preprocessing (dppca's option target)"},
 	{Key: "shrink", Kind: core.KindChoice, Default: DefaultShrink, Choices: []string{ShrinkJS, ShrinkOff}, Doc: "James–Stein shrinkage of every released step (rejected on fresh simulations)"},
 }
 
