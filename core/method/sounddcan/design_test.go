@@ -2,6 +2,7 @@ package sounddcan
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -128,7 +129,12 @@ func TestDesign(t *testing.T) {
 		t.Logf("%s: %d cells, median library %.0f counts", d.Name, d.Cells(), medianLibrary(d))
 		srcs = append(srcs, src)
 	}
-	for _, v := range variants {
+	// every variant's runs at each ε, in the same order of simulations and
+	// run seeds, for the paired differences against the first variant
+	allEps := append(append([]float64(nil), epss...), 0)
+	runs := make([][][]float64, len(variants))
+	for vi, v := range variants {
+		runs[vi] = make([][]float64, len(allEps))
 		vals := map[string]string{}
 		for _, kv := range strings.Split(v, ";") {
 			if k, val, ok := strings.Cut(kv, "="); ok {
@@ -140,7 +146,7 @@ func TestDesign(t *testing.T) {
 			t.Fatal(err)
 		}
 		line := fmt.Sprintf("%-40q", v)
-		for _, eps := range append(append([]float64(nil), epss...), 0) {
+		for ei, eps := range allEps {
 			var aris []float64
 			collapsed, off, sub, nonEmpty := 0, 0, 0, 0
 			for _, src := range srcs {
@@ -159,8 +165,21 @@ func TestDesign(t *testing.T) {
 					nonEmpty += out.NonEmpty
 				}
 			}
+			runs[vi][ei] = aris
 			m, sd := meanSD(aris)
 			line += fmt.Sprintf(" | ε=%g %.3f±%.3f c%d o%d s%d ne%.1f", eps, m, sd, collapsed, off, sub, float64(nonEmpty)/float64(len(aris)))
+		}
+		t.Log(line)
+	}
+	for vi := 1; vi < len(variants); vi++ {
+		line := fmt.Sprintf("paired %q − %q:", variants[vi], variants[0])
+		for ei, eps := range allEps {
+			d := make([]float64, len(runs[vi][ei]))
+			for i := range d {
+				d[i] = runs[vi][ei][i] - runs[0][ei][i]
+			}
+			m, sd := meanSD(d)
+			line += fmt.Sprintf(" | ε=%g %+.3f (2SE %.3f)", eps, m, 2*sd/math.Sqrt(float64(len(d))))
 		}
 		t.Log(line)
 	}
