@@ -88,6 +88,7 @@ func medianLibrary(d *datasets.Dataset) float64 {
 // DPSCOPE_SOUNDDCAN_DPPCA=1 adds dppca. Each cell of the table gives the
 // mean ± sd, c the runs below K/2 non-empty clusters, o the runs whose
 // network the staged split left out, s those the subspace test left out,
+// t those whose start normalised to TargetLow (10³),
 // ne the mean non-empty clusters. Long; it reports and asserts nothing
 // beyond the runs succeeding.
 func TestDesign(t *testing.T) {
@@ -148,7 +149,7 @@ func TestDesign(t *testing.T) {
 		line := fmt.Sprintf("%-40q", v)
 		for ei, eps := range allEps {
 			var aris []float64
-			collapsed, off, sub, nonEmpty := 0, 0, 0, 0
+			collapsed, off, sub, nonEmpty, low := 0, 0, 0, 0, 0
 			for _, src := range srcs {
 				for s := range nseeds {
 					a, out := fitARI(t, src, eps > 0, eps, o, s)
@@ -163,11 +164,14 @@ func TestDesign(t *testing.T) {
 						sub++
 					}
 					nonEmpty += out.NonEmpty
+					if out.Plan.Target == TargetLow {
+						low++
+					}
 				}
 			}
 			runs[vi][ei] = aris
 			m, sd := meanSD(aris)
-			line += fmt.Sprintf(" | ε=%g %.3f±%.3f c%d o%d s%d ne%.1f", eps, m, sd, collapsed, off, sub, float64(nonEmpty)/float64(len(aris)))
+			line += fmt.Sprintf(" | ε=%g %.3f±%.3f c%d o%d s%d t%d ne%.1f", eps, m, sd, collapsed, off, sub, low, float64(nonEmpty)/float64(len(aris)))
 		}
 		t.Log(line)
 	}

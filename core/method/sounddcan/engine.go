@@ -119,15 +119,16 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 		return err
 	}
 	var input *dppca.InputAudit
+	raw := d // before any canary: target=auto may rebuild the audit below
 	if a := e.cfg.Audit; a != nil && a.Input() {
 		if err := dppca.CheckInputPrep(e.o.Prep); err != nil {
 			return fmt.Errorf("dcan-sound: %w", err)
 		}
-		if input, d, err = dppca.NewInputAuditTarget(d, *a, e.cfg.Seed^auditSeedMix, e.o.Target); err != nil {
+		if input, d, err = dppca.NewInputAuditTarget(d, *a, e.cfg.Seed^auditSeedMix, e.o.fixedTarget()); err != nil {
 			return err
 		}
 	}
-	src, err := dppca.NewSourceTarget(d, e.o.K, e.o.Target)
+	src, err := dppca.NewSourceTarget(d, e.o.K, e.o.fixedTarget())
 	if err != nil {
 		return err
 	}
@@ -145,6 +146,14 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 		return err
 	}
 	r.pl = pl
+	if a := e.cfg.Audit; input != nil && pl.Target != e.o.fixedTarget() {
+		// target=auto chose another total from the released count: the
+		// same canaries (the same seed), the real cells' ranking sums at
+		// the start's total.
+		if r.input, _, err = dppca.NewInputAuditTarget(raw, *a, e.cfg.Seed^auditSeedMix, pl.Target); err != nil {
+			return err
+		}
+	}
 	ctl.Emit(core.DataEvent{Cells: d.Cells(), Genes: pl.DPPCA.H, Classes: len(d.Classes)})
 	ctl.Emit(r.guarantee(nil))
 	ctl.Emit(core.WarningEvent{Message: r.noiseMessage()})

@@ -77,9 +77,14 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 		ov = o.Over // a plan not made by NewPlan
 	}
 	kOver := min(max(ov, 1)*src.K, src.Data.Cells())
-	// The start normalises every cell to the public total of option
-	// target (src may have been built with another).
-	over, err := dppca.NewSourceTarget(src.Data, kOver, o.Target)
+	// The start normalises every cell to the plan's public total (option
+	// target or target=auto's choice; src may have been built with
+	// another).
+	target := pl.Target
+	if target <= 0 {
+		target = o.fixedTarget() // a plan not made by NewPlan
+	}
+	over, err := dppca.NewSourceTarget(src.Data, kOver, target)
 	if err != nil {
 		return nil, err
 	}

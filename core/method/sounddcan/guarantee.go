@@ -49,7 +49,11 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 	}
 	status := core.GuaranteeFormal
 	if o.Prep == dppca.PrepPrivate {
-		reasons = append(reasons, fmt.Sprintf("private preprocessing (dppca): each cell normalised to the public total %g and log1p; gene ranking, cell count, gene means and spreads released with noise", o.Target))
+		total := fmt.Sprintf("the public total %g", r.pl.Target)
+		if o.Target == TargetAuto {
+			total += fmt.Sprintf(" (target=auto: %g when the noise the network would leave on a mean, from the released cell count, is at most %g of R, else %g; post-processing of that release)", TargetLow, TargetRho, DefaultTarget)
+		}
+		reasons = append(reasons, fmt.Sprintf("private preprocessing (dppca): each cell normalised to %s and log1p; gene ranking, cell count, gene means and spreads released with noise", total))
 	} else {
 		status = core.GuaranteeConditional
 		reasons = append(reasons, "assumption (prep=public): scanpy's preprocessing statistics (filters, median library size, HVGs, gene means and sds) are public, yet computed on the private cells without noise")

@@ -125,6 +125,8 @@ type Options struct {
 	// before log1p in the start's private preprocessing (dppca's option
 	// of the same name, dppca.NewSourceTarget): DefaultTarget unless
 	// given. It is a public constant; no mechanism's noise depends on it.
+	// TargetAuto ("target=auto") chooses it from the released cell count
+	// (targetRule).
 	Target float64
 }
 
@@ -155,6 +157,20 @@ const OverAuto = -1
 // the total this design was measured with (dppca's own default,
 // dppca.DefaultTarget, is 10³ since its ninth session).
 const DefaultTarget = dppca.PublicTarget
+
+// TargetAuto is option target's value "auto" (targetRule, from the
+// released cell count).
+const TargetAuto = -1
+
+// fixedTarget is the total of a fixed option target, and for target=auto
+// the total a Source is built with before the plan chooses (the start
+// itself normalises to Plan.Target).
+func (o Options) fixedTarget() float64 {
+	if o.Target == TargetAuto {
+		return DefaultTarget
+	}
+	return o.Target
+}
 
 // Defaults of shrink, stage and gate (package comment: the rule behind each).
 const (
@@ -192,6 +208,9 @@ func Parse(vals map[string]string) (Options, error) {
 			o.NetRule = NetFixed
 		case key == "over" && v == "auto":
 			o.Over = OverAuto
+			continue
+		case key == "target" && v == "auto":
+			o.Target = TargetAuto
 			continue
 		}
 		switch key {
@@ -335,8 +354,8 @@ func (o Options) Validate() error {
 		return optf("option net is %v, must be in (0, 1)", o.Net)
 	case (o.Over < 1 && o.Over != OverAuto) || o.Over > 20:
 		return optf("option over is %d, must be auto or in [1, 20]", o.Over)
-	case !(o.Target > 0) || o.Target > dppca.MaxTarget:
-		return optf("option target is %v, must be in (0, %g]", o.Target, float64(dppca.MaxTarget))
+	case o.Target != TargetAuto && (!(o.Target > 0) || o.Target > dppca.MaxTarget):
+		return optf("option target is %v, must be auto or in (0, %g]", o.Target, float64(dppca.MaxTarget))
 	}
 	switch o.Prep {
 	case dppca.PrepPrivate, dppca.PrepPublic:
@@ -388,9 +407,9 @@ func (o Options) dppcaOptions() (dppca.Options, error) {
 		if o.Over == 1 {
 			over = dppca.OverAuto
 		}
-		return dppca.Options{P: o.P, PRule: o.PRule, T: dppca.DefaultT, Genes: o.Genes, Prep: o.Prep, K: o.K, Over: over, Target: o.Target}.Resolve()
+		return dppca.Options{P: o.P, PRule: o.PRule, T: dppca.DefaultT, Genes: o.Genes, Prep: o.Prep, K: o.K, Over: over, Target: o.fixedTarget()}.Resolve()
 	}
-	return dppca.Options{P: o.P, PRule: o.PRule, T: dppcaStageRounds, Genes: o.Genes, Prep: o.Prep, K: o.K, Target: o.Target}.Resolve()
+	return dppca.Options{P: o.P, PRule: o.PRule, T: dppcaStageRounds, Genes: o.Genes, Prep: o.Prep, K: o.K, Target: o.fixedTarget()}.Resolve()
 }
 
 // String lists the options as key=value pairs.
@@ -411,12 +430,16 @@ func (o Options) String() string {
 	if o.Over == OverAuto {
 		over = "auto"
 	}
+	target := strconv.FormatFloat(o.Target, 'g', -1, 64)
+	if o.Target == TargetAuto {
+		target = "auto"
+	}
 	net := strconv.FormatFloat(o.Net, 'g', -1, 64)
 	if o.NetRule == NetAuto {
 		net = "auto(≤" + net + ")"
 	}
-	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s gate=%s start=%s subspace=%s fill=%s hold=%s target=%g",
-		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.Gate, o.Start, o.Subspace, o.Fill, o.Hold, o.Target)
+	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s gate=%s start=%s subspace=%s fill=%s hold=%s target=%s",
+		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.Gate, o.Start, o.Subspace, o.Fill, o.Hold, target)
 }
 
 // shares returns the shares of μ² of the dppca stage, the network and the

@@ -80,8 +80,53 @@ type Plan struct {
 	SubOff                 bool
 	Extra                  int
 	ExtraSums, ExtraCounts float64
+	// Target is the public total the start normalises every cell to:
+	// option target, or targetRule's choice under target=auto.
+	Target float64
 	// stageMuOn is the dppca stage's μ at its share with the network on.
 	stageMuOn float64
+}
+
+// TargetRho is target=auto's bound, in units of R: the start normalises
+// to TargetLow when the noise the network would leave on a mean (the
+// staged split's MeanNoise, with the network on) is at most a third of
+// StageRho, else to DefaultTarget. Read from rule T's and T′'s draws
+// (docs/RESULTS.md, tenth session; simulations, never the shared sets):
+// 10³ lost nothing at ρ ≤ 0.067 (2,000 cells at ε ≥ 8, 4,000 cells at
+// ε ≥ 4) and won there up to +0.12; it lost ARI or non-empty clusters at
+// ρ ≈ 0.11–0.12 (4,000 cells at ε 2, 2,000 cells at ε 4). StageRho/3 ≈
+// 0.083 lies between the two (their geometric mean is 0.086).
+const TargetRho = StageRho / 3
+
+// TargetLow is target=auto's total where the noise is small: dppca's own
+// default (dppca.DefaultTarget, 10³).
+const TargetLow = dppca.DefaultTarget
+
+// targetRule is target=auto's choice from rho, the noise the network
+// would leave on a mean (from the released cell count and public values):
+// TargetLow when rho ≤ TargetRho, else DefaultTarget.
+func targetRule(rho float64) float64 {
+	if rho <= TargetRho {
+		return TargetLow
+	}
+	return DefaultTarget
+}
+
+// rhoOn returns the noise the network would leave on a mean with its
+// share on (MeanNoise from the released count pl.NoisyN), as the staged
+// split computes it; the same under steps=0, so the null chooses as the
+// method does.
+func (pl *Plan) rhoOn(src *dppca.Source, mu float64, o Options, do dppca.Options) float64 {
+	on := o
+	on.NoTrain = false
+	_, shNet, _ := on.shares()
+	n := pl.NoisyN
+	h := src.Genes(do.Genes)
+	if do.Genes == dppca.GenesAuto {
+		h = src.Genes(dppca.GenesRule(n, pl.stageMuOn))
+	}
+	z := math.Sqrt(float64(o.Steps)) / (mu * math.Sqrt(shNet))
+	return MeanNoise(z, o.GradClip, src.K, n, o.LR, h)
 }
 
 // NetRho is the noise net=auto puts on a mixture mean, in units of R:
@@ -220,7 +265,7 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 	if err != nil {
 		return Plan{}, err
 	}
-	pl := Plan{Epsilon: eps, Delta: delta, Steps: o.Steps, C: 1, Rounds: o.Rounds()}
+	pl := Plan{Epsilon: eps, Delta: delta, Steps: o.Steps, C: 1, Rounds: o.Rounds(), Target: o.Target}
 	if o.NoTrain {
 		pl.Steps = 0
 	}
@@ -238,6 +283,9 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 		if o.Over == OverAuto {
 			pl.Over = OverCluster // no noise: every centre clears the bar
 		}
+		if o.Target == TargetAuto {
+			pl.Target = targetRule(0) // no noise on any mean
+		}
 		return pl, nil
 	}
 	mu, err := muOf(eps, delta)
@@ -247,14 +295,17 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 	pl.Mu = mu
 	shDP, shNet, shHead := o.shares()
 	staged := o.Stage == StageAuto && !o.NoTrain
-	if staged || o.Over == OverAuto {
-		// The cell count first (both rules decide from it).
+	if staged || o.Over == OverAuto || o.Target == TargetAuto {
+		// The cell count first (these rules decide from it).
 		if err := pl.releaseCount(src, mu, delta, o, do, rng); err != nil {
 			return Plan{}, err
 		}
 	}
 	if staged {
 		shDP, shNet, shHead = pl.stage(src, mu, o, do)
+	}
+	if o.Target == TargetAuto {
+		pl.Target = targetRule(pl.rhoOn(src, mu, o, do))
 	}
 	// dppca calibrates from an (ε, δ): the ε of μ·√share, converted once;
 	// its own calibration returns a μ a hair below (checked by the tests:

@@ -50,3 +50,62 @@ func TestTarget(t *testing.T) {
 		t.Errorf("guarantee %v does not name the public total 1000", g.Reasons)
 	}
 }
+
+// TestTargetAuto: target=auto takes 10³ without noise and where the noise
+// the network would leave on a mean is at most TargetRho, 10⁴ above it;
+// the null (steps=0) releases the same count first and chooses alike.
+func TestTargetAuto(t *testing.T) {
+	src, err := dppca.NewSource(fixture.Separated(3, 100, 300, 1), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := mustParse(t, map[string]string{"target": "auto"})
+	null := mustParse(t, map[string]string{"target": "auto", "steps": "0"})
+	if o.String() != "p=10 genes=200 prep=private k=0 steps=50 gclip=1 lr=0.06 over=3 net=0.4 shrink=off stage=auto gate=comp start=stage subspace=off fill=off hold=first target=auto" {
+		t.Errorf("target=auto reads as %v", o)
+	}
+	pl, err := NewPlan(src, false, 0, 1e-5, o, rand.New(rand.NewPCG(1, 0)))
+	if err != nil || pl.Target != TargetLow {
+		t.Errorf("nonprivate: total %g (%v), want %g", pl.Target, err, TargetLow)
+	}
+	// 300 cells, K = 3: ρ ≈ 0.26/μ·(8/3)… crosses TargetRho between ε 16
+	// and ε 1000.
+	for _, eps := range []float64{1, 16, 1000} {
+		pl, err := NewPlan(src, true, eps, 1e-5, o, rand.New(rand.NewPCG(1, 0)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := DefaultTarget
+		if pl.Rho <= TargetRho {
+			want = TargetLow
+		}
+		if pl.Target != want || !(pl.Rho > 0) {
+			t.Errorf("ε=%g: ρ %.3g, total %g, want %g", eps, pl.Rho, pl.Target, want)
+		}
+		pn, err := NewPlan(src, true, eps, 1e-5, null, rand.New(rand.NewPCG(1, 0)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pn.Target != pl.Target || pn.NoisyN != pl.NoisyN {
+			t.Errorf("ε=%g: the null chose %g from ñ = %g, the method %g from %g", eps, pn.Target, pn.NoisyN, pl.Target, pl.NoisyN)
+		}
+		if eps == 1 && pl.Target != DefaultTarget {
+			t.Errorf("ε=1 on 300 cells: total %g, want %g (ρ %.3g)", pl.Target, DefaultTarget, pl.Rho)
+		}
+		if eps == 1000 && pl.Target != TargetLow {
+			t.Errorf("ε=1000: total %g, want %g (ρ %.3g)", pl.Target, TargetLow, pl.Rho)
+		}
+	}
+}
+
+// TestTargetAutoInputAudit: under target=auto the input audit scores the
+// canaries against the real cells' ranking at the total the start chose
+// (without noise every included canary is found, as with a fixed total).
+func TestTargetAutoInputAudit(t *testing.T) {
+	cfg := soundConfig(0, 1, map[string]string{"genes": "100", "p": "5", "steps": "20", "target": "auto"})
+	cfg.Mode = core.ModeNonPrivate
+	a, _, _ := inputAuditOf(t, cfg, 0.95)
+	if a.EpsilonLower < 2.5 {
+		t.Errorf("nonprivate input audit under target=auto = %+v, want a bound ≥ 2.5 (ceiling 3.53)", a)
+	}
+}
