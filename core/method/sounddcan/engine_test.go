@@ -449,7 +449,7 @@ func TestStagedSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	var on, off int
-	for _, vals := range []map[string]string{{"stage": "auto"}, {"stage": "auto", "genes": "auto"}, {"stage": "auto", "prep": "public"}, {"stage": "auto", "net": "auto"}} {
+	for _, vals := range []map[string]string{{"stage": "auto"}, {"stage": "auto", "genes": "auto"}, {"stage": "auto", "prep": "public"}, {"stage": "auto", "net": "auto"}, {"stage": "auto", "net": "rho", "target": "auto"}} {
 		o := mustParse(t, vals)
 		for _, eps := range []float64{0.5, 2, 8, 64, 1000} {
 			rng := rand.New(rand.NewPCG(3, 0))
@@ -475,8 +475,11 @@ func TestStagedSplit(t *testing.T) {
 				// share; under net=auto raised to NetRho by a smaller share
 				// (never above the fixed share)
 				want := pl.Rho
-				if o.NetRule == NetAuto {
+				switch o.NetRule {
+				case NetAuto:
 					want = max(pl.Rho, NetRho)
+				case NetRhoRule:
+					want = max(pl.Rho, TargetRho)
 				}
 				if got := MeanNoise(pl.Z, o.GradClip, src.K, pl.NoisyN, o.LR, pl.DPPCA.H); math.Abs(got-want) > 1e-9*want {
 					t.Errorf("%v ε=%g: the network's noise on a mean %.6g, want %.6g", vals, eps, got, want)
@@ -504,7 +507,7 @@ func TestStagedSplit(t *testing.T) {
 			}
 			mu := dppca.ComposedMu(ms)
 			lo := pl.Mu * (1 - 1e-6)
-			if pl.NetOff || o.NetRule == NetAuto {
+			if pl.NetOff || o.NetRule != NetFixed {
 				// the start's share grew after the count was released at
 				// the smaller one: its unused sliver, at most the count's
 				// share of the stage

@@ -140,6 +140,10 @@ const (
 	GateOff   = "off"
 	NetAuto   = "auto"
 	NetFixed  = "fixed"
+	// NetRhoRule ("net=rho") cuts the network's share to what puts its
+	// noise on a mean at TargetRho when it is below (the regime where
+	// target=auto normalises to 10³); the rest goes to the start.
+	NetRhoRule = "rho"
 	// StartStage and StartDPPCA are option start's values.
 	StartStage = "stage"
 	StartDPPCA = "dppca"
@@ -153,21 +157,32 @@ const (
 // cell count).
 const OverAuto = -1
 
-// DefaultTarget is option target's default: dppca.PublicTarget (10⁴),
-// the total this design was measured with (dppca's own default,
-// dppca.DefaultTarget, is 10³ since its ninth session).
-const DefaultTarget = dppca.PublicTarget
+// TargetHigh is the total this design was measured with before the
+// tenth session, dppca.PublicTarget (10⁴); dppca's own default,
+// dppca.DefaultTarget, is 10³ since its ninth session (TargetLow).
+const TargetHigh = dppca.PublicTarget
+
+// DefaultTarget is option target's default: TargetHigh.
+const DefaultTarget = TargetHigh
 
 // TargetAuto is option target's value "auto" (targetRule, from the
 // released cell count).
 const TargetAuto = -1
+
+// targetString is option target's value as it is written.
+func targetString(t float64) string {
+	if t == TargetAuto {
+		return "auto"
+	}
+	return strconv.FormatFloat(t, 'g', -1, 64)
+}
 
 // fixedTarget is the total of a fixed option target, and for target=auto
 // the total a Source is built with before the plan chooses (the start
 // itself normalises to Plan.Target).
 func (o Options) fixedTarget() float64 {
 	if o.Target == TargetAuto {
-		return DefaultTarget
+		return TargetHigh
 	}
 	return o.Target
 }
@@ -203,6 +218,9 @@ func Parse(vals map[string]string) (Options, error) {
 			o.PRule = dppca.PRuleFixed
 		case key == "net" && v == "auto":
 			o.NetRule = NetAuto
+			continue
+		case key == "net" && v == "rho":
+			o.NetRule = NetRhoRule
 			continue
 		case key == "net":
 			o.NetRule = NetFixed
@@ -368,8 +386,8 @@ func (o Options) Validate() error {
 	if o.Stage != StageAuto && o.Stage != StageOff {
 		return optf("option stage is %q, must be %s or %s", o.Stage, StageAuto, StageOff)
 	}
-	if o.NetRule != NetAuto && o.NetRule != NetFixed {
-		return optf("net rule is %q, must be %s or %s", o.NetRule, NetAuto, NetFixed)
+	if o.NetRule != NetAuto && o.NetRule != NetFixed && o.NetRule != NetRhoRule {
+		return optf("net rule is %q, must be %s, %s or %s", o.NetRule, NetAuto, NetRhoRule, NetFixed)
 	}
 	if o.Gate != GateComp && o.Gate != GateOff {
 		return optf("option gate is %q, must be %s or %s", o.Gate, GateComp, GateOff)
@@ -430,13 +448,13 @@ func (o Options) String() string {
 	if o.Over == OverAuto {
 		over = "auto"
 	}
-	target := strconv.FormatFloat(o.Target, 'g', -1, 64)
-	if o.Target == TargetAuto {
-		target = "auto"
-	}
+	target := targetString(o.Target)
 	net := strconv.FormatFloat(o.Net, 'g', -1, 64)
-	if o.NetRule == NetAuto {
+	switch o.NetRule {
+	case NetAuto:
 		net = "auto(≤" + net + ")"
+	case NetRhoRule:
+		net = "rho(≤" + net + ")"
 	}
 	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s gate=%s start=%s subspace=%s fill=%s hold=%s target=%s",
 		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.Gate, o.Start, o.Subspace, o.Fill, o.Hold, target)

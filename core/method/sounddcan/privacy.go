@@ -90,7 +90,7 @@ type Plan struct {
 // TargetRho is target=auto's bound, in units of R: the start normalises
 // to TargetLow when the noise the network would leave on a mean (the
 // staged split's MeanNoise, with the network on) is at most a third of
-// StageRho, else to DefaultTarget. Read from rule T's and T′'s draws
+// StageRho, else to TargetHigh. Read from rule T's and T′'s draws
 // (docs/RESULTS.md, tenth session; simulations, never the shared sets):
 // 10³ lost nothing at ρ ≤ 0.067 (2,000 cells at ε ≥ 8, 4,000 cells at
 // ε ≥ 4) and won there up to +0.12; it lost ARI or non-empty clusters at
@@ -104,12 +104,12 @@ const TargetLow = dppca.DefaultTarget
 
 // targetRule is target=auto's choice from rho, the noise the network
 // would leave on a mean (from the released cell count and public values):
-// TargetLow when rho ≤ TargetRho, else DefaultTarget.
+// TargetLow when rho ≤ TargetRho, else TargetHigh.
 func targetRule(rho float64) float64 {
 	if rho <= TargetRho {
 		return TargetLow
 	}
-	return DefaultTarget
+	return TargetHigh
 }
 
 // rhoOn returns the noise the network would leave on a mean with its
@@ -177,10 +177,15 @@ func (pl *Plan) stage(src *dppca.Source, mu float64, o Options, do dppca.Options
 	z := math.Sqrt(float64(pl.Steps)) / (mu * math.Sqrt(shNet))
 	pl.Rho = MeanNoise(z, o.GradClip, src.K, n, o.LR, h)
 	if pl.Rho <= StageRho {
-		if o.NetRule == NetAuto {
+		if o.NetRule == NetAuto || o.NetRule == NetRhoRule {
 			// Just the share that puts the network's noise at NetRho
-			// (ρ ∝ 1/√share); the rest to the start and the head.
-			shNet = min(shNet, shNet*(pl.Rho/NetRho)*(pl.Rho/NetRho))
+			// (net=rho: TargetRho; ρ ∝ 1/√share); the rest to the start
+			// and the head.
+			bound := NetRho
+			if o.NetRule == NetRhoRule {
+				bound = TargetRho
+			}
+			shNet = min(shNet, shNet*(pl.Rho/bound)*(pl.Rho/bound))
 			rest := 1 - shNet
 			shDP, shHead = rest*ShareDPPCA/(ShareDPPCA+ShareHead), rest*ShareHead/(ShareDPPCA+ShareHead)
 		}

@@ -75,7 +75,7 @@ func TestTargetAuto(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := DefaultTarget
+		want := TargetHigh
 		if pl.Rho <= TargetRho {
 			want = TargetLow
 		}
@@ -89,8 +89,8 @@ func TestTargetAuto(t *testing.T) {
 		if pn.Target != pl.Target || pn.NoisyN != pl.NoisyN {
 			t.Errorf("ε=%g: the null chose %g from ñ = %g, the method %g from %g", eps, pn.Target, pn.NoisyN, pl.Target, pl.NoisyN)
 		}
-		if eps == 1 && pl.Target != DefaultTarget {
-			t.Errorf("ε=1 on 300 cells: total %g, want %g (ρ %.3g)", pl.Target, DefaultTarget, pl.Rho)
+		if eps == 1 && pl.Target != TargetHigh {
+			t.Errorf("ε=1 on 300 cells: total %g, want %g (ρ %.3g)", pl.Target, TargetHigh, pl.Rho)
 		}
 		if eps == 1000 && pl.Target != TargetLow {
 			t.Errorf("ε=1000: total %g, want %g (ρ %.3g)", pl.Target, TargetLow, pl.Rho)
