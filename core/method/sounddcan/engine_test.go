@@ -26,7 +26,9 @@ func TestPlanComposesToTarget(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 0))
 	// stage=off: the fixed split (TestStagedSplit covers stage=auto).
-	for _, vals := range []map[string]string{{"stage": "off"}, {"steps": "37", "p": "5", "prep": "public", "net": "0.1", "stage": "off"}, {"steps": "0"}} {
+	// target=10000: under target=auto the null releases the count at the
+	// method's noise first (TestTargetAuto checks that sliver).
+	for _, vals := range []map[string]string{{"stage": "off"}, {"steps": "37", "p": "5", "prep": "public", "net": "0.1", "stage": "off"}, {"steps": "0", "target": "10000"}} {
 		o := mustParse(t, vals)
 		for _, eps := range []float64{0.5, 1, 8, 16} {
 			pl, err := NewPlan(src, true, eps, 1e-5, o, rng)
@@ -387,7 +389,7 @@ func TestGoroutinesEnd(t *testing.T) {
 // steps=0 is the null.
 func TestParseDefaults(t *testing.T) {
 	o := mustParse(t, nil)
-	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4, Shrink: ShrinkOff, Stage: StageAuto, Gate: GateComp, NetRule: NetFixed, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst, Target: 1e4}
+	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4, Shrink: ShrinkOff, Stage: StageAuto, Gate: GateComp, NetRule: NetRhoRule, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst, Target: TargetAuto}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}
@@ -397,11 +399,11 @@ func TestParseDefaults(t *testing.T) {
 		t.Errorf("parsed = %v, want %v", o, want)
 	}
 	o = mustParse(t, map[string]string{"steps": "0"})
-	if !o.NoTrain || o.String() != "p=10 genes=200 prep=private k=0 steps=0 gclip=1 lr=0.06 over=3 net=0.4 shrink=off stage=auto gate=comp start=stage subspace=off fill=off hold=first target=10000" {
+	if !o.NoTrain || o.String() != "p=10 genes=200 prep=private k=0 steps=0 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto gate=comp start=stage subspace=off fill=off hold=first target=auto" {
 		t.Errorf("steps=0 gives %v (NoTrain %v), want the null", o, o.NoTrain)
 	}
 	o = mustParse(t, map[string]string{"p": "auto", "genes": "auto"})
-	if o.P != dppca.DefaultPCap || o.PRule != dppca.PRuleEdge || o.Genes != dppca.GenesAuto || o.String() != "p=auto(≤30) genes=auto prep=private k=0 steps=50 gclip=1 lr=0.06 over=3 net=0.4 shrink=off stage=auto gate=comp start=stage subspace=off fill=off hold=first target=10000" {
+	if o.P != dppca.DefaultPCap || o.PRule != dppca.PRuleEdge || o.Genes != dppca.GenesAuto || o.String() != "p=auto(≤30) genes=auto prep=private k=0 steps=50 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto gate=comp start=stage subspace=off fill=off hold=first target=auto" {
 		t.Errorf("p=auto genes=auto gives %v, want dppca's current rules", o)
 	}
 	o = mustParse(t, map[string]string{"steps": "0"})
@@ -449,7 +451,8 @@ func TestStagedSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	var on, off int
-	for _, vals := range []map[string]string{{"stage": "auto"}, {"stage": "auto", "genes": "auto"}, {"stage": "auto", "prep": "public"}, {"stage": "auto", "net": "auto"}, {"stage": "auto", "net": "rho", "target": "auto"}} {
+	// net=0.4: the fixed share (the rules that cut it follow).
+	for _, vals := range []map[string]string{{"stage": "auto", "net": "0.4"}, {"stage": "auto", "genes": "auto", "net": "0.4"}, {"stage": "auto", "prep": "public", "net": "0.4"}, {"stage": "auto", "net": "auto"}, {"stage": "auto", "net": "rho", "target": "auto"}} {
 		o := mustParse(t, vals)
 		for _, eps := range []float64{0.5, 2, 8, 64, 1000} {
 			rng := rand.New(rand.NewPCG(3, 0))

@@ -69,12 +69,12 @@ type Options struct {
 	// DefaultPath/S.
 	LR float64
 	// Net is the network's share of μ² ("net"), in (0, 1): its share
-	// under NetRule fixed, its largest share under auto.
+	// under NetRule fixed, its largest share under auto and rho.
 	Net float64
-	// NetRule ("net=auto" selects auto, a number fixed) is how the
-	// network's share is set: fixed at Net, or (auto, with the staged
+	// NetRule ("net=rho", the default; "net=auto"; a number: fixed) is
+	// how the network's share is set: fixed at Net, or (with the staged
 	// split) just large enough to put the noise it leaves on a mean at
-	// NetRho (StageSplit), at most Net.
+	// TargetRho (rho) or NetRho (auto), at most Net.
 	NetRule string
 	// Over is the over-clustering factor of the dppca stage ("over"): it
 	// clusters into Over·K centres, merged into K after the head's round;
@@ -162,8 +162,11 @@ const OverAuto = -1
 // dppca.DefaultTarget, is 10³ since its ninth session (TargetLow).
 const TargetHigh = dppca.PublicTarget
 
-// DefaultTarget is option target's default: TargetHigh.
-const DefaultTarget = TargetHigh
+// DefaultTarget is option target's default: TargetAuto (targetRule),
+// with net=rho, adopted in the tenth session by rule B, stated before
+// measuring and judged on fresh simulations (docs/RESULTS.md): 10³ where
+// the noise the network would leave on a mean is small, 10⁴ elsewhere.
+const DefaultTarget = TargetAuto
 
 // TargetAuto is option target's value "auto" (targetRule, from the
 // released cell count).
@@ -192,7 +195,7 @@ const (
 	DefaultShrink = ShrinkOff
 	DefaultStage  = StageAuto
 	DefaultGate   = GateComp
-	DefaultNet    = NetFixed
+	DefaultNet    = NetRhoRule
 	DefaultStart  = StartStage
 	DefaultSub    = SubspaceOff
 )

@@ -18,7 +18,7 @@ var optionSpecs = []core.OptionSpec{
 	{Key: "gclip", Kind: core.KindFloat, Default: DefaultGradClip, Min: 0, Max: 1000, Doc: "bound of a cell's gradient in the mixture means, as a multiple of the row radius R"},
 	{Key: "lr", Kind: core.KindFloat, Min: 0, Max: 100, Doc: "step size η of the EM-preconditioned DP-SGD steps (0 or absent: 3/steps)"},
 	{Key: "over", Kind: core.KindInt, Default: OverCluster, Min: 1, Max: 20, Doc: "over-clustering factor of the private start: Over·K centres merged into K"},
-	{Key: "net", Kind: core.KindFloat, Default: ShareSGD, Min: 0, Max: 1, Doc: "the network's share of the budget (of μ²); net=auto: just what puts its noise at NetRho; net=rho: at TargetRho when below it, the rest to the start"},
+	{Key: "net", Kind: core.KindString, Default: NetRhoRule, Doc: "the network's share of the budget (of μ²): rho (the default: 0.4, cut to what puts its noise on a mean at TargetRho where it is below, the rest to the start), auto (the same at NetRho) or a fixed share in (0, 1)"},
 	{Key: "stage", Kind: core.KindChoice, Default: DefaultStage, Choices: []string{StageAuto, StageOff}, Doc: "staged split: release the cell count first and leave the network out when the noise it would leave on a mean exceeds StageRho of R"},
 	{Key: "gate", Kind: core.KindChoice, Default: DefaultGate, Choices: []string{GateComp, GateOff}, Doc: "hold the mean of a component too light for the noise (StageRho with its own weight)"},
 	{Key: "start", Kind: core.KindChoice, Default: DefaultStart, Choices: []string{StartStage, StartDPPCA}, Doc: "the private start: stage (200 genes, p = 10, 5 rounds, 3K centres merged by the head) or dppca (dppca as it runs alone, into K)"},

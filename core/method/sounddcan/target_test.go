@@ -2,6 +2,7 @@ package sounddcan
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -61,7 +62,7 @@ func TestTargetAuto(t *testing.T) {
 	}
 	o := mustParse(t, map[string]string{"target": "auto"})
 	null := mustParse(t, map[string]string{"target": "auto", "steps": "0"})
-	if o.String() != "p=10 genes=200 prep=private k=0 steps=50 gclip=1 lr=0.06 over=3 net=0.4 shrink=off stage=auto gate=comp start=stage subspace=off fill=off hold=first target=auto" {
+	if o.String() != "p=10 genes=200 prep=private k=0 steps=50 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto gate=comp start=stage subspace=off fill=off hold=first target=auto" {
 		t.Errorf("target=auto reads as %v", o)
 	}
 	pl, err := NewPlan(src, false, 0, 1e-5, o, rand.New(rand.NewPCG(1, 0)))
@@ -88,6 +89,11 @@ func TestTargetAuto(t *testing.T) {
 		}
 		if pn.Target != pl.Target || pn.NoisyN != pl.NoisyN {
 			t.Errorf("ε=%g: the null chose %g from ñ = %g, the method %g from %g", eps, pn.Target, pn.NoisyN, pl.Target, pl.NoisyN)
+		}
+		// the null released the count at the method's noise, below its own
+		// share: it spends at most the target, short by at most that sliver
+		if mu := dppca.ComposedMu(pn.Mechanisms()); mu > pn.Mu*(1+1e-12) || mu < pn.Mu*math.Sqrt(1-dppca.ShareCount) {
+			t.Errorf("ε=%g: the null composes to μ %.9g, plan μ %.9g", eps, mu, pn.Mu)
 		}
 		if eps == 1 && pl.Target != TargetHigh {
 			t.Errorf("ε=1 on 300 cells: total %g, want %g (ρ %.3g)", pl.Target, TargetHigh, pl.Rho)
