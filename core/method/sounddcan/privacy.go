@@ -83,6 +83,13 @@ type Plan struct {
 	// Target is the public total the start normalises every cell to:
 	// option target, or targetRule's choice under target=auto.
 	Target float64
+	// RhoOn is the noise the network would leave on a mean with its fixed
+	// share (MeanNoise from the released count), target=auto's input; 0
+	// without noise or when target is fixed.
+	RhoOn float64
+	// shares are the shares of μ² the plan gave the dppca stage, the
+	// network and the head (after the staged split and net=rho or auto).
+	shares [3]float64
 	// stageMuOn is the dppca stage's μ at its share with the network on.
 	stageMuOn float64
 }
@@ -310,8 +317,10 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 		shDP, shNet, shHead = pl.stage(src, mu, o, do)
 	}
 	if o.Target == TargetAuto {
-		pl.Target = targetRule(pl.rhoOn(src, mu, o, do))
+		pl.RhoOn = pl.rhoOn(src, mu, o, do)
+		pl.Target = targetRule(pl.RhoOn)
 	}
+	pl.shares = [3]float64{shDP, shNet, shHead}
 	// dppca calibrates from an (ε, δ): the ε of μ·√share, converted once;
 	// its own calibration returns a μ a hair below (checked by the tests:
 	// the whole composition stays ≤ μ).
@@ -357,6 +366,13 @@ func overRule(noisyN float64, k int, sigCounts float64) int {
 		return OverCluster
 	}
 	return 1
+}
+
+// Shares returns the shares of μ² the plan gave the dppca stage, the
+// network and the head: the options' fixed shares, or what the staged
+// split and net=rho or net=auto made of them (zeros without noise).
+func (pl Plan) Shares() (dp, net, head float64) {
+	return pl.shares[0], pl.shares[1], pl.shares[2]
 }
 
 // Private reports whether the plan adds noise.

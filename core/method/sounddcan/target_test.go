@@ -115,3 +115,37 @@ func TestTargetAutoInputAudit(t *testing.T) {
 		t.Errorf("nonprivate input audit under target=auto = %+v, want a bound ≥ 2.5 (ceiling 3.53)", a)
 	}
 }
+
+// TestNetRhoShares: where target=auto takes 10³, net=rho (the default)
+// cuts the network's share so its noise on a mean is TargetRho, the rest
+// to the start and the head in their ratio; the plan reports those
+// shares, and the run's noise message and guarantee say them.
+func TestNetRhoShares(t *testing.T) {
+	src, err := dppca.NewSource(fixture.Separated(3, 100, 300, 1), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := mustParse(t, nil)
+	pl, err := NewPlan(src, true, 1000, 1e-5, o, rand.New(rand.NewPCG(1, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dp, net, head := pl.Shares()
+	if pl.Target != TargetLow || !(net < ShareSGD) || math.Abs(dp+net+head-1) > 1e-12 || math.Abs(dp/head-5) > 1e-9 {
+		t.Fatalf("ε=1000: total %g, shares %g / %g / %g: want 10³ and a cut network share, the rest 5 : 1", pl.Target, dp, net, head)
+	}
+	if got := MeanNoise(pl.Z, o.GradClip, src.K, pl.NoisyN, o.LR, pl.DPPCA.H); math.Abs(got-TargetRho) > 1e-9 {
+		t.Errorf("the network's noise on a mean %g, want TargetRho %g", got, TargetRho)
+	}
+	_, evs := runTest(t, fixture.Separated(3, 100, 300, 1), soundConfig(1000, 1, nil))
+	said := false
+	for _, ev := range evs {
+		if w, ok := ev.(core.WarningEvent); ok && strings.Contains(w.Message, "net=rho cuts the network's share to") && strings.Contains(w.Message, "normalised to 1000") {
+			said = true
+		}
+	}
+	g, _ := lastOf[core.GuaranteeEvent](evs)
+	if !said || !slices.ContainsFunc(g.Reasons, func(r string) bool { return strings.Contains(r, "network 0.0") }) {
+		t.Errorf("the run does not report the cut share (noise message %v; guarantee %v)", said, g.Reasons)
+	}
+}
