@@ -40,7 +40,9 @@ func init() {
 		// beats its own null (steps=0, same total ε) beyond seed noise on
 		// builtin:default at ε = 4, 8 and 16 (mean paired gain 0.093,
 		// 0.089 and 0.114 ARI, seeds 0–4; docs/RESULTS.md), and the curve
-		// rises from 0.000 at ε = 0.5 to 0.583 at ε = 8 (B1 0.687).
+		// rises from 0.000 at ε = 0.5 to 0.583 at ε = 8 (B1 0.687). With
+		// the tenth session's defaults (target=auto, net=rho): 0.680 at
+		// ε = 8, +0.176 over its null (2 SE 0.032).
 		Presets: []core.Preset{
 			{Label: "DP-DCAN sound (redesigned)", Mode: core.ModeSound, Default: true},
 			{Label: "DP-DCAN sound (redesigned), no noise", Mode: core.ModeNonPrivate},
