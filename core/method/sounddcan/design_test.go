@@ -2,7 +2,9 @@ package sounddcan
 
 import (
 	"fmt"
+	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,12 +44,37 @@ func simData(t testing.TB, seed uint64) *datasets.Dataset {
 			spec.Groups[i].DEFacLoc = f
 		}
 	}
+	if c := os.Getenv("DPSCOPE_SOUNDDCAN_LIBLOC"); c != "" {
+		// shallower (or deeper) libraries: the log-mean of the library
+		// size (the default's 8.5 is about 4,900 counts before dropout;
+		// the shared droplet sets hold medians of 315–895 counts in their
+		// 2,000 genes), for rules that depend on depth
+		f, err := strconv.ParseFloat(c, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.LibLoc = f
+	}
 	d, _, err := datasets.Simulate(spec.SimConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.Name = fmt.Sprintf("sim:%d", seed)
 	return d
+}
+
+// medianLibrary returns the median of the cells' total counts (a
+// label-free fact of the shape, logged beside the designs).
+func medianLibrary(d *datasets.Dataset) float64 {
+	tot := make([]float64, d.Cells())
+	for i := range tot {
+		_, vals := d.X.Row(i)
+		for _, v := range vals {
+			tot[i] += float64(v)
+		}
+	}
+	slices.Sort(tot)
+	return tot[len(tot)/2]
 }
 
 // TestDesign compares designs on fresh simulations of the default
@@ -57,9 +84,11 @@ func simData(t testing.TB, seed uint64) *datasets.Dataset {
 // DPSCOPE_SOUNDDCAN_EPS (default 2,8) and without noise.
 // DPSCOPE_SOUNDDCAN_CELLS changes the number of simulated cells,
 // DPSCOPE_SOUNDDCAN_DEFAC every group's DE factor location,
+// DPSCOPE_SOUNDDCAN_LIBLOC the library sizes' log-mean,
 // DPSCOPE_SOUNDDCAN_DPPCA=1 adds dppca. Each cell of the table gives the
 // mean ± sd, c the runs below K/2 non-empty clusters, o the runs whose
 // network the staged split left out, s those the subspace test left out,
+// t those whose start normalised to TargetLow (10³),
 // ne the mean non-empty clusters. Long; it reports and asserts nothing
 // beyond the runs succeeding.
 func TestDesign(t *testing.T) {
@@ -93,13 +122,20 @@ func TestDesign(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, err := dppca.NewSource(simData(t, s), 0)
+		d := simData(t, s)
+		src, err := dppca.NewSource(d, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Logf("%s: %d cells, median library %.0f counts", d.Name, d.Cells(), medianLibrary(d))
 		srcs = append(srcs, src)
 	}
-	for _, v := range variants {
+	// every variant's runs at each ε, in the same order of simulations and
+	// run seeds, for the paired differences against the first variant
+	allEps := append(append([]float64(nil), epss...), 0)
+	runs := make([][][]float64, len(variants))
+	for vi, v := range variants {
+		runs[vi] = make([][]float64, len(allEps))
 		vals := map[string]string{}
 		for _, kv := range strings.Split(v, ";") {
 			if k, val, ok := strings.Cut(kv, "="); ok {
@@ -111,9 +147,9 @@ func TestDesign(t *testing.T) {
 			t.Fatal(err)
 		}
 		line := fmt.Sprintf("%-40q", v)
-		for _, eps := range append(append([]float64(nil), epss...), 0) {
+		for ei, eps := range allEps {
 			var aris []float64
-			collapsed, off, sub, nonEmpty := 0, 0, 0, 0
+			collapsed, off, sub, nonEmpty, low := 0, 0, 0, 0, 0
 			for _, src := range srcs {
 				for s := range nseeds {
 					a, out := fitARI(t, src, eps > 0, eps, o, s)
@@ -128,10 +164,26 @@ func TestDesign(t *testing.T) {
 						sub++
 					}
 					nonEmpty += out.NonEmpty
+					if out.Plan.Target == TargetLow {
+						low++
+					}
 				}
 			}
+			runs[vi][ei] = aris
 			m, sd := meanSD(aris)
-			line += fmt.Sprintf(" | ε=%g %.3f±%.3f c%d o%d s%d ne%.1f", eps, m, sd, collapsed, off, sub, float64(nonEmpty)/float64(len(aris)))
+			line += fmt.Sprintf(" | ε=%g %.3f±%.3f c%d o%d s%d t%d ne%.1f", eps, m, sd, collapsed, off, sub, low, float64(nonEmpty)/float64(len(aris)))
+		}
+		t.Log(line)
+	}
+	for vi := 1; vi < len(variants); vi++ {
+		line := fmt.Sprintf("paired %q − %q:", variants[vi], variants[0])
+		for ei, eps := range allEps {
+			d := make([]float64, len(runs[vi][ei]))
+			for i := range d {
+				d[i] = runs[vi][ei][i] - runs[0][ei][i]
+			}
+			m, sd := meanSD(d)
+			line += fmt.Sprintf(" | ε=%g %+.3f (2SE %.3f)", eps, m, 2*sd/math.Sqrt(float64(len(d))))
 		}
 		t.Log(line)
 	}

@@ -119,15 +119,16 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 		return err
 	}
 	var input *dppca.InputAudit
+	raw := d // before any canary: target=auto may rebuild the audit below
 	if a := e.cfg.Audit; a != nil && a.Input() {
 		if err := dppca.CheckInputPrep(e.o.Prep); err != nil {
 			return fmt.Errorf("dcan-sound: %w", err)
 		}
-		if input, d, err = dppca.NewInputAudit(d, *a, e.cfg.Seed^auditSeedMix); err != nil {
+		if input, d, err = dppca.NewInputAuditTarget(d, *a, e.cfg.Seed^auditSeedMix, e.o.fixedTarget()); err != nil {
 			return err
 		}
 	}
-	src, err := dppca.NewSource(d, e.o.K)
+	src, err := dppca.NewSourceTarget(d, e.o.K, e.o.fixedTarget())
 	if err != nil {
 		return err
 	}
@@ -145,6 +146,14 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 		return err
 	}
 	r.pl = pl
+	if a := e.cfg.Audit; input != nil && pl.Target != e.o.fixedTarget() {
+		// target=auto chose another total from the released count: the
+		// same canaries (the same seed), the real cells' ranking sums at
+		// the start's total.
+		if r.input, _, err = dppca.NewInputAuditTarget(raw, *a, e.cfg.Seed^auditSeedMix, pl.Target); err != nil {
+			return err
+		}
+	}
 	ctl.Emit(core.DataEvent{Cells: d.Cells(), Genes: pl.DPPCA.H, Classes: len(d.Classes)})
 	ctl.Emit(r.guarantee(nil))
 	ctl.Emit(core.WarningEvent{Message: r.noiseMessage()})
@@ -287,7 +296,7 @@ func (r *runner) collapseMessage(out *Outcome) string {
 // noiseMessage states the noise of the run.
 func (r *runner) noiseMessage() string {
 	pl, o := r.pl, r.e.o
-	shDP, shNet, shHead := o.shares()
+	shDP, shNet, shHead := pl.Shares()
 	head := fmt.Sprintf("K = %d (dppca stage into %d), p = %d, h = %d genes, R = %.3g, %d full-batch DP-SGD steps of size η = %.4g with the EM preconditioner, each cell's gradient clipped to 1 in units of %.3g (means) and %.3g (variance), %d head round",
 		r.src.K, min(max(pl.Over, 1)*r.src.K, r.src.Data.Cells()), o.P, pl.DPPCA.H, pl.R, pl.Steps, o.LR, pl.CMu, pl.CV, pl.Rounds)
 	if o.NoTrain {
@@ -299,6 +308,12 @@ func (r *runner) noiseMessage() string {
 			verdict = "above it, the network is left out and its share of the budget goes to the start (as steps=0)"
 		}
 		head += fmt.Sprintf("; staged split: cell count ñ = %.0f released first, the noise the network would leave on a mean is %.3g of R (bound %g): %s", pl.NoisyN, pl.Rho, StageRho, verdict)
+	}
+	if o.Target == TargetAuto {
+		head += fmt.Sprintf("; target=auto: the noise the network would leave on a mean with its fixed share is %.3g of R (bound %.3g), so every cell is normalised to %g", pl.RhoOn, TargetRho, pl.Target)
+		if o.NetRule == NetRhoRule && pl.Private() && pl.Target == TargetLow && pl.Steps > 0 {
+			head += fmt.Sprintf(" and net=rho cuts the network's share to %.3g (its noise on a mean at the bound), the rest to the start and the head", shNet)
+		}
 	}
 	if o.Subspace != SubspaceOff {
 		head += fmt.Sprintf("; subspace test after the start: when its noise edge is at most %g times the released (K−1)-th eigenvalue the network is left out and its share goes to %d more head rounds", subspaceRho(o.Subspace), SubspaceRounds)

@@ -26,7 +26,9 @@ func TestPlanComposesToTarget(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 0))
 	// stage=off: the fixed split (TestStagedSplit covers stage=auto).
-	for _, vals := range []map[string]string{{"stage": "off"}, {"steps": "37", "p": "5", "prep": "public", "net": "0.1", "stage": "off"}, {"steps": "0"}} {
+	// target=10000: under target=auto the null releases the count at the
+	// method's noise first (TestTargetAuto checks that sliver).
+	for _, vals := range []map[string]string{{"stage": "off"}, {"steps": "37", "p": "5", "prep": "public", "net": "0.1", "stage": "off"}, {"steps": "0", "target": "10000"}} {
 		o := mustParse(t, vals)
 		for _, eps := range []float64{0.5, 1, 8, 16} {
 			pl, err := NewPlan(src, true, eps, 1e-5, o, rng)
@@ -265,6 +267,8 @@ func TestInvalidInput(t *testing.T) {
 		{"momentum", func(c *core.Config) { c.Options = map[string]string{"momentum": "1"} }, ErrOptions, "momentum"},
 		{"prep", func(c *core.Config) { c.Options = map[string]string{"prep": "maybe"} }, ErrOptions, "prep"},
 		{"steps text", func(c *core.Config) { c.Options = map[string]string{"steps": "many"} }, ErrOptions, "steps"},
+		{"target above its bound", func(c *core.Config) { c.Options = map[string]string{"target": "1e12"} }, ErrOptions, "target"},
+		{"target text", func(c *core.Config) { c.Options = map[string]string{"target": "median"} }, ErrOptions, "target"},
 	}
 	for _, tc := range cases {
 		cfg := base
@@ -385,21 +389,21 @@ func TestGoroutinesEnd(t *testing.T) {
 // steps=0 is the null.
 func TestParseDefaults(t *testing.T) {
 	o := mustParse(t, nil)
-	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4, Shrink: ShrinkOff, Stage: StageAuto, Gate: GateComp, NetRule: NetFixed, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst}
+	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4, Shrink: ShrinkOff, Stage: StageAuto, Gate: GateComp, NetRule: NetRhoRule, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst, Target: TargetAuto}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}
-	o = mustParse(t, map[string]string{"p": "4", "genes": "50", "prep": "public", "k": "7", "steps": "10", "gclip": "1", "lr": "0.5", "over": "1", "net": "0.1", "shrink": "js", "stage": "off", "gate": "off"})
-	want = Options{P: 4, PRule: dppca.PRuleFixed, Genes: 50, Prep: dppca.PrepPublic, K: 7, Steps: 10, GradClip: 1, LR: 0.5, Over: 1, Net: 0.1, Shrink: ShrinkJS, Stage: StageOff, Gate: GateOff, NetRule: NetFixed, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst}
+	o = mustParse(t, map[string]string{"p": "4", "genes": "50", "prep": "public", "k": "7", "steps": "10", "gclip": "1", "lr": "0.5", "over": "1", "net": "0.1", "shrink": "js", "stage": "off", "gate": "off", "target": "1000"})
+	want = Options{P: 4, PRule: dppca.PRuleFixed, Genes: 50, Prep: dppca.PrepPublic, K: 7, Steps: 10, GradClip: 1, LR: 0.5, Over: 1, Net: 0.1, Shrink: ShrinkJS, Stage: StageOff, Gate: GateOff, NetRule: NetFixed, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst, Target: 1000}
 	if o != want {
 		t.Errorf("parsed = %v, want %v", o, want)
 	}
 	o = mustParse(t, map[string]string{"steps": "0"})
-	if !o.NoTrain || o.String() != "p=10 genes=200 prep=private k=0 steps=0 gclip=1 lr=0.06 over=3 net=0.4 shrink=off stage=auto gate=comp start=stage subspace=off fill=off hold=first" {
+	if !o.NoTrain || o.String() != "p=10 genes=200 prep=private k=0 steps=0 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto gate=comp start=stage subspace=off fill=off hold=first target=auto" {
 		t.Errorf("steps=0 gives %v (NoTrain %v), want the null", o, o.NoTrain)
 	}
 	o = mustParse(t, map[string]string{"p": "auto", "genes": "auto"})
-	if o.P != dppca.DefaultPCap || o.PRule != dppca.PRuleEdge || o.Genes != dppca.GenesAuto || o.String() != "p=auto(≤30) genes=auto prep=private k=0 steps=50 gclip=1 lr=0.06 over=3 net=0.4 shrink=off stage=auto gate=comp start=stage subspace=off fill=off hold=first" {
+	if o.P != dppca.DefaultPCap || o.PRule != dppca.PRuleEdge || o.Genes != dppca.GenesAuto || o.String() != "p=auto(≤30) genes=auto prep=private k=0 steps=50 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto gate=comp start=stage subspace=off fill=off hold=first target=auto" {
 		t.Errorf("p=auto genes=auto gives %v, want dppca's current rules", o)
 	}
 	o = mustParse(t, map[string]string{"steps": "0"})
@@ -417,6 +421,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("start", "dppca", "over", "3")
 	f.Add("subspace", "edge", "start", "stage")
 	f.Add("fill", "split", "hold", " on")
+	f.Add("target", "1000", "target", "1e9")
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		o, err := Parse(map[string]string{k1: v1, k2: v2})
 		if err != nil {
@@ -446,7 +451,8 @@ func TestStagedSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	var on, off int
-	for _, vals := range []map[string]string{{"stage": "auto"}, {"stage": "auto", "genes": "auto"}, {"stage": "auto", "prep": "public"}, {"stage": "auto", "net": "auto"}} {
+	// net=0.4: the fixed share (the rules that cut it follow).
+	for _, vals := range []map[string]string{{"stage": "auto", "net": "0.4"}, {"stage": "auto", "genes": "auto", "net": "0.4"}, {"stage": "auto", "prep": "public", "net": "0.4"}, {"stage": "auto", "net": "auto"}, {"stage": "auto", "net": "rho", "target": "auto"}} {
 		o := mustParse(t, vals)
 		for _, eps := range []float64{0.5, 2, 8, 64, 1000} {
 			rng := rand.New(rand.NewPCG(3, 0))
@@ -472,8 +478,11 @@ func TestStagedSplit(t *testing.T) {
 				// share; under net=auto raised to NetRho by a smaller share
 				// (never above the fixed share)
 				want := pl.Rho
-				if o.NetRule == NetAuto {
+				switch o.NetRule {
+				case NetAuto:
 					want = max(pl.Rho, NetRho)
+				case NetRhoRule:
+					want = max(pl.Rho, TargetRho)
 				}
 				if got := MeanNoise(pl.Z, o.GradClip, src.K, pl.NoisyN, o.LR, pl.DPPCA.H); math.Abs(got-want) > 1e-9*want {
 					t.Errorf("%v ε=%g: the network's noise on a mean %.6g, want %.6g", vals, eps, got, want)
@@ -501,7 +510,7 @@ func TestStagedSplit(t *testing.T) {
 			}
 			mu := dppca.ComposedMu(ms)
 			lo := pl.Mu * (1 - 1e-6)
-			if pl.NetOff || o.NetRule == NetAuto {
+			if pl.NetOff || o.NetRule != NetFixed {
 				// the start's share grew after the count was released at
 				// the smaller one: its unused sliver, at most the count's
 				// share of the stage

@@ -77,7 +77,14 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 		ov = o.Over // a plan not made by NewPlan
 	}
 	kOver := min(max(ov, 1)*src.K, src.Data.Cells())
-	over, err := dppca.NewSource(src.Data, kOver)
+	// The start normalises every cell to the plan's public total (option
+	// target or target=auto's choice; src may have been built with
+	// another).
+	target := pl.Target
+	if target <= 0 {
+		target = o.fixedTarget() // a plan not made by NewPlan
+	}
+	over, err := dppca.NewSourceTarget(src.Data, kOver, target)
 	if err != nil {
 		return nil, err
 	}

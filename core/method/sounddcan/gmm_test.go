@@ -148,9 +148,11 @@ func TestMixtureLearnsMeans(t *testing.T) {
 
 // TestNullSpendsNoSteps: steps=0 records no DP-SGD step, meets the same
 // target ε as the trained pipeline, and labels as its start.
+// (target=10000: under target=auto the null releases the cell count at the
+// method's noise and so spends a sliver less, TestTargetAuto.)
 func TestNullSpendsNoSteps(t *testing.T) {
 	d := fixture.Separated(4, 60, 200, 2)
-	e, evs := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100", "steps": "0"}))
+	e, evs := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100", "steps": "0", "target": "10000"}))
 	if n := len(e.Ledger().Events(MechSGD)); n != 0 {
 		t.Errorf("the null recorded %d DP-SGD events", n)
 	}

@@ -22,7 +22,7 @@ func expect(cfg core.Config) (core.Guarantee, []string) {
 // guarantee states the run's guarantee; audited is the ε spent, when known.
 func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 	o, cfg := r.e.o, r.e.cfg
-	shDP, shNet, shHead := o.shares()
+	shDP, shNet, shHead := r.pl.Shares()
 	live := "live metrics (ARI, NMI, ACC) use the true labels of private data: they are for exploration and no guarantee covers them"
 	design := "sound mode is a redesign, not the paper's network (METHODS.md §1): dppca's private codes and over-clustered centres, merged into K after one noisy Lloyd round, start a mixture network (a learned per-component scaling of the codes and a Gaussian-mixture clustering head with learned weights) trained on its negative log-likelihood by DP-SGD on the full batch with Adam; it takes its clip, sampling rate and schedule from its options (gclip, steps, lr), not from --clip, --q, --layers or --epochs"
 	if cfg.Mode == core.ModeNonPrivate {
@@ -34,7 +34,7 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 	}
 	reasons := []string{
 		"(ε, δ)-DP for one cell added or removed: every release is a Gaussian mechanism without subsampling, in one ledger — dppca's (gene statistics, Analyze-Gauss covariance, seeding histogram, k-means sums and counts), the head's cluster sums (Δ = R) and counts (Δ = 1), every DP-SGD step (full batch, q = 1: the clipped gradient sum has sensitivity C, noise z·C on every parameter); the composition is exact in GDP (μ = √Σ(Δ/σ)²), converted once to (ε, δ); the RDP ledger's figure is shown beside it",
-		fmt.Sprintf("noise calibrated in advance from ε and δ: fixed shares of μ² (dppca stage %.3g, network %.3g over %d steps, head %.3g over %d round)", shDP, shNet, r.pl.Steps, shHead, o.Rounds()),
+		fmt.Sprintf("noise calibrated in advance from ε and δ: shares of μ² set by public rules before the run's releases, the staged split's and net=rho's from the cell count released first (dppca stage %.3g, network %.3g over %d steps, head %.3g over %d round)", shDP, shNet, r.pl.Steps, shHead, o.Rounds()),
 		"whole-network DP-SGD: every parameter (scaling, cluster means, cluster weights) is noised and each cell's gradient is clipped as a whole; a cell's loss depends only on its own code and the parameters; the −log|det| term depends on no cell and is added without noise; the mixture starts from released values only (merged centres, released counts and eigenvalues)",
 		"labels and merges: each cell's own code against the trained mixture; the over-clustered centres are merged by k-means on the released centres weighted by the released counts (post-processing)",
 		"public constants fixed in advance, not read from the data: p, h, R, K's over-clustering factor, steps, C, the learning rate, the budget split",
@@ -49,7 +49,11 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 	}
 	status := core.GuaranteeFormal
 	if o.Prep == dppca.PrepPrivate {
-		reasons = append(reasons, fmt.Sprintf("private preprocessing (dppca): each cell normalised to the public total %g and log1p; gene ranking, cell count, gene means and spreads released with noise", dppca.PublicTarget))
+		total := fmt.Sprintf("the public total %g", r.pl.Target)
+		if o.Target == TargetAuto {
+			total += fmt.Sprintf(" (target=auto: %g when the noise the network would leave on a mean, from the released cell count, is at most %g of R, else %g; post-processing of that release)", TargetLow, TargetRho, TargetHigh)
+		}
+		reasons = append(reasons, fmt.Sprintf("private preprocessing (dppca): each cell normalised to %s and log1p; gene ranking, cell count, gene means and spreads released with noise", total))
 	} else {
 		status = core.GuaranteeConditional
 		reasons = append(reasons, "assumption (prep=public): scanpy's preprocessing statistics (filters, median library size, HVGs, gene means and sds) are public, yet computed on the private cells without noise")

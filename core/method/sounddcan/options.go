@@ -69,12 +69,12 @@ type Options struct {
 	// DefaultPath/S.
 	LR float64
 	// Net is the network's share of μ² ("net"), in (0, 1): its share
-	// under NetRule fixed, its largest share under auto.
+	// under NetRule fixed, its largest share under auto and rho.
 	Net float64
-	// NetRule ("net=auto" selects auto, a number fixed) is how the
-	// network's share is set: fixed at Net, or (auto, with the staged
+	// NetRule ("net=rho", the default; "net=auto"; a number: fixed) is
+	// how the network's share is set: fixed at Net, or (with the staged
 	// split) just large enough to put the noise it leaves on a mean at
-	// NetRho (StageSplit), at most Net.
+	// TargetRho (rho) or NetRho (auto), at most Net.
 	NetRule string
 	// Over is the over-clustering factor of the dppca stage ("over"): it
 	// clusters into Over·K centres, merged into K after the head's round;
@@ -121,6 +121,13 @@ type Options struct {
 	// centre whose count reached that bar in an earlier round, first
 	// holds only in the first round.
 	Hold string
+	// Target ("target") is the public total every cell is normalised to
+	// before log1p in the start's private preprocessing (dppca's option
+	// of the same name, dppca.NewSourceTarget): DefaultTarget unless
+	// given. It is a public constant; no mechanism's noise depends on it.
+	// TargetAuto ("target=auto") chooses it from the released cell count
+	// (targetRule).
+	Target float64
 }
 
 // Values of the options shrink, stage and gate.
@@ -133,6 +140,10 @@ const (
 	GateOff   = "off"
 	NetAuto   = "auto"
 	NetFixed  = "fixed"
+	// NetRhoRule ("net=rho") cuts the network's share to what puts its
+	// noise on a mean at TargetRho when it is below (the regime where
+	// target=auto normalises to 10³); the rest goes to the start.
+	NetRhoRule = "rho"
 	// StartStage and StartDPPCA are option start's values.
 	StartStage = "stage"
 	StartDPPCA = "dppca"
@@ -146,18 +157,51 @@ const (
 // cell count).
 const OverAuto = -1
 
+// TargetHigh is the total this design was measured with before the
+// tenth session, dppca.PublicTarget (10⁴); dppca's own default,
+// dppca.DefaultTarget, is 10³ since its ninth session (TargetLow).
+const TargetHigh = dppca.PublicTarget
+
+// DefaultTarget is option target's default: TargetAuto (targetRule),
+// with net=rho, adopted in the tenth session by rule B, stated before
+// measuring and judged on fresh simulations (docs/RESULTS.md): 10³ where
+// the noise the network would leave on a mean is small, 10⁴ elsewhere.
+const DefaultTarget = TargetAuto
+
+// TargetAuto is option target's value "auto" (targetRule, from the
+// released cell count).
+const TargetAuto = -1
+
+// targetString is option target's value as it is written.
+func targetString(t float64) string {
+	if t == TargetAuto {
+		return "auto"
+	}
+	return strconv.FormatFloat(t, 'g', -1, 64)
+}
+
+// fixedTarget is the total of a fixed option target, and for target=auto
+// the total a Source is built with before the plan chooses (the start
+// itself normalises to Plan.Target).
+func (o Options) fixedTarget() float64 {
+	if o.Target == TargetAuto {
+		return TargetHigh
+	}
+	return o.Target
+}
+
 // Defaults of shrink, stage and gate (package comment: the rule behind each).
 const (
 	DefaultShrink = ShrinkOff
 	DefaultStage  = StageAuto
 	DefaultGate   = GateComp
-	DefaultNet    = NetFixed
+	DefaultNet    = NetRhoRule
 	DefaultStart  = StartStage
 	DefaultSub    = SubspaceOff
 )
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -178,10 +222,16 @@ func Parse(vals map[string]string) (Options, error) {
 		case key == "net" && v == "auto":
 			o.NetRule = NetAuto
 			continue
+		case key == "net" && v == "rho":
+			o.NetRule = NetRhoRule
+			continue
 		case key == "net":
 			o.NetRule = NetFixed
 		case key == "over" && v == "auto":
 			o.Over = OverAuto
+			continue
+		case key == "target" && v == "auto":
+			o.Target = TargetAuto
 			continue
 		}
 		switch key {
@@ -198,12 +248,12 @@ func Parse(vals map[string]string) (Options, error) {
 				return Options{}, optf("option %s is %d, must be ≥ 1 (steps: ≥ 0)", key, n)
 			}
 			*map[string]*int{"p": &o.P, "genes": &o.Genes, "k": &o.K, "steps": &o.Steps, "over": &o.Over}[key] = n
-		case "gclip", "lr", "net":
+		case "gclip", "lr", "net", "target":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
 				return Options{}, optf("option %s is %q, must be a finite number ≥ 0", key, v)
 			}
-			*map[string]*float64{"gclip": &o.GradClip, "lr": &o.LR, "net": &o.Net}[key] = f
+			*map[string]*float64{"gclip": &o.GradClip, "lr": &o.LR, "net": &o.Net, "target": &o.Target}[key] = f
 		case "prep":
 			o.Prep = dppca.Prep(v)
 		case "shrink":
@@ -240,6 +290,9 @@ func (o Options) Resolve() (Options, error) {
 	}
 	if o.Hold == "" {
 		o.Hold = DefaultHold
+	}
+	if o.Target == 0 {
+		o.Target = DefaultTarget
 	}
 	if o.Start == StartDPPCA {
 		// dppca as it runs alone: its own gene and p rules unless given,
@@ -322,6 +375,8 @@ func (o Options) Validate() error {
 		return optf("option net is %v, must be in (0, 1)", o.Net)
 	case (o.Over < 1 && o.Over != OverAuto) || o.Over > 20:
 		return optf("option over is %d, must be auto or in [1, 20]", o.Over)
+	case o.Target != TargetAuto && (!(o.Target > 0) || o.Target > dppca.MaxTarget):
+		return optf("option target is %v, must be auto or in (0, %g]", o.Target, float64(dppca.MaxTarget))
 	}
 	switch o.Prep {
 	case dppca.PrepPrivate, dppca.PrepPublic:
@@ -334,8 +389,8 @@ func (o Options) Validate() error {
 	if o.Stage != StageAuto && o.Stage != StageOff {
 		return optf("option stage is %q, must be %s or %s", o.Stage, StageAuto, StageOff)
 	}
-	if o.NetRule != NetAuto && o.NetRule != NetFixed {
-		return optf("net rule is %q, must be %s or %s", o.NetRule, NetAuto, NetFixed)
+	if o.NetRule != NetAuto && o.NetRule != NetFixed && o.NetRule != NetRhoRule {
+		return optf("net rule is %q, must be %s, %s or %s", o.NetRule, NetAuto, NetRhoRule, NetFixed)
 	}
 	if o.Gate != GateComp && o.Gate != GateOff {
 		return optf("option gate is %q, must be %s or %s", o.Gate, GateComp, GateOff)
@@ -373,9 +428,9 @@ func (o Options) dppcaOptions() (dppca.Options, error) {
 		if o.Over == 1 {
 			over = dppca.OverAuto
 		}
-		return dppca.Options{P: o.P, PRule: o.PRule, T: dppca.DefaultT, Genes: o.Genes, Prep: o.Prep, K: o.K, Over: over}.Resolve()
+		return dppca.Options{P: o.P, PRule: o.PRule, T: dppca.DefaultT, Genes: o.Genes, Prep: o.Prep, K: o.K, Over: over, Target: o.fixedTarget()}.Resolve()
 	}
-	return dppca.Options{P: o.P, PRule: o.PRule, T: dppcaStageRounds, Genes: o.Genes, Prep: o.Prep, K: o.K}.Resolve()
+	return dppca.Options{P: o.P, PRule: o.PRule, T: dppcaStageRounds, Genes: o.Genes, Prep: o.Prep, K: o.K, Target: o.fixedTarget()}.Resolve()
 }
 
 // String lists the options as key=value pairs.
@@ -396,12 +451,16 @@ func (o Options) String() string {
 	if o.Over == OverAuto {
 		over = "auto"
 	}
+	target := targetString(o.Target)
 	net := strconv.FormatFloat(o.Net, 'g', -1, 64)
-	if o.NetRule == NetAuto {
+	switch o.NetRule {
+	case NetAuto:
 		net = "auto(≤" + net + ")"
+	case NetRhoRule:
+		net = "rho(≤" + net + ")"
 	}
-	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s gate=%s start=%s subspace=%s fill=%s hold=%s",
-		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.Gate, o.Start, o.Subspace, o.Fill, o.Hold)
+	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s gate=%s start=%s subspace=%s fill=%s hold=%s target=%s",
+		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.Gate, o.Start, o.Subspace, o.Fill, o.Hold, target)
 }
 
 // shares returns the shares of μ² of the dppca stage, the network and the

@@ -80,8 +80,60 @@ type Plan struct {
 	SubOff                 bool
 	Extra                  int
 	ExtraSums, ExtraCounts float64
+	// Target is the public total the start normalises every cell to:
+	// option target, or targetRule's choice under target=auto.
+	Target float64
+	// RhoOn is the noise the network would leave on a mean with its fixed
+	// share (MeanNoise from the released count), target=auto's input; 0
+	// without noise or when target is fixed.
+	RhoOn float64
+	// shares are the shares of μ² the plan gave the dppca stage, the
+	// network and the head (after the staged split and net=rho or auto).
+	shares [3]float64
 	// stageMuOn is the dppca stage's μ at its share with the network on.
 	stageMuOn float64
+}
+
+// TargetRho is target=auto's bound, in units of R: the start normalises
+// to TargetLow when the noise the network would leave on a mean (the
+// staged split's MeanNoise, with the network on) is at most a third of
+// StageRho, else to TargetHigh. Read from rule T's and T′'s draws
+// (docs/RESULTS.md, tenth session; simulations, never the shared sets):
+// 10³ lost nothing at ρ ≤ 0.067 (2,000 cells at ε ≥ 8, 4,000 cells at
+// ε ≥ 4) and won there up to +0.12; it lost ARI or non-empty clusters at
+// ρ ≈ 0.11–0.12 (4,000 cells at ε 2, 2,000 cells at ε 4). StageRho/3 ≈
+// 0.083 lies between the two (their geometric mean is 0.086).
+const TargetRho = StageRho / 3
+
+// TargetLow is target=auto's total where the noise is small: dppca's own
+// default (dppca.DefaultTarget, 10³).
+const TargetLow = dppca.DefaultTarget
+
+// targetRule is target=auto's choice from rho, the noise the network
+// would leave on a mean (from the released cell count and public values):
+// TargetLow when rho ≤ TargetRho, else TargetHigh.
+func targetRule(rho float64) float64 {
+	if rho <= TargetRho {
+		return TargetLow
+	}
+	return TargetHigh
+}
+
+// rhoOn returns the noise the network would leave on a mean with its
+// share on (MeanNoise from the released count pl.NoisyN), as the staged
+// split computes it; the same under steps=0, so the null chooses as the
+// method does.
+func (pl *Plan) rhoOn(src *dppca.Source, mu float64, o Options, do dppca.Options) float64 {
+	on := o
+	on.NoTrain = false
+	_, shNet, _ := on.shares()
+	n := pl.NoisyN
+	h := src.Genes(do.Genes)
+	if do.Genes == dppca.GenesAuto {
+		h = src.Genes(dppca.GenesRule(n, pl.stageMuOn))
+	}
+	z := math.Sqrt(float64(o.Steps)) / (mu * math.Sqrt(shNet))
+	return MeanNoise(z, o.GradClip, src.K, n, o.LR, h)
 }
 
 // NetRho is the noise net=auto puts on a mixture mean, in units of R:
@@ -132,10 +184,15 @@ func (pl *Plan) stage(src *dppca.Source, mu float64, o Options, do dppca.Options
 	z := math.Sqrt(float64(pl.Steps)) / (mu * math.Sqrt(shNet))
 	pl.Rho = MeanNoise(z, o.GradClip, src.K, n, o.LR, h)
 	if pl.Rho <= StageRho {
-		if o.NetRule == NetAuto {
+		if o.NetRule == NetAuto || o.NetRule == NetRhoRule {
 			// Just the share that puts the network's noise at NetRho
-			// (ρ ∝ 1/√share); the rest to the start and the head.
-			shNet = min(shNet, shNet*(pl.Rho/NetRho)*(pl.Rho/NetRho))
+			// (net=rho: TargetRho; ρ ∝ 1/√share); the rest to the start
+			// and the head.
+			bound := NetRho
+			if o.NetRule == NetRhoRule {
+				bound = TargetRho
+			}
+			shNet = min(shNet, shNet*(pl.Rho/bound)*(pl.Rho/bound))
 			rest := 1 - shNet
 			shDP, shHead = rest*ShareDPPCA/(ShareDPPCA+ShareHead), rest*ShareHead/(ShareDPPCA+ShareHead)
 		}
@@ -220,7 +277,7 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 	if err != nil {
 		return Plan{}, err
 	}
-	pl := Plan{Epsilon: eps, Delta: delta, Steps: o.Steps, C: 1, Rounds: o.Rounds()}
+	pl := Plan{Epsilon: eps, Delta: delta, Steps: o.Steps, C: 1, Rounds: o.Rounds(), Target: o.Target}
 	if o.NoTrain {
 		pl.Steps = 0
 	}
@@ -238,6 +295,9 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 		if o.Over == OverAuto {
 			pl.Over = OverCluster // no noise: every centre clears the bar
 		}
+		if o.Target == TargetAuto {
+			pl.Target = targetRule(0) // no noise on any mean
+		}
 		return pl, nil
 	}
 	mu, err := muOf(eps, delta)
@@ -247,8 +307,8 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 	pl.Mu = mu
 	shDP, shNet, shHead := o.shares()
 	staged := o.Stage == StageAuto && !o.NoTrain
-	if staged || o.Over == OverAuto {
-		// The cell count first (both rules decide from it).
+	if staged || o.Over == OverAuto || o.Target == TargetAuto {
+		// The cell count first (these rules decide from it).
 		if err := pl.releaseCount(src, mu, delta, o, do, rng); err != nil {
 			return Plan{}, err
 		}
@@ -256,6 +316,11 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 	if staged {
 		shDP, shNet, shHead = pl.stage(src, mu, o, do)
 	}
+	if o.Target == TargetAuto {
+		pl.RhoOn = pl.rhoOn(src, mu, o, do)
+		pl.Target = targetRule(pl.RhoOn)
+	}
+	pl.shares = [3]float64{shDP, shNet, shHead}
 	// dppca calibrates from an (ε, δ): the ε of μ·√share, converted once;
 	// its own calibration returns a μ a hair below (checked by the tests:
 	// the whole composition stays ≤ μ).
@@ -301,6 +366,13 @@ func overRule(noisyN float64, k int, sigCounts float64) int {
 		return OverCluster
 	}
 	return 1
+}
+
+// Shares returns the shares of μ² the plan gave the dppca stage, the
+// network and the head: the options' fixed shares, or what the staged
+// split and net=rho or net=auto made of them (zeros without noise).
+func (pl Plan) Shares() (dp, net, head float64) {
+	return pl.shares[0], pl.shares[1], pl.shares[2]
 }
 
 // Private reports whether the plan adds noise.

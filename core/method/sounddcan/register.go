@@ -18,13 +18,14 @@ var optionSpecs = []core.OptionSpec{
 	{Key: "gclip", Kind: core.KindFloat, Default: DefaultGradClip, Min: 0, Max: 1000, Doc: "bound of a cell's gradient in the mixture means, as a multiple of the row radius R"},
 	{Key: "lr", Kind: core.KindFloat, Min: 0, Max: 100, Doc: "step size η of the EM-preconditioned DP-SGD steps (0 or absent: 3/steps)"},
 	{Key: "over", Kind: core.KindInt, Default: OverCluster, Min: 1, Max: 20, Doc: "over-clustering factor of the private start: Over·K centres merged into K"},
-	{Key: "net", Kind: core.KindFloat, Default: ShareSGD, Min: 0, Max: 1, Doc: "the network's share of the budget (of μ²); net=auto: just what puts its noise at NetRho"},
+	{Key: "net", Kind: core.KindString, Default: NetRhoRule, Doc: "the network's share of the budget (of μ²): rho (the default: 0.4, cut to what puts its noise on a mean at TargetRho where it is below, the rest to the start), auto (the same at NetRho) or a fixed share in (0, 1)"},
 	{Key: "stage", Kind: core.KindChoice, Default: DefaultStage, Choices: []string{StageAuto, StageOff}, Doc: "staged split: release the cell count first and leave the network out when the noise it would leave on a mean exceeds StageRho of R"},
 	{Key: "gate", Kind: core.KindChoice, Default: DefaultGate, Choices: []string{GateComp, GateOff}, Doc: "hold the mean of a component too light for the noise (StageRho with its own weight)"},
 	{Key: "start", Kind: core.KindChoice, Default: DefaultStart, Choices: []string{StartStage, StartDPPCA}, Doc: "the private start: stage (200 genes, p = 10, 5 rounds, 3K centres merged by the head) or dppca (dppca as it runs alone, into K)"},
 	{Key: "subspace", Kind: core.KindChoice, Default: DefaultSub, Choices: []string{SubspaceOff, SubspaceTest, SubspaceEdge}, Doc: "test (edge): leave the network out when the start's weakest released eigenvalue clears 4 times (once) its noise edge, and spend its share on more Lloyd rounds of the head"},
 	{Key: "fill", Kind: core.KindChoice, Default: DefaultFill, Choices: []string{FillOff, FillSplit}, Doc: "split: re-seed every component the head released no weight for by splitting the heaviest along a random direction (no empty start; rejected on simulations: it halves a population)"},
 	{Key: "hold", Kind: core.KindChoice, Default: DefaultHold, Choices: []string{HoldOff, HoldOn, HoldSeen, HoldFirst}, Doc: "first (the default): the start's first Lloyd round keeps a centre whose released count is below 3σ instead of moving it to noise; on: every round (rejected on simulations); seen: only a centre whose count reached 3σ in an earlier round; off: never"},
+	{Key: "target", Kind: core.KindString, Default: targetString(DefaultTarget), Doc: "total each cell is normalised to before log1p in the start's private preprocessing: a public number in (0, 1e7], or auto (10³ when the noise the network would leave on a mean, from the released cell count, is at most StageRho/3, else 10⁴)"},
 	{Key: "shrink", Kind: core.KindChoice, Default: DefaultShrink, Choices: []string{ShrinkJS, ShrinkOff}, Doc: "James–Stein shrinkage of every released step (rejected on fresh simulations)"},
 }
 
@@ -39,7 +40,9 @@ func init() {
 		// beats its own null (steps=0, same total ε) beyond seed noise on
 		// builtin:default at ε = 4, 8 and 16 (mean paired gain 0.093,
 		// 0.089 and 0.114 ARI, seeds 0–4; docs/RESULTS.md), and the curve
-		// rises from 0.000 at ε = 0.5 to 0.583 at ε = 8 (B1 0.687).
+		// rises from 0.000 at ε = 0.5 to 0.583 at ε = 8 (B1 0.687). With
+		// the tenth session's defaults (target=auto, net=rho): 0.680 at
+		// ε = 8, +0.176 over its null (2 SE 0.032).
 		Presets: []core.Preset{
 			{Label: "DP-DCAN sound (redesigned)", Mode: core.ModeSound, Default: true},
 			{Label: "DP-DCAN sound (redesigned), no noise", Mode: core.ModeNonPrivate},
