@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/dpscope/dpscope/core/cluster"
@@ -53,7 +54,21 @@ func TestStepDiag(t *testing.T) {
 			t.Fatalf("DPSCOPE_DPPCA_STEPEPS=%q: %v", s, err)
 		}
 	}
-	stepDiag(t, loadSet(t, name), name, e4, e8)
+	d := loadSet(t, name)
+	if v := os.Getenv("DPSCOPE_DPPCA_STEPVARIANTS"); v != "" {
+		// Only the given option sets (k=v,k=v;…) at ε lo, hi and without
+		// noise.
+		defer func() { planTweak = nil }()
+		for _, opts := range strings.Split(v, ";") {
+			m := map[string]string{}
+			addOptions(m, opts)
+			for _, e := range []float64{e4, e8, 0} {
+				stepRow(t, d, name, diagRun{label: fmt.Sprintf("ε%g %s", e, opts), eps: e, opts: func(uint64) map[string]string { return m }}, map[float64]*Source{})
+			}
+		}
+		return
+	}
+	stepDiag(t, d, name, e4, e8)
 }
 
 // stepDiag runs TestStepDiag's rows on d between ε lo and hi.
@@ -61,45 +76,7 @@ func stepDiag(t *testing.T, d *datasets.Dataset, name string, lo, hi float64) {
 	defer func() { planTweak = nil }()
 	base := func(uint64) map[string]string { return map[string]string{} }
 	src := map[float64]*Source{}
-	run := func(r diagRun) diagStats {
-		var st diagStats
-		for s := range uint64(5) {
-			o := mustParse(t, r.opts(s))
-			sc, ok := src[o.sourceTarget()]
-			if !ok {
-				var err error
-				if sc, err = NewSourceTarget(d, 0, o.sourceTarget()); err != nil {
-					t.Fatal(err)
-				}
-				src[o.sourceTarget()] = sc
-			}
-			planTweak = r.tweak
-			a, out := releaseARI(t, sc, r.eps > 0, r.eps, o, s)
-			planTweak = nil
-			km, err := cluster.KMeans(context.Background(), out.Proj, out.Matrix.N, len(out.Eigen), cluster.KMeansConfig{K: sc.K, NInit: 10, Seed: s})
-			if err != nil {
-				t.Fatal(err)
-			}
-			k10, err := cluster.ARI(out.Matrix.Labels, km.Labels)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st.ari = append(st.ari, a)
-			st.km10 = append(st.km10, k10)
-			st.h = append(st.h, float64(out.Plan.H))
-			st.p = append(st.p, float64(len(out.Eigen)))
-			st.over = append(st.over, float64(out.Over))
-			st.ne = append(st.ne, float64(out.NonEmpty))
-		}
-		m, sd := meanSD(st.ari)
-		km, kmsd := meanSD(st.km10)
-		mh, _ := meanSD(st.h)
-		mp, _ := meanSD(st.p)
-		mo, _ := meanSD(st.over)
-		mn, _ := meanSD(st.ne)
-		t.Logf("%s | %-44s | %.3f±%.3f | km10 %.3f±%.3f | h %.0f p %.1f over %.1f ne %.1f", name, r.label, m, sd, km, kmsd, mh, mp, mo, mn)
-		return st
-	}
+	run := func(r diagRun) diagStats { return stepRow(t, d, name, r, src) }
 	fe := func(e float64) string { return strconv.FormatFloat(e, 'g', -1, 64) }
 	s4 := run(diagRun{label: "ε" + fe(lo) + " default", eps: lo, opts: base})
 	s8 := run(diagRun{label: "ε" + fe(hi) + " default", eps: hi, opts: base})
@@ -175,3 +152,45 @@ func stepDiag(t *testing.T, d *datasets.Dataset, name string, lo, hi float64) {
 }
 
 func mean(v []float64) float64 { m, _ := meanSD(v); return m }
+
+// stepRow runs r on d over seeds 0–4 and logs its row; src caches the
+// sources by total.
+func stepRow(t *testing.T, d *datasets.Dataset, name string, r diagRun, src map[float64]*Source) diagStats {
+	var st diagStats
+	for s := range uint64(5) {
+		o := mustParse(t, r.opts(s))
+		sc, ok := src[o.sourceTarget()]
+		if !ok {
+			var err error
+			if sc, err = NewSourceTarget(d, 0, o.sourceTarget()); err != nil {
+				t.Fatal(err)
+			}
+			src[o.sourceTarget()] = sc
+		}
+		planTweak = r.tweak
+		a, out := releaseARI(t, sc, r.eps > 0, r.eps, o, s)
+		planTweak = nil
+		km, err := cluster.KMeans(context.Background(), out.Proj, out.Matrix.N, len(out.Eigen), cluster.KMeansConfig{K: sc.K, NInit: 10, Seed: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k10, err := cluster.ARI(out.Matrix.Labels, km.Labels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.ari = append(st.ari, a)
+		st.km10 = append(st.km10, k10)
+		st.h = append(st.h, float64(out.Plan.H))
+		st.p = append(st.p, float64(len(out.Eigen)))
+		st.over = append(st.over, float64(out.Over))
+		st.ne = append(st.ne, float64(out.NonEmpty))
+	}
+	m, sd := meanSD(st.ari)
+	km, kmsd := meanSD(st.km10)
+	mh, _ := meanSD(st.h)
+	mp, _ := meanSD(st.p)
+	mo, _ := meanSD(st.over)
+	mn, _ := meanSD(st.ne)
+	t.Logf("%s | %-44s | %.3f±%.3f | km10 %.3f±%.3f | h %.0f p %.1f over %.1f ne %.1f", name, r.label, m, sd, km, kmsd, mh, mp, mo, mn)
+	return st
+}
