@@ -292,5 +292,16 @@ func TestOnOffMatch(t *testing.T) {
 	}
 }
 
-// onoffSets are the on/off simulations (filled in by the matching rule).
-func onoffSets() map[string]onoffSet { return map[string]onoffSet{} }
+// onoffSets are the on/off simulations TestOnOffMatch matched (its log,
+// commit "dppca: the matched on/off simulations"): simonoffmb to
+// mouse_bladder (φ 0.5, markers at 1 count per cell in their home type:
+// median 315, low 0.973, zero 0.931, CapH 34, which reproduces the cap's
+// fact), simonoffpbmc to pbmc_4k (φ 0.1, 0.5 counts: median 895, low
+// 0.939, zero 0.884, CapH 106, which does not: no grid point reaches
+// pbmc_4k's low 0.956 and zero 0.898 together).
+func onoffSets() map[string]onoffSet {
+	return map[string]onoffSet{
+		"simonoffmb":   onoffFor(onoffTargets[0], 0.5, math.Log(1), 5.199),
+		"simonoffpbmc": onoffFor(onoffTargets[1], 0.1, math.Log(0.5), 6.861),
+	}
+}

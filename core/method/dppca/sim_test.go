@@ -187,7 +187,9 @@ func prefixed(p string, v []string) []string {
 // used the FRESH=1 draws); DPSCOPE_DPPCA_FRESH=3 seeds +300 and noise
 // seeds 15–19 (dppca8's target=median rule); DPSCOPE_DPPCA_FRESH=4 seeds
 // +500 and noise seeds 25–29 (dppca9's depth cap; TestDipDiag used +400,
-// 20–24). The shallow dipSets (sim16, sim16low, sim14low) are named as
+// 20–24); DPSCOPE_DPPCA_FRESH=5 seeds +600 and noise seeds 30–34 (the
+// seventh attempt: the on/off sets simonoffmb, simonoffpbmc, by name,
+// and its rule). The shallow dipSets (sim16, sim16low, sim14low) are named as
 // well. Each variant after the first is
 // also compared with the first, paired by seed: the mean difference ± its
 // standard error, starred beyond seed noise (|difference| > 2 SE,
@@ -215,7 +217,10 @@ func TestSimDesign(t *testing.T) {
 		simShift, seed0 = 300, 15
 	case "4":
 		simShift, seed0 = 500, 25
+	case "5":
+		simShift, seed0 = 600, 30
 	}
+	ons := onoffSets()
 	dips := dipSets()
 	for _, name := range names {
 		var d *datasets.Dataset
@@ -223,6 +228,9 @@ func TestSimDesign(t *testing.T) {
 		if hs, ok := hks[name]; ok {
 			hs.Types.Seed += simShift
 			d, err = simulateHK(hs)
+		} else if os, ok := ons[name]; ok {
+			os.Types.Seed += simShift
+			d, err = simulateOnOff(os)
 		} else {
 			c, ok := sets[name]
 			if !ok {
