@@ -38,7 +38,9 @@ type diagStats struct {
 // clustering. It reads labels, so it is a diagnosis only: nothing is
 // chosen by it. Long: DPSCOPE_DPPCA_STEPDIAG=SET (a shared set's name or
 // builtin:NAME; "1" for mouse_bladder); DPSCOPE_DPPCA_STEPEPS=a,b the two
-// ε (default 4,8).
+// ε (default 4,8); DPSCOPE_DPPCA_STEPVARIANTS=opts;opts only those option
+// sets at the two ε and without noise. Simulations may be named too
+// (TestSimDesign's names; seeds +700).
 func TestStepDiag(t *testing.T) {
 	env := os.Getenv("DPSCOPE_DPPCA_STEPDIAG")
 	if env == "" {
@@ -54,7 +56,9 @@ func TestStepDiag(t *testing.T) {
 			t.Fatalf("DPSCOPE_DPPCA_STEPEPS=%q: %v", s, err)
 		}
 	}
-	d := loadSet(t, name)
+	// Simulations (TestSimDesign's names) are drawn with seeds +700, draws
+	// no rule is judged on.
+	d := simOrSet(t, name, 700)
 	if v := os.Getenv("DPSCOPE_DPPCA_STEPVARIANTS"); v != "" {
 		// Only the given option sets (k=v,k=v;…) at ε lo, hi and without
 		// noise.
