@@ -158,18 +158,19 @@ func stepDiag(t *testing.T, d *datasets.Dataset, name string, lo, hi float64) {
 func mean(v []float64) float64 { m, _ := meanSD(v); return m }
 
 // stepRow runs r on d over seeds 0–4 and logs its row; src caches the
-// sources by total.
+// sources by total and k (option k: that many clusters).
 func stepRow(t *testing.T, d *datasets.Dataset, name string, r diagRun, src map[float64]*Source) diagStats {
 	var st diagStats
 	for s := range uint64(5) {
 		o := mustParse(t, r.opts(s))
-		sc, ok := src[o.sourceTarget()]
+		key := o.sourceTarget() + 1e9*float64(o.K) // by total and k
+		sc, ok := src[key]
 		if !ok {
 			var err error
-			if sc, err = NewSourceTarget(d, 0, o.sourceTarget()); err != nil {
+			if sc, err = NewSourceTarget(d, o.K, o.sourceTarget()); err != nil {
 				t.Fatal(err)
 			}
-			src[o.sourceTarget()] = sc
+			src[key] = sc
 		}
 		planTweak = r.tweak
 		a, out := releaseARI(t, sc, r.eps > 0, r.eps, o, s)
