@@ -3,6 +3,7 @@ package dppca
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -179,7 +180,8 @@ func prefixed(p string, v []string) []string {
 // seeds 0–4 against the simulation's truth). Long: DPSCOPE_DPPCA_SIM=1
 // (sim8, sim14, simsmall) or a comma list of sims (simwide and the hk sets
 // simhk14, simhk8, simhk8w, simmb only by name); DPSCOPE_DPPCA_VARIANTS=opts;opts
-// with opts k=v,k=v (empty: the defaults); DPSCOPE_DPPCA_EPS=e,e,… the ε
+// with opts k=v,k=v (empty: the defaults; merge=on applies mergeRule
+// after the release); DPSCOPE_DPPCA_EPS=e,e,… the ε
 // (0: without noise); DPSCOPE_DPPCA_FRESH=1 fresh draws: simulation seeds
 // +100 and noise seeds 5–9 instead of 0–4 (for a rule stated after the
 // earlier ones were measured on those); DPSCOPE_DPPCA_FRESH=2 seeds +200
@@ -205,7 +207,7 @@ func TestSimDesign(t *testing.T) {
 		names = strings.Split(env, ",")
 	}
 	variants := strings.Split(os.Getenv("DPSCOPE_DPPCA_VARIANTS"), ";")
-	defer func() { planTweak = nil }()
+	defer func() { planTweak, postRelease = nil, nil }()
 	hks := hkSets()
 	simShift, seed0 := uint64(0), uint64(0)
 	switch os.Getenv("DPSCOPE_DPPCA_FRESH") {
@@ -263,6 +265,11 @@ func TestSimDesign(t *testing.T) {
 			exact := opts["exact"]
 			delete(opts, "exact")
 			planTweak = exactTweak(t, exact)
+			postRelease = nil
+			if opts["merge"] == "on" {
+				postRelease = func(out *Outcome, rng *rand.Rand) { mergeRule(out, rng) }
+			}
+			delete(opts, "merge")
 			o, err := Parse(opts)
 			if err != nil {
 				t.Fatal(err)
