@@ -189,9 +189,9 @@ func simOrSet(t testing.TB, name string, shift uint64) *datasets.Dataset {
 		}
 		return d
 	}
-	if os, ok := onoffSets()[name]; ok {
-		os.Types.Seed += shift
-		d, err := simulateOnOff(os)
+	if on, ok := onoffSets()[name]; ok {
+		on.Types.Seed += shift
+		d, err := simulateOnOff(on)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -348,5 +348,81 @@ func onoffSets() map[string]onoffSet {
 		// labelled classes are not (B1 0.6), and the diagnosis found its
 		// step where k-means at K = 16 splits classes.
 		"simonoffpair": pairs,
+	}
+}
+
+// TestCountFactsOf checks countFactsOf on a hand-made 4 × 3 count matrix:
+// libraries 3, 5, 1, 7 (median, the upper middle, 5), gene means 1.25,
+// 2.75, 0 (one gene under one count per cell) and 5 zeros of 12 entries.
+func TestCountFactsOf(t *testing.T) {
+	x := &datasets.CSR{Rows: 4, Cols: 3,
+		Indptr:  []int64{0, 2, 4, 5, 7},
+		Indices: []int32{0, 1, 0, 1, 1, 0, 1},
+		Data:    []float32{1, 2, 1, 4, 1, 3, 4}}
+	d := &datasets.Dataset{Name: "t", X: x, ValueType: datasets.Counts}
+	f := countFactsOf(d)
+	if f.Cells != 4 || f.Genes != 3 || f.Median != 5 || math.Abs(f.Low-1.0/3) > 1e-12 || math.Abs(f.Zero-5.0/12) > 1e-12 {
+		t.Errorf("facts %+v, want 4 cells, 3 genes, median 5, low 1/3, zero 5/12", f)
+	}
+	if f.CapH < 0 || f.CapH > 3 {
+		t.Errorf("CapH %d outside [0, 3]", f.CapH)
+	}
+}
+
+// TestSimulateOnOff checks the on/off simulation on a small draw: the
+// markers are appended after the background's genes, and a marker's mean
+// count per cell in its home type is many times its mean elsewhere (0.02
+// of the on level, BCV noise aside), so the cells of the type with the
+// largest mean of a marker hold most of its counts.
+func TestSimulateOnOff(t *testing.T) {
+	tg := onoffTarget{name: "small", cells: 600, genes: 300, k: 4, median: 500, low: 0.9, zero: 0.9, seed: 5}
+	s := onoffFor(tg, 0.5, math.Log(4), 6)
+	d, err := simulateOnOff(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Genes() != 300 || d.Cells() != 600 || s.Markers != 150 || len(d.GeneIDs) != 300 || d.GeneIDs[150] != "onoff_0" {
+		t.Fatalf("shape %d × %d, %d markers, first marker id %q; want 600 × 300, 150 markers, onoff_0", d.Cells(), d.Genes(), s.Markers, d.GeneIDs[150])
+	}
+	if err := d.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	sums := make([][]float64, 4) // by type, then marker
+	n := make([]float64, 4)
+	for g := range sums {
+		sums[g] = make([]float64, s.Markers)
+	}
+	for i := range d.Cells() {
+		g := d.Labels[i]
+		n[g]++
+		cols, vals := d.X.Row(i)
+		for k, c := range cols {
+			if j := int(c) - 150; j >= 0 {
+				sums[g][j] += float64(vals[k])
+			}
+		}
+	}
+	onOff := 0 // markers whose top type's mean is ≥ 10× the mean of the other cells
+	for j := range s.Markers {
+		top, rest, nr := 0, 0.0, 0.0
+		for g := range 4 {
+			if sums[g][j]/n[g] > sums[top][j]/n[top] {
+				top = g
+			}
+		}
+		for g := range 4 {
+			if g != top {
+				rest += sums[g][j]
+				nr += n[g]
+			}
+		}
+		if sums[top][j]/n[top] >= 10*rest/nr {
+			onOff++
+		}
+	}
+	// A marker with a second home has two types at the on level, so its
+	// other cells' mean is well above 0.02: about 70 % have one home.
+	if onOff < s.Markers/2 {
+		t.Errorf("%d of %d markers are on/off (top type ≥ 10× the rest), want at least half", onOff, s.Markers)
 	}
 }

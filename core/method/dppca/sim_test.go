@@ -230,9 +230,9 @@ func TestSimDesign(t *testing.T) {
 		if hs, ok := hks[name]; ok {
 			hs.Types.Seed += simShift
 			d, err = simulateHK(hs)
-		} else if os, ok := ons[name]; ok {
-			os.Types.Seed += simShift
-			d, err = simulateOnOff(os)
+		} else if on, ok := ons[name]; ok {
+			on.Types.Seed += simShift
+			d, err = simulateOnOff(on)
 		} else {
 			c, ok := sets[name]
 			if !ok {
