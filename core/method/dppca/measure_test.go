@@ -49,6 +49,9 @@ func releaseARI(t testing.TB, src *Source, private bool, eps float64, o Options,
 	if err != nil {
 		t.Fatal(err)
 	}
+	if postRelease != nil {
+		postRelease(out, rng)
+	}
 	ari, err := cluster.ARI(out.Matrix.Labels, out.Labels)
 	if err != nil {
 		t.Fatal(err)

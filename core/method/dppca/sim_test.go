@@ -3,6 +3,7 @@ package dppca
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -179,7 +180,8 @@ func prefixed(p string, v []string) []string {
 // seeds 0–4 against the simulation's truth). Long: DPSCOPE_DPPCA_SIM=1
 // (sim8, sim14, simsmall) or a comma list of sims (simwide and the hk sets
 // simhk14, simhk8, simhk8w, simmb only by name); DPSCOPE_DPPCA_VARIANTS=opts;opts
-// with opts k=v,k=v (empty: the defaults); DPSCOPE_DPPCA_EPS=e,e,… the ε
+// with opts k=v,k=v (empty: the defaults; merge=on applies mergeRule
+// after the release); DPSCOPE_DPPCA_EPS=e,e,… the ε
 // (0: without noise); DPSCOPE_DPPCA_FRESH=1 fresh draws: simulation seeds
 // +100 and noise seeds 5–9 instead of 0–4 (for a rule stated after the
 // earlier ones were measured on those); DPSCOPE_DPPCA_FRESH=2 seeds +200
@@ -187,7 +189,9 @@ func prefixed(p string, v []string) []string {
 // used the FRESH=1 draws); DPSCOPE_DPPCA_FRESH=3 seeds +300 and noise
 // seeds 15–19 (dppca8's target=median rule); DPSCOPE_DPPCA_FRESH=4 seeds
 // +500 and noise seeds 25–29 (dppca9's depth cap; TestDipDiag used +400,
-// 20–24). The shallow dipSets (sim16, sim16low, sim14low) are named as
+// 20–24); DPSCOPE_DPPCA_FRESH=5 seeds +600 and noise seeds 30–34 (the
+// seventh attempt: the on/off sets simonoffmb, simonoffpbmc, by name,
+// and its rule). The shallow dipSets (sim16, sim16low, sim14low) are named as
 // well. Each variant after the first is
 // also compared with the first, paired by seed: the mean difference ± its
 // standard error, starred beyond seed noise (|difference| > 2 SE,
@@ -203,7 +207,7 @@ func TestSimDesign(t *testing.T) {
 		names = strings.Split(env, ",")
 	}
 	variants := strings.Split(os.Getenv("DPSCOPE_DPPCA_VARIANTS"), ";")
-	defer func() { planTweak = nil }()
+	defer func() { planTweak, postRelease = nil, nil }()
 	hks := hkSets()
 	simShift, seed0 := uint64(0), uint64(0)
 	switch os.Getenv("DPSCOPE_DPPCA_FRESH") {
@@ -215,7 +219,10 @@ func TestSimDesign(t *testing.T) {
 		simShift, seed0 = 300, 15
 	case "4":
 		simShift, seed0 = 500, 25
+	case "5":
+		simShift, seed0 = 600, 30
 	}
+	ons := onoffSets()
 	dips := dipSets()
 	for _, name := range names {
 		var d *datasets.Dataset
@@ -223,6 +230,9 @@ func TestSimDesign(t *testing.T) {
 		if hs, ok := hks[name]; ok {
 			hs.Types.Seed += simShift
 			d, err = simulateHK(hs)
+		} else if on, ok := ons[name]; ok {
+			on.Types.Seed += simShift
+			d, err = simulateOnOff(on)
 		} else {
 			c, ok := sets[name]
 			if !ok {
@@ -255,6 +265,11 @@ func TestSimDesign(t *testing.T) {
 			exact := opts["exact"]
 			delete(opts, "exact")
 			planTweak = exactTweak(t, exact)
+			postRelease = nil
+			if opts["merge"] == "on" {
+				postRelease = func(out *Outcome, rng *rand.Rand) { mergeRule(out, rng) }
+			}
+			delete(opts, "merge")
 			o, err := Parse(opts)
 			if err != nil {
 				t.Fatal(err)
