@@ -389,7 +389,7 @@ func TestGoroutinesEnd(t *testing.T) {
 // steps=0 is the null.
 func TestParseDefaults(t *testing.T) {
 	o := mustParse(t, nil)
-	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4, Shrink: ShrinkOff, Stage: StageAuto, Gate: GateComp, NetRule: NetRhoRule, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst, Target: TargetAuto, StageBound: StageRho}
+	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4, Shrink: ShrinkOff, Stage: StageAuto, Gate: GateComp, NetRule: NetRhoRule, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst, Target: TargetAuto, StageBound: 0.1667}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}
@@ -399,11 +399,11 @@ func TestParseDefaults(t *testing.T) {
 		t.Errorf("parsed = %v, want %v", o, want)
 	}
 	o = mustParse(t, map[string]string{"steps": "0"})
-	if !o.NoTrain || o.String() != "p=10 genes=200 prep=private k=0 steps=0 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto stagerho=0.25 gate=comp start=stage subspace=off fill=off hold=first target=auto" {
+	if !o.NoTrain || o.String() != "p=10 genes=200 prep=private k=0 steps=0 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto stagerho=0.1667 gate=comp start=stage subspace=off fill=off hold=first target=auto" {
 		t.Errorf("steps=0 gives %v (NoTrain %v), want the null", o, o.NoTrain)
 	}
 	o = mustParse(t, map[string]string{"p": "auto", "genes": "auto"})
-	if o.P != dppca.DefaultPCap || o.PRule != dppca.PRuleEdge || o.Genes != dppca.GenesAuto || o.String() != "p=auto(≤30) genes=auto prep=private k=0 steps=50 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto stagerho=0.25 gate=comp start=stage subspace=off fill=off hold=first target=auto" {
+	if o.P != dppca.DefaultPCap || o.PRule != dppca.PRuleEdge || o.Genes != dppca.GenesAuto || o.String() != "p=auto(≤30) genes=auto prep=private k=0 steps=50 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto stagerho=0.1667 gate=comp start=stage subspace=off fill=off hold=first target=auto" {
 		t.Errorf("p=auto genes=auto gives %v, want dppca's current rules", o)
 	}
 	o = mustParse(t, map[string]string{"steps": "0"})
@@ -584,15 +584,15 @@ func TestOverRule(t *testing.T) {
 
 // TestStageBound: option stagerho moves only the staged split's bound: on
 // the same released count (the same ρ), a plan whose ρ lies between 1/6
-// and 1/4 runs the network under the default and leaves it out under
-// stagerho=0.1667, giving its share to the start; out-of-range values are
+// and 1/4 runs the network under stagerho=0.25 and leaves it out under
+// the default 0.1667, giving its share to the start; out-of-range values are
 // errors naming the option.
 func TestStageBound(t *testing.T) {
 	src, err := dppca.NewSource(fixture.Separated(3, 100, 300, 1), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	def, tight := mustParse(t, nil), mustParse(t, map[string]string{"stagerho": "0.1667"})
+	def, tight := mustParse(t, map[string]string{"stagerho": "0.25"}), mustParse(t, nil)
 	found := false
 	for eps := 0.5; eps <= 64 && !found; eps *= 1.05 {
 		pd, err := NewPlan(src, true, eps, 1e-5, def, rand.New(rand.NewPCG(5, 0)))
@@ -607,15 +607,15 @@ func TestStageBound(t *testing.T) {
 			t.Fatalf("ε=%g: ρ %g / %g, counts %g / %g: want the same release", eps, pd.Rho, pt.Rho, pd.NoisyN, pt.NoisyN)
 		}
 		if pd.NetOff != (pd.Rho > StageRho) || pt.NetOff != (pt.Rho > 0.1667) {
-			t.Errorf("ε=%g ρ=%.3g: network off %v (default), %v (1/6)", eps, pd.Rho, pd.NetOff, pt.NetOff)
+			t.Errorf("ε=%g ρ=%.3g: network off %v (1/4), %v (default 1/6)", eps, pd.Rho, pd.NetOff, pt.NetOff)
 		}
 		if pd.Rho > 0.1667 && pd.Rho <= StageRho {
 			found = true
 			if _, net, _ := pt.Shares(); pt.Steps != 0 || net != 0 {
-				t.Errorf("ε=%g: stagerho=0.1667 keeps %d steps, share %g", eps, pt.Steps, net)
+				t.Errorf("ε=%g: the default keeps %d steps, share %g", eps, pt.Steps, net)
 			}
 			if pd.Steps == 0 {
-				t.Errorf("ε=%g: the default left the network out at ρ %.3g", eps, pd.Rho)
+				t.Errorf("ε=%g: stagerho=0.25 left the network out at ρ %.3g", eps, pd.Rho)
 			}
 			if pt.DPPCA.Mu <= pd.DPPCA.Mu {
 				t.Errorf("ε=%g: the start's μ %g with the network out, %g with it on: want its share back", eps, pt.DPPCA.Mu, pd.DPPCA.Mu)
