@@ -38,7 +38,8 @@
 //     count mechanism has when the network runs (that release is the
 //     stage's count, entered once), and the network runs only when the
 //     noise it would leave on a mean, MeanNoise = z·(K/ñ)·√(η/(2 − η))·√h
-//     in units of R, is at most 1/4; otherwise its share of μ² goes to the
+//     in units of R, is at most the bound of option stagerho (1/4 when the
+//     split was adopted; 0.1667 since rule S, below); otherwise its share of μ² goes to the
 //     start and the head as under steps=0 (small sets: pollen, the
 //     cellbench sets; mouse_bladder at ε ≤ 2). The count's noise is fixed
 //     before the decision, so the ledger is exact either way (the unused
@@ -290,4 +291,21 @@
 // was −0.055), mouse_bladder 0.476 (unchanged: ρ = 0.097 there). 17.1
 // stays missed on both sets, and mouse_bladder still steps down from ε 4
 // to 8.
+//
+// Tenth session, second part (docs/RESULTS.md, "sdcan10"), by the same
+// criteria on fresh draws (simulator seeds 81–87, then 91–97):
+//   - genes=auto for the start (dppca's gene rule): rejected by (a) at
+//     2,000 cells ε 4 and 8 (−0.090, −0.097: with 50–94 genes the network
+//     gains far less), though it fills more clusters at ε ≤ 2.
+//   - stagerho=0.1667 (the staged split's bound 1/6 instead of 1/4; on
+//     every earlier fresh draw the network gained over its null at ρ ≈
+//     0.11–0.12 and lost on average, −0.022, at ρ ≈ 0.23): passed (a),
+//     (b), (c′) everywhere and won at 4,000 cells ε 1 (+0.059, 2 SE
+//     0.057). It is the default. It acts only where ρ ∈ (1/6, 1/4]
+//     (K = 8: 2,000 cells at ε 2, 4,000 cells at ε 1), making the run its
+//     null there; elsewhere a run is the previous default's to the digit.
+//   - A released decision keeping the start when the steps do not improve
+//     it was not built: the trained labels scored at least the start's in
+//     all 42 diagnosed runs; where a run is below its null the cost is the
+//     budget the steps take from the start, which the split decides.
 package sounddcan

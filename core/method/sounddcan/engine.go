@@ -279,7 +279,7 @@ func (r *runner) collapseMessage(out *Outcome) string {
 	if pl.Steps == 0 {
 		why := "steps=0 (the null)"
 		if pl.NetOff {
-			why = fmt.Sprintf("the staged split left the network out (the noise it would leave on a mean, %.3g of R, is above %g) and gave its share to the start", pl.Rho, StageRho)
+			why = fmt.Sprintf("the staged split left the network out (the noise it would leave on a mean, %.3g of R, is above %g) and gave its share to the start", pl.Rho, r.e.o.StageBound)
 		}
 		if pl.SubOff {
 			why = fmt.Sprintf("the subspace test left the network out (the start's spectrum cleared its noise edge %g times over) and gave its share to %d more Lloyd rounds of the head", 1/subspaceRho(r.e.o.Subspace), pl.Extra)
@@ -307,7 +307,7 @@ func (r *runner) noiseMessage() string {
 		if pl.NetOff {
 			verdict = "above it, the network is left out and its share of the budget goes to the start (as steps=0)"
 		}
-		head += fmt.Sprintf("; staged split: cell count ñ = %.0f released first, the noise the network would leave on a mean is %.3g of R (bound %g): %s", pl.NoisyN, pl.Rho, StageRho, verdict)
+		head += fmt.Sprintf("; staged split: cell count ñ = %.0f released first, the noise the network would leave on a mean is %.3g of R (bound %g): %s", pl.NoisyN, pl.Rho, o.StageBound, verdict)
 	}
 	if o.Target == TargetAuto {
 		head += fmt.Sprintf("; target=auto: the noise the network would leave on a mean with its fixed share is %.3g of R (bound %.3g), so every cell is normalised to %g", pl.RhoOn, TargetRho, pl.Target)

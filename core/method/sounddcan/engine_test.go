@@ -389,21 +389,21 @@ func TestGoroutinesEnd(t *testing.T) {
 // steps=0 is the null.
 func TestParseDefaults(t *testing.T) {
 	o := mustParse(t, nil)
-	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4, Shrink: ShrinkOff, Stage: StageAuto, Gate: GateComp, NetRule: NetRhoRule, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst, Target: TargetAuto}
+	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4, Shrink: ShrinkOff, Stage: StageAuto, Gate: GateComp, NetRule: NetRhoRule, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst, Target: TargetAuto, StageBound: 0.1667}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}
-	o = mustParse(t, map[string]string{"p": "4", "genes": "50", "prep": "public", "k": "7", "steps": "10", "gclip": "1", "lr": "0.5", "over": "1", "net": "0.1", "shrink": "js", "stage": "off", "gate": "off", "target": "1000"})
-	want = Options{P: 4, PRule: dppca.PRuleFixed, Genes: 50, Prep: dppca.PrepPublic, K: 7, Steps: 10, GradClip: 1, LR: 0.5, Over: 1, Net: 0.1, Shrink: ShrinkJS, Stage: StageOff, Gate: GateOff, NetRule: NetFixed, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst, Target: 1000}
+	o = mustParse(t, map[string]string{"p": "4", "genes": "50", "prep": "public", "k": "7", "steps": "10", "gclip": "1", "lr": "0.5", "over": "1", "net": "0.1", "shrink": "js", "stage": "off", "gate": "off", "target": "1000", "stagerho": "0.2"})
+	want = Options{P: 4, PRule: dppca.PRuleFixed, Genes: 50, Prep: dppca.PrepPublic, K: 7, Steps: 10, GradClip: 1, LR: 0.5, Over: 1, Net: 0.1, Shrink: ShrinkJS, Stage: StageOff, Gate: GateOff, NetRule: NetFixed, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst, Target: 1000, StageBound: 0.2}
 	if o != want {
 		t.Errorf("parsed = %v, want %v", o, want)
 	}
 	o = mustParse(t, map[string]string{"steps": "0"})
-	if !o.NoTrain || o.String() != "p=10 genes=200 prep=private k=0 steps=0 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto gate=comp start=stage subspace=off fill=off hold=first target=auto" {
+	if !o.NoTrain || o.String() != "p=10 genes=200 prep=private k=0 steps=0 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto stagerho=0.1667 gate=comp start=stage subspace=off fill=off hold=first target=auto" {
 		t.Errorf("steps=0 gives %v (NoTrain %v), want the null", o, o.NoTrain)
 	}
 	o = mustParse(t, map[string]string{"p": "auto", "genes": "auto"})
-	if o.P != dppca.DefaultPCap || o.PRule != dppca.PRuleEdge || o.Genes != dppca.GenesAuto || o.String() != "p=auto(≤30) genes=auto prep=private k=0 steps=50 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto gate=comp start=stage subspace=off fill=off hold=first target=auto" {
+	if o.P != dppca.DefaultPCap || o.PRule != dppca.PRuleEdge || o.Genes != dppca.GenesAuto || o.String() != "p=auto(≤30) genes=auto prep=private k=0 steps=50 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto stagerho=0.1667 gate=comp start=stage subspace=off fill=off hold=first target=auto" {
 		t.Errorf("p=auto genes=auto gives %v, want dppca's current rules", o)
 	}
 	o = mustParse(t, map[string]string{"steps": "0"})
@@ -452,7 +452,7 @@ func TestStagedSplit(t *testing.T) {
 	}
 	var on, off int
 	// net=0.4: the fixed share (the rules that cut it follow).
-	for _, vals := range []map[string]string{{"stage": "auto", "net": "0.4"}, {"stage": "auto", "genes": "auto", "net": "0.4"}, {"stage": "auto", "prep": "public", "net": "0.4"}, {"stage": "auto", "net": "auto"}, {"stage": "auto", "net": "rho", "target": "auto"}} {
+	for _, vals := range []map[string]string{{"stage": "auto", "net": "0.4"}, {"stage": "auto", "genes": "auto", "net": "0.4"}, {"stage": "auto", "prep": "public", "net": "0.4"}, {"stage": "auto", "net": "auto"}, {"stage": "auto", "net": "rho", "target": "auto"}, {"stage": "auto", "net": "0.4", "stagerho": "0.1667"}} {
 		o := mustParse(t, vals)
 		for _, eps := range []float64{0.5, 2, 8, 64, 1000} {
 			rng := rand.New(rand.NewPCG(3, 0))
@@ -470,7 +470,7 @@ func TestStagedSplit(t *testing.T) {
 			if rho := MeanNoise(z, o.GradClip, src.K, pl.NoisyN, o.LR, pl.DPPCA.H); math.Abs(rho-pl.Rho) > 1e-12*rho {
 				t.Errorf("%v ε=%g: ρ %g, want %g", vals, eps, pl.Rho, rho)
 			}
-			if pl.NetOff != (pl.Rho > StageRho) || pl.NetOff != (pl.Steps == 0) {
+			if pl.NetOff != (pl.Rho > o.StageBound) || pl.NetOff != (pl.Steps == 0) {
 				t.Errorf("%v ε=%g: ρ %.3g, network off %v, %d steps", vals, eps, pl.Rho, pl.NetOff, pl.Steps)
 			}
 			if !pl.NetOff {
@@ -579,5 +579,55 @@ func TestOverRule(t *testing.T) {
 	pl, err := NewPlan(src, false, 0, 1e-5, mustParse(t, map[string]string{"over": "auto"}), rand.New(rand.NewPCG(2, 0)))
 	if err != nil || pl.Over != OverCluster {
 		t.Errorf("nonprivate over=auto: %d (%v), want %d", pl.Over, err, OverCluster)
+	}
+}
+
+// TestStageBound: option stagerho moves only the staged split's bound: on
+// the same released count (the same ρ), a plan whose ρ lies between 1/6
+// and 1/4 runs the network under stagerho=0.25 and leaves it out under
+// the default 0.1667, giving its share to the start; out-of-range values are
+// errors naming the option.
+func TestStageBound(t *testing.T) {
+	src, err := dppca.NewSource(fixture.Separated(3, 100, 300, 1), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, tight := mustParse(t, map[string]string{"stagerho": "0.25"}), mustParse(t, nil)
+	found := false
+	for eps := 0.5; eps <= 64 && !found; eps *= 1.05 {
+		pd, err := NewPlan(src, true, eps, 1e-5, def, rand.New(rand.NewPCG(5, 0)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pt, err := NewPlan(src, true, eps, 1e-5, tight, rand.New(rand.NewPCG(5, 0)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pd.Rho != pt.Rho || pd.NoisyN != pt.NoisyN {
+			t.Fatalf("ε=%g: ρ %g / %g, counts %g / %g: want the same release", eps, pd.Rho, pt.Rho, pd.NoisyN, pt.NoisyN)
+		}
+		if pd.NetOff != (pd.Rho > StageRho) || pt.NetOff != (pt.Rho > 0.1667) {
+			t.Errorf("ε=%g ρ=%.3g: network off %v (1/4), %v (default 1/6)", eps, pd.Rho, pd.NetOff, pt.NetOff)
+		}
+		if pd.Rho > 0.1667 && pd.Rho <= StageRho {
+			found = true
+			if _, net, _ := pt.Shares(); pt.Steps != 0 || net != 0 {
+				t.Errorf("ε=%g: the default keeps %d steps, share %g", eps, pt.Steps, net)
+			}
+			if pd.Steps == 0 {
+				t.Errorf("ε=%g: stagerho=0.25 left the network out at ρ %.3g", eps, pd.Rho)
+			}
+			if pt.DPPCA.Mu <= pd.DPPCA.Mu {
+				t.Errorf("ε=%g: the start's μ %g with the network out, %g with it on: want its share back", eps, pt.DPPCA.Mu, pd.DPPCA.Mu)
+			}
+		}
+	}
+	if !found {
+		t.Error("no ε with ρ between 1/6 and 1/4 on the grid")
+	}
+	for _, v := range []string{"0", "1.5", "x", "-0.1"} {
+		if _, err := Parse(map[string]string{"stagerho": v}); err == nil || !strings.Contains(err.Error(), "stagerho") {
+			t.Errorf("stagerho=%s: error %v, want one naming the option", v, err)
+		}
 	}
 }

@@ -183,7 +183,7 @@ func (pl *Plan) stage(src *dppca.Source, mu float64, o Options, do dppca.Options
 	}
 	z := math.Sqrt(float64(pl.Steps)) / (mu * math.Sqrt(shNet))
 	pl.Rho = MeanNoise(z, o.GradClip, src.K, n, o.LR, h)
-	if pl.Rho <= StageRho {
+	if pl.Rho <= o.StageBound {
 		if o.NetRule == NetAuto || o.NetRule == NetRhoRule {
 			// Just the share that puts the network's noise at NetRho
 			// (net=rho: TargetRho; ρ ∝ 1/√share); the rest to the start
