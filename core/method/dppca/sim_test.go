@@ -191,7 +191,8 @@ func prefixed(p string, v []string) []string {
 // +500 and noise seeds 25–29 (dppca9's depth cap; TestDipDiag used +400,
 // 20–24); DPSCOPE_DPPCA_FRESH=5 seeds +600 and noise seeds 30–34 (the
 // seventh attempt: the on/off sets simonoffmb, simonoffpbmc, by name,
-// and its rule). The shallow dipSets (sim16, sim16low, sim14low) are named as
+// and its rule); DPSCOPE_DPPCA_FRESH=6 seeds +800 and noise seeds 35–39
+// (dppca11's seedgrid=auto rule). The shallow dipSets (sim16, sim16low, sim14low) are named as
 // well. Each variant after the first is
 // also compared with the first, paired by seed: the mean difference ± its
 // standard error, starred beyond seed noise (|difference| > 2 SE,
@@ -221,6 +222,8 @@ func TestSimDesign(t *testing.T) {
 		simShift, seed0 = 500, 25
 	case "5":
 		simShift, seed0 = 600, 30
+	case "6":
+		simShift, seed0 = 800, 35
 	}
 	ons := onoffSets()
 	dips := dipSets()
