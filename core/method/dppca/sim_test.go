@@ -297,7 +297,7 @@ func TestSimDesign(t *testing.T) {
 			for ei, eps := range epsList {
 				var aris []float64
 				ps := 0
-				rho := 0.0
+				rho, qs := 0.0, 0.0
 				var sel [2]float64 // select=leverage: mean of the first two eigenvalue/edge ratios
 				for s := seed0; s < seed0+5; s++ {
 					a, out := releaseARI(t, src, eps > 0, eps, o, s)
@@ -306,10 +306,17 @@ func TestSimDesign(t *testing.T) {
 						sel[k] += out.Matrix.SelectRatios[k] / 5
 					}
 					ps += len(out.Eigen)
+					if o.SeedGrid == SeedGridAuto && o.Init == InitHistogram {
+						// the seeding grid's components (0: the fixed grid)
+						qs += float64(seedGridDims(len(out.Eigen), src.K, out.Matrix.NoisyN, out.Plan.Seed)) / 5
+					}
 					rho += centreNoise(out.Plan, out.Matrix.NoisyN, 2*src.K, out.Eigen) / 5
 				}
 				m, sd := meanSD(aris)
 				row += fmt.Sprintf(" %.3f±%.3f(p%.0f,ρ%.2g)", m, sd, float64(ps)/5, rho)
+				if o.SeedGrid == SeedGridAuto {
+					row += fmt.Sprintf("[q%.1f]", qs)
+				}
 				if sel[0] > 0 {
 					// the candidates' covariance: its first two released
 					// eigenvalues over its noise edge (select=leverage)
