@@ -382,10 +382,14 @@ type Options struct {
 	// Resolve leaves 0, so library callers that build Options
 	// (dcan-sound) keep their pipeline.
 	MinCount float64
+	// SeedGrid is the seeding histogram's grid ("seedgrid": fixed, the
+	// first 3 components; auto, up to 8 when the released noise allows,
+	// seedGridDims). "" resolves to SeedGridFixed.
+	SeedGrid SeedGrid
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount"}
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid"}
 
 // LiveKeys are the options a patch may change during a run.
 var LiveKeys = []string{"p", "T", "clip"}
@@ -483,6 +487,8 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 			o.Prep = Prep(v)
 		case "init":
 			o.Init = Init(v)
+		case "seedgrid":
+			o.SeedGrid = SeedGrid(v)
 		case "select":
 			o.Select = Select(v)
 		}
@@ -530,6 +536,9 @@ func (o Options) Resolve() (Options, error) {
 	if o.Select == "" {
 		o.Select = SelectMean
 	}
+	if o.SeedGrid == "" {
+		o.SeedGrid = SeedGridFixed
+	}
 	if o.Over == 0 {
 		o.Over = 1
 	}
@@ -575,6 +584,11 @@ func (o Options) Validate() error {
 	}
 	if s := o.selectPCAShare(); o.Split <= s {
 		return optf("option split is %v, must be > %g with select=%s (its covariance of the candidates takes %g of it)", o.Split, s, o.Select, s)
+	}
+	switch o.SeedGrid {
+	case "", SeedGridFixed, SeedGridAuto: // "": library callers' Options, the fixed grid
+	default:
+		return optf("option seedgrid is %q, must be %s or %s", o.SeedGrid, SeedGridFixed, SeedGridAuto)
 	}
 	switch o.Init {
 	case InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus:
@@ -662,7 +676,12 @@ func (o Options) String() string {
 	if o.Target == TargetMedian {
 		target = "median"
 	}
-	return fmt.Sprintf("p=%s T=%d genes=%s split=%g clip=%g prep=%s init=%s k=%d select=%s over=%s target=%s mincount=%g", p, o.T, genes, o.Split, o.Clip, o.Prep, o.Init, o.K, o.Select, over, target, o.MinCount)
+	s := fmt.Sprintf("p=%s T=%d genes=%s split=%g clip=%g prep=%s init=%s k=%d select=%s over=%s target=%s mincount=%g", p, o.T, genes, o.Split, o.Clip, o.Prep, o.Init, o.K, o.Select, over, target, o.MinCount)
+	if o.SeedGrid == SeedGridAuto {
+		// only when set, so the default's string (and run records) keep their form
+		s += " seedgrid=auto"
+	}
+	return s
 }
 
 // MaxTarget bounds the option target: a total far above any library

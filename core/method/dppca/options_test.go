@@ -10,12 +10,12 @@ import (
 // TestParseDefaults: no options give METHODS.md §5's design.
 func TestParseDefaults(t *testing.T) {
 	o := mustParse(t, nil)
-	want := Options{P: 30, PRule: PRuleEdge, T: 10, Genes: GenesAuto, Split: 0.5, Clip: 0.5, Prep: PrepPrivate, Init: InitHistogram, Select: SelectMean, Over: OverAuto, Target: DefaultTarget}
+	want := Options{P: 30, PRule: PRuleEdge, T: 10, Genes: GenesAuto, Split: 0.5, Clip: 0.5, Prep: PrepPrivate, Init: InitHistogram, Select: SelectMean, Over: OverAuto, Target: DefaultTarget, SeedGrid: SeedGridFixed}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}
-	o = mustParse(t, map[string]string{"p": "4", "T": "3", "genes": "50", "split": "0.6", "clip": "1", "prep": "public", "init": "kmeans++", "k": "7", "select": "spread", "over": "3", "target": "500"})
-	want = Options{P: 4, PRule: PRuleFixed, T: 3, Genes: 50, Split: 0.6, Clip: 1, Prep: PrepPublic, Init: InitKMeansPlusPlus, K: 7, Select: SelectSpread, Over: 3, Target: 500}
+	o = mustParse(t, map[string]string{"p": "4", "T": "3", "genes": "50", "split": "0.6", "clip": "1", "prep": "public", "init": "kmeans++", "k": "7", "select": "spread", "over": "3", "target": "500", "seedgrid": "auto"})
+	want = Options{P: 4, PRule: PRuleFixed, T: 3, Genes: 50, Split: 0.6, Clip: 1, Prep: PrepPublic, Init: InitKMeansPlusPlus, K: 7, Select: SelectSpread, Over: 3, Target: 500, SeedGrid: SeedGridAuto}
 	if o != want {
 		t.Errorf("parsed = %v, want %v", o, want)
 	}
@@ -76,6 +76,8 @@ func FuzzParse(f *testing.F) {
 	f.Add("mincount", "1", "target", "median")
 	f.Add("mincount", "-0", "genes", "auto")
 	f.Add("mincount", "Inf", "p", "3")
+	f.Add("seedgrid", "auto", "init", "kmeans++")
+	f.Add("seedgrid", "wide", "p", "2")
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		o, err := Parse(map[string]string{k1: v1, k2: v2})
 		if err != nil {
@@ -87,7 +89,7 @@ func FuzzParse(f *testing.F) {
 		if err := o.Validate(); err != nil {
 			t.Fatalf("Parse accepted %v, Validate says %v", o, err)
 		}
-		if (o.PRule == PRuleFixed && o.P > o.genesCap()) || o.Split <= 0 || o.Split >= 1 || !(o.Target > 0 || o.Target == TargetMedian) || o.Target > MaxTarget || !(o.MinCount >= 0 && o.MinCount <= MaxMinCount) {
+		if (o.PRule == PRuleFixed && o.P > o.genesCap()) || o.Split <= 0 || o.Split >= 1 || !(o.Target > 0 || o.Target == TargetMedian) || o.Target > MaxTarget || !(o.MinCount >= 0 && o.MinCount <= MaxMinCount) || (o.SeedGrid != SeedGridFixed && o.SeedGrid != SeedGridAuto) {
 			t.Fatalf("accepted %v", o)
 		}
 	})

@@ -312,9 +312,17 @@ func (r *release) chooseOver() int {
 }
 
 // histogramSeeds returns k starting centres from the noisy seeding
-// histogram (init=histogram).
+// histogram (init=histogram): on the fixed 3-component grid, or with
+// seedgrid=auto on the wider grid of seedGridDims when the noise allows.
 func (r *release) histogramSeeds(k int) []float64 {
 	m, p := r.out.Matrix, len(r.out.Eigen)
+	if r.o.SeedGrid == SeedGridAuto {
+		if q := seedGridDims(p, r.src.K, m.NoisyN, r.pl.Seed); q > 0 {
+			pts, w := sparseSeedBins(r.out.Proj, m.N, p, q, r.out.Eigen, m.NoisyN, r.pl.R, r.pl.Seed, seedThreshold(q), r.rng)
+			fill := pcaGaussian(r.out.Eigen, m.NoisyN, k, r.pl.R, r.rng)
+			return seedFromPoints(pts, w, q, p, k, r.rng, fill)
+		}
+	}
 	counts, centres, q := histogram(r.out.Proj, m.N, p, r.out.Eigen, m.NoisyN, r.pl.R)
 	addNoise(counts, r.pl.Seed, r.rng)
 	fill := pcaGaussian(r.out.Eigen, m.NoisyN, k, r.pl.R, r.rng)

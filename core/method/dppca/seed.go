@@ -23,14 +23,7 @@ const (
 // removing a cell changes one count by 1: Δ = 1.
 func histogram(proj []float64, n, p int, eigen []float64, nt, r float64) (counts []float64, centres []float64, q int) {
 	q = min(seedDims, p)
-	width := make([]float64, q)
-	for j := range q {
-		s := math.Sqrt(max(eigen[j], 0) / max(nt, 1))
-		if s == 0 {
-			s = r / math.Sqrt(float64(p))
-		}
-		width[j] = 2 * seedSpan * s / seedBins
-	}
+	width := binWidths(q, p, eigen, nt, r)
 	nb := 1
 	for range q {
 		nb *= seedBins
@@ -56,6 +49,20 @@ func histogram(proj []float64, n, p int, eigen []float64, nt, r float64) (counts
 	return counts, centres, q
 }
 
+// binWidths returns the grid's bin width on each of the first q of p
+// components: seedBins bins over ±seedSpan released standard deviations.
+func binWidths(q, p int, eigen []float64, nt, r float64) []float64 {
+	width := make([]float64, q)
+	for j := range q {
+		s := math.Sqrt(max(eigen[j], 0) / max(nt, 1))
+		if s == 0 {
+			s = r / math.Sqrt(float64(p))
+		}
+		width[j] = 2 * seedSpan * s / seedBins
+	}
+	return width
+}
+
 // seedFromHistogram returns k centres in p dimensions from the released
 // (noisy) counts of the grid bins: bins below two noise standard deviations
 // are dropped, the rest weighted by their count above it, and the best of
@@ -70,6 +77,14 @@ func seedFromHistogram(counts, centres []float64, q, p, k int, sigma float64, rn
 			w = append(w, v)
 		}
 	}
+	return seedFromPoints(pts, w, q, p, k, rng, fill)
+}
+
+// seedFromPoints returns k centres in p dimensions from weighted bin
+// centres pts (m × q): the best of seedRestarts weighted k-means++ + Lloyd
+// runs, its coordinates beyond q set to 0; missing centres (m < k) come
+// from fill.
+func seedFromPoints(pts, w []float64, q, p, k int, rng *rand.Rand, fill []float64) []float64 {
 	m := len(w)
 	out := append([]float64(nil), fill...)
 	if m == 0 {

@@ -191,7 +191,8 @@ func prefixed(p string, v []string) []string {
 // +500 and noise seeds 25–29 (dppca9's depth cap; TestDipDiag used +400,
 // 20–24); DPSCOPE_DPPCA_FRESH=5 seeds +600 and noise seeds 30–34 (the
 // seventh attempt: the on/off sets simonoffmb, simonoffpbmc, by name,
-// and its rule). The shallow dipSets (sim16, sim16low, sim14low) are named as
+// and its rule); DPSCOPE_DPPCA_FRESH=6 seeds +800 and noise seeds 35–39
+// (dppca11's seedgrid=auto rule). The shallow dipSets (sim16, sim16low, sim14low) are named as
 // well. Each variant after the first is
 // also compared with the first, paired by seed: the mean difference ± its
 // standard error, starred beyond seed noise (|difference| > 2 SE,
@@ -221,6 +222,8 @@ func TestSimDesign(t *testing.T) {
 		simShift, seed0 = 500, 25
 	case "5":
 		simShift, seed0 = 600, 30
+	case "6":
+		simShift, seed0 = 800, 35
 	}
 	ons := onoffSets()
 	dips := dipSets()
@@ -294,7 +297,7 @@ func TestSimDesign(t *testing.T) {
 			for ei, eps := range epsList {
 				var aris []float64
 				ps := 0
-				rho := 0.0
+				rho, qs := 0.0, 0.0
 				var sel [2]float64 // select=leverage: mean of the first two eigenvalue/edge ratios
 				for s := seed0; s < seed0+5; s++ {
 					a, out := releaseARI(t, src, eps > 0, eps, o, s)
@@ -303,10 +306,17 @@ func TestSimDesign(t *testing.T) {
 						sel[k] += out.Matrix.SelectRatios[k] / 5
 					}
 					ps += len(out.Eigen)
+					if o.SeedGrid == SeedGridAuto && o.Init == InitHistogram {
+						// the seeding grid's components (0: the fixed grid)
+						qs += float64(seedGridDims(len(out.Eigen), src.K, out.Matrix.NoisyN, out.Plan.Seed)) / 5
+					}
 					rho += centreNoise(out.Plan, out.Matrix.NoisyN, 2*src.K, out.Eigen) / 5
 				}
 				m, sd := meanSD(aris)
 				row += fmt.Sprintf(" %.3f±%.3f(p%.0f,ρ%.2g)", m, sd, float64(ps)/5, rho)
+				if o.SeedGrid == SeedGridAuto {
+					row += fmt.Sprintf("[q%.1f]", qs)
+				}
 				if sel[0] > 0 {
 					// the candidates' covariance: its first two released
 					// eigenvalues over its noise edge (select=leverage)
