@@ -106,8 +106,9 @@
 // Options (core.Config.Options, see Options): p, T, genes, split, clip,
 // prep, init, k, select (mean, spread, excess, floor or leverage), over,
 // target (a number, or median), mincount (the depth cap's λ_min, 0: off),
-// seedgrid (fixed, the default's 3-component seeding grid, or auto:
-// seedGridDims; an option, it failed its rule on fresh draws). Live patches: ε, δ, the clip radius
+// seedgrid (fixed, the default's 3-component seeding grid; auto:
+// seedGridDims, an option, it failed its rule on fresh draws; select:
+// selectSeedGrid, fixed or wide by the released histograms). Live patches: ε, δ, the clip radius
 // (Patch.Clip, absolute) and the options p, T, clip; each makes a new
 // release and the ledger keeps every release.
 package dppca

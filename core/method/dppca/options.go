@@ -384,7 +384,8 @@ type Options struct {
 	MinCount float64
 	// SeedGrid is the seeding histogram's grid ("seedgrid": fixed, the
 	// first 3 components; auto, up to 8 when the released noise allows,
-	// seedGridDims). "" resolves to SeedGridFixed.
+	// seedGridDims; select, the fixed or the wide grid by the released
+	// structure, selectSeedGrid). "" resolves to SeedGridFixed.
 	SeedGrid SeedGrid
 }
 
@@ -586,9 +587,9 @@ func (o Options) Validate() error {
 		return optf("option split is %v, must be > %g with select=%s (its covariance of the candidates takes %g of it)", o.Split, s, o.Select, s)
 	}
 	switch o.SeedGrid {
-	case "", SeedGridFixed, SeedGridAuto: // "": library callers' Options, the fixed grid
+	case "", SeedGridFixed, SeedGridAuto, SeedGridSelect: // "": library callers' Options, the fixed grid
 	default:
-		return optf("option seedgrid is %q, must be %s or %s", o.SeedGrid, SeedGridFixed, SeedGridAuto)
+		return optf("option seedgrid is %q, must be %s, %s or %s", o.SeedGrid, SeedGridFixed, SeedGridAuto, SeedGridSelect)
 	}
 	switch o.Init {
 	case InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus:
@@ -677,9 +678,9 @@ func (o Options) String() string {
 		target = "median"
 	}
 	s := fmt.Sprintf("p=%s T=%d genes=%s split=%g clip=%g prep=%s init=%s k=%d select=%s over=%s target=%s mincount=%g", p, o.T, genes, o.Split, o.Clip, o.Prep, o.Init, o.K, o.Select, over, target, o.MinCount)
-	if o.SeedGrid == SeedGridAuto {
+	if o.SeedGrid == SeedGridAuto || o.SeedGrid == SeedGridSelect {
 		// only when set, so the default's string (and run records) keep their form
-		s += " seedgrid=auto"
+		s += " seedgrid=" + string(o.SeedGrid)
 	}
 	return s
 }

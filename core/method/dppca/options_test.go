@@ -78,6 +78,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("mincount", "Inf", "p", "3")
 	f.Add("seedgrid", "auto", "init", "kmeans++")
 	f.Add("seedgrid", "wide", "p", "2")
+	f.Add("seedgrid", "select", "p", "3")
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		o, err := Parse(map[string]string{k1: v1, k2: v2})
 		if err != nil {
@@ -89,7 +90,7 @@ func FuzzParse(f *testing.F) {
 		if err := o.Validate(); err != nil {
 			t.Fatalf("Parse accepted %v, Validate says %v", o, err)
 		}
-		if (o.PRule == PRuleFixed && o.P > o.genesCap()) || o.Split <= 0 || o.Split >= 1 || !(o.Target > 0 || o.Target == TargetMedian) || o.Target > MaxTarget || !(o.MinCount >= 0 && o.MinCount <= MaxMinCount) || (o.SeedGrid != SeedGridFixed && o.SeedGrid != SeedGridAuto) {
+		if (o.PRule == PRuleFixed && o.P > o.genesCap()) || o.Split <= 0 || o.Split >= 1 || !(o.Target > 0 || o.Target == TargetMedian) || o.Target > MaxTarget || !(o.MinCount >= 0 && o.MinCount <= MaxMinCount) || (o.SeedGrid != SeedGridFixed && o.SeedGrid != SeedGridAuto && o.SeedGrid != SeedGridSelect) {
 			t.Fatalf("accepted %v", o)
 		}
 	})

@@ -191,6 +191,9 @@ type Outcome struct {
 	NonEmpty int
 	// Over is the over-clustering factor the release used (1: none).
 	Over int
+	// SeedDims is the number of components of the seeding grid the
+	// release used with init=histogram (seedDims for the fixed grid).
+	SeedDims int
 }
 
 // release is one run of the pipeline under one plan, driven step by step so
@@ -312,18 +315,27 @@ func (r *release) chooseOver() int {
 }
 
 // histogramSeeds returns k starting centres from the noisy seeding
-// histogram (init=histogram): on the fixed 3-component grid, or with
-// seedgrid=auto on the wider grid of seedGridDims when the noise allows.
+// histogram (init=histogram): on the fixed 3-component grid, with
+// seedgrid=auto on the wider grid of seedGridDims when the noise allows,
+// or with seedgrid=select on the grid selectSeedGrid keeps.
 func (r *release) histogramSeeds(k int) []float64 {
 	m, p := r.out.Matrix, len(r.out.Eigen)
-	if r.o.SeedGrid == SeedGridAuto {
+	switch r.o.SeedGrid {
+	case SeedGridAuto:
 		if q := seedGridDims(p, r.src.K, m.NoisyN, r.pl.Seed); q > 0 {
+			r.out.SeedDims = q
 			pts, w := sparseSeedBins(r.out.Proj, m.N, p, q, r.out.Eigen, m.NoisyN, r.pl.R, r.pl.Seed, seedThreshold(q), r.rng)
 			fill := pcaGaussian(r.out.Eigen, m.NoisyN, k, r.pl.R, r.rng)
 			return seedFromPoints(pts, w, q, p, k, r.rng, fill)
 		}
+	case SeedGridSelect:
+		pts, w, q := selectSeedGrid(r.out.Proj, m.N, p, r.src.K, r.out.Eigen, m.NoisyN, r.pl.R, r.pl.Seed, r.rng)
+		r.out.SeedDims = q
+		fill := pcaGaussian(r.out.Eigen, m.NoisyN, k, r.pl.R, r.rng)
+		return seedFromPoints(pts, w, q, p, k, r.rng, fill)
 	}
 	counts, centres, q := histogram(r.out.Proj, m.N, p, r.out.Eigen, m.NoisyN, r.pl.R)
+	r.out.SeedDims = q
 	addNoise(counts, r.pl.Seed, r.rng)
 	fill := pcaGaussian(r.out.Eigen, m.NoisyN, k, r.pl.R, r.rng)
 	return seedFromHistogram(counts, centres, q, p, k, r.pl.Seed, r.rng, fill)

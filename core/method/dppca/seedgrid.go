@@ -19,6 +19,10 @@ const (
 	// SeedGridAuto spans up to seedDimsMax components when the released
 	// noise allows it (seedGridDims); otherwise it is SeedGridFixed.
 	SeedGridAuto SeedGrid = "auto"
+	// SeedGridSelect releases the fixed grid and seedGridDims' wide grid
+	// at σ√2 each (the same seeding μ) and keeps the one showing more
+	// types (selectSeedGrid); with no wide grid it is SeedGridFixed.
+	SeedGridSelect SeedGrid = "select"
 )
 
 // seedDimsMax caps the grid of SeedGridAuto: 10^8 bins, indexed as uint64.

@@ -192,7 +192,8 @@ func prefixed(p string, v []string) []string {
 // 20–24); DPSCOPE_DPPCA_FRESH=5 seeds +600 and noise seeds 30–34 (the
 // seventh attempt: the on/off sets simonoffmb, simonoffpbmc, by name,
 // and its rule); DPSCOPE_DPPCA_FRESH=6 seeds +800 and noise seeds 35–39
-// (dppca11's seedgrid=auto rule). The shallow dipSets (sim16, sim16low, sim14low) are named as
+// (dppca11's seedgrid=auto rule); DPSCOPE_DPPCA_FRESH=7 seeds +900 and
+// noise seeds 40–44 (dppca12's seedgrid=select rule). The shallow dipSets (sim16, sim16low, sim14low) are named as
 // well. Each variant after the first is
 // also compared with the first, paired by seed: the mean difference ± its
 // standard error, starred beyond seed noise (|difference| > 2 SE,
@@ -224,6 +225,8 @@ func TestSimDesign(t *testing.T) {
 		simShift, seed0 = 600, 30
 	case "6":
 		simShift, seed0 = 800, 35
+	case "7":
+		simShift, seed0 = 900, 40
 	}
 	ons := onoffSets()
 	dips := dipSets()
@@ -306,15 +309,15 @@ func TestSimDesign(t *testing.T) {
 						sel[k] += out.Matrix.SelectRatios[k] / 5
 					}
 					ps += len(out.Eigen)
-					if o.SeedGrid == SeedGridAuto && o.Init == InitHistogram {
-						// the seeding grid's components (0: the fixed grid)
-						qs += float64(seedGridDims(len(out.Eigen), src.K, out.Matrix.NoisyN, out.Plan.Seed)) / 5
+					if o.Init == InitHistogram {
+						// the seeding grid's components (3: the fixed grid)
+						qs += float64(out.SeedDims) / 5
 					}
 					rho += centreNoise(out.Plan, out.Matrix.NoisyN, 2*src.K, out.Eigen) / 5
 				}
 				m, sd := meanSD(aris)
 				row += fmt.Sprintf(" %.3f±%.3f(p%.0f,ρ%.2g)", m, sd, float64(ps)/5, rho)
-				if o.SeedGrid == SeedGridAuto {
+				if o.SeedGrid == SeedGridAuto || o.SeedGrid == SeedGridSelect {
 					row += fmt.Sprintf("[q%.1f]", qs)
 				}
 				if sel[0] > 0 {
