@@ -41,6 +41,7 @@ var (
 		{Key: "weight_decay", Kind: core.KindFloat, Default: DefaultWeightDecay, Min: 0, Max: math.Inf(1), Doc: "local SGD weight decay (0: the default)"},
 		{Key: "divergence", Kind: core.KindChoice, Default: "printed", Choices: []string{"printed", "fedema", "off"}, Doc: "FedSC's divergence-aware client update: the paper's Eq. (4) as printed, FedEMA's rule, or none"},
 		{Key: "divergence_alpha", Kind: core.KindFloat, Default: DefaultDivergenceAlpha, Min: 0, Max: 1, Doc: "α of the divergence-aware update (0: the default)"},
+		{Key: "lr_schedule", Kind: core.KindChoice, Default: "constant", Choices: []string{"constant", "cosine"}, Doc: "FedSC's local learning rate over the rounds: constant (the paper states no schedule) or cosine decay to 0 over the planned rounds (FedEMA's code)"},
 		{Key: "client_rate", Kind: core.KindFloat, Default: DefaultClientRate, Min: 0, Max: 1, Doc: "probability q that a client takes part in a round (Poisson client sampling, accounted in sound mode; 0: the default)"},
 	}
 )
@@ -207,6 +208,9 @@ func paramsFrom(specs []core.OptionSpec, opts map[string]string) (Params, error)
 	}
 	if s, ok := vals["divergence"].(string); ok {
 		p.Divergence, _ = ParseDivergence(s)
+	}
+	if s, ok := vals["lr_schedule"].(string); ok {
+		p.LRSchedule, _ = ParseLRSchedule(s)
 	}
 	return p, nil
 }

@@ -335,6 +335,51 @@ type Params struct {
 	// mode accounted as the subsampled Gaussian, in nonprivate mode the
 	// size weights run over the participants); 0 means DefaultClientRate.
 	ClientRate float64
+	// LRSchedule is FedSC's learning rate over the rounds: LRConstant (the
+	// zero value) or LRCosine.
+	LRSchedule LRSchedule
+}
+
+// LRSchedule is the learning rate of FedSC's local SGD as a function of
+// the round.
+type LRSchedule int
+
+const (
+	// LRConstant uses the configured rate η in every round (the paper
+	// states one rate and no schedule).
+	LRConstant LRSchedule = iota
+	// LRCosine decays it as FedEMA's code does (EasyFL applications/fedssl,
+	// client.py compute_lr with its main.py default lr_type "cosine"):
+	// η_r = η·(1 + cos(π·(r−1)/R))/2 in round r of R, so round 1 uses η and
+	// the last round about η·π²/(4R²).
+	LRCosine
+)
+
+var lrScheduleNames = [...]string{"constant", "cosine"}
+
+func (l LRSchedule) String() string {
+	if l < 0 || int(l) >= len(lrScheduleNames) {
+		return fmt.Sprintf("LRSchedule(%d)", int(l))
+	}
+	return lrScheduleNames[l]
+}
+
+// ParseLRSchedule reads "constant" or "cosine".
+func ParseLRSchedule(s string) (LRSchedule, error) {
+	for i, n := range lrScheduleNames {
+		if s == n {
+			return LRSchedule(i), nil
+		}
+	}
+	return 0, configErr("learning-rate schedule", fmt.Sprintf("%q", s), "constant or cosine")
+}
+
+// rate returns the learning rate of round r (1-based) of R for base rate lr.
+func (l LRSchedule) rate(lr float64, r, rounds int) float64 {
+	if l != LRCosine || rounds < 1 {
+		return lr
+	}
+	return lr * (1 + math.Cos(math.Pi*float64(r-1)/float64(rounds))) / 2
 }
 
 // SplitPaper is the split spelling of FedSC's non-IID benchmark (Params.Split).
@@ -463,6 +508,9 @@ func (p Params) Validate(v Variant) error {
 	}
 	if math.IsNaN(p.ClientRate) || p.ClientRate <= 0 || p.ClientRate > 1 {
 		return configErr("client rate", p.ClientRate, "in (0, 1]")
+	}
+	if p.LRSchedule < LRConstant || p.LRSchedule > LRCosine {
+		return configErr("learning-rate schedule", int(p.LRSchedule), "constant or cosine")
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package fed
 
 import (
 	"errors"
+	"math"
 	"testing"
 )
 
@@ -17,5 +18,38 @@ func TestParamsFromOptions(t *testing.T) {
 		if _, err := ParamsFromOptions(bad); !errors.Is(err, ErrConfig) {
 			t.Errorf("ParamsFromOptions(%v) = %v, want ErrConfig", bad, err)
 		}
+	}
+}
+
+// TestLRSchedule checks the cosine schedule against EasyFL's compute_lr
+// (η·(1 + cos(π·t/R))/2 at t = r − 1): the full rate in round 1, half of it
+// at t = R/2, and a constant schedule that never moves; and that the
+// option parses and rejects an unknown name.
+func TestLRSchedule(t *testing.T) {
+	const lr, R = 0.032, 300
+	for _, c := range []struct {
+		s    LRSchedule
+		r    int
+		want float64
+	}{
+		{LRCosine, 1, lr}, {LRCosine, 151, lr / 2}, {LRCosine, 76, lr * (1 + math.Sqrt2/2) / 2},
+		{LRCosine, R, lr * (1 + math.Cos(math.Pi*(R-1)/R)) / 2}, {LRConstant, R, lr}, {LRConstant, 1, lr},
+	} {
+		if got := c.s.rate(lr, c.r, R); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%v.rate(round %d of %d) = %g, want %g", c.s, c.r, R, got, c.want)
+		}
+	}
+	if last := LRCosine.rate(lr, R, R); !(last > 0 && last < 1e-4*lr) {
+		t.Errorf("cosine rate of the last round = %g, want small and positive", last)
+	}
+	p, err := ParamsFromOptions(map[string]string{"lr_schedule": "cosine"})
+	if err != nil || p.LRSchedule != LRCosine {
+		t.Errorf("ParamsFromOptions(lr_schedule=cosine) = %v, %v", p.LRSchedule, err)
+	}
+	if _, err := ParamsFromOptions(map[string]string{"lr_schedule": "step"}); !errors.Is(err, ErrConfig) {
+		t.Errorf("lr_schedule=step: %v, want ErrConfig", err)
+	}
+	if err := (Params{LRSchedule: 7}).withDefaults(FedSC).Validate(FedSC); !errors.Is(err, ErrConfig) {
+		t.Errorf("LRSchedule(7) validates: %v", err)
 	}
 }

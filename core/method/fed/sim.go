@@ -281,6 +281,7 @@ func (s *sim) guarantee(final bool) core.GuaranteeEvent {
 // which goroutine ran it.
 func (s *sim) clientsRound(ctx context.Context, round int) error {
 	s.sampleClients(round)
+	lr := s.e.p.LRSchedule.rate(s.lr, round, s.e.rounds)
 	var next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	for w := range s.e.workers(s.k) {
@@ -300,7 +301,7 @@ func (s *sim) clientsRound(ctx context.Context, round int) error {
 					clear(s.upd[c])
 					continue
 				}
-				j := job{round: round, client: c, cells: s.split.Clients[c], lr: s.lr, out: s.upd[c]}
+				j := job{round: round, client: c, cells: s.split.Clients[c], lr: lr, out: s.upd[c]}
 				loss, err := wk.local(gctx, j)
 				if err != nil {
 					return err
