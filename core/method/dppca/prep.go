@@ -220,33 +220,13 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) (*Matrix, Plan) {
 		default:
 			keep = topByScore(binnedZ(mean, spread, hvgBins), h)
 		}
-		sub := make([]float64, n*h)
-		for i := range n {
-			for k, j := range keep {
-				sub[i*h+k] = y[i*pool+j]
-			}
-		}
-		m2, s2, g2 := make([]float64, h), make([]float64, h), make([]int, h)
-		for k, j := range keep {
-			m2[k], s2[k], g2[k] = mean[j], spread[j], genes[j]
-		}
-		y, mean, spread, genes = sub, m2, s2, g2
+		y, mean, spread, genes = keepColumns(y, n, pool, keep, mean, spread, genes)
 	}
 	if pl.Depth > 0 && pool == h {
 		if keep := depthKeep(mean, meanLogFloor(pl.MinCount, pl.DepthTotal, pl.Depth)); keep != nil {
-			h2 := len(keep)
-			sub := make([]float64, n*h2)
-			for i := range n {
-				for k, j := range keep {
-					sub[i*h2+k] = y[i*h+j]
-				}
-			}
-			m2, s2, g2 := make([]float64, h2), make([]float64, h2), make([]int, h2)
-			for k, j := range keep {
-				m2[k], s2[k], g2[k] = mean[j], spread[j], genes[j]
-			}
-			y, mean, spread, genes, h = sub, m2, s2, g2, h2
-			pl = pl.withGenes(h2)
+			y, mean, spread, genes = keepColumns(y, n, h, keep, mean, spread, genes)
+			h = len(keep)
+			pl = pl.withGenes(h)
 		}
 	}
 	for i := range n {
@@ -511,4 +491,21 @@ func floorKeep(mean, raw []float64, h int, floor float64) []int {
 		}
 	}
 	return keep
+}
+
+// keepColumns narrows the n×width matrix y, and the genes' released means,
+// spreads and raw columns, to the columns keep names, in keep's order.
+func keepColumns(y []float64, n, width int, keep []int, mean, spread []float64, genes []int) ([]float64, []float64, []float64, []int) {
+	h := len(keep)
+	sub := make([]float64, n*h)
+	for i := range n {
+		for k, j := range keep {
+			sub[i*h+k] = y[i*width+j]
+		}
+	}
+	m2, s2, g2 := make([]float64, h), make([]float64, h), make([]int, h)
+	for k, j := range keep {
+		m2[k], s2[k], g2[k] = mean[j], spread[j], genes[j]
+	}
+	return sub, m2, s2, g2
 }

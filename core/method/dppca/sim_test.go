@@ -211,23 +211,13 @@ func TestSimDesign(t *testing.T) {
 	variants := strings.Split(os.Getenv("DPSCOPE_DPPCA_VARIANTS"), ";")
 	defer func() { planTweak, postRelease = nil, nil }()
 	hks := hkSets()
-	simShift, seed0 := uint64(0), uint64(0)
-	switch os.Getenv("DPSCOPE_DPPCA_FRESH") {
-	case "1":
-		simShift, seed0 = 100, 5
-	case "2":
-		simShift, seed0 = 200, 10
-	case "3":
-		simShift, seed0 = 300, 15
-	case "4":
-		simShift, seed0 = 500, 25
-	case "5":
-		simShift, seed0 = 600, 30
-	case "6":
-		simShift, seed0 = 800, 35
-	case "7":
-		simShift, seed0 = 900, 40
-	}
+	// Each set of fresh draws: its simulation seed shift and first noise
+	// seed (README, "dppca and dcan-sound on fresh simulations").
+	fresh := map[string][2]uint64{
+		"1": {100, 5}, "2": {200, 10}, "3": {300, 15}, "4": {500, 25},
+		"5": {600, 30}, "6": {800, 35}, "7": {900, 40},
+	}[os.Getenv("DPSCOPE_DPPCA_FRESH")]
+	simShift, seed0 := fresh[0], fresh[1]
 	ons := onoffSets()
 	dips := dipSets()
 	for _, name := range names {
