@@ -51,7 +51,7 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 	if o.Prep == dppca.PrepPrivate {
 		total := fmt.Sprintf("the public total %g", r.pl.Target)
 		if o.Target == TargetAuto {
-			total += fmt.Sprintf(" (target=auto: %g when the noise the network would leave on a mean, from the released cell count, is at most %g of R, else %g; post-processing of that release)", TargetLow, TargetRho, TargetHigh)
+			total += fmt.Sprintf(" (target=auto: %g when the noise the network would leave on a mean, from the released cell count, is at most %.3g of R, else %g; post-processing of that release)", TargetLow, TargetRho, TargetHigh)
 		}
 		reasons = append(reasons, fmt.Sprintf("private preprocessing (dppca): each cell normalised to %s and log1p; gene ranking, cell count, gene means and spreads released with noise", total))
 	} else {
