@@ -56,6 +56,9 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 		status = core.GuaranteeConditional
 		reasons = append(reasons, "assumption (prep=public): the preprocessing statistics are public, yet they are computed on the private cells without noise: the cell and gene filters, the median library size, the 2,000 seurat HVGs, the ranking of genes by mean, each gene's mean and standard deviation")
 	}
+	if s := seedGridReason(o); s != "" {
+		reasons = append(reasons, s)
+	}
 	if !cfg.SecureNoise {
 		reasons = append(reasons, "noise follows the run's seed (secure noise is off): seeded noise is for teaching and reproducibility only")
 	}
@@ -118,4 +121,20 @@ func totalDeparture(o Options) string {
 		return "the median library size read from a noisy histogram (to about a bin, 26 %), "
 	}
 	return "a public target total instead of the median, "
+}
+
+// seedGridReason says how a wider seeding grid (seedgrid=auto or select)
+// keeps the seeding histogram's sensitivity and μ; "" for the fixed grid,
+// which the shares' reason already covers, or another init.
+func seedGridReason(o Options) string {
+	if o.Init != InitHistogram {
+		return ""
+	}
+	switch o.SeedGrid {
+	case SeedGridAuto:
+		return "seeding (seedgrid=auto): the seeding histogram spans q of the released components (3 to 8, q from the released cell count and the histogram's noise by a public rule); each cell lies in one bin, so one cell moves one count (Δ = 1) and μ is the fixed grid's; all 10^q noisy bins are released, the empty ones above the cut drawn exactly from the noise's tail"
+	case SeedGridSelect:
+		return "seeding (seedgrid=select): where the public rule offers a wider grid, two histograms, the fixed 3-component grid and a q-component one, each with noise σ√2 (else the fixed grid alone, as by default); one cell moves one count in each, so together they are one Gaussian release of Δ = √2 at σ√2, the fixed grid's μ; which one seeds the k-means is chosen from the released counts (post-processing)"
+	}
+	return ""
 }

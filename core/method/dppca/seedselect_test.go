@@ -2,6 +2,7 @@ package dppca
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -79,6 +80,27 @@ func TestSelectSeedGrid(t *testing.T) {
 	for i := range w {
 		if w[i] != wantW[i] {
 			t.Fatalf("σ 100: weight %d = %g, want the default's %g", i, w[i], wantW[i])
+		}
+	}
+}
+
+// TestSeedGridReason checks that a run with a wider seeding grid says in
+// its guarantee how the grid keeps μ, and that the default says nothing
+// more than its shares do.
+func TestSeedGridReason(t *testing.T) {
+	for _, tc := range []struct {
+		grid SeedGrid
+		init Init
+		want string
+	}{
+		{SeedGridFixed, InitHistogram, ""},
+		{SeedGridAuto, InitHistogram, "seedgrid=auto"},
+		{SeedGridSelect, InitHistogram, "seedgrid=select"},
+		{SeedGridSelect, InitPCAGaussian, ""},
+	} {
+		got := seedGridReason(Options{SeedGrid: tc.grid, Init: tc.init})
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("seedGridReason(%s, %s) = %q, want a reason naming %q", tc.grid, tc.init, got, tc.want)
 		}
 	}
 }
