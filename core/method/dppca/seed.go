@@ -30,23 +30,34 @@ func histogram(proj []float64, n, p int, eigen []float64, nt, r float64) (counts
 	}
 	counts = make([]float64, nb)
 	for i := range n {
-		b := 0
-		for j := range q {
-			k := int(math.Floor(proj[i*p+j]/width[j] + seedBins/2))
-			b = b*seedBins + max(0, min(seedBins-1, k))
-		}
-		counts[b]++
+		counts[binIndex(proj[i*p:i*p+q], width)]++
 	}
 	centres = make([]float64, nb*q)
 	for b := range nb {
-		rest := b
-		for j := q - 1; j >= 0; j-- {
-			k := rest % seedBins
-			rest /= seedBins
-			centres[b*q+j] = (float64(k) + 0.5 - seedBins/2) * width[j]
-		}
+		binCentre(centres[b*q:(b+1)*q], uint64(b), width)
 	}
 	return counts, centres, q
+}
+
+// binIndex returns the grid bin of a projected row's first len(width)
+// coordinates: seedBins bins a component, the outer ones open-ended, the
+// first component the most significant digit.
+func binIndex(row, width []float64) uint64 {
+	var b uint64
+	for j, wd := range width {
+		k := int(math.Floor(row[j]/wd + seedBins/2))
+		b = b*seedBins + uint64(max(0, min(seedBins-1, k)))
+	}
+	return b
+}
+
+// binCentre writes the centre of grid bin b (binIndex's numbering) into c,
+// one coordinate a component of width.
+func binCentre(c []float64, b uint64, width []float64) {
+	for j := len(width) - 1; j >= 0; j-- {
+		c[j] = (float64(b%seedBins) + 0.5 - seedBins/2) * width[j]
+		b /= seedBins
+	}
 }
 
 // binWidths returns the grid's bin width on each of the first q of p
@@ -70,13 +81,7 @@ func binWidths(q, p int, eigen []float64, nt, r float64) []float64 {
 // coordinates beyond the grid's q are 0). Post-processing of the release.
 // Missing centres (fewer usable bins than k) come from fill.
 func seedFromHistogram(counts, centres []float64, q, p, k int, sigma float64, rng *rand.Rand, fill []float64) []float64 {
-	var pts, w []float64
-	for b, c := range counts {
-		if v := c - 2*sigma; v > 0 {
-			pts = append(pts, centres[b*q:(b+1)*q]...)
-			w = append(w, v)
-		}
-	}
+	pts, w := histogramPoints(counts, centres, q, 2*sigma)
 	return seedFromPoints(pts, w, q, p, k, rng, fill)
 }
 

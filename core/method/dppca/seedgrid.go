@@ -69,12 +69,7 @@ func sparseSeedBins(proj []float64, n, p, q int, eigen []float64, nt, r, sigma, 
 	width := binWidths(q, p, eigen, nt, r)
 	counts := map[uint64]float64{}
 	for i := range n {
-		var b uint64
-		for j := range q {
-			k := int(math.Floor(proj[i*p+j]/width[j] + seedBins/2))
-			b = b*seedBins + uint64(max(0, min(seedBins-1, k)))
-		}
-		counts[b]++
+		counts[binIndex(proj[i*p:i*p+q], width)]++
 	}
 	cut := thr * sigma
 	total := uint64(1)
@@ -83,10 +78,7 @@ func sparseSeedBins(proj []float64, n, p, q int, eigen []float64, nt, r, sigma, 
 	}
 	centre := func(b uint64) []float64 {
 		c := make([]float64, q)
-		for j := q - 1; j >= 0; j-- {
-			c[j] = (float64(b%seedBins) + 0.5 - seedBins/2) * width[j]
-			b /= seedBins
-		}
+		binCentre(c, b, width)
 		return c
 	}
 	// Occupied bins in a fixed order, so the draw depends on the seed only.

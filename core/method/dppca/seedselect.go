@@ -23,8 +23,7 @@ func seedGridComponents(pts, w []float64, q int, width []float64, cut, nt float6
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]
