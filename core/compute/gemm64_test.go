@@ -136,14 +136,7 @@ func TestDgemmMatchesReference(t *testing.T) {
 // untouched.
 func checkDgemm(t *testing.T, impl blas.Float64, rng *rand.Rand, m, n, k, pad int, ta, tb bool, alpha, beta float64) {
 	t.Helper()
-	ar, ac := m, k
-	if ta {
-		ar, ac = k, m
-	}
-	br, bc := k, n
-	if tb {
-		br, bc = n, k
-	}
+	ar, ac, br, bc := operandShapes(m, n, k, ta, tb)
 	a, b, c := randDense64(rng, ar, ac, pad), randDense64(rng, br, bc, pad), randDense64(rng, m, n, pad)
 	if beta == 0 {
 		// beta = 0 must overwrite, not multiply, what C held.

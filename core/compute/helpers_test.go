@@ -69,15 +69,22 @@ func forEachBackend(t *testing.T, f func(t *testing.T, impl blas.Float32)) {
 // them: A is k×m when transposed, else m×k; B is n×k when transposed,
 // else k×n.
 func randOperands(rng *rand.Rand, m, n, k, pad int, tA, tB bool) (a, b Matrix) {
-	ar, ac := m, k
+	ar, ac, br, bc := operandShapes(m, n, k, tA, tB)
+	return randMatrix(rng, ar, ac, pad), randMatrix(rng, br, bc, pad)
+}
+
+// operandShapes returns the stored shapes of A (ar × ac) and B (br × bc)
+// for op(A)·op(B) of m×n×k: A is k×m when transposed, else m×k; B is n×k
+// when transposed, else k×n.
+func operandShapes(m, n, k int, tA, tB bool) (ar, ac, br, bc int) {
+	ar, ac, br, bc = m, k, k, n
 	if tA {
 		ar, ac = k, m
 	}
-	br, bc := k, n
 	if tB {
 		br, bc = n, k
 	}
-	return randMatrix(rng, ar, ac, pad), randMatrix(rng, br, bc, pad)
+	return ar, ac, br, bc
 }
 
 // randMatrix returns an r×c view with stride c+pad into a fresh slice whose
