@@ -176,13 +176,7 @@ func stageEpsilon(mu, share, delta float64) (float64, error) {
 // composition is exact whichever way it goes. It returns the shares.
 func (pl *Plan) stage(src *dppca.Source, mu float64, o Options, do dppca.Options) (shDP, shNet, shHead float64) {
 	shDP, shNet, shHead = o.shares()
-	n := pl.NoisyN
-	h := src.Genes(do.Genes)
-	if do.Genes == dppca.GenesAuto {
-		h = src.Genes(dppca.GenesRule(n, pl.stageMuOn))
-	}
-	z := math.Sqrt(float64(pl.Steps)) / (mu * math.Sqrt(shNet))
-	pl.Rho = MeanNoise(z, o.GradClip, src.K, n, o.LR, h)
+	pl.Rho = pl.rhoOn(src, mu, o, do) // the network is on here (staged runs train)
 	if pl.Rho <= o.StageBound {
 		if o.NetRule == NetAuto || o.NetRule == NetRhoRule {
 			// Just the share that puts the network's noise at NetRho
