@@ -82,37 +82,28 @@ func (s *Source) Genes(h int) int {
 // and the preprocessing reuses it) and chooses h by GenesRule from it;
 // under prep=public the count is taken as public with the rest.
 func (s *Source) PlanFor(private bool, eps, delta float64, o Options, radius float64, rng *rand.Rand) (Plan, error) {
-	r := func(h int) float64 {
-		if radius > 0 {
-			return radius
-		}
-		return o.Clip * math.Sqrt(float64(h))
-	}
-	cf := o.Clip
-	if radius > 0 {
-		cf = 0
-	}
+	h, noisyN := 0, 0.0
 	if o.Genes != GenesAuto {
-		h := s.Genes(o.Genes)
-		pl, err := NewPlan(private, eps, delta, o, h, r(h))
-		pl.SelectQ = s.K
-		pl.ClipFactor = cf
-		s.releaseTarget(&pl, o, rng)
-		return pl, err
-	}
-	n, mu, noisyN := float64(s.Data.Cells()), math.Inf(1), 0.0
-	if private {
-		var err error
-		if mu, err = muOf(eps, delta); err != nil {
-			return Plan{}, err
+		h = s.Genes(o.Genes)
+	} else {
+		n, mu := float64(s.Data.Cells()), math.Inf(1)
+		if private {
+			var err error
+			if mu, err = muOf(eps, delta); err != nil {
+				return Plan{}, err
+			}
+			if o.Prep == PrepPrivate {
+				n = max(n+rng.NormFloat64()/(mu*math.Sqrt(ShareCount)), 1)
+				noisyN = n
+			}
 		}
-		if o.Prep == PrepPrivate {
-			n = max(n+rng.NormFloat64()/(mu*math.Sqrt(ShareCount)), 1)
-			noisyN = n
-		}
+		h = s.Genes(GenesRule(n, mu))
 	}
-	h := s.Genes(GenesRule(n, mu))
-	pl, err := NewPlan(private, eps, delta, o, h, r(h))
+	r, cf := o.Clip*math.Sqrt(float64(h)), o.Clip
+	if radius > 0 {
+		r, cf = radius, 0
+	}
+	pl, err := NewPlan(private, eps, delta, o, h, r)
 	pl.NoisyN = noisyN
 	pl.SelectQ = s.K
 	pl.ClipFactor = cf
