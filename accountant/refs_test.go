@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // refsDir returns ../shared/refs/accountant relative to the module root (the
@@ -15,30 +17,7 @@ import (
 // Steinke's cdp2adp and mpmath; see that folder's README.md.
 func refsDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatalf("os.Getwd() = %v", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatalf("no go.mod above the package directory")
-		}
-		dir = parent
-	}
-	refs := filepath.Join(dir, "..", "shared", "refs", "accountant")
-	if _, err := os.Stat(refs); err != nil {
-		// In CI the folder must be there; on a developer's machine without
-		// ../shared the reference comparisons are skipped, saying why.
-		if os.Getenv("CI") != "" {
-			t.Fatalf("reference folder missing (CI is set, so this fails): %v", err)
-		}
-		t.Skipf("reference folder missing, comparison skipped (set CI to make this fail): %v", err)
-	}
-	return refs
+	return fixture.Shared(t, "refs", "accountant")
 }
 
 // refRow is one CSV row keyed by column name.

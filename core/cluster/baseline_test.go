@@ -2,11 +2,11 @@ package cluster
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/dpscope/dpscope/datasets"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // pcaKMeansARI runs the B1 baseline of ../shared/data/BASELINES.md on p:
@@ -68,7 +68,7 @@ func TestBaselineB1(t *testing.T) {
 		{name: "pbmc_4k", ari: 0.671, tol: 0.04, shortSkip: true},
 		{name: "mouse_bladder", ari: 0.601, tol: 0.05, shortSkip: true},
 	}
-	dir := sharedDataDir(t)
+	dir := fixture.SharedData(t)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.shortSkip && testing.Short() {
@@ -89,28 +89,4 @@ func TestBaselineB1(t *testing.T) {
 			}
 		})
 	}
-}
-
-// sharedDataDir returns ../shared/data beside the module root. It fails in CI
-// (CI set) and skips elsewhere when the folder is missing.
-func sharedDataDir(t *testing.T) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for d := wd; filepath.Dir(d) != d; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			dir := filepath.Join(d, "..", "shared", "data")
-			if _, err := os.Stat(dir); err != nil {
-				if os.Getenv("CI") != "" {
-					t.Fatalf("shared data missing in CI: %v", err)
-				}
-				t.Skipf("shared data missing: %v", err)
-			}
-			return dir
-		}
-	}
-	t.Fatalf("no go.mod above %s", wd)
-	return ""
 }

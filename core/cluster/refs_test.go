@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // refsDir returns ../shared/refs/metrics relative to the repository root
@@ -14,30 +16,7 @@ import (
 // the test in CI (CI set) and skips it elsewhere.
 func refsDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	refs := filepath.Join(dir, "..", "shared", "refs", "metrics")
-	if _, err := os.Stat(refs); err != nil {
-		// In CI the folder must be there; on a developer's machine without
-		// ../shared the reference comparisons are skipped, saying why.
-		if os.Getenv("CI") != "" {
-			t.Fatalf("reference folder missing (CI is set, so this fails): %v", err)
-		}
-		t.Skipf("reference folder missing, comparison skipped (set CI to make this fail): %v", err)
-	}
-	return refs
+	return fixture.Shared(t, "refs", "metrics")
 }
 
 // readRefCSV reads a reference CSV into maps from column name to value.
