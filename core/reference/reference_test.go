@@ -8,19 +8,14 @@ import (
 	"testing"
 
 	"github.com/dpscope/dpscope/datasets"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // shared opens and preprocesses a data set of ../shared/data; it fails in
 // CI and skips elsewhere when the folder is missing.
 func shared(t *testing.T, name string) *datasets.Preprocessed {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "data", name)
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("shared data missing in CI: %v", err)
-		}
-		t.Skipf("shared data missing: %v", err)
-	}
+	dir := filepath.Join(fixture.SharedData(t), name)
 	d, err := datasets.Open(dir, datasets.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)

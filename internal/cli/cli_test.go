@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // run executes the command line and returns the exit code and both outputs.
@@ -85,13 +86,7 @@ func TestInspectBuiltinJSON(t *testing.T) {
 }
 
 func TestInspectTable(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "data", "biase")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("shared data missing in CI: %v", err)
-		}
-		t.Skipf("shared data not found: %v", err)
-	}
+	dir := filepath.Join(fixture.SharedData(t), "biase")
 	code, stdout, stderr := run(t, "data", "inspect", dir)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
