@@ -467,6 +467,19 @@ func (j *sgemmJob) packB(q int) {
 
 // tiles forms the tiles of A panels [i0, i1) × B panels [q0, q1), every k
 // block in turn.
+// edgeTile runs the kernel on a tile short of rows or columns into edge,
+// j.nr floats a row. It calls the kernel directly, not through
+// kern.tile: through a func value the compiler cannot see that edge does
+// not escape (the kernels are go:noescape), and tiles' stack array would be
+// moved to the heap on every call.
+func (j *sgemmJob) edgeTile(kc int, ap *float32, arow, astep int, bp *float32, bstep int, edge *[kernMR * kernNR]float32) {
+	if j.kern == kernAVX512 {
+		sgemmKernel(kc, ap, arow, astep, bp, bstep, &edge[0], j.nr, false)
+		return
+	}
+	sgemmKernelAVX2(kc, ap, arow, astep, bp, bstep, &edge[0], j.nr, false)
+}
+
 func (j *sgemmJob) tiles(i0, i1, q0, q1 int) {
 	var edge [kernMR * kernNR]float32 // the largest tile
 	kernMR, kernNR, tile := j.mr, j.nr, j.kern.tile
@@ -503,7 +516,7 @@ func (j *sgemmJob) tiles(i0, i1, q0, q1 int) {
 					tile(kc, ap, arow, astep, bp, bstep, &j.c[r0*j.ldc+c0], j.ldc, add)
 					continue
 				}
-				tile(kc, ap, arow, astep, bp, bstep, &edge[0], kernNR, false)
+				j.edgeTile(kc, ap, arow, astep, bp, bstep, &edge)
 				for r := range rows {
 					dst := j.c[(r0+r)*j.ldc+c0:][:cols]
 					src := edge[r*kernNR:][:cols]

@@ -218,3 +218,19 @@ func FuzzParseGemm(f *testing.F) {
 		}
 	})
 }
+
+// TestSgemmAsmDoesNotAllocate runs products whose edges are short of a
+// full tile, in both directions, on one goroutine (below asmSplitFLOP): the
+// short tiles go through a stack buffer that must stay on the stack.
+func TestSgemmAsmDoesNotAllocate(t *testing.T) {
+	forEachKernel(t, func(t *testing.T, kern *asmKernel) {
+		rng := rand.New(rand.NewPCG(3, 4))
+		const m, n, k = 13, 35, 20 // one full tile and short ones on each kernel
+		a, b, c := randMatrix(rng, m, k, 0), randMatrix(rng, k, n, 0), randMatrix(rng, m, n, 0)
+		run := func() { sgemmAsm(kern, false, false, m, n, k, 1, a.Data, k, b.Data, n, 0, c.Data, n) }
+		run() // warm the buffers
+		if got := testing.AllocsPerRun(50, run); got != 0 {
+			t.Errorf("AllocsPerRun(sgemmAsm %d×%d×%d) = %v, want 0", m, n, k, got)
+		}
+	})
+}
