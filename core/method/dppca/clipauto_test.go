@@ -162,6 +162,31 @@ func TestClipAutoLedger(t *testing.T) {
 	}
 }
 
+// TestClipAutoPatchedRadius: an absolute radius (a live patch) releases
+// no norm histogram: the plan lists none and composes to less than the
+// target's μ by exactly its share.
+func TestClipAutoPatchedRadius(t *testing.T) {
+	d := fixture.Separated(4, 150, 200, 3)
+	o := mustParse(t, map[string]string{"clip": "auto"})
+	src, err := NewSourceTarget(d, 0, o.sourceTarget())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := src.PlanFor(true, 4, 1e-5, o, 3, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range pl.Mechanisms() {
+		if m.Name == MechNorms {
+			t.Errorf("patched radius lists %s", m.Name)
+		}
+	}
+	got, want := ComposedMu(pl.Mechanisms()), pl.Mu*math.Sqrt(1-ShareClip)
+	if pl.AutoClip || pl.R != 3 || math.Abs(got-want) > 1e-9*want {
+		t.Errorf("auto %v, R %g, composed μ %.12g, want false, 3, %.12g", pl.AutoClip, pl.R, got, want)
+	}
+}
+
 // TestClipAutoFallbackBits: a release whose histogram falls back (its
 // noise forced far above the cells) is, bit for bit, the release of the
 // same plan at the fixed radius 0.5·√h: the histogram draws from its own

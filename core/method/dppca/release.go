@@ -111,9 +111,12 @@ func (s *Source) PlanFor(private bool, eps, delta float64, o Options, radius flo
 		r, cf = radius, 0
 	}
 	pl, err := NewPlan(private, eps, delta, o, h, r)
-	// A radius set by a patch is absolute: no choice then, but the
-	// share stays reserved so μ is the plan's either way.
+	// A radius set by a patch is absolute: no histogram is released then
+	// (its share is left unspent, so the ledger holds only what ran).
 	pl.AutoClip = o.Clip == ClipAuto && radius == 0
+	if !pl.AutoClip {
+		pl.Norms = 0
+	}
 	pl.NoisyN = noisyN
 	pl.SelectQ = s.K
 	pl.ClipFactor = cf
