@@ -175,6 +175,16 @@ func (r *runner) rng(rel int) *rand.Rand {
 	return rand.New(rand.NewPCG(r.e.cfg.Seed, uint64(rel-1)))
 }
 
+// normRng returns the generator of clip=auto's norm histogram in release
+// rel (Plan.NormRng): a second stream of the run's seed, or cryptographic
+// when SecureNoise is set.
+func (r *runner) normRng(rel int) *rand.Rand {
+	if r.e.cfg.SecureNoise {
+		return r.rng(rel)
+	}
+	return rand.New(rand.NewPCG(r.e.cfg.Seed, normStream(rel)))
+}
+
 // release makes release rel. It returns restart = true when a patch was
 // applied at a step boundary.
 func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
@@ -184,6 +194,9 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 	pl, err := r.src.PlanFor(private, st.eps, st.delta, st.o, st.radius, rng)
 	if err != nil {
 		return nil, false, err
+	}
+	if pl.AutoClip {
+		pl.NormRng = r.normRng(rel)
 	}
 	rl := newRelease(r.src, pl, st.o, rng)
 	rl.aud = r.aud
@@ -233,7 +246,9 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 		// (after the depth cap, which reads the released gene means).
 		r.ctl.Emit(core.DataEvent{Cells: r.src.Data.Cells(), Genes: rl.pl.H, Classes: len(r.src.Data.Classes)})
 	}
-	prepMechs := []string{MechRanking, MechMeans, MechMeans2, MechSpread, MechSelectPCA}
+	// clip=auto's norm histogram is released inside the preprocessing
+	// (after the scaling, before the row clip): spent with it.
+	prepMechs := []string{MechRanking, MechMeans, MechMeans2, MechSpread, MechSelectPCA, MechNorms}
 	if pl.NoisyN == 0 {
 		prepMechs = append(prepMechs, MechCount)
 	}

@@ -145,6 +145,13 @@ func noiseMessage(pl Plan, m *Matrix, o Options, k int) string {
 		ps = fmt.Sprintf("the released eigenvalues above the noise edge %.3g, %d to %d", pl.Edge(), MinAutoP, min(o.P, m.H))
 	}
 	head := fmt.Sprintf("%d cells × %d genes, K = %d, p = %s, T = %d, R = %.3g (%d of %d rows clipped)", m.N, m.H, k, ps, o.T, pl.R, m.Clipped, m.N)
+	if pl.AutoClip {
+		how := "read from the released row-norm histogram"
+		if pl.ClipFellBack {
+			how = "the fallback: the histogram too noisy"
+		}
+		head += fmt.Sprintf("; clip=auto: R = %.3g·√h (%s)", pl.ClipChosen, how)
+	}
 	if pl.Depth > 0 {
 		head += fmt.Sprintf("; depth cap: median library %.0f counts, genes of mean log value ≥ %.3g (%g expected counts per cell) kept", pl.Depth, meanLogFloor(pl.MinCount, pl.DepthTotal, pl.Depth), pl.MinCount)
 	}
@@ -161,6 +168,9 @@ func noiseMessage(pl Plan, m *Matrix, o Options, k int) string {
 	}
 	if pl.Seed > 0 {
 		s += fmt.Sprintf("seeding histogram %.3g per bin (Δ = 1), ", pl.Seed)
+	}
+	if pl.Norms > 0 {
+		s += fmt.Sprintf("row-norm histogram %.3g per bin (Δ = 1), ", pl.Norms)
 	}
 	return s + fmt.Sprintf("covariance %.3g on the diagonal, %.3g off it (Δ = R² = %.3g), cluster sums %.3g (Δ = R), cluster counts %.3g (Δ = 1) per round",
 		pl.PCA, pl.PCA/math.Sqrt2, pl.R*pl.R, pl.Sums, pl.Counts)

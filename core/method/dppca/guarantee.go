@@ -38,9 +38,9 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 	}
 	reasons := []string{
 		"(ε, δ)-DP for one cell added or removed: every release is a Gaussian mechanism in the ledger (gene statistics, Analyze-Gauss covariance with Frobenius-isotropic noise, k-means sums and counts per round); their composition is exact in GDP (μ = √Σ(Δ/σ)²), converted once to (ε, δ)",
-		fmt.Sprintf("noise calibrated in advance from ε and δ: fixed shares of μ² (PCA %.3g, k-means %.3g over %d rounds, seeding histogram %.3g, private preprocessing %.3g)", o.Split, o.kmShare(), o.T, o.seedShare(), o.prepShare()),
+		fmt.Sprintf("noise calibrated in advance from ε and δ: fixed shares of μ² (PCA %.3g, k-means %.3g over %d rounds, seeding histogram %.3g, private preprocessing %.3g%s)", o.Split, o.kmShare(), o.T, o.seedShare(), o.prepShare(), clipShareWords(o)),
 		"labels: each cell's own row against the released centres (each cell's own output)",
-		"public constants fixed in advance, not read from the data: T, the clip factor c, the budget split; the number of genes h is read from the released cell count and the budget only (genes=auto: ñ·μ/25 within 50–1000) or fixed, and the clip radius is R = c·√h; p is read from the released covariance only (p=auto: its eigenvalues above the noise edge, post-processing) or fixed; the k-means starts from released statistics only (the seeding histogram, or the noisy eigenvalues and cell count); over-clustering (2K centres for the first T/2 rounds, merged into K by their released centres and counts) is chosen from released statistics and is post-processing: each round is the same two releases whatever the number of centres",
+		"public constants fixed in advance, not read from the data: T, the clip factor c, the budget split; the number of genes h is read from the released cell count and the budget only (genes=auto: ñ·μ/25 within 50–1000) or fixed, and the clip radius is R = c·√h" + autoClipWords(o) + "; p is read from the released covariance only (p=auto: its eigenvalues above the noise edge, post-processing) or fixed; the k-means starts from released statistics only (the seeding histogram, or the noisy eigenvalues and cell count); over-clustering (2K centres for the first T/2 rounds, merged into K by their released centres and counts) is chosen from released statistics and is post-processing: each round is the same two releases whatever the number of centres",
 		kReason,
 		"every live patch makes a new release of the whole pipeline; the ε shown composes every release of this run",
 	}
@@ -56,6 +56,9 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 		status = core.GuaranteeConditional
 		reasons = append(reasons, "assumption (prep=public): the preprocessing statistics are public, yet they are computed on the private cells without noise: the cell and gene filters, the median library size, the 2,000 seurat HVGs, the ranking of genes by mean, each gene's mean and standard deviation")
 	}
+	if o.Clip == ClipAuto {
+		reasons = append(reasons, fmt.Sprintf("clip radius (clip=auto): after the scaling, each row's norm over √h falls into one of %d public log-spaced bins (1/16 to 4, %d per factor 2); one cell moves one count (Δ = 1), released with noise at %.3g of μ² taken from the k-means share; R is the bin edge, at least %g·√h, that minimises a public error proxy of the released counts and the covariance's noise (post-processing; %g·√h when the histogram is too noisy), and the covariance and the k-means sums are calibrated for it at the same shares", normBins, normBinsPerOctave, ShareClip, DefaultClip, DefaultClip))
+	}
 	if s := seedGridReason(o); s != "" {
 		reasons = append(reasons, s)
 	}
@@ -64,6 +67,23 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 	}
 	reasons = append(reasons, live)
 	return core.GuaranteeEvent{Status: status, Reasons: reasons, Audited: audited}
+}
+
+// autoClipWords qualifies "R = c·√h" under clip=auto, "" otherwise.
+func autoClipWords(o Options) string {
+	if o.Clip != ClipAuto {
+		return ""
+	}
+	return " (clip=auto: c read from a released histogram, below)"
+}
+
+// clipShareWords names the norm histogram's share under clip=auto, ""
+// otherwise (so the default's reason keeps its form).
+func clipShareWords(o Options) string {
+	if o.clipShare() == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", row-norm histogram %.3g", o.clipShare())
 }
 
 // poolWords names the number of candidate genes whose statistics are

@@ -322,6 +322,12 @@ const (
 	// ε 4 on sim8 (−0.038 ± 0.016), sim14 (−0.050 ± 0.011) and simwide
 	// (−0.009 ± 0.003) and won nowhere (docs/RESULTS.md, "dppca and
 	// mouse_bladder_2100, fourth attempt").
+	//
+	// Since the eleventh session dppca's own default (Parse) is clip=auto
+	// (ClipAuto): its rule passed on fresh draws (FRESH=8) by the letter,
+	// with two tiny wins (docs/RESULTS.md, "dppca, tenth attempt").
+	// DefaultClip stays Resolve's default (library callers, dcan-sound)
+	// and clip=auto's floor and fallback.
 	DefaultClip = 0.5
 )
 
@@ -349,7 +355,9 @@ type Options struct {
 	// Split is the PCA's share of the budget, as a fraction of μ² (GDP) or
 	// equivalently of zCDP ρ ("split").
 	Split float64
-	// Clip is the factor c of the row clip radius R = c·√h ("clip").
+	// Clip is the factor c of the row clip radius R = c·√h ("clip"), or
+	// ClipAuto ("clip=auto"): R chosen per release from a private
+	// histogram of the scaled rows' norms (chooseClip).
 	Clip float64
 	// Prep is private or public ("prep").
 	Prep Prep
@@ -412,6 +420,13 @@ func Parse(vals map[string]string) (Options, error) {
 	if _, ok := vals["mincount"]; !ok {
 		o.MinCount = DefaultMinCount
 	}
+	if o.Clip == 0 {
+		// dppca's own default (the flip, eleventh session): the radius
+		// from the released norm histogram (chooseClip). Resolve keeps
+		// DefaultClip, so library callers that build Options
+		// (dcan-sound) keep their pipeline.
+		o.Clip = ClipAuto
+	}
 	return o.Resolve()
 }
 
@@ -424,6 +439,10 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 		}
 		if key == "genes" && v == "auto" {
 			o.Genes = GenesAuto
+			continue
+		}
+		if key == "clip" && v == "auto" {
+			o.Clip = ClipAuto
 			continue
 		}
 		if key == "over" && v == "auto" {
@@ -477,6 +496,9 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 		case "split", "clip":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 {
+				if key == "clip" {
+					return optf("option clip is %q, must be auto or a finite number > 0", v)
+				}
 				return optf("option %s is %q, must be a finite number > 0", key, v)
 			}
 			if key == "split" {
@@ -561,8 +583,8 @@ func (o Options) Validate() error {
 		return optf("option over is %d, must be auto or in [1, 10]", o.Over)
 	case o.K < 0:
 		return optf("option k is %d, must be ≥ 1 (0: the number of classes)", o.K)
-	case !(o.Clip > 0) || o.Clip > 100:
-		return optf("option clip is %v, must be in (0, 100]", o.Clip)
+	case o.Clip != ClipAuto && (!(o.Clip > 0) || o.Clip > 100):
+		return optf("option clip is %v, must be auto or in (0, 100]", o.Clip)
 	case o.Target != TargetMedian && (!(o.Target > 0) || o.Target > MaxTarget):
 		return optf("option target is %v, must be in (0, %g]", o.Target, float64(MaxTarget))
 	case !(o.MinCount >= 0) || o.MinCount > MaxMinCount:
@@ -596,8 +618,8 @@ func (o Options) Validate() error {
 	default:
 		return optf("option init is %q, must be %s, %s, %s or %s", o.Init, InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus)
 	}
-	if hi := 1 - o.prepShare() - o.seedShare(); !(o.Split > 0) || o.Split >= hi {
-		return optf("option split is %v, must be in (0, %g): the rest goes to the k-means (%g to the private preprocessing and the seeding)", o.Split, hi, o.prepShare()+o.seedShare())
+	if hi := 1 - o.prepShare() - o.seedShare() - o.clipShare(); !(o.Split > 0) || o.Split >= hi {
+		return optf("option split is %v, must be in (0, %g): the rest goes to the k-means (%g to the private preprocessing, the seeding and the norm histogram)", o.Split, hi, o.prepShare()+o.seedShare()+o.clipShare())
 	}
 	return nil
 }
@@ -645,7 +667,9 @@ func (o Options) selectPCAShare() float64 {
 }
 
 // kmShare is the share of the Lloyd rounds: what the others leave.
-func (o Options) kmShare() float64 { return 1 - o.Split - o.prepShare() - o.seedShare() }
+func (o Options) kmShare() float64 {
+	return 1 - o.Split - o.prepShare() - o.seedShare() - o.clipShare()
+}
 
 // prepShare is the share of the private preprocessing, 0 for prep=public.
 func (o Options) prepShare() float64 {
@@ -677,7 +701,11 @@ func (o Options) String() string {
 	if o.Target == TargetMedian {
 		target = "median"
 	}
-	s := fmt.Sprintf("p=%s T=%d genes=%s split=%g clip=%g prep=%s init=%s k=%d select=%s over=%s target=%s mincount=%g", p, o.T, genes, o.Split, o.Clip, o.Prep, o.Init, o.K, o.Select, over, target, o.MinCount)
+	clip := strconv.FormatFloat(o.Clip, 'g', -1, 64)
+	if o.Clip == ClipAuto {
+		clip = "auto"
+	}
+	s := fmt.Sprintf("p=%s T=%d genes=%s split=%g clip=%s prep=%s init=%s k=%d select=%s over=%s target=%s mincount=%g", p, o.T, genes, o.Split, clip, o.Prep, o.Init, o.K, o.Select, over, target, o.MinCount)
 	if o.SeedGrid == SeedGridAuto || o.SeedGrid == SeedGridSelect {
 		// only when set, so the default's string (and run records) keep their form
 		s += " seedgrid=" + string(o.SeedGrid)

@@ -2,6 +2,7 @@ package dppca
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/dpscope/dpscope/core"
@@ -10,7 +11,7 @@ import (
 // TestParseDefaults: no options give METHODS.md §5's design.
 func TestParseDefaults(t *testing.T) {
 	o := mustParse(t, nil)
-	want := Options{P: 30, PRule: PRuleEdge, T: 10, Genes: GenesAuto, Split: 0.5, Clip: 0.5, Prep: PrepPrivate, Init: InitHistogram, Select: SelectMean, Over: OverAuto, Target: DefaultTarget, SeedGrid: SeedGridFixed}
+	want := Options{P: 30, PRule: PRuleEdge, T: 10, Genes: GenesAuto, Split: 0.5, Clip: ClipAuto, Prep: PrepPrivate, Init: InitHistogram, Select: SelectMean, Over: OverAuto, Target: DefaultTarget, SeedGrid: SeedGridFixed}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}
@@ -79,8 +80,12 @@ func FuzzParse(f *testing.F) {
 	f.Add("seedgrid", "auto", "init", "kmeans++")
 	f.Add("seedgrid", "wide", "p", "2")
 	f.Add("seedgrid", "select", "p", "3")
+	f.Add("clip", "auto", "split", "0.83")
+	f.Add("clip", "-1", "p", "2")
+	f.Add("clip", " auto ", "prep", "public")
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
-		o, err := Parse(map[string]string{k1: v1, k2: v2})
+		vals := map[string]string{k1: v1, k2: v2}
+		o, err := Parse(vals)
 		if err != nil {
 			if !errors.Is(err, ErrOptions) {
 				t.Fatalf("error %v does not wrap ErrOptions", err)
@@ -90,7 +95,7 @@ func FuzzParse(f *testing.F) {
 		if err := o.Validate(); err != nil {
 			t.Fatalf("Parse accepted %v, Validate says %v", o, err)
 		}
-		if (o.PRule == PRuleFixed && o.P > o.genesCap()) || o.Split <= 0 || o.Split >= 1 || !(o.Target > 0 || o.Target == TargetMedian) || o.Target > MaxTarget || !(o.MinCount >= 0 && o.MinCount <= MaxMinCount) || (o.SeedGrid != SeedGridFixed && o.SeedGrid != SeedGridAuto && o.SeedGrid != SeedGridSelect) {
+		if (o.PRule == PRuleFixed && o.P > o.genesCap()) || o.Split <= 0 || o.Split >= 1 || !(o.Target > 0 || o.Target == TargetMedian) || o.Target > MaxTarget || !(o.MinCount >= 0 && o.MinCount <= MaxMinCount) || (o.SeedGrid != SeedGridFixed && o.SeedGrid != SeedGridAuto && o.SeedGrid != SeedGridSelect) || !(o.Clip == ClipAuto || (o.Clip > 0 && o.Clip <= 100)) || strings.TrimSpace(vals["clip"]) == "-1" {
 			t.Fatalf("accepted %v", o)
 		}
 	})

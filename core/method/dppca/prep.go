@@ -148,7 +148,9 @@ func looksLogged(m *datasets.CSR) bool {
 //  4. the depth cap (pl.Depth > 0, select=mean): only the genes of m̂ at
 //     least meanLogFloor(λ_min, total, L̃), at least GenesAutoMin, and the
 //     plan for them (Plan.withGenes; post-processing);
-//  5. z = clip((v − m̂)/ŝ, ±10), each row clipped to norm R.
+//  5. z = clip((v − m̂)/ŝ, ±10); under clip=auto the radius R from the
+//     released histogram of the rows' norms (autoRadius); each row
+//     clipped to norm R.
 //
 // It returns the matrix and the plan the rest of the release follows.
 func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) (*Matrix, Plan) {
@@ -235,6 +237,7 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) (*Matrix, Plan) {
 			row[j] = max(-maxValue, min(maxValue, (v-mean[j])/spread[j]))
 		}
 	}
+	pl = autoRadius(y, n, h, nt, pl, rng)
 	m := &Matrix{N: n, H: h, Z: y, Genes: genes, NoisyN: nt, SelectRatios: selectRatios, Rank: score}
 	m.Clipped = clipRows(y, n, h, pl.R)
 	return m, pl

@@ -3,6 +3,7 @@ package dppca
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/dpscope/dpscope/accountant"
 )
@@ -34,6 +35,8 @@ const (
 	MechCount   = "cell count"
 	// MechMedian is target=median's histogram of library sizes.
 	MechMedian = "library-size histogram (median total)"
+	// MechNorms is clip=auto's histogram of the scaled rows' norms.
+	MechNorms  = "row-norm histogram (clip radius)"
 	MechMeans  = "gene means (pass 1)"
 	MechMeans2 = "gene means (pass 2, about pass 1)"
 	MechSpread = "gene spreads"
@@ -116,7 +119,21 @@ type Plan struct {
 	// genes (0: a radius given in absolute terms), so the depth cap can
 	// shrink R with H.
 	ClipFactor float64
-	km         float64 // μ² share of one Lloyd round
+	// AutoClip marks a plan of clip=auto: R is chosen after the scaling
+	// from the norm histogram (autoRadius), released with noise Norms per
+	// bin (0 without noise); ClipChosen is the factor c it chose and
+	// ClipFellBack whether that was the fallback DefaultClip.
+	AutoClip     bool
+	Norms        float64
+	ClipChosen   float64
+	ClipFellBack bool
+	// NormRng, when set, draws the norm histogram's noise instead of the
+	// release's generator, so the release's own stream (and with it every
+	// other draw) is the one a fixed radius would see; the engine and the
+	// simulation harness set it (a second stream of the same seed, or
+	// cryptographic under secure noise).
+	NormRng *rand.Rand
+	km      float64 // μ² share of one Lloyd round
 }
 
 // muOf returns the GDP μ of (ε, δ), a hair below so that rounding in the
@@ -170,6 +187,9 @@ func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Pla
 	pl.PCA = sigma(R*R, o.Split-o.selectPCAShare())
 	if o.Init == InitHistogram {
 		pl.Seed = sigma(1, ShareSeed)
+	}
+	if sh := o.clipShare(); sh > 0 {
+		pl.Norms = sigma(1, sh)
 	}
 	pl.km = o.kmShare() / float64(o.T)
 	return pl.WithP(p0), nil
@@ -234,6 +254,9 @@ func (pl Plan) Mechanisms() []Mechanism {
 		if pl.PCA1 > 0 {
 			ms = append(ms, Mechanism{MechSelectPCA, pl.R1 * pl.R1, pl.PCA1, 1})
 		}
+	}
+	if pl.Norms > 0 {
+		ms = append(ms, Mechanism{MechNorms, 1, pl.Norms, 1})
 	}
 	ms = append(ms, Mechanism{MechPCA, pl.R * pl.R, pl.PCA, 1})
 	if pl.Seed > 0 {

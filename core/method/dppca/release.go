@@ -76,7 +76,8 @@ func (s *Source) Genes(h int) int {
 }
 
 // PlanFor calibrates a release of o on s at (ε, δ) (private) or without
-// noise, with the row clip radius radius (0: o.Clip·√h). Under GenesAuto
+// noise, with the row clip radius radius (0: o.Clip·√h; under clip=auto
+// DefaultClip·√h until the release chooses R, autoRadius). Under GenesAuto
 // it first releases the cell count (private preprocessing: the plan's
 // count noise, which does not depend on h; the plan carries it as NoisyN
 // and the preprocessing reuses it) and chooses h by GenesRule from it;
@@ -99,11 +100,23 @@ func (s *Source) PlanFor(private bool, eps, delta float64, o Options, radius flo
 		}
 		h = s.Genes(GenesRule(n, mu))
 	}
-	r, cf := o.Clip*math.Sqrt(float64(h)), o.Clip
+	c := o.Clip
+	if c == ClipAuto {
+		// the radius the plan is calibrated with until autoRadius
+		// chooses one (same shares: only σ_PCA and σ_sums follow R)
+		c = DefaultClip
+	}
+	r, cf := c*math.Sqrt(float64(h)), c
 	if radius > 0 {
 		r, cf = radius, 0
 	}
 	pl, err := NewPlan(private, eps, delta, o, h, r)
+	// A radius set by a patch is absolute: no histogram is released then
+	// (its share is left unspent, so the ledger holds only what ran).
+	pl.AutoClip = o.Clip == ClipAuto && radius == 0
+	if !pl.AutoClip {
+		pl.Norms = 0
+	}
 	pl.NoisyN = noisyN
 	pl.SelectQ = s.K
 	pl.ClipFactor = cf
@@ -159,6 +172,7 @@ func (s *Source) matrix(pl Plan, rng *rand.Rand) (*Matrix, Plan, error) {
 	}
 	m := *pub
 	m.Z = append([]float64(nil), pub.Z...)
+	pl = autoRadius(m.Z, m.N, m.H, m.NoisyN, pl, rng)
 	m.Clipped = clipRows(m.Z, m.N, m.H, pl.R)
 	return &m, pl, nil
 }

@@ -193,7 +193,9 @@ func prefixed(p string, v []string) []string {
 // seventh attempt: the on/off sets simonoffmb, simonoffpbmc, by name,
 // and its rule); DPSCOPE_DPPCA_FRESH=6 seeds +800 and noise seeds 35–39
 // (dppca11's seedgrid=auto rule); DPSCOPE_DPPCA_FRESH=7 seeds +900 and
-// noise seeds 40–44 (dppca12's seedgrid=select rule). The shallow dipSets (sim16, sim16low, sim14low) are named as
+// noise seeds 40–44 (dppca12's seedgrid=select rule);
+// DPSCOPE_DPPCA_FRESH=8 seeds +1000 and noise seeds 45–49 (dppca13's
+// clip=auto rule; its design looked at FRESH=7 only). The shallow dipSets (sim16, sim16low, sim14low) are named as
 // well. Each variant after the first is
 // also compared with the first, paired by seed: the mean difference ± its
 // standard error, starred beyond seed noise (|difference| > 2 SE,
@@ -215,7 +217,7 @@ func TestSimDesign(t *testing.T) {
 	// seed (README, "dppca and dcan-sound on fresh simulations").
 	fresh := map[string][2]uint64{
 		"1": {100, 5}, "2": {200, 10}, "3": {300, 15}, "4": {500, 25},
-		"5": {600, 30}, "6": {800, 35}, "7": {900, 40},
+		"5": {600, 30}, "6": {800, 35}, "7": {900, 40}, "8": {1000, 45},
 	}[os.Getenv("DPSCOPE_DPPCA_FRESH")]
 	simShift, seed0 := fresh[0], fresh[1]
 	ons := onoffSets()
@@ -290,7 +292,7 @@ func TestSimDesign(t *testing.T) {
 			for ei, eps := range epsList {
 				var aris []float64
 				ps := 0
-				rho, qs := 0.0, 0.0
+				rho, qs, cs := 0.0, 0.0, 0.0
 				var sel [2]float64 // select=leverage: mean of the first two eigenvalue/edge ratios
 				for s := seed0; s < seed0+5; s++ {
 					a, out := releaseARI(t, src, eps > 0, eps, o, s)
@@ -304,11 +306,16 @@ func TestSimDesign(t *testing.T) {
 						qs += float64(out.SeedDims) / 5
 					}
 					rho += centreNoise(out.Plan, out.Matrix.NoisyN, 2*src.K, out.Eigen) / 5
+					cs += out.Plan.R / math.Sqrt(float64(out.Plan.H)) / 5
 				}
 				m, sd := meanSD(aris)
 				row += fmt.Sprintf(" %.3f±%.3f(p%.0f,ρ%.2g)", m, sd, float64(ps)/5, rho)
 				if o.SeedGrid == SeedGridAuto || o.SeedGrid == SeedGridSelect {
 					row += fmt.Sprintf("[q%.1f]", qs)
+				}
+				if o.Clip == ClipAuto {
+					// the mean clip factor c = R/√h the releases chose
+					row += fmt.Sprintf("[c%.2f]", cs)
 				}
 				if sel[0] > 0 {
 					// the candidates' covariance: its first two released
