@@ -130,9 +130,7 @@ func TestDepthCapRelease(t *testing.T) {
 		return out, pl
 	}
 	for _, private := range []bool{false, true} {
-		// clip=0.5: the cap's rescaling of R = c·√h (clip=auto then
-		// chooses from there, TestClipAutoLedger)
-		out, pl := run(d, map[string]string{"mincount": "1", "clip": "0.5"}, private)
+		out, pl := run(d, map[string]string{"mincount": "1"}, private)
 		if pl.Depth <= 0 || out.Plan.H >= pl.H || out.Matrix.H != out.Plan.H || out.Plan.H < GenesAutoMin {
 			t.Fatalf("private %v: depth %g, h %d → %d (matrix %d): the cap did not bind", private, pl.Depth, pl.H, out.Plan.H, out.Matrix.H)
 		}

@@ -12,9 +12,7 @@
 //     only that cell); the gene
 //     ranking, cell count, gene means and spreads released with Gaussian
 //     noise; the top h genes by mean log-expression scaled and every row
-//     clipped to R = c·√h (clip=auto, the default: c ≥ 0.5 read from a
-//     histogram of the rows' norms released with noise, chooseClip; a
-//     fixed c by option). prep=public takes scanpy's statistics without
+//     clipped to R = c·√h. prep=public takes scanpy's statistics without
 //     noise instead and lists them as an assumption. genes=auto (the
 //     default) chooses h from the released cell count ñ (released first,
 //     its noise does not depend on h) and the budget's GDP μ: h = ñ·μ/25
@@ -105,8 +103,7 @@
 // target (ε, δ) by fixed shares of μ² (Plan), and the ε reported is the
 // ledger's GDP composition converted once to (ε, δ).
 //
-// Options (core.Config.Options, see Options): p, T, genes, split, clip
-// (auto or a factor c),
+// Options (core.Config.Options, see Options): p, T, genes, split, clip,
 // prep, init, k, select (mean, spread, excess, floor or leverage), over,
 // target (a number, or median), mincount (the depth cap's λ_min, 0: off),
 // seedgrid (fixed, the default's 3-component seeding grid; auto:

@@ -180,8 +180,8 @@ func TestSelectLeveragePlan(t *testing.T) {
 	if got := SpentMu(e.Ledger()); got > mu*(1+1e-12) || got < mu*(1-1e-9) {
 		t.Errorf("ledger μ = %.12g, plan μ = %.12g", got, mu)
 	}
-	if n, want := len(e.Ledger().Components()), len(e.Outcomes()[0].Plan.Mechanisms()); n != want || want != 11 {
-		t.Errorf("ledger has %d components, plan %d mechanisms, want 11 each (with clip=auto's norm histogram)", n, want)
+	if n, want := len(e.Ledger().Components()), len(e.Outcomes()[0].Plan.Mechanisms()); n != want || want != 10 {
+		t.Errorf("ledger has %d components, plan %d mechanisms, want 10 each", n, want)
 	}
 	if eps, err := EpsilonOf(SpentMu(e.Ledger()), 1e-5); err != nil || eps > 4 {
 		t.Errorf("spent ε = %g, %v; want ≤ 4", eps, err)

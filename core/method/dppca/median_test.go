@@ -114,8 +114,8 @@ func TestEngineMedianTarget(t *testing.T) {
 		has = has || strings.Contains(c, MechMedian)
 	}
 	out := e.Outcomes()[0]
-	if n, want := len(e.Ledger().Components()), len(out.Plan.Mechanisms()); !has || n != want || want != 11 {
-		t.Errorf("ledger %v: histogram %v, %d components, want the plan's %d (11, with clip=auto's norm histogram)", e.Ledger().Components(), has, n, want)
+	if n, want := len(e.Ledger().Components()), len(out.Plan.Mechanisms()); !has || n != want || want != 10 {
+		t.Errorf("ledger %v: histogram %v, %d components, want the plan's %d (10)", e.Ledger().Components(), has, n, want)
 	}
 	mu := SpentMu(e.Ledger())
 	if eps, _ := EpsilonOf(mu, 1e-5); eps > 2 || eps < 2-1e-8 {

@@ -322,12 +322,6 @@ const (
 	// ε 4 on sim8 (−0.038 ± 0.016), sim14 (−0.050 ± 0.011) and simwide
 	// (−0.009 ± 0.003) and won nowhere (docs/RESULTS.md, "dppca and
 	// mouse_bladder_2100, fourth attempt").
-	//
-	// Since the eleventh session dppca's own default (Parse) is clip=auto
-	// (ClipAuto): its rule passed on fresh draws (FRESH=8) by the letter,
-	// with two tiny wins (docs/RESULTS.md, "dppca, tenth attempt").
-	// DefaultClip stays Resolve's default (library callers, dcan-sound)
-	// and clip=auto's floor and fallback.
 	DefaultClip = 0.5
 )
 
@@ -419,13 +413,6 @@ func Parse(vals map[string]string) (Options, error) {
 	}
 	if _, ok := vals["mincount"]; !ok {
 		o.MinCount = DefaultMinCount
-	}
-	if o.Clip == 0 {
-		// dppca's own default (the flip, eleventh session): the radius
-		// from the released norm histogram (chooseClip). Resolve keeps
-		// DefaultClip, so library callers that build Options
-		// (dcan-sound) keep their pipeline.
-		o.Clip = ClipAuto
 	}
 	return o.Resolve()
 }
