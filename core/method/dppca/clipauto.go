@@ -10,6 +10,22 @@ import (
 // (chooseClip), not fixed as c·√h.
 const ClipAuto = -1
 
+// ClipSub is Options.Clip's "subspace" (clip=subspace): clip=auto's
+// histogram and proxy with the clip's distortion spread over the genes
+// genes=auto keeps at ε = SubRefEpsilon instead of the h genes
+// (chooseClip), so the radius can grow with ε under genes=auto.
+const ClipSub = -2
+
+// SubRefEpsilon is clip=subspace's reference budget: the distortion is
+// spread over genes=auto's h at this ε (for the same released count and
+// δ), so clip=subspace is clip=auto at ε ≤ 4, where clip=auto's radius
+// was level with the default's (dppca13's design draws).
+const SubRefEpsilon = 4
+
+// clipAuto reports whether the radius is read from the norm histogram
+// (clip=auto or clip=subspace).
+func (o Options) clipAuto() bool { return o.Clip == ClipAuto || o.Clip == ClipSub }
+
 // ShareClip is the share of μ² of clip=auto's norm histogram, taken from
 // the k-means share (as ShareMedian), fixed in advance: the rows fill a
 // handful of bins with hundreds of cells each, far above the noise (σ =
@@ -43,7 +59,7 @@ const clipTooNoisy = 0.1
 // clipShare is the norm histogram's share of μ²: ShareClip under
 // clip=auto, else 0.
 func (o Options) clipShare() float64 {
-	if o.Clip == ClipAuto {
+	if o.clipAuto() {
 		return ShareClip
 	}
 	return 0
@@ -82,7 +98,9 @@ func normHistogram(z []float64, n, h int, sigma float64, rng *rand.Rand) []float
 // chooseClip returns the clip factor c (R = c·√h) that clip=auto takes
 // from the released norm histogram counts of ñ = nt cells (noise sigma per
 // bin), for the covariance noise σ_PCA = a·R² (a: the plan's σ over R², 0
-// without noise), and whether it fell back to DefaultClip.
+// without noise), and whether it fell back to DefaultClip. dim is the
+// number of directions the clip's distortion is taken as spread over: h
+// under clip=auto, min(h, h_ref) under clip=subspace (below).
 //
 // The rule, stated before it was measured (eleventh session, dppca13,
 // issue 16 points 2 and 5). The PCA reads the top eigenvectors of the
@@ -116,8 +134,36 @@ func normHistogram(z []float64, n, h int, sigma float64, rng *rand.Rand) []float
 // Fallback: when the histogram's noise is too large to read (σ·√normBins >
 // clipTooNoisy·ñ) or the bins above the cut hold less than ñ/2 rows,
 // c = DefaultClip exactly.
-func chooseClip(counts []float64, nt, sigma, a float64, h int) (float64, bool) {
-	if sigma*math.Sqrt(normBins) > clipTooNoisy*nt {
+//
+// clip=subspace (stated before it was measured, eleventh session, dppca14,
+// issue 16 points 2 and 5). Under genes=auto h grows as ñ·μ, so the noise
+// term above (a·c²·h·√(2h), a ∝ 1/μ) grows as √μ against a distortion
+// term that does not move with h, and the extra budget never reaches the
+// radius (dppca13). That term's "spread evenly over the h genes" is the
+// assumption changed: B = Σ_i (s_i²/s̄² − 1) z_i z_iᵀ has no part along
+// the identity (Σ_i (s_i²/s̄² − 1)‖z_i‖² = 0 by the choice of s̄²), so what
+// is left of it lies where the rows differ in a structured way, the cell
+// types' span, whose dimension does not grow with the genes kept. That
+// span is taken as at most h_ref directions, h_ref = genes=auto's h at
+// ε = SubRefEpsilon for the same released count ñ and δ (post-processing
+// of ñ and public constants; a design look at FRESH=7 with a fixed 50
+// directions chose c ≈ 1.1 at every ε and lost up to −0.16, so the anchor
+// keeps clip=auto's radius where it was measured level with 0.5): ‖B‖ ≈
+// Σ_i |s_i²/s̄² − 1|·‖z_i‖²/dim, dim = min(h, h_ref), and in c units
+//
+//	L(c) = (h/dim)·Σ_i |s_i²/s̄² − 1|·c_i² + a·c²·h·√(2h)/s̄²,
+//
+// i.e. over h, the distortion over dim against a noise term a·c²·√(2h)
+// that falls as 1/√μ under genes=auto above ε 4 (h ∝ ñ·μ): the radius
+// grows with ε there, and is clip=auto's at ε ≤ 4. The same
+// bins, edges, cut, ties and fallbacks as clip=auto; for a fixed
+// histogram and h only the noise term depends on μ, so c never falls as ε
+// grows at fixed h. Its bit-identical fallback is read before the
+// histogram (Source.PlanFor): under genes=auto, when the released count
+// says the histogram would be too noisy, none is released and the plan
+// is clip=0.5's.
+func chooseClip(counts []float64, nt, sigma, a float64, h, dim int) (float64, bool) {
+	if histTooNoisy(nt, sigma) {
 		return DefaultClip, true
 	}
 	kept := make([]float64, normBins)
@@ -136,6 +182,8 @@ func chooseClip(counts []float64, nt, sigma, a float64, h int) (float64, bool) {
 		mid[b] = normEdge(b) * normEdge(b+1)
 	}
 	hf := float64(h)
+	// the distortion's weight: 1 when spread over the h genes (clip=auto)
+	spread := hf / float64(dim)
 	noise := a * hf * math.Sqrt(2*hf)
 	best, bestL := DefaultClip, math.Inf(1)
 	shrink := make([]float64, normBins)
@@ -152,6 +200,7 @@ func chooseClip(counts []float64, nt, sigma, a float64, h int) (float64, bool) {
 		for b, w := range kept {
 			l += w * mid[b] * math.Abs(shrink[b]/mean-1)
 		}
+		l *= spread
 		l += noise * c * c / mean
 		if l < bestL*(1-1e-9) { // a margin: below the shortest row L is the same up to rounding
 			best, bestL = c, l
@@ -179,7 +228,11 @@ func autoRadius(z []float64, n, h int, nt float64, pl Plan, rng *rand.Rand) Plan
 	if pl.R > 0 {
 		a = pl.PCA / (pl.R * pl.R)
 	}
-	c, fell := chooseClip(counts, nt, pl.Norms, a, h)
+	dim := h
+	if pl.SubDim > 0 {
+		dim = min(h, pl.SubDim)
+	}
+	c, fell := chooseClip(counts, nt, pl.Norms, a, h, dim)
 	pl.ClipChosen, pl.ClipFellBack = c, fell
 	return pl.withRadius(c * math.Sqrt(float64(h)))
 }
@@ -199,6 +252,10 @@ func (pl Plan) withRadius(r float64) Plan {
 	pl.ClipFactor = r / math.Sqrt(float64(pl.H))
 	return pl.WithP(pl.P)
 }
+
+// histTooNoisy is chooseClip's first fallback: the noise of the whole
+// histogram, sigma·√normBins, above clipTooNoisy of the ñ = nt cells.
+func histTooNoisy(nt, sigma float64) bool { return sigma*math.Sqrt(normBins) > clipTooNoisy*nt }
 
 // normStream is the PCG stream of the norm histogram's generator of
 // release rel under a seed (Plan.NormRng): the top bit set, so it is never

@@ -46,7 +46,7 @@ func TestChooseClip(t *testing.T) {
 	const n, h = 2000, 100
 	z := scaledRows(n, h, 0.1, 1)
 	counts := normHistogram(z, n, h, 0, nil)
-	if c, fell := chooseClip(counts, n, 0, 100, h); c != DefaultClip || fell {
+	if c, fell := chooseClip(counts, n, 0, 100, h, h); c != DefaultClip || fell {
 		t.Errorf("heavy covariance noise: c %v fallback %v, want 0.5 chosen", c, fell)
 	}
 	var top float64
@@ -57,15 +57,15 @@ func TestChooseClip(t *testing.T) {
 		}
 		top = max(top, math.Sqrt(s/h))
 	}
-	c, fell := chooseClip(counts, n, 0, 0, h)
+	c, fell := chooseClip(counts, n, 0, 0, h, h)
 	if fell || c < top || c > top*math.Exp2(1.0/normBinsPerOctave) {
 		t.Errorf("no noise: c %v fallback %v, want the edge just above the longest row %v", c, fell, top)
 	}
 	noisy := normHistogram(z, n, h, 1e4, rand.New(rand.NewPCG(2, 2)))
-	if c, fell := chooseClip(noisy, n, 1e4, 0, h); c != DefaultClip || !fell {
+	if c, fell := chooseClip(noisy, n, 1e4, 0, h, h); c != DefaultClip || !fell {
 		t.Errorf("σ = 10⁴ per bin: c %v fallback %v, want the fallback 0.5", c, fell)
 	}
-	if c, fell := chooseClip(make([]float64, normBins), n, 1, 0, h); c != DefaultClip || !fell {
+	if c, fell := chooseClip(make([]float64, normBins), n, 1, 0, h, h); c != DefaultClip || !fell {
 		t.Errorf("empty histogram: c %v fallback %v, want the fallback 0.5", c, fell)
 	}
 }
@@ -89,7 +89,7 @@ func TestChooseClipMonotone(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				c, _ := chooseClip(counts, n, sigma, pl.PCA/(pl.R*pl.R), h)
+				c, _ := chooseClip(counts, n, sigma, pl.PCA/(pl.R*pl.R), h, h)
 				cs = append(cs, c)
 			}
 			if !slices.IsSorted(cs) {

@@ -56,8 +56,11 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 		status = core.GuaranteeConditional
 		reasons = append(reasons, "assumption (prep=public): the preprocessing statistics are public, yet they are computed on the private cells without noise: the cell and gene filters, the median library size, the 2,000 seurat HVGs, the ranking of genes by mean, each gene's mean and standard deviation")
 	}
-	if o.Clip == ClipAuto {
+	if o.clipAuto() {
 		reasons = append(reasons, fmt.Sprintf("clip radius (clip=auto): after the scaling, each row's norm over √h falls into one of %d public log-spaced bins (1/16 to 4, %d per factor 2); one cell moves one count (Δ = 1), released with noise at %.3g of μ² taken from the k-means share; R is the bin edge, at least %g·√h, that minimises a public error proxy of the released counts and the covariance's noise (post-processing; %g·√h when the histogram is too noisy), and the covariance and the k-means sums are calibrated for it at the same shares", normBins, normBinsPerOctave, ShareClip, DefaultClip, DefaultClip))
+		if o.Clip == ClipSub {
+			reasons = append(reasons, fmt.Sprintf("clip=subspace: the proxy spreads the clip's distortion over at most the genes genes=auto keeps at ε %g for the released count (post-processing); when that count says the histogram would be too noisy, none is released and the run is clip=%g's", float64(SubRefEpsilon), DefaultClip))
+		}
 	}
 	if s := seedGridReason(o); s != "" {
 		reasons = append(reasons, s)
@@ -71,7 +74,7 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 
 // autoClipWords qualifies "R = c·√h" under clip=auto, "" otherwise.
 func autoClipWords(o Options) string {
-	if o.Clip != ClipAuto {
+	if !o.clipAuto() {
 		return ""
 	}
 	return " (clip=auto: c read from a released histogram, below)"

@@ -351,7 +351,9 @@ type Options struct {
 	Split float64
 	// Clip is the factor c of the row clip radius R = c·√h ("clip"), or
 	// ClipAuto ("clip=auto"): R chosen per release from a private
-	// histogram of the scaled rows' norms (chooseClip).
+	// histogram of the scaled rows' norms (chooseClip), or ClipSub
+	// ("clip=subspace"): the same with the proxy's clip distortion spread
+	// over subDim directions, so R can grow with ε under genes=auto.
 	Clip float64
 	// Prep is private or public ("prep").
 	Prep Prep
@@ -432,6 +434,10 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 			o.Clip = ClipAuto
 			continue
 		}
+		if key == "clip" && v == "subspace" {
+			o.Clip = ClipSub
+			continue
+		}
 		if key == "over" && v == "auto" {
 			o.Over = OverAuto
 			continue
@@ -484,7 +490,7 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 {
 				if key == "clip" {
-					return optf("option clip is %q, must be auto or a finite number > 0", v)
+					return optf("option clip is %q, must be auto, subspace or a finite number > 0", v)
 				}
 				return optf("option %s is %q, must be a finite number > 0", key, v)
 			}
@@ -570,8 +576,8 @@ func (o Options) Validate() error {
 		return optf("option over is %d, must be auto or in [1, 10]", o.Over)
 	case o.K < 0:
 		return optf("option k is %d, must be ≥ 1 (0: the number of classes)", o.K)
-	case o.Clip != ClipAuto && (!(o.Clip > 0) || o.Clip > 100):
-		return optf("option clip is %v, must be auto or in (0, 100]", o.Clip)
+	case !o.clipAuto() && (!(o.Clip > 0) || o.Clip > 100):
+		return optf("option clip is %v, must be auto, subspace or in (0, 100]", o.Clip)
 	case o.Target != TargetMedian && (!(o.Target > 0) || o.Target > MaxTarget):
 		return optf("option target is %v, must be in (0, %g]", o.Target, float64(MaxTarget))
 	case !(o.MinCount >= 0) || o.MinCount > MaxMinCount:
@@ -689,8 +695,11 @@ func (o Options) String() string {
 		target = "median"
 	}
 	clip := strconv.FormatFloat(o.Clip, 'g', -1, 64)
-	if o.Clip == ClipAuto {
+	switch o.Clip {
+	case ClipAuto:
 		clip = "auto"
+	case ClipSub:
+		clip = "subspace"
 	}
 	s := fmt.Sprintf("p=%s T=%d genes=%s split=%g clip=%s prep=%s init=%s k=%d select=%s over=%s target=%s mincount=%g", p, o.T, genes, o.Split, clip, o.Prep, o.Init, o.K, o.Select, over, target, o.MinCount)
 	if o.SeedGrid == SeedGridAuto || o.SeedGrid == SeedGridSelect {

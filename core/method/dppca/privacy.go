@@ -123,8 +123,12 @@ type Plan struct {
 	// from the norm histogram (autoRadius), released with noise Norms per
 	// bin (0 without noise); ClipChosen is the factor c it chose and
 	// ClipFellBack whether that was the fallback DefaultClip.
-	AutoClip     bool
-	Norms        float64
+	AutoClip bool
+	Norms    float64
+	// SubDim is clip=subspace's h_ref under genes=auto: the proxy's clip
+	// distortion is spread over min(H, SubDim) directions (chooseClip);
+	// 0: over H (clip=auto).
+	SubDim       int
 	ClipChosen   float64
 	ClipFellBack bool
 	// NormRng, when set, draws the norm histogram's noise instead of the

@@ -83,7 +83,7 @@ func (s *Source) Genes(h int) int {
 // and the preprocessing reuses it) and chooses h by GenesRule from it;
 // under prep=public the count is taken as public with the rest.
 func (s *Source) PlanFor(private bool, eps, delta float64, o Options, radius float64, rng *rand.Rand) (Plan, error) {
-	h, noisyN := 0, 0.0
+	h, noisyN, subDim := 0, 0.0, 0
 	if o.Genes != GenesAuto {
 		h = s.Genes(o.Genes)
 	} else {
@@ -99,9 +99,27 @@ func (s *Source) PlanFor(private bool, eps, delta float64, o Options, radius flo
 			}
 		}
 		h = s.Genes(GenesRule(n, mu))
+		if o.Clip == ClipSub && private {
+			// clip=subspace's h_ref: genes=auto's h at the reference ε
+			// for the same count (chooseClip)
+			muRef, err := muOf(SubRefEpsilon, delta)
+			if err != nil {
+				return Plan{}, err
+			}
+			subDim = s.Genes(GenesRule(n, muRef))
+		}
+		if o.Clip == ClipSub && radius == 0 && histTooNoisy(n, 1/(mu*math.Sqrt(ShareClip))) {
+			// clip=subspace's fallback, read before any histogram from the
+			// count already released (and the public μ): the histogram
+			// would be too noisy to read (chooseClip's first fallback),
+			// so none is released and the plan is the default clip's,
+			// its share back with the k-means: the release is
+			// clip=0.5's bit for bit.
+			o.Clip = DefaultClip
+		}
 	}
 	c := o.Clip
-	if c == ClipAuto {
+	if o.clipAuto() {
 		// the radius the plan is calibrated with until autoRadius
 		// chooses one (same shares: only σ_PCA and σ_sums follow R)
 		c = DefaultClip
@@ -113,7 +131,10 @@ func (s *Source) PlanFor(private bool, eps, delta float64, o Options, radius flo
 	pl, err := NewPlan(private, eps, delta, o, h, r)
 	// A radius set by a patch is absolute: no histogram is released then
 	// (its share is left unspent, so the ledger holds only what ran).
-	pl.AutoClip = o.Clip == ClipAuto && radius == 0
+	pl.AutoClip = o.clipAuto() && radius == 0
+	if pl.AutoClip {
+		pl.SubDim = subDim
+	}
 	if !pl.AutoClip {
 		pl.Norms = 0
 	}

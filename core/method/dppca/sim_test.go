@@ -195,7 +195,9 @@ func prefixed(p string, v []string) []string {
 // (dppca11's seedgrid=auto rule); DPSCOPE_DPPCA_FRESH=7 seeds +900 and
 // noise seeds 40–44 (dppca12's seedgrid=select rule);
 // DPSCOPE_DPPCA_FRESH=8 seeds +1000 and noise seeds 45–49 (dppca13's
-// clip=auto rule; its design looked at FRESH=7 only). The shallow dipSets (sim16, sim16low, sim14low) are named as
+// clip=auto rule; its design looked at FRESH=7 only);
+// DPSCOPE_DPPCA_FRESH=9 seeds +1100 and noise seeds 50–54 (dppca14's
+// clip=subspace rule). The shallow dipSets (sim16, sim16low, sim14low) are named as
 // well. Each variant after the first is
 // also compared with the first, paired by seed: the mean difference ± its
 // standard error, starred beyond seed noise (|difference| > 2 SE,
@@ -218,6 +220,7 @@ func TestSimDesign(t *testing.T) {
 	fresh := map[string][2]uint64{
 		"1": {100, 5}, "2": {200, 10}, "3": {300, 15}, "4": {500, 25},
 		"5": {600, 30}, "6": {800, 35}, "7": {900, 40}, "8": {1000, 45},
+		"9": {1100, 50},
 	}[os.Getenv("DPSCOPE_DPPCA_FRESH")]
 	simShift, seed0 := fresh[0], fresh[1]
 	ons := onoffSets()
@@ -256,7 +259,8 @@ func TestSimDesign(t *testing.T) {
 			m, sd := meanSD(b)
 			t.Logf("%-8s B1 %.3f±%.3f", name, m, sd)
 		}
-		var first [][]float64 // the first variant's ARIs, by ε then seed
+		var first [][]float64      // the first variant's ARIs, by ε then seed
+		var firstHR [][][2]float64 // the first variant's (h, R), by ε then seed
 		for vi, v := range variants {
 			opts := map[string]string{}
 			addOptions(opts, v)
@@ -293,7 +297,9 @@ func TestSimDesign(t *testing.T) {
 				var aris []float64
 				ps := 0
 				rho, qs, cs := 0.0, 0.0, 0.0
-				var sel [2]float64 // select=leverage: mean of the first two eigenvalue/edge ratios
+				var sel [2]float64  // select=leverage: mean of the first two eigenvalue/edge ratios
+				var hr [][2]float64 // each seed's (h, R)
+				hs := 0.0           // the mean h
 				for s := seed0; s < seed0+5; s++ {
 					a, out := releaseARI(t, src, eps > 0, eps, o, s)
 					aris = append(aris, a)
@@ -307,15 +313,21 @@ func TestSimDesign(t *testing.T) {
 					}
 					rho += centreNoise(out.Plan, out.Matrix.NoisyN, 2*src.K, out.Eigen) / 5
 					cs += out.Plan.R / math.Sqrt(float64(out.Plan.H)) / 5
+					hs += float64(out.Plan.H) / 5
+					hr = append(hr, [2]float64{float64(out.Plan.H), out.Plan.R})
 				}
 				m, sd := meanSD(aris)
 				row += fmt.Sprintf(" %.3f±%.3f(p%.0f,ρ%.2g)", m, sd, float64(ps)/5, rho)
 				if o.SeedGrid == SeedGridAuto || o.SeedGrid == SeedGridSelect {
 					row += fmt.Sprintf("[q%.1f]", qs)
 				}
-				if o.Clip == ClipAuto {
+				if o.clipAuto() {
 					// the mean clip factor c = R/√h the releases chose
 					row += fmt.Sprintf("[c%.2f]", cs)
+				}
+				if o.clipAuto() {
+					// the mean gene count the releases kept
+					row += fmt.Sprintf("[h%.0f]", hs)
 				}
 				if sel[0] > 0 {
 					// the candidates' covariance: its first two released
@@ -324,7 +336,17 @@ func TestSimDesign(t *testing.T) {
 				}
 				if vi == 0 {
 					first = append(first, aris)
+					firstHR = append(firstHR, hr)
 					continue
+				}
+				// on how many seeds the release's (h, R) is not the first
+				// variant's: a difference only counts as the rule's where
+				// it moved them (dppca14's criterion)
+				moved := 0
+				for k := range hr {
+					if hr[k] != firstHR[ei][k] {
+						moved++
+					}
 				}
 				diff := make([]float64, len(aris))
 				for k := range aris {
@@ -336,7 +358,7 @@ func TestSimDesign(t *testing.T) {
 				if math.Abs(dm) > 2*se {
 					star = "*"
 				}
-				paired += fmt.Sprintf(" ε%g %+.3f±%.3f%s", eps, dm, se, star)
+				paired += fmt.Sprintf(" ε%g %+.3f±%.3f%s(moved %d/%d)", eps, dm, se, star, moved, len(hr))
 			}
 			t.Log(row)
 			if paired != "" {
