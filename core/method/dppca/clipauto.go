@@ -13,7 +13,9 @@ const ClipAuto = -1
 // ClipSub is Options.Clip's "subspace" (clip=subspace): clip=auto's
 // histogram and proxy with the clip's distortion spread over the genes
 // genes=auto keeps at ε = SubRefEpsilon instead of the h genes
-// (chooseClip), so the radius can grow with ε under genes=auto.
+// (chooseClip), so the radius can grow with ε under genes=auto. With a
+// fixed gene count (h does not grow with ε, so clip=auto's c already
+// can) and without noise it is clip=auto.
 const ClipSub = -2
 
 // SubRefEpsilon is clip=subspace's reference budget: the distortion is

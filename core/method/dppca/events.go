@@ -150,7 +150,11 @@ func noiseMessage(pl Plan, m *Matrix, o Options, k int) string {
 		if pl.ClipFellBack {
 			how = "the fallback: the histogram too noisy"
 		}
-		head += fmt.Sprintf("; clip=auto: R = %.3g·√h (%s)", pl.ClipChosen, how)
+		name := "auto"
+		if pl.SubDim > 0 {
+			name = fmt.Sprintf("subspace, h_ref %d", pl.SubDim)
+		}
+		head += fmt.Sprintf("; clip=%s: R = %.3g·√h (%s)", name, pl.ClipChosen, how)
 	}
 	if pl.Depth > 0 {
 		head += fmt.Sprintf("; depth cap: median library %.0f counts, genes of mean log value ≥ %.3g (%g expected counts per cell) kept", pl.Depth, meanLogFloor(pl.MinCount, pl.DepthTotal, pl.Depth), pl.MinCount)
