@@ -133,6 +133,12 @@ type Options struct {
 	// network is left out. DefaultStageBound unless given; the gate,
 	// TargetRho and NetRho stay fractions of the fixed StageRho.
 	StageBound float64
+	// LowNoise ("lownoise": net or dppca) is what the run does where the
+	// noise the network would leave on a mean at its full share is at
+	// most HandoffRho (from the released cell count): net keeps the
+	// default start and the network; dppca hands the run to dppca's own
+	// pipeline with hold=on and leaves the network out (Options.handoff).
+	LowNoise string
 }
 
 // Values of the options shrink, stage and gate.
@@ -215,7 +221,7 @@ const (
 )
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "lownoise"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -289,6 +295,8 @@ func Parse(vals map[string]string) (Options, error) {
 			o.Fill = v
 		case "hold":
 			o.Hold = v
+		case "lownoise":
+			o.LowNoise = v
 		default:
 			return Options{}, optf("option %q is unknown, must be one of %s", key, strings.Join(Keys, ", "))
 		}
@@ -315,6 +323,9 @@ func (o Options) Resolve() (Options, error) {
 	}
 	if o.StageBound == 0 {
 		o.StageBound = DefaultStageBound
+	}
+	if o.LowNoise == "" {
+		o.LowNoise = DefaultLowNoise
 	}
 	if o.Start == StartDPPCA {
 		// dppca as it runs alone: its own gene and p rules unless given,
@@ -428,6 +439,9 @@ func (o Options) Validate() error {
 	if o.Hold != HoldOff && o.Hold != HoldOn && o.Hold != HoldSeen && o.Hold != HoldFirst {
 		return optf("option hold is %q, must be %s, %s, %s or %s", o.Hold, HoldOff, HoldOn, HoldSeen, HoldFirst)
 	}
+	if o.LowNoise != LowNoiseNet && o.LowNoise != LowNoiseDPPCA {
+		return optf("option lownoise is %q, must be %s or %s", o.LowNoise, LowNoiseNet, LowNoiseDPPCA)
+	}
 	if o.Start != StartStage && o.Start != StartDPPCA {
 		return optf("option start is %q, must be %s or %s", o.Start, StartStage, StartDPPCA)
 	}
@@ -483,8 +497,14 @@ func (o Options) String() string {
 	case NetRhoRule:
 		net = "rho(≤" + net + ")"
 	}
-	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s stagerho=%g gate=%s start=%s subspace=%s fill=%s hold=%s target=%s",
+	s := fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s stagerho=%g gate=%s start=%s subspace=%s fill=%s hold=%s target=%s",
 		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.StageBound, o.Gate, o.Start, o.Subspace, o.Fill, o.Hold, target)
+	if o.LowNoise != "" && o.LowNoise != LowNoiseNet {
+		// only when not net, so the default's string (and run records)
+		// keep their form
+		s += " lownoise=" + o.LowNoise
+	}
+	return s
 }
 
 // shares returns the shares of μ² of the dppca stage, the network and the
