@@ -88,7 +88,7 @@ func medianLibrary(d *datasets.Dataset) float64 {
 // DPSCOPE_SOUNDDCAN_DPPCA=1 adds dppca. Each cell of the table gives the
 // mean ± sd, c the runs below K/2 non-empty clusters, o the runs whose
 // network the staged split left out, s those the subspace test left out,
-// t those whose start normalised to TargetLow (10³), d those lownoise=dppca
+// t those whose start normalised to TargetLow (10³), d those option handoff
 // handed to dppca's pipeline,
 // ne the mean non-empty clusters. Long; it reports and asserts nothing
 // beyond the runs succeeding.

@@ -279,7 +279,7 @@ func (r *runner) collapseMessage(out *Outcome) string {
 	if pl.Steps == 0 {
 		why := "steps=0 (the null)"
 		if pl.Handoff {
-			why = fmt.Sprintf("lownoise=dppca handed the run to dppca's own pipeline: the noise the network would leave on a mean, %.3g of R, is at most %.3g", pl.RhoOn, HandoffRho)
+			why = fmt.Sprintf("handoff=%s handed the run to dppca's own pipeline: the noise the network would leave on a mean, %.3g of R, is %s", r.e.o.Handoff, pl.RhoOn, r.e.o.handoffBound())
 		}
 		if pl.NetOff {
 			why = fmt.Sprintf("the staged split left the network out (the noise it would leave on a mean, %.3g of R, is above %g) and gave its share to the start", pl.Rho, r.e.o.StageBound)
@@ -319,7 +319,7 @@ func (r *runner) noiseMessage() string {
 		}
 	}
 	if pl.Handoff {
-		head += fmt.Sprintf("; lownoise=dppca: the noise the network would leave on a mean at its full share is %.3g of R (bound %.3g), so the run is handed to dppca's own pipeline (genes=auto: h = %d, p by the noise edge, %d Lloyd rounds, its own over-clustering, every round holding a light centre) and no DP-SGD step runs; the network's share goes to the start and the head", pl.RhoOn, HandoffRho, pl.DPPCA.H, dppca.DefaultT)
+		head += fmt.Sprintf("; handoff=%s: the noise the network would leave on a mean at its full share is %.3g of R (%s), so the run is handed to dppca's own pipeline (genes=auto: h = %d, p by the noise edge, %d Lloyd rounds, its own over-clustering, every round holding a light centre) and no DP-SGD step runs; the network's share goes to the start and the head", o.Handoff, pl.RhoOn, o.handoffBound(), pl.DPPCA.H, dppca.DefaultT)
 	}
 	if o.Subspace != SubspaceOff {
 		head += fmt.Sprintf("; subspace test after the start: when its noise edge is at most %g times the released (K−1)-th eigenvalue the network is left out and its share goes to %d more head rounds", subspaceRho(o.Subspace), SubspaceRounds)

@@ -48,7 +48,7 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 		reasons = append(reasons, "genes=auto chooses h from the released cell count (counted once in the ledger) and p=auto chooses p from the released eigenvalues: post-processing of releases; every noise is a fixed multiple of its sensitivity (R = clip·√h), so the budget does not depend on h or p")
 	}
 	if r.pl.Handoff {
-		reasons = append(reasons, fmt.Sprintf("lownoise=dppca: the noise the network would leave on a mean, from the released cell count, is at most %.3g of R, so the run is dppca's own pipeline (its start, no DP-SGD step) with the head's round: a choice made from a release, post-processing; the ledger holds what ran", HandoffRho))
+		reasons = append(reasons, fmt.Sprintf("handoff=%s: the noise the network would leave on a mean, from the released cell count, is %s, so the run is dppca's own pipeline (its start, no DP-SGD step) with the head's round: a choice made from a release, post-processing; the ledger holds what ran", o.Handoff, o.handoffBound()))
 	}
 	status := core.GuaranteeFormal
 	if o.Prep == dppca.PrepPrivate {

@@ -2,24 +2,30 @@ package sounddcan
 
 import "github.com/dpscope/dpscope/core/method/dppca"
 
-// Option lownoise's values (Options.LowNoise): what a run does where the
-// noise the network would leave on a mean at its full share is small
-// (ρ ≤ HandoffRho, from the released cell count).
+// Option handoff's values (Options.Handoff): where a run is handed to
+// dppca's own pipeline, by ρ, the noise the network would leave on a mean
+// at its full share (from the released cell count; the ρ target=auto
+// reads). A run handed off has dppca as it runs alone for its start
+// (genes=auto, p=auto, its 10 rounds, over=auto with its own merge, and
+// under target=auto its total 10³) with
+// every Lloyd round holding a light centre (hold=on), and no DP-SGD step:
+// the network's share goes to the start and the head, as under steps=0.
 const (
-	// LowNoiseNet keeps the design as it is there: the default start and
-	// the network at net's share.
-	LowNoiseNet = "net"
-	// LowNoiseDPPCA hands the run to dppca's own pipeline there: the
-	// start is dppca as it runs alone (genes=auto, p=auto, its 10 rounds,
-	// over=auto with its own merge) with every Lloyd round holding a
-	// light centre (hold=on), and the network is left out, its share
-	// going to the start and the head as under steps=0.
-	LowNoiseDPPCA = "dppca"
-	// DefaultLowNoise is option lownoise's default.
-	DefaultLowNoise = LowNoiseNet
+	// HandoffOff never hands a run off (the default).
+	HandoffOff = "off"
+	// HandoffLow hands off where ρ ≤ HandoffRho and without noise (rule
+	// H of the eleventh session, stated as "lownoise=dppca"; rejected on
+	// fresh simulations).
+	HandoffLow = "low"
+	// HandoffMid hands off where TargetRho < ρ ≤ the staged split's bound:
+	// the band where the network runs at its full share on the 10⁴ start
+	// (rule H2 of the eleventh session).
+	HandoffMid = "mid"
+	// DefaultHandoff is option handoff's default.
+	DefaultHandoff = HandoffOff
 )
 
-// HandoffRho is lownoise=dppca's bound, in units of R, fixed in advance
+// HandoffRho is handoff=low's bound, in units of R, fixed in advance
 // (rule H, docs/RESULTS.md "dcan-sound, eleventh session"): half of
 // TargetRho. Where the noise the network would leave on a mean at its
 // full share is at most that, net=rho already cuts its share to a quarter
@@ -39,7 +45,23 @@ func (o Options) handoff() Options {
 }
 
 // handsOff reports whether a run of o with ρ, the noise the network would
-// leave on a mean at its full share, is handed to dppca's pipeline.
+// leave on a mean at its full share (0 without noise), is handed to
+// dppca's pipeline.
 func (o Options) handsOff(rho float64) bool {
-	return o.LowNoise == LowNoiseDPPCA && rho <= HandoffRho
+	switch o.Handoff {
+	case HandoffLow:
+		return rho <= HandoffRho
+	case HandoffMid:
+		return rho > TargetRho && rho <= o.StageBound
+	}
+	return false
+}
+
+// handoffBound describes the band of ρ option handoff hands off, for the
+// run's messages.
+func (o Options) handoffBound() string {
+	if o.Handoff == HandoffMid {
+		return "in (TargetRho, stagerho]"
+	}
+	return "at most TargetRho/2"
 }

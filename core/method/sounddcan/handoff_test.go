@@ -12,74 +12,83 @@ import (
 	"github.com/dpscope/dpscope/internal/fixture"
 )
 
-// TestLowNoiseHandoff: lownoise=dppca hands a run to dppca's pipeline
-// exactly where ρ (the network at its full share, from the released
-// count) is at most HandoffRho, and without noise; there no DP-SGD step is
-// planned, the start is dppca's own with hold=on, the whole composition
+// TestHandoffPlan: handoff=low hands a run to dppca's pipeline exactly
+// where ρ (the network at its full share, from the released count) is at
+// most HandoffRho, and without noise; handoff=mid where TargetRho < ρ ≤
+// stagerho; there no DP-SGD step is planned, the start is dppca's own with hold=on, the whole composition
 // stays within μ, and the null (steps=0) decides alike. Elsewhere the plan
 // is the default's.
-func TestLowNoiseHandoff(t *testing.T) {
+func TestHandoffPlan(t *testing.T) {
 	src, err := dppca.NewSource(fixture.Separated(3, 100, 300, 1), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := mustParse(t, map[string]string{"lownoise": "dppca"})
-	null := mustParse(t, map[string]string{"lownoise": "dppca", "steps": "0"})
 	def := mustParse(t, nil)
-	if !strings.HasSuffix(o.String(), " lownoise=dppca") || strings.Contains(def.String(), "lownoise") {
-		t.Errorf("lownoise=dppca reads as %v, the default as %v", o, def)
+	if strings.Contains(def.String(), "handoff") {
+		t.Errorf("the default reads as %v", def)
 	}
-	pl, err := NewPlan(src, false, 0, 1e-5, o, rand.New(rand.NewPCG(1, 0)))
-	if err != nil || !pl.Handoff || pl.Steps != 0 || pl.Over != 1 {
-		t.Errorf("nonprivate: handoff %v, %d steps, over %d (%v): want handed off, no step, K centres", pl.Handoff, pl.Steps, pl.Over, err)
-	}
-	handed := map[bool]bool{}
-	for _, eps := range []float64{1, 16, 1000, 1e5} {
-		pl, err := NewPlan(src, true, eps, 1e-5, o, rand.New(rand.NewPCG(1, 0)))
-		if err != nil {
-			t.Fatal(err)
+	for _, mode := range []string{HandoffLow, HandoffMid} {
+		o := mustParse(t, map[string]string{"handoff": mode})
+		null := mustParse(t, map[string]string{"handoff": mode, "steps": "0"})
+		if !strings.HasSuffix(o.String(), " handoff="+mode) {
+			t.Errorf("handoff=%s reads as %v", mode, o)
 		}
-		pd, err := NewPlan(src, true, eps, 1e-5, def, rand.New(rand.NewPCG(1, 0)))
-		if err != nil {
-			t.Fatal(err)
+		pl, err := NewPlan(src, false, 0, 1e-5, o, rand.New(rand.NewPCG(1, 0)))
+		if want := mode == HandoffLow; err != nil || pl.Handoff != want || (want && (pl.Steps != 0 || pl.Over != 1)) {
+			t.Errorf("%s nonprivate: handoff %v, %d steps, over %d (%v): want handed off %v", mode, pl.Handoff, pl.Steps, pl.Over, err, want)
 		}
-		if want := pd.RhoOn <= HandoffRho; pl.Handoff != want || !(pd.RhoOn > 0) {
-			t.Fatalf("ε=%g: ρ %.3g, handoff %v, want %v", eps, pd.RhoOn, pl.Handoff, want)
-		}
-		handed[pl.Handoff] = true
-		if !pl.Handoff {
-			if pl.Steps != pd.Steps || pl.Z != pd.Z || pl.DPPCA.H != pd.DPPCA.H || pl.shares != pd.shares {
-				t.Errorf("ε=%g, not handed off: plan differs from the default's (steps %d/%d, z %g/%g, h %d/%d)", eps, pl.Steps, pd.Steps, pl.Z, pd.Z, pl.DPPCA.H, pd.DPPCA.H)
+		handed := map[bool]bool{}
+		for _, eps := range []float64{1, 4, 8, 16, 32, 64, 1000, 1e5} {
+			pl, err := NewPlan(src, true, eps, 1e-5, o, rand.New(rand.NewPCG(1, 0)))
+			if err != nil {
+				t.Fatal(err)
 			}
-			continue
+			pd, err := NewPlan(src, true, eps, 1e-5, def, rand.New(rand.NewPCG(1, 0)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := pd.RhoOn <= HandoffRho
+			if mode == HandoffMid {
+				want = pd.RhoOn > TargetRho && pd.RhoOn <= def.StageBound
+			}
+			if pl.Handoff != want || !(pd.RhoOn > 0) {
+				t.Fatalf("%s ε=%g: ρ %.3g, handoff %v, want %v", mode, eps, pd.RhoOn, pl.Handoff, want)
+			}
+			handed[pl.Handoff] = true
+			if !pl.Handoff {
+				if pl.Steps != pd.Steps || pl.Z != pd.Z || pl.DPPCA.H != pd.DPPCA.H || pl.shares != pd.shares || pl.Target != pd.Target {
+					t.Errorf("%s ε=%g, not handed off: plan differs from the default's (steps %d/%d, z %g/%g, h %d/%d)", mode, eps, pl.Steps, pd.Steps, pl.Z, pd.Z, pl.DPPCA.H, pd.DPPCA.H)
+				}
+				continue
+			}
+			dp, net, head := pl.Shares()
+			if pl.Steps != 0 || net != 0 || math.Abs(dp/head-5) > 1e-9 || pl.Over != 1 || pl.Target != TargetLow {
+				t.Errorf("%s ε=%g handed off: %d steps, shares %g / %g / %g, over %d, total %g (default %g)", mode, eps, pl.Steps, dp, net, head, pl.Over, pl.Target, pd.Target)
+			}
+			if mu := dppca.ComposedMu(pl.Mechanisms()); mu > pl.Mu*(1+1e-12) || slices.ContainsFunc(pl.Mechanisms(), func(m dppca.Mechanism) bool { return m.Name == MechSGD }) {
+				t.Errorf("%s ε=%g handed off: composes to μ %.9g against %.9g, or plans DP-SGD steps", mode, eps, mu, pl.Mu)
+			}
+			pn, err := NewPlan(src, true, eps, 1e-5, null, rand.New(rand.NewPCG(1, 0)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !pn.Handoff || pn.NoisyN != pl.NoisyN || pn.DPPCA.H != pl.DPPCA.H || pn.Sums != pl.Sums {
+				t.Errorf("%s ε=%g: the null handed off %v (h %d, ñ %g), the method %v (h %d, ñ %g)", mode, eps, pn.Handoff, pn.DPPCA.H, pn.NoisyN, pl.Handoff, pl.DPPCA.H, pl.NoisyN)
+			}
 		}
-		dp, net, head := pl.Shares()
-		if pl.Steps != 0 || net != 0 || math.Abs(dp/head-5) > 1e-9 || pl.Over != 1 || pl.Target != TargetLow {
-			t.Errorf("ε=%g handed off: %d steps, shares %g / %g / %g, over %d, total %g", eps, pl.Steps, dp, net, head, pl.Over, pl.Target)
-		}
-		if mu := dppca.ComposedMu(pl.Mechanisms()); mu > pl.Mu*(1+1e-12) || slices.ContainsFunc(pl.Mechanisms(), func(m dppca.Mechanism) bool { return m.Name == MechSGD }) {
-			t.Errorf("ε=%g handed off: composes to μ %.9g against %.9g, or plans DP-SGD steps", eps, mu, pl.Mu)
-		}
-		pn, err := NewPlan(src, true, eps, 1e-5, null, rand.New(rand.NewPCG(1, 0)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !pn.Handoff || pn.NoisyN != pl.NoisyN || pn.DPPCA.H != pl.DPPCA.H || pn.Sums != pl.Sums {
-			t.Errorf("ε=%g: the null handed off %v (h %d, ñ %g), the method %v (h %d, ñ %g)", eps, pn.Handoff, pn.DPPCA.H, pn.NoisyN, pl.Handoff, pl.DPPCA.H, pl.NoisyN)
+		if !handed[true] || !handed[false] {
+			t.Fatalf("%s: the ε list should hand some runs off and not others: %v", mode, handed)
 		}
 	}
-	if !handed[true] || !handed[false] {
-		t.Fatalf("the ε list should hand some runs off and not others: %v", handed)
-	}
-	if _, err := Parse(map[string]string{"lownoise": "all"}); err == nil || !strings.Contains(err.Error(), "lownoise") {
-		t.Errorf("lownoise=all: error %v, want one naming the option", err)
+	if _, err := Parse(map[string]string{"handoff": "all"}); err == nil || !strings.Contains(err.Error(), "handoff") {
+		t.Errorf("handoff=all: error %v, want one naming the option", err)
 	}
 }
 
-// TestLowNoiseRun: a handed-off run trains no step, its start holds dppca's
+// TestHandoffRun: a handed-off run trains no step, its start holds dppca's
 // own h (genes=auto), and its noise message and guarantee say so.
-func TestLowNoiseRun(t *testing.T) {
-	e, evs := runTest(t, fixture.Separated(3, 100, 300, 1), soundConfig(1e5, 1, map[string]string{"lownoise": "dppca"}))
+func TestHandoffRun(t *testing.T) {
+	e, evs := runTest(t, fixture.Separated(3, 100, 300, 1), soundConfig(1e5, 1, map[string]string{"handoff": "low"}))
 	out := e.out
 	if out == nil || !out.Plan.Handoff || len(out.Losses) != 0 || out.Start.Plan.H == 200 {
 		t.Fatalf("ε=1e5: want a handed-off run with no step and dppca's own h (plan %+v)", out.Plan)
@@ -91,7 +100,7 @@ func TestLowNoiseRun(t *testing.T) {
 		}
 	}
 	g, _ := lastOf[core.GuaranteeEvent](evs)
-	if !said || !slices.ContainsFunc(g.Reasons, func(r string) bool { return strings.Contains(r, "lownoise=dppca") }) {
+	if !said || !slices.ContainsFunc(g.Reasons, func(r string) bool { return strings.Contains(r, "handoff=low") }) {
 		t.Errorf("the run does not report the handoff (noise message %v; guarantee %v)", said, g.Reasons)
 	}
 }
