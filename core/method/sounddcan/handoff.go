@@ -21,9 +21,20 @@ const (
 	// the band where the network runs at its full share on the 10⁴ start
 	// (rule H2 of the eleventh session).
 	HandoffMid = "mid"
+	// HandoffMidMerge hands off in the same band as HandoffMid, but the
+	// start clusters into HandoffOver·K centres that the head's round
+	// weights and merges into K, as the default start does (rule H3):
+	// only centres whose released count clears the head's bar enter the
+	// merge, so a centre left where no cell is nearest does not become a
+	// cluster.
+	HandoffMidMerge = "midmerge"
 	// DefaultHandoff is option handoff's default.
 	DefaultHandoff = HandoffOff
 )
+
+// HandoffOver is handoff=midmerge's over-clustering factor: 2, the
+// factor dppca's own over=auto over-clusters by.
+const HandoffOver = 2
 
 // HandoffRho is handoff=low's bound, in units of R, fixed in advance
 // (rule H, docs/RESULTS.md "dcan-sound, eleventh session"): half of
@@ -41,6 +52,9 @@ func (o Options) handoff() Options {
 	o.Genes = dppca.GenesAuto
 	o.P, o.PRule = dppca.DefaultPCap, dppca.PRuleEdge
 	o.Over = 1
+	if o.Handoff == HandoffMidMerge {
+		o.Over = HandoffOver // dppca into 2K (no merge of its own), the head merges
+	}
 	return o
 }
 
@@ -51,7 +65,7 @@ func (o Options) handsOff(rho float64) bool {
 	switch o.Handoff {
 	case HandoffLow:
 		return rho <= HandoffRho
-	case HandoffMid:
+	case HandoffMid, HandoffMidMerge:
 		return rho > TargetRho && rho <= o.StageBound
 	}
 	return false
@@ -60,7 +74,7 @@ func (o Options) handsOff(rho float64) bool {
 // handoffBound describes the band of ρ option handoff hands off, for the
 // run's messages.
 func (o Options) handoffBound() string {
-	if o.Handoff == HandoffMid {
+	if o.Handoff == HandoffMid || o.Handoff == HandoffMidMerge {
 		return "in (TargetRho, stagerho]"
 	}
 	return "at most TargetRho/2"

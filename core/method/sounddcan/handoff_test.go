@@ -27,14 +27,18 @@ func TestHandoffPlan(t *testing.T) {
 	if strings.Contains(def.String(), "handoff") {
 		t.Errorf("the default reads as %v", def)
 	}
-	for _, mode := range []string{HandoffLow, HandoffMid} {
+	for _, mode := range []string{HandoffLow, HandoffMid, HandoffMidMerge} {
+		over := 1
+		if mode == HandoffMidMerge {
+			over = HandoffOver
+		}
 		o := mustParse(t, map[string]string{"handoff": mode})
 		null := mustParse(t, map[string]string{"handoff": mode, "steps": "0"})
 		if !strings.HasSuffix(o.String(), " handoff="+mode) {
 			t.Errorf("handoff=%s reads as %v", mode, o)
 		}
 		pl, err := NewPlan(src, false, 0, 1e-5, o, rand.New(rand.NewPCG(1, 0)))
-		if want := mode == HandoffLow; err != nil || pl.Handoff != want || (want && (pl.Steps != 0 || pl.Over != 1)) {
+		if want := mode == HandoffLow; err != nil || pl.Handoff != want || (want && (pl.Steps != 0 || pl.Over != over)) {
 			t.Errorf("%s nonprivate: handoff %v, %d steps, over %d (%v): want handed off %v", mode, pl.Handoff, pl.Steps, pl.Over, err, want)
 		}
 		handed := map[bool]bool{}
@@ -48,7 +52,7 @@ func TestHandoffPlan(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := pd.RhoOn <= HandoffRho
-			if mode == HandoffMid {
+			if mode != HandoffLow {
 				want = pd.RhoOn > TargetRho && pd.RhoOn <= def.StageBound
 			}
 			if pl.Handoff != want || !(pd.RhoOn > 0) {
@@ -62,7 +66,7 @@ func TestHandoffPlan(t *testing.T) {
 				continue
 			}
 			dp, net, head := pl.Shares()
-			if pl.Steps != 0 || net != 0 || math.Abs(dp/head-5) > 1e-9 || pl.Over != 1 || pl.Target != TargetLow {
+			if pl.Steps != 0 || net != 0 || math.Abs(dp/head-5) > 1e-9 || pl.Over != over || pl.Target != TargetLow {
 				t.Errorf("%s ε=%g handed off: %d steps, shares %g / %g / %g, over %d, total %g (default %g)", mode, eps, pl.Steps, dp, net, head, pl.Over, pl.Target, pd.Target)
 			}
 			if mu := dppca.ComposedMu(pl.Mechanisms()); mu > pl.Mu*(1+1e-12) || slices.ContainsFunc(pl.Mechanisms(), func(m dppca.Mechanism) bool { return m.Name == MechSGD }) {

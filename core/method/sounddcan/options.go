@@ -438,8 +438,8 @@ func (o Options) Validate() error {
 	if o.Hold != HoldOff && o.Hold != HoldOn && o.Hold != HoldSeen && o.Hold != HoldFirst {
 		return optf("option hold is %q, must be %s, %s, %s or %s", o.Hold, HoldOff, HoldOn, HoldSeen, HoldFirst)
 	}
-	if o.Handoff != HandoffOff && o.Handoff != HandoffLow && o.Handoff != HandoffMid {
-		return optf("option handoff is %q, must be %s, %s or %s", o.Handoff, HandoffOff, HandoffLow, HandoffMid)
+	if o.Handoff != HandoffOff && o.Handoff != HandoffLow && o.Handoff != HandoffMid && o.Handoff != HandoffMidMerge {
+		return optf("option handoff is %q, must be %s, %s, %s or %s", o.Handoff, HandoffOff, HandoffLow, HandoffMid, HandoffMidMerge)
 	}
 	if o.Start != StartStage && o.Start != StartDPPCA {
 		return optf("option start is %q, must be %s or %s", o.Start, StartStage, StartDPPCA)
