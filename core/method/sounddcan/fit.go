@@ -167,7 +167,9 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	h := start.Matrix.H
 	x := start.Matrix.Z
 	mx := newMixture(merged, mw, start.Basis, src.K, p, h, pl.R)
-	if hk.Canaries != nil {
+	if hk.Canaries != nil && pl.Steps > 0 {
+		// (no step, no gradient release: nothing to plant canaries in; a
+		// handed-off start's h can be smaller than the canaries asked)
 		mx.canaries = hk.Canaries(mx.gradSize())
 	}
 	mx.gclip = o.GradClip

@@ -23,10 +23,10 @@ func TestHandoffPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	def := mustParse(t, nil)
-	if strings.Contains(def.String(), "handoff") {
-		t.Errorf("the default reads as %v", def)
+	if d := mustParse(t, nil); !strings.HasSuffix(d.String(), " handoff="+DefaultHandoff) {
+		t.Errorf("the default reads as %v", d)
 	}
+	def := mustParse(t, map[string]string{"handoff": "off"}) // the plan a run not handed off must equal
 	for _, mode := range []string{HandoffLow, HandoffMid, HandoffMidMerge} {
 		over := 1
 		if mode == HandoffMidMerge {
@@ -82,6 +82,12 @@ func TestHandoffPlan(t *testing.T) {
 		}
 		if !handed[true] || !handed[false] {
 			t.Fatalf("%s: the ε list should hand some runs off and not others: %v", mode, handed)
+		}
+	}
+	off := mustParse(t, map[string]string{"handoff": HandoffMidMerge, "stage": "off"})
+	for _, eps := range []float64{1, 4, 8, 16, 32, 64, 1000, 1e5} {
+		if pl, err := NewPlan(src, true, eps, 1e-5, off, rand.New(rand.NewPCG(1, 0))); err != nil || pl.Handoff {
+			t.Errorf("stage=off ε=%g: handed off %v (%v); the handoff reads the staged split's ρ", eps, pl.Handoff, err)
 		}
 	}
 	if _, err := Parse(map[string]string{"handoff": "all"}); err == nil || !strings.Contains(err.Error(), "handoff") {

@@ -496,14 +496,8 @@ func (o Options) String() string {
 	case NetRhoRule:
 		net = "rho(≤" + net + ")"
 	}
-	s := fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s stagerho=%g gate=%s start=%s subspace=%s fill=%s hold=%s target=%s",
-		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.StageBound, o.Gate, o.Start, o.Subspace, o.Fill, o.Hold, target)
-	if o.Handoff != "" && o.Handoff != HandoffOff {
-		// only when set, so the default's string (and run records) keep
-		// their form
-		s += " handoff=" + o.Handoff
-	}
-	return s
+	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s stagerho=%g gate=%s start=%s subspace=%s fill=%s hold=%s target=%s handoff=%s",
+		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.StageBound, o.Gate, o.Start, o.Subspace, o.Fill, o.Hold, target, o.Handoff)
 }
 
 // shares returns the shares of μ² of the dppca stage, the network and the

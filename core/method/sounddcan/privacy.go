@@ -314,7 +314,7 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 	pl.Mu = mu
 	shDP, shNet, shHead := o.shares()
 	staged := o.Stage == StageAuto && !o.NoTrain
-	if staged || o.Over == OverAuto || o.Target == TargetAuto || o.Handoff != HandoffOff {
+	if staged || o.Over == OverAuto || o.Target == TargetAuto || o.handoffOn() {
 		// The cell count first (these rules decide from it).
 		if err := pl.releaseCount(src, mu, delta, o, do, rng); err != nil {
 			return Plan{}, err
@@ -327,7 +327,7 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 		pl.RhoOn = pl.rhoOn(src, mu, o, do)
 		pl.Target = targetRule(pl.RhoOn)
 	}
-	if o.Handoff != HandoffOff {
+	if o.handoffOn() {
 		// The same ρ target=auto reads (the network at its full share,
 		// the default start's h), so the method and its null (steps=0)
 		// decide alike; post-processing of the released count.
