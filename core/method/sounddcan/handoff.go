@@ -1,6 +1,10 @@
 package sounddcan
 
-import "github.com/dpscope/dpscope/core/method/dppca"
+import (
+	"fmt"
+
+	"github.com/dpscope/dpscope/core/method/dppca"
+)
 
 // Option handoff's values (Options.Handoff): where a run is handed to
 // dppca's own pipeline, by ρ, the noise the network would leave on a mean
@@ -82,6 +86,15 @@ func (o Options) handsOff(rho float64) bool {
 // design).
 func (o Options) handoffOn() bool {
 	return o.Handoff != HandoffOff && o.Stage == StageAuto
+}
+
+// handoffMerge says how a handed-off start reaches K centres, for the
+// run's messages.
+func (o Options) handoffMerge() string {
+	if o.Handoff == HandoffMidMerge {
+		return fmt.Sprintf("%dK centres weighted and merged into K by the head's round", HandoffOver)
+	}
+	return "dppca's own over-clustering and merge"
 }
 
 // handoffBound describes the band of ρ option handoff hands off, for the
