@@ -423,6 +423,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("subspace", "edge", "start", "stage")
 	f.Add("fill", "split", "hold", " on")
 	f.Add("target", "1000", "target", "1e9")
+	f.Add("handoff", "midmerge", "stage", "off")
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		o, err := Parse(map[string]string{k1: v1, k2: v2})
 		if err != nil {
