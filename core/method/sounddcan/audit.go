@@ -66,12 +66,18 @@ func (r *runner) emitAudit() error {
 		r.ctl.Emit(ev)
 		return nil
 	}
-	if r.canaries == nil {
-		return nil
-	}
 	delta := r.e.cfg.Delta
 	if delta <= 0 || delta >= 1 {
 		delta = 0
+	}
+	if r.canaries == nil {
+		if r.pl.Steps == 0 {
+			// no DP-SGD step ran: no gradient was released, so the
+			// attacker sees nothing of the canaries (bound 0)
+			r.ctl.Emit(core.AuditEvent{Confidence: r.e.cfg.Audit.Resolved().Confidence, Delta: delta, Kind: core.AuditGradient,
+				View: "no DP-SGD step ran: no gradient was released", Setting: fmt.Sprintf("gradient canaries, %s mode: the plan ran no DP-SGD step (the network left out), so there was no release to plant them in", r.e.cfg.Mode)})
+		}
+		return nil
 	}
 	res, err := r.canaries.Audit(delta, 1-r.e.cfg.Audit.Resolved().Confidence)
 	if err != nil {

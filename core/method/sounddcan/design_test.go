@@ -88,7 +88,8 @@ func medianLibrary(d *datasets.Dataset) float64 {
 // DPSCOPE_SOUNDDCAN_DPPCA=1 adds dppca. Each cell of the table gives the
 // mean ± sd, c the runs below K/2 non-empty clusters, o the runs whose
 // network the staged split left out, s those the subspace test left out,
-// t those whose start normalised to TargetLow (10³),
+// t those whose start normalised to TargetLow (10³), d those option handoff
+// handed to dppca's pipeline,
 // ne the mean non-empty clusters. Long; it reports and asserts nothing
 // beyond the runs succeeding.
 func TestDesign(t *testing.T) {
@@ -149,7 +150,7 @@ func TestDesign(t *testing.T) {
 		line := fmt.Sprintf("%-40q", v)
 		for ei, eps := range allEps {
 			var aris []float64
-			collapsed, off, sub, nonEmpty, low := 0, 0, 0, 0, 0
+			collapsed, off, sub, nonEmpty, low, hand := 0, 0, 0, 0, 0, 0
 			for _, src := range srcs {
 				for s := range nseeds {
 					a, out := fitARI(t, src, eps > 0, eps, o, s)
@@ -167,11 +168,14 @@ func TestDesign(t *testing.T) {
 					if out.Plan.Target == TargetLow {
 						low++
 					}
+					if out.Plan.Handoff {
+						hand++
+					}
 				}
 			}
 			runs[vi][ei] = aris
 			m, sd := meanSD(aris)
-			line += fmt.Sprintf(" | ε=%g %.3f±%.3f c%d o%d s%d t%d ne%.1f", eps, m, sd, collapsed, off, sub, low, float64(nonEmpty)/float64(len(aris)))
+			line += fmt.Sprintf(" | ε=%g %.3f±%.3f c%d o%d s%d t%d d%d ne%.1f", eps, m, sd, collapsed, off, sub, low, hand, float64(nonEmpty)/float64(len(aris)))
 		}
 		t.Log(line)
 	}

@@ -308,4 +308,23 @@
 //     it was not built: the trained labels scored at least the start's in
 //     all 42 diagnosed runs; where a run is below its null the cost is the
 //     budget the steps take from the start, which the split decides.
+//
+// Eleventh session (docs/RESULTS.md, "sdcan11"): option handoff (handoff.go)
+// hands a run, by ρ (the noise the network would leave on a mean at its
+// full share, from the released count), to dppca's own pipeline (its gene
+// and p rules, 10 rounds, hold=on, 10³) with no DP-SGD step. Three rules,
+// each stated in a commit before its fresh draws, by the criteria above:
+//   - H, handoff=low (ρ ≤ TargetRho/2, dppca's own merge; seeds 101–107):
+//     rejected by (a) at 4,000 cells ε 8 and 16 (−0.066, −0.036: there
+//     the network on the default start gained +0.097 over its null) and
+//     (d) (no win beyond 2 SE).
+//   - H2, handoff=mid (TargetRho < ρ ≤ stagerho, dppca's own merge; seeds
+//     111–117): wins +0.177 / +0.122 / +0.113 in the band but leaves 6.3
+//     of 8 clusters against 7.3 at 4,000 cells ε 2: rejected by (b).
+//   - H3, handoff=midmerge (the same band; dppca into 2K centres merged by
+//     the head's round, as the default start is; seeds 121–127): +0.064 /
+//     +0.124 / +0.055 / +0.009 (2,000 cells ε 4, 4,000 cells ε 2, library
+//     log-mean 7 and 6 at ε 4; the last two beyond 2 SE) with every
+//     cluster filled (7.8–8.0 against 6.3–7.3), elsewhere the default's
+//     runs to the digit: passed. It is the default.
 package sounddcan

@@ -278,6 +278,9 @@ func (r *runner) collapseMessage(out *Outcome) string {
 	}
 	if pl.Steps == 0 {
 		why := "steps=0 (the null)"
+		if pl.Handoff {
+			why = fmt.Sprintf("handoff=%s handed the run to dppca's own pipeline: the noise the network would leave on a mean, %.3g of R, is %s", r.e.o.Handoff, pl.RhoOn, r.e.o.handoffBound())
+		}
 		if pl.NetOff {
 			why = fmt.Sprintf("the staged split left the network out (the noise it would leave on a mean, %.3g of R, is above %g) and gave its share to the start", pl.Rho, r.e.o.StageBound)
 		}
@@ -297,23 +300,35 @@ func (r *runner) collapseMessage(out *Outcome) string {
 func (r *runner) noiseMessage() string {
 	pl, o := r.pl, r.e.o
 	shDP, shNet, shHead := pl.Shares()
-	head := fmt.Sprintf("K = %d (dppca stage into %d), p = %d, h = %d genes, R = %.3g, %d full-batch DP-SGD steps of size η = %.4g with the EM preconditioner, each cell's gradient clipped to 1 in units of %.3g (means) and %.3g (variance), %d head round",
-		r.src.K, min(max(pl.Over, 1)*r.src.K, r.src.Data.Cells()), o.P, pl.DPPCA.H, pl.R, pl.Steps, o.LR, pl.CMu, pl.CV, pl.Rounds)
+	p := fmt.Sprintf("p = %d", o.P)
+	if o.PRule == dppca.PRuleEdge || pl.Handoff {
+		p = fmt.Sprintf("p ≤ %d by the noise edge", dppca.DefaultPCap)
+	}
+	head := fmt.Sprintf("K = %d (dppca stage into %d), %s, h = %d genes, R = %.3g, %d full-batch DP-SGD steps of size η = %.4g with the EM preconditioner, each cell's gradient clipped to 1 in units of %.3g (means) and %.3g (variance), %d head round",
+		r.src.K, min(max(pl.Over, 1)*r.src.K, r.src.Data.Cells()), p, pl.DPPCA.H, pl.R, pl.Steps, o.LR, pl.CMu, pl.CV, pl.Rounds)
 	if o.NoTrain {
 		head += "; steps=0: the null (the mixture at its private start, the network's share given back)"
 	}
 	if pl.Staged {
 		verdict := "the network runs"
+		if pl.Handoff {
+			verdict = "handoff's band (below)"
+		}
 		if pl.NetOff {
 			verdict = "above it, the network is left out and its share of the budget goes to the start (as steps=0)"
 		}
 		head += fmt.Sprintf("; staged split: cell count ñ = %.0f released first, the noise the network would leave on a mean is %.3g of R (bound %g): %s", pl.NoisyN, pl.Rho, o.StageBound, verdict)
 	}
-	if o.Target == TargetAuto {
+	if o.Target == TargetAuto && pl.Handoff {
+		head += fmt.Sprintf("; target=auto: handed off, so dppca's own total %g", pl.Target)
+	} else if o.Target == TargetAuto {
 		head += fmt.Sprintf("; target=auto: the noise the network would leave on a mean with its fixed share is %.3g of R (bound %.3g), so every cell is normalised to %g", pl.RhoOn, TargetRho, pl.Target)
 		if o.NetRule == NetRhoRule && pl.Private() && pl.Target == TargetLow && pl.Steps > 0 {
 			head += fmt.Sprintf(" and net=rho cuts the network's share to %.3g (its noise on a mean at the bound), the rest to the start and the head", shNet)
 		}
+	}
+	if pl.Handoff {
+		head += fmt.Sprintf("; handoff=%s: the noise the network would leave on a mean at its full share is %.3g of R (%s), so the run is handed to dppca's own pipeline (genes=auto: h = %d, p by the noise edge, %d Lloyd rounds, %s, every round holding a light centre) and no DP-SGD step runs; the network's share goes to the start and the head", o.Handoff, pl.RhoOn, o.handoffBound(), pl.DPPCA.H, dppca.DefaultT, o.handoffMerge())
 	}
 	if o.Subspace != SubspaceOff {
 		head += fmt.Sprintf("; subspace test after the start: when its noise edge is at most %g times the released (K−1)-th eigenvalue the network is left out and its share goes to %d more head rounds", subspaceRho(o.Subspace), SubspaceRounds)

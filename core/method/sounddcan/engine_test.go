@@ -26,9 +26,10 @@ func TestPlanComposesToTarget(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 0))
 	// stage=off: the fixed split (TestStagedSplit covers stage=auto).
-	// target=10000: under target=auto the null releases the count at the
-	// method's noise first (TestTargetAuto checks that sliver).
-	for _, vals := range []map[string]string{{"stage": "off"}, {"steps": "37", "p": "5", "prep": "public", "net": "0.1", "stage": "off"}, {"steps": "0", "target": "10000"}} {
+	// target=10000, handoff=off: under target=auto or a handoff the null
+	// releases the count at the method's noise first (TestTargetAuto and
+	// TestHandoffPlan check that sliver).
+	for _, vals := range []map[string]string{{"stage": "off"}, {"steps": "37", "p": "5", "prep": "public", "net": "0.1", "stage": "off"}, {"steps": "0", "target": "10000", "handoff": "off"}} {
 		o := mustParse(t, vals)
 		for _, eps := range []float64{0.5, 1, 8, 16} {
 			pl, err := NewPlan(src, true, eps, 1e-5, o, rng)
@@ -389,21 +390,21 @@ func TestGoroutinesEnd(t *testing.T) {
 // steps=0 is the null.
 func TestParseDefaults(t *testing.T) {
 	o := mustParse(t, nil)
-	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4, Shrink: ShrinkOff, Stage: StageAuto, Gate: GateComp, NetRule: NetRhoRule, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst, Target: TargetAuto, StageBound: 0.1667}
+	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4, Shrink: ShrinkOff, Stage: StageAuto, Gate: GateComp, NetRule: NetRhoRule, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst, Target: TargetAuto, StageBound: 0.1667, Handoff: HandoffMidMerge}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}
 	o = mustParse(t, map[string]string{"p": "4", "genes": "50", "prep": "public", "k": "7", "steps": "10", "gclip": "1", "lr": "0.5", "over": "1", "net": "0.1", "shrink": "js", "stage": "off", "gate": "off", "target": "1000", "stagerho": "0.2"})
-	want = Options{P: 4, PRule: dppca.PRuleFixed, Genes: 50, Prep: dppca.PrepPublic, K: 7, Steps: 10, GradClip: 1, LR: 0.5, Over: 1, Net: 0.1, Shrink: ShrinkJS, Stage: StageOff, Gate: GateOff, NetRule: NetFixed, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst, Target: 1000, StageBound: 0.2}
+	want = Options{P: 4, PRule: dppca.PRuleFixed, Genes: 50, Prep: dppca.PrepPublic, K: 7, Steps: 10, GradClip: 1, LR: 0.5, Over: 1, Net: 0.1, Shrink: ShrinkJS, Stage: StageOff, Gate: GateOff, NetRule: NetFixed, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst, Target: 1000, StageBound: 0.2, Handoff: HandoffMidMerge}
 	if o != want {
 		t.Errorf("parsed = %v, want %v", o, want)
 	}
 	o = mustParse(t, map[string]string{"steps": "0"})
-	if !o.NoTrain || o.String() != "p=10 genes=200 prep=private k=0 steps=0 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto stagerho=0.1667 gate=comp start=stage subspace=off fill=off hold=first target=auto" {
+	if !o.NoTrain || o.String() != "p=10 genes=200 prep=private k=0 steps=0 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto stagerho=0.1667 gate=comp start=stage subspace=off fill=off hold=first target=auto handoff=midmerge" {
 		t.Errorf("steps=0 gives %v (NoTrain %v), want the null", o, o.NoTrain)
 	}
 	o = mustParse(t, map[string]string{"p": "auto", "genes": "auto"})
-	if o.P != dppca.DefaultPCap || o.PRule != dppca.PRuleEdge || o.Genes != dppca.GenesAuto || o.String() != "p=auto(≤30) genes=auto prep=private k=0 steps=50 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto stagerho=0.1667 gate=comp start=stage subspace=off fill=off hold=first target=auto" {
+	if o.P != dppca.DefaultPCap || o.PRule != dppca.PRuleEdge || o.Genes != dppca.GenesAuto || o.String() != "p=auto(≤30) genes=auto prep=private k=0 steps=50 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto stagerho=0.1667 gate=comp start=stage subspace=off fill=off hold=first target=auto handoff=midmerge" {
 		t.Errorf("p=auto genes=auto gives %v, want dppca's current rules", o)
 	}
 	o = mustParse(t, map[string]string{"steps": "0"})
@@ -422,6 +423,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("subspace", "edge", "start", "stage")
 	f.Add("fill", "split", "hold", " on")
 	f.Add("target", "1000", "target", "1e9")
+	f.Add("handoff", "midmerge", "stage", "off")
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		o, err := Parse(map[string]string{k1: v1, k2: v2})
 		if err != nil {
@@ -451,8 +453,10 @@ func TestStagedSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	var on, off int
-	// net=0.4: the fixed share (the rules that cut it follow).
+	// net=0.4: the fixed share (the rules that cut it follow); handoff=off
+	// (TestHandoffPlan covers it).
 	for _, vals := range []map[string]string{{"stage": "auto", "net": "0.4"}, {"stage": "auto", "genes": "auto", "net": "0.4"}, {"stage": "auto", "prep": "public", "net": "0.4"}, {"stage": "auto", "net": "auto"}, {"stage": "auto", "net": "rho", "target": "auto"}, {"stage": "auto", "net": "0.4", "stagerho": "0.1667"}} {
+		vals["handoff"] = "off"
 		o := mustParse(t, vals)
 		for _, eps := range []float64{0.5, 2, 8, 64, 1000} {
 			rng := rand.New(rand.NewPCG(3, 0))
@@ -592,7 +596,7 @@ func TestStageBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	def, tight := mustParse(t, map[string]string{"stagerho": "0.25"}), mustParse(t, nil)
+	def, tight := mustParse(t, map[string]string{"stagerho": "0.25", "handoff": "off"}), mustParse(t, map[string]string{"handoff": "off"})
 	found := false
 	for eps := 0.5; eps <= 64 && !found; eps *= 1.05 {
 		pd, err := NewPlan(src, true, eps, 1e-5, def, rand.New(rand.NewPCG(5, 0)))

@@ -62,6 +62,9 @@ type Hooks struct {
 // full-batch DP-SGD steps on the mixture. All noise comes from rng (a
 // ChaCha8 stream keyed by crypto/rand when the run asks for secure noise).
 func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.Rand, hk Hooks) (*Outcome, error) {
+	if pl.Handoff {
+		o = o.handoff() // the plan handed the run to dppca's pipeline
+	}
 	do, err := o.dppcaOptions()
 	if err != nil {
 		return nil, err
@@ -164,7 +167,9 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	h := start.Matrix.H
 	x := start.Matrix.Z
 	mx := newMixture(merged, mw, start.Basis, src.K, p, h, pl.R)
-	if hk.Canaries != nil {
+	if hk.Canaries != nil && pl.Steps > 0 {
+		// (no step, no gradient release: nothing to plant canaries in; a
+		// handed-off start's h can be smaller than the canaries asked)
 		mx.canaries = hk.Canaries(mx.gradSize())
 	}
 	mx.gclip = o.GradClip

@@ -152,7 +152,7 @@ func TestMixtureLearnsMeans(t *testing.T) {
 // method's noise and so spends a sliver less, TestTargetAuto.)
 func TestNullSpendsNoSteps(t *testing.T) {
 	d := fixture.Separated(4, 60, 200, 2)
-	e, evs := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100", "steps": "0", "target": "10000"}))
+	e, evs := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100", "steps": "0", "target": "10000", "handoff": "off"}))
 	if n := len(e.Ledger().Events(MechSGD)); n != 0 {
 		t.Errorf("the null recorded %d DP-SGD events", n)
 	}

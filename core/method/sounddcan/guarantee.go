@@ -42,10 +42,13 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 		"no live patches: the plan is fixed for the whole run",
 		design,
 	}
-	if o.Genes == dppca.GenesAuto || o.PRule == dppca.PRuleEdge {
+	if o.Genes == dppca.GenesAuto || o.PRule == dppca.PRuleEdge || r.pl.Handoff {
 		// h and p chosen from released values: every σ scales with its
 		// Δ (R = clip·√h), so no mechanism's μ depends on the choice.
 		reasons = append(reasons, "genes=auto chooses h from the released cell count (counted once in the ledger) and p=auto chooses p from the released eigenvalues: post-processing of releases; every noise is a fixed multiple of its sensitivity (R = clip·√h), so the budget does not depend on h or p")
+	}
+	if r.pl.Handoff {
+		reasons = append(reasons, fmt.Sprintf("handoff=%s: the noise the network would leave on a mean, from the released cell count, is %s, so the run is dppca's own pipeline (its start, no DP-SGD step) with the head's round: a choice made from a release, post-processing; the ledger holds what ran", o.Handoff, o.handoffBound()))
 	}
 	status := core.GuaranteeFormal
 	if o.Prep == dppca.PrepPrivate {

@@ -133,6 +133,11 @@ type Options struct {
 	// network is left out. DefaultStageBound unless given; the gate,
 	// TargetRho and NetRho stay fractions of the fixed StageRho.
 	StageBound float64
+	// Handoff ("handoff": off, low or mid) is where, by the noise ρ the
+	// network would leave on a mean at its full share (from the released
+	// cell count), a run is handed to dppca's own pipeline with hold=on
+	// and no network (Options.handoff, handsOff); off never.
+	Handoff string
 }
 
 // Values of the options shrink, stage and gate.
@@ -215,7 +220,7 @@ const (
 )
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -289,6 +294,8 @@ func Parse(vals map[string]string) (Options, error) {
 			o.Fill = v
 		case "hold":
 			o.Hold = v
+		case "handoff":
+			o.Handoff = v
 		default:
 			return Options{}, optf("option %q is unknown, must be one of %s", key, strings.Join(Keys, ", "))
 		}
@@ -315,6 +322,9 @@ func (o Options) Resolve() (Options, error) {
 	}
 	if o.StageBound == 0 {
 		o.StageBound = DefaultStageBound
+	}
+	if o.Handoff == "" {
+		o.Handoff = DefaultHandoff
 	}
 	if o.Start == StartDPPCA {
 		// dppca as it runs alone: its own gene and p rules unless given,
@@ -428,6 +438,9 @@ func (o Options) Validate() error {
 	if o.Hold != HoldOff && o.Hold != HoldOn && o.Hold != HoldSeen && o.Hold != HoldFirst {
 		return optf("option hold is %q, must be %s, %s, %s or %s", o.Hold, HoldOff, HoldOn, HoldSeen, HoldFirst)
 	}
+	if o.Handoff != HandoffOff && o.Handoff != HandoffLow && o.Handoff != HandoffMid && o.Handoff != HandoffMidMerge {
+		return optf("option handoff is %q, must be %s, %s, %s or %s", o.Handoff, HandoffOff, HandoffLow, HandoffMid, HandoffMidMerge)
+	}
 	if o.Start != StartStage && o.Start != StartDPPCA {
 		return optf("option start is %q, must be %s or %s", o.Start, StartStage, StartDPPCA)
 	}
@@ -483,8 +496,8 @@ func (o Options) String() string {
 	case NetRhoRule:
 		net = "rho(≤" + net + ")"
 	}
-	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s stagerho=%g gate=%s start=%s subspace=%s fill=%s hold=%s target=%s",
-		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.StageBound, o.Gate, o.Start, o.Subspace, o.Fill, o.Hold, target)
+	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s stagerho=%g gate=%s start=%s subspace=%s fill=%s hold=%s target=%s handoff=%s",
+		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.StageBound, o.Gate, o.Start, o.Subspace, o.Fill, o.Hold, target, o.Handoff)
 }
 
 // shares returns the shares of μ² of the dppca stage, the network and the

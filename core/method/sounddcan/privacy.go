@@ -90,6 +90,11 @@ type Plan struct {
 	// shares are the shares of μ² the plan gave the dppca stage, the
 	// network and the head (after the staged split and net=rho or auto).
 	shares [3]float64
+	// Handoff says option handoff handed the run to dppca's own pipeline
+	// (Options.handoff): RhoOn, the noise the network would leave on a
+	// mean at its full share, was in the option's band (handsOff); no
+	// DP-SGD step runs and the start is dppca's with hold=on.
+	Handoff bool
 	// stageMuOn is the dppca stage's μ at its share with the network on.
 	stageMuOn float64
 }
@@ -281,6 +286,14 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 		pl.R, pl.CMu, pl.CV = r, o.GradClip*r, r*r/h
 	}
 	if !private {
+		if o.handsOff(0) {
+			// no noise on any mean: ρ = 0
+			o = o.handoff()
+			if do, err = o.dppcaOptions(); err != nil {
+				return Plan{}, err
+			}
+			pl.Handoff, pl.Steps = true, 0
+		}
 		if pl.DPPCA, err = src.PlanFor(false, 0, delta, do, 0, rng); err != nil {
 			return Plan{}, err
 		}
@@ -301,7 +314,7 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 	pl.Mu = mu
 	shDP, shNet, shHead := o.shares()
 	staged := o.Stage == StageAuto && !o.NoTrain
-	if staged || o.Over == OverAuto || o.Target == TargetAuto {
+	if staged || o.Over == OverAuto || o.Target == TargetAuto || o.handoffOn() {
 		// The cell count first (these rules decide from it).
 		if err := pl.releaseCount(src, mu, delta, o, do, rng); err != nil {
 			return Plan{}, err
@@ -313,6 +326,24 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 	if o.Target == TargetAuto {
 		pl.RhoOn = pl.rhoOn(src, mu, o, do)
 		pl.Target = targetRule(pl.RhoOn)
+	}
+	if o.handoffOn() {
+		// The same ρ target=auto reads (the network at its full share,
+		// the default start's h), so the method and its null (steps=0)
+		// decide alike; post-processing of the released count.
+		rho := pl.rhoOn(src, mu, o, do)
+		if o.handsOff(rho) {
+			pl.Handoff, pl.RhoOn = true, rho
+			pl.NetOff, pl.Steps, pl.NetShare = false, 0, 0
+			if o.Target == TargetAuto {
+				pl.Target = TargetLow // dppca's own total, as it runs alone
+			}
+			o = o.handoff()
+			if do, err = o.dppcaOptions(); err != nil {
+				return Plan{}, err
+			}
+			shDP, shNet, shHead = o.shares()
+		}
 	}
 	pl.shares = [3]float64{shDP, shNet, shHead}
 	// dppca calibrates from an (ε, δ): the ε of μ·√share, converted once;

@@ -27,6 +27,7 @@ var optionSpecs = []core.OptionSpec{
 	{Key: "fill", Kind: core.KindChoice, Default: DefaultFill, Choices: []string{FillOff, FillSplit}, Doc: "split: re-seed every component the head released no weight for by splitting the heaviest along a random direction (no empty start; rejected on simulations: it halves a population)"},
 	{Key: "hold", Kind: core.KindChoice, Default: DefaultHold, Choices: []string{HoldOff, HoldOn, HoldSeen, HoldFirst}, Doc: "first (the default): the start's first Lloyd round keeps a centre whose released count is below 3σ instead of moving it to noise; on: every round (rejected on simulations); seen: only a centre whose count reached 3σ in an earlier round; off: never"},
 	{Key: "target", Kind: core.KindString, Default: targetString(DefaultTarget), Doc: "total each cell is normalised to before log1p in the start's private preprocessing: a public number in (0, 1e7], or auto (10³ when the noise the network would leave on a mean, from the released cell count, is at most StageRho/3, else 10⁴)"},
+	{Key: "handoff", Kind: core.KindChoice, Default: DefaultHandoff, Choices: []string{HandoffOff, HandoffLow, HandoffMid, HandoffMidMerge}, Doc: "hand the run to dppca's own pipeline (genes=auto, p=auto, 10 rounds, its over-clustering, hold=on) with no network where the noise the network would leave on a mean at its full share (from the released cell count) is at most TargetRho/2 (low) or in (TargetRho, stagerho] (mid; midmerge: dppca into 2K centres merged by the head's round); off: never"},
 	{Key: "shrink", Kind: core.KindChoice, Default: DefaultShrink, Choices: []string{ShrinkJS, ShrinkOff}, Doc: "James–Stein shrinkage of every released step (rejected on fresh simulations)"},
 }
 
@@ -43,7 +44,12 @@ func init() {
 		// 0.089 and 0.114 ARI, seeds 0–4; docs/RESULTS.md), and the curve
 		// rises from 0.000 at ε = 0.5 to 0.583 at ε = 8 (B1 0.687). With
 		// the tenth session's defaults (target=auto, net=rho): 0.680 at
-		// ε = 8, +0.176 over its null (2 SE 0.032).
+		// ε = 8, +0.176 over its null (2 SE 0.032). Since rule H3
+		// (eleventh session, handoff=midmerge) a run whose ρ lies in
+		// (TargetRho, stagerho] is handed to dppca's pipeline with no
+		// DP-SGD step; on builtin:default that is ε = 4 (ρ ≈ 0.12), the
+		// first screen's ε (docs/RESULTS.md, for the lead to weigh
+		// against DECISIONS "Default method"); ε = 8 still trains.
 		Presets: []core.Preset{
 			{Label: "DP-DCAN sound (redesigned)", Mode: core.ModeSound, Default: true},
 			{Label: "DP-DCAN sound (redesigned), no noise", Mode: core.ModeNonPrivate},
