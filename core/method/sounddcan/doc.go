@@ -326,5 +326,7 @@
 //     +0.124 / +0.055 / +0.009 (2,000 cells ε 4, 4,000 cells ε 2, library
 //     log-mean 7 and 6 at ε 4; the last two beyond 2 SE) with every
 //     cluster filled (7.8–8.0 against 6.3–7.3), elsewhere the default's
-//     runs to the digit: passed. It is the default.
+//     runs to the digit: passed, but kept an option by the lead: it hands
+//     builtin:default's first screen (ε 4) to dppca with no DP-SGD step,
+//     and loses on small sets the rule did not cover.
 package sounddcan

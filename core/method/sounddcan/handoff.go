@@ -15,7 +15,7 @@ import (
 // every Lloyd round holding a light centre (hold=on), and no DP-SGD step:
 // the network's share goes to the start and the head, as under steps=0.
 const (
-	// HandoffOff never hands a run off (the default before rule H3).
+	// HandoffOff never hands a run off (the default).
 	HandoffOff = "off"
 	// HandoffLow hands off where ρ ≤ HandoffRho and without noise (rule
 	// H of the eleventh session, stated as "lownoise=dppca"; rejected on
@@ -32,13 +32,13 @@ const (
 	// merge, so a centre left where no cell is nearest does not become a
 	// cluster.
 	HandoffMidMerge = "midmerge"
-	// DefaultHandoff is option handoff's default: midmerge, adopted by
-	// rule H3 (eleventh session; stated before measuring and judged on
-	// fresh simulations, seeds 121–127, docs/RESULTS.md): in its band it
-	// won +0.064 / +0.124 / +0.055 / +0.009 (2,000 cells ε 4, 4,000 cells
-	// ε 2, library log-mean 7 and 6 at ε 4) with every cluster filled,
-	// and changes nothing elsewhere.
-	DefaultHandoff = HandoffMidMerge
+	// DefaultHandoff is option handoff's default: off. Rule H3 passed
+	// for midmerge on its simulations (eleventh session), but the lead
+	// kept it an option: it hands the first screen (builtin:default, ε 4)
+	// to dppca with no DP-SGD step, against DECISIONS "Default method",
+	// and loses on small sets the rule did not cover (cellbench_celseq2_3cl
+	// ε 16 0.517 → 0.153; a 300-cell simulation −0.08 at ε 32 and 64).
+	DefaultHandoff = HandoffOff
 )
 
 // HandoffOver is handoff=midmerge's over-clustering factor: 2, the

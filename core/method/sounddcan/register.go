@@ -44,12 +44,7 @@ func init() {
 		// 0.089 and 0.114 ARI, seeds 0–4; docs/RESULTS.md), and the curve
 		// rises from 0.000 at ε = 0.5 to 0.583 at ε = 8 (B1 0.687). With
 		// the tenth session's defaults (target=auto, net=rho): 0.680 at
-		// ε = 8, +0.176 over its null (2 SE 0.032). Since rule H3
-		// (eleventh session, handoff=midmerge) a run whose ρ lies in
-		// (TargetRho, stagerho] is handed to dppca's pipeline with no
-		// DP-SGD step; on builtin:default that is ε = 4 (ρ ≈ 0.12), the
-		// first screen's ε (docs/RESULTS.md, for the lead to weigh
-		// against DECISIONS "Default method"); ε = 8 still trains.
+		// ε = 8, +0.176 over its null (2 SE 0.032).
 		Presets: []core.Preset{
 			{Label: "DP-DCAN sound (redesigned)", Mode: core.ModeSound, Default: true},
 			{Label: "DP-DCAN sound (redesigned), no noise", Mode: core.ModeNonPrivate},
