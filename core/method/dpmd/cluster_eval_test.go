@@ -144,17 +144,7 @@ func TestSoundClusterEval(t *testing.T) {
 			sizes = append(sizes, v)
 		}
 	}
-	eps := []float64{8, 64}
-	if e := os.Getenv("DPSCOPE_DPMD_EPS"); e != "" {
-		eps = nil
-		for _, f := range strings.Split(e, ",") {
-			v, err := strconv.ParseFloat(f, 64)
-			if err != nil {
-				t.Fatalf("DPSCOPE_DPMD_EPS: %v", err)
-			}
-			eps = append(eps, v)
-		}
-	}
+	eps := envFloats(t, "DPSCOPE_DPMD_EPS", []float64{8, 64})
 	for _, cells := range sizes {
 		var mb float64
 		ms := make([]float64, len(eps))
@@ -259,17 +249,7 @@ func TestSoundMixtureEval(t *testing.T) {
 			sizes = append(sizes, v)
 		}
 	}
-	eps := []float64{8, 64, 1000}
-	if e := os.Getenv("DPSCOPE_DPMD_EPS"); e != "" {
-		eps = nil
-		for _, f := range strings.Split(e, ",") {
-			v, err := strconv.ParseFloat(f, 64)
-			if err != nil {
-				t.Fatalf("DPSCOPE_DPMD_EPS: %v", err)
-			}
-			eps = append(eps, v)
-		}
-	}
+	eps := envFloats(t, "DPSCOPE_DPMD_EPS", []float64{8, 64, 1000})
 	for _, cells := range sizes {
 		var mb, mnp float64
 		ms := make([]float64, len(eps))

@@ -107,17 +107,7 @@ func TestSoundEval(t *testing.T) {
 	if s, err := strconv.Atoi(os.Getenv("DPSCOPE_DPMD_SEEDS")); err == nil && s > 0 {
 		seeds = s
 	}
-	eps := []float64{1, 8}
-	if e := os.Getenv("DPSCOPE_DPMD_EPS"); e != "" {
-		eps = nil
-		for _, f := range strings.Split(e, ",") {
-			v, err := strconv.ParseFloat(f, 64)
-			if err != nil {
-				t.Fatalf("DPSCOPE_DPMD_EPS: %v", err)
-			}
-			eps = append(eps, v)
-		}
-	}
+	eps := envFloats(t, "DPSCOPE_DPMD_EPS", []float64{1, 8})
 	for _, kind := range kinds {
 		var sb, snp float64
 		ss := make([]float64, len(eps))
