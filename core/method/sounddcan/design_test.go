@@ -23,6 +23,24 @@ func simData(t testing.TB, seed uint64) *datasets.Dataset {
 		t.Fatal(err)
 	}
 	spec.Seed = seed
+	if os.Getenv("DPSCOPE_SOUNDDCAN_SHAPE") == "pbmc" {
+		// FedSC's tenth session's simulation of pbmc_4k's public shape
+		// (docs/RESULTS.md "FedSC, tenth session (fedsc6)"), fixed there
+		// without pbmc_4k's labels: its 4,271 cells, a library log-mean of
+		// 6.904 (median ≈ 900 in 2,000 genes against pbmc_4k's 895), and
+		// few strong marker-like DE genes per type (de_prob 0.05, 0.015
+		// for the two subtypes, location 2.5) instead of the default's
+		// many weak ones. The variables below still apply on top of it.
+		spec.Cells = 4271
+		spec.LibLoc = 6.904
+		for i := range spec.Groups {
+			spec.Groups[i].DEProb = 0.05
+			if spec.Groups[i].Parent > 0 {
+				spec.Groups[i].DEProb = 0.015
+			}
+			spec.Groups[i].DEFacLoc = 2.5
+		}
+	}
 	if c := os.Getenv("DPSCOPE_SOUNDDCAN_CELLS"); c != "" {
 		// another shape of the same simulator (more cells: the regime of a
 		// larger ε at the default's size)
@@ -77,6 +95,21 @@ func medianLibrary(d *datasets.Dataset) float64 {
 	return tot[len(tot)/2]
 }
 
+// zeroFraction returns the fraction of zero entries of the count matrix
+// (a label-free fact of the shape, logged beside the designs).
+func zeroFraction(d *datasets.Dataset) float64 {
+	nz := 0
+	for i := range d.Cells() {
+		_, vals := d.X.Row(i)
+		for _, v := range vals {
+			if v != 0 {
+				nz++
+			}
+		}
+	}
+	return 1 - float64(nz)/(float64(d.Cells())*float64(d.Genes()))
+}
+
 // TestDesign compares designs on fresh simulations of the default
 // specification (simulator seeds DPSCOPE_SOUNDDCAN_DESIGN, a comma list):
 // for each option set of DPSCOPE_SOUNDDCAN_VARIANTS ("|"-separated,
@@ -85,12 +118,14 @@ func medianLibrary(d *datasets.Dataset) float64 {
 // DPSCOPE_SOUNDDCAN_CELLS changes the number of simulated cells,
 // DPSCOPE_SOUNDDCAN_DEFAC every group's DE factor location,
 // DPSCOPE_SOUNDDCAN_LIBLOC the library sizes' log-mean,
+// DPSCOPE_SOUNDDCAN_SHAPE=pbmc starts from FedSC's pbmc_4k-shaped
+// simulation instead (the three above still apply on top),
 // DPSCOPE_SOUNDDCAN_DPPCA=1 adds dppca. Each cell of the table gives the
 // mean ± sd, c the runs below K/2 non-empty clusters, o the runs whose
 // network the staged split left out, s those the subspace test left out,
 // t those whose start normalised to TargetLow (10³), d those option handoff
 // handed to dppca's pipeline,
-// ne the mean non-empty clusters. Long; it reports and asserts nothing
+// ne the mean non-empty clusters, ρ the mean ρ of the staged split. Long; it reports and asserts nothing
 // beyond the runs succeeding.
 func TestDesign(t *testing.T) {
 	env := os.Getenv("DPSCOPE_SOUNDDCAN_DESIGN")
@@ -128,7 +163,7 @@ func TestDesign(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s: %d cells, median library %.0f counts", d.Name, d.Cells(), medianLibrary(d))
+		t.Logf("%s: %d cells, %d genes, median library %.0f counts, zero fraction %.3f", d.Name, d.Cells(), d.Genes(), medianLibrary(d), zeroFraction(d))
 		srcs = append(srcs, src)
 	}
 	// every variant's runs at each ε, in the same order of simulations and
@@ -151,6 +186,7 @@ func TestDesign(t *testing.T) {
 		for ei, eps := range allEps {
 			var aris []float64
 			collapsed, off, sub, nonEmpty, low, hand := 0, 0, 0, 0, 0, 0
+			rho := 0.0 // the staged split's ρ, mean over the runs
 			for _, src := range srcs {
 				for s := range nseeds {
 					a, out := fitARI(t, src, eps > 0, eps, o, s)
@@ -165,6 +201,7 @@ func TestDesign(t *testing.T) {
 						sub++
 					}
 					nonEmpty += out.NonEmpty
+					rho += out.Plan.Rho
 					if out.Plan.Target == TargetLow {
 						low++
 					}
@@ -175,7 +212,7 @@ func TestDesign(t *testing.T) {
 			}
 			runs[vi][ei] = aris
 			m, sd := meanSD(aris)
-			line += fmt.Sprintf(" | ε=%g %.3f±%.3f c%d o%d s%d t%d d%d ne%.1f", eps, m, sd, collapsed, off, sub, low, hand, float64(nonEmpty)/float64(len(aris)))
+			line += fmt.Sprintf(" | ε=%g %.3f±%.3f c%d o%d s%d t%d d%d ne%.1f ρ%.4f", eps, m, sd, collapsed, off, sub, low, hand, float64(nonEmpty)/float64(len(aris)), rho/float64(len(aris)))
 		}
 		t.Log(line)
 	}
