@@ -41,6 +41,28 @@ func simData(t testing.TB, seed uint64) *datasets.Dataset {
 			spec.Groups[i].DEFacLoc = 2.5
 		}
 	}
+	if c := os.Getenv("DPSCOPE_SOUNDDCAN_PROBS"); c != "" {
+		// other type proportions (a comma list, one per group, in the
+		// specification's order; normalised to sum 1): e.g. a shared
+		// set's cluster sizes without noise, a label-free fact
+		f := strings.Split(c, ",")
+		if len(f) != len(spec.Groups) {
+			t.Fatalf("DPSCOPE_SOUNDDCAN_PROBS %q: %d values for %d groups", c, len(f), len(spec.Groups))
+		}
+		var sum float64
+		ps := make([]float64, len(f))
+		for i, v := range f {
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil || x <= 0 {
+				t.Fatalf("DPSCOPE_SOUNDDCAN_PROBS %q: value %q is not a positive number", c, v)
+			}
+			ps[i] = x
+			sum += x
+		}
+		for i := range spec.Groups {
+			spec.Groups[i].Prob = ps[i] / sum
+		}
+	}
 	if c := os.Getenv("DPSCOPE_SOUNDDCAN_CELLS"); c != "" {
 		// another shape of the same simulator (more cells: the regime of a
 		// larger ε at the default's size)
@@ -120,6 +142,7 @@ func zeroFraction(d *datasets.Dataset) float64 {
 // DPSCOPE_SOUNDDCAN_LIBLOC the library sizes' log-mean,
 // DPSCOPE_SOUNDDCAN_SHAPE=pbmc starts from FedSC's pbmc_4k-shaped
 // simulation instead (the three above still apply on top),
+// DPSCOPE_SOUNDDCAN_PROBS the groups' proportions (a comma list),
 // DPSCOPE_SOUNDDCAN_DPPCA=1 adds dppca. Each cell of the table gives the
 // mean ± sd, c the runs below K/2 non-empty clusters, o the runs whose
 // network the staged split left out, s those the subspace test left out,
@@ -241,5 +264,103 @@ func TestDesign(t *testing.T) {
 			line += fmt.Sprintf(" | ε=%g %.3f±%.3f", eps, m, sd)
 		}
 		t.Log(line)
+	}
+}
+
+// separation returns the between-cluster share of the codes' variance
+// (1 − within / total sum of squares) for the n × p codes and a labelling
+// of them: a label-free fact of a data set's cluster structure when the
+// labelling is the method's own (no true label is read).
+func separation(codes []float32, labels []int, p int) float64 {
+	n := len(labels)
+	k := slices.Max(labels) + 1
+	mean := make([]float64, p)
+	cm := make([]float64, k*p)
+	cnt := make([]float64, k)
+	for i := range n {
+		cnt[labels[i]]++
+		for j := range p {
+			v := float64(codes[i*p+j])
+			mean[j] += v
+			cm[labels[i]*p+j] += v
+		}
+	}
+	for j := range p {
+		mean[j] /= float64(n)
+	}
+	for c := range k {
+		for j := range p {
+			if cnt[c] > 0 {
+				cm[c*p+j] /= cnt[c]
+			}
+		}
+	}
+	var tot, within float64
+	for i := range n {
+		for j := range p {
+			v := float64(codes[i*p+j])
+			tot += (v - mean[j]) * (v - mean[j])
+			within += (v - cm[labels[i]*p+j]) * (v - cm[labels[i]*p+j])
+		}
+	}
+	if tot == 0 {
+		return 0
+	}
+	return 1 - within/tot
+}
+
+// TestSeparation checks separation on two tight clusters far apart (share
+// near 1) and on one labelling that splits nothing (share 0).
+func TestSeparation(t *testing.T) {
+	codes := []float32{0, 0, 0.1, 0, 10, 0, 10.1, 0}
+	if s := separation(codes, []int{0, 0, 1, 1}, 2); s < 0.999 || s > 1 {
+		t.Errorf("two far clusters: share %g, want in [0.999, 1]", s)
+	}
+	if s := separation(codes, []int{0, 0, 0, 0}, 2); math.Abs(s) > 1e-12 {
+		t.Errorf("one cluster: share %g, want 0", s)
+	}
+}
+
+// TestShapeFacts logs label-free facts of the data sets of
+// DPSCOPE_SOUNDDCAN_FACTS (a comma list for openData: shared sets by
+// name, "sim:141" for simData under the shape variables): cells, genes,
+// median library, zero fraction, and, from the default's runs without
+// noise (run seeds 0–2), the separation of its own clusters in its codes
+// and the codes' dimension. For matching a simulation's shape to a shared
+// set without its labels. Long; it asserts nothing beyond the runs.
+func TestShapeFacts(t *testing.T) {
+	env := os.Getenv("DPSCOPE_SOUNDDCAN_FACTS")
+	if env == "" {
+		t.Skip("long: set DPSCOPE_SOUNDDCAN_FACTS=pbmc_4k,sim:141 to log label-free facts of data sets")
+	}
+	o, err := Parse(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range strings.Split(env, ",") {
+		d := openData(t, name)
+		src, err := dppca.NewSource(d, o.K)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seps []float64
+		var sizes []int // seed 0's cluster sizes, largest first
+		p := 0
+		for s := range uint64(3) {
+			_, out := fitARI(t, src, false, 0, o, s)
+			p = len(out.Codes) / len(out.Labels)
+			seps = append(seps, separation(out.Codes, out.Labels, p))
+			if s == 0 {
+				sizes = make([]int, slices.Max(out.Labels)+1)
+				for _, l := range out.Labels {
+					sizes[l]++
+				}
+				slices.Sort(sizes)
+				slices.Reverse(sizes)
+			}
+		}
+		m, sd := meanSD(seps)
+		t.Logf("%s: %d cells, %d genes, median library %.0f, zero fraction %.3f, no-noise separation %.3f ± %.3f (p = %d), sizes %v",
+			name, d.Cells(), d.Genes(), medianLibrary(d), zeroFraction(d), m, sd, p, sizes)
 	}
 }
