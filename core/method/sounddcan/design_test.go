@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/core/method/dppca"
 	"github.com/dpscope/dpscope/datasets"
 )
@@ -362,5 +363,71 @@ func TestShapeFacts(t *testing.T) {
 		m, sd := meanSD(seps)
 		t.Logf("%s: %d cells, %d genes, median library %.0f, zero fraction %.3f, no-noise separation %.3f ± %.3f (p = %d), sizes %v",
 			name, d.Cells(), d.Genes(), medianLibrary(d), zeroFraction(d), m, sd, p, sizes)
+	}
+}
+
+// TestAgreement measures, without reading any label, whether the network
+// moves a private run towards the method's own clustering without noise:
+// on each data set of DPSCOPE_SOUNDDCAN_AGREE (as TestShapeFacts) and each
+// ε of DPSCOPE_SOUNDDCAN_EPS (default 4,8,16), run seeds 0…n−1
+// (DPSCOPE_SOUNDDCAN_RUNSEEDS, default 5), the ARI of the default's and
+// of its null's (steps=0) labels against the default's labels without
+// noise on the same seed, and their paired difference. On a shared set it
+// tells a loss of the network to its null that its own optimum shares
+// (the labels disagree with the mixture's clusters) from one it does not
+// (the noisy training goes astray). Long; it asserts nothing beyond the
+// runs.
+func TestAgreement(t *testing.T) {
+	env := os.Getenv("DPSCOPE_SOUNDDCAN_AGREE")
+	if env == "" {
+		t.Skip("long: set DPSCOPE_SOUNDDCAN_AGREE=pbmc_4k,sim:141 to measure the network's agreement with its noise-free clustering")
+	}
+	epss := envFloats(t, "DPSCOPE_SOUNDDCAN_EPS", []float64{4, 8, 16})
+	nseeds := uint64(5)
+	if e := os.Getenv("DPSCOPE_SOUNDDCAN_RUNSEEDS"); e != "" {
+		n, err := strconv.Atoi(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nseeds = uint64(n)
+	}
+	o, err := Parse(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	null := o
+	null.NoTrain = true
+	for _, name := range strings.Split(env, ",") {
+		d := openData(t, name)
+		src, err := dppca.NewSource(d, o.K)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs := make([][]int, nseeds)
+		for s := range nseeds {
+			_, out := fitARI(t, src, false, 0, o, s)
+			refs[s] = out.Labels
+		}
+		for _, eps := range epss {
+			var on, off, diff []float64
+			for s := range nseeds {
+				_, a := fitARI(t, src, true, eps, o, s)
+				_, b := fitARI(t, src, true, eps, null, s)
+				x, err := cluster.ARI(refs[s], a.Labels)
+				if err != nil {
+					t.Fatal(err)
+				}
+				y, err := cluster.ARI(refs[s], b.Labels)
+				if err != nil {
+					t.Fatal(err)
+				}
+				on, off, diff = append(on, x), append(off, y), append(diff, x-y)
+			}
+			mo, so := meanSD(on)
+			mf, sf := meanSD(off)
+			md, sd := meanSD(diff)
+			t.Logf("%s ε=%g: agreement with the no-noise clustering: default %.3f ± %.3f, null %.3f ± %.3f, paired %+.3f (2SE %.3f)",
+				name, eps, mo, so, mf, sf, md, 2*sd/math.Sqrt(float64(len(diff))))
+		}
 	}
 }
