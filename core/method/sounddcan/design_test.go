@@ -310,6 +310,43 @@ func separation(codes []float32, labels []int, p int) float64 {
 	return 1 - within/tot
 }
 
+// spreads returns each cluster's mean squared distance of its codes to
+// their centre, largest first: how unequal the clusters' spreads are, a
+// label-free fact the mixture's one shared variance meets or not.
+func spreads(codes []float32, labels []int, p int) []float64 {
+	k := slices.Max(labels) + 1
+	cm := make([]float64, k*p)
+	cnt := make([]float64, k)
+	for i, l := range labels {
+		cnt[l]++
+		for j := range p {
+			cm[l*p+j] += float64(codes[i*p+j])
+		}
+	}
+	for c := range k {
+		for j := range p {
+			if cnt[c] > 0 {
+				cm[c*p+j] /= cnt[c]
+			}
+		}
+	}
+	ss := make([]float64, k)
+	for i, l := range labels {
+		for j := range p {
+			v := float64(codes[i*p+j]) - cm[l*p+j]
+			ss[l] += v * v
+		}
+	}
+	for c := range k {
+		if cnt[c] > 0 {
+			ss[c] /= cnt[c]
+		}
+	}
+	slices.Sort(ss)
+	slices.Reverse(ss)
+	return ss
+}
+
 // TestSeparation checks separation on two tight clusters far apart (share
 // near 1) and on one labelling that splits nothing (share 0).
 func TestSeparation(t *testing.T) {
@@ -345,7 +382,8 @@ func TestShapeFacts(t *testing.T) {
 			t.Fatal(err)
 		}
 		var seps []float64
-		var sizes []int // seed 0's cluster sizes, largest first
+		var sizes []int   // seed 0's cluster sizes, largest first
+		var spr []float64 // seed 0's clusters' spreads, largest first
 		p := 0
 		for s := range uint64(3) {
 			_, out := fitARI(t, src, false, 0, o, s)
@@ -358,11 +396,12 @@ func TestShapeFacts(t *testing.T) {
 				}
 				slices.Sort(sizes)
 				slices.Reverse(sizes)
+				spr = spreads(out.Codes, out.Labels, p)
 			}
 		}
 		m, sd := meanSD(seps)
-		t.Logf("%s: %d cells, %d genes, median library %.0f, zero fraction %.3f, no-noise separation %.3f ± %.3f (p = %d), sizes %v",
-			name, d.Cells(), d.Genes(), medianLibrary(d), zeroFraction(d), m, sd, p, sizes)
+		t.Logf("%s: %d cells, %d genes, median library %.0f, zero fraction %.3f, no-noise separation %.3f ± %.3f (p = %d), sizes %v, spreads %.2f (largest / smallest %.1f)",
+			name, d.Cells(), d.Genes(), medianLibrary(d), zeroFraction(d), m, sd, p, sizes, spr, spr[0]/spr[len(spr)-1])
 	}
 }
 
@@ -429,5 +468,15 @@ func TestAgreement(t *testing.T) {
 			t.Logf("%s ε=%g: agreement with the no-noise clustering: default %.3f ± %.3f, null %.3f ± %.3f, paired %+.3f (2SE %.3f)",
 				name, eps, mo, so, mf, sf, md, 2*sd/math.Sqrt(float64(len(diff))))
 		}
+	}
+}
+
+// TestSpreads checks spreads on two clusters of two codes each: spreads
+// 1 (±1 around 0) and 0.01 (±0.1 around 10), largest first.
+func TestSpreads(t *testing.T) {
+	codes := []float32{-1, 1, 9.9, 10.1}
+	s := spreads(codes, []int{0, 0, 1, 1}, 1)
+	if len(s) != 2 || math.Abs(s[0]-1) > 1e-9 || math.Abs(s[1]-0.01) > 1e-6 {
+		t.Errorf("spreads %v, want [1 0.01]", s)
 	}
 }
