@@ -96,9 +96,37 @@ func simData(t testing.TB, seed uint64) *datasets.Dataset {
 		}
 		spec.LibLoc = f
 	}
+	k := len(spec.Groups)
+	nest := 0.0
+	if c := os.Getenv("DPSCOPE_SOUNDDCAN_NEST"); c != "" {
+		// hidden structure within the four largest types (the first four
+		// groups): each splits half its cells into a child group (de_prob
+		// 0.05, location c, on top of its parent's DE) that keeps the
+		// parent's label, so those types are wider and more unequal in
+		// spread than the rest, as pbmc_4k's largest no-noise clusters are
+		f, err := strconv.ParseFloat(c, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nest = f
+		for g := range 4 {
+			spec.Groups[g].Prob /= 2
+			child := spec.Groups[g]
+			child.DEProb, child.DEFacLoc, child.Parent = 0.05, f, g+1
+			spec.Groups = append(spec.Groups, child)
+		}
+	}
 	d, _, err := datasets.Simulate(spec.SimConfig)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if nest > 0 {
+		for i, l := range d.Labels {
+			if l >= k {
+				d.Labels[i] = spec.Groups[l].Parent - 1
+			}
+		}
+		d.Classes = d.Classes[:k]
 	}
 	d.Name = fmt.Sprintf("sim:%d", seed)
 	return d
@@ -144,6 +172,8 @@ func zeroFraction(d *datasets.Dataset) float64 {
 // DPSCOPE_SOUNDDCAN_SHAPE=pbmc starts from FedSC's pbmc_4k-shaped
 // simulation instead (the three above still apply on top),
 // DPSCOPE_SOUNDDCAN_PROBS the groups' proportions (a comma list),
+// DPSCOPE_SOUNDDCAN_NEST a hidden child type's DE location in each of the
+// four largest types (their labels merged),
 // DPSCOPE_SOUNDDCAN_DPPCA=1 adds dppca. Each cell of the table gives the
 // mean ± sd, c the runs below K/2 non-empty clusters, o the runs whose
 // network the staged split left out, s those the subspace test left out,
