@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/core/method/dppca"
 	"github.com/dpscope/dpscope/datasets"
 )
@@ -23,6 +24,46 @@ func simData(t testing.TB, seed uint64) *datasets.Dataset {
 		t.Fatal(err)
 	}
 	spec.Seed = seed
+	if os.Getenv("DPSCOPE_SOUNDDCAN_SHAPE") == "pbmc" {
+		// FedSC's tenth session's simulation of pbmc_4k's public shape
+		// (docs/RESULTS.md "FedSC, tenth session (fedsc6)"), fixed there
+		// without pbmc_4k's labels: its 4,271 cells, a library log-mean of
+		// 6.904 (median ≈ 900 in 2,000 genes against pbmc_4k's 895), and
+		// few strong marker-like DE genes per type (de_prob 0.05, 0.015
+		// for the two subtypes, location 2.5) instead of the default's
+		// many weak ones. The variables below still apply on top of it.
+		spec.Cells = 4271
+		spec.LibLoc = 6.904
+		for i := range spec.Groups {
+			spec.Groups[i].DEProb = 0.05
+			if spec.Groups[i].Parent > 0 {
+				spec.Groups[i].DEProb = 0.015
+			}
+			spec.Groups[i].DEFacLoc = 2.5
+		}
+	}
+	if c := os.Getenv("DPSCOPE_SOUNDDCAN_PROBS"); c != "" {
+		// other type proportions (a comma list, one per group, in the
+		// specification's order; normalised to sum 1): e.g. a shared
+		// set's cluster sizes without noise, a label-free fact
+		f := strings.Split(c, ",")
+		if len(f) != len(spec.Groups) {
+			t.Fatalf("DPSCOPE_SOUNDDCAN_PROBS %q: %d values for %d groups", c, len(f), len(spec.Groups))
+		}
+		var sum float64
+		ps := make([]float64, len(f))
+		for i, v := range f {
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil || x <= 0 {
+				t.Fatalf("DPSCOPE_SOUNDDCAN_PROBS %q: value %q is not a positive number", c, v)
+			}
+			ps[i] = x
+			sum += x
+		}
+		for i := range spec.Groups {
+			spec.Groups[i].Prob = ps[i] / sum
+		}
+	}
 	if c := os.Getenv("DPSCOPE_SOUNDDCAN_CELLS"); c != "" {
 		// another shape of the same simulator (more cells: the regime of a
 		// larger ε at the default's size)
@@ -55,9 +96,37 @@ func simData(t testing.TB, seed uint64) *datasets.Dataset {
 		}
 		spec.LibLoc = f
 	}
+	k := len(spec.Groups)
+	nest := 0.0
+	if c := os.Getenv("DPSCOPE_SOUNDDCAN_NEST"); c != "" {
+		// hidden structure within the four largest types (the first four
+		// groups): each splits half its cells into a child group (de_prob
+		// 0.05, location c, on top of its parent's DE) that keeps the
+		// parent's label, so those types are wider and more unequal in
+		// spread than the rest, as pbmc_4k's largest no-noise clusters are
+		f, err := strconv.ParseFloat(c, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nest = f
+		for g := range 4 {
+			spec.Groups[g].Prob /= 2
+			child := spec.Groups[g]
+			child.DEProb, child.DEFacLoc, child.Parent = 0.05, f, g+1
+			spec.Groups = append(spec.Groups, child)
+		}
+	}
 	d, _, err := datasets.Simulate(spec.SimConfig)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if nest > 0 {
+		for i, l := range d.Labels {
+			if l >= k {
+				d.Labels[i] = spec.Groups[l].Parent - 1
+			}
+		}
+		d.Classes = d.Classes[:k]
 	}
 	d.Name = fmt.Sprintf("sim:%d", seed)
 	return d
@@ -77,6 +146,21 @@ func medianLibrary(d *datasets.Dataset) float64 {
 	return tot[len(tot)/2]
 }
 
+// zeroFraction returns the fraction of zero entries of the count matrix
+// (a label-free fact of the shape, logged beside the designs).
+func zeroFraction(d *datasets.Dataset) float64 {
+	nz := 0
+	for i := range d.Cells() {
+		_, vals := d.X.Row(i)
+		for _, v := range vals {
+			if v != 0 {
+				nz++
+			}
+		}
+	}
+	return 1 - float64(nz)/(float64(d.Cells())*float64(d.Genes()))
+}
+
 // TestDesign compares designs on fresh simulations of the default
 // specification (simulator seeds DPSCOPE_SOUNDDCAN_DESIGN, a comma list):
 // for each option set of DPSCOPE_SOUNDDCAN_VARIANTS ("|"-separated,
@@ -85,12 +169,17 @@ func medianLibrary(d *datasets.Dataset) float64 {
 // DPSCOPE_SOUNDDCAN_CELLS changes the number of simulated cells,
 // DPSCOPE_SOUNDDCAN_DEFAC every group's DE factor location,
 // DPSCOPE_SOUNDDCAN_LIBLOC the library sizes' log-mean,
+// DPSCOPE_SOUNDDCAN_SHAPE=pbmc starts from FedSC's pbmc_4k-shaped
+// simulation instead (the three above still apply on top),
+// DPSCOPE_SOUNDDCAN_PROBS the groups' proportions (a comma list),
+// DPSCOPE_SOUNDDCAN_NEST a hidden child type's DE location in each of the
+// four largest types (their labels merged),
 // DPSCOPE_SOUNDDCAN_DPPCA=1 adds dppca. Each cell of the table gives the
 // mean ± sd, c the runs below K/2 non-empty clusters, o the runs whose
 // network the staged split left out, s those the subspace test left out,
 // t those whose start normalised to TargetLow (10³), d those option handoff
 // handed to dppca's pipeline,
-// ne the mean non-empty clusters. Long; it reports and asserts nothing
+// ne the mean non-empty clusters, ρ the mean ρ of the staged split. Long; it reports and asserts nothing
 // beyond the runs succeeding.
 func TestDesign(t *testing.T) {
 	env := os.Getenv("DPSCOPE_SOUNDDCAN_DESIGN")
@@ -128,7 +217,7 @@ func TestDesign(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s: %d cells, median library %.0f counts", d.Name, d.Cells(), medianLibrary(d))
+		t.Logf("%s: %d cells, %d genes, median library %.0f counts, zero fraction %.3f", d.Name, d.Cells(), d.Genes(), medianLibrary(d), zeroFraction(d))
 		srcs = append(srcs, src)
 	}
 	// every variant's runs at each ε, in the same order of simulations and
@@ -151,6 +240,7 @@ func TestDesign(t *testing.T) {
 		for ei, eps := range allEps {
 			var aris []float64
 			collapsed, off, sub, nonEmpty, low, hand := 0, 0, 0, 0, 0, 0
+			rho := 0.0 // the staged split's ρ, mean over the runs
 			for _, src := range srcs {
 				for s := range nseeds {
 					a, out := fitARI(t, src, eps > 0, eps, o, s)
@@ -165,6 +255,7 @@ func TestDesign(t *testing.T) {
 						sub++
 					}
 					nonEmpty += out.NonEmpty
+					rho += out.Plan.Rho
 					if out.Plan.Target == TargetLow {
 						low++
 					}
@@ -175,7 +266,7 @@ func TestDesign(t *testing.T) {
 			}
 			runs[vi][ei] = aris
 			m, sd := meanSD(aris)
-			line += fmt.Sprintf(" | ε=%g %.3f±%.3f c%d o%d s%d t%d d%d ne%.1f", eps, m, sd, collapsed, off, sub, low, hand, float64(nonEmpty)/float64(len(aris)))
+			line += fmt.Sprintf(" | ε=%g %.3f±%.3f c%d o%d s%d t%d d%d ne%.1f ρ%.4f", eps, m, sd, collapsed, off, sub, low, hand, float64(nonEmpty)/float64(len(aris)), rho/float64(len(aris)))
 		}
 		t.Log(line)
 	}
@@ -204,5 +295,218 @@ func TestDesign(t *testing.T) {
 			line += fmt.Sprintf(" | ε=%g %.3f±%.3f", eps, m, sd)
 		}
 		t.Log(line)
+	}
+}
+
+// separation returns the between-cluster share of the codes' variance
+// (1 − within / total sum of squares) for the n × p codes and a labelling
+// of them: a label-free fact of a data set's cluster structure when the
+// labelling is the method's own (no true label is read).
+func separation(codes []float32, labels []int, p int) float64 {
+	n := len(labels)
+	k := slices.Max(labels) + 1
+	mean := make([]float64, p)
+	cm := make([]float64, k*p)
+	cnt := make([]float64, k)
+	for i := range n {
+		cnt[labels[i]]++
+		for j := range p {
+			v := float64(codes[i*p+j])
+			mean[j] += v
+			cm[labels[i]*p+j] += v
+		}
+	}
+	for j := range p {
+		mean[j] /= float64(n)
+	}
+	for c := range k {
+		for j := range p {
+			if cnt[c] > 0 {
+				cm[c*p+j] /= cnt[c]
+			}
+		}
+	}
+	var tot, within float64
+	for i := range n {
+		for j := range p {
+			v := float64(codes[i*p+j])
+			tot += (v - mean[j]) * (v - mean[j])
+			within += (v - cm[labels[i]*p+j]) * (v - cm[labels[i]*p+j])
+		}
+	}
+	if tot == 0 {
+		return 0
+	}
+	return 1 - within/tot
+}
+
+// spreads returns each cluster's mean squared distance of its codes to
+// their centre, largest first: how unequal the clusters' spreads are, a
+// label-free fact the mixture's one shared variance meets or not.
+func spreads(codes []float32, labels []int, p int) []float64 {
+	k := slices.Max(labels) + 1
+	cm := make([]float64, k*p)
+	cnt := make([]float64, k)
+	for i, l := range labels {
+		cnt[l]++
+		for j := range p {
+			cm[l*p+j] += float64(codes[i*p+j])
+		}
+	}
+	for c := range k {
+		for j := range p {
+			if cnt[c] > 0 {
+				cm[c*p+j] /= cnt[c]
+			}
+		}
+	}
+	ss := make([]float64, k)
+	for i, l := range labels {
+		for j := range p {
+			v := float64(codes[i*p+j]) - cm[l*p+j]
+			ss[l] += v * v
+		}
+	}
+	for c := range k {
+		if cnt[c] > 0 {
+			ss[c] /= cnt[c]
+		}
+	}
+	slices.Sort(ss)
+	slices.Reverse(ss)
+	return ss
+}
+
+// TestSeparation checks separation on two tight clusters far apart (share
+// near 1) and on one labelling that splits nothing (share 0).
+func TestSeparation(t *testing.T) {
+	codes := []float32{0, 0, 0.1, 0, 10, 0, 10.1, 0}
+	if s := separation(codes, []int{0, 0, 1, 1}, 2); s < 0.999 || s > 1 {
+		t.Errorf("two far clusters: share %g, want in [0.999, 1]", s)
+	}
+	if s := separation(codes, []int{0, 0, 0, 0}, 2); math.Abs(s) > 1e-12 {
+		t.Errorf("one cluster: share %g, want 0", s)
+	}
+}
+
+// TestShapeFacts logs label-free facts of the data sets of
+// DPSCOPE_SOUNDDCAN_FACTS (a comma list for openData: shared sets by
+// name, "sim:141" for simData under the shape variables): cells, genes,
+// median library, zero fraction, and, from the default's runs without
+// noise (run seeds 0–2), the separation of its own clusters in its codes
+// and the codes' dimension. For matching a simulation's shape to a shared
+// set without its labels. Long; it asserts nothing beyond the runs.
+func TestShapeFacts(t *testing.T) {
+	env := os.Getenv("DPSCOPE_SOUNDDCAN_FACTS")
+	if env == "" {
+		t.Skip("long: set DPSCOPE_SOUNDDCAN_FACTS=pbmc_4k,sim:141 to log label-free facts of data sets")
+	}
+	o, err := Parse(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range strings.Split(env, ",") {
+		d := openData(t, name)
+		src, err := dppca.NewSource(d, o.K)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seps []float64
+		var sizes []int   // seed 0's cluster sizes, largest first
+		var spr []float64 // seed 0's clusters' spreads, largest first
+		p := 0
+		for s := range uint64(3) {
+			_, out := fitARI(t, src, false, 0, o, s)
+			p = len(out.Codes) / len(out.Labels)
+			seps = append(seps, separation(out.Codes, out.Labels, p))
+			if s == 0 {
+				sizes = make([]int, slices.Max(out.Labels)+1)
+				for _, l := range out.Labels {
+					sizes[l]++
+				}
+				slices.Sort(sizes)
+				slices.Reverse(sizes)
+				spr = spreads(out.Codes, out.Labels, p)
+			}
+		}
+		m, sd := meanSD(seps)
+		t.Logf("%s: %d cells, %d genes, median library %.0f, zero fraction %.3f, no-noise separation %.3f ± %.3f (p = %d), sizes %v, spreads %.2f (largest / smallest %.1f)",
+			name, d.Cells(), d.Genes(), medianLibrary(d), zeroFraction(d), m, sd, p, sizes, spr, spr[0]/spr[len(spr)-1])
+	}
+}
+
+// TestAgreement measures, without reading any label, whether the network
+// moves a private run towards the method's own clustering without noise:
+// on each data set of DPSCOPE_SOUNDDCAN_AGREE (as TestShapeFacts) and each
+// ε of DPSCOPE_SOUNDDCAN_EPS (default 4,8,16), run seeds 0…n−1
+// (DPSCOPE_SOUNDDCAN_RUNSEEDS, default 5), the ARI of the default's and
+// of its null's (steps=0) labels against the default's labels without
+// noise on the same seed, and their paired difference. On a shared set it
+// tells a loss of the network to its null that its own optimum shares
+// (the labels disagree with the mixture's clusters) from one it does not
+// (the noisy training goes astray). Long; it asserts nothing beyond the
+// runs.
+func TestAgreement(t *testing.T) {
+	env := os.Getenv("DPSCOPE_SOUNDDCAN_AGREE")
+	if env == "" {
+		t.Skip("long: set DPSCOPE_SOUNDDCAN_AGREE=pbmc_4k,sim:141 to measure the network's agreement with its noise-free clustering")
+	}
+	epss := envFloats(t, "DPSCOPE_SOUNDDCAN_EPS", []float64{4, 8, 16})
+	nseeds := uint64(5)
+	if e := os.Getenv("DPSCOPE_SOUNDDCAN_RUNSEEDS"); e != "" {
+		n, err := strconv.Atoi(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nseeds = uint64(n)
+	}
+	o, err := Parse(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	null := o
+	null.NoTrain = true
+	for _, name := range strings.Split(env, ",") {
+		d := openData(t, name)
+		src, err := dppca.NewSource(d, o.K)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs := make([][]int, nseeds)
+		for s := range nseeds {
+			_, out := fitARI(t, src, false, 0, o, s)
+			refs[s] = out.Labels
+		}
+		for _, eps := range epss {
+			var on, off, diff []float64
+			for s := range nseeds {
+				_, a := fitARI(t, src, true, eps, o, s)
+				_, b := fitARI(t, src, true, eps, null, s)
+				x, err := cluster.ARI(refs[s], a.Labels)
+				if err != nil {
+					t.Fatal(err)
+				}
+				y, err := cluster.ARI(refs[s], b.Labels)
+				if err != nil {
+					t.Fatal(err)
+				}
+				on, off, diff = append(on, x), append(off, y), append(diff, x-y)
+			}
+			mo, so := meanSD(on)
+			mf, sf := meanSD(off)
+			md, sd := meanSD(diff)
+			t.Logf("%s ε=%g: agreement with the no-noise clustering: default %.3f ± %.3f, null %.3f ± %.3f, paired %+.3f (2SE %.3f)",
+				name, eps, mo, so, mf, sf, md, 2*sd/math.Sqrt(float64(len(diff))))
+		}
+	}
+}
+
+// TestSpreads checks spreads on two clusters of two codes each: spreads
+// 1 (±1 around 0) and 0.01 (±0.1 around 10), largest first.
+func TestSpreads(t *testing.T) {
+	codes := []float32{-1, 1, 9.9, 10.1}
+	s := spreads(codes, []int{0, 0, 1, 1}, 1)
+	if len(s) != 2 || math.Abs(s[0]-1) > 1e-9 || math.Abs(s[1]-0.01) > 1e-6 {
+		t.Errorf("spreads %v, want [1 0.01]", s)
 	}
 }
