@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/dpscope/dpscope/core/cluster"
+	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/datasets"
 )
 
@@ -75,22 +75,7 @@ func B1(ctx context.Context, d *datasets.Preprocessed) (Line, error) {
 		ari, nmi = append(ari, sc.ARI), append(nmi, sc.NMI)
 	}
 	l := Line{Seeds: B1Seeds}
-	l.ARI, l.ARISD = meanSD(ari)
-	l.NMI, l.NMISD = meanSD(nmi)
+	l.ARI, l.ARISD = sweep.Moments(ari)
+	l.NMI, l.NMISD = sweep.Moments(nmi)
 	return l, nil
-}
-
-// meanSD returns the mean and the sample standard deviation (0 for one value).
-func meanSD(v []float64) (mean, sd float64) {
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	if len(v) < 2 {
-		return mean, 0
-	}
-	for _, x := range v {
-		sd += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(sd / float64(len(v)-1))
 }

@@ -45,8 +45,8 @@ func nullWith(ctx context.Context, start sweep.StartFunc, m core.Method, cfg cor
 		ari, nmi = append(ari, *o.ARI), append(nmi, *o.NMI)
 	}
 	l := Line{Seeds: B1Seeds}
-	l.ARI, l.ARISD = meanSD(ari)
-	l.NMI, l.NMISD = meanSD(nmi)
+	l.ARI, l.ARISD = sweep.Moments(ari)
+	l.NMI, l.NMISD = sweep.Moments(nmi)
 	return l, nil
 }
 

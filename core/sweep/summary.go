@@ -105,16 +105,23 @@ func MeanSD(v []float64) (mean, sd *float64) {
 	if len(v) == 0 {
 		return nil, nil
 	}
-	var m, s float64
-	for _, x := range v {
-		m += x
-	}
-	m /= float64(len(v))
-	for _, x := range v {
-		s += (x - m) * (x - m)
-	}
-	if len(v) > 1 {
-		s = math.Sqrt(s / float64(len(v)-1))
-	}
+	m, s := Moments(v)
 	return &m, &s
+}
+
+// Moments returns the mean and the sample standard deviation of v: sd 0
+// for one value, both NaN for none. Every mean ± sd dpscope prints (sweep
+// rows, reference lines, the tests' seed tables) comes from here.
+func Moments(v []float64) (mean, sd float64) {
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	if len(v) < 2 {
+		return mean, 0 * mean // 0, or NaN with the mean when v is empty
+	}
+	for _, x := range v {
+		sd += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(v)-1))
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dpscope/dpscope/core/cluster"
+	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/datasets"
 )
 
@@ -155,7 +156,7 @@ func stepDiag(t *testing.T, d *datasets.Dataset, name string, lo, hi float64) {
 	}
 }
 
-func mean(v []float64) float64 { m, _ := meanSD(v); return m }
+func mean(v []float64) float64 { m, _ := sweep.Moments(v); return m }
 
 // stepRow runs r on d over seeds 0–4 and logs its row; src caches the
 // sources by total and k (option k: that many clusters).
@@ -190,12 +191,12 @@ func stepRow(t *testing.T, d *datasets.Dataset, name string, r diagRun, src map[
 		st.over = append(st.over, float64(out.Over))
 		st.ne = append(st.ne, float64(out.NonEmpty))
 	}
-	m, sd := meanSD(st.ari)
-	km, kmsd := meanSD(st.km10)
-	mh, _ := meanSD(st.h)
-	mp, _ := meanSD(st.p)
-	mo, _ := meanSD(st.over)
-	mn, _ := meanSD(st.ne)
+	m, sd := sweep.Moments(st.ari)
+	km, kmsd := sweep.Moments(st.km10)
+	mh, _ := sweep.Moments(st.h)
+	mp, _ := sweep.Moments(st.p)
+	mo, _ := sweep.Moments(st.over)
+	mn, _ := sweep.Moments(st.ne)
 	t.Logf("%s | %-44s | %.3f±%.3f | km10 %.3f±%.3f | h %.0f p %.1f over %.1f ne %.1f", name, r.label, m, sd, km, kmsd, mh, mp, mo, mn)
 	return st
 }

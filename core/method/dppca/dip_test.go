@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/datasets"
 )
 
@@ -72,7 +73,7 @@ func TestDipDiag(t *testing.T) {
 				if eps == 4 && !fixed {
 					g4 = int(h)
 				}
-				m, sd := meanSD(aris)
+				m, sd := sweep.Moments(aris)
 				row += fmt.Sprintf(" ε%g %.3f±%.3f(h%.0f p%.0f ne%.1f ov%.1f)", eps, m, sd, h, p, ne, ov)
 			}
 			t.Log(row)

@@ -3,7 +3,6 @@ package dppca
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dpscope/dpscope/core/cluster"
+	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/datasets"
 	"github.com/dpscope/dpscope/internal/fixture"
 )
@@ -91,22 +91,6 @@ func b1(t testing.TB, d *datasets.Dataset, seed uint64) float64 {
 	return ari
 }
 
-func meanSD(v []float64) (float64, float64) {
-	var m float64
-	for _, x := range v {
-		m += x
-	}
-	m /= float64(len(v))
-	var s float64
-	for _, x := range v {
-		s += (x - m) * (x - m)
-	}
-	if len(v) > 1 {
-		s /= float64(len(v) - 1)
-	}
-	return m, math.Sqrt(s)
-}
-
 // anchor is issue 16's reference pipeline (mean ARI of seeds 0–4 at
 // ε = 1, 2, 4, 8) with B1.
 var anchor = map[string][5]float64{
@@ -158,7 +142,7 @@ func TestSharedSeeds(t *testing.T) {
 		for s := range uint64(5) {
 			b1s = append(b1s, b1(t, d, s))
 		}
-		bm, bsd := meanSD(b1s)
+		bm, bsd := sweep.Moments(b1s)
 		if a, ok := anchor[name]; ok {
 			t.Logf("%s: B1 (dpscope) %.3f ± %.3f; anchor B1 %.2f", name, bm, bsd, a[4])
 		} else {
@@ -190,7 +174,7 @@ func TestSharedSeeds(t *testing.T) {
 					aris = append(aris, a)
 					ps = append(ps, strconv.Itoa(len(out.Eigen))+fmt.Sprintf("/ρ%.2g", centreNoise(out.Plan, out.Matrix.NoisyN, 2*src.K, out.Eigen)))
 				}
-				m, sd := meanSD(aris)
+				m, sd := sweep.Moments(aris)
 				means[k], sds[k] = m, sd
 				row += " ε=" + fmtE(eps) + " " + strconv.FormatFloat(m, 'f', 3, 64) + "±" + strconv.FormatFloat(sd, 'f', 3, 64) + " (p " + strings.Join(ps, ",") + ")"
 				if k == len(goalEps)-1 {
@@ -202,7 +186,7 @@ func TestSharedSeeds(t *testing.T) {
 				a, _ := releaseARI(t, src, false, 0, o, s)
 				np = append(np, a)
 			}
-			m, sd := meanSD(np)
+			m, sd := sweep.Moments(np)
 			row += " nonprivate " + strconv.FormatFloat(m, 'f', 3, 64) + "±" + strconv.FormatFloat(sd, 'f', 3, 64)
 			t.Log(row)
 			if prep == PrepPrivate {

@@ -3,6 +3,8 @@ package dppca
 import (
 	"os"
 	"testing"
+
+	"github.com/dpscope/dpscope/core/sweep"
 )
 
 // TestMonotoneNoCollapse is issue 16 point 5 for dppca in the repository:
@@ -47,7 +49,7 @@ func TestMonotoneNoCollapse(t *testing.T) {
 					}
 				}
 			}
-			m, sd := meanSD(aris)
+			m, sd := sweep.Moments(aris)
 			t.Logf("%s ε %g: ARI %.3f ± %.3f (%d of 5 releases over-clustered)", name, e, m, sd, overs)
 			// The curve crosses over=auto's switch: on builtin:default the
 			// relative centre noise at 2K clusters is about 0.5 at ε = 1

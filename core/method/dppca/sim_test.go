@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/datasets"
 )
 
@@ -256,7 +257,7 @@ func TestSimDesign(t *testing.T) {
 			for s := seed0; s < seed0+5; s++ {
 				b = append(b, b1(t, d, s))
 			}
-			m, sd := meanSD(b)
+			m, sd := sweep.Moments(b)
 			t.Logf("%-8s B1 %.3f±%.3f", name, m, sd)
 		}
 		var first [][]float64      // the first variant's ARIs, by ε then seed
@@ -316,7 +317,7 @@ func TestSimDesign(t *testing.T) {
 					hs += float64(out.Plan.H) / 5
 					hr = append(hr, [2]float64{float64(out.Plan.H), out.Plan.R})
 				}
-				m, sd := meanSD(aris)
+				m, sd := sweep.Moments(aris)
 				row += fmt.Sprintf(" %.3f±%.3f(p%.0f,ρ%.2g)", m, sd, float64(ps)/5, rho)
 				if o.SeedGrid == SeedGridAuto || o.SeedGrid == SeedGridSelect {
 					row += fmt.Sprintf("[q%.1f]", qs)
@@ -352,7 +353,7 @@ func TestSimDesign(t *testing.T) {
 				for k := range aris {
 					diff[k] = aris[k] - first[ei][k]
 				}
-				dm, dsd := meanSD(diff)
+				dm, dsd := sweep.Moments(diff)
 				se := dsd / math.Sqrt(float64(len(diff)))
 				star := ""
 				if math.Abs(dm) > 2*se {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/sweep"
 )
 
 // TestRecordAccounting checks the record unit's budget: the solved noise
@@ -119,7 +120,7 @@ func TestRecordGraded(t *testing.T) {
 			for _, s := range seeds {
 				xs = append(xs, recordARI(t, v, eps, s, false))
 			}
-			means[i], sds[i] = meanSD(xs)
+			means[i], sds[i] = sweep.Moments(xs)
 		}
 		t.Logf("%s sound, record unit: ε %v → ARI means %.3f (sd %.3f)", v.Name(), epss, means, sds)
 		if rise := means[len(means)-1] - means[0]; rise < 0.1 {
@@ -131,23 +132,6 @@ func TestRecordGraded(t *testing.T) {
 			}
 		}
 	}
-}
-
-// meanSD returns the mean and the sample standard deviation of xs.
-func meanSD(xs []float64) (float64, float64) {
-	m := 0.0
-	for _, x := range xs {
-		m += x
-	}
-	m /= float64(len(xs))
-	if len(xs) < 2 {
-		return m, 0
-	}
-	s := 0.0
-	for _, x := range xs {
-		s += (x - m) * (x - m)
-	}
-	return m, math.Sqrt(s / float64(len(xs)-1))
 }
 
 // recordSimCells is the size of the graded test's simulation: the record

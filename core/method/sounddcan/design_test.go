@@ -11,6 +11,7 @@ import (
 
 	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/core/method/dppca"
+	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/datasets"
 )
 
@@ -265,7 +266,7 @@ func TestDesign(t *testing.T) {
 				}
 			}
 			runs[vi][ei] = aris
-			m, sd := meanSD(aris)
+			m, sd := sweep.Moments(aris)
 			line += fmt.Sprintf(" | ε=%g %.3f±%.3f c%d o%d s%d t%d d%d ne%.1f ρ%.4f", eps, m, sd, collapsed, off, sub, low, hand, float64(nonEmpty)/float64(len(aris)), rho/float64(len(aris)))
 		}
 		t.Log(line)
@@ -277,7 +278,7 @@ func TestDesign(t *testing.T) {
 			for i := range d {
 				d[i] = runs[vi][ei][i] - runs[0][ei][i]
 			}
-			m, sd := meanSD(d)
+			m, sd := sweep.Moments(d)
 			line += fmt.Sprintf(" | ε=%g %+.3f (2SE %.3f)", eps, m, 2*sd/math.Sqrt(float64(len(d))))
 		}
 		t.Log(line)
@@ -291,7 +292,7 @@ func TestDesign(t *testing.T) {
 					aris = append(aris, dppcaARI(t, src, eps, s))
 				}
 			}
-			m, sd := meanSD(aris)
+			m, sd := sweep.Moments(aris)
 			line += fmt.Sprintf(" | ε=%g %.3f±%.3f", eps, m, sd)
 		}
 		t.Log(line)
@@ -429,7 +430,7 @@ func TestShapeFacts(t *testing.T) {
 				spr = spreads(out.Codes, out.Labels, p)
 			}
 		}
-		m, sd := meanSD(seps)
+		m, sd := sweep.Moments(seps)
 		t.Logf("%s: %d cells, %d genes, median library %.0f, zero fraction %.3f, no-noise separation %.3f ± %.3f (p = %d), sizes %v, spreads %.2f (largest / smallest %.1f)",
 			name, d.Cells(), d.Genes(), medianLibrary(d), zeroFraction(d), m, sd, p, sizes, spr, spr[0]/spr[len(spr)-1])
 	}
@@ -492,9 +493,9 @@ func TestAgreement(t *testing.T) {
 				}
 				on, off, diff = append(on, x), append(off, y), append(diff, x-y)
 			}
-			mo, so := meanSD(on)
-			mf, sf := meanSD(off)
-			md, sd := meanSD(diff)
+			mo, so := sweep.Moments(on)
+			mf, sf := sweep.Moments(off)
+			md, sd := sweep.Moments(diff)
 			t.Logf("%s ε=%g: agreement with the no-noise clustering: default %.3f ± %.3f, null %.3f ± %.3f, paired %+.3f (2SE %.3f)",
 				name, eps, mo, so, mf, sf, md, 2*sd/math.Sqrt(float64(len(diff))))
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/core/method/dppca"
+	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/datasets"
 	"github.com/dpscope/dpscope/internal/fixture"
 )
@@ -114,22 +115,6 @@ func b1(t testing.TB, d *datasets.Dataset, seed uint64) float64 {
 	return ari
 }
 
-func meanSD(v []float64) (float64, float64) {
-	var m float64
-	for _, x := range v {
-		m += x
-	}
-	m /= float64(len(v))
-	var s float64
-	for _, x := range v {
-		s += (x - m) * (x - m)
-	}
-	if len(v) > 1 {
-		s /= float64(len(v) - 1)
-	}
-	return m, math.Sqrt(s)
-}
-
 // TestSharedSeeds measures dcan-sound's mean ± sd ARI over seeds 0–4 at
 // each ε of DPSCOPE_SOUNDDCAN_EPS (default 1,2,4,8), beside dppca at the
 // same ε and seeds, its paired gain over its own null (steps=0, the same
@@ -162,7 +147,7 @@ func TestSharedSeeds(t *testing.T) {
 		for s := range seeds {
 			b1s = append(b1s, b1(t, d, s))
 		}
-		bm, bsd := meanSD(b1s)
+		bm, bsd := sweep.Moments(b1s)
 		src, err := dppca.NewSource(d, o.K)
 		if err != nil {
 			t.Fatal(err)
@@ -186,9 +171,9 @@ func TestSharedSeeds(t *testing.T) {
 				an, _ := fitARI(t, src, true, eps, null, s)
 				gain = append(gain, a-an)
 			}
-			gm, gsd := meanSD(gain)
-			m, sd := meanSD(aris)
-			pm, psd := meanSD(dps)
+			gm, gsd := sweep.Moments(gain)
+			m, sd := sweep.Moments(aris)
+			pm, psd := sweep.Moments(dps)
 			means, sds, dpm = append(means, m), append(sds, sd), append(dpm, pm)
 			rate := float64(d.Cells()) * float64(seeds) / dur.Seconds()
 			t.Logf("%s ε=%g: dcan-sound %.3f ± %.3f | dppca %.3f ± %.3f | gain over its null (steps=0) %+.3f (se %.3f) | %.0f cells/s (%.2f s/run) | %d of %d runs below K/2 non-empty clusters", name, eps, m, sd, pm, psd, gm, gsd/math.Sqrt(float64(len(gain))), rate, dur.Seconds()/float64(seeds), collapsed, seeds)
@@ -198,7 +183,7 @@ func TestSharedSeeds(t *testing.T) {
 			a, _ := fitARI(t, src, false, 0, o, s)
 			np = append(np, a)
 		}
-		nm, nsd := meanSD(np)
+		nm, nsd := sweep.Moments(np)
 		t.Logf("%s: nonprivate dcan-sound %.3f ± %.3f; B1 %.3f ± %.3f", name, nm, nsd, bm, bsd)
 		last := len(epss) - 1
 		at := last // the goal is at ε = 8 when it was measured

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dpscope/dpscope/core/method/dppca"
+	"github.com/dpscope/dpscope/core/sweep"
 )
 
 // TestMonotoneNoCollapse is issue 16 point 5 for dcan-sound in the
@@ -52,7 +53,7 @@ func TestMonotoneNoCollapse(t *testing.T) {
 					}
 				}
 			}
-			m, sd := meanSD(aris)
+			m, sd := sweep.Moments(aris)
 			t.Logf("%s ε %g: ARI %.3f ± %.3f (network left out in %d of 5 runs)", name, e, m, sd, off)
 			if name == "builtin:default" && ((e == 1 && off != 5) || (e >= 4 && off != 0)) {
 				t.Errorf("%s ε %g: network left out in %d of 5 runs, want %d", name, e, off, map[bool]int{true: 5, false: 0}[e == 1])
