@@ -72,6 +72,11 @@ func New(cfg core.Config, v Variant, p Params) (*Engine, error) {
 	if err := p.Validate(v); err != nil {
 		return nil, err
 	}
+	if p.EvalBN == EvalBNPooled && (v != FedSC || cfg.Mode != core.ModeNonPrivate) {
+		// The pooled moments are summaries of every client's cells that no
+		// accountant covers.
+		return nil, configErr("evaluation BatchNorm statistics", p.EvalBN, "running (pooled is for fedsc in nonprivate mode only)")
+	}
 	if p.Unit == UnitRecord {
 		// The record unit's own defaults (package doc, "Record-level sound
 		// mode"); the nonprivate twin runs the same pipeline without noise.

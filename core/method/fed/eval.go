@@ -103,6 +103,13 @@ func (s *sim) evaluate(ctx context.Context, round int) error {
 		if err == nil && !math.IsNaN(sil) {
 			vals = append(vals, core.NamedValue{Name: "silhouette", Value: sil})
 		}
+		if bw, ok := s.ws[0].(*byolWorker); ok && s.e.p.EvalBN == EvalBNPooled {
+			ari, err := s.runningBNARI(ctx, bw, dim)
+			if err != nil {
+				return err
+			}
+			vals = append(vals, core.NamedValue{Name: "ARI running BN", Value: ari})
+		}
 		s.ctl.Emit(core.MetricsEvent{Stage: s.segment, Epoch: round, Step: round, Values: vals, Unreleased: true})
 	}
 	ev := core.EmbeddingEvent{Step: round, Cluster: append([]int(nil), s.pred...), Truth: make([]int, n)}
@@ -130,4 +137,22 @@ func (s *sim) result() core.ResultEvent {
 		ev.Embedding[i] = float32(v)
 	}
 	return ev
+}
+
+// runningBNARI is the ARI the default evaluation (EvalBNRunning) gives the
+// same server model, reported beside EvalBNPooled's so that one run pairs
+// the two: the training is the same either way (the evaluation draws no
+// training randomness and leaves no state behind).
+func (s *sim) runningBNARI(ctx context.Context, bw *byolWorker, dim int) (float64, error) {
+	emb := make([]float64, len(s.emb))
+	bw.embedWith(emb, EvalBNRunning)
+	res, err := cluster.KMeans(ctx, emb, s.d.Cells, dim, cluster.KMeansConfig{K: s.clusters, NInit: fedscKMeansInit, Seed: s.e.cfg.Seed + uint64(streamKMeans)})
+	if err != nil {
+		return 0, fmt.Errorf("fed: k-means: %w", err)
+	}
+	sc, err := cluster.Score(s.truth, res.Labels)
+	if err != nil {
+		return 0, fmt.Errorf("fed: scores: %w", err)
+	}
+	return sc.ARI, nil
 }

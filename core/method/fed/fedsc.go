@@ -114,6 +114,7 @@ type byolWorker struct {
 	t1, t2, dp     compute.Matrix
 	scratch        compute.Matrix
 	perm           []int
+	pooled         *seqNet // EvalBNPooled's encoder, built at its first use
 }
 
 func (w *byolWorker) embedDim() int { return w.l.dim }
@@ -156,8 +157,15 @@ func (l *byolLearner) startClient(c int) {
 		d += e * e
 	}
 	mu := float32(divergenceMu(l.p.Divergence, l.p.DivergenceAlpha, &st.lambda, math.Sqrt(d)))
-	for i, v := range g {
+	mixed := len(g)
+	if l.p.BNStats != BNMix {
+		mixed = l.encNP + l.predNP // the running statistics are set below
+	}
+	for i, v := range g[:mixed] {
 		st.online[i] = mu*st.online[i] + (1-mu)*v
+	}
+	if l.p.BNStats == BNGlobal {
+		copy(st.online[mixed:], g[mixed:])
 	}
 }
 
@@ -280,10 +288,27 @@ func (w *byolWorker) half(v, t compute.Matrix) float64 {
 }
 
 // embed writes the global online encoder's L2-normalised output for every
-// cell (BatchNorm with its running statistics). FedSC has no server-side
-// loss: it returns NaN.
+// cell, with the BatchNorm statistics Params.EvalBN names. FedSC has no
+// server-side loss: it returns NaN.
 func (w *byolWorker) embed(dst []float64) (int, float64) {
+	return w.embedWith(dst, w.l.p.EvalBN)
+}
+
+// embedWith is embed with the BatchNorm statistics ev: the global running
+// statistics in batches, or (EvalBNPooled) one training-mode forward of
+// every cell through a copy of the encoder sized for all of them, whose
+// BatchNorm layers then normalise by the exact mean and (biased) variance
+// of all cells at their input, layer by layer.
+func (w *byolWorker) embedWith(dst []float64, ev EvalBN) (int, float64) {
 	l := w.l
+	if ev == EvalBNPooled {
+		if w.pooled == nil || w.pooled.ops[0].(*linearOp).y.Rows < l.x.Rows {
+			w.pooled = encoderSpec(l.x.Cols, l.p.Encoder, l.x.Rows).done(l.seed)
+		}
+		copy(w.pooled.params, l.server[:l.encNP])
+		w.write(dst, 0, w.pooled.forward(l.x, l.x.Rows > 1))
+		return l.dim, math.NaN()
+	}
 	copy(w.enc.params, l.server[:l.encNP])
 	copy(w.enc.stats, l.server[l.encNP+l.predNP:])
 	rows := w.v1.Rows
@@ -292,14 +317,18 @@ func (w *byolWorker) embed(dst []float64) (int, float64) {
 	}
 	for s := 0; s < l.x.Rows; s += rows {
 		r := min(rows, l.x.Rows-s)
-		z := w.enc.forward(l.x.View(s, 0, r, l.x.Cols), false)
-		for i := range r {
-			for c, v := range z.RawRowView(i) {
-				dst[(s+i)*l.dim+c] = float64(v)
-			}
-		}
+		w.write(dst, s, w.enc.forward(l.x.View(s, 0, r, l.x.Cols), false))
 	}
 	return l.dim, math.NaN()
+}
+
+// write copies the embeddings z of cells s, s+1, … into dst.
+func (w *byolWorker) write(dst []float64, s int, z compute.Matrix) {
+	for i := range z.Rows {
+		for c, v := range z.RawRowView(i) {
+			dst[(s+i)*w.l.dim+c] = float64(v)
+		}
+	}
 }
 
 // centralNoiseToSignal is the lower bound ρ on the ratio of the

@@ -338,6 +338,90 @@ type Params struct {
 	// LRSchedule is FedSC's learning rate over the rounds: LRConstant (the
 	// zero value) or LRCosine.
 	LRSchedule LRSchedule
+	// BNStats is where a FedSC client's encoder BatchNorm running
+	// statistics come from at the start of a round: BNMix (the zero value)
+	// or BNGlobal or BNLocal.
+	BNStats BNStats
+	// EvalBN is the BatchNorm statistics FedSC's evaluation embeds with:
+	// EvalBNRunning (the zero value) or EvalBNPooled.
+	EvalBN EvalBN
+}
+
+// BNStats is where a FedSC client's encoder BatchNorm running statistics
+// come from at the start of a round (after its first, which takes the
+// global model whole). BatchNorm runs on batch statistics in training, so
+// the running statistics change no training step: they reach only what
+// the server averages and the evaluation embeds with (EvalBNRunning).
+type BNStats int
+
+const (
+	// BNMix μ-mixes them with the global ones like every other weight
+	// (W_k ← μW_k + (1−μ)W_g over the whole vector).
+	BNMix BNStats = iota
+	// BNGlobal sets them to the global model's, and μ-mixes the
+	// parameters only: the FedEMA reference code, whose EMA update runs
+	// over parameters() and loads the global state_dict's buffers.
+	BNGlobal
+	// BNLocal keeps the client's own (FedBN-like statistics; the affine
+	// weights are still averaged): the server's statistics are then the
+	// size-weighted average of statistics that never saw another client's
+	// cells.
+	BNLocal
+)
+
+var bnStatsNames = [...]string{"mix", "global", "local"}
+
+func (b BNStats) String() string {
+	if b < 0 || int(b) >= len(bnStatsNames) {
+		return fmt.Sprintf("BNStats(%d)", int(b))
+	}
+	return bnStatsNames[b]
+}
+
+// ParseBNStats reads "mix", "global" or "local".
+func ParseBNStats(s string) (BNStats, error) {
+	for i, n := range bnStatsNames {
+		if s == n {
+			return BNStats(i), nil
+		}
+	}
+	return 0, configErr("BatchNorm statistics at download", fmt.Sprintf("%q", s), "mix, global or local")
+}
+
+// EvalBN is the BatchNorm statistics of FedSC's evaluation embedding.
+type EvalBN int
+
+const (
+	// EvalBNRunning uses the global model's running statistics: the
+	// size-weighted average of the clients'. On non-IID clients that
+	// average holds the pooled mean but only the within-client part of
+	// the pooled variance.
+	EvalBNRunning EvalBN = iota
+	// EvalBNPooled uses every BatchNorm layer's exact mean and variance
+	// over all cells under the global model (layer by layer). Each client
+	// could send its per-feature sums of x and x², so a federated server
+	// can form them; they are summaries of the clients' cells outside any
+	// privacy accounting, so the option is for nonprivate mode only.
+	EvalBNPooled
+)
+
+var evalBNNames = [...]string{"running", "pooled"}
+
+func (e EvalBN) String() string {
+	if e < 0 || int(e) >= len(evalBNNames) {
+		return fmt.Sprintf("EvalBN(%d)", int(e))
+	}
+	return evalBNNames[e]
+}
+
+// ParseEvalBN reads "running" or "pooled".
+func ParseEvalBN(s string) (EvalBN, error) {
+	for i, n := range evalBNNames {
+		if s == n {
+			return EvalBN(i), nil
+		}
+	}
+	return 0, configErr("evaluation BatchNorm statistics", fmt.Sprintf("%q", s), "running or pooled")
 }
 
 // LRSchedule is the learning rate of FedSC's local SGD as a function of
@@ -511,6 +595,12 @@ func (p Params) Validate(v Variant) error {
 	}
 	if p.LRSchedule < LRConstant || p.LRSchedule > LRCosine {
 		return configErr("learning-rate schedule", int(p.LRSchedule), "constant or cosine")
+	}
+	if p.BNStats < BNMix || p.BNStats > BNLocal {
+		return configErr("BatchNorm statistics at download", int(p.BNStats), "mix, global or local")
+	}
+	if p.EvalBN < EvalBNRunning || p.EvalBN > EvalBNPooled {
+		return configErr("evaluation BatchNorm statistics", int(p.EvalBN), "running or pooled")
 	}
 	return nil
 }
