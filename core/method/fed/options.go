@@ -371,21 +371,11 @@ const (
 
 var bnStatsNames = [...]string{"mix", "global", "local"}
 
-func (b BNStats) String() string {
-	if b < 0 || int(b) >= len(bnStatsNames) {
-		return fmt.Sprintf("BNStats(%d)", int(b))
-	}
-	return bnStatsNames[b]
-}
+func (b BNStats) String() string { return enumName(b, "BNStats", bnStatsNames[:]) }
 
 // ParseBNStats reads "mix", "global" or "local".
 func ParseBNStats(s string) (BNStats, error) {
-	for i, n := range bnStatsNames {
-		if s == n {
-			return BNStats(i), nil
-		}
-	}
-	return 0, configErr("BatchNorm statistics at download", fmt.Sprintf("%q", s), "mix, global or local")
+	return parseEnum[BNStats](s, bnStatsNames[:], "BatchNorm statistics at download", "mix, global or local")
 }
 
 // EvalBN is the BatchNorm statistics of FedSC's evaluation embedding.
@@ -407,21 +397,11 @@ const (
 
 var evalBNNames = [...]string{"running", "pooled"}
 
-func (e EvalBN) String() string {
-	if e < 0 || int(e) >= len(evalBNNames) {
-		return fmt.Sprintf("EvalBN(%d)", int(e))
-	}
-	return evalBNNames[e]
-}
+func (e EvalBN) String() string { return enumName(e, "EvalBN", evalBNNames[:]) }
 
 // ParseEvalBN reads "running" or "pooled".
 func ParseEvalBN(s string) (EvalBN, error) {
-	for i, n := range evalBNNames {
-		if s == n {
-			return EvalBN(i), nil
-		}
-	}
-	return 0, configErr("evaluation BatchNorm statistics", fmt.Sprintf("%q", s), "running or pooled")
+	return parseEnum[EvalBN](s, evalBNNames[:], "evaluation BatchNorm statistics", "running or pooled")
 }
 
 // LRSchedule is the learning rate of FedSC's local SGD as a function of
@@ -441,21 +421,11 @@ const (
 
 var lrScheduleNames = [...]string{"constant", "cosine"}
 
-func (l LRSchedule) String() string {
-	if l < 0 || int(l) >= len(lrScheduleNames) {
-		return fmt.Sprintf("LRSchedule(%d)", int(l))
-	}
-	return lrScheduleNames[l]
-}
+func (l LRSchedule) String() string { return enumName(l, "LRSchedule", lrScheduleNames[:]) }
 
 // ParseLRSchedule reads "constant" or "cosine".
 func ParseLRSchedule(s string) (LRSchedule, error) {
-	for i, n := range lrScheduleNames {
-		if s == n {
-			return LRSchedule(i), nil
-		}
-	}
-	return 0, configErr("learning-rate schedule", fmt.Sprintf("%q", s), "constant or cosine")
+	return parseEnum[LRSchedule](s, lrScheduleNames[:], "learning-rate schedule", "constant or cosine")
 }
 
 // rate returns the learning rate of round r (1-based) of R for base rate lr.
@@ -603,4 +573,24 @@ func (p Params) Validate(v Variant) error {
 		return configErr("evaluation BatchNorm statistics", int(p.EvalBN), "running or pooled")
 	}
 	return nil
+}
+
+// enumName is the String of FedSC's small option enums: names[v], or
+// typ(v) for a value outside them.
+func enumName[T ~int](v T, typ string, names []string) string {
+	if v < 0 || int(v) >= len(names) {
+		return fmt.Sprintf("%s(%d)", typ, int(v))
+	}
+	return names[v]
+}
+
+// parseEnum is their parser: the index of s in names, or an error naming
+// the setting (what) and the values it takes (want).
+func parseEnum[T ~int](s string, names []string, what, want string) (T, error) {
+	for i, n := range names {
+		if s == n {
+			return T(i), nil
+		}
+	}
+	return 0, configErr(what, fmt.Sprintf("%q", s), want)
 }
