@@ -15,6 +15,7 @@ import (
 	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/core/neighbors"
 	"github.com/dpscope/dpscope/datasets"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // simProblem simulates builtin:default's design with the given number of
@@ -144,7 +145,7 @@ func TestSoundClusterEval(t *testing.T) {
 			sizes = append(sizes, v)
 		}
 	}
-	eps := envFloats(t, "DPSCOPE_DPMD_EPS", []float64{8, 64})
+	eps := fixture.EnvFloats(t, "DPSCOPE_DPMD_EPS", []float64{8, 64})
 	for _, cells := range sizes {
 		var mb float64
 		ms := make([]float64, len(eps))
@@ -249,7 +250,7 @@ func TestSoundMixtureEval(t *testing.T) {
 			sizes = append(sizes, v)
 		}
 	}
-	eps := envFloats(t, "DPSCOPE_DPMD_EPS", []float64{8, 64, 1000})
+	eps := fixture.EnvFloats(t, "DPSCOPE_DPMD_EPS", []float64{8, 64, 1000})
 	for _, cells := range sizes {
 		var mb, mnp float64
 		ms := make([]float64, len(eps))

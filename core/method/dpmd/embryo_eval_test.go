@@ -6,11 +6,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // embryoSizes are the class sizes of a 124-cell early-embryo set in the
@@ -110,24 +109,6 @@ func embryoProblem(t testing.TB, cells, sub int, sep, tail, emb float64, seed ui
 	return pr, all
 }
 
-// envFloats parses a comma list of numbers from the environment, or
-// returns def.
-func envFloats(t testing.TB, key string, def []float64) []float64 {
-	e := os.Getenv(key)
-	if e == "" {
-		return def
-	}
-	var out []float64
-	for _, f := range strings.Split(e, ",") {
-		v, err := strconv.ParseFloat(f, 64)
-		if err != nil {
-			t.Fatalf("%s: %v", key, err)
-		}
-		out = append(out, v)
-	}
-	return out
-}
-
 // foreignWeight returns the mean, over queries, of the share of sound
 // mode's kernel mass (β = SoundBeta(d), bandwidth h) that comes from
 // references of another cluster, and the mean number of references
@@ -175,14 +156,14 @@ func TestSoundEmbryoEval(t *testing.T) {
 	if os.Getenv("DPSCOPE_DPMD_EMBRYO") == "" {
 		t.Skip("set DPSCOPE_DPMD_EMBRYO=sep for the embryo-like table")
 	}
-	seps := envFloats(t, "DPSCOPE_DPMD_EMBRYO", nil)
-	sizes := envFloats(t, "DPSCOPE_DPMD_CLUSTER", []float64{124})
-	eps := envFloats(t, "DPSCOPE_DPMD_EPS", []float64{8, 64, 1000})
-	sub := int(envFloats(t, "DPSCOPE_DPMD_SUB", []float64{8})[0])
-	hs := envFloats(t, "DPSCOPE_DPMD_HSCALE", []float64{1})[0]
-	ns := envFloats(t, "DPSCOPE_DPMD_SEEDS", []float64{5})[0]
-	tail := envFloats(t, "DPSCOPE_DPMD_TAIL", []float64{0})[0]
-	emb := envFloats(t, "DPSCOPE_DPMD_EMB", []float64{0})[0]
+	seps := fixture.EnvFloats(t, "DPSCOPE_DPMD_EMBRYO", nil)
+	sizes := fixture.EnvFloats(t, "DPSCOPE_DPMD_CLUSTER", []float64{124})
+	eps := fixture.EnvFloats(t, "DPSCOPE_DPMD_EPS", []float64{8, 64, 1000})
+	sub := int(fixture.EnvFloats(t, "DPSCOPE_DPMD_SUB", []float64{8})[0])
+	hs := fixture.EnvFloats(t, "DPSCOPE_DPMD_HSCALE", []float64{1})[0]
+	ns := fixture.EnvFloats(t, "DPSCOPE_DPMD_SEEDS", []float64{5})[0]
+	tail := fixture.EnvFloats(t, "DPSCOPE_DPMD_TAIL", []float64{0})[0]
+	emb := fixture.EnvFloats(t, "DPSCOPE_DPMD_EMB", []float64{0})[0]
 	for _, sep := range seps {
 		for _, cf := range sizes {
 			cells := int(cf)
@@ -242,14 +223,14 @@ func nonprivateARI(t testing.TB, pr *Problem, seed uint64) float64 {
 // cluster's reference mean and to the nearest other one, before and after
 // sound mode.
 func TestSoundEmbryoTrace(t *testing.T) {
-	a := envFloats(t, "DPSCOPE_DPMD_TRACE", nil)
+	a := fixture.EnvFloats(t, "DPSCOPE_DPMD_TRACE", nil)
 	if len(a) != 3 {
 		t.Skip("set DPSCOPE_DPMD_TRACE=sep,seed,eps")
 	}
-	sub := int(envFloats(t, "DPSCOPE_DPMD_SUB", []float64{8})[0])
+	sub := int(fixture.EnvFloats(t, "DPSCOPE_DPMD_SUB", []float64{8})[0])
 	seed := uint64(a[1])
-	pr, all := embryoProblem(t, 124, sub, a[0], envFloats(t, "DPSCOPE_DPMD_TAIL", []float64{0})[0],
-		envFloats(t, "DPSCOPE_DPMD_EMB", []float64{0})[0], seed)
+	pr, all := embryoProblem(t, 124, sub, a[0], fixture.EnvFloats(t, "DPSCOPE_DPMD_TAIL", []float64{0})[0],
+		fixture.EnvFloats(t, "DPSCOPE_DPMD_EMB", []float64{0})[0], seed)
 	k := len(embryoSizes)
 	cent := make([]float64, k*pr.D)
 	cnt := make([]float64, k)

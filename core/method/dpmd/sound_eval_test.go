@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // meanDistToM is the mean distance of the m queries xs to pr's manifold.
@@ -107,7 +108,7 @@ func TestSoundEval(t *testing.T) {
 	if s, err := strconv.Atoi(os.Getenv("DPSCOPE_DPMD_SEEDS")); err == nil && s > 0 {
 		seeds = s
 	}
-	eps := envFloats(t, "DPSCOPE_DPMD_EPS", []float64{1, 8})
+	eps := fixture.EnvFloats(t, "DPSCOPE_DPMD_EPS", []float64{1, 8})
 	for _, kind := range kinds {
 		var sb, snp float64
 		ss := make([]float64, len(eps))

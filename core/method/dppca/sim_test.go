@@ -5,12 +5,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/datasets"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // simSets are the fresh simulations dppca's design choices are compared on
@@ -282,17 +282,7 @@ func TestSimDesign(t *testing.T) {
 				t.Fatal(err)
 			}
 			row := fmt.Sprintf("%-8s %-40s", name, v)
-			epsList := append(append([]float64(nil), goalEps...), 0)
-			if e := os.Getenv("DPSCOPE_DPPCA_EPS"); e != "" {
-				epsList = nil
-				for _, f := range strings.Split(e, ",") {
-					v, err := strconv.ParseFloat(f, 64)
-					if err != nil {
-						t.Fatal(err)
-					}
-					epsList = append(epsList, v)
-				}
-			}
+			epsList := fixture.EnvFloats(t, "DPSCOPE_DPPCA_EPS", append(append([]float64(nil), goalEps...), 0))
 			paired := ""
 			for ei, eps := range epsList {
 				var aris []float64

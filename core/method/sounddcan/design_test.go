@@ -13,6 +13,7 @@ import (
 	"github.com/dpscope/dpscope/core/method/dppca"
 	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/datasets"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // simData returns a fresh simulation of builtin:default's specification
@@ -187,26 +188,9 @@ func TestDesign(t *testing.T) {
 	if env == "" {
 		t.Skip("long: set DPSCOPE_SOUNDDCAN_DESIGN=11,12,13 to compare designs on fresh simulations")
 	}
-	epss := []float64{2, 8}
-	if e := os.Getenv("DPSCOPE_SOUNDDCAN_EPS"); e != "" {
-		epss = nil
-		for _, f := range strings.Split(e, ",") {
-			v, err := strconv.ParseFloat(f, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			epss = append(epss, v)
-		}
-	}
+	epss := fixture.EnvFloats(t, "DPSCOPE_SOUNDDCAN_EPS", []float64{2, 8})
 	variants := strings.Split(os.Getenv("DPSCOPE_SOUNDDCAN_VARIANTS"), "|")
-	nseeds := uint64(3)
-	if e := os.Getenv("DPSCOPE_SOUNDDCAN_RUNSEEDS"); e != "" {
-		n, err := strconv.Atoi(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		nseeds = uint64(n)
-	}
+	nseeds := uint64(fixture.EnvInt(t, "DPSCOPE_SOUNDDCAN_RUNSEEDS", 3))
 	var srcs []*dppca.Source
 	for _, f := range strings.Split(env, ",") {
 		s, err := strconv.ParseUint(f, 10, 64)
@@ -452,15 +436,8 @@ func TestAgreement(t *testing.T) {
 	if env == "" {
 		t.Skip("long: set DPSCOPE_SOUNDDCAN_AGREE=pbmc_4k,sim:141 to measure the network's agreement with its noise-free clustering")
 	}
-	epss := envFloats(t, "DPSCOPE_SOUNDDCAN_EPS", []float64{4, 8, 16})
-	nseeds := uint64(5)
-	if e := os.Getenv("DPSCOPE_SOUNDDCAN_RUNSEEDS"); e != "" {
-		n, err := strconv.Atoi(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		nseeds = uint64(n)
-	}
+	epss := fixture.EnvFloats(t, "DPSCOPE_SOUNDDCAN_EPS", []float64{4, 8, 16})
+	nseeds := uint64(fixture.EnvInt(t, "DPSCOPE_SOUNDDCAN_RUNSEEDS", 5))
 	o, err := Parse(nil)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/core/method/dppca"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // TestDiag is the diagnosis behind the staged split and the gate (issue
@@ -25,7 +26,7 @@ func TestDiag(t *testing.T) {
 	if env == "" {
 		t.Skip("long: set DIAG=pbmc_4k,mouse_bladder DIAG_EPS=4,8,16 to diagnose")
 	}
-	epss := envFloats(t, "DIAG_EPS", []float64{4, 8, 16})
+	epss := fixture.EnvFloats(t, "DIAG_EPS", []float64{4, 8, 16})
 	o := envOptions(t, "DIAG_OPTS")
 	for _, name := range strings.Split(env, ",") {
 		d := openData(t, name)

@@ -3,7 +3,6 @@ package sounddcan
 import (
 	"context"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -87,26 +86,6 @@ func mustParse(t testing.TB, vals map[string]string) Options {
 		t.Fatal(err)
 	}
 	return o
-}
-
-// envFloats reads the comma list of numbers in the environment variable
-// key (the ε of a long measurement), def when it is unset; a number that
-// does not parse fails the test, naming the variable, rather than run at
-// ε = 0.
-func envFloats(t *testing.T, key string, def []float64) []float64 {
-	e := os.Getenv(key)
-	if e == "" {
-		return def
-	}
-	var vs []float64
-	for _, f := range strings.Split(e, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil {
-			t.Fatalf("%s: %v", key, err)
-		}
-		vs = append(vs, v)
-	}
-	return vs
 }
 
 // envOptions parses the options in the environment variable key

@@ -135,7 +135,7 @@ func TestSharedSeeds(t *testing.T) {
 	if env != "1" {
 		names = strings.Split(env, ",")
 	}
-	epss := envFloats(t, "DPSCOPE_SOUNDDCAN_EPS", []float64{1, 2, 4, 8})
+	epss := fixture.EnvFloats(t, "DPSCOPE_SOUNDDCAN_EPS", []float64{1, 2, 4, 8})
 	o := envOptions(t, "DPSCOPE_SOUNDDCAN_OPTS")
 	null := o
 	null.NoTrain = true
