@@ -82,11 +82,11 @@ func (s *sim) evaluate(ctx context.Context, round int) error {
 	if !s.e.v.autoencoder() {
 		nInit = fedscKMeansInit
 	}
-	res, err := cluster.KMeans(ctx, s.emb, n, dim, cluster.KMeansConfig{K: s.clusters, NInit: nInit, Seed: s.e.cfg.Seed + uint64(streamKMeans)})
+	labels, err := s.kmeans(ctx, s.emb, dim, nInit)
 	if err != nil {
-		return fmt.Errorf("fed: k-means: %w", err)
+		return err
 	}
-	copy(s.pred, res.Labels)
+	copy(s.pred, labels)
 	if s.truth != nil {
 		sc, err := cluster.Score(s.truth, s.pred)
 		if err != nil {
@@ -146,13 +146,23 @@ func (s *sim) result() core.ResultEvent {
 func (s *sim) runningBNARI(ctx context.Context, bw *byolWorker, dim int) (float64, error) {
 	emb := make([]float64, len(s.emb))
 	bw.embedWith(emb, EvalBNRunning)
-	res, err := cluster.KMeans(ctx, emb, s.d.Cells, dim, cluster.KMeansConfig{K: s.clusters, NInit: fedscKMeansInit, Seed: s.e.cfg.Seed + uint64(streamKMeans)})
+	labels, err := s.kmeans(ctx, emb, dim, fedscKMeansInit)
 	if err != nil {
-		return 0, fmt.Errorf("fed: k-means: %w", err)
+		return 0, err
 	}
-	sc, err := cluster.Score(s.truth, res.Labels)
+	sc, err := cluster.Score(s.truth, labels)
 	if err != nil {
 		return 0, fmt.Errorf("fed: scores: %w", err)
 	}
 	return sc.ARI, nil
+}
+
+// kmeans clusters an embedding of every cell (dim columns) into the run's
+// K clusters with nInit restarts, on the k-means stream of the run's seed.
+func (s *sim) kmeans(ctx context.Context, emb []float64, dim, nInit int) ([]int, error) {
+	res, err := cluster.KMeans(ctx, emb, s.d.Cells, dim, cluster.KMeansConfig{K: s.clusters, NInit: nInit, Seed: s.e.cfg.Seed + uint64(streamKMeans)})
+	if err != nil {
+		return nil, fmt.Errorf("fed: k-means: %w", err)
+	}
+	return res.Labels, nil
 }

@@ -41,9 +41,9 @@ var (
 		{Key: "weight_decay", Kind: core.KindFloat, Default: DefaultWeightDecay, Min: 0, Max: math.Inf(1), Doc: "local SGD weight decay (0: the default)"},
 		{Key: "divergence", Kind: core.KindChoice, Default: "printed", Choices: []string{"printed", "fedema", "off"}, Doc: "FedSC's divergence-aware client update: the paper's Eq. (4) as printed, FedEMA's rule, or none"},
 		{Key: "divergence_alpha", Kind: core.KindFloat, Default: DefaultDivergenceAlpha, Min: 0, Max: 1, Doc: "α of the divergence-aware update (0: the default)"},
-		{Key: "lr_schedule", Kind: core.KindChoice, Default: "constant", Choices: []string{"constant", "cosine"}, Doc: "FedSC's local learning rate over the rounds: constant (the paper states no schedule) or cosine decay to 0 over the planned rounds (FedEMA's code)"},
-		{Key: "bn", Kind: core.KindChoice, Default: "mix", Choices: []string{"mix", "global", "local"}, Doc: "FedSC client's BatchNorm running statistics at a round's start: μ-mixed with the global ones like every weight, the global ones (FedEMA's code), or its own"},
-		{Key: "eval_bn", Kind: core.KindChoice, Default: "running", Choices: []string{"running", "pooled"}, Doc: "FedSC evaluation's BatchNorm statistics: the global model's running ones, or every layer's exact moments over all cells (nonprivate mode only)"},
+		{Key: "lr_schedule", Kind: core.KindChoice, Default: "constant", Choices: lrScheduleNames[:], Doc: "FedSC's local learning rate over the rounds: constant (the paper states no schedule) or cosine decay to 0 over the planned rounds (FedEMA's code)"},
+		{Key: "bn", Kind: core.KindChoice, Default: "mix", Choices: bnStatsNames[:], Doc: "FedSC client's BatchNorm running statistics at a round's start: μ-mixed with the global ones like every weight, the global ones (FedEMA's code), or its own"},
+		{Key: "eval_bn", Kind: core.KindChoice, Default: "running", Choices: evalBNNames[:], Doc: "FedSC evaluation's BatchNorm statistics: the global model's running ones, or every layer's exact moments over all cells (nonprivate mode only)"},
 		{Key: "client_rate", Kind: core.KindFloat, Default: DefaultClientRate, Min: 0, Max: 1, Doc: "probability q that a client takes part in a round (Poisson client sampling, accounted in sound mode; 0: the default)"},
 	}
 )
