@@ -198,8 +198,8 @@ func prefixed(p string, v []string) []string {
 // DPSCOPE_DPPCA_FRESH=8 seeds +1000 and noise seeds 45–49 (dppca13's
 // clip=auto rule; its design looked at FRESH=7 only);
 // DPSCOPE_DPPCA_FRESH=9 seeds +1100 and noise seeds 50–54 (dppca14's
-// clip=subspace rule). The shallow dipSets (sim16, sim16low, sim14low) are named as
-// well. Each variant after the first is
+// clip=subspace rule). The shallow dipSets (sim16, sim16low, sim14low) and
+// the nested nestSets (simnest8, simnest14) are named as well. Each variant after the first is
 // also compared with the first, paired by seed: the mean difference ± its
 // standard error, starred beyond seed noise (|difference| > 2 SE,
 // DECISIONS.md).
@@ -226,10 +226,14 @@ func TestSimDesign(t *testing.T) {
 	simShift, seed0 := fresh[0], fresh[1]
 	ons := onoffSets()
 	dips := dipSets()
+	nests := nestSets()
 	for _, name := range names {
 		var d *datasets.Dataset
 		var err error
-		if hs, ok := hks[name]; ok {
+		if ns, ok := nests[name]; ok {
+			ns.Types.Seed += simShift
+			d, err = simulateNest(ns)
+		} else if hs, ok := hks[name]; ok {
 			hs.Types.Seed += simShift
 			d, err = simulateHK(hs)
 		} else if on, ok := ons[name]; ok {
