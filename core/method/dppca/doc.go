@@ -98,13 +98,23 @@
 // size, for the shallow-depth overshoot of h = ñ·μ/25 behind
 // mouse_bladder's ε 4 → 8 step.
 //
+// Stated in advance in the twelfth session (dppca15) and not kept: a
+// threshold of 0.2725 for over=auto (over=auto:τ, set by the best summed
+// gain over the base draws, TestOverThreshold) and a Ward linkage merge
+// of the released centres (merge=ward). On fresh draws each lost beyond
+// 2 SE in one cell (simhk8w at ε 4, −0.005; sim8 at ε 4, −0.054) and
+// both stay options; nested simulations (types of 2–3 unequal subtypes,
+// simnest8, simnest14) did not show over-clustering paying at a larger
+// centre noise (docs/RESULTS.md, twelfth attempt).
+//
 // Every mechanism is Gaussian, so the composition is exact in GDP
 // (μ = √Σ(Δᵢ/σᵢ)²); the noise of each is calibrated in advance from the
 // target (ε, δ) by fixed shares of μ² (Plan), and the ε reported is the
 // ledger's GDP composition converted once to (ε, δ).
 //
 // Options (core.Config.Options, see Options): p, T, genes, split, clip,
-// prep, init, k, select (mean, spread, excess, floor or leverage), over,
+// prep, init, k, select (mean, spread, excess, floor or leverage), over
+// (auto, auto:τ with τ the threshold, or a factor), merge (kmeans or ward),
 // target (a number, or median), mincount (the depth cap's λ_min, 0: off),
 // seedgrid (fixed, the default's 3-component seeding grid; auto:
 // seedGridDims, an option, it failed its rule on fresh draws; select:

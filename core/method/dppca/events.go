@@ -132,7 +132,7 @@ func kmeansMessage(rl *release) string {
 		s += fmt.Sprintf(": K = %d centres, no over-clustering", k)
 	}
 	if rl.o.Over == OverAuto && rl.o.Init != InitKMeansPlusPlus {
-		s += fmt.Sprintf(" (over=auto: relative noise of a centre of 2K clusters %.3g, threshold %g)", rho, overNoiseMax)
+		s += fmt.Sprintf(" (over=auto: relative noise of a centre of 2K clusters %.3g, threshold %g)", rho, rl.o.overMax())
 	}
 	return s
 }

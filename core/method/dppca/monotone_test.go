@@ -16,13 +16,18 @@ import (
 // builtin:default). The short form runs builtin:default at ε = 1, 4, 16;
 // DPSCOPE_LONG=1 runs ε = 0.5 … 16 on builtin:default and three real sets,
 // pollen, pbmc_4k and mouse_bladder (the last was not monotone before
-// genes=auto; see docs/RESULTS.md).
+// genes=auto; see docs/RESULTS.md). DPSCOPE_DPPCA_OPTS=k=v,… runs it with
+// other options.
 func TestMonotoneNoCollapse(t *testing.T) {
 	sets, eps := []string{"builtin:default"}, []float64{1, 4, 16}
 	if os.Getenv("DPSCOPE_LONG") != "" {
 		sets, eps = []string{"builtin:default", "pollen", "pbmc_4k", "mouse_bladder"}, goalEps
 	}
-	o, err := Parse(nil)
+	// DPSCOPE_DPPCA_OPTS=k=v,… checks other options (a variant before a
+	// flip) with the same test.
+	opts := map[string]string{}
+	addOptions(opts, os.Getenv("DPSCOPE_DPPCA_OPTS"))
+	o, err := Parse(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

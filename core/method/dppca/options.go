@@ -330,6 +330,25 @@ const (
 // still precise (overRule), else not.
 const OverAuto = -1
 
+// MaxOverMax bounds over=auto's threshold: a centre noise as large as the
+// rows' rms norm leaves nothing for the merge to read.
+const MaxOverMax = 1
+
+// Merge is how over-clustering's 2K released centres become K (Options.Merge).
+type Merge string
+
+// Merges of the over-clustered centres (post-processing of the released
+// centres and counts; neither spends budget).
+const (
+	// MergeKMeans is the best, by weighted inertia, of seedRestarts
+	// weighted k-means++ + Lloyd runs on the centres (mergeCentres).
+	MergeKMeans Merge = "kmeans"
+	// MergeWard is agglomerative Ward linkage of the centres weighted by
+	// their released counts (wardMerge): greedy, deterministic, and
+	// indifferent to k-means' preference for clusters of equal size.
+	MergeWard Merge = "ward"
+)
+
 // Options are dppca's own settings (core.Config.Options). Zero values select
 // the defaults above; Resolve fills them in.
 type Options struct {
@@ -374,6 +393,15 @@ type Options struct {
 	// start) keep their pipeline; Parse, dppca's own reading of its
 	// options, resolves an absent "over" to OverAuto.
 	Over int
+	// OverMax is over=auto's threshold on the relative noise of a centre
+	// of 2K clusters ("over=auto:τ", overRule); 0 resolves to
+	// overNoiseMax. Only read under OverAuto.
+	OverMax float64
+	// Merge is how over-clustering's released centres are merged into K
+	// ("merge": kmeans, the best of weighted k-means++ runs, or ward,
+	// agglomerative Ward linkage; both post-processing). "" resolves to
+	// MergeKMeans.
+	Merge Merge
 	// Target is the public total each cell is normalised to before log1p
 	// ("target"; 0: DefaultTarget; TargetMedian: a private median library
 	// size, "target=median"). Only dppca's own source reads it
@@ -394,7 +422,7 @@ type Options struct {
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid"}
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge"}
 
 // LiveKeys are the options a patch may change during a run.
 var LiveKeys = []string{"p", "T", "clip"}
@@ -440,6 +468,14 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 		}
 		if key == "over" && v == "auto" {
 			o.Over = OverAuto
+			continue
+		}
+		if c, ok := strings.CutPrefix(v, "auto:"); key == "over" && ok {
+			f, err := strconv.ParseFloat(c, 64)
+			if err != nil || !(f > 0) || f > MaxOverMax {
+				return optf("option over is %q, must be an integer, auto or auto:τ (τ in (0, %g], the threshold on the relative centre noise)", v, float64(MaxOverMax))
+			}
+			o.Over, o.OverMax = OverAuto, f
 			continue
 		}
 		if key == "p" && v == "auto" {
@@ -505,6 +541,8 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 			o.Init = Init(v)
 		case "seedgrid":
 			o.SeedGrid = SeedGrid(v)
+		case "merge":
+			o.Merge = Merge(v)
 		case "select":
 			o.Select = Select(v)
 		}
@@ -558,6 +596,12 @@ func (o Options) Resolve() (Options, error) {
 	if o.Over == 0 {
 		o.Over = 1
 	}
+	if o.OverMax == 0 {
+		o.OverMax = overNoiseMax
+	}
+	if o.Merge == "" {
+		o.Merge = MergeKMeans
+	}
 	return o, o.Validate()
 }
 
@@ -574,6 +618,8 @@ func (o Options) Validate() error {
 		return optf("option p is %d, must be ≤ genes = %d", o.P, o.genesCap())
 	case (o.Over < 1 && o.Over != OverAuto) || o.Over > 10:
 		return optf("option over is %d, must be auto or in [1, 10]", o.Over)
+	case !(o.OverMax > 0) || o.OverMax > MaxOverMax:
+		return optf("option over's threshold is %v, must be in (0, %g]", o.OverMax, float64(MaxOverMax))
 	case o.K < 0:
 		return optf("option k is %d, must be ≥ 1 (0: the number of classes)", o.K)
 	case !o.clipAuto() && (!(o.Clip > 0) || o.Clip > 100):
@@ -605,6 +651,11 @@ func (o Options) Validate() error {
 	case "", SeedGridFixed, SeedGridAuto, SeedGridSelect: // "": library callers' Options, the fixed grid
 	default:
 		return optf("option seedgrid is %q, must be %s, %s or %s", o.SeedGrid, SeedGridFixed, SeedGridAuto, SeedGridSelect)
+	}
+	switch o.Merge {
+	case MergeKMeans, MergeWard:
+	default:
+		return optf("option merge is %q, must be %s or %s", o.Merge, MergeKMeans, MergeWard)
 	}
 	switch o.Init {
 	case InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus:
@@ -689,6 +740,10 @@ func (o Options) String() string {
 	over := strconv.Itoa(o.Over)
 	if o.Over == OverAuto {
 		over = "auto"
+		if o.OverMax != 0 && o.OverMax != overNoiseMax {
+			// only when set, so the default's string keeps its form
+			over += ":" + strconv.FormatFloat(o.OverMax, 'g', -1, 64)
+		}
 	}
 	target := strconv.FormatFloat(o.Target, 'g', -1, 64)
 	if o.Target == TargetMedian {
@@ -705,6 +760,9 @@ func (o Options) String() string {
 	if o.SeedGrid == SeedGridAuto || o.SeedGrid == SeedGridSelect {
 		// only when set, so the default's string (and run records) keep their form
 		s += " seedgrid=" + string(o.SeedGrid)
+	}
+	if o.Merge == MergeWard {
+		s += " merge=" + string(o.Merge)
 	}
 	return s
 }
@@ -762,4 +820,13 @@ func poolFactor(s Select) int {
 		return PoolFactor
 	}
 	return 1
+}
+
+// overMax is over=auto's threshold: OverMax, or overNoiseMax for Options
+// not resolved.
+func (o Options) overMax() float64 {
+	if o.OverMax > 0 {
+		return o.OverMax
+	}
+	return overNoiseMax
 }

@@ -11,12 +11,12 @@ import (
 // TestParseDefaults: no options give METHODS.md §5's design.
 func TestParseDefaults(t *testing.T) {
 	o := mustParse(t, nil)
-	want := Options{P: 30, PRule: PRuleEdge, T: 10, Genes: GenesAuto, Split: 0.5, Clip: 0.5, Prep: PrepPrivate, Init: InitHistogram, Select: SelectMean, Over: OverAuto, Target: DefaultTarget, SeedGrid: SeedGridFixed}
+	want := Options{P: 30, PRule: PRuleEdge, T: 10, Genes: GenesAuto, Split: 0.5, Clip: 0.5, Prep: PrepPrivate, Init: InitHistogram, Select: SelectMean, Over: OverAuto, OverMax: overNoiseMax, Merge: MergeKMeans, Target: DefaultTarget, SeedGrid: SeedGridFixed}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}
 	o = mustParse(t, map[string]string{"p": "4", "T": "3", "genes": "50", "split": "0.6", "clip": "1", "prep": "public", "init": "kmeans++", "k": "7", "select": "spread", "over": "3", "target": "500", "seedgrid": "auto"})
-	want = Options{P: 4, PRule: PRuleFixed, T: 3, Genes: 50, Split: 0.6, Clip: 1, Prep: PrepPublic, Init: InitKMeansPlusPlus, K: 7, Select: SelectSpread, Over: 3, Target: 500, SeedGrid: SeedGridAuto}
+	want = Options{P: 4, PRule: PRuleFixed, T: 3, Genes: 50, Split: 0.6, Clip: 1, Prep: PrepPublic, Init: InitKMeansPlusPlus, K: 7, Select: SelectSpread, Over: 3, OverMax: overNoiseMax, Merge: MergeKMeans, Target: 500, SeedGrid: SeedGridAuto}
 	if o != want {
 		t.Errorf("parsed = %v, want %v", o, want)
 	}
@@ -43,7 +43,7 @@ func TestParseDefaults(t *testing.T) {
 	if o := mustParse(t, map[string]string{"select": "excess"}); o.Select != SelectExcess || mustParse(t, nil).Select != SelectMean {
 		t.Errorf("select=excess = %v, default %v; want excess and mean", o.Select, mustParse(t, nil).Select)
 	}
-	for _, bad := range []map[string]string{{"p": "many"}, {"p": "0"}, {"p": "20", "genes": "10"}, {"p": "auto:0"}, {"p": "auto:x"}, {"over": "0"}, {"over": "11"}, {"over": "some"}, {"select": "variance"}, {"target": "0"}, {"target": "-5"}, {"target": "x"}, {"target": "1e8"}, {"target": "NaN"}} {
+	for _, bad := range []map[string]string{{"p": "many"}, {"p": "0"}, {"p": "20", "genes": "10"}, {"p": "auto:0"}, {"p": "auto:x"}, {"over": "0"}, {"over": "11"}, {"over": "some"}, {"over": "auto:0"}, {"over": "auto:-1"}, {"over": "auto:2"}, {"over": "auto:x"}, {"over": "auto:NaN"}, {"merge": "average"}, {"select": "variance"}, {"target": "0"}, {"target": "-5"}, {"target": "x"}, {"target": "1e8"}, {"target": "NaN"}} {
 		if _, err := Parse(bad); !errors.Is(err, ErrOptions) || !errors.Is(err, core.ErrBadConfig) {
 			t.Errorf("%v: %v, want ErrOptions", bad, err)
 		}
@@ -83,6 +83,9 @@ func FuzzParse(f *testing.F) {
 	f.Add("clip", "auto", "split", "0.83")
 	f.Add("clip", "-1", "p", "2")
 	f.Add("clip", " auto ", "prep", "public")
+	f.Add("over", "auto:0.4", "merge", "ward")
+	f.Add("over", "auto:1e-300", "merge", "kmeans ")
+	f.Add("over", "auto:+Inf", "merge", "")
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		vals := map[string]string{k1: v1, k2: v2}
 		o, err := Parse(vals)
@@ -95,8 +98,32 @@ func FuzzParse(f *testing.F) {
 		if err := o.Validate(); err != nil {
 			t.Fatalf("Parse accepted %v, Validate says %v", o, err)
 		}
-		if (o.PRule == PRuleFixed && o.P > o.genesCap()) || o.Split <= 0 || o.Split >= 1 || !(o.Target > 0 || o.Target == TargetMedian) || o.Target > MaxTarget || !(o.MinCount >= 0 && o.MinCount <= MaxMinCount) || (o.SeedGrid != SeedGridFixed && o.SeedGrid != SeedGridAuto && o.SeedGrid != SeedGridSelect) || !(o.Clip == ClipAuto || (o.Clip > 0 && o.Clip <= 100)) || strings.TrimSpace(vals["clip"]) == "-1" {
+		if (o.PRule == PRuleFixed && o.P > o.genesCap()) || o.Split <= 0 || o.Split >= 1 || !(o.Target > 0 || o.Target == TargetMedian) || o.Target > MaxTarget || !(o.MinCount >= 0 && o.MinCount <= MaxMinCount) || (o.SeedGrid != SeedGridFixed && o.SeedGrid != SeedGridAuto && o.SeedGrid != SeedGridSelect) || !(o.Clip == ClipAuto || (o.Clip > 0 && o.Clip <= 100)) || strings.TrimSpace(vals["clip"]) == "-1" || !(o.OverMax > 0 && o.OverMax <= MaxOverMax) || (o.Merge != MergeKMeans && o.Merge != MergeWard) {
 			t.Fatalf("accepted %v", o)
 		}
 	})
+}
+
+// TestParseOverMerge: over=auto:τ sets over=auto with threshold τ and
+// shows it in String; merge=ward is an option; absent, the threshold is
+// overNoiseMax and the merge kmeans, and the default's String is
+// unchanged (run records keep their form).
+func TestParseOverMerge(t *testing.T) {
+	o := mustParse(t, map[string]string{"over": "auto:0.4", "merge": "ward"})
+	if o.Over != OverAuto || o.OverMax != 0.4 || o.Merge != MergeWard || o.overMax() != 0.4 {
+		t.Errorf("over=auto:0.4 merge=ward = %v, want over auto, threshold 0.4, merge ward", o)
+	}
+	if s := o.String(); !strings.Contains(s, "over=auto:0.4") || !strings.Contains(s, "merge=ward") {
+		t.Errorf("String() = %q, want over=auto:0.4 and merge=ward", s)
+	}
+	d := mustParse(t, nil)
+	if d.overMax() != overNoiseMax || d.Merge != MergeKMeans {
+		t.Errorf("default threshold %g, merge %q; want %g and kmeans", d.overMax(), d.Merge, overNoiseMax)
+	}
+	if s := d.String(); !strings.Contains(s, "over=auto ") || strings.Contains(s, "merge") {
+		t.Errorf("default String() = %q, want over=auto and no merge", s)
+	}
+	if (Options{}).overMax() != overNoiseMax {
+		t.Errorf("unresolved Options' threshold %g, want %g", (Options{}).overMax(), overNoiseMax)
+	}
 }

@@ -92,6 +92,59 @@ func mergeCentres(c, counts []float64, p, k int, rng *rand.Rand) []float64 {
 	return best
 }
 
+// wardMerge merges the released centres c (rows of p) into k by
+// agglomerative Ward linkage, weighted by their released counts (a count
+// below one weighs nothing, as in mergeCentres): while more than k
+// clusters remain, the pair a, b of least merge cost
+// n_a·n_b/(n_a+n_b)·‖c_a − c_b‖² (the rise of the weighted inertia) becomes
+// one cluster at its weighted mean with the summed weight. Unlike the
+// k-means merge it does not pull a large group's pieces towards smaller
+// neighbours to even out cluster sizes: pieces of one wide type, close to
+// one another, merge first. Deterministic; post-processing of releases.
+// With fewer than k weighted centres the first k centres of c are kept.
+func wardMerge(c, counts []float64, p, k int) []float64 {
+	type node struct {
+		c []float64
+		w float64
+	}
+	var nodes []node
+	for j, v := range counts {
+		if v >= 1 {
+			nodes = append(nodes, node{append([]float64(nil), c[j*p:(j+1)*p]...), v})
+		}
+	}
+	if len(nodes) < k {
+		return append([]float64(nil), c[:k*p]...)
+	}
+	for len(nodes) > k {
+		ba, bb, best := 0, 1, math.Inf(1)
+		for a := range nodes {
+			for b := a + 1; b < len(nodes); b++ {
+				var d float64
+				for t := range p {
+					x := nodes[a].c[t] - nodes[b].c[t]
+					d += x * x
+				}
+				if cost := nodes[a].w * nodes[b].w / (nodes[a].w + nodes[b].w) * d; cost < best {
+					ba, bb, best = a, b, cost
+				}
+			}
+		}
+		na, nb := nodes[ba], nodes[bb]
+		w := na.w + nb.w
+		for t := range p {
+			na.c[t] = (na.w*na.c[t] + nb.w*nb.c[t]) / w
+		}
+		nodes[ba] = node{na.c, w}
+		nodes = append(nodes[:bb], nodes[bb+1:]...)
+	}
+	out := make([]float64, 0, k*p)
+	for _, nd := range nodes {
+		out = append(out, nd.c...)
+	}
+	return out
+}
+
 // ballPoint writes a point drawn uniformly from the p-ball of radius r.
 func ballPoint(dst []float64, r float64, rng *rand.Rand) {
 	var s float64
@@ -139,13 +192,14 @@ func centreNoise(pl Plan, nt float64, m int, eigen []float64) float64 {
 const overNoiseMax = 0.25
 
 // overRule returns 2 when the centres of 2K clusters would be released with
-// a relative noise of at most overNoiseMax, else 1: over-clustering then
+// a relative noise of at most tau (Options.OverMax, overNoiseMax by
+// default), else 1: over-clustering then
 // merging escapes the poor local optima of Lloyd from a coarse private
 // seeding (the merge picks the best of several weighted k-means++ runs on
 // the released centres), but halves every cluster, so it pays only when
 // the budget leaves the smaller clusters' centres precise. Nonprivate: 2.
-func overRule(pl Plan, nt float64, k int, eigen []float64) int {
-	if centreNoise(pl, nt, 2*k, eigen) <= overNoiseMax {
+func overRule(pl Plan, nt float64, k int, eigen []float64, tau float64) int {
+	if centreNoise(pl, nt, 2*k, eigen) <= tau {
 		return 2
 	}
 	return 1

@@ -2,8 +2,10 @@ package dppca
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,7 +79,7 @@ func TestOverRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := overRule(pl, 1000, 8, eigen); got != 2 {
+	if got := overRule(pl, 1000, 8, eigen, overNoiseMax); got != 2 {
 		t.Errorf("nonprivate: over %d, want 2", got)
 	}
 	var prev float64 = math.Inf(1)
@@ -92,11 +94,11 @@ func TestOverRule(t *testing.T) {
 			t.Errorf("ε %g: relative centre noise %g, not below %g at the smaller ε", eps, rho, prev)
 		}
 		prev = rho
-		if want := map[bool]int{true: 2, false: 1}[rho <= overNoiseMax]; overRule(pl, 1000, 8, eigen) != want {
-			t.Errorf("ε %g: ρ %g, over %d, want %d", eps, rho, overRule(pl, 1000, 8, eigen), want)
+		if want := map[bool]int{true: 2, false: 1}[rho <= overNoiseMax]; overRule(pl, 1000, 8, eigen, overNoiseMax) != want {
+			t.Errorf("ε %g: ρ %g, over %d, want %d", eps, rho, overRule(pl, 1000, 8, eigen, overNoiseMax), want)
 		}
 	}
-	if pl, _ := NewPlan(true, 0.5, 1e-5, o, 100, 5); overRule(pl.WithP(3), 100, 8, eigen) != 1 {
+	if pl, _ := NewPlan(true, 0.5, 1e-5, o, 100, 5); overRule(pl.WithP(3), 100, 8, eigen, overNoiseMax) != 1 {
 		t.Errorf("ε 0.5 on 100 cells over-clusters")
 	}
 }
@@ -187,5 +189,123 @@ func TestPlanForGenesAuto(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("ledger %v: the cell count recorded %d times, want once", e.Ledger().Components(), n)
+	}
+}
+
+// TestWardMerge: Ward linkage of released centres on constructed cases.
+// Four tight pairs merge into the pair means (counts as weights, a count
+// below one weighs nothing). On a line, a heavy type in four pieces at 0,
+// 1, 2, 3 (weight 100 each) and a light one at 10 (weight 10) merge into
+// the heavy type's mean 1.5 (weight 400) and 10: the adjacent pieces cost
+// 50 each, the pairs' pair 400, while joining 2.5 (weight 200) to 10
+// would cost 200·10/210·56.25 ≈ 536. With fewer weighted centres than k
+// the first k centres are kept.
+func TestWardMerge(t *testing.T) {
+	c := []float64{0, 0, 0.1, 0, 10, 0, 10.1, 0, 0, 10, 0, 10.1, 10, 10, 10.1, 10.1, 50, 50}
+	w := []float64{1, 3, 2, 2, 5, 5, 4, 4, 0.5}
+	out := wardMerge(c, w, 2, 4)
+	want := [][2]float64{{0.075, 0}, {10.05, 0}, {0, 10.05}, {10.05, 10.05}}
+	if len(out) != 8 {
+		t.Fatalf("%d coordinates, want 8", len(out))
+	}
+	for _, wc := range want {
+		found := false
+		for j := range 4 {
+			if math.Hypot(out[2*j]-wc[0], out[2*j+1]-wc[1]) < 1e-9 {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("merged centres %v lack %v", out, wc)
+		}
+	}
+	line := wardMerge([]float64{0, 1, 2, 3, 10}, []float64{100, 100, 100, 100, 10}, 1, 2)
+	if len(line) != 2 || math.Abs(line[0]-1.5) > 1e-12 || line[1] != 10 {
+		t.Errorf("line: merged centres %v, want [1.5 10]", line)
+	}
+	// the same three merges whatever the order of the centres
+	rev := wardMerge([]float64{10, 3, 2, 1, 0}, []float64{10, 100, 100, 100, 100}, 1, 2)
+	if len(rev) != 2 || math.Abs(min(rev[0], rev[1])-1.5) > 1e-12 || max(rev[0], rev[1]) != 10 {
+		t.Errorf("line reversed: merged centres %v, want 1.5 and 10", rev)
+	}
+	if out := wardMerge(c[:4], []float64{0, 0}, 2, 2); len(out) != 4 || out[2] != 0.1 {
+		t.Errorf("unweighted merge = %v, want the centres themselves", out)
+	}
+}
+
+// TestOverRuleThreshold: overRule over-clusters exactly when the relative
+// centre noise at 2K clusters is at most the threshold it is given, and a
+// release reads Options.OverMax (over=auto:τ) for it.
+func TestOverRuleThreshold(t *testing.T) {
+	o := mustParse(t, nil)
+	eigen := []float64{400, 300, 200}
+	pl, err := NewPlan(true, 2, 1e-5, o, 100, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl = pl.WithP(3)
+	rho := centreNoise(pl, 1000, 16, eigen)
+	if !(rho > 0) || math.IsInf(rho, 0) {
+		t.Fatalf("ρ %g, want a finite positive noise", rho)
+	}
+	for _, c := range []struct {
+		tau  float64
+		want int
+	}{{rho, 2}, {rho * 1.0001, 2}, {rho * 0.9999, 1}, {2 * rho, 2}, {rho / 2, 1}} {
+		if got := overRule(pl, 1000, 8, eigen, c.tau); got != c.want {
+			t.Errorf("ρ %g, τ %g: over %d, want %d", rho, c.tau, got, c.want)
+		}
+	}
+	// A release: the same data and noise seed at a threshold just above
+	// and just below the release's own ρ.
+	d := fixture.Separated(4, 100, 300, 5)
+	src, err := NewSource(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, out := releaseARI(t, src, true, 2, mustParse(t, map[string]string{"genes": "100"}), 1)
+	r := centreNoise(out.Plan, out.Matrix.NoisyN, 2*src.K, out.Eigen)
+	for _, c := range []struct {
+		tau  float64
+		want int
+	}{{min(r*1.01, MaxOverMax), 2}, {r * 0.99, 1}} {
+		if r*1.01 > MaxOverMax && c.want == 2 {
+			t.Fatalf("release ρ %g above the largest threshold %g: no test", r, float64(MaxOverMax))
+		}
+		o := mustParse(t, map[string]string{"genes": "100", "over": fmt.Sprintf("auto:%g", c.tau)})
+		if _, out := releaseARI(t, src, true, 2, o, 1); out.Over != c.want {
+			t.Errorf("release ρ %g, over=auto:%g: over %d, want %d", r, c.tau, out.Over, c.want)
+		}
+	}
+}
+
+// TestWardMergeRelease: merge=ward finds four separated populations with
+// over=2, without noise and at a generous ε, ends with K centres, and
+// spends what merge=kmeans spends: the same ledger (the merge is
+// post-processing of released centres and counts).
+func TestWardMergeRelease(t *testing.T) {
+	d := fixture.Separated(4, 100, 300, 5)
+	src, err := NewSource(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := mustParse(t, map[string]string{"genes": "100", "over": "2", "merge": "ward"})
+	for _, private := range []bool{false, true} {
+		ari, out := releaseARI(t, src, private, 50, o, 1)
+		if ari <= 0.9 || out.Over != 2 || len(out.Centres) != 4*len(out.Eigen) {
+			t.Errorf("merge=ward private %v: ARI %.3f, over %d, %d centre values, want > 0.9, 2, 4·p", private, ari, out.Over, len(out.Centres))
+		}
+	}
+	var ledgers [2][]string
+	for i, m := range []string{"kmeans", "ward"} {
+		e, _ := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100", "over": "2", "merge": m}), nil)
+		ledgers[i] = e.Ledger().Components()
+		mu := ComposedMu(e.Outcomes()[0].Plan.Mechanisms())
+		if want, _ := muOf(2, 1e-5); math.Abs(mu-want) > 1e-9 {
+			t.Errorf("merge=%s: composed μ %g, want %g", m, mu, want)
+		}
+	}
+	if len(ledgers[0]) == 0 || !slices.Equal(ledgers[0], ledgers[1]) {
+		t.Errorf("ledgers differ:\nkmeans %v\nward   %v", ledgers[0], ledgers[1])
 	}
 }

@@ -334,7 +334,7 @@ func (r *release) chooseOver() int {
 		// Seeds from private rows (comparison only): no merge.
 		r.over = 1
 	case r.over == OverAuto:
-		r.over = overRule(r.pl, r.out.Matrix.NoisyN, r.src.K, r.out.Eigen)
+		r.over = overRule(r.pl, r.out.Matrix.NoisyN, r.src.K, r.out.Eigen, r.o.overMax())
 	}
 	r.out.Over = r.over
 	return r.over
@@ -370,7 +370,8 @@ func (r *release) histogramSeeds(k int) []float64 {
 // overRound is round with over-clustering (Options.Over > 1): the first
 // ⌊T/2⌋ rounds run with Over·K centres, then the released centres, weighted
 // by their released counts, are merged into K by the best of seedRestarts
-// weighted k-means++ + Lloyd runs (post-processing), and the remaining
+// weighted k-means++ + Lloyd runs, or with merge=ward by Ward linkage
+// (wardMerge; both post-processing), and the remaining
 // rounds run with K. Each round is the same two Gaussian releases
 // whatever the number of centres (one cell changes one sum by ≤ R and one
 // count by 1), so the plan and the ledger do not change.
@@ -397,6 +398,8 @@ func (r *release) overRound(ctx context.Context) error {
 				ballPoint(r.out.Centres[j*p:(j+1)*p], r.pl.R, r.rng)
 			}
 		}
+	case t == r.o.T/2 && len(r.out.Centres) != k*p && r.o.Merge == MergeWard:
+		r.out.Centres = wardMerge(r.out.Centres, r.counts, p, k)
 	case t == r.o.T/2 && len(r.out.Centres) != k*p:
 		r.out.Centres = mergeCentres(r.out.Centres, r.counts, p, k, r.rng)
 	}

@@ -182,7 +182,7 @@ func prefixed(p string, v []string) []string {
 // (sim8, sim14, simsmall) or a comma list of sims (simwide and the hk sets
 // simhk14, simhk8, simhk8w, simmb only by name); DPSCOPE_DPPCA_VARIANTS=opts;opts
 // with opts k=v,k=v (empty: the defaults; merge=on applies mergeRule
-// after the release); DPSCOPE_DPPCA_EPS=e,e,… the ε
+// after the release, merge=kmeans|ward are dppca's option); DPSCOPE_DPPCA_EPS=e,e,… the ε
 // (0: without noise); DPSCOPE_DPPCA_FRESH=1 fresh draws: simulation seeds
 // +100 and noise seeds 5–9 instead of 0–4 (for a rule stated after the
 // earlier ones were measured on those); DPSCOPE_DPPCA_FRESH=2 seeds +200
@@ -198,8 +198,10 @@ func prefixed(p string, v []string) []string {
 // DPSCOPE_DPPCA_FRESH=8 seeds +1000 and noise seeds 45–49 (dppca13's
 // clip=auto rule; its design looked at FRESH=7 only);
 // DPSCOPE_DPPCA_FRESH=9 seeds +1100 and noise seeds 50–54 (dppca14's
-// clip=subspace rule). The shallow dipSets (sim16, sim16low, sim14low) are named as
-// well. Each variant after the first is
+// clip=subspace rule); DPSCOPE_DPPCA_FRESH=10 seeds +1200 and noise
+// seeds 55–59 (dppca15's over-clustering threshold and Ward merge; its
+// threshold was set on the base draws, TestOverThreshold). The shallow dipSets (sim16, sim16low, sim14low) and
+// the nested nestSets (simnest8, simnest14) are named as well. Each variant after the first is
 // also compared with the first, paired by seed: the mean difference ± its
 // standard error, starred beyond seed noise (|difference| > 2 SE,
 // DECISIONS.md).
@@ -221,15 +223,19 @@ func TestSimDesign(t *testing.T) {
 	fresh := map[string][2]uint64{
 		"1": {100, 5}, "2": {200, 10}, "3": {300, 15}, "4": {500, 25},
 		"5": {600, 30}, "6": {800, 35}, "7": {900, 40}, "8": {1000, 45},
-		"9": {1100, 50},
+		"9": {1100, 50}, "10": {1200, 55},
 	}[os.Getenv("DPSCOPE_DPPCA_FRESH")]
 	simShift, seed0 := fresh[0], fresh[1]
 	ons := onoffSets()
 	dips := dipSets()
+	nests := nestSets()
 	for _, name := range names {
 		var d *datasets.Dataset
 		var err error
-		if hs, ok := hks[name]; ok {
+		if ns, ok := nests[name]; ok {
+			ns.Types.Seed += simShift
+			d, err = simulateNest(ns)
+		} else if hs, ok := hks[name]; ok {
 			hs.Types.Seed += simShift
 			d, err = simulateHK(hs)
 		} else if on, ok := ons[name]; ok {
@@ -261,7 +267,7 @@ func TestSimDesign(t *testing.T) {
 			t.Logf("%-8s B1 %.3f±%.3f", name, m, sd)
 		}
 		var first [][]float64      // the first variant's ARIs, by ε then seed
-		var firstHR [][][2]float64 // the first variant's (h, R), by ε then seed
+		var firstHR [][][3]float64 // the first variant's (h, R, over), by ε then seed
 		for vi, v := range variants {
 			opts := map[string]string{}
 			addOptions(opts, v)
@@ -271,8 +277,8 @@ func TestSimDesign(t *testing.T) {
 			postRelease = nil
 			if opts["merge"] == "on" {
 				postRelease = func(out *Outcome, rng *rand.Rand) { mergeRule(out, rng) }
+				delete(opts, "merge") // merge=kmeans|ward are dppca's own
 			}
-			delete(opts, "merge")
 			o, err := Parse(opts)
 			if err != nil {
 				t.Fatal(err)
@@ -286,10 +292,10 @@ func TestSimDesign(t *testing.T) {
 			paired := ""
 			for ei, eps := range epsList {
 				var aris []float64
-				ps := 0
+				ps, fired := 0, 0 // fired: seeds that over-clustered
 				rho, qs, cs := 0.0, 0.0, 0.0
 				var sel [2]float64  // select=leverage: mean of the first two eigenvalue/edge ratios
-				var hr [][2]float64 // each seed's (h, R)
+				var hr [][3]float64 // each seed's (h, R, over-clustering: 0 none, 1 kmeans merge, 2 ward)
 				hs := 0.0           // the mean h
 				for s := seed0; s < seed0+5; s++ {
 					a, out := releaseARI(t, src, eps > 0, eps, o, s)
@@ -305,10 +311,18 @@ func TestSimDesign(t *testing.T) {
 					rho += centreNoise(out.Plan, out.Matrix.NoisyN, 2*src.K, out.Eigen) / 5
 					cs += out.Plan.R / math.Sqrt(float64(out.Plan.H)) / 5
 					hs += float64(out.Plan.H) / 5
-					hr = append(hr, [2]float64{float64(out.Plan.H), out.Plan.R})
+					ov := 0.0
+					if out.Over > 1 {
+						ov = 1
+						fired++
+						if o.Merge == MergeWard {
+							ov = 2
+						}
+					}
+					hr = append(hr, [3]float64{float64(out.Plan.H), out.Plan.R, ov})
 				}
 				m, sd := sweep.Moments(aris)
-				row += fmt.Sprintf(" %.3f±%.3f(p%.0f,ρ%.2g)", m, sd, float64(ps)/5, rho)
+				row += fmt.Sprintf(" %.3f±%.3f(p%.0f,ρ%.2g,o%d)", m, sd, float64(ps)/5, rho, fired)
 				if o.SeedGrid == SeedGridAuto || o.SeedGrid == SeedGridSelect {
 					row += fmt.Sprintf("[q%.1f]", qs)
 				}
@@ -330,9 +344,11 @@ func TestSimDesign(t *testing.T) {
 					firstHR = append(firstHR, hr)
 					continue
 				}
-				// on how many seeds the release's (h, R) is not the first
-				// variant's: a difference only counts as the rule's where
-				// it moved them (dppca14's criterion)
+				// on how many seeds the release's (h, R) or its
+				// over-clustering (none, or over-clustered and merged by
+				// k-means or by Ward) is not the first variant's: a
+				// difference only counts as the rule's where it moved
+				// them (dppca14's criterion, dppca15's over and merge)
 				moved := 0
 				for k := range hr {
 					if hr[k] != firstHR[ei][k] {
