@@ -64,10 +64,10 @@ func TestErmScale(t *testing.T) {
 // Measured (commit "dppca: the rule for genes=auto:18", 336 s, 275 runs
 // per scale): s = 18, summed ARI 82.54 against 80.10 at the default 25
 // (50: 66.53, 35: 75.23, 12.5: 78.00, 9: 71.03, 6.25: 60.08). By family
-// the best scale differs: 18 on sim8, sim14, simnest14; 25 on simhk8w's
-// neighbourhood and simnest8 (8.81 against 8.77 at 18); 12.5 on simsmall,
-// simwide, simhk8; 9 on simonoffmb; 6.25–9 on simonoffpbmc and
-// simonoffpair (flat there).
+// the best scale differs: 18 on sim8, sim14, simnest14; 25 on simnest8
+// (8.81 against 8.77 at 18); 12.5 on simsmall, simwide, simhk8, simhk8w
+// (0.580 against 0.579 at 18); 9 on simonoffmb; 6.25–9 on simonoffpbmc
+// and simonoffpair (flat there).
 //
 // Judged on fresh draws (FRESH=11, the rule of commit 7976ee9): it
 // failed. Mean paired gain +0.0259 ± 0.0075 over the 55 cells (a, met),
