@@ -107,12 +107,22 @@
 // simnest8, simnest14) did not show over-clustering paying at a larger
 // centre noise (docs/RESULTS.md, twelfth attempt).
 //
+// Stated in advance in the thirteenth attempt (dppca16) and not kept: a
+// scale of 18 in genes=auto's h = ñ·μ/s (genes=auto:S, an option), set
+// by the best summed ARI over the base draws of the eleven families
+// (TestGenesScale: 82.5 against 80.1 at 25). On fresh draws (FRESH=11,
+// 55 cells) it gained on average (+0.026 ± 0.0075 per cell) and won
+// beyond 2 SE on nine families, but lost beyond 2 SE by more than the
+// rule's 0.02 floor in two cells (sim14 at ε 2, −0.048; simhk8w at ε 8,
+// −0.040), so 25 stays (docs/RESULTS.md, thirteenth attempt).
+//
 // Every mechanism is Gaussian, so the composition is exact in GDP
 // (μ = √Σ(Δᵢ/σᵢ)²); the noise of each is calibrated in advance from the
 // target (ε, δ) by fixed shares of μ² (Plan), and the ε reported is the
 // ledger's GDP composition converted once to (ε, δ).
 //
-// Options (core.Config.Options, see Options): p, T, genes, split, clip,
+// Options (core.Config.Options, see Options): p, T, genes (auto, auto:S
+// with S the rule's scale, or a number), split, clip,
 // prep, init, k, select (mean, spread, excess, floor or leverage), over
 // (auto, auto:τ with τ the threshold, or a factor), merge (kmeans or ward),
 // target (a number, or median), mincount (the depth cap's λ_min, 0: off),

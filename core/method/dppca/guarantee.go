@@ -2,6 +2,7 @@ package dppca
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/dpscope/dpscope/core"
 )
@@ -40,7 +41,7 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 		"(ε, δ)-DP for one cell added or removed: every release is a Gaussian mechanism in the ledger (gene statistics, Analyze-Gauss covariance with Frobenius-isotropic noise, k-means sums and counts per round); their composition is exact in GDP (μ = √Σ(Δ/σ)²), converted once to (ε, δ)",
 		fmt.Sprintf("noise calibrated in advance from ε and δ: fixed shares of μ² (PCA %.3g, k-means %.3g over %d rounds, seeding histogram %.3g, private preprocessing %.3g%s)", o.Split, o.kmShare(), o.T, o.seedShare(), o.prepShare(), clipShareWords(o)),
 		"labels: each cell's own row against the released centres (each cell's own output)",
-		"public constants fixed in advance, not read from the data: T, the clip factor c, the budget split; the number of genes h is read from the released cell count and the budget only (genes=auto: ñ·μ/25 within 50–1000) or fixed, and the clip radius is R = c·√h" + autoClipWords(o) + "; p is read from the released covariance only (p=auto: its eigenvalues above the noise edge, post-processing) or fixed; the k-means starts from released statistics only (the seeding histogram, or the noisy eigenvalues and cell count); over-clustering (2K centres for the first T/2 rounds, merged into K by their released centres and counts) is chosen from released statistics and is post-processing: each round is the same two releases whatever the number of centres",
+		"public constants fixed in advance, not read from the data: T, the clip factor c, the budget split; the number of genes h is read from the released cell count and the budget only (genes=auto: ñ·μ/" + strconv.FormatFloat(o.genesScale(), 'g', -1, 64) + " within 50–1000) or fixed, and the clip radius is R = c·√h" + autoClipWords(o) + "; p is read from the released covariance only (p=auto: its eigenvalues above the noise edge, post-processing) or fixed; the k-means starts from released statistics only (the seeding histogram, or the noisy eigenvalues and cell count); over-clustering (2K centres for the first T/2 rounds, merged into K by their released centres and counts) is chosen from released statistics and is post-processing: each round is the same two releases whatever the number of centres",
 		kReason,
 		"every live patch makes a new release of the whole pipeline; the ε shown composes every release of this run",
 	}

@@ -365,6 +365,10 @@ type Options struct {
 	// Parse): h from the released cell count and the budget (GenesRule).
 	// 0 resolves to DefaultGenes in Resolve (library callers keep 200).
 	Genes int
+	// GenesScale is the scale s of genes=auto's h = ñ·μ/s
+	// ("genes=auto:S"); 0 is DefaultGenesScale. Only read under
+	// GenesAuto.
+	GenesScale float64
 	// Split is the PCA's share of the budget, as a fraction of μ² (GDP) or
 	// equivalently of zCDP ρ ("split").
 	Split float64
@@ -458,6 +462,14 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 			o.Genes = GenesAuto
 			continue
 		}
+		if c, ok := strings.CutPrefix(v, "auto:"); key == "genes" && ok {
+			f, err := strconv.ParseFloat(c, 64)
+			if err != nil || !(f >= MinGenesScale && f <= MaxGenesScale) {
+				return optf("option genes is %q, must be an integer, auto or auto:S (S in [%g, %g], the scale of h = ñ·μ/S)", v, float64(MinGenesScale), float64(MaxGenesScale))
+			}
+			o.Genes, o.GenesScale = GenesAuto, f
+			continue
+		}
 		if key == "clip" && v == "auto" {
 			o.Clip = ClipAuto
 			continue
@@ -497,7 +509,10 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 		case "p", "T", "genes", "k", "over":
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				if key == "p" || key == "genes" || key == "over" {
+				if key == "genes" {
+					return optf("option genes is %q, must be an integer, auto or auto:S (S in [%g, %g])", v, float64(MinGenesScale), float64(MaxGenesScale))
+				}
+				if key == "p" || key == "over" {
 					return optf("option %s is %q, must be an integer or auto", key, v)
 				}
 				return optf("option %s is %q, must be an integer", key, v)
@@ -614,6 +629,8 @@ func (o Options) Validate() error {
 		return optf("option T is %d, must be in [1, 100]", o.T)
 	case (o.Genes < 2 && o.Genes != GenesAuto) || o.Genes > 5000:
 		return optf("option genes is %d, must be in [2, 5000]", o.Genes)
+	case o.GenesScale != 0 && (o.Genes != GenesAuto || !(o.GenesScale >= MinGenesScale && o.GenesScale <= MaxGenesScale)):
+		return optf("option genes' scale is %v, must be in [%g, %g] and only with genes=auto", o.GenesScale, float64(MinGenesScale), float64(MaxGenesScale))
 	case o.P > o.genesCap() && o.PRule == PRuleFixed:
 		return optf("option p is %d, must be ≤ genes = %d", o.P, o.genesCap())
 	case (o.Over < 1 && o.Over != OverAuto) || o.Over > 10:
@@ -736,6 +753,10 @@ func (o Options) String() string {
 	genes := strconv.Itoa(o.Genes)
 	if o.Genes == GenesAuto {
 		genes = "auto"
+		if o.GenesScale != 0 && o.GenesScale != DefaultGenesScale {
+			// only when set, so the default's string keeps its form
+			genes += ":" + strconv.FormatFloat(o.GenesScale, 'g', -1, 64)
+		}
 	}
 	over := strconv.Itoa(o.Over)
 	if o.Over == OverAuto {
@@ -775,15 +796,28 @@ const MaxTarget = 1e7
 // and the budget's GDP μ (GenesRule).
 const GenesAuto = -1
 
-// Bounds and scale of GenesRule.
+// Bounds of GenesRule.
 const (
 	GenesAutoMin = 50
 	GenesAutoMax = 1000
-	genesKappa   = 25
+)
+
+// DefaultGenesScale is GenesRule's scale s in h = ñ·μ/s (genes=auto;
+// genes=auto:S sets another, Options.GenesScale).
+const DefaultGenesScale = 25
+
+// Bounds of option genes=auto:S's scale S: at S = 1 every release of more
+// than 1,000/μ cells already takes the cap of 1,000 genes, at S = 1,000
+// every release of fewer than 50,000/μ cells the floor of 50, so scales
+// outside them only repeat the bounds.
+const (
+	MinGenesScale = 1
+	MaxGenesScale = 1000
 )
 
 // GenesRule returns the number of genes h of a release on ñ cells at GDP
-// μ (+Inf: no noise): ñ·μ/25 within [50, 1000]. Why it grows with n·μ:
+// μ (+Inf: no noise) under the default scale: ñ·μ/25 within [50, 1000]
+// (GenesRuleScale for another scale, genes=auto:S). Why it grows with n·μ:
 // the noise edge of the covariance grows as h^1.5/μ while the signal of
 // the cell types grows about as n·h·f(h), f the share of the row variance
 // they hold, which falls as genes of smaller mean join; so fewer genes
@@ -798,10 +832,25 @@ const (
 // bounds the time of the h × h eigendecomposition (about a second); the
 // floor of 50 keeps a covariance to speak of.
 func GenesRule(nt, mu float64) int {
+	return GenesRuleScale(nt, mu, DefaultGenesScale)
+}
+
+// GenesRuleScale is GenesRule with the scale s in place of the default's
+// (genes=auto:S): ñ·μ/s within [50, 1000], 1000 without noise.
+func GenesRuleScale(nt, mu, s float64) int {
 	if math.IsInf(mu, 1) {
 		return GenesAutoMax
 	}
-	return int(max(GenesAutoMin, min(GenesAutoMax, math.Round(nt*mu/genesKappa))))
+	return int(max(GenesAutoMin, min(GenesAutoMax, math.Round(nt*mu/s))))
+}
+
+// genesScale is the scale of genes=auto's rule: GenesScale, or
+// DefaultGenesScale when unset.
+func (o Options) genesScale() float64 {
+	if o.GenesScale > 0 {
+		return o.GenesScale
+	}
+	return DefaultGenesScale
 }
 
 // genesCap is the most genes o may use: Genes, or GenesAutoMax under

@@ -2,10 +2,13 @@ package dppca
 
 import (
 	"errors"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // TestParseDefaults: no options give METHODS.md §5's design.
@@ -86,6 +89,10 @@ func FuzzParse(f *testing.F) {
 	f.Add("over", "auto:0.4", "merge", "ward")
 	f.Add("over", "auto:1e-300", "merge", "kmeans ")
 	f.Add("over", "auto:+Inf", "merge", "")
+	f.Add("genes", "auto:12.5", "p", "3")
+	f.Add("genes", "auto:0.5", "split", "0.4")
+	f.Add("genes", "auto:NaN", "p", "auto")
+	f.Add("genes", "auto:1e3", "clip", "auto")
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		vals := map[string]string{k1: v1, k2: v2}
 		o, err := Parse(vals)
@@ -98,7 +105,7 @@ func FuzzParse(f *testing.F) {
 		if err := o.Validate(); err != nil {
 			t.Fatalf("Parse accepted %v, Validate says %v", o, err)
 		}
-		if (o.PRule == PRuleFixed && o.P > o.genesCap()) || o.Split <= 0 || o.Split >= 1 || !(o.Target > 0 || o.Target == TargetMedian) || o.Target > MaxTarget || !(o.MinCount >= 0 && o.MinCount <= MaxMinCount) || (o.SeedGrid != SeedGridFixed && o.SeedGrid != SeedGridAuto && o.SeedGrid != SeedGridSelect) || !(o.Clip == ClipAuto || (o.Clip > 0 && o.Clip <= 100)) || strings.TrimSpace(vals["clip"]) == "-1" || !(o.OverMax > 0 && o.OverMax <= MaxOverMax) || (o.Merge != MergeKMeans && o.Merge != MergeWard) {
+		if (o.PRule == PRuleFixed && o.P > o.genesCap()) || o.Split <= 0 || o.Split >= 1 || !(o.Target > 0 || o.Target == TargetMedian) || o.Target > MaxTarget || !(o.MinCount >= 0 && o.MinCount <= MaxMinCount) || (o.SeedGrid != SeedGridFixed && o.SeedGrid != SeedGridAuto && o.SeedGrid != SeedGridSelect) || !(o.Clip == ClipAuto || (o.Clip > 0 && o.Clip <= 100)) || strings.TrimSpace(vals["clip"]) == "-1" || !(o.OverMax > 0 && o.OverMax <= MaxOverMax) || (o.Merge != MergeKMeans && o.Merge != MergeWard) || (o.GenesScale != 0 && (o.Genes != GenesAuto || !(o.GenesScale >= MinGenesScale && o.GenesScale <= MaxGenesScale))) {
 			t.Fatalf("accepted %v", o)
 		}
 	})
@@ -125,5 +132,78 @@ func TestParseOverMerge(t *testing.T) {
 	}
 	if (Options{}).overMax() != overNoiseMax {
 		t.Errorf("unresolved Options' threshold %g, want %g", (Options{}).overMax(), overNoiseMax)
+	}
+}
+
+// TestParseGenesScale: genes=auto:S sets genes=auto with scale S, which
+// PlanFor's h follows (ñ·μ/S at a stated ñ and μ) and String shows;
+// absent, the scale is DefaultGenesScale and the default's String keeps
+// its form; S out of [1, 1000] or not a number is refused naming the
+// option.
+func TestParseGenesScale(t *testing.T) {
+	o := mustParse(t, map[string]string{"genes": "auto:12.5"})
+	if o.Genes != GenesAuto || o.GenesScale != 12.5 || o.genesScale() != 12.5 {
+		t.Errorf("genes=auto:12.5 = %v, want genes auto with scale 12.5", o)
+	}
+	if s := o.String(); !strings.Contains(s, "genes=auto:12.5 ") {
+		t.Errorf("String() = %q, want genes=auto:12.5", s)
+	}
+	d := mustParse(t, nil)
+	if d.genesScale() != DefaultGenesScale || !strings.Contains(d.String(), "genes=auto ") {
+		t.Errorf("default scale %g, String %q; want %d and genes=auto", d.genesScale(), d.String(), DefaultGenesScale)
+	}
+	// h at ñ = 3,000, μ = 1.666 (4,998): 200 at the default's 25, 400 at
+	// 12.5, 800 at 6.25, the cap at 4, the floor at 200.
+	for _, c := range []struct {
+		s    float64
+		want int
+	}{{25, 200}, {12.5, 400}, {6.25, 800}, {4, 1000}, {200, 50}} {
+		if got := GenesRuleScale(3000, 1.666, c.s); got != c.want {
+			t.Errorf("GenesRuleScale(3000, 1.666, %g) = %d, want %d", c.s, got, c.want)
+		}
+	}
+	if GenesRuleScale(10, math.Inf(1), 50) != GenesAutoMax {
+		t.Errorf("no noise: %d, want %d", GenesRuleScale(10, math.Inf(1), 50), GenesAutoMax)
+	}
+	for _, bad := range []string{"auto:0", "auto:0.5", "auto:-3", "auto:1001", "auto:x", "auto:NaN", "auto:Inf", "auto:"} {
+		_, err := Parse(map[string]string{"genes": bad})
+		if !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), "option genes") || !strings.Contains(err.Error(), "auto:S") {
+			t.Errorf("genes=%s: %v, want ErrOptions naming option genes and auto:S", bad, err)
+		}
+	}
+	if _, err := (Options{Genes: 300, GenesScale: 10}).Resolve(); !errors.Is(err, ErrOptions) {
+		t.Errorf("a scale with a fixed genes: %v, want ErrOptions", err)
+	}
+}
+
+// TestPlanForGenesScale: a private plan under genes=auto:S takes h =
+// ñ·μ/S from its released count, the same count as the default's on the
+// same stream.
+func TestPlanForGenesScale(t *testing.T) {
+	d := fixture.Separated(4, 1000, 1200, 3)
+	src, err := NewSource(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu, err := muOf(8, 1e-5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := mustParse(t, nil)
+	sc := mustParse(t, map[string]string{"genes": "auto:9"})
+	p0, err := src.PlanFor(true, 8, 1e-5, def, 0, rand.New(rand.NewPCG(3, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, err := src.PlanFor(true, 8, 1e-5, sc, 0, rand.New(rand.NewPCG(3, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p0.NoisyN != p1.NoisyN {
+		t.Fatalf("released counts %g and %g, want the same", p0.NoisyN, p1.NoisyN)
+	}
+	want := int(math.Round(p1.NoisyN * mu / 9))
+	if p1.H != want || p1.H >= GenesAutoMax || p0.H != GenesRule(p0.NoisyN, mu) || p1.H <= p0.H {
+		t.Errorf("h %d at scale 9 (want %d), %d at the default (want %d)", p1.H, want, p0.H, GenesRule(p0.NoisyN, mu))
 	}
 }

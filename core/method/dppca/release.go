@@ -98,7 +98,7 @@ func (s *Source) PlanFor(private bool, eps, delta float64, o Options, radius flo
 				noisyN = n
 			}
 		}
-		h = s.Genes(GenesRule(n, mu))
+		h = s.Genes(GenesRuleScale(n, mu, o.genesScale()))
 		if o.Clip == ClipSub && private {
 			// clip=subspace's h_ref: genes=auto's h at the reference ε
 			// for the same count (chooseClip)
@@ -106,7 +106,7 @@ func (s *Source) PlanFor(private bool, eps, delta float64, o Options, radius flo
 			if err != nil {
 				return Plan{}, err
 			}
-			subDim = s.Genes(GenesRule(n, muRef))
+			subDim = s.Genes(GenesRuleScale(n, muRef, o.genesScale()))
 		}
 		if o.Clip == ClipSub && radius == 0 && histTooNoisy(n, 1/(mu*math.Sqrt(ShareClip))) {
 			// clip=subspace's fallback, read before any histogram from the
