@@ -203,7 +203,9 @@ func prefixed(p string, v []string) []string {
 // threshold was set on the base draws, TestOverThreshold);
 // DPSCOPE_DPPCA_FRESH=11 seeds +1300 and noise seeds 60–64 (dppca16's
 // genes=auto scale; its scale was set on the base draws,
-// TestGenesScale). The shallow dipSets (sim16, sim16low, sim14low) and
+// TestGenesScale); DPSCOPE_DPPCA_FRESH=12 seeds +1400 and noise seeds
+// 65–69 (the same scale judged again under the twelfth session's
+// corrected rule, whose loss guard is per family). The shallow dipSets (sim16, sim16low, sim14low) and
 // the nested nestSets (simnest8, simnest14) are named as well. Each variant after the first is
 // also compared with the first, paired by seed: the mean difference ± its
 // standard error, starred beyond seed noise (|difference| > 2 SE,
@@ -226,7 +228,7 @@ func TestSimDesign(t *testing.T) {
 	fresh := map[string][2]uint64{
 		"1": {100, 5}, "2": {200, 10}, "3": {300, 15}, "4": {500, 25},
 		"5": {600, 30}, "6": {800, 35}, "7": {900, 40}, "8": {1000, 45},
-		"9": {1100, 50}, "10": {1200, 55}, "11": {1300, 60},
+		"9": {1100, 50}, "10": {1200, 55}, "11": {1300, 60}, "12": {1400, 65},
 	}[os.Getenv("DPSCOPE_DPPCA_FRESH")]
 	simShift, seed0 := fresh[0], fresh[1]
 	ons := onoffSets()
