@@ -329,4 +329,22 @@
 //     runs to the digit: passed, but kept an option by the lead: it hands
 //     builtin:default's first screen (ε 4) to dppca with no DP-SGD step,
 //     and loses on small sets the rule did not cover.
+//
+// Twelfth session (docs/RESULTS.md, "sdcan13"): the fixed h = 200. An
+// empirical risk minimisation over h ∈ {100, 150, 200, 300, 400, 600, 800}
+// (the summed ARI over seven simulation shapes — 2,000 and 4,000 cells,
+// library log-means 7 and 6, 300 cells at DE location 0.5, the pbmc shape
+// plain and with hidden child types — at ε 2 / 4 / 8 / 16, run seeds
+// 0–2), stated in a commit before it ran, found a plateau over 100–200
+// (40.51 / 40.41 / 40.23 of 120 runs) falling beyond (h = 800: 27.14):
+// more genes raise ρ ∝ √h, so the staged split leaves the network out, or
+// its noise empties clusters, more often. Its argmax h = 100 was judged
+// by rule G (stated before its fresh draws 171–178): the mean paired
+// difference over the 28 shape × ε cells positive beyond 2 SE, a win
+// beyond 2 SE on two shapes, no loss beyond 2 SE larger than 0.02, and
+// the first screen still training. It failed: +0.021 (2 SE 0.049), and
+// losses of 0.09–0.20 at 4,000 cells ε 4–16 and on the pbmc shape, against
+// gains of 0.20–0.34 at 300 cells and on the nested pbmc shape at ε 8–16.
+// The best h falls as ρ grows; a fixed h cannot serve both regimes, so
+// h = 200 stays.
 package sounddcan
