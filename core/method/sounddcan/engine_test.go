@@ -424,6 +424,8 @@ func FuzzParse(f *testing.F) {
 	f.Add("fill", "split", "hold", " on")
 	f.Add("target", "1000", "target", "1e9")
 	f.Add("handoff", "midmerge", "stage", "off")
+	f.Add("genes", "auto:6.5", "p", "300")
+	f.Add("genes", "auto:1e-9", "stage", "off")
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		o, err := Parse(map[string]string{k1: v1, k2: v2})
 		if err != nil {
