@@ -347,4 +347,13 @@
 // gains of 0.20–0.34 at 300 cells and on the nested pbmc shape at ε 8–16.
 // The best h falls as ρ grows; a fixed h cannot serve both regimes, so
 // h = 200 stays.
+//
+// Option genes=auto:S (GenesScaled) is the rule that lets h move with the
+// regime: h = ñ·μ/S within [50, 1000] from the released cell count ñ and
+// the dppca stage's μ at the network-on share (the staged split reads its
+// ρ with that h; a post-processing of the count release, as genes=auto,
+// whose form it shares with dcan-sound's own scale in place of dppca's
+// 25). The count is released first whenever it is set. Its scale was
+// fitted by the same ERM and judged by rule G2 (docs/RESULTS.md,
+// "sdcan13").
 package sounddcan
