@@ -347,7 +347,7 @@
 // losses of 0.09–0.20 at 4,000 cells ε 4–16 and on the pbmc shape, against
 // gains of 0.20–0.34 at 300 cells and on the nested pbmc shape at ε 8–16.
 // The best h falls as ρ grows; a fixed h cannot serve both regimes, so
-// h = 200 stays.
+// the fixed h stayed 200 after rule G.
 //
 // Option genes=auto:S (GenesScaled), since rule G2 the default with S =
 // 19, is the rule that lets h move with the regime: h = ñ·μ/S within [50, 1000] from the released cell count ñ and
