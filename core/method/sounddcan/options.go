@@ -46,15 +46,23 @@ const (
 // select the defaults; Resolve fills them in.
 type Options struct {
 	// P, PRule, Genes, Prep and K are passed to the dppca stage ("p",
-	// "genes", "prep", "k"). The defaults are dppca's previous ones, p = 10
-	// fixed and h = 200: dppca's current ones ("p=auto", by the noise edge
-	// up to dppca.DefaultPCap; "genes=auto", h from the released cell
-	// count, dppca.GenesRule) were worse on the fresh simulations at ε = 8
-	// (package comment) and are options.
+	// "genes", "prep", "k"). The default p is dppca's previous one, p = 10
+	// fixed: dppca's current one ("p=auto", by the noise edge up to
+	// dppca.DefaultPCap) was worse on the fresh simulations at ε = 8
+	// (package comment) and is an option. The default h is genes=auto:19
+	// (GenesScale, DefaultGenesScale; rule G2 of the twelfth session):
+	// the fixed h = 200 before it, dppca's own "genes=auto" (h =
+	// ñ·μ/25) and a fixed h = 100 (the twelfth session's first ERM) are
+	// options, the last two rejected on fresh simulations.
 	P, Genes int
-	PRule    dppca.PRule
-	Prep     dppca.Prep
-	K        int
+	// GenesScale is S of "genes=auto:S" (0: off; Genes is then GenesAuto):
+	// h = GenesScaled(ñ, μ, S), dcan-sound's own count rule in place of
+	// dppca's GenesRule (whose scale is dppca's), fitted by the twelfth
+	// session's ERM (package comment).
+	GenesScale float64
+	PRule      dppca.PRule
+	Prep       dppca.Prep
+	K          int
 	// Steps is the number S of full-batch DP-SGD steps ("steps").
 	Steps int
 	// NoTrain ("steps=0") is the method's honest null: the same pipeline
@@ -233,6 +241,13 @@ func Parse(vals map[string]string) (Options, error) {
 		case key == "genes" && v == "auto":
 			o.Genes = dppca.GenesAuto
 			continue
+		case key == "genes" && strings.HasPrefix(v, "auto:"):
+			f, err := strconv.ParseFloat(strings.TrimPrefix(v, "auto:"), 64)
+			if err != nil || math.IsNaN(f) || f < GenesScaleMin || f > GenesScaleMax {
+				return Options{}, optf("option genes is %q, must be auto, auto:S with S in [%g, %g], or an integer", v, GenesScaleMin, GenesScaleMax)
+			}
+			o.Genes, o.GenesScale = dppca.GenesAuto, f
+			continue
 		case key == "p" && v == "auto":
 			o.P, o.PRule = 0, dppca.PRuleEdge
 			continue
@@ -349,7 +364,9 @@ func (o Options) Resolve() (Options, error) {
 		}
 	}
 	if o.Genes == 0 {
-		o.Genes = dppca.DefaultGenes
+		// genes=auto:19 (rule G2, the twelfth session): h from the
+		// released count and the budget
+		o.Genes, o.GenesScale = dppca.GenesAuto, DefaultGenesScale
 	}
 	if o.Prep == "" {
 		o.Prep = dppca.PrepPrivate
@@ -391,6 +408,8 @@ func (o Options) Validate() error {
 		return optf("option p is %d, must be in [1, 100]", o.P)
 	case (o.Genes < 2 && o.Genes != dppca.GenesAuto) || o.Genes > 5000:
 		return optf("option genes is %d, must be auto or in [2, 5000]", o.Genes)
+	case o.GenesScale != 0 && (o.Genes != dppca.GenesAuto || !(o.GenesScale >= GenesScaleMin && o.GenesScale <= GenesScaleMax)):
+		return optf("option genes has scale %g with h %d, must be auto:S with S in [%g, %g]", o.GenesScale, o.Genes, GenesScaleMin, GenesScaleMax)
 	case o.PRule != dppca.PRuleEdge && o.PRule != dppca.PRuleFixed:
 		return optf("p rule is %q, must be %s or %s", o.PRule, dppca.PRuleEdge, dppca.PRuleFixed)
 	case o.PRule == dppca.PRuleFixed && o.Genes != dppca.GenesAuto && o.P > o.Genes:
@@ -483,6 +502,9 @@ func (o Options) String() string {
 	genes := strconv.Itoa(o.Genes)
 	if o.Genes == dppca.GenesAuto {
 		genes = "auto"
+		if o.GenesScale > 0 {
+			genes += ":" + strconv.FormatFloat(o.GenesScale, 'g', -1, 64)
+		}
 	}
 	over := strconv.Itoa(o.Over)
 	if o.Over == OverAuto {

@@ -136,6 +136,9 @@ func (pl *Plan) rhoOn(src *dppca.Source, mu float64, o Options, do dppca.Options
 	h := src.Genes(do.Genes)
 	if do.Genes == dppca.GenesAuto {
 		h = src.Genes(dppca.GenesRule(n, pl.stageMuOn))
+		if o.GenesScale > 0 {
+			h = src.Genes(GenesScaled(n, pl.stageMuOn, o.GenesScale))
+		}
 	}
 	z := math.Sqrt(float64(o.Steps)) / (mu * math.Sqrt(shNet))
 	return MeanNoise(z, o.GradClip, src.K, n, o.LR, h)
@@ -153,6 +156,30 @@ const NetRho = StageRho / 2
 // steps move components away from their cells (they empty) rather than
 // towards them.
 const StageRho = 0.25
+
+// GenesScaleMin and GenesScaleMax bound S of genes=auto:S;
+// DefaultGenesScale is the default's S, the ERM's choice over {3, 4.5,
+// 6.5, 9, 13, 19} on simulations, adopted by rule G2 on fresh draws
+// (docs/RESULTS.md, "sdcan13").
+const (
+	DefaultGenesScale = 19.0
+	GenesScaleMin     = 0.5
+	GenesScaleMax     = 1000.0
+)
+
+// GenesScaled is genes=auto:S's rule: h = ñ·μ/S from the released cell
+// count ñ and the dppca stage's μ at the network-on share, within
+// dppca's [GenesAutoMin, GenesAutoMax] (dppca's own GenesRule is the same
+// form with its scale). More cells or more budget carry more genes: the
+// network's noise on a mean, ρ ∝ √h·K/(ñ·μ), then falls as 1/√(ñ·μ·S)
+// instead of 1/(ñ·μ) at a fixed h. Without noise (μ = +Inf) it is
+// GenesAutoMax, as dppca's rule.
+func GenesScaled(noisyN, mu, scale float64) int {
+	if math.IsInf(mu, 1) {
+		return dppca.GenesAutoMax
+	}
+	return int(max(dppca.GenesAutoMin, min(dppca.GenesAutoMax, math.Round(noisyN*mu/scale))))
+}
 
 // MeanNoise returns the noise norm left on a mixture mean after the steps,
 // in units of R: each preconditioned step adds η·z·C_μ/(ñ/K) per
@@ -235,9 +262,15 @@ func (pl *Plan) releaseCount(src *dppca.Source, mu, delta float64, o Options, do
 // already (noisyN, with noise countSigma; 0 under prep=public): h by
 // dppca's rule from that count under genes=auto (as Source.PlanFor), R =
 // clip·√h, and the plan's count mechanism is that release.
-func planWithCount(src *dppca.Source, eps1, delta float64, do dppca.Options, noisyN, countSigma float64) (dppca.Plan, error) {
+//
+// With scale > 0 (genes=auto:S) h is GenesScaled from that count and
+// muOn, the stage's μ at the network-on share (the μ the staged split's ρ
+// was read with, so the split and the stage see the same h).
+func planWithCount(src *dppca.Source, eps1, delta float64, do dppca.Options, noisyN, countSigma, scale, muOn float64) (dppca.Plan, error) {
 	h := src.Genes(do.Genes)
-	if do.Genes == dppca.GenesAuto {
+	if do.Genes == dppca.GenesAuto && scale > 0 {
+		h = src.Genes(GenesScaled(noisyN, muOn, scale))
+	} else if do.Genes == dppca.GenesAuto {
 		probe, err := dppca.NewPlan(true, eps1, delta, do, 2, 1)
 		if err != nil {
 			return dppca.Plan{}, err
@@ -314,7 +347,7 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 	pl.Mu = mu
 	shDP, shNet, shHead := o.shares()
 	staged := o.Stage == StageAuto && !o.NoTrain
-	if staged || o.Over == OverAuto || o.Target == TargetAuto || o.handoffOn() {
+	if staged || o.Over == OverAuto || o.Target == TargetAuto || o.handoffOn() || o.GenesScale > 0 {
 		// The cell count first (these rules decide from it).
 		if err := pl.releaseCount(src, mu, delta, o, do, rng); err != nil {
 			return Plan{}, err
@@ -356,7 +389,7 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 	if pl.NoisyN > 0 {
 		// The count is released already: plan the stage around it
 		// (dppca.Source.PlanFor's rule for h, with this count).
-		if pl.DPPCA, err = planWithCount(src, eps1, delta, do, pl.NoisyN, pl.CountSigma); err != nil {
+		if pl.DPPCA, err = planWithCount(src, eps1, delta, do, pl.NoisyN, pl.CountSigma, o.GenesScale, pl.stageMuOn); err != nil {
 			return Plan{}, err
 		}
 	} else if pl.DPPCA, err = src.PlanFor(true, eps1, delta, do, 0, rng); err != nil {

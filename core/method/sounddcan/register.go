@@ -2,6 +2,7 @@ package sounddcan
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/method/dppca"
@@ -11,7 +12,7 @@ import (
 // reading of them, with its cross-field checks.
 var optionSpecs = []core.OptionSpec{
 	{Key: "p", Kind: core.KindInt, Default: dppca.DefaultP, Min: 1, Max: 100, Doc: "private principal components: the code width"},
-	{Key: "genes", Kind: core.KindInt, Default: dppca.DefaultGenes, Min: 2, Max: 5000, Doc: "genes h of the private preprocessing"},
+	{Key: "genes", Kind: core.KindString, Default: "auto:" + strconv.FormatFloat(DefaultGenesScale, 'g', -1, 64), Doc: "genes h of the private preprocessing: auto:S (the default auto:19: h = ñ·μ/S in 50..1000 from the released cell count, S in [0.5, 1000], μ the dppca stage's at the network-on share), auto (dppca's rule, h = ñ·μ/25) or a fixed N in 2..5000 (200 before the twelfth session)"},
 	{Key: "prep", Kind: core.KindChoice, Default: string(dppca.PrepPrivate), Choices: []string{string(dppca.PrepPrivate), string(dppca.PrepPublic)}, Doc: "per-gene statistics released with noise (private) or taken as public (an assumption)"},
 	{Key: "k", Kind: core.KindInt, Min: 0, Max: math.Inf(1), Doc: "clusters K (0 or absent: the number of classes of the labels)"},
 	{Key: "steps", Kind: core.KindInt, Default: DefaultSteps, Min: 0, Max: 10000, Doc: "full-batch DP-SGD steps on the mixture network (0: the null, no training, same total ε)"},
@@ -22,7 +23,7 @@ var optionSpecs = []core.OptionSpec{
 	{Key: "stage", Kind: core.KindChoice, Default: DefaultStage, Choices: []string{StageAuto, StageOff}, Doc: "staged split: release the cell count first and leave the network out when the noise it would leave on a mean exceeds stagerho of R"},
 	{Key: "stagerho", Kind: core.KindFloat, Default: DefaultStageBound, Min: 0, Max: 1, Doc: "the staged split's bound on the noise the network would leave on a mean, in units of R (default 0.1667 ≈ 1/6; the gate and target=auto keep StageRho = 1/4)"},
 	{Key: "gate", Kind: core.KindChoice, Default: DefaultGate, Choices: []string{GateComp, GateOff}, Doc: "hold the mean of a component too light for the noise (StageRho with its own weight)"},
-	{Key: "start", Kind: core.KindChoice, Default: DefaultStart, Choices: []string{StartStage, StartDPPCA}, Doc: "the private start: stage (200 genes, p = 10, 5 rounds, 3K centres merged by the head) or dppca (dppca as it runs alone, into K)"},
+	{Key: "start", Kind: core.KindChoice, Default: DefaultStart, Choices: []string{StartStage, StartDPPCA}, Doc: "the private start: stage (the genes option's h, p = 10, 5 rounds, 3K centres merged by the head) or dppca (dppca as it runs alone, into K)"},
 	{Key: "subspace", Kind: core.KindChoice, Default: DefaultSub, Choices: []string{SubspaceOff, SubspaceTest, SubspaceEdge}, Doc: "test (edge): leave the network out when the start's weakest released eigenvalue clears 4 times (once) its noise edge, and spend its share on more Lloyd rounds of the head"},
 	{Key: "fill", Kind: core.KindChoice, Default: DefaultFill, Choices: []string{FillOff, FillSplit}, Doc: "split: re-seed every component the head released no weight for by splitting the heaviest along a random direction (no empty start; rejected on simulations: it halves a population)"},
 	{Key: "hold", Kind: core.KindChoice, Default: DefaultHold, Choices: []string{HoldOff, HoldOn, HoldSeen, HoldFirst}, Doc: "first (the default): the start's first Lloyd round keeps a centre whose released count is below 3σ instead of moving it to noise; on: every round (rejected on simulations); seen: only a centre whose count reached 3σ in an earlier round; off: never"},
