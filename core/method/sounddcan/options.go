@@ -46,14 +46,13 @@ const (
 // select the defaults; Resolve fills them in.
 type Options struct {
 	// P, PRule, Genes, Prep and K are passed to the dppca stage ("p",
-	// "genes", "prep", "k"). The default p is dppca's previous one, p = 10
-	// fixed: dppca's current one ("p=auto", by the noise edge up to
-	// dppca.DefaultPCap) was worse on the fresh simulations at ε = 8
-	// (package comment) and is an option. The default h is genes=auto:19
-	// (GenesScale, DefaultGenesScale; rule G2 of the twelfth session):
-	// the fixed h = 200 before it, dppca's own "genes=auto" (h =
-	// ñ·μ/25) and a fixed h = 100 (the twelfth session's first ERM) are
-	// options, the last two rejected on fresh simulations.
+	// "genes", "prep", "k"). The defaults are dppca's previous ones, p = 10
+	// fixed and h = 200: dppca's current ones ("p=auto", by the noise edge
+	// up to dppca.DefaultPCap; "genes=auto", h from the released cell
+	// count, dppca.GenesRule) were worse on the fresh simulations at ε = 8
+	// (package comment) and are options. h = 200 is also the twelfth
+	// session's ERM plateau (100–200 within 0.002 ARI per run); its
+	// argmax, 100, failed its rule on fresh draws (package comment).
 	P, Genes int
 	// GenesScale is S of "genes=auto:S" (0: off; Genes is then GenesAuto):
 	// h = GenesScaled(ñ, μ, S), dcan-sound's own count rule in place of
@@ -364,9 +363,7 @@ func (o Options) Resolve() (Options, error) {
 		}
 	}
 	if o.Genes == 0 {
-		// genes=auto:19 (rule G2, the twelfth session): h from the
-		// released count and the budget
-		o.Genes, o.GenesScale = dppca.GenesAuto, DefaultGenesScale
+		o.Genes = dppca.DefaultGenes
 	}
 	if o.Prep == "" {
 		o.Prep = dppca.PrepPrivate

@@ -157,14 +157,10 @@ const NetRho = StageRho / 2
 // towards them.
 const StageRho = 0.25
 
-// GenesScaleMin and GenesScaleMax bound S of genes=auto:S;
-// DefaultGenesScale is the default's S, the ERM's choice over {3, 4.5,
-// 6.5, 9, 13, 19} on simulations, adopted by rule G2 on fresh draws
-// (docs/RESULTS.md, "sdcan13").
+// GenesScaleMin and GenesScaleMax bound S of genes=auto:S.
 const (
-	DefaultGenesScale = 19.0
-	GenesScaleMin     = 0.5
-	GenesScaleMax     = 1000.0
+	GenesScaleMin = 0.5
+	GenesScaleMax = 1000.0
 )
 
 // GenesScaled is genes=auto:S's rule: h = ñ·μ/S from the released cell
