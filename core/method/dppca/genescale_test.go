@@ -3,8 +3,6 @@ package dppca
 import (
 	"fmt"
 	"math"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/dpscope/dpscope/internal/fixture"
@@ -76,14 +74,7 @@ func TestErmScale(t *testing.T) {
 // simhk8w at ε 8 (−0.040 ± 0.017); a third, simhk8 at ε 8 (−0.008 ±
 // 0.002), loses within the floor. The default stays 25.
 func TestGenesScale(t *testing.T) {
-	env := os.Getenv("DPSCOPE_DPPCA_GENESCALE")
-	if env == "" {
-		t.Skip("long: set DPSCOPE_DPPCA_GENESCALE=1 to set genes=auto's scale on the design draws")
-	}
-	names := ruleFamilies
-	if env != "1" {
-		names = strings.Split(env, ",")
-	}
+	names := familiesFromEnv(t, "DPSCOPE_DPPCA_GENESCALE", "set genes=auto's scale on the design draws")
 	epss := fixture.EnvFloats(t, "DPSCOPE_DPPCA_EPS", []float64{1, 2, 4, 8, 16})
 	opts := make([]Options, len(genesScaleGrid))
 	for i, s := range genesScaleGrid {

@@ -92,14 +92,7 @@ func TestErmThreshold(t *testing.T) {
 // over-clustering at larger ρ: simnest14 at ε 4 and 8 (ρ 0.33–0.49)
 // lost with either merge.
 func TestOverThreshold(t *testing.T) {
-	env := os.Getenv("DPSCOPE_DPPCA_OVERTAU")
-	if env == "" {
-		t.Skip("long: set DPSCOPE_DPPCA_OVERTAU=1 to set over=auto's threshold on the design draws")
-	}
-	names := ruleFamilies
-	if env != "1" {
-		names = strings.Split(env, ",")
-	}
+	names := familiesFromEnv(t, "DPSCOPE_DPPCA_OVERTAU", "set over=auto's threshold on the design draws")
 	epss := fixture.EnvFloats(t, "DPSCOPE_DPPCA_EPS", []float64{2, 4, 8, 16})
 	o1 := mustParse(t, map[string]string{"over": "1"})
 	o2 := mustParse(t, map[string]string{"over": "2"})
@@ -131,5 +124,21 @@ func TestOverThreshold(t *testing.T) {
 	t.Logf("ERM threshold, over=2 merge=ward vs over=1: τ %.4f (summed gain %.3f over %d runs)", tw, gw, len(wd))
 }
 
-// ruleFamilies are the simulation families dppca15's rule is judged on.
+// ruleFamilies are the simulation families the twelfth session's rules
+// are judged on (dppca15's, dppca16's and G12).
 var ruleFamilies = []string{"sim8", "sim14", "simsmall", "simwide", "simhk8", "simhk8w", "simonoffmb", "simonoffpair", "simonoffpbmc", "simnest8", "simnest14"}
+
+// familiesFromEnv reads a long test's switch: it skips the test when the
+// variable key is unset, and returns ruleFamilies for "1", else the
+// comma list it holds.
+func familiesFromEnv(t *testing.T, key, what string) []string {
+	t.Helper()
+	env := os.Getenv(key)
+	if env == "" {
+		t.Skip("long: set " + key + "=1 to " + what)
+	}
+	if env == "1" {
+		return ruleFamilies
+	}
+	return strings.Split(env, ",")
+}
