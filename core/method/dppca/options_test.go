@@ -207,3 +207,23 @@ func TestPlanForGenesScale(t *testing.T) {
 		t.Errorf("h %d at scale 9 (want %d), %d at the default (want %d)", p1.H, want, p0.H, GenesRule(p0.NoisyN, mu))
 	}
 }
+
+// TestGenesRuleScale checks the rule of genes=auto:S (dppca's, and dcan-sound's with its own S): ñ·μ/S rounded, within
+// dppca's [GenesAutoMin, GenesAutoMax], and the maximum without noise.
+func TestGenesRuleScale(t *testing.T) {
+	for _, c := range []struct {
+		n, mu, s float64
+		want     int
+	}{
+		{2000, 1, 10, 200},
+		{2000, 0.65, 6.5, 200},
+		{4271, 1.13, 6.5, 742},
+		{100, 0.1, 10, GenesAutoMin},
+		{1e6, 2, 1, GenesAutoMax},
+		{300, math.Inf(1), 6.5, GenesAutoMax},
+	} {
+		if got := GenesRuleScale(c.n, c.mu, c.s); got != c.want {
+			t.Errorf("GenesRuleScale(%g, %g, %g) = %d, want %d", c.n, c.mu, c.s, got, c.want)
+		}
+	}
+}

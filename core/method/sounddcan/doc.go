@@ -348,7 +348,7 @@
 // The best h falls as ρ grows; a fixed h cannot serve both regimes, so
 // the fixed h stayed 200 after rule G.
 //
-// Option genes=auto:S (GenesScaled) is the rule that lets h move with the
+// Option genes=auto:S (dppca.GenesRuleScale with dcan-sound's own S) is the rule that lets h move with the
 // regime: h = ñ·μ/S within [50, 1000] from the released cell count ñ and
 // the dppca stage's μ at the network-on share (the staged split reads its
 // ρ with that h; a post-processing of the count release, as genes=auto,

@@ -11,26 +11,6 @@ import (
 	"github.com/dpscope/dpscope/internal/fixture"
 )
 
-// TestGenesScaled checks genes=auto:S's rule: ñ·μ/S rounded, within
-// dppca's [GenesAutoMin, GenesAutoMax], and the maximum without noise.
-func TestGenesScaled(t *testing.T) {
-	for _, c := range []struct {
-		n, mu, s float64
-		want     int
-	}{
-		{2000, 1, 10, 200},
-		{2000, 0.65, 6.5, 200},
-		{4271, 1.13, 6.5, 742},
-		{100, 0.1, 10, dppca.GenesAutoMin},
-		{1e6, 2, 1, dppca.GenesAutoMax},
-		{300, math.Inf(1), 6.5, dppca.GenesAutoMax},
-	} {
-		if got := GenesScaled(c.n, c.mu, c.s); got != c.want {
-			t.Errorf("GenesScaled(%g, %g, %g) = %d, want %d", c.n, c.mu, c.s, got, c.want)
-		}
-	}
-}
-
 // TestParseGenesScale: genes=auto:S sets the scale and prints back as
 // given; malformed or out-of-range scales are errors naming the option.
 func TestParseGenesScale(t *testing.T) {
@@ -58,12 +38,12 @@ func TestParseGenesScale(t *testing.T) {
 	}
 }
 
-// TestPlanGenesScaled: under genes=auto:S the dppca stage's h is
-// GenesScaled from the released count and the stage's network-on μ, the
+// TestPlanGenesScale: under genes=auto:S the dppca stage's h is
+// dppca.GenesRuleScale from the released count and the stage's network-on μ, the
 // staged split's ρ is read with that h, the null (steps=0) chooses the same
 // h from the same release, and the count is released first even where no
 // other rule would release it (stage=off, a fixed target).
-func TestPlanGenesScaled(t *testing.T) {
+func TestPlanGenesScale(t *testing.T) {
 	src, err := dppca.NewSource(fixture.Separated(3, 100, 600, 1), 0)
 	if err != nil {
 		t.Fatal(err)
@@ -78,9 +58,9 @@ func TestPlanGenesScaled(t *testing.T) {
 	}
 	for _, eps := range []float64{4, 16} {
 		pl := plan(map[string]string{"genes": "auto:2"}, eps)
-		want := src.Genes(GenesScaled(pl.NoisyN, pl.stageMuOn, 2))
+		want := src.Genes(dppca.GenesRuleScale(pl.NoisyN, pl.stageMuOn, 2))
 		if pl.DPPCA.H != want || want == src.Genes(dppca.DefaultGenes) {
-			t.Errorf("ε %g: h = %d, want GenesScaled's %d (≠ the fixed %d)", eps, pl.DPPCA.H, want, dppca.DefaultGenes)
+			t.Errorf("ε %g: h = %d, want GenesRuleScale's %d (≠ the fixed %d)", eps, pl.DPPCA.H, want, dppca.DefaultGenes)
 		}
 		o := mustParse(t, map[string]string{"genes": "auto:2"})
 		_, shNet, _ := o.shares()
@@ -98,7 +78,7 @@ func TestPlanGenesScaled(t *testing.T) {
 		t.Errorf("h %d at ε 16 not above %d at ε 4: more budget must carry more genes", hi.DPPCA.H, lo.DPPCA.H)
 	}
 	off := plan(map[string]string{"genes": "auto:2", "stage": "off", "target": "10000"}, 8)
-	if off.NoisyN <= 0 || off.DPPCA.H != src.Genes(GenesScaled(off.NoisyN, off.stageMuOn, 2)) {
+	if off.NoisyN <= 0 || off.DPPCA.H != src.Genes(dppca.GenesRuleScale(off.NoisyN, off.stageMuOn, 2)) {
 		t.Errorf("stage=off: ñ %g, h %d: the count was not released first for the rule", off.NoisyN, off.DPPCA.H)
 	}
 }

@@ -55,8 +55,8 @@ type Options struct {
 	// argmax, 100, failed its rule on fresh draws (package comment).
 	P, Genes int
 	// GenesScale is S of "genes=auto:S" (0: off; Genes is then GenesAuto):
-	// h = GenesScaled(ñ, μ, S), dcan-sound's own count rule in place of
-	// dppca's GenesRule (whose scale is dppca's), fitted by the twelfth
+	// h = dppca.GenesRuleScale(ñ, μ, S), dppca's count rule with
+	// dcan-sound's own scale, fitted by the twelfth
 	// session's ERM (package comment).
 	GenesScale float64
 	PRule      dppca.PRule

@@ -137,7 +137,7 @@ func (pl *Plan) rhoOn(src *dppca.Source, mu float64, o Options, do dppca.Options
 	if do.Genes == dppca.GenesAuto {
 		h = src.Genes(dppca.GenesRule(n, pl.stageMuOn))
 		if o.GenesScale > 0 {
-			h = src.Genes(GenesScaled(n, pl.stageMuOn, o.GenesScale))
+			h = src.Genes(dppca.GenesRuleScale(n, pl.stageMuOn, o.GenesScale))
 		}
 	}
 	z := math.Sqrt(float64(o.Steps)) / (mu * math.Sqrt(shNet))
@@ -162,20 +162,6 @@ const (
 	GenesScaleMin = 0.5
 	GenesScaleMax = 1000.0
 )
-
-// GenesScaled is genes=auto:S's rule: h = ñ·μ/S from the released cell
-// count ñ and the dppca stage's μ at the network-on share, within
-// dppca's [GenesAutoMin, GenesAutoMax] (dppca's own GenesRule is the same
-// form with its scale). More cells or more budget carry more genes: the
-// network's noise on a mean, ρ ∝ √h·K/(ñ·μ), then falls as 1/√(ñ·μ·S)
-// instead of 1/(ñ·μ) at a fixed h. Without noise (μ = +Inf) it is
-// GenesAutoMax, as dppca's rule.
-func GenesScaled(noisyN, mu, scale float64) int {
-	if math.IsInf(mu, 1) {
-		return dppca.GenesAutoMax
-	}
-	return int(max(dppca.GenesAutoMin, min(dppca.GenesAutoMax, math.Round(noisyN*mu/scale))))
-}
 
 // MeanNoise returns the noise norm left on a mixture mean after the steps,
 // in units of R: each preconditioned step adds η·z·C_μ/(ñ/K) per
@@ -259,13 +245,13 @@ func (pl *Plan) releaseCount(src *dppca.Source, mu, delta float64, o Options, do
 // dppca's rule from that count under genes=auto (as Source.PlanFor), R =
 // clip·√h, and the plan's count mechanism is that release.
 //
-// With scale > 0 (genes=auto:S) h is GenesScaled from that count and
+// With scale > 0 (genes=auto:S) h is dppca.GenesRuleScale from that count and
 // muOn, the stage's μ at the network-on share (the μ the staged split's ρ
 // was read with, so the split and the stage see the same h).
 func planWithCount(src *dppca.Source, eps1, delta float64, do dppca.Options, noisyN, countSigma, scale, muOn float64) (dppca.Plan, error) {
 	h := src.Genes(do.Genes)
 	if do.Genes == dppca.GenesAuto && scale > 0 {
-		h = src.Genes(GenesScaled(noisyN, muOn, scale))
+		h = src.Genes(dppca.GenesRuleScale(noisyN, muOn, scale))
 	} else if do.Genes == dppca.GenesAuto {
 		probe, err := dppca.NewPlan(true, eps1, delta, do, 2, 1)
 		if err != nil {
