@@ -114,7 +114,11 @@
 // 55 cells) it gained on average (+0.026 ± 0.0075 per cell) and won
 // beyond 2 SE on nine families, but lost beyond 2 SE by more than the
 // rule's 0.02 floor in two cells (sim14 at ε 2, −0.048; simhk8w at ε 8,
-// −0.040), so 25 stays (docs/RESULTS.md, thirteenth attempt).
+// −0.040), so 25 stays (docs/RESULTS.md, thirteenth attempt). Judged
+// again on FRESH=12 under rule G12, whose loss guard is per family (a
+// per-cell guard over 55 cells of five seeds fails by chance most of
+// the time), it failed as well: +0.006 ± 0.006 per cell, and simnest14
+// at ε 16 lost 0.108 (docs/RESULTS.md, fourteenth attempt).
 //
 // Every mechanism is Gaussian, so the composition is exact in GDP
 // (μ = √Σ(Δᵢ/σᵢ)²); the noise of each is calibrated in advance from the
