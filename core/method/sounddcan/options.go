@@ -59,6 +59,12 @@ type Options struct {
 	// dcan-sound's own scale, fitted by the twelfth
 	// session's ERM (package comment).
 	GenesScale float64
+	// GenesFloor is the least h of "genes=grow:S" (dppca.DefaultGenes,
+	// the fixed h = 200; 0 under auto:S): h = max(GenesFloor,
+	// dppca.GenesRuleScale(ñ, μ, S)), never fewer genes than the fixed
+	// default, more where the released count and budget allow (the
+	// lead's answer to auto:S, which fell to h = 68 on the first screen).
+	GenesFloor int
 	PRule      dppca.PRule
 	Prep       dppca.Prep
 	K          int
@@ -245,7 +251,14 @@ func Parse(vals map[string]string) (Options, error) {
 			if err != nil || math.IsNaN(f) || f < GenesScaleMin || f > GenesScaleMax {
 				return Options{}, optf("option genes is %q, must be auto, auto:S with S in [%g, %g], or an integer", v, GenesScaleMin, GenesScaleMax)
 			}
-			o.Genes, o.GenesScale = dppca.GenesAuto, f
+			o.Genes, o.GenesScale, o.GenesFloor = dppca.GenesAuto, f, 0
+			continue
+		case key == "genes" && strings.HasPrefix(v, "grow:"):
+			f, err := strconv.ParseFloat(strings.TrimPrefix(v, "grow:"), 64)
+			if err != nil || math.IsNaN(f) || f < GenesScaleMin || f > GenesScaleMax {
+				return Options{}, optf("option genes is %q, must be grow:S with S in [%g, %g] (h = ñ·μ/S, at least %d), auto, auto:S or an integer", v, GenesScaleMin, GenesScaleMax, dppca.DefaultGenes)
+			}
+			o.Genes, o.GenesScale, o.GenesFloor = dppca.GenesAuto, f, dppca.DefaultGenes
 			continue
 		case key == "p" && v == "auto":
 			o.P, o.PRule = 0, dppca.PRuleEdge
@@ -407,6 +420,8 @@ func (o Options) Validate() error {
 		return optf("option genes is %d, must be auto or in [2, 5000]", o.Genes)
 	case o.GenesScale != 0 && (o.Genes != dppca.GenesAuto || !(o.GenesScale >= GenesScaleMin && o.GenesScale <= GenesScaleMax)):
 		return optf("option genes has scale %g with h %d, must be auto:S with S in [%g, %g]", o.GenesScale, o.Genes, GenesScaleMin, GenesScaleMax)
+	case o.GenesFloor != 0 && (o.GenesScale == 0 || o.GenesFloor < dppca.GenesAutoMin || o.GenesFloor > dppca.GenesAutoMax):
+		return optf("option genes has floor %d with scale %g, must be grow:S (a floor needs a scale; floor in [%d, %d])", o.GenesFloor, o.GenesScale, dppca.GenesAutoMin, dppca.GenesAutoMax)
 	case o.PRule != dppca.PRuleEdge && o.PRule != dppca.PRuleFixed:
 		return optf("p rule is %q, must be %s or %s", o.PRule, dppca.PRuleEdge, dppca.PRuleFixed)
 	case o.PRule == dppca.PRuleFixed && o.Genes != dppca.GenesAuto && o.P > o.Genes:
@@ -501,6 +516,9 @@ func (o Options) String() string {
 		genes = "auto"
 		if o.GenesScale > 0 {
 			genes += ":" + strconv.FormatFloat(o.GenesScale, 'g', -1, 64)
+		}
+		if o.GenesFloor > 0 {
+			genes = "grow:" + strconv.FormatFloat(o.GenesScale, 'g', -1, 64)
 		}
 	}
 	over := strconv.Itoa(o.Over)
