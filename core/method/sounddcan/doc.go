@@ -365,4 +365,17 @@
 // (DECISIONS.md, "Default method"), and rule G2's clause (d) asked only
 // that its steps run. Shared sets, reported and not deciding, go both
 // ways (docs/RESULTS.md, "sdcan13").
+//
+// Twelfth session, second part (docs/RESULTS.md, "sdcan14"): option
+// genes=grow:S, h = max(200, min(1000, ñ·μ/S)) (Options.GenesFloor,
+// scaledGenes): the same rule as genes=auto:S with today's fixed h as a
+// floor, so it never takes genes away where the first screen's network
+// learns with 200 and adds them where the released count and budget
+// allow (the pbmc-shaped draws preferred 600–800). Its S was fitted by
+// the same ERM over {3, 4.5, 6.5, 9, 13, 19}, and it was judged by rule
+// G3 (stated before its fresh draws 191–198): rule G2's (a) and (b); (c)
+// per shape (no shape's mean paired difference below −0.02 beyond 2 SE,
+// no cell below −0.10), since a per-cell guard over 28 cells fails by
+// chance (dppca's rule G12); and (d) the first screen's network gains on
+// its own null beyond 2 SE (genes=200 does: +0.069, 2 SE 0.050).
 package sounddcan
