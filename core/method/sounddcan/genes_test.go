@@ -27,7 +27,7 @@ func TestParseGenesScale(t *testing.T) {
 			t.Errorf("genes=%s: error %v, want an ErrOptions naming genes", v, err)
 		}
 	}
-	bad := mustParse(t, nil)
+	bad := mustParse(t, map[string]string{"genes": "200"})
 	bad.GenesScale = 6.5 // a scale on a fixed h
 	if err := bad.Validate(); err == nil || !errors.Is(err, ErrOptions) {
 		t.Errorf("scale 6.5 with genes=200 validates (%v)", err)
@@ -124,7 +124,7 @@ func TestParseGenesGrow(t *testing.T) {
 			t.Errorf("genes=%s: error %v, want an ErrOptions naming genes", v, err)
 		}
 	}
-	bad := mustParse(t, nil)
+	bad := mustParse(t, map[string]string{"genes": "200"})
 	bad.GenesFloor = 200 // a floor on a fixed h, no scale
 	if err := bad.Validate(); err == nil || !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), "floor") {
 		t.Errorf("floor 200 without a scale validates (%v)", err)

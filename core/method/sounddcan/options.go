@@ -12,6 +12,17 @@ import (
 	"github.com/dpscope/dpscope/core/method/dppca"
 )
 
+// DefaultGenesScale is S of the default genes=grow:S, 19: h = max(200,
+// min(1000, ñ·μ/19)). Fitted by the twelfth session's ERM over S ∈ {3,
+// 4.5, 6.5, 9, 13, 19} (summed ARI 40.53 against the fixed h = 200's
+// 40.23) and adopted by rule G3 on fresh draws 191–198 (package comment;
+// docs/RESULTS.md, "sdcan14"). On the first screen (builtin:default at
+// ε 4) it keeps h = 200.
+const DefaultGenesScale = 19
+
+// DefaultGenesOption is option genes' default as it is written.
+const DefaultGenesOption = "grow:19"
+
 // ErrOptions is wrapped by every error about an option value.
 var ErrOptions error = &core.MethodConfigError{Method: "dcan-sound"}
 
@@ -46,13 +57,13 @@ const (
 // select the defaults; Resolve fills them in.
 type Options struct {
 	// P, PRule, Genes, Prep and K are passed to the dppca stage ("p",
-	// "genes", "prep", "k"). The defaults are dppca's previous ones, p = 10
-	// fixed and h = 200: dppca's current ones ("p=auto", by the noise edge
-	// up to dppca.DefaultPCap; "genes=auto", h from the released cell
-	// count, dppca.GenesRule) were worse on the fresh simulations at ε = 8
-	// (package comment) and are options. h = 200 is also the twelfth
-	// session's ERM plateau (100–200 within 0.002 ARI per run); its
-	// argmax, 100, failed its rule on fresh draws (package comment).
+	// "genes", "prep", "k"). The default p is dppca's previous one, p = 10
+	// fixed; dppca's current ones ("p=auto", by the noise edge up to
+	// dppca.DefaultPCap; "genes=auto", h from the released cell count,
+	// dppca.GenesRule) were worse on the fresh simulations at ε = 8
+	// (package comment) and are options. The default genes is grow:19
+	// (DefaultGenesOption: h = max(200, ñ·μ/19), the fixed 200 as its
+	// floor), adopted by rule G3; a fixed h (genes=N) leaves GenesScale 0.
 	P, Genes int
 	// GenesScale is S of "genes=auto:S" (0: off; Genes is then GenesAuto):
 	// h = dppca.GenesRuleScale(ñ, μ, S), dppca's count rule with
@@ -376,7 +387,8 @@ func (o Options) Resolve() (Options, error) {
 		}
 	}
 	if o.Genes == 0 {
-		o.Genes = dppca.DefaultGenes
+		// genes=grow:19 (rule G3, package comment)
+		o.Genes, o.GenesScale, o.GenesFloor = dppca.GenesAuto, DefaultGenesScale, dppca.DefaultGenes
 	}
 	if o.Prep == "" {
 		o.Prep = dppca.PrepPrivate
