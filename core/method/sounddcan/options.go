@@ -118,7 +118,8 @@ type Options struct {
 	// (the staged split's test per component, mixture.gated).
 	Gate string
 	// Start ("start": stage or dppca) is the private start: stage is
-	// dppca's previous defaults as this design was measured with (h = 200,
+	// dppca's previous defaults as this design was measured with (the
+	// genes option's h, 200 then and now at least 200 under grow:19;
 	// p = 10, 5 Lloyd rounds) over-clustered into Over·K and merged by the
 	// head; dppca is dppca exactly as dppca runs alone (its current rules:
 	// genes=auto, p=auto, DefaultT rounds, over=auto with its own merge),
