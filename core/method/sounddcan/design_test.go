@@ -268,7 +268,8 @@ func TestDesign(t *testing.T) {
 				d[i] = runs[vi][ei][i] - runs[0][ei][i]
 			}
 			m, sd := sweep.Moments(d)
-			line += fmt.Sprintf(" | ε=%g %+.3f (2SE %.3f)", eps, m, 2*sd/math.Sqrt(float64(len(d))))
+			// four digits: a rule reads the mean of 28 such cells against its 2 SE
+			line += fmt.Sprintf(" | ε=%g %+.4f (2SE %.4f)", eps, m, 2*sd/math.Sqrt(float64(len(d))))
 		}
 		t.Log(line)
 	}

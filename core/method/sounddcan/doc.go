@@ -365,4 +365,27 @@
 // (DECISIONS.md, "Default method"), and rule G2's clause (d) asked only
 // that its steps run. Shared sets, reported and not deciding, go both
 // ways (docs/RESULTS.md, "sdcan13").
+//
+// Twelfth session, second part (docs/RESULTS.md, "sdcan14"): option
+// genes=grow:S, h = max(200, min(1000, ñ·μ/S)) (Options.GenesFloor,
+// scaledGenes): the same rule as genes=auto:S with today's fixed h as a
+// floor, so it never takes genes away where the first screen's network
+// learns with 200 and adds them where the released count and budget
+// allow (the pbmc-shaped draws preferred 600–800). Its S was fitted by
+// the same ERM over {3, 4.5, 6.5, 9, 13, 19}, and it was judged by rule
+// G3 (stated before its fresh draws 191–198): rule G2's (a) and (b); (c)
+// per shape (no shape's mean paired difference below −0.02 beyond 2 SE,
+// no cell below −0.10), since a per-cell guard over 28 cells fails by
+// chance (dppca's rule G12); and (d) the first screen's network gains on
+// its own null beyond 2 SE (genes=200 does: +0.069, 2 SE 0.050). The ERM
+// chose S = 19 (summed ARI 40.53 against h = 200's 40.23; the grid's
+// edge again). Rule G3 PASSED on draws 191–198 and genes=grow:19 is the
+// default (DefaultGenesOption): (a) +0.0086 over the 28 cells (2 SE
+// 0.0084; 19 cells are the same runs as h = 200's, the floor holding),
+// (b) wins on the pbmc shape at ε 8 (+0.086), the nested pbmc shape at
+// ε 8 and 16 (+0.059) and 4,000 cells at ε 16 (+0.011), (c) no shape
+// below −0.002 on average and no cell below −0.009, (d) on the first
+// screen h stays 200 and the runs are genes=200's to the digit (network
+// 0.341 against its null 0.272). The gain is small and lies where ñ·μ is
+// large (4,000 cells and more at ε ≥ 8); elsewhere a run is h = 200's.
 package sounddcan

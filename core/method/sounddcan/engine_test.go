@@ -28,8 +28,9 @@ func TestPlanComposesToTarget(t *testing.T) {
 	// stage=off: the fixed split (TestStagedSplit covers stage=auto).
 	// target=10000, handoff=off: under target=auto or a handoff the null
 	// releases the count at the method's noise first (TestTargetAuto and
-	// TestHandoffPlan check that sliver).
-	for _, vals := range []map[string]string{{"stage": "off"}, {"steps": "37", "p": "5", "prep": "public", "net": "0.1", "stage": "off"}, {"steps": "0", "target": "10000", "handoff": "off"}} {
+	// TestHandoffPlan check that sliver; so does genes=grow:S, the
+	// default, whence the null's genes=200 here).
+	for _, vals := range []map[string]string{{"stage": "off"}, {"steps": "37", "p": "5", "prep": "public", "net": "0.1", "stage": "off"}, {"steps": "0", "target": "10000", "handoff": "off", "genes": "200"}} {
 		o := mustParse(t, vals)
 		for _, eps := range []float64{0.5, 1, 8, 16} {
 			pl, err := NewPlan(src, true, eps, 1e-5, o, rng)
@@ -390,7 +391,7 @@ func TestGoroutinesEnd(t *testing.T) {
 // steps=0 is the null.
 func TestParseDefaults(t *testing.T) {
 	o := mustParse(t, nil)
-	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4, Shrink: ShrinkOff, Stage: StageAuto, Gate: GateComp, NetRule: NetRhoRule, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst, Target: TargetAuto, StageBound: 0.1667, Handoff: HandoffOff}
+	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: dppca.GenesAuto, GenesScale: 19, GenesFloor: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4, Shrink: ShrinkOff, Stage: StageAuto, Gate: GateComp, NetRule: NetRhoRule, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst, Target: TargetAuto, StageBound: 0.1667, Handoff: HandoffOff}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}
@@ -400,7 +401,7 @@ func TestParseDefaults(t *testing.T) {
 		t.Errorf("parsed = %v, want %v", o, want)
 	}
 	o = mustParse(t, map[string]string{"steps": "0"})
-	if !o.NoTrain || o.String() != "p=10 genes=200 prep=private k=0 steps=0 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto stagerho=0.1667 gate=comp start=stage subspace=off fill=off hold=first target=auto handoff=off" {
+	if !o.NoTrain || o.String() != "p=10 genes=grow:19 prep=private k=0 steps=0 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto stagerho=0.1667 gate=comp start=stage subspace=off fill=off hold=first target=auto handoff=off" {
 		t.Errorf("steps=0 gives %v (NoTrain %v), want the null", o, o.NoTrain)
 	}
 	o = mustParse(t, map[string]string{"p": "auto", "genes": "auto"})
@@ -426,6 +427,8 @@ func FuzzParse(f *testing.F) {
 	f.Add("handoff", "midmerge", "stage", "off")
 	f.Add("genes", "auto:6.5", "p", "300")
 	f.Add("genes", "auto:1e-9", "stage", "off")
+	f.Add("genes", "grow:19", "start", "dppca")
+	f.Add("genes", "grow:-0", "handoff", "mid")
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		o, err := Parse(map[string]string{k1: v1, k2: v2})
 		if err != nil {

@@ -27,7 +27,7 @@ func TestParseGenesScale(t *testing.T) {
 			t.Errorf("genes=%s: error %v, want an ErrOptions naming genes", v, err)
 		}
 	}
-	bad := mustParse(t, nil)
+	bad := mustParse(t, map[string]string{"genes": "200"})
 	bad.GenesScale = 6.5 // a scale on a fixed h
 	if err := bad.Validate(); err == nil || !errors.Is(err, ErrOptions) {
 		t.Errorf("scale 6.5 with genes=200 validates (%v)", err)
@@ -80,5 +80,101 @@ func TestPlanGenesScale(t *testing.T) {
 	off := plan(map[string]string{"genes": "auto:2", "stage": "off", "target": "10000"}, 8)
 	if off.NoisyN <= 0 || off.DPPCA.H != src.Genes(dppca.GenesRuleScale(off.NoisyN, off.stageMuOn, 2)) {
 		t.Errorf("stage=off: ñ %g, h %d: the count was not released first for the rule", off.NoisyN, off.DPPCA.H)
+	}
+}
+
+// TestScaledGenesGrow: under genes=grow:S h = max(200, min(1000,
+// round(ñ·μ/S))) at stated ñ, μ and S: the floor, the rule between, the
+// cap; under auto:S the same rule without the floor (down to 50).
+func TestScaledGenesGrow(t *testing.T) {
+	grow := mustParse(t, map[string]string{"genes": "grow:19"})
+	auto := mustParse(t, map[string]string{"genes": "auto:19"})
+	for _, c := range []struct {
+		n, mu      float64
+		grow, auto int
+	}{
+		{2000, 0.65, 200, 68},           // the first screen's regime: auto falls to 68, grow keeps 200
+		{300, 1, 200, 50},               // a small set: auto at its floor 50
+		{3800, 1, 200, 200},             // exactly 200
+		{4000, 1.9, 400, 400},           // the rule between floor and cap
+		{4271, 3.3, 742, 742},           // pbmc-sized at a large budget
+		{1e5, 1, 1000, 1000},            // the cap
+		{2000, math.Inf(1), 1000, 1000}, // no noise
+	} {
+		if g, a := grow.scaledGenes(c.n, c.mu), auto.scaledGenes(c.n, c.mu); g != c.grow || a != c.auto {
+			t.Errorf("ñ %g, μ %g, S 19: grow h %d (want %d), auto h %d (want %d)", c.n, c.mu, g, c.grow, a, c.auto)
+		}
+	}
+}
+
+// TestParseGenesGrow: genes=grow:S sets the scale and the floor 200 and
+// prints back as given; malformed scales are errors naming the option; a
+// floor without a scale does not validate; the hand-off drops the floor.
+func TestParseGenesGrow(t *testing.T) {
+	o := mustParse(t, map[string]string{"genes": "grow:6.5"})
+	if o.Genes != dppca.GenesAuto || o.GenesScale != 6.5 || o.GenesFloor != dppca.DefaultGenes || !strings.Contains(o.String(), " genes=grow:6.5 ") {
+		t.Errorf("genes=grow:6.5 gives Genes %d, scale %g, floor %d, %q", o.Genes, o.GenesScale, o.GenesFloor, o.String())
+	}
+	if back := mustParse(t, map[string]string{"genes": "grow:6.5"}); back != o {
+		t.Errorf("parsing twice differs: %v, %v", back, o)
+	}
+	for _, v := range []string{"grow:0", "grow:-1", "grow:x", "grow:NaN", "grow:Inf", "grow:1e4", "grow:", "grow", "grow:0.4"} {
+		_, err := Parse(map[string]string{"genes": v})
+		if err == nil || !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), "genes") {
+			t.Errorf("genes=%s: error %v, want an ErrOptions naming genes", v, err)
+		}
+	}
+	bad := mustParse(t, map[string]string{"genes": "200"})
+	bad.GenesFloor = 200 // a floor on a fixed h, no scale
+	if err := bad.Validate(); err == nil || !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), "floor") {
+		t.Errorf("floor 200 without a scale validates (%v)", err)
+	}
+	if h := o.handoff(); h.GenesFloor != 0 || h.GenesScale != 0 {
+		t.Errorf("handoff keeps floor %d, scale %g", h.GenesFloor, h.GenesScale)
+	}
+}
+
+// TestPlanGenesGrow: under genes=grow:S the plan's h is max(200, ñ·μ/S)
+// from the released count, the staged split's ρ is read with that h, and
+// the null chooses the same h: at a large S the floor holds (h = 200,
+// where auto:S would fall below), at a small S h grows past it.
+func TestPlanGenesGrow(t *testing.T) {
+	src, err := dppca.NewSource(fixture.Separated(3, 300, 600, 1), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := func(vals map[string]string, eps float64) Plan {
+		t.Helper()
+		pl, err := NewPlan(src, true, eps, 1e-5, mustParse(t, vals), rand.New(rand.NewPCG(5, 0)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pl
+	}
+	floor := src.Genes(dppca.DefaultGenes)
+	for _, c := range []struct {
+		genes string
+		eps   float64
+		above bool // h above the floor
+	}{{"grow:100", 4, false}, {"grow:1", 16, true}} {
+		pl := plan(map[string]string{"genes": c.genes}, c.eps)
+		o := mustParse(t, map[string]string{"genes": c.genes})
+		raw := dppca.GenesRuleScale(pl.NoisyN, pl.stageMuOn, o.GenesScale)
+		want := src.Genes(max(raw, dppca.DefaultGenes))
+		if pl.DPPCA.H != want || (pl.DPPCA.H > floor) != c.above {
+			t.Errorf("%s ε %g: h = %d, want %d (rule %d, floor %d)", c.genes, c.eps, pl.DPPCA.H, want, raw, floor)
+		}
+		if !c.above && raw >= dppca.DefaultGenes {
+			t.Errorf("%s ε %g: the rule gives %d ≥ 200, the floor is not tested", c.genes, c.eps, raw)
+		}
+		_, shNet, _ := o.shares()
+		z := math.Sqrt(float64(o.Steps)) / (pl.Mu * math.Sqrt(shNet))
+		if r := MeanNoise(z, o.GradClip, src.K, pl.NoisyN, o.LR, want); math.Abs(pl.Rho-r) > 1e-12 {
+			t.Errorf("%s ε %g: staged split's ρ %g, want %g with h = %d", c.genes, c.eps, pl.Rho, r, want)
+		}
+		null := plan(map[string]string{"genes": c.genes, "steps": "0"}, c.eps)
+		if null.DPPCA.H != pl.DPPCA.H {
+			t.Errorf("%s ε %g: null h %d, method %d", c.genes, c.eps, null.DPPCA.H, pl.DPPCA.H)
+		}
 	}
 }

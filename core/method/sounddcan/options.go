@@ -12,6 +12,17 @@ import (
 	"github.com/dpscope/dpscope/core/method/dppca"
 )
 
+// DefaultGenesScale is S of the default genes=grow:S, 19: h = max(200,
+// min(1000, ñ·μ/19)). Fitted by the twelfth session's ERM over S ∈ {3,
+// 4.5, 6.5, 9, 13, 19} (summed ARI 40.53 against the fixed h = 200's
+// 40.23) and adopted by rule G3 on fresh draws 191–198 (package comment;
+// docs/RESULTS.md, "sdcan14"). On the first screen (builtin:default at
+// ε 4) it keeps h = 200.
+const DefaultGenesScale = 19
+
+// DefaultGenesOption is option genes' default as it is written.
+const DefaultGenesOption = "grow:19"
+
 // ErrOptions is wrapped by every error about an option value.
 var ErrOptions error = &core.MethodConfigError{Method: "dcan-sound"}
 
@@ -46,19 +57,25 @@ const (
 // select the defaults; Resolve fills them in.
 type Options struct {
 	// P, PRule, Genes, Prep and K are passed to the dppca stage ("p",
-	// "genes", "prep", "k"). The defaults are dppca's previous ones, p = 10
-	// fixed and h = 200: dppca's current ones ("p=auto", by the noise edge
-	// up to dppca.DefaultPCap; "genes=auto", h from the released cell
-	// count, dppca.GenesRule) were worse on the fresh simulations at ε = 8
-	// (package comment) and are options. h = 200 is also the twelfth
-	// session's ERM plateau (100–200 within 0.002 ARI per run); its
-	// argmax, 100, failed its rule on fresh draws (package comment).
+	// "genes", "prep", "k"). The default p is dppca's previous one, p = 10
+	// fixed; dppca's current ones ("p=auto", by the noise edge up to
+	// dppca.DefaultPCap; "genes=auto", h from the released cell count,
+	// dppca.GenesRule) were worse on the fresh simulations at ε = 8
+	// (package comment) and are options. The default genes is grow:19
+	// (DefaultGenesOption: h = max(200, ñ·μ/19), the fixed 200 as its
+	// floor), adopted by rule G3; a fixed h (genes=N) leaves GenesScale 0.
 	P, Genes int
 	// GenesScale is S of "genes=auto:S" (0: off; Genes is then GenesAuto):
 	// h = dppca.GenesRuleScale(ñ, μ, S), dppca's count rule with
 	// dcan-sound's own scale, fitted by the twelfth
 	// session's ERM (package comment).
 	GenesScale float64
+	// GenesFloor is the least h of "genes=grow:S" (dppca.DefaultGenes,
+	// the fixed h = 200; 0 under auto:S): h = max(GenesFloor,
+	// dppca.GenesRuleScale(ñ, μ, S)), never fewer genes than the fixed
+	// default, more where the released count and budget allow (the
+	// lead's answer to auto:S, which fell to h = 68 on the first screen).
+	GenesFloor int
 	PRule      dppca.PRule
 	Prep       dppca.Prep
 	K          int
@@ -101,7 +118,8 @@ type Options struct {
 	// (the staged split's test per component, mixture.gated).
 	Gate string
 	// Start ("start": stage or dppca) is the private start: stage is
-	// dppca's previous defaults as this design was measured with (h = 200,
+	// dppca's previous defaults as this design was measured with (the
+	// genes option's h, 200 then and now at least 200 under grow:19;
 	// p = 10, 5 Lloyd rounds) over-clustered into Over·K and merged by the
 	// head; dppca is dppca exactly as dppca runs alone (its current rules:
 	// genes=auto, p=auto, DefaultT rounds, over=auto with its own merge),
@@ -245,7 +263,14 @@ func Parse(vals map[string]string) (Options, error) {
 			if err != nil || math.IsNaN(f) || f < GenesScaleMin || f > GenesScaleMax {
 				return Options{}, optf("option genes is %q, must be auto, auto:S with S in [%g, %g], or an integer", v, GenesScaleMin, GenesScaleMax)
 			}
-			o.Genes, o.GenesScale = dppca.GenesAuto, f
+			o.Genes, o.GenesScale, o.GenesFloor = dppca.GenesAuto, f, 0
+			continue
+		case key == "genes" && strings.HasPrefix(v, "grow:"):
+			f, err := strconv.ParseFloat(strings.TrimPrefix(v, "grow:"), 64)
+			if err != nil || math.IsNaN(f) || f < GenesScaleMin || f > GenesScaleMax {
+				return Options{}, optf("option genes is %q, must be grow:S with S in [%g, %g] (h = ñ·μ/S, at least %d), auto, auto:S or an integer", v, GenesScaleMin, GenesScaleMax, dppca.DefaultGenes)
+			}
+			o.Genes, o.GenesScale, o.GenesFloor = dppca.GenesAuto, f, dppca.DefaultGenes
 			continue
 		case key == "p" && v == "auto":
 			o.P, o.PRule = 0, dppca.PRuleEdge
@@ -363,7 +388,8 @@ func (o Options) Resolve() (Options, error) {
 		}
 	}
 	if o.Genes == 0 {
-		o.Genes = dppca.DefaultGenes
+		// genes=grow:19 (rule G3, package comment)
+		o.Genes, o.GenesScale, o.GenesFloor = dppca.GenesAuto, DefaultGenesScale, dppca.DefaultGenes
 	}
 	if o.Prep == "" {
 		o.Prep = dppca.PrepPrivate
@@ -407,6 +433,8 @@ func (o Options) Validate() error {
 		return optf("option genes is %d, must be auto or in [2, 5000]", o.Genes)
 	case o.GenesScale != 0 && (o.Genes != dppca.GenesAuto || !(o.GenesScale >= GenesScaleMin && o.GenesScale <= GenesScaleMax)):
 		return optf("option genes has scale %g with h %d, must be auto:S with S in [%g, %g]", o.GenesScale, o.Genes, GenesScaleMin, GenesScaleMax)
+	case o.GenesFloor != 0 && (o.GenesScale == 0 || o.GenesFloor < dppca.GenesAutoMin || o.GenesFloor > dppca.GenesAutoMax):
+		return optf("option genes has floor %d with scale %g, must be grow:S (a floor needs a scale; floor in [%d, %d])", o.GenesFloor, o.GenesScale, dppca.GenesAutoMin, dppca.GenesAutoMax)
 	case o.PRule != dppca.PRuleEdge && o.PRule != dppca.PRuleFixed:
 		return optf("p rule is %q, must be %s or %s", o.PRule, dppca.PRuleEdge, dppca.PRuleFixed)
 	case o.PRule == dppca.PRuleFixed && o.Genes != dppca.GenesAuto && o.P > o.Genes:
@@ -501,6 +529,9 @@ func (o Options) String() string {
 		genes = "auto"
 		if o.GenesScale > 0 {
 			genes += ":" + strconv.FormatFloat(o.GenesScale, 'g', -1, 64)
+		}
+		if o.GenesFloor > 0 {
+			genes = "grow:" + strconv.FormatFloat(o.GenesScale, 'g', -1, 64)
 		}
 	}
 	over := strconv.Itoa(o.Over)

@@ -137,7 +137,7 @@ func (pl *Plan) rhoOn(src *dppca.Source, mu float64, o Options, do dppca.Options
 	if do.Genes == dppca.GenesAuto {
 		h = src.Genes(dppca.GenesRule(n, pl.stageMuOn))
 		if o.GenesScale > 0 {
-			h = src.Genes(dppca.GenesRuleScale(n, pl.stageMuOn, o.GenesScale))
+			h = src.Genes(o.scaledGenes(n, pl.stageMuOn))
 		}
 	}
 	z := math.Sqrt(float64(o.Steps)) / (mu * math.Sqrt(shNet))
@@ -157,7 +157,15 @@ const NetRho = StageRho / 2
 // towards them.
 const StageRho = 0.25
 
-// GenesScaleMin and GenesScaleMax bound S of genes=auto:S.
+// scaledGenes is h under genes=auto:S and grow:S: dppca.GenesRuleScale
+// (ñ·μ/S within [50, 1000]) from the released count n and the stage's
+// network-on μ, and under grow:S never below GenesFloor (today's fixed
+// h), so the rule only ever adds genes where the count and budget allow.
+func (o Options) scaledGenes(n, muOn float64) int {
+	return max(dppca.GenesRuleScale(n, muOn, o.GenesScale), o.GenesFloor)
+}
+
+// GenesScaleMin and GenesScaleMax bound S of genes=auto:S and grow:S.
 const (
 	GenesScaleMin = 0.5
 	GenesScaleMax = 1000.0
@@ -245,13 +253,14 @@ func (pl *Plan) releaseCount(src *dppca.Source, mu, delta float64, o Options, do
 // dppca's rule from that count under genes=auto (as Source.PlanFor), R =
 // clip·√h, and the plan's count mechanism is that release.
 //
-// With scale > 0 (genes=auto:S) h is dppca.GenesRuleScale from that count and
-// muOn, the stage's μ at the network-on share (the μ the staged split's ρ
-// was read with, so the split and the stage see the same h).
-func planWithCount(src *dppca.Source, eps1, delta float64, do dppca.Options, noisyN, countSigma, scale, muOn float64) (dppca.Plan, error) {
+// Under genes=auto:S or grow:S (o.GenesScale > 0) h is o.scaledGenes from
+// that count and muOn, the stage's μ at the network-on share (the μ the
+// staged split's ρ was read with, so the split and the stage see the same
+// h).
+func planWithCount(src *dppca.Source, eps1, delta float64, do dppca.Options, noisyN, countSigma float64, o Options, muOn float64) (dppca.Plan, error) {
 	h := src.Genes(do.Genes)
-	if do.Genes == dppca.GenesAuto && scale > 0 {
-		h = src.Genes(dppca.GenesRuleScale(noisyN, muOn, scale))
+	if do.Genes == dppca.GenesAuto && o.GenesScale > 0 {
+		h = src.Genes(o.scaledGenes(noisyN, muOn))
 	} else if do.Genes == dppca.GenesAuto {
 		probe, err := dppca.NewPlan(true, eps1, delta, do, 2, 1)
 		if err != nil {
@@ -371,7 +380,7 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 	if pl.NoisyN > 0 {
 		// The count is released already: plan the stage around it
 		// (dppca.Source.PlanFor's rule for h, with this count).
-		if pl.DPPCA, err = planWithCount(src, eps1, delta, do, pl.NoisyN, pl.CountSigma, o.GenesScale, pl.stageMuOn); err != nil {
+		if pl.DPPCA, err = planWithCount(src, eps1, delta, do, pl.NoisyN, pl.CountSigma, o, pl.stageMuOn); err != nil {
 			return Plan{}, err
 		}
 	} else if pl.DPPCA, err = src.PlanFor(true, eps1, delta, do, 0, rng); err != nil {

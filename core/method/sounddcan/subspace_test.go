@@ -121,7 +121,7 @@ func TestStartDPPCAOptions(t *testing.T) {
 	if do, err = o.dppcaOptions(); err != nil || do.Over != 1 || do.Genes != 100 || do.P != 5 || o.Over != 3 {
 		t.Errorf("start=dppca over=3: options %v, dppca stage %+v (%v)", o, do, err)
 	}
-	if do, _ := mustParse(t, nil).dppcaOptions(); do.T != dppcaStageRounds || do.Over != 1 || do.Genes != dppca.DefaultGenes {
+	if do, _ := mustParse(t, nil).dppcaOptions(); do.T != dppcaStageRounds || do.Over != 1 || do.Genes != dppca.GenesAuto {
 		t.Errorf("default start: dppca stage %+v", do)
 	}
 	for _, kv := range [][2]string{{"start", "x"}, {"subspace", "on"}, {"fill", "on"}, {"hold", "split"}} {
