@@ -48,14 +48,7 @@ func TestPlanGenesScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := func(vals map[string]string, eps float64) Plan {
-		t.Helper()
-		pl, err := NewPlan(src, true, eps, 1e-5, mustParse(t, vals), rand.New(rand.NewPCG(5, 0)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return pl
-	}
+	plan := func(vals map[string]string, eps float64) Plan { return privatePlan(t, src, vals, eps) }
 	for _, eps := range []float64{4, 16} {
 		pl := plan(map[string]string{"genes": "auto:2"}, eps)
 		want := src.Genes(dppca.GenesRuleScale(pl.NoisyN, pl.stageMuOn, 2))
@@ -143,14 +136,7 @@ func TestPlanGenesGrow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := func(vals map[string]string, eps float64) Plan {
-		t.Helper()
-		pl, err := NewPlan(src, true, eps, 1e-5, mustParse(t, vals), rand.New(rand.NewPCG(5, 0)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return pl
-	}
+	plan := func(vals map[string]string, eps float64) Plan { return privatePlan(t, src, vals, eps) }
 	floor := src.Genes(dppca.DefaultGenes)
 	for _, c := range []struct {
 		genes string
@@ -177,4 +163,15 @@ func TestPlanGenesGrow(t *testing.T) {
 			t.Errorf("%s ε %g: null h %d, method %d", c.genes, c.eps, null.DPPCA.H, pl.DPPCA.H)
 		}
 	}
+}
+
+// privatePlan is the private plan of the options vals at ε (δ 1e-5) on
+// src, with a fixed generator, for the genes tests.
+func privatePlan(t *testing.T, src *dppca.Source, vals map[string]string, eps float64) Plan {
+	t.Helper()
+	pl, err := NewPlan(src, true, eps, 1e-5, mustParse(t, vals), rand.New(rand.NewPCG(5, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl
 }
