@@ -258,19 +258,21 @@ func Parse(vals map[string]string) (Options, error) {
 		case key == "genes" && v == "auto":
 			o.Genes = dppca.GenesAuto
 			continue
-		case key == "genes" && strings.HasPrefix(v, "auto:"):
-			f, err := strconv.ParseFloat(strings.TrimPrefix(v, "auto:"), 64)
+		case key == "genes" && (strings.HasPrefix(v, "auto:") || strings.HasPrefix(v, "grow:")):
+			// auto:S and grow:S share the scale; grow:S adds today's fixed h
+			// as the floor
+			form, scale, _ := strings.Cut(v, ":")
+			f, err := strconv.ParseFloat(scale, 64)
 			if err != nil || math.IsNaN(f) || f < GenesScaleMin || f > GenesScaleMax {
+				if form == "grow" {
+					return Options{}, optf("option genes is %q, must be grow:S with S in [%g, %g] (h = ñ·μ/S, at least %d), auto, auto:S or an integer", v, GenesScaleMin, GenesScaleMax, dppca.DefaultGenes)
+				}
 				return Options{}, optf("option genes is %q, must be auto, auto:S with S in [%g, %g], or an integer", v, GenesScaleMin, GenesScaleMax)
 			}
 			o.Genes, o.GenesScale, o.GenesFloor = dppca.GenesAuto, f, 0
-			continue
-		case key == "genes" && strings.HasPrefix(v, "grow:"):
-			f, err := strconv.ParseFloat(strings.TrimPrefix(v, "grow:"), 64)
-			if err != nil || math.IsNaN(f) || f < GenesScaleMin || f > GenesScaleMax {
-				return Options{}, optf("option genes is %q, must be grow:S with S in [%g, %g] (h = ñ·μ/S, at least %d), auto, auto:S or an integer", v, GenesScaleMin, GenesScaleMax, dppca.DefaultGenes)
+			if form == "grow" {
+				o.GenesFloor = dppca.DefaultGenes
 			}
-			o.Genes, o.GenesScale, o.GenesFloor = dppca.GenesAuto, f, dppca.DefaultGenes
 			continue
 		case key == "p" && v == "auto":
 			o.P, o.PRule = 0, dppca.PRuleEdge

@@ -134,11 +134,10 @@ func (pl *Plan) rhoOn(src *dppca.Source, mu float64, o Options, do dppca.Options
 	_, shNet, _ := on.shares()
 	n := pl.NoisyN
 	h := src.Genes(do.Genes)
-	if do.Genes == dppca.GenesAuto {
+	if do.Genes == dppca.GenesAuto && o.GenesScale > 0 {
+		h = src.Genes(o.scaledGenes(n, pl.stageMuOn))
+	} else if do.Genes == dppca.GenesAuto {
 		h = src.Genes(dppca.GenesRule(n, pl.stageMuOn))
-		if o.GenesScale > 0 {
-			h = src.Genes(o.scaledGenes(n, pl.stageMuOn))
-		}
 	}
 	z := math.Sqrt(float64(o.Steps)) / (mu * math.Sqrt(shNet))
 	return MeanNoise(z, o.GradClip, src.K, n, o.LR, h)
