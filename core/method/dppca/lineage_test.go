@@ -1,0 +1,222 @@
+package dppca
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/dpscope/dpscope/core/sweep"
+	"github.com/dpscope/dpscope/datasets"
+)
+
+// lineageSet is a simulation of cell types within two lineages (issue 16
+// points 2 and 5, the fifteenth attempt), built from label-free facts of
+// the real sets that no earlier family had (TestShapeFacts, commit
+// "dppca: label-free shape facts"): on the pipeline's own noise-free
+// matrix their first component is bimodal (its best split in two explains
+// 0.85–0.92 of its variance; Splatter families 0.60–0.73), loads on many
+// genes (participation 0.46–0.69 of h at h = 200; Splatter 0.05–0.11),
+// dwarfs the others (λ_{K−1}/λ_1 0.026–0.064; Splatter 0.35–0.82) and
+// follows the library size (|r| 0.50–0.57 with log library; Splatter
+// ≤ 0.05), and the libraries spread widely (sd of log library 0.45–0.85;
+// the families 0.2–0.26). So: a split of the cells into two lineages
+// carried by many genes with a library-size difference, and the labelled
+// types within each lineage told apart by weaker differences.
+//
+// Types are Splatter groups: type 0 and type 1 are the lineages' parents
+// (their own DE, LinDE at log-normal(LinLoc, 0.4)), every other type a
+// child of the parent of its parity (Parent: it inherits the lineage's DE
+// factors and adds its own, the types' DE in Types). The cells of lineage
+// 1 (odd types) then have their counts thinned binomially by e^{−Shift}:
+// fewer counts per cell, as a lineage of smaller cells has.
+type lineageSet struct {
+	Types         datasets.SimConfig // one group per type; groups 0, 1 the parents
+	LinDE, LinLoc float64
+	Shift         float64
+}
+
+// config returns s.Types with the lineage parents' DE and the children's
+// Parent set.
+func (s lineageSet) config() datasets.SimConfig {
+	c := s.Types
+	c.Groups = slices.Clone(c.Groups)
+	for g := range c.Groups {
+		if g < 2 {
+			c.Groups[g].DEProb, c.Groups[g].DEFacLoc = s.LinDE, s.LinLoc
+			continue
+		}
+		c.Groups[g].Parent = g%2 + 1
+	}
+	return c
+}
+
+// simulateLineage draws a lineageSet.
+func simulateLineage(s lineageSet) (*datasets.Dataset, error) {
+	d, _, err := datasets.Simulate(s.config())
+	if err != nil {
+		return nil, err
+	}
+	if s.Shift == 0 {
+		return d, nil
+	}
+	src := rand.NewPCG(s.Types.Seed, 0x11e)
+	keep := math.Exp(-s.Shift)
+	a := d.X
+	x := &datasets.CSR{Rows: a.Rows, Cols: a.Cols, Indptr: make([]int64, a.Rows+1)}
+	for i := range a.Rows {
+		cols, vals := a.Row(i)
+		for k, c := range cols {
+			v := vals[k]
+			if d.Labels[i]%2 == 1 {
+				v = float32((distuv.Binomial{N: float64(v), P: keep, Src: src}).Rand())
+			}
+			if v > 0 {
+				x.Indices = append(x.Indices, c)
+				x.Data = append(x.Data, v)
+			}
+		}
+		x.Indptr[i+1] = int64(len(x.Data))
+	}
+	out := *d
+	out.X = x
+	return &out, nil
+}
+
+// lineageTypes are the types' shares, 1/(g+2) for g = 0 … 11 (the profile
+// of the other many-type families): lineage 0 the even types (0.55 of the
+// cells), lineage 1 the odd ones.
+func lineageTypes() []float64 {
+	p := make([]float64, 12)
+	for g := range p {
+		p[g] = 1 / float64(g+2)
+	}
+	return p
+}
+
+// lineageFor is the lineage simulation on 2,500 cells × 4,000 genes (the
+// nested families' shape) with 12 types of lineageTypes' shares, the
+// types' DE probability typeDE at Splatter's log-normal(0.1, 0.4), dropout
+// as simSets', the libraries' log-location libLoc, and the lineage
+// parameters.
+func lineageFor(linDE, linLoc, shift, typeDE, libLoc float64, seed uint64) lineageSet {
+	probs := lineageTypes()
+	c := datasets.DefaultSimConfig(2500, 4000, len(probs))
+	for g, p := range probs {
+		c.Groups[g].Prob, c.Groups[g].DEProb = p, typeDE
+	}
+	c.Dropout, c.DropoutMid, c.DropoutShape = true, -1, -1.5
+	c.LibLoc = libLoc
+	c.Seed = seed
+	return lineageSet{Types: c, LinDE: linDE, LinLoc: linLoc, Shift: shift}
+}
+
+// lineageTarget holds the real sets' facts the lineage family is matched
+// to: the means over mouse_bladder, mouse_bladder_2100 and pbmc_4k
+// (TestShapeFacts at h = 200; decay as a geometric mean), each with the
+// scale its squared deviation is divided by.
+var lineageTarget = struct {
+	TopK, Decay, Part, Bi, LibCor, W2, LibSD, Median float64
+}{0.426, 0.035, 0.575, 0.88, 0.543, 0.770, 0.67, 1000}
+
+// lineageLoss is the matching loss of facts f (h = 200) and the sd of
+// log library sd.
+func lineageLoss(f shapeFacts, sd float64) float64 {
+	tg := lineageTarget
+	sq := func(a, b, s float64) float64 { return (a - b) * (a - b) / (s * s) }
+	return sq(f.TopK, tg.TopK, 0.05) + sq(math.Log(f.Decay), math.Log(tg.Decay), 0.3) +
+		sq(f.Part, tg.Part, 0.1) + sq(f.Bi, tg.Bi, 0.03) + sq(math.Abs(f.LibCor), tg.LibCor, 0.1) +
+		sq(f.W2, tg.W2, 0.03) + sq(sd, tg.LibSD, 0.1)
+}
+
+// lineageGrid are the lineage parameters TestLineageMatch tries: the
+// parents' DE probability, its log-normal location, the library shift.
+var lineageGrid = struct{ DE, Loc, Shift []float64 }{
+	DE: []float64{0.2, 0.4}, Loc: []float64{0.5, 1.0}, Shift: []float64{0, 0.5, 1.0, 1.5},
+}
+
+// solveLibLoc returns the libraries' log-location that puts the median
+// library of s near median (three multiplicative steps from ln median).
+func solveLibLoc(t testing.TB, s lineageSet, median float64) (lineageSet, *datasets.Dataset) {
+	t.Helper()
+	s.Types.LibLoc = math.Log(median)
+	var d *datasets.Dataset
+	for range 3 {
+		var err error
+		d, err = simulateLineage(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := countFactsOf(d).Median
+		s.Types.LibLoc += math.Log(median / max(m, 1))
+	}
+	return s, d
+}
+
+// TestLineageMatch matches the lineage family to lineageTarget by the rule
+// stated before it was drawn (commit "dppca: lineage family, its matching
+// rule"): every point of lineageGrid with the types' DE probability 0.1,
+// the libraries' location solved for a median library of 1,000 (between
+// the real sets' 315, 895 and 1,600), seed 51 (a matching draw no
+// comparison uses); the point of least lineageLoss is kept (the first in
+// grid order on a tie). Then the types' DE probability is set, as the
+// nested families' was, for B1 in [0.5, 0.7] (seeds 0–4): the first of
+// 0.1, 0.07, 0.05, 0.035, 0.14, 0.2 that lands there. Long:
+// DPSCOPE_DPPCA_LINEAGE=1 (the grid), =b1 (the B1 step at the kept point).
+func TestLineageMatch(t *testing.T) {
+	env := os.Getenv("DPSCOPE_DPPCA_LINEAGE")
+	if env == "" {
+		t.Skip("long: set DPSCOPE_DPPCA_LINEAGE=1 (or b1) to match the lineage family")
+	}
+	if env == "b1" {
+		base := lineageSets()["simlin12"]
+		for _, de := range []float64{0.1, 0.07, 0.05, 0.035, 0.14, 0.2} {
+			s := base
+			s.Types.Groups = slices.Clone(s.Types.Groups)
+			for g := range s.Types.Groups {
+				s.Types.Groups[g].DEProb = de
+			}
+			s, d := solveLibLoc(t, s, lineageTarget.Median)
+			var b []float64
+			for seed := range uint64(5) {
+				b = append(b, b1(t, d, seed))
+			}
+			m, sd := sweep.Moments(b)
+			t.Logf("simlin12 types' DE %.3f libLoc %.3f: B1 %.3f±%.3f", de, s.Types.LibLoc, m, sd)
+			if m >= 0.5 && m <= 0.7 {
+				t.Logf("chosen types' DE %.3f", de)
+				return
+			}
+		}
+		return
+	}
+	best, bestLoss := "", math.Inf(1)
+	for _, de := range lineageGrid.DE {
+		for _, loc := range lineageGrid.Loc {
+			for _, sh := range lineageGrid.Shift {
+				s, d := solveLibLoc(t, lineageFor(de, loc, sh, 0.1, 7, 51), lineageTarget.Median)
+				f := shapeFactsOf(t, d, 12, 200)
+				sd := logLibSD(d)
+				loss := lineageLoss(f, sd)
+				row := fmt.Sprintf("linDE %.1f loc %.1f shift %.1f libLoc %.3f: median %.0f sdlib %.2f topK %.3f decay %.3f part %.3f bi %.2f libcor %+.2f W2 %.3f above %d loss %.1f",
+					de, loc, sh, s.Types.LibLoc, countFactsOf(d).Median, sd, f.TopK, f.Decay, f.Part, f.Bi, f.LibCor, f.W2, f.Above, loss)
+				t.Log(row)
+				if loss < bestLoss {
+					best, bestLoss = row, loss
+				}
+			}
+		}
+	}
+	t.Logf("MATCH %s", best)
+}
+
+// lineageSets are the matched lineage families (TestLineageMatch).
+func lineageSets() map[string]lineageSet {
+	return map[string]lineageSet{
+		"simlin12": lineageFor(0.4, 1.0, 1.0, 0.1, 7, 51),
+	}
+}

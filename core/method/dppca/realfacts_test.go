@@ -1,0 +1,238 @@
+package dppca
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/dpscope/dpscope/core/cluster"
+	"github.com/dpscope/dpscope/datasets"
+)
+
+// shapeFacts are label-free facts of the dppca pipeline's own noise-free
+// preprocessed matrix Z (n × h: the top h genes by mean log value, scaled
+// and clipped; genes=h, no noise) at one h (the fifteenth attempt: what
+// the simulation families miss that the real sets share). Nothing here
+// reads a label; K is the public number of clusters.
+type shapeFacts struct {
+	H int
+	// Above is how many eigenvalues of ZᵀZ/n lie above the Marchenko–Pastur
+	// edge v(1+√(h/n))² of a null of the same total variance (v =
+	// trace/h); TopK the share of the trace in the top K−1 eigenvalues;
+	// Tail the share in eigenvalues K … 30 (directions beyond the K−1 a
+	// partition into K needs); Lam the top K−1 eigenvalues' sum (how the
+	// signal grows with h).
+	Above      int
+	TopK, Tail float64
+	Lam        float64
+	// Decay is λ_{K−1}/λ_1: how evenly the first K−1 directions share the
+	// signal.
+	Decay float64
+	// Part is the participation ratio of the first eigenvector's loadings
+	// over h, (Σv²)²/Σv⁴/h: near 1 when every gene carries it a little,
+	// near 0 when a few genes do.
+	Part float64
+	// MaxK, MinK are the largest and smallest cluster shares of noise-free
+	// k-means (10 inits) at K on the top 10 components; W2 the ratio of
+	// its within-cluster sum of squares at 2K to that at K (how much a
+	// finer partition still explains).
+	MaxK, MinK, W2 float64
+	// LibCor is the correlation of the first component's score with the
+	// log library size (a depth axis when near ±1); Bi the share of the
+	// first component's variance its best split in two explains (2/π ≈
+	// 0.64 for a Gaussian, near 1 for two separated modes).
+	LibCor, Bi float64
+}
+
+// shapeFactsOf measures shapeFacts of d's pipeline matrix at h genes with
+// k clusters.
+func shapeFactsOf(t testing.TB, d *datasets.Dataset, k, h int) shapeFacts {
+	t.Helper()
+	o, err := Parse(map[string]string{"genes": strconv.Itoa(h)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := NewSourceTarget(d, k, o.sourceTarget())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := freeRelease(t, src, o)
+	m := out.Matrix
+	n, hh := m.N, m.H
+	c := mat.NewSymDense(hh, nil)
+	c.SymOuterK(1/float64(n), mat.NewDense(n, hh, m.Z).T())
+	var es mat.EigenSym
+	if !es.Factorize(c, true) {
+		t.Fatal("eigendecomposition failed")
+	}
+	vals := es.Values(nil)
+	slices.Reverse(vals)
+	var vec mat.Dense
+	es.VectorsTo(&vec)
+	tr := 0.0
+	for _, v := range vals {
+		tr += v
+	}
+	f := shapeFacts{H: hh}
+	edge := tr / float64(hh) * math.Pow(1+math.Sqrt(float64(hh)/float64(n)), 2)
+	for _, v := range vals {
+		if v > edge {
+			f.Above++
+		}
+	}
+	for i := range k - 1 {
+		f.Lam += vals[i]
+	}
+	f.TopK = f.Lam / tr
+	for i := k - 1; i < min(30, hh); i++ {
+		f.Tail += vals[i] / tr
+	}
+	f.Decay = vals[k-2] / vals[0]
+	s2, s4 := 0.0, 0.0
+	for i := range hh {
+		v := vec.At(i, hh-1)
+		s2 += v * v
+		s4 += v * v * v * v
+	}
+	f.Part = s2 * s2 / s4 / float64(hh)
+	// the top 10 components' scores
+	p := min(10, hh)
+	x := make([]float64, n*p)
+	for i := range n {
+		row := m.Z[i*hh : (i+1)*hh]
+		for j := range p {
+			col := hh - 1 - j
+			s := 0.0
+			for g, z := range row {
+				s += z * vec.At(g, col)
+			}
+			x[i*p+j] = s
+		}
+	}
+	km := func(kk int) *cluster.KMeansResult {
+		r, err := cluster.KMeans(context.Background(), x, n, p, cluster.KMeansConfig{K: kk, NInit: 10, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r1, r2 := km(k), km(2*k)
+	sizes := make([]float64, k)
+	for _, l := range r1.Labels {
+		sizes[l]++
+	}
+	f.MaxK = slices.Max(sizes) / float64(n)
+	f.MinK = slices.Min(sizes) / float64(n)
+	f.W2 = r2.Inertia / r1.Inertia
+	pc1 := make([]float64, n)
+	for i := range n {
+		pc1[i] = x[i*p]
+	}
+	if n != d.Cells() {
+		t.Fatalf("%d rows of %d cells: private preprocessing keeps every cell", n, d.Cells())
+	}
+	lib := make([]float64, n)
+	for i := range n {
+		_, v := d.X.Row(i)
+		for _, c := range v {
+			lib[i] += float64(c)
+		}
+		lib[i] = math.Log(lib[i] + 1)
+	}
+	f.LibCor = stat.Correlation(pc1, lib, nil)
+	f.Bi = bestSplit(pc1)
+	return f
+}
+
+// freeRelease is one noise-free release of o on src (seed 0): its matrix
+// and components, no label read (no ARI computed).
+func freeRelease(t testing.TB, src *Source, o Options) *Outcome {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(0, 0))
+	pl, err := src.PlanFor(false, 0, 1e-5, o, 0, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Release(context.Background(), src, pl, o, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestShapeFacts logs countFacts and shapeFacts (h = 100, 200, 400, 800)
+// of named sets: shared sets, builtin:NAME or TestSimDesign's
+// simulations (base draws). Long: DPSCOPE_DPPCA_SHAPE=name,name.
+func TestShapeFacts(t *testing.T) {
+	env := os.Getenv("DPSCOPE_DPPCA_SHAPE")
+	if env == "" {
+		t.Skip("long: set DPSCOPE_DPPCA_SHAPE=mouse_bladder,sim8,… to log label-free shape facts")
+	}
+	for _, name := range strings.Split(env, ",") {
+		d := simOrSet(t, name, 0)
+		cf := countFactsOf(d)
+		k := len(d.Classes)
+		t.Logf("%-14s cells %d genes %d K %d median %.0f low %.3f zero %.3f sd(log library) %.2f", name, cf.Cells, cf.Genes, k, cf.Median, cf.Low, cf.Zero, logLibSD(d))
+		var lam []float64
+		for _, h := range []int{100, 200, 400, 800} {
+			f := shapeFactsOf(t, d, k, h)
+			lam = append(lam, f.Lam)
+			t.Logf("%-14s h %4d above %3d topK %.3f tail %.3f lamK %.1f decay %.3f part %.3f maxK %.3f minK %.3f W2K/WK %.3f libcor %+.2f bi %.2f",
+				name, f.H, f.Above, f.TopK, f.Tail, f.Lam, f.Decay, f.Part, f.MaxK, f.MinK, f.W2, f.LibCor, f.Bi)
+		}
+		t.Logf("%-14s growth of the top K−1 eigenvalues' sum per doubling of h: %s", name, growth(lam))
+	}
+}
+
+// growth formats log2 of successive ratios of v.
+func growth(v []float64) string {
+	var s []string
+	for i := 1; i < len(v); i++ {
+		s = append(s, fmt.Sprintf("%.2f", math.Log2(v[i]/v[i-1])))
+	}
+	return strings.Join(s, " ")
+}
+
+// bestSplit is the largest share of v's variance a split of its sorted
+// values in two explains (one-dimensional 2-means, exact).
+func bestSplit(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	tot, sq := 0.0, 0.0
+	for _, x := range s {
+		tot += x
+		sq += x * x
+	}
+	ss := sq - tot*tot/float64(n)
+	best, left := 0.0, 0.0
+	for i := 1; i < n; i++ {
+		left += s[i-1]
+		right := tot - left
+		b := left*left/float64(i) + right*right/float64(n-i) - tot*tot/float64(n)
+		best = max(best, b)
+	}
+	return best / ss
+}
+
+// logLibSD is the standard deviation of the cells' log library sizes.
+func logLibSD(d *datasets.Dataset) float64 {
+	v := make([]float64, d.Cells())
+	for i := range v {
+		_, c := d.X.Row(i)
+		for _, x := range c {
+			v[i] += float64(x)
+		}
+		v[i] = math.Log(v[i] + 1)
+	}
+	return stat.StdDev(v, nil)
+}
