@@ -12,6 +12,7 @@ import (
 
 	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/datasets"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // lineageSet is a simulation of cell types within two lineages (issue 16
@@ -172,13 +173,30 @@ func TestLineageMatch(t *testing.T) {
 	if env == "" {
 		t.Skip("long: set DPSCOPE_DPPCA_LINEAGE=1 (or b1) to match the lineage family")
 	}
-	if env == "b1" {
+	if v := os.Getenv("DPSCOPE_DPPCA_LINLOC"); v != "" {
+		lineageLocs = fixture.EnvFloats(t, "DPSCOPE_DPPCA_LINLOC", nil)
+	}
+	if env == "b1" || env == "b1loc" {
 		base := lineageSets()["simlin12"]
+		type step struct{ de, loc float64 }
+		var steps []step
 		for _, de := range []float64{0.1, 0.07, 0.05, 0.035, 0.14, 0.2} {
+			steps = append(steps, step{de, 0.1})
+		}
+		if env == "b1loc" {
+			// the amendment (commit "dppca: simlin12's B1 step, amended"):
+			// at Splatter's location 0.1 no probability reached B1 0.5, so
+			// the types' DE location is raised at probability 0.1
+			steps = nil
+			for _, loc := range lineageLocs {
+				steps = append(steps, step{0.1, loc})
+			}
+		}
+		for _, st := range steps {
 			s := base
 			s.Types.Groups = slices.Clone(s.Types.Groups)
 			for g := range s.Types.Groups {
-				s.Types.Groups[g].DEProb = de
+				s.Types.Groups[g].DEProb, s.Types.Groups[g].DEFacLoc = st.de, st.loc
 			}
 			s, d := solveLibLoc(t, s, lineageTarget.Median)
 			var b []float64
@@ -186,9 +204,11 @@ func TestLineageMatch(t *testing.T) {
 				b = append(b, b1(t, d, seed))
 			}
 			m, sd := sweep.Moments(b)
-			t.Logf("simlin12 types' DE %.3f libLoc %.3f: B1 %.3f±%.3f", de, s.Types.LibLoc, m, sd)
+			f := shapeFactsOf(t, d, 12, 200)
+			t.Logf("simlin12 types' DE %.3f at log-normal(%.2f, 0.4) libLoc %.3f: B1 %.3f±%.3f; h 200: topK %.3f decay %.3f part %.3f bi %.2f libcor %+.2f W2 %.3f above %d loss %.1f",
+				st.de, st.loc, s.Types.LibLoc, m, sd, f.TopK, f.Decay, f.Part, f.Bi, f.LibCor, f.W2, f.Above, lineageLoss(f, logLibSD(d)))
 			if m >= 0.5 && m <= 0.7 {
-				t.Logf("chosen types' DE %.3f", de)
+				t.Logf("chosen types' DE %.3f at location %.2f", st.de, st.loc)
 				return
 			}
 		}
@@ -214,9 +234,14 @@ func TestLineageMatch(t *testing.T) {
 	t.Logf("MATCH %s", best)
 }
 
+// lineageLocs are the types' DE locations the amended B1 step tries in
+// order (DPSCOPE_DPPCA_LINEAGE=b1loc; DPSCOPE_DPPCA_LINLOC overrides, for
+// a bracket's midpoint).
+var lineageLocs = []float64{0.3, 0.5, 0.8, 1.2}
+
 // lineageSets are the matched lineage families (TestLineageMatch).
 func lineageSets() map[string]lineageSet {
 	return map[string]lineageSet{
-		"simlin12": lineageFor(0.4, 1.0, 1.0, 0.1, 7, 51),
+		"simlin12": lineageFor(0.4, 1.0, 1.0, 0.1, 7.278, 51),
 	}
 }
