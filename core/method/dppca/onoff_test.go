@@ -181,6 +181,14 @@ func TestCountFacts(t *testing.T) {
 // shift, or loads a shared or builtin set.
 func simOrSet(t testing.TB, name string, shift uint64) *datasets.Dataset {
 	t.Helper()
+	if ls, ok := lineageSets()[name]; ok {
+		ls.Types.Seed += shift
+		d, err := simulateLineage(ls)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
 	if ns, ok := nestSets()[name]; ok {
 		ns.Types.Seed += shift
 		d, err := simulateNest(ns)

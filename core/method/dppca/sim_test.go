@@ -205,7 +205,9 @@ func prefixed(p string, v []string) []string {
 // genes=auto scale; its scale was set on the base draws,
 // TestGenesScale); DPSCOPE_DPPCA_FRESH=12 seeds +1400 and noise seeds
 // 65–69 (the same scale judged again under the twelfth session's
-// corrected rule, whose loss guard is per family). The shallow dipSets (sim16, sim16low, sim14low) and
+// corrected rule, whose loss guard is per family); DPSCOPE_DPPCA_FRESH=13
+// seeds +1500 and noise seeds 70–74 (the fifteenth attempt: rule G12
+// with the lineage family simlin12, lineage_test.go). The shallow dipSets (sim16, sim16low, sim14low) and
 // the nested nestSets (simnest8, simnest14) are named as well. Each variant after the first is
 // also compared with the first, paired by seed: the mean difference ± its
 // standard error, starred beyond seed noise (|difference| > 2 SE,
@@ -229,15 +231,20 @@ func TestSimDesign(t *testing.T) {
 		"1": {100, 5}, "2": {200, 10}, "3": {300, 15}, "4": {500, 25},
 		"5": {600, 30}, "6": {800, 35}, "7": {900, 40}, "8": {1000, 45},
 		"9": {1100, 50}, "10": {1200, 55}, "11": {1300, 60}, "12": {1400, 65},
+		"13": {1500, 70},
 	}[os.Getenv("DPSCOPE_DPPCA_FRESH")]
 	simShift, seed0 := fresh[0], fresh[1]
 	ons := onoffSets()
 	dips := dipSets()
 	nests := nestSets()
+	lins := lineageSets()
 	for _, name := range names {
 		var d *datasets.Dataset
 		var err error
-		if ns, ok := nests[name]; ok {
+		if ls, ok := lins[name]; ok {
+			ls.Types.Seed += simShift
+			d, err = simulateLineage(ls)
+		} else if ns, ok := nests[name]; ok {
 			ns.Types.Seed += simShift
 			d, err = simulateNest(ns)
 		} else if hs, ok := hks[name]; ok {
