@@ -1,6 +1,7 @@
 package dppca
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -51,6 +52,12 @@ type shapeFacts struct {
 	// first component's variance its best split in two explains (2/π ≈
 	// 0.64 for a Gaussian, near 1 for two separated modes).
 	LibCor, Bi float64
+	// Comm is the mean communality (the share of a gene's variance in Z
+	// that the top 10 components hold) of the genes ranked 1–h/8,
+	// h/8–h/4, h/4–h/2 and h/2–h by mean count; Mean the mean count per
+	// cell of the genes ranked h/8, h/4, h/2 and h: how far down the
+	// ranking the shared structure reaches, and at what depth.
+	Comm, Mean [4]float64
 }
 
 // shapeFactsOf measures shapeFacts of d's pipeline matrix at h genes with
@@ -149,6 +156,32 @@ func shapeFactsOf(t testing.TB, d *datasets.Dataset, k, h int) shapeFacts {
 		lib[i] = math.Log(lib[i] + 1)
 	}
 	f.LibCor = stat.Correlation(pc1, lib, nil)
+	colMean := make([]float64, d.Genes())
+	for i := range n {
+		cols, v := d.X.Row(i)
+		for k, c := range cols {
+			colMean[c] += float64(v[k]) / float64(n)
+		}
+	}
+	order := make([]int, hh) // Z's columns by decreasing mean count
+	for j := range order {
+		order[j] = j
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(colMean[m.Genes[b]], colMean[m.Genes[a]]) })
+	bands := [5]int{0, hh / 8, hh / 4, hh / 2, hh}
+	for b := range 4 {
+		for _, j := range order[bands[b]:bands[b+1]] {
+			com := 0.0
+			for q := range p {
+				v := vec.At(j, hh-1-q)
+				com += vals[q] * v * v
+			}
+			if cjj := c.At(j, j); cjj > 0 {
+				f.Comm[b] += com / cjj / float64(bands[b+1]-bands[b])
+			}
+		}
+		f.Mean[b] = colMean[m.Genes[order[bands[b+1]-1]]]
+	}
 	f.Bi = bestSplit(pc1)
 	return f
 }
@@ -186,6 +219,8 @@ func TestShapeFacts(t *testing.T) {
 		for _, h := range []int{100, 200, 400, 800} {
 			f := shapeFactsOf(t, d, k, h)
 			lam = append(lam, f.Lam)
+			t.Logf("%-14s h %4d communality by mean-rank band %.3f %.3f %.3f %.3f; mean count at ranks h/8, h/4, h/2, h: %.3f %.3f %.3f %.3f",
+				name, f.H, f.Comm[0], f.Comm[1], f.Comm[2], f.Comm[3], f.Mean[0], f.Mean[1], f.Mean[2], f.Mean[3])
 			t.Logf("%-14s h %4d above %3d topK %.3f tail %.3f lamK %.1f decay %.3f part %.3f maxK %.3f minK %.3f W2K/WK %.3f libcor %+.2f bi %.2f",
 				name, f.H, f.Above, f.TopK, f.Tail, f.Lam, f.Decay, f.Part, f.MaxK, f.MinK, f.W2, f.LibCor, f.Bi)
 		}
