@@ -107,8 +107,13 @@ func simulateOnOff(s onoffSet) (*datasets.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := len(s.Types.Groups)
-	src := rand.NewPCG(s.Types.Seed, 0x0ff)
+	return appendMarkers(d, truth, len(s.Types.Groups), s, s.Types.Seed), nil
+}
+
+// appendMarkers appends s.Markers on/off marker genes (s's OnLoc, OnScale,
+// OffFrac, Pairs) to d, drawn from seed, for its k groups of truth.
+func appendMarkers(d *datasets.Dataset, truth *datasets.SimTruth, k int, s onoffSet, seed uint64) *datasets.Dataset {
+	src := rand.NewPCG(seed, 0x0ff)
 	rng := rand.New(src)
 	lib := slices.Clone(truth.LibSizes)
 	slices.Sort(lib)
@@ -159,7 +164,7 @@ func simulateOnOff(s onoffSet) (*datasets.Dataset, error) {
 	}
 	out.GeneIDs = append(slices.Clone(d.GeneIDs), ids...)
 	out.GeneNames = out.GeneIDs
-	return &out, nil
+	return &out
 }
 
 // TestCountFacts logs countFacts of named sets (shared sets, builtin:NAME,
