@@ -250,7 +250,7 @@ func TestLineageMatch(t *testing.T) {
 // a bracket's midpoint).
 var lineageLocs = []float64{0.3, 0.5, 0.8, 1.2}
 
-// lineageSets are the matched lineage families (TestLineageMatch's log):
+// lineageSets are the matched lineage families (TestLineageMatch's log);
 // simlin12 with LinDE 0.4, LinLoc 1.0, Shift 1.0 (the grid's least loss,
 // 51.5 at the types' Splatter DE), its types' DE 0.1 at log-normal(0.8,
 // 0.4) (the amended B1 step: B1 0.527 ± 0.033; locations 0.3 and 0.5 gave
@@ -262,6 +262,12 @@ var lineageLocs = []float64{0.3, 0.5, 0.8, 1.2}
 func lineageSets() map[string]lineageSet {
 	return map[string]lineageSet{
 		"simlin12": lineageFor(0.4, 1.0, 1.0, 0.1, 0.8, 7.275, 51),
+		// simlinoff12: linOffMatch's least loss (83.5), φ 0.5 at 0.5
+		// counts per cell, libraries at 7.064 (median 1,003): at h 200
+		// topK 0.258, decay 0.040, part 0.486, bi 0.98, libcor +0.92,
+		// W2K/WK 0.858, 4 above the edge; at h 800 communality
+		// 0.257/0.207/0.238/0.188 by band, W2K/WK 0.734.
+		"simlinoff12": linOffFor(0.5, math.Log(0.5), 7.064, 52),
 	}
 }
 
