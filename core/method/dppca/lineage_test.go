@@ -174,7 +174,9 @@ func solveLibLoc(t testing.TB, s lineageSet, median float64) (lineageSet, *datas
 // grid order on a tie). Then the types' DE probability is set, as the
 // nested families' was, for B1 in [0.5, 0.7] (seeds 0–4): the first of
 // 0.1, 0.07, 0.05, 0.035, 0.14, 0.2 that lands there. Long:
-// DPSCOPE_DPPCA_LINEAGE=1 (the grid), =b1 (the B1 step at the kept point).
+// DPSCOPE_DPPCA_LINEAGE=1 (the grid), =b1 (the B1 step at the kept point),
+// =b1loc (the amended B1 step over the types' DE location), =off (the
+// second family's matching, linOffMatch).
 func TestLineageMatch(t *testing.T) {
 	env := os.Getenv("DPSCOPE_DPPCA_LINEAGE")
 	if env == "" {

@@ -271,3 +271,21 @@ func logLibSD(d *datasets.Dataset) float64 {
 	}
 	return stat.StdDev(v, nil)
 }
+
+// TestBestSplit checks bestSplit on hand-made values: two separated
+// clumps are all split (1), 1, 2, 3, 4 splits at the middle (4 of 5 of
+// the sum of squares), and the order of the input does not matter.
+func TestBestSplit(t *testing.T) {
+	for _, c := range []struct {
+		v    []float64
+		want float64
+	}{
+		{[]float64{0, 10, 0, 10, 0, 10}, 1},
+		{[]float64{4, 1, 3, 2}, 0.8},
+		{[]float64{0, 0, 0, 1}, 1},
+	} {
+		if got := bestSplit(c.v); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("bestSplit(%v) = %v, want %v", c.v, got, c.want)
+		}
+	}
+}
