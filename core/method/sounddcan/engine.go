@@ -298,7 +298,7 @@ func (r *runner) collapseMessage(out *Outcome) string {
 
 // noiseMessage states the noise of the run.
 func (r *runner) noiseMessage() string {
-	pl, o := r.pl, r.e.o
+	pl, o := r.pl, r.e.o.forK(r.src.K) // p=span: the p the plan used
 	shDP, shNet, shHead := pl.Shares()
 	p := fmt.Sprintf("p = %d", o.P)
 	if o.PRule == dppca.PRuleEdge || pl.Handoff {

@@ -295,6 +295,7 @@ func muOf(eps, delta float64) (float64, error) {
 // preprocessing) and chooses h from it; the mixture then lives in those h
 // genes, with dppca's row radius R = clip·√h.
 func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng *rand.Rand) (Plan, error) {
+	o = o.forK(src.K) // p=span: p from K, a public value
 	do, err := o.dppcaOptions()
 	if err != nil {
 		return Plan{}, err
