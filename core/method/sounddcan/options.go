@@ -84,8 +84,8 @@ type Options struct {
 	// rule G4, docs/RESULTS.md "sdcan15"). P is the floor.
 	PSpan bool
 	PRule dppca.PRule
-	Prep       dppca.Prep
-	K          int
+	Prep  dppca.Prep
+	K     int
 	// Steps is the number S of full-batch DP-SGD steps ("steps").
 	Steps int
 	// NoTrain ("steps=0") is the method's honest null: the same pipeline
