@@ -199,6 +199,17 @@ const (
 // cell count).
 const OverAuto = -1
 
+// OverNoise is option over's value "noise" (overByNoise): over-cluster
+// into OverCluster·K centres only when an average one would carry, from
+// one Lloyd round of the dppca stage, noise on its mean of at most the
+// staged split's bound in units of R; else OverNoiseLow·K.
+const OverNoise = -2
+
+// OverNoiseLow is over=noise's factor where 3K centres are too light for
+// the stage's noise: 2, the smallest that still merges (over=auto's
+// factor 1, no merge, was rejected: the merged start collapses less).
+const OverNoiseLow = 2
+
 // TargetHigh is the total this design was measured with before the
 // tenth session, dppca.PublicTarget (10⁴); dppca's own default,
 // dppca.DefaultTarget, is 10³ since its ninth session (TargetLow).
@@ -300,6 +311,9 @@ func Parse(vals map[string]string) (Options, error) {
 		case key == "over" && v == "auto":
 			o.Over = OverAuto
 			continue
+		case key == "over" && v == "noise":
+			o.Over = OverNoise
+			continue
 		case key == "target" && v == "auto":
 			o.Target = TargetAuto
 			continue
@@ -308,7 +322,7 @@ func Parse(vals map[string]string) (Options, error) {
 		case "p", "genes", "k", "steps", "over":
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				return Options{}, optf("option %s is %q, must be an integer (p, genes: or auto)", key, v)
+				return Options{}, optf("option %s is %q, must be an integer (p, genes, over: or auto; p: or span; over: or noise)", key, v)
 			}
 			if key == "steps" && n == 0 {
 				o.NoTrain = true
@@ -463,8 +477,8 @@ func (o Options) Validate() error {
 		return optf("option lr is %v, must be in (0, 100]", o.LR)
 	case !(o.Net > 0) || o.Net >= 1:
 		return optf("option net is %v, must be in (0, 1)", o.Net)
-	case (o.Over < 1 && o.Over != OverAuto) || o.Over > 20:
-		return optf("option over is %d, must be auto or in [1, 20]", o.Over)
+	case (o.Over < 1 && o.Over != OverAuto && o.Over != OverNoise) || o.Over > 20:
+		return optf("option over is %d, must be auto, noise or in [1, 20]", o.Over)
 	case !(o.StageBound > 0) || o.StageBound > 1:
 		return optf("option stagerho is %v, must be in (0, 1]", o.StageBound)
 	case o.Target != TargetAuto && (!(o.Target > 0) || o.Target > dppca.MaxTarget):
@@ -568,8 +582,11 @@ func (o Options) String() string {
 		}
 	}
 	over := strconv.Itoa(o.Over)
-	if o.Over == OverAuto {
+	switch o.Over {
+	case OverAuto:
 		over = "auto"
+	case OverNoise:
+		over = "noise"
 	}
 	target := targetString(o.Target)
 	net := strconv.FormatFloat(o.Net, 'g', -1, 64)
