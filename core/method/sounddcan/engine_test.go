@@ -431,6 +431,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("genes", "grow:-0", "handoff", "mid")
 	f.Add("p", "span", "genes", "12")
 	f.Add("p", "span", "handoff", "midmerge")
+	f.Add("over", "noise", "steps", "0")
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		o, err := Parse(map[string]string{k1: v1, k2: v2})
 		if err != nil {
