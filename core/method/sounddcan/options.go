@@ -80,8 +80,9 @@ type Options struct {
 	// K − 1), at most dppca.DefaultPCap. K cluster means span K − 1
 	// dimensions, so with P = 10 a start of K ≥ 12 clusters runs its
 	// k-means in fewer dimensions than its clusters' means need (the
-	// thirteenth session's candidate for mouse_bladder's K = 16, judged by
-	// rule G4, docs/RESULTS.md "sdcan15"). P is the floor.
+	// thirteenth session's candidate for mouse_bladder's K = 16; it failed
+	// rule G4 on fresh draws, docs/RESULTS.md "sdcan15", so it is an
+	// option). P is the floor.
 	PSpan bool
 	PRule dppca.PRule
 	Prep  dppca.Prep
@@ -202,7 +203,8 @@ const OverAuto = -1
 // OverNoise is option over's value "noise" (overByNoise): over-cluster
 // into OverCluster·K centres only when an average one would carry, from
 // one Lloyd round of the dppca stage, noise on its mean of at most the
-// staged split's bound in units of R; else OverNoiseLow·K.
+// staged split's bound in units of R; else OverNoiseLow·K. It failed rule
+// G5 on fresh draws (docs/RESULTS.md "sdcan15"), so it is an option.
 const OverNoise = -2
 
 // OverNoiseLow is over=noise's factor where 3K centres are too light for
