@@ -44,6 +44,31 @@ func simData(t testing.TB, seed uint64) *datasets.Dataset {
 			spec.Groups[i].DEFacLoc = 2.5
 		}
 	}
+	if os.Getenv("DPSCOPE_SOUNDDCAN_SHAPE") == "mb" {
+		// mouse_bladder's label-free facts (TestShapeFacts, thirteenth
+		// session): 2,746 cells, K = 16 types of unequal size (the sizes of
+		// the default's own clusters without noise, 315 down to 54), a
+		// median library of about 315 counts in 2,000 genes (log-mean
+		// 5.9), and well-separated types (no-noise separation about 0.9
+		// in the codes), hence marker-like DE as the pbmc shape's (de_prob
+		// 0.05, location 2.5); four of the types (the 5th, 8th, 11th and
+		// 14th largest) are subtypes of the four largest (de_prob 0.015),
+		// as the default's two of eight are.
+		sizes := []float64{315, 271, 256, 231, 214, 206, 202, 150, 144, 142, 132, 122, 120, 115, 72, 54}
+		base := spec.Groups[0]
+		spec.Groups = nil
+		for i, sz := range sizes {
+			g := base
+			g.Prob, g.DEProb, g.DEFacLoc, g.Parent = sz/2746, 0.05, 2.5, 0
+			switch i {
+			case 4, 7, 10, 13:
+				g.DEProb, g.Parent = 0.015, (i-4)/3+1
+			}
+			spec.Groups = append(spec.Groups, g)
+		}
+		spec.Cells = 2746
+		spec.LibLoc = 5.9
+	}
 	if c := os.Getenv("DPSCOPE_SOUNDDCAN_PROBS"); c != "" {
 		// other type proportions (a comma list, one per group, in the
 		// specification's order; normalised to sum 1): e.g. a shared

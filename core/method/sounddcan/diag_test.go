@@ -66,6 +66,11 @@ func TestDiag(t *testing.T) {
 				for _, l := range out.Start.Labels {
 					dpNE[l] = true
 				}
+				edge := 0.0
+				if pl.Private() {
+					edge = out.Start.Plan.Edge()
+				}
+				t.Logf("%s ε=%g s=%d: released eigenvalues %.3g, noise edge %.3g", name, eps, s, out.Start.Eigen, edge)
 				t.Logf("%s ε=%g s=%d: dppca over %d, labels non-empty %d, head weights %.0f", name, eps, s, out.Start.Over, len(dpNE), out.StartWeights)
 				t.Logf("%s ε=%g s=%d: dppca-stage(3K) %.3f start %.3f trained %.3f noisefree-steps %.3f nonempty start %d end %d/%d var %.4g (cV %.4g) loss %.4f→%.4f noisefree %.4f ñ=%.0f z=%.3g h=%d %.1fs",
 					name, eps, s, ad, as, a, a0, len(startNE), out.NonEmpty, src.K, out.Variance, pl.CV, out.Losses[0], out.Losses[len(out.Losses)-1], out0.Losses[len(out0.Losses)-1], out.Start.Matrix.NoisyN, pl.Z, out.Start.Matrix.H, time.Since(t0).Seconds())

@@ -388,4 +388,23 @@
 // screen h stays 200 and the runs are genes=200's to the digit (network
 // 0.341 against its null 0.272). The gain is small and lies where ñ·μ is
 // large (4,000 cells and more at ε ≥ 8); elsewhere a run is h = 200's.
+//
+// Thirteenth session (docs/RESULTS.md, "sdcan15"): mouse_bladder at ε 8
+// (0.476 against the bar 0.487) was diagnosed, mostly without labels. ρ =
+// 0.097 keeps the network on at its full share. The network moves the run
+// towards its own no-noise clustering (+0.019, 2 SE 0.012), and 16 of 16
+// clusters hold cells. The design without noise gives only 0.506 there.
+// Two options came out of it, each judged on a simulation shape with
+// mouse_bladder's label-free facts (DPSCOPE_SOUNDDCAN_SHAPE=mb: 2,746
+// cells, K = 16 of its sizes) under a rule stated before its fresh draws.
+// Both failed and stay options:
+//   - p=span (Options.PSpan, forK): p = max(10, K − 1) within 30, since
+//     K means span K − 1 dimensions. Rule G4 (draws 201–208): +0.0062
+//     over 12 cells (2 SE 0.0122), a win on one shape only.
+//   - over=noise (Plan.overByNoise): 3K centres only when one of the
+//     stage's Lloyd rounds leaves at most stagerho of R on an average 3K
+//     centre's mean (mouse_bladder ε 8: 0.19), else 2K. Rule G5 (draws
+//     211–222, rule G3's shapes and the mb shape): +0.0047 over 40 cells
+//     (2 SE 0.0073), a win on one shape only; the first screen still
+//     learnt (+0.147 over its null).
 package sounddcan

@@ -298,7 +298,7 @@ func (r *runner) collapseMessage(out *Outcome) string {
 
 // noiseMessage states the noise of the run.
 func (r *runner) noiseMessage() string {
-	pl, o := r.pl, r.e.o
+	pl, o := r.pl, r.e.o.forK(r.src.K) // p=span: the p the plan used
 	shDP, shNet, shHead := pl.Shares()
 	p := fmt.Sprintf("p = %d", o.P)
 	if o.PRule == dppca.PRuleEdge || pl.Handoff {
@@ -326,6 +326,9 @@ func (r *runner) noiseMessage() string {
 		if o.NetRule == NetRhoRule && pl.Private() && pl.Target == TargetLow && pl.Steps > 0 {
 			head += fmt.Sprintf(" and net=rho cuts the network's share to %.3g (its noise on a mean at the bound), the rest to the start and the head", shNet)
 		}
+	}
+	if o.Over == OverNoise && pl.Private() && !pl.Handoff {
+		head += fmt.Sprintf("; over=noise: one of the stage's Lloyd rounds would leave noise %.3g of R on an average one of %d centres' means (bound %g), so it clusters into %d", pl.OverNoiseRho, OverCluster*r.src.K, o.StageBound, min(pl.Over*r.src.K, r.src.Data.Cells()))
 	}
 	if pl.Handoff {
 		head += fmt.Sprintf("; handoff=%s: the noise the network would leave on a mean at its full share is %.3g of R (%s), so the run is handed to dppca's own pipeline (genes=auto: h = %d, p by the noise edge, %d Lloyd rounds, %s, every round holding a light centre) and no DP-SGD step runs; the network's share goes to the start and the head", o.Handoff, pl.RhoOn, o.handoffBound(), pl.DPPCA.H, dppca.DefaultT, o.handoffMerge())

@@ -429,6 +429,9 @@ func FuzzParse(f *testing.F) {
 	f.Add("genes", "auto:1e-9", "stage", "off")
 	f.Add("genes", "grow:19", "start", "dppca")
 	f.Add("genes", "grow:-0", "handoff", "mid")
+	f.Add("p", "span", "genes", "12")
+	f.Add("p", "span", "handoff", "midmerge")
+	f.Add("over", "noise", "steps", "0")
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		o, err := Parse(map[string]string{k1: v1, k2: v2})
 		if err != nil {

@@ -62,6 +62,7 @@ type Hooks struct {
 // full-batch DP-SGD steps on the mixture. All noise comes from rng (a
 // ChaCha8 stream keyed by crypto/rand when the run asks for secure noise).
 func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.Rand, hk Hooks) (*Outcome, error) {
+	o = o.forK(src.K) // p=span: the plan's p
 	if pl.Handoff {
 		o = o.handoff() // the plan handed the run to dppca's pipeline
 	}

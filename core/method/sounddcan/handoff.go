@@ -59,7 +59,7 @@ const HandoffRho = TargetRho / 2
 func (o Options) handoff() Options {
 	o.Start, o.Hold, o.NoTrain = StartDPPCA, HoldOn, true
 	o.Genes, o.GenesScale, o.GenesFloor = dppca.GenesAuto, 0, 0
-	o.P, o.PRule = dppca.DefaultPCap, dppca.PRuleEdge
+	o.P, o.PRule, o.PSpan = dppca.DefaultPCap, dppca.PRuleEdge, false
 	o.Over = 1
 	if o.Handoff == HandoffMidMerge {
 		o.Over = HandoffOver // dppca into 2K (no merge of its own), the head merges

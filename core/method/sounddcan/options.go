@@ -76,9 +76,17 @@ type Options struct {
 	// default, more where the released count and budget allow (the
 	// lead's answer to auto:S, which fell to h = 68 on the first screen).
 	GenesFloor int
-	PRule      dppca.PRule
-	Prep       dppca.Prep
-	K          int
+	// PSpan ("p=span") sets p from K at run time (forK): p = max(P,
+	// K − 1), at most dppca.DefaultPCap. K cluster means span K − 1
+	// dimensions, so with P = 10 a start of K ≥ 12 clusters runs its
+	// k-means in fewer dimensions than its clusters' means need (the
+	// thirteenth session's candidate for mouse_bladder's K = 16; it failed
+	// rule G4 on fresh draws, docs/RESULTS.md "sdcan15", so it is an
+	// option). P is the floor.
+	PSpan bool
+	PRule dppca.PRule
+	Prep  dppca.Prep
+	K     int
 	// Steps is the number S of full-batch DP-SGD steps ("steps").
 	Steps int
 	// NoTrain ("steps=0") is the method's honest null: the same pipeline
@@ -192,6 +200,18 @@ const (
 // cell count).
 const OverAuto = -1
 
+// OverNoise is option over's value "noise" (overByNoise): over-cluster
+// into OverCluster·K centres only when an average one would carry, from
+// one Lloyd round of the dppca stage, noise on its mean of at most the
+// staged split's bound in units of R; else OverNoiseLow·K. It failed rule
+// G5 on fresh draws (docs/RESULTS.md "sdcan15"), so it is an option.
+const OverNoise = -2
+
+// OverNoiseLow is over=noise's factor where 3K centres are too light for
+// the stage's noise: 2, the smallest that still merges (over=auto's
+// factor 1, no merge, was rejected: the merged start collapses less).
+const OverNoiseLow = 2
+
 // TargetHigh is the total this design was measured with before the
 // tenth session, dppca.PublicTarget (10⁴); dppca's own default,
 // dppca.DefaultTarget, is 10³ since its ninth session (TargetLow).
@@ -277,6 +297,9 @@ func Parse(vals map[string]string) (Options, error) {
 		case key == "p" && v == "auto":
 			o.P, o.PRule = 0, dppca.PRuleEdge
 			continue
+		case key == "p" && v == "span":
+			o.P, o.PRule, o.PSpan = dppca.DefaultP, dppca.PRuleFixed, true
+			continue
 		case key == "p":
 			o.PRule = dppca.PRuleFixed
 		case key == "net" && v == "auto":
@@ -290,6 +313,9 @@ func Parse(vals map[string]string) (Options, error) {
 		case key == "over" && v == "auto":
 			o.Over = OverAuto
 			continue
+		case key == "over" && v == "noise":
+			o.Over = OverNoise
+			continue
 		case key == "target" && v == "auto":
 			o.Target = TargetAuto
 			continue
@@ -298,7 +324,7 @@ func Parse(vals map[string]string) (Options, error) {
 		case "p", "genes", "k", "steps", "over":
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				return Options{}, optf("option %s is %q, must be an integer (p, genes: or auto)", key, v)
+				return Options{}, optf("option %s is %q, must be an integer (p, genes, over: or auto; p: or span; over: or noise)", key, v)
 			}
 			if key == "steps" && n == 0 {
 				o.NoTrain = true
@@ -437,6 +463,8 @@ func (o Options) Validate() error {
 		return optf("option genes has scale %g with h %d, must be auto:S with S in [%g, %g]", o.GenesScale, o.Genes, GenesScaleMin, GenesScaleMax)
 	case o.GenesFloor != 0 && (o.GenesScale == 0 || o.GenesFloor < dppca.GenesAutoMin || o.GenesFloor > dppca.GenesAutoMax):
 		return optf("option genes has floor %d with scale %g, must be grow:S (a floor needs a scale; floor in [%d, %d])", o.GenesFloor, o.GenesScale, dppca.GenesAutoMin, dppca.GenesAutoMax)
+	case o.PSpan && o.PRule != dppca.PRuleFixed:
+		return optf("option p is span with rule %q, must be the fixed rule (p = max(%d, K − 1))", o.PRule, o.P)
 	case o.PRule != dppca.PRuleEdge && o.PRule != dppca.PRuleFixed:
 		return optf("p rule is %q, must be %s or %s", o.PRule, dppca.PRuleEdge, dppca.PRuleFixed)
 	case o.PRule == dppca.PRuleFixed && o.Genes != dppca.GenesAuto && o.P > o.Genes:
@@ -451,8 +479,8 @@ func (o Options) Validate() error {
 		return optf("option lr is %v, must be in (0, 100]", o.LR)
 	case !(o.Net > 0) || o.Net >= 1:
 		return optf("option net is %v, must be in (0, 1)", o.Net)
-	case (o.Over < 1 && o.Over != OverAuto) || o.Over > 20:
-		return optf("option over is %d, must be auto or in [1, 20]", o.Over)
+	case (o.Over < 1 && o.Over != OverAuto && o.Over != OverNoise) || o.Over > 20:
+		return optf("option over is %d, must be auto, noise or in [1, 20]", o.Over)
 	case !(o.StageBound > 0) || o.StageBound > 1:
 		return optf("option stagerho is %v, must be in (0, 1]", o.StageBound)
 	case o.Target != TargetAuto && (!(o.Target > 0) || o.Target > dppca.MaxTarget):
@@ -497,6 +525,22 @@ func (o Options) Validate() error {
 // the merge.
 func (o Options) Rounds() int { return 1 }
 
+// forK returns o with p=span resolved for K clusters: p = max(P, K − 1)
+// within dppca.DefaultPCap (P itself when it is larger), and for a fixed h
+// at most h; o unchanged without p=span. Idempotent: it reads the floor
+// P only through max, so applying it twice gives the same p.
+func (o Options) forK(k int) Options {
+	if !o.PSpan {
+		return o
+	}
+	p := max(o.P, min(k-1, dppca.DefaultPCap))
+	if o.Genes != dppca.GenesAuto {
+		p = min(p, o.Genes)
+	}
+	o.P = p
+	return o
+}
+
 // dppcaStageRounds is the dppca stage's Lloyd rounds: 5, the figure this
 // design was measured with (dppca's own default has since become 10).
 const dppcaStageRounds = 5
@@ -526,6 +570,9 @@ func (o Options) String() string {
 	if o.PRule == dppca.PRuleEdge {
 		p = "auto(≤" + p + ")"
 	}
+	if o.PSpan {
+		p = "span(≥" + p + ")"
+	}
 	genes := strconv.Itoa(o.Genes)
 	if o.Genes == dppca.GenesAuto {
 		genes = "auto"
@@ -537,8 +584,11 @@ func (o Options) String() string {
 		}
 	}
 	over := strconv.Itoa(o.Over)
-	if o.Over == OverAuto {
+	switch o.Over {
+	case OverAuto:
 		over = "auto"
+	case OverNoise:
+		over = "noise"
 	}
 	target := targetString(o.Target)
 	net := strconv.FormatFloat(o.Net, 'g', -1, 64)

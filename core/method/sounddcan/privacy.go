@@ -95,6 +95,10 @@ type Plan struct {
 	// mean at its full share, was in the option's band (handsOff); no
 	// DP-SGD step runs and the start is dppca's with hold=on.
 	Handoff bool
+	// OverNoiseRho is over=noise's measure (overByNoise): the noise one
+	// of the stage's Lloyd rounds leaves on an average one of 3K centres'
+	// means, in units of R; 0 unless over=noise ran with noise.
+	OverNoiseRho float64
 	// stageMuOn is the dppca stage's μ at its share with the network on.
 	stageMuOn float64
 }
@@ -295,6 +299,7 @@ func muOf(eps, delta float64) (float64, error) {
 // preprocessing) and chooses h from it; the mixture then lives in those h
 // genes, with dppca's row radius R = clip·√h.
 func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng *rand.Rand) (Plan, error) {
+	o = o.forK(src.K) // p=span: p from K, a public value
 	do, err := o.dppcaOptions()
 	if err != nil {
 		return Plan{}, err
@@ -322,7 +327,7 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 		}
 		sizes()
 		pl.Over = o.Over
-		if o.Over == OverAuto {
+		if o.Over == OverAuto || o.Over == OverNoise {
 			pl.Over = OverCluster // no noise: every centre clears the bar
 		}
 		if o.Target == TargetAuto {
@@ -337,7 +342,7 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 	pl.Mu = mu
 	shDP, shNet, shHead := o.shares()
 	staged := o.Stage == StageAuto && !o.NoTrain
-	if staged || o.Over == OverAuto || o.Target == TargetAuto || o.handoffOn() || o.GenesScale > 0 {
+	if staged || o.Over == OverAuto || o.Over == OverNoise || o.Target == TargetAuto || o.handoffOn() || o.GenesScale > 0 {
 		// The cell count first (these rules decide from it).
 		if err := pl.releaseCount(src, mu, delta, o, do, rng); err != nil {
 			return Plan{}, err
@@ -395,10 +400,44 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 	pl.Sums = r / (mu * math.Sqrt(w*p/(p+1)))
 	pl.Counts = 1 / (mu * math.Sqrt(w/(p+1)))
 	pl.Over = o.Over
-	if o.Over == OverAuto {
+	switch o.Over {
+	case OverAuto:
 		pl.Over = overRule(pl.NoisyN, src.K, pl.Counts)
+	case OverNoise:
+		if pl.Over, err = pl.overByNoise(src, mu, delta, o, do); err != nil {
+			return Plan{}, err
+		}
 	}
 	return pl, nil
+}
+
+// overByNoise is over=noise's choice, from the released count ñ and
+// public values: the noise one Lloyd round of the dppca stage leaves on
+// the mean of an average one of OverCluster·K centres, its sums' σ over
+// p coordinates divided by ñ/(OverCluster·K) cells, in units of R (the
+// staged split's measure applied to the start's centres), with the stage
+// planned at its network-on share (as the staged split reads ρ, so the
+// method and its null choose alike). At most the staged split's bound:
+// OverCluster; else OverNoiseLow. It records that noise in
+// pl.OverNoiseRho. Post-processing of the count release.
+func (pl *Plan) overByNoise(src *dppca.Source, mu, delta float64, o Options, do dppca.Options) (int, error) {
+	on := o
+	on.NoTrain = false
+	shDP, _, _ := on.shares()
+	eps1, err := stageEpsilon(mu, shDP, delta)
+	if err != nil {
+		return 0, err
+	}
+	st, err := planWithCount(src, eps1, delta, do, pl.NoisyN, pl.CountSigma, o, pl.stageMuOn)
+	if err != nil {
+		return 0, err
+	}
+	nc := max(pl.NoisyN, 1) / float64(OverCluster*src.K)
+	pl.OverNoiseRho = st.Sums * math.Sqrt(float64(o.P)) / nc / st.R
+	if pl.OverNoiseRho <= o.StageBound {
+		return OverCluster, nil
+	}
+	return OverNoiseLow, nil
 }
 
 // overRule is over=auto's choice, from the released count ñ and the head's

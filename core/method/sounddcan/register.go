@@ -10,14 +10,14 @@ import (
 // optionSpecs describe Keys for the faces; Parse stays the engine's own
 // reading of them, with its cross-field checks.
 var optionSpecs = []core.OptionSpec{
-	{Key: "p", Kind: core.KindInt, Default: dppca.DefaultP, Min: 1, Max: 100, Doc: "private principal components: the code width"},
+	{Key: "p", Kind: core.KindString, Default: "10", Doc: "private principal components, the code width: a fixed N in 1..100, auto (dppca's noise edge, at most 30) or span (max(10, K − 1), at most 30: K cluster means span K − 1 dimensions)"},
 	{Key: "genes", Kind: core.KindString, Default: DefaultGenesOption, Doc: "genes h of the private preprocessing: grow:S (the default grow:19: h = ñ·μ/S from the released cell count ñ and μ the dppca stage's at the network-on share, within 200..1000), auto:S (the same within 50..1000, S in [0.5, 1000]), auto (dppca's rule, h = ñ·μ/25 in 50..1000) or a fixed N in 2..5000"},
 	{Key: "prep", Kind: core.KindChoice, Default: string(dppca.PrepPrivate), Choices: []string{string(dppca.PrepPrivate), string(dppca.PrepPublic)}, Doc: "per-gene statistics released with noise (private) or taken as public (an assumption)"},
 	{Key: "k", Kind: core.KindInt, Min: 0, Max: math.Inf(1), Doc: "clusters K (0 or absent: the number of classes of the labels)"},
 	{Key: "steps", Kind: core.KindInt, Default: DefaultSteps, Min: 0, Max: 10000, Doc: "full-batch DP-SGD steps on the mixture network (0: the null, no training, same total ε)"},
 	{Key: "gclip", Kind: core.KindFloat, Default: DefaultGradClip, Min: 0, Max: 1000, Doc: "bound of a cell's gradient in the mixture means, as a multiple of the row radius R"},
 	{Key: "lr", Kind: core.KindFloat, Min: 0, Max: 100, Doc: "step size η of the EM-preconditioned DP-SGD steps (0 or absent: 3/steps)"},
-	{Key: "over", Kind: core.KindInt, Default: OverCluster, Min: 1, Max: 20, Doc: "over-clustering factor of the private start: Over·K centres merged into K"},
+	{Key: "over", Kind: core.KindString, Default: "3", Doc: "over-clustering factor of the private start, Over·K centres merged into K: a fixed N in 1..20, auto (3 when an average centre clears the head's count bar twice, else 1) or noise (3 when an average one of 3K centres would carry at most stagerho of R of noise from one of the stage's Lloyd rounds, else 2)"},
 	{Key: "net", Kind: core.KindString, Default: NetRhoRule, Doc: "the network's share of the budget (of μ²): rho (the default: 0.4, cut to what puts its noise on a mean at TargetRho where it is below, the rest to the start), auto (the same at NetRho) or a fixed share in (0, 1)"},
 	{Key: "stage", Kind: core.KindChoice, Default: DefaultStage, Choices: []string{StageAuto, StageOff}, Doc: "staged split: release the cell count first and leave the network out when the noise it would leave on a mean exceeds stagerho of R"},
 	{Key: "stagerho", Kind: core.KindFloat, Default: DefaultStageBound, Min: 0, Max: 1, Doc: "the staged split's bound on the noise the network would leave on a mean, in units of R (default 0.1667 ≈ 1/6; the gate and target=auto keep StageRho = 1/4)"},
