@@ -288,6 +288,14 @@ func lineageSets() map[string]lineageSet {
 		// W2K/WK 0.858, 4 above the edge; at h 800 communality
 		// 0.257/0.207/0.238/0.188 by band, W2K/WK 0.734.
 		"simlinoff12": linOffFor(0.5, math.Log(0.5), 7.064, 52),
+		// simlinoff16: linOff16Match's least loss (45.4), φ 0.1 at 2
+		// counts per cell, libraries at 7.412 (median 1,604), at
+		// mouse_bladder_2100's shape: at h 200 topK 0.348, decay 0.037,
+		// part 0.589, bi 0.96, libcor +0.90, W2K/WK 0.841, 6 above the
+		// edge; at h 800 communality 0.425/0.271/0.253/0.216, W2K/WK
+		// 0.788 (mouse_bladder_2100: 0.417, 0.026, 0.573, 0.85, +0.50,
+		// 0.811, 8; 0.439/0.390/0.243/0.153, 0.747).
+		"simlinoff16": linOffShape(linOff16Shape, 0.1, math.Log(2), 7.412, 53),
 	}
 }
 
