@@ -9,7 +9,7 @@ import (
 // (Parse); 0 is off.
 //
 // The rule, stated before it was measured (tenth session, dppca9, issue
-// 16 points 2 and 5): genes=auto's h = ñ·μ/25 grows with ε, and at a
+// 16 points 2 and 5): genes=auto's h = ñ·μ/25 (the scale then; 18 since rule G13) grows with ε, and at a
 // shallow depth (median library about 900 counts) it overshoots: the
 // extra genes of low mean add sampling noise, not type signal
 // (docs/RESULTS.md, "dppca, fifth attempt"). The cap (option mincount =

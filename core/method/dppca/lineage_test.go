@@ -98,8 +98,11 @@ func simulateLineage(s lineageSet) (*datasets.Dataset, error) {
 // lineageTypes are the types' shares, 1/(g+2) for g = 0 … 11 (the profile
 // of the other many-type families): lineage 0 the even types (0.55 of the
 // cells), lineage 1 the odd ones.
-func lineageTypes() []float64 {
-	p := make([]float64, 12)
+func lineageTypes() []float64 { return typeShares(12) }
+
+// typeShares are k types' shares 1/(g+2), g = 0 … k−1.
+func typeShares(k int) []float64 {
+	p := make([]float64, k)
 	for g := range p {
 		p[g] = 1 / float64(g+2)
 	}
@@ -112,8 +115,12 @@ func lineageTypes() []float64 {
 // as simSets', the libraries' log-location libLoc, and the lineage
 // parameters; the types' DE is log-normal(typeLoc, 0.4).
 func lineageFor(linDE, linLoc, shift, typeDE, typeLoc, libLoc float64, seed uint64) lineageSet {
-	probs := lineageTypes()
-	c := datasets.DefaultSimConfig(2500, 4000, len(probs))
+	return lineageShape(2500, 4000, lineageTypes(), linDE, linLoc, shift, typeDE, typeLoc, libLoc, seed)
+}
+
+// lineageShape is lineageFor on cells × genes with types of shares probs.
+func lineageShape(cells, genes int, probs []float64, linDE, linLoc, shift, typeDE, typeLoc, libLoc float64, seed uint64) lineageSet {
+	c := datasets.DefaultSimConfig(cells, genes, len(probs))
 	for g, p := range probs {
 		c.Groups[g].Prob, c.Groups[g].DEProb, c.Groups[g].DEFacLoc = p, typeDE, typeLoc
 	}
@@ -127,14 +134,20 @@ func lineageFor(linDE, linLoc, shift, typeDE, typeLoc, libLoc float64, seed uint
 // to: the means over mouse_bladder, mouse_bladder_2100 and pbmc_4k
 // (TestShapeFacts at h = 200; decay as a geometric mean), each with the
 // scale its squared deviation is divided by.
-var lineageTarget = struct {
+var lineageTarget = shapeTarget{0.426, 0.035, 0.575, 0.88, 0.543, 0.770, 0.67, 1000}
+
+// shapeTarget are the facts at h = 200 a lineage family is matched to,
+// the sd of log library and the median library.
+type shapeTarget struct {
 	TopK, Decay, Part, Bi, LibCor, W2, LibSD, Median float64
-}{0.426, 0.035, 0.575, 0.88, 0.543, 0.770, 0.67, 1000}
+}
 
 // lineageLoss is the matching loss of facts f (h = 200) and the sd of
 // log library sd.
-func lineageLoss(f shapeFacts, sd float64) float64 {
-	tg := lineageTarget
+func lineageLoss(f shapeFacts, sd float64) float64 { return lineageLossTo(f, sd, lineageTarget) }
+
+// lineageLossTo is lineageLoss against the target tg.
+func lineageLossTo(f shapeFacts, sd float64, tg shapeTarget) float64 {
 	sq := func(a, b, s float64) float64 { return (a - b) * (a - b) / (s * s) }
 	return sq(f.TopK, tg.TopK, 0.05) + sq(math.Log(f.Decay), math.Log(tg.Decay), 0.3) +
 		sq(f.Part, tg.Part, 0.1) + sq(f.Bi, tg.Bi, 0.03) + sq(math.Abs(f.LibCor), tg.LibCor, 0.1) +
@@ -176,7 +189,8 @@ func solveLibLoc(t testing.TB, s lineageSet, median float64) (lineageSet, *datas
 // 0.1, 0.07, 0.05, 0.035, 0.14, 0.2 that lands there. Long:
 // DPSCOPE_DPPCA_LINEAGE=1 (the grid), =b1 (the B1 step at the kept point),
 // =b1loc (the amended B1 step over the types' DE location), =off (the
-// second family's matching, linOffMatch).
+// second family's matching, linOffMatch), =off16 (the third's,
+// linOff16Match).
 func TestLineageMatch(t *testing.T) {
 	env := os.Getenv("DPSCOPE_DPPCA_LINEAGE")
 	if env == "" {
@@ -187,6 +201,10 @@ func TestLineageMatch(t *testing.T) {
 	}
 	if env == "off" {
 		linOffMatch(t)
+		return
+	}
+	if env == "off16" {
+		linOff16Match(t)
 		return
 	}
 	if env == "b1" || env == "b1loc" {
@@ -270,6 +288,14 @@ func lineageSets() map[string]lineageSet {
 		// W2K/WK 0.858, 4 above the edge; at h 800 communality
 		// 0.257/0.207/0.238/0.188 by band, W2K/WK 0.734.
 		"simlinoff12": linOffFor(0.5, math.Log(0.5), 7.064, 52),
+		// simlinoff16: linOff16Match's least loss (45.4), φ 0.1 at 2
+		// counts per cell, libraries at 7.412 (median 1,604), at
+		// mouse_bladder_2100's shape: at h 200 topK 0.348, decay 0.037,
+		// part 0.589, bi 0.96, libcor +0.90, W2K/WK 0.841, 6 above the
+		// edge; at h 800 communality 0.425/0.271/0.253/0.216, W2K/WK
+		// 0.788 (mouse_bladder_2100: 0.417, 0.026, 0.573, 0.85, +0.50,
+		// 0.811, 8; 0.439/0.390/0.243/0.153, 0.747).
+		"simlinoff16": linOffShape(linOff16Shape, 0.1, math.Log(2), 7.412, 53),
 	}
 }
 
@@ -309,19 +335,28 @@ func TestSimulateLineage(t *testing.T) {
 // family is matched to on top of lineageTarget (means of mouse_bladder,
 // mouse_bladder_2100, pbmc_4k; TestShapeFacts): the communality of the
 // four mean-rank bands and W2K/WK.
-var linOffTarget = struct {
+var linOffTarget = commTarget{[4]float64{0.507, 0.329, 0.202, 0.135}, 0.680}
+
+// commTarget are the facts at h = 800 a lineage family with markers is
+// matched to: the four mean-rank bands' communality and W2K/WK.
+type commTarget struct {
 	Comm [4]float64
 	W2   float64
-}{[4]float64{0.507, 0.329, 0.202, 0.135}, 0.680}
+}
 
 // linOffLoss is lineageLoss at h = 200 plus the squared deviations of the
 // bands' communality (scale 0.05 each) and W2K/WK (0.03) at h = 800.
 func linOffLoss(f200, f800 shapeFacts, sd float64) float64 {
-	l := lineageLoss(f200, sd)
-	for b, c := range linOffTarget.Comm {
+	return linOffLossTo(f200, f800, sd, lineageTarget, linOffTarget)
+}
+
+// linOffLossTo is linOffLoss against the targets tg and tc.
+func linOffLossTo(f200, f800 shapeFacts, sd float64, tg shapeTarget, tc commTarget) float64 {
+	l := lineageLossTo(f200, sd, tg)
+	for b, c := range tc.Comm {
 		l += (f800.Comm[b] - c) * (f800.Comm[b] - c) / (0.05 * 0.05)
 	}
-	return l + (f800.W2-linOffTarget.W2)*(f800.W2-linOffTarget.W2)/(0.03*0.03)
+	return l + (f800.W2-tc.W2)*(f800.W2-tc.W2)/(0.03*0.03)
 }
 
 // linOffFor is simlin12's lineage design (LinDE 0.4, LinLoc 1.0, Shift
@@ -330,9 +365,23 @@ func linOffLoss(f200, f800 shapeFacts, sd float64) float64 {
 // on/off markers at log-normal(onLoc, 1) counts per cell at the median
 // library, 0.02 of that off their home types, libraries at libLoc.
 func linOffFor(phi, onLoc, libLoc float64, seed uint64) lineageSet {
-	m := int(math.Round(phi * 4000))
-	s := lineageFor(0.4, 1.0, 1.0, 0.1, 0.1, libLoc, seed)
-	s.Types.Genes = 4000 - m
+	return linOffShape(linOff12Shape, phi, onLoc, libLoc, seed)
+}
+
+// linOffDims is a lineage-with-markers family's shape: cells, genes in
+// all (Splatter part and markers), types.
+type linOffDims struct{ Cells, Genes, K int }
+
+// linOff12Shape is simlinoff12's shape (the nested families'); linOff16Shape
+// mouse_bladder_2100's public one (2,100 cells, 20,670 genes, 16 classes).
+var linOff12Shape, linOff16Shape = linOffDims{2500, 4000, 12}, linOffDims{2100, 20670, 16}
+
+// linOffShape is linOffFor at shape dm: a fraction phi of its genes
+// markers, its types of shares typeShares(dm.K).
+func linOffShape(dm linOffDims, phi, onLoc, libLoc float64, seed uint64) lineageSet {
+	m := int(math.Round(phi * float64(dm.Genes)))
+	s := lineageShape(dm.Cells, dm.Genes, typeShares(dm.K), 0.4, 1.0, 1.0, 0.1, 0.1, libLoc, seed)
+	s.Types.Genes = dm.Genes - m
 	s.Markers = onoffSet{Markers: m, OnLoc: onLoc, OnScale: 1, OffFrac: 0.02}
 	return s
 }
@@ -345,33 +394,59 @@ func linOffFor(phi, onLoc, libLoc float64, seed uint64) lineageSet {
 // in grid order on a tie). B1 is reported, not calibrated (as for the
 // on/off families).
 func linOffMatch(t *testing.T) {
+	linOffMatchAt(t, linOff12Shape, lineageTarget, linOffTarget, 52)
+}
+
+// linOff16Target, linOff16Comm are mouse_bladder_2100's own facts
+// (TestShapeFacts, base draw; h = 200: topK 0.417, decay 0.026, part
+// 0.573, bi 0.85, libcor +0.50, W2K/WK 0.811, sd of log library 0.72,
+// median library 1,600; h = 800: communality 0.439/0.390/0.243/0.153,
+// W2K/WK 0.747), the third family's targets.
+var (
+	linOff16Target = shapeTarget{0.417, 0.026, 0.573, 0.85, 0.50, 0.811, 0.72, 1600}
+	linOff16Comm   = commTarget{[4]float64{0.439, 0.390, 0.243, 0.153}, 0.747}
+)
+
+// linOff16Match is the third lineage family's matching rule (rule G13's
+// optional family, stated before any draw of it): simlinoff12's procedure
+// (linOffMatch's grid, lineage parameters, loss and scales) at
+// mouse_bladder_2100's shape (linOff16Shape) against its own facts
+// (linOff16Target, linOff16Comm), the median library solved for 1,600,
+// seed 53 (the family's base draw; no comparison has used it).
+func linOff16Match(t *testing.T) {
+	linOffMatchAt(t, linOff16Shape, linOff16Target, linOff16Comm, 53)
+}
+
+// linOffMatchAt is linOffMatch's procedure at shape dm against tg, tc,
+// drawn from seed.
+func linOffMatchAt(t *testing.T, dm linOffDims, tg shapeTarget, tc commTarget, seed uint64) {
 	best, bestLoss := "", math.Inf(1)
 	for _, phi := range []float64{0.1, 0.25, 0.5} {
 		for _, on := range []float64{0.5, 1, 2} {
-			lib := math.Log(lineageTarget.Median)
-			mk := phi * 4000 * on * (1 + 0.02*11) / 12 * math.Exp(0.5)
-			if mk >= lineageTarget.Median {
+			lib := math.Log(tg.Median)
+			mk := phi * float64(dm.Genes) * on * (1 + 0.02*float64(dm.K-1)) / float64(dm.K) * math.Exp(0.5)
+			if mk >= tg.Median {
 				t.Logf("φ %.2f on %g: markers alone exceed the median library", phi, on)
 				continue
 			}
 			var d *datasets.Dataset
 			for range 3 {
 				var err error
-				d, err = simulateLineage(linOffFor(phi, math.Log(on), lib, 52))
+				d, err = simulateLineage(linOffShape(dm, phi, math.Log(on), lib, seed))
 				if err != nil {
 					t.Fatal(err)
 				}
 				m := countFactsOf(d).Median
-				lib += math.Log((lineageTarget.Median - mk) / max(m-mk, 1))
+				lib += math.Log((tg.Median - mk) / max(m-mk, 1))
 			}
 			// the last draw is at the previous lib: draw at the final one
-			d, err := simulateLineage(linOffFor(phi, math.Log(on), lib, 52))
+			d, err := simulateLineage(linOffShape(dm, phi, math.Log(on), lib, seed))
 			if err != nil {
 				t.Fatal(err)
 			}
-			f2, f8 := shapeFactsOf(t, d, 12, 200), shapeFactsOf(t, d, 12, 800)
+			f2, f8 := shapeFactsOf(t, d, dm.K, 200), shapeFactsOf(t, d, dm.K, 800)
 			sd := logLibSD(d)
-			loss := linOffLoss(f2, f8, sd)
+			loss := linOffLossTo(f2, f8, sd, tg, tc)
 			row := fmt.Sprintf("φ %.2f on %g libLoc %.3f: median %.0f sdlib %.2f | h 200 topK %.3f decay %.3f part %.3f bi %.2f libcor %+.2f W2 %.3f above %d | h 800 comm %.3f %.3f %.3f %.3f W2 %.3f | loss %.1f",
 				phi, on, lib, countFactsOf(d).Median, sd, f2.TopK, f2.Decay, f2.Part, f2.Bi, f2.LibCor, f2.W2, f2.Above, f8.Comm[0], f8.Comm[1], f8.Comm[2], f8.Comm[3], f8.W2, loss)
 			t.Log(row)

@@ -137,12 +137,12 @@ func TestOverClusteringRelease(t *testing.T) {
 	}
 }
 
-// TestGenesRule: h = ñ·μ/25 within [50, 1000], 1000 without noise.
+// TestGenesRule: h = ñ·μ/18 within [50, 1000], 1000 without noise.
 func TestGenesRule(t *testing.T) {
 	for _, c := range []struct {
 		n, mu float64
 		want  int
-	}{{3000, 1.666, 200}, {3000, 0.268, 50}, {100, 8, 50}, {50000, 3, 1000}, {10, math.Inf(1), 1000}} {
+	}{{3000, 1.666, 278}, {3000, 0.268, 50}, {3000, 0.3, 50}, {3000, 0.31, 52}, {100, 8, 50}, {50000, 3, 1000}, {10, math.Inf(1), 1000}} {
 		if got := GenesRule(c.n, c.mu); got != c.want {
 			t.Errorf("GenesRule(%g, %g) = %d, want %d", c.n, c.mu, got, c.want)
 		}

@@ -13,7 +13,7 @@ import (
 var optionSpecs = []core.OptionSpec{
 	{Key: "p", Kind: core.KindString, Default: "auto", Live: true, Doc: "components: auto (released eigenvalues above the noise edge, 2–30), auto:N (cap N) or a fixed N in 1..100"},
 	{Key: "T", Kind: core.KindInt, Default: DefaultT, Min: 1, Max: 100, Live: true, Doc: "DP Lloyd rounds"},
-	{Key: "genes", Kind: core.KindString, Default: "auto", Doc: "genes h the private covariance is built on: auto (ñ·μ/25 within 50–1000, from the released cell count and the budget), auto:S (ñ·μ/S, S in [1, 1000]) or N in 2..5000"},
+	{Key: "genes", Kind: core.KindString, Default: "auto", Doc: "genes h the private covariance is built on: auto (ñ·μ/18 within 50–1000, from the released cell count and the budget), auto:S (ñ·μ/S, S in [1, 1000]) or N in 2..5000"},
 	{Key: "split", Kind: core.KindFloat, Default: DefaultSplit, Min: 0, Max: 1, Doc: "the PCA's share of the budget (of μ²); the rest, less preprocessing and seeding, goes to the k-means"},
 	{Key: "clip", Kind: core.KindString, Default: strconv.FormatFloat(DefaultClip, 'g', -1, 64), Live: true, Doc: "factor c of the row clip radius R = c·√h, in (0, 100], or auto (R from a private histogram of the scaled rows' norms, 0.01 of μ² from the k-means share)"},
 	{Key: "prep", Kind: core.KindChoice, Default: string(PrepPrivate), Choices: []string{string(PrepPrivate), string(PrepPublic)}, Doc: "per-gene preprocessing statistics released with noise (private) or taken as public (an assumption)"},
