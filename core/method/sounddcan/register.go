@@ -2,6 +2,7 @@ package sounddcan
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/method/dppca"
@@ -11,7 +12,7 @@ import (
 // reading of them, with its cross-field checks.
 var optionSpecs = []core.OptionSpec{
 	{Key: "p", Kind: core.KindString, Default: "10", Doc: "private principal components, the code width: a fixed N in 1..100, auto (dppca's noise edge, at most 30) or span (max(10, K − 1), at most 30: K cluster means span K − 1 dimensions)"},
-	{Key: "genes", Kind: core.KindString, Default: DefaultGenesOption, Doc: "genes h of the private preprocessing: grow:S (the default grow:19: h = ñ·μ/S from the released cell count ñ and μ the dppca stage's at the network-on share, within 200..1000), auto:S (the same within 50..1000, S in [0.5, 1000]), auto (dppca's rule, h = ñ·μ/25 in 50..1000) or a fixed N in 2..5000"},
+	{Key: "genes", Kind: core.KindString, Default: DefaultGenesOption, Doc: "genes h of the private preprocessing: grow:S (the default grow:19: h = ñ·μ/S from the released cell count ñ and μ the dppca stage's at the network-on share, within 200..1000), auto:S (the same within 50..1000, S in [0.5, 1000]), auto (dppca's rule at its default scale, h = ñ·μ/" + strconv.FormatFloat(dppca.DefaultGenesScale, 'g', -1, 64) + " in 50..1000) or a fixed N in 2..5000"},
 	{Key: "prep", Kind: core.KindChoice, Default: string(dppca.PrepPrivate), Choices: []string{string(dppca.PrepPrivate), string(dppca.PrepPublic)}, Doc: "per-gene statistics released with noise (private) or taken as public (an assumption)"},
 	{Key: "k", Kind: core.KindInt, Min: 0, Max: math.Inf(1), Doc: "clusters K (0 or absent: the number of classes of the labels)"},
 	{Key: "steps", Kind: core.KindInt, Default: DefaultSteps, Min: 0, Max: 10000, Doc: "full-batch DP-SGD steps on the mixture network (0: the null, no training, same total ε)"},
