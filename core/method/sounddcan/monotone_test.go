@@ -17,13 +17,14 @@ import (
 // the clusters were lost (the network left out, or the noise left on its
 // means). The short form runs builtin:default at ε = 1, 4, 16 (the staged
 // split leaves the network out at ε = 1 there and runs it at 4 and 16);
-// DPSCOPE_LONG=1 runs ε = 0.5 … 16 on builtin:default, pollen, pbmc_4k and
-// mouse_bladder_2100. mouse_bladder is not among them: it steps down from
-// ε = 4 to 8 and 8 to 16 (docs/RESULTS.md says why).
+// DPSCOPE_LONG=1 runs ε = 0.5 … 16 on builtin:default, pollen, pbmc_4k,
+// mouse_bladder and mouse_bladder_2100. mouse_bladder's step from ε = 2 to
+// 4 (0.525 ± 0.052 → 0.474 ± 0.021) is within ε 2's sd: there fewer filled
+// clusters score higher than all K = 16 (docs/RESULTS.md says why).
 func TestMonotoneNoCollapse(t *testing.T) {
 	sets, eps := []string{"builtin:default"}, []float64{1, 4, 16}
 	if os.Getenv("DPSCOPE_LONG") != "" {
-		sets, eps = []string{"builtin:default", "pollen", "pbmc_4k", "mouse_bladder_2100"}, []float64{0.5, 1, 2, 4, 8, 16}
+		sets, eps = []string{"builtin:default", "pollen", "pbmc_4k", "mouse_bladder", "mouse_bladder_2100"}, []float64{0.5, 1, 2, 4, 8, 16}
 	}
 	o := mustParse(t, nil)
 	for _, name := range sets {
