@@ -139,12 +139,22 @@ func (pl *Plan) rhoOn(src *dppca.Source, mu float64, o Options, do dppca.Options
 	n := pl.NoisyN
 	h := src.Genes(do.Genes)
 	if do.Genes == dppca.GenesAuto && o.GenesScale > 0 {
-		h = src.Genes(o.scaledGenes(n, pl.stageMuOn))
+		h = src.Genes(o.scaledGenes(n, pl.genesMu(o)))
 	} else if do.Genes == dppca.GenesAuto {
 		h = src.Genes(dppca.GenesRule(n, pl.stageMuOn))
 	}
 	z := math.Sqrt(float64(o.Steps)) / (mu * math.Sqrt(shNet))
 	return MeanNoise(z, o.GradClip, src.K, n, o.LR, h)
+}
+
+// genesMu is the μ genes=auto:S, grow:S and whole:S read h with: the
+// dppca stage's μ at its network-on share, or under whole:S the whole
+// run's μ (public: both are fixed by ε, δ and the public shares).
+func (pl *Plan) genesMu(o Options) float64 {
+	if o.GenesWhole {
+		return pl.Mu
+	}
+	return pl.stageMuOn
 }
 
 // NetRho is the noise net=auto puts on a mixture mean, in units of R:
@@ -384,7 +394,7 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 	if pl.NoisyN > 0 {
 		// The count is released already: plan the stage around it
 		// (dppca.Source.PlanFor's rule for h, with this count).
-		if pl.DPPCA, err = planWithCount(src, eps1, delta, do, pl.NoisyN, pl.CountSigma, o, pl.stageMuOn); err != nil {
+		if pl.DPPCA, err = planWithCount(src, eps1, delta, do, pl.NoisyN, pl.CountSigma, o, pl.genesMu(o)); err != nil {
 			return Plan{}, err
 		}
 	} else if pl.DPPCA, err = src.PlanFor(true, eps1, delta, do, 0, rng); err != nil {
@@ -428,7 +438,7 @@ func (pl *Plan) overByNoise(src *dppca.Source, mu, delta float64, o Options, do 
 	if err != nil {
 		return 0, err
 	}
-	st, err := planWithCount(src, eps1, delta, do, pl.NoisyN, pl.CountSigma, o, pl.stageMuOn)
+	st, err := planWithCount(src, eps1, delta, do, pl.NoisyN, pl.CountSigma, o, pl.genesMu(o))
 	if err != nil {
 		return 0, err
 	}
