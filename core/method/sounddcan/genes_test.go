@@ -220,3 +220,35 @@ func TestGenesWhole(t *testing.T) {
 		t.Errorf("whole:2: null h %d, method %d", null.DPPCA.H, pl.DPPCA.H)
 	}
 }
+
+// TestGenesStart checks genes=start:S: it parses to whole:S with the
+// rules at the default's h, prints back and is dropped by the hand-off;
+// in a private plan the start's h is whole:S's while ρ, the shares and
+// the total are the default's (grow:19) from the same released count.
+func TestGenesStart(t *testing.T) {
+	o := mustParse(t, map[string]string{"genes": "start:18"})
+	if !o.GenesWhole || !o.GenesRulesAtDefault || o.GenesScale != 18 || o.GenesFloor != dppca.DefaultGenes || !strings.Contains(o.String(), " genes=start:18 ") {
+		t.Errorf("genes=start:18 gives whole %v, rules %v, scale %g, floor %d, %q", o.GenesWhole, o.GenesRulesAtDefault, o.GenesScale, o.GenesFloor, o.String())
+	}
+	bad := o
+	bad.GenesWhole = false
+	if err := bad.Validate(); err == nil || !errors.Is(err, ErrOptions) {
+		t.Errorf("rules at the default's h without whole validates (%v)", err)
+	}
+	if h := o.handoff(); h.GenesRulesAtDefault || h.GenesWhole {
+		t.Error("handoff keeps genes=start")
+	}
+	src, err := dppca.NewSource(fixture.Separated(3, 300, 600, 1), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := privatePlan(t, src, map[string]string{"genes": "start:2"}, 4)
+	wh := privatePlan(t, src, map[string]string{"genes": "whole:2"}, 4)
+	def := privatePlan(t, src, nil, 4)
+	if st.DPPCA.H != wh.DPPCA.H || st.DPPCA.H <= def.DPPCA.H {
+		t.Errorf("start:2 h %d, want whole:2's %d, above the default's %d", st.DPPCA.H, wh.DPPCA.H, def.DPPCA.H)
+	}
+	if st.Rho != def.Rho || st.Target != def.Target || st.shares != def.shares || st.NetOff != def.NetOff {
+		t.Errorf("start:2 ρ %g, total %g, net off %v; want the default's %g, %g, %v", st.Rho, st.Target, st.NetOff, def.Rho, def.Target, def.NetOff)
+	}
+}

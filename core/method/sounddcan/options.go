@@ -83,6 +83,14 @@ type Options struct {
 	// the start reads at least the genes dppca would (the thirteenth
 	// session's diagnosis: at ε 8 the stage read 0.67–0.78 of dppca's h).
 	GenesWhole bool
+	// GenesRulesAtDefault ("genes=start:S": whole:S for the start's
+	// matrix) makes every rule that reads ρ (the staged split, net=rho,
+	// target=auto, the hand-off) read it at the default's h (grow:19 at
+	// the stage's network-on μ, Plan.rulesH) instead of the start's: their
+	// bounds were fitted at that h, and under whole:18 the larger h alone
+	// lifted ρ over TargetRho (simlinoff12 draw 239, ε 8: the start
+	// normalised to 10⁴ and lost 0.157; rule G6).
+	GenesRulesAtDefault bool
 	// PSpan ("p=span") sets p from K at run time (forK): p = max(P,
 	// K − 1), at most dppca.DefaultPCap. K cluster means span K − 1
 	// dimensions, so with P = 10 a start of K ≥ 12 clusters runs its
@@ -285,22 +293,23 @@ func Parse(vals map[string]string) (Options, error) {
 		case key == "genes" && v == "auto":
 			o.Genes = dppca.GenesAuto
 			continue
-		case key == "genes" && (strings.HasPrefix(v, "auto:") || strings.HasPrefix(v, "grow:") || strings.HasPrefix(v, "whole:")):
+		case key == "genes" && (strings.HasPrefix(v, "auto:") || strings.HasPrefix(v, "grow:") || strings.HasPrefix(v, "whole:") || strings.HasPrefix(v, "start:")):
 			// auto:S and grow:S share the scale; grow:S adds today's fixed h
 			// as the floor
 			form, scale, _ := strings.Cut(v, ":")
 			f, err := strconv.ParseFloat(scale, 64)
 			if err != nil || math.IsNaN(f) || f < GenesScaleMin || f > GenesScaleMax {
-				if form == "grow" || form == "whole" {
-					return Options{}, optf("option genes is %q, must be grow:S or whole:S with S in [%g, %g] (h = ñ·μ/S, at least %d), auto, auto:S or an integer", v, GenesScaleMin, GenesScaleMax, dppca.DefaultGenes)
+				if form == "grow" || form == "whole" || form == "start" {
+					return Options{}, optf("option genes is %q, must be grow:S, whole:S or start:S with S in [%g, %g] (h = ñ·μ/S, at least %d), auto, auto:S or an integer", v, GenesScaleMin, GenesScaleMax, dppca.DefaultGenes)
 				}
 				return Options{}, optf("option genes is %q, must be auto, auto:S with S in [%g, %g], or an integer", v, GenesScaleMin, GenesScaleMax)
 			}
 			o.Genes, o.GenesScale, o.GenesFloor = dppca.GenesAuto, f, 0
-			if form == "grow" || form == "whole" {
+			if form == "grow" || form == "whole" || form == "start" {
 				o.GenesFloor = dppca.DefaultGenes
 			}
-			o.GenesWhole = form == "whole"
+			o.GenesWhole = form == "whole" || form == "start"
+			o.GenesRulesAtDefault = form == "start"
 			continue
 		case key == "p" && v == "auto":
 			o.P, o.PRule = 0, dppca.PRuleEdge
@@ -469,6 +478,8 @@ func (o Options) Validate() error {
 		return optf("option genes is %d, must be auto or in [2, 5000]", o.Genes)
 	case o.GenesScale != 0 && (o.Genes != dppca.GenesAuto || !(o.GenesScale >= GenesScaleMin && o.GenesScale <= GenesScaleMax)):
 		return optf("option genes has scale %g with h %d, must be auto:S with S in [%g, %g]", o.GenesScale, o.Genes, GenesScaleMin, GenesScaleMax)
+	case o.GenesRulesAtDefault && !o.GenesWhole:
+		return optf("option genes reads the rules at the default's h without whole, must be start:S")
 	case o.GenesWhole && o.GenesFloor == 0:
 		return optf("option genes is whole with no floor, must be whole:S (grow:S's floor)")
 	case o.GenesFloor != 0 && (o.GenesScale == 0 || o.GenesFloor < dppca.GenesAutoMin || o.GenesFloor > dppca.GenesAutoMax):
@@ -594,6 +605,9 @@ func (o Options) String() string {
 		}
 		if o.GenesWhole {
 			genes = "whole:" + strconv.FormatFloat(o.GenesScale, 'g', -1, 64)
+		}
+		if o.GenesRulesAtDefault {
+			genes = "start:" + strconv.FormatFloat(o.GenesScale, 'g', -1, 64)
 		}
 	}
 	over := strconv.Itoa(o.Over)

@@ -138,7 +138,9 @@ func (pl *Plan) rhoOn(src *dppca.Source, mu float64, o Options, do dppca.Options
 	_, shNet, _ := on.shares()
 	n := pl.NoisyN
 	h := src.Genes(do.Genes)
-	if do.Genes == dppca.GenesAuto && o.GenesScale > 0 {
+	if o.GenesRulesAtDefault {
+		h = pl.rulesH(src, o)
+	} else if do.Genes == dppca.GenesAuto && o.GenesScale > 0 {
 		h = src.Genes(o.scaledGenes(n, pl.genesMu(o)))
 	} else if do.Genes == dppca.GenesAuto {
 		h = src.Genes(dppca.GenesRule(n, pl.stageMuOn))
@@ -155,6 +157,13 @@ func (pl *Plan) genesMu(o Options) float64 {
 		return pl.Mu
 	}
 	return pl.stageMuOn
+}
+
+// rulesH is the h the ρ-reading rules use under genes=start:S: the
+// default's, grow:DefaultGenesScale at the stage's network-on μ, from the
+// released count.
+func (pl *Plan) rulesH(src *dppca.Source, o Options) int {
+	return src.Genes(max(dppca.GenesRuleScale(pl.NoisyN, pl.stageMuOn, DefaultGenesScale), o.GenesFloor))
 }
 
 // NetRho is the noise net=auto puts on a mixture mean, in units of R:
