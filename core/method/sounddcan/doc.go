@@ -420,5 +420,11 @@
 // (2 SE 0.0145). It won on the mb shape (ε 8 +0.049) but lost beyond
 // 2 SE below −0.10 on simlinoff12 (ε 8 −0.157: the larger h lifts ρ
 // over TargetRho, so the start normalises to 10⁴) and the pbmc shape
-// (ε 8 −0.105). It stays an option.
+// (ε 8 −0.105). It stays an option. So does genes=start:S
+// (Options.GenesRulesAtDefault): whole:S for the start, with the rules
+// that read ρ reading it at the default's h. It was designed after G6's
+// draw 239 and judged by rule G7 on fresh draws 241–249, where it FAILED:
+// +0.0003 over 36 cells (2 SE 0.0127), and a win on one shape only. More
+// genes gain on the marker-like shapes and lose on the Splatter-like
+// ones at ε 8–16.
 package sounddcan
