@@ -3,97 +3,25 @@ package dppca
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"testing"
-
-	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/datasets"
 	"github.com/dpscope/dpscope/internal/fixture"
 )
 
-// lineageSet is a simulation of cell types within two lineages (issue 16
-// points 2 and 5, the fifteenth attempt), built from label-free facts of
-// the real sets that no earlier family had (TestShapeFacts, commit
-// "dppca: label-free shape facts"): on the pipeline's own noise-free
-// matrix their first component is bimodal (its best split in two explains
-// 0.85–0.92 of its variance; Splatter families 0.60–0.73), loads on many
-// genes (participation 0.46–0.69 of h at h = 200; Splatter 0.05–0.11),
-// dwarfs the others (λ_{K−1}/λ_1 0.026–0.064; Splatter 0.35–0.82) and
-// follows the library size (|r| 0.50–0.57 with log library; Splatter
-// ≤ 0.05), and the libraries spread widely (sd of log library 0.45–0.85;
-// the families 0.2–0.26). So: a split of the cells into two lineages
-// carried by many genes with a library-size difference, and the labelled
-// types within each lineage told apart by weaker differences.
-//
-// Types are Splatter groups: type 0 and type 1 are the lineages' parents
-// (their own DE, LinDE at log-normal(LinLoc, 0.4)), every other type a
-// child of the parent of its parity (Parent: it inherits the lineage's DE
-// factors and adds its own, the types' DE in Types). The cells of lineage
-// 1 (odd types) then have their counts thinned binomially by e^{−Shift}:
-// fewer counts per cell, as a lineage of smaller cells has.
-type lineageSet struct {
-	Types         datasets.SimConfig // one group per type; groups 0, 1 the parents
-	LinDE, LinLoc float64
-	Shift         float64
-	// Markers, when its Markers is positive, appends on/off marker genes
-	// of the types (appendMarkers, the on/off families' mechanism: its
-	// Types is unused) before the thinning: simlinoff12.
-	Markers onoffSet
-}
-
-// config returns s.Types with the lineage parents' DE and the children's
-// Parent set.
-func (s lineageSet) config() datasets.SimConfig {
-	c := s.Types
-	c.Groups = slices.Clone(c.Groups)
-	for g := range c.Groups {
-		if g < 2 {
-			c.Groups[g].DEProb, c.Groups[g].DEFacLoc = s.LinDE, s.LinLoc
-			continue
-		}
-		c.Groups[g].Parent = g%2 + 1
-	}
-	return c
-}
+// lineageSet is a lineage simulation (datasets.LineageConfig, moved
+// there from this file so that other packages' tests draw the same data):
+// cell types within two lineages, built from label-free facts of the real
+// sets that no earlier family had (TestShapeFacts, commit "dppca:
+// label-free shape facts"; issue 16 points 2 and 5, the fifteenth
+// attempt).
+type lineageSet = datasets.LineageConfig
 
 // simulateLineage draws a lineageSet.
-func simulateLineage(s lineageSet) (*datasets.Dataset, error) {
-	d, truth, err := datasets.Simulate(s.config())
-	if err != nil {
-		return nil, err
-	}
-	if s.Markers.Markers > 0 {
-		d = appendMarkers(d, truth, len(s.Types.Groups), s.Markers, s.Types.Seed)
-	}
-	if s.Shift == 0 {
-		return d, nil
-	}
-	src := rand.NewPCG(s.Types.Seed, 0x11e)
-	keep := math.Exp(-s.Shift)
-	a := d.X
-	x := &datasets.CSR{Rows: a.Rows, Cols: a.Cols, Indptr: make([]int64, a.Rows+1)}
-	for i := range a.Rows {
-		cols, vals := a.Row(i)
-		for k, c := range cols {
-			v := vals[k]
-			if d.Labels[i]%2 == 1 {
-				v = float32((distuv.Binomial{N: float64(v), P: keep, Src: src}).Rand())
-			}
-			if v > 0 {
-				x.Indices = append(x.Indices, c)
-				x.Data = append(x.Data, v)
-			}
-		}
-		x.Indptr[i+1] = int64(len(x.Data))
-	}
-	out := *d
-	out.X = x
-	return &out, nil
-}
+func simulateLineage(s lineageSet) (*datasets.Dataset, error) { return datasets.SimulateLineage(s) }
 
 // lineageTypes are the types' shares, 1/(g+2) for g = 0 … 11 (the profile
 // of the other many-type families): lineage 0 the even types (0.55 of the
@@ -101,13 +29,7 @@ func simulateLineage(s lineageSet) (*datasets.Dataset, error) {
 func lineageTypes() []float64 { return typeShares(12) }
 
 // typeShares are k types' shares 1/(g+2), g = 0 … k−1.
-func typeShares(k int) []float64 {
-	p := make([]float64, k)
-	for g := range p {
-		p[g] = 1 / float64(g+2)
-	}
-	return p
-}
+func typeShares(k int) []float64 { return datasets.TypeShares(k) }
 
 // lineageFor is the lineage simulation on 2,500 cells × 4,000 genes (the
 // nested families' shape) with 12 types of lineageTypes' shares, the
@@ -118,16 +40,10 @@ func lineageFor(linDE, linLoc, shift, typeDE, typeLoc, libLoc float64, seed uint
 	return lineageShape(2500, 4000, lineageTypes(), linDE, linLoc, shift, typeDE, typeLoc, libLoc, seed)
 }
 
-// lineageShape is lineageFor on cells × genes with types of shares probs.
+// lineageShape is lineageFor on cells × genes with types of shares probs
+// (datasets.LineageShape).
 func lineageShape(cells, genes int, probs []float64, linDE, linLoc, shift, typeDE, typeLoc, libLoc float64, seed uint64) lineageSet {
-	c := datasets.DefaultSimConfig(cells, genes, len(probs))
-	for g, p := range probs {
-		c.Groups[g].Prob, c.Groups[g].DEProb, c.Groups[g].DEFacLoc = p, typeDE, typeLoc
-	}
-	c.Dropout, c.DropoutMid, c.DropoutShape = true, -1, -1.5
-	c.LibLoc = libLoc
-	c.Seed = seed
-	return lineageSet{Types: c, LinDE: linDE, LinLoc: linLoc, Shift: shift}
+	return datasets.LineageShape(cells, genes, probs, linDE, linLoc, shift, typeDE, typeLoc, libLoc, seed)
 }
 
 // lineageTarget holds the real sets' facts the lineage family is matched
@@ -279,57 +195,23 @@ var lineageLocs = []float64{0.3, 0.5, 0.8, 1.2}
 // 0.043, part 0.424, bi 0.98, libcor −0.92, W2K/WK 0.877 and 6 eigenvalues
 // above the edge (the real sets 0.38–0.48, 0.026–0.064, 0.46–0.69,
 // 0.85–0.91, |0.50–0.57|, 0.72–0.81, 8–12).
-func lineageSets() map[string]lineageSet {
-	return map[string]lineageSet{
-		"simlin12": lineageFor(0.4, 1.0, 1.0, 0.1, 0.8, 7.275, 51),
-		// simlinoff12: linOffMatch's least loss (83.5), φ 0.5 at 0.5
-		// counts per cell, libraries at 7.064 (median 1,003): at h 200
-		// topK 0.258, decay 0.040, part 0.486, bi 0.98, libcor +0.92,
-		// W2K/WK 0.858, 4 above the edge; at h 800 communality
-		// 0.257/0.207/0.238/0.188 by band, W2K/WK 0.734.
-		"simlinoff12": linOffFor(0.5, math.Log(0.5), 7.064, 52),
-		// simlinoff16: linOff16Match's least loss (45.4), φ 0.1 at 2
-		// counts per cell, libraries at 7.412 (median 1,604), at
-		// mouse_bladder_2100's shape: at h 200 topK 0.348, decay 0.037,
-		// part 0.589, bi 0.96, libcor +0.90, W2K/WK 0.841, 6 above the
-		// edge; at h 800 communality 0.425/0.271/0.253/0.216, W2K/WK
-		// 0.788 (mouse_bladder_2100: 0.417, 0.026, 0.573, 0.85, +0.50,
-		// 0.811, 8; 0.439/0.390/0.243/0.153, 0.747).
-		"simlinoff16": linOffShape(linOff16Shape, 0.1, math.Log(2), 7.412, 53),
-	}
-}
-
-// TestSimulateLineage checks a small lineage draw: 12 labelled types, and
-// the odd lineage's median library about e^{−Shift} of the even one's
-// (binomial thinning), within a factor 1.25.
-func TestSimulateLineage(t *testing.T) {
-	s := lineageSets()["simlin12"]
-	s.Types.Cells, s.Types.Genes = 1200, 400
-	d, err := simulateLineage(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	if len(d.Classes) != 12 {
-		t.Fatalf("%d classes, want 12", len(d.Classes))
-	}
-	var libs [2][]float64
-	for i := range d.Cells() {
-		_, v := d.X.Row(i)
-		tot := 0.0
-		for _, c := range v {
-			tot += float64(c)
-		}
-		libs[d.Labels[i]%2] = append(libs[d.Labels[i]%2], tot)
-	}
-	med := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
-	r := med(libs[1]) / med(libs[0])
-	if want := math.Exp(-s.Shift); r < want/1.25 || r > want*1.25 {
-		t.Errorf("odd/even median library %.3f, want %.3f within a factor 1.25", r, want)
-	}
-}
+//
+// simlinoff12: linOffMatch's least loss (83.5), φ 0.5 at 0.5 counts per
+// cell, libraries at 7.064 (median 1,003): at h 200 topK 0.258, decay
+// 0.040, part 0.486, bi 0.98, libcor +0.92, W2K/WK 0.858, 4 above the
+// edge; at h 800 communality 0.257/0.207/0.238/0.188 by band, W2K/WK
+// 0.734.
+//
+// simlinoff16: linOff16Match's least loss (45.4), φ 0.1 at 2 counts per
+// cell, libraries at 7.412 (median 1,604), at mouse_bladder_2100's shape:
+// at h 200 topK 0.348, decay 0.037, part 0.589, bi 0.96, libcor +0.90,
+// W2K/WK 0.841, 6 above the edge; at h 800 communality
+// 0.425/0.271/0.253/0.216, W2K/WK 0.788 (mouse_bladder_2100: 0.417, 0.026,
+// 0.573, 0.85, +0.50, 0.811, 8; 0.439/0.390/0.243/0.153, 0.747).
+//
+// The parameters live in datasets.LineageFamilies (TestLineageFamilies
+// there pins them); TestSimulateLineage moved there with the generator.
+func lineageSets() map[string]lineageSet { return datasets.LineageFamilies() }
 
 // linOffTarget are the real sets' facts at h = 800 the second lineage
 // family is matched to on top of lineageTarget (means of mouse_bladder,
@@ -379,11 +261,7 @@ var linOff12Shape, linOff16Shape = linOffDims{2500, 4000, 12}, linOffDims{2100, 
 // linOffShape is linOffFor at shape dm: a fraction phi of its genes
 // markers, its types of shares typeShares(dm.K).
 func linOffShape(dm linOffDims, phi, onLoc, libLoc float64, seed uint64) lineageSet {
-	m := int(math.Round(phi * float64(dm.Genes)))
-	s := lineageShape(dm.Cells, dm.Genes, typeShares(dm.K), 0.4, 1.0, 1.0, 0.1, 0.1, libLoc, seed)
-	s.Types.Genes = dm.Genes - m
-	s.Markers = onoffSet{Markers: m, OnLoc: onLoc, OnScale: 1, OffFrac: 0.02}
-	return s
+	return datasets.LinOffShape(dm.Cells, dm.Genes, dm.K, phi, onLoc, libLoc, seed)
 }
 
 // linOffMatch runs the second family's matching rule (commit "dppca:

@@ -3,14 +3,10 @@ package dppca
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-
-	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/dpscope/dpscope/datasets"
 )
@@ -107,64 +103,15 @@ func simulateOnOff(s onoffSet) (*datasets.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	return appendMarkers(d, truth, len(s.Types.Groups), s, s.Types.Seed), nil
+	return appendMarkers(d, truth, s, s.Types.Seed), nil
 }
 
 // appendMarkers appends s.Markers on/off marker genes (s's OnLoc, OnScale,
-// OffFrac, Pairs) to d, drawn from seed, for its k groups of truth.
-func appendMarkers(d *datasets.Dataset, truth *datasets.SimTruth, k int, s onoffSet, seed uint64) *datasets.Dataset {
-	src := rand.NewPCG(seed, 0x0ff)
-	rng := rand.New(src)
-	lib := slices.Clone(truth.LibSizes)
-	slices.Sort(lib)
-	med := lib[len(lib)/2]
-	on := make([]float64, s.Markers)
-	home := make([][]bool, s.Markers)
-	for j := range s.Markers {
-		on[j] = math.Exp(s.OnLoc + s.OnScale*rng.NormFloat64())
-		home[j] = make([]bool, k)
-		for r := range 2 {
-			if r == 1 && rng.Float64() >= 0.3 {
-				break
-			}
-			a := rng.IntN(k)
-			home[j][a] = true
-			if s.Pairs && a^1 < k {
-				home[j][a^1] = true
-			}
-		}
-	}
-	const bcv = 0.5
-	gam := distuv.Gamma{Alpha: 1 / (bcv * bcv), Beta: 1 / (bcv * bcv), Src: src}
-	a := d.X
-	x := &datasets.CSR{Rows: a.Rows, Cols: a.Cols + s.Markers, Indptr: make([]int64, a.Rows+1)}
-	for i := range a.Rows {
-		ac, av := a.Row(i)
-		x.Indices = append(x.Indices, ac...)
-		x.Data = append(x.Data, av...)
-		gi := truth.Groups[i]
-		for j := range s.Markers {
-			l := on[j] * truth.LibSizes[i] / med
-			if !home[j][gi] {
-				l *= s.OffFrac
-			}
-			l *= gam.Rand()
-			if c := (distuv.Poisson{Lambda: l, Src: src}).Rand(); c > 0 {
-				x.Indices = append(x.Indices, int32(a.Cols+j))
-				x.Data = append(x.Data, float32(c))
-			}
-		}
-		x.Indptr[i+1] = int64(len(x.Data))
-	}
-	out := *d
-	out.X = x
-	ids := make([]string, s.Markers)
-	for j := range ids {
-		ids[j] = "onoff_" + strconv.Itoa(j)
-	}
-	out.GeneIDs = append(slices.Clone(d.GeneIDs), ids...)
-	out.GeneNames = out.GeneIDs
-	return &out
+// OffFrac, Pairs) to d, drawn from seed, for the groups of truth
+// (datasets.AppendMarkers, where the mechanism moved with the lineage
+// families).
+func appendMarkers(d *datasets.Dataset, truth *datasets.SimTruth, s onoffSet, seed uint64) *datasets.Dataset {
+	return datasets.AppendMarkers(d, truth, datasets.MarkerConfig{Markers: s.Markers, OnLoc: s.OnLoc, OnScale: s.OnScale, OffFrac: s.OffFrac, Pairs: s.Pairs}, seed)
 }
 
 // TestCountFacts logs countFacts of named sets (shared sets, builtin:NAME,

@@ -26,6 +26,9 @@ func simData(t testing.TB, seed uint64) *datasets.Dataset {
 		t.Fatal(err)
 	}
 	spec.Seed = seed
+	if os.Getenv("DPSCOPE_SOUNDDCAN_SHAPE") == "simlinoff12" {
+		return linOffData(t, seed)
+	}
 	if os.Getenv("DPSCOPE_SOUNDDCAN_SHAPE") == "pbmc" {
 		// FedSC's tenth session's simulation of pbmc_4k's public shape
 		// (docs/RESULTS.md "FedSC, tenth session (fedsc6)"), fixed there
@@ -159,6 +162,31 @@ func simData(t testing.TB, seed uint64) *datasets.Dataset {
 	return d
 }
 
+// linOffData draws dppca's simlinoff12 family (datasets.LineageFamilies:
+// two lineages of 12 types with on/off markers, 2,500 cells × 4,000
+// genes; the only simulation family whose label-free facts match the real
+// droplet sets', rule G13's R) with simulator seed seed, and
+// DPSCOPE_SOUNDDCAN_CELLS cells when set. The other shape variables do not
+// apply (its parameters were fixed by its matching rule).
+func linOffData(t testing.TB, seed uint64) *datasets.Dataset {
+	t.Helper()
+	c := datasets.LineageFamilies()["simlinoff12"]
+	c.Types.Seed = seed
+	if v := os.Getenv("DPSCOPE_SOUNDDCAN_CELLS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Types.Cells = n
+	}
+	d, err := datasets.SimulateLineage(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Name = fmt.Sprintf("sim:%d", seed)
+	return d
+}
+
 // medianLibrary returns the median of the cells' total counts (a
 // label-free fact of the shape, logged beside the designs).
 func medianLibrary(d *datasets.Dataset) float64 {
@@ -197,7 +225,9 @@ func zeroFraction(d *datasets.Dataset) float64 {
 // DPSCOPE_SOUNDDCAN_DEFAC every group's DE factor location,
 // DPSCOPE_SOUNDDCAN_LIBLOC the library sizes' log-mean,
 // DPSCOPE_SOUNDDCAN_SHAPE=pbmc starts from FedSC's pbmc_4k-shaped
-// simulation instead (the three above still apply on top),
+// simulation instead (the three above still apply on top), =mb from
+// mouse_bladder's shape, =simlinoff12 draws dppca's lineage family with
+// markers (linOffData; only CELLS applies),
 // DPSCOPE_SOUNDDCAN_PROBS the groups' proportions (a comma list),
 // DPSCOPE_SOUNDDCAN_NEST a hidden child type's DE location in each of the
 // four largest types (their labels merged),

@@ -407,4 +407,24 @@
 //     211–222, rule G3's shapes and the mb shape): +0.0047 over 40 cells
 //     (2 SE 0.0073), a win on one shape only; the first screen still
 //     learnt (+0.147 over its null).
+//
+// Thirteenth session, second part (docs/RESULTS.md, "sdcan16"): after
+// dppca's scale went 25 → 18 (rule G13), its whole pipeline at ε 8 beats
+// the start on the real sets. Label-free, the start reads fewer genes
+// (mouse_bladder 200, pbmc_4k 265 against dppca's 255 and 396), with 0.5
+// to 0.77 of μ², p = 10, 5 rounds and 3K centres. Option genes=whole:S
+// (Options.GenesWhole, Plan.genesMu) reads grow:S at the whole run's μ,
+// so whole:18 reads at least dppca's h. Rule G6 (draws 231–239: rule
+// G3's shapes, the mb shape and dppca's simlinoff12 family,
+// DPSCOPE_SOUNDDCAN_SHAPE=simlinoff12) FAILED: −0.0038 over 36 cells
+// (2 SE 0.0145). It won on the mb shape (ε 8 +0.049) but lost beyond
+// 2 SE below −0.10 on simlinoff12 (ε 8 −0.157: the larger h lifts ρ
+// over TargetRho, so the start normalises to 10⁴) and the pbmc shape
+// (ε 8 −0.105). It stays an option. So does genes=start:S
+// (Options.GenesRulesAtDefault): whole:S for the start, with the rules
+// that read ρ reading it at the default's h. It was designed after G6's
+// draw 239 and judged by rule G7 on fresh draws 241–249, where it FAILED:
+// +0.0003 over 36 cells (2 SE 0.0127), and a win on one shape only. More
+// genes gain on the marker-like shapes and lose on the Splatter-like
+// ones at ε 8–16.
 package sounddcan

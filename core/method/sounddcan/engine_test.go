@@ -428,6 +428,8 @@ func FuzzParse(f *testing.F) {
 	f.Add("genes", "auto:6.5", "p", "300")
 	f.Add("genes", "auto:1e-9", "stage", "off")
 	f.Add("genes", "grow:19", "start", "dppca")
+	f.Add("genes", "whole:18", "handoff", "midmerge")
+	f.Add("genes", "start:18", "target", "auto")
 	f.Add("genes", "grow:-0", "handoff", "mid")
 	f.Add("p", "span", "genes", "12")
 	f.Add("p", "span", "handoff", "midmerge")

@@ -175,3 +175,80 @@ func privatePlan(t *testing.T, src *dppca.Source, vals map[string]string, eps fl
 	}
 	return pl
 }
+
+// TestGenesWhole checks genes=whole:S: it parses to grow:S's floor and
+// scale with GenesWhole, prints back, needs a floor, is dropped by the
+// hand-off; in a private plan h = max(200, ñ·μ/S) with μ the whole run's
+// (above the floor at ε 4 and S = 2, more genes than grow:2 reads at
+// the stage's μ), the staged split's ρ is read with that h, and the null
+// (steps=0) chooses the same h.
+func TestGenesWhole(t *testing.T) {
+	o := mustParse(t, map[string]string{"genes": "whole:18"})
+	if o.Genes != dppca.GenesAuto || o.GenesScale != 18 || o.GenesFloor != dppca.DefaultGenes || !o.GenesWhole || !strings.Contains(o.String(), " genes=whole:18 ") {
+		t.Errorf("genes=whole:18 gives Genes %d, scale %g, floor %d, whole %v, %q", o.Genes, o.GenesScale, o.GenesFloor, o.GenesWhole, o.String())
+	}
+	for _, v := range []string{"whole:0", "whole:x", "whole:", "whole", "whole:NaN"} {
+		if _, err := Parse(map[string]string{"genes": v}); err == nil || !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), "genes") {
+			t.Errorf("genes=%s: error %v, want an ErrOptions naming genes", v, err)
+		}
+	}
+	bad := o
+	bad.GenesFloor = 0
+	if err := bad.Validate(); err == nil || !errors.Is(err, ErrOptions) {
+		t.Errorf("whole without a floor validates (%v)", err)
+	}
+	if h := o.handoff(); h.GenesWhole {
+		t.Error("handoff keeps genes=whole")
+	}
+	src, err := dppca.NewSource(fixture.Separated(3, 300, 600, 1), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := privatePlan(t, src, map[string]string{"genes": "whole:2"}, 4)
+	grow := privatePlan(t, src, map[string]string{"genes": "grow:2"}, 4)
+	want := src.Genes(max(dppca.GenesRuleScale(pl.NoisyN, pl.Mu, 2), dppca.DefaultGenes))
+	if pl.DPPCA.H != want || pl.DPPCA.H <= grow.DPPCA.H {
+		t.Errorf("whole:2 ε 4: h = %d, want %d (ñ %g, μ %g), above grow:2's %d", pl.DPPCA.H, want, pl.NoisyN, pl.Mu, grow.DPPCA.H)
+	}
+	w := mustParse(t, map[string]string{"genes": "whole:2"})
+	_, shNet, _ := w.shares()
+	z := math.Sqrt(float64(w.Steps)) / (pl.Mu * math.Sqrt(shNet))
+	if r := MeanNoise(z, w.GradClip, src.K, pl.NoisyN, w.LR, want); math.Abs(pl.Rho-r) > 1e-12 {
+		t.Errorf("whole:2: staged split's ρ %g, want %g with h = %d", pl.Rho, r, want)
+	}
+	if null := privatePlan(t, src, map[string]string{"genes": "whole:2", "steps": "0"}, 4); null.DPPCA.H != pl.DPPCA.H {
+		t.Errorf("whole:2: null h %d, method %d", null.DPPCA.H, pl.DPPCA.H)
+	}
+}
+
+// TestGenesStart checks genes=start:S: it parses to whole:S with the
+// rules at the default's h, prints back and is dropped by the hand-off;
+// in a private plan the start's h is whole:S's while ρ, the shares and
+// the total are the default's (grow:19) from the same released count.
+func TestGenesStart(t *testing.T) {
+	o := mustParse(t, map[string]string{"genes": "start:18"})
+	if !o.GenesWhole || !o.GenesRulesAtDefault || o.GenesScale != 18 || o.GenesFloor != dppca.DefaultGenes || !strings.Contains(o.String(), " genes=start:18 ") {
+		t.Errorf("genes=start:18 gives whole %v, rules %v, scale %g, floor %d, %q", o.GenesWhole, o.GenesRulesAtDefault, o.GenesScale, o.GenesFloor, o.String())
+	}
+	bad := o
+	bad.GenesWhole = false
+	if err := bad.Validate(); err == nil || !errors.Is(err, ErrOptions) {
+		t.Errorf("rules at the default's h without whole validates (%v)", err)
+	}
+	if h := o.handoff(); h.GenesRulesAtDefault || h.GenesWhole {
+		t.Error("handoff keeps genes=start")
+	}
+	src, err := dppca.NewSource(fixture.Separated(3, 300, 600, 1), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := privatePlan(t, src, map[string]string{"genes": "start:2"}, 4)
+	wh := privatePlan(t, src, map[string]string{"genes": "whole:2"}, 4)
+	def := privatePlan(t, src, nil, 4)
+	if st.DPPCA.H != wh.DPPCA.H || st.DPPCA.H <= def.DPPCA.H {
+		t.Errorf("start:2 h %d, want whole:2's %d, above the default's %d", st.DPPCA.H, wh.DPPCA.H, def.DPPCA.H)
+	}
+	if st.Rho != def.Rho || st.Target != def.Target || st.shares != def.shares || st.NetOff != def.NetOff {
+		t.Errorf("start:2 ρ %g, total %g, net off %v; want the default's %g, %g, %v", st.Rho, st.Target, st.NetOff, def.Rho, def.Target, def.NetOff)
+	}
+}

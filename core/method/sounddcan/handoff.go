@@ -58,7 +58,7 @@ const HandoffRho = TargetRho / 2
 // start and the head, as steps=0). It is idempotent.
 func (o Options) handoff() Options {
 	o.Start, o.Hold, o.NoTrain = StartDPPCA, HoldOn, true
-	o.Genes, o.GenesScale, o.GenesFloor = dppca.GenesAuto, 0, 0
+	o.Genes, o.GenesScale, o.GenesFloor, o.GenesWhole, o.GenesRulesAtDefault = dppca.GenesAuto, 0, 0, false, false
 	o.P, o.PRule, o.PSpan = dppca.DefaultPCap, dppca.PRuleEdge, false
 	o.Over = 1
 	if o.Handoff == HandoffMidMerge {

@@ -76,6 +76,21 @@ type Options struct {
 	// default, more where the released count and budget allow (the
 	// lead's answer to auto:S, which fell to h = 68 on the first screen).
 	GenesFloor int
+	// GenesWhole ("genes=whole:S", with grow:S's floor) reads the rule
+	// at the whole run's μ instead of the dppca stage's network-on μ
+	// (Plan.genesMu): h = max(200, ñ·μ/S), at S = 18 dppca's own h when
+	// it runs alone with the whole budget (dppca.DefaultGenesScale), so
+	// the start reads at least the genes dppca would (the thirteenth
+	// session's diagnosis: at ε 8 the stage read 0.67–0.78 of dppca's h).
+	GenesWhole bool
+	// GenesRulesAtDefault ("genes=start:S": whole:S for the start's
+	// matrix) makes every rule that reads ρ (the staged split, net=rho,
+	// target=auto, the hand-off) read it at the default's h (grow:19 at
+	// the stage's network-on μ, Plan.rulesH) instead of the start's: their
+	// bounds were fitted at that h, and under whole:18 the larger h alone
+	// lifted ρ over TargetRho (simlinoff12 draw 239, ε 8: the start
+	// normalised to 10⁴ and lost 0.157; rule G6).
+	GenesRulesAtDefault bool
 	// PSpan ("p=span") sets p from K at run time (forK): p = max(P,
 	// K − 1), at most dppca.DefaultPCap. K cluster means span K − 1
 	// dimensions, so with P = 10 a start of K ≥ 12 clusters runs its
@@ -278,21 +293,23 @@ func Parse(vals map[string]string) (Options, error) {
 		case key == "genes" && v == "auto":
 			o.Genes = dppca.GenesAuto
 			continue
-		case key == "genes" && (strings.HasPrefix(v, "auto:") || strings.HasPrefix(v, "grow:")):
+		case key == "genes" && (strings.HasPrefix(v, "auto:") || strings.HasPrefix(v, "grow:") || strings.HasPrefix(v, "whole:") || strings.HasPrefix(v, "start:")):
 			// auto:S and grow:S share the scale; grow:S adds today's fixed h
 			// as the floor
 			form, scale, _ := strings.Cut(v, ":")
 			f, err := strconv.ParseFloat(scale, 64)
 			if err != nil || math.IsNaN(f) || f < GenesScaleMin || f > GenesScaleMax {
-				if form == "grow" {
-					return Options{}, optf("option genes is %q, must be grow:S with S in [%g, %g] (h = ñ·μ/S, at least %d), auto, auto:S or an integer", v, GenesScaleMin, GenesScaleMax, dppca.DefaultGenes)
+				if form == "grow" || form == "whole" || form == "start" {
+					return Options{}, optf("option genes is %q, must be grow:S, whole:S or start:S with S in [%g, %g] (h = ñ·μ/S, at least %d), auto, auto:S or an integer", v, GenesScaleMin, GenesScaleMax, dppca.DefaultGenes)
 				}
 				return Options{}, optf("option genes is %q, must be auto, auto:S with S in [%g, %g], or an integer", v, GenesScaleMin, GenesScaleMax)
 			}
 			o.Genes, o.GenesScale, o.GenesFloor = dppca.GenesAuto, f, 0
-			if form == "grow" {
+			if form == "grow" || form == "whole" || form == "start" {
 				o.GenesFloor = dppca.DefaultGenes
 			}
+			o.GenesWhole = form == "whole" || form == "start"
+			o.GenesRulesAtDefault = form == "start"
 			continue
 		case key == "p" && v == "auto":
 			o.P, o.PRule = 0, dppca.PRuleEdge
@@ -461,6 +478,10 @@ func (o Options) Validate() error {
 		return optf("option genes is %d, must be auto or in [2, 5000]", o.Genes)
 	case o.GenesScale != 0 && (o.Genes != dppca.GenesAuto || !(o.GenesScale >= GenesScaleMin && o.GenesScale <= GenesScaleMax)):
 		return optf("option genes has scale %g with h %d, must be auto:S with S in [%g, %g]", o.GenesScale, o.Genes, GenesScaleMin, GenesScaleMax)
+	case o.GenesRulesAtDefault && !o.GenesWhole:
+		return optf("option genes reads the rules at the default's h without whole, must be start:S")
+	case o.GenesWhole && o.GenesFloor == 0:
+		return optf("option genes is whole with no floor, must be whole:S (grow:S's floor)")
 	case o.GenesFloor != 0 && (o.GenesScale == 0 || o.GenesFloor < dppca.GenesAutoMin || o.GenesFloor > dppca.GenesAutoMax):
 		return optf("option genes has floor %d with scale %g, must be grow:S (a floor needs a scale; floor in [%d, %d])", o.GenesFloor, o.GenesScale, dppca.GenesAutoMin, dppca.GenesAutoMax)
 	case o.PSpan && o.PRule != dppca.PRuleFixed:
@@ -581,6 +602,12 @@ func (o Options) String() string {
 		}
 		if o.GenesFloor > 0 {
 			genes = "grow:" + strconv.FormatFloat(o.GenesScale, 'g', -1, 64)
+		}
+		if o.GenesWhole {
+			genes = "whole:" + strconv.FormatFloat(o.GenesScale, 'g', -1, 64)
+		}
+		if o.GenesRulesAtDefault {
+			genes = "start:" + strconv.FormatFloat(o.GenesScale, 'g', -1, 64)
 		}
 	}
 	over := strconv.Itoa(o.Over)

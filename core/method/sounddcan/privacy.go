@@ -138,13 +138,32 @@ func (pl *Plan) rhoOn(src *dppca.Source, mu float64, o Options, do dppca.Options
 	_, shNet, _ := on.shares()
 	n := pl.NoisyN
 	h := src.Genes(do.Genes)
-	if do.Genes == dppca.GenesAuto && o.GenesScale > 0 {
-		h = src.Genes(o.scaledGenes(n, pl.stageMuOn))
+	if o.GenesRulesAtDefault {
+		h = pl.rulesH(src, o)
+	} else if do.Genes == dppca.GenesAuto && o.GenesScale > 0 {
+		h = src.Genes(o.scaledGenes(n, pl.genesMu(o)))
 	} else if do.Genes == dppca.GenesAuto {
 		h = src.Genes(dppca.GenesRule(n, pl.stageMuOn))
 	}
 	z := math.Sqrt(float64(o.Steps)) / (mu * math.Sqrt(shNet))
 	return MeanNoise(z, o.GradClip, src.K, n, o.LR, h)
+}
+
+// genesMu is the μ genes=auto:S, grow:S and whole:S read h with: the
+// dppca stage's μ at its network-on share, or under whole:S the whole
+// run's μ (public: both are fixed by ε, δ and the public shares).
+func (pl *Plan) genesMu(o Options) float64 {
+	if o.GenesWhole {
+		return pl.Mu
+	}
+	return pl.stageMuOn
+}
+
+// rulesH is the h the ρ-reading rules use under genes=start:S: the
+// default's, grow:DefaultGenesScale at the stage's network-on μ, from the
+// released count.
+func (pl *Plan) rulesH(src *dppca.Source, o Options) int {
+	return src.Genes(max(dppca.GenesRuleScale(pl.NoisyN, pl.stageMuOn, DefaultGenesScale), o.GenesFloor))
 }
 
 // NetRho is the noise net=auto puts on a mixture mean, in units of R:
@@ -384,7 +403,7 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 	if pl.NoisyN > 0 {
 		// The count is released already: plan the stage around it
 		// (dppca.Source.PlanFor's rule for h, with this count).
-		if pl.DPPCA, err = planWithCount(src, eps1, delta, do, pl.NoisyN, pl.CountSigma, o, pl.stageMuOn); err != nil {
+		if pl.DPPCA, err = planWithCount(src, eps1, delta, do, pl.NoisyN, pl.CountSigma, o, pl.genesMu(o)); err != nil {
 			return Plan{}, err
 		}
 	} else if pl.DPPCA, err = src.PlanFor(true, eps1, delta, do, 0, rng); err != nil {
@@ -428,7 +447,7 @@ func (pl *Plan) overByNoise(src *dppca.Source, mu, delta float64, o Options, do 
 	if err != nil {
 		return 0, err
 	}
-	st, err := planWithCount(src, eps1, delta, do, pl.NoisyN, pl.CountSigma, o, pl.stageMuOn)
+	st, err := planWithCount(src, eps1, delta, do, pl.NoisyN, pl.CountSigma, o, pl.genesMu(o))
 	if err != nil {
 		return 0, err
 	}
