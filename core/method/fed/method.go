@@ -39,7 +39,7 @@ var (
 		{Key: "no_ema", Kind: core.KindBool, Default: false, Doc: "the target is the online encoder itself"},
 		{Key: "momentum", Kind: core.KindFloat, Default: DefaultMomentum, Min: 0, Max: 1, Doc: "local SGD momentum (0: the default, the paper's 0.5)"},
 		{Key: "weight_decay", Kind: core.KindFloat, Default: DefaultWeightDecay, Min: 0, Max: math.Inf(1), Doc: "local SGD weight decay (0: the default)"},
-		{Key: "divergence", Kind: core.KindChoice, Default: "printed", Choices: []string{"printed", "fedema", "off"}, Doc: "FedSC's divergence-aware client update: the paper's Eq. (4) as printed, FedEMA's rule, or none"},
+		{Key: "divergence", Kind: core.KindChoice, Default: "printed", Choices: []string{"printed", "fedema", "off", "calibrated"}, Doc: "FedSC's divergence-aware client update: the paper's Eq. (4) as printed, FedEMA's rule, none, or Eq. (4) with α scaled to the client's first divergence (FedEMA's auto-scaler)"},
 		{Key: "divergence_alpha", Kind: core.KindFloat, Default: DefaultDivergenceAlpha, Min: 0, Max: 1, Doc: "α of the divergence-aware update (0: the default)"},
 		{Key: "lr_schedule", Kind: core.KindChoice, Default: "constant", Choices: lrScheduleNames[:], Doc: "FedSC's local learning rate over the rounds: constant (the paper states no schedule) or cosine decay to 0 over the planned rounds (FedEMA's code)"},
 		{Key: "bn", Kind: core.KindChoice, Default: "mix", Choices: bnStatsNames[:], Doc: "FedSC client's BatchNorm running statistics at a round's start: μ-mixed with the global ones like every weight, the global ones (FedEMA's code), or its own"},
