@@ -93,13 +93,26 @@ func ParseProtocol(s string) (Protocol, error) {
 type Divergence int
 
 const (
+	// DivergenceCalibrated is Eq. (4) as printed with α read as FedEMA's
+	// auto-scaler target τ ("controls the magnitude of μ"; FedEMA's code
+	// sets auto_scaler_target 0.7, FedSC's α): μ_k = min(α·d_k⁰/d, 1),
+	// d_k⁰ the client's divergence at its first divergence-aware update,
+	// so μ_k = α there and every client starts each round within α·d_k⁰
+	// of the global model. The printed rule's radius α is an absolute
+	// weight norm: at dpscope's scale d stays below 0.7 until round 12–13,
+	// so no global weight reaches a client before then (docs/RESULTS.md,
+	// fedsc7); this one is scale-free. The default (the zero value):
+	// on fedsc6's simulation, fresh draws 31–34, it beat the printed rule
+	// under the rule of commit 42d231d (docs/RESULTS.md, fedsc8).
+	DivergenceCalibrated Divergence = iota
 	// DivergencePrinted is FedSC's Eq. (4) as printed,
 	// μ_k = min(α/‖W_g − W_k‖, 1): a client keeps less of its local model
-	// the further it has drifted from the global one. The default, since
-	// it is the paper's equation; the paper's prose says the opposite
-	// ("retain more local knowledge when the divergence is large"), which
-	// is FedEMA's rule below.
-	DivergencePrinted Divergence = iota
+	// the further it has drifted from the global one. The default until
+	// the thirteenth FedSC session (fedsc8), which replaced it by
+	// DivergenceCalibrated under a rule stated first; the paper's prose
+	// says the opposite ("retain more local knowledge when the divergence
+	// is large"), which is FedEMA's rule below.
+	DivergencePrinted
 	// DivergenceFedEMA is FedEMA's rule (Zhuang, Wen & Zhang, ICLR 2022,
 	// https://arxiv.org/abs/2204.04385): W_k ← μ_k W_k + (1 − μ_k) W_g with
 	// μ_k = min(λ_k‖W_g − W_k‖, 1) and λ_k = α/‖W_g − W_k‖ fixed at the
@@ -112,19 +125,9 @@ const (
 	// DivergenceOff replaces every client's online encoder and predictor
 	// by the global ones (FedAvg-BYOL, FedU's plain protocol).
 	DivergenceOff
-	// DivergenceCalibrated is Eq. (4) as printed with α read as FedEMA's
-	// auto-scaler target τ ("controls the magnitude of μ"; FedEMA's code
-	// sets auto_scaler_target 0.7, FedSC's α): μ_k = min(α·d_k⁰/d, 1),
-	// d_k⁰ the client's divergence at its first divergence-aware update,
-	// so μ_k = α there and every client starts each round within α·d_k⁰
-	// of the global model. The printed rule's radius α is an absolute
-	// weight norm: at dpscope's scale d stays below 0.7 until round 12–13,
-	// so no global weight reaches a client before then (docs/RESULTS.md,
-	// fedsc7); this one is scale-free.
-	DivergenceCalibrated
 )
 
-// String returns "printed", "fedema", "off" or "calibrated".
+// String returns "calibrated", "printed", "fedema" or "off".
 func (d Divergence) String() string {
 	switch d {
 	case DivergencePrinted:
@@ -139,11 +142,11 @@ func (d Divergence) String() string {
 	return fmt.Sprintf("Divergence(%d)", int(d))
 }
 
-const divergenceChoices = "printed, fedema, off or calibrated"
+const divergenceChoices = "calibrated, printed, fedema or off"
 
-// ParseDivergence reads "printed", "fedema", "off" or "calibrated".
+// ParseDivergence reads "calibrated", "printed", "fedema" or "off".
 func ParseDivergence(s string) (Divergence, error) {
-	for _, d := range []Divergence{DivergencePrinted, DivergenceFedEMA, DivergenceOff, DivergenceCalibrated} {
+	for _, d := range []Divergence{DivergenceCalibrated, DivergencePrinted, DivergenceFedEMA, DivergenceOff} {
 		if d.String() == s {
 			return d, nil
 		}
@@ -333,7 +336,7 @@ type Params struct {
 
 	// Encoder, PredictorHidden, MaskProb, EMADecay, Momentum, WeightDecay,
 	// DivergenceAlpha and Divergence configure FedSC; zero values mean the
-	// Default constants (DivergencePrinted is the zero value). NoEMA makes
+	// Default constants (DivergenceCalibrated is the zero value). NoEMA makes
 	// the target the online encoder itself (decay 0, still stop-gradient).
 	Encoder         []int
 	PredictorHidden int
@@ -556,7 +559,7 @@ func (p Params) Validate(v Variant) error {
 	if p.Loss != AELossMean && p.Loss != AELossSum {
 		return configErr("autoencoder loss", int(p.Loss), "mean or sum")
 	}
-	if p.Divergence < DivergencePrinted || p.Divergence > DivergenceCalibrated {
+	if p.Divergence < DivergenceCalibrated || p.Divergence > DivergenceOff {
 		return configErr("divergence rule", int(p.Divergence), divergenceChoices)
 	}
 	units := []struct {
