@@ -94,8 +94,8 @@ type Divergence int
 
 const (
 	// DivergenceCalibrated is Eq. (4) as printed with α read as FedEMA's
-	// auto-scaler target τ ("controls the magnitude of μ"; FedEMA's code
-	// sets auto_scaler_target 0.7, FedSC's α): μ_k = min(α·d_k⁰/d, 1),
+	// auto-scaler target τ ("controls the magnitude of μ"; FedEMA's paper
+	// uses τ = 0.7, FedSC's α): μ_k = min(α·d_k⁰/d, 1),
 	// d_k⁰ the client's divergence at its first divergence-aware update,
 	// so μ_k = α there and every client starts each round within α·d_k⁰
 	// of the global model. The printed rule's radius α is an absolute
