@@ -26,8 +26,10 @@
 //     (BYOL's, as FedEMA's code builds it), an EMA target (τ = 0.99) behind a stop-gradient, the symmetric loss
 //     2 − 2cos, SGD with momentum 0.5 and weight decay 5e-4 (lr 0.032,
 //     batch 128, 5 local epochs), size-weighted FedAvg of encoder and
-//     predictor, and the divergence-aware client update of Eq. (4) as
-//     printed (Params.Divergence); evaluation is k-means with 10 k-means++
+//     predictor, and the divergence-aware client update of Eq. (4) with
+//     α read as FedEMA's auto-scaler target (μ_k = α at a client's first
+//     update, every client starting within α·d_k⁰ of the global model;
+//     Params.Divergence, "calibrated"); evaluation is k-means with 10 k-means++
 //     restarts (scikit-learn's default) on the global online encoder's
 //     output. By default the paper's benchmark: K = 4,
 //     300 rounds, each client holding ⌊classes/K⌋ whole classes (split

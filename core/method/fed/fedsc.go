@@ -30,7 +30,7 @@ type byolLearner struct {
 type byolClient struct {
 	online []float32 // full layout
 	target []float32 // [encoder parameters | encoder statistics]
-	lambda float64   // FedEMA's λ_k, fixed at the first divergence-aware update
+	lambda float64   // FedEMA's λ_k (or calibrated's α·d_k⁰), fixed at the first divergence-aware update
 	begun  bool
 }
 
@@ -130,6 +130,17 @@ func divergenceMu(rule Divergence, alpha float64, lambda *float64, d float64) fl
 			return 1
 		}
 		return min(alpha/d, 1)
+	case DivergenceCalibrated:
+		if *lambda == 0 {
+			if d == 0 {
+				return 1 // nothing to mix; calibrate at the first d > 0
+			}
+			*lambda = alpha * d
+		}
+		if d <= *lambda {
+			return 1
+		}
+		return *lambda / d
 	}
 	if *lambda == 0 {
 		if d == 0 {

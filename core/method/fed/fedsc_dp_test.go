@@ -34,7 +34,7 @@ func TestPaperSplit(t *testing.T) {
 	if err := (Params{}).Validate(FedSC); err != nil {
 		t.Errorf("fedsc defaults: %v", err)
 	}
-	if p := (Params{}).withDefaults(FedSC); p.Split != SplitPaper || p.Divergence != DivergencePrinted || p.Momentum != 0.5 || p.ClientRate != 1 {
+	if p := (Params{}).withDefaults(FedSC); p.Split != SplitPaper || p.Divergence != DivergenceCalibrated || p.Momentum != 0.5 || p.ClientRate != 1 {
 		t.Errorf("fedsc defaults %q %v %v %v, want the paper's split, Eq. (4) as printed, momentum 0.5, every client", p.Split, p.Divergence, p.Momentum, p.ClientRate)
 	}
 }

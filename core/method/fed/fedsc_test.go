@@ -1,6 +1,7 @@
 package fed
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -94,6 +95,41 @@ func TestDivergenceMu(t *testing.T) {
 	if mu := divergenceMu(DivergenceOff, 0.7, new(float64), 7); mu != 0 {
 		t.Errorf("off μ = %v, want 0", mu)
 	}
+	// Calibrated: d = 0 leaves λ unset and μ = 1; the first d > 0 sets
+	// λ = α·d₀ and gives μ = α; then μ = λ/d, capped at 1 below λ.
+	var cal float64
+	if mu := divergenceMu(DivergenceCalibrated, 0.7, &cal, 0); mu != 1 || cal != 0 {
+		t.Errorf("calibrated μ at d = 0: %v (λ %v), want 1 with λ unset", mu, cal)
+	}
+	if mu := divergenceMu(DivergenceCalibrated, 0.7, &cal, 0.25); math.Abs(mu-0.7) > 1e-12 || math.Abs(cal-0.175) > 1e-12 {
+		t.Errorf("first calibrated μ = %v, λ = %v, want 0.7, 0.175", mu, cal)
+	}
+	if mu := divergenceMu(DivergenceCalibrated, 0.7, &cal, 0.875); math.Abs(mu-0.2) > 1e-12 {
+		t.Errorf("calibrated μ at d = 0.875 = %v, want 0.2", mu)
+	}
+	if mu := divergenceMu(DivergenceCalibrated, 0.7, &cal, 0.1); mu != 1 {
+		t.Errorf("calibrated μ at d = 0.1 < λ = %v, want 1", mu)
+	}
+	if mu := divergenceMu(DivergenceCalibrated, 1, new(float64), 3); mu != 1 {
+		t.Errorf("calibrated μ with α = 1 = %v, want 1 (the client keeps itself)", mu)
+	}
+}
+
+// TestDivergenceParse checks that every rule's name parses back to it
+// through the option map, and that an unknown one is a config error.
+func TestDivergenceParse(t *testing.T) {
+	for _, d := range []Divergence{DivergencePrinted, DivergenceFedEMA, DivergenceOff, DivergenceCalibrated} {
+		p, err := ParamsFromOptions(map[string]string{"divergence": d.String()})
+		if err != nil || p.Divergence != d {
+			t.Errorf("divergence=%s: %v, %v", d, p.Divergence, err)
+		}
+	}
+	if _, err := ParamsFromOptions(map[string]string{"divergence": "scaled"}); !errors.Is(err, ErrConfig) {
+		t.Errorf("divergence=scaled: %v, want ErrConfig", err)
+	}
+	if err := (Params{Divergence: 9}).withDefaults(FedSC).Validate(FedSC); !errors.Is(err, ErrConfig) {
+		t.Errorf("Divergence(9) validates: %v", err)
+	}
 }
 
 // TestMaskMatchesFloat64 checks that the masks drawn from the PCG directly
@@ -122,5 +158,44 @@ func TestMaskMatchesFloat64(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestStartClientCalibrated checks the calibrated rule where a client
+// takes it: at its first divergence-aware update a client keeps α of
+// itself (μ = α), and at every later one it starts within λ = α·d₀ of the
+// global model, however far it drifted.
+func TestStartClientCalibrated(t *testing.T) {
+	l := &byolLearner{p: Params{Divergence: DivergenceCalibrated, DivergenceAlpha: 0.7}, encNP: 2, predNP: 1, encS: 1}
+	l.server = []float32{1, 1, 0, 0}
+	l.resetClients(1)
+	l.startClient(0) // first round: the global model whole
+	st := &l.clients[0]
+	for i, v := range l.server {
+		if st.online[i] != v {
+			t.Fatalf("first round online[%d] = %v, want the global %v", i, st.online[i], v)
+		}
+	}
+	dist := func() float64 {
+		a, b := float64(st.online[0]-l.server[0]), float64(st.online[1]-l.server[1])
+		return math.Hypot(a, b)
+	}
+	st.online[0], st.online[1] = 1.3, 1.4 // d₀ = 0.5
+	l.startClient(0)
+	if math.Abs(st.lambda-0.35) > 1e-6 || math.Abs(dist()-0.35) > 1e-6 {
+		t.Fatalf("after the first update: λ = %v, distance %v, want 0.35, 0.35 (μ = α)", st.lambda, dist())
+	}
+	if math.Abs(float64(st.online[0])-(0.7*1.3+0.3)) > 1e-6 {
+		t.Errorf("online[0] = %v, want 0.7·1.3 + 0.3·1", st.online[0])
+	}
+	st.online[0], st.online[1] = 4, 5 // d = 5
+	l.startClient(0)
+	if math.Abs(dist()-0.35) > 1e-5 {
+		t.Errorf("after a drift of 5 the client starts %v from the global model, want λ = 0.35", dist())
+	}
+	st.online[0], st.online[1] = 1.1, 1 // d = 0.1 < λ: kept whole
+	l.startClient(0)
+	if math.Abs(dist()-0.1) > 1e-6 {
+		t.Errorf("inside the radius the client moved: distance %v, want 0.1", dist())
 	}
 }
