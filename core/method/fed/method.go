@@ -129,7 +129,7 @@ func (v Variant) descriptor() core.Method {
 		r.Label = "PPML-Omics sound, one cell"
 		m.Presets = []core.Preset{p, s, r}
 	case FedSC:
-		m.Title, m.Doc = "FedSC", "federated BYOL with a divergence-aware client update (FedSC); reached the paper's Table 1 on mouse_bladder but not on pbmc_4k with the printed Eq. (4) (ARI 0.48 vs 0.63); the calibrated default is re-measured in docs/RESULTS.md (fedsc8); sound adds client-level DP-FedAvg, which cannot learn with 4 clients (noise 59–660× the clipped updates)"
+		m.Title, m.Doc = "FedSC", "federated BYOL with a divergence-aware client update (FedSC); reaches the paper's Table 1 on mouse_bladder (ARI 0.42 vs 0.34) but not on pbmc_4k (0.42 vs 0.63; docs/RESULTS.md, fedsc8); sound adds client-level DP-FedAvg, which cannot learn with 4 clients (noise 59–660× the clipped updates)"
 		m.Modes = []core.Mode{core.ModeNonPrivate, core.ModeSound}
 		m.DependsOn = []string{"a trusted aggregator or secure aggregation (assumed)"}
 		p := core.Preset{Clients: DefaultClientsFedSC, Epochs: []int{10, DefaultLocalEpochsBYOL}, Clip: 1,
