@@ -45,8 +45,8 @@ func openData(t testing.TB, name string) *datasets.Dataset {
 	return d
 }
 
-// fitARI runs one fit and returns its ARI against the labels.
-func fitARI(t testing.TB, src *dppca.Source, private bool, eps float64, o Options, seed uint64) (float64, *Outcome) {
+// fitOnce plans and runs one fit at δ = 1e-5, its randomness from seed.
+func fitOnce(t testing.TB, src *dppca.Source, private bool, eps float64, o Options, seed uint64) *Outcome {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 0))
 	pl, err := NewPlan(src, private, eps, 1e-5, o, rng)
@@ -57,6 +57,13 @@ func fitARI(t testing.TB, src *dppca.Source, private bool, eps float64, o Option
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out
+}
+
+// fitARI runs one fit and returns its ARI against the labels.
+func fitARI(t testing.TB, src *dppca.Source, private bool, eps float64, o Options, seed uint64) (float64, *Outcome) {
+	t.Helper()
+	out := fitOnce(t, src, private, eps, o, seed)
 	ari, err := cluster.ARI(out.Start.Matrix.Labels, out.Labels)
 	if err != nil {
 		t.Fatal(err)

@@ -1,9 +1,7 @@
 package sounddcan
 
 import (
-	"context"
 	"errors"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -61,17 +59,7 @@ func TestFitPSpan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := mustParse(t, map[string]string{"p": p, "genes": "200", "steps": "5"})
-		rng := rand.New(rand.NewPCG(1, 0))
-		pl, err := NewPlan(src, true, 8, 1e-5, o, rng)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := Fit(context.Background(), src, pl, o, rng, Hooks{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
+		return fitOnce(t, src, true, 8, mustParse(t, map[string]string{"p": p, "genes": "200", "steps": "5"}), 1)
 	}
 	for _, c := range []struct {
 		p    string

@@ -1,7 +1,6 @@
 package sounddcan
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -24,17 +23,7 @@ func TestTarget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := mustParse(t, vals)
-		rng := rand.New(rand.NewPCG(3, 0))
-		pl, err := NewPlan(src, true, 8, 1e-5, o, rng)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := Fit(context.Background(), src, pl, o, rng, Hooks{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
+		return fitOnce(t, src, true, 8, mustParse(t, vals), 3)
 	}
 	a := fit(dppca.PublicTarget, map[string]string{"target": "1000"})
 	b := fit(1000, map[string]string{"target": "1000"})
