@@ -137,10 +137,7 @@ func divergenceMu(rule Divergence, alpha float64, lambda *float64, d float64) fl
 			}
 			*lambda = alpha * d
 		}
-		if d <= *lambda {
-			return 1
-		}
-		return *lambda / d
+		return min(*lambda/d, 1) // the printed rule with radius α·d₀ (d = 0 gives +Inf, so 1)
 	}
 	if *lambda == 0 {
 		if d == 0 {
