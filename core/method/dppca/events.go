@@ -107,6 +107,14 @@ func (r *runner) finish(out *Outcome) error {
 func collapseMessage(out *Outcome, k int) string {
 	pl := out.Plan
 	msg := fmt.Sprintf("only %d of K = %d clusters hold cells after %d rounds", out.NonEmpty, k, pl.T)
+	if w := underWords(pl, out.Matrix.NoisyN, k, out.K, out.Eigen, out.under); w != "" {
+		// under=auto chose fewer centres: that is the first reason
+		msg += ": " + w
+		if 2*out.NonEmpty >= out.K {
+			return msg
+		}
+		msg += "; and fewer than half of those hold cells"
+	}
 	if pl.Private() {
 		per := float64(out.Matrix.N) / float64(k)
 		msg += fmt.Sprintf(": at this ε the noise on each cluster sum (σ = %.3g per coordinate, √p·σ = %.3g against a radius R = %.3g) and count (σ = %.3g, against ≈ %.0f cells per cluster) moves the centres of small clusters away from their cells, and centres that start where no cell is never win any; a larger ε, fewer rounds T, or fewer components p leave more noise budget per release",
@@ -121,10 +129,13 @@ func collapseMessage(out *Outcome, k int) string {
 // k-means: p, and whether the first rounds over-cluster (with the
 // relative centre noise overRule read).
 func kmeansMessage(rl *release) string {
-	k, p := rl.src.K, len(rl.out.Eigen)
 	over := rl.chooseOver()
+	k0, k, p := rl.src.K, rl.k, len(rl.out.Eigen)
 	rho := centreNoise(rl.pl, rl.out.Matrix.NoisyN, 2*k, rl.out.Eigen)
 	s := fmt.Sprintf("k-means on p = %d private components", p)
+	if w := underWords(rl.pl, rl.out.Matrix.NoisyN, k0, k, rl.out.Eigen, rl.o.Under); w != "" {
+		s += "; " + w
+	}
 	switch {
 	case over > 1:
 		s += fmt.Sprintf(": the first %d rounds with %d centres, then merged into K = %d", rl.o.T/2, min(over*k, rl.out.Matrix.N), k)

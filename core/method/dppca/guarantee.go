@@ -66,6 +66,9 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 	if s := seedGridReason(o); s != "" {
 		reasons = append(reasons, s)
 	}
+	if s := r.underReason(); s != "" {
+		reasons = append(reasons, s)
+	}
 	if !cfg.SecureNoise {
 		reasons = append(reasons, "noise follows the run's seed (secure noise is off): seeded noise is for teaching and reproducibility only")
 	}

@@ -401,6 +401,11 @@ type Options struct {
 	// of 2K clusters ("over=auto:τ", overRule); 0 resolves to
 	// overNoiseMax. Only read under OverAuto.
 	OverMax float64
+	// Under is under=auto's bound on the relative noise of a kept centre
+	// ("under": off, 0; auto, underNoiseMax; auto:τ): with it the k-means
+	// runs with the most centres, at most K, whose noise stays within it
+	// (underRule). Parse sets DefaultUnder when absent.
+	Under float64
 	// Merge is how over-clustering's released centres are merged into K
 	// ("merge": kmeans, the best of weighted k-means++ runs, or ward,
 	// agglomerative Ward linkage; both post-processing). "" resolves to
@@ -426,7 +431,7 @@ type Options struct {
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge"}
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under"}
 
 // LiveKeys are the options a patch may change during a run.
 var LiveKeys = []string{"p", "T", "clip"}
@@ -447,6 +452,9 @@ func Parse(vals map[string]string) (Options, error) {
 	}
 	if _, ok := vals["mincount"]; !ok {
 		o.MinCount = DefaultMinCount
+	}
+	if _, ok := vals["under"]; !ok {
+		o.Under = DefaultUnder
 	}
 	return o.Resolve()
 }
@@ -558,6 +566,12 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 			o.SeedGrid = SeedGrid(v)
 		case "merge":
 			o.Merge = Merge(v)
+		case "under":
+			f, err := parseUnder(v)
+			if err != nil {
+				return err
+			}
+			o.Under = f
 		case "select":
 			o.Select = Select(v)
 		}
@@ -643,6 +657,8 @@ func (o Options) Validate() error {
 		return optf("option clip is %v, must be auto, subspace or in (0, 100]", o.Clip)
 	case o.Target != TargetMedian && (!(o.Target > 0) || o.Target > MaxTarget):
 		return optf("option target is %v, must be in (0, %g]", o.Target, float64(MaxTarget))
+	case !(o.Under >= 0) || o.Under > MaxUnder:
+		return optf("option under's bound is %v, must be 0 (off) or in (0, %g]", o.Under, float64(MaxUnder))
 	case !(o.MinCount >= 0) || o.MinCount > MaxMinCount:
 		return optf("option mincount is %v, must be in [0, %g] (0: no depth cap)", o.MinCount, float64(MaxMinCount))
 	}
@@ -784,6 +800,10 @@ func (o Options) String() string {
 	}
 	if o.Merge == MergeWard {
 		s += " merge=" + string(o.Merge)
+	}
+	if o.Under != DefaultUnder {
+		// only when not the default, so run records keep their form
+		s += " under=" + underString(o.Under)
 	}
 	return s
 }

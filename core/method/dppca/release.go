@@ -217,6 +217,11 @@ type Outcome struct {
 	NonEmpty int
 	// Over is the over-clustering factor the release used (1: none).
 	Over int
+	// K is the number of centres the release ended with: Source.K, or
+	// fewer under under=auto (underRule); 0 before the k-means.
+	K int
+	// under is under=auto's threshold the release read (0: off).
+	under float64
 	// SeedDims is the number of components of the seeding grid the
 	// release used with init=histogram (seedDims for the fixed grid).
 	SeedDims int
@@ -236,7 +241,10 @@ type release struct {
 	// over is the over-clustering factor of this release (Options.Over, or
 	// overRule's choice), fixed before the first round.
 	over int
-	aud  *auditState // nil without an audit (audit.go)
+	// k is the number of centres of this release (chooseK), fixed before
+	// the first round; 0 until then.
+	k   int
+	aud *auditState // nil without an audit (audit.go)
 }
 
 func newRelease(src *Source, pl Plan, o Options, rng *rand.Rand) *release {
@@ -293,16 +301,16 @@ func (r *release) round(ctx context.Context) error {
 		return r.overRound(ctx)
 	}
 	m, p := r.out.Matrix, len(r.out.Eigen)
-	cfg := cluster.DPKMeansConfig{K: r.src.K, Iterations: 1, ClipNorm: r.pl.R, SigmaSum: r.pl.Sums, SigmaCount: r.pl.Counts}
+	cfg := cluster.DPKMeansConfig{K: r.k, Iterations: 1, ClipNorm: r.pl.R, SigmaSum: r.pl.Sums, SigmaCount: r.pl.Counts}
 	switch {
 	case r.out.Centres != nil:
 		cfg.Init, cfg.Centroids = cluster.DPInitGiven, r.out.Centres
 	case r.o.Init == InitKMeansPlusPlus:
 		cfg.Init = cluster.DPInitKMeansPlusPlus
 	case r.o.Init == InitPCAGaussian:
-		cfg.Init, cfg.Centroids = cluster.DPInitGiven, pcaGaussian(r.out.Eigen, m.NoisyN, r.src.K, r.pl.R, r.rng)
+		cfg.Init, cfg.Centroids = cluster.DPInitGiven, pcaGaussian(r.out.Eigen, m.NoisyN, r.k, r.pl.R, r.rng)
 	case r.o.Init == InitHistogram:
-		cfg.Init, cfg.Centroids = cluster.DPInitGiven, r.histogramSeeds(r.src.K)
+		cfg.Init, cfg.Centroids = cluster.DPInitGiven, r.histogramSeeds(r.k)
 	}
 	res, err := cluster.DPKMeans(ctx, r.out.Proj, m.N, p, cfg, r.rng)
 	if err != nil {
@@ -310,7 +318,7 @@ func (r *release) round(ctx context.Context) error {
 	}
 	r.out.Centres, r.out.Labels = res.Centroids, res.Labels
 	r.out.Inertia = append(r.out.Inertia, res.Inertia/float64(m.N))
-	seen := make([]bool, r.src.K)
+	seen := make([]bool, r.k)
 	r.out.NonEmpty = 0
 	for _, l := range res.Labels {
 		if !seen[l] {
@@ -328,13 +336,14 @@ func (r *release) chooseOver() int {
 	if r.over != 0 {
 		return r.over
 	}
+	r.chooseK()
 	r.over = r.o.Over
 	switch {
 	case r.o.Init == InitKMeansPlusPlus:
 		// Seeds from private rows (comparison only): no merge.
 		r.over = 1
 	case r.over == OverAuto:
-		r.over = overRule(r.pl, r.out.Matrix.NoisyN, r.src.K, r.out.Eigen, r.o.overMax())
+		r.over = overRule(r.pl, r.out.Matrix.NoisyN, r.k, r.out.Eigen, r.o.overMax())
 	}
 	r.out.Over = r.over
 	return r.over
@@ -348,14 +357,14 @@ func (r *release) histogramSeeds(k int) []float64 {
 	m, p := r.out.Matrix, len(r.out.Eigen)
 	switch r.o.SeedGrid {
 	case SeedGridAuto:
-		if q := seedGridDims(p, r.src.K, m.NoisyN, r.pl.Seed); q > 0 {
+		if q := seedGridDims(p, r.k, m.NoisyN, r.pl.Seed); q > 0 {
 			r.out.SeedDims = q
 			pts, w := sparseSeedBins(r.out.Proj, m.N, p, q, r.out.Eigen, m.NoisyN, r.pl.R, r.pl.Seed, seedThreshold(q), r.rng)
 			fill := pcaGaussian(r.out.Eigen, m.NoisyN, k, r.pl.R, r.rng)
 			return seedFromPoints(pts, w, q, p, k, r.rng, fill)
 		}
 	case SeedGridSelect:
-		pts, w, q := selectSeedGrid(r.out.Proj, m.N, p, r.src.K, r.out.Eigen, m.NoisyN, r.pl.R, r.pl.Seed, r.rng)
+		pts, w, q := selectSeedGrid(r.out.Proj, m.N, p, r.k, r.out.Eigen, m.NoisyN, r.pl.R, r.pl.Seed, r.rng)
 		r.out.SeedDims = q
 		fill := pcaGaussian(r.out.Eigen, m.NoisyN, k, r.pl.R, r.rng)
 		return seedFromPoints(pts, w, q, p, k, r.rng, fill)
@@ -381,9 +390,9 @@ func (r *release) overRound(ctx context.Context) error {
 	}
 	m, p := r.out.Matrix, len(r.out.Eigen)
 	t := len(r.out.Inertia)
-	k := r.src.K
+	k := r.k
 	if t < r.o.T/2 {
-		k = min(r.over*r.src.K, m.N)
+		k = min(r.over*r.k, m.N)
 	}
 	switch {
 	case t == 0:

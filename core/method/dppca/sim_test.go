@@ -209,7 +209,9 @@ func prefixed(p string, v []string) []string {
 // seeds +1500 and noise seeds 70–74 (the fifteenth attempt: rule G12
 // with the lineage family simlin12, lineage_test.go);
 // DPSCOPE_DPPCA_FRESH=14 seeds +1600 and noise seeds 75–79 (the sixteenth
-// attempt: rule G13, whose R is realFacts' families). The shallow dipSets (sim16, sim16low, sim14low) and
+// attempt: rule G13, whose R is realFacts' families);
+// DPSCOPE_DPPCA_FRESH=15 seeds +1700 and noise seeds 80–84 (the
+// seventeenth attempt: under=auto, under_test.go). The shallow dipSets (sim16, sim16low, sim14low) and
 // the nested nestSets (simnest8, simnest14) are named as well. Each variant after the first is
 // also compared with the first, paired by seed: the mean difference ± its
 // standard error, starred beyond seed noise (|difference| > 2 SE,
@@ -233,7 +235,7 @@ func TestSimDesign(t *testing.T) {
 		"1": {100, 5}, "2": {200, 10}, "3": {300, 15}, "4": {500, 25},
 		"5": {600, 30}, "6": {800, 35}, "7": {900, 40}, "8": {1000, 45},
 		"9": {1100, 50}, "10": {1200, 55}, "11": {1300, 60}, "12": {1400, 65},
-		"13": {1500, 70}, "14": {1600, 75},
+		"13": {1500, 70}, "14": {1600, 75}, "15": {1700, 80},
 	}[os.Getenv("DPSCOPE_DPPCA_FRESH")]
 	simShift, seed0 := fresh[0], fresh[1]
 	ons := onoffSets()
@@ -261,6 +263,9 @@ func TestSimDesign(t *testing.T) {
 				c, ok = dips[name]
 			}
 			if !ok {
+				c, ok = underSets()[name]
+			}
+			if !ok {
 				t.Fatalf("no simulation %q", name)
 			}
 			c.Seed += simShift
@@ -281,7 +286,7 @@ func TestSimDesign(t *testing.T) {
 			t.Logf("%-8s B1 %.3f±%.3f", name, m, sd)
 		}
 		var first [][]float64      // the first variant's ARIs, by ε then seed
-		var firstHR [][][3]float64 // the first variant's (h, R, over), by ε then seed
+		var firstHR [][][4]float64 // the first variant's (h, R, over, centres), by ε then seed
 		for vi, v := range variants {
 			opts := map[string]string{}
 			addOptions(opts, v)
@@ -309,8 +314,9 @@ func TestSimDesign(t *testing.T) {
 				ps, fired := 0, 0 // fired: seeds that over-clustered
 				rho, qs, cs := 0.0, 0.0, 0.0
 				var sel [2]float64  // select=leverage: mean of the first two eigenvalue/edge ratios
-				var hr [][3]float64 // each seed's (h, R, over-clustering: 0 none, 1 kmeans merge, 2 ward)
+				var hr [][4]float64 // each seed's (h, R, over-clustering: 0 none, 1 kmeans merge, 2 ward; centres)
 				hs := 0.0           // the mean h
+				ks := 0.0           // the mean number of centres (under=auto)
 				for s := seed0; s < seed0+5; s++ {
 					a, out := releaseARI(t, src, eps > 0, eps, o, s)
 					aris = append(aris, a)
@@ -333,7 +339,8 @@ func TestSimDesign(t *testing.T) {
 							ov = 2
 						}
 					}
-					hr = append(hr, [3]float64{float64(out.Plan.H), out.Plan.R, ov})
+					hr = append(hr, [4]float64{float64(out.Plan.H), out.Plan.R, ov, float64(out.K)})
+					ks += float64(out.K) / 5
 				}
 				m, sd := sweep.Moments(aris)
 				row += fmt.Sprintf(" %.3f±%.3f(p%.0f,ρ%.2g,o%d)", m, sd, float64(ps)/5, rho, fired)
@@ -347,6 +354,10 @@ func TestSimDesign(t *testing.T) {
 				if o.clipAuto() {
 					// the mean gene count the releases kept
 					row += fmt.Sprintf("[h%.0f]", hs)
+				}
+				if o.Under > 0 {
+					// the mean number of centres under=auto kept
+					row += fmt.Sprintf("[k%.1f]", ks)
 				}
 				if sel[0] > 0 {
 					// the candidates' covariance: its first two released

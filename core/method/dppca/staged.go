@@ -74,9 +74,9 @@ func releaseHeld(ctx context.Context, src *Source, pl Plan, o Options, bar float
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		k := r.src.K
+		k := r.k
 		if over > 1 && t < o.T/2 {
-			k = min(over*r.src.K, m.N)
+			k = min(over*r.k, m.N)
 		}
 		switch {
 		case t == 0 && o.Init == InitPCAGaussian:

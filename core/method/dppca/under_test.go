@@ -1,0 +1,164 @@
+package dppca
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/datasets"
+	"github.com/dpscope/dpscope/internal/fixture"
+)
+
+// underSets are the simulations added for under=auto (the seventeenth
+// attempt, before its rule was committed): simpollen has pollen's public
+// shape only — 299 cells, 23,794 genes, K = 11 — and nothing read from
+// its labels: the 11 types of equal share (class sizes are label facts)
+// and simsmall's Splatter settings (DE probability 0.1, dropout). It is
+// the one small-cell family with about as many types as pollen, whose
+// clusters at K = 11 hold about 27 cells each.
+func underSets() map[string]datasets.SimConfig {
+	probs := make([]float64, 11)
+	for g := range probs {
+		probs[g] = 1
+	}
+	c := datasets.DefaultSimConfig(299, 23794, len(probs))
+	for g, p := range probs {
+		c.Groups[g].Prob, c.Groups[g].DEProb = p, 0.1
+	}
+	c.Dropout, c.DropoutMid, c.DropoutShape = true, -1, -1.5
+	c.Seed = 61
+	return map[string]datasets.SimConfig{"simpollen": c}
+}
+
+// TestUnderRule: the number of centres on constructed numbers. With
+// ñ = 1,000 cells, eigenvalues summing to 900 (rms row norm 0.949) and a
+// plan of R·σ_count = 5·σ_count, centreNoise(m) = m·R·σ_count/(ñ·rms);
+// the rule keeps the largest m ≤ K with that ≤ τ, at least 2, and K
+// without noise, when off, or for K ≤ 2.
+func TestUnderRule(t *testing.T) {
+	o := mustParse(t, nil)
+	eigen := []float64{400, 300, 200}
+	nonpriv, err := NewPlan(false, 0, 1e-5, o, 100, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := underRule(nonpriv, 1000, 11, eigen, 0.5); got != 11 {
+		t.Errorf("nonprivate: %d centres, want 11", got)
+	}
+	pl, err := NewPlan(true, 1, 1e-5, o, 100, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl = pl.WithP(3)
+	rms := math.Sqrt(900.0 / 1000)
+	per := pl.R * pl.Counts / 1000 / rms // centreNoise of one cluster
+	if got := centreNoise(pl, 1000, 1, eigen); math.Abs(got-per) > 1e-12 {
+		t.Fatalf("centreNoise(1) %g, want %g", got, per)
+	}
+	for _, c := range []struct {
+		k    int
+		tau  float64
+		want int
+	}{
+		{11, 0, 11},                    // off
+		{11, 11.5 * per, 11},           // all K within the bound
+		{11, 7.5 * per, 7},             // the largest m with m·per ≤ τ
+		{11, 7 * per * (1 + 1e-12), 7}, // on the bound: kept
+		{11, 7 * per * (1 - 1e-9), 6},  // just under it: not
+		{11, 0.5 * per, 2},             // even 2 too noisy: 2
+		{2, 0.5 * per, 2},              // K ≤ 2 untouched
+		{1, 0.5 * per, 1},              // K ≤ 2 untouched
+		{5, 100 * per, 5},              // never more than K
+	} {
+		if got := underRule(pl, 1000, c.k, eigen, c.tau); got != c.want {
+			t.Errorf("K %d, τ %.4g (= %.3g·ρ(1)): %d centres, want %d", c.k, c.tau, c.tau/per, got, c.want)
+		}
+	}
+	// more cells, less noise per centre: at least as many centres
+	prev := 0
+	for _, n := range []float64{100, 300, 1000, 3000, 10000} {
+		k := underRule(pl, n, 11, eigen, 0.5)
+		if k < prev {
+			t.Errorf("ñ %g: %d centres, fewer than %d at fewer cells", n, k, prev)
+		}
+		prev = k
+	}
+}
+
+// TestUnderOption: parsing, the string and validation of under.
+func TestUnderOption(t *testing.T) {
+	for v, want := range map[string]float64{"off": 0, "auto": underNoiseMax, "auto:0.8": 0.8, "auto:4": 4} {
+		o := mustParse(t, map[string]string{"under": v})
+		if o.Under != want {
+			t.Errorf("under=%s: %g, want %g", v, o.Under, want)
+		}
+		if want != DefaultUnder && !strings.Contains(o.String(), "under="+v) {
+			t.Errorf("under=%s: String %q does not say so", v, o.String())
+		}
+	}
+	if o := mustParse(t, nil); o.Under != DefaultUnder || strings.Contains(o.String(), "under=") != (DefaultUnder != 0) {
+		t.Errorf("default: under %g, String %q", o.Under, o.String())
+	}
+	for _, v := range []string{"on", "auto:0", "auto:-1", "auto:5", "auto:x", "2"} {
+		if _, err := Parse(map[string]string{"under": v}); err == nil {
+			t.Errorf("under=%s accepted", v)
+		}
+	}
+}
+
+// TestUnderRelease: on a small set at a small budget under=auto keeps
+// fewer centres than K, every label lies in [0, K'), the run says "the
+// budget supports K' of K centres" in its warnings and guarantee, and the
+// ledger and the ε spent are those of under=off, to the bit.
+func TestUnderRelease(t *testing.T) {
+	d := fixture.Separated(8, 30, 400, 4)
+	const eps = 0.5
+	var spent [2]float64
+	var comps [2]string
+	for i, under := range []string{"off", "auto"} {
+		e, evs := runTest(t, d, soundConfig(eps, 3, map[string]string{"under": under}), nil)
+		outs := e.Outcomes()
+		out := outs[len(outs)-1]
+		k := out.K
+		for _, l := range out.Labels {
+			if l < 0 || l >= k {
+				t.Fatalf("under=%s: label %d outside [0, %d)", under, l, k)
+			}
+		}
+		if len(out.Centres) != k*len(out.Eigen) {
+			t.Errorf("under=%s: %d centre values, want %d·p", under, len(out.Centres), k)
+		}
+		said := false
+		for _, ev := range evs {
+			if w, ok := ev.(core.WarningEvent); ok && strings.Contains(w.Message, "the budget supports") {
+				said = true
+			}
+		}
+		g, _ := lastOf[core.GuaranteeEvent](evs)
+		inPanel := strings.Contains(strings.Join(g.Reasons, "\n"), "the budget supports")
+		switch under {
+		case "off":
+			if k != 8 || said || inPanel {
+				t.Errorf("under=off: %d centres, said %v, panel %v; want 8, no message", k, said, inPanel)
+			}
+		case "auto":
+			rho := centreNoise(out.Plan, out.Matrix.NoisyN, 8, out.Eigen)
+			if want := underRule(out.Plan, out.Matrix.NoisyN, 8, out.Eigen, underNoiseMax); k != want || k >= 8 {
+				t.Errorf("under=auto: %d centres (ρ(K) %.3g), want the rule's %d < 8", k, rho, want)
+			}
+			if !said || !inPanel {
+				t.Errorf("under=auto with %d of 8 centres: warning %v, guarantee panel %v, want both", k, said, inPanel)
+			}
+			if 2*out.NonEmpty < 8 && !strings.Contains(collapseMessage(out, 8), "the budget supports") {
+				t.Errorf("collapse message %q does not give under's reason", collapseMessage(out, 8))
+			}
+		}
+		b, _ := lastOf[core.BudgetEvent](evs)
+		spent[i] = b.Spent[0].Epsilon
+		comps[i] = strings.Join(e.Ledger().Components(), ",")
+	}
+	if spent[0] != spent[1] || comps[0] != comps[1] {
+		t.Errorf("ε spent %v, ledger %q; want identical with and without under", spent, comps)
+	}
+}
