@@ -142,6 +142,15 @@
 // the lowest cell simnest14's −0.099 ± 0.057 at ε 16 (docs/RESULTS.md,
 // sixteenth attempt).
 //
+// Stated in advance in the seventeenth attempt (dppca19, rule G14) and
+// not kept: under=auto (under.go, underRule), fewer centres than K when
+// the budget cannot support K — the largest K' ≤ K whose centre noise
+// for clusters of average size ñ/K' is at most 0.5 of the rms row norm
+// (post-processing; the ledger is unchanged). On fresh draws (FRESH=15,
+// with simpollen, pollen's public shape) it moved 22 of 90 cells, all at
+// ε ≤ 8 where the default is near chance, by −0.002 ± 0.002 on average;
+// it stays an option (under=off, the default; docs/RESULTS.md).
+//
 // Every mechanism is Gaussian, so the composition is exact in GDP
 // (μ = √Σ(Δᵢ/σᵢ)²); the noise of each is calibrated in advance from the
 // target (ε, δ) by fixed shares of μ² (Plan), and the ε reported is the
@@ -151,6 +160,7 @@
 // with S the rule's scale, or a number), split, clip,
 // prep, init, k, select (mean, spread, excess, floor or leverage), over
 // (auto, auto:τ with τ the threshold, or a factor), merge (kmeans or ward),
+// under (off, auto or auto:τ: fewer centres than K, underRule),
 // target (a number, or median), mincount (the depth cap's λ_min, 0: off),
 // seedgrid (fixed, the default's 3-component seeding grid; auto:
 // seedGridDims, an option, it failed its rule on fresh draws; select:
