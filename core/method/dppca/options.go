@@ -402,7 +402,8 @@ type Options struct {
 	// overNoiseMax. Only read under OverAuto.
 	OverMax float64
 	// Merge is how over-clustering's released centres are merged into K
-	// ("merge": kmeans, the best of weighted k-means++ runs, or ward,
+	// ("merge": kmeans, the best of weighted k-means++ runs, late or
+	// union, finish.go, or ward,
 	// agglomerative Ward linkage; both post-processing). "" resolves to
 	// MergeKMeans.
 	Merge Merge
@@ -670,9 +671,9 @@ func (o Options) Validate() error {
 		return optf("option seedgrid is %q, must be %s, %s or %s", o.SeedGrid, SeedGridFixed, SeedGridAuto, SeedGridSelect)
 	}
 	switch o.Merge {
-	case MergeKMeans, MergeWard:
+	case MergeKMeans, MergeWard, MergeLate, MergeUnion:
 	default:
-		return optf("option merge is %q, must be %s or %s", o.Merge, MergeKMeans, MergeWard)
+		return optf("option merge is %q, must be %s, %s, %s or %s", o.Merge, MergeKMeans, MergeWard, MergeLate, MergeUnion)
 	}
 	switch o.Init {
 	case InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus:
@@ -782,7 +783,7 @@ func (o Options) String() string {
 		// only when set, so the default's string (and run records) keep their form
 		s += " seedgrid=" + string(o.SeedGrid)
 	}
-	if o.Merge == MergeWard {
+	if o.Merge != "" && o.Merge != MergeKMeans {
 		s += " merge=" + string(o.Merge)
 	}
 	return s

@@ -382,7 +382,7 @@ func (r *release) overRound(ctx context.Context) error {
 	m, p := r.out.Matrix, len(r.out.Eigen)
 	t := len(r.out.Inertia)
 	k := r.src.K
-	if t < r.o.T/2 {
+	if t < r.o.mergeAt() {
 		k = min(r.over*r.src.K, m.N)
 	}
 	switch {
@@ -398,9 +398,9 @@ func (r *release) overRound(ctx context.Context) error {
 				ballPoint(r.out.Centres[j*p:(j+1)*p], r.pl.R, r.rng)
 			}
 		}
-	case t == r.o.T/2 && len(r.out.Centres) != k*p && r.o.Merge == MergeWard:
+	case t == r.o.mergeAt() && len(r.out.Centres) != k*p && r.o.Merge == MergeWard:
 		r.out.Centres = wardMerge(r.out.Centres, r.counts, p, k)
-	case t == r.o.T/2 && len(r.out.Centres) != k*p:
+	case t == r.o.mergeAt() && len(r.out.Centres) != k*p:
 		r.out.Centres = mergeCentres(r.out.Centres, r.counts, p, k, r.rng)
 	}
 	labels, counts, inertia := lloydRound(r.out.Proj, m.N, p, r.out.Centres, r.pl.R, r.pl.Sums, r.pl.Counts, r.rng)
@@ -427,6 +427,9 @@ func (r *release) overRound(ctx context.Context) error {
 				seen[l] = true
 				r.out.NonEmpty++
 			}
+		}
+		if r.o.Merge == MergeUnion {
+			r.unionFinish()
 		}
 	}
 	return nil
