@@ -407,6 +407,9 @@ type Options struct {
 	// agglomerative Ward linkage; both post-processing). "" resolves to
 	// MergeKMeans.
 	Merge Merge
+	// Avg is how many of the last K-centre rounds' released centres the
+	// final centres average ("avg", finish.go; 0 or 1: the last round's).
+	Avg int
 	// Target is the public total each cell is normalised to before log1p
 	// ("target"; 0: DefaultTarget; TargetMedian: a private median library
 	// size, "target=median"). Only dppca's own source reads it
@@ -427,7 +430,7 @@ type Options struct {
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge"}
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "avg"}
 
 // LiveKeys are the options a patch may change during a run.
 var LiveKeys = []string{"p", "T", "clip"}
@@ -559,6 +562,12 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 			o.SeedGrid = SeedGrid(v)
 		case "merge":
 			o.Merge = Merge(v)
+		case "avg":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > MaxAvg {
+				return optf("option avg is %q, must be an integer 1..%d", v, MaxAvg)
+			}
+			o.Avg = n
 		case "select":
 			o.Select = Select(v)
 		}
@@ -671,9 +680,9 @@ func (o Options) Validate() error {
 		return optf("option seedgrid is %q, must be %s, %s or %s", o.SeedGrid, SeedGridFixed, SeedGridAuto, SeedGridSelect)
 	}
 	switch o.Merge {
-	case MergeKMeans, MergeWard, MergeLate, MergeUnion:
+	case MergeKMeans, MergeWard, MergeLate, MergeUnion, MergeMean:
 	default:
-		return optf("option merge is %q, must be %s, %s, %s or %s", o.Merge, MergeKMeans, MergeWard, MergeLate, MergeUnion)
+		return optf("option merge is %q, must be %s, %s, %s, %s or %s", o.Merge, MergeKMeans, MergeWard, MergeLate, MergeUnion, MergeMean)
 	}
 	switch o.Init {
 	case InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus:
@@ -785,6 +794,9 @@ func (o Options) String() string {
 	}
 	if o.Merge != "" && o.Merge != MergeKMeans {
 		s += " merge=" + string(o.Merge)
+	}
+	if o.Avg > 1 {
+		s += " avg=" + strconv.Itoa(o.Avg)
 	}
 	return s
 }

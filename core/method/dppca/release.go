@@ -236,7 +236,13 @@ type release struct {
 	// over is the over-clustering factor of this release (Options.Over, or
 	// overRule's choice), fixed before the first round.
 	over int
-	aud  *auditState // nil without an audit (audit.go)
+	// hist holds the released K-centre sets of the last rounds (avg > 1,
+	// finish.go).
+	hist [][]float64
+	// phist holds the over-clustered rounds' released centres and counts
+	// (merge=mean, finish.go).
+	phist [][2][]float64
+	aud   *auditState // nil without an audit (audit.go)
 }
 
 func newRelease(src *Source, pl Plan, o Options, rng *rand.Rand) *release {
@@ -310,6 +316,7 @@ func (r *release) round(ctx context.Context) error {
 	}
 	r.out.Centres, r.out.Labels = res.Centroids, res.Labels
 	r.out.Inertia = append(r.out.Inertia, res.Inertia/float64(m.N))
+	r.average()
 	seen := make([]bool, r.src.K)
 	r.out.NonEmpty = 0
 	for _, l := range res.Labels {
@@ -400,11 +407,17 @@ func (r *release) overRound(ctx context.Context) error {
 		}
 	case t == r.o.mergeAt() && len(r.out.Centres) != k*p && r.o.Merge == MergeWard:
 		r.out.Centres = wardMerge(r.out.Centres, r.counts, p, k)
+	case t == r.o.mergeAt() && len(r.out.Centres) != k*p && r.o.Merge == MergeMean:
+		c, w := r.meanPieces()
+		r.out.Centres = mergeCentres(c, w, p, k, r.rng)
 	case t == r.o.mergeAt() && len(r.out.Centres) != k*p:
 		r.out.Centres = mergeCentres(r.out.Centres, r.counts, p, k, r.rng)
 	}
 	labels, counts, inertia := lloydRound(r.out.Proj, m.N, p, r.out.Centres, r.pl.R, r.pl.Sums, r.pl.Counts, r.rng)
 	r.counts = counts
+	if r.o.Merge == MergeMean && len(r.out.Centres) != r.src.K*p {
+		r.phist = append(r.phist, [2][]float64{append([]float64(nil), r.out.Centres...), counts})
+	}
 	r.out.Labels = labels
 	r.out.Inertia = append(r.out.Inertia, inertia/float64(m.N))
 	seen := make([]bool, k)
@@ -432,6 +445,7 @@ func (r *release) overRound(ctx context.Context) error {
 			r.unionFinish()
 		}
 	}
+	r.average()
 	return nil
 }
 

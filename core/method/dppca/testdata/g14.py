@@ -1,20 +1,22 @@
 #!/usr/bin/env python3
 """Rule G14 (docs/RESULTS.md, dppca eighteenth attempt) on a TestSimDesign
-log of two variants (the default first): reads each family's rows of mean
+log (the default first; argv[2], if given, names the variant judged,
+else the log's second): reads each family's rows of mean
 ± sd per ε and the paired d ± SE per ε, prints the table and the verdict.
-Usage: python3 g14.py LOG"""
+Usage: python3 g14.py LOG [VARIANT]"""
 import math, re, sys
 
+want = sys.argv[2] if len(sys.argv) > 2 else None
 rows, paired = {}, {}
 for line in open(sys.argv[1]):
     line = re.sub(r'^\s*(\S+\.go:\d+: )?', '', line.rstrip())
     m = re.match(r'(\S+)\s+(\S*)\s+paired vs "[^"]*":(.*)$', line)
-    if m:
+    if m and (want is None or m.group(2) == want):
         paired[m.group(1)] = [(float(e), float(d), float(s)) for e, d, s in
                               re.findall(r'ε(\S+?) ([+-]\d+\.\d+)±(\d+\.\d+)', m.group(3))]
         continue
-    m = re.match(r'(\S+)\s+(\S*?)\s*((?:\d\.\d+±\d\.\d+\(.*)+)$', line)
-    if m:
+    m = re.match(r'(\S+)\s+(\S*?)\s*((?:-?\d\.\d+±\d\.\d+\(.*)+)$', line)
+    if m and (m.group(2) == '' or want is None or m.group(2) == want):
         sds = [float(x) for x in re.findall(r'\d\.\d+±(\d\.\d+)\(', m.group(3))]
         rows.setdefault(m.group(1), []).append(sds)
 cells, sd0, sd1 = [], [], []
