@@ -97,14 +97,17 @@ func TestPieceGroups(t *testing.T) {
 	}
 }
 
-// TestAvgOption: avg parses 1..MaxAvg only and shows in run records
-// when above 1.
+// TestAvgOption: avg parses 1..MaxAvg only, defaults to 5 and shows in
+// run records when not the default.
 func TestAvgOption(t *testing.T) {
 	if o := mustParse(t, map[string]string{"avg": "3"}); o.Avg != 3 || !strings.Contains(o.String(), " avg=3") {
 		t.Errorf("avg=3: %d, %q", o.Avg, o.String())
 	}
-	if o := mustParse(t, map[string]string{}); strings.Contains(o.String(), "avg") {
-		t.Errorf("default String %q shows avg", o.String())
+	if o := mustParse(t, map[string]string{}); o.Avg != 5 || strings.Contains(o.String(), "avg") {
+		t.Errorf("default avg %d (want 5), String %q (want no avg)", o.Avg, o.String())
+	}
+	if o := mustParse(t, map[string]string{"avg": "1"}); o.Avg != 1 || !strings.Contains(o.String(), " avg=1") {
+		t.Errorf("avg=1: %d, String %q", o.Avg, o.String())
 	}
 	for _, bad := range []string{"0", "11", "x", "2.5"} {
 		if _, err := Parse(map[string]string{"avg": bad}); err == nil {

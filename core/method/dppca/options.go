@@ -409,6 +409,7 @@ type Options struct {
 	Merge Merge
 	// Avg is how many of the last K-centre rounds' released centres the
 	// final centres average ("avg", finish.go; 0 or 1: the last round's).
+	// Parse sets DefaultAvg when absent; library callers' zero is off.
 	Avg int
 	// Target is the public total each cell is normalised to before log1p
 	// ("target"; 0: DefaultTarget; TargetMedian: a private median library
@@ -451,6 +452,9 @@ func Parse(vals map[string]string) (Options, error) {
 	}
 	if _, ok := vals["mincount"]; !ok {
 		o.MinCount = DefaultMinCount
+	}
+	if _, ok := vals["avg"]; !ok {
+		o.Avg = DefaultAvg
 	}
 	return o.Resolve()
 }
@@ -795,7 +799,8 @@ func (o Options) String() string {
 	if o.Merge != "" && o.Merge != MergeKMeans {
 		s += " merge=" + string(o.Merge)
 	}
-	if o.Avg > 1 {
+	if o.Avg != 0 && o.Avg != DefaultAvg {
+		// only off the default, so the default's string keeps its form
 		s += " avg=" + strconv.Itoa(o.Avg)
 	}
 	return s
