@@ -75,6 +75,7 @@ func km10(t *testing.T, out *Outcome, k int, s uint64) string {
 	return fmt.Sprintf(" | km10 W %.4f ARI %.3f", bw/float64(n), a)
 }
 
+// ones is n unit weights (km10's unweighted k-means).
 func ones(n int) []float64 {
 	w := make([]float64, n)
 	for i := range w {
@@ -83,6 +84,8 @@ func ones(n int) []float64 {
 	return w
 }
 
+// splitVariants splits DPSCOPE_DPPCA_VARIANTS at ';' (an empty string
+// is the one variant of the defaults).
 func splitVariants(s string) []string {
 	var out []string
 	cur := ""
