@@ -138,7 +138,7 @@ func kmeansMessage(rl *release) string {
 	}
 	switch {
 	case over > 1:
-		s += fmt.Sprintf(": the first %d rounds with %d centres, then merged into K = %d", rl.o.T/2, min(over*k, rl.out.Matrix.N), k)
+		s += fmt.Sprintf(": the first %d rounds with %d centres, then merged into K = %d", rl.o.mergeAt(), min(over*k, rl.out.Matrix.N), k)
 	default:
 		s += fmt.Sprintf(": K = %d centres, no over-clustering", k)
 	}

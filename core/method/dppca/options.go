@@ -407,10 +407,15 @@ type Options struct {
 	// (underRule). Parse sets DefaultUnder when absent.
 	Under float64
 	// Merge is how over-clustering's released centres are merged into K
-	// ("merge": kmeans, the best of weighted k-means++ runs, or ward,
+	// ("merge": kmeans, the best of weighted k-means++ runs, late or
+	// union, finish.go, or ward,
 	// agglomerative Ward linkage; both post-processing). "" resolves to
 	// MergeKMeans.
 	Merge Merge
+	// Avg is how many of the last K-centre rounds' released centres the
+	// final centres average ("avg", finish.go; 0 or 1: the last round's).
+	// Parse sets DefaultAvg when absent; library callers' zero is off.
+	Avg int
 	// Target is the public total each cell is normalised to before log1p
 	// ("target"; 0: DefaultTarget; TargetMedian: a private median library
 	// size, "target=median"). Only dppca's own source reads it
@@ -431,7 +436,7 @@ type Options struct {
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under"}
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg"}
 
 // LiveKeys are the options a patch may change during a run.
 var LiveKeys = []string{"p", "T", "clip"}
@@ -455,6 +460,9 @@ func Parse(vals map[string]string) (Options, error) {
 	}
 	if _, ok := vals["under"]; !ok {
 		o.Under = DefaultUnder
+	}
+	if _, ok := vals["avg"]; !ok {
+		o.Avg = DefaultAvg
 	}
 	return o.Resolve()
 }
@@ -572,6 +580,12 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 				return err
 			}
 			o.Under = f
+		case "avg":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > MaxAvg {
+				return optf("option avg is %q, must be an integer 1..%d", v, MaxAvg)
+			}
+			o.Avg = n
 		case "select":
 			o.Select = Select(v)
 		}
@@ -686,9 +700,9 @@ func (o Options) Validate() error {
 		return optf("option seedgrid is %q, must be %s, %s or %s", o.SeedGrid, SeedGridFixed, SeedGridAuto, SeedGridSelect)
 	}
 	switch o.Merge {
-	case MergeKMeans, MergeWard:
+	case MergeKMeans, MergeWard, MergeLate, MergeUnion, MergeMean:
 	default:
-		return optf("option merge is %q, must be %s or %s", o.Merge, MergeKMeans, MergeWard)
+		return optf("option merge is %q, must be %s, %s, %s, %s or %s", o.Merge, MergeKMeans, MergeWard, MergeLate, MergeUnion, MergeMean)
 	}
 	switch o.Init {
 	case InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus:
@@ -798,12 +812,16 @@ func (o Options) String() string {
 		// only when set, so the default's string (and run records) keep their form
 		s += " seedgrid=" + string(o.SeedGrid)
 	}
-	if o.Merge == MergeWard {
+	if o.Merge != "" && o.Merge != MergeKMeans {
 		s += " merge=" + string(o.Merge)
 	}
 	if o.Under != DefaultUnder {
 		// only when not the default, so run records keep their form
 		s += " under=" + underString(o.Under)
+	}
+	if o.Avg != 0 && o.Avg != DefaultAvg {
+		// only off the default, so the default's string keeps its form
+		s += " avg=" + strconv.Itoa(o.Avg)
 	}
 	return s
 }

@@ -243,8 +243,14 @@ type release struct {
 	over int
 	// k is the number of centres of this release (chooseK), fixed before
 	// the first round; 0 until then.
-	k   int
-	aud *auditState // nil without an audit (audit.go)
+	k int
+	// hist holds the released K-centre sets of the last rounds (avg > 1,
+	// finish.go).
+	hist [][]float64
+	// phist holds the over-clustered rounds' released centres and counts
+	// (merge=mean, finish.go).
+	phist [][2][]float64
+	aud   *auditState // nil without an audit (audit.go)
 }
 
 func newRelease(src *Source, pl Plan, o Options, rng *rand.Rand) *release {
@@ -318,6 +324,7 @@ func (r *release) round(ctx context.Context) error {
 	}
 	r.out.Centres, r.out.Labels = res.Centroids, res.Labels
 	r.out.Inertia = append(r.out.Inertia, res.Inertia/float64(m.N))
+	r.average()
 	seen := make([]bool, r.k)
 	r.out.NonEmpty = 0
 	for _, l := range res.Labels {
@@ -391,7 +398,7 @@ func (r *release) overRound(ctx context.Context) error {
 	m, p := r.out.Matrix, len(r.out.Eigen)
 	t := len(r.out.Inertia)
 	k := r.k
-	if t < r.o.T/2 {
+	if t < r.o.mergeAt() {
 		k = min(r.over*r.k, m.N)
 	}
 	switch {
@@ -407,13 +414,19 @@ func (r *release) overRound(ctx context.Context) error {
 				ballPoint(r.out.Centres[j*p:(j+1)*p], r.pl.R, r.rng)
 			}
 		}
-	case t == r.o.T/2 && len(r.out.Centres) != k*p && r.o.Merge == MergeWard:
+	case t == r.o.mergeAt() && len(r.out.Centres) != k*p && r.o.Merge == MergeWard:
 		r.out.Centres = wardMerge(r.out.Centres, r.counts, p, k)
-	case t == r.o.T/2 && len(r.out.Centres) != k*p:
+	case t == r.o.mergeAt() && len(r.out.Centres) != k*p && r.o.Merge == MergeMean:
+		c, w := r.meanPieces()
+		r.out.Centres = mergeCentres(c, w, p, k, r.rng)
+	case t == r.o.mergeAt() && len(r.out.Centres) != k*p:
 		r.out.Centres = mergeCentres(r.out.Centres, r.counts, p, k, r.rng)
 	}
 	labels, counts, inertia := lloydRound(r.out.Proj, m.N, p, r.out.Centres, r.pl.R, r.pl.Sums, r.pl.Counts, r.rng)
 	r.counts = counts
+	if r.o.Merge == MergeMean && len(r.out.Centres) != r.k*p {
+		r.phist = append(r.phist, [2][]float64{append([]float64(nil), r.out.Centres...), counts})
+	}
 	r.out.Labels = labels
 	r.out.Inertia = append(r.out.Inertia, inertia/float64(m.N))
 	seen := make([]bool, k)
@@ -437,7 +450,11 @@ func (r *release) overRound(ctx context.Context) error {
 				r.out.NonEmpty++
 			}
 		}
+		if r.o.Merge == MergeUnion {
+			r.unionFinish()
+		}
 	}
+	r.average()
 	return nil
 }
 

@@ -211,7 +211,9 @@ func prefixed(p string, v []string) []string {
 // DPSCOPE_DPPCA_FRESH=14 seeds +1600 and noise seeds 75–79 (the sixteenth
 // attempt: rule G13, whose R is realFacts' families);
 // DPSCOPE_DPPCA_FRESH=15 seeds +1700 and noise seeds 80–84 (the
-// seventeenth attempt: under=auto, under_test.go). The shallow dipSets (sim16, sim16low, sim14low) and
+// seventeenth attempt: under=auto, under_test.go);
+// DPSCOPE_DPPCA_FRESH=16 seeds +1800 and noise seeds 85–89 (the
+// eighteenth attempt: avg=5, rule G15). The shallow dipSets (sim16, sim16low, sim14low) and
 // the nested nestSets (simnest8, simnest14) are named as well. Each variant after the first is
 // also compared with the first, paired by seed: the mean difference ± its
 // standard error, starred beyond seed noise (|difference| > 2 SE,
@@ -235,7 +237,7 @@ func TestSimDesign(t *testing.T) {
 		"1": {100, 5}, "2": {200, 10}, "3": {300, 15}, "4": {500, 25},
 		"5": {600, 30}, "6": {800, 35}, "7": {900, 40}, "8": {1000, 45},
 		"9": {1100, 50}, "10": {1200, 55}, "11": {1300, 60}, "12": {1400, 65},
-		"13": {1500, 70}, "14": {1600, 75}, "15": {1700, 80},
+		"13": {1500, 70}, "14": {1600, 75}, "15": {1700, 80}, "16": {1800, 85},
 	}[os.Getenv("DPSCOPE_DPPCA_FRESH")]
 	simShift, seed0 := fresh[0], fresh[1]
 	ons := onoffSets()

@@ -1,0 +1,214 @@
+package dppca
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dpscope/dpscope/internal/fixture"
+)
+
+// TestMergeAt pins the round of the merge for each merge option (T = 10:
+// 5, 5, 8, 10) and the option's text in run records.
+func TestMergeAt(t *testing.T) {
+	for m, want := range map[string]int{"kmeans": 5, "ward": 5, "late": 8, "union": 10, "mean": 5} {
+		o := mustParse(t, map[string]string{"merge": m})
+		if got := o.mergeAt(); got != want {
+			t.Errorf("merge=%s: merge at round %d, want %d", m, got, want)
+		}
+		if s := o.String(); strings.Contains(s, "merge=") != (m != "kmeans") {
+			t.Errorf("merge=%s: String %q", m, s)
+		}
+	}
+	if o := mustParse(t, map[string]string{"merge": "late", "T": "2"}); o.mergeAt() != 1 {
+		t.Errorf("merge=late, T 2: merge at %d, want 1", o.mergeAt())
+	}
+	if _, err := Parse(map[string]string{"merge": "lately"}); err == nil {
+		t.Error("merge=lately accepted")
+	}
+}
+
+// TestLateUnionRelease: merge=late keeps 2K centres until round T − 2
+// and K after it; merge=union keeps 2K to the last round and ends with K
+// centres and labels < K; both find four separated populations and
+// spend what merge=kmeans spends (the same ledger).
+func TestLateUnionRelease(t *testing.T) {
+	d := fixture.Separated(4, 100, 300, 5)
+	src, err := NewSource(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"late", "union"} {
+		o := mustParse(t, map[string]string{"genes": "100", "over": "2", "merge": m})
+		rng := rand.New(rand.NewPCG(1, 0))
+		pl, err := src.PlanFor(true, 50, 1e-5, o, 0, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := newRelease(src, pl, o, rng)
+		if err := r.prep(); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.pca(); err != nil {
+			t.Fatal(err)
+		}
+		p := len(r.out.Eigen)
+		for i := range o.T {
+			if err := r.round(background); err != nil {
+				t.Fatal(err)
+			}
+			want := 8
+			if (m == "late" && i >= o.T-2) || (m == "union" && i == o.T-1) {
+				want = 4
+			}
+			if len(r.out.Centres) != want*p {
+				t.Errorf("merge=%s round %d: %d centres, want %d", m, i, len(r.out.Centres)/p, want)
+			}
+		}
+		if slices.Max(r.out.Labels) >= 4 || r.out.NonEmpty != 4 {
+			t.Errorf("merge=%s: max label %d, %d non-empty, want < 4 and 4", m, slices.Max(r.out.Labels), r.out.NonEmpty)
+		}
+		if ari, _ := releaseARI(t, src, true, 50, o, 1); ari <= 0.9 {
+			t.Errorf("merge=%s: ARI %.3f, want > 0.9", m, ari)
+		}
+	}
+	var ledgers [3][]string
+	for i, m := range []string{"kmeans", "late", "union"} {
+		e, _ := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100", "over": "2", "merge": m}), nil)
+		ledgers[i] = e.Ledger().Components()
+		mu := ComposedMu(e.Outcomes()[0].Plan.Mechanisms())
+		if want, _ := muOf(2, 1e-5); math.Abs(mu-want) > 1e-9 {
+			t.Errorf("merge=%s: composed μ %g, want %g", m, mu, want)
+		}
+	}
+	if len(ledgers[0]) == 0 || !slices.Equal(ledgers[0], ledgers[1]) || !slices.Equal(ledgers[0], ledgers[2]) {
+		t.Errorf("ledgers differ:\nkmeans %v\nlate   %v\nunion  %v", ledgers[0], ledgers[1], ledgers[2])
+	}
+}
+
+// TestPieceGroups: each piece goes to its nearest merged centre.
+func TestPieceGroups(t *testing.T) {
+	pieces := []float64{0, 0, 0.2, 0, 5, 5, 5.3, 5, 0.1, 0.1}
+	merged := []float64{5, 5, 0, 0}
+	if got := pieceGroups(pieces, merged, 2); !slices.Equal(got, []int{1, 1, 0, 0, 1}) {
+		t.Errorf("pieceGroups %v, want [1 1 0 0 1]", got)
+	}
+}
+
+// TestAvgOption: avg parses 1..MaxAvg only, defaults to 5 and shows in
+// run records when not the default.
+func TestAvgOption(t *testing.T) {
+	if o := mustParse(t, map[string]string{"avg": "3"}); o.Avg != 3 || !strings.Contains(o.String(), " avg=3") {
+		t.Errorf("avg=3: %d, %q", o.Avg, o.String())
+	}
+	if o := mustParse(t, map[string]string{}); o.Avg != 5 || strings.Contains(o.String(), "avg") {
+		t.Errorf("default avg %d (want 5), String %q (want no avg)", o.Avg, o.String())
+	}
+	if o := mustParse(t, map[string]string{"avg": "1"}); o.Avg != 1 || !strings.Contains(o.String(), " avg=1") {
+		t.Errorf("avg=1: %d, String %q", o.Avg, o.String())
+	}
+	for _, bad := range []string{"0", "11", "x", "2.5"} {
+		if _, err := Parse(map[string]string{"avg": bad}); err == nil {
+			t.Errorf("avg=%s accepted", bad)
+		}
+	}
+}
+
+// TestAvgRelease: with avg=3 the final centres are the mean of the last
+// three K-centre rounds' released centres (with and without
+// over-clustering), every cell is labelled by its nearest averaged
+// centre, four separated populations are found, and the ledger is
+// merge=kmeans' own.
+func TestAvgRelease(t *testing.T) {
+	d := fixture.Separated(4, 100, 300, 5)
+	src, err := NewSource(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, over := range []string{"1", "2"} {
+		o := mustParse(t, map[string]string{"genes": "100", "over": over, "avg": "3"})
+		rng := rand.New(rand.NewPCG(2, 0))
+		pl, err := src.PlanFor(true, 8, 1e-5, o, 0, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := newRelease(src, pl, o, rng)
+		if err := r.prep(); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.pca(); err != nil {
+			t.Fatal(err)
+		}
+		p := len(r.out.Eigen)
+		var last [][]float64
+		for i := range o.T {
+			if err := r.round(background); err != nil {
+				t.Fatal(err)
+			}
+			if i < o.T-1 && len(r.out.Centres) == 4*p {
+				last = append(last, append([]float64(nil), r.out.Centres...))
+			}
+		}
+		// the last round's own centres are in hist; the two before it here
+		want := make([]float64, 4*p)
+		tail := append(last[len(last)-2:], r.hist[len(r.hist)-1])
+		for _, c := range tail {
+			for i, v := range c {
+				want[i] += v / 3
+			}
+		}
+		for i, v := range want {
+			if math.Abs(v-r.out.Centres[i]) > 1e-12 {
+				t.Fatalf("over=%s: centre value %d is %g, want the 3-round mean %g", over, i, r.out.Centres[i], v)
+			}
+		}
+		labels, _ := assign(r.out.Proj, r.out.Matrix.N, p, r.out.Centres)
+		if !slices.Equal(labels, r.out.Labels) {
+			t.Errorf("over=%s: labels are not the nearest averaged centres", over)
+		}
+		if ari, _ := releaseARI(t, src, true, 8, o, 2); ari <= 0.9 {
+			t.Errorf("over=%s avg=3: ARI %.3f, want > 0.9", over, ari)
+		}
+	}
+	var ledgers [2][]string
+	for i, a := range []string{"1", "3"} {
+		e, _ := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100", "avg": a}), nil)
+		ledgers[i] = e.Ledger().Components()
+	}
+	if len(ledgers[0]) == 0 || !slices.Equal(ledgers[0], ledgers[1]) {
+		t.Errorf("ledgers differ:\navg=1 %v\navg=3 %v", ledgers[0], ledgers[1])
+	}
+}
+
+// TestMeanPieces: merge=mean merges the mean of the last three
+// over-clustered rounds' centres and counts, and a release with it ends
+// with K centres, finds four separated populations and keeps the ledger.
+func TestMeanPieces(t *testing.T) {
+	r := &release{phist: [][2][]float64{
+		{{9, 9}, {9}}, {{0, 3}, {1}}, {{3, 0}, {4}}, {{6, 6}, {7}},
+	}}
+	c, w := r.meanPieces()
+	if !slices.Equal(c, []float64{3, 3}) || !slices.Equal(w, []float64{4}) {
+		t.Errorf("meanPieces %v %v, want [3 3] [4]", c, w)
+	}
+	d := fixture.Separated(4, 100, 300, 5)
+	src, err := NewSource(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := mustParse(t, map[string]string{"genes": "100", "over": "2", "merge": "mean"})
+	ari, out := releaseARI(t, src, true, 8, o, 3)
+	if ari <= 0.9 || len(out.Centres) != 4*len(out.Eigen) {
+		t.Errorf("merge=mean: ARI %.3f, %d centre values, want > 0.9 and 4·p", ari, len(out.Centres))
+	}
+	var ledgers [2][]string
+	for i, m := range []string{"kmeans", "mean"} {
+		e, _ := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100", "over": "2", "merge": m}), nil)
+		ledgers[i] = e.Ledger().Components()
+	}
+	if len(ledgers[0]) == 0 || !slices.Equal(ledgers[0], ledgers[1]) {
+		t.Errorf("ledgers differ:\nkmeans %v\nmean   %v", ledgers[0], ledgers[1])
+	}
+}
