@@ -448,8 +448,13 @@
 // dppca.Release and the ledger against the target). Option rounds sets the
 // start's Lloyd rounds. Rule G8 (stated in commit 80cffe8 before its fresh
 // draws 261–269, G7's shapes and clauses) judged start=alone and p=auto
-// against the default; both FAILED, first on clause (d): on the first
-// screen (builtin:default ε 4, seeds 0–4) the network falls below its own
-// null under either start (start=alone −0.059, p=auto −0.088, against
-// the default's +0.046). Both stay options; the defaults are unchanged.
+// against the default; both FAILED. start=alone: +0.0146 over the 36
+// cells (2 SE 0.0295), wins on five Splatter-style shapes but losses
+// beyond 0.10 on mb (ε 2 −0.246) and simlinoff12 (ε 2 −0.108, ε 4
+// −0.183), where dppca's start leaves clusters empty. p=auto: +0.0042
+// (2 SE 0.0125), wins on the pbmc shape only. On the first screen
+// (builtin:default ε 4, seeds 0–4) the network falls below its own null
+// under either (start=alone −0.059, p=auto −0.088, against the default's
+// +0.046), so both fail clause (d) as well. Both stay options; the
+// defaults are unchanged.
 package sounddcan
