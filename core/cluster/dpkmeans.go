@@ -152,6 +152,10 @@ type DPKMeansResult struct {
 	// Private reports whether the centroids are fully covered by Releases:
 	// false when Init is DPInitKMeansPlusPlus.
 	Private bool
+	// NoisyCounts are the last iteration's released counts ñ_j (before the
+	// max(·, 1) of the update), one per final centroid: released values,
+	// so a caller may weight the centroids by them.
+	NoisyCounts []float64
 }
 
 // DPKMeans runs cfg.Iterations noisy Lloyd iterations on the rows of x
@@ -219,6 +223,7 @@ func DPKMeans(ctx context.Context, x []float64, n, d int, cfg DPKMeansConfig, rn
 		}
 		w.assign()
 		w.noisyUpdate(r, cfg.SigmaSum, cfg.SigmaCount, rng)
+		res.NoisyCounts = append(res.NoisyCounts[:0], w.counts...)
 		res.Releases = append(res.Releases,
 			GaussianRelease{Iteration: it, Query: QueryClusterSums, Sensitivity: r, Sigma: cfg.SigmaSum, Dim: k * d, Count: 1},
 			GaussianRelease{Iteration: it, Query: QueryClusterCounts, Sensitivity: 1, Sigma: cfg.SigmaCount, Dim: k, Count: 1})
@@ -247,7 +252,8 @@ func (w *lloyd) noisyUpdate(r, sigmaSum, sigmaCount float64, rng *rand.Rand) {
 		for t := range cj {
 			cj[t] += sigmaSum * rng.NormFloat64()
 		}
-		inv := 1 / max(w.counts[j]+sigmaCount*rng.NormFloat64(), 1)
+		w.counts[j] += sigmaCount * rng.NormFloat64() // the released count
+		inv := 1 / max(w.counts[j], 1)
 		for t := range cj {
 			cj[t] *= inv
 		}

@@ -83,6 +83,25 @@ func (s *Source) Genes(h int) int {
 // and the preprocessing reuses it) and chooses h by GenesRule from it;
 // under prep=public the count is taken as public with the rest.
 func (s *Source) PlanFor(private bool, eps, delta float64, o Options, radius float64, rng *rand.Rand) (Plan, error) {
+	return s.planFor(private, eps, delta, o, radius, nil, rng)
+}
+
+// ReleasedCount is a cell count a caller released already: N the noisy
+// count, Sigma its noise (Δ = 1).
+type ReleasedCount struct{ N, Sigma float64 }
+
+// PlanForCount is PlanFor (private, radius 0) with the cell count released
+// already by the caller (c), so its plan is the one PlanFor would make had
+// it drawn that count itself: under GenesAuto h follows c.N, and the
+// plan's count mechanism is c's noise (entered once, with the plan's
+// mechanisms). dcan-sound's start=alone reads the count first for its
+// staged split and then runs dppca's own pipeline around it.
+func (s *Source) PlanForCount(eps, delta float64, o Options, c ReleasedCount, rng *rand.Rand) (Plan, error) {
+	return s.planFor(true, eps, delta, o, 0, &c, rng)
+}
+
+// planFor is PlanFor, with the count given when given is not nil.
+func (s *Source) planFor(private bool, eps, delta float64, o Options, radius float64, given *ReleasedCount, rng *rand.Rand) (Plan, error) {
 	h, noisyN, subDim := 0, 0.0, 0
 	if o.Genes != GenesAuto {
 		h = s.Genes(o.Genes)
@@ -94,7 +113,11 @@ func (s *Source) PlanFor(private bool, eps, delta float64, o Options, radius flo
 				return Plan{}, err
 			}
 			if o.Prep == PrepPrivate {
-				n = max(n+rng.NormFloat64()/(mu*math.Sqrt(ShareCount)), 1)
+				if given != nil {
+					n = given.N
+				} else {
+					n = max(n+rng.NormFloat64()/(mu*math.Sqrt(ShareCount)), 1)
+				}
 				noisyN = n
 			}
 		}
@@ -139,6 +162,9 @@ func (s *Source) PlanFor(private bool, eps, delta float64, o Options, radius flo
 		pl.Norms = 0
 	}
 	pl.NoisyN = noisyN
+	if given != nil && pl.PrivatePrep && noisyN > 0 {
+		pl.Count = given.Sigma // the caller's release is the plan's count
+	}
 	pl.SelectQ = s.K
 	pl.ClipFactor = cf
 	s.releaseTarget(&pl, o, rng)
@@ -225,6 +251,11 @@ type Outcome struct {
 	// SeedDims is the number of components of the seeding grid the
 	// release used with init=histogram (seedDims for the fixed grid).
 	SeedDims int
+	// Counts are the last Lloyd round's released (noisy) cluster counts,
+	// one per final centre (Release only): each final centre is that
+	// round's noisy sum over its count, so a caller that weights the
+	// centres (dcan-sound's start=alone) reads releases only.
+	Counts []float64
 }
 
 // release is one run of the pipeline under one plan, driven step by step so
@@ -323,6 +354,7 @@ func (r *release) round(ctx context.Context) error {
 		return err
 	}
 	r.out.Centres, r.out.Labels = res.Centroids, res.Labels
+	r.counts = res.NoisyCounts
 	r.out.Inertia = append(r.out.Inertia, res.Inertia/float64(m.N))
 	r.average()
 	seen := make([]bool, r.k)
@@ -473,6 +505,7 @@ func Release(ctx context.Context, src *Source, pl Plan, o Options, rng *rand.Ran
 			return nil, err
 		}
 	}
+	r.out.Counts = append([]float64(nil), r.counts...)
 	return &r.out, nil
 }
 

@@ -427,4 +427,34 @@
 // +0.0003 over 36 cells (2 SE 0.0127), and a win on one shape only. More
 // genes gain on the marker-like shapes and lose on the Splatter-like
 // ones at ε 8–16.
+//
+// Fourteenth session (docs/RESULTS.md, "sdcan17"): the gap between the
+// null and dppca at the same ε, decomposed on simulations
+// (TestStartFactorial, diagnosis draws 251–255: the mb, simlinoff12 and
+// pbmc shapes, 2,000 and 4,000 cells; ε 4 / 8 / 16). On these shapes the
+// null is level with dppca at ε 8 (mean −0.005 over the five shapes) and
+// below it at ε 16 (−0.10): the real sets' gap at ε 8 is not reproduced.
+// Hold, the total and the mixture's labels (against nearest-centre ones)
+// move nothing; no over-clustering always loses (−0.03 to −0.21); p=auto
+// alone lifts the null at ε 16 on every shape (+0.02 to +0.08) and is
+// mixed at ε 4–8; dppca's gene rule, its 10 rounds and its own 2K
+// over-clustering go either way by shape. Option start=alone
+// (StartAlone) is dppca's default pipeline exactly as the start, at the
+// stage's share around the staged split's count
+// (dppca.Source.PlanForCount), no head round (its share to the start),
+// the mixture from dppca's K centres weighted by its last round's released
+// counts (dppca.Outcome.Counts); its null is dppca at the whole budget
+// (TestStartAloneIsDPPCA checks the start's releases against
+// dppca.Release and the ledger against the target). Option rounds sets the
+// start's Lloyd rounds. Rule G8 (stated in commit 80cffe8 before its fresh
+// draws 261–269, G7's shapes and clauses) judged start=alone and p=auto
+// against the default; both FAILED. start=alone: +0.0146 over the 36
+// cells (2 SE 0.0295), wins on five Splatter-style shapes but losses
+// beyond 0.10 on mb (ε 2 −0.246) and simlinoff12 (ε 2 −0.108, ε 4
+// −0.183), where dppca's start leaves clusters empty. p=auto: +0.0042
+// (2 SE 0.0125), wins on the pbmc shape only. On the first screen
+// (builtin:default ε 4, seeds 0–4) the network falls below its own null
+// under either (start=alone −0.059, p=auto −0.088, against the default's
+// +0.046), so both fail clause (d) as well. Both stay options; the
+// defaults are unchanged.
 package sounddcan

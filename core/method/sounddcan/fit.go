@@ -111,7 +111,13 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range pl.DPPCA.Mechanisms() {
+	stageMechs := pl.DPPCA.Mechanisms()
+	if o.Start == StartAlone {
+		// what dppca's own engine records: the plan after p was chosen
+		// (the same μ; WithP re-splits the k-means share)
+		stageMechs = start.Plan.Mechanisms()
+	}
+	for _, m := range stageMechs {
 		if err := record(m); err != nil {
 			return nil, err
 		}
@@ -122,16 +128,25 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	n, p := start.Matrix.N, len(start.Eigen)
 	codes := start.Proj // rows of norm ≤ R: projections of rows clipped to R on an orthonormal basis
 	// The head: one noisy Lloyd round on the Over·K centres gives their
-	// released counts; the merge into K is post-processing.
-	centres, counts := lloydRound(codes, n, p, start.Centres, pl.Sums, pl.Counts, pl.R, rng)
-	for _, m := range []dppca.Mechanism{{Name: MechSums, Sens: pl.R, Sigma: pl.Sums, Count: 1}, {Name: MechCounts, Sens: 1, Sigma: pl.Counts, Count: 1}} {
-		if err := record(m); err != nil {
-			return nil, err
+	// released counts; the merge into K is post-processing. Under
+	// start=alone there is none: the start's K centres are weighted by its
+	// own last round's released counts, by the same bar.
+	centres, counts, sigCounts := start.Centres, start.Counts, start.Plan.Counts
+	if pl.Rounds > 0 {
+		centres, counts = lloydRound(codes, n, p, start.Centres, pl.Sums, pl.Counts, pl.R, rng)
+		sigCounts = pl.Counts
+		for _, m := range []dppca.Mechanism{{Name: MechSums, Sens: pl.R, Sigma: pl.Sums, Count: 1}, {Name: MechCounts, Sens: 1, Sigma: pl.Counts, Count: 1}} {
+			if err := record(m); err != nil {
+				return nil, err
+			}
 		}
+	}
+	if len(counts) != kOver || len(centres) != kOver*p {
+		return nil, fmt.Errorf("dcan-sound: the start released %d centres and %d counts, want %d", len(centres)/max(p, 1), len(counts), kOver)
 	}
 	w := make([]float64, kOver)
 	for j, c := range counts {
-		if c >= max(1, minCountSigmas*pl.Counts) {
+		if c >= max(1, minCountSigmas*sigCounts) {
 			w[j] = c
 		}
 	}

@@ -149,6 +149,11 @@ type Options struct {
 	// into K centres, no merge of the head's (Over = 1 unless given; with
 	// over > 1 the head over-clusters and merges, dppca does not).
 	Start string
+	// StageT ("rounds") is the start's Lloyd rounds; 0 takes the
+	// start's own (dppcaStageRounds, 5, under start=stage; dppca's
+	// DefaultT, 10, under start=dppca and start=alone). A factor of the
+	// fourteenth session's factorial (docs/RESULTS.md, "sdcan17").
+	StageT int
 	// Subspace ("subspace": off, test or edge) is the spectral test after
 	// the start (subspaceAccurate): test leaves the network out when the
 	// start's released spectrum says its private subspace is already
@@ -205,6 +210,17 @@ const (
 	// StartStage and StartDPPCA are option start's values.
 	StartStage = "stage"
 	StartDPPCA = "dppca"
+	// StartAlone ("start=alone") is dppca's current default pipeline
+	// exactly as it runs alone (dppca.Parse's defaults: genes=auto, p=auto,
+	// over=auto with its own merge, DefaultT rounds, target 10³, no hold)
+	// at the stage's share of μ², around the cell count the staged split
+	// released (dppca.Source.PlanForCount), with no head round: the
+	// mixture starts from dppca's K released centres weighted by its last
+	// round's released counts, and the head's share goes to the start. So
+	// its null (steps=0) is dppca at the whole budget, its labels the
+	// mixture's. The fourteenth session's candidate (docs/RESULTS.md,
+	// "sdcan17").
+	StartAlone = "alone"
 	// SubspaceOff and SubspaceTest are option subspace's values.
 	SubspaceOff  = "off"
 	SubspaceTest = "test"
@@ -280,7 +296,7 @@ const (
 )
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff", "rounds"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -338,7 +354,7 @@ func Parse(vals map[string]string) (Options, error) {
 			continue
 		}
 		switch key {
-		case "p", "genes", "k", "steps", "over":
+		case "p", "genes", "k", "steps", "over", "rounds":
 			n, err := strconv.Atoi(v)
 			if err != nil {
 				return Options{}, optf("option %s is %q, must be an integer (p, genes, over: or auto; p: or span; over: or noise)", key, v)
@@ -350,7 +366,7 @@ func Parse(vals map[string]string) (Options, error) {
 			if n < 1 {
 				return Options{}, optf("option %s is %d, must be ≥ 1 (steps: ≥ 0)", key, n)
 			}
-			*map[string]*int{"p": &o.P, "genes": &o.Genes, "k": &o.K, "steps": &o.Steps, "over": &o.Over}[key] = n
+			*map[string]*int{"p": &o.P, "genes": &o.Genes, "k": &o.K, "steps": &o.Steps, "over": &o.Over, "rounds": &o.StageT}[key] = n
 		case "gclip", "lr", "net", "target", "stagerho":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
@@ -392,6 +408,17 @@ func (o Options) Resolve() (Options, error) {
 	if o.Start == "" {
 		o.Start = DefaultStart
 	}
+	if o.Start == StartAlone {
+		// dppca's own defaults where not given: no hold, its total 10³
+		// (dppca.DefaultTarget), no over-clustering of the head's (dppca
+		// over-clusters and merges itself); genes and p as start=dppca.
+		if o.Hold == "" {
+			o.Hold = HoldOff
+		}
+		if o.Target == 0 {
+			o.Target = TargetLow
+		}
+	}
 	if o.Subspace == "" {
 		o.Subspace = DefaultSub
 	}
@@ -410,7 +437,7 @@ func (o Options) Resolve() (Options, error) {
 	if o.Handoff == "" {
 		o.Handoff = DefaultHandoff
 	}
-	if o.Start == StartDPPCA {
+	if o.Start == StartDPPCA || o.Start == StartAlone {
 		// dppca as it runs alone: its own gene and p rules unless given,
 		// its own over-clustering (so none of the head's).
 		if o.Genes == 0 {
@@ -536,15 +563,44 @@ func (o Options) Validate() error {
 	if o.Handoff != HandoffOff && o.Handoff != HandoffLow && o.Handoff != HandoffMid && o.Handoff != HandoffMidMerge {
 		return optf("option handoff is %q, must be %s, %s, %s or %s", o.Handoff, HandoffOff, HandoffLow, HandoffMid, HandoffMidMerge)
 	}
-	if o.Start != StartStage && o.Start != StartDPPCA {
-		return optf("option start is %q, must be %s or %s", o.Start, StartStage, StartDPPCA)
+	if o.Start != StartStage && o.Start != StartDPPCA && o.Start != StartAlone {
+		return optf("option start is %q, must be %s, %s or %s", o.Start, StartStage, StartDPPCA, StartAlone)
+	}
+	if o.Start == StartAlone && o.Over != 1 {
+		// no head round, so no released counts of over·K centres to merge
+		// by: dppca's own over=auto over-clusters inside the start
+		return optf("option over is %d with start=alone, must be 1 (dppca over-clusters and merges itself)", o.Over)
+	}
+	if o.Start == StartAlone && o.Hold != HoldOff {
+		// dppca's own release (dppca.Release) gives the counts the
+		// mixture's weights read; the held releases do not
+		return optf("option hold is %q with start=alone, must be %s (dppca's own rounds)", o.Hold, HoldOff)
+	}
+	if o.StageT < 0 || o.StageT > 100 {
+		return optf("option rounds is %d, must be in [1, 100]", o.StageT)
 	}
 	return nil
 }
 
 // Rounds is the number of head rounds: one, whose released counts weight
-// the merge.
-func (o Options) Rounds() int { return 1 }
+// the merge; none under start=alone (the start's own last round's counts
+// weight its centres).
+func (o Options) Rounds() int {
+	if o.Start == StartAlone {
+		return 0
+	}
+	return 1
+}
+
+// headShare is the head's share of μ² before the network's is taken out
+// (ShareHead; 0 under start=alone, which has no head round, so the start
+// gets all of the rest).
+func (o Options) headShare() float64 {
+	if o.Start == StartAlone {
+		return 0
+	}
+	return ShareHead
+}
 
 // forK returns o with p=span resolved for K clusters: p = max(P, K − 1)
 // within dppca.DefaultPCap (P itself when it is larger), and for a fixed h
@@ -569,6 +625,20 @@ const dppcaStageRounds = 5
 // dppcaOptions returns the options of the dppca stage: its defaults with
 // p and its rule, genes, prep and k from o, and dppcaStageRounds.
 func (o Options) dppcaOptions() (dppca.Options, error) {
+	if o.Start == StartAlone {
+		// dppca.Parse's defaults (what `--method dppca` runs), with the
+		// options dcan-sound passes on; K from the data as dppca does.
+		do, err := dppca.Parse(nil)
+		if err != nil {
+			return dppca.Options{}, err
+		}
+		do.P, do.PRule, do.Genes, do.Prep, do.K = o.P, o.PRule, o.Genes, o.Prep, o.K
+		if o.StageT > 0 {
+			do.T = o.StageT
+		}
+		do.Target = o.fixedTarget()
+		return do.Resolve()
+	}
 	if o.Start == StartDPPCA {
 		// dppca's own over-clustering and merge when the head does not
 		// merge (Over = 1); else the head's alone.
@@ -576,9 +646,17 @@ func (o Options) dppcaOptions() (dppca.Options, error) {
 		if o.Over == 1 {
 			over = dppca.OverAuto
 		}
-		return dppca.Options{P: o.P, PRule: o.PRule, T: dppca.DefaultT, Genes: o.Genes, Prep: o.Prep, K: o.K, Over: over, Target: o.fixedTarget()}.Resolve()
+		return dppca.Options{P: o.P, PRule: o.PRule, T: o.stageT(dppca.DefaultT), Genes: o.Genes, Prep: o.Prep, K: o.K, Over: over, Target: o.fixedTarget()}.Resolve()
 	}
-	return dppca.Options{P: o.P, PRule: o.PRule, T: dppcaStageRounds, Genes: o.Genes, Prep: o.Prep, K: o.K, Target: o.fixedTarget()}.Resolve()
+	return dppca.Options{P: o.P, PRule: o.PRule, T: o.stageT(dppcaStageRounds), Genes: o.Genes, Prep: o.Prep, K: o.K, Target: o.fixedTarget()}.Resolve()
+}
+
+// stageT is option rounds, or def when it is not given.
+func (o Options) stageT(def int) int {
+	if o.StageT > 0 {
+		return o.StageT
+	}
+	return def
 }
 
 // String lists the options as key=value pairs.
@@ -625,16 +703,28 @@ func (o Options) String() string {
 	case NetRhoRule:
 		net = "rho(≤" + net + ")"
 	}
-	return fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s stagerho=%g gate=%s start=%s subspace=%s fill=%s hold=%s target=%s handoff=%s",
+	s := fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s stagerho=%g gate=%s start=%s subspace=%s fill=%s hold=%s target=%s handoff=%s",
 		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.StageBound, o.Gate, o.Start, o.Subspace, o.Fill, o.Hold, target, o.Handoff)
+	if o.StageT > 0 {
+		s += " rounds=" + strconv.Itoa(o.StageT) // only when given: the defaults' string is unchanged
+	}
+	return s
 }
 
 // shares returns the shares of μ² of the dppca stage, the network and the
 // head.
 func (o Options) shares() (dp, net, head float64) {
 	if o.NoTrain {
-		return ShareDPPCA / (ShareDPPCA + ShareHead), 0, ShareHead / (ShareDPPCA + ShareHead)
+		dp, head = o.startShares(1)
+		return dp, 0, head
 	}
-	rest := 1 - o.Net
-	return rest * ShareDPPCA / (ShareDPPCA + ShareHead), o.Net, rest * ShareHead / (ShareDPPCA + ShareHead)
+	dp, head = o.startShares(1 - o.Net)
+	return dp, o.Net, head
+}
+
+// startShares splits rest, what the network leaves of μ², between the
+// dppca stage and the head in their ratio ShareDPPCA : headShare.
+func (o Options) startShares(rest float64) (dp, head float64) {
+	hd := o.headShare()
+	return rest * ShareDPPCA / (ShareDPPCA + hd), rest * hd / (ShareDPPCA + hd)
 }

@@ -231,8 +231,7 @@ func (pl *Plan) stage(src *dppca.Source, mu float64, o Options, do dppca.Options
 				bound = TargetRho
 			}
 			shNet = min(shNet, shNet*(pl.Rho/bound)*(pl.Rho/bound))
-			rest := 1 - shNet
-			shDP, shHead = rest*ShareDPPCA/(ShareDPPCA+ShareHead), rest*ShareHead/(ShareDPPCA+ShareHead)
+			shDP, shHead = o.startShares(1 - shNet)
 		}
 		pl.NetShare = shNet
 		return shDP, shNet, shHead
@@ -280,6 +279,12 @@ func (pl *Plan) releaseCount(src *dppca.Source, mu, delta float64, o Options, do
 // staged split's ρ was read with, so the split and the stage see the same
 // h).
 func planWithCount(src *dppca.Source, eps1, delta float64, do dppca.Options, noisyN, countSigma float64, o Options, muOn float64) (dppca.Plan, error) {
+	if o.Start == StartAlone {
+		// dppca's own planning around the released count: the plan
+		// PlanFor makes had it drawn that count (its rng is not read: no
+		// median is released under dppca's defaults)
+		return src.PlanForCount(eps1, delta, do, dppca.ReleasedCount{N: noisyN, Sigma: countSigma}, nil)
+	}
 	h := src.Genes(do.Genes)
 	if do.Genes == dppca.GenesAuto && o.GenesScale > 0 {
 		h = src.Genes(o.scaledGenes(noisyN, muOn))
@@ -414,10 +419,12 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 	if pl.Steps > 0 {
 		pl.Z = math.Sqrt(float64(pl.Steps)) / (mu * math.Sqrt(shNet))
 	}
-	w := shHead / float64(pl.Rounds)
-	p := float64(o.P)
-	pl.Sums = r / (mu * math.Sqrt(w*p/(p+1)))
-	pl.Counts = 1 / (mu * math.Sqrt(w/(p+1)))
+	if pl.Rounds > 0 {
+		w := shHead / float64(pl.Rounds)
+		p := float64(o.P)
+		pl.Sums = r / (mu * math.Sqrt(w*p/(p+1)))
+		pl.Counts = 1 / (mu * math.Sqrt(w/(p+1)))
+	}
 	pl.Over = o.Over
 	switch o.Over {
 	case OverAuto:
@@ -494,9 +501,11 @@ func (pl Plan) Mechanisms() []dppca.Mechanism {
 	if pl.Steps > 0 {
 		ms = append(ms, dppca.Mechanism{Name: MechSGD, Sens: pl.C, Sigma: pl.Z * pl.C, Count: pl.Steps})
 	}
-	ms = append(ms,
-		dppca.Mechanism{Name: MechSums, Sens: pl.R, Sigma: pl.Sums, Count: pl.Rounds},
-		dppca.Mechanism{Name: MechCounts, Sens: 1, Sigma: pl.Counts, Count: pl.Rounds})
+	if pl.Rounds > 0 {
+		ms = append(ms,
+			dppca.Mechanism{Name: MechSums, Sens: pl.R, Sigma: pl.Sums, Count: pl.Rounds},
+			dppca.Mechanism{Name: MechCounts, Sens: 1, Sigma: pl.Counts, Count: pl.Rounds})
+	}
 	if pl.Extra > 0 {
 		ms = append(ms,
 			dppca.Mechanism{Name: MechExtraSums, Sens: pl.R, Sigma: pl.ExtraSums, Count: pl.Extra},
