@@ -432,7 +432,7 @@ func (r *sweepResult) write(w io.Writer) {
 		}
 		opts := "—"
 		if len(g.Options) > 0 {
-			opts = fmt.Sprint(g.Options)
+			opts = optionsText(g.Options)
 		}
 		null := "—"
 		if g.Null != nil {
@@ -525,4 +525,15 @@ func (b *sweepBar) finish() {
 	if b.on {
 		fmt.Fprint(b.w, "\r\033[K")
 	}
+}
+
+// optionsText writes a group's options as the user types them, key=value
+// pairs sorted by key and separated by spaces (fmt's map form, map[k:v],
+// reads as Go, not as a flag).
+func optionsText(opts map[string]string) string {
+	keys := slices.Sorted(maps.Keys(opts))
+	for i, k := range keys {
+		keys[i] = k + "=" + opts[k]
+	}
+	return strings.Join(keys, " ")
 }

@@ -172,6 +172,15 @@ func TestSweepTable(t *testing.T) {
 	}
 }
 
+// TestOptionsText pins the table's options column: key=value pairs in key
+// order, the form --opt takes, not Go's map[k:v].
+func TestOptionsText(t *testing.T) {
+	got := optionsText(map[string]string{"under": "auto", "p": "5", "genes": "auto:18"})
+	if want := "genes=auto:18 p=5 under=auto"; got != want {
+		t.Errorf("optionsText = %q, want %q", got, want)
+	}
+}
+
 func TestSweepInterrupt(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errOut bytes.Buffer
