@@ -11,14 +11,20 @@ import (
 	"time"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/compute"
 )
 
 // runSummary is the last JSON line of `dpscope run --json` and summary.json
 // of --out. Metrics are nil when the run reported none.
 type runSummary struct {
-	Type             string             `json:"type"` // "summary"
-	Schema           int                `json:"schema"`
-	Version          string             `json:"dpscope_version"`
+	Type    string `json:"type"` // "summary"
+	Schema  int    `json:"schema"`
+	Version string `json:"dpscope_version"`
+	// BLAS names the arithmetic the run's products used (backend, its
+	// build and core, dpscope's sgemm kernel): a seed's figures repeat
+	// to the digit on the same arithmetic, while another backend's
+	// rounding can tip a near-tied k-means partition (docs/RESULTS.md).
+	BLAS             string             `json:"blas"`
 	Data             runData            `json:"data"`
 	Method           string             `json:"method"`
 	Mode             string             `json:"mode"`
@@ -77,7 +83,7 @@ const (
 
 func newSummary(cfg core.Config) *runSummary {
 	return &runSummary{
-		Type: "summary", Schema: summarySchema, Version: version(), Data: runData{Spec: cfg.Data}, Status: statusIncomplete, Method: cfg.Method, Mode: string(cfg.Mode), Delta: cfg.Delta,
+		Type: "summary", Schema: summarySchema, Version: version(), BLAS: blasArithmetic(), Data: runData{Spec: cfg.Data}, Status: statusIncomplete, Method: cfg.Method, Mode: string(cfg.Mode), Delta: cfg.Delta,
 		Epsilon: map[string]float64{}, EpsilonPublished: map[string]float64{}, Metrics: map[string]float64{},
 		Guarantee: string(core.GuaranteeNone), GuaranteeReasons: []string{}, Warnings: []string{},
 		start: time.Now(),
@@ -210,3 +216,11 @@ func (s *runSummary) write(w io.Writer) {
 }
 
 func sortedKeys(m map[string]float64) []string { return slices.Sorted(maps.Keys(m)) }
+
+// blasArithmetic is the summary's blas field: the backend's name and
+// configuration, without the library's path and thread count, which do
+// not change a product's value.
+func blasArithmetic() string {
+	b, _ := compute.Init() // an error is reported at start-up; b is then gonum
+	return b.Name + " (" + b.Config + ")"
+}
