@@ -56,14 +56,7 @@ func (r *release) unionFinish() {
 	}
 	r.out.Centres, r.out.Labels = merged, nearest
 	r.out.Inertia[len(r.out.Inertia)-1] = w / float64(m.N)
-	seen := make([]bool, k)
-	r.out.NonEmpty = 0
-	for _, l := range nearest {
-		if !seen[l] {
-			seen[l] = true
-			r.out.NonEmpty++
-		}
-	}
+	r.out.NonEmpty = nonEmpty(nearest, k)
 }
 
 // pieceGroups maps each centre of pieces (rows of p) to its nearest
@@ -130,14 +123,7 @@ func (r *release) average() {
 	labels, w := assign(r.out.Proj, m.N, p, c)
 	r.out.Centres, r.out.Labels = c, labels
 	r.out.Inertia[len(r.out.Inertia)-1] = w / float64(m.N)
-	seen := make([]bool, k)
-	r.out.NonEmpty = 0
-	for _, l := range labels {
-		if !seen[l] {
-			seen[l] = true
-			r.out.NonEmpty++
-		}
-	}
+	r.out.NonEmpty = nonEmpty(labels, k)
 }
 
 // MergeMean merges by k-means at round T/2 (as MergeKMeans), but the

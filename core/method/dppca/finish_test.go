@@ -212,3 +212,45 @@ func TestMeanPieces(t *testing.T) {
 		t.Errorf("ledgers differ:\nkmeans %v\nmean   %v", ledgers[0], ledgers[1])
 	}
 }
+
+// TestNonEmptyIsFinal: after the last round the release's count of
+// non-empty clusters is that of its final labels, with and without
+// over-clustering and with avg=5 (whose mean centres relabel the cells
+// after the last round's own labels were counted), at an ε small enough
+// that noise empties clusters.
+func TestNonEmptyIsFinal(t *testing.T) {
+	d := fixture.Separated(6, 40, 200, 5)
+	src, err := NewSource(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, over := range []string{"1", "2"} {
+		for _, eps := range []float64{0.5, 2, 50} {
+			o := mustParse(t, map[string]string{"genes": "100", "over": over})
+			rng := rand.New(rand.NewPCG(3, 0))
+			pl, err := src.PlanFor(true, eps, 1e-5, o, 0, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := newRelease(src, pl, o, rng)
+			if err := r.prep(); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.pca(); err != nil {
+				t.Fatal(err)
+			}
+			for range o.T {
+				if err := r.round(background); err != nil {
+					t.Fatal(err)
+				}
+			}
+			distinct := map[int]bool{}
+			for _, l := range r.out.Labels {
+				distinct[l] = true
+			}
+			if r.out.NonEmpty != len(distinct) {
+				t.Errorf("over=%s ε %g: NonEmpty %d, final labels take %d values", over, eps, r.out.NonEmpty, len(distinct))
+			}
+		}
+	}
+}

@@ -357,14 +357,7 @@ func (r *release) round(ctx context.Context) error {
 	r.counts = res.NoisyCounts
 	r.out.Inertia = append(r.out.Inertia, res.Inertia/float64(m.N))
 	r.average()
-	seen := make([]bool, r.k)
-	r.out.NonEmpty = 0
-	for _, l := range res.Labels {
-		if !seen[l] {
-			seen[l] = true
-			r.out.NonEmpty++
-		}
-	}
+	r.out.NonEmpty = nonEmpty(r.out.Labels, r.k)
 	return nil
 }
 
@@ -461,27 +454,13 @@ func (r *release) overRound(ctx context.Context) error {
 	}
 	r.out.Labels = labels
 	r.out.Inertia = append(r.out.Inertia, inertia/float64(m.N))
-	seen := make([]bool, k)
-	r.out.NonEmpty = 0
-	for _, l := range labels {
-		if !seen[l] {
-			seen[l] = true
-			r.out.NonEmpty++
-		}
-	}
+	r.out.NonEmpty = nonEmpty(labels, k)
 	if t+1 == r.o.T {
 		// The labels of the last release: each cell against the final
 		// centres, as DPKMeans does after its last update.
 		r.out.Labels, r.out.Inertia[t] = assign(r.out.Proj, m.N, p, r.out.Centres)
 		r.out.Inertia[t] /= float64(m.N)
-		clear(seen)
-		r.out.NonEmpty = 0
-		for _, l := range r.out.Labels {
-			if !seen[l] {
-				seen[l] = true
-				r.out.NonEmpty++
-			}
-		}
+		r.out.NonEmpty = nonEmpty(r.out.Labels, k)
 		if r.o.Merge == MergeUnion {
 			r.unionFinish()
 		}
@@ -593,4 +572,16 @@ func pcaGaussian(eigen []float64, n float64, k int, r float64, rng *rand.Rand) [
 		ClipTo(c[i*p:(i+1)*p], r)
 	}
 	return c
+}
+
+// nonEmpty returns how many of the k clusters hold at least one of labels.
+func nonEmpty(labels []int, k int) int {
+	seen, n := make([]bool, k), 0
+	for _, l := range labels {
+		if !seen[l] {
+			seen[l] = true
+			n++
+		}
+	}
+	return n
 }

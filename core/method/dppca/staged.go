@@ -116,14 +116,7 @@ func releaseHeld(ctx context.Context, src *Source, pl Plan, o Options, bar float
 		r.out.Labels = labels
 		r.out.Inertia = append(r.out.Inertia, inertia/float64(m.N))
 	}
-	held := make([]bool, len(r.out.Centres)/max(p, 1))
-	r.out.NonEmpty = 0
-	for _, l := range r.out.Labels {
-		if !held[l] {
-			held[l] = true
-			r.out.NonEmpty++
-		}
-	}
+	r.out.NonEmpty = nonEmpty(r.out.Labels, len(r.out.Centres)/max(p, 1))
 	return &r.out, nil
 }
 
