@@ -1,9 +1,7 @@
 package sounddcan
 
 import (
-	"context"
 	"math"
-	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -98,27 +96,10 @@ func TestStartFactorial(t *testing.T) {
 	}
 }
 
-// dppcaOwn runs dppca exactly as its engine does (dppca.Parse's defaults,
-// src built at its own total, the generator PCG(seed, 0)) and returns its
-// ARI, adding its h, p and non-empty clusters to the running sums.
+// dppcaOwn runs dppca as its engine does (dppcaRun) and returns its ARI,
+// adding its h, p and non-empty clusters to the running sums.
 func dppcaOwn(t testing.TB, src *dppca.Source, eps float64, seed uint64, h, p, ne float64) (float64, float64, float64, float64) {
 	t.Helper()
-	o, err := dppca.Parse(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(seed, 0))
-	pl, err := src.PlanFor(true, eps, 1e-5, o, 0, rng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := dppca.Release(context.Background(), src, pl, o, rng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ari, err := cluster.ARI(out.Matrix.Labels, out.Labels)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ari, out := dppcaRun(t, src, eps, seed)
 	return ari, h + float64(out.Matrix.H), p + float64(len(out.Eigen)), ne + float64(out.NonEmpty)
 }

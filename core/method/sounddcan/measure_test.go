@@ -73,6 +73,13 @@ func fitARI(t testing.TB, src *dppca.Source, private bool, eps float64, o Option
 
 // dppcaARI runs dppca alone with its defaults (the comparison).
 func dppcaARI(t testing.TB, src *dppca.Source, eps float64, seed uint64) float64 {
+	ari, _ := dppcaRun(t, src, eps, seed)
+	return ari
+}
+
+// dppcaRun runs dppca exactly as its engine does (dppca.Parse's defaults,
+// the generator PCG(seed, 0)) and returns its ARI and outcome.
+func dppcaRun(t testing.TB, src *dppca.Source, eps float64, seed uint64) (float64, *dppca.Outcome) {
 	t.Helper()
 	o, err := dppca.Parse(nil)
 	if err != nil {
@@ -91,7 +98,7 @@ func dppcaARI(t testing.TB, src *dppca.Source, eps float64, seed uint64) float64
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ari
+	return ari, out
 }
 
 // b1 is dpscope's B1 reference: scanpy preprocessing (datasets.Preprocess
