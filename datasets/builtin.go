@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/dpscope/dpscope/assets"
@@ -45,9 +46,27 @@ func BuiltinNames() []string {
 // GetBuiltinSpec returns the decoded, validated specification of the
 // built-in data set name. Unknown JSON fields are errors, so that a typo in
 // a spec cannot silently fall back to a default.
+//
+// A name "NAME:SEED" (SEED a decimal uint64) is NAME's specification with
+// its simulator seed replaced by SEED: another draw of the same family, so
+// that simulation draws used to judge a rule (e.g. "builtin:fedsc6:31",
+// docs/RESULTS.md) are named on the command line instead of being written
+// by throwaway programs.
 func GetBuiltinSpec(name string) (BuiltinSpec, error) {
 	var spec BuiltinSpec
-	if strings.ContainsAny(name, `/\.`) || name == "" {
+	base, seed, hasSeed, err := splitBuiltinSeed(name)
+	if err != nil {
+		return spec, err
+	}
+	if hasSeed {
+		spec, err := GetBuiltinSpec(base)
+		if err != nil {
+			return spec, err
+		}
+		spec.Seed = seed
+		return spec, nil
+	}
+	if strings.ContainsAny(name, `/\.:`) || name == "" {
 		return spec, builtinUnknown(name)
 	}
 	raw, err := fs.ReadFile(assets.Datasets, path.Join("datasets", name+".json"))
@@ -66,8 +85,8 @@ func GetBuiltinSpec(name string) (BuiltinSpec, error) {
 }
 
 // Builtin generates the built-in data set name ("default" is the one every
-// build has) from its embedded specification, with Name name and Source
-// "builtin:NAME". An unknown name gives an error wrapping ErrUnknownBuiltin
+// build has; "NAME:SEED" is another draw, GetBuiltinSpec) from its embedded
+// specification, with Name name and Source "builtin:NAME". An unknown name gives an error wrapping ErrUnknownBuiltin
 // that lists the known names. The data set is regenerated on every call
 // (about 0.2 s for the default on two cores) and is the same every time.
 func Builtin(name string) (*Dataset, error) {
@@ -82,6 +101,21 @@ func Builtin(name string) (*Dataset, error) {
 	d.Name = name
 	d.Source = "builtin:" + name
 	return d, nil
+}
+
+// splitBuiltinSeed splits "NAME:SEED" into NAME and SEED; a name without a
+// colon is returned whole with hasSeed false. A colon followed by anything
+// but a decimal uint64 is an error naming the form.
+func splitBuiltinSeed(name string) (base string, seed uint64, hasSeed bool, err error) {
+	base, s, ok := strings.Cut(name, ":")
+	if !ok {
+		return name, 0, false, nil
+	}
+	seed, perr := strconv.ParseUint(s, 10, 64)
+	if perr != nil || base == "" {
+		return name, 0, false, fmt.Errorf("datasets: builtin name %q: want NAME or NAME:SEED with SEED a non-negative integer: %w", name, ErrUnknownBuiltin)
+	}
+	return base, seed, true, nil
 }
 
 func builtinUnknown(name string) error {
