@@ -20,14 +20,16 @@ var ErrUnknownBuiltin = errors.New("datasets: unknown built-in data set")
 
 // BuiltinSpec is the specification of a built-in data set: simulator
 // parameters and a one-line description, decoded from
-// assets/datasets/NAME.json.
+// assets/datasets/NAME.json (or assets/simulations/NAME.json).
 type BuiltinSpec struct {
 	// Description says in one line what the data set is.
 	Description string `json:"description"`
 	SimConfig
 }
 
-// BuiltinNames returns the names of the built-in data sets, sorted.
+// BuiltinNames returns the names of the built-in data sets, sorted. The
+// simulation families of assets/simulations (fedsc6, fednest) are not
+// listed: GetBuiltinSpec resolves them for reproducing judged draws.
 func BuiltinNames() []string {
 	entries, err := fs.ReadDir(assets.Datasets, "datasets")
 	if err != nil {
@@ -69,14 +71,18 @@ func GetBuiltinSpec(name string) (BuiltinSpec, error) {
 	if strings.ContainsAny(name, `/\.:`) || name == "" {
 		return spec, builtinUnknown(name)
 	}
-	raw, err := fs.ReadFile(assets.Datasets, path.Join("datasets", name+".json"))
+	file := path.Join("datasets", name+".json")
+	raw, err := fs.ReadFile(assets.Datasets, file)
 	if err != nil {
-		return spec, builtinUnknown(name)
+		file = path.Join("simulations", name+".json")
+		if raw, err = fs.ReadFile(assets.Simulations, file); err != nil {
+			return spec, builtinUnknown(name)
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&spec); err != nil {
-		return spec, fmt.Errorf("datasets: builtin:%s: spec assets/datasets/%s.json: %w", name, name, err)
+		return spec, fmt.Errorf("datasets: builtin:%s: spec assets/%s: %w", name, file, err)
 	}
 	if err := spec.Validate(); err != nil {
 		return spec, fmt.Errorf("datasets: builtin:%s: %w", name, err)
