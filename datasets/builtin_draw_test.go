@@ -157,3 +157,32 @@ func checkDraw(t *testing.T, d *Dataset, w drawFacts) {
 		t.Errorf("first entries = %v at %v, want %v at %v", d.X.Data[:5], d.X.Indices[:5], w.first, w.firstIdx)
 	}
 }
+
+// TestBuiltinFedNest2 pins the second nested family (fedsc9): four
+// families of a root (de_prob 0.05) and a subtype (0.015, fedsc6's
+// subtype strength), each family on one client of FedSC's paper split
+// (consecutive label codes in pairs), and draw 304's counts.
+func TestBuiltinFedNest2(t *testing.T) {
+	s, err := GetBuiltinSpec("fednest2:304")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, g := range s.Groups {
+		wantParent, wantDE := 0, 0.05
+		if i%2 == 1 {
+			wantParent, wantDE = i, 0.015 // 1-based: the type just before
+		}
+		if g.Parent != wantParent || g.DEProb != wantDE || g.DEFacLoc != 2.5 {
+			t.Errorf("group %d: parent %d, de_prob %g at %g; want %d, %g at 2.5", i+1, g.Parent, g.DEProb, g.DEFacLoc, wantParent, wantDE)
+		}
+	}
+	d, err := Builtin("fednest2:304")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDraw(t, d, drawFacts{
+		counts: []int{1278, 655, 697, 270, 558, 203, 404, 206},
+		total:  3976825, nnz: 888382, medianLib: 914,
+		first: []float32{2, 3, 6, 5, 4}, firstIdx: []int32{10, 40, 51, 62, 66},
+	})
+}
