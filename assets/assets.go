@@ -16,6 +16,15 @@ import "embed"
 //go:embed datasets/*.json
 var Datasets embed.FS
 
+// Simulations holds specifications in the same format, at
+// simulations/NAME.json, of the simulation families that rules were judged
+// on (docs/RESULTS.md): "builtin:NAME:SEED" draws one, but they are not
+// offered as data sets (BuiltinNames does not list them), since they exist
+// to make those draws reproducible, not to be explored.
+//
+//go:embed simulations/*.json
+var Simulations embed.FS
+
 // Lessons holds the Learn screen's short lessons, at lessons/NN-name.md:
 // markdown (headings, paragraphs, "-" lists, **bold**, `code`) with
 // text/template fields such as {{.Eps}} that the interface fills with the

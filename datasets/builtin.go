@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/dpscope/dpscope/assets"
@@ -19,14 +20,16 @@ var ErrUnknownBuiltin = errors.New("datasets: unknown built-in data set")
 
 // BuiltinSpec is the specification of a built-in data set: simulator
 // parameters and a one-line description, decoded from
-// assets/datasets/NAME.json.
+// assets/datasets/NAME.json (or assets/simulations/NAME.json).
 type BuiltinSpec struct {
 	// Description says in one line what the data set is.
 	Description string `json:"description"`
 	SimConfig
 }
 
-// BuiltinNames returns the names of the built-in data sets, sorted.
+// BuiltinNames returns the names of the built-in data sets, sorted. The
+// simulation families of assets/simulations (fedsc6, fednest) are not
+// listed: GetBuiltinSpec resolves them for reproducing judged draws.
 func BuiltinNames() []string {
 	entries, err := fs.ReadDir(assets.Datasets, "datasets")
 	if err != nil {
@@ -45,19 +48,41 @@ func BuiltinNames() []string {
 // GetBuiltinSpec returns the decoded, validated specification of the
 // built-in data set name. Unknown JSON fields are errors, so that a typo in
 // a spec cannot silently fall back to a default.
+//
+// A name "NAME:SEED" (SEED a decimal uint64) is NAME's specification with
+// its simulator seed replaced by SEED: another draw of the same family, so
+// that simulation draws used to judge a rule (e.g. "builtin:fedsc6:31",
+// docs/RESULTS.md) are named on the command line instead of being written
+// by throwaway programs.
 func GetBuiltinSpec(name string) (BuiltinSpec, error) {
 	var spec BuiltinSpec
-	if strings.ContainsAny(name, `/\.`) || name == "" {
+	base, seed, hasSeed, err := splitBuiltinSeed(name)
+	if err != nil {
+		return spec, err
+	}
+	if hasSeed {
+		spec, err := GetBuiltinSpec(base)
+		if err != nil {
+			return spec, err
+		}
+		spec.Seed = seed
+		return spec, nil
+	}
+	if strings.ContainsAny(name, `/\.:`) || name == "" {
 		return spec, builtinUnknown(name)
 	}
-	raw, err := fs.ReadFile(assets.Datasets, path.Join("datasets", name+".json"))
+	file := path.Join("datasets", name+".json")
+	raw, err := fs.ReadFile(assets.Datasets, file)
 	if err != nil {
-		return spec, builtinUnknown(name)
+		file = path.Join("simulations", name+".json")
+		if raw, err = fs.ReadFile(assets.Simulations, file); err != nil {
+			return spec, builtinUnknown(name)
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&spec); err != nil {
-		return spec, fmt.Errorf("datasets: builtin:%s: spec assets/datasets/%s.json: %w", name, name, err)
+		return spec, fmt.Errorf("datasets: builtin:%s: spec assets/%s: %w", name, file, err)
 	}
 	if err := spec.Validate(); err != nil {
 		return spec, fmt.Errorf("datasets: builtin:%s: %w", name, err)
@@ -66,8 +91,8 @@ func GetBuiltinSpec(name string) (BuiltinSpec, error) {
 }
 
 // Builtin generates the built-in data set name ("default" is the one every
-// build has) from its embedded specification, with Name name and Source
-// "builtin:NAME". An unknown name gives an error wrapping ErrUnknownBuiltin
+// build has; "NAME:SEED" is another draw, GetBuiltinSpec) from its embedded
+// specification, with Name name and Source "builtin:NAME". An unknown name gives an error wrapping ErrUnknownBuiltin
 // that lists the known names. The data set is regenerated on every call
 // (about 0.2 s for the default on two cores) and is the same every time.
 func Builtin(name string) (*Dataset, error) {
@@ -82,6 +107,21 @@ func Builtin(name string) (*Dataset, error) {
 	d.Name = name
 	d.Source = "builtin:" + name
 	return d, nil
+}
+
+// splitBuiltinSeed splits "NAME:SEED" into NAME and SEED; a name without a
+// colon is returned whole with hasSeed false. A colon followed by anything
+// but a decimal uint64 is an error naming the form.
+func splitBuiltinSeed(name string) (base string, seed uint64, hasSeed bool, err error) {
+	base, s, ok := strings.Cut(name, ":")
+	if !ok {
+		return name, 0, false, nil
+	}
+	seed, perr := strconv.ParseUint(s, 10, 64)
+	if perr != nil || base == "" {
+		return name, 0, false, fmt.Errorf("datasets: builtin name %q: want NAME or NAME:SEED with SEED a non-negative integer: %w", name, ErrUnknownBuiltin)
+	}
+	return base, seed, true, nil
 }
 
 func builtinUnknown(name string) error {

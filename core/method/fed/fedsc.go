@@ -148,9 +148,12 @@ func divergenceMu(rule Divergence, alpha float64, lambda *float64, d float64) fl
 	return min(*lambda*d, 1)
 }
 
-// startClient brings client c's online model to the start of a round: the
-// global model at its first round, W_k ← μ_k W_k + (1 − μ_k) W_g after.
-func (l *byolLearner) startClient(c int) {
+// startClient brings client c's online model to the start of round round
+// (1-based): the global model at its first round, W_k ← μ_k W_k +
+// (1 − μ_k) W_g after, with μ_k = 0 in the FedAvg warm-up (rounds up to
+// Params.Warmup), so the divergence rule (and the calibrated rule's d_k⁰)
+// starts at the first round after it.
+func (l *byolLearner) startClient(c, round int) {
 	st, g := &l.clients[c], l.server
 	if !st.begun {
 		copy(st.online, g)
@@ -164,7 +167,10 @@ func (l *byolLearner) startClient(c int) {
 		e := float64(v) - float64(st.online[i])
 		d += e * e
 	}
-	mu := float32(divergenceMu(l.p.Divergence, l.p.DivergenceAlpha, &st.lambda, math.Sqrt(d)))
+	var mu float32 // the warm-up's: take the global model whole
+	if round > l.p.Warmup {
+		mu = float32(divergenceMu(l.p.Divergence, l.p.DivergenceAlpha, &st.lambda, math.Sqrt(d)))
+	}
 	mixed := len(g)
 	if l.p.BNStats != BNMix {
 		mixed = l.encNP + l.predNP // the running statistics are set below
@@ -207,7 +213,7 @@ func (w *byolWorker) mask(dst compute.Matrix, rows []int, src *rand.PCG) {
 // A last batch of a single cell is skipped (BatchNorm needs two rows).
 func (w *byolWorker) local(ctx context.Context, j job) (float64, error) {
 	l := w.l
-	l.startClient(j.client)
+	l.startClient(j.client, j.round)
 	st := &l.clients[j.client]
 	copy(w.enc.params, st.online[:l.encNP])
 	copy(w.pred.params, st.online[l.encNP:l.encNP+l.predNP])

@@ -21,7 +21,7 @@ func bnLearner(t *testing.T, bn BNStats) *byolLearner {
 		t.Fatal(err)
 	}
 	l.resetClients(1)
-	l.startClient(0) // the first round: the global model whole
+	l.startClient(0, 2) // the first round: the global model whole
 	for i := range l.server {
 		// a server far from the client (d ≫ α, so 0 < μ < 1) and running
 		// statistics different from the client's
@@ -48,7 +48,7 @@ func TestBNStatsAtDownload(t *testing.T) {
 		if !(mu > 0 && mu < 1) {
 			t.Fatalf("test setup: μ = %v, want in (0, 1)", mu)
 		}
-		l.startClient(0)
+		l.startClient(0, 2)
 		stats := l.encNP + l.predNP
 		for i := range l.server {
 			mixed := mu*before[i] + (1-mu)*l.server[i]

@@ -169,7 +169,7 @@ func TestStartClientCalibrated(t *testing.T) {
 	l := &byolLearner{p: Params{Divergence: DivergenceCalibrated, DivergenceAlpha: 0.7}, encNP: 2, predNP: 1, encS: 1}
 	l.server = []float32{1, 1, 0, 0}
 	l.resetClients(1)
-	l.startClient(0) // first round: the global model whole
+	l.startClient(0, 2) // first round: the global model whole
 	st := &l.clients[0]
 	for i, v := range l.server {
 		if st.online[i] != v {
@@ -181,7 +181,7 @@ func TestStartClientCalibrated(t *testing.T) {
 		return math.Hypot(a, b)
 	}
 	st.online[0], st.online[1] = 1.3, 1.4 // d₀ = 0.5
-	l.startClient(0)
+	l.startClient(0, 2)
 	if math.Abs(st.lambda-0.35) > 1e-6 || math.Abs(dist()-0.35) > 1e-6 {
 		t.Fatalf("after the first update: λ = %v, distance %v, want 0.35, 0.35 (μ = α)", st.lambda, dist())
 	}
@@ -189,13 +189,42 @@ func TestStartClientCalibrated(t *testing.T) {
 		t.Errorf("online[0] = %v, want 0.7·1.3 + 0.3·1", st.online[0])
 	}
 	st.online[0], st.online[1] = 4, 5 // d = 5
-	l.startClient(0)
+	l.startClient(0, 2)
 	if math.Abs(dist()-0.35) > 1e-5 {
 		t.Errorf("after a drift of 5 the client starts %v from the global model, want λ = 0.35", dist())
 	}
 	st.online[0], st.online[1] = 1.1, 1 // d = 0.1 < λ: kept whole
-	l.startClient(0)
+	l.startClient(0, 2)
 	if math.Abs(dist()-0.1) > 1e-6 {
 		t.Errorf("inside the radius the client moved: distance %v, want 0.1", dist())
+	}
+}
+
+// TestStartClientWarmup checks the FedAvg warm-up: up to round Warmup a
+// client starts from the global model whole however far it drifted, and
+// the calibrated rule takes its d_k⁰ at the first round after it (μ = α
+// there), not in the warm-up.
+func TestStartClientWarmup(t *testing.T) {
+	l := &byolLearner{p: Params{Divergence: DivergenceCalibrated, DivergenceAlpha: 0.7, Warmup: 3}, encNP: 2, predNP: 1, encS: 1}
+	l.server = []float32{1, 1, 0, 0}
+	l.resetClients(1)
+	l.startClient(0, 1)
+	st := &l.clients[0]
+	for round := 2; round <= 3; round++ {
+		st.online[0], st.online[1], st.online[2], st.online[3] = 4, 5, 6, 7
+		l.startClient(0, round)
+		for i, v := range l.server {
+			if st.online[i] != v {
+				t.Fatalf("warm-up round %d: online[%d] = %v, want the global %v", round, i, st.online[i], v)
+			}
+		}
+		if st.lambda != 0 {
+			t.Fatalf("warm-up round %d calibrated λ = %v, want none yet", round, st.lambda)
+		}
+	}
+	st.online[0], st.online[1] = 1.3, 1.4 // d₀ = 0.5 at round 4
+	l.startClient(0, 4)
+	if math.Abs(st.lambda-0.35) > 1e-6 || math.Abs(float64(st.online[0])-(0.7*1.3+0.3)) > 1e-6 {
+		t.Errorf("round 4: λ = %v, online[0] = %v; want 0.35 and 0.7·1.3 + 0.3·1 (μ = α)", st.lambda, st.online[0])
 	}
 }

@@ -53,3 +53,21 @@ func TestLRSchedule(t *testing.T) {
 		t.Errorf("LRSchedule(7) validates: %v", err)
 	}
 }
+
+// TestWarmupOption checks warmup=W's plumbing: the option sets
+// Params.Warmup, a negative value is refused, and 0 is the default.
+func TestWarmupOption(t *testing.T) {
+	p, err := ParamsFromOptions(map[string]string{"warmup": "30"})
+	if err != nil || p.Warmup != 30 {
+		t.Errorf("ParamsFromOptions(warmup=30) = %d, %v; want 30", p.Warmup, err)
+	}
+	if p, err := ParamsFromOptions(nil); err != nil || p.Warmup != 0 {
+		t.Errorf("default warm-up = %d, %v; want 0", p.Warmup, err)
+	}
+	if _, err := ParamsFromOptions(map[string]string{"warmup": "-1"}); err == nil {
+		t.Error("warmup=-1 accepted")
+	}
+	if err := (Params{Warmup: -2}).withDefaults(FedSC).Validate(FedSC); !errors.Is(err, ErrConfig) {
+		t.Errorf("Warmup -2 validates: %v", err)
+	}
+}
