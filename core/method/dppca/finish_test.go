@@ -42,18 +42,7 @@ func TestLateUnionRelease(t *testing.T) {
 	}
 	for _, m := range []string{"late", "union"} {
 		o := mustParse(t, map[string]string{"genes": "100", "over": "2", "merge": m})
-		rng := rand.New(rand.NewPCG(1, 0))
-		pl, err := src.PlanFor(true, 50, 1e-5, o, 0, rng)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := newRelease(src, pl, o, rng)
-		if err := r.prep(); err != nil {
-			t.Fatal(err)
-		}
-		if err := r.pca(); err != nil {
-			t.Fatal(err)
-		}
+		r := preparedRelease(t, src, o, 50, 1)
 		p := len(r.out.Eigen)
 		for i := range o.T {
 			if err := r.round(background); err != nil {
@@ -129,18 +118,7 @@ func TestAvgRelease(t *testing.T) {
 	}
 	for _, over := range []string{"1", "2"} {
 		o := mustParse(t, map[string]string{"genes": "100", "over": over, "avg": "3"})
-		rng := rand.New(rand.NewPCG(2, 0))
-		pl, err := src.PlanFor(true, 8, 1e-5, o, 0, rng)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := newRelease(src, pl, o, rng)
-		if err := r.prep(); err != nil {
-			t.Fatal(err)
-		}
-		if err := r.pca(); err != nil {
-			t.Fatal(err)
-		}
+		r := preparedRelease(t, src, o, 8, 2)
 		p := len(r.out.Eigen)
 		var last [][]float64
 		for i := range o.T {
@@ -227,18 +205,7 @@ func TestNonEmptyIsFinal(t *testing.T) {
 	for _, over := range []string{"1", "2"} {
 		for _, eps := range []float64{0.5, 2, 50} {
 			o := mustParse(t, map[string]string{"genes": "100", "over": over})
-			rng := rand.New(rand.NewPCG(3, 0))
-			pl, err := src.PlanFor(true, eps, 1e-5, o, 0, rng)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := newRelease(src, pl, o, rng)
-			if err := r.prep(); err != nil {
-				t.Fatal(err)
-			}
-			if err := r.pca(); err != nil {
-				t.Fatal(err)
-			}
+			r := preparedRelease(t, src, o, eps, 3)
 			for range o.T {
 				if err := r.round(background); err != nil {
 					t.Fatal(err)
@@ -253,4 +220,24 @@ func TestNonEmptyIsFinal(t *testing.T) {
 			}
 		}
 	}
+}
+
+// preparedRelease plans a private release of src at ε eps (δ 1e-5) with
+// the generator PCG(seed, 0), as the engine does, and runs its
+// preprocessing and PCA, leaving its rounds to the caller.
+func preparedRelease(t *testing.T, src *Source, o Options, eps float64, seed uint64) *release {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 0))
+	pl, err := src.PlanFor(true, eps, 1e-5, o, 0, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRelease(src, pl, o, rng)
+	if err := r.prep(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.pca(); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -119,18 +119,7 @@ func TestSpreadRounds(t *testing.T) {
 	}
 	for _, eps := range fixture.EnvFloats(t, "DPSCOPE_DPPCA_EPS", []float64{8}) {
 		for s := uint64(0); s < 5; s++ {
-			rng := rand.New(rand.NewPCG(s, 0))
-			pl, err := src.PlanFor(true, eps, 1e-5, o, 0, rng)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := newRelease(src, pl, o, rng)
-			if err := r.prep(); err != nil {
-				t.Fatal(err)
-			}
-			if err := r.pca(); err != nil {
-				t.Fatal(err)
-			}
+			r := preparedRelease(t, src, o, eps, s)
 			for i := range o.T {
 				if err := r.round(background); err != nil {
 					t.Fatal(err)
