@@ -51,6 +51,9 @@ type lessonData struct {
 	Clients       int
 	Rounds        int
 	FedEps        string
+
+	// measured figures on builtin:default at ε 8 (measuredDCAN and co.)
+	MeasuredDCAN8, MeasuredDPPCA8, MeasuredB1 string
 }
 
 // learnPane is the Learn screen: short lessons tied to the current
@@ -221,6 +224,9 @@ func (p *learnPane) data() lessonData {
 		EpsTen: fmtEpsFinite(10*eps, nil), Batch: batch, NoiseOnMean: onMean, DeltaMax: deltaMax,
 		Statuses: variantStatuses(pr), Clients: pr.Fed.Clients, Rounds: pr.Fed.Rounds,
 		FedEps: fmtEpsFinite(pr.Fed.Epsilon, nil), EpsFullEpochs: fmtEpsFinite(fullEp, fullEpErr), Epochs: epochs,
+
+		MeasuredDCAN8: measuredAt(measuredDCAN, 8), MeasuredDPPCA8: measuredAt(measuredDPPCA, 8),
+		MeasuredB1: fmt.Sprintf("%.3f", measuredB1),
 	}
 }
 

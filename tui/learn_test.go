@@ -2,6 +2,7 @@ package tui
 
 import (
 	"math"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -194,5 +195,56 @@ func TestBasisNote(t *testing.T) {
 	lp.params = poissonDPSGD(lp.params)
 	if out := stripANSI(lp.Lesson()); strings.Contains(out, "does not use σ, q and C") || !usesPoisson(lp.params) {
 		t.Errorf("sampling lesson under %s shows the note:\n%s", lp.params.V().Label, out)
+	}
+}
+
+// TestMeasuredFiguresAreResults holds the figures the lessons and the
+// presenter quote to the trade-off table of docs/RESULTS.md: the means of
+// dcan-sound's default row, dppca's row and B1 on builtin:default.
+func TestMeasuredFiguresAreResults(t *testing.T) {
+	raw, err := os.ReadFile("../docs/RESULTS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]float64{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 10 || strings.TrimSpace(cells[1]) != "builtin:default" {
+			continue
+		}
+		method := strings.TrimSpace(cells[3])
+		if _, seen := rows[method]; seen {
+			continue // the trade-off table comes first
+		}
+		b1, err := strconv.ParseFloat(strings.TrimSpace(cells[2]), 64)
+		if err != nil {
+			continue
+		}
+		means := []float64{b1}
+		for _, c := range cells[4:10] {
+			m, err := strconv.ParseFloat(strings.Trim(strings.Fields(c)[0], "*"), 64)
+			if err != nil {
+				t.Fatalf("row %q: cell %q: %v", method, c, err)
+			}
+			means = append(means, m)
+		}
+		rows[method] = means
+	}
+	for name, want := range map[string][]float64{
+		"dcan-sound (default, handoff=off)": measuredDCAN,
+		"dppca":                             measuredDPPCA,
+	} {
+		got, ok := rows[name]
+		if !ok {
+			t.Fatalf("no row %q for builtin:default in docs/RESULTS.md", name)
+		}
+		if math.Abs(got[0]-measuredB1) > 5e-4 {
+			t.Errorf("B1: RESULTS.md %.3f, measuredB1 %.3f", got[0], measuredB1)
+		}
+		for i, e := range measuredEps {
+			if math.Abs(got[i+1]-want[i]) > 5e-4 {
+				t.Errorf("%s at ε %g: RESULTS.md %.3f, quoted %.3f", name, e, got[i+1], want[i])
+			}
+		}
 	}
 }
