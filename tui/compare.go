@@ -553,16 +553,19 @@ func (cp *comparePane) referenceLine() string {
 		return ""
 	}
 	r := cp.records[cp.cursor]
-	if r.refs.b1 == nil && r.refs.null == nil {
+	if r.refs.b1 == nil && r.refs.null == nil && r.refs.baseline == nil {
 		return ""
 	}
 	st := cp.c.Styles
-	s := fmt.Sprintf("  run %d, references (non-private, not releases):", r.ID)
+	s := fmt.Sprintf("  run %d, references (not releases):", r.ID)
 	if r.refs.b1 != nil {
 		s += fmt.Sprintf(" B1 PCA + k-means ARI %.3f NMI %.3f", r.refs.b1.ARI, r.refs.b1.NMI)
 	}
 	if r.refs.null != nil {
 		s += fmt.Sprintf(" · null (no learning) ARI %.3f NMI %.3f", r.refs.null.ARI, r.refs.null.NMI)
+	}
+	if r.refs.baseline != nil {
+		s += fmt.Sprintf(" · %s at the same ε ARI %.3f NMI %.3f", r.refs.baselineOf, r.refs.baseline.ARI, r.refs.baseline.NMI)
 	}
 	return st.Muted.Render(truncate(s, cp.w))
 }

@@ -16,6 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/reference"
 	"github.com/dpscope/dpscope/tui/session"
 )
 
@@ -193,23 +194,18 @@ func exportRow(r runRecord, accs []string, version string) (names []string, valu
 	add("ari", r.ARI)
 	add("nmi", r.NMI)
 	add("acc", d.acc)
-	ref := func(l *float64) float64 {
-		if l == nil {
-			return math.NaN()
+	line := func(name string, l *reference.Line) {
+		a, n := math.NaN(), math.NaN()
+		if l != nil {
+			a, n = l.ARI, l.NMI
 		}
-		return *l
+		add(name+"_ari", a)
+		add(name+"_nmi", n)
 	}
-	var b1a, b1n, nla, nln *float64
-	if l := r.refs.b1; l != nil {
-		b1a, b1n = &l.ARI, &l.NMI
-	}
-	if l := r.refs.null; l != nil {
-		nla, nln = &l.ARI, &l.NMI
-	}
-	add("b1_ari", ref(b1a))
-	add("b1_nmi", ref(b1n))
-	add("null_ari", ref(nla))
-	add("null_nmi", ref(nln))
+	line("b1", r.refs.b1)
+	line("null", r.refs.null)
+	line("baseline", r.refs.baseline) // the private baseline at the run's ε
+	add("baseline_method", r.refs.baselineOf)
 	add("seconds", r.Elapsed.Seconds())
 	add("outcome", r.Outcome)
 	add("dpscope_version", version)

@@ -156,7 +156,7 @@ func TestCompareRecordsPinsAndExports(t *testing.T) {
 		"epsilon_target": "4", "epsilon_RDP": "4", "delta": "1e-05", "sigma": "2.5", "clip": "0.1", "q": "0.1",
 		"layers": "1-3", "accountant": "rdp", "epochs": "20+20", "steps": "40", "seed": "1", "secure_noise": "false",
 		"guarantee": "paper-only", "guarantee_reasons": "only layers 1-3 noised", "ari": "0.8", "nmi": "0.5",
-		"acc": "", "b1_ari": "0.7", "b1_nmi": "0.6", "null_ari": "", "outcome": "finished", "dpscope_version": "devel", "schema": "1",
+		"acc": "", "b1_ari": "0.7", "b1_nmi": "0.6", "null_ari": "", "baseline_ari": "", "baseline_method": "", "outcome": "finished", "dpscope_version": "devel", "schema": "1",
 	}
 	for col, v := range want {
 		j := slices.Index(rows[0], col)

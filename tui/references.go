@@ -10,14 +10,28 @@ import (
 	"github.com/dpscope/dpscope/core/reference"
 	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/tui/chart"
+	"github.com/dpscope/dpscope/tui/session"
 	"github.com/dpscope/dpscope/tui/styles"
 )
 
 // runReferences are the reference lines of a run's metrics chart: B1
 // (PCA + k-means on the same matrix) and the method's null run, both
-// non-private and computed once per data set (the reference cache).
+// non-private, and for a sound run the private baseline (dppca) at the
+// run's ε with its own defaults; each computed once per data set and
+// settings (the reference cache). Only their ARI and NMI are shown.
 type runReferences struct {
-	b1, null *reference.Line
+	b1, null, baseline *reference.Line
+	baselineOf         string // the baseline's method name
+}
+
+// session are r as a session file keeps them.
+func (r runReferences) session() session.References {
+	return session.References{B1: r.b1, Null: r.null, Baseline: r.baseline, BaselineMethod: r.baselineOf}
+}
+
+// refsOf are the reference lines a session file kept.
+func refsOf(s session.References) runReferences {
+	return runReferences{b1: s.B1, null: s.Null, baseline: s.Baseline, baselineOf: s.BaselineMethod}
 }
 
 // runReferencesMsg carries the reference lines of run id.
@@ -46,8 +60,28 @@ func loadRunReferences(ctx context.Context, start sweep.StartFunc, admit func(co
 				refs.null = &l
 			}
 		}
+		if b, ok := baselineFor(cfg, core.Baselines()); ok {
+			if l, err := cache.Baseline(ctx, b, cfg); err == nil {
+				refs.baseline, refs.baselineOf = &l, b.Name
+			}
+		}
 		return runReferencesMsg{id: id, refs: refs}
 	}
+}
+
+// baselineFor returns the private baseline (of baselines, the registered
+// ones) a run of cfg is drawn against: the first screen's DP-SGD run beside
+// dppca at its own ε. There is none for a run that is not sound at a
+// target ε, for the baseline's own runs, and where the baseline's privacy
+// unit differs from the run's (one ε axis, one unit: client-level FL-DP
+// gets no cell-level line).
+func baselineFor(cfg core.Config, baselines []core.Method) (core.Method, bool) {
+	for _, b := range baselines {
+		if bc, ok := reference.BaselineConfig(b, cfg); ok && unitOfConfig(bc) == unitOfConfig(cfg) {
+			return b, true
+		}
+	}
+	return core.Method{}, false
 }
 
 // lines are the horizontal lines at the references' ARI.
@@ -58,6 +92,9 @@ func (r runReferences) lines(st styles.Styles) []chart.HLine {
 	}
 	if r.null != nil {
 		out = append(out, chart.HLine{Y: r.null.ARI, Style: st.Muted, Pattern: chart.Dotted})
+	}
+	if r.baseline != nil {
+		out = append(out, chart.HLine{Y: r.baseline.ARI, Style: st.SeriesStyle(2), Pattern: chart.Dashed})
 	}
 	return out
 }
@@ -70,6 +107,9 @@ func (r runReferences) legend(st styles.Styles) string {
 	}
 	if r.null != nil {
 		t += " " + st.Muted.Render(fmt.Sprintf("%snull ARI %.2f", chart.Dotted.Glyph(), r.null.ARI))
+	}
+	if r.baseline != nil {
+		t += " " + st.SeriesStyle(2).Render(fmt.Sprintf("%s%s ARI %.2f", chart.Dashed.Glyph(), r.baselineOf, r.baseline.ARI))
 	}
 	return t
 }

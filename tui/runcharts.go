@@ -247,7 +247,7 @@ func (rc *runCharts) layout(w, h int) {
 	}
 	rc.cellW, rc.cellH = w/rc.cols, h/rc.rows
 	for _, i := range rc.visible {
-		rc.xy[i].Resize(max(rc.cellW-2, 1), max(rc.cellH-3, 1))
+		rc.xy[i].Resize(max(rc.cellW-2, 1), max(rc.cellH-2-headerLines(i), 1))
 	}
 	rc.dirty = true
 }
@@ -330,6 +330,15 @@ func (rc *runCharts) decorate() {
 	}
 }
 
+// headerLines is the number of lines above chart i: its title, and for
+// the metrics chart the legend of its reference lines.
+func headerLines(i int) int {
+	if i == chartMetrics {
+		return 2
+	}
+	return 1
+}
+
 // title returns chart i's title line with its legend and latest values.
 func (rc *runCharts) title(i, w int) string {
 	st := rc.c.Styles
@@ -372,7 +381,6 @@ func (rc *runCharts) title(i, w int) string {
 				t += " " + s.Style.Render(fmt.Sprintf("%s%s %.2f", s.Pattern.Glyph(), s.Name, p.Y))
 			}
 		}
-		t += rc.refs.legend(st)
 	case chartScatter:
 		if rc.byTruth {
 			t += st.Muted.Render(" by true label (t)")
@@ -415,6 +423,11 @@ func (rc *runCharts) render(w, h int) string {
 			i := rc.visible[k]
 			iw, ih := rc.cellW-2, rc.cellH-2
 			body := rc.title(i, iw) + "\n"
+			if l := strings.TrimSpace(rc.refs.legend(st)); l != "" && headerLines(i) > 1 {
+				// The reference lines' legend has a line of its own: in a
+				// quarter of the screen it does not fit beside the metrics'.
+				body += truncate(l, iw) + "\n"
+			}
 			if i == chartMetrics && rc.family == familyDenoising && len(rc.metrics) > 0 {
 				body += distanceTable(st, rc.metrics, iw)
 			} else if rc.xy[i].Empty() || rc.xy[i].View() == "" {

@@ -69,8 +69,8 @@ func (m *Model) replay(f session.File) tea.Cmd {
 			cmds = append(cmds, m.broadcast(EngineEventsMsg{ID: r.ID, Events: r.Decoded}))
 			m.noteEvents(r.Decoded)
 		}
-		if r.References.B1 != nil || r.References.Null != nil {
-			cmds = append(cmds, m.broadcast(runReferencesMsg{id: r.ID, refs: runReferences{b1: r.References.B1, null: r.References.Null}}))
+		if r.References.B1 != nil || r.References.Null != nil || r.References.Baseline != nil {
+			cmds = append(cmds, m.broadcast(runReferencesMsg{id: r.ID, refs: refsOf(r.References)}))
 		}
 		m.c.RunState = RunFinished
 		cmds = append(cmds, m.broadcast(EngineClosedMsg{ID: r.ID}))

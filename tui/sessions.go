@@ -128,7 +128,7 @@ func dropType(evs []session.Event, typ string) []session.Event {
 
 // sessionRefs records a run's reference lines.
 func (m *Model) sessionRefs(msg runReferencesMsg) {
-	refs := session.References{B1: msg.refs.b1, Null: msg.refs.null}
+	refs := msg.refs.session()
 	if c := m.sess.current; c != nil && c.ID == msg.id {
 		c.References = refs
 	}

@@ -21,26 +21,63 @@ import (
 // returns the mean and sd of its ARI and NMI. It returns ErrNoNull when the
 // method declares none, and an error when a run fails or reports no ARI.
 func Null(ctx context.Context, m core.Method, cfg core.Config) (Line, error) {
-	return nullWith(ctx, nil, m, cfg)
-}
-
-// nullWith is Null with its runs started by start (nil: core.Start).
-func nullWith(ctx context.Context, start sweep.StartFunc, m core.Method, cfg core.Config) (Line, error) {
 	if m.Null == nil {
 		return Line{}, ErrNoNull
 	}
+	return runsLine(ctx, nil, "null run of "+m.Name, m.Null(cfg))
+}
+
+// ErrNoNull says a method declares no null run.
+var ErrNoNull = fmt.Errorf("reference: the method has no null run")
+
+// ErrNoBaseline says a run has no private baseline to be drawn against: it
+// is not a sound run at a target ε, it is the baseline itself, no baseline
+// is registered, or the baseline's privacy unit is not the run's.
+var ErrNoBaseline = fmt.Errorf("reference: no private baseline for this run")
+
+// BaselineConfig is the run of the private baseline b (core.Method.Baseline:
+// dppca) that a sound run cfg is drawn against: b's sound mode with its own
+// defaults, on cfg's data at cfg's target ε and δ, as the Trade-off view
+// sweeps it. ok is false when cfg is not a sound run at a target ε or is
+// b's own.
+func BaselineConfig(b core.Method, cfg core.Config) (bc core.Config, ok bool) {
+	if cfg.Mode != core.ModeSound || cfg.Epsilon <= 0 || cfg.Method == b.Name || !b.AcceptsMode(core.ModeSound) {
+		return core.Config{}, false
+	}
+	bc = cfg
+	bc.Method, bc.Options, bc.Sigma = b.Name, nil, 0
+	return bc, true
+}
+
+// Baseline returns the cached line of the private baseline b at cfg's ε
+// (BaselineConfig), computing it over seeds 0 … B1Seeds−1 when absent.
+// Like every reference line it shows an ARI and an NMI only, which read
+// the true labels: none of these runs' releases is shown, so none joins a
+// privacy tally. The caller checks that b's privacy unit is cfg's.
+func (c Cache) Baseline(ctx context.Context, b core.Method, cfg core.Config) (Line, error) {
+	bc, ok := BaselineConfig(b, cfg)
+	if !ok {
+		return Line{}, ErrNoBaseline
+	}
+	return c.runs(ctx, "baseline", "baseline "+b.Name, bc)
+}
+
+// runsLine runs cfg for seeds 0 … B1Seeds−1 (started by start, nil:
+// core.Start) and returns the mean and sd of their ARI and NMI; what names
+// the runs in errors.
+func runsLine(ctx context.Context, start sweep.StartFunc, what string, cfg core.Config) (Line, error) {
 	var ari, nmi []float64
 	for seed := range uint64(B1Seeds) {
-		c := m.Null(cfg)
+		c := cfg
 		c.Seed, c.Audit = seed, nil // a reference line is never audited
 		o := sweep.RunOneWith(ctx, start, c, nil)
 		switch {
 		case o.Err != nil:
-			return Line{}, fmt.Errorf("reference: null run of %s: %w", m.Name, o.Err)
+			return Line{}, fmt.Errorf("reference: %s: %w", what, o.Err)
 		case ctx.Err() != nil:
 			return Line{}, ctx.Err()
 		case o.ARI == nil || o.NMI == nil:
-			return Line{}, fmt.Errorf("reference: the null run of %s reports no ARI", m.Name)
+			return Line{}, fmt.Errorf("reference: the %s reports no ARI", what)
 		}
 		ari, nmi = append(ari, *o.ARI), append(nmi, *o.NMI)
 	}
@@ -50,9 +87,6 @@ func nullWith(ctx context.Context, start sweep.StartFunc, m core.Method, cfg cor
 	return l, nil
 }
 
-// ErrNoNull says a method declares no null run.
-var ErrNoNull = fmt.Errorf("reference: the method has no null run")
-
 // Null returns the cached null line of m for cfg, computing and storing it
 // when absent. The key is the null configuration (seed aside), the data's
 // files (their sizes and times) and the build, so a new build or changed
@@ -61,20 +95,25 @@ func (c Cache) Null(ctx context.Context, m core.Method, cfg core.Config) (Line, 
 	if m.Null == nil {
 		return Line{}, ErrNoNull
 	}
-	nc := m.Null(cfg)
-	nc.Seed, nc.Audit = 0, nil // the same line (and key) with or without --audit
-	b, err := json.Marshal(nc)
+	return c.runs(ctx, "null", "null run of "+m.Name, m.Null(cfg))
+}
+
+// runs returns the cached runsLine of cfg under the key kind-hash, where
+// the hash covers cfg (seed aside), the data's files and the build.
+func (c Cache) runs(ctx context.Context, kind, what string, cfg core.Config) (Line, error) {
+	cfg.Seed, cfg.Audit = 0, nil // the same line (and key) with or without --audit
+	b, err := json.Marshal(cfg)
 	if err != nil {
 		return Line{}, err
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "null %d\x00%s\x00%s\x00", schema, build(), b)
-	fingerprint(h, nc.Data)
-	key := "null-" + hex.EncodeToString(h.Sum(nil))
+	fmt.Fprintf(h, "%s %d\x00%s\x00%s\x00", kind, schema, build(), b)
+	fingerprint(h, cfg.Data)
+	key := kind + "-" + hex.EncodeToString(h.Sum(nil))
 	if l, ok := c.get(key); ok {
 		return l, nil
 	}
-	l, err := nullWith(ctx, c.Start, m, cfg)
+	l, err := runsLine(ctx, c.Start, what, cfg)
 	if err != nil {
 		return Line{}, err
 	}

@@ -101,3 +101,51 @@ func TestNullStartsThroughCacheStart(t *testing.T) {
 		t.Errorf("refused start: err %v, want the refusal", err)
 	}
 }
+
+// baselineMethod stands for dppca: a sound-mode baseline reporting ARI =
+// seed/100 + 0.5.
+var baselineMethod = core.Method{
+	Name: "reference-test-baseline", Family: core.FamilyDPSGD, Baseline: true,
+	Modes: []core.Mode{core.ModeSound, core.ModeNonPrivate},
+	New: func(cfg core.Config) (core.Engine, error) {
+		if cfg.Mode != core.ModeSound || cfg.Epsilon != 4 || cfg.Options != nil {
+			return nil, errors.New("the baseline runs in sound mode at the run's ε with its own defaults")
+		}
+		return seeded{cfg.Seed + 50}, nil
+	},
+}
+
+func init() { core.Register(baselineMethod) }
+
+func TestBaseline(t *testing.T) {
+	cfg := core.Config{Data: "builtin:default", Method: nullMethod.Name, Mode: core.ModeSound, Epsilon: 4, Delta: 1e-5, Clip: 1, SampleRate: 0.1, Seed: 9, Options: map[string]string{"steps": "3"}}
+	bc, ok := BaselineConfig(baselineMethod, cfg)
+	if !ok || bc.Method != baselineMethod.Name || bc.Options != nil || bc.Epsilon != 4 || bc.Delta != 1e-5 || bc.Data != cfg.Data {
+		t.Fatalf("BaselineConfig = %+v, %v", bc, ok)
+	}
+	c := Cache{Dir: t.TempDir()}
+	nullCalls = 0
+	l, err := c.Baseline(context.Background(), baselineMethod, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Seeds 0–4 as seeds 50–54: ARI 0.50 … 0.54, mean 0.52.
+	if math.Abs(l.ARI-0.52) > 1e-12 || math.Abs(l.NMI-0.62) > 1e-12 || l.Seeds != 5 || nullCalls != 5 {
+		t.Errorf("baseline %+v after %d runs", l, nullCalls)
+	}
+	if _, err := c.Baseline(context.Background(), baselineMethod, cfg); err != nil || nullCalls != 5 {
+		t.Errorf("second call: %d runs in all (err %v), want the 5 of the first", nullCalls, err)
+	}
+	for name, bad := range map[string]func(*core.Config){
+		"nonprivate":   func(c *core.Config) { c.Mode = core.ModeNonPrivate },
+		"paper":        func(c *core.Config) { c.Mode = core.ModePaper },
+		"σ, no target": func(c *core.Config) { c.Epsilon, c.Sigma = 0, 1 },
+		"the baseline": func(c *core.Config) { c.Method = baselineMethod.Name },
+	} {
+		c2 := cfg
+		bad(&c2)
+		if _, err := c.Baseline(context.Background(), baselineMethod, c2); !errors.Is(err, ErrNoBaseline) {
+			t.Errorf("%s: err %v, want ErrNoBaseline", name, err)
+		}
+	}
+}

@@ -82,10 +82,14 @@ type Run struct {
 	Decoded []core.Event `json:"-"`
 }
 
-// References are a run's non-private reference lines, when computed.
+// References are a run's reference lines, when computed: B1 and the null
+// (non-private), and the private baseline at the run's ε (BaselineMethod,
+// its ARI and NMI only).
 type References struct {
-	B1   *reference.Line `json:"b1,omitempty"`
-	Null *reference.Line `json:"null,omitempty"`
+	B1             *reference.Line `json:"b1,omitempty"`
+	Null           *reference.Line `json:"null,omitempty"`
+	Baseline       *reference.Line `json:"baseline,omitempty"`
+	BaselineMethod string          `json:"baseline_method,omitempty"`
 }
 
 // Summary is what a run ended with, for a reader of the file; the
