@@ -64,6 +64,19 @@ func releaseARI(t testing.TB, src *Source, private bool, eps float64, o Options,
 	return ari, out
 }
 
+// optionSource parses the options opts and builds d's source at their
+// public total (k from d's labels): the first step of every measurement
+// of a list of option sets.
+func optionSource(t testing.TB, d *datasets.Dataset, opts map[string]string) (Options, *Source) {
+	t.Helper()
+	o := mustParse(t, opts)
+	src, err := NewSourceTarget(d, 0, o.sourceTarget())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o, src
+}
+
 // anchor is issue 16's reference pipeline (mean ARI of seeds 0–4 at
 // ε = 1, 2, 4, 8) with B1.
 var anchor = map[string][5]float64{
@@ -126,14 +139,7 @@ func TestSharedSeeds(t *testing.T) {
 			// DPSCOPE_DPPCA_OPTS=k=v,k=v measures other options (e.g.
 			// init=random-ball) with the same table.
 			addOptions(opts, os.Getenv("DPSCOPE_DPPCA_OPTS"))
-			o, err := Parse(opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			src, err := NewSourceTarget(d, 0, o.sourceTarget())
-			if err != nil {
-				t.Fatal(err)
-			}
+			o, src := optionSource(t, d, opts)
 			row := name + " " + o.String() + ":"
 			means, sds := make([]float64, len(goalEps)), make([]float64, len(goalEps))
 			for k, eps := range goalEps {

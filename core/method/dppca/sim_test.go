@@ -301,14 +301,7 @@ func TestSimDesign(t *testing.T) {
 				postRelease = func(out *Outcome, rng *rand.Rand) { mergeRule(out, rng) }
 				delete(opts, "merge") // merge=kmeans|ward are dppca's own
 			}
-			o, err := Parse(opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			src, err := NewSourceTarget(d, 0, o.sourceTarget())
-			if err != nil {
-				t.Fatal(err)
-			}
+			o, src := optionSource(t, d, opts)
 			row := fmt.Sprintf("%-8s %-40s", name, v)
 			epsList := fixture.EnvFloats(t, "DPSCOPE_DPPCA_EPS", append(append([]float64(nil), goalEps...), 0))
 			paired := ""
