@@ -1,7 +1,6 @@
 package dppca
 
 import (
-	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -9,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
@@ -326,24 +324,10 @@ func TestGoroutinesEnd(t *testing.T) {
 	testHooks.Lock()
 	testHooks.data = d
 	testHooks.Unlock()
-	ctx, cancel := context.WithCancel(background)
 	cfg := fixture.SoundConfig(1, 1, nil)
 	cfg.Method = testMethod
-	run, err := core.Start(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	for range run.Events() {
-	}
-	run.Wait()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before {
-		t.Errorf("%d goroutines after the runs, %d before", n, before)
-	}
+	fixture.RunCancelled(t, cfg)
+	fixture.GoroutinesBack(t, before)
 }
 
 // TestNonPrivateMode: no ledger, guarantee none, ε patches rejected.
