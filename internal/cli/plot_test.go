@@ -2,9 +2,7 @@ package cli
 
 import (
 	"bytes"
-	"encoding/xml"
 	"image/png"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/dpscope/dpscope/core/reference"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // gradedSweep runs test-graded (ARI = ε/(ε+1) + seed/100, 0.9 + seed/100
@@ -70,27 +69,13 @@ func TestTradeOffFromSweepFolder(t *testing.T) {
 // svgTextCount counts the text elements of an SVG equal to s.
 func svgTextCount(t *testing.T, b []byte, s string) int {
 	t.Helper()
-	dec := xml.NewDecoder(bytes.NewReader(b))
-	n, in := 0, false
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return n
-		}
-		if err != nil {
-			t.Fatalf("SVG is not XML: %v", err)
-		}
-		switch v := tok.(type) {
-		case xml.StartElement:
-			in = v.Name.Local == "text"
-		case xml.CharData:
-			if in && strings.TrimSpace(string(v)) == s {
-				n++
-			}
-		case xml.EndElement:
-			in = false
+	n := 0
+	for _, x := range fixture.SVGTexts(t, b) {
+		if x == s {
+			n++
 		}
 	}
+	return n
 }
 
 func TestPlotSweepFolder(t *testing.T) {

@@ -2,7 +2,6 @@ package plot
 
 import (
 	"bytes"
-	"encoding/xml"
 	"fmt"
 	"image/png"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dpscope/dpscope/internal/fixture"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -115,33 +115,6 @@ func TestTradeOffRefusesBadValues(t *testing.T) {
 	}
 }
 
-// svgTexts parses an SVG and returns its text elements.
-func svgTexts(t *testing.T, b []byte) []string {
-	t.Helper()
-	dec := xml.NewDecoder(bytes.NewReader(b))
-	var texts []string
-	in := false
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return texts
-		}
-		if err != nil {
-			t.Fatalf("SVG is not XML: %v", err)
-		}
-		switch v := tok.(type) {
-		case xml.StartElement:
-			in = v.Name.Local == "text"
-		case xml.CharData:
-			if in {
-				texts = append(texts, strings.TrimSpace(string(v)))
-			}
-		case xml.EndElement:
-			in = false
-		}
-	}
-}
-
 func TestFigureFormats(t *testing.T) {
 	p, err := sweepFixture().Plot()
 	if err != nil {
@@ -162,7 +135,7 @@ func TestFigureFormats(t *testing.T) {
 	if b := img.Bounds(); b.Dx() != 1050 || b.Dy() != 788 {
 		t.Errorf("PNG is %d × %d px, want 1050 × 788 (3.5 × 2.625 in at 300 dpi)", b.Dx(), b.Dy())
 	}
-	texts := svgTexts(t, svgBuf.Bytes())
+	texts := fixture.SVGTexts(t, svgBuf.Bytes())
 	series := 0
 	for _, s := range []string{"dppca sound", "dcan paper", "dppca non-private", "B1 PCA + k-means", "null (no learning)"} {
 		if n := strings.Count(strings.Join(texts, "\n"), s); n != 1 {

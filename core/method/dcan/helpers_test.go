@@ -8,6 +8,7 @@ import (
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/datasets"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // queued hands each test its own trainer through one registration.
@@ -45,16 +46,7 @@ func simDataDE(t testing.TB, cells, genes, groups int, de float64) *datasets.Pre
 	for i := range sc.Groups {
 		sc.Groups[i].DEProb = de
 	}
-	raw, _, err := datasets.Simulate(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pc := datasets.DefaultPreprocessConfig()
-	pc.MinGenes = 0
-	d, err := datasets.Preprocess(raw, pc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := fixture.Simulated(t, sc)
 	simCache[key] = d
 	return d
 }

@@ -214,19 +214,39 @@ func mixtureProblem(t testing.TB, cells int, sep float64, seed uint64) *Problem 
 		for l := range z {
 			z[l] = rng.NormFloat64()
 		}
-		for j := range D {
-			v := centres[c*D+j] + math.Sqrt(0.05)*rng.NormFloat64()
-			for l, zl := range z {
-				v += bases[(c*D+j)*sub+l] * zl
-			}
-			x[i*D+j] = v
-		}
+		subspaceCell(x[i*D:(i+1)*D], centres[c*D:(c+1)*D], nil, bases[c*D*sub:(c+1)*D*sub], z, rng)
 	}
+	return splitDefault(t, x, cells, D, labels, k, seed)
+}
+
+// subspaceCell writes one cell of a subspace mixture into row (D values):
+// the cluster's centre, plus off when it is set (an embryo's offset), plus
+// isotropic noise of variance 0.05 (one draw of rng per value, in order),
+// plus the cluster's basis (D × len(z), row-major) times z.
+func subspaceCell(row, centre, off, basis, z []float64, rng *rand.Rand) {
+	sub := len(z)
+	for j := range row {
+		v := centre[j]
+		if off != nil {
+			v += off[j]
+		}
+		v += math.Sqrt(0.05) * rng.NormFloat64()
+		for l, zl := range z {
+			v += basis[j*sub+l] * zl
+		}
+		row[j] = v
+	}
+}
+
+// splitDefault splits the points x (n × D, labels of k clusters) as a data
+// set with dpmd's default parameters and seed.
+func splitDefault(t testing.TB, x []float64, n, D int, labels []int, k int, seed uint64) *Problem {
+	t.Helper()
 	p, err := Params{}.Resolve()
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := splitData(x, cells, D, labels, nil, k, p, seed)
+	pr, err := splitData(x, n, D, labels, nil, k, p, seed)
 	if err != nil {
 		t.Fatal(err)
 	}

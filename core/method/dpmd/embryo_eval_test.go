@@ -85,22 +85,9 @@ func embryoProblem(t testing.TB, cells, sub int, sep, tail, emb float64, seed ui
 		for l := range z {
 			z[l] = sc * rng.NormFloat64()
 		}
-		for j := range D {
-			v := centres[c*D+j] + off[j] + math.Sqrt(0.05)*rng.NormFloat64()
-			for l, zl := range z {
-				v += bases[(c*D+j)*sub+l] * zl
-			}
-			x[i*D+j] = v
-		}
+		subspaceCell(x[i*D:(i+1)*D], centres[c*D:(c+1)*D], off, bases[c*D*sub:(c+1)*D*sub], z, rng)
 	}
-	p, err := Params{}.Resolve()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, err := splitData(x, n, D, labels, nil, k, p, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pr := splitDefault(t, x, n, D, labels, k, seed)
 	perm := rand.New(rand.NewPCG(seed, 0xda7a)).Perm(n)
 	all := make([]int, 0, pr.M+pr.N)
 	for _, i := range perm[:pr.M+pr.N] {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // TestBudgetNumbers pins the (check) figures of METHODS.md §2 and the
@@ -162,13 +163,7 @@ func TestStopReturnsPromptly(t *testing.T) {
 	if d, ok := evs[len(evs)-1].(core.DoneEvent); !ok || !d.Stopped {
 		t.Errorf("last event %+v, want DoneEvent{Stopped: true}", evs[len(evs)-1])
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if g := runtime.NumGoroutine(); g > before {
-		t.Errorf("%d goroutines after the run, %d before", g, before)
-	}
+	fixture.GoroutinesBack(t, before)
 }
 
 func TestGuaranteeAndLedger(t *testing.T) {

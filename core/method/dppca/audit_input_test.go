@@ -19,17 +19,17 @@ func inputAuditOf(t *testing.T, cfg core.Config, conf float64) (core.AuditEvent,
 	t.Helper()
 	cfg.Audit = &core.AuditSpec{Confidence: conf, Kind: core.AuditInput}
 	_, evs := runTest(t, fixture.Separated(4, 500, 300, 1), cfg, nil)
-	a, ok := lastOf[core.AuditEvent](evs)
+	a, ok := fixture.LastOf[core.AuditEvent](evs)
 	if !ok {
 		t.Fatal("no AuditEvent from a run with an input audit")
 	}
 	eps := math.Inf(1)
-	if g, ok := lastOf[core.GuaranteeEvent](evs); ok {
+	if g, ok := fixture.LastOf[core.GuaranteeEvent](evs); ok {
 		for _, v := range g.Audited {
 			eps = min(eps, v.Epsilon)
 		}
 	}
-	res, ok := lastOf[core.ResultEvent](evs)
+	res, ok := fixture.LastOf[core.ResultEvent](evs)
 	if !ok {
 		t.Fatal("no ResultEvent")
 	}
@@ -42,7 +42,7 @@ func inputAuditOf(t *testing.T, cfg core.Config, conf float64) (core.AuditEvent,
 // (the attacker does not know how many canaries are in). The result holds
 // the 2,000 real cells only.
 func TestInputAuditNonPrivate(t *testing.T) {
-	cfg := soundConfig(0, 1, nil)
+	cfg := fixture.SoundConfig(0, 1, nil)
 	cfg.Mode = core.ModeNonPrivate
 	a, _, cells := inputAuditOf(t, cfg, 0.95)
 	t.Logf("nonprivate: bound %.4g (%d of %d), ceiling %.4g", a.EpsilonLower, a.Correct, a.Guesses, a.Ceiling)
@@ -72,7 +72,7 @@ func TestInputAuditNeverExceeds(t *testing.T) {
 	best64 := 0.0
 	for _, eps := range epsilons {
 		for _, seed := range seeds {
-			a, certified, _ := inputAuditOf(t, soundConfig(eps, seed, nil), 1-1e-3)
+			a, certified, _ := inputAuditOf(t, fixture.SoundConfig(eps, seed, nil), 1-1e-3)
 			if eps == 64 {
 				best64 = max(best64, a.EpsilonLower)
 			}

@@ -15,12 +15,12 @@ func auditOf(t *testing.T, cfg core.Config, conf float64) (core.AuditEvent, floa
 	t.Helper()
 	cfg.Audit = &core.AuditSpec{Canaries: 500, Confidence: conf}
 	_, evs := runTest(t, fixture.Separated(4, 100, 300, 1), cfg, nil)
-	a, ok := lastOf[core.AuditEvent](evs)
+	a, ok := fixture.LastOf[core.AuditEvent](evs)
 	if !ok {
 		t.Fatal("no AuditEvent from a run with an audit")
 	}
 	eps := math.Inf(1)
-	if g, ok := lastOf[core.GuaranteeEvent](evs); ok {
+	if g, ok := fixture.LastOf[core.GuaranteeEvent](evs); ok {
 		for _, v := range g.Audited {
 			eps = min(eps, v.Epsilon)
 		}
@@ -33,7 +33,7 @@ func auditOf(t *testing.T, cfg core.Config, conf float64) (core.AuditEvent, floa
 // does not know how many canaries are in, so guessing on all of them
 // costs a few).
 func TestAuditNonPrivate(t *testing.T) {
-	cfg := soundConfig(0, 1, nil)
+	cfg := fixture.SoundConfig(0, 1, nil)
 	cfg.Mode = core.ModeNonPrivate
 	a, _ := auditOf(t, cfg, 0.95)
 	if a.EpsilonLower < 3.5 {
@@ -53,7 +53,7 @@ func TestAuditNeverExceeds(t *testing.T) {
 	}
 	for _, eps := range epsilons {
 		for _, seed := range seeds {
-			a, certified := auditOf(t, soundConfig(eps, seed, nil), 1-1e-3)
+			a, certified := auditOf(t, fixture.SoundConfig(eps, seed, nil), 1-1e-3)
 			t.Logf("ε = %g, seed %d: certified %.4g, bound %.4g (%d of %d), ceiling %.4g", eps, seed, certified, a.EpsilonLower, a.Correct, a.Guesses, a.Ceiling)
 			if a.EpsilonLower > certified {
 				t.Errorf("ε = %g, seed %d: bound %g exceeds the certified ε %g", eps, seed, a.EpsilonLower, certified)

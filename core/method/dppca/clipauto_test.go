@@ -145,7 +145,7 @@ func TestClipAutoLedger(t *testing.T) {
 			}
 		}
 	}
-	e, evs := runTest(t, d, soundConfig(2, 1, map[string]string{"clip": "auto", "genes": "100"}), nil)
+	e, evs := runTest(t, d, fixture.SoundConfig(2, 1, map[string]string{"clip": "auto", "genes": "100"}), nil)
 	has := false
 	for _, c := range e.Ledger().Components() {
 		has = has || strings.Contains(c, MechNorms)
@@ -153,7 +153,7 @@ func TestClipAutoLedger(t *testing.T) {
 	if eps, _ := EpsilonOf(SpentMu(e.Ledger()), 1e-5); !has || eps > 2 || eps < 2-1e-8 {
 		t.Errorf("engine ledger %v: histogram %v, ε %.12g, want it and 2", e.Ledger().Components(), has, eps)
 	}
-	g, _ := lastOf[core.GuaranteeEvent](evs)
+	g, _ := fixture.LastOf[core.GuaranteeEvent](evs)
 	if !strings.Contains(strings.Join(g.Reasons, "\n"), "clip radius (clip=auto)") {
 		t.Errorf("guarantee does not state the norm histogram: %q", g.Reasons)
 	}

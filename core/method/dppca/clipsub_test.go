@@ -105,7 +105,7 @@ func TestClipSubLedger(t *testing.T) {
 			t.Errorf("ε %g: c %g, R %g, h %d: want R = c·√h, c ≥ 0.5", eps, c, out.Plan.R, out.Plan.H)
 		}
 	}
-	e, evs := runTest(t, d, soundConfig(8, 1, map[string]string{"clip": "subspace"}), nil)
+	e, evs := runTest(t, d, fixture.SoundConfig(8, 1, map[string]string{"clip": "subspace"}), nil)
 	has := false
 	for _, c := range e.Ledger().Components() {
 		has = has || strings.Contains(c, MechNorms)
@@ -113,7 +113,7 @@ func TestClipSubLedger(t *testing.T) {
 	if eps, _ := EpsilonOf(SpentMu(e.Ledger()), 1e-5); !has || eps > 8 || eps < 8-1e-8 {
 		t.Errorf("engine ledger %v: histogram %v, ε %.12g, want it and 8", e.Ledger().Components(), has, eps)
 	}
-	if g, _ := lastOf[core.GuaranteeEvent](evs); !strings.Contains(strings.Join(g.Reasons, "\n"), "clip=subspace") {
+	if g, _ := fixture.LastOf[core.GuaranteeEvent](evs); !strings.Contains(strings.Join(g.Reasons, "\n"), "clip=subspace") {
 		t.Errorf("guarantee does not name clip=subspace: %q", g.Reasons)
 	}
 }
@@ -129,8 +129,8 @@ func TestClipSubFallbackBits(t *testing.T) {
 		eps  float64
 		same bool
 	}{{0.5, true}, {16, false}} {
-		def, _ := runTest(t, d, soundConfig(tc.eps, 3, nil), nil)
-		sub, _ := runTest(t, d, soundConfig(tc.eps, 3, map[string]string{"clip": "subspace"}), nil)
+		def, _ := runTest(t, d, fixture.SoundConfig(tc.eps, 3, nil), nil)
+		sub, _ := runTest(t, d, fixture.SoundConfig(tc.eps, 3, map[string]string{"clip": "subspace"}), nil)
 		a, b := def.Outcomes()[0], sub.Outcomes()[0]
 		same := !b.Plan.AutoClip && slices.Equal(a.Labels, b.Labels) && slices.Equal(a.Centres, b.Centres) &&
 			slices.Equal(a.Eigen, b.Eigen) && slices.Equal(def.Ledger().Components(), sub.Ledger().Components())

@@ -1,7 +1,6 @@
 package dppca
 
 import (
-	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -9,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
@@ -127,8 +125,8 @@ func TestNonPrivateRecoversSeparatedClusters(t *testing.T) {
 // mechanism is in the ledger.
 func TestEngineAccounting(t *testing.T) {
 	d := fixture.Separated(4, 60, 200, 2)
-	e, evs := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100"}), nil)
-	g, ok := lastOf[core.GuaranteeEvent](evs)
+	e, evs := runTest(t, d, fixture.SoundConfig(2, 1, map[string]string{"genes": "100"}), nil)
+	g, ok := fixture.LastOf[core.GuaranteeEvent](evs)
 	if !ok || g.Status != core.GuaranteeFormal || len(g.Audited) != 1 || g.Audited[0].Accountant != AccountantGDP {
 		t.Fatalf("final guarantee = %+v, want formal with one GDP audited ε", g)
 	}
@@ -146,11 +144,11 @@ func TestEngineAccounting(t *testing.T) {
 	if n, want := len(e.Ledger().Components()), len(e.Outcomes()[0].Plan.Mechanisms()); n != want || want != 9 {
 		t.Errorf("ledger has %d components (%v), want the plan's %d mechanisms (9)", n, e.Ledger().Components(), want)
 	}
-	b, _ := lastOf[core.BudgetEvent](evs)
+	b, _ := fixture.LastOf[core.BudgetEvent](evs)
 	if len(b.Spent) < 2 || b.Spent[0].Accountant != AccountantGDP || b.Spent[1].Epsilon < b.Spent[0].Epsilon {
 		t.Errorf("budget = %+v, want GDP first and RDP (looser) second", b.Spent)
 	}
-	m, _ := lastOf[core.MetricsEvent](evs)
+	m, _ := fixture.LastOf[core.MetricsEvent](evs)
 	names := map[string]bool{}
 	for _, v := range m.Values {
 		names[v.Name] = true
@@ -158,7 +156,7 @@ func TestEngineAccounting(t *testing.T) {
 	if !names["ARI"] || !names["NMI"] || !names["ACC"] || !m.Unreleased {
 		t.Errorf("final metrics = %+v, want ARI, NMI, ACC marked unreleased", m)
 	}
-	res, ok := lastOf[core.ResultEvent](evs)
+	res, ok := fixture.LastOf[core.ResultEvent](evs)
 	outs := e.Outcomes()
 	p := len(outs[len(outs)-1].Eigen)
 	if !ok || res.Cells != 240 || res.Dim != p || p < MinAutoP || p > DefaultPCap || len(res.Cluster) != 240 || len(res.Embedding) != 240*p {
@@ -180,7 +178,7 @@ func TestPatchMakesNewRelease(t *testing.T) {
 		{Options: map[string]string{"genes": "50"}}, // not live
 	}
 	good := core.Patch{Epsilon: &eps4, Options: map[string]string{"p": "4"}}
-	e, evs := runTest(t, d, soundConfig(1, 1, map[string]string{"genes": "100"}), func(r *core.Run, rel, stage int) {
+	e, evs := runTest(t, d, fixture.SoundConfig(1, 1, map[string]string{"genes": "100"}), func(r *core.Run, rel, stage int) {
 		if rel == 1 && stage == 3 {
 			for _, p := range append(bad, good) {
 				r.Apply(p)
@@ -210,11 +208,11 @@ func TestPatchMakesNewRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, _ := lastOf[core.GuaranteeEvent](evs)
+	g, _ := fixture.LastOf[core.GuaranteeEvent](evs)
 	if got := g.Audited[0].Epsilon; math.Abs(got-want) > 1e-6*want || got <= 4 {
 		t.Errorf("audited ε = %.9g, want %.9g (release 1's PCA and preprocessing composed with release 2 at ε = 4)", got, want)
 	}
-	res, _ := lastOf[core.ResultEvent](evs)
+	res, _ := fixture.LastOf[core.ResultEvent](evs)
 	if res.Dim != 4 {
 		t.Errorf("result dimension %d, want the patched p = 4", res.Dim)
 	}
@@ -223,7 +221,7 @@ func TestPatchMakesNewRelease(t *testing.T) {
 // TestInvalidInput: every bad configuration, option and data set is an
 // error naming what is wrong.
 func TestInvalidInput(t *testing.T) {
-	base := soundConfig(1, 1, nil)
+	base := fixture.SoundConfig(1, 1, nil)
 	base.Method = MethodName
 	cases := []struct {
 		name string
@@ -303,7 +301,7 @@ func TestInvalidInput(t *testing.T) {
 func TestCollapseIsExplained(t *testing.T) {
 	d := fixture.Separated(8, 30, 400, 4)
 	for _, eps := range []float64{0.05, 20} {
-		e, evs := runTest(t, d, soundConfig(eps, 1, nil), nil)
+		e, evs := runTest(t, d, fixture.SoundConfig(eps, 1, nil), nil)
 		outs := e.Outcomes()
 		out := outs[len(outs)-1]
 		warned := false
@@ -322,34 +320,20 @@ func TestCollapseIsExplained(t *testing.T) {
 func TestGoroutinesEnd(t *testing.T) {
 	d := fixture.Separated(4, 50, 200, 5)
 	before := runtime.NumGoroutine()
-	runTest(t, d, soundConfig(1, 1, nil), nil)
+	runTest(t, d, fixture.SoundConfig(1, 1, nil), nil)
 	testHooks.Lock()
 	testHooks.data = d
 	testHooks.Unlock()
-	ctx, cancel := context.WithCancel(background)
-	cfg := soundConfig(1, 1, nil)
+	cfg := fixture.SoundConfig(1, 1, nil)
 	cfg.Method = testMethod
-	run, err := core.Start(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	for range run.Events() {
-	}
-	run.Wait()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before {
-		t.Errorf("%d goroutines after the runs, %d before", n, before)
-	}
+	fixture.RunCancelled(t, cfg)
+	fixture.GoroutinesBack(t, before)
 }
 
 // TestNonPrivateMode: no ledger, guarantee none, ε patches rejected.
 func TestNonPrivateMode(t *testing.T) {
 	d := fixture.Separated(4, 50, 200, 6)
-	cfg := soundConfig(0, 1, nil)
+	cfg := fixture.SoundConfig(0, 1, nil)
 	cfg.Mode = core.ModeNonPrivate
 	eps := 2.0
 	e, evs := runTest(t, d, cfg, func(r *core.Run, rel, stage int) {
@@ -360,12 +344,12 @@ func TestNonPrivateMode(t *testing.T) {
 	if e.Ledger() != nil {
 		t.Error("nonprivate mode has a ledger")
 	}
-	g, _ := lastOf[core.GuaranteeEvent](evs)
-	p, _ := lastOf[core.PatchEvent](evs)
+	g, _ := fixture.LastOf[core.GuaranteeEvent](evs)
+	p, _ := fixture.LastOf[core.PatchEvent](evs)
 	if g.Status != core.GuaranteeNone || p.Applied || p.Err == "" {
 		t.Errorf("guarantee %s, patch %+v; want none and a rejected ε patch", g.Status, p)
 	}
-	m, _ := lastOf[core.MetricsEvent](evs)
+	m, _ := fixture.LastOf[core.MetricsEvent](evs)
 	if m.Values[0].Name != "ARI" || m.Values[0].Value <= 0.9 {
 		t.Errorf("nonprivate ARI on separated data = %+v, want > 0.9", m.Values)
 	}

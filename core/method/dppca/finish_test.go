@@ -65,7 +65,7 @@ func TestLateUnionRelease(t *testing.T) {
 	}
 	var ledgers [3][]string
 	for i, m := range []string{"kmeans", "late", "union"} {
-		e, _ := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100", "over": "2", "merge": m}), nil)
+		e, _ := runTest(t, d, fixture.SoundConfig(2, 1, map[string]string{"genes": "100", "over": "2", "merge": m}), nil)
 		ledgers[i] = e.Ledger().Components()
 		mu := ComposedMu(e.Outcomes()[0].Plan.Mechanisms())
 		if want, _ := muOf(2, 1e-5); math.Abs(mu-want) > 1e-9 {
@@ -152,7 +152,7 @@ func TestAvgRelease(t *testing.T) {
 	}
 	var ledgers [2][]string
 	for i, a := range []string{"1", "3"} {
-		e, _ := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100", "avg": a}), nil)
+		e, _ := runTest(t, d, fixture.SoundConfig(2, 1, map[string]string{"genes": "100", "avg": a}), nil)
 		ledgers[i] = e.Ledger().Components()
 	}
 	if len(ledgers[0]) == 0 || !slices.Equal(ledgers[0], ledgers[1]) {
@@ -183,7 +183,7 @@ func TestMeanPieces(t *testing.T) {
 	}
 	var ledgers [2][]string
 	for i, m := range []string{"kmeans", "mean"} {
-		e, _ := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100", "over": "2", "merge": m}), nil)
+		e, _ := runTest(t, d, fixture.SoundConfig(2, 1, map[string]string{"genes": "100", "over": "2", "merge": m}), nil)
 		ledgers[i] = e.Ledger().Components()
 	}
 	if len(ledgers[0]) == 0 || !slices.Equal(ledgers[0], ledgers[1]) {

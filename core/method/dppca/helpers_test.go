@@ -8,6 +8,7 @@ import (
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/datasets"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // testMethod is registered with a factory that keeps the engine and loads
@@ -64,32 +65,7 @@ func runTest(t *testing.T, d *datasets.Dataset, cfg core.Config, onStage func(r 
 	testHooks.Lock()
 	e := testHooks.engine
 	testHooks.Unlock()
-	var evs []core.Event
-	for ev := range r.Events() {
-		evs = append(evs, ev)
-		if er, ok := ev.(core.ErrorEvent); ok {
-			t.Fatalf("run failed: %v", er.Err)
-		}
-	}
-	r.Wait()
-	return e, evs
-}
-
-// soundConfig is a sound-mode configuration at ε with seed.
-func soundConfig(eps float64, seed uint64, opts map[string]string) core.Config {
-	return core.Config{Data: "test", Mode: core.ModeSound, Epsilon: eps, Delta: 1e-5, Clip: 1, SampleRate: 1, Seed: seed, Options: opts}
-}
-
-// lastOf returns the last event of type T in evs.
-func lastOf[T core.Event](evs []core.Event) (T, bool) {
-	var out T
-	found := false
-	for _, ev := range evs {
-		if v, ok := ev.(T); ok {
-			out, found = v, true
-		}
-	}
-	return out, found
+	return e, fixture.Events(t, r)
 }
 
 // background is a context for tests.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/dpscope/dpscope/internal/fixture"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -175,7 +176,7 @@ func TestSelectLeveragePlan(t *testing.T) {
 		t.Error("select=leverage with split=0.1 accepted, want an error (its covariance takes 0.1)")
 	}
 	d := hkMarkers(4)
-	e, _ := runTest(t, d, soundConfig(4, 1, map[string]string{"select": "leverage", "k": "4"}), nil)
+	e, _ := runTest(t, d, fixture.SoundConfig(4, 1, map[string]string{"select": "leverage", "k": "4"}), nil)
 	mu := ComposedMu(e.Outcomes()[0].Plan.Mechanisms())
 	if got := SpentMu(e.Ledger()); got > mu*(1+1e-12) || got < mu*(1-1e-9) {
 		t.Errorf("ledger μ = %.12g, plan μ = %.12g", got, mu)

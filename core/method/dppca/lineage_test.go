@@ -10,6 +10,7 @@ import (
 	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/datasets"
 	"github.com/dpscope/dpscope/internal/fixture"
+	"github.com/dpscope/dpscope/internal/fixture/baseline"
 )
 
 // lineageSet is a lineage simulation (datasets.LineageConfig, moved
@@ -148,7 +149,7 @@ func TestLineageMatch(t *testing.T) {
 			s, d := solveLibLoc(t, s, lineageTarget.Median)
 			var b []float64
 			for seed := range uint64(5) {
-				b = append(b, b1(t, d, seed))
+				b = append(b, baseline.B1(t, d, seed))
 			}
 			m, sd := sweep.Moments(b)
 			f := shapeFactsOf(t, d, 12, 200)

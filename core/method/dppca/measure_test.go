@@ -15,6 +15,7 @@ import (
 	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/datasets"
 	"github.com/dpscope/dpscope/internal/fixture"
+	"github.com/dpscope/dpscope/internal/fixture/baseline"
 )
 
 // openShared loads one shared data set.
@@ -63,32 +64,17 @@ func releaseARI(t testing.TB, src *Source, private bool, eps float64, o Options,
 	return ari, out
 }
 
-// b1 is dpscope's B1 reference: scanpy preprocessing (datasets.Preprocess
-// defaults), PCA(50), k-means with 10 inits, seed s.
-func b1(t testing.TB, d *datasets.Dataset, seed uint64) float64 {
+// optionSource parses the options opts and builds d's source at their
+// public total (k from d's labels): the first step of every measurement
+// of a list of option sets.
+func optionSource(t testing.TB, d *datasets.Dataset, opts map[string]string) (Options, *Source) {
 	t.Helper()
-	p, err := datasets.Preprocess(d, datasets.DefaultPreprocessConfig())
+	o := mustParse(t, opts)
+	src, err := NewSourceTarget(d, 0, o.sourceTarget())
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := make([]float64, len(p.X))
-	for i, v := range p.X {
-		x[i] = float64(v)
-	}
-	k := min(50, p.Genes, p.Cells)
-	pc, err := cluster.PCA(x, p.Cells, p.Genes, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	km, err := cluster.KMeans(context.Background(), pc.Scores, p.Cells, k, cluster.KMeansConfig{K: len(p.Classes), NInit: 10, Seed: seed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ari, err := cluster.ARI(p.Labels, km.Labels)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ari
+	return o, src
 }
 
 // anchor is issue 16's reference pipeline (mean ARI of seeds 0–4 at
@@ -140,7 +126,7 @@ func TestSharedSeeds(t *testing.T) {
 		d := loadSet(t, name)
 		var b1s []float64
 		for s := range uint64(5) {
-			b1s = append(b1s, b1(t, d, s))
+			b1s = append(b1s, baseline.B1(t, d, s))
 		}
 		bm, bsd := sweep.Moments(b1s)
 		if a, ok := anchor[name]; ok {
@@ -153,14 +139,7 @@ func TestSharedSeeds(t *testing.T) {
 			// DPSCOPE_DPPCA_OPTS=k=v,k=v measures other options (e.g.
 			// init=random-ball) with the same table.
 			addOptions(opts, os.Getenv("DPSCOPE_DPPCA_OPTS"))
-			o, err := Parse(opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			src, err := NewSourceTarget(d, 0, o.sourceTarget())
-			if err != nil {
-				t.Fatal(err)
-			}
+			o, src := optionSource(t, d, opts)
 			row := name + " " + o.String() + ":"
 			means, sds := make([]float64, len(goalEps)), make([]float64, len(goalEps))
 			for k, eps := range goalEps {

@@ -108,7 +108,7 @@ func TestMedianTotal(t *testing.T) {
 // release normalises to a total read from the data.
 func TestEngineMedianTarget(t *testing.T) {
 	d := fixture.Separated(4, 60, 200, 2)
-	e, _ := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100", "target": "median"}), nil)
+	e, _ := runTest(t, d, fixture.SoundConfig(2, 1, map[string]string{"genes": "100", "target": "median"}), nil)
 	var has bool
 	for _, c := range e.Ledger().Components() {
 		has = has || strings.Contains(c, MechMedian)

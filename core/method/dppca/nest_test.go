@@ -10,6 +10,7 @@ import (
 
 	"github.com/dpscope/dpscope/datasets"
 	"github.com/dpscope/dpscope/internal/fixture"
+	"github.com/dpscope/dpscope/internal/fixture/baseline"
 )
 
 // nestSet is a simulation whose labelled types are made of subtypes of
@@ -188,7 +189,7 @@ func TestNestB1(t *testing.T) {
 			}
 			var b []float64
 			for seed := range uint64(5) {
-				b = append(b, b1(t, d, seed))
+				b = append(b, baseline.B1(t, d, seed))
 			}
 			m, sd := sweep.Moments(b)
 			t.Logf("%-9s DE prob %.3f: B1 %.3f±%.3f", name, loc, m, sd)

@@ -126,7 +126,7 @@ func TestOverClusteringRelease(t *testing.T) {
 		}
 	}
 	for _, over := range []string{"1", "2"} {
-		e, _ := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100", "over": over}), nil)
+		e, _ := runTest(t, d, fixture.SoundConfig(2, 1, map[string]string{"genes": "100", "over": over}), nil)
 		if n, want := len(e.Ledger().Components()), len(e.Outcomes()[0].Plan.Mechanisms()); n != want {
 			t.Errorf("over=%s: ledger has %d components, want the plan's %d", over, n, want)
 		}
@@ -180,7 +180,7 @@ func TestPlanForGenesAuto(t *testing.T) {
 	if pl, _ := src.PlanFor(true, 8, 1e-5, fixed, 0, rand.New(rand.NewPCG(1, 2))); pl.H != 60 || pl.NoisyN != 0 {
 		t.Errorf("genes=60: h %d, ñ %g", pl.H, pl.NoisyN)
 	}
-	e, _ := runTest(t, d, soundConfig(8, 1, nil), nil)
+	e, _ := runTest(t, d, fixture.SoundConfig(8, 1, nil), nil)
 	n := 0
 	for _, c := range e.Ledger().Components() {
 		if strings.Contains(c, MechCount) {
@@ -298,7 +298,7 @@ func TestWardMergeRelease(t *testing.T) {
 	}
 	var ledgers [2][]string
 	for i, m := range []string{"kmeans", "ward"} {
-		e, _ := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100", "over": "2", "merge": m}), nil)
+		e, _ := runTest(t, d, fixture.SoundConfig(2, 1, map[string]string{"genes": "100", "over": "2", "merge": m}), nil)
 		ledgers[i] = e.Ledger().Components()
 		mu := ComposedMu(e.Outcomes()[0].Plan.Mechanisms())
 		if want, _ := muOf(2, 1e-5); math.Abs(mu-want) > 1e-9 {

@@ -11,6 +11,7 @@ import (
 	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/datasets"
 	"github.com/dpscope/dpscope/internal/fixture"
+	"github.com/dpscope/dpscope/internal/fixture/baseline"
 )
 
 // simSets are the fresh simulations dppca's design choices are compared on
@@ -282,7 +283,7 @@ func TestSimDesign(t *testing.T) {
 			// against.
 			var b []float64
 			for s := seed0; s < seed0+5; s++ {
-				b = append(b, b1(t, d, s))
+				b = append(b, baseline.B1(t, d, s))
 			}
 			m, sd := sweep.Moments(b)
 			t.Logf("%-8s B1 %.3f±%.3f", name, m, sd)
@@ -300,14 +301,7 @@ func TestSimDesign(t *testing.T) {
 				postRelease = func(out *Outcome, rng *rand.Rand) { mergeRule(out, rng) }
 				delete(opts, "merge") // merge=kmeans|ward are dppca's own
 			}
-			o, err := Parse(opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			src, err := NewSourceTarget(d, 0, o.sourceTarget())
-			if err != nil {
-				t.Fatal(err)
-			}
+			o, src := optionSource(t, d, opts)
 			row := fmt.Sprintf("%-8s %-40s", name, v)
 			epsList := fixture.EnvFloats(t, "DPSCOPE_DPPCA_EPS", append(append([]float64(nil), goalEps...), 0))
 			paired := ""

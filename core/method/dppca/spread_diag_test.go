@@ -29,14 +29,7 @@ func TestSpreadDiag(t *testing.T) {
 	for _, v := range splitVariants(os.Getenv("DPSCOPE_DPPCA_VARIANTS")) {
 		opts := map[string]string{}
 		addOptions(opts, v)
-		o, err := Parse(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src, err := NewSourceTarget(d, 0, o.sourceTarget())
-		if err != nil {
-			t.Fatal(err)
-		}
+		o, src := optionSource(t, d, opts)
 		for _, eps := range fixture.EnvFloats(t, "DPSCOPE_DPPCA_EPS", []float64{4, 8, 16}) {
 			for s := uint64(0); s < 5; s++ {
 				a, out := releaseARI(t, src, true, eps, o, s)

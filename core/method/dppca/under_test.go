@@ -141,7 +141,7 @@ func TestUnderRelease(t *testing.T) {
 	var spent [2]float64
 	var comps [2]string
 	for i, under := range []string{"off", "auto"} {
-		e, evs := runTest(t, d, soundConfig(eps, 3, map[string]string{"under": under}), nil)
+		e, evs := runTest(t, d, fixture.SoundConfig(eps, 3, map[string]string{"under": under}), nil)
 		outs := e.Outcomes()
 		out := outs[len(outs)-1]
 		k := out.K
@@ -159,7 +159,7 @@ func TestUnderRelease(t *testing.T) {
 				said = true
 			}
 		}
-		g, _ := lastOf[core.GuaranteeEvent](evs)
+		g, _ := fixture.LastOf[core.GuaranteeEvent](evs)
 		inPanel := strings.Contains(strings.Join(g.Reasons, "\n"), "the budget supports")
 		switch under {
 		case "off":
@@ -178,7 +178,7 @@ func TestUnderRelease(t *testing.T) {
 				t.Errorf("collapse message %q does not give under's reason", collapseMessage(out, 8))
 			}
 		}
-		b, _ := lastOf[core.BudgetEvent](evs)
+		b, _ := fixture.LastOf[core.BudgetEvent](evs)
 		spent[i] = b.Spent[0].Epsilon
 		comps[i] = strings.Join(e.Ledger().Components(), ",")
 	}

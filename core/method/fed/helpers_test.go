@@ -11,6 +11,7 @@ import (
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/datasets"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // queued hands each test its own engine through one registration.
@@ -43,16 +44,7 @@ func simData(t testing.TB, cells, genes, groups int) *datasets.Preprocessed {
 	for i := range sc.Groups {
 		sc.Groups[i].DEProb = 0.2
 	}
-	raw, _, err := datasets.Simulate(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pc := datasets.DefaultPreprocessConfig()
-	pc.MinGenes = 0
-	d, err := datasets.Preprocess(raw, pc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := fixture.Simulated(t, sc)
 	simCache[key] = d
 	return d
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/datasets"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // The ninth session's diagnosis of the record unit's noiseless twin and
@@ -34,17 +35,7 @@ func freshSim(t *testing.T, seed uint64) *datasets.Preprocessed {
 		sc.Groups[i].Prob = float64(1 + i%3)
 	}
 	sc.Seed = seed
-	raw, _, err := datasets.Simulate(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pc := datasets.DefaultPreprocessConfig()
-	pc.MinGenes = 0
-	d, err := datasets.Preprocess(raw, pc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return fixture.Simulated(t, sc)
 }
 
 // diagData reads DPSCOPE_RECORD_DIAG: fresh:SEED or a data set path.

@@ -13,6 +13,7 @@ import (
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/nn"
+	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // TestBitReproducible runs the same configuration under GOMAXPROCS 1 and 2
@@ -211,11 +212,5 @@ func TestCancelPrompt(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("run still alive 30 s after Stop")
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before {
-		t.Errorf("%d goroutines after the run, %d before", n, before)
-	}
+	fixture.GoroutinesBack(t, before)
 }

@@ -125,7 +125,7 @@ func TestStartAloneIsDPPCA(t *testing.T) {
 			t.Errorf("%v: the null's labels differ from dppca's on separated populations", c.opts)
 		}
 		// the ledger of a run through the engine composes to the target
-		e, evs := runTest(t, d, soundConfig(c.eps, seed, c.opts))
+		e, evs := runTest(t, d, fixture.SoundConfig(c.eps, seed, c.opts))
 		mu, err := accountant.GDPMu(e.Ledger().All())
 		if err != nil {
 			t.Fatal(err)
@@ -143,7 +143,7 @@ func TestStartAloneIsDPPCA(t *testing.T) {
 		if n := len(e.Ledger().Events(MechSGD)); (n > 0) != !o.NoTrain {
 			t.Errorf("%v: %d DP-SGD events in the ledger", c.opts, n)
 		}
-		if g, ok := lastOf[core.GuaranteeEvent](evs); !ok || len(g.Audited) == 0 || math.Abs(g.Audited[0].Epsilon-eps) > 1e-12 {
+		if g, ok := fixture.LastOf[core.GuaranteeEvent](evs); !ok || len(g.Audited) == 0 || math.Abs(g.Audited[0].Epsilon-eps) > 1e-12 {
 			t.Errorf("%v: final guarantee %+v, want the ledger's ε %.9g", c.opts, g, eps)
 		}
 	}

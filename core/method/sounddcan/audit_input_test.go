@@ -20,7 +20,7 @@ func inputAuditOf(t *testing.T, cfg core.Config, conf float64) (core.AuditEvent,
 // attacker does not know how many are in), ceiling 3.53; the result
 // holds the real cells only.
 func TestInputAuditNonPrivate(t *testing.T) {
-	cfg := soundConfig(0, 1, map[string]string{"genes": "100", "p": "5", "steps": "20"})
+	cfg := fixture.SoundConfig(0, 1, map[string]string{"genes": "100", "p": "5", "steps": "20"})
 	cfg.Mode = core.ModeNonPrivate
 	a, _, cells := inputAuditOf(t, cfg, 0.95)
 	t.Logf("nonprivate: bound %.4g (%d of %d), ceiling %.4g", a.EpsilonLower, a.Correct, a.Guesses, a.Ceiling)

@@ -25,17 +25,17 @@ func auditOn(t *testing.T, d *datasets.Dataset, cfg core.Config, spec core.Audit
 	t.Helper()
 	cfg.Audit = &spec
 	_, evs := runTest(t, d, cfg)
-	a, ok := lastOf[core.AuditEvent](evs)
+	a, ok := fixture.LastOf[core.AuditEvent](evs)
 	if !ok {
 		t.Fatalf("no AuditEvent from a run with the audit %+v", spec)
 	}
 	eps := math.Inf(1)
-	if g, ok := lastOf[core.GuaranteeEvent](evs); ok {
+	if g, ok := fixture.LastOf[core.GuaranteeEvent](evs); ok {
 		for _, v := range g.Audited {
 			eps = min(eps, v.Epsilon)
 		}
 	}
-	res, _ := lastOf[core.ResultEvent](evs)
+	res, _ := fixture.LastOf[core.ResultEvent](evs)
 	return a, eps, res.Cells
 }
 
@@ -43,7 +43,7 @@ func auditOn(t *testing.T, d *datasets.Dataset, cfg core.Config, spec core.Audit
 // sums: 3.23 with 150 of 150 right, the ceiling of 300 canaries being
 // 3.93 (the best rule guessed on half of them).
 func TestAuditNonPrivate(t *testing.T) {
-	cfg := soundConfig(0, 1, map[string]string{"genes": "100", "p": "5", "steps": "20"})
+	cfg := fixture.SoundConfig(0, 1, map[string]string{"genes": "100", "p": "5", "steps": "20"})
 	cfg.Mode = core.ModeNonPrivate
 	a, _ := auditOf(t, cfg, 0.95)
 	if a.EpsilonLower < 3 {
@@ -74,7 +74,7 @@ func checkNeverExceeds(t *testing.T, power float64, audit func(core.Config) (cor
 			// net=0.4: the gradient canaries live in the DP-SGD steps,
 			// and net=rho (the default) gives them a small share of a
 			// large ε, so their bound would say little about power.
-			cfg := soundConfig(eps, seed, map[string]string{"genes": "100", "p": "5", "steps": "20", "net": "0.4"})
+			cfg := fixture.SoundConfig(eps, seed, map[string]string{"genes": "100", "p": "5", "steps": "20", "net": "0.4"})
 			a, certified := audit(cfg)
 			t.Logf("ε = %g, seed %d: certified %.4g, bound %.4g (%d of %d), ceiling %.4g", eps, seed, certified, a.EpsilonLower, a.Correct, a.Guesses, a.Ceiling)
 			if a.EpsilonLower > certified {

@@ -16,6 +16,28 @@ import (
 	"github.com/dpscope/dpscope/internal/fixture"
 )
 
+// drawSources returns simData of each simulator seed of env (a comma
+// list, as the design tests' variables take them) and its source at
+// dppca's public total, k from its labels.
+func drawSources(t testing.TB, env string) ([]*datasets.Dataset, []*dppca.Source) {
+	t.Helper()
+	var ds []*datasets.Dataset
+	var srcs []*dppca.Source
+	for _, f := range strings.Split(env, ",") {
+		s, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := simData(t, s)
+		src, err := dppca.NewSource(d, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, srcs = append(ds, d), append(srcs, src)
+	}
+	return ds, srcs
+}
+
 // simData returns a fresh simulation of builtin:default's specification
 // with another simulator seed: data whose labels no default was read from,
 // for comparing designs by utility (the shared sets are for reporting).
@@ -248,19 +270,9 @@ func TestDesign(t *testing.T) {
 	epss := fixture.EnvFloats(t, "DPSCOPE_SOUNDDCAN_EPS", []float64{2, 8})
 	variants := strings.Split(os.Getenv("DPSCOPE_SOUNDDCAN_VARIANTS"), "|")
 	nseeds := uint64(fixture.EnvInt(t, "DPSCOPE_SOUNDDCAN_RUNSEEDS", 3))
-	var srcs []*dppca.Source
-	for _, f := range strings.Split(env, ",") {
-		s, err := strconv.ParseUint(f, 10, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := simData(t, s)
-		src, err := dppca.NewSource(d, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	ds, srcs := drawSources(t, env)
+	for _, d := range ds {
 		t.Logf("%s: %d cells, %d genes, median library %.0f counts, zero fraction %.3f", d.Name, d.Cells(), d.Genes(), medianLibrary(d), zeroFraction(d))
-		srcs = append(srcs, src)
 	}
 	// every variant's runs at each ε, in the same order of simulations and
 	// run seeds, for the paired differences against the first variant

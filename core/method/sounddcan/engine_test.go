@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
@@ -105,7 +104,7 @@ func TestEngineAccounting(t *testing.T) {
 // first once, and its audited ε stays at or below the target.
 func TestStagedEngine(t *testing.T) {
 	d := fixture.Separated(4, 60, 200, 2)
-	e, evs := runTest(t, d, soundConfig(2, 1, nil))
+	e, evs := runTest(t, d, fixture.SoundConfig(2, 1, nil))
 	out := e.Outcome()
 	if !out.Plan.Staged || !out.Plan.NetOff || len(out.Losses) != 0 {
 		t.Fatalf("plan staged %v, network off %v, %d steps: want the network left out at n = 240, ε = 2", out.Plan.Staged, out.Plan.NetOff, len(out.Losses))
@@ -126,7 +125,7 @@ func TestStagedEngine(t *testing.T) {
 	if !said {
 		t.Error("no warning says the network was left out")
 	}
-	g, ok := lastOf[core.GuaranteeEvent](evs)
+	g, ok := fixture.LastOf[core.GuaranteeEvent](evs)
 	if !ok || len(g.Audited) == 0 || g.Audited[0].Epsilon > 2 || g.Audited[0].Epsilon < 1.99 {
 		t.Errorf("final guarantee %+v: want the audited ε in [1.99, 2]", g)
 	}
@@ -134,8 +133,8 @@ func TestStagedEngine(t *testing.T) {
 
 func engineAccounting(t *testing.T, opts map[string]string) {
 	d := fixture.Separated(4, 60, 200, 2)
-	e, evs := runTest(t, d, soundConfig(2, 1, opts))
-	g, ok := lastOf[core.GuaranteeEvent](evs)
+	e, evs := runTest(t, d, fixture.SoundConfig(2, 1, opts))
+	g, ok := fixture.LastOf[core.GuaranteeEvent](evs)
 	if !ok || g.Status != core.GuaranteeFormal || len(g.Audited) != 2 || g.Audited[0].Accountant != AccountantGDP {
 		t.Fatalf("final guarantee = %+v, want formal with GDP and RDP audited ε", g)
 	}
@@ -174,7 +173,7 @@ func engineAccounting(t *testing.T, opts map[string]string) {
 	if n := len(l.Components()); n != 12 {
 		t.Errorf("ledger has %d components %v, want dppca's 9 and 3", n, l.Components())
 	}
-	b, _ := lastOf[core.BudgetEvent](evs)
+	b, _ := fixture.LastOf[core.BudgetEvent](evs)
 	if len(b.Spent) < 2 || b.Spent[0].Accountant != AccountantGDP || len(b.Components) != 12 || b.Step != 30 {
 		t.Errorf("last budget = %+v, want GDP and RDP, 12 components, step 30", b)
 	}
@@ -193,7 +192,7 @@ func engineAccounting(t *testing.T, opts map[string]string) {
 	if stepEvents == 0 || stages != 3 {
 		t.Errorf("%d step events and %d stages, want some and 3", stepEvents, stages)
 	}
-	m, _ := lastOf[core.MetricsEvent](evs)
+	m, _ := fixture.LastOf[core.MetricsEvent](evs)
 	names := map[string]bool{}
 	for _, v := range m.Values {
 		names[v.Name] = true
@@ -201,7 +200,7 @@ func engineAccounting(t *testing.T, opts map[string]string) {
 	if !names["ARI"] || !names["NMI"] || !m.Unreleased || m.Step != 30 {
 		t.Errorf("final metrics = %+v, want ARI, NMI marked unreleased after step 30", m)
 	}
-	res, ok := lastOf[core.ResultEvent](evs)
+	res, ok := fixture.LastOf[core.ResultEvent](evs)
 	if !ok || res.Cells != 240 || res.Dim < dppca.MinAutoP || res.Dim > dppca.DefaultPCap || len(res.Cluster) != 240 || len(res.Embedding) != 240*res.Dim {
 		t.Errorf("result = %d cells × %d (want p by the noise edge in [2, 30]), %d labels", res.Cells, res.Dim, len(res.Cluster))
 	}
@@ -250,7 +249,7 @@ func TestMergeCentres(t *testing.T) {
 // TestInvalidInput: bad configurations and options are errors naming the
 // field; data the method cannot use ends the run with an error event.
 func TestInvalidInput(t *testing.T) {
-	base := soundConfig(1, 1, nil)
+	base := fixture.SoundConfig(1, 1, nil)
 	base.Method = MethodName
 	cases := []struct {
 		name string
@@ -320,7 +319,7 @@ func TestInvalidInput(t *testing.T) {
 func TestCollapseIsExplained(t *testing.T) {
 	d := fixture.Separated(8, 30, 400, 4)
 	for _, eps := range []float64{0.05, 20} {
-		e, evs := runTest(t, d, soundConfig(eps, 1, map[string]string{"steps": "20"}))
+		e, evs := runTest(t, d, fixture.SoundConfig(eps, 1, map[string]string{"steps": "20"}))
 		out := e.Outcome()
 		warned := false
 		for _, ev := range evs {
@@ -340,17 +339,17 @@ func TestCollapseIsExplained(t *testing.T) {
 // TestNonPrivateMode: no ledger, no noise, guarantee none.
 func TestNonPrivateMode(t *testing.T) {
 	d := fixture.Separated(4, 50, 200, 6)
-	cfg := soundConfig(0, 1, map[string]string{"steps": "20"})
+	cfg := fixture.SoundConfig(0, 1, map[string]string{"steps": "20"})
 	cfg.Mode = core.ModeNonPrivate
 	e, evs := runTest(t, d, cfg)
 	if e.Ledger() != nil {
 		t.Error("nonprivate run has a ledger")
 	}
-	g, _ := lastOf[core.GuaranteeEvent](evs)
+	g, _ := fixture.LastOf[core.GuaranteeEvent](evs)
 	if g.Status != core.GuaranteeNone {
 		t.Errorf("guarantee %v, want none", g.Status)
 	}
-	if _, ok := lastOf[core.BudgetEvent](evs); ok {
+	if _, ok := fixture.LastOf[core.BudgetEvent](evs); ok {
 		t.Error("nonprivate run emitted a budget")
 	}
 	ari, err := cluster.ARI(d.Labels, e.Outcome().Labels)
@@ -363,28 +362,14 @@ func TestNonPrivateMode(t *testing.T) {
 func TestGoroutinesEnd(t *testing.T) {
 	d := fixture.Separated(4, 50, 200, 5)
 	before := runtime.NumGoroutine()
-	runTest(t, d, soundConfig(1, 1, map[string]string{"steps": "10"}))
+	runTest(t, d, fixture.SoundConfig(1, 1, map[string]string{"steps": "10"}))
 	testHooks.Lock()
 	testHooks.data = d
 	testHooks.Unlock()
-	ctx, cancel := context.WithCancel(context.Background())
-	cfg := soundConfig(1, 1, nil)
+	cfg := fixture.SoundConfig(1, 1, nil)
 	cfg.Method = testMethod
-	run, err := core.Start(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	for range run.Events() {
-	}
-	run.Wait()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before {
-		t.Errorf("%d goroutines after the runs, %d before", n, before)
-	}
+	fixture.RunCancelled(t, cfg)
+	fixture.GoroutinesBack(t, before)
 }
 
 // TestParseDefaults: no options give the rules of the package comment;

@@ -3,7 +3,6 @@ package sounddcan
 import (
 	"math"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -32,22 +31,14 @@ func TestStartFactorial(t *testing.T) {
 	epss := fixture.EnvFloats(t, "DPSCOPE_SOUNDDCAN_EPS", []float64{8})
 	variants := strings.Split(os.Getenv("DPSCOPE_SOUNDDCAN_VARIANTS"), "|")
 	nseeds := uint64(fixture.EnvInt(t, "DPSCOPE_SOUNDDCAN_RUNSEEDS", 3))
-	var srcs, own []*dppca.Source
-	for _, f := range strings.Split(env, ",") {
-		s, err := strconv.ParseUint(f, 10, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := simData(t, s)
-		src, err := dppca.NewSource(d, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	ds, srcs := drawSources(t, env)
+	var own []*dppca.Source // dppca's own sources, at its default total
+	for _, d := range ds {
 		o, err := dppca.NewSourceTarget(d, 0, dppca.DefaultTarget)
 		if err != nil {
 			t.Fatal(err)
 		}
-		srcs, own = append(srcs, src), append(own, o)
+		own = append(own, o)
 	}
 	for _, eps := range epss {
 		var base []float64

@@ -152,11 +152,11 @@ func TestMixtureLearnsMeans(t *testing.T) {
 // method's noise and so spends a sliver less, TestTargetAuto.)
 func TestNullSpendsNoSteps(t *testing.T) {
 	d := fixture.Separated(4, 60, 200, 2)
-	e, evs := runTest(t, d, soundConfig(2, 1, map[string]string{"genes": "100", "steps": "0", "target": "10000", "handoff": "off"}))
+	e, evs := runTest(t, d, fixture.SoundConfig(2, 1, map[string]string{"genes": "100", "steps": "0", "target": "10000", "handoff": "off"}))
 	if n := len(e.Ledger().Events(MechSGD)); n != 0 {
 		t.Errorf("the null recorded %d DP-SGD events", n)
 	}
-	g, ok := lastOf[core.GuaranteeEvent](evs)
+	g, ok := fixture.LastOf[core.GuaranteeEvent](evs)
 	if !ok || len(g.Audited) == 0 || g.Audited[0].Epsilon > 2 || g.Audited[0].Epsilon < 2-1e-5 {
 		t.Errorf("null guarantee %+v, want audited ε = 2", g)
 	}

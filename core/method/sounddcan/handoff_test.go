@@ -98,7 +98,7 @@ func TestHandoffPlan(t *testing.T) {
 // TestHandoffRun: a handed-off run trains no step, its start holds dppca's
 // own h (genes=auto), and its noise message and guarantee say so.
 func TestHandoffRun(t *testing.T) {
-	e, evs := runTest(t, fixture.Separated(3, 100, 300, 1), soundConfig(1e5, 1, map[string]string{"handoff": "low"}))
+	e, evs := runTest(t, fixture.Separated(3, 100, 300, 1), fixture.SoundConfig(1e5, 1, map[string]string{"handoff": "low"}))
 	out := e.out
 	if out == nil || !out.Plan.Handoff || len(out.Losses) != 0 || out.Start.Plan.H == 200 {
 		t.Fatalf("ε=1e5: want a handed-off run with no step and dppca's own h (plan %+v)", out.Plan)
@@ -109,7 +109,7 @@ func TestHandoffRun(t *testing.T) {
 			said = true
 		}
 	}
-	g, _ := lastOf[core.GuaranteeEvent](evs)
+	g, _ := fixture.LastOf[core.GuaranteeEvent](evs)
 	if !said || !slices.ContainsFunc(g.Reasons, func(r string) bool { return strings.Contains(r, "handoff=low") }) {
 		t.Errorf("the run does not report the handoff (noise message %v; guarantee %v)", said, g.Reasons)
 	}

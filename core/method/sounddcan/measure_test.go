@@ -17,6 +17,7 @@ import (
 	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/datasets"
 	"github.com/dpscope/dpscope/internal/fixture"
+	"github.com/dpscope/dpscope/internal/fixture/baseline"
 )
 
 // openData loads a shared data set by name, a builtin one
@@ -101,34 +102,6 @@ func dppcaRun(t testing.TB, src *dppca.Source, eps float64, seed uint64) (float6
 	return ari, out
 }
 
-// b1 is dpscope's B1 reference: scanpy preprocessing (datasets.Preprocess
-// defaults), PCA(50), k-means with 10 inits, seed s.
-func b1(t testing.TB, d *datasets.Dataset, seed uint64) float64 {
-	t.Helper()
-	p, err := datasets.Preprocess(d, datasets.DefaultPreprocessConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := make([]float64, len(p.X))
-	for i, v := range p.X {
-		x[i] = float64(v)
-	}
-	k := min(50, p.Genes, p.Cells)
-	pc, err := cluster.PCA(x, p.Cells, p.Genes, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	km, err := cluster.KMeans(context.Background(), pc.Scores, p.Cells, k, cluster.KMeansConfig{K: len(p.Classes), NInit: 10, Seed: seed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ari, err := cluster.ARI(p.Labels, km.Labels)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ari
-}
-
 // TestSharedSeeds measures dcan-sound's mean ± sd ARI over seeds 0–4 at
 // each ε of DPSCOPE_SOUNDDCAN_EPS (default 1,2,4,8), beside dppca at the
 // same ε and seeds, its paired gain over its own null (steps=0, the same
@@ -159,7 +132,7 @@ func TestSharedSeeds(t *testing.T) {
 		d := openData(t, name)
 		var b1s []float64
 		for s := range seeds {
-			b1s = append(b1s, b1(t, d, s))
+			b1s = append(b1s, baseline.B1(t, d, s))
 		}
 		bm, bsd := sweep.Moments(b1s)
 		src, err := dppca.NewSource(d, o.K)

@@ -67,7 +67,7 @@ func TestSubspaceEngine(t *testing.T) {
 		eps float64
 		off bool
 	}{{50, true}, {0.3, false}} {
-		e, evs := runTest(t, d, soundConfig(c.eps, 2, map[string]string{"stage": "off", "subspace": "test", "steps": "20"}))
+		e, evs := runTest(t, d, fixture.SoundConfig(c.eps, 2, map[string]string{"stage": "off", "subspace": "test", "steps": "20"}))
 		out := e.Outcome()
 		if out.Plan.SubOff != c.off {
 			t.Fatalf("ε=%g: network left out %v, want %v (eigen %v, edge %g)", c.eps, out.Plan.SubOff, c.off, out.Start.Eigen, out.Start.Plan.Edge())
@@ -94,7 +94,7 @@ func TestSubspaceEngine(t *testing.T) {
 		if want := dppca.ComposedMu(out.Plan.Mechanisms()); math.Abs(mu-want) > 1e-9*want || mu > out.Plan.Mu*(1+1e-12) || mu < out.Plan.Mu*(1-1e-6) {
 			t.Errorf("ε=%g: ledger μ %.12g, plan's mechanisms %.12g, target μ %.12g", c.eps, mu, want, out.Plan.Mu)
 		}
-		g, _ := lastOf[core.GuaranteeEvent](evs)
+		g, _ := fixture.LastOf[core.GuaranteeEvent](evs)
 		if len(g.Audited) == 0 || g.Audited[0].Epsilon > c.eps || g.Audited[0].Epsilon < c.eps-1e-5 {
 			t.Errorf("ε=%g: audited %+v", c.eps, g.Audited)
 		}

@@ -34,8 +34,8 @@ func TestTarget(t *testing.T) {
 	if slices.Equal(a.Start.Matrix.Z, c.Start.Matrix.Z) {
 		t.Error("target=1000 and the default 10⁴ give the same scaled rows: the total is not applied")
 	}
-	_, evs := runTest(t, d, soundConfig(8, 1, map[string]string{"target": "1000"}))
-	g, ok := lastOf[core.GuaranteeEvent](evs)
+	_, evs := runTest(t, d, fixture.SoundConfig(8, 1, map[string]string{"target": "1000"}))
+	g, ok := fixture.LastOf[core.GuaranteeEvent](evs)
 	if !ok || !slices.ContainsFunc(g.Reasons, func(r string) bool { return strings.Contains(r, "public total 1000 ") }) {
 		t.Errorf("guarantee %v does not name the public total 1000", g.Reasons)
 	}
@@ -97,7 +97,7 @@ func TestTargetAuto(t *testing.T) {
 // canaries against the real cells' ranking at the total the start chose
 // (without noise every included canary is found, as with a fixed total).
 func TestTargetAutoInputAudit(t *testing.T) {
-	cfg := soundConfig(0, 1, map[string]string{"genes": "100", "p": "5", "steps": "20", "target": "auto"})
+	cfg := fixture.SoundConfig(0, 1, map[string]string{"genes": "100", "p": "5", "steps": "20", "target": "auto"})
 	cfg.Mode = core.ModeNonPrivate
 	a, _, _ := inputAuditOf(t, cfg, 0.95)
 	if a.EpsilonLower < 2.5 {
@@ -126,14 +126,14 @@ func TestNetRhoShares(t *testing.T) {
 	if got := MeanNoise(pl.Z, o.GradClip, src.K, pl.NoisyN, o.LR, pl.DPPCA.H); math.Abs(got-TargetRho) > 1e-9 {
 		t.Errorf("the network's noise on a mean %g, want TargetRho %g", got, TargetRho)
 	}
-	_, evs := runTest(t, fixture.Separated(3, 100, 300, 1), soundConfig(1000, 1, nil))
+	_, evs := runTest(t, fixture.Separated(3, 100, 300, 1), fixture.SoundConfig(1000, 1, nil))
 	said := false
 	for _, ev := range evs {
 		if w, ok := ev.(core.WarningEvent); ok && strings.Contains(w.Message, "net=rho cuts the network's share to") && strings.Contains(w.Message, "normalised to 1000") {
 			said = true
 		}
 	}
-	g, _ := lastOf[core.GuaranteeEvent](evs)
+	g, _ := fixture.LastOf[core.GuaranteeEvent](evs)
 	if !said || !slices.ContainsFunc(g.Reasons, func(r string) bool { return strings.Contains(r, "network 0.0") }) {
 		t.Errorf("the run does not report the cut share (noise message %v; guarantee %v)", said, g.Reasons)
 	}
