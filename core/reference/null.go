@@ -31,8 +31,7 @@ func Null(ctx context.Context, m core.Method, cfg core.Config) (Line, error) {
 var ErrNoNull = fmt.Errorf("reference: the method has no null run")
 
 // ErrNoBaseline says a run has no private baseline to be drawn against: it
-// is not a sound run at a target ε, it is the baseline itself, no baseline
-// is registered, or the baseline's privacy unit is not the run's.
+// is not a sound run at a target ε, or it is the baseline's own.
 var ErrNoBaseline = fmt.Errorf("reference: no private baseline for this run")
 
 // BaselineConfig is the run of the private baseline b (core.Method.Baseline:
