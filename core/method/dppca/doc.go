@@ -177,7 +177,7 @@
 // with S the rule's scale, or a number), split, clip,
 // prep, init, k, select (mean, spread, excess, floor or leverage), over
 // (auto, auto:τ with τ the threshold, or a factor), merge (kmeans, ward,
-// late, union or mean), avg (the final centres' rounds, 5),
+// late, union, mean or overlap), avg (the final centres' rounds, 5),
 // under (off, auto or auto:τ: fewer centres than K, underRule),
 // target (a number, or median), mincount (the depth cap's λ_min, 0: off),
 // seedgrid (fixed, the default's 3-component seeding grid; auto:
