@@ -1,6 +1,9 @@
 package dppca
 
-import "math"
+import (
+	"math"
+	"sort"
+)
 
 // MergeOverlap merges over-clustering's released centres by their
 // overlap instead of by distance (overlapMerge, stated for issue 16.2's
@@ -19,16 +22,25 @@ const MergeOverlap Merge = "overlap"
 // would make every pair of components look separated.
 const overlapFloor = 0.05
 
+// overlapNoise is how many count-noise sds a released count must reach
+// for its centre to be a component of overlapMerge: a count below
+// 2·σ_count cannot be told from an empty cluster's (at about 95 %), and
+// such a centre sits wherever its noise put it. The amendment after the
+// base-draw screen (docs/RESULTS.md, nineteenth attempt): with every
+// centre of count ≥ 1 a component, far near-empty centres overlapped
+// nothing, survived as groups of one or two cells and forced real
+// populations together.
+const overlapNoise = 2
+
 // overlapVariance is overlapMerge's common per-dimension variance s² of
 // the components, from releases only: the rows' second moment about the
 // origin, Σλ/ñ from the released eigenvalues (the rows are centred by the
 // released gene means and projected, not centred again), less the
-// centres' share of it, Σπ_i‖m_i‖² with π_i the released counts (a centre
-// of count below one weighs nothing, as in mergeCentres) over their sum;
-// that is the total variance less the between-centre variance about the
-// weighted mean of the centres. At least overlapFloor of the second
-// moment, divided by p.
-func overlapVariance(c, counts []float64, p int, eigen []float64, nt float64) float64 {
+// centres' share of it, Σπ_i‖m_i‖² with π_i the released counts of the
+// components (counts of at least nmin) over their sum; that is the total
+// variance less the between-centre variance about the weighted mean of
+// the centres. At least overlapFloor of the second moment, divided by p.
+func overlapVariance(c, counts []float64, p int, eigen []float64, nt, nmin float64) float64 {
 	var tot float64
 	for _, l := range eigen {
 		tot += max(l, 0)
@@ -36,7 +48,7 @@ func overlapVariance(c, counts []float64, p int, eigen []float64, nt float64) fl
 	tot /= max(nt, 1)
 	var wsum, between float64
 	for j, v := range counts {
-		if v < 1 {
+		if v < nmin {
 			continue
 		}
 		var q float64
@@ -66,88 +78,74 @@ func pairMiss(d, s, pi, pj float64) float64 {
 
 // overlapMerge merges the released centres c (rows of p) into k by their
 // overlap as a mixture of isotropic Gaussians of common per-dimension
-// variance s2 (overlapVariance), weighted by their released counts (a
-// count below one weighs nothing, as in mergeCentres; with fewer than k
-// weighted centres it returns mergeCentres' fallback, the first k).
-// Hierarchical, after Hennig (2010)'s DEMP: from singleton groups, while
-// more than k groups remain, the pair of groups I, J of the largest
-// max(q(I→J), q(J→I)) becomes one, where q(I→J) =
-// Σ_{i∈I} (π_i/π_I)·min(1, Σ_{j∈J} pairMiss(i, j)), the chance that a
-// point of I is put by some component of J's pairwise rule into J,
-// averaged over I's components by their weights (the sum over J is the
-// union bound, capped at 1). The merged centres are the groups' weighted
-// means. Deterministic (ties: the first pair); post-processing of releases.
-func overlapMerge(c, counts []float64, p, k int, s2 float64) []float64 {
-	var idx []int
+// variance s2 (overlapVariance), weighted by their released counts. Only
+// centres of count at least nmin (overlapNoise·σ_count, at least 1) are
+// components. Hierarchical, after Hennig (2010)'s DEMP: from singleton
+// groups, while more than k groups remain, the pair of groups I, J of
+// the largest min(q(I→J), q(J→I)) becomes one, where a group is one
+// component at its members' weighted mean with their summed weight and
+// q(I→J) = pairMiss(‖m_I − m_J‖, s, π_I, π_J). The minimum asks both
+// groups to overlap the other: two pieces of one population of like
+// weight do, while a small population next to a large one does not (the
+// large one's points rarely fall on its side), so weight alone does not
+// pull small populations into large ones. The merged centres are the
+// groups' weighted means. With fewer than k components the components are
+// kept and the heaviest other centres fill the rest. Deterministic (ties:
+// the first pair); post-processing of releases.
+func overlapMerge(c, counts []float64, p, k int, s2, nmin float64) []float64 {
+	nmin = max(nmin, 1)
+	var idx, rest []int
 	for j, v := range counts {
-		if v >= 1 {
+		if v >= nmin {
 			idx = append(idx, j)
+		} else {
+			rest = append(rest, j)
 		}
 	}
-	if len(idx) < k {
-		return append([]float64(nil), c[:k*p]...)
+	if len(idx) <= k {
+		sort.SliceStable(rest, func(a, b int) bool { return counts[rest[a]] > counts[rest[b]] })
+		out := make([]float64, 0, k*p)
+		for _, j := range append(idx, rest...)[:k] {
+			out = append(out, c[j*p:(j+1)*p]...)
+		}
+		return out
 	}
-	m := len(idx)
 	s := math.Sqrt(s2)
-	w := make([]float64, m)
+	type group struct {
+		m []float64
+		w float64
+	}
+	groups := make([]group, len(idx))
 	for a, j := range idx {
-		w[a] = counts[j]
-	}
-	q := make([][]float64, m)
-	for a := range m {
-		q[a] = make([]float64, m)
-		for b := range m {
-			if a == b {
-				continue
-			}
-			var d float64
-			for t := range p {
-				x := c[idx[a]*p+t] - c[idx[b]*p+t]
-				d += x * x
-			}
-			q[a][b] = pairMiss(math.Sqrt(d), s, w[a], w[b])
-		}
-	}
-	groups := make([][]int, m)
-	for a := range groups {
-		groups[a] = []int{a}
-	}
-	// miss is q(I→J) of the groups' component lists.
-	miss := func(gi, gj []int) float64 {
-		var num, den float64
-		for _, a := range gi {
-			var u float64
-			for _, b := range gj {
-				u += q[a][b]
-			}
-			num += w[a] * min(1, u)
-			den += w[a]
-		}
-		return num / den
+		groups[a] = group{append([]float64(nil), c[j*p:(j+1)*p]...), counts[j]}
 	}
 	for len(groups) > k {
 		ba, bb, best := 0, 1, -1.0
 		for a := range groups {
 			for b := a + 1; b < len(groups); b++ {
-				if l := max(miss(groups[a], groups[b]), miss(groups[b], groups[a])); l > best {
+				var d float64
+				for t := range p {
+					x := groups[a].m[t] - groups[b].m[t]
+					d += x * x
+				}
+				d = math.Sqrt(d)
+				wa, wb := groups[a].w, groups[b].w
+				if l := min(pairMiss(d, s, wa, wb), pairMiss(d, s, wb, wa)); l > best {
 					ba, bb, best = a, b, l
 				}
 			}
 		}
-		groups[ba] = append(groups[ba], groups[bb]...)
+		ga, gb := groups[ba], groups[bb]
+		w := ga.w + gb.w
+		for t := range p {
+			ga.m[t] = (ga.w*ga.m[t] + gb.w*gb.m[t]) / w
+		}
+		groups[ba] = group{ga.m, w}
 		groups = append(groups[:bb], groups[bb+1:]...)
 	}
-	out := make([]float64, k*p)
-	for g, gr := range groups {
-		var ws float64
-		for _, a := range gr {
-			ws += w[a]
-		}
-		for _, a := range gr {
-			for t := range p {
-				out[g*p+t] += w[a] / ws * c[idx[a]*p+t]
-			}
-		}
+	out := make([]float64, 0, k*p)
+	for _, g := range groups {
+		out = append(out, g.m...)
 	}
 	return out
 }

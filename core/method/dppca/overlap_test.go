@@ -47,7 +47,7 @@ func TestOverlapMergeSplitBlob(t *testing.T) {
 	if !near(km, -0.8, 0, 0.1) || !near(km, 0.8, 0, 0.1) {
 		t.Fatalf("k-means merge %v: want the two halves kept apart (the test's premise)", km)
 	}
-	ov := overlapMerge(c, w, 2, 4, 1)
+	ov := overlapMerge(c, w, 2, 4, 1, 1)
 	if !near(ov, 0, 0, 0.05) {
 		t.Errorf("overlap merge %v: no centre at the large population's (0, 0)", ov)
 	}
@@ -56,10 +56,10 @@ func TestOverlapMergeSplitBlob(t *testing.T) {
 			t.Errorf("overlap merge %v: no centre at the small population (%g, 5)", ov, x)
 		}
 	}
-	// Centres of count below one weigh nothing and are not groups.
-	c2 := append(append([]float64(nil), c...), 40, 40)
-	w2 := append(append([]float64(nil), w...), 0.5)
-	if got := overlapMerge(c2, w2, 2, 4, 1); !slices.Equal(got, ov) {
+	// Centres of count below nmin are not components, wherever they lie.
+	c2 := append(append([]float64(nil), c...), 40, 40, -30, 10)
+	w2 := append(append([]float64(nil), w...), 0.5, 9)
+	if got := overlapMerge(c2, w2, 2, 4, 1, 10); !slices.Equal(got, ov) {
 		t.Errorf("an empty centre changed the merge: %v, want %v", got, ov)
 	}
 }
@@ -70,12 +70,22 @@ func TestOverlapVariance(t *testing.T) {
 	c := []float64{1, 0, -1, 0, 9, 9}
 	w := []float64{50, 50, 0.2}
 	// Σλ/ñ = 300/100 = 3; between = 1; s² = (3 − 1)/2 = 1
-	if got := overlapVariance(c, w, 2, []float64{200, 100}, 100); math.Abs(got-1) > 1e-12 {
+	if got := overlapVariance(c, w, 2, []float64{200, 100}, 100, 1); math.Abs(got-1) > 1e-12 {
 		t.Errorf("s² %g, want 1", got)
 	}
 	// Σλ/ñ = 1 = between: the floor 0.05/2
-	if got := overlapVariance(c, w, 2, []float64{60, 40, -5}, 100); math.Abs(got-0.025) > 1e-12 {
+	if got := overlapVariance(c, w, 2, []float64{60, 40, -5}, 100, 1); math.Abs(got-0.025) > 1e-12 {
 		t.Errorf("floored s² %g, want 0.025", got)
+	}
+}
+
+// TestOverlapMergeFew: with no more components than k, the components
+// are kept and the heaviest other centres fill the rest.
+func TestOverlapMergeFew(t *testing.T) {
+	c := []float64{0, 0, 1, 1, 2, 2, 3, 3}
+	w := []float64{50, 3, 8, 40}
+	if got := overlapMerge(c, w, 2, 3, 1, 10); !slices.Equal(got, []float64{0, 0, 3, 3, 2, 2}) {
+		t.Errorf("got %v, want [0 0 3 3 2 2]", got)
 	}
 }
 

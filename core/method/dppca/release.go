@@ -443,8 +443,9 @@ func (r *release) overRound(ctx context.Context) error {
 	case t == r.o.mergeAt() && len(r.out.Centres) != k*p && r.o.Merge == MergeWard:
 		r.out.Centres = wardMerge(r.out.Centres, r.counts, p, k)
 	case t == r.o.mergeAt() && len(r.out.Centres) != k*p && r.o.Merge == MergeOverlap:
-		s2 := overlapVariance(r.out.Centres, r.counts, p, r.out.Eigen, m.NoisyN)
-		r.out.Centres = overlapMerge(r.out.Centres, r.counts, p, k, s2)
+		nmin := max(1, overlapNoise*r.pl.Counts)
+		s2 := overlapVariance(r.out.Centres, r.counts, p, r.out.Eigen, m.NoisyN, nmin)
+		r.out.Centres = overlapMerge(r.out.Centres, r.counts, p, k, s2, nmin)
 	case t == r.o.mergeAt() && len(r.out.Centres) != k*p && r.o.Merge == MergeMean:
 		c, w := r.meanPieces()
 		r.out.Centres = mergeCentres(c, w, p, k, r.rng)
