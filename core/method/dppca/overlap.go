@@ -13,7 +13,9 @@ import (
 // size and merges small ones; two centres that cut one large population
 // overlap heavily as Gaussian components, so they merge first, while
 // small separated populations stay apart. Post-processing of the
-// released centres, counts and eigenvalues; deterministic.
+// released centres, counts and eigenvalues; deterministic. An option:
+// it failed rule G16 on fresh draws (FRESH=17: −0.0045 ± 0.0016 ARI per
+// cell; docs/RESULTS.md, nineteenth attempt).
 const MergeOverlap Merge = "overlap"
 
 // overlapFloor is the least share of the rows' second moment that
