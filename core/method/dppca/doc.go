@@ -168,6 +168,16 @@
 // rounds) are options that did not gain on the base draws
 // (docs/RESULTS.md, eighteenth attempt).
 //
+// Stated in advance in the nineteenth attempt (dppca21, rule G16) and
+// not kept: merge=overlap (overlap.go), the 2K released centres merged
+// hierarchically by their overlap as isotropic Gaussians of a common
+// variance read from the released eigenvalues (after Hennig's DEMP),
+// for the same pbmc_4k spread: two pieces of one population should
+// overlap and merge first. On fresh draws (FRESH=17) it lost a little
+// where over-clustering runs (−0.0045 ± 0.0016 per cell, no family
+// below its guard, the spread unchanged) and it stays an option; on
+// pbmc_4k it moved which seeds fall rather than removing the low one.
+//
 // Every mechanism is Gaussian, so the composition is exact in GDP
 // (μ = √Σ(Δᵢ/σᵢ)²); the noise of each is calibrated in advance from the
 // target (ε, δ) by fixed shares of μ² (Plan), and the ε reported is the
@@ -177,7 +187,7 @@
 // with S the rule's scale, or a number), split, clip,
 // prep, init, k, select (mean, spread, excess, floor or leverage), over
 // (auto, auto:τ with τ the threshold, or a factor), merge (kmeans, ward,
-// late, union or mean), avg (the final centres' rounds, 5),
+// late, union, mean or overlap), avg (the final centres' rounds, 5),
 // under (off, auto or auto:τ: fewer centres than K, underRule),
 // target (a number, or median), mincount (the depth cap's λ_min, 0: off),
 // seedgrid (fixed, the default's 3-component seeding grid; auto:

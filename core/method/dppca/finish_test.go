@@ -13,7 +13,7 @@ import (
 // TestMergeAt pins the round of the merge for each merge option (T = 10:
 // 5, 5, 8, 10) and the option's text in run records.
 func TestMergeAt(t *testing.T) {
-	for m, want := range map[string]int{"kmeans": 5, "ward": 5, "late": 8, "union": 10, "mean": 5} {
+	for m, want := range map[string]int{"kmeans": 5, "ward": 5, "late": 8, "union": 10, "mean": 5, "overlap": 5} {
 		o := mustParse(t, map[string]string{"merge": m})
 		if got := o.mergeAt(); got != want {
 			t.Errorf("merge=%s: merge at round %d, want %d", m, got, want)

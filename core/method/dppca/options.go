@@ -407,10 +407,10 @@ type Options struct {
 	// (underRule). Parse sets DefaultUnder when absent.
 	Under float64
 	// Merge is how over-clustering's released centres are merged into K
-	// ("merge": kmeans, the best of weighted k-means++ runs, late or
-	// union, finish.go, or ward,
-	// agglomerative Ward linkage; both post-processing). "" resolves to
-	// MergeKMeans.
+	// ("merge": kmeans, the best of weighted k-means++ runs, late,
+	// union or mean, finish.go, ward, agglomerative Ward linkage, or
+	// overlap, overlap.go, the components' overlap; all post-processing).
+	// "" resolves to MergeKMeans.
 	Merge Merge
 	// Avg is how many of the last K-centre rounds' released centres the
 	// final centres average ("avg", finish.go; 0 or 1: the last round's).
@@ -700,9 +700,9 @@ func (o Options) Validate() error {
 		return optf("option seedgrid is %q, must be %s, %s or %s", o.SeedGrid, SeedGridFixed, SeedGridAuto, SeedGridSelect)
 	}
 	switch o.Merge {
-	case MergeKMeans, MergeWard, MergeLate, MergeUnion, MergeMean:
+	case MergeKMeans, MergeWard, MergeLate, MergeUnion, MergeMean, MergeOverlap:
 	default:
-		return optf("option merge is %q, must be %s, %s, %s, %s or %s", o.Merge, MergeKMeans, MergeWard, MergeLate, MergeUnion, MergeMean)
+		return optf("option merge is %q, must be %s, %s, %s, %s, %s or %s", o.Merge, MergeKMeans, MergeWard, MergeLate, MergeUnion, MergeMean, MergeOverlap)
 	}
 	switch o.Init {
 	case InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus:

@@ -411,8 +411,9 @@ func (r *release) histogramSeeds(k int) []float64 {
 // overRound is round with over-clustering (Options.Over > 1): the first
 // ⌊T/2⌋ rounds run with Over·K centres, then the released centres, weighted
 // by their released counts, are merged into K by the best of seedRestarts
-// weighted k-means++ + Lloyd runs, or with merge=ward by Ward linkage
-// (wardMerge; both post-processing), and the remaining
+// weighted k-means++ + Lloyd runs, with merge=ward by Ward linkage
+// (wardMerge), or with merge=overlap by the components' overlap
+// (overlapMerge; all post-processing), and the remaining
 // rounds run with K. Each round is the same two Gaussian releases
 // whatever the number of centres (one cell changes one sum by ≤ R and one
 // count by 1), so the plan and the ledger do not change.
@@ -441,6 +442,10 @@ func (r *release) overRound(ctx context.Context) error {
 		}
 	case t == r.o.mergeAt() && len(r.out.Centres) != k*p && r.o.Merge == MergeWard:
 		r.out.Centres = wardMerge(r.out.Centres, r.counts, p, k)
+	case t == r.o.mergeAt() && len(r.out.Centres) != k*p && r.o.Merge == MergeOverlap:
+		nmin := max(1, overlapNoise*r.pl.Counts)
+		s2 := overlapVariance(r.out.Centres, r.counts, p, r.out.Eigen, m.NoisyN, nmin)
+		r.out.Centres = overlapMerge(r.out.Centres, r.counts, p, k, s2, nmin)
 	case t == r.o.mergeAt() && len(r.out.Centres) != k*p && r.o.Merge == MergeMean:
 		c, w := r.meanPieces()
 		r.out.Centres = mergeCentres(c, w, p, k, r.rng)
