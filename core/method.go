@@ -151,6 +151,15 @@ type Calibration struct {
 	Planned []Mechanism `json:"planned,omitempty"`
 }
 
+// NullFollowsEpsilon reports whether m's null run of cfg is itself a
+// private run at cfg's ε (dcan-sound's: its pipeline without the learning
+// step, on the same budget), so that its line differs from one ε to the
+// next: faces give it per run and per sweep point, never as one
+// horizontal line across an ε axis.
+func (m Method) NullFollowsEpsilon(cfg Config) bool {
+	return m.Null != nil && m.Null(cfg).Mode != ModeNonPrivate
+}
+
 // Baselines returns the sound-mode baseline methods (Method.Baseline).
 func Baselines() []Method {
 	var out []Method

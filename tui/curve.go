@@ -287,7 +287,8 @@ func (p *curvePane) loadReference(cfg core.Config) tea.Cmd {
 func loadNull(ctx context.Context, start sweep.StartFunc, seq int, cfg core.Config) tea.Cmd {
 	return func() tea.Msg {
 		m, err := core.LookupMethod(cfg.Method)
-		if err != nil || m.Null == nil {
+		if err != nil || m.Null == nil || m.NullFollowsEpsilon(cfg) {
+			// A null at each ε is no horizontal line on an ε axis.
 			return curveNullMsg{seq: seq}
 		}
 		cache := reference.DefaultCache()

@@ -99,17 +99,18 @@ func (r runReferences) lines(st styles.Styles) []chart.HLine {
 	return out
 }
 
-// legend names the lines in the chart's title.
+// legend names the lines, on the metrics chart's second header line: their
+// ARI (the chart's metric; "ARI" is in the title above).
 func (r runReferences) legend(st styles.Styles) string {
 	var t string
 	if r.b1 != nil {
-		t += " " + st.Reference.Render(fmt.Sprintf("━B1 ARI %.2f", r.b1.ARI))
+		t += " " + st.Reference.Render(fmt.Sprintf("━B1 %.2f", r.b1.ARI))
 	}
 	if r.null != nil {
-		t += " " + st.Muted.Render(fmt.Sprintf("%snull ARI %.2f", chart.Dotted.Glyph(), r.null.ARI))
+		t += " " + st.Muted.Render(fmt.Sprintf("%snull %.2f", chart.Dotted.Glyph(), r.null.ARI))
 	}
 	if r.baseline != nil {
-		t += " " + st.SeriesStyle(2).Render(fmt.Sprintf("%s%s ARI %.2f", chart.Dashed.Glyph(), r.baselineOf, r.baseline.ARI))
+		t += " " + st.SeriesStyle(2).Render(fmt.Sprintf("%s%s %.2f", chart.Dashed.Glyph(), r.baselineOf, r.baseline.ARI))
 	}
 	return t
 }

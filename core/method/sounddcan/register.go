@@ -1,6 +1,7 @@
 package sounddcan
 
 import (
+	"maps"
 	"math"
 	"strconv"
 
@@ -51,6 +52,11 @@ func init() {
 			{Label: "DP-DCAN sound (redesigned)", Mode: core.ModeSound, Default: true},
 			{Label: "DP-DCAN sound (redesigned), no noise", Mode: core.ModeNonPrivate},
 		},
+		// The honest null (doc.go): the same pipeline with no DP-SGD
+		// step, the network's share of the budget given to the start, at
+		// the same ε; a private run, so its line follows ε.
+		Null:       Null,
+		NullLabel:  "no DP-SGD step (steps=0), the same ε",
 		Needs:      core.NeedsLearningRate,
 		Options:    optionSpecs,
 		Expect:     expect,
@@ -59,4 +65,17 @@ func init() {
 		InputAudit: inputAuditDoc,
 		New:        func(cfg core.Config) (core.Engine, error) { return New(cfg) },
 	})
+}
+
+// Null is dcan-sound's null run of cfg: steps=0, everything else as cfg
+// (its options, mode and target ε). Its labels are the private start's, so
+// a run that is not above it has learnt nothing from its DP-SGD steps.
+func Null(cfg core.Config) core.Config {
+	opts := maps.Clone(cfg.Options)
+	if opts == nil {
+		opts = map[string]string{}
+	}
+	opts["steps"] = "0"
+	cfg.Options = opts
+	return cfg
 }
