@@ -447,7 +447,7 @@ func (r *sweepResult) write(w io.Writer) {
 	tw.Flush()
 	for _, g := range r.Groups {
 		if g.Verdict != "" {
-			fmt.Fprintf(w, "* %s: not above the method's null run (its untrained model) beyond seed noise\n", verdictNoLearning)
+			fmt.Fprintf(w, "* %s: not above the method's null run (what it gives without learning: its untrained model, or dcan-sound's start alone at the same ε) beyond seed noise\n", verdictNoLearning)
 			break
 		}
 	}
