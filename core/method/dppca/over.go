@@ -103,30 +103,41 @@ func mergeCentres(c, counts []float64, p, k int, rng *rand.Rand) []float64 {
 // one another, merge first. Deterministic; post-processing of releases.
 // With fewer than k weighted centres the first k centres of c are kept.
 func wardMerge(c, counts []float64, p, k int) []float64 {
-	type node struct {
-		c []float64
-		w float64
-	}
-	var nodes []node
+	var nodes []weighted
 	for j, v := range counts {
 		if v >= 1 {
-			nodes = append(nodes, node{append([]float64(nil), c[j*p:(j+1)*p]...), v})
+			nodes = append(nodes, weighted{append([]float64(nil), c[j*p:(j+1)*p]...), v})
 		}
 	}
 	if len(nodes) < k {
 		return append([]float64(nil), c[:k*p]...)
 	}
+	return agglomerate(nodes, p, k, func(d2, wa, wb float64) float64 { return wa * wb / (wa + wb) * d2 })
+}
+
+// weighted is a centre and its weight, a node of agglomerate.
+type weighted struct {
+	c []float64
+	w float64
+}
+
+// agglomerate merges nodes, p-dimensional, pairwise until k remain: each
+// time the pair of least cost(d², w_a, w_b) (d² their squared distance;
+// ties: the first pair) becomes one node at their weighted mean with the
+// summed weight. It returns the k centres, row-major, and writes into the
+// nodes' centres.
+func agglomerate(nodes []weighted, p, k int, cost func(d2, wa, wb float64) float64) []float64 {
 	for len(nodes) > k {
 		ba, bb, best := 0, 1, math.Inf(1)
 		for a := range nodes {
 			for b := a + 1; b < len(nodes); b++ {
-				var d float64
+				var d2 float64
 				for t := range p {
 					x := nodes[a].c[t] - nodes[b].c[t]
-					d += x * x
+					d2 += x * x
 				}
-				if cost := nodes[a].w * nodes[b].w / (nodes[a].w + nodes[b].w) * d; cost < best {
-					ba, bb, best = a, b, cost
+				if v := cost(d2, nodes[a].w, nodes[b].w); v < best {
+					ba, bb, best = a, b, v
 				}
 			}
 		}
@@ -135,7 +146,7 @@ func wardMerge(c, counts []float64, p, k int) []float64 {
 		for t := range p {
 			na.c[t] = (na.w*na.c[t] + nb.w*nb.c[t]) / w
 		}
-		nodes[ba] = node{na.c, w}
+		nodes[ba] = weighted{na.c, w}
 		nodes = append(nodes[:bb], nodes[bb+1:]...)
 	}
 	out := make([]float64, 0, k*p)

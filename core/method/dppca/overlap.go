@@ -113,41 +113,14 @@ func overlapMerge(c, counts []float64, p, k int, s2, nmin float64) []float64 {
 		return out
 	}
 	s := math.Sqrt(s2)
-	type group struct {
-		m []float64
-		w float64
-	}
-	groups := make([]group, len(idx))
+	groups := make([]weighted, len(idx))
 	for a, j := range idx {
-		groups[a] = group{append([]float64(nil), c[j*p:(j+1)*p]...), counts[j]}
+		groups[a] = weighted{append([]float64(nil), c[j*p:(j+1)*p]...), counts[j]}
 	}
-	for len(groups) > k {
-		ba, bb, best := 0, 1, -1.0
-		for a := range groups {
-			for b := a + 1; b < len(groups); b++ {
-				var d float64
-				for t := range p {
-					x := groups[a].m[t] - groups[b].m[t]
-					d += x * x
-				}
-				d = math.Sqrt(d)
-				wa, wb := groups[a].w, groups[b].w
-				if l := min(pairMiss(d, s, wa, wb), pairMiss(d, s, wb, wa)); l > best {
-					ba, bb, best = a, b, l
-				}
-			}
-		}
-		ga, gb := groups[ba], groups[bb]
-		w := ga.w + gb.w
-		for t := range p {
-			ga.m[t] = (ga.w*ga.m[t] + gb.w*gb.m[t]) / w
-		}
-		groups[ba] = group{ga.m, w}
-		groups = append(groups[:bb], groups[bb+1:]...)
-	}
-	out := make([]float64, 0, k*p)
-	for _, g := range groups {
-		out = append(out, g.m...)
-	}
-	return out
+	// The most overlapping pair first: least cost is largest
+	// misclassification, the smaller of its two directions.
+	return agglomerate(groups, p, k, func(d2, wa, wb float64) float64 {
+		d := math.Sqrt(d2)
+		return -min(pairMiss(d, s, wa, wb), pairMiss(d, s, wb, wa))
+	})
 }
