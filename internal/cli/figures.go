@@ -175,15 +175,20 @@ func sweepRefs(ctx context.Context, sf *sweepFolder) (*references, map[string]*r
 	}
 	nulls := map[string]*reference.Line{}
 	for _, p := range sf.points {
+		// One line per method cannot stand for a null that moves with ε
+		// at any of its points: `sweep` gives that one per point.
 		m := p.Config.Method
 		if _, seen := nulls[m]; seen {
 			continue
 		}
 		if d, err := core.LookupMethod(m); err == nil && d.NullFollowsEpsilon(p.Config) {
-			// One line per method cannot stand for a null that moves
-			// with ε: `sweep` gives it per point.
 			nulls[m] = nil
 			refs.Missing = append(refs.Missing, "null of "+m+": it is a private run at each ε (sweep's table lists it per point)")
+		}
+	}
+	for _, p := range sf.points {
+		m := p.Config.Method
+		if _, seen := nulls[m]; seen {
 			continue
 		}
 		if l, err := nullLine(ctx, p.Config); err == nil {
