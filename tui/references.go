@@ -60,28 +60,13 @@ func loadRunReferences(ctx context.Context, start sweep.StartFunc, admit func(co
 				refs.null = &l
 			}
 		}
-		if b, ok := baselineFor(cfg, core.Baselines()); ok {
+		if b, ok := reference.BaselineOf(cfg, core.Baselines()); ok {
 			if l, err := cache.Baseline(ctx, b, cfg); err == nil {
 				refs.baseline, refs.baselineOf = &l, b.Name
 			}
 		}
 		return runReferencesMsg{id: id, refs: refs}
 	}
-}
-
-// baselineFor returns the private baseline (of baselines, the registered
-// ones) a run of cfg is drawn against: the first screen's DP-SGD run beside
-// dppca at its own ε. There is none for a run that is not sound at a
-// target ε, for the baseline's own runs, and where the baseline's privacy
-// unit differs from the run's (one ε axis, one unit: client-level FL-DP
-// gets no cell-level line).
-func baselineFor(cfg core.Config, baselines []core.Method) (core.Method, bool) {
-	for _, b := range baselines {
-		if bc, ok := reference.BaselineConfig(b, cfg); ok && unitOfConfig(bc) == unitOfConfig(cfg) {
-			return b, true
-		}
-	}
-	return core.Method{}, false
 }
 
 // lines are the horizontal lines at the references' ARI.

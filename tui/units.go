@@ -10,43 +10,21 @@ import "github.com/dpscope/dpscope/core"
 // labelled series and names the unit in its title; the Compare frontier
 // draws the runs of one axis at a time and names it.
 
-// The privacy units, as short words for titles and tables.
+// The privacy units, as short words for titles and tables (core.UnitOf).
 const (
-	unitCell   = "cell"   // one cell added or removed: every central method
-	unitClient = "client" // one client's whole data: the federated methods
+	unitCell   = core.UnitCell
+	unitClient = core.UnitClient
 )
 
-// unitOf is the privacy unit of a method family's ε by default: the
-// federated methods protect one client's data unless a run asks for the
-// cell unit (unitOfConfig).
-func unitOf(f Family) string {
-	if f == familyFederated {
-		return unitClient
-	}
-	return unitCell
-}
-
-// unitOfConfig is the privacy unit of a run's ε: its family's, except a
-// federated run with the option unit=record (FL-DP and PPML-Omics' cell-
-// level sound mode), whose ε is about one cell. A method not registered is
-// taken as a central method's (one cell).
-func unitOfConfig(c core.Config) string {
-	m, err := core.LookupMethod(c.Method)
-	if err != nil {
-		return unitCell
-	}
-	if m.Family == familyFederated && c.Options["unit"] == "record" {
-		return unitCell
-	}
-	return unitOf(m.Family)
-}
+// unitOfConfig is the privacy unit of a run's ε (core.UnitOf).
+func unitOfConfig(c core.Config) string { return core.UnitOf(c) }
 
 // unit is the privacy unit of the runs these settings make.
 func (p runParams) unit() string {
 	if p.V().Family() == familyFederated && p.Fed.Unit == "record" {
 		return unitCell
 	}
-	return unitOf(p.V().Family())
+	return core.FamilyUnit(p.V().Family())
 }
 
 // unitTitle names the unit in a title: "one cell" (the glossary's

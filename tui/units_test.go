@@ -104,9 +104,9 @@ func TestEpsilonChartsNameUnit(t *testing.T) {
 		t.Errorf("Run ε chart series %v, want RDP and PLD apart", s)
 	}
 	for _, fam := range []Family{familyDPSGD, familyFederated} {
-		rc.family, rc.unit = fam, unitOf(fam)
+		rc.family, rc.unit = fam, core.FamilyUnit(fam)
 		title := stripANSI(rc.title(chartEpsilon, 200))
-		if !strings.Contains(title, unitTitle(unitOf(fam))) || !strings.Contains(title, "RDP 1") || !strings.Contains(title, "PLD 0.8") || !strings.Contains(title, "end RDP 3.5") {
+		if !strings.Contains(title, unitTitle(core.FamilyUnit(fam))) || !strings.Contains(title, "RDP 1") || !strings.Contains(title, "PLD 0.8") || !strings.Contains(title, "end RDP 3.5") {
 			t.Errorf("Run ε title %q: want the unit of %v and each accountant named", title, fam)
 		}
 	}

@@ -30,29 +30,44 @@ func Null(ctx context.Context, m core.Method, cfg core.Config) (Line, error) {
 // ErrNoNull says a method declares no null run.
 var ErrNoNull = fmt.Errorf("reference: the method has no null run")
 
-// ErrNoBaseline says a run has no private baseline to be drawn against: it
-// is not a sound run at a target ε, or it is the baseline's own.
+// ErrNoBaseline says a run has no private baseline to be drawn against
+// (BaselineConfig).
 var ErrNoBaseline = fmt.Errorf("reference: no private baseline for this run")
 
 // BaselineConfig is the run of the private baseline b (core.Method.Baseline:
 // dppca) that a sound run cfg is drawn against: b's sound mode with its own
 // defaults, on cfg's data at cfg's target ε and δ, as the Trade-off view
-// sweeps it. ok is false when cfg is not a sound run at a target ε or is
-// b's own.
+// sweeps it. ok is false when cfg is not a sound run at a target ε, is b's
+// own, or counts another privacy unit than b (one ε axis, one unit:
+// client-level FL-DP gets no cell-level baseline).
 func BaselineConfig(b core.Method, cfg core.Config) (bc core.Config, ok bool) {
 	if cfg.Mode != core.ModeSound || cfg.Epsilon <= 0 || cfg.Method == b.Name || !b.AcceptsMode(core.ModeSound) {
 		return core.Config{}, false
 	}
 	bc = cfg
 	bc.Method, bc.Options, bc.Sigma = b.Name, nil, 0
+	if core.UnitOf(bc) != core.UnitOf(cfg) {
+		return core.Config{}, false
+	}
 	return bc, true
+}
+
+// BaselineOf returns the first of baselines (core.Baselines(): the
+// registered ones) that a run of cfg is drawn against (BaselineConfig).
+func BaselineOf(cfg core.Config, baselines []core.Method) (core.Method, bool) {
+	for _, b := range baselines {
+		if _, ok := BaselineConfig(b, cfg); ok {
+			return b, true
+		}
+	}
+	return core.Method{}, false
 }
 
 // Baseline returns the cached line of the private baseline b at cfg's ε
 // (BaselineConfig), computing it over seeds 0 … B1Seeds−1 when absent.
 // Like every reference line it shows an ARI and an NMI only, which read
 // the true labels: none of these runs' releases is shown, so none joins a
-// privacy tally. The caller checks that b's privacy unit is cfg's.
+// privacy tally.
 func (c Cache) Baseline(ctx context.Context, b core.Method, cfg core.Config) (Line, error) {
 	bc, ok := BaselineConfig(b, cfg)
 	if !ok {

@@ -149,3 +149,40 @@ func TestBaseline(t *testing.T) {
 		}
 	}
 }
+
+// fedMethod is a federated method: one client's data is its unit unless a
+// run asks for unit=record.
+var fedMethod = core.Method{
+	Name: "reference-test-fed", Family: core.FamilyFederated, Modes: []core.Mode{core.ModeSound},
+	New: func(cfg core.Config) (core.Engine, error) { return seeded{cfg.Seed}, nil },
+}
+
+func init() { core.Register(fedMethod) }
+
+// TestBaselineOf: a sound run at a target ε is drawn against the baseline
+// at its ε when both count one cell; the baseline's own runs, non-private
+// runs, runs given σ and client-level federated runs get none.
+func TestBaselineOf(t *testing.T) {
+	sound := core.Config{Data: "builtin:default", Method: nullMethod.Name, Mode: core.ModeSound, Epsilon: 4, Delta: 1e-5}
+	for _, tc := range []struct {
+		name string
+		edit func(*core.Config)
+		want bool
+	}{
+		{"a sound run", func(*core.Config) {}, true},
+		{"no noise", func(c *core.Config) { c.Mode, c.Epsilon = core.ModeNonPrivate, 0 }, false},
+		{"σ without a target", func(c *core.Config) { c.Epsilon, c.Sigma = 0, 1.1 }, false},
+		{"the baseline itself", func(c *core.Config) { c.Method = baselineMethod.Name }, false},
+		{"federated, one client", func(c *core.Config) { c.Method = fedMethod.Name }, false},
+		{"federated, one cell", func(c *core.Config) {
+			c.Method, c.Options = fedMethod.Name, map[string]string{"unit": "record"}
+		}, true},
+	} {
+		cfg := sound
+		tc.edit(&cfg)
+		b, ok := BaselineOf(cfg, []core.Method{baselineMethod})
+		if ok != tc.want || (ok && b.Name != baselineMethod.Name) {
+			t.Errorf("%s: baseline %q, %v; want one: %v", tc.name, b.Name, ok, tc.want)
+		}
+	}
+}

@@ -11,13 +11,18 @@ import (
 )
 
 // references are the reference lines of a run's data and method. They are
-// computed from the private data without noise: references for reading a
-// result, never releases, and covered by no guarantee.
+// computed from the private data (B1 without noise; a null or baseline
+// that is itself a private run shows only its ARI and NMI): references for
+// reading a result, never releases, and covered by no guarantee.
 type references struct {
 	// PCAKMeans is B1: PCA(50) + k-means on the same preprocessed matrix.
 	PCAKMeans *reference.Line `json:"pca_kmeans,omitempty"`
 	// Null is what the method gives without learning from the data.
 	Null *reference.Line `json:"null,omitempty"`
+	// Baseline is the private baseline (BaselineMethod: dppca) at a sound
+	// run's own ε, with its own defaults (reference.BaselineConfig).
+	Baseline       *reference.Line `json:"baseline,omitempty"`
+	BaselineMethod string          `json:"baseline_method,omitempty"`
 	// Missing says why a line is absent (no labels, no null run, …).
 	Missing []string `json:"missing,omitempty"`
 }
@@ -39,6 +44,13 @@ func computeReferences(ctx context.Context, cfg core.Config) *references {
 		refs.Missing = append(refs.Missing, "null: "+err.Error())
 	} else {
 		refs.Null = l
+	}
+	if b, ok := reference.BaselineOf(cfg, core.Baselines()); ok {
+		if l, err := reference.DefaultCache().Baseline(ctx, b, cfg); err != nil {
+			refs.Missing = append(refs.Missing, "baseline "+b.Name+": "+err.Error())
+		} else {
+			refs.Baseline, refs.BaselineMethod = &l, b.Name
+		}
 	}
 	return refs
 }
@@ -88,9 +100,12 @@ func (r *references) write(w io.Writer) {
 	}
 	line := func(name string, l *reference.Line) {
 		if l != nil {
-			fmt.Fprintf(w, "%s\tARI %.4f ± %.4f, NMI %.4f ± %.4f over %d seeds (non-private reference, not a release)\n", name, l.ARI, l.ARISD, l.NMI, l.NMISD, l.Seeds)
+			fmt.Fprintf(w, "%s\tARI %.4f ± %.4f, NMI %.4f ± %.4f over %d seeds (reference, not a release)\n", name, l.ARI, l.ARISD, l.NMI, l.NMISD, l.Seeds)
 		}
 	}
 	line("B1 PCA + k-means", r.PCAKMeans)
 	line("null (no learning)", r.Null)
+	if r.Baseline != nil {
+		line(r.BaselineMethod+" at the same ε", r.Baseline)
+	}
 }
