@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"strconv"
 	"strings"
@@ -49,10 +50,13 @@ type curvePane struct {
 
 // curveSweep is one background sweep and what has come back of it.
 type curveSweep struct {
-	seq      int
-	label    string
-	method   string // the swept method; other points are the baseline's
-	unit     string // the privacy unit of the swept method's ε
+	seq    int
+	label  string
+	method string // the swept method; other points are the baseline's
+	unit   string // the privacy unit of the swept method's ε
+	// nullOpts are the options of the method's null points, when its null
+	// follows ε and is swept beside it (nil: none).
+	nullOpts map[string]string
 	points   []sweep.Point
 	outcomes []*sweep.Outcome
 	failures []string
@@ -60,6 +64,11 @@ type curveSweep struct {
 	running  bool
 	cancel   context.CancelFunc
 	results  chan curveRunMsg
+}
+
+// isNull reports whether g is the group of the method's own null points.
+func (sw *curveSweep) isNull(g sweep.Group) bool {
+	return sw.nullOpts != nil && g.Method == sw.method && maps.Equal(g.Options, sw.nullOpts)
 }
 
 // curveRunMsg is one run of sweep seq that ended.
@@ -218,10 +227,23 @@ func (p *curvePane) startSweep() tea.Cmd {
 			points = append(points, more...)
 		}
 	}
+	// A null that follows ε (dcan-sound's start alone) is no horizontal
+	// line: it is swept at the same ε and seeds and drawn as its own curve.
+	var nullOpts map[string]string
+	if m, err := core.LookupMethod(base.Method); err == nil && base.Mode != core.ModeNonPrivate && m.NullFollowsEpsilon(base) {
+		nb := m.Null(base)
+		if maps.Equal(nb.Options, base.Options) {
+			nb.Method = "" // the swept settings are the null already
+		}
+		ng := sweep.Grid{Base: nb, Methods: []string{base.Method}, Modes: []core.Mode{nb.Mode}, Epsilons: curveEpsilons, Seeds: curveSeeds}
+		if more, err := ng.Points(); err == nil && nb.Method != "" {
+			points, nullOpts = append(points, more...), nb.Options
+		}
+	}
 	p.seq++
 	ctx, cancel := context.WithCancel(p.c.Config.Context)
 	sw := &curveSweep{
-		seq: p.seq, label: fmt.Sprintf("%s %s", base.Method, base.Mode), method: base.Method, unit: unitOfConfig(base), points: points,
+		seq: p.seq, label: fmt.Sprintf("%s %s", base.Method, base.Mode), method: base.Method, unit: unitOfConfig(base), nullOpts: nullOpts, points: points,
 		outcomes: make([]*sweep.Outcome, len(points)), running: true, cancel: cancel,
 		results: make(chan curveRunMsg),
 	}
@@ -328,7 +350,7 @@ func (p *curvePane) Frame() {
 	p.chart.SetHLines(lines...)
 	if p.sw != nil {
 		groups, _ := sweep.Summarise(p.sw.points, p.sw.outcomes)
-		var mean, lo, hi, np, base []chart.Point
+		var mean, lo, hi, np, base, null []chart.Point
 		for _, g := range groups {
 			m, sd := g.ARIMean, g.ARISD
 			if p.nmi {
@@ -341,6 +363,8 @@ func (p *curvePane) Frame() {
 			switch {
 			case g.Method != p.sw.method:
 				base = append(base, chart.Point{X: x, Y: *m})
+			case p.sw.isNull(g):
+				null = append(null, chart.Point{X: x, Y: *m})
 			case g.Mode == core.ModeNonPrivate:
 				np = append(np, chart.Point{X: curveNonPrivateX, Y: *m})
 			default:
@@ -355,6 +379,7 @@ func (p *curvePane) Frame() {
 		p.chart.Series("−sd").Dots = true
 		p.chart.Series("+sd").Dots = true
 		p.chart.SetPoints("baseline", st.SeriesStyle(2), base).Pattern = chart.Dashed
+		p.chart.SetPoints("null", st.Muted, null).Pattern = chart.Dotted
 		p.chart.SetPoints("mean", st.SeriesStyle(0), mean)
 		p.chart.SetPoints("non-private", st.SeriesStyle(1), np)
 		p.chart.Series("non-private").Mark = '●'
@@ -427,6 +452,13 @@ func (p *curvePane) text(w int) []string {
 	case p.refErr != nil:
 		legend += "  " + st.Muted.Render("no B1: "+p.refErr.Error())
 	}
+	if p.sw != nil && p.sw.nullOpts != nil {
+		what := "no learning"
+		if m, err := core.LookupMethod(p.sw.method); err == nil && m.NullLabel != "" {
+			what = m.NullLabel
+		}
+		legend += "  " + st.Muted.Render(chart.Dotted.Glyph()+" null at each ε: "+what)
+	}
 	if p.null != nil {
 		what := "untrained, no learning"
 		if p.sw != nil {
@@ -452,6 +484,12 @@ func (p *curvePane) summaryLine() string {
 		return ""
 	}
 	groups, _ := sweep.Summarise(p.sw.points, p.sw.outcomes)
+	nullAt := map[float64]reference.Line{} // a null that follows ε, by ε
+	for _, g := range groups {
+		if p.sw.isNull(g) && g.ARIMean != nil && g.ARISD != nil {
+			nullAt[g.Epsilon] = reference.Line{ARI: *g.ARIMean, ARISD: *g.ARISD, Seeds: g.N}
+		}
+	}
 	var parts []string
 	for _, g := range groups {
 		m := g.ARIMean
@@ -465,11 +503,18 @@ func (p *curvePane) summaryLine() string {
 		if g.Mode == core.ModeNonPrivate {
 			eps = "no privacy"
 		}
-		if g.Method != p.sw.method {
+		switch {
+		case g.Method != p.sw.method:
 			eps = g.Method + " " + eps
+		case p.sw.isNull(g):
+			eps = "null " + eps
 		}
 		part := fmt.Sprintf("%s: %.2f (n %d)", eps, *m, g.N)
-		if p.null != nil && !p.nmi && g.Method == p.sw.method && g.Mode != core.ModeNonPrivate && reference.NoBetter(*g.ARIMean, *g.ARISD, g.N, *p.null) {
+		null, ok := nullAt[g.Epsilon]
+		if !ok && p.null != nil {
+			null, ok = *p.null, true
+		}
+		if ok && !p.nmi && g.Method == p.sw.method && !p.sw.isNull(g) && g.Mode != core.ModeNonPrivate && reference.NoBetter(*g.ARIMean, *g.ARISD, g.N, null) {
 			part += " no better than no learning"
 		}
 		parts = append(parts, part)

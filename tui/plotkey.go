@@ -44,7 +44,11 @@ func (p *curvePane) tradeOffFigure() (plot.TradeOff, error) {
 		if sd != nil {
 			s = *sd
 		}
-		t.Add(g.Method+" "+string(g.Mode), g.Method, g.Mode == core.ModeNonPrivate,
+		label := g.Method + " " + string(g.Mode)
+		if p.sw.isNull(g) {
+			label = g.Method + " null (no learning)" // its own curve: it follows ε
+		}
+		t.Add(label, g.Method, g.Mode == core.ModeNonPrivate,
 			plot.Point{Epsilon: g.Epsilon, Mean: *m, SD: s, N: g.N})
 	}
 	if p.ref != nil {

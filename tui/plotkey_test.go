@@ -81,3 +81,47 @@ func TestFigureKeyWritesFiles(t *testing.T) {
 		t.Error("F before a sweep does not say to sweep first")
 	}
 }
+
+// TestCurveNullFollowsEpsilon: a null swept beside the curve (it follows
+// ε) is its own series and figure curve, named in the points line, and the
+// verdict at each ε reads the null at that ε.
+func TestCurveNullFollowsEpsilon(t *testing.T) {
+	c := &Common{Config: Config{ExportDir: t.TempDir()}, Styles: styles.DefaultStyles(true), Keys: keys.DefaultKeyMap()}
+	p := newCurvePane(c, runParams{Data: "builtin:toy"})
+	f := func(v float64) *float64 { return &v }
+	null := map[string]string{"steps": "0"}
+	pt := func(eps float64, seed uint64, opts map[string]string) sweep.Point {
+		return sweep.Point{Config: core.Config{Method: "m", Mode: core.ModeSound, Epsilon: eps, Seed: seed, Options: opts}}
+	}
+	// ε 1: the run 0.41/0.43 against its null 0.40/0.42 (no better);
+	// ε 8: 0.70/0.72 against 0.40/0.42 (learnt).
+	p.sw = &curveSweep{method: "m", nullOpts: null,
+		points: []sweep.Point{pt(1, 0, nil), pt(1, 1, nil), pt(8, 0, nil), pt(8, 1, nil),
+			pt(1, 0, null), pt(1, 1, null), pt(8, 0, null), pt(8, 1, null)},
+		outcomes: []*sweep.Outcome{{ARI: f(0.41), NMI: f(0.5)}, {ARI: f(0.43), NMI: f(0.5)}, {ARI: f(0.70), NMI: f(0.8)}, {ARI: f(0.72), NMI: f(0.8)},
+			{ARI: f(0.40), NMI: f(0.5)}, {ARI: f(0.42), NMI: f(0.5)}, {ARI: f(0.40), NMI: f(0.5)}, {ARI: f(0.42), NMI: f(0.5)}}}
+	line := p.summaryLine()
+	for _, want := range []string{"ε 1: 0.42 (n 2) no better than no learning", "ε 8: 0.71 (n 2) ·", "null ε 1: 0.41 (n 2)", "null ε 8: 0.41 (n 2)"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("points line %q lacks %q", line, want)
+		}
+	}
+	if strings.Contains(line, "null ε 1: 0.41 (n 2) no better") {
+		t.Error("the null is judged against itself")
+	}
+	p.SetSize(100, 30)
+	p.Frame()
+	if s := p.chart.Series("null"); s == nil || len(s.Points()) != 2 {
+		t.Errorf("null series %v, want its two ε", s)
+	}
+	if s := p.chart.Series("mean"); s == nil || len(s.Points()) != 2 {
+		t.Errorf("mean series %v, want the run's two ε only", s)
+	}
+	tr, err := p.tradeOffFigure()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Curves) != 2 || tr.Curves[1].Label != "m null (no learning)" {
+		t.Errorf("figure curves %+v, want the run and its null apart", tr.Curves)
+	}
+}
