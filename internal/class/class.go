@@ -227,6 +227,16 @@ func (r *Registry) sendersLocked(keep func(listener) bool) []func(any) {
 	return out
 }
 
+// Listening is the number of sessions listening for the class's pushes
+// now. A session's listener goes when the server has finished ending it,
+// which is after its connection closes, so a test that counts the sessions
+// a push reaches waits on this rather than on the connections.
+func (r *Registry) Listening() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.listeners)
+}
+
 // listen adds a listener and returns what removes it.
 func (r *Registry) listen(l listener) (stop func()) {
 	r.mu.Lock()

@@ -163,6 +163,28 @@ func TestParticipantRefused(t *testing.T) {
 	}
 }
 
+// TestListening: Listening counts each listener from Listen until its stop,
+// and a second stop changes nothing.
+func TestListening(t *testing.T) {
+	r := NewRegistry()
+	a, _ := r.Join("a", "ann", false)
+	b, _ := r.Join("b", "bob", true)
+	stopA := a.Listen(func(any) {})
+	stopB := b.Listen(func(any) {})
+	if n := r.Listening(); n != 2 {
+		t.Fatalf("Listening = %d with two listeners, want 2", n)
+	}
+	stopA()
+	stopA()
+	if n := r.Listening(); n != 1 {
+		t.Fatalf("Listening = %d after one stop (called twice), want 1", n)
+	}
+	stopB()
+	if n := r.Listening(); n != 0 {
+		t.Fatalf("Listening = %d after every stop, want 0", n)
+	}
+}
+
 // TestPushReachesOthers: an instructor's push reaches every other session
 // once, its message sanitised, not the sender; an empty push is refused;
 // a reported run tells the instructor, not the participants.

@@ -158,7 +158,7 @@ func TestInstructorPushReachesSessions(t *testing.T) {
 	// A participant that went away is no longer counted, and holds up
 	// nobody.
 	clients[a].Close()
-	waitFor(t, "the closed session to end", func() bool { return h.srv.openSessions() == 2 })
+	waitFor(t, "the closed session to stop listening", func() bool { return h.srv.class.reg.Listening() == 2 })
 	if _, err := in.stdin.Write([]byte("p")); err != nil {
 		t.Fatal(err)
 	}
