@@ -126,10 +126,21 @@ func curveKey(method string, mode core.Mode, opts map[string]string) string {
 
 // tradeOff maps a sweep's groups to the trade-off figure of metric (ari
 // or nmi): one curve per method, mode and options over ε, the
-// non-private groups at ε = ∞, and the reference lines.
-func tradeOff(sf *sweepFolder, metric string, refs *references, nulls map[string]*reference.Line) plot.TradeOff {
-	t := plot.TradeOff{Title: sf.manifest.Grid.Base.Data, Metric: strings.ToUpper(metric)}
-	for _, g := range sf.groups {
+// non-private groups at ε = ∞, and the reference lines: B1, and each
+// method's null, as one line when it is the same at every ε, as a curve
+// of its own ("… null (no learning)", as the interface's figure draws
+// it) when it is a private run at each ε.
+func tradeOff(title string, groups []sweepGroup, metric string, refs *references) plot.TradeOff {
+	t := plot.TradeOff{Title: title, Metric: strings.ToUpper(metric)}
+	pick := func(l *reference.Line) (mean, sd float64) {
+		if metric == "nmi" {
+			return l.NMI, l.NMISD
+		}
+		return l.ARI, l.ARISD
+	}
+	var levels []sweepGroup // one null line per method, first seen
+	var nulls []sweepGroup  // nulls that follow ε, drawn after the curves
+	for _, g := range groups {
 		mean, sd := g.ARIMean, g.ARISD
 		if metric == "nmi" {
 			mean, sd = g.NMIMean, g.NMISD
@@ -143,75 +154,56 @@ func tradeOff(sf *sweepFolder, metric string, refs *references, nulls map[string
 		}
 		t.Add(curveKey(g.Method, g.Mode, g.Options), g.Method, g.Mode == core.ModeNonPrivate,
 			plot.Point{Epsilon: g.Epsilon, Mean: *mean, SD: s, N: g.N})
+		switch {
+		case g.Null == nil:
+		case g.nullFollows && g.Mode != core.ModeNonPrivate:
+			nulls = append(nulls, g)
+		case !g.nullFollows && !slices.ContainsFunc(levels, func(o sweepGroup) bool { return o.Method == g.Method }):
+			levels = append(levels, g)
+		}
+	}
+	for _, g := range nulls {
+		mean, sd := pick(g.Null)
+		t.Add(curveKey(g.Method, g.Mode, g.Options)+" null (no learning)", "", false,
+			plot.Point{Epsilon: g.Epsilon, Mean: mean, SD: sd, N: g.Null.Seeds})
 	}
 	if refs != nil && refs.PCAKMeans != nil {
-		l := refs.PCAKMeans
-		v, s := l.ARI, l.ARISD
-		if metric == "nmi" {
-			v, s = l.NMI, l.NMISD
-		}
-		t.References = append(t.References, plot.Level{Label: "B1 PCA + k-means", Mean: v, SD: s})
+		mean, sd := pick(refs.PCAKMeans)
+		t.References = append(t.References, plot.Level{Label: "B1 PCA + k-means", Mean: mean, SD: sd})
 	}
-	for _, m := range slices.Sorted(maps.Keys(nulls)) {
-		l := nulls[m]
-		v, s := l.ARI, l.ARISD
-		if metric == "nmi" {
-			v, s = l.NMI, l.NMISD
-		}
-		t.References = append(t.References, plot.Level{Label: "null " + m + " (no learning)", Mean: v, SD: s})
+	slices.SortStableFunc(levels, func(a, b sweepGroup) int { return strings.Compare(a.Method, b.Method) })
+	for _, g := range levels {
+		mean, sd := pick(g.Null)
+		t.References = append(t.References, plot.Level{Label: "null " + g.Method + " (no learning)", Mean: mean, SD: sd})
 	}
 	return t
 }
 
-// sweepRefs computes the sweep's reference lines (as `sweep` prints them):
-// B1 on the grid's data and the null of each method that has one. Lines
-// that cannot be computed are listed in Missing.
-func sweepRefs(ctx context.Context, sf *sweepFolder) (*references, map[string]*reference.Line) {
+// sweepRefs computes the sweep's reference lines as `sweep` gives them:
+// B1 on the grid's data, and each group judged against its method's null
+// (judge). Lines that cannot be computed are listed in Missing.
+func sweepRefs(ctx context.Context, sf *sweepFolder) (*references, []sweepGroup) {
 	refs := &references{}
 	if l, err := b1Line(ctx, sf.manifest.Grid.Base); err != nil {
 		refs.Missing = append(refs.Missing, "B1: "+err.Error())
 	} else {
 		refs.PCAKMeans = l
 	}
-	nulls := map[string]*reference.Line{}
-	for _, p := range sf.points {
-		// One line per method cannot stand for a null that moves with ε
-		// at any of its points: `sweep` gives that one per point.
-		m := p.Config.Method
-		if _, seen := nulls[m]; seen {
-			continue
-		}
-		if d, err := core.LookupMethod(m); err == nil && d.NullFollowsEpsilon(p.Config) {
-			nulls[m] = nil
-			refs.Missing = append(refs.Missing, "null of "+m+": it is a private run at each ε (sweep's table lists it per point)")
-		}
-	}
-	for _, p := range sf.points {
-		m := p.Config.Method
-		if _, seen := nulls[m]; seen {
-			continue
-		}
-		if l, err := nullLine(ctx, p.Config); err == nil {
-			nulls[m] = l
-		} else {
-			nulls[m] = nil
-			refs.Missing = append(refs.Missing, "null of "+m+": "+err.Error())
-		}
-	}
-	maps.DeleteFunc(nulls, func(_ string, l *reference.Line) bool { return l == nil })
-	return refs, nulls
+	groups, missing := judge(ctx, sf.points, sf.groups)
+	refs.Missing = append(refs.Missing, missing...)
+	return refs, groups
 }
 
 // sweepFigures builds the trade-off figure of each metric.
-func sweepFigures(sf *sweepFolder, metrics []string, refs *references, nulls map[string]*reference.Line) (figs []namedFigure, skipped []string) {
+func sweepFigures(sf *sweepFolder, groups []sweepGroup, metrics []string, refs *references) (figs []namedFigure, skipped []string) {
 	for _, m := range metrics {
-		p, err := tradeOff(sf, m, refs, nulls).Plot()
+		p, err := tradeOff(sf.manifest.Grid.Base.Data, groups, m, refs).Plot()
 		if err != nil {
 			skipped = append(skipped, "tradeoff_"+m+": "+err.Error())
 			continue
 		}
 		figs = append(figs, namedFigure{name: "tradeoff_" + m, panels: [][]*gplot.Plot{{p}}, ratio: 0.75,
-			caption: fmt.Sprintf("%s against ε (log scale): mean ± sd over seeds per method and mode; non-private runs at ∞; grey lines: references (non-private, not releases).", strings.ToUpper(m))})
+			caption: fmt.Sprintf("%s against ε (log scale): mean ± sd over seeds per method and mode; non-private runs at ∞; grey lines: references (non-private, not releases); a null that is a private run at each ε (no learning) is a curve of its own.", strings.ToUpper(m))})
 	}
 	return figs, skipped
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dpscope/dpscope/core/reference"
 	"github.com/dpscope/dpscope/internal/plot"
 )
 
@@ -28,7 +27,7 @@ type folderData struct {
 	run     *runFolder   // a run folder, or nil
 	sweep   *sweepFolder // a sweep folder, or nil
 	refs    *references
-	nulls   map[string]*reference.Line
+	groups  []sweepGroup // a sweep folder's groups, judged against their nulls with references
 	figs    []namedFigure
 	skipped []string // figures not made, with the reason
 }
@@ -43,11 +42,11 @@ func loadFolder(ctx context.Context, dir string, fo figureOptions) (*folderData,
 		if err != nil {
 			return nil, err
 		}
-		fd.sweep = sf
+		fd.sweep, fd.groups = sf, groupsOf(sf.groups)
 		if fo.references {
-			fd.refs, fd.nulls = sweepRefs(ctx, sf)
+			fd.refs, fd.groups = sweepRefs(ctx, sf)
 		}
-		fd.figs, fd.skipped = sweepFigures(sf, fo.metrics, fd.refs, fd.nulls)
+		fd.figs, fd.skipped = sweepFigures(sf, fd.groups, fo.metrics, fd.refs)
 	case isRunFolder(dir):
 		rf, err := readRunFolder(dir)
 		if err != nil {

@@ -40,7 +40,10 @@ func TestTradeOffFromSweepFolder(t *testing.T) {
 		t.Fatalf("%d runs read, want 9", sf.done)
 	}
 	refs := &references{PCAKMeans: &reference.Line{ARI: 0.7, ARISD: 0.05, NMI: 0.8, NMISD: 0.01, Seeds: 5}}
-	nulls := map[string]*reference.Line{"test-graded": {ARI: 0.02, NMI: 0.03}}
+	groups := groupsOf(sf.groups)
+	for i := range groups {
+		groups[i].Null = &reference.Line{ARI: 0.02, NMI: 0.03}
+	}
 	for _, tc := range []struct {
 		metric       string
 		at1, at3, np float64
@@ -49,7 +52,7 @@ func TestTradeOffFromSweepFolder(t *testing.T) {
 		{"ari", 0.51, 0.76, 0.91, 0.7, 0.02},
 		{"nmi", 0.61, 0.86, 1.01, 0.8, 0.03},
 	} {
-		tr := tradeOff(sf, tc.metric, refs, nulls)
+		tr := tradeOff("data", groups, tc.metric, refs)
 		if len(tr.Curves) != 1 || tr.Curves[0].Label != "test-graded sound" || len(tr.Curves[0].Points) != 2 {
 			t.Fatalf("%s: curves %+v, want one of two points", tc.metric, tr.Curves)
 		}
@@ -63,6 +66,44 @@ func TestTradeOffFromSweepFolder(t *testing.T) {
 		if len(tr.References) != 2 || tr.References[0].Mean != tc.b1 || tr.References[1].Mean != tc.null {
 			t.Errorf("%s: references %+v, want B1 %v and null %v", tc.metric, tr.References, tc.b1, tc.null)
 		}
+	}
+}
+
+// TestTradeOffNullFollowsEpsilon: a null that is a private run at each ε
+// becomes a curve of its own beside its method's, one point per ε, and
+// not a horizontal line; a null that does not follow ε stays one line per
+// method, however many groups carry it.
+func TestTradeOffNullFollowsEpsilon(t *testing.T) {
+	sf, err := readSweepFolder(gradedSweep(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := groupsOf(sf.groups)
+	for i := range groups {
+		// The null at ε 1 and 3: 0.3 and 0.5 (the non-private group's
+		// null is not drawn as a point of the curve).
+		groups[i].Null = &reference.Line{ARI: 0.2 + groups[i].Epsilon/10, ARISD: 0.05, NMI: 0.5, Seeds: 5}
+		groups[i].nullFollows = true
+	}
+	tr := tradeOff("data", groups, "ari", nil)
+	if len(tr.References) != 0 {
+		t.Errorf("references %+v: a null that follows ε drawn as a line", tr.References)
+	}
+	if len(tr.Curves) != 2 || tr.Curves[1].Label != "test-graded sound null (no learning)" {
+		t.Fatalf("curves %+v, want the run's and its null's", tr.Curves)
+	}
+	p := tr.Curves[1].Points
+	if len(p) != 2 || p[0].Epsilon != 1 || !close9(p[0].Mean, 0.3) || p[1].Epsilon != 3 || !close9(p[1].Mean, 0.5) || p[0].SD != 0.05 || p[0].N != 5 {
+		t.Errorf("null points %+v, want ε 1 → 0.3 ± 0.05 and ε 3 → 0.5 (5 seeds)", p)
+	}
+	if _, err := tr.Plot(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range groups {
+		groups[i].nullFollows = false
+	}
+	if tr := tradeOff("data", groups, "ari", nil); len(tr.Curves) != 1 || len(tr.References) != 1 || tr.References[0].Label != "null test-graded (no learning)" {
+		t.Errorf("a fixed null: curves %d, references %+v, want one curve and one line", len(tr.Curves), tr.References)
 	}
 }
 

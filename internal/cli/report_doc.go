@@ -169,7 +169,7 @@ func sweepDoc(fd *folderData) report.Doc {
 	for _, k := range order {
 		d.Methods = append(d.Methods, *methods[k])
 	}
-	d.Table = sweepTable(sf, fd.refs, fd.nulls)
+	d.Table = sweepTable(sf, fd.groups, fd.refs)
 	if sf.done < len(sf.points) {
 		d.Notes = append(d.Notes, fmt.Sprintf("%d of %d runs of the grid are not in the folder (not run yet, failed or stopped): the table and figures show the %d that finished", len(sf.points)-sf.done, len(sf.points), sf.done))
 	}
@@ -183,10 +183,10 @@ func sweepDoc(fd *folderData) report.Doc {
 
 // sweepTable is the sweep's table, as `sweep` prints it, with the
 // guarantees and the reference lines.
-func sweepTable(sf *sweepFolder, refs *references, nulls map[string]*reference.Line) *report.Table {
+func sweepTable(sf *sweepFolder, groups []sweepGroup, refs *references) *report.Table {
 	t := &report.Table{Header: []string{"method", "mode", "ε target", "options", "runs", "ARI mean ± sd", "NMI mean ± sd", "max ε spent", "guarantee", "null ARI"}}
 	flagged := false
-	for _, g := range sf.groups {
+	for _, g := range groups {
 		eps, spent := strconv.FormatFloat(g.Epsilon, 'g', -1, 64), fmt.Sprintf("%.3g", g.SpentMax)
 		if g.Mode == core.ModeNonPrivate {
 			eps, spent = "∞", "—"
@@ -203,11 +203,11 @@ func sweepTable(sf *sweepFolder, refs *references, nulls map[string]*reference.L
 			gs = append(gs, string(s))
 		}
 		null, ari := "—", pm(g.ARIMean, g.ARISD)
-		if l := nulls[g.Method]; l != nil {
-			null = fmt.Sprintf("%.3f", l.ARI)
-			if g.Mode != core.ModeNonPrivate && g.ARIMean != nil && g.ARISD != nil && reference.NoBetter(*g.ARIMean, *g.ARISD, g.N, *l) {
-				ari, flagged = "*"+ari, true
-			}
+		if g.Null != nil {
+			null = fmt.Sprintf("%.3f", g.Null.ARI)
+		}
+		if g.Verdict != "" {
+			ari, flagged = "*"+ari, true
 		}
 		t.Rows = append(t.Rows, []string{g.Method, string(g.Mode), eps, opts, strconv.Itoa(g.N), ari, pm(g.NMIMean, g.NMISD), spent, strings.Join(slices.Compact(gs), ", "), null})
 	}

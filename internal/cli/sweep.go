@@ -326,20 +326,19 @@ func executeSweep(ctx context.Context, g sweep.Grid, sr sweepRun, env Env) error
 
 	res := &sweepResult{Shard: sr.shard, gridRuns: gridRuns}
 	groups, cost := sweep.Summarise(points, outcomes)
-	res.Groups, res.Exploration = make([]sweepGroup, len(groups)), cost
-	for i, g := range groups {
-		res.Groups[i].Group = g
-	}
+	res.Groups, res.Exploration = groupsOf(groups), cost
 	// An interrupted sweep reports what finished at once, without the
 	// reference lines (which may take seconds).
 	if ctx.Err() == nil && sr.shard == nil {
-		res.Groups = judge(ctx, points, groups)
 		res.Reference = &references{}
 		if l, err := b1Line(ctx, g.Base); err != nil {
 			res.Reference.Missing = append(res.Reference.Missing, "B1: "+err.Error())
 		} else {
 			res.Reference.PCAKMeans = l
 		}
+		var missing []string
+		res.Groups, missing = judge(ctx, points, groups)
+		res.Reference.Missing = append(res.Reference.Missing, missing...)
 	}
 	for _, o := range outcomes {
 		if o != nil {
@@ -374,15 +373,31 @@ type sweepGroup struct {
 	sweep.Group
 	Null    *reference.Line `json:"null,omitempty"`
 	Verdict string          `json:"verdict,omitempty"`
+	// nullFollows is set when Null is itself a private run at the group's
+	// ε (core.Method.NullFollowsEpsilon): figures draw such nulls as a
+	// curve over ε, never as one line across it.
+	nullFollows bool
+}
+
+// groupsOf wraps groups without reference lines (an interrupted sweep,
+// a shard, figures made with --no-reference).
+func groupsOf(groups []sweep.Group) []sweepGroup {
+	out := make([]sweepGroup, len(groups))
+	for i, g := range groups {
+		out[i].Group = g
+	}
+	return out
 }
 
 // judge adds each group's null line and, for private groups not above it
 // beyond seed noise, the verdict. Nulls come from the reference cache, one
-// per method and options.
-func judge(ctx context.Context, points []sweep.Point, groups []sweep.Group) []sweepGroup {
-	out := make([]sweepGroup, len(groups))
+// per method, mode, ε and options (a null that does not follow ε is the
+// same cached line at every ε). missing says, once per method, why a null
+// could not be had.
+func judge(ctx context.Context, points []sweep.Point, groups []sweep.Group) (out []sweepGroup, missing []string) {
+	out = groupsOf(groups)
+	said := map[string]bool{}
 	for i, g := range groups {
-		out[i].Group = g
 		var cfg core.Config
 		for _, p := range points {
 			if p.Config.Method == g.Method && p.Config.Mode == g.Mode && p.Config.Epsilon == g.Epsilon && maps.Equal(p.Config.Options, g.Options) {
@@ -393,14 +408,23 @@ func judge(ctx context.Context, points []sweep.Point, groups []sweep.Group) []sw
 		if cfg.Method == "" {
 			continue
 		}
-		if l, err := nullLine(ctx, cfg); err == nil {
-			out[i].Null = l
-			if g.Mode != core.ModeNonPrivate && g.ARIMean != nil && reference.NoBetter(*g.ARIMean, *g.ARISD, g.N, *l) {
-				out[i].Verdict = verdictNoLearning
+		l, err := nullLine(ctx, cfg)
+		if err != nil {
+			if !said[g.Method] {
+				said[g.Method] = true
+				missing = append(missing, "null of "+g.Method+": "+err.Error())
 			}
+			continue
+		}
+		out[i].Null = l
+		if m, err := core.LookupMethod(cfg.Method); err == nil {
+			out[i].nullFollows = m.NullFollowsEpsilon(cfg)
+		}
+		if g.Mode != core.ModeNonPrivate && g.ARIMean != nil && reference.NoBetter(*g.ARIMean, *g.ARISD, g.N, *l) {
+			out[i].Verdict = verdictNoLearning
 		}
 	}
-	return out
+	return out, missing
 }
 
 // sweepResult is the last line of `sweep --json`.
