@@ -308,7 +308,7 @@ func TestAuditScreenProgress(t *testing.T) {
 	typeKeys(tm, "x")
 	waitText(t, tm, "stopped")
 	typeKeys(tm, "q", "y")
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(20*time.Second)).(Model)
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(hangGuard)).(Model)
 	ap := auditPaneOf(final)
 	if ap.runID != 1 || ap.done == nil || ap.done.Outcome != core.OutcomeStopped || ap.last == 0 || ap.total <= ap.last {
 		t.Errorf("audit run %d done %+v at step %d of %d, want run 1 stopped part-way", ap.runID, ap.done, ap.last, ap.total)

@@ -10,6 +10,12 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 )
 
+// hangGuard is how long a screen test waits for text or for the program
+// to end before it fails. It guards against hangs only: a run that works
+// ends in a second or two, but under -race with both cores busy (CI runs
+// the packages in parallel) a wait of 20 s was once too short.
+const hangGuard = time.Minute
+
 // waitText waits until the program has written every one of wants. The
 // output it reads is consumed: wait for what arrives together in one call.
 func waitText(t *testing.T, tm *teatest.TestModel, wants ...string) {
@@ -21,7 +27,7 @@ func waitText(t *testing.T, tm *teatest.TestModel, wants ...string) {
 			}
 		}
 		return true
-	}, teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	}, teatest.WithDuration(hangGuard), teatest.WithCheckInterval(20*time.Millisecond))
 }
 
 func typeKeys(tm *teatest.TestModel, keys ...string) {
@@ -75,7 +81,7 @@ func TestTradeoffSweep(t *testing.T) {
 	typeKeys(tm, "6", "w")
 	waitText(t, tm, "done, 27/27") // the curve's state line (the status line is redrawn by diffs)
 	typeKeys(tm, "q")
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(20*time.Second)).(Model)
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(hangGuard)).(Model)
 	cp := final.Pane(TabTradeoff).(*curvePane)
 	if want := len(curveEpsilons)*len(curveSeeds) + len(curveSeeds); cp.sw == nil || cp.sw.finished != want || len(cp.sw.failures) != 0 {
 		t.Fatalf("sweep: %+v, want %d runs finished, none failed", cp.sw, want)
@@ -118,7 +124,7 @@ func TestLiveRunChangesShow(t *testing.T) {
 	typeKeys(tm, "x", "2")
 	waitText(t, tm, "ledger at step", "finished")
 	typeKeys(tm, "q", "y") // y: quit with the run autosaved, not saved to a file
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(20*time.Second)).(Model)
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(hangGuard)).(Model)
 
 	// The stopped private run is in the session's tally.
 	if c := final.tally.byData["builtin:toy"]; c == nil || c.PrivateRuns != 1 {
