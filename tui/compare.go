@@ -137,8 +137,8 @@ func (cp *comparePane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	case RunStartedMsg:
 		cp.current = &runRecord{ID: msg.ID, Variant: cp.params.V().Label, Unit: unitOfConfig(msg.Config), Method: msg.Config.Method, Mode: msg.Config.Mode,
 			Layers: msg.Config.Layers.String(), ARI: math.NaN(), NMI: math.NaN(), Guarantee: "—", detail: newRunDetail(msg.Config)}
-		if msg.Config.Mode == core.ModeNonPrivate {
-			cp.current.Layers = "—"
+		if msg.Config.Mode == core.ModeNonPrivate || !cp.params.V().Desc().Needs.Has(core.NeedsLayers) {
+			cp.current.Layers = "—" // no noised layers: none shown, none exported
 		}
 	case EngineEventsMsg:
 		if cp.current != nil {
@@ -416,7 +416,7 @@ var compareColumns = []struct {
 	w    int
 	prio int // 0 is never dropped
 }{{"run", 4, 0}, {"method", 14, 0}, {"mode", 11, 6}, {"layers", 7, 7}, {"ε", 7, 0}, {"accountant", 14, 1}, {"unit", 7, 2},
-	{"guarantee", 12, 3}, {"ARI", 6, 0}, {"NMI", 6, 5}, {"time", 8, 8}, {"", 3, 4}}
+	{"guarantee", 12, 3}, {"ARI", 7, 0}, {"NMI", 6, 5}, {"time", 8, 8}, {"", 3, 4}}
 
 // shownColumns are the indices of the columns that fit in w cells (the
 // table's two-cell cursor gutter included), in table order.
@@ -457,7 +457,22 @@ func (r runRecord) cells() []string {
 		a.Accountant = "—"
 	}
 	return []string{fmt.Sprint(r.ID), r.Variant, string(r.Mode), r.Layers, num(eps, "%.3g"), a.Accountant, a.Unit,
-		string(r.Guarantee), num(r.ARI, "%.3f"), num(r.NMI, "%.3f"), r.Elapsed.Round(100 * time.Millisecond).String(), map[bool]string{true: "●", false: ""}[r.Pinned]}
+		string(r.Guarantee), r.ariCell(), num(r.NMI, "%.3f"), r.Elapsed.Round(100 * time.Millisecond).String(), map[bool]string{true: "●", false: ""}[r.Pinned]}
+}
+
+// verdict is the run's verdict against its null (verdict).
+func (r runRecord) verdict() string {
+	return verdict(r.Mode != core.ModeNonPrivate, r.ARI, r.refs.null)
+}
+
+// ariCell is the ARI as the table shows it: starred when the run is no
+// better than no learning, as `dpscope sweep` stars it, so the number is
+// never read bare (the line under the table says what the star means).
+func (r runRecord) ariCell() string {
+	if r.verdict() != "" {
+		return "*" + num(r.ARI, "%.3f")
+	}
+	return num(r.ARI, "%.3f")
 }
 
 // hiddenLine names the columns dropped at this width with the selected
@@ -566,6 +581,10 @@ func (cp *comparePane) referenceLine() string {
 	}
 	if r.refs.baseline != nil {
 		s += fmt.Sprintf(" · %s at the same ε ARI %.3f NMI %.3f", r.refs.baselineOf, r.refs.baseline.ARI, r.refs.baseline.NMI)
+	}
+	if v := r.verdict(); v != "" {
+		// The verdict first: a narrow window cuts the line's end.
+		return st.Warn.Render(truncate(fmt.Sprintf("  run %d: *ARI %s (not above its null beyond seed noise) ·%s", r.ID, v, strings.TrimPrefix(s, fmt.Sprintf("  run %d,", r.ID))), cp.w))
 	}
 	return st.Muted.Render(truncate(s, cp.w))
 }

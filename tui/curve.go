@@ -515,7 +515,7 @@ func (p *curvePane) summaryLine() string {
 			null, ok = *p.null, true
 		}
 		if ok && !p.nmi && g.Method == p.sw.method && !p.sw.isNull(g) && g.Mode != core.ModeNonPrivate && reference.NoBetter(*g.ARIMean, *g.ARISD, g.N, null) {
-			part += " no better than no learning"
+			part += " " + reference.NoLearning
 		}
 		parts = append(parts, part)
 	}

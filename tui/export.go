@@ -206,6 +206,7 @@ func exportRow(r runRecord, accs []string, version string) (names []string, valu
 	line("null", r.refs.null)
 	line("baseline", r.refs.baseline) // the private baseline at the run's ε
 	add("baseline_method", r.refs.baselineOf)
+	add("verdict", r.verdict())
 	add("seconds", r.Elapsed.Seconds())
 	add("outcome", r.Outcome)
 	add("dpscope_version", version)

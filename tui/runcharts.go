@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -82,6 +83,21 @@ func newRunCharts(c *Common) runCharts {
 	rc.xy[chartMetrics].SetYFormat(func(v float64) string { return fmt.Sprintf("%5.2f", v) })
 	rc.titles = [numRunCharts]string{"loss", "ε spent", "metrics", "embedding"}
 	return rc
+}
+
+// verdict is the ended run's verdict on its last ARI against its null
+// (verdict); "" while it runs, since an ARI on the way is not a result.
+func (rc *runCharts) verdict(state RunState) string {
+	if !rc.started || state.Active() {
+		return ""
+	}
+	ari := math.NaN()
+	for _, v := range rc.metrics {
+		if v.Name == "ARI" {
+			ari = v.Value
+		}
+	}
+	return verdict(rc.private, ari, rc.refs.null)
 }
 
 // reset clears the charts for a new run of cfg.

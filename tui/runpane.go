@@ -376,6 +376,9 @@ func (p *runPane) summary(w, rows int) string {
 	} else {
 		lines = append(lines, st.Warn.Render("⚠ metrics: true labels, not covered"))
 	}
+	if v := p.charts.verdict(p.c.RunState); v != "" {
+		lines = append(lines, st.Warn.Render("⚠ ARI "+v))
+	}
 	// Once a run has started its progress takes the key reminder's row
 	// (the help bar keeps the keys), so the clients below keep theirs.
 	if l := p.clock.line(p.charts.lastStep, p.charts.totalSteps, p.c.RunState, w); l != "" {

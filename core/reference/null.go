@@ -193,6 +193,11 @@ func NoBetter(mean, sd float64, n int, null Line) bool {
 	return mean-null.ARI <= max(2*se, MinLearning)
 }
 
+// NoLearning is the verdict on a private result that is not above its
+// method's null beyond seed noise (NoBetter): every face says it in these
+// words instead of presenting the number bare (issue 16 point 1).
+const NoLearning = "no better than no learning"
+
 // MinLearning is the smallest ARI gain over the null that NoBetter counts
 // as learning.
 const MinLearning = 0.02

@@ -27,10 +27,6 @@ type references struct {
 	Missing []string `json:"missing,omitempty"`
 }
 
-// verdictNoLearning is a result's verdict when it is not above the null
-// beyond seed noise (reference.NoBetter).
-const verdictNoLearning = "no better than no learning"
-
 // computeReferences returns B1 for cfg's data (with its preprocessing) and
 // the null of cfg's method, from the reference cache.
 func computeReferences(ctx context.Context, cfg core.Config) *references {
@@ -89,7 +85,7 @@ func nullLine(ctx context.Context, cfg core.Config) (*reference.Line, error) {
 func (s *runSummary) addReferences(ctx context.Context, cfg core.Config) {
 	s.Reference = computeReferences(ctx, cfg)
 	if n := s.Reference.Null; n != nil && s.ARI != nil && cfg.Mode != core.ModeNonPrivate && reference.NoBetter(*s.ARI, 0, 1, *n) {
-		s.Verdict = verdictNoLearning
+		s.Verdict = reference.NoLearning
 	}
 }
 

@@ -421,7 +421,7 @@ func judge(ctx context.Context, points []sweep.Point, groups []sweep.Group) (out
 			out[i].nullFollows = m.NullFollowsEpsilon(cfg)
 		}
 		if g.Mode != core.ModeNonPrivate && g.ARIMean != nil && reference.NoBetter(*g.ARIMean, *g.ARISD, g.N, *l) {
-			out[i].Verdict = verdictNoLearning
+			out[i].Verdict = reference.NoLearning
 		}
 	}
 	return out, missing
@@ -471,7 +471,7 @@ func (r *sweepResult) write(w io.Writer) {
 	tw.Flush()
 	for _, g := range r.Groups {
 		if g.Verdict != "" {
-			fmt.Fprintf(w, "* %s: not above the method's null run (what it gives without learning: its untrained model, or dcan-sound's start alone at the same ε) beyond seed noise\n", verdictNoLearning)
+			fmt.Fprintf(w, "* %s: not above the method's null run (what it gives without learning: its untrained model, or dcan-sound's start alone at the same ε) beyond seed noise\n", reference.NoLearning)
 			break
 		}
 	}
