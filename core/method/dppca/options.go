@@ -416,6 +416,12 @@ type Options struct {
 	// final centres average ("avg", finish.go; 0 or 1: the last round's).
 	// Parse sets DefaultAvg when absent; library callers' zero is off.
 	Avg int
+	// Floor is the floor on the k-means merge's groups ("floor=F",
+	// floor.go; 0, the default, off): a merge of over-clustering's
+	// released centres that leaves a group whose summed released count is
+	// below F·σ_count is repaired or refused (mergeCentresFloor). Read by
+	// the k-means merges (kmeans, late, mean, union) only.
+	Floor float64
 	// Target is the public total each cell is normalised to before log1p
 	// ("target"; 0: DefaultTarget; TargetMedian: a private median library
 	// size, "target=median"). Only dppca's own source reads it
@@ -436,7 +442,7 @@ type Options struct {
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg"}
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor"}
 
 // LiveKeys are the options a patch may change during a run.
 var LiveKeys = []string{"p", "T", "clip"}
@@ -586,6 +592,12 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 				return optf("option avg is %q, must be an integer 1..%d", v, MaxAvg)
 			}
 			o.Avg = n
+		case "floor":
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(f >= 0 && f <= MaxFloor) {
+				return optf("option floor is %q, must be a number 0..%d (count noise sds)", v, MaxFloor)
+			}
+			o.Floor = f
 		case "select":
 			o.Select = Select(v)
 		}
@@ -703,6 +715,12 @@ func (o Options) Validate() error {
 	case MergeKMeans, MergeWard, MergeLate, MergeUnion, MergeMean, MergeOverlap:
 	default:
 		return optf("option merge is %q, must be %s, %s, %s, %s, %s or %s", o.Merge, MergeKMeans, MergeWard, MergeLate, MergeUnion, MergeMean, MergeOverlap)
+	}
+	if !(o.Floor >= 0 && o.Floor <= MaxFloor) {
+		return optf("option floor is %v, must be 0..%d", o.Floor, MaxFloor)
+	}
+	if o.Floor != 0 && (o.Merge == MergeWard || o.Merge == MergeOverlap) {
+		return optf("option floor is read by the k-means merges only, not merge=%s", o.Merge)
 	}
 	switch o.Init {
 	case InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus:
@@ -822,6 +840,10 @@ func (o Options) String() string {
 	if o.Avg != 0 && o.Avg != DefaultAvg {
 		// only off the default, so the default's string keeps its form
 		s += " avg=" + strconv.Itoa(o.Avg)
+	}
+	if o.Floor != 0 {
+		// only when set, so the default's string keeps its form
+		s += " floor=" + strconv.FormatFloat(o.Floor, 'g', -1, 64)
 	}
 	return s
 }
