@@ -31,18 +31,45 @@ func (o Options) floorWeight(pl Plan) float64 {
 	return o.Floor * pl.Counts
 }
 
-// mergeCentresFloor is mergeCentres with a floor on the merged groups'
-// weights (Options.Floor): each of the seedRestarts weighted k-means++ +
-// Lloyd runs on the released centres c (rows of p, weighted by their
-// released counts, a count below one weighing nothing) that leaves a
-// group whose summed weight is below nmin is repaired (floorRepair); the
-// kept run is the one of least weighted inertia among those whose every
-// group reaches nmin, or, when none does, among those with the fewest
-// groups below it. Post-processing of releases; with nmin ≤ 0 it is
-// mergeCentres bit for bit (the same draws from rng, no repair). With
-// fewer than k weighted centres the first k centres of c are kept, as
-// mergeCentres does.
-func mergeCentresFloor(c, counts []float64, p, k int, nmin float64, rng *rand.Rand) []float64 {
+// FloorMode is how the option floor treats a merge that leaves a group
+// below it (Options.FloorMode, "floor=F:MODE").
+type FloorMode string
+
+// Floor modes. All are post-processing of the released centres and
+// counts at the merge.
+const (
+	// FloorSplit (floor=F, the first form): each restart of the weighted
+	// k-means merge that leaves a group below the floor is repaired
+	// (floorRepair: the lightest such group's centre moved to split the
+	// heaviest group), and the run of least weighted inertia meeting the
+	// floor is kept.
+	FloorSplit FloorMode = "split"
+	// FloorRestart (floor=F:restart): no repair; among the restarts the
+	// one of least weighted inertia whose every group meets the floor is
+	// kept, or, when none does, the k-means merge's own choice.
+	FloorRestart FloorMode = "restart"
+	// FloorDrop (floor=F:drop): the k-means merge's own choice, then each
+	// group below the floor is dropped (its centres join their nearest
+	// other group; weighted Lloyd on the rest), so the K-centre rounds run
+	// with fewer centres (at least two) and no population is re-split to
+	// make up the number.
+	FloorDrop FloorMode = "drop"
+)
+
+// mergeCentresFloor is mergeCentres with a floor nmin on the merged
+// groups' summed released counts (Options.Floor, Options.FloorMode):
+// under FloorSplit each of the seedRestarts weighted k-means++ + Lloyd
+// runs on the released centres c (rows of p, weighted by their released
+// counts, a count below one weighing nothing) that leaves a group below
+// nmin is repaired (floorRepair), and the kept run is the one of least
+// weighted inertia among those whose every group reaches nmin, or, when
+// none does, among those with the fewest groups below it; FloorRestart
+// and FloorDrop as their constants say. Post-processing of releases;
+// with nmin ≤ 0 it is mergeCentres bit for bit (the same draws from rng).
+// With fewer than k weighted centres the first k centres of c are kept,
+// as mergeCentres does. Under FloorDrop it may return fewer than k
+// centres.
+func mergeCentresFloor(c, counts []float64, p, k int, nmin float64, mode FloorMode, rng *rand.Rand) []float64 {
 	w := make([]float64, len(counts))
 	m := 0
 	for j, v := range counts {
@@ -59,18 +86,73 @@ func mergeCentresFloor(c, counts []float64, p, k int, nmin float64, rng *rand.Ra
 		return out
 	}
 	best, bestCost, bestLow := []float64(nil), math.Inf(1), math.MaxInt
+	plain, plainCost := []float64(nil), math.Inf(1) // mergeCentres' choice
 	for range seedRestarts {
 		s := cluster.WeightedPlusPlus(c, w, p, k, rng)
 		cost := cluster.WeightedLloyd(c, w, p, s, seedLloyd)
+		if cost < plainCost {
+			plain, plainCost = s, cost
+		}
+		if nmin <= 0 || mode == FloorDrop {
+			continue
+		}
 		low := 0
-		if nmin > 0 {
+		if mode == FloorRestart {
+			low = min(1, groupsBelow(c, w, p, s, nmin))
+		} else {
+			s = append([]float64(nil), s...)
 			cost, low = floorRepair(c, w, p, s, nmin, cost)
 		}
 		if low < bestLow || (low == bestLow && cost < bestCost) {
 			best, bestCost, bestLow = s, cost, low
 		}
 	}
+	switch {
+	case nmin <= 0:
+		return plain
+	case mode == FloorDrop:
+		return floorDrop(c, w, p, plain, nmin)
+	case mode == FloorRestart && bestLow > 0:
+		return plain
+	}
 	return best
+}
+
+// groupsBelow returns how many of the groups the centres s make of the
+// weighted points pts (nearest centre) weigh less than nmin.
+func groupsBelow(pts, w []float64, p int, s []float64, nmin float64) int {
+	_, wt := weightedGroups(pts, w, p, s)
+	low := 0
+	for _, v := range wt {
+		if v < nmin {
+			low++
+		}
+	}
+	return low
+}
+
+// floorDrop removes from the centres s (rows of p) of a merge of the
+// weighted points pts the groups that weigh less than nmin, the lightest
+// first and one at a time, keeping at least two: each time the points of
+// the removed group go to their nearest remaining centre and weighted
+// Lloyd runs on the rest. It returns the centres left (a copy).
+func floorDrop(pts, w []float64, p int, s []float64, nmin float64) []float64 {
+	s = append([]float64(nil), s...)
+	for len(s)/p > 2 {
+		_, wt := weightedGroups(pts, w, p, s)
+		lightest := -1
+		for j, v := range wt {
+			if v < nmin && (lightest < 0 || v < wt[lightest]) {
+				lightest = j
+			}
+		}
+		if lightest < 0 {
+			break
+		}
+		s = append(s[:lightest*p], s[(lightest+1)*p:]...)
+		cluster.WeightedLloyd(pts, w, p, s, seedLloyd)
+	}
+	return s
 }
 
 // floorRepair refuses, up to k times, the partition of the weighted
@@ -124,14 +206,7 @@ func floorRepair(pts, w []float64, p int, s []float64, nmin, cost float64) (floa
 		copy(s[lightest*p:(lightest+1)*p], pts[far*p:(far+1)*p])
 		cost = cluster.WeightedLloyd(pts, w, p, s, seedLloyd)
 	}
-	_, wt := weightedGroups(pts, w, p, s)
-	low := 0
-	for _, v := range wt {
-		if v < nmin {
-			low++
-		}
-	}
-	return cost, low
+	return cost, groupsBelow(pts, w, p, s, nmin)
 }
 
 // weightedGroups assigns each weighted point to its nearest centre of s

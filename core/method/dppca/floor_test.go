@@ -40,7 +40,7 @@ func TestMergeFloor(t *testing.T) {
 	if g := groupWeights(c, w, 2, km); g[0] != 5 {
 		t.Fatalf("premise: the k-means merge's groups weigh %v, want one of 5", g)
 	}
-	fl := mergeCentresFloor(c, w, 2, 3, 20, rand.New(rand.NewPCG(3, 1)))
+	fl := mergeCentresFloor(c, w, 2, 3, 20, FloorSplit, rand.New(rand.NewPCG(3, 1)))
 	g := groupWeights(c, w, 2, fl)
 	if len(g) != 3 || g[0] < 20 {
 		t.Errorf("floor 20: groups weigh %v, want 3 groups, each ≥ 20", g)
@@ -48,7 +48,7 @@ func TestMergeFloor(t *testing.T) {
 	if !slices.Contains(g, 205) || !slices.Contains(g, 400-g[0]) {
 		t.Errorf("floor 20: groups weigh %v, want the square in two groups and the pair with the far piece, 205", g)
 	}
-	off := mergeCentresFloor(c, w, 2, 3, 0, rand.New(rand.NewPCG(3, 1)))
+	off := mergeCentresFloor(c, w, 2, 3, 0, FloorSplit, rand.New(rand.NewPCG(3, 1)))
 	if !slices.Equal(off, km) {
 		t.Errorf("floor 0: %v, want the k-means merge %v", off, km)
 	}
@@ -72,7 +72,8 @@ func TestFloorRepairLimit(t *testing.T) {
 	}
 }
 
-// TestFloorOption: floor=3 sets Options.Floor and shows in String;
+// TestFloorOption: floor=3 sets Options.Floor (mode split) and shows in
+// String; floor=3:restart and floor=3:drop set their modes;
 // absent, it is off and the default's String has no floor; values outside
 // 0..MaxFloor, non-numbers and floor with merge=ward or overlap are
 // refused; σ_count times the floor is the least weight (0 nonprivate).
@@ -92,6 +93,18 @@ func TestFloorOption(t *testing.T) {
 	if mustParse(t, map[string]string{"floor": "3", "merge": "late"}).Floor != 3 {
 		t.Error("floor=3 merge=late refused")
 	}
+	if o.FloorMode != FloorSplit || strings.Contains(o.String(), "floor=3:") {
+		t.Errorf("floor=3: mode %q, String %q; want split, not shown", o.FloorMode, o.String())
+	}
+	for _, m := range []FloorMode{FloorRestart, FloorDrop} {
+		r := mustParse(t, map[string]string{"floor": "3:" + string(m)})
+		if r.Floor != 3 || r.FloorMode != m || !strings.Contains(r.String(), " floor=3:"+string(m)) {
+			t.Errorf("floor=3:%s: %g %q, String %q", m, r.Floor, r.FloorMode, r.String())
+		}
+	}
+	if _, err := Parse(map[string]string{"floor": "3:later"}); err == nil {
+		t.Error("floor=3:later accepted")
+	}
 	if w := o.floorWeight(Plan{Counts: 17.9}); math.Abs(w-53.7) > 1e-9 {
 		t.Errorf("floor weight %g, want 3·17.9", w)
 	}
@@ -100,18 +113,21 @@ func TestFloorOption(t *testing.T) {
 	}
 }
 
-// TestFloorRelease: floor=3 is post-processing: its ledger is the
-// default's, and without noise (σ_count 0, so no floor) its release is
+// TestFloorRelease: floor=3 is post-processing: its ledger, in each
+// mode, is the default's, and without noise (σ_count 0, so no floor) its release is
 // the default's label for label.
 func TestFloorRelease(t *testing.T) {
 	d := fixture.Separated(4, 100, 300, 5)
-	var ledgers [2][]string
-	for i, f := range []string{"0", "3"} {
+	var ledgers [4][]string
+	modes := []string{"0", "3", "3:restart", "3:drop"}
+	for i, f := range modes {
 		e, _ := runTest(t, d, fixture.SoundConfig(2, 1, map[string]string{"genes": "100", "over": "2", "floor": f}), nil)
 		ledgers[i] = e.Ledger().Components()
 	}
-	if len(ledgers[0]) == 0 || !slices.Equal(ledgers[0], ledgers[1]) {
-		t.Errorf("ledgers differ:\nfloor=0 %v\nfloor=3 %v", ledgers[0], ledgers[1])
+	for i := range modes[1:] {
+		if len(ledgers[0]) == 0 || !slices.Equal(ledgers[0], ledgers[i+1]) {
+			t.Errorf("ledgers differ:\nfloor=0 %v\nfloor=%s %v", ledgers[0], modes[i+1], ledgers[i+1])
+		}
 	}
 	src, err := NewSource(d, 0)
 	if err != nil {
@@ -125,5 +141,35 @@ func TestFloorRelease(t *testing.T) {
 	}
 	if !slices.Equal(labels[0], labels[1]) {
 		t.Error("nonprivate: floor=3 changed the labels")
+	}
+}
+
+// TestFloorModes: floor=F:drop removes the far piece's group and keeps
+// two centres (the square, 400, and the pair with the far piece, 205),
+// without re-splitting the square; floor=F:restart keeps a restart whose
+// groups all meet the floor when one exists (some seeds' k-means++ starts
+// leave the far piece with the pair), else the k-means merge's choice.
+func TestFloorModes(t *testing.T) {
+	c, w := floorPieces.c, floorPieces.w
+	dr := mergeCentresFloor(c, w, 2, 3, 20, FloorDrop, rand.New(rand.NewPCG(3, 1)))
+	if g := groupWeights(c, w, 2, dr); len(dr) != 4 || !slices.Equal(g, []float64{205, 400}) {
+		t.Errorf("drop: %d centres, groups %v; want 2 and [205 400]", len(dr)/2, g)
+	}
+	met, kept := 0, 0
+	for seed := range uint64(20) {
+		km := mergeCentres(c, w, 2, 3, rand.New(rand.NewPCG(seed, 1)))
+		rs := mergeCentresFloor(c, w, 2, 3, 20, FloorRestart, rand.New(rand.NewPCG(seed, 1)))
+		switch {
+		case groupsBelow(c, w, 2, rs, 20) == 0:
+			met++
+		case slices.Equal(rs, km):
+			kept++
+		default:
+			t.Errorf("seed %d: restart chose %v, neither meeting the floor nor the k-means merge's %v", seed, rs, km)
+		}
+	}
+	t.Logf("restart: %d of 20 seeds met the floor, %d kept the k-means merge", met, kept)
+	if met == 0 || kept == 0 {
+		t.Errorf("restart met the floor on %d of 20 seeds and kept the k-means merge on %d, want some of each", met, kept)
 	}
 }

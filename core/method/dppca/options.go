@@ -416,12 +416,16 @@ type Options struct {
 	// final centres average ("avg", finish.go; 0 or 1: the last round's).
 	// Parse sets DefaultAvg when absent; library callers' zero is off.
 	Avg int
-	// Floor is the floor on the k-means merge's groups ("floor=F",
-	// floor.go; 0, the default, off): a merge of over-clustering's
-	// released centres that leaves a group whose summed released count is
-	// below F·σ_count is repaired or refused (mergeCentresFloor). Read by
-	// the k-means merges (kmeans, late, mean, union) only.
+	// Floor is the floor on the k-means merge's groups ("floor=F" or
+	// "floor=F:MODE", floor.go; 0, the default, off): a merge of
+	// over-clustering's released centres that leaves a group whose summed
+	// released count is below F·σ_count is repaired, refused or dropped
+	// (mergeCentresFloor, by FloorMode). Read by the k-means merges
+	// (kmeans, late, mean, union) only.
 	Floor float64
+	// FloorMode is floor's treatment of a group below it (split, the
+	// default of "floor=F", restart or drop; "" with the floor off).
+	FloorMode FloorMode
 	// Target is the public total each cell is normalised to before log1p
 	// ("target"; 0: DefaultTarget; TargetMedian: a private median library
 	// size, "target=median"). Only dppca's own source reads it
@@ -593,11 +597,15 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 			}
 			o.Avg = n
 		case "floor":
-			f, err := strconv.ParseFloat(v, 64)
+			num, mode, _ := strings.Cut(v, ":")
+			f, err := strconv.ParseFloat(num, 64)
 			if err != nil || !(f >= 0 && f <= MaxFloor) {
-				return optf("option floor is %q, must be a number 0..%d (count noise sds)", v, MaxFloor)
+				return optf("option floor is %q, must be a number 0..%d (count noise sds), optionally :split, :restart or :drop", v, MaxFloor)
 			}
-			o.Floor = f
+			o.Floor, o.FloorMode = f, FloorMode(mode)
+			if o.FloorMode == "" && f > 0 {
+				o.FloorMode = FloorSplit
+			}
 		case "select":
 			o.Select = Select(v)
 		}
@@ -718,6 +726,11 @@ func (o Options) Validate() error {
 	}
 	if !(o.Floor >= 0 && o.Floor <= MaxFloor) {
 		return optf("option floor is %v, must be 0..%d", o.Floor, MaxFloor)
+	}
+	switch o.FloorMode {
+	case "", FloorSplit, FloorRestart, FloorDrop: // "": library callers' Options, split
+	default:
+		return optf("option floor's mode is %q, must be %s, %s or %s", o.FloorMode, FloorSplit, FloorRestart, FloorDrop)
 	}
 	if o.Floor != 0 && (o.Merge == MergeWard || o.Merge == MergeOverlap) {
 		return optf("option floor is read by the k-means merges only, not merge=%s", o.Merge)
@@ -844,6 +857,9 @@ func (o Options) String() string {
 	if o.Floor != 0 {
 		// only when set, so the default's string keeps its form
 		s += " floor=" + strconv.FormatFloat(o.Floor, 'g', -1, 64)
+		if o.FloorMode != "" && o.FloorMode != FloorSplit {
+			s += ":" + string(o.FloorMode)
+		}
 	}
 	return s
 }

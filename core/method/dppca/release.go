@@ -449,9 +449,14 @@ func (r *release) overRound(ctx context.Context) error {
 		r.out.Centres = overlapMerge(r.out.Centres, r.counts, p, k, s2, nmin)
 	case t == r.o.mergeAt() && len(r.out.Centres) != k*p && r.o.Merge == MergeMean:
 		c, w := r.meanPieces()
-		r.out.Centres = mergeCentresFloor(c, w, p, k, r.o.floorWeight(r.pl), r.rng)
+		r.out.Centres = mergeCentresFloor(c, w, p, k, r.o.floorWeight(r.pl), r.o.FloorMode, r.rng)
 	case t == r.o.mergeAt() && len(r.out.Centres) != k*p:
-		r.out.Centres = mergeCentresFloor(r.out.Centres, r.counts, p, k, r.o.floorWeight(r.pl), r.rng)
+		r.out.Centres = mergeCentresFloor(r.out.Centres, r.counts, p, k, r.o.floorWeight(r.pl), r.o.FloorMode, r.rng)
+	}
+	if t == r.o.mergeAt() && len(r.out.Centres) < k*p {
+		// floor=F:drop kept fewer groups: the K-centre rounds run with them
+		r.k = len(r.out.Centres) / p
+		r.out.K = r.k
 	}
 	labels, counts, inertia := lloydRound(r.out.Proj, m.N, p, r.out.Centres, r.pl.R, r.pl.Sums, r.pl.Counts, r.rng)
 	r.counts = counts
