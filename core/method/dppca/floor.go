@@ -24,6 +24,25 @@ const MaxFloor = 10
 // room for two or three pieces.
 const FloorNoise = 3
 
+// DefaultFloor and DefaultFloorMode are the option floor's default, set
+// by Parse when floor is absent (floor=3:drop): adopted by rule G17,
+// stated and committed before the fresh draws that judged it
+// (DPSCOPE_DPPCA_FRESH=18, the 14 families, ε 1–16: −0.0002 ± 0.0005
+// ARI per cell, the mean sd over seeds 0.0421 → 0.0418, no family below
+// its guard, no cell below −0.10; docs/RESULTS.md, dppca twentieth
+// attempt). It passed by G17's spread arm, whose margin is small; it does
+// not reach pbmc_4k's low seed at ε 8 (no group of that seed is near the
+// floor). Library callers' zero Options stay without a floor.
+const (
+	DefaultFloor     = FloorNoise
+	DefaultFloorMode = FloorDrop
+)
+
+// FloorOff is the mode Parse records for an explicit floor=0, so String
+// can tell it from the default (a library caller's zero Options has mode
+// "" and no floor either).
+const FloorOff FloorMode = "off"
+
 // floorWeight returns the least released weight a group of the merge may
 // have under o (Options.Floor·σ_count of the plan's Lloyd rounds), 0 when
 // the floor is off or the release has no count noise (nonprivate).

@@ -73,8 +73,9 @@ func TestFloorRepairLimit(t *testing.T) {
 }
 
 // TestFloorOption: floor=3 sets Options.Floor (mode split) and shows in
-// String; floor=3:restart and floor=3:drop set their modes;
-// absent, it is off and the default's String has no floor; values outside
+// String; floor=3:restart and floor=3:drop set their modes; absent, it is
+// the default floor=3:drop (rule G17) and the default's String has no
+// floor; floor=0 is off and shown; values outside
 // 0..MaxFloor, non-numbers and floor with merge=ward or overlap are
 // refused; σ_count times the floor is the least weight (0 nonprivate).
 func TestFloorOption(t *testing.T) {
@@ -82,8 +83,22 @@ func TestFloorOption(t *testing.T) {
 	if o.Floor != 3 || !strings.Contains(o.String(), " floor=3") {
 		t.Errorf("floor=3: Floor %g, String %q", o.Floor, o.String())
 	}
-	if d := mustParse(t, nil); d.Floor != 0 || strings.Contains(d.String(), "floor") {
-		t.Errorf("default: Floor %g, String %q, want 0 and no floor", d.Floor, d.String())
+	if d := mustParse(t, nil); d.Floor != 3 || d.FloorMode != FloorDrop || strings.Contains(d.String(), "floor") {
+		t.Errorf("default: Floor %g %q, String %q, want 3, drop and no floor shown", d.Floor, d.FloorMode, d.String())
+	}
+	// An explicit floor=0 is off and shows, so the record is not read back
+	// as the default; a library caller's zero Options has no floor and
+	// shows none.
+	if z := mustParse(t, map[string]string{"floor": "0"}); z.Floor != 0 || z.FloorMode != FloorOff || !strings.Contains(z.String(), " floor=0") || strings.Contains(z.String(), "floor=0:") {
+		t.Errorf("floor=0: %g %q, String %q", z.Floor, z.FloorMode, z.String())
+	}
+	if z, err := (Options{}).Resolve(); err != nil || z.Floor != 0 || strings.Contains(z.String(), "floor") {
+		t.Errorf("zero Options: %v, floor %g, String %q", err, z.Floor, z.String())
+	}
+	// The default floor is not read by ward or overlap, and not refused
+	// with them; an explicit one is.
+	if _, err := Parse(map[string]string{"merge": "ward"}); err != nil {
+		t.Errorf("merge=ward with the default floor: %v", err)
 	}
 	for _, bad := range []map[string]string{{"floor": "-1"}, {"floor": "11"}, {"floor": "x"}, {"floor": "NaN"}, {"floor": "3", "merge": "ward"}, {"floor": "3", "merge": "overlap"}} {
 		if _, err := Parse(bad); err == nil {
@@ -98,9 +113,13 @@ func TestFloorOption(t *testing.T) {
 	}
 	for _, m := range []FloorMode{FloorRestart, FloorDrop} {
 		r := mustParse(t, map[string]string{"floor": "3:" + string(m)})
-		if r.Floor != 3 || r.FloorMode != m || !strings.Contains(r.String(), " floor=3:"+string(m)) {
+		shown := m != DefaultFloorMode // floor=3:drop is the default: not shown
+		if r.Floor != 3 || r.FloorMode != m || strings.Contains(r.String(), " floor=3:"+string(m)) != shown {
 			t.Errorf("floor=3:%s: %g %q, String %q", m, r.Floor, r.FloorMode, r.String())
 		}
+	}
+	if r := mustParse(t, map[string]string{"floor": "2:drop"}); !strings.Contains(r.String(), " floor=2:drop") {
+		t.Errorf("floor=2:drop: String %q", r.String())
 	}
 	if _, err := Parse(map[string]string{"floor": "3:later"}); err == nil {
 		t.Error("floor=3:later accepted")

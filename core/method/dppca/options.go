@@ -417,14 +417,17 @@ type Options struct {
 	// Parse sets DefaultAvg when absent; library callers' zero is off.
 	Avg int
 	// Floor is the floor on the k-means merge's groups ("floor=F" or
-	// "floor=F:MODE", floor.go; 0, the default, off): a merge of
+	// "floor=F:MODE", floor.go; 0 off; Parse sets DefaultFloor with
+	// DefaultFloorMode, floor=3:drop, when absent; library callers' zero
+	// is off): a merge of
 	// over-clustering's released centres that leaves a group whose summed
 	// released count is below F·σ_count is repaired, refused or dropped
 	// (mergeCentresFloor, by FloorMode). Read by the k-means merges
 	// (kmeans, late, mean, union) only.
 	Floor float64
-	// FloorMode is floor's treatment of a group below it (split, the
-	// default of "floor=F", restart or drop; "" with the floor off).
+	// FloorMode is floor's treatment of a group below it (split, what
+	// "floor=F" means, restart or drop; FloorOff for an explicit
+	// floor=0; "" in library callers' Options).
 	FloorMode FloorMode
 	// Target is the public total each cell is normalised to before log1p
 	// ("target"; 0: DefaultTarget; TargetMedian: a private median library
@@ -473,6 +476,9 @@ func Parse(vals map[string]string) (Options, error) {
 	}
 	if _, ok := vals["avg"]; !ok {
 		o.Avg = DefaultAvg
+	}
+	if _, ok := vals["floor"]; !ok {
+		o.Floor, o.FloorMode = DefaultFloor, DefaultFloorMode
 	}
 	return o.Resolve()
 }
@@ -603,7 +609,10 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 				return optf("option floor is %q, must be a number 0..%d (count noise sds), optionally :split, :restart or :drop", v, MaxFloor)
 			}
 			o.Floor, o.FloorMode = f, FloorMode(mode)
-			if o.FloorMode == "" && f > 0 {
+			switch {
+			case f == 0:
+				o.FloorMode = FloorOff // explicit: String tells it from the default
+			case o.FloorMode == "":
 				o.FloorMode = FloorSplit
 			}
 		case "select":
@@ -728,11 +737,12 @@ func (o Options) Validate() error {
 		return optf("option floor is %v, must be 0..%d", o.Floor, MaxFloor)
 	}
 	switch o.FloorMode {
-	case "", FloorSplit, FloorRestart, FloorDrop: // "": library callers' Options, split
+	case "", FloorSplit, FloorRestart, FloorDrop, FloorOff: // "": library callers' Options, split
 	default:
 		return optf("option floor's mode is %q, must be %s, %s or %s", o.FloorMode, FloorSplit, FloorRestart, FloorDrop)
 	}
-	if o.Floor != 0 && (o.Merge == MergeWard || o.Merge == MergeOverlap) {
+	if o.Floor != 0 && (o.Merge == MergeWard || o.Merge == MergeOverlap) && !(o.Floor == DefaultFloor && o.FloorMode == DefaultFloorMode) {
+		// the default floor is simply not read by these merges
 		return optf("option floor is read by the k-means merges only, not merge=%s", o.Merge)
 	}
 	switch o.Init {
@@ -854,10 +864,11 @@ func (o Options) String() string {
 		// only off the default, so the default's string keeps its form
 		s += " avg=" + strconv.Itoa(o.Avg)
 	}
-	if o.Floor != 0 {
-		// only when set, so the default's string keeps its form
+	if (o.Floor != 0 || o.FloorMode == FloorOff) && !(o.Floor == DefaultFloor && o.FloorMode == DefaultFloorMode) {
+		// only off the default (and library callers' zero), so the
+		// default's string keeps its form
 		s += " floor=" + strconv.FormatFloat(o.Floor, 'g', -1, 64)
-		if o.FloorMode != "" && o.FloorMode != FloorSplit {
+		if o.FloorMode != "" && o.FloorMode != FloorSplit && o.FloorMode != FloorOff {
 			s += ":" + string(o.FloorMode)
 		}
 	}
