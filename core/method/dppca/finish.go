@@ -48,7 +48,7 @@ func (r *release) unionFinish() {
 	if len(pieces) == k*p {
 		return
 	}
-	merged := mergeCentres(pieces, r.counts, p, k, r.rng)
+	merged := mergeCentresFloor(pieces, r.counts, p, k, r.o.floorWeight(r.pl), r.o.FloorMode, r.rng)
 	group := pieceGroups(pieces, merged, p)
 	nearest, w := assign(r.out.Proj, m.N, p, pieces)
 	for i, l := range nearest {

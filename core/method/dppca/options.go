@@ -416,6 +416,19 @@ type Options struct {
 	// final centres average ("avg", finish.go; 0 or 1: the last round's).
 	// Parse sets DefaultAvg when absent; library callers' zero is off.
 	Avg int
+	// Floor is the floor on the k-means merge's groups ("floor=F" or
+	// "floor=F:MODE", floor.go; 0 off; Parse sets DefaultFloor with
+	// DefaultFloorMode, floor=3:drop, when absent; library callers' zero
+	// is off): a merge of
+	// over-clustering's released centres that leaves a group whose summed
+	// released count is below F·σ_count is repaired, refused or dropped
+	// (mergeCentresFloor, by FloorMode). Read by the k-means merges
+	// (kmeans, late, mean, union) only.
+	Floor float64
+	// FloorMode is floor's treatment of a group below it (split, what
+	// "floor=F" means, restart or drop; FloorOff for an explicit
+	// floor=0; "" in library callers' Options).
+	FloorMode FloorMode
 	// Target is the public total each cell is normalised to before log1p
 	// ("target"; 0: DefaultTarget; TargetMedian: a private median library
 	// size, "target=median"). Only dppca's own source reads it
@@ -436,7 +449,7 @@ type Options struct {
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg"}
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor"}
 
 // LiveKeys are the options a patch may change during a run.
 var LiveKeys = []string{"p", "T", "clip"}
@@ -463,6 +476,9 @@ func Parse(vals map[string]string) (Options, error) {
 	}
 	if _, ok := vals["avg"]; !ok {
 		o.Avg = DefaultAvg
+	}
+	if _, ok := vals["floor"]; !ok {
+		o.Floor, o.FloorMode = DefaultFloor, DefaultFloorMode
 	}
 	return o.Resolve()
 }
@@ -586,6 +602,19 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 				return optf("option avg is %q, must be an integer 1..%d", v, MaxAvg)
 			}
 			o.Avg = n
+		case "floor":
+			num, mode, _ := strings.Cut(v, ":")
+			f, err := strconv.ParseFloat(num, 64)
+			if err != nil || !(f >= 0 && f <= MaxFloor) {
+				return optf("option floor is %q, must be a number 0..%d (count noise sds), optionally :split, :restart or :drop", v, MaxFloor)
+			}
+			o.Floor, o.FloorMode = f, FloorMode(mode)
+			switch {
+			case f == 0:
+				o.FloorMode = FloorOff // explicit: String tells it from the default
+			case o.FloorMode == "":
+				o.FloorMode = FloorSplit
+			}
 		case "select":
 			o.Select = Select(v)
 		}
@@ -703,6 +732,18 @@ func (o Options) Validate() error {
 	case MergeKMeans, MergeWard, MergeLate, MergeUnion, MergeMean, MergeOverlap:
 	default:
 		return optf("option merge is %q, must be %s, %s, %s, %s, %s or %s", o.Merge, MergeKMeans, MergeWard, MergeLate, MergeUnion, MergeMean, MergeOverlap)
+	}
+	if !(o.Floor >= 0 && o.Floor <= MaxFloor) {
+		return optf("option floor is %v, must be 0..%d", o.Floor, MaxFloor)
+	}
+	switch o.FloorMode {
+	case "", FloorSplit, FloorRestart, FloorDrop, FloorOff: // "": library callers' Options, split
+	default:
+		return optf("option floor's mode is %q, must be %s, %s or %s", o.FloorMode, FloorSplit, FloorRestart, FloorDrop)
+	}
+	if o.Floor != 0 && (o.Merge == MergeWard || o.Merge == MergeOverlap) && !(o.Floor == DefaultFloor && o.FloorMode == DefaultFloorMode) {
+		// the default floor is simply not read by these merges
+		return optf("option floor is read by the k-means merges only, not merge=%s", o.Merge)
 	}
 	switch o.Init {
 	case InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus:
@@ -822,6 +863,14 @@ func (o Options) String() string {
 	if o.Avg != 0 && o.Avg != DefaultAvg {
 		// only off the default, so the default's string keeps its form
 		s += " avg=" + strconv.Itoa(o.Avg)
+	}
+	if (o.Floor != 0 || o.FloorMode == FloorOff) && !(o.Floor == DefaultFloor && o.FloorMode == DefaultFloorMode) {
+		// only off the default (and library callers' zero), so the
+		// default's string keeps its form
+		s += " floor=" + strconv.FormatFloat(o.Floor, 'g', -1, 64)
+		if o.FloorMode != "" && o.FloorMode != FloorSplit && o.FloorMode != FloorOff {
+			s += ":" + string(o.FloorMode)
+		}
 	}
 	return s
 }

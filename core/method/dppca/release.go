@@ -411,7 +411,8 @@ func (r *release) histogramSeeds(k int) []float64 {
 // overRound is round with over-clustering (Options.Over > 1): the first
 // ⌊T/2⌋ rounds run with Over·K centres, then the released centres, weighted
 // by their released counts, are merged into K by the best of seedRestarts
-// weighted k-means++ + Lloyd runs, with merge=ward by Ward linkage
+// weighted k-means++ + Lloyd runs (with floor=F, a floor on the merged
+// groups' released counts, mergeCentresFloor), with merge=ward by Ward linkage
 // (wardMerge), or with merge=overlap by the components' overlap
 // (overlapMerge; all post-processing), and the remaining
 // rounds run with K. Each round is the same two Gaussian releases
@@ -448,9 +449,14 @@ func (r *release) overRound(ctx context.Context) error {
 		r.out.Centres = overlapMerge(r.out.Centres, r.counts, p, k, s2, nmin)
 	case t == r.o.mergeAt() && len(r.out.Centres) != k*p && r.o.Merge == MergeMean:
 		c, w := r.meanPieces()
-		r.out.Centres = mergeCentres(c, w, p, k, r.rng)
+		r.out.Centres = mergeCentresFloor(c, w, p, k, r.o.floorWeight(r.pl), r.o.FloorMode, r.rng)
 	case t == r.o.mergeAt() && len(r.out.Centres) != k*p:
-		r.out.Centres = mergeCentres(r.out.Centres, r.counts, p, k, r.rng)
+		r.out.Centres = mergeCentresFloor(r.out.Centres, r.counts, p, k, r.o.floorWeight(r.pl), r.o.FloorMode, r.rng)
+	}
+	if t == r.o.mergeAt() && len(r.out.Centres) < k*p {
+		// floor=F:drop kept fewer groups: the K-centre rounds run with them
+		r.k = len(r.out.Centres) / p
+		r.out.K = r.k
 	}
 	labels, counts, inertia := lloydRound(r.out.Proj, m.N, p, r.out.Centres, r.pl.R, r.pl.Sums, r.pl.Counts, r.rng)
 	r.counts = counts

@@ -39,8 +39,10 @@ func TestSpreadDiag(t *testing.T) {
 				}
 				sort.Sort(sort.Reverse(sort.IntSlice(sizes)))
 				in := out.Inertia
-				t.Logf("%s %q ε%g seed %d: h %d p %d over %d W %.4f (W@T/2 %.4f) sizes %v ARI %.3f%s",
-					name, v, eps, s, out.Plan.H, len(out.Eigen), out.Over, in[len(in)-1], in[len(in)/2-1], sizes, a, km10(t, out, src.K, s))
+				cs := append([]float64(nil), out.Counts...)
+				sort.Sort(sort.Reverse(sort.Float64Slice(cs)))
+				t.Logf("%s %q ε%g seed %d: h %d p %d over %d W %.4f (W@T/2 %.4f) sizes %v ARI %.3f%s\n   σ_count %.1f released counts %.0f",
+					name, v, eps, s, out.Plan.H, len(out.Eigen), out.Over, in[len(in)-1], in[len(in)/2-1], sizes, a, km10(t, out, src.K, s), out.Plan.Counts, cs)
 			}
 		}
 	}

@@ -95,7 +95,9 @@ func (r *release) chooseK() int {
 // underWords says, when under=auto kept fewer centres than K, how many and
 // why; "" otherwise.
 func underWords(pl Plan, nt float64, k, used int, eigen []float64, tau float64) string {
-	if used >= k || used == 0 {
+	if used >= k || used == 0 || tau <= 0 {
+		// tau 0: under=auto was off, so fewer centres came from elsewhere
+		// (floor=F:drop's dropped groups, floor.go)
 		return ""
 	}
 	return fmt.Sprintf("the budget supports %d of K = %d centres (under=auto: the relative noise of a centre of K clusters of average size ñ/K is %.3g, of %d clusters %.3g, bound %g); the labels take %d values", used, k, centreNoise(pl, nt, k, eigen), used, centreNoise(pl, nt, used, eigen), tau, used)
