@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-
-	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // splitBlob is a mixture's 2K = 8 centres (p = 2) where weighted k-means
@@ -103,47 +101,15 @@ func TestPairMiss(t *testing.T) {
 	}
 }
 
-// TestOverlapRelease: merge=overlap keeps 2K centres until round T/2 and
-// K after it, finds four separated populations, spends exactly what
-// merge=kmeans spends (the same ledger), and is refused when misspelt.
-func TestOverlapRelease(t *testing.T) {
-	d := fixture.Separated(4, 100, 300, 5)
-	src, err := NewSource(d, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := mustParse(t, map[string]string{"genes": "100", "over": "2", "merge": "overlap"})
-	r := preparedRelease(t, src, o, 50, 1)
-	p := len(r.out.Eigen)
-	for i := range o.T {
-		if err := r.round(background); err != nil {
-			t.Fatal(err)
-		}
-		want := 8
-		if i >= o.T/2 {
-			want = 4
-		}
-		if len(r.out.Centres) != want*p {
-			t.Errorf("round %d: %d centres, want %d", i, len(r.out.Centres)/p, want)
-		}
-	}
-	if ari, _ := releaseARI(t, src, true, 50, o, 1); ari <= 0.9 {
-		t.Errorf("merge=overlap: ARI %.3f, want > 0.9", ari)
-	}
-	var ledgers [2][]string
-	for i, m := range []string{"kmeans", "overlap"} {
-		e, _ := runTest(t, d, fixture.SoundConfig(2, 1, map[string]string{"genes": "100", "over": "2", "merge": m}), nil)
-		ledgers[i] = e.Ledger().Components()
-	}
-	if len(ledgers[0]) == 0 || !slices.Equal(ledgers[0], ledgers[1]) {
-		t.Errorf("ledgers differ:\nkmeans  %v\noverlap %v", ledgers[0], ledgers[1])
-	}
+// TestOverlapParse: merge=overlap is refused when misspelt and shows in
+// run records (its rounds, result and ledger: TestLateUnionRelease).
+func TestOverlapParse(t *testing.T) {
 	for _, bad := range []string{"overlaps", "Overlap", "demp"} {
 		if _, err := Parse(map[string]string{"merge": bad}); err == nil {
 			t.Errorf("merge=%q accepted", bad)
 		}
 	}
-	if o.String() == mustParse(t, map[string]string{"genes": "100", "over": "2"}).String() {
+	if mustParse(t, map[string]string{"merge": "overlap"}).String() == mustParse(t, nil).String() {
 		t.Error("merge=overlap does not show in run records")
 	}
 }
