@@ -1,0 +1,123 @@
+package sounddcan
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/dpscope/dpscope/core/method/dppca"
+	"github.com/dpscope/dpscope/internal/fixture"
+)
+
+// TestSideClipOptions: sideclip reads a number in [1, 100], is named in
+// the string only when above 1, and refuses other values.
+func TestSideClipOptions(t *testing.T) {
+	if o := mustParse(t, map[string]string{"sideclip": "4"}); o.SideClip != 4 || !strings.Contains(o.String(), "sideclip=4") {
+		t.Errorf("sideclip=4 resolves to %g (%s)", o.SideClip, o)
+	}
+	if s := mustParse(t, nil).String(); strings.Contains(s, "sideclip") {
+		t.Errorf("the default's string %q names sideclip", s)
+	}
+	for _, bad := range []string{"0.5", "0", "101", "-2", "NaN", "wide"} {
+		if _, err := Parse(map[string]string{"sideclip": bad}); err == nil {
+			t.Errorf("sideclip=%s accepted", bad)
+		}
+	}
+}
+
+// TestSideClipSensitivity: with the side blocks divided by c, one cell
+// still moves the clipped sum by at most 1 (a far cell by exactly 1), so
+// the plan's noise is unchanged; and a typical cell, whose whole gradient
+// the natural bounds clip, keeps more of its means' gradient (the point
+// of the option).
+func TestSideClipSensitivity(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	k, h, r := 3, 20, 2.0
+	x, means, _ := blobs(k, 30, h, 1, 0.3, rng)
+	cMu, cV := r/4, r*r/float64(h)/16 // bounds tight enough that the whole gradient is clipped
+	n := len(x) / h
+	meansNorm := func(side float64, rows []float64, nr int) (float64, []float64) {
+		m := &mixture{k: k, h: h, mu: means, a: []float64{0, -1, 0.5}, b: 0.3, side: side}
+		sum, g := make([]float64, m.gradSize()), make([]float64, m.gradSize())
+		m.clippedSum(rows, nr, cMu, cV, sum, g)
+		var s float64
+		for _, v := range sum[:k*h] {
+			s += v * v
+		}
+		return math.Sqrt(s), sum
+	}
+	for _, side := range []float64{1, 4, 100} {
+		_, base := meansNorm(side, x, n)
+		for _, far := range []float64{0, 0.5, 50} {
+			cell := make([]float64, h)
+			for i := range cell {
+				cell[i] = far * rng.NormFloat64()
+			}
+			_, with := meansNorm(side, append(append([]float64(nil), x...), cell...), n+1)
+			var d float64
+			for i := range with {
+				d += (with[i] - base[i]) * (with[i] - base[i])
+			}
+			d = math.Sqrt(d)
+			if d > 1+1e-9 || (far == 50 && math.Abs(d-1) > 1e-9) {
+				t.Errorf("side %g: a cell at scale %g moves the sum by %.6f (want ≤ 1, exactly 1 when far)", side, far, d)
+			}
+		}
+	}
+	one, _ := meansNorm(1, x[:h], 1)
+	four, _ := meansNorm(4, x[:h], 1)
+	if !(four > 1.1*one) {
+		t.Errorf("one cell's means gradient has norm %.4f with sideclip 4 against %.4f with the natural bounds: want it kept (larger)", four, one)
+	}
+}
+
+// TestSideClipScalesBack: where no cell is clipped, the side factor
+// changes nothing (the released blocks are scaled back by it in the
+// update), so it acts only through the clip; and it leaves the plan, so
+// every mechanism's noise and the ledger, as they were.
+func TestSideClipScalesBack(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	k, h := 3, 20
+	x, means, _ := blobs(k, 30, h, 0.01, 0.003, rng) // tiny rows: no cell reaches the clip
+	n := len(x) / h
+	cMu, cV := 100.0, 1.0
+	var got [2]*mixture
+	for i, side := range []float64{1, 4} {
+		m := &mixture{k: k, h: h, mu: append([]float64(nil), means...), a: []float64{0, -1, 0.5}, b: 0.3, side: side}
+		sum, g := make([]float64, m.gradSize()), make([]float64, m.gradSize())
+		for range 3 {
+			m.noisyStep(x, n, cMu, cV, 0, float64(n), 0.5, false, 0, rng, sum, g)
+		}
+		got[i] = m
+	}
+	for t0 := range got[0].mu {
+		if math.Abs(got[0].mu[t0]-got[1].mu[t0]) > 1e-12 {
+			t.Fatalf("mean coordinate %d: %g with side 1, %g with side 4", t0, got[0].mu[t0], got[1].mu[t0])
+		}
+	}
+	for j := range got[0].a {
+		if math.Abs(got[0].a[j]-got[1].a[j]) > 1e-12 {
+			t.Errorf("weight %d: %g with side 1, %g with side 4", j, got[0].a[j], got[1].a[j])
+		}
+	}
+	if math.Abs(got[0].b-got[1].b) > 1e-12 {
+		t.Errorf("variance parameter: %g with side 1, %g with side 4", got[0].b, got[1].b)
+	}
+	d := fixture.Separated(4, 250, 200, 3)
+	src, err := dppca.NewSourceTarget(d, 0, TargetHigh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := func(opts map[string]string) Plan {
+		pl, err := NewPlan(src, true, 8, 1e-5, mustParse(t, opts), rand.New(rand.NewPCG(1, 0)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pl
+	}
+	if a, b := plan(nil), plan(map[string]string{"sideclip": "4"}); !reflect.DeepEqual(a, b) {
+		t.Errorf("sideclip=4 changed the plan:\n%+v\n%+v", a, b)
+	}
+}
