@@ -11,14 +11,17 @@ import (
 	"github.com/dpscope/dpscope/internal/fixture"
 )
 
-// TestSideClipOptions: sideclip reads a number in [1, 100], is named in
-// the string only when above 1, and refuses other values.
+// TestSideClipOptions: sideclip reads a number in [1, 100], defaults to
+// DefaultSideClip, and refuses other values.
 func TestSideClipOptions(t *testing.T) {
 	if o := mustParse(t, map[string]string{"sideclip": "4"}); o.SideClip != 4 || !strings.Contains(o.String(), "sideclip=4") {
 		t.Errorf("sideclip=4 resolves to %g (%s)", o.SideClip, o)
 	}
-	if s := mustParse(t, nil).String(); strings.Contains(s, "sideclip") {
-		t.Errorf("the default's string %q names sideclip", s)
+	if o := mustParse(t, nil); o.SideClip != DefaultSideClip || !strings.Contains(o.String(), "sideclip=4") {
+		t.Errorf("the default resolves to sideclip %g (%s), want %d", o.SideClip, o, DefaultSideClip)
+	}
+	if o := mustParse(t, map[string]string{"sideclip": "1"}); o.SideClip != 1 {
+		t.Errorf("sideclip=1 resolves to %g", o.SideClip)
 	}
 	for _, bad := range []string{"0.5", "0", "101", "-2", "NaN", "wide"} {
 		if _, err := Parse(map[string]string{"sideclip": bad}); err == nil {
@@ -117,7 +120,7 @@ func TestSideClipScalesBack(t *testing.T) {
 		}
 		return pl
 	}
-	if a, b := plan(nil), plan(map[string]string{"sideclip": "4"}); !reflect.DeepEqual(a, b) {
-		t.Errorf("sideclip=4 changed the plan:\n%+v\n%+v", a, b)
+	if a, b := plan(map[string]string{"sideclip": "1"}), plan(nil); !reflect.DeepEqual(a, b) {
+		t.Errorf("sideclip=4 (the default) changed the plan of sideclip=1:\n%+v\n%+v", a, b)
 	}
 }
