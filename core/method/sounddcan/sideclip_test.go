@@ -3,7 +3,9 @@ package sounddcan
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -122,5 +124,62 @@ func TestSideClipScalesBack(t *testing.T) {
 	}
 	if a, b := plan(map[string]string{"sideclip": "1"}), plan(nil); !reflect.DeepEqual(a, b) {
 		t.Errorf("sideclip=4 (the default) changed the plan of sideclip=1:\n%+v\n%+v", a, b)
+	}
+}
+
+// TestSideClipDiag (DPSCOPE_SOUNDDCAN_CLIPDIAG=draws, e.g. 296; ε from
+// DPSCOPE_SOUNDDCAN_EPS, default 4 and 8) logs, label-free, the blocks of
+// every cell's gradient at the mixture the run ends with (its released
+// means, weights and variance): the mean norm of the means', weights' and
+// variance's blocks in units of their bounds, and the mean factor the
+// clip to 1 applies, under sideclip 1 and 4. It is the measurement behind
+// the norm argument of Options.SideClip.
+func TestSideClipDiag(t *testing.T) {
+	env := os.Getenv("DPSCOPE_SOUNDDCAN_CLIPDIAG")
+	if env == "" {
+		t.Skip("long: set DPSCOPE_SOUNDDCAN_CLIPDIAG=296 to measure the gradient's blocks")
+	}
+	_, srcs := drawSources(t, env)
+	for _, eps := range fixture.EnvFloats(t, "DPSCOPE_SOUNDDCAN_EPS", []float64{4, 8}) {
+		for _, src := range srcs {
+			for _, side := range []float64{1, 4} {
+				o := mustParse(t, map[string]string{"sideclip": strconv.FormatFloat(side, 'g', -1, 64)})
+				_, out := fitARI(t, src, true, eps, o, 0)
+				m, x := out.Start.Matrix, out.Start.Matrix.Z
+				h, k, n := m.H, src.K, m.N
+				mx := &mixture{k: k, h: h, mu: make([]float64, k*h), a: make([]float64, k), b: -0.5 * math.Log(out.Variance)}
+				for i, v := range out.Centres {
+					mx.mu[i] = float64(v)
+				}
+				for j, w := range out.Weights {
+					mx.a[j] = math.Log(max(w, 1e-300))
+				}
+				r := out.Plan.R
+				cMu, cV := r, r*r/float64(h)
+				lp, s, dist := make([]float64, k), make([]float64, k), make([]float64, k)
+				mx.logWeights(lp)
+				var nm, nw, nv, f float64
+				for i := range n {
+					xi := x[i*h : (i+1)*h]
+					lse := mx.scores(xi, lp, s, dist)
+					var gm, gw, gv float64
+					for j := range k {
+						rj := math.Exp(s[j] - lse)
+						gm += rj * rj * dist[j] / (cMu * cMu)
+						e := (rj - math.Exp(lp[j])) / side
+						gw += e * e
+						gv += rj * dist[j]
+					}
+					gv = gv / float64(h) / cV / side
+					tot := math.Sqrt(gm + gw + gv*gv)
+					nm += math.Sqrt(gm)
+					nw += math.Sqrt(gw)
+					nv += gv
+					f += min(1, 1/tot)
+				}
+				fn := float64(n)
+				t.Logf("ε %g, %s, sideclip %g (steps %d): mean block norms means %.3f, weights %.3f, variance %.3f; mean clip factor %.3f", eps, src.Data.Name, side, out.Plan.Steps, nm/fn, nw/fn, nv/fn, f/fn)
+			}
+		}
 	}
 }
