@@ -446,6 +446,14 @@ type Options struct {
 	// seedGridDims; select, the fixed or the wide grid by the released
 	// structure, selectSeedGrid). "" resolves to SeedGridFixed.
 	SeedGrid SeedGrid
+	// Wide, when larger than p, makes the release also keep the Wide
+	// largest eigenpairs of the same noisy covariance (Outcome.WideEigen,
+	// WideBasis): post-processing of the one release, so it costs no
+	// privacy and leaves every other output unchanged (the eigensolver
+	// computes the whole spectrum; the first p columns are Basis). Not an
+	// option of dppca's own: dcan-sound's netdim reads it for a network
+	// in a wider private subspace. 0: none.
+	Wide int
 }
 
 // Keys are the option names Parse accepts.

@@ -233,6 +233,11 @@ type Outcome struct {
 	Eigen, Basis []float64
 	// Proj is the n × p projection of the rows on Basis.
 	Proj []float64
+	// WideEigen and WideBasis (h × w) are the w = min(Options.Wide, h)
+	// largest eigenpairs of the same noisy covariance when w > p (nil
+	// otherwise): their first p are Eigen and Basis as released before
+	// p=auto cut them.
+	WideEigen, WideBasis []float64
 	// Centres are the K × p released centres, Labels each cell's nearest.
 	Centres []float64
 	Labels  []int
@@ -310,9 +315,16 @@ func (r *release) prep() error {
 func (r *release) pca() error {
 	m := r.out.Matrix
 	pmax := min(r.o.P, m.H)
-	vals, basis, err := analyzeGauss(m.Z, m.N, m.H, pmax, r.pl.PCA, r.rng, r.aud.canariesFor(m.H, r.pl.R))
+	wide := min(max(r.o.Wide, pmax), m.H)
+	vals, basis, err := analyzeGauss(m.Z, m.N, m.H, wide, r.pl.PCA, r.rng, r.aud.canariesFor(m.H, r.pl.R))
 	if err != nil {
 		return err
+	}
+	if wide > pmax {
+		// the same eigenpairs, more of them (the solver computes them
+		// all): keep the wide ones and go on with the first pmax
+		r.out.WideEigen, r.out.WideBasis = vals, basis
+		vals, basis = vals[:pmax:pmax], firstColumns(basis, m.H, wide, pmax)
 	}
 	p := pmax
 	if r.o.PRule == PRuleEdge {

@@ -304,8 +304,8 @@ func (r *runner) noiseMessage() string {
 	if o.PRule == dppca.PRuleEdge || pl.Handoff {
 		p = fmt.Sprintf("p ≤ %d by the noise edge", dppca.DefaultPCap)
 	}
-	head := fmt.Sprintf("K = %d (dppca stage into %d), %s, h = %d genes, R = %.3g, %d full-batch DP-SGD steps of size η = %.4g with the EM preconditioner, each cell's gradient clipped to 1 in units of %.3g (means) and %.3g (variance), %d head round",
-		r.src.K, min(max(pl.Over, 1)*r.src.K, r.src.Data.Cells()), p, pl.DPPCA.H, pl.R, pl.Steps, o.LR, pl.CMu, pl.CV, pl.Rounds)
+	head := fmt.Sprintf("K = %d (dppca stage into %d), %s, h = %d genes, R = %.3g, %d full-batch DP-SGD steps of size η = %.4g with the EM preconditioner, each cell's gradient clipped to 1 in units of %.3g (means), %g (weights) and %.3g (variance; sideclip = %g), %d head round",
+		r.src.K, min(max(pl.Over, 1)*r.src.K, r.src.Data.Cells()), p, pl.DPPCA.H, pl.R, pl.Steps, o.LR, pl.CMu, o.SideClip, o.SideClip*pl.CV, o.SideClip, pl.Rounds)
 	if o.NoTrain {
 		head += "; steps=0: the null (the mixture at its private start, the network's share given back)"
 	}

@@ -376,21 +376,21 @@ func TestGoroutinesEnd(t *testing.T) {
 // steps=0 is the null.
 func TestParseDefaults(t *testing.T) {
 	o := mustParse(t, nil)
-	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: dppca.GenesAuto, GenesScale: 19, GenesFloor: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4, Shrink: ShrinkOff, Stage: StageAuto, Gate: GateComp, NetRule: NetRhoRule, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst, Target: TargetAuto, StageBound: 0.1667, Handoff: HandoffOff}
+	want := Options{P: 10, PRule: dppca.PRuleFixed, Genes: dppca.GenesAuto, GenesScale: 19, GenesFloor: 200, Prep: dppca.PrepPrivate, Steps: 50, GradClip: 1, LR: 3.0 / 50, Over: 3, Net: 0.4, Shrink: ShrinkOff, Stage: StageAuto, Gate: GateComp, NetRule: NetRhoRule, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst, Target: TargetAuto, StageBound: 0.1667, Handoff: HandoffOff, SideClip: DefaultSideClip}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}
 	o = mustParse(t, map[string]string{"p": "4", "genes": "50", "prep": "public", "k": "7", "steps": "10", "gclip": "1", "lr": "0.5", "over": "1", "net": "0.1", "shrink": "js", "stage": "off", "gate": "off", "target": "1000", "stagerho": "0.2"})
-	want = Options{P: 4, PRule: dppca.PRuleFixed, Genes: 50, Prep: dppca.PrepPublic, K: 7, Steps: 10, GradClip: 1, LR: 0.5, Over: 1, Net: 0.1, Shrink: ShrinkJS, Stage: StageOff, Gate: GateOff, NetRule: NetFixed, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst, Target: 1000, StageBound: 0.2, Handoff: HandoffOff}
+	want = Options{P: 4, PRule: dppca.PRuleFixed, Genes: 50, Prep: dppca.PrepPublic, K: 7, Steps: 10, GradClip: 1, LR: 0.5, Over: 1, Net: 0.1, Shrink: ShrinkJS, Stage: StageOff, Gate: GateOff, NetRule: NetFixed, Start: StartStage, Subspace: SubspaceOff, Fill: FillOff, Hold: HoldFirst, Target: 1000, StageBound: 0.2, Handoff: HandoffOff, SideClip: DefaultSideClip}
 	if o != want {
 		t.Errorf("parsed = %v, want %v", o, want)
 	}
 	o = mustParse(t, map[string]string{"steps": "0"})
-	if !o.NoTrain || o.String() != "p=10 genes=grow:19 prep=private k=0 steps=0 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto stagerho=0.1667 gate=comp start=stage subspace=off fill=off hold=first target=auto handoff=off" {
+	if !o.NoTrain || o.String() != "p=10 genes=grow:19 prep=private k=0 steps=0 gclip=1 sideclip=4 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto stagerho=0.1667 gate=comp start=stage subspace=off fill=off hold=first target=auto handoff=off" {
 		t.Errorf("steps=0 gives %v (NoTrain %v), want the null", o, o.NoTrain)
 	}
 	o = mustParse(t, map[string]string{"p": "auto", "genes": "auto"})
-	if o.P != dppca.DefaultPCap || o.PRule != dppca.PRuleEdge || o.Genes != dppca.GenesAuto || o.String() != "p=auto(≤30) genes=auto prep=private k=0 steps=50 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto stagerho=0.1667 gate=comp start=stage subspace=off fill=off hold=first target=auto handoff=off" {
+	if o.P != dppca.DefaultPCap || o.PRule != dppca.PRuleEdge || o.Genes != dppca.GenesAuto || o.String() != "p=auto(≤30) genes=auto prep=private k=0 steps=50 gclip=1 sideclip=4 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto stagerho=0.1667 gate=comp start=stage subspace=off fill=off hold=first target=auto handoff=off" {
 		t.Errorf("p=auto genes=auto gives %v, want dppca's current rules", o)
 	}
 	o = mustParse(t, map[string]string{"steps": "0"})

@@ -70,6 +70,11 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	if err != nil {
 		return nil, err
 	}
+	if o.NetDim > 0 && pl.Steps > 0 {
+		// netdim: the start also keeps the wider basis of its one noisy
+		// covariance (post-processing; its other releases are unchanged)
+		do.Wide = o.NetDim
+	}
 	record := func(m dppca.Mechanism) error {
 		if hk.Record == nil || !pl.Private() {
 			return nil
@@ -182,13 +187,22 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	}
 	h := start.Matrix.H
 	x := start.Matrix.Z
-	mx := newMixture(merged, mw, start.Basis, src.K, p, h, pl.R)
+	basis := start.Basis
+	var wide []float64 // netdim: the h × q basis the network lives in
+	if q := len(start.WideEigen); q > p && pl.Steps > 0 {
+		wide, x, basis, h = start.WideBasis, project(x, n, h, start.WideBasis, q), padBasis(p, q), q
+	}
+	cv := pl.CV
+	if wide != nil {
+		cv = pl.R * pl.R / float64(h) // the variance clip's R²/h at the network's own width
+	}
+	mx := newMixture(merged, mw, basis, src.K, p, h, pl.R)
 	if hk.Canaries != nil && pl.Steps > 0 {
 		// (no step, no gradient release: nothing to plant canaries in; a
 		// handed-off start's h can be smaller than the canaries asked)
 		mx.canaries = hk.Canaries(mx.gradSize())
 	}
-	mx.gclip = o.GradClip
+	mx.gclip, mx.side = o.GradClip, o.SideClip
 	gate := 0.0
 	if o.Gate == GateComp {
 		gate = StageRho
@@ -207,7 +221,7 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 		if err := record(dppca.Mechanism{Name: MechSGD, Sens: 1, Sigma: pl.Z, Count: 1}); err != nil {
 			return nil, err
 		}
-		loss := mx.noisyStep(x, n, pl.CMu, pl.CV, pl.Z, start.Matrix.NoisyN, o.LR, o.Shrink == ShrinkJS, gate, rng, sum, g)
+		loss := mx.noisyStep(x, n, pl.CMu, cv, pl.Z, start.Matrix.NoisyN, o.LR, o.Shrink == ShrinkJS, gate, rng, sum, g)
 		if math.IsNaN(loss) || math.IsInf(loss, 0) {
 			return nil, fmt.Errorf("dcan-sound: step %d: the mixture's loss is %v", s+1, loss)
 		}
@@ -227,8 +241,12 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 			out.NonEmpty++
 		}
 	}
-	out.Centres = make([]float32, len(mx.mu))
-	for i, v := range mx.mu {
+	gc := mx.mu
+	if wide != nil {
+		gc = lift(mx.mu, src.K, start.Matrix.H, wide, h) // back to gene space: Centres are K × h genes
+	}
+	out.Centres = make([]float32, len(gc))
+	for i, v := range gc {
 		out.Centres[i] = float32(v)
 	}
 	out.Variance = math.Exp(-2 * mx.b)
@@ -288,4 +306,52 @@ func lloydRound(codes []float64, n, p int, centres []float64, sigSums, sigCounts
 		}
 	}
 	return out, counts
+}
+
+// project returns the n × q projection of the n × h rows x on the h × q
+// basis w. Its columns are orthonormal, so every projected row keeps
+// ‖·‖ ≤ R and one cell's gradient keeps the genes network's bounds.
+func project(x []float64, n, h int, w []float64, q int) []float64 {
+	out := make([]float64, n*q)
+	for i := range n {
+		xi, oi := x[i*h:(i+1)*h], out[i*q:(i+1)*q]
+		for g, v := range xi {
+			if v == 0 {
+				continue
+			}
+			wg := w[g*q : (g+1)*q]
+			for d, b := range wg {
+				oi[d] += v * b
+			}
+		}
+	}
+	return out
+}
+
+// padBasis is the q × p matrix [I_p; 0]: the start's p directions are the
+// first p of the wide basis, so a centre's codes c are its coordinates
+// (c, 0) there.
+func padBasis(p, q int) []float64 {
+	b := make([]float64, q*p)
+	for d := range p {
+		b[d*p+d] = 1
+	}
+	return b
+}
+
+// lift maps k means of the q-dimensional network (k × q) to gene space
+// (k × h) through the h × q basis w.
+func lift(mu []float64, k, h int, w []float64, q int) []float64 {
+	out := make([]float64, k*h)
+	for j := range k {
+		mj := mu[j*q : (j+1)*q]
+		for g := range h {
+			var s float64
+			for d, b := range w[g*q : (g+1)*q] {
+				s += b * mj[d]
+			}
+			out[j*h+g] = s
+		}
+	}
+	return out
 }

@@ -37,6 +37,12 @@ type mixture struct {
 	// marks the components whose means the last step held (gated).
 	gclip  float64
 	frozen []bool
+	// side (Options.SideClip, ≥ 1; 0 reads as 1) divides the weights' and
+	// the variance's blocks of a cell's gradient before the whole is
+	// clipped to 1, so those K + 1 coordinates take a small part of the
+	// clip and the means keep the rest (their released values are scaled
+	// back by side, so their noise is side times larger).
+	side float64
 	// canaries, when set, audit the released sums (audit.go); nil: none.
 	canaries *audit.SumCanaries
 }
@@ -241,8 +247,9 @@ func (m *mixture) shrink(sum []float64, z float64) {
 // cell's gradient of ℓ, in the mixture's natural units — g_μj = r_j(x −
 // μ_j) (the gradient in μ_j up to the factor 1/v), g_a = r − π (minus the
 // gradient in a), g_v = Σ_j r_j‖x − μ_j‖²/h (the gradient in b up to an
-// affine map) — divided block by block by the public bounds cMu, 1 and cV
-// and clipped as a whole to norm 1, so one cell added or removed moves sum
+// affine map) — divided block by block by the public bounds cMu, side and
+// side·cV (side = 1 unless option sideclip is set) and clipped as a whole
+// to norm 1, so one cell added or removed moves sum
 // by at most 1. It returns the loss the run reports: the mean over cells of
 // Σ_j r_j‖x − μ_j‖²/h, the responsibility-weighted squared distance per
 // gene that the means' steps reduce. Not the mixture's negative
@@ -256,6 +263,7 @@ func (m *mixture) clippedSum(x []float64, n int, cMu, cV float64, sum, g []float
 	lp, s, dist := make([]float64, k), make([]float64, k), make([]float64, k)
 	m.logWeights(lp)
 	clear(sum)
+	side := max(m.side, 1)
 	var distortion float64
 	kh := k * h
 	for i := range n {
@@ -264,14 +272,14 @@ func (m *mixture) clippedSum(x []float64, n int, cMu, cV float64, sum, g []float
 		var gv float64
 		for j := range k {
 			r := math.Exp(s[j] - lse)
-			g[kh+j] = r - math.Exp(lp[j])
+			g[kh+j] = (r - math.Exp(lp[j])) / side
 			mu := m.mu[j*h : (j+1)*h]
 			for t, v := range xi {
 				g[j*h+t] = r * (v - mu[t]) / cMu
 			}
 			gv += r * dist[j]
 		}
-		g[kh+k] = gv / float64(h) / cV
+		g[kh+k] = gv / float64(h) / cV / side
 		distortion += gv / float64(h)
 		var sq float64
 		for _, v := range g {
@@ -300,19 +308,20 @@ func (m *mixture) update(sum []float64, cMu, cV, nt, eta float64) {
 	lp := make([]float64, k)
 	m.logWeights(lp)
 	den := max(nt, 1)
+	side := max(m.side, 1)
 	for j := range k {
 		pj := max(math.Exp(lp[j]), freqFloor/float64(k))
 		if j < len(m.frozen) && m.frozen[j] {
-			m.a[j] += eta * sum[kh+j] / den / pj
+			m.a[j] += eta * sum[kh+j] * side / den / pj
 			continue
 		}
 		for t := range h {
 			m.mu[j*h+t] += eta * sum[j*h+t] * cMu / den / pj
 		}
-		m.a[j] += eta * sum[kh+j] / den / pj
+		m.a[j] += eta * sum[kh+j] * side / den / pj
 	}
 	v := math.Exp(-2 * m.b)
-	gv := sum[kh+k] * cV / den
+	gv := sum[kh+k] * cV * side / den
 	v = max(v+eta*(gv-v), mixInitFloor*cV)
 	m.b = -0.5 * math.Log(v)
 }

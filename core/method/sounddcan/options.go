@@ -191,6 +191,35 @@ type Options struct {
 	// cell count), a run is handed to dppca's own pipeline with hold=on
 	// and no network (Options.handoff, handsOff); off never.
 	Handoff string
+	// NetDim ("netdim": genes, the default, or an integer q ≥ 2) puts the
+	// network in the q leading eigenvectors of the start's released noisy
+	// covariance (dppca.Options.Wide, post-processing of that release)
+	// instead of the h genes: the rows are projected on that basis (‖·‖ ≤
+	// R still) and the mixture's means, gradients and noise live there,
+	// so the noise DP-SGD leaves on a mean grows with √q, not √h. The
+	// basis holds the start's p directions first, so the mixture starts
+	// where it starts in gene space. Why: at ε ≤ 8 the network's noise on
+	// a mean (∝ √h) is what keeps it from gaining over its null, while
+	// the directions the clusters' means differ along are mostly among
+	// the covariance's leading ones (the sixteenth session's candidate,
+	// docs/RESULTS.md "sdcan18"). Only where the network runs: a run with
+	// no DP-SGD step (its null, the staged split's off branch) is the
+	// genes network's; the rules that read ρ (stage, net=rho,
+	// target=auto) still read it at h. 0: genes.
+	NetDim int
+	// SideClip ("sideclip", ≥ 1; 1 the default) is the bound of a cell's
+	// gradient in the mixture's weights and variance as a multiple of
+	// their natural bounds (1 and R²/h). Every cell's gradient is clipped
+	// as a whole to 1, and with the natural bounds the weights' block
+	// (‖r − π‖ ≈ 0.9 for a clear cell) and the variance's (≈ ‖x − μ‖²/R²)
+	// are as large as the means' (≈ ‖x − μ‖/R ≈ 0.9), so a cell's whole
+	// gradient has norm ≈ 1.5 and the means' signal is cut to ≈ 2/3 while
+	// their noise is not. A factor c divides those two blocks by c, so
+	// the means keep nearly the whole clip; the K + 1 weights and the
+	// variance, sums over all ñ cells, get c times their noise, small
+	// against ñ. DefaultSideClip (4) since rule G9 (docs/RESULTS.md,
+	// "sdcan18"); sideclip=1 is the design before it.
+	SideClip float64
 }
 
 // Values of the options shrink, stage and gate.
@@ -225,6 +254,26 @@ const (
 	SubspaceOff  = "off"
 	SubspaceTest = "test"
 	SubspaceEdge = "edge"
+)
+
+// DefaultSideClip is option sideclip's default, 4: with it the weights'
+// and the variance's blocks take about a tenth of a clear cell's squared
+// clip (the norm argument at Options.SideClip). Adopted by rule G9,
+// stated before its fresh draws 301–309 (docs/RESULTS.md, "sdcan18"):
+// +0.0117 over the 36 cells (2 SE 0.0058), wins on seven shapes, no cell
+// below −0.001, and on the first screen its network beats its null by
+// +0.100 (2 SE 0.025).
+const DefaultSideClip = 4
+
+// SideClipMax bounds option sideclip: beyond it the weights' and the
+// variance's noise would swamp them on small sets.
+const SideClipMax = 100
+
+// NetDimMin and NetDimMax bound option netdim's q: two directions at
+// least, and no more than dppca's largest p.
+const (
+	NetDimMin = 2
+	NetDimMax = 100
 )
 
 // OverAuto is option over's value "auto" (overRule, from the released
@@ -296,7 +345,7 @@ const (
 )
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff", "rounds"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff", "rounds", "netdim", "sideclip"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -352,6 +401,16 @@ func Parse(vals map[string]string) (Options, error) {
 		case key == "target" && v == "auto":
 			o.Target = TargetAuto
 			continue
+		case key == "netdim" && v == "genes":
+			o.NetDim = 0
+			continue
+		case key == "netdim":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < NetDimMin || n > NetDimMax {
+				return Options{}, optf("option netdim is %q, must be genes or an integer in [%d, %d]", v, NetDimMin, NetDimMax)
+			}
+			o.NetDim = n
+			continue
 		}
 		switch key {
 		case "p", "genes", "k", "steps", "over", "rounds":
@@ -367,6 +426,12 @@ func Parse(vals map[string]string) (Options, error) {
 				return Options{}, optf("option %s is %d, must be ≥ 1 (steps: ≥ 0)", key, n)
 			}
 			*map[string]*int{"p": &o.P, "genes": &o.Genes, "k": &o.K, "steps": &o.Steps, "over": &o.Over, "rounds": &o.StageT}[key] = n
+		case "sideclip":
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(f >= 1 && f <= SideClipMax) {
+				return Options{}, optf("option sideclip is %q, must be a number in [1, %g]", v, float64(SideClipMax))
+			}
+			o.SideClip = f
 		case "gclip", "lr", "net", "target", "stagerho":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
@@ -493,6 +558,9 @@ func (o Options) Resolve() (Options, error) {
 	if o.NetRule == "" {
 		o.NetRule = DefaultNet
 	}
+	if o.SideClip == 0 {
+		o.SideClip = DefaultSideClip
+	}
 	return o, o.Validate()
 }
 
@@ -527,6 +595,10 @@ func (o Options) Validate() error {
 		return optf("option lr is %v, must be in (0, 100]", o.LR)
 	case !(o.Net > 0) || o.Net >= 1:
 		return optf("option net is %v, must be in (0, 1)", o.Net)
+	case o.SideClip != 0 && !(o.SideClip >= 1 && o.SideClip <= SideClipMax):
+		return optf("option sideclip is %v, must be in [1, %g]", o.SideClip, float64(SideClipMax))
+	case o.NetDim != 0 && (o.NetDim < NetDimMin || o.NetDim > NetDimMax):
+		return optf("option netdim is %d, must be genes (0) or in [%d, %d]", o.NetDim, NetDimMin, NetDimMax)
 	case (o.Over < 1 && o.Over != OverAuto && o.Over != OverNoise) || o.Over > 20:
 		return optf("option over is %d, must be auto, noise or in [1, 20]", o.Over)
 	case !(o.StageBound > 0) || o.StageBound > 1:
@@ -703,10 +775,13 @@ func (o Options) String() string {
 	case NetRhoRule:
 		net = "rho(≤" + net + ")"
 	}
-	s := fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s stagerho=%g gate=%s start=%s subspace=%s fill=%s hold=%s target=%s handoff=%s",
-		p, genes, o.Prep, o.K, steps, o.GradClip, o.LR, over, net, o.Shrink, o.Stage, o.StageBound, o.Gate, o.Start, o.Subspace, o.Fill, o.Hold, target, o.Handoff)
+	s := fmt.Sprintf("p=%s genes=%s prep=%s k=%d steps=%d gclip=%g sideclip=%g lr=%.4g over=%s net=%s shrink=%s stage=%s stagerho=%g gate=%s start=%s subspace=%s fill=%s hold=%s target=%s handoff=%s",
+		p, genes, o.Prep, o.K, steps, o.GradClip, o.SideClip, o.LR, over, net, o.Shrink, o.Stage, o.StageBound, o.Gate, o.Start, o.Subspace, o.Fill, o.Hold, target, o.Handoff)
 	if o.StageT > 0 {
 		s += " rounds=" + strconv.Itoa(o.StageT) // only when given: the defaults' string is unchanged
+	}
+	if o.NetDim > 0 {
+		s += " netdim=" + strconv.Itoa(o.NetDim) // likewise
 	}
 	return s
 }

@@ -51,7 +51,7 @@ func TestTargetAuto(t *testing.T) {
 	}
 	o := mustParse(t, map[string]string{"target": "auto", "handoff": "off"})
 	null := mustParse(t, map[string]string{"target": "auto", "steps": "0", "handoff": "off"})
-	if o.String() != "p=10 genes=grow:19 prep=private k=0 steps=50 gclip=1 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto stagerho=0.1667 gate=comp start=stage subspace=off fill=off hold=first target=auto handoff=off" {
+	if o.String() != "p=10 genes=grow:19 prep=private k=0 steps=50 gclip=1 sideclip=4 lr=0.06 over=3 net=rho(≤0.4) shrink=off stage=auto stagerho=0.1667 gate=comp start=stage subspace=off fill=off hold=first target=auto handoff=off" {
 		t.Errorf("target=auto reads as %v", o)
 	}
 	pl, err := NewPlan(src, false, 0, 1e-5, o, rand.New(rand.NewPCG(1, 0)))
