@@ -272,9 +272,12 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 	}
 	r.ctl.Emit(core.WarningEvent{Message: kmeansMessage(rl)})
 	// stage 3: DP k-means
-	r.ctl.Emit(core.StageEvent{Stage: 3, Name: "DP k-means" + suffix, Steps: st.o.T})
+	rl.chooseOver() // the rounds, and under merge=early their noise, follow it
+	pl = rl.pl
+	mechs = pl.Mechanisms()
+	r.ctl.Emit(core.StageEvent{Stage: 3, Name: "DP k-means" + suffix, Steps: rl.rounds()})
 	r.hook(rel, 3)
-	for t := range st.o.T {
+	for t := 0; t < rl.rounds(); t++ {
 		if again, err := r.checkpoint(ctx); err != nil || again {
 			return &rl.out, again, err
 		}
@@ -292,7 +295,7 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 		r.step++
 		r.ctl.Emit(core.StepEvent{Stage: 3, Epoch: t + 1, Step: r.step, Loss: rl.out.Inertia[t]})
 		r.emitBudget(pl)
-		r.emitRound(&rl.out, t+1, t+1 == st.o.T)
+		r.emitRound(&rl.out, t+1, t+1 == rl.rounds())
 	}
 	r.muPrev += pl.Mu * pl.Mu
 	return &rl.out, false, nil

@@ -131,7 +131,9 @@ func collapseMessage(out *Outcome, k int) string {
 func kmeansMessage(rl *release) string {
 	over := rl.chooseOver()
 	k0, k, p := rl.src.K, rl.k, len(rl.out.Eigen)
-	rho := centreNoise(rl.pl, rl.out.Matrix.NoisyN, 2*k, rl.out.Eigen)
+	// what overRule read: the plan of T rounds (merge=early re-spreads
+	// the k-means share over more once over-clustering is chosen)
+	rho := centreNoise(rl.pl.WithRounds(rl.o.T), rl.out.Matrix.NoisyN, 2*k, rl.out.Eigen)
 	s := fmt.Sprintf("k-means on p = %d private components", p)
 	if w := underWords(rl.pl, rl.out.Matrix.NoisyN, k0, k, rl.out.Eigen, rl.o.Under); w != "" {
 		s += "; " + w
@@ -139,6 +141,9 @@ func kmeansMessage(rl *release) string {
 	switch {
 	case over > 1:
 		s += fmt.Sprintf(": the first %d rounds with %d centres, then merged into K = %d", rl.o.mergeAt(), min(over*k, rl.out.Matrix.N), k)
+		if n := rl.rounds(); n != rl.o.T {
+			s += fmt.Sprintf(" for %d more rounds (merge=early: %d in all, the same k-means budget)", n-rl.o.mergeAt(), n)
+		}
 	default:
 		s += fmt.Sprintf(": K = %d centres, no over-clustering", k)
 	}

@@ -11,9 +11,10 @@ import (
 )
 
 // TestMergeAt pins the round of the merge for each merge option (T = 10:
-// 5, 5, 8, 10) and the option's text in run records.
+// 5, 5, 8, 10, 5, 5, 5), merge=early's rounds, and the option's text in
+// run records.
 func TestMergeAt(t *testing.T) {
-	for m, want := range map[string]int{"kmeans": 5, "ward": 5, "late": 8, "union": 10, "mean": 5, "overlap": 5} {
+	for m, want := range map[string]int{"kmeans": 5, "ward": 5, "late": 8, "union": 10, "mean": 5, "overlap": 5, "early": 5} {
 		o := mustParse(t, map[string]string{"merge": m})
 		if got := o.mergeAt(); got != want {
 			t.Errorf("merge=%s: merge at round %d, want %d", m, got, want)
@@ -24,6 +25,22 @@ func TestMergeAt(t *testing.T) {
 	}
 	if o := mustParse(t, map[string]string{"merge": "late", "T": "2"}); o.mergeAt() != 1 {
 		t.Errorf("merge=late, T 2: merge at %d, want 1", o.mergeAt())
+	}
+	// merge=early: ⌊T/2⌋ + avg + 2 rounds (at least T) when over-clustering
+	for _, c := range []struct {
+		T, avg string
+		want   int
+	}{{"10", "5", 12}, {"10", "1", 10}, {"10", "3", 10}, {"14", "5", 14}, {"20", "5", 20}, {"6", "5", 10}, {"2", "5", 8}} {
+		o := mustParse(t, map[string]string{"merge": "early", "T": c.T, "avg": c.avg})
+		if got := o.roundsFor(2); got != c.want {
+			t.Errorf("merge=early, T %s, avg %s: %d rounds, want %d", c.T, c.avg, got, c.want)
+		}
+		if got := o.roundsFor(1); got != o.T {
+			t.Errorf("merge=early, T %s, no over-clustering: %d rounds, want T", c.T, got)
+		}
+	}
+	if o := mustParse(t, map[string]string{"T": "10"}); o.roundsFor(2) != 10 {
+		t.Errorf("merge=kmeans: %d rounds, want 10", o.roundsFor(2))
 	}
 	if _, err := Parse(map[string]string{"merge": "lately"}); err == nil {
 		t.Error("merge=lately accepted")
@@ -41,16 +58,16 @@ func TestLateUnionRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []string{"late", "union", "overlap"} {
+	for _, m := range []string{"late", "union", "overlap", "early"} {
 		o := mustParse(t, map[string]string{"genes": "100", "over": "2", "merge": m})
 		r := preparedRelease(t, src, o, 50, 1)
 		p := len(r.out.Eigen)
-		for i := range o.T {
+		for i := 0; i < r.rounds(); i++ {
 			if err := r.round(background); err != nil {
 				t.Fatal(err)
 			}
 			want := 8
-			if (m == "late" && i >= o.T-2) || (m == "union" && i == o.T-1) || (m == "overlap" && i >= o.T/2) {
+			if (m == "late" && i >= o.T-2) || (m == "union" && i == o.T-1) || (m == "overlap" && i >= o.T/2) || (m == "early" && i >= o.T/2) {
 				want = 4
 			}
 			if len(r.out.Centres) != want*p {
@@ -78,6 +95,69 @@ func TestLateUnionRelease(t *testing.T) {
 		if len(ledgers[0]) == 0 || !slices.Equal(ledgers[0], ledgers[i+1]) {
 			t.Errorf("ledgers differ:\nkmeans %v\n%s %v", ledgers[0], m, ledgers[i+1])
 		}
+	}
+}
+
+// TestEarlyRelease: merge=early, over-clustering, runs ⌊T/2⌋ = 5 rounds
+// with 2K centres and 7 with K (12 in all), each with the k-means share
+// over 12 (σ √(12/10) of merge=kmeans's); the ledger holds 12 sums and 12
+// counts at that σ, and its composition is the target μ exactly, as
+// merge=kmeans's; without over-clustering it is merge=kmeans bit for bit.
+func TestEarlyRelease(t *testing.T) {
+	d := fixture.Separated(4, 100, 300, 5)
+	src, err := NewSource(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := muOf(2, 1e-5)
+	var sums, counts [2]float64
+	for i, m := range []string{"kmeans", "early"} {
+		cfg := map[string]string{"genes": "100", "over": "2", "merge": m}
+		e, _ := runTest(t, d, fixture.SoundConfig(2, 1, cfg), nil)
+		out := e.Outcomes()[0]
+		n := 10 + 2*i
+		if out.Plan.T != n || len(out.Inertia) != n {
+			t.Errorf("merge=%s: plan T %d, %d rounds, want %d", m, out.Plan.T, len(out.Inertia), n)
+		}
+		sums[i], counts[i] = out.Plan.Sums, out.Plan.Counts
+		if mu := ComposedMu(out.Plan.Mechanisms()); math.Abs(mu-want) > 1e-9 {
+			t.Errorf("merge=%s: plan's composed μ %g, want %g", m, mu, want)
+		}
+		if mu := SpentMu(e.Ledger()); math.Abs(mu-want) > 1e-9 {
+			t.Errorf("merge=%s: the ledger's μ %g, want %g", m, mu, want)
+		}
+		for _, c := range []struct {
+			name        string
+			sens, sigma float64
+		}{{MechSums, out.Plan.R, out.Plan.Sums}, {MechCounts, 1, out.Plan.Counts}} {
+			evs := e.Ledger().Events("release 1: " + c.name)
+			if len(evs) != 1 || evs[0].Steps != n || math.Abs(evs[0].NoiseMultiplier-c.sigma/c.sens) > 1e-12 {
+				t.Errorf("merge=%s: ledger events of %q %+v, want %d steps of σ/Δ %g", m, c.name, evs, n, c.sigma/c.sens)
+			}
+		}
+		if ari, _ := releaseARI(t, src, true, 50, mustParse(t, cfg), 1); ari <= 0.9 {
+			t.Errorf("merge=%s: ARI %.3f, want > 0.9", m, ari)
+		}
+	}
+	f := math.Sqrt(12.0 / 10)
+	if math.Abs(sums[1]/sums[0]-f) > 1e-9 || math.Abs(counts[1]/counts[0]-f) > 1e-9 {
+		t.Errorf("merge=early: σ_sums %g, σ_counts %g, want √1.2 × %g, %g", sums[1], counts[1], sums[0], counts[0])
+	}
+	// no over-clustering: the default's release, labels and ledger
+	var labels [2][]int
+	var ledgers [2][]string
+	for i, m := range []string{"kmeans", "early"} {
+		cfg := map[string]string{"genes": "100", "over": "1", "merge": m}
+		_, out := releaseARI(t, src, true, 2, mustParse(t, cfg), 3)
+		labels[i] = out.Labels
+		if len(out.Inertia) != 10 {
+			t.Errorf("merge=%s over=1: %d rounds, want 10", m, len(out.Inertia))
+		}
+		e, _ := runTest(t, d, fixture.SoundConfig(2, 1, cfg), nil)
+		ledgers[i] = e.Ledger().Components()
+	}
+	if !slices.Equal(labels[0], labels[1]) || !slices.Equal(ledgers[0], ledgers[1]) {
+		t.Error("merge=early without over-clustering differs from merge=kmeans")
 	}
 }
 

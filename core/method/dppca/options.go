@@ -408,7 +408,7 @@ type Options struct {
 	Under float64
 	// Merge is how over-clustering's released centres are merged into K
 	// ("merge": kmeans, the best of weighted k-means++ runs, late,
-	// union or mean, finish.go, ward, agglomerative Ward linkage, or
+	// union, mean or early, finish.go, ward, agglomerative Ward linkage, or
 	// overlap, overlap.go, the components' overlap; all post-processing).
 	// "" resolves to MergeKMeans.
 	Merge Merge
@@ -737,9 +737,9 @@ func (o Options) Validate() error {
 		return optf("option seedgrid is %q, must be %s, %s or %s", o.SeedGrid, SeedGridFixed, SeedGridAuto, SeedGridSelect)
 	}
 	switch o.Merge {
-	case MergeKMeans, MergeWard, MergeLate, MergeUnion, MergeMean, MergeOverlap:
+	case MergeKMeans, MergeWard, MergeLate, MergeUnion, MergeMean, MergeOverlap, MergeEarly:
 	default:
-		return optf("option merge is %q, must be %s, %s, %s, %s, %s or %s", o.Merge, MergeKMeans, MergeWard, MergeLate, MergeUnion, MergeMean, MergeOverlap)
+		return optf("option merge is %q, must be %s, %s, %s, %s, %s, %s or %s", o.Merge, MergeKMeans, MergeWard, MergeLate, MergeUnion, MergeMean, MergeOverlap, MergeEarly)
 	}
 	if !(o.Floor >= 0 && o.Floor <= MaxFloor) {
 		return optf("option floor is %v, must be 0..%d", o.Floor, MaxFloor)

@@ -390,6 +390,11 @@ func (r *release) chooseOver() int {
 		r.over = overRule(r.pl, r.out.Matrix.NoisyN, r.k, r.out.Eigen, r.o.overMax())
 	}
 	r.out.Over = r.over
+	if n := r.o.roundsFor(r.over); n != r.pl.T && r.pl.T > 0 {
+		// merge=early: more rounds, the same k-means share (WithRounds)
+		r.pl = r.pl.WithRounds(n)
+		r.out.Plan = r.pl
+	}
 	return r.over
 }
 
@@ -478,7 +483,7 @@ func (r *release) overRound(ctx context.Context) error {
 	r.out.Labels = labels
 	r.out.Inertia = append(r.out.Inertia, inertia/float64(m.N))
 	r.out.NonEmpty = nonEmpty(labels, k)
-	if t+1 == r.o.T {
+	if t+1 == r.rounds() {
 		// The labels of the last release: each cell against the final
 		// centres, as DPKMeans does after its last update.
 		r.out.Labels, r.out.Inertia[t] = assign(r.out.Proj, m.N, p, r.out.Centres)
@@ -493,7 +498,8 @@ func (r *release) overRound(ctx context.Context) error {
 }
 
 // Release runs the whole pipeline once under pl: preprocessing, private
-// PCA, pl.T DP Lloyd rounds. The noise comes from rng only.
+// PCA, pl.T DP Lloyd rounds (more under merge=early when the release
+// over-clusters, Options.roundsFor). The noise comes from rng only.
 func Release(ctx context.Context, src *Source, pl Plan, o Options, rng *rand.Rand) (*Outcome, error) {
 	r := newRelease(src, pl, o, rng)
 	if err := r.prep(); err != nil {
@@ -502,7 +508,7 @@ func Release(ctx context.Context, src *Source, pl Plan, o Options, rng *rand.Ran
 	if err := r.pca(); err != nil {
 		return nil, err
 	}
-	for range o.T {
+	for t := 0; t < r.rounds(); t++ {
 		if err := r.round(ctx); err != nil {
 			return nil, err
 		}

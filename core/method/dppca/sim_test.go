@@ -217,7 +217,9 @@ func prefixed(p string, v []string) []string {
 // eighteenth attempt: avg=5, rule G15); DPSCOPE_DPPCA_FRESH=17 seeds
 // +1900 and noise seeds 90–94 (the nineteenth attempt: merge=overlap,
 // rule G16); DPSCOPE_DPPCA_FRESH=18 seeds +2000 and noise seeds 95–99
-// (the twentieth attempt: floor, rule G17). The shallow dipSets (sim16, sim16low, sim14low) and
+// (the twentieth attempt: floor, rule G17); DPSCOPE_DPPCA_FRESH=19 seeds
+// +2100 and noise seeds 100–104 (the twenty-first attempt: merge=early,
+// rule G18). The shallow dipSets (sim16, sim16low, sim14low) and
 // the nested nestSets (simnest8, simnest14) are named as well. Each variant after the first is
 // also compared with the first, paired by seed: the mean difference ± its
 // standard error, starred beyond seed noise (|difference| > 2 SE,
@@ -242,7 +244,7 @@ func TestSimDesign(t *testing.T) {
 		"5": {600, 30}, "6": {800, 35}, "7": {900, 40}, "8": {1000, 45},
 		"9": {1100, 50}, "10": {1200, 55}, "11": {1300, 60}, "12": {1400, 65},
 		"13": {1500, 70}, "14": {1600, 75}, "15": {1700, 80}, "16": {1800, 85},
-		"17": {1900, 90}, "18": {2000, 95},
+		"17": {1900, 90}, "18": {2000, 95}, "19": {2100, 100},
 	}[os.Getenv("DPSCOPE_DPPCA_FRESH")]
 	simShift, seed0 := fresh[0], fresh[1]
 	ons := onoffSets()
