@@ -205,7 +205,7 @@
 // with S the rule's scale, or a number), split, clip,
 // prep, init, k, select (mean, spread, excess, floor or leverage), over
 // (auto, auto:τ with τ the threshold, or a factor), merge (kmeans, ward,
-// late, union, mean or overlap), avg (the final centres' rounds, 5),
+// late, union, mean, overlap or early), avg (the final centres' rounds, 5),
 // floor (the merge's count-noise floor: F or F:MODE, MODE split,
 // restart or drop; 3:drop by default, 0 off),
 // under (off, auto or auto:τ: fewer centres than K, underRule),

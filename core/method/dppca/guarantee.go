@@ -45,6 +45,9 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 		kReason,
 		"every live patch makes a new release of the whole pipeline; the ε shown composes every release of this run",
 	}
+	if o.Merge == MergeEarly {
+		reasons = append(reasons, fmt.Sprintf("merge=early: when over-clustering, ⌊T/2⌋ rounds with 2K centres then %d with K, %d rounds in all, the same k-means share of μ² spread evenly over them; the number of rounds follows over-clustering's choice from released statistics (post-processing), and the total μ does not change", o.roundsFor(2)-o.T/2, o.roundsFor(2)))
+	}
 	status := core.GuaranteeFormal
 	if o.Prep == PrepPrivate {
 		reasons = append(reasons,
