@@ -196,6 +196,15 @@
 // are options; split lost where it repaired on the base draws, as it
 // re-cuts large populations (docs/RESULTS.md, twentieth attempt).
 //
+// Stated in advance in the twenty-first attempt (dppca23, rule G18, whose
+// spread arm must exceed its own noise) and not kept: merge=early
+// (finish.go), when over-clustering 5 rounds with 2K centres then
+// avg + 2 = 7 with K, the same k-means share of μ² over the 12 rounds
+// (Plan.WithRounds), so avg=5's rounds have settled after the merge. On
+// fresh draws (FRESH=19) it moved only the over-clustered cells, up and
+// down about equally (+0.0000 ± 0.0015 per cell, the spread not lower),
+// and it stays an option; on pbmc_4k at ε 8 seed 1 stays low.
+//
 // Every mechanism is Gaussian, so the composition is exact in GDP
 // (μ = √Σ(Δᵢ/σᵢ)²); the noise of each is calibrated in advance from the
 // target (ε, δ) by fixed shares of μ² (Plan), and the ε reported is the
