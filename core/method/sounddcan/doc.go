@@ -489,4 +489,22 @@
 // mean grows with √q instead of √h) lost on the development draws (the
 // smaller q, the more) and was not judged: the genes network's freedom
 // to leave the private subspace is worth more than its √h noise.
+//
+// Sixteenth session, second part (docs/RESULTS.md, "sdcan19"): the means'
+// clip. Option rhoclip=r (Options.RhoClip; default gclip) makes the rules
+// that read ρ (the staged split, net=rho, target=auto, handoff, the gate)
+// read it at r·R instead of at gclip's bound, so gclip=0.9;rhoclip=1
+// decides and shares the budget as the default does and differs only in
+// the means' clip and the noise it sets (those rules' thresholds were all
+// fitted at the bound 1). Under sideclip=4 a cell's whole gradient is
+// already ≈ 0.95–1.0 of its bound, so a means' bound of 0.9·R cuts most
+// cells (61–84 % on development draws) by a little (mean factor
+// 0.94–0.97): it trades 10 % of the noise on the means for 3–6 % of their
+// signal. Rule G10 (stated before its fresh draws 320–328, G9's nine
+// shapes and clauses) judged gclip=0.9;rhoclip=1 against the default and
+// it FAILED (a): +0.0020 over the 36 cells (2 SE 0.0030); (b) wins on
+// three shapes (at ε 8–16 only), (c) no shape below −0.0008 on average,
+// (d) the first screen's network +0.115 over its null (2 SE 0.017; the
+// default +0.100). gclip and rhoclip stay options; step sizes with paths
+// S·η of 2, 4 and 5 and 25 steps were no clear gain on development draws.
 package sounddcan

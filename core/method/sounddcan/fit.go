@@ -202,7 +202,7 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 		// handed-off start's h can be smaller than the canaries asked)
 		mx.canaries = hk.Canaries(mx.gradSize())
 	}
-	mx.gclip, mx.side = o.GradClip, o.SideClip
+	mx.gclip, mx.side = o.rulesClip(), o.SideClip
 	gate := 0.0
 	if o.Gate == GateComp {
 		gate = StageRho

@@ -33,8 +33,11 @@ type mixture struct {
 	mu   []float64 // k × h
 	a    []float64 // k
 	b    float64
-	// gclip is the means' clip in units of R (Options.GradClip); frozen
-	// marks the components whose means the last step held (gated).
+	// gclip is the means' clip in units of R at which the gate reads a
+	// component's noise (Options.GradClip, or Options.RhoClip when set:
+	// the gate is one of the rules that read ρ); the clip itself is the
+	// cMu a step is given. frozen marks the components whose means the
+	// last step held (gated).
 	gclip  float64
 	frozen []bool
 	// side (Options.SideClip, ≥ 1; 0 reads as 1) divides the weights' and

@@ -112,6 +112,17 @@ type Options struct {
 	// GradClip is the bound of a cell's gradient in the means, as a
 	// multiple of R ("gclip").
 	GradClip float64
+	// RhoClip ("rhoclip"; 0 or "gclip": GradClip) is the means' bound,
+	// as a multiple of R, at which the rules that read ρ (the staged
+	// split, net=rho and net=auto, target=auto, handoff, the gate) read
+	// the noise the network would leave on a mean. With rhoclip=1 and
+	// gclip below 1 those rules decide and share the budget exactly as
+	// the default (gclip=1) does, so the run differs from the default's
+	// only in the clip of the means and the noise it sets: their
+	// thresholds were all fitted on draws with the bound 1, where ρ
+	// stood for the regime (cells per cluster against the budget) as
+	// much as for the noise itself (docs/RESULTS.md, "sdcan19").
+	RhoClip float64
 	// LR is the step size η of the preconditioned steps ("lr"); 0 takes
 	// DefaultPath/S.
 	LR float64
@@ -345,7 +356,7 @@ const (
 )
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff", "rounds", "netdim", "sideclip"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff", "rounds", "netdim", "sideclip", "rhoclip"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -400,6 +411,16 @@ func Parse(vals map[string]string) (Options, error) {
 			continue
 		case key == "target" && v == "auto":
 			o.Target = TargetAuto
+			continue
+		case key == "rhoclip" && v == "gclip":
+			o.RhoClip = 0
+			continue
+		case key == "rhoclip":
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(f > 0 && f <= 1000) {
+				return Options{}, optf("option rhoclip is %q, must be gclip or a number in (0, 1000]", v)
+			}
+			o.RhoClip = f
 			continue
 		case key == "netdim" && v == "genes":
 			o.NetDim = 0
@@ -591,6 +612,8 @@ func (o Options) Validate() error {
 		return optf("option steps is %d, must be in [0, 10000]", o.Steps)
 	case !(o.GradClip > 0) || o.GradClip > 1000:
 		return optf("option gclip is %v, must be in (0, 1000]", o.GradClip)
+	case o.RhoClip != 0 && !(o.RhoClip > 0 && o.RhoClip <= 1000):
+		return optf("option rhoclip is %v, must be in (0, 1000]", o.RhoClip)
 	case !(o.LR > 0) || o.LR > 100:
 		return optf("option lr is %v, must be in (0, 100]", o.LR)
 	case !(o.Net > 0) || o.Net >= 1:
@@ -783,7 +806,19 @@ func (o Options) String() string {
 	if o.NetDim > 0 {
 		s += " netdim=" + strconv.Itoa(o.NetDim) // likewise
 	}
+	if o.RhoClip > 0 {
+		s += " rhoclip=" + strconv.FormatFloat(o.RhoClip, 'g', -1, 64) // likewise
+	}
 	return s
+}
+
+// rulesClip is the means' bound at which the rules that read ρ read it:
+// RhoClip when set, else GradClip (today's behaviour of gclip).
+func (o Options) rulesClip() float64 {
+	if o.RhoClip > 0 {
+		return o.RhoClip
+	}
+	return o.GradClip
 }
 
 // shares returns the shares of μ² of the dppca stage, the network and the

@@ -146,7 +146,7 @@ func (pl *Plan) rhoOn(src *dppca.Source, mu float64, o Options, do dppca.Options
 		h = src.Genes(dppca.GenesRule(n, pl.stageMuOn))
 	}
 	z := math.Sqrt(float64(o.Steps)) / (mu * math.Sqrt(shNet))
-	return MeanNoise(z, o.GradClip, src.K, n, o.LR, h)
+	return MeanNoise(z, o.rulesClip(), src.K, n, o.LR, h)
 }
 
 // genesMu is the μ genes=auto:S, grow:S and whole:S read h with: the

@@ -159,6 +159,10 @@ func TestSideClipDiag(t *testing.T) {
 				lp, s, dist := make([]float64, k), make([]float64, k), make([]float64, k)
 				mx.logWeights(lp)
 				var nm, nw, nv, f float64
+				// under a means' bound c·R (gclip=c): the share of cells the
+				// clip to 1 cuts and the mean factor it applies
+				cs := []float64{1, 0.9, 0.8}
+				cut, fc := make([]float64, len(cs)), make([]float64, len(cs))
 				for i := range n {
 					xi := x[i*h : (i+1)*h]
 					lse := mx.scores(xi, lp, s, dist)
@@ -172,13 +176,20 @@ func TestSideClipDiag(t *testing.T) {
 					}
 					gv = gv / float64(h) / cV / side
 					tot := math.Sqrt(gm + gw + gv*gv)
+					for ci, c := range cs {
+						tc := math.Sqrt(gm/(c*c) + gw + gv*gv)
+						if tc > 1 {
+							cut[ci]++
+						}
+						fc[ci] += min(1, 1/tc)
+					}
 					nm += math.Sqrt(gm)
 					nw += math.Sqrt(gw)
 					nv += gv
 					f += min(1, 1/tot)
 				}
 				fn := float64(n)
-				t.Logf("ε %g, %s, sideclip %g (steps %d): mean block norms means %.3f, weights %.3f, variance %.3f; mean clip factor %.3f", eps, src.Data.Name, side, out.Plan.Steps, nm/fn, nw/fn, nv/fn, f/fn)
+				t.Logf("ε %g, %s, sideclip %g (steps %d): mean block norms means %.3f, weights %.3f, variance %.3f; mean clip factor %.3f; under gclip 1 / 0.9 / 0.8 cells cut %.3f / %.3f / %.3f, mean factor %.3f / %.3f / %.3f", eps, src.Data.Name, side, out.Plan.Steps, nm/fn, nw/fn, nv/fn, f/fn, cut[0]/fn, cut[1]/fn, cut[2]/fn, fc[0]/fn, fc[1]/fn, fc[2]/fn)
 			}
 		}
 	}
