@@ -67,29 +67,7 @@ func lloydRound(x []float64, n, p int, c []float64, r, sigmaSum, sigmaCount floa
 // Post-processing of releases. With fewer than k weighted centres the
 // heaviest centres of c fill the rest.
 func mergeCentres(c, counts []float64, p, k int, rng *rand.Rand) []float64 {
-	w := make([]float64, len(counts))
-	m := 0
-	for j, v := range counts {
-		if v >= 1 {
-			w[j] = v
-			m++
-		}
-	}
-	if m < k {
-		out := make([]float64, 0, k*p)
-		for j := range k {
-			out = append(out, c[j*p:(j+1)*p]...)
-		}
-		return out
-	}
-	best, bestCost := []float64(nil), math.Inf(1)
-	for range seedRestarts {
-		s := cluster.WeightedPlusPlus(c, w, p, k, rng)
-		if cost := cluster.WeightedLloyd(c, w, p, s, seedLloyd); cost < bestCost {
-			best, bestCost = s, cost
-		}
-	}
-	return best
+	return mergeCentresFloor(c, counts, p, k, 0, "", rng)
 }
 
 // wardMerge merges the released centres c (rows of p) into k by

@@ -3,9 +3,17 @@
 log (the default first; argv[2], if given, names the variant judged,
 else the log's second): reads each family's rows of mean
 ± sd per ε and the paired d ± SE per ε, prints the table and the verdict.
-Usage: python3 g15.py LOG [VARIANT]"""
+With --strict-spread (rule G18, g18.py): clause (a)'s spread arm must
+exceed its own noise: per cell the drop of the sd over seeds, delta_c =
+sd_default - sd_variant, whose mean over the cells must be more than 2 SE
+(the sd of the delta_c over sqrt(cells)); G15-G17 took any drop of the
+mean sd.
+Usage: python3 g15.py [--strict-spread] LOG [VARIANT]"""
 import math, re, sys
 
+strict = '--strict-spread' in sys.argv
+if strict:
+    sys.argv.remove('--strict-spread')
 want = sys.argv[2] if len(sys.argv) > 2 else None
 rows, paired = {}, {}
 for line in open(sys.argv[1]):
@@ -41,8 +49,16 @@ for fam, ps in paired.items():
 D = sum(d for _, d, _ in cells) / len(cells)
 SE = math.sqrt(sum(s * s for _, _, s in cells)) / len(cells)
 m0, m1 = sum(sd0) / len(sd0), sum(sd1) / len(sd1)
-ok_a = (D + SE >= 0 and m1 < m0) or D > 2 * SE
+spread = D + SE >= 0 and m1 < m0
+if strict:
+    dl = [a - b for a, b in zip(sd0, sd1)]
+    dm = sum(dl) / len(dl)
+    dse = math.sqrt(sum((x - dm) ** 2 for x in dl) / (len(dl) - 1) / len(dl))
+    spread = D + SE >= 0 and dm > 2 * dse
+ok_a = spread or D > 2 * SE
 low = min(cells, key=lambda c: c[1])
 print('\n%d cells: D %+.4f ± %.4f; mean sd over seeds: default %.4f, variant %.4f' % (len(cells), D, SE, m0, m1))
+if strict:
+    print('sd drop per cell: %+.4f ± %.4f (spread arm %s; mean arm %s)' % (dm, dse, spread, D > 2 * SE))
 print('(a) %s  (b) %s  (c) %s  -> %s' % (ok_a, ok_b, ok_c, 'PASS' if ok_a and ok_b and ok_c else 'FAIL'))
 print('lowest cell d %+.3f ± %.3f at ε %g' % (low[1], low[2], low[0]))
