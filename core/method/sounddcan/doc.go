@@ -507,4 +507,29 @@
 // (d) the first screen's network +0.115 over its null (2 SE 0.017; the
 // default +0.100). gclip and rhoclip stay options; step sizes with paths
 // S·η of 2, 4 and 5 and 25 steps were no clear gain on development draws.
+//
+// Sixteenth session, third part (docs/RESULTS.md, "sdcan20"): why the
+// network leaves fewer clusters non-empty than its null at ε 4 (6.2 of 8
+// against 7.8 on the first screen). Label-free (TestEmptyDiag, development
+// draws 330–335): the components that end empty were empty at the start
+// (6.17 non-empty at the start, 6.08 at the end, 6.17 after the same
+// start's noise-free steps, 7.75 for the null): at the network-on share
+// only 5–8 of the 24 over-clustered centres hold cells after the dppca
+// stage's rounds, the merge puts the rest at light centres where no cell
+// is nearest, and the gate holds them there for every step. Separately,
+// the noisy steps drain one to three populated components per run to a
+// few cells (noise-free steps keep every one), their weight falling
+// before the gate holds them. Three options came out of it, with tests:
+// labels=means (Options.Labels: each cell's nearest trained mean, without
+// π), weights=fixed (Options.WeightsFixed: π kept at its start) and
+// refill=split (Options.Refill, mixture.refill: before the steps, each
+// weightless component splits the heaviest in gene space along a public
+// random direction of the start's basis, its halves 0.05·√(h·v) apart).
+// Rule G11 (stated before its fresh draws 340–348, G9's nine shapes and
+// clauses) judged refill=split and it FAILED (a) and (b): −0.0014 over
+// the 36 cells (2 SE 0.0052), no win beyond 2 SE; it fills every
+// component, but where the heaviest is one population the split cuts it
+// (pbmc shape ε 2 −0.067). (c) and (d) held (first screen +0.097 over its
+// null, 2 SE 0.061, 8.0 clusters). All three stay options; the defaults
+// are unchanged.
 package sounddcan

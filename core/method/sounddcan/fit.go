@@ -149,6 +149,9 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	if len(counts) != kOver || len(centres) != kOver*p {
 		return nil, fmt.Errorf("dcan-sound: the start released %d centres and %d counts, want %d", len(centres)/max(p, 1), len(counts), kOver)
 	}
+	if headProbe != nil {
+		headProbe(counts, sigCounts)
+	}
 	w := make([]float64, kOver)
 	for j, c := range counts {
 		if c >= max(1, minCountSigmas*sigCounts) {
@@ -202,7 +205,12 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 		// handed-off start's h can be smaller than the canaries asked)
 		mx.canaries = hk.Canaries(mx.gradSize())
 	}
-	mx.gclip, mx.side = o.rulesClip(), o.SideClip
+	mx.gclip, mx.side, mx.fixedWeights = o.rulesClip(), o.SideClip, o.WeightsFixed
+	if o.Refill && pl.Steps > 0 && wide == nil {
+		// refill=split: the components with no released weight split the
+		// heaviest (the null, with no step, keeps the start as it is)
+		mx.refill(mw, basis, p, o.RefillScale)
+	}
 	gate := 0.0
 	if o.Gate == GateComp {
 		gate = StageRho
@@ -226,11 +234,19 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 			return nil, fmt.Errorf("dcan-sound: step %d: the mixture's loss is %v", s+1, loss)
 		}
 		out.Losses = append(out.Losses, loss)
+		if stepProbe != nil {
+			stepProbe(s+1, mx)
+		}
 		if hk.Step != nil {
 			hk.Step(s+1, loss)
 		}
 	}
 	out.Labels = mx.labels(x, n)
+	if o.Labels == LabelsMeans && steps > 0 {
+		// the trained means alone (the null, with no step, keeps the
+		// mixture's labels at its start)
+		out.Labels = mx.plainLabels(x, n)
+	}
 	if hk.Labels != nil && steps > 0 {
 		hk.Labels(steps, codes, p, out.Labels)
 	}
@@ -261,6 +277,14 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	}
 	return out, nil
 }
+
+// stepProbe, when set (tests only), sees the mixture after every DP-SGD
+// step, for label-free diagnoses of what the steps do to its components.
+var stepProbe func(step int, m *mixture)
+
+// headProbe, when set (tests only), sees the head's released counts and
+// their noise before the merge.
+var headProbe func(counts []float64, sigma float64)
 
 // Head rule, fixed in advance: a centre moves only when its noisy count is
 // at least minCountSigmas noise standard deviations (and at least one cell);

@@ -46,6 +46,9 @@ type mixture struct {
 	// clip and the means keep the rest (their released values are scaled
 	// back by side, so their noise is side times larger).
 	side float64
+	// fixedWeights (option weights=fixed) leaves π at its start: the
+	// update ignores the released weights' block.
+	fixedWeights bool
 	// canaries, when set, audit the released sums (audit.go); nil: none.
 	canaries *audit.SumCanaries
 }
@@ -314,17 +317,42 @@ func (m *mixture) update(sum []float64, cMu, cV, nt, eta float64) {
 	side := max(m.side, 1)
 	for j := range k {
 		pj := max(math.Exp(lp[j]), freqFloor/float64(k))
-		if j < len(m.frozen) && m.frozen[j] {
+		if !m.fixedWeights {
 			m.a[j] += eta * sum[kh+j] * side / den / pj
+		}
+		if j < len(m.frozen) && m.frozen[j] {
 			continue
 		}
 		for t := range h {
 			m.mu[j*h+t] += eta * sum[j*h+t] * cMu / den / pj
 		}
-		m.a[j] += eta * sum[kh+j] * side / den / pj
 	}
 	v := math.Exp(-2 * m.b)
 	gv := sum[kh+k] * cV * side / den
 	v = max(v+eta*(gv-v), mixInitFloor*cV)
 	m.b = -0.5 * math.Log(v)
+}
+
+// plainLabels returns every cell's nearest mean (x is n × h): the
+// mixture's labels without the weights π, a post-processing of the
+// released means alone.
+func (m *mixture) plainLabels(x []float64, n int) []int {
+	out := make([]int, n)
+	for i := range n {
+		xi := x[i*m.h : (i+1)*m.h]
+		best, bd := 0, math.Inf(1)
+		for j := range m.k {
+			mu := m.mu[j*m.h : (j+1)*m.h]
+			var q float64
+			for g, v := range xi {
+				e := v - mu[g]
+				q += e * e
+			}
+			if q < bd {
+				best, bd = j, q
+			}
+		}
+		out[i] = best
+	}
+	return out
 }

@@ -231,7 +231,38 @@ type Options struct {
 	// against ñ. DefaultSideClip (4) since rule G9 (docs/RESULTS.md,
 	// "sdcan18"); sideclip=1 is the design before it.
 	SideClip float64
+	// Labels ("labels": LabelsPi, the default, or LabelsMeans) is how the
+	// trained mixture labels a cell: its most probable component (π-weighted,
+	// the design so far) or its nearest trained mean, without π. Both are
+	// post-processing of the released means and weights. Why (sdcan20): on
+	// development draws the steps drain the weight of mid-sized components
+	// (π 0.14 → 0.035) towards the heaviest, and the π-weighted labels then
+	// give their cells to the heavy neighbour even where their own mean is
+	// nearer. "" reads as LabelsPi.
+	Labels string
+	// WeightsFixed ("weights=fixed"; "learn" the default) keeps the
+	// mixture's weights π at their start (the head's released counts):
+	// the steps still release the weights' block, unused, so the plan and
+	// the ledger are unchanged; only the means and the variance move.
+	WeightsFixed bool
+	// Refill ("refill=split"; "off" the default) re-seeds, before the
+	// steps, every component the head released no weight for by splitting
+	// the heaviest one in gene space (mixture.refill). Why (sdcan20): on
+	// builtin:default-like draws at ε 4 the components that end empty were
+	// empty at the start — only 5–8 of the 24 over-clustered centres hold
+	// cells at the network's share — and the gate holds them at points
+	// with no cell for every step; the steps themselves empty none.
+	Refill bool
+	// RefillScale is refill=split:F's F, the distance the two halves of a
+	// split are set apart in units of √(h·v) (DefaultRefillScale).
+	RefillScale float64
 }
+
+// Values of option labels.
+const (
+	LabelsPi    = "pi"
+	LabelsMeans = "means"
+)
 
 // Values of the options shrink, stage and gate.
 const (
@@ -356,7 +387,7 @@ const (
 )
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff", "rounds", "netdim", "sideclip", "rhoclip"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff", "rounds", "netdim", "sideclip", "rhoclip", "labels", "weights", "refill"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -447,6 +478,35 @@ func Parse(vals map[string]string) (Options, error) {
 				return Options{}, optf("option %s is %d, must be ≥ 1 (steps: ≥ 0)", key, n)
 			}
 			*map[string]*int{"p": &o.P, "genes": &o.Genes, "k": &o.K, "steps": &o.Steps, "over": &o.Over, "rounds": &o.StageT}[key] = n
+		case "labels":
+			if v != LabelsPi && v != LabelsMeans {
+				return Options{}, optf("option labels is %q, must be %s or %s", v, LabelsPi, LabelsMeans)
+			}
+			o.Labels = v
+			if v == LabelsPi {
+				o.Labels = ""
+			}
+		case "refill":
+			form, sc, scaled := strings.Cut(v, ":")
+			f := DefaultRefillScale
+			if scaled {
+				var err error
+				if f, err = strconv.ParseFloat(sc, 64); err != nil || !(f > 0 && f <= 1) {
+					return Options{}, optf("option refill is %q, must be off, split or split:F with F in (0, 1]", v)
+				}
+			}
+			if (form != "off" || scaled) && form != "split" {
+				return Options{}, optf("option refill is %q, must be off, split or split:F with F in (0, 1]", v)
+			}
+			o.Refill, o.RefillScale = form == "split", 0
+			if o.Refill {
+				o.RefillScale = f
+			}
+		case "weights":
+			if v != "learn" && v != "fixed" {
+				return Options{}, optf("option weights is %q, must be learn or fixed", v)
+			}
+			o.WeightsFixed = v == "fixed"
 		case "sideclip":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || !(f >= 1 && f <= SideClipMax) {
@@ -805,6 +865,15 @@ func (o Options) String() string {
 	}
 	if o.NetDim > 0 {
 		s += " netdim=" + strconv.Itoa(o.NetDim) // likewise
+	}
+	if o.Labels != "" {
+		s += " labels=" + o.Labels // likewise
+	}
+	if o.WeightsFixed {
+		s += " weights=fixed" // likewise
+	}
+	if o.Refill {
+		s += " refill=split:" + strconv.FormatFloat(o.RefillScale, 'g', -1, 64) // likewise
 	}
 	if o.RhoClip > 0 {
 		s += " rhoclip=" + strconv.FormatFloat(o.RhoClip, 'g', -1, 64) // likewise
