@@ -70,6 +70,9 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	if err != nil {
 		return nil, err
 	}
+	if pl.StageRounds > 0 {
+		do.T = pl.StageRounds // rounds=auto's choice, made by the plan
+	}
 	if o.NetDim > 0 && pl.Steps > 0 {
 		// netdim: the start also keeps the wider basis of its one noisy
 		// covariance (post-processing; its other releases are unchanged)

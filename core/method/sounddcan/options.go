@@ -318,6 +318,15 @@ const (
 	NetDimMax = 100
 )
 
+// RoundsAuto is option rounds' value "auto" (Plan.roundsByNoise): the
+// start's Lloyd rounds T, the largest in [1, dppcaStageRounds] for which
+// one round leaves at most stagerho of R of noise on an average one of
+// OverCluster·K centres' means, read from the released cell count at the
+// stage's network-on share (sdcan21: at ε 4 on builtin:default only 5–8
+// of the 24 centres keep cells after 5 rounds; a round's noise grows
+// with √T at a fixed share). Post-processing of the count release.
+const RoundsAuto = -1
+
 // OverAuto is option over's value "auto" (overRule, from the released
 // cell count).
 const OverAuto = -1
@@ -439,6 +448,9 @@ func Parse(vals map[string]string) (Options, error) {
 			continue
 		case key == "over" && v == "noise":
 			o.Over = OverNoise
+			continue
+		case key == "rounds" && v == "auto":
+			o.StageT = RoundsAuto
 			continue
 		case key == "target" && v == "auto":
 			o.Target = TargetAuto
@@ -731,7 +743,7 @@ func (o Options) Validate() error {
 		// mixture's weights read; the held releases do not
 		return optf("option hold is %q with start=alone, must be %s (dppca's own rounds)", o.Hold, HoldOff)
 	}
-	if o.StageT < 0 || o.StageT > 100 {
+	if (o.StageT < 0 && o.StageT != RoundsAuto) || o.StageT > 100 {
 		return optf("option rounds is %d, must be in [1, 100]", o.StageT)
 	}
 	return nil
@@ -862,6 +874,8 @@ func (o Options) String() string {
 		p, genes, o.Prep, o.K, steps, o.GradClip, o.SideClip, o.LR, over, net, o.Shrink, o.Stage, o.StageBound, o.Gate, o.Start, o.Subspace, o.Fill, o.Hold, target, o.Handoff)
 	if o.StageT > 0 {
 		s += " rounds=" + strconv.Itoa(o.StageT) // only when given: the defaults' string is unchanged
+	} else if o.StageT == RoundsAuto {
+		s += " rounds=auto"
 	}
 	if o.NetDim > 0 {
 		s += " netdim=" + strconv.Itoa(o.NetDim) // likewise

@@ -95,6 +95,11 @@ type Plan struct {
 	// mean at its full share, was in the option's band (handsOff); no
 	// DP-SGD step runs and the start is dppca's with hold=on.
 	Handoff bool
+	// StageRounds is rounds=auto's choice of the start's Lloyd rounds
+	// (roundsByNoise; 0 when the option is not set) and RoundsNoiseRho
+	// its measure at that choice.
+	StageRounds    int
+	RoundsNoiseRho float64
 	// OverNoiseRho is over=noise's measure (overByNoise): the noise one
 	// of the stage's Lloyd rounds leaves on an average one of 3K centres'
 	// means, in units of R; 0 unless over=noise ran with noise.
@@ -366,7 +371,7 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 	pl.Mu = mu
 	shDP, shNet, shHead := o.shares()
 	staged := o.Stage == StageAuto && !o.NoTrain
-	if staged || o.Over == OverAuto || o.Over == OverNoise || o.Target == TargetAuto || o.handoffOn() || o.GenesScale > 0 {
+	if staged || o.StageT == RoundsAuto || o.Over == OverAuto || o.Over == OverNoise || o.Target == TargetAuto || o.handoffOn() || o.GenesScale > 0 {
 		// The cell count first (these rules decide from it).
 		if err := pl.releaseCount(src, mu, delta, o, do, rng); err != nil {
 			return Plan{}, err
@@ -398,6 +403,12 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 		}
 	}
 	pl.shares = [3]float64{shDP, shNet, shHead}
+	if o.StageT == RoundsAuto && !pl.Handoff {
+		if pl.StageRounds, err = pl.roundsByNoise(src, mu, delta, o, do); err != nil {
+			return Plan{}, err
+		}
+		do.T = pl.StageRounds
+	}
 	// dppca calibrates from an (ε, δ): the ε of μ·√share, converted once;
 	// its own calibration returns a μ a hair below (checked by the tests:
 	// the whole composition stays ≤ μ).
@@ -464,6 +475,38 @@ func (pl *Plan) overByNoise(src *dppca.Source, mu, delta float64, o Options, do 
 		return OverCluster, nil
 	}
 	return OverNoiseLow, nil
+}
+
+// roundsByNoise is rounds=auto's choice (RoundsAuto), from the released
+// count ñ and public values: for T = dppcaStageRounds down to 1, the
+// noise one of the stage's T Lloyd rounds leaves on the mean of an
+// average one of OverCluster·K centres (over=noise's measure, the sums'
+// σ over p coordinates divided by ñ/(OverCluster·K) cells, in units of
+// R), with the stage planned at its network-on share so the method and
+// its null choose alike; the first T at most the staged split's bound,
+// else 1. The measure of the T chosen goes to pl.RoundsNoiseRho.
+func (pl *Plan) roundsByNoise(src *dppca.Source, mu, delta float64, o Options, do dppca.Options) (int, error) {
+	on := o
+	on.NoTrain = false
+	shDP, _, _ := on.shares()
+	eps1, err := stageEpsilon(mu, shDP, delta)
+	if err != nil {
+		return 0, err
+	}
+	nc := max(pl.NoisyN, 1) / float64(OverCluster*src.K)
+	for t := dppcaStageRounds; t >= 1; t-- {
+		dt := do
+		dt.T = t
+		st, err := planWithCount(src, eps1, delta, dt, pl.NoisyN, pl.CountSigma, o, pl.genesMu(o))
+		if err != nil {
+			return 0, err
+		}
+		pl.RoundsNoiseRho = st.Sums * math.Sqrt(float64(o.P)) / nc / st.R
+		if pl.RoundsNoiseRho <= o.StageBound {
+			return t, nil
+		}
+	}
+	return 1, nil
 }
 
 // overRule is over=auto's choice, from the released count ñ and the head's
