@@ -330,6 +330,9 @@ func (r *runner) noiseMessage() string {
 	if o.Over == OverNoise && pl.Private() && !pl.Handoff {
 		head += fmt.Sprintf("; over=noise: one of the stage's Lloyd rounds would leave noise %.3g of R on an average one of %d centres' means (bound %g), so it clusters into %d", pl.OverNoiseRho, OverCluster*r.src.K, o.StageBound, min(pl.Over*r.src.K, r.src.Data.Cells()))
 	}
+	if pl.StageRounds > 0 && pl.Private() {
+		head += fmt.Sprintf("; rounds=auto: one of the stage's Lloyd rounds leaves noise %.3g of R on an average one of %d centres' means (bound %g), so it runs %d rounds", pl.RoundsNoiseRho, OverCluster*r.src.K, o.StageBound, pl.StageRounds)
+	}
 	if pl.Handoff {
 		head += fmt.Sprintf("; handoff=%s: the noise the network would leave on a mean at its full share is %.3g of R (%s), so the run is handed to dppca's own pipeline (genes=auto: h = %d, p by the noise edge, %d Lloyd rounds, %s, every round holding a light centre) and no DP-SGD step runs; the network's share goes to the start and the head", o.Handoff, pl.RhoOn, o.handoffBound(), pl.DPPCA.H, dppca.DefaultT, o.handoffMerge())
 	}
