@@ -532,4 +532,26 @@
 // (pbmc shape ε 2 −0.067). (c) and (d) held (first screen +0.097 over its
 // null, 2 SE 0.061, 8.0 clusters). All three stay options; the defaults
 // are unchanged.
+//
+// Sixteenth session, fourth part (docs/RESULTS.md, "sdcan21"): the start
+// that sdcan20 found already missing the clusters. Option rounds=auto
+// (RoundsAuto, Plan.roundsByNoise): the start's Lloyd rounds T, the
+// largest in [1, 5] for which one round leaves at most stagerho of R of
+// noise on an average one of the 3K centres' means (over=noise's
+// measure, from the released cell count at the stage's network-on
+// share; the null chooses alike). It keeps the 3K centres, which
+// over=auto and over=noise showed collapse less than fewer centres, and
+// gives each round less noise and fewer chances to lose a centre. On
+// the first screen it runs T = 2 (measure 0.147): on development draws
+// 350–354 at ε 4, 10.4 of the 24 centres have a released count above
+// the bar against 5.9, and 7.5 of 8 components end non-empty against
+// 5.8, but ARI falls by 0.049 (2 SE 0.057): the rounds also sharpen the
+// populated centres. Rule G12 (stated before its fresh draws 360–368,
+// G9's nine shapes and clauses) FAILED (a): −0.0057 over the 36 cells
+// (2 SE 0.0071); (b) wins on 300 cells ε 4 and mb ε 8, losses beyond
+// 2 SE on simlinoff12 ε 4 (−0.064) and pbmc ε 2 (−0.052); (c) held; (d)
+// held (the first screen's network +0.096 over its null, 2 SE 0.054, at
+// 0.333 against the default's 0.382, non-empty 7.6 against 6.2). Filling
+// the count with fewer rounds does not recover the populations; rounds
+// (a number or auto) stays an option and the defaults are unchanged.
 package sounddcan
