@@ -84,7 +84,7 @@ func (w *lloyd) hamerlyAssign(h *hamerly) int {
 		m := math.Inf(1)
 		for q := range k {
 			if q != j {
-				m = min(m, sqDist(w.centers[j*d:j*d+d], w.centers[q*d:q*d+d]))
+				m = min(m, SqDist(w.centers[j*d:j*d+d], w.centers[q*d:q*d+d]))
 			}
 		}
 		h.half[j] = math.Sqrt(m) / 2
@@ -97,7 +97,7 @@ func (w *lloyd) hamerlyAssign(h *hamerly) int {
 			continue
 		}
 		// Tighten the upper bound and test again before a full scan.
-		v := sqDist(w.x[i*d:i*d+d], w.centers[a*d:a*d+d])
+		v := SqDist(w.x[i*d:i*d+d], w.centers[a*d:a*d+d])
 		u := math.Sqrt(v)
 		h.upper[i] = u + boundSlack*(u+math.Sqrt(w.xnorm[i]))
 		w.dist[i] = v
@@ -137,7 +137,7 @@ func (w *lloyd) runHamerly(ctx context.Context, maxIter int, tolAbs float64) (it
 		relocated := w.update()
 		var shift float64
 		for j := range k {
-			m := sqDist(w.centers[j*d:j*d+d], h.prev[j*d:j*d+d])
+			m := SqDist(w.centers[j*d:j*d+d], h.prev[j*d:j*d+d])
 			shift += m
 			h.move[j] = math.Sqrt(m)
 		}

@@ -123,7 +123,7 @@ func kmeansPlusPlus(centers, x []float64, n, d, k int, rng *rand.Rand) {
 	copy(centers[:d], x[first*d:first*d+d])
 	var pot float64
 	for i := range n {
-		closest[i] = sqDist(x[i*d:i*d+d], centers[:d])
+		closest[i] = SqDist(x[i*d:i*d+d], centers[:d])
 		pot += closest[i]
 	}
 	for c := 1; c < k; c++ {
@@ -143,7 +143,7 @@ func kmeansPlusPlus(centers, x []float64, n, d, k int, rng *rand.Rand) {
 			xc := x[id*d : id*d+d]
 			var p float64
 			for i := range n {
-				ct[i] = min(closest[i], sqDist(x[i*d:i*d+d], xc))
+				ct[i] = min(closest[i], SqDist(x[i*d:i*d+d], xc))
 				p += ct[i]
 			}
 			if p < bestPot {

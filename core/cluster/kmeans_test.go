@@ -82,11 +82,11 @@ func checkLloydFixedPoint(t *testing.T, x []float64, n, d int, res *KMeansResult
 	var inertia float64
 	for i := range n {
 		xi := x[i*d : i*d+d]
-		own := sqDist(xi, res.Centroids[res.Labels[i]*d:res.Labels[i]*d+d])
+		own := SqDist(xi, res.Centroids[res.Labels[i]*d:res.Labels[i]*d+d])
 		inertia += own
 		for j := range k {
 			// 1e-9 relative slack for the Gram-form distances of assign.
-			if o := sqDist(xi, res.Centroids[j*d:j*d+d]); o < own*(1-1e-9)-1e-12 {
+			if o := SqDist(xi, res.Centroids[j*d:j*d+d]); o < own*(1-1e-9)-1e-12 {
 				t.Fatalf("row %d labelled %d at squared distance %v, but centroid %d is at %v", i, res.Labels[i], own, j, o)
 			}
 		}

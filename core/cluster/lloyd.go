@@ -104,7 +104,7 @@ func (w *lloyd) update() (relocated bool) {
 	if slices.Contains(w.counts, 0) {
 		// dist may be stale for rows the bounds skipped: refresh it.
 		for i, c := range w.labels {
-			w.dist[i] = sqDist(w.x[i*d:i*d+d], w.centers[c*d:c*d+d])
+			w.dist[i] = SqDist(w.x[i*d:i*d+d], w.centers[c*d:c*d+d])
 		}
 	}
 	for j := range k {
@@ -153,7 +153,7 @@ func (w *lloyd) inertia() float64 {
 	var s float64
 	d := w.d
 	for i, c := range w.labels {
-		s += sqDist(w.x[i*d:i*d+d], w.centers[c*d:c*d+d])
+		s += SqDist(w.x[i*d:i*d+d], w.centers[c*d:c*d+d])
 	}
 	return s
 }
@@ -167,7 +167,9 @@ func dot(a, b []float64) float64 {
 	return s
 }
 
-func sqDist(a, b []float64) float64 {
+// SqDist is the squared Euclidean distance of a and b (b at least as long
+// as a): the one every clustering step of dpscope measures with.
+func SqDist(a, b []float64) float64 {
 	b = b[:len(a)]
 	var s float64
 	for i, v := range a {

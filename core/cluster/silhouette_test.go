@@ -43,7 +43,7 @@ func bruteSilhouette(x []float64, n, d int, labels []int) []float64 {
 			}
 			sizes[labels[j]]++
 			if j != i {
-				sums[labels[j]] += math.Sqrt(sqDist(x[i*d:i*d+d], x[j*d:j*d+d]))
+				sums[labels[j]] += math.Sqrt(SqDist(x[i*d:i*d+d], x[j*d:j*d+d]))
 			}
 		}
 		own := labels[i]
@@ -185,7 +185,7 @@ func brutePurity(x []float64, n, d int, labels []int, k int) float64 {
 			}
 		}
 		sort.SliceStable(js, func(a, b int) bool {
-			return sqDist(x[i*d:i*d+d], x[js[a]*d:js[a]*d+d]) < sqDist(x[i*d:i*d+d], x[js[b]*d:js[b]*d+d])
+			return SqDist(x[i*d:i*d+d], x[js[a]*d:js[a]*d+d]) < SqDist(x[i*d:i*d+d], x[js[b]*d:js[b]*d+d])
 		})
 		same := 0
 		for _, j := range js[:k] {

@@ -41,7 +41,7 @@ func WeightedPlusPlus(pts, w []float64, q, k int, rng *rand.Rand) []float64 {
 		c = append(c, pts[pick*q:(pick+1)*q]...)
 		s, first := c[len(c)-q:], len(c) == q
 		for i := range m {
-			if d := sqDist(pts[i*q:(i+1)*q], s); first || d < d2[i] {
+			if d := SqDist(pts[i*q:(i+1)*q], s); first || d < d2[i] {
 				d2[i] = d
 			}
 		}
@@ -62,7 +62,7 @@ func WeightedLloyd(pts, w []float64, q int, c []float64, iters int) float64 {
 		for i := range m {
 			bj, bd := 0, math.Inf(1)
 			for j := range k {
-				if d := sqDist(pts[i*q:(i+1)*q], c[j*q:(j+1)*q]); d < bd {
+				if d := SqDist(pts[i*q:(i+1)*q], c[j*q:(j+1)*q]); d < bd {
 					bj, bd = j, d
 				}
 			}
@@ -94,7 +94,7 @@ func WeightedLloyd(pts, w []float64, q int, c []float64, iters int) float64 {
 func Nearest(x, c []float64, q int) int {
 	best, bd := 0, math.Inf(1)
 	for j := range len(c) / q {
-		if d := sqDist(x, c[j*q:(j+1)*q]); d < bd {
+		if d := SqDist(x, c[j*q:(j+1)*q]); d < bd {
 			best, bd = j, d
 		}
 	}

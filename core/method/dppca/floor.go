@@ -215,7 +215,7 @@ func floorRepair(pts, w []float64, p int, s []float64, nmin, cost float64) (floa
 			if heaviest < 0 || l != heaviest || w[i] == 0 {
 				continue
 			}
-			if d := w[i] * sqDist(pts[i*p:(i+1)*p], s[heaviest*p:(heaviest+1)*p]); d > fd {
+			if d := w[i] * cluster.SqDist(pts[i*p:(i+1)*p], s[heaviest*p:(heaviest+1)*p]); d > fd {
 				far, fd = i, d
 			}
 		}
@@ -239,14 +239,4 @@ func weightedGroups(pts, w []float64, p int, s []float64) ([]int, []float64) {
 		wt[j] += w[i]
 	}
 	return lab, wt
-}
-
-// sqDist is the squared distance of a and b.
-func sqDist(a, b []float64) float64 {
-	var d float64
-	for t, v := range a {
-		x := v - b[t]
-		d += x * x
-	}
-	return d
 }

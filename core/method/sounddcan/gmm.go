@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/dpscope/dpscope/core/audit"
+	"github.com/dpscope/dpscope/core/cluster"
 )
 
 // mixture is the clustering network trained by DP-SGD: a one-layer network
@@ -342,13 +343,7 @@ func (m *mixture) plainLabels(x []float64, n int) []int {
 		xi := x[i*m.h : (i+1)*m.h]
 		best, bd := 0, math.Inf(1)
 		for j := range m.k {
-			mu := m.mu[j*m.h : (j+1)*m.h]
-			var q float64
-			for g, v := range xi {
-				e := v - mu[g]
-				q += e * e
-			}
-			if q < bd {
+			if q := cluster.SqDist(xi, m.mu[j*m.h:(j+1)*m.h]); q < bd {
 				best, bd = j, q
 			}
 		}

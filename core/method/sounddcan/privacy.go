@@ -458,6 +458,46 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 // OverCluster; else OverNoiseLow. It records that noise in
 // pl.OverNoiseRho. Post-processing of the count release.
 func (pl *Plan) overByNoise(src *dppca.Source, mu, delta float64, o Options, do dppca.Options) (int, error) {
+	rho, err := pl.centreNoise(src, mu, delta, o, do)
+	if err != nil {
+		return 0, err
+	}
+	pl.OverNoiseRho = rho
+	if rho <= o.StageBound {
+		return OverCluster, nil
+	}
+	return OverNoiseLow, nil
+}
+
+// roundsByNoise is rounds=auto's choice (RoundsAuto), from the released
+// count ñ and public values: for T = dppcaStageRounds down to 1, the
+// noise one of the stage's T Lloyd rounds leaves on the mean of an
+// average one of OverCluster·K centres (over=noise's measure,
+// centreNoise); the first T at most the staged split's bound, else 1.
+// The measure of the T chosen goes to pl.RoundsNoiseRho.
+func (pl *Plan) roundsByNoise(src *dppca.Source, mu, delta float64, o Options, do dppca.Options) (int, error) {
+	for t := dppcaStageRounds; t >= 1; t-- {
+		dt := do
+		dt.T = t
+		rho, err := pl.centreNoise(src, mu, delta, o, dt)
+		if err != nil {
+			return 0, err
+		}
+		pl.RoundsNoiseRho = rho
+		if rho <= o.StageBound {
+			return t, nil
+		}
+	}
+	return 1, nil
+}
+
+// centreNoise is the noise one Lloyd round of the dppca stage (planned
+// with do) leaves on the mean of an average one of OverCluster·K centres:
+// its sums' σ over p coordinates divided by ñ/(OverCluster·K) cells, in
+// units of R (the staged split's measure applied to the start's centres),
+// with the stage planned at its network-on share, as the staged split
+// reads ρ, so that the method and its null choose alike.
+func (pl *Plan) centreNoise(src *dppca.Source, mu, delta float64, o Options, do dppca.Options) (float64, error) {
 	on := o
 	on.NoTrain = false
 	shDP, _, _ := on.shares()
@@ -470,43 +510,7 @@ func (pl *Plan) overByNoise(src *dppca.Source, mu, delta float64, o Options, do 
 		return 0, err
 	}
 	nc := max(pl.NoisyN, 1) / float64(OverCluster*src.K)
-	pl.OverNoiseRho = st.Sums * math.Sqrt(float64(o.P)) / nc / st.R
-	if pl.OverNoiseRho <= o.StageBound {
-		return OverCluster, nil
-	}
-	return OverNoiseLow, nil
-}
-
-// roundsByNoise is rounds=auto's choice (RoundsAuto), from the released
-// count ñ and public values: for T = dppcaStageRounds down to 1, the
-// noise one of the stage's T Lloyd rounds leaves on the mean of an
-// average one of OverCluster·K centres (over=noise's measure, the sums'
-// σ over p coordinates divided by ñ/(OverCluster·K) cells, in units of
-// R), with the stage planned at its network-on share so the method and
-// its null choose alike; the first T at most the staged split's bound,
-// else 1. The measure of the T chosen goes to pl.RoundsNoiseRho.
-func (pl *Plan) roundsByNoise(src *dppca.Source, mu, delta float64, o Options, do dppca.Options) (int, error) {
-	on := o
-	on.NoTrain = false
-	shDP, _, _ := on.shares()
-	eps1, err := stageEpsilon(mu, shDP, delta)
-	if err != nil {
-		return 0, err
-	}
-	nc := max(pl.NoisyN, 1) / float64(OverCluster*src.K)
-	for t := dppcaStageRounds; t >= 1; t-- {
-		dt := do
-		dt.T = t
-		st, err := planWithCount(src, eps1, delta, dt, pl.NoisyN, pl.CountSigma, o, pl.genesMu(o))
-		if err != nil {
-			return 0, err
-		}
-		pl.RoundsNoiseRho = st.Sums * math.Sqrt(float64(o.P)) / nc / st.R
-		if pl.RoundsNoiseRho <= o.StageBound {
-			return t, nil
-		}
-	}
-	return 1, nil
+	return st.Sums * math.Sqrt(float64(o.P)) / nc / st.R, nil
 }
 
 // overRule is over=auto's choice, from the released count ñ and the head's
