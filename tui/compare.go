@@ -12,6 +12,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/reference"
 	"github.com/dpscope/dpscope/tui/chart"
 	"github.com/dpscope/dpscope/tui/keys"
 )
@@ -460,9 +461,9 @@ func (r runRecord) cells() []string {
 		string(r.Guarantee), r.ariCell(), num(r.NMI, "%.3f"), r.Elapsed.Round(100 * time.Millisecond).String(), map[bool]string{true: "●", false: ""}[r.Pinned]}
 }
 
-// verdict is the run's verdict against its null (verdict).
+// verdict is the run's verdict against its null (reference.RunVerdict).
 func (r runRecord) verdict() string {
-	return verdict(r.Mode != core.ModeNonPrivate, r.ARI, r.refs.null)
+	return reference.RunVerdict(r.Mode != core.ModeNonPrivate, r.ARI, r.refs.null)
 }
 
 // ariCell is the ARI as the table shows it: starred when the run is no

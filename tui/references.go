@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"math"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -99,16 +98,4 @@ func (r runReferences) legend(st styles.Styles) string {
 		t += " " + st.SeriesStyle(2).Render(fmt.Sprintf("%s%s %.2f", chart.Dashed.Glyph(), r.baselineOf, r.baseline.ARI))
 	}
 	return t
-}
-
-// verdict is a private run's verdict on its ARI against its method's null:
-// reference.NoLearning when it is not above the null beyond seed noise (one
-// run, judged with the null's spread, as `dpscope run` does), else "". A
-// non-private run, a run with no ARI yet and a method with no null have
-// none.
-func verdict(private bool, ari float64, null *reference.Line) string {
-	if !private || null == nil || math.IsNaN(ari) || !reference.NoBetter(ari, 0, 1, *null) {
-		return ""
-	}
-	return reference.NoLearning
 }

@@ -49,11 +49,11 @@ func TestVerdictOnScreen(t *testing.T) {
 		{false, 0.33, ""},
 		{true, math.NaN(), ""},
 	} {
-		if got := verdict(tc.private, tc.ari, null); got != tc.want {
+		if got := reference.RunVerdict(tc.private, tc.ari, null); got != tc.want {
 			t.Errorf("verdict(private %v, ARI %v) = %q, want %q", tc.private, tc.ari, got, tc.want)
 		}
 	}
-	if got := verdict(true, 0.1, nil); got != "" {
+	if got := reference.RunVerdict(true, 0.1, nil); got != "" {
 		t.Errorf("a method with no null: verdict %q", got)
 	}
 

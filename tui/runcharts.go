@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/reference"
 	"github.com/dpscope/dpscope/tui/chart"
 	"github.com/dpscope/dpscope/tui/styles"
 )
@@ -86,7 +87,7 @@ func newRunCharts(c *Common) runCharts {
 }
 
 // verdict is the ended run's verdict on its last ARI against its null
-// (verdict); "" while it runs, since an ARI on the way is not a result.
+// (reference.RunVerdict); "" while it runs, since an ARI on the way is not a result.
 func (rc *runCharts) verdict(state RunState) string {
 	if !rc.started || state.Active() {
 		return ""
@@ -97,7 +98,7 @@ func (rc *runCharts) verdict(state RunState) string {
 			ari = v.Value
 		}
 	}
-	return verdict(rc.private, ari, rc.refs.null)
+	return reference.RunVerdict(rc.private, ari, rc.refs.null)
 }
 
 // reset clears the charts for a new run of cfg.

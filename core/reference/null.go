@@ -193,6 +193,17 @@ func NoBetter(mean, sd float64, n int, null Line) bool {
 	return mean-null.ARI <= max(2*se, MinLearning)
 }
 
+// RunVerdict is one run's verdict on its ARI against its method's null:
+// NoLearning when the run is private and not above the null beyond seed
+// noise (NoBetter, the run judged with the null's spread), else "". A
+// non-private run, an ARI that is NaN and a missing null have none.
+func RunVerdict(private bool, ari float64, null *Line) string {
+	if !private || null == nil || math.IsNaN(ari) || !NoBetter(ari, 0, 1, *null) {
+		return ""
+	}
+	return NoLearning
+}
+
 // NoLearning is the verdict on a private result that is not above its
 // method's null beyond seed noise (NoBetter): every face says it in these
 // words instead of presenting the number bare (issue 16 point 1).

@@ -84,8 +84,8 @@ func nullLine(ctx context.Context, cfg core.Config) (*reference.Line, error) {
 // verdict against the null.
 func (s *runSummary) addReferences(ctx context.Context, cfg core.Config) {
 	s.Reference = computeReferences(ctx, cfg)
-	if n := s.Reference.Null; n != nil && s.ARI != nil && cfg.Mode != core.ModeNonPrivate && reference.NoBetter(*s.ARI, 0, 1, *n) {
-		s.Verdict = reference.NoLearning
+	if s.ARI != nil {
+		s.Verdict = reference.RunVerdict(cfg.Mode != core.ModeNonPrivate, *s.ARI, s.Reference.Null)
 	}
 }
 
