@@ -149,6 +149,14 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 			}
 		}
 	}
+	if o.Start == StartAlone && len(counts) < kOver && len(counts) > 0 && len(centres) == len(counts)*p {
+		// dppca's floor (floor=3:drop, its default since dppca22) can end
+		// with K' < K centres (Outcome.K): the mixture keeps K components,
+		// the K − K' missing ones at the heaviest released centre with no
+		// weight, so they never win a cell against it and the gate holds
+		// them (post-processing: dppca's own choice of K' is kept).
+		centres, counts = padCentres(centres, counts, p, kOver)
+	}
 	if len(counts) != kOver || len(centres) != kOver*p {
 		return nil, fmt.Errorf("dcan-sound: the start released %d centres and %d counts, want %d", len(centres)/max(p, 1), len(counts), kOver)
 	}
@@ -381,4 +389,23 @@ func lift(mu []float64, k, h int, w []float64, q int) []float64 {
 		}
 	}
 	return out
+}
+
+// padCentres returns k centres and counts from the k' < k that a start
+// released: the first k' as released, the others copies of the heaviest
+// released centre with count 0 (no released weight). New slices.
+func padCentres(centres, counts []float64, p, k int) ([]float64, []float64) {
+	heavy := 0
+	for j, c := range counts {
+		if c > counts[heavy] {
+			heavy = j
+		}
+	}
+	c := append(make([]float64, 0, k*p), centres...)
+	w := append(make([]float64, 0, k), counts...)
+	for len(w) < k {
+		c = append(c, centres[heavy*p:(heavy+1)*p]...)
+		w = append(w, 0)
+	}
+	return c, w
 }
