@@ -21,7 +21,8 @@ type Outcome struct {
 	// Start is the dppca stage's release.
 	Start *dppca.Outcome
 	// Codes are the n × p private codes (the dppca projection), Centres
-	// the K × h mixture means in gene space after training, Labels each
+	// the K × h mixture means in gene space after training (K' × h under
+	// start=alone when dppca's floor released K' < K centres), Labels each
 	// cell's most probable component, StartLabels the labels of the
 	// mixture at its private initialisation (before any DP-SGD step).
 	Codes       []float32
@@ -149,13 +150,15 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 			}
 		}
 	}
-	if o.Start == StartAlone && len(counts) < kOver && len(counts) > 0 && len(centres) == len(counts)*p {
+	kMix := src.K // the mixture's components
+	if o.Start == StartAlone && len(counts) < kOver && len(counts) >= 2 && len(centres) == len(counts)*p {
 		// dppca's floor (floor=3:drop, its default since dppca22) can end
-		// with K' < K centres (Outcome.K): the mixture keeps K components,
-		// the K − K' missing ones at the heaviest released centre with no
-		// weight, so they never win a cell against it and the gate holds
-		// them (post-processing: dppca's own choice of K' is kept).
-		centres, counts = padCentres(centres, counts, p, kOver)
+		// with K' < K centres (Outcome.K: groups the released counts cannot
+		// tell from empty, dropped): the mixture then has K' components,
+		// dppca's own choice kept (post-processing). A component added at a
+		// dropped centre's place would be a copy of a released one, which
+		// the steps' noise splits off a populated cluster.
+		kOver, kMix = len(counts), len(counts)
 	}
 	if len(counts) != kOver || len(centres) != kOver*p {
 		return nil, fmt.Errorf("dcan-sound: the start released %d centres and %d counts, want %d", len(centres)/max(p, 1), len(counts), kOver)
@@ -170,10 +173,10 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 		}
 	}
 	merged, mw := centres, w
-	if kOver != src.K {
-		merged, mw = mergeCentres(centres, w, p, src.K, rng)
+	if kOver != kMix {
+		merged, mw = mergeCentres(centres, w, p, kMix, rng)
 	}
-	if o.Subspace != SubspaceOff && pl.Private() && pl.Steps > 0 && subspaceAccurate(start.Eigen, start.Plan.Edge(), src.K, subspaceRho(o.Subspace)) {
+	if o.Subspace != SubspaceOff && pl.Private() && pl.Steps > 0 && subspaceAccurate(start.Eigen, start.Plan.Edge(), kMix, subspaceRho(o.Subspace)) {
 		// The start's subspace is accurate: the network has little to
 		// correct, so its share goes to more Lloyd rounds of the head on
 		// the K merged centres (the same μ, decided from releases).
@@ -210,7 +213,7 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	if wide != nil {
 		cv = pl.R * pl.R / float64(h) // the variance clip's R²/h at the network's own width
 	}
-	mx := newMixture(merged, mw, basis, src.K, p, h, pl.R)
+	mx := newMixture(merged, mw, basis, kMix, p, h, pl.R)
 	if hk.Canaries != nil && pl.Steps > 0 {
 		// (no step, no gradient release: nothing to plant canaries in; a
 		// handed-off start's h can be smaller than the canaries asked)
@@ -261,7 +264,7 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	if hk.Labels != nil && steps > 0 {
 		hk.Labels(steps, codes, p, out.Labels)
 	}
-	seen := make([]bool, src.K)
+	seen := make([]bool, kMix)
 	for _, l := range out.Labels {
 		if !seen[l] {
 			seen[l] = true
@@ -270,14 +273,14 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	}
 	gc := mx.mu
 	if wide != nil {
-		gc = lift(mx.mu, src.K, start.Matrix.H, wide, h) // back to gene space: Centres are K × h genes
+		gc = lift(mx.mu, kMix, start.Matrix.H, wide, h) // back to gene space: Centres are K × h genes
 	}
 	out.Centres = make([]float32, len(gc))
 	for i, v := range gc {
 		out.Centres[i] = float32(v)
 	}
 	out.Variance = math.Exp(-2 * mx.b)
-	lp := make([]float64, src.K)
+	lp := make([]float64, kMix)
 	mx.logWeights(lp)
 	for _, v := range lp {
 		out.Weights = append(out.Weights, math.Exp(v))
@@ -389,23 +392,4 @@ func lift(mu []float64, k, h int, w []float64, q int) []float64 {
 		}
 	}
 	return out
-}
-
-// padCentres returns k centres and counts from the k' < k that a start
-// released: the first k' as released, the others copies of the heaviest
-// released centre with count 0 (no released weight). New slices.
-func padCentres(centres, counts []float64, p, k int) ([]float64, []float64) {
-	heavy := 0
-	for j, c := range counts {
-		if c > counts[heavy] {
-			heavy = j
-		}
-	}
-	c := append(make([]float64, 0, k*p), centres...)
-	w := append(make([]float64, 0, k), counts...)
-	for len(w) < k {
-		c = append(c, centres[heavy*p:(heavy+1)*p]...)
-		w = append(w, 0)
-	}
-	return c, w
 }
