@@ -287,7 +287,9 @@ const (
 	// at the stage's share of μ², around the cell count the staged split
 	// released (dppca.Source.PlanForCount), with no head round: the
 	// mixture starts from dppca's K released centres weighted by its last
-	// round's released counts, and the head's share goes to the start. So
+	// round's released counts (K' < K of them, and K' components, when
+	// dppca's floor=3:drop dropped groups), and the head's share goes to
+	// the start. So
 	// its null (steps=0) is dppca at the whole budget, its labels the
 	// mixture's. The fourteenth session's candidate (docs/RESULTS.md,
 	// "sdcan17").
