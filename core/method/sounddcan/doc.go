@@ -554,4 +554,21 @@
 // 0.333 against the default's 0.382, non-empty 7.6 against 6.2). Filling
 // the count with fewer rounds does not recover the populations; rounds
 // (a number or auto) stays an option and the defaults are unchanged.
+//
+// Seventeenth session (docs/RESULTS.md, "sdcan22"): the start's gap to
+// dppca, label-free on development draws 370–379 (TestStartGap, the
+// start's rules × its share). The share is the small part (the stage
+// loses +0.017 by its network-on share, dppca's start +0.055); dppca's
+// rules at the whole budget beat the stage's by +0.072, except on
+// simlinoff12 at ε 4 (−0.180); label-free, dppca's K-centre rounds leave
+// half the stage's noise per round on a centre's mean, with fewer
+// clusters. start=alone inherits dppca's floor=3:drop, which can release
+// K' < K centres; the fit had stopped on them and now runs a mixture of
+// K' components (TestStartAloneFloorDrop). Rule G13 (stated before its
+// fresh draws 380–388, G9's nine shapes and clauses) judged start=alone,
+// with avg=5 and the floor, against the default and it FAILED (a), (c)
+// and (d): +0.0125 over the 36 cells (2 SE 0.0311); confident losses
+// beyond 0.10 on simlinoff12 at ε 2 and 4 (−0.178, −0.169); on the first
+// screen its network falls below its null, dppca (−0.042, 2 SE 0.186).
+// It stays an option; the defaults are unchanged.
 package sounddcan
