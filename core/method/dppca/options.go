@@ -429,6 +429,10 @@ type Options struct {
 	// "floor=F" means, restart or drop; FloorOff for an explicit
 	// floor=0; "" in library callers' Options).
 	FloorMode FloorMode
+	// Offset is whether the private preprocessing removes the scaled
+	// rows' common direction before the clip ("offset": off, the default,
+	// or dir; offset.go). "" resolves to OffsetOff.
+	Offset Offset
 	// Target is the public total each cell is normalised to before log1p
 	// ("target"; 0: DefaultTarget; TargetMedian: a private median library
 	// size, "target=median"). Only dppca's own source reads it
@@ -457,7 +461,7 @@ type Options struct {
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor"}
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor", "offset"}
 
 // LiveKeys are the options a patch may change during a run.
 var LiveKeys = []string{"p", "T", "clip"}
@@ -625,6 +629,8 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 			}
 		case "select":
 			o.Select = Select(v)
+		case "offset":
+			o.Offset = Offset(v)
 		}
 	}
 	return nil
@@ -672,6 +678,9 @@ func (o Options) Resolve() (Options, error) {
 	}
 	if o.SeedGrid == "" {
 		o.SeedGrid = SeedGridFixed
+	}
+	if o.Offset == "" {
+		o.Offset = OffsetOff
 	}
 	if o.Over == 0 {
 		o.Over = 1
@@ -753,6 +762,14 @@ func (o Options) Validate() error {
 		// the default floor is simply not read by these merges
 		return optf("option floor is read by the k-means merges only, not merge=%s", o.Merge)
 	}
+	switch o.Offset {
+	case OffsetOff, OffsetDir:
+	default:
+		return optf("option offset is %q, must be %s or %s", o.Offset, OffsetOff, OffsetDir)
+	}
+	if o.Offset == OffsetDir && o.Prep != PrepPrivate {
+		return optf("option offset=%s needs prep=%s (public statistics leave no noisy offset)", OffsetDir, PrepPrivate)
+	}
 	switch o.Init {
 	case InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus:
 	default:
@@ -808,7 +825,7 @@ func (o Options) selectPCAShare() float64 {
 
 // kmShare is the share of the Lloyd rounds: what the others leave.
 func (o Options) kmShare() float64 {
-	return 1 - o.Split - o.prepShare() - o.seedShare() - o.clipShare()
+	return 1 - o.Split - o.prepShare() - o.seedShare() - o.clipShare() - o.offsetShare()
 }
 
 // prepShare is the share of the private preprocessing, 0 for prep=public.
@@ -879,6 +896,10 @@ func (o Options) String() string {
 		if o.FloorMode != "" && o.FloorMode != FloorSplit && o.FloorMode != FloorOff {
 			s += ":" + string(o.FloorMode)
 		}
+	}
+	if o.Offset == OffsetDir {
+		// only when set, so the default's string keeps its form
+		s += " offset=" + string(o.Offset)
 	}
 	return s
 }
