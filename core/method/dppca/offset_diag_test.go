@@ -10,10 +10,11 @@ import (
 )
 
 // TestOffsetDiag prints label-free facts of a release's scaled rows
-// (twenty-second attempt): the norm of the mean clipped row against the
-// rms distance of the rows to it (an offset every row shares), the
-// released eigenvalues over the noise edge, and the projected rows' mean
-// norm and rms spread. Long: DPSCOPE_DPPCA_OFFSETDIAG=SET (as
+// (twenty-second attempt): offset=dir's released length, whether it
+// removed the direction and its predicted offset over R; the norm of
+// the mean clipped row against the rms distance of the rows to it (an
+// offset every row shares), the released eigenvalues over the noise
+// edge, and the projected rows' mean norm and rms spread. Long: DPSCOPE_DPPCA_OFFSETDIAG=SET (as
 // TestSpreadDiag, simulations seeds +700), DPSCOPE_DPPCA_EPS,
 // DPSCOPE_DPPCA_VARIANTS.
 func TestOffsetDiag(t *testing.T) {
@@ -36,7 +37,7 @@ func TestOffsetDiag(t *testing.T) {
 				edge := out.Plan.Edge()
 				ev := ""
 				for _, l := range out.Eigen {
-					ev += " " + fmtf(l/edge)
+					ev += " " + strconv.FormatFloat(l/edge, 'f', 2, 64)
 				}
 				t.Logf("%s %q ε%g seed %d: h %d R %.2f clipped %d off %.2f %v pred %.2f | mean row %.3f, rms to it %.3f | λ/edge%s | proj mean %.3f rms to it %.3f",
 					name, v, eps, s, m.H, out.Plan.R, m.Clipped, m.OffsetLen, m.OffsetRemoved, m.OffsetPred, mo, dev, ev, po, pdev)
@@ -66,9 +67,3 @@ func rowOffset(z []float64, n, d int) (float64, float64) {
 	}
 	return math.Sqrt(ss), math.Sqrt(dv / float64(n))
 }
-
-func fmtf(x float64) string { return strconvF(x) }
-
-func strconvF(x float64) string { return fmtFloat(x, 2) }
-
-func fmtFloat(x float64, prec int) string { return strconv.FormatFloat(x, 'f', prec, 64) }
