@@ -56,7 +56,7 @@ func TestOffsetFires(t *testing.T) {
 		t.Error("predicted offset 4 at R 2.001 fired")
 	}
 	// without offset=dir's σ back with the k-means: the default's km
-	def, _ := NewPlan(true, 1, 1e-5, mustParse(t, map[string]string{}), 50, 3.5)
+	def, _ := NewPlan(true, 1, 1e-5, mustParse(t, map[string]string{"offset": "off"}), 50, 3.5)
 	off, _ := NewPlan(true, 1, 1e-5, mustParse(t, map[string]string{"offset": "dir"}), 50, 3.5)
 	back := off.withoutOffset()
 	if back.Offset != 0 || back.Sums != def.Sums || back.Counts != def.Counts || !slices.Equal(back.Mechanisms(), def.Mechanisms()) {
@@ -70,7 +70,7 @@ func TestOffsetFires(t *testing.T) {
 func TestOffsetPlan(t *testing.T) {
 	for _, eps := range []float64{1, 8} {
 		mu, _ := muOf(eps, 1e-5)
-		def, err := NewPlan(true, eps, 1e-5, mustParse(t, map[string]string{}), 200, 7)
+		def, err := NewPlan(true, eps, 1e-5, mustParse(t, map[string]string{"offset": "off"}), 200, 7)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestOffsetPlan(t *testing.T) {
 			t.Fatal(err)
 		}
 		if def.Offset != 0 || slices.ContainsFunc(def.Mechanisms(), func(m Mechanism) bool { return m.Name == MechOffset }) {
-			t.Errorf("ε %g: the default plan has offset σ %g", eps, def.Offset)
+			t.Errorf("ε %g: offset=off's plan has offset σ %g", eps, def.Offset)
 		}
 		if want := 1 / (mu * math.Sqrt(ShareOffset)); math.Abs(off.Offset-want) > 1e-9*want {
 			t.Errorf("ε %g: σ_offset %g, want %g", eps, off.Offset, want)
@@ -105,11 +105,19 @@ func TestOffsetPlan(t *testing.T) {
 	if _, err := Parse(map[string]string{"offset": "on"}); err == nil {
 		t.Error("offset=on parsed")
 	}
-	if o := mustParse(t, map[string]string{"offset": "dir"}); !strings.HasSuffix(o.String(), " offset=dir") {
+	// the default (rule G19) is dir and not named; off is; prep=public
+	// and library callers' Options are off
+	if o := mustParse(t, map[string]string{"offset": "off"}); !strings.HasSuffix(o.String(), " offset=off") {
 		t.Errorf("String %q", o.String())
 	}
-	if o := mustParse(t, map[string]string{}); strings.Contains(o.String(), "offset") {
-		t.Errorf("default String %q names offset", o.String())
+	if o := mustParse(t, map[string]string{}); o.Offset != OffsetDir || strings.Contains(o.String(), "offset") {
+		t.Errorf("default %q, String %q names offset", o.Offset, o.String())
+	}
+	if o := mustParse(t, map[string]string{"prep": "public"}); o.Offset == OffsetDir {
+		t.Error("prep=public took offset=dir")
+	}
+	if o, err := (Options{P: 4}).Resolve(); err != nil || o.Offset == OffsetDir || o.offsetShare() != 0 {
+		t.Errorf("library callers' Options: offset %q, share %g", o.Offset, o.offsetShare())
 	}
 }
 
@@ -146,25 +154,37 @@ func TestOffsetRelease(t *testing.T) {
 	if !out.Matrix.OffsetRemoved || out.Matrix.OffsetLen < offsetMinCos {
 		t.Errorf("ε 2: offset removed %v, length %g", out.Matrix.OffsetRemoved, out.Matrix.OffsetLen)
 	}
-	// offset=off, and offset=dir where its prediction does not fire
-	// (ε 200), are the default bit for bit
+	// the default is offset=dir (rule G19), and offset=dir where its
+	// prediction does not fire (ε 200) is offset=off bit for bit
 	for _, c := range []struct {
-		eps float64
-		v   string
-	}{{2, "off"}, {200, "dir"}} {
+		eps  float64
+		a, b string
+	}{{2, "", "dir"}, {200, "off", "dir"}} {
 		var labels [2][]int
 		var ledgers [2][]string
-		for i, cfg := range []map[string]string{{"genes": "100"}, {"genes": "100", "offset": c.v}} {
+		for i, v := range []string{c.a, c.b} {
+			cfg := map[string]string{"genes": "100"}
+			if v != "" {
+				cfg["offset"] = v
+			}
 			_, o := releaseARI(t, src, true, c.eps, mustParse(t, cfg), 3)
 			labels[i] = o.Labels
-			if i == 1 && o.Plan.Offset != 0 {
-				t.Errorf("offset=%s at ε %g: σ_offset %g, want 0 (not fired)", c.v, c.eps, o.Plan.Offset)
+			if c.eps == 200 && o.Plan.Offset != 0 {
+				t.Errorf("offset=%s at ε 200: σ_offset %g, want 0 (not fired)", v, o.Plan.Offset)
 			}
 			e, _ := runTest(t, d, fixture.SoundConfig(c.eps, 1, cfg), nil)
 			ledgers[i] = e.Ledger().Components()
 		}
 		if !slices.Equal(labels[0], labels[1]) || !slices.Equal(ledgers[0], ledgers[1]) {
-			t.Errorf("offset=%s at ε %g differs from the default", c.v, c.eps)
+			t.Errorf("offset=%q and offset=%s at ε %g differ", c.a, c.b, c.eps)
 		}
 	}
+}
+
+// boolInt is 1 for true, 0 for false.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

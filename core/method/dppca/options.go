@@ -430,8 +430,9 @@ type Options struct {
 	// floor=0; "" in library callers' Options).
 	FloorMode FloorMode
 	// Offset is whether the private preprocessing removes the scaled
-	// rows' common direction before the clip ("offset": off, the default,
-	// or dir; offset.go). "" resolves to OffsetOff.
+	// rows' common direction before the clip ("offset": dir, the default
+	// by rule G19, or off; offset.go). Parse sets DefaultOffset when
+	// absent; library callers' "" is off (dcan-sound's start unchanged).
 	Offset Offset
 	// Target is the public total each cell is normalised to before log1p
 	// ("target"; 0: DefaultTarget; TargetMedian: a private median library
@@ -491,6 +492,10 @@ func Parse(vals map[string]string) (Options, error) {
 	}
 	if _, ok := vals["floor"]; !ok {
 		o.Floor, o.FloorMode = DefaultFloor, DefaultFloorMode
+	}
+	if _, ok := vals["offset"]; !ok && o.Prep != PrepPublic {
+		// prep=public has no noisy means, so no offset to remove
+		o.Offset = DefaultOffset
 	}
 	return o.Resolve()
 }
@@ -679,9 +684,6 @@ func (o Options) Resolve() (Options, error) {
 	if o.SeedGrid == "" {
 		o.SeedGrid = SeedGridFixed
 	}
-	if o.Offset == "" {
-		o.Offset = OffsetOff
-	}
 	if o.Over == 0 {
 		o.Over = 1
 	}
@@ -763,7 +765,7 @@ func (o Options) Validate() error {
 		return optf("option floor is read by the k-means merges only, not merge=%s", o.Merge)
 	}
 	switch o.Offset {
-	case OffsetOff, OffsetDir:
+	case "", OffsetOff, OffsetDir: // "": library callers' Options, off
 	default:
 		return optf("option offset is %q, must be %s or %s", o.Offset, OffsetOff, OffsetDir)
 	}
@@ -897,8 +899,10 @@ func (o Options) String() string {
 			s += ":" + string(o.FloorMode)
 		}
 	}
-	if o.Offset == OffsetDir {
-		// only when set, so the default's string keeps its form
+	if o.Offset == OffsetOff {
+		// only off the default (an explicit offset=off; library callers'
+		// "" is off as well and not named), so the default's string keeps
+		// its form
 		s += " offset=" + string(o.Offset)
 	}
 	return s
