@@ -219,7 +219,10 @@ func prefixed(p string, v []string) []string {
 // rule G16); DPSCOPE_DPPCA_FRESH=18 seeds +2000 and noise seeds 95–99
 // (the twentieth attempt: floor, rule G17); DPSCOPE_DPPCA_FRESH=19 seeds
 // +2100 and noise seeds 100–104 (the twenty-first attempt: merge=early,
-// rule G18). The shallow dipSets (sim16, sim16low, sim14low) and
+// rule G18); DPSCOPE_DPPCA_FRESH=20 seeds +2200 and noise seeds 105–109
+// (the twenty-second attempt: offset=dir, rule G19, with simpollen).
+// Under offset=dir a row's cells also show [offF/R]: the seeds whose
+// switch fired and whose direction was removed. The shallow dipSets (sim16, sim16low, sim14low) and
 // the nested nestSets (simnest8, simnest14) are named as well. Each variant after the first is
 // also compared with the first, paired by seed: the mean difference ± its
 // standard error, starred beyond seed noise (|difference| > 2 SE,
