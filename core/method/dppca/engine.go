@@ -247,8 +247,12 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 		r.ctl.Emit(core.DataEvent{Cells: r.src.Data.Cells(), Genes: rl.pl.H, Classes: len(r.src.Data.Classes)})
 	}
 	// clip=auto's norm histogram is released inside the preprocessing
-	// (after the scaling, before the row clip): spent with it.
-	prepMechs := []string{MechRanking, MechMeans, MechMeans2, MechSpread, MechSelectPCA, MechNorms}
+	// (after the scaling, before the row clip): spent with it, as is
+	// offset=dir's direction sum (offset.go), released at the same point
+	// when its prediction fires (else the plan has its share back with
+	// the k-means): the mechanisms are read from the plan after it.
+	mechs = rl.pl.Mechanisms()
+	prepMechs := []string{MechRanking, MechMeans, MechMeans2, MechSpread, MechSelectPCA, MechOffset, MechNorms}
 	if pl.NoisyN == 0 {
 		prepMechs = append(prepMechs, MechCount)
 	}

@@ -141,8 +141,9 @@ func TestEngineAccounting(t *testing.T) {
 	if a := g.Audited[0].Epsilon; math.Abs(a-eps) > 1e-12 || a > 2 || a < 2-1e-8 {
 		t.Errorf("audited ε = %.12g, ledger composition %.12g, target 2", a, eps)
 	}
-	if n, want := len(e.Ledger().Components()), len(e.Outcomes()[0].Plan.Mechanisms()); n != want || want != 9 {
-		t.Errorf("ledger has %d components (%v), want the plan's %d mechanisms (9)", n, e.Ledger().Components(), want)
+	// 10: offset=dir's direction (rule G19) fires on these 240 cells at ε 2
+	if n, want := len(e.Ledger().Components()), len(e.Outcomes()[0].Plan.Mechanisms()); n != want || want != 10 || e.Outcomes()[0].Plan.Offset == 0 {
+		t.Errorf("ledger has %d components (%v), want the plan's %d mechanisms (10, the offset's among them)", n, e.Ledger().Components(), want)
 	}
 	b, _ := fixture.LastOf[core.BudgetEvent](evs)
 	if len(b.Spent) < 2 || b.Spent[0].Accountant != AccountantGDP || b.Spent[1].Epsilon < b.Spent[0].Epsilon {
@@ -202,9 +203,14 @@ func TestPatchMakesNewRelease(t *testing.T) {
 	if len(outs) != 2 || outs[1].Plan.P != 4 || outs[1].Plan.Epsilon != 4 || outs[0].Labels != nil {
 		t.Fatalf("outcomes: %d, want release 1 stopped before its k-means and release 2 at ε = 4, p = 4", len(outs))
 	}
-	// Release 1 spent its preprocessing and PCA: μ² = (0.1 + 0.5)·μ(1)².
+	// Release 1 spent its preprocessing and PCA: μ² = (0.1 + 0.5)·μ(1)²,
+	// plus offset=dir's 0.05 when its switch fired (rule G19).
 	mu1, mu4 := outs[0].Plan.Mu, outs[1].Plan.Mu
-	want, err := accountant.GDPEpsilon(math.Sqrt(0.6*mu1*mu1+mu4*mu4), 1e-5)
+	sh := 0.6
+	if outs[0].Plan.Offset > 0 {
+		sh += ShareOffset
+	}
+	want, err := accountant.GDPEpsilon(math.Sqrt(sh*mu1*mu1+mu4*mu4), 1e-5)
 	if err != nil {
 		t.Fatal(err)
 	}

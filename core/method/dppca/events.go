@@ -192,6 +192,14 @@ func noiseMessage(pl Plan, m *Matrix, o Options, k int) string {
 	if pl.Norms > 0 {
 		s += fmt.Sprintf("row-norm histogram %.3g per bin (Δ = 1), ", pl.Norms)
 	}
+	if pl.Offset > 0 {
+		// offset=dir fired: say what it released and whether it acted
+		how := "projected out"
+		if !m.OffsetRemoved {
+			how = "below 0.5, kept"
+		}
+		s += fmt.Sprintf("rows' mean direction %.3g (Δ = 1; the means' predicted offset %.2g·R, released length %.2f, %s), ", pl.Offset, m.OffsetPred, m.OffsetLen, how)
+	}
 	return s + fmt.Sprintf("covariance %.3g on the diagonal, %.3g off it (Δ = R² = %.3g), cluster sums %.3g (Δ = R), cluster counts %.3g (Δ = 1) per round",
 		pl.PCA, pl.PCA/math.Sqrt2, pl.R*pl.R, pl.Sums, pl.Counts)
 }

@@ -181,8 +181,9 @@ func TestSelectLeveragePlan(t *testing.T) {
 	if got := SpentMu(e.Ledger()); got > mu*(1+1e-12) || got < mu*(1-1e-9) {
 		t.Errorf("ledger μ = %.12g, plan μ = %.12g", got, mu)
 	}
-	if n, want := len(e.Ledger().Components()), len(e.Outcomes()[0].Plan.Mechanisms()); n != want || want != 10 {
-		t.Errorf("ledger has %d components, plan %d mechanisms, want 10 each", n, want)
+	// 11 with offset=dir's direction (rule G19), which fires here
+	if n, want := len(e.Ledger().Components()), len(e.Outcomes()[0].Plan.Mechanisms()); n != want || want != 10+boolInt(e.Outcomes()[0].Plan.Offset > 0) {
+		t.Errorf("ledger has %d components, plan %d mechanisms, want 10 each (11 with the offset)", n, want)
 	}
 	if eps, err := EpsilonOf(SpentMu(e.Ledger()), 1e-5); err != nil || eps > 4 {
 		t.Errorf("spent ε = %g, %v; want ≤ 4", eps, err)

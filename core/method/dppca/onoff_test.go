@@ -170,6 +170,9 @@ func simOrSet(t testing.TB, name string, shift uint64) *datasets.Dataset {
 		c, ok = dipSets()[name]
 	}
 	if !ok {
+		c, ok = underSets()[name] // simpollen
+	}
+	if !ok {
 		return loadSet(t, name)
 	}
 	c.Seed += shift

@@ -429,6 +429,11 @@ type Options struct {
 	// "floor=F" means, restart or drop; FloorOff for an explicit
 	// floor=0; "" in library callers' Options).
 	FloorMode FloorMode
+	// Offset is whether the private preprocessing removes the scaled
+	// rows' common direction before the clip ("offset": dir, the default
+	// by rule G19, or off; offset.go). Parse sets DefaultOffset when
+	// absent; library callers' "" is off (dcan-sound's start unchanged).
+	Offset Offset
 	// Target is the public total each cell is normalised to before log1p
 	// ("target"; 0: DefaultTarget; TargetMedian: a private median library
 	// size, "target=median"). Only dppca's own source reads it
@@ -457,7 +462,7 @@ type Options struct {
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor"}
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor", "offset"}
 
 // LiveKeys are the options a patch may change during a run.
 var LiveKeys = []string{"p", "T", "clip"}
@@ -487,6 +492,10 @@ func Parse(vals map[string]string) (Options, error) {
 	}
 	if _, ok := vals["floor"]; !ok {
 		o.Floor, o.FloorMode = DefaultFloor, DefaultFloorMode
+	}
+	if _, ok := vals["offset"]; !ok && o.Prep != PrepPublic {
+		// prep=public has no noisy means, so no offset to remove
+		o.Offset = DefaultOffset
 	}
 	return o.Resolve()
 }
@@ -625,6 +634,8 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 			}
 		case "select":
 			o.Select = Select(v)
+		case "offset":
+			o.Offset = Offset(v)
 		}
 	}
 	return nil
@@ -753,6 +764,14 @@ func (o Options) Validate() error {
 		// the default floor is simply not read by these merges
 		return optf("option floor is read by the k-means merges only, not merge=%s", o.Merge)
 	}
+	switch o.Offset {
+	case "", OffsetOff, OffsetDir: // "": library callers' Options, off
+	default:
+		return optf("option offset is %q, must be %s or %s", o.Offset, OffsetOff, OffsetDir)
+	}
+	if o.Offset == OffsetDir && o.Prep != PrepPrivate {
+		return optf("option offset=%s needs prep=%s (public statistics leave no noisy offset)", OffsetDir, PrepPrivate)
+	}
 	switch o.Init {
 	case InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus:
 	default:
@@ -808,7 +827,7 @@ func (o Options) selectPCAShare() float64 {
 
 // kmShare is the share of the Lloyd rounds: what the others leave.
 func (o Options) kmShare() float64 {
-	return 1 - o.Split - o.prepShare() - o.seedShare() - o.clipShare()
+	return 1 - o.Split - o.prepShare() - o.seedShare() - o.clipShare() - o.offsetShare()
 }
 
 // prepShare is the share of the private preprocessing, 0 for prep=public.
@@ -879,6 +898,12 @@ func (o Options) String() string {
 		if o.FloorMode != "" && o.FloorMode != FloorSplit && o.FloorMode != FloorOff {
 			s += ":" + string(o.FloorMode)
 		}
+	}
+	if o.Offset == OffsetOff {
+		// only off the default (an explicit offset=off; library callers'
+		// "" is off as well and not named), so the default's string keeps
+		// its form
+		s += " offset=" + string(o.Offset)
 	}
 	return s
 }

@@ -72,6 +72,14 @@ type Matrix struct {
 	// candidates' covariance over its noise edge, decreasing (nil for the
 	// other rules): how clearly that release showed any direction.
 	SelectRatios []float64
+	// OffsetLen is offset=dir's released mean length of the rows' unit
+	// directions, |Σ̃ u_i|/ñ, and OffsetRemoved whether that direction was
+	// projected out (offset.go); 0 and false without offset=dir.
+	OffsetLen     float64
+	OffsetRemoved bool
+	// OffsetPred is offset=dir's predicted offset over R (offsetRatio),
+	// 0 without offset=dir.
+	OffsetPred float64
 	// Rank holds the released noisy ranking sums of every gene of the raw
 	// data set (private preprocessing; nil under prep=public): a release
 	// the input-canary audit scores (audit_input.go).
@@ -237,8 +245,21 @@ func privatePrep(cl cellLog, pl Plan, rng *rand.Rand) (*Matrix, Plan) {
 			row[j] = max(-maxValue, min(maxValue, (v-mean[j])/spread[j]))
 		}
 	}
+	var offLen, offPred float64
+	var offDone bool
+	if pl.Offset > 0 {
+		offPred = offsetRatio(pl, nt, spread[:h])
+		if !offsetFires(pl, nt, spread[:h]) {
+			pl = pl.withoutOffset()
+		}
+	}
+	if pl.Offset > 0 {
+		// offset=dir: the rows' common direction released and projected
+		// out before any radius is read or applied (offset.go)
+		offLen, offDone = removeOffset(y, n, h, nt, pl.Offset, rng)
+	}
 	pl = autoRadius(y, n, h, nt, pl, rng)
-	m := &Matrix{N: n, H: h, Z: y, Genes: genes, NoisyN: nt, SelectRatios: selectRatios, Rank: score}
+	m := &Matrix{N: n, H: h, Z: y, Genes: genes, NoisyN: nt, SelectRatios: selectRatios, Rank: score, OffsetLen: offLen, OffsetRemoved: offDone, OffsetPred: offPred}
 	m.Clipped = clipRows(y, n, h, pl.R)
 	return m, pl
 }

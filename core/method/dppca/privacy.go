@@ -40,6 +40,9 @@ const (
 	MechMeans  = "gene means (pass 1)"
 	MechMeans2 = "gene means (pass 2, about pass 1)"
 	MechSpread = "gene spreads"
+	// MechOffset is offset=dir's release: the sum of the scaled rows'
+	// unit directions (offset.go).
+	MechOffset = "scaled rows' mean direction (offset)"
 	MechPCA    = "Analyze-Gauss covariance"
 	// MechSelectPCA is SelectLeverage's covariance of the candidates.
 	MechSelectPCA = "Analyze-Gauss covariance of the candidate genes"
@@ -100,11 +103,14 @@ type Plan struct {
 	PCA1 float64
 	// Noise standard deviations.
 	Rank, Count, Mean, Mean2, Spread float64
-	PCA                              float64 // of a diagonal entry; off-diagonal ones get PCA/√2
-	Seed                             float64 // of each bin of the seeding histogram
-	Sums, Counts                     float64 // per Lloyd round
-	T                                int
-	PrivatePrep                      bool
+	// Offset is the noise sd of offset=dir's released direction sum
+	// (Δ = 1, offset.go), 0 without it.
+	Offset       float64
+	PCA          float64 // of a diagonal entry; off-diagonal ones get PCA/√2
+	Seed         float64 // of each bin of the seeding histogram
+	Sums, Counts float64 // per Lloyd round
+	T            int
+	PrivatePrep  bool
 	// Median is the noise standard deviation of each bin of the
 	// library-size histogram (target=median with private preprocessing),
 	// else 0; Target is the total the release normalises each cell to
@@ -138,6 +144,9 @@ type Plan struct {
 	// cryptographic under secure noise).
 	NormRng *rand.Rand
 	km      float64 // μ² share of one Lloyd round
+	// kmNoOffset is km without offset=dir's share (Plan.withoutOffset),
+	// computed as the default computes km.
+	kmNoOffset float64
 }
 
 // muOf returns the GDP μ of (ε, δ), a hair below so that rounding in the
@@ -184,6 +193,9 @@ func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Pla
 		if o.releasesMedian() {
 			pl.Median = sigma(1, ShareMedian)
 		}
+		if sh := o.offsetShare(); sh > 0 {
+			pl.Offset = sigma(1, sh)
+		}
 	}
 	if sh := o.selectPCAShare(); sh > 0 {
 		pl.PCA1 = sigma(pl.R1*pl.R1, sh)
@@ -196,6 +208,9 @@ func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Pla
 		pl.Norms = sigma(1, sh)
 	}
 	pl.km = o.kmShare() / float64(o.T)
+	oo := o
+	oo.Offset = OffsetOff
+	pl.kmNoOffset = oo.kmShare() / float64(o.T)
 	return pl.WithP(p0), nil
 }
 
@@ -257,6 +272,9 @@ func (pl Plan) Mechanisms() []Mechanism {
 		}
 		if pl.PCA1 > 0 {
 			ms = append(ms, Mechanism{MechSelectPCA, pl.R1 * pl.R1, pl.PCA1, 1})
+		}
+		if pl.Offset > 0 {
+			ms = append(ms, Mechanism{MechOffset, 1, pl.Offset, 1})
 		}
 	}
 	if pl.Norms > 0 {

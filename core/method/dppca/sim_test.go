@@ -219,7 +219,10 @@ func prefixed(p string, v []string) []string {
 // rule G16); DPSCOPE_DPPCA_FRESH=18 seeds +2000 and noise seeds 95–99
 // (the twentieth attempt: floor, rule G17); DPSCOPE_DPPCA_FRESH=19 seeds
 // +2100 and noise seeds 100–104 (the twenty-first attempt: merge=early,
-// rule G18). The shallow dipSets (sim16, sim16low, sim14low) and
+// rule G18); DPSCOPE_DPPCA_FRESH=20 seeds +2200 and noise seeds 105–109
+// (the twenty-second attempt: offset=dir, rule G19, with simpollen).
+// Under offset=dir a row's cells also show [offF/R]: the seeds whose
+// switch fired and whose direction was removed. The shallow dipSets (sim16, sim16low, sim14low) and
 // the nested nestSets (simnest8, simnest14) are named as well. Each variant after the first is
 // also compared with the first, paired by seed: the mean difference ± its
 // standard error, starred beyond seed noise (|difference| > 2 SE,
@@ -245,6 +248,7 @@ func TestSimDesign(t *testing.T) {
 		"9": {1100, 50}, "10": {1200, 55}, "11": {1300, 60}, "12": {1400, 65},
 		"13": {1500, 70}, "14": {1600, 75}, "15": {1700, 80}, "16": {1800, 85},
 		"17": {1900, 90}, "18": {2000, 95}, "19": {2100, 100},
+		"20": {2200, 105},
 	}[os.Getenv("DPSCOPE_DPPCA_FRESH")]
 	simShift, seed0 := fresh[0], fresh[1]
 	ons := onoffSets()
@@ -319,6 +323,7 @@ func TestSimDesign(t *testing.T) {
 				var hr [][4]float64 // each seed's (h, R, over-clustering: 0 none, 1 kmeans merge, 2 ward; centres)
 				hs := 0.0           // the mean h
 				ks := 0.0           // the mean number of centres (under=auto)
+				offF, offR := 0, 0  // offset=dir: seeds whose direction was released, and removed
 				for s := seed0; s < seed0+5; s++ {
 					a, out := releaseARI(t, src, eps > 0, eps, o, s)
 					aris = append(aris, a)
@@ -343,6 +348,12 @@ func TestSimDesign(t *testing.T) {
 					}
 					hr = append(hr, [4]float64{float64(out.Plan.H), out.Plan.R, ov, float64(out.K)})
 					ks += float64(out.K) / 5
+					if out.Plan.Offset > 0 {
+						offF++
+					}
+					if out.Matrix.OffsetRemoved {
+						offR++
+					}
 				}
 				m, sd := sweep.Moments(aris)
 				row += fmt.Sprintf(" %.3f±%.3f(p%.0f,ρ%.2g,o%d)", m, sd, float64(ps)/5, rho, fired)
@@ -360,6 +371,11 @@ func TestSimDesign(t *testing.T) {
 				if o.Under > 0 {
 					// the mean number of centres under=auto kept
 					row += fmt.Sprintf("[k%.1f]", ks)
+				}
+				if o.Offset == OffsetDir {
+					// offset=dir: seeds of 5 whose prediction fired (the
+					// direction released) and whose direction was removed
+					row += fmt.Sprintf("[off%d/%d]", offF, offR)
 				}
 				if sel[0] > 0 {
 					// the candidates' covariance: its first two released
