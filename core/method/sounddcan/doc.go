@@ -571,4 +571,18 @@
 // beyond 0.10 on simlinoff12 at ε 2 and 4 (−0.178, −0.169); on the first
 // screen its network falls below its null, dppca (−0.042, 2 SE 0.186).
 // It stays an option; the defaults are unchanged.
+//
+// Seventeenth session, second part (docs/RESULTS.md, "sdcan23"): the
+// genes option now reaches start=alone (genes=auto:S and grow:S: h =
+// max(200 under grow, ñ·μ/S), μ the start's own, passed to dppca as the
+// scale of its rule that gives that h, aloneGenesScale;
+// TestStartAloneGenesFloor), aimed at G13's losses at ε 2–4 where
+// dppca's rule reads h ≈ 100. Rule G14 (stated before its fresh draws
+// 400–408, G13's shapes and clauses) judged start=alone;genes=grow:18
+// against the default and it FAILED (a), (c) and (d): −0.0126 over the
+// 36 cells (2 SE 0.0174); simlinoff12's losses were gone (+0.055, +0.001
+// at ε 2, 4) but mb lost −0.174 and −0.101 at ε 2 and 4 (the network off,
+// the start dppca with 200 genes) and pbmc with sizes and nest −0.113 at
+// ε 2; on the first screen the network did not beat its null (−0.009,
+// 2 SE 0.113). It stays an option; the defaults are unchanged.
 package sounddcan

@@ -285,7 +285,9 @@ const (
 	// exactly as it runs alone (dppca.Parse's defaults: genes=auto, p=auto,
 	// over=auto with its own merge, DefaultT rounds, target 10³, no hold)
 	// at the stage's share of μ², around the cell count the staged split
-	// released (dppca.Source.PlanForCount), with no head round: the
+	// released (dppca.Source.PlanForCount), with no head round (genes=grow:S
+	// adds the floor of 200 genes to dppca's rule at scale S: h =
+	// max(200, ñ·μ/S), μ the start's own; aloneGenesScale): the
 	// mixture starts from dppca's K released centres weighted by its last
 	// round's released counts (K' < K of them, and K' components, when
 	// dppca's floor=3:drop dropped groups), and the head's share goes to
@@ -739,6 +741,11 @@ func (o Options) Validate() error {
 		// no head round, so no released counts of over·K centres to merge
 		// by: dppca's own over=auto over-clusters inside the start
 		return optf("option over is %d with start=alone, must be 1 (dppca over-clusters and merges itself)", o.Over)
+	}
+	if o.Start == StartAlone && (o.GenesWhole || (o.GenesScale != 0 && o.GenesScale < dppca.MinGenesScale)) {
+		// start=alone reads dppca's rule at its own μ (auto:S, grow:S);
+		// dppca's scale is at least dppca.MinGenesScale
+		return optf("option genes has scale %g (whole %v) with start=alone, must be auto, auto:S or grow:S with S ≥ %d", o.GenesScale, o.GenesWhole, dppca.MinGenesScale)
 	}
 	if o.Start == StartAlone && o.Hold != HoldOff {
 		// dppca's own release (dppca.Release) gives the counts the

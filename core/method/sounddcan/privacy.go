@@ -274,6 +274,19 @@ func (pl *Plan) releaseCount(src *dppca.Source, mu, delta float64, o Options, do
 	return nil
 }
 
+// aloneGenesScale is the scale start=alone passes to dppca's genes=auto
+// rule (h = ñ·μ/s within [50, 1000]) so that its h is
+// max(floor, ñ·μ/scale): scale itself when that rule reaches the floor,
+// else ñ·μ/floor, whose rule rounds to the floor; never below
+// dppca.MinGenesScale (then h = ñ·μ, below the floor only when ñ·μ <
+// floor, on tiny counts or budgets). dppca's plan reads only h from it.
+func aloneGenesScale(n, mu, scale float64, floor int) float64 {
+	if floor <= 0 || dppca.GenesRuleScale(n, mu, scale) >= floor || math.IsInf(mu, 1) {
+		return scale
+	}
+	return max(float64(dppca.MinGenesScale), n*mu/float64(floor))
+}
+
 // planWithCount plans the dppca stage at eps1 around a cell count released
 // already (noisyN, with noise countSigma; 0 under prep=public): h by
 // dppca's rule from that count under genes=auto (as Source.PlanFor), R =
@@ -288,6 +301,17 @@ func planWithCount(src *dppca.Source, eps1, delta float64, do dppca.Options, noi
 		// dppca's own planning around the released count: the plan
 		// PlanFor makes had it drawn that count (its rng is not read: no
 		// median is released under dppca's defaults)
+		if o.GenesScale > 0 && do.Genes == dppca.GenesAuto {
+			// genes=auto:S or grow:S: dppca's own rule at scale S and the
+			// stage's μ, and under grow:S never below the floor (the
+			// default's 200), passed to dppca as the scale that gives
+			// that h from this count (aloneGenesScale)
+			probe, err := dppca.NewPlan(true, eps1, delta, do, 2, 1)
+			if err != nil {
+				return dppca.Plan{}, err
+			}
+			do.GenesScale = aloneGenesScale(noisyN, probe.Mu, o.GenesScale, o.GenesFloor)
+		}
 		return src.PlanForCount(eps1, delta, do, dppca.ReleasedCount{N: noisyN, Sigma: countSigma}, nil)
 	}
 	h := src.Genes(do.Genes)
