@@ -1,0 +1,82 @@
+package dpsgd
+
+import (
+	"testing"
+
+	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/core/nn"
+)
+
+// zeroFraction returns the fraction of m's entries that are exactly 0.
+func zeroFraction(m compute.Matrix) float64 {
+	z := 0
+	for i := range m.Rows {
+		for _, v := range m.RawRowView(i) {
+			if v == 0 {
+				z++
+			}
+		}
+	}
+	return float64(z) / float64(m.Rows*m.Cols)
+}
+
+// TestBenchZeroFractions runs one epoch of BenchmarkDPSGDEpoch's
+// configuration (the peers' autoencoder on N(0, 1) data) and measures,
+// after each chunk's backward pass, the fraction of exact zeros in the
+// ReLU output H1 of layer 1, H5 of layer 5 (the input of the output layer)
+// and the masked signal G1 = dH1 ⊙ 1[Z1 > 0]: the operands the sparse
+// products (compute.MulSparseTo) skip. The fractions must be near a half,
+// the premise of the sparse path; they are logged (go test -v) for
+// docs/PERFORMANCE.md.
+func TestBenchZeroFractions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an epoch of the peers' autoencoder")
+	}
+	data := benchData()
+	ae, err := nn.NewAutoencoder(nn.AutoencoderConfig{Genes: benchGenes, Act: nn.ReLU, Output: nn.OutputLinear,
+		MaxRows: 512, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := compute.NewMatrix(512, benchGenes, nil)
+	opt, _ := nn.NewAdam(len(ae.Params), nn.AdamConfig{LR: 1e-3})
+	d, err := New(&ae.Net, opt, benchCells, Config{SampleRate: benchQ, NoiseMultiplier: 1, ClipNorm: 0.1,
+		Perturbed: LayerRange{1, 6}, Clipping: ClipJoint, Seed: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum [3]float64
+	var lo, hi [3]float64
+	for k := range lo {
+		lo[k], hi[k] = 1, 0
+	}
+	calls := 0
+	loss := func(cells []int) (float64, error) {
+		x := in.View(0, 0, len(cells), benchGenes)
+		for i, r := range cells {
+			copy(x.RawRowView(i), data.RawRowView(r))
+		}
+		ae.Forward(x)
+		l := nn.MSE(ae.OutputGrad(0), ae.Output(0), x, 1)
+		ae.Backward()
+		ls := ae.Net.Layers
+		for k, f := range [3]float64{zeroFraction(ls[0].Output()), zeroFraction(ls[4].Output()), zeroFraction(ls[0].Signal())} {
+			sum[k] += f
+			lo[k], hi[k] = min(lo[k], f), max(hi[k], f)
+		}
+		calls++
+		return l, nil
+	}
+	for range d.StepsPerEpoch() {
+		if _, err := d.Step(loss); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, name := range [3]string{"H1", "H5", "G1"} {
+		mean := sum[k] / float64(calls)
+		t.Logf("%s: zero fraction mean %.4f, min %.4f, max %.4f over %d steps", name, mean, lo[k], hi[k], calls)
+		if mean < 0.3 || mean > 0.7 {
+			t.Errorf("%s: zero fraction %.4f, want within [0.3, 0.7]", name, mean)
+		}
+	}
+}
