@@ -29,11 +29,11 @@ var hasAVX2Gemm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 func packGather(dst, src *float32, idx *[16]int32, n, stride int, mask uint16)
 
 // sparseKernelAVX2 is the 2×32 sparse tile kernel of sgemm_amd64.s (see
-// sparse.go): n entries of e, B's k-th row (32 entries) at b + k·bstep
-// bytes.
+// sparse.go): n entries of e, each naming a row of the packed B panel b by
+// its offset in bytes.
 //
 //go:noescape
-func sparseKernelAVX2(n int, e *sparseEntry, b *float32, bstep int, c *float32, ldc int, add bool)
+func sparseKernelAVX2(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool)
 
 // hasSparseAsm reports whether sparseKernelAVX2 runs here.
 var hasSparseAsm = hasAVX2Gemm

@@ -340,24 +340,23 @@ yoverwrite:
 	VZEROUPPER
 	RET
 
-// func sparseKernelAVX2(n int, e *sparseEntry, b *float32, bstep int, c *float32, ldc int, add bool)
+// func sparseKernelAVX2(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool)
 //
 // Two rows of a 2×32 tile of C from the nonzero terms of two rows of A
 // (sparse.go): entry t of e holds, for each row, a k index and A's value
-// there; the term adds value·(row k of the B panel, 32 floats at
-// b + k·bstep bytes). Row r of the tile lives in Y(4r)…Y(4r+3), 8
+// there; the term adds value·(row k of the packed B panel, 32 floats at
+// b + off bytes, off = 128·k as listed). Row r of the tile lives in Y(4r)…Y(4r+3), 8
 // accumulators for the two FMA ports. Each row's terms are FMAs in its
 // list's order from 0, then added to C (add) or stored, as in
 // sgemmKernelAVX2, so a list of A's nonzeros in k order gives the dense
 // kernel's bits. The B loads are the FMAs' memory operands: one load per
 // FMA, plus an index and a broadcast per row and term.
-TEXT ·sparseKernelAVX2(SB), NOSPLIT, $0-49
+TEXT ·sparseKernelAVX2(SB), NOSPLIT, $0-41
 	MOVQ n+0(FP), CX
 	MOVQ e+8(FP), SI
 	MOVQ b+16(FP), BX
-	MOVQ bstep+24(FP), R13
-	MOVQ c+32(FP), DI
-	MOVQ ldc+40(FP), DX
+	MOVQ c+24(FP), DI
+	MOVQ ldc+32(FP), DX
 	SHLQ $2, DX
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -372,8 +371,6 @@ TEXT ·sparseKernelAVX2(SB), NOSPLIT, $0-49
 sloop:
 	MOVLQSX      (SI), R8
 	MOVLQSX      8(SI), R9
-	IMULQ        R13, R8
-	IMULQ        R13, R9
 	VBROADCASTSS 4(SI), Y14
 	VBROADCASTSS 12(SI), Y15
 	VFMADD231PS  (BX)(R8*1), Y14, Y0
@@ -388,7 +385,7 @@ sloop:
 	DECQ         CX
 	JNE          sloop
 sstore:
-	MOVBLZX add+48(FP), R8
+	MOVBLZX add+40(FP), R8
 	TESTQ   R8, R8
 	JE      soverwrite
 	VADDPS  (DI), Y0, Y0

@@ -23,7 +23,7 @@ func packGather(dst, src *float32, idx *[16]int32, n, stride int, mask uint16) {
 }
 
 // sparseKernelAVX2 is never called where hasSparseAsm is false.
-func sparseKernelAVX2(n int, e *sparseEntry, b *float32, bstep int, c *float32, ldc int, add bool) {
+func sparseKernelAVX2(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool) {
 	panic("compute: sparseKernelAVX2 without AVX2")
 }
 

@@ -34,8 +34,9 @@ import (
 // the dense kernels' to the bit (TestSparseMatchesDense), so the sparse
 // path runs only where the dense path would run on dpscope's kernel.
 
-// sparseEntry is one term of a pair of rows of op(A): the k index within
-// the block and the value, for row 0 and row 1 of the pair.
+// sparseEntry is one term of a pair of rows of op(A): the offset in bytes
+// of B's row in the packed panel (k within the block times 32 floats) and
+// A's value, for row 0 and row 1 of the pair.
 type sparseEntry struct {
 	k0 int32
 	v0 float32
@@ -59,17 +60,29 @@ const SparseMaxDensity = 0.75
 // value, or none, leaves it on.
 const EnvSparse = "DPSCOPE_SPARSE"
 
-// sparseOff is EnvSparse read once; tests set it.
-var sparseOff = strings.TrimSpace(os.Getenv(EnvSparse)) == "off"
+// sparseOff is EnvSparse read once, or SetSparse's setting.
+var sparseOff atomic.Bool
 
-// sparseRuns counts the products that took the sparse path, for tests.
+func init() { sparseOff.Store(strings.TrimSpace(os.Getenv(EnvSparse)) == "off") }
+
+// SetSparse turns the sparse path of MulSparseTo and MulSparseBTo on or
+// off for the whole process (EnvSparse sets it at start) and returns the
+// previous setting, so that a test can compare the two paths.
+func SetSparse(on bool) (wasOn bool) { return !sparseOff.Swap(!on) }
+
+// sparseRuns counts the products that took the sparse path.
 var sparseRuns atomic.Int64
+
+// SparseProducts returns the number of products that took the sparse path
+// of MulSparseTo or MulSparseBTo so far in the process, for tests and
+// benchmarks.
+func SparseProducts() int64 { return sparseRuns.Load() }
 
 // sparseKernel returns the dense kernel the sparse path stands in for, nil
 // when the sparse path is off: dpscope's kernel must be taking the large
 // products (the bits are its bits) and the sparse kernel must run here.
 func sparseKernel() *asmKernel {
-	if sparseOff || !hasSparseAsm {
+	if sparseOff.Load() || !hasSparseAsm {
 		return nil
 	}
 	selectOnce()
@@ -122,6 +135,15 @@ func mulSparse(dst, a Matrix, transA bool, b Matrix, transB bool, beta float32, 
 	if a.Stride < a.Cols || b.Stride < b.Cols || dst.Stride < dst.Cols {
 		return false
 	}
+	// A look at a few rows first: a dense operand (a data matrix) is
+	// turned away for a few µs, not the price of its lists.
+	if sparseB {
+		if sampleDensity(b, !transB, n, k) > SparseMaxDensity {
+			return false
+		}
+	} else if sampleDensity(a, transA, m, k) > SparseMaxDensity {
+		return false
+	}
 	s := getSparseJob()
 	defer putSparseJob(s)
 	if sparseB {
@@ -131,6 +153,26 @@ func mulSparse(dst, a Matrix, transA bool, b Matrix, transB bool, beta float32, 
 		s.setup(m, n, k, a, transA, b, transB, dst, false, beta)
 	}
 	return s.run()
+}
+
+// sampleDensity returns the fraction of nonzeros in up to 8 rows of op(a)
+// (m×k), spread over its rows.
+func sampleDensity(a Matrix, tA bool, m, k int) float64 {
+	rows := min(8, m)
+	nonzero := 0
+	for r := range rows {
+		i := r * m / rows
+		if tA {
+			for kk := range k {
+				nonzero += nz(a.Data[kk*a.Stride+i])
+			}
+		} else {
+			for _, v := range a.Data[i*a.Stride:][:k] {
+				nonzero += nz(v)
+			}
+		}
+	}
+	return float64(nonzero) / float64(rows*k)
 }
 
 // sparseJob is one sparse product C = op(A)·op(B) + beta·C (C transposed
@@ -194,12 +236,13 @@ func (s *sparseJob) setup(m, n, k int, a Matrix, tA bool, b Matrix, tB bool, c M
 	s.cnt = s.cnt[:s.nkb*s.pairs]
 	np := (n + sparseNR - 1) / sparseNR
 	ldb := ld(b)
-	// B's panels are read in place as the dense kernels' are (sgemmAsm):
-	// rows in order and not a multiple of 1 KiB apart; a short last
-	// panel is packed, with zero columns past n.
-	direct := !tB && ldb%256 != 0
+	// B's panels are packed (zero columns past n), unlike the dense
+	// kernels' which are read in place where they can: the sparse kernel
+	// reads the rows of its panel in the lists' order, and rows of a
+	// matrix thousands of bytes apart span hundreds of pages (the 256
+	// rows of W6 2 MB), more than the L1 TLB holds.
 	s.bj = sgemmJob{nr: sparseNR, tB: tB, n: n, k: k, np: np, b: b.Data, ldb: ldb}
-	s.bj.b0, s.bj.nb = packedPanels(direct, np, n%sparseNR != 0)
+	s.bj.b0, s.bj.nb = packedPanels(false, np, n%sparseNR != 0)
 	if need := s.bj.nb * sparseNR * k; cap(s.pb) < need {
 		s.pb = make([]float32, need)
 	}
@@ -311,27 +354,27 @@ func (s *sparseJob) list(p int) {
 		switch {
 		case !s.tA:
 			for kk, v := range s.a[i0*s.lda+k0:][:kc] {
-				e[n0].k0, e[n0].v0 = int32(kk), v
+				e[n0].k0, e[n0].v0 = int32(kk*sparseNR*4), v
 				n0 += nz(v)
 			}
 			if has1 {
 				for kk, v := range s.a[(i0+1)*s.lda+k0:][:kc] {
-					e[n1].k1, e[n1].v1 = int32(kk), v
+					e[n1].k1, e[n1].v1 = int32(kk*sparseNR*4), v
 					n1 += nz(v)
 				}
 			}
 		case has1:
 			for kk := range kc {
 				r := s.a[(k0+kk)*s.lda+i0:][:2]
-				e[n0].k0, e[n0].v0 = int32(kk), r[0]
+				e[n0].k0, e[n0].v0 = int32(kk*sparseNR*4), r[0]
 				n0 += nz(r[0])
-				e[n1].k1, e[n1].v1 = int32(kk), r[1]
+				e[n1].k1, e[n1].v1 = int32(kk*sparseNR*4), r[1]
 				n1 += nz(r[1])
 			}
 		default:
 			for kk := range kc {
 				v := s.a[(k0+kk)*s.lda+i0]
-				e[n0].k0, e[n0].v0 = int32(kk), v
+				e[n0].k0, e[n0].v0 = int32(kk*sparseNR*4), v
 				n0 += nz(v)
 			}
 		}
@@ -350,7 +393,6 @@ func (s *sparseJob) list(p int) {
 func (s *sparseJob) tiles(p0, p1 int) {
 	var buf [2 * sparseNR]float32
 	bj := &s.bj
-	const f32 = 4 // bytes
 	for kb := range s.nkb {
 		k0 := kb * kernKC
 		kc := min(kernKC, s.k-k0)
@@ -359,13 +401,7 @@ func (s *sparseJob) tiles(p0, p1 int) {
 		for q := range bj.np {
 			c0 := q * sparseNR
 			cols := min(sparseNR, s.n-c0)
-			var bp *float32
-			bstep := sparseNR * f32
-			if q >= bj.b0 {
-				bp = &pb[(q-bj.b0)*kc*sparseNR]
-			} else {
-				bp, bstep = &bj.b[k0*bj.ldb+c0], bj.ldb*f32
-			}
+			bp := &pb[q*kc*sparseNR]
 			for p := p0; p < p1; p++ {
 				idx := kb*s.pairs + p
 				n := int(s.cnt[idx])
@@ -373,10 +409,10 @@ func (s *sparseJob) tiles(p0, p1 int) {
 				i0 := 2 * p
 				rows := min(2, s.m-i0)
 				if !s.tC && rows == 2 && cols == sparseNR {
-					sparseTile(n, e, bp, bstep, &s.c[i0*s.ldc+c0], s.ldc, add)
+					sparseTile(n, e, bp, &s.c[i0*s.ldc+c0], s.ldc, add)
 					continue
 				}
-				sparseTile(n, e, bp, bstep, &buf[0], sparseNR, false)
+				sparseTile(n, e, bp, &buf[0], sparseNR, false)
 				s.store(&buf, i0, rows, c0, cols, add)
 			}
 		}
@@ -428,24 +464,24 @@ func (s *sparseJob) store(buf *[2 * sparseNR]float32, i0, rows, c0, cols int, ad
 
 // sparseTile runs the sparse kernel: the assembly where the CPU has it,
 // else sparseTileGo.
-func sparseTile(n int, e *sparseEntry, b *float32, bstep int, c *float32, ldc int, add bool) {
+func sparseTile(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool) {
 	if hasSparseAsm {
-		sparseKernelAVX2(n, e, b, bstep, c, ldc, add)
+		sparseKernelAVX2(n, e, b, c, ldc, add)
 		return
 	}
-	sparseTileGo(n, e, b, bstep, c, ldc, add)
+	sparseTileGo(n, e, b, c, ldc, add)
 }
 
 // sparseTileGo is sparseKernelAVX2 in Go, with the same arithmetic (fma32)
 // and order: for builds without the assembly, and the tests' reference.
-func sparseTileGo(n int, e *sparseEntry, b *float32, bstep int, c *float32, ldc int, add bool) {
+func sparseTileGo(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool) {
 	var acc [2][sparseNR]float32
 	for _, t := range unsafe.Slice(e, n) {
 		for r, kv := range [2]struct {
 			k int32
 			v float32
 		}{{t.k0, t.v0}, {t.k1, t.v1}} {
-			row := (*[sparseNR]float32)(unsafe.Add(unsafe.Pointer(b), int(kv.k)*bstep))
+			row := (*[sparseNR]float32)(unsafe.Add(unsafe.Pointer(b), int(kv.k)))
 			for x, w := range row {
 				acc[r][x] = fma32(kv.v, w, acc[r][x])
 			}

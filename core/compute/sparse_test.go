@@ -50,14 +50,14 @@ func TestSparseKernelMatchesGo(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
 	const kc = 100
-	b := make([]float32, kc*40) // rows of 40, the kernel reads 32
+	b := make([]float32, kc*sparseNR)
 	for i := range b {
 		b[i] = float32(rng.NormFloat64())
 	}
 	for _, n := range []int{0, 1, 7, kc} {
 		e := make([]sparseEntry, n+1)
 		for i := range e[:n] {
-			e[i] = sparseEntry{int32(rng.IntN(kc)), float32(rng.NormFloat64()), int32(rng.IntN(kc)), float32(rng.NormFloat64())}
+			e[i] = sparseEntry{int32(rng.IntN(kc) * sparseNR * 4), float32(rng.NormFloat64()), int32(rng.IntN(kc) * sparseNR * 4), float32(rng.NormFloat64())}
 		}
 		if n > 1 {
 			e[n-1].k1, e[n-1].v1 = 0, 0 // a padding term
@@ -68,8 +68,8 @@ func TestSparseKernelMatchesGo(t *testing.T) {
 				c0[i] = float32(rng.NormFloat64())
 			}
 			c1 := slices.Clone(c0)
-			sparseKernelAVX2(n, &e[0], &b[0], 40*4, &c0[0], 35, add)
-			sparseTileGo(n, &e[0], &b[0], 40*4, &c1[0], 35, add)
+			sparseKernelAVX2(n, &e[0], &b[0], &c0[0], 35, add)
+			sparseTileGo(n, &e[0], &b[0], &c1[0], 35, add)
 			for i := range c0 {
 				if math.Float32bits(c0[i]) != math.Float32bits(c1[i]) {
 					t.Fatalf("n %d add %v: entry %d is %v in assembly, %v in Go", n, add, i, c0[i], c1[i])

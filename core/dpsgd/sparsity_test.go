@@ -1,6 +1,8 @@
 package dpsgd
 
 import (
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/dpscope/dpscope/core/compute"
@@ -77,6 +79,67 @@ func TestBenchZeroFractions(t *testing.T) {
 		t.Logf("%s: zero fraction mean %.4f, min %.4f, max %.4f over %d steps", name, mean, lo[k], hi[k], calls)
 		if mean < 0.3 || mean > 0.7 {
 			t.Errorf("%s: zero fraction %.4f, want within [0.3, 0.7]", name, mean)
+		}
+	}
+}
+
+// TestSparseProductsKeepStepBits runs three DP-SGD steps of the benchmark
+// configuration twice from the same seeds, with compute's sparse products
+// off and on, and requires the same parameters to the bit: the sparse
+// path only skips exact zeros of H5 and G1 (and of the small layers'
+// ReLU operands), whose terms leave the dense kernels' FMA chains
+// unchanged (see compute.MulSparseTo for the −0 and non-finite cases,
+// which this finite data does not meet). It also requires that the sparse
+// path ran when the backend runs dpscope's kernel.
+func TestSparseProductsKeepStepBits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("steps of the peers' autoencoder")
+	}
+	data := benchData()
+	run := func(sparse bool) []float32 {
+		was := compute.SetSparse(sparse)
+		defer compute.SetSparse(was)
+		ae, err := nn.NewAutoencoder(nn.AutoencoderConfig{Genes: benchGenes, Act: nn.ReLU, Output: nn.OutputLinear,
+			MaxRows: 512, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := compute.NewMatrix(512, benchGenes, nil)
+		opt, _ := nn.NewAdam(len(ae.Params), nn.AdamConfig{LR: 1e-3})
+		d, err := New(&ae.Net, opt, benchCells, Config{SampleRate: benchQ, NoiseMultiplier: 1, ClipNorm: 0.1,
+			Perturbed: LayerRange{1, 6}, Clipping: ClipJoint, Seed: 1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loss := func(cells []int) (float64, error) {
+			x := in.View(0, 0, len(cells), benchGenes)
+			for i, r := range cells {
+				copy(x.RawRowView(i), data.RawRowView(r))
+			}
+			ae.Forward(x)
+			l := nn.MSE(ae.OutputGrad(0), ae.Output(0), x, 1)
+			ae.Backward()
+			return l, nil
+		}
+		for range 3 {
+			if _, err := d.Step(loss); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return ae.Params
+	}
+	dense := run(false)
+	before := compute.SparseProducts()
+	sparse := run(true)
+	ran := compute.SparseProducts() - before
+	b, _ := compute.Init()
+	t.Logf("backend %s; %d sparse products in 3 steps", b.Config, ran)
+	if strings.Contains(b.Config, "dpscope's") && ran == 0 {
+		t.Error("the sparse path did not run on dpscope's kernel")
+	}
+	for i := range dense {
+		if math.Float32bits(dense[i]) != math.Float32bits(sparse[i]) {
+			t.Fatalf("parameter %d is %v with dense products, %v with sparse ones", i, dense[i], sparse[i])
 		}
 	}
 }

@@ -1,0 +1,107 @@
+//go:build linux
+
+package compute
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"syscall"
+	"testing"
+)
+
+// withDensity returns an r×c N(0, 1) matrix whose entries are each set to
+// 0 with probability 1 − density.
+func withDensity(rng *rand.Rand, r, c int, density float64) Matrix {
+	m := randMatrix(rng, r, c, 0)
+	for i := range m.Data {
+		if rng.Float64() >= density {
+			m.Data[i] = 0
+		}
+	}
+	return m
+}
+
+// BenchmarkSparseProduct times the autoencoder's three products with a
+// ReLU operand (batch 427: Y = H5·W6, dW6 = H5ᵀ·G6, dW1 = Xᵀ·G1, the last
+// with the zeros in B) on the dense kernels ("avx2", and "asm" for
+// AVX-512) and on the sparse path ("sparse", its lists and packing
+// included), at densities 0.5 (the ReLU's) and 1 (no zero: the sparse
+// kernel's rate against the dense one's, SparseMaxDensity), plus 0.25 and
+// 0.75 for Y, at one thread (T1) and two (T2). GFLOP/s counts the dense
+// work 2mnk whatever the path; cpu-GFLOP/s divides it by the CPU time (of
+// the thread at T1, of the process at T2).
+func BenchmarkSparseProduct(b *testing.B) {
+	if !hasSparseAsm {
+		b.Skip("no AVX2+FMA")
+	}
+	const batch = 427
+	type prod struct {
+		name      string
+		m, n, k   int
+		tA        bool
+		sparseB   bool
+		densities []float64
+	}
+	prods := []prod{
+		{"Y=H5W6", batch, 2000, 256, false, false, []float64{0.25, 0.5, 0.75, 1}},
+		{"dW6=H5tG6", 256, 2000, batch, true, false, []float64{0.5, 1}},
+		{"dW1=XtG1", 2000, 256, batch, true, true, []float64{0.5, 1}},
+	}
+	impls := []string{"avx2", "sparse"}
+	if hasAsmGemm {
+		impls = append(impls, "asm")
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, p := range prods {
+		for _, dens := range p.densities {
+			ar, ac, br, bc := operandShapes(p.m, p.n, p.k, p.tA, false)
+			var a, bm Matrix
+			if p.sparseB {
+				a, bm = randMatrix(rng, ar, ac, 0), withDensity(rng, br, bc, dens)
+			} else {
+				a, bm = withDensity(rng, ar, ac, dens), randMatrix(rng, br, bc, 0)
+			}
+			c := NewMatrix(p.m, p.n, nil)
+			for _, th := range []int{1, 2} {
+				for _, impl := range impls {
+					b.Run(fmt.Sprintf("%s/d%.2f/%s/T%d", p.name, dens, impl, th), func(b *testing.B) {
+						runtime.LockOSThread()
+						defer runtime.UnlockOSThread()
+						prev := runtime.GOMAXPROCS(th)
+						defer runtime.GOMAXPROCS(prev)
+						who := syscall.RUSAGE_SELF
+						if th == 1 {
+							who = rusageThread
+						}
+						s := getSparseJob()
+						defer putSparseJob(s)
+						c0 := cpuTime(who)
+						for b.Loop() {
+							switch impl {
+							case "sparse":
+								if p.sparseB {
+									s.setup(p.n, p.m, p.k, bm, true, a, !p.tA, c, true, 0)
+								} else {
+									s.setup(p.m, p.n, p.k, a, p.tA, bm, false, c, false, 0)
+								}
+								s.maxDens = 2
+								s.run()
+							case "avx2":
+								sgemmAsm(kernAVX2, p.tA, false, p.m, p.n, p.k, 1, a.Data, ld(a), bm.Data, ld(bm), 0, c.Data, ld(c))
+							default:
+								sgemmAsm(kernAVX512, p.tA, false, p.m, p.n, p.k, 1, a.Data, ld(a), bm.Data, ld(bm), 0, c.Data, ld(c))
+							}
+						}
+						cpu := cpuTime(who) - c0
+						flop := 2 * float64(p.m*p.n*p.k) * float64(b.N)
+						b.ReportMetric(flop/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+						b.ReportMetric(flop/cpu.Seconds()/1e9, "cpu-GFLOP/s")
+						b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/op")
+						b.ReportMetric(0, "ns/op")
+					})
+				}
+			}
+		}
+	}
+}
