@@ -50,10 +50,27 @@ const sparseNR = 32
 
 // SparseMaxDensity is the largest density of op(A) (pair terms done over
 // the dense terms, see sparseJob.density) at which MulSparseTo takes the
-// sparse path: the ratio of the sparse kernel's rate (terms kept per
-// second) to the dense AVX2 kernel's, measured with BenchmarkSparseProduct
-// (docs/PERFORMANCE.md, "Skipping the ReLU zeros").
+// sparse path when the dense products run on the AVX2 kernel: the ratio
+// of the sparse kernel's rate (FMAs done per second) to the dense AVX2
+// kernel's on panels in L1, 0.75 (BenchmarkSparseKernelRate,
+// docs/PERFORMANCE.md, "Skipping the ReLU zeros").
 const SparseMaxDensity = 0.75
+
+// SparseMaxDensity512 is SparseMaxDensity when the dense products run on
+// the AVX-512 kernel: the sparse kernel is AVX2 (8 lanes an FMA against
+// 16), so its rate against the dense one's halves, 0.375, rounded down for
+// the lists and packing it pays on top. The ReLU's density, about 0.5, is
+// above it: on AVX-512 the products stay dense (an epoch of the benchmark
+// took 1.17× as long with the AVX2 sparse kernel against AVX-512 dense).
+const SparseMaxDensity512 = 0.3
+
+// maxDensity returns the density threshold for the dense kernel kern.
+func maxDensity(kern *asmKernel) float64 {
+	if kern == kernAVX512 {
+		return SparseMaxDensity512
+	}
+	return SparseMaxDensity
+}
 
 // EnvSparse is the environment variable that turns the sparse path off
 // when it is "off" (to time the products with and without it); any other
@@ -94,7 +111,8 @@ func sparseKernel() *asmKernel {
 
 // MulSparseTo computes dst = op(a)·op(b) + beta·dst, as MulTo with alpha
 // 1, skipping the exact zeros of op(a) when they are many (density at
-// most SparseMaxDensity) and the product would run on dpscope's kernel;
+// most SparseMaxDensity with the AVX2 kernel, SparseMaxDensity512 with
+// the AVX-512 one) and the product would run on dpscope's kernel;
 // otherwise it is MulTo. The result is MulTo's to the bit when op(b) is
 // finite and no product of entries underflows (see above). It panics as
 // MulTo.
@@ -138,10 +156,10 @@ func mulSparse(dst, a Matrix, transA bool, b Matrix, transB bool, beta float32, 
 	// A look at a few rows first: a dense operand (a data matrix) is
 	// turned away for a few µs, not the price of its lists.
 	if sparseB {
-		if sampleDensity(b, !transB, n, k) > SparseMaxDensity {
+		if sampleDensity(b, !transB, n, k) > maxDensity(kern) {
 			return false
 		}
-	} else if sampleDensity(a, transA, m, k) > SparseMaxDensity {
+	} else if sampleDensity(a, transA, m, k) > maxDensity(kern) {
 		return false
 	}
 	s := getSparseJob()
@@ -152,6 +170,7 @@ func mulSparse(dst, a Matrix, transA bool, b Matrix, transB bool, beta float32, 
 	} else {
 		s.setup(m, n, k, a, transA, b, transB, dst, false, beta)
 	}
+	s.maxDens = maxDensity(kern)
 	return s.run()
 }
 
@@ -192,7 +211,7 @@ type sparseJob struct {
 	bj      sgemmJob  // B's panels: layout, packing (packB)
 	pb      []float32 // packed B panels
 	phase   int       // 0: lists, 1: packing B, 2: tiles
-	maxDens float64   // SparseMaxDensity; tests raise it
+	maxDens float64   // maxDensity; tests raise it
 }
 
 // sparseStride is the room of one pair's list in one k block: kernKC
@@ -227,11 +246,11 @@ func (s *sparseJob) setup(m, n, k int, a Matrix, tA bool, b Matrix, tB bool, c M
 	s.a, s.lda, s.c, s.ldc, s.beta = a.Data, ld(a), c.Data, ld(c), beta
 	s.pairs, s.nkb = (m+1)/2, (k+kernKC-1)/kernKC
 	if need := s.nkb * s.pairs * sparseStride; cap(s.ents) < need {
-		s.ents = make([]sparseEntry, need)
+		s.ents = make([]sparseEntry, need+need/4) // room for larger batches
 	}
 	s.ents = s.ents[:s.nkb*s.pairs*sparseStride]
 	if need := s.nkb * s.pairs; cap(s.cnt) < need {
-		s.cnt = make([]int32, need)
+		s.cnt = make([]int32, need+need/4)
 	}
 	s.cnt = s.cnt[:s.nkb*s.pairs]
 	np := (n + sparseNR - 1) / sparseNR
@@ -244,7 +263,7 @@ func (s *sparseJob) setup(m, n, k int, a Matrix, tA bool, b Matrix, tB bool, c M
 	s.bj = sgemmJob{nr: sparseNR, tB: tB, n: n, k: k, np: np, b: b.Data, ldb: ldb}
 	s.bj.b0, s.bj.nb = packedPanels(false, np, n%sparseNR != 0)
 	if need := s.bj.nb * sparseNR * k; cap(s.pb) < need {
-		s.pb = make([]float32, need)
+		s.pb = make([]float32, need+need/4)
 	}
 	s.pb = s.pb[:s.bj.nb*sparseNR*k]
 	s.bj.pb = s.pb

@@ -105,3 +105,48 @@ func BenchmarkSparseProduct(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSparseKernelRate times the tile kernels alone on panels in L1
+// (k = 256, one k block): the dense AVX2 kernel on a 6×16 tile and the
+// sparse one on a 2×32 tile whose lists hold every k (density 1), and
+// reports GFLOP/s of the FMAs each does, at one thread. Their ratio is the
+// density below which the sparse path wins, before its lists and packing.
+func BenchmarkSparseKernelRate(b *testing.B) {
+	if !hasSparseAsm {
+		b.Skip("no AVX2+FMA")
+	}
+	const kc = kernKC
+	rng := rand.New(rand.NewPCG(2, 2))
+	fill := func(n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64())
+		}
+		return x
+	}
+	pa, pb16, pb32 := fill(6*kc), fill(16*kc), fill(32*kc)
+	e := make([]sparseEntry, kc)
+	for i := range e {
+		e[i] = sparseEntry{int32(i * sparseNR * 4), float32(rng.NormFloat64()), int32(i * sparseNR * 4), float32(rng.NormFloat64())}
+	}
+	c := make([]float32, 6*32)
+	const reps = 100
+	b.Run("dense6x16", func(b *testing.B) {
+		for b.Loop() {
+			for range reps {
+				sgemmKernelAVX2(kc, &pa[0], 4, 6*4, &pb16[0], 16*4, &c[0], 16, false)
+			}
+		}
+		b.ReportMetric(2*6*16*kc*reps*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		b.ReportMetric(0, "ns/op")
+	})
+	b.Run("sparse2x32", func(b *testing.B) {
+		for b.Loop() {
+			for range reps {
+				sparseKernelAVX2(kc, &e[0], &pb32[0], &c[0], 32, false)
+			}
+		}
+		b.ReportMetric(2*2*32*kc*reps*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		b.ReportMetric(0, "ns/op")
+	})
+}

@@ -55,7 +55,9 @@ func reportEpoch(b *testing.B, samples int) {
 
 // BenchmarkDPSGDEpoch times one epoch (10 Poisson-sampled steps of expected
 // size 427) of DP-SGD with ghost-norm clipping, noise on all layers and Adam,
-// and reports samples/s and GFLOP/s of useful work.
+// and reports samples/s and GFLOP/s of useful work (the dense FLOP model,
+// whether or not the products skip the ReLU zeros), the process's CPU
+// time an epoch and the number of sparse products an epoch.
 func BenchmarkDPSGDEpoch(b *testing.B) {
 	data := benchData()
 	ae := benchAE(b, 512)
@@ -78,6 +80,8 @@ func BenchmarkDPSGDEpoch(b *testing.B) {
 	}
 	steps := d.StepsPerEpoch()
 	samples := 0
+	sparse0 := compute.SparseProducts()
+	cpu0 := processCPU()
 	b.ReportAllocs()
 	for b.Loop() {
 		for range steps {
@@ -90,6 +94,12 @@ func BenchmarkDPSGDEpoch(b *testing.B) {
 		}
 	}
 	reportEpoch(b, samples)
+	// The process's CPU time an epoch: on a loaded machine, which
+	// stretches the wall clock, it changes less (see
+	// BenchmarkDPSGDStepParts).
+	b.ReportMetric((processCPU()-cpu0).Seconds()/float64(b.N), "cpu-s/epoch")
+	// Products that skipped the ReLU zeros (0 with DPSCOPE_SPARSE=off).
+	b.ReportMetric(float64(compute.SparseProducts()-sparse0)/float64(b.N), "sparse-products/epoch")
 }
 
 // BenchmarkNonPrivateEpoch times one epoch (10 shuffled batches of 427) of
