@@ -37,3 +37,9 @@ func sparseKernelAVX2(n int, e *sparseEntry, b *float32, c *float32, ldc int, ad
 
 // hasSparseAsm reports whether sparseKernelAVX2 runs here.
 var hasSparseAsm = hasAVX2Gemm
+
+// sparseKernelAVX2T is sparseKernelAVX2 writing the tile transposed:
+// column x at c + x·ldc.
+//
+//go:noescape
+func sparseKernelAVX2T(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool)

@@ -427,7 +427,12 @@ func (s *sparseJob) tiles(p0, p1 int) {
 				e := &s.ents[idx*sparseStride]
 				i0 := 2 * p
 				rows := min(2, s.m-i0)
-				if !s.tC && rows == 2 && cols == sparseNR {
+				switch {
+				case rows < 2 || cols < sparseNR:
+				case s.tC:
+					sparseTileT(n, e, bp, &s.c[c0*s.ldc+i0], s.ldc, add)
+					continue
+				default:
 					sparseTile(n, e, bp, &s.c[i0*s.ldc+c0], s.ldc, add)
 					continue
 				}
@@ -488,12 +493,23 @@ func sparseTile(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool
 		sparseKernelAVX2(n, e, b, c, ldc, add)
 		return
 	}
-	sparseTileGo(n, e, b, c, ldc, add)
+	sparseTileGo(n, e, b, c, ldc, add, false)
+}
+
+// sparseTileT is sparseTile writing the tile transposed (column x at
+// c + x·ldc).
+func sparseTileT(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool) {
+	if hasSparseAsm {
+		sparseKernelAVX2T(n, e, b, c, ldc, add)
+		return
+	}
+	sparseTileGo(n, e, b, c, ldc, add, true)
 }
 
 // sparseTileGo is sparseKernelAVX2 in Go, with the same arithmetic (fma32)
 // and order: for builds without the assembly, and the tests' reference.
-func sparseTileGo(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool) {
+// With trans it writes the tile transposed, as sparseKernelAVX2T.
+func sparseTileGo(n int, e *sparseEntry, b *float32, c *float32, ldc int, add, trans bool) {
 	var acc [2][sparseNR]float32
 	for _, t := range unsafe.Slice(e, n) {
 		for r, kv := range [2]struct {
@@ -507,12 +523,16 @@ func sparseTileGo(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bo
 		}
 	}
 	for r := range 2 {
-		dst := (*[sparseNR]float32)(unsafe.Add(unsafe.Pointer(c), r*ldc*4))
 		for x, v := range acc[r] {
+			off := r*ldc + x
+			if trans {
+				off = x*ldc + r
+			}
+			dst := (*float32)(unsafe.Add(unsafe.Pointer(c), off*4))
 			if add {
-				dst[x] += v
+				*dst += v
 			} else {
-				dst[x] = v
+				*dst = v
 			}
 		}
 	}

@@ -41,9 +41,10 @@ func TestFma32RoundsOnce(t *testing.T) {
 	}
 }
 
-// TestSparseKernelMatchesGo checks the assembly tile against sparseTileGo
-// (FMA for FMA, hardware against fma32), overwriting and adding, on lists
-// with padding terms and on an empty list.
+// TestSparseKernelMatchesGo checks the assembly tiles against sparseTileGo
+// (FMA for FMA, hardware against fma32), overwriting and adding, stored
+// as they are and transposed, on lists with padding terms and on an empty
+// list; C's entries outside the tile must stay as they were.
 func TestSparseKernelMatchesGo(t *testing.T) {
 	if !hasSparseAsm {
 		t.Skip("no AVX2+FMA")
@@ -62,17 +63,23 @@ func TestSparseKernelMatchesGo(t *testing.T) {
 		if n > 1 {
 			e[n-1].k1, e[n-1].v1 = 0, 0 // a padding term
 		}
-		for _, add := range []bool{false, true} {
-			c0 := make([]float32, 2*35)
-			for i := range c0 {
-				c0[i] = float32(rng.NormFloat64())
-			}
-			c1 := slices.Clone(c0)
-			sparseKernelAVX2(n, &e[0], &b[0], &c0[0], 35, add)
-			sparseTileGo(n, &e[0], &b[0], &c1[0], 35, add)
-			for i := range c0 {
-				if math.Float32bits(c0[i]) != math.Float32bits(c1[i]) {
-					t.Fatalf("n %d add %v: entry %d is %v in assembly, %v in Go", n, add, i, c0[i], c1[i])
+		for _, trans := range []bool{false, true} {
+			for _, add := range []bool{false, true} {
+				c0 := make([]float32, 32*35)
+				for i := range c0 {
+					c0[i] = float32(rng.NormFloat64())
+				}
+				c1 := slices.Clone(c0)
+				if trans {
+					sparseKernelAVX2T(n, &e[0], &b[0], &c0[0], 35, add)
+				} else {
+					sparseKernelAVX2(n, &e[0], &b[0], &c0[0], 35, add)
+				}
+				sparseTileGo(n, &e[0], &b[0], &c1[0], 35, add, trans)
+				for i := range c0 {
+					if math.Float32bits(c0[i]) != math.Float32bits(c1[i]) {
+						t.Fatalf("n %d trans %v add %v: entry %d is %v in assembly, %v in Go", n, trans, add, i, c0[i], c1[i])
+					}
 				}
 			}
 		}
