@@ -35,8 +35,8 @@ import (
 // path runs only where the dense path would run on dpscope's kernel.
 
 // sparseEntry is one term of a pair of rows of op(A): the offset in bytes
-// of B's row in the packed panel (k within the block times 32 floats) and
-// A's value, for row 0 and row 1 of the pair.
+// of B's row k (within the block) from the panel's first row, and A's
+// value, for row 0 and row 1 of the pair.
 type sparseEntry struct {
 	k0 int32
 	v0 float32
@@ -166,9 +166,9 @@ func mulSparse(dst, a Matrix, transA bool, b Matrix, transB bool, beta float32, 
 	defer putSparseJob(s)
 	if sparseB {
 		// dstᵀ = op(b)ᵀ·op(a)ᵀ: A is b read the other way, B is a.
-		s.setup(n, m, k, b, !transB, a, !transA, dst, true, beta)
+		s.setup(kern, n, m, k, b, !transB, a, !transA, dst, true, beta)
 	} else {
-		s.setup(m, n, k, a, transA, b, transB, dst, false, beta)
+		s.setup(kern, m, n, k, a, transA, b, transB, dst, false, beta)
 	}
 	s.maxDens = maxDensity(kern)
 	return s.run()
@@ -207,11 +207,14 @@ type sparseJob struct {
 	pairs   int // ⌈m/2⌉
 	nkb     int // k blocks of kernKC
 	ents    []sparseEntry
-	cnt     []int32   // terms of pair p in block kb at kb·pairs + p
-	bj      sgemmJob  // B's panels: layout, packing (packB)
-	pb      []float32 // packed B panels
-	phase   int       // 0: lists, 1: packing B, 2: tiles
-	maxDens float64   // maxDensity; tests raise it
+	cnt     []int32    // terms of pair p in block kb at kb·pairs + p
+	bj      sgemmJob   // B's panels: layout, packing (packB)
+	pb      []float32  // packed B panels
+	phase   int        // 0: lists, 1: packing B, 2: tiles
+	kern    *asmKernel // the dense kernel, for the columns past nd
+	nd      int        // columns of C the sparse kernel forms
+	bstride int        // bytes between B's rows as the kernel reads them
+	maxDens float64    // maxDensity; tests raise it
 }
 
 // sparseStride is the room of one pair's list in one k block: kernKC
@@ -241,8 +244,8 @@ func putSparseJob(s *sparseJob) {
 
 // setup fills s for op(A)·op(B) with op(A) m×k from a (transposed when
 // tA) and op(B) from b, into c (transposed when tC).
-func (s *sparseJob) setup(m, n, k int, a Matrix, tA bool, b Matrix, tB bool, c Matrix, tC bool, beta float32) {
-	s.tA, s.tC, s.m, s.n, s.k, s.maxDens = tA, tC, m, n, k, SparseMaxDensity
+func (s *sparseJob) setup(kern *asmKernel, m, n, k int, a Matrix, tA bool, b Matrix, tB bool, c Matrix, tC bool, beta float32) {
+	s.kern, s.tA, s.tC, s.m, s.n, s.k, s.maxDens = kern, tA, tC, m, n, k, SparseMaxDensity
 	s.a, s.lda, s.c, s.ldc, s.beta = a.Data, ld(a), c.Data, ld(c), beta
 	s.pairs, s.nkb = (m+1)/2, (k+kernKC-1)/kernKC
 	if need := s.nkb * s.pairs * sparseStride; cap(s.ents) < need {
@@ -253,15 +256,24 @@ func (s *sparseJob) setup(m, n, k int, a Matrix, tA bool, b Matrix, tB bool, c M
 		s.cnt = make([]int32, need+need/4)
 	}
 	s.cnt = s.cnt[:s.nkb*s.pairs]
-	np := (n + sparseNR - 1) / sparseNR
 	ldb := ld(b)
-	// B's panels are packed (zero columns past n), unlike the dense
-	// kernels' which are read in place where they can: the sparse kernel
-	// reads the rows of its panel in the lists' order, and rows of a
-	// matrix thousands of bytes apart span hundreds of pages (the 256
-	// rows of W6 2 MB), more than the L1 TLB holds.
-	s.bj = sgemmJob{nr: sparseNR, tB: tB, n: n, k: k, np: np, b: b.Data, ldb: ldb}
-	s.bj.b0, s.bj.nb = packedPanels(false, np, n%sparseNR != 0)
+	// B's panels are read where they lie, as the dense kernels' are, when
+	// its rows are in order and not a multiple of 1 KiB apart (sgemmAsm);
+	// the lists then hold offsets k·ldb·4, and the columns past the last
+	// full panel go to the dense kernel (edge), which gives the same bits.
+	// Otherwise every panel is packed (zero columns past n) and the
+	// offsets are k·128. (Packing them all cost 8 % of an epoch.)
+	direct := !tB && ldb%256 != 0 && n >= sparseNR && (kernKC-1)*ldb*4 < 1<<31
+	s.nd, s.bstride = n, sparseNR*4
+	if direct {
+		s.nd, s.bstride = n-n%sparseNR, ldb*4
+	}
+	np := (s.nd + sparseNR - 1) / sparseNR
+	s.bj = sgemmJob{nr: sparseNR, tB: tB, n: s.nd, k: k, np: np, b: b.Data, ldb: ldb}
+	s.bj.b0, s.bj.nb = 0, np
+	if direct {
+		s.bj.b0, s.bj.nb = np, 0
+	}
 	if need := s.bj.nb * sparseNR * k; cap(s.pb) < need {
 		s.pb = make([]float32, need+need/4)
 	}
@@ -307,8 +319,14 @@ func (s *sparseJob) run() bool {
 		}
 	}
 	if s.beta != 0 && s.beta != 1 {
-		for i := range cr {
-			row := s.c[i*s.ldc : i*s.ldc+cc]
+		// The sparse kernel's part of C: columns [0, nd), rows of the
+		// stored C when it is transposed.
+		rows, cols := s.m, s.nd
+		if s.tC {
+			rows, cols = s.nd, s.m
+		}
+		for i := range rows {
+			row := s.c[i*s.ldc : i*s.ldc+cols]
 			for x := range row {
 				row[x] *= s.beta
 			}
@@ -319,6 +337,17 @@ func (s *sparseJob) run() bool {
 		Split(s.pairs, 1, SplitMin, s)
 	} else {
 		s.Run(0, s.pairs)
+	}
+	if e := s.n - s.nd; e > 0 {
+		// The columns past the last full panel (B read in place), on the
+		// dense kernel: C[:, nd:] = op(A)·B[:, nd:] + beta·C[:, nd:], or
+		// for a transposed C its rows nd… = B[:, nd:]ᵀ·op(A)ᵀ.
+		bj := &s.bj
+		if s.tC {
+			sgemmAsm(s.kern, true, !s.tA, e, s.m, s.k, 1, bj.b[s.nd:], bj.ldb, s.a, s.lda, s.beta, s.c[s.nd*s.ldc:], s.ldc)
+		} else {
+			sgemmAsm(s.kern, s.tA, false, s.m, e, s.k, 1, s.a, s.lda, bj.b[s.nd:], bj.ldb, s.beta, s.c[s.nd:], s.ldc)
+		}
 	}
 	return true
 }
@@ -373,27 +402,27 @@ func (s *sparseJob) list(p int) {
 		switch {
 		case !s.tA:
 			for kk, v := range s.a[i0*s.lda+k0:][:kc] {
-				e[n0].k0, e[n0].v0 = int32(kk*sparseNR*4), v
+				e[n0].k0, e[n0].v0 = int32(kk*s.bstride), v
 				n0 += nz(v)
 			}
 			if has1 {
 				for kk, v := range s.a[(i0+1)*s.lda+k0:][:kc] {
-					e[n1].k1, e[n1].v1 = int32(kk*sparseNR*4), v
+					e[n1].k1, e[n1].v1 = int32(kk*s.bstride), v
 					n1 += nz(v)
 				}
 			}
 		case has1:
 			for kk := range kc {
 				r := s.a[(k0+kk)*s.lda+i0:][:2]
-				e[n0].k0, e[n0].v0 = int32(kk*sparseNR*4), r[0]
+				e[n0].k0, e[n0].v0 = int32(kk*s.bstride), r[0]
 				n0 += nz(r[0])
-				e[n1].k1, e[n1].v1 = int32(kk*sparseNR*4), r[1]
+				e[n1].k1, e[n1].v1 = int32(kk*s.bstride), r[1]
 				n1 += nz(r[1])
 			}
 		default:
 			for kk := range kc {
 				v := s.a[(k0+kk)*s.lda+i0]
-				e[n0].k0, e[n0].v0 = int32(kk*sparseNR*4), v
+				e[n0].k0, e[n0].v0 = int32(kk*s.bstride), v
 				n0 += nz(v)
 			}
 		}
@@ -419,8 +448,13 @@ func (s *sparseJob) tiles(p0, p1 int) {
 		pb := bj.pb[k0*bj.nb*sparseNR:]
 		for q := range bj.np {
 			c0 := q * sparseNR
-			cols := min(sparseNR, s.n-c0)
-			bp := &pb[q*kc*sparseNR]
+			cols := min(sparseNR, s.nd-c0)
+			var bp *float32
+			if q >= bj.b0 {
+				bp = &pb[(q-bj.b0)*kc*sparseNR]
+			} else {
+				bp = &bj.b[k0*bj.ldb+c0]
+			}
 			for p := p0; p < p1; p++ {
 				idx := kb*s.pairs + p
 				n := int(s.cnt[idx])

@@ -4,10 +4,12 @@ package compute
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // withDensity returns an r×c N(0, 1) matrix whose entries are each set to
@@ -30,7 +32,7 @@ func withDensity(rng *rand.Rand, r, c int, density float64) Matrix {
 // kernel's rate against the dense one's, SparseMaxDensity), plus 0.25 and
 // 0.75 for Y, at one thread (T1) and two (T2). GFLOP/s counts the dense
 // work 2mnk whatever the path; cpu-GFLOP/s divides it by the CPU time (of
-// the thread at T1, of the process at T2).
+// the thread at T1, of the process at T2); min-ms is the fastest product.
 func BenchmarkSparseProduct(b *testing.B) {
 	if !hasSparseAsm {
 		b.Skip("no AVX2+FMA")
@@ -77,13 +79,15 @@ func BenchmarkSparseProduct(b *testing.B) {
 						s := getSparseJob()
 						defer putSparseJob(s)
 						c0 := cpuTime(who)
+						best := time.Duration(math.MaxInt64)
 						for b.Loop() {
+							t0 := time.Now()
 							switch impl {
 							case "sparse":
 								if p.sparseB {
-									s.setup(p.n, p.m, p.k, bm, true, a, !p.tA, c, true, 0)
+									s.setup(kernAVX2, p.n, p.m, p.k, bm, true, a, !p.tA, c, true, 0)
 								} else {
-									s.setup(p.m, p.n, p.k, a, p.tA, bm, false, c, false, 0)
+									s.setup(kernAVX2, p.m, p.n, p.k, a, p.tA, bm, false, c, false, 0)
 								}
 								s.maxDens = 2
 								s.run()
@@ -92,12 +96,16 @@ func BenchmarkSparseProduct(b *testing.B) {
 							default:
 								sgemmAsm(kernAVX512, p.tA, false, p.m, p.n, p.k, 1, a.Data, ld(a), bm.Data, ld(bm), 0, c.Data, ld(c))
 							}
+							best = min(best, time.Since(t0))
 						}
 						cpu := cpuTime(who) - c0
 						flop := 2 * float64(p.m*p.n*p.k) * float64(b.N)
 						b.ReportMetric(flop/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 						b.ReportMetric(flop/cpu.Seconds()/1e9, "cpu-GFLOP/s")
 						b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/op")
+						// The fastest product: the least disturbed on a
+						// shared machine.
+						b.ReportMetric(best.Seconds()*1e3, "min-ms")
 						b.ReportMetric(0, "ns/op")
 					})
 				}

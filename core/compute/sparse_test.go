@@ -114,9 +114,9 @@ func runSparse(t *testing.T, m, n, k int, a Matrix, ta bool, b Matrix, tb bool, 
 	s := getSparseJob()
 	defer putSparseJob(s)
 	if sparseB {
-		s.setup(n, m, k, b, !tb, a, !ta, c, true, beta)
+		s.setup(kernAVX2, n, m, k, b, !tb, a, !ta, c, true, beta)
 	} else {
-		s.setup(m, n, k, a, ta, b, tb, c, false, beta)
+		s.setup(kernAVX2, m, n, k, a, ta, b, tb, c, false, beta)
 	}
 	s.maxDens = 2
 	if !s.run() {
