@@ -217,6 +217,14 @@ type sparseJob struct {
 	maxDens float64    // maxDensity; tests raise it
 }
 
+// sparseDirectB is false: B's panels are packed. Read in place, an epoch
+// of BenchmarkDPSGDEpochSparse (AVX2, one thread) gained 1.01–1.04× (min)
+// over the dense products instead of 1.09–1.15× packed: the kernel reads a
+// panel's rows in the lists' order, and rows thousands of bytes apart
+// span hundreds of pages (W6's 256 rows 2 MB), more than the L1 TLB
+// holds, while a packed panel is 8 pages.
+const sparseDirectB = false
+
 // sparseStride is the room of one pair's list in one k block: kernKC
 // terms and the one the branch-free build writes past the last.
 const sparseStride = kernKC + 1
@@ -257,13 +265,13 @@ func (s *sparseJob) setup(kern *asmKernel, m, n, k int, a Matrix, tA bool, b Mat
 	}
 	s.cnt = s.cnt[:s.nkb*s.pairs]
 	ldb := ld(b)
-	// B's panels are read where they lie, as the dense kernels' are, when
-	// its rows are in order and not a multiple of 1 KiB apart (sgemmAsm);
-	// the lists then hold offsets k·ldb·4, and the columns past the last
-	// full panel go to the dense kernel (edge), which gives the same bits.
-	// Otherwise every panel is packed (zero columns past n) and the
-	// offsets are k·128. (Packing them all cost 8 % of an epoch.)
-	direct := !tB && ldb%256 != 0 && n >= sparseNR && (kernKC-1)*ldb*4 < 1<<31
+	// B's panels may be read where they lie, as the dense kernels' are,
+	// when its rows are in order and not a multiple of 1 KiB apart
+	// (sgemmAsm): the lists then hold offsets k·ldb·4, and the columns
+	// past the last full panel go to the dense kernel (edge), which gives
+	// the same bits. Otherwise every panel is packed (zero columns past n)
+	// and the offsets are k·128. sparseDirectB says which.
+	direct := sparseDirectB && !tB && ldb%256 != 0 && n >= sparseNR && (kernKC-1)*ldb*4 < 1<<31
 	s.nd, s.bstride = n, sparseNR*4
 	if direct {
 		s.nd, s.bstride = n-n%sparseNR, ldb*4
