@@ -50,18 +50,20 @@ const sparseNR = 32
 
 // SparseMaxDensity is the largest density of op(A) (pair terms done over
 // the dense terms, see sparseJob.density) at which MulSparseTo takes the
-// sparse path when the dense products run on the AVX2 kernel: the ratio
-// of the sparse kernel's rate (FMAs done per second) to the dense AVX2
-// kernel's on panels in L1, 0.75 (BenchmarkSparseKernelRate,
-// docs/PERFORMANCE.md, "Skipping the ReLU zeros").
-const SparseMaxDensity = 0.75
+// sparse path when the dense products run on the AVX2 kernel: the rate of
+// the sparse path at density 1 (lists and packing included, every term
+// done) against the dense AVX2 kernel's, 0.71–0.85 on the autoencoder's
+// three products (BenchmarkSparseProduct, fastest of 80), rounded down.
+// See docs/PERFORMANCE.md, "Skipping the ReLU zeros".
+const SparseMaxDensity = 0.7
 
 // SparseMaxDensity512 is SparseMaxDensity when the dense products run on
 // the AVX-512 kernel: the sparse kernel is AVX2 (8 lanes an FMA against
-// 16), so its rate against the dense one's halves, 0.375, rounded down for
-// the lists and packing it pays on top. The ReLU's density, about 0.5, is
-// above it: on AVX-512 the products stay dense (an epoch of the benchmark
-// took 1.17× as long with the AVX2 sparse kernel against AVX-512 dense).
+// 16). On Y = H5·W6 it beat the AVX-512 kernel at density 0.25 (1.31×)
+// and lost at 0.5 (0.79×); 0.3 stays on the winning side. The ReLU's
+// density, about 0.5, is above it: on AVX-512 the products stay dense (an
+// epoch took 1.17× as long with the AVX2 sparse kernel against AVX-512
+// dense).
 const SparseMaxDensity512 = 0.3
 
 // maxDensity returns the density threshold for the dense kernel kern.
