@@ -30,7 +30,8 @@ import (
 // The list of the row with fewer nonzeros is padded with (k 0, value +0)
 // terms up to its partner's length, which the same rule makes harmless.
 // A NaN or Inf in B meets a zero of A in the dense product (0·Inf = NaN)
-// but not in the sparse one. With finite B and no underflow, the result is
+// but not in the sparse one, and a padding term meets B's first row of the
+// block where the dense product may not. With finite B and no underflow, the result is
 // the dense kernels' to the bit (TestSparseMatchesDense), so the sparse
 // path runs only where the dense path would run on dpscope's kernel.
 
