@@ -42,7 +42,7 @@ for r in $(seq "$ROUNDS"); do
 				fi
 				# Metrics are found by their units (their order is the
 				# units' alphabetical one, and benchmarks differ).
-				"$@" "$BIN" -test.run XXX -test.bench Epoch -test.benchtime 20x |
+				"$@" "$BIN" -test.run XXX -test.bench 'Epoch$' -test.benchtime 20x |
 					awk -v r="$r" -v t="$t" -v g="$g" -v sp="$sp" '/Epoch/ {
 						for (i = 2; i <= NF; i++) { if ($i == "samples/s") s = $(i-1); if ($i == "GFLOP/s") f = $(i-1) }
 						printf "round %s %-28s sgemm %-8s sparse %-3s T %-3s %8.0f samples/s %6.1f GFLOP/s\n", r, $1, g, sp, t, s, f }'
