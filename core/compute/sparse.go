@@ -345,9 +345,9 @@ func (s *sparseJob) run() bool {
 	}
 	s.phase = 2
 	if split {
-		Split(s.pairs, 1, SplitMin, s)
+		Split(s.bj.np, 1, SplitMin, s)
 	} else {
-		s.Run(0, s.pairs)
+		s.Run(0, s.bj.np)
 	}
 	if e := s.n - s.nd; e > 0 {
 		// The columns past the last full panel (B read in place), on the
@@ -384,7 +384,7 @@ func (s *sparseJob) Run(lo, hi int) {
 	case 1:
 		s.bj.pack(lo, hi)
 	default:
-		s.tiles(lo, hi)
+		s.tiles(0, s.pairs, lo, hi)
 	}
 }
 
@@ -449,7 +449,7 @@ func (s *sparseJob) list(p int) {
 
 // tiles forms the tiles of pairs [p0, p1) × every B panel, every k block
 // in turn; each B panel stays in L1 while the pairs' lists stream.
-func (s *sparseJob) tiles(p0, p1 int) {
+func (s *sparseJob) tiles(p0, p1, q0, q1 int) {
 	var buf [2 * sparseNR]float32
 	bj := &s.bj
 	for kb := range s.nkb {
@@ -457,7 +457,7 @@ func (s *sparseJob) tiles(p0, p1 int) {
 		kc := min(kernKC, s.k-k0)
 		add := kb > 0 || s.beta != 0
 		pb := bj.pb[k0*bj.nb*sparseNR:]
-		for q := range bj.np {
+		for q := q0; q < q1; q++ {
 			c0 := q * sparseNR
 			cols := min(sparseNR, s.nd-c0)
 			var bp *float32
