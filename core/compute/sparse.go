@@ -201,23 +201,24 @@ func sampleDensity(a Matrix, tA bool, m, k int) float64 {
 // in memory when tC), op(A) m×k in pairs of rows, op(B) k×n in panels of
 // sparseNR columns.
 type sparseJob struct {
-	tA, tC  bool
-	m, n, k int
-	a, c    []float32
-	lda     int
-	ldc     int
-	beta    float32
-	pairs   int // ⌈m/2⌉
-	nkb     int // k blocks of kernKC
-	ents    []sparseEntry
-	cnt     []int32    // terms of pair p in block kb at kb·pairs + p
-	bj      sgemmJob   // B's panels: layout, packing (packB)
-	pb      []float32  // packed B panels
-	phase   int        // 0: lists, 1: packing B, 2: tiles
-	kern    *asmKernel // the dense kernel, for the columns past nd
-	nd      int        // columns of C the sparse kernel forms
-	bstride int        // bytes between B's rows as the kernel reads them
-	maxDens float64    // maxDensity; tests raise it
+	tA, tC   bool
+	m, n, k  int
+	a, c     []float32
+	lda      int
+	ldc      int
+	beta     float32
+	pairs    int // ⌈m/2⌉
+	nkb      int // k blocks of kernKC
+	ents     []sparseEntry
+	cnt      []int32    // terms of pair p in block kb at kb·pairs + p
+	bj       sgemmJob   // B's panels: layout, packing (packB)
+	pb       []float32  // packed B panels
+	phase    int        // 0: lists, 1: packing B, 2: tiles
+	byPanels bool       // phase 2 shares out B panels, else pairs
+	kern     *asmKernel // the dense kernel, for the columns past nd
+	nd       int        // columns of C the sparse kernel forms
+	bstride  int        // bytes between B's rows as the kernel reads them
+	maxDens  float64    // maxDensity; tests raise it
 }
 
 // sparseDirectB is false: B's panels are packed. Read in place, an epoch
@@ -343,11 +344,19 @@ func (s *sparseJob) run() bool {
 			}
 		}
 	}
+	// The tiles are shared out by B panels, as sgemmAsm's (each goroutine
+	// reads half of B and every list), or by pairs when the panels are
+	// too few to share.
 	s.phase = 2
+	s.byPanels = s.bj.np >= 4
+	parts := s.pairs
+	if s.byPanels {
+		parts = s.bj.np
+	}
 	if split {
-		Split(s.bj.np, 1, SplitMin, s)
+		Split(parts, 1, SplitMin, s)
 	} else {
-		s.Run(0, s.bj.np)
+		s.Run(0, parts)
 	}
 	if e := s.n - s.nd; e > 0 {
 		// The columns past the last full panel (B read in place), on the
@@ -373,8 +382,8 @@ func (s *sparseJob) density() float64 {
 	return float64(t) / float64(s.pairs*s.k)
 }
 
-// Run implements RangeJob for the three phases (pairs of rows for 0 and 2,
-// B's index range for 1, as sgemmJob.pack).
+// Run implements RangeJob for the three phases (pairs of rows for 0, B's
+// index range for 1, as sgemmJob.pack, B panels or pairs for 2).
 func (s *sparseJob) Run(lo, hi int) {
 	switch s.phase {
 	case 0:
@@ -384,7 +393,11 @@ func (s *sparseJob) Run(lo, hi int) {
 	case 1:
 		s.bj.pack(lo, hi)
 	default:
-		s.tiles(0, s.pairs, lo, hi)
+		if s.byPanels {
+			s.tiles(0, s.pairs, lo, hi)
+		} else {
+			s.tiles(lo, hi, 0, s.bj.np)
+		}
 	}
 }
 
@@ -447,8 +460,8 @@ func (s *sparseJob) list(p int) {
 	}
 }
 
-// tiles forms the tiles of pairs [p0, p1) × every B panel, every k block
-// in turn; each B panel stays in L1 while the pairs' lists stream.
+// tiles forms the tiles of pairs [p0, p1) × B panels [q0, q1), every k
+// block in turn; each B panel stays in L1 while the pairs' lists stream.
 func (s *sparseJob) tiles(p0, p1, q0, q1 int) {
 	var buf [2 * sparseNR]float32
 	bj := &s.bj
