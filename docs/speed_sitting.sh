@@ -14,11 +14,14 @@
 # Go benchmarks run once a round as the environment says; e.g. "28 20 4":
 # once per OPENBLAS_THREAD_TIMEOUT value, to choose compute.ThreadTimeout),
 # GEMMS ("auto openblas": the Go benchmarks run once per DPSCOPE_SGEMM
-# value, the AVX-512 kernel (auto, the default) and OpenBLAS's sgemm_).
+# value, the AVX-512 kernel (auto, the default) and OpenBLAS's sgemm_),
+# SPARSE ("on": the Go benchmarks run once per DPSCOPE_SPARSE value; "on
+# off" times the products that skip the ReLU zeros against the dense ones).
 set -e
 ROUNDS=${ROUNDS:-3}
 TIMEOUTS=${TIMEOUTS:-}
 GEMMS=${GEMMS:-auto openblas}
+SPARSE=${SPARSE:-on}
 PEERS=$(cd "${PEERS:-../shared/peers}" && pwd)
 DATA=${DATA:-/tmp/synth_4271x2000.npy}
 PY=${PY:-/usr/bin/python3}
@@ -30,14 +33,20 @@ fi
 echo "OpenBLAS core: OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE-<unset>}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$ROUNDS"); do
 	for g in $GEMMS; do
-		for t in ${TIMEOUTS:-env}; do
-			if [ "$t" = env ]; then
-				set -- env DPSCOPE_SGEMM="$g"
-			else
-				set -- env DPSCOPE_SGEMM="$g" OPENBLAS_THREAD_TIMEOUT="$t"
-			fi
-			"$@" "$BIN" -test.run XXX -test.bench Epoch -test.benchtime 20x |
-				awk -v r="$r" -v t="$t" -v g="$g" '/Epoch/ {printf "round %s %-28s sgemm %-8s T %-3s %8.0f samples/s %6.1f GFLOP/s\n", r, $1, g, t, $7, $3}'
+		for sp in $SPARSE; do
+			for t in ${TIMEOUTS:-env}; do
+				if [ "$t" = env ]; then
+					set -- env DPSCOPE_SGEMM="$g" DPSCOPE_SPARSE="$sp"
+				else
+					set -- env DPSCOPE_SGEMM="$g" DPSCOPE_SPARSE="$sp" OPENBLAS_THREAD_TIMEOUT="$t"
+				fi
+				# Metrics are found by their units (their order is the
+				# units' alphabetical one, and benchmarks differ).
+				"$@" "$BIN" -test.run XXX -test.bench 'Epoch$' -test.benchtime 20x |
+					awk -v r="$r" -v t="$t" -v g="$g" -v sp="$sp" '/Epoch/ {
+						for (i = 2; i <= NF; i++) { if ($i == "samples/s") s = $(i-1); if ($i == "GFLOP/s") f = $(i-1) }
+						printf "round %s %-28s sgemm %-8s sparse %-3s T %-3s %8.0f samples/s %6.1f GFLOP/s\n", r, $1, g, sp, t, s, f }'
+			done
 		done
 	done
 	for m in nonprivate ghost_all; do

@@ -37,6 +37,18 @@
 // gonum/mat and gonum's LAPACK (SVD, EigenSym, QR) call; call it from a
 // package init function or at the top of main (see its doc for why).
 //
+// # Operands with many zeros
+//
+// [MulSparseTo] and [MulSparseBTo] are MulTo (alpha 1) for products whose
+// op(A), or op(B), is full of exact zeros, such as a ReLU layer's output or
+// its masked gradient: when dpscope's AVX2 sgemm kernel takes the large
+// products and the operand's density is at most [SparseMaxDensity] (with
+// the AVX-512 kernel, [SparseMaxDensity512]), an AVX2 kernel forms the
+// tiles from lists of each row's nonzeros, skipping the zero terms. The
+// result is the dense kernels' to the bit for finite data (sparse.go says
+// where a −0 can differ); DPSCOPE_SPARSE=off ([EnvSparse]) turns the path
+// off.
+//
 // In builds with the race detector, the memory that OpenBLAS reads and writes
 // is reported to the detector row by row, so data races through the C path are
 // caught as they are through the Go path.

@@ -27,3 +27,19 @@ var hasAVX2Gemm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //
 //go:noescape
 func packGather(dst, src *float32, idx *[16]int32, n, stride int, mask uint16)
+
+// sparseKernelAVX2 is the 2×32 sparse tile kernel of sgemm_amd64.s (see
+// sparse.go): n entries of e, each naming a row of the packed B panel b by
+// its offset in bytes.
+//
+//go:noescape
+func sparseKernelAVX2(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool)
+
+// hasSparseAsm reports whether sparseKernelAVX2 runs here.
+var hasSparseAsm = hasAVX2Gemm
+
+// sparseKernelAVX2T is sparseKernelAVX2 writing the tile transposed:
+// column x at c + x·ldc.
+//
+//go:noescape
+func sparseKernelAVX2T(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool)

@@ -2,6 +2,42 @@
 
 #include "textflag.h"
 
+// TPAIRS interleaves 8 columns of the tile's rows ya, yb into column
+// pairs: columns 0–1 in X8, 2–3 in X9, 4–5 in X10, 6–7 in X11.
+#define TPAIRS(ya, yb) \
+	VUNPCKLPS    yb, ya, Y8 \
+	VUNPCKHPS    yb, ya, Y9 \
+	VEXTRACTF128 $1, Y8, X10 \
+	VEXTRACTF128 $1, Y9, X11
+
+// TSETP stores the two column pairs of xp at DI and DI + DX, and moves DI
+// two rows of C on.
+#define TSETP(xp) \
+	VMOVLPS xp, (DI) \
+	VMOVHPS xp, (DI)(DX*1) \
+	LEAQ    (DI)(DX*2), DI
+
+// TADDP is TSETP adding the pairs already in C.
+#define TADDP(xp) \
+	VMOVSD  (DI), X12 \
+	VMOVHPS (DI)(DX*1), X12, X12 \
+	VADDPS  X12, xp, xp \
+	TSETP(xp)
+
+#define TSET8(ya, yb) \
+	TPAIRS(ya, yb) \
+	TSETP(X8) \
+	TSETP(X9) \
+	TSETP(X10) \
+	TSETP(X11)
+
+#define TADD8(ya, yb) \
+	TPAIRS(ya, yb) \
+	TADDP(X8) \
+	TADDP(X9) \
+	TADDP(X10) \
+	TADDP(X11)
+
 // func sgemmKernel(k int, a *float32, arow, astep int, b *float32, bstep int, c *float32, ldc int, add bool)
 //
 // The 12×32 tile of C at c (row stride ldc entries) becomes, when add is
@@ -337,5 +373,142 @@ yoverwrite:
 	ADDQ DX, DI
 	VMOVUPS Y10, (DI)
 	VMOVUPS Y11, 32(DI)
+	VZEROUPPER
+	RET
+
+// func sparseKernelAVX2(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool)
+//
+// Two rows of a 2×32 tile of C from the nonzero terms of two rows of A
+// (sparse.go): entry t of e holds, for each row, a k index and A's value
+// there; the term adds value·(row k of the packed B panel, 32 floats at
+// b + off bytes, off = 128·k as listed). Row r of the tile lives in Y(4r)…Y(4r+3), 8
+// accumulators for the two FMA ports. Each row's terms are FMAs in its
+// list's order from 0, then added to C (add) or stored, as in
+// sgemmKernelAVX2, so a list of A's nonzeros in k order gives the dense
+// kernel's bits. The B loads are the FMAs' memory operands: one load per
+// FMA, plus an index and a broadcast per row and term.
+TEXT ·sparseKernelAVX2(SB), NOSPLIT, $0-41
+	MOVQ n+0(FP), CX
+	MOVQ e+8(FP), SI
+	MOVQ b+16(FP), BX
+	MOVQ c+24(FP), DI
+	MOVQ ldc+32(FP), DX
+	SHLQ $2, DX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	TESTQ CX, CX
+	JE    sstore
+sloop:
+	MOVLQSX      (SI), R8
+	MOVLQSX      8(SI), R9
+	VBROADCASTSS 4(SI), Y14
+	VBROADCASTSS 12(SI), Y15
+	VFMADD231PS  (BX)(R8*1), Y14, Y0
+	VFMADD231PS  32(BX)(R8*1), Y14, Y1
+	VFMADD231PS  64(BX)(R8*1), Y14, Y2
+	VFMADD231PS  96(BX)(R8*1), Y14, Y3
+	VFMADD231PS  (BX)(R9*1), Y15, Y4
+	VFMADD231PS  32(BX)(R9*1), Y15, Y5
+	VFMADD231PS  64(BX)(R9*1), Y15, Y6
+	VFMADD231PS  96(BX)(R9*1), Y15, Y7
+	ADDQ         $16, SI
+	DECQ         CX
+	JNE          sloop
+sstore:
+	MOVBLZX add+40(FP), R8
+	TESTQ   R8, R8
+	JE      soverwrite
+	VADDPS  (DI), Y0, Y0
+	VADDPS  32(DI), Y1, Y1
+	VADDPS  64(DI), Y2, Y2
+	VADDPS  96(DI), Y3, Y3
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ    DX, DI
+	VADDPS  (DI), Y4, Y4
+	VADDPS  32(DI), Y5, Y5
+	VADDPS  64(DI), Y6, Y6
+	VADDPS  96(DI), Y7, Y7
+	VMOVUPS Y4, (DI)
+	VMOVUPS Y5, 32(DI)
+	VMOVUPS Y6, 64(DI)
+	VMOVUPS Y7, 96(DI)
+	VZEROUPPER
+	RET
+soverwrite:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ    DX, DI
+	VMOVUPS Y4, (DI)
+	VMOVUPS Y5, 32(DI)
+	VMOVUPS Y6, 64(DI)
+	VMOVUPS Y7, 96(DI)
+	VZEROUPPER
+	RET
+
+// func sparseKernelAVX2T(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool)
+//
+// sparseKernelAVX2 storing the tile transposed: column x of the 2×32 tile
+// (its two rows' entries, side by side) goes to c + x·ldc floats, for a C
+// formed as Cᵀ (MulSparseBTo). The FMAs are sparseKernelAVX2's, and C is
+// added to each pair as there, so the bits are the same.
+TEXT ·sparseKernelAVX2T(SB), NOSPLIT, $0-41
+	MOVQ n+0(FP), CX
+	MOVQ e+8(FP), SI
+	MOVQ b+16(FP), BX
+	MOVQ c+24(FP), DI
+	MOVQ ldc+32(FP), DX
+	SHLQ $2, DX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	TESTQ CX, CX
+	JE    tstore
+tloop:
+	MOVLQSX      (SI), R8
+	MOVLQSX      8(SI), R9
+	VBROADCASTSS 4(SI), Y14
+	VBROADCASTSS 12(SI), Y15
+	VFMADD231PS  (BX)(R8*1), Y14, Y0
+	VFMADD231PS  32(BX)(R8*1), Y14, Y1
+	VFMADD231PS  64(BX)(R8*1), Y14, Y2
+	VFMADD231PS  96(BX)(R8*1), Y14, Y3
+	VFMADD231PS  (BX)(R9*1), Y15, Y4
+	VFMADD231PS  32(BX)(R9*1), Y15, Y5
+	VFMADD231PS  64(BX)(R9*1), Y15, Y6
+	VFMADD231PS  96(BX)(R9*1), Y15, Y7
+	ADDQ         $16, SI
+	DECQ         CX
+	JNE          tloop
+tstore:
+	MOVBLZX add+40(FP), R8
+	TESTQ   R8, R8
+	JE      tset
+	TADD8(Y0, Y4)
+	TADD8(Y1, Y5)
+	TADD8(Y2, Y6)
+	TADD8(Y3, Y7)
+	VZEROUPPER
+	RET
+tset:
+	TSET8(Y0, Y4)
+	TSET8(Y1, Y5)
+	TSET8(Y2, Y6)
+	TSET8(Y3, Y7)
 	VZEROUPPER
 	RET

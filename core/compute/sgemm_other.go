@@ -21,3 +21,16 @@ const hasAVX2Gemm = false
 func packGather(dst, src *float32, idx *[16]int32, n, stride int, mask uint16) {
 	panic("compute: packGather without AVX-512")
 }
+
+// sparseKernelAVX2 is never called where hasSparseAsm is false.
+func sparseKernelAVX2(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool) {
+	panic("compute: sparseKernelAVX2 without AVX2")
+}
+
+// hasSparseAsm is false: the sparse tiles run on sparseTileGo.
+const hasSparseAsm = false
+
+// sparseKernelAVX2T is never called where hasSparseAsm is false.
+func sparseKernelAVX2T(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool) {
+	panic("compute: sparseKernelAVX2T without AVX2")
+}

@@ -2,6 +2,7 @@ package dpsgd
 
 import (
 	"math/rand/v2"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -55,7 +56,9 @@ func reportEpoch(b *testing.B, samples int) {
 
 // BenchmarkDPSGDEpoch times one epoch (10 Poisson-sampled steps of expected
 // size 427) of DP-SGD with ghost-norm clipping, noise on all layers and Adam,
-// and reports samples/s and GFLOP/s of useful work.
+// and reports samples/s and GFLOP/s of useful work (the dense FLOP model,
+// whether or not the products skip the ReLU zeros), the process's CPU
+// time an epoch and the number of sparse products an epoch.
 func BenchmarkDPSGDEpoch(b *testing.B) {
 	data := benchData()
 	ae := benchAE(b, 512)
@@ -78,6 +81,8 @@ func BenchmarkDPSGDEpoch(b *testing.B) {
 	}
 	steps := d.StepsPerEpoch()
 	samples := 0
+	sparse0 := compute.SparseProducts()
+	cpu0 := processCPU()
 	b.ReportAllocs()
 	for b.Loop() {
 		for range steps {
@@ -90,6 +95,12 @@ func BenchmarkDPSGDEpoch(b *testing.B) {
 		}
 	}
 	reportEpoch(b, samples)
+	// The process's CPU time an epoch: on a loaded machine, which
+	// stretches the wall clock, it changes less (see
+	// BenchmarkDPSGDStepParts).
+	b.ReportMetric((processCPU()-cpu0).Seconds()/float64(b.N), "cpu-s/epoch")
+	// Products that skipped the ReLU zeros (0 with DPSCOPE_SPARSE=off).
+	b.ReportMetric(float64(compute.SparseProducts()-sparse0)/float64(b.N), "sparse-products/epoch")
 }
 
 // BenchmarkNonPrivateEpoch times one epoch (10 shuffled batches of 427) of
@@ -215,4 +226,76 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkDPSGDEpochSparse alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with compute's sparse products off and on (two trainers
+// from the same seeds, one epoch each in turn), and reports each side's
+// fastest and median epoch and their ratios (dense over sparse: above 1
+// the sparse products win). On a shared machine the interleaving puts both
+// sides under the same load and the minimum is the least disturbed epoch.
+// With the AVX-512 kernel the sparse path does not run at the ReLU's
+// density (compute.SparseMaxDensity512): run it with DPSCOPE_SGEMM=avx2.
+func BenchmarkDPSGDEpochSparse(b *testing.B) {
+	data := benchData()
+	type side struct {
+		ae   *nn.Autoencoder
+		d    *DPSGD
+		in   compute.Matrix
+		secs []float64
+	}
+	var sides [2]*side
+	for k := range sides {
+		ae := benchAE(b, 512)
+		opt, _ := nn.NewAdam(len(ae.Params), nn.AdamConfig{LR: 1e-3})
+		d, err := New(&ae.Net, opt, benchCells, Config{SampleRate: benchQ, NoiseMultiplier: 1, ClipNorm: 0.1,
+			Perturbed: LayerRange{1, 6}, Clipping: ClipJoint, Seed: 1}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sides[k] = &side{ae: ae, d: d, in: compute.NewMatrix(512, benchGenes, nil)}
+	}
+	epoch := func(s *side) {
+		loss := func(cells []int) (float64, error) {
+			x := s.in.View(0, 0, len(cells), benchGenes)
+			for i, r := range cells {
+				copy(x.RawRowView(i), data.RawRowView(r))
+			}
+			s.ae.Forward(x)
+			l := nn.MSE(s.ae.OutputGrad(0), s.ae.Output(0), x, 1)
+			s.ae.Backward()
+			return l, nil
+		}
+		for range s.d.StepsPerEpoch() {
+			if _, err := s.d.Step(loss); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	was := compute.SetSparse(true)
+	defer compute.SetSparse(was)
+	sparse0 := compute.SparseProducts()
+	for b.Loop() {
+		for k, s := range sides { // 0: dense, 1: sparse
+			compute.SetSparse(k == 1)
+			t0 := time.Now()
+			epoch(s)
+			s.secs = append(s.secs, time.Since(t0).Seconds())
+		}
+	}
+	stat := func(x []float64) (lo, med float64) {
+		y := slices.Clone(x)
+		slices.Sort(y)
+		return y[0], y[len(y)/2]
+	}
+	dLo, dMed := stat(sides[0].secs)
+	sLo, sMed := stat(sides[1].secs)
+	b.ReportMetric(dLo, "dense-min-s")
+	b.ReportMetric(dMed, "dense-med-s")
+	b.ReportMetric(sLo, "sparse-min-s")
+	b.ReportMetric(sMed, "sparse-med-s")
+	b.ReportMetric(dLo/sLo, "min-ratio")
+	b.ReportMetric(dMed/sMed, "med-ratio")
+	b.ReportMetric(float64(compute.SparseProducts()-sparse0)/float64(b.N), "sparse-products/epoch")
+	b.ReportMetric(0, "ns/op")
 }

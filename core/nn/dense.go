@@ -44,7 +44,9 @@ func (d *Dense) Forward(x compute.Matrix) {
 	for i := range d.n {
 		copy(y.RawRowView(i), d.B)
 	}
-	compute.MulTo(y, x, false, d.W, false, 1, 1)
+	// A ReLU layer's output as input is about half zeros: the sparse
+	// product skips them (and is MulTo, bit for bit, on other inputs).
+	compute.MulSparseTo(y, x, false, d.W, false, 1)
 	d.Act.apply(y.Data[:d.n*d.Out])
 }
 
@@ -75,7 +77,22 @@ func (d *Dense) ActGrad() {
 // the layer's input. It panics, wrapping compute.ErrShape, if dx is not
 // Rows()×In.
 func (d *Dense) BackInputTo(dx compute.Matrix, beta float32) {
+	if d.Act == ReLU {
+		compute.MulSparseTo(dx, d.Signal(), false, d.W, true, beta)
+		return
+	}
 	compute.MulTo(dx, d.Signal(), false, d.W, true, 1, beta)
+}
+
+// mulGrad sets dw = xᵀ·g + beta·dw, skipping the zeros of g, masked by a
+// ReLU, or else those of x, when they are many (compute.MulSparseTo: the
+// bits are MulTo's either way).
+func (d *Dense) mulGrad(x, g compute.Matrix, beta float32) {
+	if d.Act == ReLU {
+		compute.MulSparseBTo(d.DW, x, true, g, false, beta)
+		return
+	}
+	compute.MulSparseTo(d.DW, x, true, g, false, beta)
 }
 
 // AccumulateGrad computes DW = Xᵀ·G + beta·DW and DB = Gᵀ·1 + beta·DB from
@@ -89,7 +106,7 @@ func (d *Dense) AccumulateGrad(beta float32) {
 		return
 	}
 	g := d.Signal()
-	compute.MulTo(d.DW, d.x, true, g, false, 1, beta)
+	d.mulGrad(d.x, g, beta)
 	compute.MulVecTo(d.DB, g, true, d.ones[:d.n], 1, beta)
 }
 
@@ -122,7 +139,7 @@ func (d *Dense) AccumulateGradWeighted(beta float32, f, scratch []float32) {
 	for r, a := range f {
 		scaleInto(xs.RawRowView(r), d.x.RawRowView(r), a)
 	}
-	compute.MulTo(d.DW, xs, true, g, false, 1, beta)
+	d.mulGrad(xs, g, beta)
 	compute.MulVecTo(d.DB, g, true, f, 1, beta)
 }
 

@@ -1,0 +1,623 @@
+package compute
+
+import (
+	"math"
+	"os"
+	"strings"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Products with an operand full of exact zeros, such as a ReLU layer's
+// output or its masked gradient (about half zeros in the autoencoders):
+// MulSparseTo and MulSparseBTo skip the zero terms. The sparse operand is
+// taken as the A side, op(A), two rows at a time: for each k block
+// (kernKC, as the dense kernels) each row's nonzero entries, in k order,
+// are listed once per product with their k, and sparseKernelAVX2 forms a
+// 2×32 tile of C from the lists, broadcasting each value and FMA-ing the
+// B panel's row k (32 columns × kernKC rows, 32 KiB, read from L1). It is
+// load-bound (a B load per FMA, plus an index and a broadcast per term),
+// so it runs the terms it keeps slower than the dense kernel does all of
+// them; SparseMaxDensity is where the two meet.
+//
+// Bits: the dense kernels form each entry of C as, for each k block in
+// turn, a chain of FMAs from 0 over the block's terms in k order, added to
+// C. Skipping a term a·b with a = ±0 and b finite leaves the chain's value
+// unchanged (fma(±0, b, acc) = acc), except when acc is −0 and the term
+// +0 (the dense sum gives +0): acc starts at +0 and becomes −0 only
+// through a negative product that underflows to −0 (|a·b| below 2⁻¹⁵⁰),
+// so on such data the sparse result can be −0 where the dense one is +0.
+// The list of the row with fewer nonzeros is padded with (k 0, value +0)
+// terms up to its partner's length, which the same rule makes harmless.
+// A NaN or Inf in B meets a zero of A in the dense product (0·Inf = NaN)
+// but not in the sparse one, and a padding term meets B's first row of the
+// block where the dense product may not. With finite B and no underflow, the result is
+// the dense kernels' to the bit (TestSparseMatchesDense), so the sparse
+// path runs only where the dense path would run on dpscope's kernel.
+
+// sparseEntry is one term of a pair of rows of op(A): the offset in bytes
+// of B's row k (within the block) from the panel's first row, and A's
+// value, for row 0 and row 1 of the pair.
+type sparseEntry struct {
+	k0 int32
+	v0 float32
+	k1 int32
+	v1 float32
+}
+
+// sparseNR is the sparse tile's width: 4 ymm registers a row, 8 chains
+// for the two rows, enough for two FMA ports of 4 cycles' latency.
+const sparseNR = 32
+
+// SparseMaxDensity is the largest density of op(A) (pair terms done over
+// the dense terms, see sparseJob.density) at which MulSparseTo takes the
+// sparse path when the dense products run on the AVX2 kernel: the rate of
+// the sparse path at density 1 (lists and packing included, every term
+// done) against the dense AVX2 kernel's, 0.71–0.85 on the autoencoder's
+// three products (BenchmarkSparseProduct, fastest of 80), rounded down.
+// See docs/PERFORMANCE.md, "Skipping the ReLU zeros".
+const SparseMaxDensity = 0.7
+
+// SparseMaxDensity512 is SparseMaxDensity when the dense products run on
+// the AVX-512 kernel: the sparse kernel is AVX2 (8 lanes an FMA against
+// 16). On Y = H5·W6 it beat the AVX-512 kernel at density 0.25 (1.31×)
+// and lost at 0.5 (0.79×); 0.3 stays on the winning side. The ReLU's
+// density, about 0.5, is above it: on AVX-512 the products stay dense (an
+// epoch took 1.17× as long with the AVX2 sparse kernel against AVX-512
+// dense).
+const SparseMaxDensity512 = 0.3
+
+// maxDensity returns the density threshold for the dense kernel kern.
+func maxDensity(kern *asmKernel) float64 {
+	if kern == kernAVX512 {
+		return SparseMaxDensity512
+	}
+	return SparseMaxDensity
+}
+
+// EnvSparse is the environment variable that turns the sparse path off
+// when it is "off" (to time the products with and without it); any other
+// value, or none, leaves it on.
+const EnvSparse = "DPSCOPE_SPARSE"
+
+// sparseOff is EnvSparse read once, or SetSparse's setting.
+var sparseOff atomic.Bool
+
+func init() { sparseOff.Store(strings.TrimSpace(os.Getenv(EnvSparse)) == "off") }
+
+// SetSparse turns the sparse path of MulSparseTo and MulSparseBTo on or
+// off for the whole process (EnvSparse sets it at start) and returns the
+// previous setting, so that a test can compare the two paths.
+func SetSparse(on bool) (wasOn bool) { return !sparseOff.Swap(!on) }
+
+// sparseRuns counts the products that took the sparse path.
+var sparseRuns atomic.Int64
+
+// SparseProducts returns the number of products that took the sparse path
+// of MulSparseTo or MulSparseBTo so far in the process, for tests and
+// benchmarks.
+func SparseProducts() int64 { return sparseRuns.Load() }
+
+// sparseKernel returns the dense kernel the sparse path stands in for, nil
+// when the sparse path is off: dpscope's kernel must be taking the large
+// products (the bits are its bits) and the sparse kernel must run here.
+func sparseKernel() *asmKernel {
+	if sparseOff.Load() || !hasSparseAsm {
+		return nil
+	}
+	selectOnce()
+	if selected.err != nil || selected.lib == nil {
+		return nil
+	}
+	return selected.lib.kern
+}
+
+// MulSparseTo computes dst = op(a)·op(b) + beta·dst, as MulTo with alpha
+// 1, skipping the exact zeros of op(a) when they are many (density at
+// most SparseMaxDensity with the AVX2 kernel, SparseMaxDensity512 with
+// the AVX-512 one) and the product would run on dpscope's kernel;
+// otherwise it is MulTo. The result is MulTo's to the bit when op(b) is
+// finite and no product of entries underflows (see above). It panics as
+// MulTo.
+func MulSparseTo(dst, a Matrix, transA bool, b Matrix, transB bool, beta float32) {
+	if !mulSparse(dst, a, transA, b, transB, beta, false) {
+		MulTo(dst, a, transA, b, transB, 1, beta)
+	}
+}
+
+// MulSparseBTo is MulSparseTo with the zeros taken from op(b): it forms
+// dstᵀ = op(b)ᵀ·op(a)ᵀ on the sparse kernel, writing dst transposed.
+// Each entry's terms are the same products in the same order, so the bits
+// are MulTo's as for MulSparseTo (when op(a) is finite). For a weight
+// gradient Xᵀ·G with G masked by a ReLU.
+func MulSparseBTo(dst, a Matrix, transA bool, b Matrix, transB bool, beta float32) {
+	if !mulSparse(dst, a, transA, b, transB, beta, true) {
+		MulTo(dst, a, transA, b, transB, 1, beta)
+	}
+}
+
+// mulSparse runs the sparse product and reports true, or reports false
+// having done nothing (the caller runs MulTo, which also reports bad
+// shapes).
+func mulSparse(dst, a Matrix, transA bool, b Matrix, transB bool, beta float32, sparseB bool) bool {
+	kern := sparseKernel()
+	if kern == nil {
+		return false
+	}
+	m, k := opDims(a, transA)
+	kb, n := opDims(b, transB)
+	if k != kb || dst.Rows != m || dst.Cols != n || m == 0 || n == 0 || k == 0 || overlaps(dst, a) || overlaps(dst, b) {
+		return false
+	}
+	// Only where the dense path runs on the kernel (asmGemm's conditions).
+	if m*n*k < AsmGemmMin || 4*m*n < 3*roundUp(m, kern.mr)*roundUp(n, kern.nr) {
+		return false
+	}
+	if a.Stride < a.Cols || b.Stride < b.Cols || dst.Stride < dst.Cols {
+		return false
+	}
+	// A look at a few rows first: a dense operand (a data matrix) is
+	// turned away for a few µs, not the price of its lists.
+	if sparseB {
+		if sampleDensity(b, !transB, n, k) > maxDensity(kern) {
+			return false
+		}
+	} else if sampleDensity(a, transA, m, k) > maxDensity(kern) {
+		return false
+	}
+	s := getSparseJob()
+	defer putSparseJob(s)
+	if sparseB {
+		// dstᵀ = op(b)ᵀ·op(a)ᵀ: A is b read the other way, B is a.
+		s.setup(kern, n, m, k, b, !transB, a, !transA, dst, true, beta)
+	} else {
+		s.setup(kern, m, n, k, a, transA, b, transB, dst, false, beta)
+	}
+	s.maxDens = maxDensity(kern)
+	return s.run()
+}
+
+// sampleDensity returns the fraction of nonzeros in up to 8 rows of op(a)
+// (m×k), spread over its rows.
+func sampleDensity(a Matrix, tA bool, m, k int) float64 {
+	rows := min(8, m)
+	nonzero := 0
+	for r := range rows {
+		i := r * m / rows
+		if tA {
+			for kk := range k {
+				nonzero += nz(a.Data[kk*a.Stride+i])
+			}
+		} else {
+			for _, v := range a.Data[i*a.Stride:][:k] {
+				nonzero += nz(v)
+			}
+		}
+	}
+	return float64(nonzero) / float64(rows*k)
+}
+
+// sparseJob is one sparse product C = op(A)·op(B) + beta·C (C transposed
+// in memory when tC), op(A) m×k in pairs of rows, op(B) k×n in panels of
+// sparseNR columns.
+type sparseJob struct {
+	tA, tC   bool
+	m, n, k  int
+	a, c     []float32
+	lda      int
+	ldc      int
+	beta     float32
+	pairs    int // ⌈m/2⌉
+	nkb      int // k blocks of kernKC
+	ents     []sparseEntry
+	cnt      []int32    // terms of pair p in block kb at kb·pairs + p
+	bj       sgemmJob   // B's panels: layout, packing (packB)
+	pb       []float32  // packed B panels
+	phase    int        // 0: lists, 1: packing B, 2: tiles
+	byPanels bool       // phase 2 shares out B panels, else pairs
+	kern     *asmKernel // the dense kernel, for the columns past nd
+	nd       int        // columns of C the sparse kernel forms
+	bstride  int        // bytes between B's rows as the kernel reads them
+	maxDens  float64    // maxDensity; tests raise it
+}
+
+// sparseDirectB is false: B's panels are packed. Read in place, an epoch
+// of BenchmarkDPSGDEpochSparse (AVX2, one thread) gained 1.01–1.04× (min)
+// over the dense products instead of 1.09–1.15× packed: the kernel reads a
+// panel's rows in the lists' order, and rows thousands of bytes apart
+// span hundreds of pages (W6's 256 rows 2 MB), more than the L1 TLB
+// holds, while a packed panel is 8 pages.
+const sparseDirectB = false
+
+// sparseStride is the room of one pair's list in one k block: kernKC
+// terms and the one the branch-free build writes past the last.
+const sparseStride = kernKC + 1
+
+// sparseFree holds idle jobs with their buffers, as sgemmFree.
+var sparseFree = make(chan *sparseJob, 4)
+
+func getSparseJob() *sparseJob {
+	select {
+	case s := <-sparseFree:
+		return s
+	default:
+		return new(sparseJob)
+	}
+}
+
+func putSparseJob(s *sparseJob) {
+	ents, cnt, pb := s.ents, s.cnt, s.pb
+	*s = sparseJob{ents: ents[:0], cnt: cnt[:0], pb: pb[:0]}
+	select {
+	case sparseFree <- s:
+	default:
+	}
+}
+
+// setup fills s for op(A)·op(B) with op(A) m×k from a (transposed when
+// tA) and op(B) from b, into c (transposed when tC).
+func (s *sparseJob) setup(kern *asmKernel, m, n, k int, a Matrix, tA bool, b Matrix, tB bool, c Matrix, tC bool, beta float32) {
+	s.kern, s.tA, s.tC, s.m, s.n, s.k, s.maxDens = kern, tA, tC, m, n, k, SparseMaxDensity
+	s.a, s.lda, s.c, s.ldc, s.beta = a.Data, ld(a), c.Data, ld(c), beta
+	s.pairs, s.nkb = (m+1)/2, (k+kernKC-1)/kernKC
+	if need := s.nkb * s.pairs * sparseStride; cap(s.ents) < need {
+		s.ents = make([]sparseEntry, need+need/4) // room for larger batches
+	}
+	s.ents = s.ents[:s.nkb*s.pairs*sparseStride]
+	if need := s.nkb * s.pairs; cap(s.cnt) < need {
+		s.cnt = make([]int32, need+need/4)
+	}
+	s.cnt = s.cnt[:s.nkb*s.pairs]
+	ldb := ld(b)
+	// B's panels may be read where they lie, as the dense kernels' are,
+	// when its rows are in order and not a multiple of 1 KiB apart
+	// (sgemmAsm): the lists then hold offsets k·ldb·4, and the columns
+	// past the last full panel go to the dense kernel (edge), which gives
+	// the same bits. Otherwise every panel is packed (zero columns past n)
+	// and the offsets are k·128. sparseDirectB says which.
+	direct := sparseDirectB && !tB && ldb%256 != 0 && n >= sparseNR && (kernKC-1)*ldb*4 < 1<<31
+	s.nd, s.bstride = n, sparseNR*4
+	if direct {
+		s.nd, s.bstride = n-n%sparseNR, ldb*4
+	}
+	np := (s.nd + sparseNR - 1) / sparseNR
+	s.bj = sgemmJob{nr: sparseNR, tB: tB, n: s.nd, k: k, np: np, b: b.Data, ldb: ldb}
+	s.bj.b0, s.bj.nb = 0, np
+	if direct {
+		s.bj.b0, s.bj.nb = np, 0
+	}
+	if need := s.bj.nb * sparseNR * k; cap(s.pb) < need {
+		s.pb = make([]float32, need+need/4)
+	}
+	s.pb = s.pb[:s.bj.nb*sparseNR*k]
+	s.bj.pb = s.pb
+}
+
+// run forms the lists, gives up (false) if op(A) is too dense, else
+// packs B, scales C by beta and forms the tiles.
+func (s *sparseJob) run() bool {
+	br, bc := s.k, s.n
+	if s.bj.tB {
+		br, bc = bc, br
+	}
+	ar, ac := s.m, s.k
+	if s.tA {
+		ar, ac = ac, ar
+	}
+	cr, cc := s.m, s.n
+	if s.tC {
+		cr, cc = cc, cr
+	}
+	raceReadRows(s.a, ar, ac, s.lda)
+	raceReadRows(s.bj.b, br, bc, s.bj.ldb)
+	raceWriteRows(s.c, cr, cc, s.ldc)
+	split := s.m*s.n*s.k >= asmSplitFLOP && asmSingle.Load() == 0
+	s.phase = 0
+	if split {
+		Split(s.pairs, 1, 2*s.k, s)
+	} else {
+		s.Run(0, s.pairs)
+	}
+	if s.density() > s.maxDens {
+		return false
+	}
+	sparseRuns.Add(1)
+	s.phase = 1
+	if s.bj.nb > 0 {
+		if total := s.bj.np * sparseNR; split && s.bj.nb*sparseNR*s.k >= SplitMin {
+			Split(total, 4, SplitMin, s)
+		} else {
+			s.Run(0, total)
+		}
+	}
+	if s.beta != 0 && s.beta != 1 {
+		// The sparse kernel's part of C: columns [0, nd), rows of the
+		// stored C when it is transposed.
+		rows, cols := s.m, s.nd
+		if s.tC {
+			rows, cols = s.nd, s.m
+		}
+		for i := range rows {
+			row := s.c[i*s.ldc : i*s.ldc+cols]
+			for x := range row {
+				row[x] *= s.beta
+			}
+		}
+	}
+	// The tiles are shared out by B panels, as sgemmAsm's (each goroutine
+	// reads half of B and every list), or by pairs when the panels are
+	// too few to share.
+	s.phase = 2
+	s.byPanels = s.bj.np >= 4
+	parts := s.pairs
+	if s.byPanels {
+		parts = s.bj.np
+	}
+	if split {
+		Split(parts, 1, SplitMin, s)
+	} else {
+		s.Run(0, parts)
+	}
+	if e := s.n - s.nd; e > 0 {
+		// The columns past the last full panel (B read in place), on the
+		// dense kernel: C[:, nd:] = op(A)·B[:, nd:] + beta·C[:, nd:], or
+		// for a transposed C its rows nd… = B[:, nd:]ᵀ·op(A)ᵀ.
+		bj := &s.bj
+		if s.tC {
+			sgemmAsm(s.kern, true, !s.tA, e, s.m, s.k, 1, bj.b[s.nd:], bj.ldb, s.a, s.lda, s.beta, s.c[s.nd*s.ldc:], s.ldc)
+		} else {
+			sgemmAsm(s.kern, s.tA, false, s.m, e, s.k, 1, s.a, s.lda, bj.b[s.nd:], bj.ldb, s.beta, s.c[s.nd:], s.ldc)
+		}
+	}
+	return true
+}
+
+// density is the sparse kernel's work relative to the dense one's: the
+// pairs' terms (the longer list of each pair) over pairs·k.
+func (s *sparseJob) density() float64 {
+	t := 0
+	for _, c := range s.cnt {
+		t += int(c)
+	}
+	return float64(t) / float64(s.pairs*s.k)
+}
+
+// Run implements RangeJob for the three phases (pairs of rows for 0, B's
+// index range for 1, as sgemmJob.pack, B panels or pairs for 2).
+func (s *sparseJob) Run(lo, hi int) {
+	switch s.phase {
+	case 0:
+		for p := lo; p < hi; p++ {
+			s.list(p)
+		}
+	case 1:
+		s.bj.pack(lo, hi)
+	default:
+		if s.byPanels {
+			s.tiles(0, s.pairs, lo, hi)
+		} else {
+			s.tiles(lo, hi, 0, s.bj.np)
+		}
+	}
+}
+
+// nz is 1 when v is not zero (NaN included), else 0, without a branch: a
+// branch on ReLU zeros mispredicts half the time.
+func nz(v float32) int {
+	b := 0
+	if v != 0 {
+		b = 1
+	}
+	return b
+}
+
+// list writes pair p's terms for every k block: each row's nonzeros in k
+// order, the shorter list padded with (0, +0) terms. Every entry is
+// written and the count advanced by nz, so the loop has no branch on the
+// data.
+func (s *sparseJob) list(p int) {
+	i0 := 2 * p
+	has1 := i0+1 < s.m
+	for kb := range s.nkb {
+		k0 := kb * kernKC
+		kc := min(kernKC, s.k-k0)
+		e := s.ents[(kb*s.pairs+p)*sparseStride:][:sparseStride]
+		n0, n1 := 0, 0
+		switch {
+		case !s.tA:
+			for kk, v := range s.a[i0*s.lda+k0:][:kc] {
+				e[n0].k0, e[n0].v0 = int32(kk*s.bstride), v
+				n0 += nz(v)
+			}
+			if has1 {
+				for kk, v := range s.a[(i0+1)*s.lda+k0:][:kc] {
+					e[n1].k1, e[n1].v1 = int32(kk*s.bstride), v
+					n1 += nz(v)
+				}
+			}
+		case has1:
+			for kk := range kc {
+				r := s.a[(k0+kk)*s.lda+i0:][:2]
+				e[n0].k0, e[n0].v0 = int32(kk*s.bstride), r[0]
+				n0 += nz(r[0])
+				e[n1].k1, e[n1].v1 = int32(kk*s.bstride), r[1]
+				n1 += nz(r[1])
+			}
+		default:
+			for kk := range kc {
+				v := s.a[(k0+kk)*s.lda+i0]
+				e[n0].k0, e[n0].v0 = int32(kk*s.bstride), v
+				n0 += nz(v)
+			}
+		}
+		for t := n0; t < n1; t++ {
+			e[t].k0, e[t].v0 = 0, 0
+		}
+		for t := n1; t < n0; t++ {
+			e[t].k1, e[t].v1 = 0, 0
+		}
+		s.cnt[kb*s.pairs+p] = int32(max(n0, n1))
+	}
+}
+
+// tiles forms the tiles of pairs [p0, p1) × B panels [q0, q1), every k
+// block in turn; each B panel stays in L1 while the pairs' lists stream.
+func (s *sparseJob) tiles(p0, p1, q0, q1 int) {
+	var buf [2 * sparseNR]float32
+	bj := &s.bj
+	for kb := range s.nkb {
+		k0 := kb * kernKC
+		kc := min(kernKC, s.k-k0)
+		add := kb > 0 || s.beta != 0
+		pb := bj.pb[k0*bj.nb*sparseNR:]
+		for q := q0; q < q1; q++ {
+			c0 := q * sparseNR
+			cols := min(sparseNR, s.nd-c0)
+			var bp *float32
+			if q >= bj.b0 {
+				bp = &pb[(q-bj.b0)*kc*sparseNR]
+			} else {
+				bp = &bj.b[k0*bj.ldb+c0]
+			}
+			for p := p0; p < p1; p++ {
+				idx := kb*s.pairs + p
+				n := int(s.cnt[idx])
+				e := &s.ents[idx*sparseStride]
+				i0 := 2 * p
+				rows := min(2, s.m-i0)
+				switch {
+				case rows < 2 || cols < sparseNR:
+				case s.tC:
+					sparseTileT(n, e, bp, &s.c[c0*s.ldc+i0], s.ldc, add)
+					continue
+				default:
+					sparseTile(n, e, bp, &s.c[i0*s.ldc+c0], s.ldc, add)
+					continue
+				}
+				sparseTile(n, e, bp, &buf[0], sparseNR, false)
+				s.store(&buf, i0, rows, c0, cols, add)
+			}
+		}
+	}
+}
+
+// store moves a tile short of rows or columns, or of a transposed C, from
+// buf into C.
+func (s *sparseJob) store(buf *[2 * sparseNR]float32, i0, rows, c0, cols int, add bool) {
+	if !s.tC {
+		for r := range rows {
+			dst := s.c[(i0+r)*s.ldc+c0:][:cols]
+			src := buf[r*sparseNR:][:cols]
+			if add {
+				for x, v := range src {
+					dst[x] += v
+				}
+			} else {
+				copy(dst, src)
+			}
+		}
+		return
+	}
+	// C's row c0+x holds column x of the tile: the pair's two entries
+	// side by side.
+	r0, r1 := buf[:cols], buf[sparseNR:][:cols]
+	switch {
+	case rows == 2 && add:
+		for x, v := range r0 {
+			d := s.c[(c0+x)*s.ldc+i0:][:2]
+			d[0] += v
+			d[1] += r1[x]
+		}
+	case rows == 2:
+		for x, v := range r0 {
+			d := s.c[(c0+x)*s.ldc+i0:][:2]
+			d[0], d[1] = v, r1[x]
+		}
+	case add:
+		for x, v := range r0 {
+			s.c[(c0+x)*s.ldc+i0] += v
+		}
+	default:
+		for x, v := range r0 {
+			s.c[(c0+x)*s.ldc+i0] = v
+		}
+	}
+}
+
+// sparseTile runs the sparse kernel: the assembly where the CPU has it,
+// else sparseTileGo.
+func sparseTile(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool) {
+	if hasSparseAsm {
+		sparseKernelAVX2(n, e, b, c, ldc, add)
+		return
+	}
+	sparseTileGo(n, e, b, c, ldc, add, false)
+}
+
+// sparseTileT is sparseTile writing the tile transposed (column x at
+// c + x·ldc).
+func sparseTileT(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool) {
+	if hasSparseAsm {
+		sparseKernelAVX2T(n, e, b, c, ldc, add)
+		return
+	}
+	sparseTileGo(n, e, b, c, ldc, add, true)
+}
+
+// sparseTileGo is sparseKernelAVX2 in Go, with the same arithmetic (fma32)
+// and order: for builds without the assembly, and the tests' reference.
+// With trans it writes the tile transposed, as sparseKernelAVX2T.
+func sparseTileGo(n int, e *sparseEntry, b *float32, c *float32, ldc int, add, trans bool) {
+	var acc [2][sparseNR]float32
+	for _, t := range unsafe.Slice(e, n) {
+		for r, kv := range [2]struct {
+			k int32
+			v float32
+		}{{t.k0, t.v0}, {t.k1, t.v1}} {
+			row := (*[sparseNR]float32)(unsafe.Add(unsafe.Pointer(b), int(kv.k)))
+			for x, w := range row {
+				acc[r][x] = fma32(kv.v, w, acc[r][x])
+			}
+		}
+	}
+	for r := range 2 {
+		for x, v := range acc[r] {
+			off := r*ldc + x
+			if trans {
+				off = x*ldc + r
+			}
+			dst := (*float32)(unsafe.Add(unsafe.Pointer(c), off*4))
+			if add {
+				*dst += v
+			} else {
+				*dst = v
+			}
+		}
+	}
+}
+
+// fma32 returns a·b + c rounded once to float32, as VFMADD231PS does. The
+// product is exact in float64 (48 bits); the sum there rounds once, and
+// rounding that to float32 could round twice wrongly when it lands exactly
+// halfway between two float32s: the sum's error (TwoSum) then says on which
+// side the exact sum lies, and the float64 is nudged one unit that way.
+// (The halfway test is for float32 results in the normal range; subnormal
+// results, below 2⁻¹²⁶, may still round twice.)
+func fma32(a, b, c float32) float32 {
+	p := float64(a) * float64(b)
+	s := p + float64(c)
+	bb := s - p
+	e := (p - (s - bb)) + (float64(c) - bb)
+	if e != 0 {
+		bits := math.Float64bits(s)
+		if bits&(1<<29-1) == 1<<28 {
+			if (e > 0) == (s > 0) {
+				bits++
+			} else {
+				bits--
+			}
+			s = math.Float64frombits(bits)
+		}
+	}
+	return float32(s)
+}

@@ -1,0 +1,160 @@
+//go:build linux
+
+package compute
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// withDensity returns an r×c N(0, 1) matrix whose entries are each set to
+// 0 with probability 1 − density.
+func withDensity(rng *rand.Rand, r, c int, density float64) Matrix {
+	m := randMatrix(rng, r, c, 0)
+	for i := range m.Data {
+		if rng.Float64() >= density {
+			m.Data[i] = 0
+		}
+	}
+	return m
+}
+
+// BenchmarkSparseProduct times the autoencoder's three products with a
+// ReLU operand (batch 427: Y = H5·W6, dW6 = H5ᵀ·G6, dW1 = Xᵀ·G1, the last
+// with the zeros in B) on the dense kernels ("avx2", and "asm" for
+// AVX-512) and on the sparse path ("sparse", its lists and packing
+// included), at densities 0.5 (the ReLU's) and 1 (no zero: the sparse
+// kernel's rate against the dense one's, SparseMaxDensity), plus 0.25 and
+// 0.75 for Y, at one thread (T1) and two (T2). GFLOP/s counts the dense
+// work 2mnk whatever the path; cpu-GFLOP/s divides it by the CPU time (of
+// the thread at T1, of the process at T2); min-ms is the fastest product.
+func BenchmarkSparseProduct(b *testing.B) {
+	if !hasSparseAsm {
+		b.Skip("no AVX2+FMA")
+	}
+	const batch = 427
+	type prod struct {
+		name      string
+		m, n, k   int
+		tA        bool
+		sparseB   bool
+		densities []float64
+	}
+	prods := []prod{
+		{"Y=H5W6", batch, 2000, 256, false, false, []float64{0.25, 0.5, 0.75, 1}},
+		{"dW6=H5tG6", 256, 2000, batch, true, false, []float64{0.5, 1}},
+		{"dW1=XtG1", 2000, 256, batch, true, true, []float64{0.5, 1}},
+	}
+	impls := []string{"avx2", "sparse"}
+	if hasAsmGemm {
+		impls = append(impls, "asm")
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, p := range prods {
+		for _, dens := range p.densities {
+			ar, ac, br, bc := operandShapes(p.m, p.n, p.k, p.tA, false)
+			var a, bm Matrix
+			if p.sparseB {
+				a, bm = randMatrix(rng, ar, ac, 0), withDensity(rng, br, bc, dens)
+			} else {
+				a, bm = withDensity(rng, ar, ac, dens), randMatrix(rng, br, bc, 0)
+			}
+			c := NewMatrix(p.m, p.n, nil)
+			for _, th := range []int{1, 2} {
+				for _, impl := range impls {
+					b.Run(fmt.Sprintf("%s/d%.2f/%s/T%d", p.name, dens, impl, th), func(b *testing.B) {
+						runtime.LockOSThread()
+						defer runtime.UnlockOSThread()
+						prev := runtime.GOMAXPROCS(th)
+						defer runtime.GOMAXPROCS(prev)
+						who := syscall.RUSAGE_SELF
+						if th == 1 {
+							who = rusageThread
+						}
+						s := getSparseJob()
+						defer putSparseJob(s)
+						c0 := cpuTime(who)
+						best := time.Duration(math.MaxInt64)
+						for b.Loop() {
+							t0 := time.Now()
+							switch impl {
+							case "sparse":
+								if p.sparseB {
+									s.setup(kernAVX2, p.n, p.m, p.k, bm, true, a, !p.tA, c, true, 0)
+								} else {
+									s.setup(kernAVX2, p.m, p.n, p.k, a, p.tA, bm, false, c, false, 0)
+								}
+								s.maxDens = 2
+								s.run()
+							case "avx2":
+								sgemmAsm(kernAVX2, p.tA, false, p.m, p.n, p.k, 1, a.Data, ld(a), bm.Data, ld(bm), 0, c.Data, ld(c))
+							default:
+								sgemmAsm(kernAVX512, p.tA, false, p.m, p.n, p.k, 1, a.Data, ld(a), bm.Data, ld(bm), 0, c.Data, ld(c))
+							}
+							best = min(best, time.Since(t0))
+						}
+						cpu := cpuTime(who) - c0
+						flop := 2 * float64(p.m*p.n*p.k) * float64(b.N)
+						b.ReportMetric(flop/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+						b.ReportMetric(flop/cpu.Seconds()/1e9, "cpu-GFLOP/s")
+						b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/op")
+						// The fastest product: the least disturbed on a
+						// shared machine.
+						b.ReportMetric(best.Seconds()*1e3, "min-ms")
+						b.ReportMetric(0, "ns/op")
+					})
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkSparseKernelRate times the tile kernels alone on panels in L1
+// (k = 256, one k block): the dense AVX2 kernel on a 6×16 tile and the
+// sparse one on a 2×32 tile whose lists hold every k (density 1), and
+// reports GFLOP/s of the FMAs each does, at one thread. Their ratio is the
+// density below which the sparse path wins, before its lists and packing.
+func BenchmarkSparseKernelRate(b *testing.B) {
+	if !hasSparseAsm {
+		b.Skip("no AVX2+FMA")
+	}
+	const kc = kernKC
+	rng := rand.New(rand.NewPCG(2, 2))
+	fill := func(n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64())
+		}
+		return x
+	}
+	pa, pb16, pb32 := fill(6*kc), fill(16*kc), fill(32*kc)
+	e := make([]sparseEntry, kc)
+	for i := range e {
+		e[i] = sparseEntry{int32(i * sparseNR * 4), float32(rng.NormFloat64()), int32(i * sparseNR * 4), float32(rng.NormFloat64())}
+	}
+	c := make([]float32, 6*32)
+	const reps = 100
+	b.Run("dense6x16", func(b *testing.B) {
+		for b.Loop() {
+			for range reps {
+				sgemmKernelAVX2(kc, &pa[0], 4, 6*4, &pb16[0], 16*4, &c[0], 16, false)
+			}
+		}
+		b.ReportMetric(2*6*16*kc*reps*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		b.ReportMetric(0, "ns/op")
+	})
+	b.Run("sparse2x32", func(b *testing.B) {
+		for b.Loop() {
+			for range reps {
+				sparseKernelAVX2(kc, &e[0], &pb32[0], &c[0], 32, false)
+			}
+		}
+		b.ReportMetric(2*2*32*kc*reps*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		b.ReportMetric(0, "ns/op")
+	})
+}

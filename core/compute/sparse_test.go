@@ -1,0 +1,227 @@
+package compute
+
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestFma32RoundsOnce checks fma32 against a·b + c formed exactly in
+// big.Float and rounded once, on random operands and on the case where
+// rounding the float64 sum again rounds the wrong way (exact sum just
+// below the halfway point 1 + 3·2⁻²⁴).
+func TestFma32RoundsOnce(t *testing.T) {
+	exact := func(a, b, c float32) float32 {
+		x := new(big.Float).SetPrec(200).SetFloat64(float64(a))
+		x.Mul(x, new(big.Float).SetPrec(200).SetFloat64(float64(b)))
+		x.Add(x, new(big.Float).SetPrec(200).SetFloat64(float64(c)))
+		f, _ := x.Float32()
+		return f
+	}
+	a := float32(math.Ldexp(1+math.Ldexp(1, -18), -12))
+	b := float32(math.Ldexp(1-math.Ldexp(1, -18), -12))
+	c := float32(1 + math.Ldexp(1, -23))
+	if naive := float32(float64(a)*float64(b) + float64(c)); naive == exact(a, b, c) {
+		t.Fatalf("the crafted case does not round twice wrongly (%v)", naive)
+	}
+	if got, want := fma32(a, b, c), exact(a, b, c); got != want {
+		t.Errorf("fma32(crafted) = %v, want %v", got, want)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 100000 {
+		a, b, c := float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64())
+		if rng.IntN(2) == 0 {
+			c *= 1 << 20 // sums whose product is far below c's ulp
+		}
+		if got, want := fma32(a, b, c), exact(a, b, c); math.Float32bits(got) != math.Float32bits(want) {
+			t.Fatalf("fma32(%v, %v, %v) = %v, want %v", a, b, c, got, want)
+		}
+	}
+}
+
+// TestSparseKernelMatchesGo checks the assembly tiles against sparseTileGo
+// (FMA for FMA, hardware against fma32), overwriting and adding, stored
+// as they are and transposed, on lists with padding terms and on an empty
+// list; C's entries outside the tile must stay as they were.
+func TestSparseKernelMatchesGo(t *testing.T) {
+	if !hasSparseAsm {
+		t.Skip("no AVX2+FMA")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	const kc = 100
+	b := make([]float32, kc*sparseNR)
+	for i := range b {
+		b[i] = float32(rng.NormFloat64())
+	}
+	for _, n := range []int{0, 1, 7, kc} {
+		e := make([]sparseEntry, n+1)
+		for i := range e[:n] {
+			e[i] = sparseEntry{int32(rng.IntN(kc) * sparseNR * 4), float32(rng.NormFloat64()), int32(rng.IntN(kc) * sparseNR * 4), float32(rng.NormFloat64())}
+		}
+		if n > 1 {
+			e[n-1].k1, e[n-1].v1 = 0, 0 // a padding term
+		}
+		for _, trans := range []bool{false, true} {
+			for _, add := range []bool{false, true} {
+				c0 := make([]float32, 32*35)
+				for i := range c0 {
+					c0[i] = float32(rng.NormFloat64())
+				}
+				c1 := slices.Clone(c0)
+				if trans {
+					sparseKernelAVX2T(n, &e[0], &b[0], &c0[0], 35, add)
+				} else {
+					sparseKernelAVX2(n, &e[0], &b[0], &c0[0], 35, add)
+				}
+				sparseTileGo(n, &e[0], &b[0], &c1[0], 35, add, trans)
+				for i := range c0 {
+					if math.Float32bits(c0[i]) != math.Float32bits(c1[i]) {
+						t.Fatalf("n %d trans %v add %v: entry %d is %v in assembly, %v in Go", n, trans, add, i, c0[i], c1[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// reluMatrix is randMatrix with the negative entries of the view set to
+// +0, about half of them: a ReLU output or a masked gradient. Rows listed
+// in zeroRows are all zeros, rows in fullRows have no zero.
+func reluMatrix(rng *rand.Rand, r, c, pad int, zeroRows, fullRows []int) Matrix {
+	m := randMatrix(rng, r, c, pad)
+	for i := range r {
+		row := m.Data[i*m.Stride:][:c]
+		for j, v := range row {
+			switch {
+			case slices.Contains(zeroRows, i):
+				row[j] = 0
+			case slices.Contains(fullRows, i):
+				row[j] = float32(math.Abs(float64(v))) + 0.1
+			case v < 0:
+				row[j] = 0
+			}
+		}
+	}
+	return m
+}
+
+// runSparse runs the sparse job for C = op(a)·op(b) + beta·C, the zeros
+// taken from op(b) when sparseB, whatever the density.
+func runSparse(t *testing.T, m, n, k int, a Matrix, ta bool, b Matrix, tb bool, c Matrix, beta float32, sparseB bool) {
+	t.Helper()
+	s := getSparseJob()
+	defer putSparseJob(s)
+	if sparseB {
+		s.setup(kernAVX2, n, m, k, b, !tb, a, !ta, c, true, beta)
+	} else {
+		s.setup(kernAVX2, m, n, k, a, ta, b, tb, c, false, beta)
+	}
+	s.maxDens = 2
+	if !s.run() {
+		t.Fatal("the sparse job refused")
+	}
+}
+
+// TestSparseMatchesDense checks that the sparse product gives the dense
+// kernels' bits, every entry of C and its NaN padding, for sparse A and
+// sparse B, every transposition, odd m (a pair short of a row), n short of
+// a panel, several k blocks, beta 0, 1 and 0.5, and rows of A all zero or
+// without a zero; B is finite (see sparse.go for what NaN, Inf and
+// underflow change).
+func TestSparseMatchesDense(t *testing.T) {
+	if !hasSparseAsm {
+		t.Skip("no AVX2+FMA")
+	}
+	shapes := []struct{ m, n, k int }{
+		{2, 32, 1}, {3, 33, 5}, {64, 64, 256}, {37, 70, 300}, {61, 200, 427}, {256, 96, 600},
+	}
+	forEachKernel(t, func(t *testing.T, kern *asmKernel) {
+		rng := rand.New(rand.NewPCG(9, 10))
+		for _, sh := range shapes {
+			for _, sparseB := range []bool{false, true} {
+				for _, ta := range []bool{false, true} {
+					for _, tb := range []bool{false, true} {
+						for _, beta := range []float32{0, 1, 0.5} {
+							m, n, k := sh.m, sh.n, sh.k
+							ar, ac, br, bc := operandShapes(m, n, k, ta, tb)
+							var a, b Matrix
+							if sparseB {
+								a = randMatrix(rng, ar, ac, 3)
+								b = reluMatrix(rng, br, bc, 3, []int{0}, []int{br - 1})
+							} else {
+								a = reluMatrix(rng, ar, ac, 3, []int{0}, []int{ar - 1})
+								b = randMatrix(rng, br, bc, 3)
+							}
+							c0 := randMatrix(rng, m, n, 2)
+							c1 := Matrix{Rows: m, Cols: n, Stride: c0.Stride, Data: slices.Clone(c0.Data)}
+							sgemmAsm(kern, ta, tb, m, n, k, 1, a.Data, ld(a), b.Data, ld(b), beta, c0.Data, ld(c0))
+							runSparse(t, m, n, k, a, ta, b, tb, c1, beta, sparseB)
+							for i := range c0.Data {
+								if math.Float32bits(c0.Data[i]) != math.Float32bits(c1.Data[i]) {
+									t.Fatalf("%d×%d×%d sparseB %v tA %v tB %v beta %v: entry %d (row %d) is %v dense, %v sparse",
+										m, n, k, sparseB, ta, tb, beta, i, i/c0.Stride, c0.Data[i], c1.Data[i])
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestMulSparseMatchesMulTo checks the exported entry points through the
+// selected backend on the autoencoder's three sparse products (batch 427,
+// ReLU zeros): the bits are MulTo's, the sparse path ran when the backend
+// runs dpscope's AVX2 kernel (with the AVX-512 one the density 0.5 is
+// above its threshold), and it gives way to MulTo on a dense operand.
+func TestMulSparseMatchesMulTo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const batch = 427
+	h := reluMatrix(rng, batch, 256, 0, nil, nil)
+	g := reluMatrix(rng, batch, 256, 0, nil, nil)
+	x := randMatrix(rng, batch, 2000, 0)
+	w := randMatrix(rng, 256, 2000, 0)
+	g6 := randMatrix(rng, batch, 2000, 0)
+	dense := randMatrix(rng, batch, 256, 0)
+	cases := []struct {
+		name    string
+		a       Matrix
+		ta      bool
+		b       Matrix
+		sparseB bool
+		rows    int
+		ran     bool
+	}{
+		{"Y=H5·W6", h, false, w, false, batch, true},
+		{"dW6=H5ᵀ·G6", h, true, g6, false, 256, true},
+		{"dW1=Xᵀ·G1", x, true, g, true, 2000, true},
+		{"dense", dense, false, w, false, batch, false},
+	}
+	for _, c := range cases {
+		_, n := opDims(c.b, false)
+		for _, beta := range []float32{0, 1} {
+			want := randMatrix(rng, c.rows, n, 0)
+			got := Matrix{Rows: c.rows, Cols: n, Stride: n, Data: slices.Clone(want.Data)}
+			MulTo(want, c.a, c.ta, c.b, false, 1, beta)
+			before := sparseRuns.Load()
+			if c.sparseB {
+				MulSparseBTo(got, c.a, c.ta, c.b, false, beta)
+			} else {
+				MulSparseTo(got, c.a, c.ta, c.b, false, beta)
+			}
+			ran := sparseRuns.Load() > before
+			k := sparseKernel()
+			if wantRan := c.ran && k != nil && maxDensity(k) >= 0.55; ran != wantRan {
+				t.Errorf("%s: sparse path ran %v, want %v", c.name, ran, wantRan)
+			}
+			for i := range want.Data {
+				if math.Float32bits(want.Data[i]) != math.Float32bits(got.Data[i]) {
+					t.Fatalf("%s beta %v: entry %d is %v by MulTo, %v sparse", c.name, beta, i, want.Data[i], got.Data[i])
+				}
+			}
+		}
+	}
+}

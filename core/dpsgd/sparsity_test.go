@@ -1,0 +1,161 @@
+package dpsgd
+
+import (
+	"math"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/core/nn"
+)
+
+// zeroFraction returns the fraction of m's entries that are exactly 0.
+func zeroFraction(m compute.Matrix) float64 {
+	z := 0
+	for i := range m.Rows {
+		for _, v := range m.RawRowView(i) {
+			if v == 0 {
+				z++
+			}
+		}
+	}
+	return float64(z) / float64(m.Rows*m.Cols)
+}
+
+// TestBenchZeroFractions runs one epoch of BenchmarkDPSGDEpoch's
+// configuration (the peers' autoencoder on N(0, 1) data) and measures,
+// after each chunk's backward pass, the fraction of exact zeros in the
+// ReLU output H1 of layer 1, H5 of layer 5 (the input of the output layer)
+// and the masked signal G1 = dH1 ⊙ 1[Z1 > 0]: the operands the sparse
+// products (compute.MulSparseTo) skip. The fractions must be near a half,
+// the premise of the sparse path; they are logged (go test -v) for
+// docs/PERFORMANCE.md.
+func TestBenchZeroFractions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an epoch of the peers' autoencoder")
+	}
+	data := benchData()
+	ae, err := nn.NewAutoencoder(nn.AutoencoderConfig{Genes: benchGenes, Act: nn.ReLU, Output: nn.OutputLinear,
+		MaxRows: 512, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := compute.NewMatrix(512, benchGenes, nil)
+	opt, _ := nn.NewAdam(len(ae.Params), nn.AdamConfig{LR: 1e-3})
+	d, err := New(&ae.Net, opt, benchCells, Config{SampleRate: benchQ, NoiseMultiplier: 1, ClipNorm: 0.1,
+		Perturbed: LayerRange{1, 6}, Clipping: ClipJoint, Seed: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum [3]float64
+	var lo, hi [3]float64
+	for k := range lo {
+		lo[k], hi[k] = 1, 0
+	}
+	calls := 0
+	loss := func(cells []int) (float64, error) {
+		x := in.View(0, 0, len(cells), benchGenes)
+		for i, r := range cells {
+			copy(x.RawRowView(i), data.RawRowView(r))
+		}
+		ae.Forward(x)
+		l := nn.MSE(ae.OutputGrad(0), ae.Output(0), x, 1)
+		ae.Backward()
+		ls := ae.Net.Layers
+		for k, f := range [3]float64{zeroFraction(ls[0].Output()), zeroFraction(ls[4].Output()), zeroFraction(ls[0].Signal())} {
+			sum[k] += f
+			lo[k], hi[k] = min(lo[k], f), max(hi[k], f)
+		}
+		calls++
+		return l, nil
+	}
+	for range d.StepsPerEpoch() {
+		if _, err := d.Step(loss); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, name := range [3]string{"H1", "H5", "G1"} {
+		mean := sum[k] / float64(calls)
+		t.Logf("%s: zero fraction mean %.4f, min %.4f, max %.4f over %d steps", name, mean, lo[k], hi[k], calls)
+		if mean < 0.3 || mean > 0.7 {
+			t.Errorf("%s: zero fraction %.4f, want within [0.3, 0.7]", name, mean)
+		}
+	}
+}
+
+// TestSparseProductsKeepStepBits runs three DP-SGD steps of the benchmark
+// configuration twice from the same seeds, with compute's sparse products
+// off and on, and requires the same parameters to the bit: the sparse
+// path only skips exact zeros of H5 and G1 (and of the small layers'
+// ReLU operands), whose terms leave the dense kernels' FMA chains
+// unchanged (see compute.MulSparseTo for the −0 and non-finite cases,
+// which this finite data does not meet). It also requires that the sparse
+// path ran when the backend runs dpscope's AVX2 kernel (on an AVX-512
+// CPU the test runs itself again with DPSCOPE_SGEMM=avx2).
+func TestSparseProductsKeepStepBits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("steps of the peers' autoencoder")
+	}
+	// With the AVX-512 kernel the ReLU's density is above the sparse
+	// threshold and nothing would be compared: run this test again in a
+	// child process on the AVX2 kernel.
+	if b, _ := compute.Init(); strings.Contains(b.Config, "AVX-512 kernel") && os.Getenv("DPSCOPE_SPARSE_CHILD") == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSparseProductsKeepStepBits$", "-test.v")
+		cmd.Env = append(os.Environ(), compute.EnvGemm+"=avx2", "DPSCOPE_SPARSE_CHILD=1")
+		out, err := cmd.CombinedOutput()
+		t.Logf("child on the AVX2 kernel:\n%s", out)
+		if err != nil || !strings.Contains(string(out), "--- PASS") {
+			t.Fatalf("child: %v", err)
+		}
+		return
+	}
+	data := benchData()
+	run := func(sparse bool) []float32 {
+		was := compute.SetSparse(sparse)
+		defer compute.SetSparse(was)
+		ae, err := nn.NewAutoencoder(nn.AutoencoderConfig{Genes: benchGenes, Act: nn.ReLU, Output: nn.OutputLinear,
+			MaxRows: 512, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := compute.NewMatrix(512, benchGenes, nil)
+		opt, _ := nn.NewAdam(len(ae.Params), nn.AdamConfig{LR: 1e-3})
+		d, err := New(&ae.Net, opt, benchCells, Config{SampleRate: benchQ, NoiseMultiplier: 1, ClipNorm: 0.1,
+			Perturbed: LayerRange{1, 6}, Clipping: ClipJoint, Seed: 1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loss := func(cells []int) (float64, error) {
+			x := in.View(0, 0, len(cells), benchGenes)
+			for i, r := range cells {
+				copy(x.RawRowView(i), data.RawRowView(r))
+			}
+			ae.Forward(x)
+			l := nn.MSE(ae.OutputGrad(0), ae.Output(0), x, 1)
+			ae.Backward()
+			return l, nil
+		}
+		for range 3 {
+			if _, err := d.Step(loss); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return ae.Params
+	}
+	dense := run(false)
+	before := compute.SparseProducts()
+	sparse := run(true)
+	ran := compute.SparseProducts() - before
+	b, _ := compute.Init()
+	t.Logf("backend %s; %d sparse products in 3 steps", b.Config, ran)
+	if strings.Contains(b.Config, "AVX2 kernel") && ran == 0 {
+		t.Error("the sparse path did not run on dpscope's AVX2 kernel")
+	}
+	for i := range dense {
+		if math.Float32bits(dense[i]) != math.Float32bits(sparse[i]) {
+			t.Fatalf("parameter %d is %v with dense products, %v with sparse ones", i, dense[i], sparse[i])
+		}
+	}
+}
