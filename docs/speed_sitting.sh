@@ -15,13 +15,14 @@
 # once per OPENBLAS_THREAD_TIMEOUT value, to choose compute.ThreadTimeout),
 # GEMMS ("auto openblas": the Go benchmarks run once per DPSCOPE_SGEMM
 # value, the AVX-512 kernel (auto, the default) and OpenBLAS's sgemm_),
-# SPARSE ("on": the Go benchmarks run once per DPSCOPE_SPARSE value; "on
-# off" times the products that skip the ReLU zeros against the dense ones).
+# SPARSE ("off", the default of dpscope: the Go benchmarks run once per
+# DPSCOPE_SPARSE value; "on off" times the products that skip the ReLU
+# zeros against the dense ones).
 set -e
 ROUNDS=${ROUNDS:-3}
 TIMEOUTS=${TIMEOUTS:-}
 GEMMS=${GEMMS:-auto openblas}
-SPARSE=${SPARSE:-on}
+SPARSE=${SPARSE:-off}
 PEERS=$(cd "${PEERS:-../shared/peers}" && pwd)
 DATA=${DATA:-/tmp/synth_4271x2000.npy}
 PY=${PY:-/usr/bin/python3}

@@ -46,8 +46,9 @@
 // the AVX-512 kernel, [SparseMaxDensity512]), an AVX2 kernel forms the
 // tiles from lists of each row's nonzeros, skipping the zero terms. The
 // result is the dense kernels' to the bit for finite data (sparse.go says
-// where a −0 can differ); DPSCOPE_SPARSE=off ([EnvSparse]) turns the path
-// off.
+// where a −0 can differ). The path is off unless DPSCOPE_SPARSE=on
+// ([EnvSparse]): at two threads on this project's 2-vCPU machines it did
+// not make an epoch faster.
 //
 // In builds with the race detector, the memory that OpenBLAS reads and writes
 // is reported to the detector row by row, so data races through the C path are

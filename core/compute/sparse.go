@@ -75,15 +75,20 @@ func maxDensity(kern *asmKernel) float64 {
 	return SparseMaxDensity
 }
 
-// EnvSparse is the environment variable that turns the sparse path off
-// when it is "off" (to time the products with and without it); any other
-// value, or none, leaves it on.
+// EnvSparse is the environment variable that turns the sparse path on
+// when it is "on"; any other value, or none, leaves it off. It is off by
+// default because at two threads on a 2-vCPU machine an epoch gained
+// nothing (0.90–1.02×, docs/PERFORMANCE.md "Skipping the ReLU zeros"):
+// the sparse kernel is load-bound, and two threads sharing one core's
+// load ports lose what one thread gains (1.06–1.28×). A quiet sitting on
+// an AVX2 machine with two real cores should decide whether it becomes
+// the default there.
 const EnvSparse = "DPSCOPE_SPARSE"
 
 // sparseOff is EnvSparse read once, or SetSparse's setting.
 var sparseOff atomic.Bool
 
-func init() { sparseOff.Store(strings.TrimSpace(os.Getenv(EnvSparse)) == "off") }
+func init() { sparseOff.Store(strings.TrimSpace(os.Getenv(EnvSparse)) != "on") }
 
 // SetSparse turns the sparse path of MulSparseTo and MulSparseBTo on or
 // off for the whole process (EnvSparse sets it at start) and returns the

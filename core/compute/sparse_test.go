@@ -178,6 +178,8 @@ func TestSparseMatchesDense(t *testing.T) {
 // runs dpscope's AVX2 kernel (with the AVX-512 one the density 0.5 is
 // above its threshold), and it gives way to MulTo on a dense operand.
 func TestMulSparseMatchesMulTo(t *testing.T) {
+	was := SetSparse(true) // off by default (EnvSparse)
+	defer SetSparse(was)
 	rng := rand.New(rand.NewPCG(11, 12))
 	const batch = 427
 	h := reluMatrix(rng, batch, 256, 0, nil, nil)

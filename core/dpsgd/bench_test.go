@@ -99,7 +99,7 @@ func BenchmarkDPSGDEpoch(b *testing.B) {
 	// stretches the wall clock, it changes less (see
 	// BenchmarkDPSGDStepParts).
 	b.ReportMetric((processCPU()-cpu0).Seconds()/float64(b.N), "cpu-s/epoch")
-	// Products that skipped the ReLU zeros (0 with DPSCOPE_SPARSE=off).
+	// Products that skipped the ReLU zeros (0 unless DPSCOPE_SPARSE=on).
 	b.ReportMetric(float64(compute.SparseProducts()-sparse0)/float64(b.N), "sparse-products/epoch")
 }
 
