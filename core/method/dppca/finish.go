@@ -173,7 +173,7 @@ func (r *release) average() {
 			c[i] += v / float64(len(last))
 		}
 	}
-	labels, w := assign(r.out.Proj, m.N, p, c)
+	labels, w := assignBias(r.out.Proj, m.N, p, c, r.priorBias(c))
 	r.out.Centres, r.out.Labels = c, labels
 	r.out.Inertia[len(r.out.Inertia)-1] = w / float64(m.N)
 	r.out.NonEmpty = nonEmpty(labels, k)

@@ -434,6 +434,11 @@ type Options struct {
 	// by rule G19, or off; offset.go). Parse sets DefaultOffset when
 	// absent; library callers' "" is off (dcan-sound's start unchanged).
 	Offset Offset
+	// Prior is the K-centre rounds' assignment after over-clustering's
+	// merge ("prior": off, nearest centre, the default; counts,
+	// classification EM with the released counts' proportions; prior.go).
+	// "" reads as off.
+	Prior Prior
 	// Target is the public total each cell is normalised to before log1p
 	// ("target"; 0: DefaultTarget; TargetMedian: a private median library
 	// size, "target=median"). Only dppca's own source reads it
@@ -462,7 +467,7 @@ type Options struct {
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor", "offset"}
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor", "offset", "prior"}
 
 // LiveKeys are the options a patch may change during a run.
 var LiveKeys = []string{"p", "T", "clip"}
@@ -636,6 +641,8 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 			o.Select = Select(v)
 		case "offset":
 			o.Offset = Offset(v)
+		case "prior":
+			o.Prior = Prior(v)
 		}
 	}
 	return nil
@@ -772,6 +779,11 @@ func (o Options) Validate() error {
 	if o.Offset == OffsetDir && o.Prep != PrepPrivate {
 		return optf("option offset=%s needs prep=%s (public statistics leave no noisy offset)", OffsetDir, PrepPrivate)
 	}
+	switch o.Prior {
+	case "", PriorOff, PriorCounts:
+	default:
+		return optf("option prior is %q, must be %s or %s", o.Prior, PriorOff, PriorCounts)
+	}
 	switch o.Init {
 	case InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus:
 	default:
@@ -904,6 +916,10 @@ func (o Options) String() string {
 		// "" is off as well and not named), so the default's string keeps
 		// its form
 		s += " offset=" + string(o.Offset)
+	}
+	if o.Prior == PriorCounts {
+		// only when set, so the default's string keeps its form
+		s += " prior=" + string(o.Prior)
 	}
 	return s
 }

@@ -475,7 +475,7 @@ func (r *release) overRound(ctx context.Context) error {
 		r.k = len(r.out.Centres) / p
 		r.out.K = r.k
 	}
-	labels, counts, inertia := lloydRound(r.out.Proj, m.N, p, r.out.Centres, r.pl.R, r.pl.Sums, r.pl.Counts, r.rng)
+	labels, counts, inertia := lloydRoundBias(r.out.Proj, m.N, p, r.out.Centres, r.priorBias(r.out.Centres), r.pl.R, r.pl.Sums, r.pl.Counts, r.rng)
 	r.counts = counts
 	if r.o.Merge == MergeMean && len(r.out.Centres) != r.k*p {
 		r.phist = append(r.phist, [2][]float64{append([]float64(nil), r.out.Centres...), counts})
@@ -486,7 +486,7 @@ func (r *release) overRound(ctx context.Context) error {
 	if t+1 == r.rounds() {
 		// The labels of the last release: each cell against the final
 		// centres, as DPKMeans does after its last update.
-		r.out.Labels, r.out.Inertia[t] = assign(r.out.Proj, m.N, p, r.out.Centres)
+		r.out.Labels, r.out.Inertia[t] = assignBias(r.out.Proj, m.N, p, r.out.Centres, r.priorBias(r.out.Centres))
 		r.out.Inertia[t] /= float64(m.N)
 		r.out.NonEmpty = nonEmpty(r.out.Labels, k)
 		if r.o.Merge == MergeUnion {

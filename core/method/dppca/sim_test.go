@@ -220,7 +220,10 @@ func prefixed(p string, v []string) []string {
 // (the twentieth attempt: floor, rule G17); DPSCOPE_DPPCA_FRESH=19 seeds
 // +2100 and noise seeds 100–104 (the twenty-first attempt: merge=early,
 // rule G18); DPSCOPE_DPPCA_FRESH=20 seeds +2200 and noise seeds 105–109
-// (the twenty-second attempt: offset=dir, rule G19, with simpollen).
+// (the twenty-second attempt: offset=dir, rule G19, with simpollen);
+// DPSCOPE_DPPCA_FRESH=21 seeds +2300 and noise seeds 110–114 (the
+// twenty-third attempt: prior=counts, rule G20); DPSCOPE_DPPCA_FRESH=d25
+// seeds +2450 and noise seeds 150–154 (its development draws).
 // Under offset=dir a row's cells also show [offF/R]: the seeds whose
 // switch fired and whose direction was removed. The shallow dipSets (sim16, sim16low, sim14low) and
 // the nested nestSets (simnest8, simnest14) are named as well. Each variant after the first is
@@ -248,7 +251,10 @@ func TestSimDesign(t *testing.T) {
 		"9": {1100, 50}, "10": {1200, 55}, "11": {1300, 60}, "12": {1400, 65},
 		"13": {1500, 70}, "14": {1600, 75}, "15": {1700, 80}, "16": {1800, 85},
 		"17": {1900, 90}, "18": {2000, 95}, "19": {2100, 100},
-		"20": {2200, 105},
+		"20": {2200, 105}, "21": {2300, 110},
+		// development draws of the twenty-third attempt (prior=counts'
+		// diagnosis; no rule judges them)
+		"d25": {2450, 150},
 	}[os.Getenv("DPSCOPE_DPPCA_FRESH")]
 	simShift, seed0 := fresh[0], fresh[1]
 	ons := onoffSets()
