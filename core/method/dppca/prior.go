@@ -35,18 +35,21 @@ const (
 )
 
 // priorVariance returns the within-cluster variance per dimension that
-// prior=counts uses, from released statistics only: the released
-// second moment of the projected rows, Σ_{t<p} λ_t/ñ (the noisy
-// covariance's top p eigenvalues over the released cell count), less the
-// released centres' weighted second moment Σ_j π_j‖c_j‖², over p. Zero
-// when that is not positive (then no prior is applied).
-func priorVariance(eigen []float64, noisyN float64, c, pi []float64, p int) float64 {
+// prior=counts uses, from released statistics and public σ only: the
+// projected rows' second moment, Σ_{t<p} max(λ_t − edge, 0)/ñ (the noisy
+// covariance's top p eigenvalues less the public noise edge, over the
+// released cell count), less the released centres' weighted second
+// moment Σ_j π_j‖c_j‖², over p. Zero when that is not positive (then no
+// prior is applied). The edge is taken off because the noise lifts every
+// eigenvalue: without it s² was 2.0–2.4 times the private W/p on the
+// development draws (docs/RESULTS.md, twenty-third attempt).
+func priorVariance(eigen []float64, edge, noisyN float64, c, pi []float64, p int) float64 {
 	if p == 0 || noisyN < 1 {
 		return 0
 	}
 	var tot float64
 	for _, l := range eigen[:p] {
-		tot += max(l, 0)
+		tot += max(l-edge, 0)
 	}
 	tot /= noisyN
 	var between float64
@@ -84,7 +87,7 @@ func (r *release) priorBias(c []float64) []float64 {
 		return nil
 	}
 	pi := priorWeights(r.counts)
-	s2 := priorVariance(r.out.Eigen, r.out.Matrix.NoisyN, c, pi, p)
+	s2 := priorVariance(r.out.Eigen, r.pl.Edge(), r.out.Matrix.NoisyN, c, pi, p)
 	if s2 <= 0 {
 		return nil
 	}

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/dpscope/dpscope/datasets"
 	"github.com/dpscope/dpscope/internal/fixture"
 )
 
@@ -21,11 +20,16 @@ func TestPriorWeightsVariance(t *testing.T) {
 	// eigen 30, 10 over ñ 10: second moment 4; centres (1,1) and (0,2)
 	// at ½: between ½·2 + ½·4 = 3; s² (4 − 3)/2 = 0.5
 	c := []float64{1, 1, 0, 2}
-	if s2 := priorVariance([]float64{30, 10, 99}, 10, c, []float64{0.5, 0.5}, 2); math.Abs(s2-0.5) > 1e-12 {
+	if s2 := priorVariance([]float64{30, 10, 99}, 0, 10, c, []float64{0.5, 0.5}, 2); math.Abs(s2-0.5) > 1e-12 {
 		t.Errorf("s² %g, want 0.5", s2)
 	}
-	if s2 := priorVariance([]float64{20, 5}, 10, c, []float64{0.5, 0.5}, 2); s2 != 0 {
+	if s2 := priorVariance([]float64{20, 5}, 0, 10, c, []float64{0.5, 0.5}, 2); s2 != 0 {
 		t.Errorf("s² %g, want 0 (between above total)", s2)
+	}
+	// the edge 5 off each: (25 + 5)/10 = 3 − 3 = 0; edge 2: (28 + 8)/10
+	// = 3.6, s² 0.3
+	if s2 := priorVariance([]float64{30, 10}, 2, 10, c, []float64{0.5, 0.5}, 2); math.Abs(s2-0.3) > 1e-12 {
+		t.Errorf("s² %g with edge 2, want 0.3", s2)
 	}
 }
 
@@ -56,8 +60,7 @@ func TestAssignBias(t *testing.T) {
 
 // TestPriorLedger: prior=counts is post-processing. With over-clustering
 // forced (over=2) its release has the default's plan, mechanisms and
-// ledger exactly, at ε 2 and 8; and it does act: on unequal populations
-// at ε 8 some seed's labels differ from the default's.
+// ledger exactly, at ε 2 and 8.
 func TestPriorLedger(t *testing.T) {
 	d := fixture.Separated(4, 100, 300, 5)
 	for _, eps := range []float64{2, 8} {
@@ -89,45 +92,32 @@ func TestPriorLedger(t *testing.T) {
 	if _, err := Parse(map[string]string{"prior": "yes"}); err == nil {
 		t.Error("prior=yes accepted")
 	}
-	// it acts: a release over-clustering on unequal populations
-	src, err := NewSource(unequalFixture(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	differ := 0
-	for s := uint64(0); s < 5; s++ {
-		_, a := releaseARI(t, src, true, 8, mustParse(t, map[string]string{"genes": "100", "over": "2"}), s)
-		_, b := releaseARI(t, src, true, 8, mustParse(t, map[string]string{"genes": "100", "over": "2", "prior": "counts"}), s)
-		if !slices.Equal(a.Labels, b.Labels) {
-			differ++
-		}
-	}
-	if differ == 0 {
-		t.Error("prior=counts changed no label on any of five seeds")
-	}
-}
-
-// unequalFixture is fixture.Separated's four populations cut to unequal
-// sizes (200, 100, 40, 20 cells).
-func unequalFixture() *datasets.Dataset {
-	d := fixture.Separated(4, 200, 300, 5)
-	keep := []int{200, 100, 40, 20}
-	x := &datasets.CSR{Rows: 0, Cols: d.X.Cols, Indptr: []int64{0}}
-	out := &datasets.Dataset{Name: "unequal", Source: "test", X: x, ValueType: d.ValueType, Classes: d.Classes, GeneIDs: d.GeneIDs, GeneNames: d.GeneNames}
-	for i := range d.X.Rows {
-		c := d.Labels[i]
-		if i-c*200 >= keep[c] {
-			continue
-		}
-		x.Indices = append(x.Indices, d.X.Indices[d.X.Indptr[i]:d.X.Indptr[i+1]]...)
-		x.Data = append(x.Data, d.X.Data[d.X.Indptr[i]:d.X.Indptr[i+1]]...)
-		x.Indptr = append(x.Indptr, int64(len(x.Data)))
-		x.Rows++
-		out.Labels = append(out.Labels, c)
-		out.Barcodes = append(out.Barcodes, d.Barcodes[i])
-	}
-	return out
 }
 
 // fmtG formats a float for the plan's comparison string.
 func fmtG(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// TestPriorBias checks when prior=counts applies and its penalties:
+// −2s²·log π_j with s² from the released eigenvalues less the edge, the
+// released count and centres; nil when off, not over-clustered, or the
+// counts are not one per centre.
+func TestPriorBias(t *testing.T) {
+	r := &release{o: Options{Prior: PriorCounts}, over: 2, k: 2, counts: []float64{80, 20},
+		pl: Plan{H: 4}, out: Outcome{Eigen: []float64{30, 10}, Matrix: &Matrix{NoisyN: 10}}}
+	c := []float64{1, 1, 0, 1}
+	// σ_PCA 0: edge 0; total 4, between 0.8·2 + 0.2·1 = 1.8, s² 1.1
+	b := r.priorBias(c)
+	if len(b) != 2 || math.Abs(b[0]+2*1.1*math.Log(0.8)) > 1e-12 || math.Abs(b[1]+2*1.1*math.Log(0.2)) > 1e-12 {
+		t.Errorf("bias %v, want %g %g", b, -2*1.1*math.Log(0.8), -2*1.1*math.Log(0.2))
+	}
+	for name, rr := range map[string]release{
+		"off":            {o: Options{Prior: PriorOff}, over: 2, k: 2, counts: r.counts, pl: r.pl, out: r.out},
+		"over 1":         {o: r.o, over: 1, k: 2, counts: r.counts, pl: r.pl, out: r.out},
+		"2K counts":      {o: r.o, over: 2, k: 2, counts: []float64{1, 2, 3, 4}, pl: r.pl, out: r.out},
+		"edge above all": {o: r.o, over: 2, k: 2, counts: r.counts, pl: Plan{H: 4, PCA: 100}, out: r.out},
+	} {
+		if b := rr.priorBias(c); b != nil {
+			t.Errorf("%s: bias %v, want none", name, b)
+		}
+	}
+}

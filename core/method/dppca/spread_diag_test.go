@@ -41,8 +41,14 @@ func TestSpreadDiag(t *testing.T) {
 				in := out.Inertia
 				cs := append([]float64(nil), out.Counts...)
 				sort.Sort(sort.Reverse(sort.Float64Slice(cs)))
-				t.Logf("%s %q ε%g seed %d: h %d p %d over %d W %.4f (W@T/2 %.4f) sizes %v ARI %.3f%s\n   σ_count %.1f released counts %.0f",
-					name, v, eps, s, out.Plan.H, len(out.Eigen), out.Over, in[len(in)-1], in[len(in)/2-1], sizes, a, km10(t, out, src.K, s), out.Plan.Counts, cs)
+				// prior=counts' s² from the final release against the
+				// private W/p it estimates (twenty-third attempt)
+				s2 := 0.0
+				if p := len(out.Eigen); len(out.Counts)*p == len(out.Centres) {
+					s2 = priorVariance(out.Eigen, out.Plan.Edge(), out.Matrix.NoisyN, out.Centres, priorWeights(out.Counts), p)
+				}
+				t.Logf("%s %q ε%g seed %d: h %d p %d over %d W %.4f (W@T/2 %.4f) W/p %.4f s² %.4f sizes %v ARI %.3f%s\n   σ_count %.1f released counts %.0f",
+					name, v, eps, s, out.Plan.H, len(out.Eigen), out.Over, in[len(in)-1], in[len(in)/2-1], in[len(in)-1]/float64(len(out.Eigen)), s2, sizes, a, km10(t, out, src.K, s), out.Plan.Counts, cs)
 			}
 		}
 	}
