@@ -228,6 +228,15 @@
 // small (docs/RESULTS.md, twenty-second attempt). Library callers'
 // Options (dcan-sound's start) leave it off.
 //
+// Tried in the twenty-third attempt (dppca25) and not stated as a rule:
+// prior=counts (prior.go), classification EM with the released counts'
+// proportions in the K-centre rounds after the merge (post-processing;
+// the ledger is the default's). With s² read from the released
+// eigenvalues it was 2–2.4 times the private W/p and emptied small
+// clusters on the development draws; with the public noise edge taken
+// off it is a third to a half of W/p and moves almost nothing (pbmc_4k
+// ε 8 seed 1 keeps its partition). An option; off by default.
+//
 // Every mechanism is Gaussian, so the composition is exact in GDP
 // (μ = √Σ(Δᵢ/σᵢ)²); the noise of each is calibrated in advance from the
 // target (ε, δ) by fixed shares of μ² (Plan), and the ε reported is the
@@ -241,6 +250,8 @@
 // floor (the merge's count-noise floor: F or F:MODE, MODE split,
 // restart or drop; 3:drop by default, 0 off), offset (dir, the default,
 // or off: the scaled rows' common direction removed before the clip),
+// prior (off, the default, or counts: the K rounds' assignment with the
+// released counts' proportions),
 // under (off, auto or auto:τ: fewer centres than K, underRule),
 // target (a number, or median), mincount (the depth cap's λ_min, 0: off),
 // seedgrid (fixed, the default's 3-component seeding grid; auto:
