@@ -33,32 +33,7 @@ func assign(x []float64, n, p int, c []float64) ([]int, float64) {
 // cluster.DPKMeans. It returns the labels of the assignment, the released
 // counts and the assignment's squared distances.
 func lloydRound(x []float64, n, p int, c []float64, r, sigmaSum, sigmaCount float64, rng *rand.Rand) ([]int, []float64, float64) {
-	k := len(c) / p
-	xc := append([]float64(nil), x[:n*p]...)
-	clipRows(xc, n, p, r)
-	sums := make([]float64, k*p)
-	counts := make([]float64, k)
-	labels, cost := assign(xc, n, p, c)
-	for i, j := range labels {
-		for t, v := range xc[i*p : (i+1)*p] {
-			sums[j*p+t] += v
-		}
-		counts[j]++
-	}
-	for j := range k {
-		cj := sums[j*p : (j+1)*p]
-		addNoise(cj, sigmaSum, rng)
-		if sigmaCount > 0 {
-			counts[j] += sigmaCount * rng.NormFloat64()
-		}
-		inv := 1 / max(counts[j], 1)
-		for t := range cj {
-			cj[t] *= inv
-		}
-		ClipTo(cj, r)
-	}
-	copy(c, sums)
-	return labels, counts, cost
+	return lloydRoundBias(x, n, p, c, nil, r, sigmaSum, sigmaCount, rng)
 }
 
 // mergeCentres merges the released centres c (rows of p) into k, weighted

@@ -127,12 +127,10 @@ func assignBias(x []float64, n, p int, c, bias []float64) ([]int, float64) {
 	return labels, cost
 }
 
-// lloydRoundBias is lloydRound with assignBias's assignment: the same
-// two Gaussian releases (sums Δ = r, counts Δ = 1) whatever the bias.
+// lloydRoundBias is lloydRound with assignBias's assignment (nil bias:
+// the nearest centre): the same two Gaussian releases (sums Δ = r,
+// counts Δ = 1) whatever the bias.
 func lloydRoundBias(x []float64, n, p int, c, bias []float64, r, sigmaSum, sigmaCount float64, rng *rand.Rand) ([]int, []float64, float64) {
-	if bias == nil {
-		return lloydRound(x, n, p, c, r, sigmaSum, sigmaCount, rng)
-	}
 	k := len(c) / p
 	xc := append([]float64(nil), x[:n*p]...)
 	clipRows(xc, n, p, r)
