@@ -36,14 +36,50 @@ func benchData() compute.Matrix {
 	return x
 }
 
-func benchAE(b *testing.B, maxRows int) *nn.Autoencoder {
-	b.Helper()
+func benchAE(tb testing.TB, maxRows int) *nn.Autoencoder {
+	tb.Helper()
 	ae, err := nn.NewAutoencoder(nn.AutoencoderConfig{Genes: benchGenes, Act: nn.ReLU, Output: nn.OutputLinear,
 		MaxRows: maxRows, Seed: 1})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return ae
+}
+
+// benchTrainer is BenchmarkDPSGDEpoch's trainer, the same for every
+// benchmark and test of that configuration: the peers' autoencoder
+// (chunks of at most 512 rows), Adam at 1e-3, Poisson sampling at benchQ,
+// noise multiplier 1 on all layers and joint clipping to 0.1; with the
+// buffer benchLoss gathers a chunk's rows into.
+func benchTrainer(tb testing.TB) (*nn.Autoencoder, *DPSGD, compute.Matrix) {
+	tb.Helper()
+	ae := benchAE(tb, 512)
+	opt, _ := nn.NewAdam(len(ae.Params), nn.AdamConfig{LR: 1e-3})
+	d, err := New(&ae.Net, opt, benchCells, Config{SampleRate: benchQ, NoiseMultiplier: 1, ClipNorm: 0.1,
+		Perturbed: LayerRange{1, 6}, Clipping: ClipJoint, Seed: 1}, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ae, d, compute.NewMatrix(512, benchGenes, nil)
+}
+
+// benchLoss is the peers' loss for Step: the chunk's rows of data
+// gathered into in, the forward pass, the per-cell MSE and the backward
+// pass; then after, when it is not nil, sees the network.
+func benchLoss(ae *nn.Autoencoder, in, data compute.Matrix, after func()) LossFunc {
+	return func(cells []int) (float64, error) {
+		x := in.View(0, 0, len(cells), benchGenes)
+		for i, r := range cells {
+			copy(x.RawRowView(i), data.RawRowView(r))
+		}
+		ae.Forward(x)
+		l := nn.MSE(ae.OutputGrad(0), ae.Output(0), x, 1)
+		ae.Backward()
+		if after != nil {
+			after()
+		}
+		return l, nil
+	}
 }
 
 func reportEpoch(b *testing.B, samples int) {
@@ -60,25 +96,8 @@ func reportEpoch(b *testing.B, samples int) {
 // whether or not the products skip the ReLU zeros), the process's CPU
 // time an epoch and the number of sparse products an epoch.
 func BenchmarkDPSGDEpoch(b *testing.B) {
-	data := benchData()
-	ae := benchAE(b, 512)
-	in := compute.NewMatrix(512, benchGenes, nil)
-	opt, _ := nn.NewAdam(len(ae.Params), nn.AdamConfig{LR: 1e-3})
-	d, err := New(&ae.Net, opt, benchCells, Config{SampleRate: benchQ, NoiseMultiplier: 1, ClipNorm: 0.1,
-		Perturbed: LayerRange{1, 6}, Clipping: ClipJoint, Seed: 1}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	loss := func(cells []int) (float64, error) {
-		x := in.View(0, 0, len(cells), benchGenes)
-		for i, r := range cells {
-			copy(x.RawRowView(i), data.RawRowView(r))
-		}
-		ae.Forward(x)
-		l := nn.MSE(ae.OutputGrad(0), ae.Output(0), x, 1)
-		ae.Backward()
-		return l, nil
-	}
+	ae, d, in := benchTrainer(b)
+	loss := benchLoss(ae, in, benchData(), nil)
 	steps := d.StepsPerEpoch()
 	samples := 0
 	sparse0 := compute.SparseProducts()
@@ -156,14 +175,7 @@ func BenchmarkNormalFill(b *testing.B) {
 // noise and Adam. The parts run as Step runs them, one after the other.
 func BenchmarkDPSGDStepParts(b *testing.B) {
 	data := benchData()
-	ae := benchAE(b, 512)
-	in := compute.NewMatrix(512, benchGenes, nil)
-	opt, _ := nn.NewAdam(len(ae.Params), nn.AdamConfig{LR: 1e-3})
-	d, err := New(&ae.Net, opt, benchCells, Config{SampleRate: benchQ, NoiseMultiplier: 1, ClipNorm: 0.1,
-		Perturbed: LayerRange{1, 6}, Clipping: ClipJoint, Seed: 1}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	ae, d, in := benchTrainer(b)
 	var tGather, tLoss, tClip, tNoise, tAdam time.Duration
 	var cGather, cLoss, cClip, cNoise, cAdam time.Duration
 	loss := func(cells []int) (float64, error) {
@@ -246,26 +258,11 @@ func BenchmarkDPSGDEpochSparse(b *testing.B) {
 	}
 	var sides [2]*side
 	for k := range sides {
-		ae := benchAE(b, 512)
-		opt, _ := nn.NewAdam(len(ae.Params), nn.AdamConfig{LR: 1e-3})
-		d, err := New(&ae.Net, opt, benchCells, Config{SampleRate: benchQ, NoiseMultiplier: 1, ClipNorm: 0.1,
-			Perturbed: LayerRange{1, 6}, Clipping: ClipJoint, Seed: 1}, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		sides[k] = &side{ae: ae, d: d, in: compute.NewMatrix(512, benchGenes, nil)}
+		ae, d, in := benchTrainer(b)
+		sides[k] = &side{ae: ae, d: d, in: in}
 	}
 	epoch := func(s *side) {
-		loss := func(cells []int) (float64, error) {
-			x := s.in.View(0, 0, len(cells), benchGenes)
-			for i, r := range cells {
-				copy(x.RawRowView(i), data.RawRowView(r))
-			}
-			s.ae.Forward(x)
-			l := nn.MSE(s.ae.OutputGrad(0), s.ae.Output(0), x, 1)
-			s.ae.Backward()
-			return l, nil
-		}
+		loss := benchLoss(s.ae, s.in, data, nil)
 		for range s.d.StepsPerEpoch() {
 			if _, err := s.d.Step(loss); err != nil {
 				b.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/dpscope/dpscope/core/compute"
-	"github.com/dpscope/dpscope/core/nn"
 )
 
 // zeroFraction returns the fraction of m's entries that are exactly 0.
@@ -36,41 +35,21 @@ func TestBenchZeroFractions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("an epoch of the peers' autoencoder")
 	}
-	data := benchData()
-	ae, err := nn.NewAutoencoder(nn.AutoencoderConfig{Genes: benchGenes, Act: nn.ReLU, Output: nn.OutputLinear,
-		MaxRows: 512, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := compute.NewMatrix(512, benchGenes, nil)
-	opt, _ := nn.NewAdam(len(ae.Params), nn.AdamConfig{LR: 1e-3})
-	d, err := New(&ae.Net, opt, benchCells, Config{SampleRate: benchQ, NoiseMultiplier: 1, ClipNorm: 0.1,
-		Perturbed: LayerRange{1, 6}, Clipping: ClipJoint, Seed: 1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ae, d, in := benchTrainer(t)
 	var sum [3]float64
 	var lo, hi [3]float64
 	for k := range lo {
 		lo[k], hi[k] = 1, 0
 	}
 	calls := 0
-	loss := func(cells []int) (float64, error) {
-		x := in.View(0, 0, len(cells), benchGenes)
-		for i, r := range cells {
-			copy(x.RawRowView(i), data.RawRowView(r))
-		}
-		ae.Forward(x)
-		l := nn.MSE(ae.OutputGrad(0), ae.Output(0), x, 1)
-		ae.Backward()
+	loss := benchLoss(ae, in, benchData(), func() {
 		ls := ae.Net.Layers
 		for k, f := range [3]float64{zeroFraction(ls[0].Output()), zeroFraction(ls[4].Output()), zeroFraction(ls[0].Signal())} {
 			sum[k] += f
 			lo[k], hi[k] = min(lo[k], f), max(hi[k], f)
 		}
 		calls++
-		return l, nil
-	}
+	})
 	for range d.StepsPerEpoch() {
 		if _, err := d.Step(loss); err != nil {
 			t.Fatal(err)
@@ -115,28 +94,8 @@ func TestSparseProductsKeepStepBits(t *testing.T) {
 	run := func(sparse bool) []float32 {
 		was := compute.SetSparse(sparse)
 		defer compute.SetSparse(was)
-		ae, err := nn.NewAutoencoder(nn.AutoencoderConfig{Genes: benchGenes, Act: nn.ReLU, Output: nn.OutputLinear,
-			MaxRows: 512, Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		in := compute.NewMatrix(512, benchGenes, nil)
-		opt, _ := nn.NewAdam(len(ae.Params), nn.AdamConfig{LR: 1e-3})
-		d, err := New(&ae.Net, opt, benchCells, Config{SampleRate: benchQ, NoiseMultiplier: 1, ClipNorm: 0.1,
-			Perturbed: LayerRange{1, 6}, Clipping: ClipJoint, Seed: 1}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		loss := func(cells []int) (float64, error) {
-			x := in.View(0, 0, len(cells), benchGenes)
-			for i, r := range cells {
-				copy(x.RawRowView(i), data.RawRowView(r))
-			}
-			ae.Forward(x)
-			l := nn.MSE(ae.OutputGrad(0), ae.Output(0), x, 1)
-			ae.Backward()
-			return l, nil
-		}
+		ae, d, in := benchTrainer(t)
+		loss := benchLoss(ae, in, data, nil)
 		for range 3 {
 			if _, err := d.Step(loss); err != nil {
 				t.Fatal(err)
