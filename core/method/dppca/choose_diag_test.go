@@ -72,17 +72,10 @@ func TestChooseDiag(t *testing.T) {
 					sc := c / (r.pl.Mu * math.Sqrt(0.05))
 					line += fmt.Sprintf(" c=%.0f: D %.0f σ %.0f (%.2f σ);", c, dc, sc, dc/sc)
 				}
-				// the public bound of the matching: each changed centre
-				// of one set mapped to one of the other, |term| ≤ 4r·L
-				L := 0.0
-				for j := range len(m1) / p {
-					a, b := m1[j*p:(j+1)*p], m2[j*p:(j+1)*p]
-					if d := math.Sqrt(sqDist(a, b)); d > 0 {
-						L = max(L, d)
-					}
-				}
-				mL := 4 * r.pl.R * L
-				line += fmt.Sprintf(" matching Δ=4rL %.0f: exact D %.0f σ(0.05) %.0f (%.2f σ) σ(0.2) %.0f (%.2f σ);", mL, w1-w2, mL/(r.pl.Mu*math.Sqrt(0.05)), (w1-w2)/(mL/(r.pl.Mu*math.Sqrt(0.05))), mL/(r.pl.Mu*math.Sqrt(0.2)), (w1-w2)/(mL/(r.pl.Mu*math.Sqrt(0.2))))
+				_, pairs := splitMergePairs(m1, pieceWeights(m1, pc, w, p), pc, w, p)
+				sens := chooseSens(m1, m2, pairs, p, r.pl.R)
+				s05 := sens / (r.pl.Mu * math.Sqrt(ShareChoose))
+				line += fmt.Sprintf(" chooseSens %.0f: exact D %.0f σ %.0f (%.2f σ);", sens, w1-w2, s05, (w1-w2)/s05)
 				t.Logf("   at merge: W1 %.4f W2 %.4f ARI1 %.3f ARI2 %.3f |%s", w1/float64(m.N), w2/float64(m.N), a1, a2, line)
 				if force {
 					copy(r.out.Centres, m2)
