@@ -19,14 +19,17 @@ import (
 // D = Σ_i [min_j ‖x_i − a_j‖² − min_j ‖x_i − b_j‖²] (positive: B better),
 // the noise σ = 4r²/(μ·√share) of its release at share 0.05, and, to
 // name the seeds only, the ARI of A and of B (diagnosis; nothing is
-// chosen by it). Long: DPSCOPE_DPPCA_CHOOSEDIAG=SET, DPSCOPE_DPPCA_EPS.
+// chosen by it). Long: DPSCOPE_DPPCA_CHOOSEDIAG=SET, DPSCOPE_DPPCA_EPS,
+// DPSCOPE_DPPCA_VARIANTS=opts (one variant, e.g. choose=objective).
 func TestChooseDiag(t *testing.T) {
 	name := os.Getenv("DPSCOPE_DPPCA_CHOOSEDIAG")
 	if name == "" {
 		t.Skip("long: set DPSCOPE_DPPCA_CHOOSEDIAG=SET")
 	}
 	d := simOrSet(t, name, 700)
-	o, src := optionSource(t, d, map[string]string{})
+	opts := map[string]string{}
+	addOptions(opts, os.Getenv("DPSCOPE_DPPCA_VARIANTS"))
+	o, src := optionSource(t, d, opts)
 	for _, eps := range fixture.EnvFloats(t, "DPSCOPE_DPPCA_EPS", []float64{8}) {
 		for s := uint64(0); s < 5; s++ {
 			rng := rand.New(rand.NewPCG(s, 0))
@@ -111,6 +114,7 @@ func TestChooseDiag(t *testing.T) {
 				t.Logf("   clip c=%.2f r²: σ %.1f  D_c(B) %.1f (%.2f σ)  D_c(Brefined) %.1f (%.2f σ)", f, sc, dc, dc/sc, dcr, dcr/sc)
 			}
 			t.Logf("   B refined on pieces: W %.4f D %.1f ARI %.3f", wbr/float64(m.N), wa-wbr, abr)
+			t.Logf("   chose %d released gap %.0f", r.out.Chose, r.out.ChooseGap)
 			t.Logf("%s ε%g seed %d: n %d p %d r %.2f  W_A %.4f W_B %.4f  D %.1f σ %.1f D/σ %.2f  ARI A %.3f B %.3f",
 				name, eps, s, m.N, p, r.pl.R, wa/float64(m.N), wb/float64(m.N), wa-wb, sig, (wa-wb)/sig, aa, ab)
 		}
