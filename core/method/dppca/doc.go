@@ -237,6 +237,16 @@
 // off it is a third to a half of W/p and moves almost nothing (pbmc_4k
 // ε 8 seed 1 keeps its partition). An option; off by default.
 //
+// Tried in the twenty-fourth attempt (dppca26) and not stated as a rule:
+// choose=objective (choose.go), a second candidate at the merge (the
+// cluster whose over-clustered pieces split best split in two, the
+// Ward-closest pair of the others merged; post-processing) and one noisy
+// scalar, the gap of the k-means objective between the two (ShareChoose
+// 0.05 of μ² from the k-means, Δ from the released centres); the lower
+// noisy objective starts the K-centre rounds. On its development draws
+// the share alone cost 0.007 ARI per cell and the choice, even without
+// noise, added nothing. An option; off by default.
+//
 // Every mechanism is Gaussian, so the composition is exact in GDP
 // (μ = √Σ(Δᵢ/σᵢ)²); the noise of each is calibrated in advance from the
 // target (ε, δ) by fixed shares of μ² (Plan), and the ε reported is the
@@ -251,7 +261,8 @@
 // restart or drop; 3:drop by default, 0 off), offset (dir, the default,
 // or off: the scaled rows' common direction removed before the clip),
 // prior (off, the default, or counts: the K rounds' assignment with the
-// released counts' proportions),
+// released counts' proportions), choose (off, the default, or
+// objective: a private choice between the merge and a second candidate),
 // under (off, auto or auto:τ: fewer centres than K, underRule),
 // target (a number, or median), mincount (the depth cap's λ_min, 0: off),
 // seedgrid (fixed, the default's 3-component seeding grid; auto:

@@ -296,6 +296,12 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 		if err := record(MechSums, MechCounts); err != nil {
 			return nil, false, err
 		}
+		if t == rl.o.mergeAt() && rl.out.Chose > 0 {
+			// choose=objective released its scalar in this round
+			if err := record(MechChoose); err != nil {
+				return nil, false, err
+			}
+		}
 		r.step++
 		r.ctl.Emit(core.StepEvent{Stage: 3, Epoch: t + 1, Step: r.step, Loss: rl.out.Inertia[t]})
 		r.emitBudget(pl)

@@ -439,6 +439,10 @@ type Options struct {
 	// classification EM with the released counts' proportions; prior.go).
 	// "" reads as off.
 	Prior Prior
+	// Choose is whether the merge of over-clustering is followed by a
+	// private choice between the merged centres and a second candidate
+	// ("choose": off, the default; objective, choose.go). "" reads as off.
+	Choose Choose
 	// Target is the public total each cell is normalised to before log1p
 	// ("target"; 0: DefaultTarget; TargetMedian: a private median library
 	// size, "target=median"). Only dppca's own source reads it
@@ -467,7 +471,7 @@ type Options struct {
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor", "offset", "prior"}
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor", "offset", "prior", "choose"}
 
 // LiveKeys are the options a patch may change during a run.
 var LiveKeys = []string{"p", "T", "clip"}
@@ -643,6 +647,8 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 			o.Offset = Offset(v)
 		case "prior":
 			o.Prior = Prior(v)
+		case "choose":
+			o.Choose = Choose(v)
 		}
 	}
 	return nil
@@ -784,6 +790,11 @@ func (o Options) Validate() error {
 	default:
 		return optf("option prior is %q, must be %s or %s", o.Prior, PriorOff, PriorCounts)
 	}
+	switch o.Choose {
+	case "", ChooseOff, ChooseObjective:
+	default:
+		return optf("option choose is %q, must be %s or %s", o.Choose, ChooseOff, ChooseObjective)
+	}
 	switch o.Init {
 	case InitHistogram, InitPCAGaussian, InitRandomBall, InitKMeansPlusPlus:
 	default:
@@ -839,7 +850,7 @@ func (o Options) selectPCAShare() float64 {
 
 // kmShare is the share of the Lloyd rounds: what the others leave.
 func (o Options) kmShare() float64 {
-	return 1 - o.Split - o.prepShare() - o.seedShare() - o.clipShare() - o.offsetShare()
+	return 1 - o.Split - o.prepShare() - o.seedShare() - o.clipShare() - o.offsetShare() - o.chooseShare()
 }
 
 // prepShare is the share of the private preprocessing, 0 for prep=public.
@@ -920,6 +931,9 @@ func (o Options) String() string {
 	if o.Prior == PriorCounts {
 		// only when set, so the default's string keeps its form
 		s += " prior=" + string(o.Prior)
+	}
+	if o.Choose == ChooseObjective {
+		s += " choose=" + string(o.Choose)
 	}
 	return s
 }

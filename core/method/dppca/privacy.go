@@ -36,7 +36,10 @@ const (
 	// MechMedian is target=median's histogram of library sizes.
 	MechMedian = "library-size histogram (median total)"
 	// MechNorms is clip=auto's histogram of the scaled rows' norms.
-	MechNorms  = "row-norm histogram (clip radius)"
+	MechNorms = "row-norm histogram (clip radius)"
+	// MechChoose is choose=objective's objective gap of two candidate
+	// centre sets (choose.go).
+	MechChoose = "objective gap of two merges (choose)"
 	MechMeans  = "gene means (pass 1)"
 	MechMeans2 = "gene means (pass 2, about pass 1)"
 	MechSpread = "gene spreads"
@@ -109,8 +112,11 @@ type Plan struct {
 	PCA          float64 // of a diagonal entry; off-diagonal ones get PCA/√2
 	Seed         float64 // of each bin of the seeding histogram
 	Sums, Counts float64 // per Lloyd round
-	T            int
-	PrivatePrep  bool
+	// ChooseMu is choose=objective's GDP μ for its one scalar (μ·√ShareChoose;
+	// its Δ is read from released centres, so σ = Δ/ChooseMu), 0 without it.
+	ChooseMu    float64
+	T           int
+	PrivatePrep bool
 	// Median is the noise standard deviation of each bin of the
 	// library-size histogram (target=median with private preprocessing),
 	// else 0; Target is the total the release normalises each cell to
@@ -207,6 +213,9 @@ func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Pla
 	if sh := o.clipShare(); sh > 0 {
 		pl.Norms = sigma(1, sh)
 	}
+	if sh := o.chooseShare(); sh > 0 {
+		pl.ChooseMu = mu * math.Sqrt(sh)
+	}
 	pl.km = o.kmShare() / float64(o.T)
 	oo := o
 	oo.Offset = OffsetOff
@@ -284,7 +293,12 @@ func (pl Plan) Mechanisms() []Mechanism {
 	if pl.Seed > 0 {
 		ms = append(ms, Mechanism{MechSeed, 1, pl.Seed, 1})
 	}
-	return append(ms, Mechanism{MechSums, pl.R, pl.Sums, pl.T}, Mechanism{MechCounts, 1, pl.Counts, pl.T})
+	ms = append(ms, Mechanism{MechSums, pl.R, pl.Sums, pl.T}, Mechanism{MechCounts, 1, pl.Counts, pl.T})
+	if pl.ChooseMu > 0 {
+		// in units of its Δ: the ledger's μ is Δ/σ = ChooseMu
+		ms = append(ms, Mechanism{MechChoose, 1, 1 / pl.ChooseMu, 1})
+	}
+	return ms
 }
 
 // ComposedMu returns √(Σ μ_i²) of ms: exact GDP composition of Gaussians.

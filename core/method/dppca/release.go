@@ -256,6 +256,11 @@ type Outcome struct {
 	// SeedDims is the number of components of the seeding grid the
 	// release used with init=histogram (seedDims for the fixed grid).
 	SeedDims int
+	// Chose is choose=objective's outcome: 0 no scalar released (off, no
+	// over-clustering or no second candidate), 1 the merge kept, 2 the
+	// second candidate taken; ChooseGap its released (noisy) gap.
+	Chose     int
+	ChooseGap float64
 	// Counts are the last Lloyd round's released (noisy) cluster counts,
 	// one per final centre (Release only): each final centre is that
 	// round's noisy sum over its count, so a caller that weights the
@@ -445,6 +450,7 @@ func (r *release) overRound(ctx context.Context) error {
 	if t < r.o.mergeAt() {
 		k = min(r.over*r.k, m.N)
 	}
+	pieces, pw := r.out.Centres, r.counts
 	switch {
 	case t == 0:
 		switch r.o.Init {
@@ -469,6 +475,14 @@ func (r *release) overRound(ctx context.Context) error {
 		r.out.Centres = mergeCentresFloor(c, w, p, k, r.o.floorWeight(r.pl), r.o.FloorMode, r.rng)
 	case t == r.o.mergeAt() && len(r.out.Centres) != k*p:
 		r.out.Centres = mergeCentresFloor(r.out.Centres, r.counts, p, k, r.o.floorWeight(r.pl), r.o.FloorMode, r.rng)
+	}
+	if t == r.o.mergeAt() && len(pieces) != len(r.out.Centres) {
+		if mergeHook != nil {
+			mergeHook(r, pieces, pw)
+		}
+		if r.o.Choose == ChooseObjective {
+			r.choose(pieces, pw)
+		}
 	}
 	if t == r.o.mergeAt() && len(r.out.Centres) < k*p {
 		// floor=F:drop kept fewer groups: the K-centre rounds run with them

@@ -433,9 +433,9 @@ func exactTweak(t *testing.T, list string) func(*Plan) {
 	parts := strings.Split(list, "+")
 	for _, p := range parts {
 		switch p {
-		case "rank", "stats", "pca", "kmeans":
+		case "rank", "stats", "pca", "kmeans", "choose", "chooseshare":
 		default:
-			t.Fatalf("exact=%s: %q is not rank, stats, pca or kmeans", list, p)
+			t.Fatalf("exact=%s: %q is not rank, stats, pca, kmeans, choose or chooseshare", list, p)
 		}
 	}
 	return func(pl *Plan) {
@@ -449,6 +449,17 @@ func exactTweak(t *testing.T, list string) func(*Plan) {
 				pl.PCA = 0
 			case "kmeans":
 				pl.Seed, pl.Sums, pl.Counts = 0, 0, 0
+			case "choose":
+				// choose=objective's gap without noise (diagnosis: the
+				// share is still taken from the k-means)
+				if pl.ChooseMu > 0 {
+					pl.ChooseMu = math.Inf(1)
+				}
+			case "chooseshare":
+				// the k-means share choose=objective leaves, without the
+				// choice (diagnosis: the cost of the share alone)
+				pl.km -= ShareChoose / float64(pl.T)
+				pl.kmNoOffset -= ShareChoose / float64(pl.T)
 			}
 		}
 	}
