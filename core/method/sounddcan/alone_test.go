@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/method/dppca"
 	"github.com/dpscope/dpscope/internal/fixture"
@@ -126,14 +125,7 @@ func TestStartAloneIsDPPCA(t *testing.T) {
 		}
 		// the ledger of a run through the engine composes to the target
 		e, evs := runTest(t, d, fixture.SoundConfig(c.eps, seed, c.opts))
-		mu, err := accountant.GDPMu(e.Ledger().All())
-		if err != nil {
-			t.Fatal(err)
-		}
-		eps, err := accountant.GDPEpsilon(mu, 1e-5)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, eps := ledgerBudget(t, e)
 		if eps > c.eps || eps < c.eps-1e-5 {
 			t.Errorf("%v: the ledger composes to ε %.9g, want the target %g", c.opts, eps, c.eps)
 		}

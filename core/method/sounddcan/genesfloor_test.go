@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core/method/dppca"
 	"github.com/dpscope/dpscope/internal/fixture"
 )
@@ -68,14 +67,7 @@ func TestStartAloneGenesFloor(t *testing.T) {
 			t.Errorf("%v: the start ran at h %d (matrix %d), its plan's %d", opts, out.Start.Plan.H, out.Start.Matrix.H, pl.DPPCA.H)
 		}
 		e, _ := runTest(t, d, fixture.SoundConfig(c.eps, c.seed, opts))
-		mu, err := accountant.GDPMu(e.Ledger().All())
-		if err != nil {
-			t.Fatal(err)
-		}
-		eps, err := accountant.GDPEpsilon(mu, 1e-5)
-		if err != nil {
-			t.Fatal(err)
-		}
+		mu, eps := ledgerBudget(t, e)
 		// at most the target; below it by the count's release only (drawn
 		// at the network-on share's noise when the network is off)
 		if eps > c.eps || eps < 0.99*c.eps {

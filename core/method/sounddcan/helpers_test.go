@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/datasets"
 	"github.com/dpscope/dpscope/internal/fixture"
@@ -79,4 +80,19 @@ func envOptions(t *testing.T, key string) Options {
 		t.Fatalf("%s: %v", key, err)
 	}
 	return o
+}
+
+// ledgerBudget composes the engine's whole ledger exactly in GDP and
+// returns its μ and the ε it certifies at δ = 1e-5, the figures the
+// ledger tests compare with their targets.
+func ledgerBudget(t *testing.T, e *Engine) (mu, eps float64) {
+	t.Helper()
+	mu, err := accountant.GDPMu(e.Ledger().All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if eps, err = accountant.GDPEpsilon(mu, 1e-5); err != nil {
+		t.Fatal(err)
+	}
+	return mu, eps
 }

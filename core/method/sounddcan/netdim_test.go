@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core/audit"
 	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/core/method/dppca"
@@ -160,14 +159,7 @@ func TestNetDimLearns(t *testing.T) {
 	}
 	opts := map[string]string{"netdim": "30", "net": "0.4"}
 	e, _ := runTest(t, d, fixture.SoundConfig(30, 2, opts))
-	mu, err := accountant.GDPMu(e.Ledger().All())
-	if err != nil {
-		t.Fatal(err)
-	}
-	eps, err := accountant.GDPEpsilon(mu, 1e-5)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, eps := ledgerBudget(t, e)
 	if eps > 30 || eps < 30-1e-5 {
 		t.Errorf("the ledger composes to ε %.9g, want 30", eps)
 	}

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/core/method/dppca"
 	"github.com/dpscope/dpscope/internal/fixture"
@@ -60,14 +59,7 @@ func TestStartAloneFloorDrop(t *testing.T) {
 		// the engine's ledger: the stage's mechanisms as its plan lists
 		// them, the steps, nothing of the head's
 		e, _ := runTest(t, d, fixture.SoundConfig(c.eps, c.seed, opts))
-		mu, err := accountant.GDPMu(e.Ledger().All())
-		if err != nil {
-			t.Fatal(err)
-		}
-		eps, err := accountant.GDPEpsilon(mu, 1e-5)
-		if err != nil {
-			t.Fatal(err)
-		}
+		mu, eps := ledgerBudget(t, e)
 		if eps > c.eps || eps < c.eps-1e-5 {
 			t.Errorf("%v: the ledger composes to ε %.9g, want the target %g", opts, eps, c.eps)
 		}
