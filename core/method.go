@@ -115,6 +115,12 @@ type Method struct {
 	// Nil: the method has no informative null (dppca's is a random
 	// projection, ARI ≈ 0; B1 is its reference).
 	Null func(Config) Config `json:"-"`
+	// SeedCheck says the method's runs take seconds, so the faces also run
+	// a private run's settings at the null's seeds (reference.Cache.Self)
+	// and judge it against its null seed by seed, as "beyond seed noise" is
+	// defined. False for methods whose runs take minutes: their verdict is
+	// the one-run approximation (reference.RunVerdict).
+	SeedCheck bool `json:"seed_check,omitempty"`
 	// NullLabel says in a few words what the null run is, for legends
 	// ("queries not denoised"); empty: "untrained, no learning".
 	NullLabel string `json:"null_label,omitempty"`

@@ -12,7 +12,6 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/dpscope/dpscope/core"
-	"github.com/dpscope/dpscope/core/reference"
 	"github.com/dpscope/dpscope/tui/chart"
 	"github.com/dpscope/dpscope/tui/keys"
 )
@@ -461,9 +460,10 @@ func (r runRecord) cells() []string {
 		string(r.Guarantee), r.ariCell(), num(r.NMI, "%.3f"), r.Elapsed.Round(100 * time.Millisecond).String(), map[bool]string{true: "●", false: ""}[r.Pinned]}
 }
 
-// verdict is the run's verdict against its null (reference.RunVerdict).
+// verdict is the run's verdict against its null (reference.Verdict).
 func (r runRecord) verdict() string {
-	return reference.RunVerdict(r.Mode != core.ModeNonPrivate, r.ARI, r.refs.null)
+	v, _ := r.refs.verdict(r.Mode != core.ModeNonPrivate, r.ARI)
+	return v
 }
 
 // ariCell is the ARI as the table shows it: starred when the run is no

@@ -22,16 +22,20 @@ import (
 type runReferences struct {
 	b1, null, baseline *reference.Line
 	baselineOf         string // the baseline's method name
+	// self is the run's settings at the null's seeds, for a private run of
+	// a method whose runs are cheap (core.Method.SeedCheck): the verdict
+	// compares it with the null seed by seed (reference.Verdict).
+	self *reference.Line
 }
 
 // session are r as a session file keeps them.
 func (r runReferences) session() session.References {
-	return session.References{B1: r.b1, Null: r.null, Baseline: r.baseline, BaselineMethod: r.baselineOf}
+	return session.References{B1: r.b1, Null: r.null, Baseline: r.baseline, BaselineMethod: r.baselineOf, Self: r.self}
 }
 
 // refsOf are the reference lines a session file kept.
 func refsOf(s session.References) runReferences {
-	return runReferences{b1: s.B1, null: s.Null, baseline: s.Baseline, baselineOf: s.BaselineMethod}
+	return runReferences{b1: s.B1, null: s.Null, baseline: s.Baseline, baselineOf: s.BaselineMethod, self: s.Self}
 }
 
 // runReferencesMsg carries the reference lines of run id.
@@ -59,6 +63,11 @@ func loadRunReferences(ctx context.Context, start sweep.StartFunc, admit func(co
 			if l, err := cache.Null(ctx, m, cfg); err == nil {
 				refs.null = &l
 			}
+			if refs.null != nil && m.SeedCheck && cfg.Mode != core.ModeNonPrivate {
+				if l, err := cache.Self(ctx, cfg); err == nil {
+					refs.self = &l
+				}
+			}
 		}
 		if b, ok := reference.BaselineOf(cfg, core.Baselines()); ok {
 			if l, err := cache.Baseline(ctx, b, cfg); err == nil {
@@ -67,6 +76,13 @@ func loadRunReferences(ctx context.Context, start sweep.StartFunc, admit func(co
 		}
 		return runReferencesMsg{id: id, refs: refs}
 	}
+}
+
+// verdict is a private run's verdict on its ARI against the null
+// (reference.Verdict: paired over the null's seeds when self is known) and
+// the paired comparison it rests on, if any.
+func (r runReferences) verdict(private bool, ari float64) (string, *reference.Learning) {
+	return reference.Verdict(private, ari, r.null, r.self)
 }
 
 // lines are the horizontal lines at the references' ARI.

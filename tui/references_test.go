@@ -59,12 +59,23 @@ func TestVerdictOnScreen(t *testing.T) {
 
 	rc := runCharts{started: true, private: true, refs: runReferences{null: null},
 		metrics: []core.NamedValue{{Name: "NMI", Value: 0.46}, {Name: "ARI", Value: 0.33}}}
-	if got := rc.verdict(RunRunning); got != "" {
+	if got, _ := rc.verdict(RunRunning); got != "" {
 		t.Errorf("a running run's verdict %q, want none", got)
 	}
-	if got := rc.verdict(RunFinished); got != reference.NoLearning {
+	if got, _ := rc.verdict(RunFinished); got != reference.NoLearning {
 		t.Errorf("the ended run's verdict %q, want %q", got, reference.NoLearning)
 	}
+
+	// With the run's settings at the null's seeds the verdict is paired: a
+	// steady gain the one-run figure could not show is learning.
+	paired := *null
+	paired.SeedARI = []float64{0.27, 0.28, 0.29, 0.28, 0.28}
+	self := &reference.Line{Seeds: 5, SeedARI: []float64{0.37, 0.39, 0.38, 0.37, 0.39}}
+	rc.refs = runReferences{null: &paired, self: self}
+	if got, l := rc.verdict(RunFinished); got != "" || l == nil || math.Abs(l.Gain-0.100) > 1e-9 {
+		t.Errorf("paired verdict %q, %+v; want learning, gain 0.100", got, l)
+	}
+	rc.refs = runReferences{null: null}
 
 	r := runRecord{ID: 3, Mode: core.ModeSound, ARI: 0.33, NMI: 0.46, refs: runReferences{null: null}}
 	if c := r.ariCell(); c != "*0.330" {

@@ -87,10 +87,11 @@ func newRunCharts(c *Common) runCharts {
 }
 
 // verdict is the ended run's verdict on its last ARI against its null
-// (reference.RunVerdict); "" while it runs, since an ARI on the way is not a result.
-func (rc *runCharts) verdict(state RunState) string {
+// (reference.Verdict) and the paired comparison it rests on, if any; ""
+// and nil while it runs, since an ARI on the way is not a result.
+func (rc *runCharts) verdict(state RunState) (string, *reference.Learning) {
 	if !rc.started || state.Active() {
-		return ""
+		return "", nil
 	}
 	ari := math.NaN()
 	for _, v := range rc.metrics {
@@ -98,7 +99,7 @@ func (rc *runCharts) verdict(state RunState) string {
 			ari = v.Value
 		}
 	}
-	return reference.RunVerdict(rc.private, ari, rc.refs.null)
+	return rc.refs.verdict(rc.private, ari)
 }
 
 // reset clears the charts for a new run of cfg.

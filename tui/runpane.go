@@ -376,8 +376,13 @@ func (p *runPane) summary(w, rows int) string {
 	} else {
 		lines = append(lines, st.Warn.Render("⚠ metrics: true labels, not covered"))
 	}
-	if v := p.charts.verdict(p.c.RunState); v != "" {
+	switch v, l := p.charts.verdict(p.c.RunState); {
+	case v != "":
 		lines = append(lines, st.Warn.Render("⚠ ARI "+v))
+	case l != nil:
+		// Learning, judged as DECISIONS defines it: paired over the
+		// null's seeds, beyond two standard errors.
+		lines = append(lines, st.Good.Render(fmt.Sprintf("✔ ARI %+.2f over null, seeds 0–%d", l.Gain, l.Seeds-1)))
 	}
 	// Once a run has started its progress takes the key reminder's row
 	// (the help bar keeps the keys), so the clients below keep theirs.

@@ -3,6 +3,7 @@ package reference
 import (
 	"context"
 	"errors"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -35,7 +36,7 @@ func TestCacheAdmit(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			got, err := c.B1(context.Background(), p)
-			if err != nil || got != want {
+			if err != nil || !reflect.DeepEqual(got, want) {
 				t.Errorf("B1 = %+v, %v; want %+v", got, err, want)
 			}
 			done.Add(1)

@@ -29,6 +29,10 @@ type Line struct {
 	ARISD float64 `json:"ari_sd"`
 	NMISD float64 `json:"nmi_sd"`
 	Seeds int     `json:"seeds"`
+	// SeedARI is the ARI of each seed 0 … Seeds−1, kept for lines of runs
+	// (a null, a method's own runs) so that two of them can be compared
+	// seed by seed (Paired); B1 leaves it empty.
+	SeedARI []float64 `json:"seed_ari,omitempty"`
 }
 
 // ErrNoLabels is returned for data without true labels: there is nothing to

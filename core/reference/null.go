@@ -95,7 +95,7 @@ func runsLine(ctx context.Context, start sweep.StartFunc, what string, cfg core.
 		}
 		ari, nmi = append(ari, *o.ARI), append(nmi, *o.NMI)
 	}
-	l := Line{Seeds: B1Seeds}
+	l := Line{Seeds: B1Seeds, SeedARI: ari}
 	l.ARI, l.ARISD = sweep.Moments(ari)
 	l.NMI, l.NMISD = sweep.Moments(nmi)
 	return l, nil
@@ -124,7 +124,8 @@ func (c Cache) runs(ctx context.Context, kind, what string, cfg core.Config) (Li
 	fmt.Fprintf(h, "%s %d\x00%s\x00%s\x00", kind, schema, build(), b)
 	fingerprint(h, cfg.Data)
 	key := kind + "-" + hex.EncodeToString(h.Sum(nil))
-	if l, ok := c.get(key); ok {
+	// A line cached before SeedARI existed is computed again: Paired needs it.
+	if l, ok := c.get(key); ok && len(l.SeedARI) == l.Seeds {
 		return l, nil
 	}
 	l, err := runsLine(ctx, c.Start, what, cfg)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -141,20 +142,20 @@ func TestCache(t *testing.T) {
 	if err := c.write(Key(p), planted); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := c.B1(context.Background(), p); got != planted {
+	if got, _ := c.B1(context.Background(), p); !reflect.DeepEqual(got, planted) {
 		t.Errorf("hit = %+v, want the cached %+v", got, planted)
 	}
 	if err := os.WriteFile(path, []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := c.B1(context.Background(), p); got != want {
+	if got, _ := c.B1(context.Background(), p); !reflect.DeepEqual(got, want) {
 		t.Errorf("after corruption = %+v, want recomputed %+v", got, want)
 	}
 	os.Remove(path)
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
-			if got, err := c.B1(context.Background(), p); err != nil || got != want {
+			if got, err := c.B1(context.Background(), p); err != nil || !reflect.DeepEqual(got, want) {
 				t.Errorf("concurrent: %+v, %v", got, err)
 			}
 		})
@@ -166,7 +167,7 @@ func TestCache(t *testing.T) {
 	}
 	// A cache that cannot be written still answers.
 	ro := Cache{Dir: filepath.Join(path, "not-a-folder")}
-	if got, err := ro.B1(context.Background(), p); err != nil || got != want {
+	if got, err := ro.B1(context.Background(), p); err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("unwritable cache: %+v, %v", got, err)
 	}
 }

@@ -23,6 +23,10 @@ type references struct {
 	// run's own ε, with its own defaults (reference.BaselineConfig).
 	Baseline       *reference.Line `json:"baseline,omitempty"`
 	BaselineMethod string          `json:"baseline_method,omitempty"`
+	// Self is the run's own settings at the null's seeds, for a private
+	// run of a method with core.Method.SeedCheck: the runs the verdict
+	// compares with the null seed by seed.
+	Self *reference.Line `json:"self,omitempty"`
 	// Missing says why a line is absent (no labels, no null run, …).
 	Missing []string `json:"missing,omitempty"`
 }
@@ -40,6 +44,15 @@ func computeReferences(ctx context.Context, cfg core.Config) *references {
 		refs.Missing = append(refs.Missing, "null: "+err.Error())
 	} else {
 		refs.Null = l
+	}
+	if refs.Null != nil && cfg.Mode != core.ModeNonPrivate {
+		if m, err := core.LookupMethod(cfg.Method); err == nil && m.SeedCheck {
+			if l, err := reference.DefaultCache().Self(ctx, cfg); err != nil {
+				refs.Missing = append(refs.Missing, "self: "+err.Error())
+			} else {
+				refs.Self = &l
+			}
+		}
 	}
 	if b, ok := reference.BaselineOf(cfg, core.Baselines()); ok {
 		if l, err := reference.DefaultCache().Baseline(ctx, b, cfg); err != nil {
@@ -85,7 +98,7 @@ func nullLine(ctx context.Context, cfg core.Config) (*reference.Line, error) {
 func (s *runSummary) addReferences(ctx context.Context, cfg core.Config) {
 	s.Reference = computeReferences(ctx, cfg)
 	if s.ARI != nil {
-		s.Verdict = reference.RunVerdict(cfg.Mode != core.ModeNonPrivate, *s.ARI, s.Reference.Null)
+		s.Verdict, s.Learning = reference.Verdict(cfg.Mode != core.ModeNonPrivate, *s.ARI, s.Reference.Null, s.Reference.Self)
 	}
 }
 
@@ -101,6 +114,7 @@ func (r *references) write(w io.Writer) {
 	}
 	line("B1 PCA + k-means", r.PCAKMeans)
 	line("null (no learning)", r.Null)
+	line("these settings", r.Self)
 	if r.Baseline != nil {
 		line(r.BaselineMethod+" at the same ε", r.Baseline)
 	}

@@ -275,6 +275,9 @@ func runDoc(fd *folderData) report.Doc {
 	if s.Verdict != "" {
 		t.Notes = append(t.Notes, "ARI: "+s.Verdict+".")
 	}
+	if s.Learning != nil {
+		t.Notes = append(t.Notes, "ARI of these settings: "+s.Learning.String()+".")
+	}
 	d.Table = t
 	d.Notes = append(d.Notes, s.Warnings...)
 	d.Commands = []report.Command{

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/core/reference"
 )
 
 // runSummary is the last JSON line of `dpscope run --json` and summary.json
@@ -50,9 +51,13 @@ type runSummary struct {
 	Error    string   `json:"error,omitempty"`
 	// Reference holds the reference lines (absent with --no-reference);
 	// Verdict is "no better than no learning" when a private result is not
-	// above the null beyond seed noise.
-	Reference *references `json:"reference,omitempty"`
-	Verdict   string      `json:"verdict,omitempty"`
+	// above the null beyond seed noise; Learning is the paired comparison
+	// it rests on, for a method whose runs are cheap enough to repeat at
+	// the null's seeds (core.Method.SeedCheck; absent otherwise, and the
+	// verdict is the one-run approximation).
+	Reference *references         `json:"reference,omitempty"`
+	Verdict   string              `json:"verdict,omitempty"`
+	Learning  *reference.Learning `json:"learning,omitempty"`
 	// Audit is the empirical lower bound on ε of a run with --audit
 	// (absent otherwise).
 	Audit *core.AuditEvent `json:"audit,omitempty"`
@@ -198,6 +203,9 @@ func (s *runSummary) write(w io.Writer) {
 		if name == "ARI" && s.Verdict != "" {
 			// A bare number would read as learning: say it is not.
 			fmt.Fprintf(tw, "  — %s (the null line below)", s.Verdict)
+		}
+		if name == "ARI" && s.Learning != nil {
+			fmt.Fprintf(tw, "  — these settings: %s", s.Learning)
 		}
 		fmt.Fprintln(tw)
 	}

@@ -90,6 +90,9 @@ type References struct {
 	Null           *reference.Line `json:"null,omitempty"`
 	Baseline       *reference.Line `json:"baseline,omitempty"`
 	BaselineMethod string          `json:"baseline_method,omitempty"`
+	// Self is the run's settings at the null's seeds (reference.Cache.Self),
+	// for a method whose runs are cheap (core.Method.SeedCheck).
+	Self *reference.Line `json:"self,omitempty"`
 }
 
 // Summary is what a run ended with, for a reader of the file; the

@@ -61,8 +61,11 @@ func init() {
 		// The honest null (doc.go): the same pipeline with no DP-SGD
 		// step, the network's share of the budget given to the start, at
 		// the same ε; a private run, so its line follows ε.
-		Null:       Null,
-		NullLabel:  "no DP-SGD step (steps=0), the same ε",
+		Null:      Null,
+		NullLabel: "no DP-SGD step (steps=0), the same ε",
+		// A run takes seconds (about 1 s on builtin:default), so a run is
+		// judged against its null paired over the null's seeds.
+		SeedCheck:  true,
 		Needs:      core.NeedsLearningRate,
 		Options:    optionSpecs,
 		Expect:     expect,
