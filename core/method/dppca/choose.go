@@ -1,6 +1,10 @@
 package dppca
 
-import "math"
+import (
+	"math"
+
+	"github.com/dpscope/dpscope/core/cluster"
+)
 
 // Choose names the option choose: whether the merge of over-clustering is
 // followed by a private choice between two candidate K-centre sets.
@@ -48,17 +52,7 @@ func chooseSens(a, b []float64, pairs [][2]int, p int, R float64) float64 {
 	var s float64
 	for _, pr := range pairs {
 		x, y := a[pr[0]*p:(pr[0]+1)*p], b[pr[1]*p:(pr[1]+1)*p]
-		s = max(s, math.Sqrt(sqDist(x, y))*(2*R+math.Sqrt(sqDist(x, make([]float64, p)))+math.Sqrt(sqDist(y, make([]float64, p)))))
-	}
-	return s
-}
-
-// sqDist is ‖x − c[:len(x)]‖².
-func sqDist(x, c []float64) float64 {
-	var s float64
-	for t, v := range x {
-		d := v - c[t]
-		s += d * d
+		s = max(s, math.Sqrt(cluster.SqDist(x, y))*(2*R+math.Sqrt(cluster.SqDist(x, make([]float64, p)))+math.Sqrt(cluster.SqDist(y, make([]float64, p)))))
 	}
 	return s
 }
