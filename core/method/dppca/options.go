@@ -77,6 +77,15 @@ const (
 	PRuleFixed PRule = "fixed"
 )
 
+// DefaultP is the p that r takes when none is given: DefaultPCap, the
+// cap, under PRuleEdge; DefaultP under PRuleFixed.
+func (r PRule) DefaultP() int {
+	if r == PRuleEdge {
+		return DefaultPCap
+	}
+	return DefaultP
+}
+
 // MinAutoP is the fewest components PRuleEdge keeps: two, so that the
 // k-means and the seeding grid always have a plane to work in.
 const MinAutoP = 2
@@ -663,10 +672,7 @@ func (o Options) Resolve() (Options, error) {
 		}
 	}
 	if o.P == 0 {
-		o.P = DefaultP
-		if o.PRule == PRuleEdge {
-			o.P = DefaultPCap
-		}
+		o.P = o.PRule.DefaultP()
 	}
 	for _, f := range []struct {
 		v *int

@@ -616,10 +616,7 @@ func (o Options) Resolve() (Options, error) {
 		o.PRule = dppca.PRuleFixed
 	}
 	if o.P == 0 {
-		o.P = dppca.DefaultP
-		if o.PRule == dppca.PRuleEdge {
-			o.P = dppca.DefaultPCap
-		}
+		o.P = o.PRule.DefaultP()
 	}
 	if o.Genes == 0 {
 		// genes=grow:19 (rule G3, package comment)
