@@ -78,8 +78,8 @@ const (
 	PRuleFixed PRule = "fixed"
 )
 
-// DefaultP is the p that r takes when none is given: DefaultPCap, the
-// cap, under PRuleEdge; DefaultP under PRuleFixed.
+// DefaultP is the p that rule r takes when none is given: the cap
+// DefaultPCap under PRuleEdge, the constant DefaultP under PRuleFixed.
 func (r PRule) DefaultP() int {
 	if r == PRuleEdge {
 		return DefaultPCap
