@@ -1,6 +1,9 @@
 package core
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // DefaultAuditCanaries is the number of canaries of an audit whose
 // AuditSpec.Canaries is 0: the ceiling of the one-run bound grows as
@@ -59,15 +62,9 @@ func (a AuditSpec) Validate() error {
 
 // Resolved returns the spec with its defaults filled in.
 func (a AuditSpec) Resolved() AuditSpec {
-	if a.Canaries == 0 {
-		a.Canaries = DefaultAuditCanaries
-	}
-	if a.Confidence == 0 {
-		a.Confidence = DefaultAuditConfidence
-	}
-	if a.Kind == "" {
-		a.Kind = AuditGradient
-	}
+	a.Canaries = cmp.Or(a.Canaries, DefaultAuditCanaries)
+	a.Confidence = cmp.Or(a.Confidence, DefaultAuditConfidence)
+	a.Kind = cmp.Or(a.Kind, AuditGradient)
 	return a
 }
 

@@ -8,6 +8,13 @@ import (
 	"testing"
 )
 
+// unregister removes a method a test registered.
+func unregister(name string) {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	delete(registry.methods, name)
+}
+
 var testSpecs = []OptionSpec{
 	{Key: "k", Kind: KindInt, Default: 3, Min: 1, Max: 50, Doc: "clusters"},
 	{Key: "rate", Aliases: []string{"r"}, Kind: KindFloat, Default: 0.5, Min: 0, Max: math.Inf(1), Live: true, Doc: "a rate"},

@@ -116,12 +116,5 @@ func LookupMethod(name string) (Method, error) {
 	return m, nil
 }
 
-// unregister removes a method; for tests only.
-func unregister(name string) {
-	registry.mu.Lock()
-	defer registry.mu.Unlock()
-	delete(registry.methods, name)
-}
-
 // errorf wraps a method's error with its name.
 func errorf(method string, err error) error { return fmt.Errorf("core: %s: %w", method, err) }

@@ -1,6 +1,9 @@
 package datasets
 
-import "strings"
+import (
+	"cmp"
+	"strings"
+)
 
 // naturalCompare orders class names naturally: runs of decimal digits compare
 // by numeric value (any length, leading zeros ignored, then fewer leading
@@ -20,34 +23,24 @@ func naturalCompare(a, b string) int {
 			}
 			ra, rb := strings.TrimLeft(a[i:ei], "0"), strings.TrimLeft(b[j:ej], "0")
 			if len(ra) != len(rb) {
-				return cmpInt(len(ra), len(rb))
+				return cmp.Compare(len(ra), len(rb))
 			}
 			if c := strings.Compare(ra, rb); c != 0 {
 				return c
 			}
 			if ei-i != ej-j {
-				return cmpInt(ei-i, ej-j)
+				return cmp.Compare(ei-i, ej-j)
 			}
 			i, j = ei, ej
 			continue
 		}
 		if ca != cb {
-			return cmpInt(int(ca), int(cb))
+			return cmp.Compare(ca, cb)
 		}
 		i++
 		j++
 	}
-	return cmpInt(len(a)-i, len(b)-j)
+	return cmp.Compare(len(a)-i, len(b)-j)
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}

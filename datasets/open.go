@@ -55,13 +55,7 @@ func OpenWithReportContext(ctx context.Context, path string, opts OpenOptions) (
 	if err != nil {
 		return nil, nil, fmt.Errorf("datasets: open: %w", err)
 	}
-	dir := ""
-	switch {
-	case st.IsDir():
-		dir = path
-	case strings.HasPrefix(strings.ToLower(filepath.Base(path)), "matrix.mtx"):
-		dir = filepath.Dir(path)
-	}
+	dir := mtxDir(path, st)
 	var d *Dataset
 	var rep *LabelReport
 	labels := opts.Labels
@@ -101,6 +95,19 @@ func OpenWithReportContext(ctx context.Context, path string, opts OpenOptions) (
 		return nil, rep, err
 	}
 	return d, rep, nil
+}
+
+// mtxDir returns the MTX folder that path (with its Stat st) names: path
+// itself when it is a folder, the folder of a matrix.mtx[.gz] file, else ""
+// (a dense or HDF5 file).
+func mtxDir(path string, st os.FileInfo) string {
+	switch {
+	case st.IsDir():
+		return path
+	case strings.HasPrefix(strings.ToLower(filepath.Base(path)), "matrix.mtx"):
+		return filepath.Dir(path)
+	}
+	return ""
 }
 
 // LoadDense reads the dense CSV/TSV file at path (see ReadDense).

@@ -55,13 +55,7 @@ func PeekData(spec string) (Peek, error) {
 	if err != nil {
 		return Peek{}, fmt.Errorf("datasets: peek: %w", err)
 	}
-	dir := ""
-	switch {
-	case st.IsDir():
-		dir = spec
-	case strings.HasPrefix(strings.ToLower(filepath.Base(spec)), "matrix.mtx"):
-		dir = filepath.Dir(spec)
-	}
+	dir := mtxDir(spec, st)
 	switch {
 	case dir != "":
 		return peekMTX(spec, dir)

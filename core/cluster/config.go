@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -90,15 +91,9 @@ func (c KMeansConfig) ValidateData(x []float64, n, d int) error {
 
 // withDefaults returns c with every zero optional field set to its default.
 func (c KMeansConfig) withDefaults() KMeansConfig {
-	if c.NInit == 0 {
-		c.NInit = DefaultNInit
-	}
-	if c.MaxIter == 0 {
-		c.MaxIter = DefaultMaxIter
-	}
-	if c.Tol == 0 {
-		c.Tol = DefaultTol
-	}
+	c.NInit = cmp.Or(c.NInit, DefaultNInit)
+	c.MaxIter = cmp.Or(c.MaxIter, DefaultMaxIter)
+	c.Tol = cmp.Or(c.Tol, DefaultTol)
 	return c
 }
 

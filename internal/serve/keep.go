@@ -242,13 +242,6 @@ func (k *keeper) dropAll(why string) {
 	}
 }
 
-// kept counts the hosts the server holds, attached or not.
-func (k *keeper) kept() int {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return len(k.hosts)
-}
-
 // fmtKeep writes d the short way a user reads it: 1h, 30m, 1m30s.
 func fmtKeep(d time.Duration) string {
 	switch {

@@ -18,6 +18,13 @@ import (
 	"github.com/dpscope/dpscope/core"
 )
 
+// kept counts the hosts the server holds, attached or not.
+func (k *keeper) kept() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.hosts)
+}
+
 // keepStub is an interface that starts a run on "s" through the session's
 // queue, follows its events and shows how it ended: what a kept session
 // must find again.

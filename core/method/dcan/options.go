@@ -1,6 +1,7 @@
 package dcan
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -172,30 +173,14 @@ func (o Options) withDefaults() Options {
 	if o.Act == nn.Identity {
 		o.Act = nn.Tanh
 	}
-	if o.Rho == 0 {
-		o.Rho = DefaultRho
-	}
-	if o.Beta == [3]float64{} {
-		o.Beta = DefaultBeta
-	}
-	if o.MaskProb == 0 {
-		o.MaskProb = DefaultMaskProb
-	}
-	if o.KMeansIterations == 0 {
-		o.KMeansIterations = DefaultKMeansIterations
-	}
-	if o.KMeansNoiseRatio == 0 {
-		o.KMeansNoiseRatio = DefaultKMeansNoiseRatio
-	}
-	if o.EmbedClip == 0 {
-		o.EmbedClip = DefaultEmbedClip
-	}
-	if o.ChunkCells == 0 {
-		o.ChunkCells = DefaultChunkCells
-	}
-	if o.InitRestarts == 0 {
-		o.InitRestarts = DefaultInitRestarts
-	}
+	o.Rho = cmp.Or(o.Rho, DefaultRho)
+	o.Beta = cmp.Or(o.Beta, DefaultBeta)
+	o.MaskProb = cmp.Or(o.MaskProb, DefaultMaskProb)
+	o.KMeansIterations = cmp.Or(o.KMeansIterations, DefaultKMeansIterations)
+	o.KMeansNoiseRatio = cmp.Or(o.KMeansNoiseRatio, DefaultKMeansNoiseRatio)
+	o.EmbedClip = cmp.Or(o.EmbedClip, DefaultEmbedClip)
+	o.ChunkCells = cmp.Or(o.ChunkCells, DefaultChunkCells)
+	o.InitRestarts = cmp.Or(o.InitRestarts, DefaultInitRestarts)
 	return o
 }
 

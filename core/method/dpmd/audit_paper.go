@@ -7,6 +7,7 @@ import (
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/audit"
+	"github.com/dpscope/dpscope/core/cluster"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -155,7 +156,7 @@ func kernelMean(b, y []float64, n int, x []float64, h float64, beta int) (S floa
 	count := 0
 	for i := range n {
 		yi := y[i*len(x) : (i+1)*len(x)]
-		d2 := sqDist(x, yi)
+		d2 := cluster.SqDist(x, yi)
 		if d2 > h2 {
 			continue
 		}
@@ -219,7 +220,7 @@ func (a *paperCanaries) scores(y0 []float64, n0 int, z []float64, M, D int) []fl
 			r.dv[c] = a.rel[q*D+c] - b[c]
 		}
 		for k := range m {
-			if d2 := sqDist(x, a.y[k*D:(k+1)*D]); d2 < h2 {
+			if d2 := cluster.SqDist(x, a.y[k*D:(k+1)*D]); d2 < h2 {
 				r.ks = append(r.ks, touch{k, ipow(1-d2/h2, beta)})
 			}
 		}
@@ -294,15 +295,6 @@ func (a *paperCanaries) scores(y0 []float64, n0 int, z []float64, M, D int) []fl
 		}
 	}
 	return x
-}
-
-func sqDist(a, b []float64) float64 {
-	var s float64
-	for c, v := range a {
-		dv := v - b[c]
-		s += dv * dv
-	}
-	return s
 }
 
 // emit scores the canaries and reports the audit (nothing without one).

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/cluster"
 )
 
 // TestPaperCanariesExactFit: with noise-free releases the attacker's
@@ -53,7 +54,7 @@ func TestPaperCanariesExactFit(t *testing.T) {
 		}
 		seen := false
 		for q := range M {
-			if a.got[q] && sqDist(pr.Z[q*D:(q+1)*D], a.y[j*D:(j+1)*D]) < h2 {
+			if a.got[q] && cluster.SqDist(pr.Z[q*D:(q+1)*D], a.y[j*D:(j+1)*D]) < h2 {
 				seen = true
 			}
 		}

@@ -1,6 +1,7 @@
 package dpmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -85,24 +86,23 @@ func New(cfg core.Config, p Params) (*Engine, error) {
 
 // merge fills the zero fields of p from q.
 func merge(p, q Params) Params {
-	if p.Manifold == "" {
-		p.Manifold = q.Manifold
-	}
-	for _, f := range []struct{ dst, src *int }{{&p.D, &q.D}, {&p.N, &q.N}, {&p.Queries, &q.Queries}, {&p.Dim, &q.Dim}, {&p.T, &q.T}, {&p.MaxQueries, &q.MaxQueries}, {&p.PCs, &q.PCs}} {
-		if *f.dst == 0 {
-			*f.dst = *f.src
-		}
-	}
-	for _, f := range []struct{ dst, src *float64 }{{&p.Sigma, &q.Sigma}, {&p.H, &q.H}, {&p.Theta, &q.Theta}, {&p.CP, &q.CP}, {&p.Cm, &q.Cm}, {&p.SMin, &q.SMin}} {
-		if *f.dst == 0 {
-			*f.dst = *f.src
-		}
-	}
+	p.Manifold = cmp.Or(p.Manifold, q.Manifold)
+	p.D = cmp.Or(p.D, q.D)
+	p.N = cmp.Or(p.N, q.N)
+	p.Queries = cmp.Or(p.Queries, q.Queries)
+	p.Dim = cmp.Or(p.Dim, q.Dim)
+	p.T = cmp.Or(p.T, q.T)
+	p.MaxQueries = cmp.Or(p.MaxQueries, q.MaxQueries)
+	p.PCs = cmp.Or(p.PCs, q.PCs)
+	p.Sigma = cmp.Or(p.Sigma, q.Sigma)
+	p.H = cmp.Or(p.H, q.H)
+	p.Theta = cmp.Or(p.Theta, q.Theta)
+	p.CP = cmp.Or(p.CP, q.CP)
+	p.Cm = cmp.Or(p.Cm, q.Cm)
+	p.SMin = cmp.Or(p.SMin, q.SMin)
 	p.Gaussian = p.Gaussian || q.Gaussian
 	p.Tangents = p.Tangents || q.Tangents
-	if p.NonPrivate == "" {
-		p.NonPrivate = q.NonPrivate
-	}
+	p.NonPrivate = cmp.Or(p.NonPrivate, q.NonPrivate)
 	return p
 }
 

@@ -1,6 +1,7 @@
 package dpmd
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -113,28 +114,16 @@ type Params struct {
 // Resolve returns p with every zero field set to its default (H and Dim
 // stay 0 when they depend on the data) and validates it.
 func (p Params) Resolve() (Params, error) {
-	def := func(v *int, d int) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	deff := func(v *float64, d float64) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	def(&p.N, DefaultN)
-	def(&p.Queries, DefaultQueries)
-	def(&p.T, DefaultT)
-	def(&p.MaxQueries, DefaultMaxQueries)
-	def(&p.PCs, DefaultPCs)
-	deff(&p.Sigma, DefaultSigma)
-	deff(&p.Theta, DefaultTheta)
-	deff(&p.CP, 1)
-	deff(&p.Cm, 1)
-	if p.NonPrivate == "" {
-		p.NonPrivate = NonPrivateEigProj
-	}
+	p.N = cmp.Or(p.N, DefaultN)
+	p.Queries = cmp.Or(p.Queries, DefaultQueries)
+	p.T = cmp.Or(p.T, DefaultT)
+	p.MaxQueries = cmp.Or(p.MaxQueries, DefaultMaxQueries)
+	p.PCs = cmp.Or(p.PCs, DefaultPCs)
+	p.Sigma = cmp.Or(p.Sigma, DefaultSigma)
+	p.Theta = cmp.Or(p.Theta, DefaultTheta)
+	p.CP = cmp.Or(p.CP, 1)
+	p.Cm = cmp.Or(p.Cm, 1)
+	p.NonPrivate = cmp.Or(p.NonPrivate, NonPrivateEigProj)
 	return p, p.Validate()
 }
 

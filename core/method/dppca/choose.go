@@ -1,6 +1,10 @@
 package dppca
 
-import "math"
+import (
+	"math"
+
+	"github.com/dpscope/dpscope/core/cluster"
+)
 
 // Choose names the option choose: whether the merge of over-clustering is
 // followed by a private choice between two candidate K-centre sets.
@@ -10,7 +14,7 @@ const (
 	// ChooseOff keeps the merge's centres (the default).
 	ChooseOff Choose = "off"
 	// ChooseObjective forms a second candidate from the merge's centres
-	// and the over-clustered pieces (splitMerge, post-processing) and
+	// and the over-clustered pieces (splitMergePairs, post-processing) and
 	// releases one scalar, the gap of the k-means objective
 	// Σ_i [min_j ‖x_i − a_j‖² − min_j ‖x_i − b_j‖²] over the projected
 	// rows, with Gaussian noise of μ = μ_total·√ShareChoose (taken from
@@ -48,17 +52,7 @@ func chooseSens(a, b []float64, pairs [][2]int, p int, R float64) float64 {
 	var s float64
 	for _, pr := range pairs {
 		x, y := a[pr[0]*p:(pr[0]+1)*p], b[pr[1]*p:(pr[1]+1)*p]
-		s = max(s, math.Sqrt(sqDist(x, y))*(2*R+math.Sqrt(sqDist(x, make([]float64, p)))+math.Sqrt(sqDist(y, make([]float64, p)))))
-	}
-	return s
-}
-
-// sqDist is ‖x − c[:len(x)]‖².
-func sqDist(x, c []float64) float64 {
-	var s float64
-	for t, v := range x {
-		d := v - c[t]
-		s += d * d
+		s = max(s, math.Sqrt(cluster.SqDist(x, y))*(2*R+math.Sqrt(cluster.SqDist(x, make([]float64, p)))+math.Sqrt(cluster.SqDist(y, make([]float64, p)))))
 	}
 	return s
 }
@@ -74,7 +68,7 @@ func objectiveGap(x []float64, n, p int, a, b []float64, R float64) float64 {
 }
 
 // choose is choose=objective at the merge: the merged centres against
-// splitMerge's candidate, one noisy gap released (nonprivate: exact), the
+// splitMergePairs' candidate, one noisy gap released (nonprivate: exact), the
 // lower objective kept in r.out.Centres.
 func (r *release) choose(pieces, pw []float64) {
 	m, p := r.out.Matrix, len(r.out.Eigen)
@@ -94,8 +88,8 @@ func (r *release) choose(pieces, pw []float64) {
 	}
 }
 
-// splitMerge returns a second candidate set of K centres from the final
-// centres a (K rows of p, released counts w) and the over-clustered
+// splitMergePairs returns a second candidate set of K centres from the
+// final centres a (K rows of p, released counts w) and the over-clustered
 // round's released pieces (centres pieces, counts pw; a count below one
 // weighs nothing): each piece goes to its nearest final centre; the final
 // cluster whose pieces' best two-group split lowers their weighted
@@ -103,15 +97,9 @@ func (r *release) choose(pieces, pw []float64) {
 // pair of the other final centres of least Ward cost
 // w_a·w_b/(w_a+w_b)·‖a − b‖² by their weighted mean. Post-processing of
 // releases. It returns nil when no cluster has two weighted pieces or
-// K < 3.
-func splitMerge(a, w, pieces, pw []float64, p int) []float64 {
-	b, _ := splitMergePairs(a, w, pieces, pw, p)
-	return b
-}
-
-// splitMergePairs is splitMerge with the partner pairs (index in a, index
-// in the candidate) of chooseSens: the split centre to both halves, the
-// merged pair to their mean.
+// K < 3. With the candidate it returns the partner pairs (index in a,
+// index in the candidate) of chooseSens: the split centre to both halves,
+// the merged pair to their mean.
 func splitMergePairs(a, w, pieces, pw []float64, p int) ([]float64, [][2]int) {
 	k := len(a) / p
 	if k < 3 || len(w) != k {

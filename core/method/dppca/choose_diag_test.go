@@ -126,8 +126,8 @@ func clippedGap(x []float64, n, p int, a, b []float64, c float64) float64 {
 	var s float64
 	for i := range n {
 		row := x[i*p : (i+1)*p]
-		da := sqDist(row, a[nearestRow(row, a, p)*p:])
-		db := sqDist(row, b[nearestRow(row, b, p)*p:])
+		da := cluster.SqDist(row, a[nearestRow(row, a, p)*p:])
+		db := cluster.SqDist(row, b[nearestRow(row, b, p)*p:])
 		s += max(-c, min(c, da-db))
 	}
 	return s

@@ -8,6 +8,12 @@ import (
 	"github.com/dpscope/dpscope/internal/fixture"
 )
 
+// splitMerge is splitMergePairs' candidate without the pairs.
+func splitMerge(a, w, pieces, pw []float64, p int) []float64 {
+	b, _ := splitMergePairs(a, w, pieces, pw, p)
+	return b
+}
+
 // TestSplitMerge checks the second candidate on a worked example: three
 // final centres, the first holding two far pieces and the other two close
 // to each other; the candidate splits the first and merges the other two,

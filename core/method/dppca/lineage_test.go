@@ -227,28 +227,16 @@ type commTarget struct {
 	W2   float64
 }
 
-// linOffLoss is lineageLoss at h = 200 plus the squared deviations of the
-// bands' communality (scale 0.05 each) and W2K/WK (0.03) at h = 800.
-func linOffLoss(f200, f800 shapeFacts, sd float64) float64 {
-	return linOffLossTo(f200, f800, sd, lineageTarget, linOffTarget)
-}
-
-// linOffLossTo is linOffLoss against the targets tg and tc.
+// linOffLossTo is lineageLossTo at h = 200 against tg plus the squared
+// deviations from tc of the bands' communality (scale 0.05 each) and
+// W2K/WK (0.03) at h = 800; the second family's loss against
+// lineageTarget and linOffTarget.
 func linOffLossTo(f200, f800 shapeFacts, sd float64, tg shapeTarget, tc commTarget) float64 {
 	l := lineageLossTo(f200, sd, tg)
 	for b, c := range tc.Comm {
 		l += (f800.Comm[b] - c) * (f800.Comm[b] - c) / (0.05 * 0.05)
 	}
 	return l + (f800.W2-tc.W2)*(f800.W2-tc.W2)/(0.03*0.03)
-}
-
-// linOffFor is simlin12's lineage design (LinDE 0.4, LinLoc 1.0, Shift
-// 1.0) with the types' Splatter DE (0.1 at log-normal(0.1, 0.4), as the
-// on/off families' background) and a fraction phi of its 4,000 genes
-// on/off markers at log-normal(onLoc, 1) counts per cell at the median
-// library, 0.02 of that off their home types, libraries at libLoc.
-func linOffFor(phi, onLoc, libLoc float64, seed uint64) lineageSet {
-	return linOffShape(linOff12Shape, phi, onLoc, libLoc, seed)
 }
 
 // linOffDims is a lineage-with-markers family's shape: cells, genes in
@@ -259,8 +247,12 @@ type linOffDims struct{ Cells, Genes, K int }
 // mouse_bladder_2100's public one (2,100 cells, 20,670 genes, 16 classes).
 var linOff12Shape, linOff16Shape = linOffDims{2500, 4000, 12}, linOffDims{2100, 20670, 16}
 
-// linOffShape is linOffFor at shape dm: a fraction phi of its genes
-// markers, its types of shares typeShares(dm.K).
+// linOffShape is simlin12's lineage design (LinDE 0.4, LinLoc 1.0, Shift
+// 1.0) at shape dm with the types' Splatter DE (0.1 at log-normal(0.1,
+// 0.4), as the on/off families' background) and a fraction phi of its
+// genes on/off markers at log-normal(onLoc, 1) counts per cell at the
+// median library, 0.02 of that off their home types, libraries at libLoc,
+// its types of shares typeShares(dm.K).
 func linOffShape(dm linOffDims, phi, onLoc, libLoc float64, seed uint64) lineageSet {
 	return datasets.LinOffShape(dm.Cells, dm.Genes, dm.K, phi, onLoc, libLoc, seed)
 }
@@ -269,7 +261,7 @@ func linOffShape(dm linOffDims, phi, onLoc, libLoc float64, seed uint64) lineage
 // simlinoff12, its matching rule"): over φ ∈ {0.1, 0.25, 0.5} × on-level
 // ∈ {0.5, 1, 2}, the libraries' location solved (three steps, the
 // markers' expected share subtracted as TestOnOffMatch does) for a median
-// library of 1,000, seed 52, the point of least linOffLoss is kept (first
+// library of 1,000, seed 52, the point of least linOffLossTo is kept (first
 // in grid order on a tie). B1 is reported, not calibrated (as for the
 // on/off families).
 func linOffMatch(t *testing.T) {

@@ -1,6 +1,7 @@
 package dppca
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -76,6 +77,15 @@ const (
 	// PRuleFixed keeps exactly Options.P components ("p=N").
 	PRuleFixed PRule = "fixed"
 )
+
+// DefaultP is the p that rule r takes when none is given: the cap
+// DefaultPCap under PRuleEdge, the constant DefaultP under PRuleFixed.
+func (r PRule) DefaultP() int {
+	if r == PRuleEdge {
+		return DefaultPCap
+	}
+	return DefaultP
+}
 
 // MinAutoP is the fewest components PRuleEdge keeps: two, so that the
 // k-means and the seeding grid always have a plane to work in.
@@ -484,12 +494,8 @@ func Parse(vals map[string]string) (Options, error) {
 	if err := o.set(vals, Keys); err != nil {
 		return Options{}, err
 	}
-	if o.Over == 0 {
-		o.Over = OverAuto
-	}
-	if o.Genes == 0 {
-		o.Genes = GenesAuto
-	}
+	o.Over = cmp.Or(o.Over, OverAuto)
+	o.Genes = cmp.Or(o.Genes, GenesAuto)
 	if _, ok := vals["mincount"]; !ok {
 		o.MinCount = DefaultMinCount
 	}
@@ -662,50 +668,19 @@ func (o Options) Resolve() (Options, error) {
 			o.PRule = PRuleFixed
 		}
 	}
-	if o.P == 0 {
-		o.P = DefaultP
-		if o.PRule == PRuleEdge {
-			o.P = DefaultPCap
-		}
-	}
-	for _, f := range []struct {
-		v *int
-		d int
-	}{{&o.T, DefaultT}, {&o.Genes, DefaultGenes}} {
-		if *f.v == 0 {
-			*f.v = f.d
-		}
-	}
-	if o.Split == 0 {
-		o.Split = DefaultSplit
-	}
-	if o.Clip == 0 {
-		o.Clip = DefaultClip
-	}
-	if o.Target == 0 {
-		o.Target = DefaultTarget
-	}
-	if o.Prep == "" {
-		o.Prep = PrepPrivate
-	}
-	if o.Init == "" {
-		o.Init = InitHistogram
-	}
-	if o.Select == "" {
-		o.Select = SelectMean
-	}
-	if o.SeedGrid == "" {
-		o.SeedGrid = SeedGridFixed
-	}
-	if o.Over == 0 {
-		o.Over = 1
-	}
-	if o.OverMax == 0 {
-		o.OverMax = overNoiseMax
-	}
-	if o.Merge == "" {
-		o.Merge = MergeKMeans
-	}
+	o.P = cmp.Or(o.P, o.PRule.DefaultP())
+	o.T = cmp.Or(o.T, DefaultT)
+	o.Genes = cmp.Or(o.Genes, DefaultGenes)
+	o.Split = cmp.Or(o.Split, DefaultSplit)
+	o.Clip = cmp.Or(o.Clip, DefaultClip)
+	o.Target = cmp.Or(o.Target, DefaultTarget)
+	o.Prep = cmp.Or(o.Prep, PrepPrivate)
+	o.Init = cmp.Or(o.Init, InitHistogram)
+	o.Select = cmp.Or(o.Select, SelectMean)
+	o.SeedGrid = cmp.Or(o.SeedGrid, SeedGridFixed)
+	o.Over = cmp.Or(o.Over, 1)
+	o.OverMax = cmp.Or(o.OverMax, overNoiseMax)
+	o.Merge = cmp.Or(o.Merge, MergeKMeans)
 	return o, o.Validate()
 }
 

@@ -1,6 +1,7 @@
 package fed
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -89,18 +90,10 @@ func New(cfg core.Config, v Variant, p Params) (*Engine, error) {
 		if p.Hidden == nil {
 			p.Hidden = []int{DefaultRecordHidden}
 		}
-		if p.Latent == 0 {
-			p.Latent = DefaultRecordLatent
-		}
-		if p.LocalEpochs == 0 {
-			p.LocalEpochs = DefaultLocalStepsRecord
-		}
-		if p.Proj == 0 {
-			p.Proj = DefaultProjRecord
-		}
-		if p.Front == "" {
-			p.Front = FrontPCA
-		}
+		p.Latent = cmp.Or(p.Latent, DefaultRecordLatent)
+		p.LocalEpochs = cmp.Or(p.LocalEpochs, DefaultLocalStepsRecord)
+		p.Proj = cmp.Or(p.Proj, DefaultProjRecord)
+		p.Front = cmp.Or(p.Front, FrontPCA)
 		if p.Optimizer == OptimizerAdam {
 			return nil, configErr("local optimizer", p.Optimizer, "sgd or auto with the record unit (DP-SGD)")
 		}

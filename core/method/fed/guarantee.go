@@ -153,25 +153,17 @@ func (pr *privacy) guarantee(v Variant, mode core.Mode, k int, final bool) core.
 		extra, suffix = 0, ""
 	}
 	loc, cen, hasLocal := pr.roundEvents(k)
-	gdpOf := func(mu2, z float64) float64 {
-		m := mu2 + float64(extra)/(z*z)
-		if m == 0 {
-			return 0
-		}
-		e, _ := accountant.GDPEpsilon(math.Sqrt(m), pr.delta)
-		return e
-	}
 	if pr.sampled() {
 		ev.Audited = []core.EpsilonValue{{Accountant: LabelFedSCRDP + suffix, Epsilon: pr.rdpCentral(extra, cen)}}
 	} else if v == FedSC {
-		ev.Audited = []core.EpsilonValue{{Accountant: LabelFedSCGDP + suffix, Epsilon: gdpOf(pr.mu2Cen, cen.NoiseMultiplier)}}
+		ev.Audited = []core.EpsilonValue{{Accountant: LabelFedSCGDP + suffix, Epsilon: pr.gdpEpsilon(pr.mu2Cen, cen.NoiseMultiplier, extra)}}
 	} else {
 		ec, _ := pr.paperPerRound(k)
 		ev.Published = []core.EpsilonValue{{Accountant: pr.paperLabel() + suffix, Epsilon: pr.published(pr.pub2 + float64(extra)*ec*ec)}}
 		if hasLocal {
-			ev.Audited = append(ev.Audited, core.EpsilonValue{Accountant: LabelLocalGDP + suffix, Epsilon: gdpOf(pr.mu2Loc, loc.NoiseMultiplier)})
+			ev.Audited = append(ev.Audited, core.EpsilonValue{Accountant: LabelLocalGDP + suffix, Epsilon: pr.gdpEpsilon(pr.mu2Loc, loc.NoiseMultiplier, extra)})
 		}
-		ev.Audited = append(ev.Audited, core.EpsilonValue{Accountant: LabelCentralGDP + suffix, Epsilon: gdpOf(pr.mu2Cen, cen.NoiseMultiplier)})
+		ev.Audited = append(ev.Audited, core.EpsilonValue{Accountant: LabelCentralGDP + suffix, Epsilon: pr.gdpEpsilon(pr.mu2Cen, cen.NoiseMultiplier, extra)})
 		if e, ok := pr.shuffleTotal(); ok && final {
 			ev.Audited = append(ev.Audited, core.EpsilonValue{Accountant: LabelShuffleFMT21, Epsilon: e})
 		}

@@ -1,6 +1,7 @@
 package fed
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -478,39 +479,23 @@ func (p Params) withDefaults(v Variant) Params {
 	if p.Hidden == nil {
 		p.Hidden = append([]int(nil), DefaultHidden...)
 	}
-	if p.Latent == 0 {
-		p.Latent = DefaultLatent
-	}
-	if p.EvalEvery == 0 {
-		p.EvalEvery = 1
-	}
+	p.Latent = cmp.Or(p.Latent, DefaultLatent)
+	p.EvalEvery = cmp.Or(p.EvalEvery, 1)
 	if p.Encoder == nil {
 		p.Encoder = append([]int(nil), DefaultEncoder...)
 	}
-	if p.PredictorHidden == 0 {
-		p.PredictorHidden = DefaultPredictorHidden
-	}
-	if p.MaskProb == 0 {
-		p.MaskProb = DefaultMaskProb
-	}
+	p.PredictorHidden = cmp.Or(p.PredictorHidden, DefaultPredictorHidden)
+	p.MaskProb = cmp.Or(p.MaskProb, DefaultMaskProb)
 	if p.EMADecay == 0 && !p.NoEMA {
 		p.EMADecay = DefaultEMADecay
 	}
 	if p.NoEMA {
 		p.EMADecay = 0
 	}
-	if p.Momentum == 0 {
-		p.Momentum = DefaultMomentum
-	}
-	if p.WeightDecay == 0 {
-		p.WeightDecay = DefaultWeightDecay
-	}
-	if p.DivergenceAlpha == 0 {
-		p.DivergenceAlpha = DefaultDivergenceAlpha
-	}
-	if p.ClientRate == 0 {
-		p.ClientRate = DefaultClientRate
-	}
+	p.Momentum = cmp.Or(p.Momentum, DefaultMomentum)
+	p.WeightDecay = cmp.Or(p.WeightDecay, DefaultWeightDecay)
+	p.DivergenceAlpha = cmp.Or(p.DivergenceAlpha, DefaultDivergenceAlpha)
+	p.ClientRate = cmp.Or(p.ClientRate, DefaultClientRate)
 	return p
 }
 

@@ -340,6 +340,17 @@ func (pr *privacy) paperLabel() string {
 	return LabelPaperPPML
 }
 
+// gdpEpsilon is the GDP ε at pr.delta of the rounds composed so far (μ² =
+// mu2) and extra more at noise multiplier z; 0 before any round.
+func (pr *privacy) gdpEpsilon(mu2, z float64, extra int) float64 {
+	m := mu2 + float64(extra)/(z*z)
+	if m == 0 {
+		return 0
+	}
+	e, _ := accountant.GDPEpsilon(math.Sqrt(m), pr.delta)
+	return e
+}
+
 // budget returns the BudgetEvent after step rounds with k clients.
 func (pr *privacy) budget(step, k int) core.BudgetEvent {
 	opts := accountant.LedgerOptions{SkipPLD: true}
@@ -362,19 +373,11 @@ func (pr *privacy) budget(step, k int) core.BudgetEvent {
 			}
 		}
 	}
-	gdp := func(mu2, z float64, extra int) float64 {
-		m := mu2 + float64(extra)/(z*z)
-		if m == 0 {
-			return 0
-		}
-		e, _ := accountant.GDPEpsilon(math.Sqrt(m), pr.delta)
-		return e
-	}
 	if pr.sampled() {
 		spent = append(spent, core.EpsilonValue{Accountant: LabelFedSCRDP, Epsilon: pr.rdpCentral(0, cen)})
 		proj = append(proj, core.EpsilonValue{Accountant: LabelFedSCRDP, Epsilon: pr.rdpCentral(left, cen)})
 	} else if pr.v == FedSC {
-		add(LabelFedSCGDP, pr.central, cen, gdp(pr.mu2Cen, cen.NoiseMultiplier, 0), gdp(pr.mu2Cen, cen.NoiseMultiplier, left))
+		add(LabelFedSCGDP, pr.central, cen, pr.gdpEpsilon(pr.mu2Cen, cen.NoiseMultiplier, 0), pr.gdpEpsilon(pr.mu2Cen, cen.NoiseMultiplier, left))
 	} else {
 		pub := core.EpsilonValue{Accountant: pr.paperLabel(), Epsilon: pr.published(pr.pub2)}
 		pubEnd := pub
@@ -385,9 +388,9 @@ func (pr *privacy) budget(step, k int) core.BudgetEvent {
 			spent, proj = append(spent, pub), append(proj, pubEnd)
 		}
 		if hasLocal {
-			add(LabelLocalGDP, pr.local, loc, gdp(pr.mu2Loc, loc.NoiseMultiplier, 0), gdp(pr.mu2Loc, loc.NoiseMultiplier, left))
+			add(LabelLocalGDP, pr.local, loc, pr.gdpEpsilon(pr.mu2Loc, loc.NoiseMultiplier, 0), pr.gdpEpsilon(pr.mu2Loc, loc.NoiseMultiplier, left))
 		}
-		add(LabelCentralGDP, pr.central, cen, gdp(pr.mu2Cen, cen.NoiseMultiplier, 0), gdp(pr.mu2Cen, cen.NoiseMultiplier, left))
+		add(LabelCentralGDP, pr.central, cen, pr.gdpEpsilon(pr.mu2Cen, cen.NoiseMultiplier, 0), pr.gdpEpsilon(pr.mu2Cen, cen.NoiseMultiplier, left))
 		if pr.mode == core.ModeSound {
 			spent, proj = append(spent, pub), append(proj, pubEnd)
 		}

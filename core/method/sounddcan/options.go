@@ -1,6 +1,7 @@
 package sounddcan
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -567,97 +568,48 @@ func Parse(vals map[string]string) (Options, error) {
 
 // Resolve returns o with every zero field set to its default, validated.
 func (o Options) Resolve() (Options, error) {
-	if o.Start == "" {
-		o.Start = DefaultStart
-	}
+	o.Start = cmp.Or(o.Start, DefaultStart)
 	if o.Start == StartAlone {
 		// dppca's own defaults where not given: no hold, its total 10³
 		// (dppca.DefaultTarget), no over-clustering of the head's (dppca
 		// over-clusters and merges itself); genes and p as start=dppca.
-		if o.Hold == "" {
-			o.Hold = HoldOff
-		}
-		if o.Target == 0 {
-			o.Target = TargetLow
-		}
+		o.Hold = cmp.Or(o.Hold, HoldOff)
+		o.Target = cmp.Or(o.Target, TargetLow)
 	}
-	if o.Subspace == "" {
-		o.Subspace = DefaultSub
-	}
-	if o.Fill == "" {
-		o.Fill = DefaultFill
-	}
-	if o.Hold == "" {
-		o.Hold = DefaultHold
-	}
-	if o.Target == 0 {
-		o.Target = DefaultTarget
-	}
-	if o.StageBound == 0 {
-		o.StageBound = DefaultStageBound
-	}
-	if o.Handoff == "" {
-		o.Handoff = DefaultHandoff
-	}
+	o.Subspace = cmp.Or(o.Subspace, DefaultSub)
+	o.Fill = cmp.Or(o.Fill, DefaultFill)
+	o.Hold = cmp.Or(o.Hold, DefaultHold)
+	o.Target = cmp.Or(o.Target, DefaultTarget)
+	o.StageBound = cmp.Or(o.StageBound, DefaultStageBound)
+	o.Handoff = cmp.Or(o.Handoff, DefaultHandoff)
 	if o.Start == StartDPPCA || o.Start == StartAlone {
 		// dppca as it runs alone: its own gene and p rules unless given,
 		// its own over-clustering (so none of the head's).
-		if o.Genes == 0 {
-			o.Genes = dppca.GenesAuto
-		}
+		o.Genes = cmp.Or(o.Genes, dppca.GenesAuto)
 		if o.PRule == "" && o.P == 0 {
 			o.PRule = dppca.PRuleEdge
 		}
-		if o.Over == 0 {
-			o.Over = 1
-		}
+		o.Over = cmp.Or(o.Over, 1)
 	}
-	if o.PRule == "" {
-		o.PRule = dppca.PRuleFixed
-	}
-	if o.P == 0 {
-		o.P = dppca.DefaultP
-		if o.PRule == dppca.PRuleEdge {
-			o.P = dppca.DefaultPCap
-		}
-	}
+	o.PRule = cmp.Or(o.PRule, dppca.PRuleFixed)
+	o.P = cmp.Or(o.P, o.PRule.DefaultP())
 	if o.Genes == 0 {
 		// genes=grow:19 (rule G3, package comment)
 		o.Genes, o.GenesScale, o.GenesFloor = dppca.GenesAuto, DefaultGenesScale, dppca.DefaultGenes
 	}
-	if o.Prep == "" {
-		o.Prep = dppca.PrepPrivate
-	}
-	if o.Steps == 0 {
-		o.Steps = DefaultSteps
-	}
-	if o.GradClip == 0 {
-		o.GradClip = DefaultGradClip
-	}
-	if o.Over == 0 {
-		o.Over = OverCluster
-	}
-	if o.Net == 0 {
-		o.Net = ShareSGD
-	}
+	o.Prep = cmp.Or(o.Prep, dppca.PrepPrivate)
+	o.Steps = cmp.Or(o.Steps, DefaultSteps)
+	o.GradClip = cmp.Or(o.GradClip, DefaultGradClip)
+	o.Over = cmp.Or(o.Over, OverCluster)
+	o.Net = cmp.Or(o.Net, ShareSGD)
 	if o.LR == 0 {
 		o.LR = DefaultPath / float64(o.Steps)
 	}
-	if o.Shrink == "" {
-		o.Shrink = DefaultShrink
-	}
-	if o.Stage == "" {
-		o.Stage = DefaultStage
-	}
-	if o.Gate == "" {
-		o.Gate = DefaultGate
-	}
-	if o.NetRule == "" {
-		o.NetRule = DefaultNet
-	}
-	if o.SideClip == 0 {
-		o.SideClip = DefaultSideClip
-	}
+	o.Shrink = cmp.Or(o.Shrink, DefaultShrink)
+	o.Stage = cmp.Or(o.Stage, DefaultStage)
+	o.Gate = cmp.Or(o.Gate, DefaultGate)
+	o.NetRule = cmp.Or(o.NetRule, DefaultNet)
+	o.SideClip = cmp.Or(o.SideClip, DefaultSideClip)
 	return o, o.Validate()
 }
 

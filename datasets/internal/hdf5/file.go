@@ -40,6 +40,15 @@ func (e *Error) Error() string {
 // ErrUnavailable when libhdf5 cannot be loaded, and an *Error when the file
 // is not a readable HDF5 file.
 func Open(path string) (*File, error) {
+	return lockFile(path, "cannot open as HDF5", func(l *lib) int64 {
+		return l.fopen(path, h5fAccRDO, h5pDefault)
+	})
+}
+
+// lockFile takes the library's lock and this goroutine's OS thread, as a
+// File holds them until Close, and returns the File of the id that open
+// returns; on a negative id it releases both and reports op as failed.
+func lockFile(path, op string, open func(l *lib) int64) (*File, error) {
 	l, err := loaded()
 	if err != nil {
 		return nil, err
@@ -50,9 +59,9 @@ func Open(path string) (*File, error) {
 	// per thread: turn it off on this one, as Load did on its own.
 	l.esetAuto(h5eDefault, 0, 0)
 	f := &File{l: l, path: path}
-	f.id = l.fopen(path, h5fAccRDO, h5pDefault)
+	f.id = open(l)
 	if f.id < 0 {
-		err := f.fail("", "cannot open as HDF5")
+		err := f.fail("", op)
 		f.unlock()
 		return nil, err
 	}

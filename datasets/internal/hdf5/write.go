@@ -37,21 +37,9 @@ const (
 // exists, so a writer never truncates a file it did not make. Like Open,
 // the File holds the library until Close. The readers work on it too.
 func Create(path string) (*File, error) {
-	l, err := loaded()
-	if err != nil {
-		return nil, err
-	}
-	mu.Lock()
-	runtime.LockOSThread()
-	l.esetAuto(h5eDefault, 0, 0)
-	f := &File{l: l, path: path}
-	f.id = l.w.fcreate(path, h5fAccExcl, h5pDefault, h5pDefault)
-	if f.id < 0 {
-		err := f.fail("", "cannot create")
-		f.unlock()
-		return nil, err
-	}
-	return f, nil
+	return lockFile(path, "cannot create", func(l *lib) int64 {
+		return l.w.fcreate(path, h5fAccExcl, h5pDefault, h5pDefault)
+	})
 }
 
 // CreateGroup makes group path (its parent must exist).
