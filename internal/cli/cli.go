@@ -120,7 +120,13 @@ func execute(ctx context.Context, args []string, env Env, out *guardedWriter) in
 	root.SetArgs(args)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
+	// The usage hint names the command that refused its input (`dpscope
+	// sweep --help`), whose help lists the flags in question.
+	hint := "Run 'dpscope --help' for usage."
+	if cmd != nil {
+		hint = fmt.Sprintf("Run '%s --help' for usage.", cmd.CommandPath())
+	}
 	if werr := out.failed(); werr != nil && (err == nil || !strings.Contains(err.Error(), "standard output")) {
 		// The output that failed is what the user is missing: say so,
 		// whatever error the command met by writing on regardless.
@@ -136,14 +142,14 @@ func execute(ctx context.Context, args []string, env Env, out *guardedWriter) in
 	case errors.Is(err, syscall.EPIPE):
 		return ExitBrokenPipe
 	case errors.As(err, &ue):
-		fmt.Fprintln(env.Stderr, "Run 'dpscope --help' for usage.")
+		fmt.Fprintln(env.Stderr, hint)
 		return ExitUsage
 	case errors.As(err, &re):
 		return ExitRuntime
 	default:
 		// Cobra's own errors (unknown command, bad flag, wrong argument
 		// count) come back unwrapped: they are usage errors.
-		fmt.Fprintln(env.Stderr, "Run 'dpscope --help' for usage.")
+		fmt.Fprintln(env.Stderr, hint)
 		return ExitUsage
 	}
 }

@@ -108,8 +108,8 @@ says so in summary.json.` + optHelp(),
 	f := cmd.Flags()
 	c := &rf.cfg
 	f.StringVar(&rf.configFile, "config", "", "TOML file with the run's settings (the keys are the JSON field names)")
-	f.StringVar(&c.Data, "data", c.Data, "data set: builtin:NAME, a 10x MatrixMarket folder or a dense CSV/TSV file")
-	f.StringVar(&c.Method, "method", c.Method, "method: "+strings.Join(core.MethodNames(), ", ")+" (`dpscope methods` describes them)")
+	f.StringVar(&c.Data, "data", c.Data, dataFlagUsage)
+	f.StringVar(&c.Method, "method", c.Method, "method: "+strings.Join(core.MethodNames(), ", ")+" ('dpscope methods' describes them)")
 	f.StringVar((*string)(&c.Mode), "mode", string(c.Mode), "nonprivate, paper or sound")
 	f.StringVar(&rf.layers, "layers", c.Layers.String(), "autoencoder layers that get noise, FIRST-LAST within 1-6 (encoder 1-3, decoder 4-6)")
 	f.Float64Var(&c.Epsilon, "epsilon", c.Epsilon, "target ε for the whole run (0: use --sigma as given)")

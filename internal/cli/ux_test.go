@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// TestSweepRefusesGridThatCannotRun: a mistyped --method or --opt is one
+// usage error naming it, before any run starts or any data loads (it was a
+// table of failed runs, exit 1, after B1 was computed).
+func TestSweepRefusesGridThatCannotRun(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--method", "nope"}, `method is "nope"`},
+		{[]string{"--method", "test-graded", "--mode", "paper,nonprivate", "--opt", "frob=1"}, `"frob"`},
+		{[]string{"--method", "dppca", "--opt", "k=abc"}, `option k is "abc"`},
+		{[]string{"--method", "dppca", "--mode", "paper"}, `--mode is "paper"`},
+	} {
+		code, stdout, stderr := run(t, append([]string{"sweep", "--epsilon", "1", "--seeds", "0"}, tc.args...)...)
+		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want a usage error naming %q", tc.args, code, stderr, tc.want)
+		}
+		if stdout != "" {
+			t.Errorf("%v: printed %q; want nothing run", tc.args, stdout)
+		}
+	}
+	// A grid with some valid runs still runs them and lists the others as
+	// failed, as before.
+	code, stdout, stderr := run(t, "sweep", "--method", "test-graded,nope", "--epsilon", "1", "--seeds", "0")
+	if code != ExitRuntime || !strings.Contains(stdout, "test-graded") || !strings.Contains(stderr, "1 of 2 runs failed") {
+		t.Errorf("half-valid grid: exit %d, stdout %q, stderr %q; want the valid run made and one failure", code, stdout, stderr)
+	}
+}
+
+// TestSeedsBackwardsRangeSaysSo: --seeds 5-1 says the range runs
+// backwards, not that 5-1 is not an integer.
+func TestSeedsBackwardsRangeSaysSo(t *testing.T) {
+	_, err := parseSeeds("0,5-1")
+	if err == nil || !strings.Contains(err.Error(), "backwards") || !strings.Contains(err.Error(), "1-5") {
+		t.Errorf("parseSeeds(5-1) = %v; want an error saying the range runs backwards and offering 1-5", err)
+	}
+}
+
+// TestPreprocessFlagErrorsNameTheFlag: a bad preprocessing flag's error
+// names the flag (datasets' own message names its field: "n top genes").
+func TestPreprocessFlagErrorsNameTheFlag(t *testing.T) {
+	for _, tc := range []struct{ cmd, flag, v string }{
+		{"run", "genes", "0"}, {"run", "min-cells", "-1"}, {"sweep", "genes", "-5"},
+		{"run", "target-sum", "NaN"}, {"run", "max-value", "-2"}, {"run", "selection", "pca"},
+	} {
+		code, _, stderr := run(t, tc.cmd, "--method", "test-graded", "--"+tc.flag, tc.v)
+		if code != ExitUsage || !strings.Contains(stderr, "--"+tc.flag+":") {
+			t.Errorf("%s --%s %s: exit %d, %q; want a usage error naming --%s", tc.cmd, tc.flag, tc.v, code, stderr, tc.flag)
+		}
+	}
+}
+
+// TestUsageHintNamesTheCommand: the hint after a usage error points at
+// the help of the command that refused the input.
+func TestUsageHintNamesTheCommand(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--epsilon", "-1"}, "Run 'dpscope run --help' for usage."},
+		{[]string{"sweep", "--seeds", "x"}, "Run 'dpscope sweep --help' for usage."},
+		{[]string{"run", "--frob"}, "Run 'dpscope run --help' for usage."},
+		{[]string{"frob"}, "Run 'dpscope --help' for usage."},
+	} {
+		code, _, stderr := run(t, tc.args...)
+		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %q; want %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestFlagHelpHasNoBackquotes: pflag reads a `quoted` word in a flag's
+// usage as the name of its value, so "(`dpscope methods` describes them)"
+// printed as "--method dpscope methods   method: …" in run --help. And
+// every command's --data help lists the same formats.
+func TestFlagHelpHasNoBackquotes(t *testing.T) {
+	root := newRootCmd(Env{})
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if strings.Contains(f.Usage, "`") {
+				t.Errorf("%s --%s: usage %q has a backquote", c.CommandPath(), f.Name, f.Usage)
+			}
+			if f.Name == "data" && f.Usage != dataFlagUsage {
+				t.Errorf("%s --data: usage %q, want %q", c.CommandPath(), f.Usage, dataFlagUsage)
+			}
+		})
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+	// And what the user reads: the method flag's line.
+	code, stdout, _ := run(t, "run", "--help")
+	if code != ExitOK {
+		t.Fatalf("run --help: exit %d", code)
+	}
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "--method ") && !strings.HasPrefix(strings.TrimSpace(l), "--method string") {
+			t.Errorf("run --help: %q; want --method string", strings.TrimSpace(l))
+		}
+	}
+}
