@@ -34,6 +34,10 @@ type runPane struct {
 	sched     schedule
 	opts      []optField // the generic option fields, after fSeed
 	clock     runClock   // the run's elapsed time and ETA
+	// editedAfterRun: settings changed after the last run ended, so the
+	// side panel's badge is the new settings' expected guarantee (the
+	// ended run's was dropped as stale); a new run clears it.
+	editedAfterRun bool
 }
 
 func newRunPane(c *Common, params runParams) *runPane {
@@ -169,6 +173,11 @@ func (p *runPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 			return p, nil // a newer edit superseded it
 		}
 		p.solving = false
+		if errors.Is(msg.err, errNoPreview) {
+			// The method sets its noise itself (dcan-sound, dppca): there
+			// is no σ to solve for, and a new ε is not a mistake.
+			return p, nil
+		}
 		if msg.err != nil {
 			return p, ErrorCmd(fmt.Errorf("σ for ε %s: %w", fmtEps(p.params.Epsilon), msg.err))
 		}
@@ -176,6 +185,7 @@ func (p *runPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		p.reproject()
 		return p, emit(ParamsMsg{p.params})
 	case RunStartedMsg:
+		p.editedAfterRun = false
 		p.clock.begin()
 		p.sched = newSchedule()
 		p.charts.reset(msg.Config, p.params)
@@ -255,6 +265,7 @@ func (p *runPane) edited(i int) tea.Cmd {
 		// (the ended run's is stale).
 		p.sched = schedule{}
 		p.charts.guarantee = nil
+		p.editedAfterRun = true
 	}
 	var cmds []tea.Cmd
 	switch i {
@@ -362,9 +373,11 @@ func (p *runPane) summary(w, rows int) string {
 	}
 	if g := p.charts.guarantee; g != nil {
 		lines = append(lines, guaranteeBadge(st, g.Status))
-	} else if g, _ := expectedGuarantee(pr); g != "" && !p.charts.started {
-		// Before the first run: what the settings will carry (the Budget
-		// screen gives the reasons); a run states its own.
+	} else if g, _ := expectedGuarantee(pr); g != "" && (!p.charts.started || p.editedAfterRun) {
+		// Before the first run, or after settings changed once a run
+		// ended (edited drops that run's badge as stale): what the
+		// settings will carry (the Budget screen gives the reasons); a
+		// run states its own.
 		lines = append(lines, guaranteeBadge(st, g)+st.Muted.Render(" expected"))
 	}
 	if l := p.auditLine(); l != "" {

@@ -1,0 +1,119 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/dpscope/dpscope/core"
+)
+
+// TestNoPreviewEpsilonEditIsNotAnError: changing ε of a method that sets
+// its noise itself (dcan-sound, the default) is an ordinary edit. The
+// status line showed "σ for ε 3.2: tui: DP-DCAN sound (redesigned): the
+// method sets its noise itself and offers no preview" as an error.
+func TestNoPreviewEpsilonEditIsNotAnError(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 100, 30)
+	rp := runPaneOf(m)
+	rp.solveSeq = 41
+	m = send(t, m, sigmaSolvedMsg{seq: 41, err: fmt.Errorf("tui: some method: %w", errNoPreview)})
+	if m.errored || strings.Contains(m.Status(), "no preview") {
+		t.Errorf("status %q (error %v); want no error for a method without a σ preview", m.Status(), m.errored)
+	}
+	// A real solve failure is still reported.
+	rp.solveSeq = 42
+	m = send(t, m, sigmaSolvedMsg{seq: 42, err: fmt.Errorf("no σ reaches it")})
+	if !m.errored || !strings.Contains(m.Status(), "σ for ε") {
+		t.Errorf("status %q (error %v); want the solve's failure shown", m.Status(), m.errored)
+	}
+}
+
+// TestEditAfterRunShowsExpectedGuarantee: once a run has ended, changing a
+// setting drops that run's guarantee badge as stale (edited); the side
+// panel then showed no guarantee at all. It shows the new settings'
+// expected one, as before the first run.
+func TestEditAfterRunShowsExpectedGuarantee(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 120, 40)
+	m = feed(t, m, 1, fakeRun(1))
+	if !runPaneOf(m).sched.finished {
+		t.Fatal("fake run did not finish")
+	}
+	m = cursorTo(t, m, "ε target")
+	m = press(t, m, "l")
+	side := runPaneOf(m).summary(36, 20)
+	if !strings.Contains(stripANSI(side), "expected") {
+		t.Errorf("side panel after an edit:\n%s\nwant the settings' expected guarantee", stripANSI(side))
+	}
+}
+
+// TestCompareWideWindowShowsWholeNames: on a wide window Compare gives its
+// spare width to the method and accountant columns, which were cut at
+// their fixed widths ("GDP exact (o…") even at 200 columns; at 80 the
+// table keeps its fixed widths and fits.
+func TestCompareWideWindowShowsWholeNames(t *testing.T) {
+	const acct = "GDP exact (one cell added/removed)"
+	evs := fakeRun(1)
+	for i, ev := range evs {
+		if b, ok := ev.(core.BudgetEvent); ok {
+			b.Spent = []core.EpsilonValue{{Accountant: acct, Epsilon: b.Spent[0].Epsilon}}
+			b.Projected = []core.EpsilonValue{{Accountant: acct, Epsilon: 4}}
+			evs[i] = b
+		}
+	}
+	m := sized(t, testModel(t, fakeFast), 200, 50)
+	m = feed(t, m, 1, evs)
+	m = press(t, m, "3")
+	v := text(m)
+	row := ""
+	for _, l := range strings.Split(v, "\n") {
+		if strings.HasPrefix(l, "▸ 1 ") {
+			row = l
+		}
+	}
+	if !strings.Contains(row, acct) || strings.Contains(row, "…") {
+		t.Errorf("200-column Compare row %q: want the whole accountant %q, nothing cut\n%s", row, acct, v)
+	}
+	checkFits(t, m.View().Content, 200, 50)
+	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	checkFits(t, m.View().Content, 80, 24)
+	for _, l := range strings.Split(text(m), "\n") {
+		if strings.HasPrefix(l, "▸ 1 ") && !strings.Contains(l, "GDP exact (o") {
+			t.Errorf("80-column row %q lost its accountant", l)
+		}
+	}
+}
+
+// TestBudgetOfSelfAccountedRun: a run that reports its accountants'
+// figures but no paper's and no subsampled schedule (dcan-sound) showed
+// "as published —" and "no release reported: nothing to compose" beside a
+// ledger that had spent ε 4. It shows what it has: the audited figures,
+// and why there is no RDP-vs-PLD comparison.
+func TestBudgetOfSelfAccountedRun(t *testing.T) {
+	const acct = "GDP exact (one cell added/removed)"
+	evs := []core.Event{
+		core.GuaranteeEvent{Status: core.GuaranteeFormal, Reasons: []string{"every release in one GDP ledger"},
+			Audited: []core.EpsilonValue{{Accountant: acct, Epsilon: 4}}},
+		core.StageEvent{Stage: 1, Name: "network", Steps: 2},
+	}
+	for s := 1; s <= 2; s++ {
+		evs = append(evs, core.StepEvent{Stage: 1, Epoch: 1, Step: s, Loss: 1},
+			core.BudgetEvent{Step: s, Delta: 1e-5, Target: 4, Spent: []core.EpsilonValue{{Accountant: acct, Epsilon: 2 * float64(s)}}})
+	}
+	m := sized(t, testModel(t, fakeFast), 120, 40)
+	m = feed(t, m, 1, append(evs, core.DoneEvent{}))
+	m = press(t, m, "2")
+	v := text(m)
+	for _, bad := range []string{"as published —", "nothing to compose"} {
+		if strings.Contains(v, bad) {
+			t.Errorf("Budget shows %q:\n%s", bad, v)
+		}
+	}
+	for _, want := range []string{"audited ε 4 (GDP exact", "no subsampled schedule"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("Budget lacks %q:\n%s", want, v)
+		}
+	}
+	checkFits(t, m.View().Content, 120, 40)
+}
