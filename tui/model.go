@@ -68,7 +68,7 @@ func New(cfg Config) Model {
 	}
 	m.addClass(cfg.Class) // class.go: the Class tab of a served session
 	m.help.Styles = help.DefaultStyles(true)
-	m.status = "s start a run · ←/→ change the selected setting · ? help"
+	m.status = welcome
 	if cfg.BackendHint != "" {
 		m.status = cfg.BackendHint
 	}
@@ -491,8 +491,20 @@ func (m Model) tabs() string {
 	return truncate(strings.Join(parts, st.Muted.Render("│")), m.width)
 }
 
+// welcome is the first status line: the Run screen's first keys. The
+// other screens have keys of their own (s starts the audit on Audit, ←/→
+// turn the lessons on Learn, w sweeps on Trade-off), so there the line
+// points at the help instead of naming keys that do something else.
+const (
+	welcome          = "s start a run · ←/→ change the selected setting · ? help"
+	welcomeElsewhere = "? help lists this screen's keys · 1 the Run screen"
+)
+
 func (m Model) statusLine() string {
 	st := m.c.Styles
+	if m.status == welcome && !m.errored && m.active != TabRun {
+		return truncate(st.Status.Render(welcomeElsewhere), m.width)
+	}
 	if m.confirm {
 		return truncate(st.Warn.Render(" a run is going — stop it and quit? y / n"), m.width)
 	}

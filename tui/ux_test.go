@@ -117,3 +117,23 @@ func TestBudgetOfSelfAccountedRun(t *testing.T) {
 	}
 	checkFits(t, m.View().Content, 120, 40)
 }
+
+// TestWelcomeHintOnlyOnRun: the first status line names the Run screen's
+// keys; on Learn (where ←/→ turn the lessons), Audit (s starts the audit)
+// or Trade-off it pointed at keys that do something else there.
+func TestWelcomeHintOnlyOnRun(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 120, 40)
+	if !strings.Contains(text(m), "←/→ change the selected setting") {
+		t.Fatalf("Run screen lacks the welcome hint:\n%s", text(m))
+	}
+	for _, tab := range []string{"2", "3", "5", "6", "7"} {
+		m = press(t, m, tab)
+		if v := text(m); strings.Contains(v, "change the selected setting") || !strings.Contains(v, welcomeElsewhere) {
+			t.Errorf("tab %s status line:\n%s\nwant %q", tab, v, welcomeElsewhere)
+		}
+	}
+	m = press(t, m, "1")
+	if !strings.Contains(text(m), "←/→ change the selected setting") {
+		t.Errorf("back on Run the hint is gone:\n%s", text(m))
+	}
+}
