@@ -475,6 +475,10 @@ func (rc *runCharts) waitingText(i int) string {
 		return rc.label + " adds no noise: no ε to spend"
 	case rc.started && i == chartLoss:
 		return "waiting for the first step…"
+	case rc.started && i == chartEpsilon:
+		// A run is going (a federated round can take seconds before its
+		// first report): "press s" read as if none had started.
+		return "ε appears with the first " + stepWord(rc.family) + "'s report"
 	}
 	switch {
 	case i == chartScatter && rc.family == familyDenoising:

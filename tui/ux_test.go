@@ -137,3 +137,20 @@ func TestWelcomeHintOnlyOnRun(t *testing.T) {
 		t.Errorf("back on Run the hint is gone:\n%s", text(m))
 	}
 }
+
+// TestStartedRunNeverSaysPressS: once a run has started and before its
+// first report (a federated round can take seconds), the ε chart said
+// "press s to start a run" beside a running progress bar.
+func TestStartedRunNeverSaysPressS(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 160, 48)
+	if !strings.Contains(text(m), "press s to start a run") {
+		t.Fatalf("idle Run screen lacks its invitation:\n%s", text(m))
+	}
+	m.c.RunID, m.c.RunState = 1, RunRunning
+	m = send(t, m, RunStartedMsg{ID: 1, Config: runPaneOf(m).Params().Config(fakeFast)})
+	m.frame()
+	v := text(m)
+	if strings.Contains(v, "press s to start a run") || !strings.Contains(v, "ε appears with the first step's report") {
+		t.Errorf("a started run's screen:\n%s", v)
+	}
+}
