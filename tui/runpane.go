@@ -157,7 +157,9 @@ func (p *runPane) sigmaHint() string {
 	case p.projErr != nil:
 		return "ε ?"
 	case p.projected > p.params.Epsilon*(1+1e-3):
-		return "→ ε " + fmtEps(p.projected) + " > target"
+		// Every ε names its accountant, this one too; the target's value
+		// keeps the line within the side panel.
+		return "→ ε " + fmtEps(p.projected) + " " + p.projLabel() + " > " + fmtEps(p.params.Epsilon)
 	}
 	return "→ ε " + fmtEps(p.projected) + " " + p.projLabel()
 }

@@ -154,3 +154,15 @@ func TestStartedRunNeverSaysPressS(t *testing.T) {
 		t.Errorf("a started run's screen:\n%s", v)
 	}
 }
+
+// TestSigmaHintOverTargetNamesAccountant: "σ noise 1 → ε 15.9 > target"
+// was an ε without its accountant; the hint within the target said "RDP".
+func TestSigmaHintOverTargetNamesAccountant(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 100, 30)
+	rp := runPaneOf(m)
+	rp.projected, rp.projErr = rp.params.Epsilon*4, nil
+	h := rp.sigmaHint()
+	if !strings.Contains(h, rp.projLabel()) || !strings.Contains(h, "> "+fmtEps(rp.params.Epsilon)) {
+		t.Errorf("σ hint over the target %q; want the accountant %q and the target %s", h, rp.projLabel(), fmtEps(rp.params.Epsilon))
+	}
+}
