@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/dpscope/dpscope/core"
 )
@@ -164,5 +165,43 @@ func TestSigmaHintOverTargetNamesAccountant(t *testing.T) {
 	h := rp.sigmaHint()
 	if !strings.Contains(h, rp.projLabel()) || !strings.Contains(h, "> "+fmtEps(rp.params.Epsilon)) {
 		t.Errorf("σ hint over the target %q; want the accountant %q and the target %s", h, rp.projLabel(), fmtEps(rp.params.Epsilon))
+	}
+}
+
+// TestMethodLabelKeepsQualifier: two method choices whose labels differ
+// only after the cut looked the same in the side panel.
+func TestMethodLabelKeepsQualifier(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		w    int
+		want string
+	}{
+		{"DP-DCAN sound (redesigned), no noise", 25, "DP-DCAN sound …, no noise"},
+		{"DP-DCAN sound (redesigned), no noise", 40, "DP-DCAN sound (redesigned), no noise"},
+		{"DP-DCAN sound (redesigned)", 25, "DP-DCAN sound (redesigne…"},
+		{"a, b", 3, "a,…"},
+	} {
+		got := keepQualifier(tc.v, tc.w)
+		if tc.w < lipgloss.Width(tc.v) && lipgloss.Width(got) > tc.w {
+			t.Errorf("keepQualifier(%q, %d) = %q, wider than %d", tc.v, tc.w, got, tc.w)
+		}
+		if tc.w >= lipgloss.Width(tc.v) {
+			got = tc.v // fitted leaves a value that fits alone
+		}
+		if got != tc.want {
+			t.Errorf("keepQualifier(%q, %d) = %q, want %q", tc.v, tc.w, got, tc.want)
+		}
+	}
+	// In a form: the method field's value keeps its qualifier at the side
+	// panel's width, and the row still fits.
+	label := "DP-DCAN sound (redesigned), no noise"
+	f := newForm([]field{{name: "method", value: func() string { return label }, fit: keepQualifier}, {name: "ε target", value: func() string { return "4" }}})
+	view := stripANSI(f.view(sized(t, testModel(t, fakeFast), 80, 24).c.Styles, 36))
+	first := strings.Split(view, "\n")[0]
+	if !strings.Contains(first, ", no noise") || lipgloss.Width(first) > 36 {
+		t.Errorf("method row %q: want the qualifier within 36 cells", first)
+	}
+	if runPaneOf(sized(t, testModel(t, fakeFast), 80, 24)).form.fields[fMethod].fit == nil {
+		t.Error("the Run form's method field cuts its label at the end")
 	}
 }
