@@ -219,6 +219,9 @@ func (rf *runFlags) config(cmd *cobra.Command) (core.Config, error) {
 		return cfg, err
 	}
 	if err := cfg.Validate(); err != nil {
+		if name := culprit(cfg, set, err); name != "" {
+			err = fmt.Errorf("--%s: %w", name, err)
+		}
 		if rf.configFile != "" {
 			// The bad value may come from the file: name it.
 			return cfg, usagef("%w (settings from --config %s and the flags)", err, rf.configFile)
@@ -226,6 +229,38 @@ func (rf *runFlags) config(cmd *cobra.Command) (core.Config, error) {
 		return cfg, usageError{err}
 	}
 	return cfg, nil
+}
+
+// culprit names the flag whose value cfg.Validate refused with err: the
+// first flag set whose reverting to its default makes that error go, or ""
+// (the value came from --config, or several flags together are wrong).
+// core's message names the field ("epsilon is -1"); the flag's name says
+// what to change on the command line.
+func culprit(cfg core.Config, set func(string) bool, err error) string {
+	def := defaultRunConfig()
+	for _, f := range []struct {
+		name   string
+		revert func(*core.Config)
+	}{
+		{"epsilon", func(c *core.Config) { c.Epsilon = def.Epsilon }},
+		{"sigma", func(c *core.Config) { c.Sigma = def.Sigma }},
+		{"delta", func(c *core.Config) { c.Delta = def.Delta }},
+		{"clip", func(c *core.Config) { c.Clip = def.Clip }},
+		{"q", func(c *core.Config) { c.SampleRate = def.SampleRate }},
+		{"accountant", func(c *core.Config) { c.Accountant = def.Accountant }},
+		{"lr", func(c *core.Config) { c.LearningRate = def.LearningRate }},
+		{"clients", func(c *core.Config) { c.Clients = def.Clients }},
+	} {
+		if !set(f.name) {
+			continue
+		}
+		c := cfg
+		f.revert(&c)
+		if e := c.Validate(); e == nil || e.Error() != err.Error() {
+			return f.name
+		}
+	}
+	return ""
 }
 
 // options adds --opt and the option shorthands to cfg.Options. For a

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -109,5 +111,29 @@ func TestFlagHelpHasNoBackquotes(t *testing.T) {
 		if strings.HasPrefix(strings.TrimSpace(l), "--method ") && !strings.HasPrefix(strings.TrimSpace(l), "--method string") {
 			t.Errorf("run --help: %q; want --method string", strings.TrimSpace(l))
 		}
+	}
+}
+
+// TestRunValueErrorsNameTheFlag: core names the field ("epsilon is -1");
+// the error names the flag to change, and a value from --config is not
+// blamed on a flag.
+func TestRunValueErrorsNameTheFlag(t *testing.T) {
+	for _, tc := range []struct{ flag, v, want string }{
+		{"epsilon", "0", "--epsilon: "}, {"epsilon", "-1", "--epsilon: "}, {"delta", "1", "--delta: "},
+		{"sigma", "-1", "--sigma: "}, {"clip", "0", "--clip: "}, {"q", "2", "--q: "}, {"accountant", "foo", "--accountant: "},
+	} {
+		code, _, stderr := run(t, "run", "--method", "test-graded", "--"+tc.flag, tc.v)
+		if code != ExitUsage || !strings.HasPrefix(stderr, "dpscope: "+tc.want) {
+			t.Errorf("run --%s %s: exit %d, %q; want a usage error starting %q", tc.flag, tc.v, code, stderr, tc.want)
+		}
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "bad.toml")
+	if err := os.WriteFile(file, []byte("method = \"test-graded\"\ndelta = 2.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, "run", "--config", file, "--epsilon", "2")
+	if code != ExitUsage || strings.Contains(stderr, "--epsilon:") || !strings.Contains(stderr, "delta is 2") {
+		t.Errorf("bad delta in --config: exit %d, %q; want it named, not --epsilon", code, stderr)
 	}
 }
