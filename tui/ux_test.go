@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/sweep"
 )
 
 // TestNoPreviewEpsilonEditIsNotAnError: changing ε of a method that sets
@@ -203,5 +204,37 @@ func TestMethodLabelKeepsQualifier(t *testing.T) {
 	}
 	if runPaneOf(sized(t, testModel(t, fakeFast), 80, 24)).form.fields[fMethod].fit == nil {
 		t.Error("the Run form's method field cuts its label at the end")
+	}
+}
+
+// TestTradeoffTextLeavesRoomForCurve: at 80×24 a finished sweep's list of
+// every point's mean ran to eleven lines, squeezed the curve to one row
+// and pushed the sweep's privacy total off the screen. The list gives way;
+// the curve keeps minCurveRows rows and the total stays.
+func TestTradeoffTextLeavesRoomForCurve(t *testing.T) {
+	p := sweptPane(t)
+	f := func(v float64) *float64 { return &v }
+	p.sw.points, p.sw.outcomes = nil, nil
+	for i := range 24 {
+		eps := 0.1 * float64(i+1)
+		for seed := range uint64(3) {
+			p.sw.points = append(p.sw.points, sweep.Point{Config: core.Config{Method: "m", Mode: core.ModeSound, Epsilon: eps, Seed: seed}})
+			p.sw.outcomes = append(p.sw.outcomes, &sweep.Outcome{ARI: f(0.3), NMI: f(0.4), Spent: eps, Delta: 1e-5, Guarantee: core.GuaranteeFormal})
+		}
+	}
+	p.sw.finished = len(p.sw.points)
+	for _, size := range [][2]int{{78, 20}, {118, 36}} {
+		p.SetSize(size[0], size[1])
+		p.Frame()
+		v := stripANSI(p.View())
+		if !strings.Contains(v, "private runs on this data") || !strings.Contains(v, "exploration only") {
+			t.Errorf("%v: the privacy total or the caveat is cut:\n%s", size, v)
+		}
+		if _, h := p.chart.Size(); h < minCurveRows {
+			t.Errorf("%v: the curve has %d rows, want at least %d:\n%s", size, h, minCurveRows, v)
+		}
+		if n := lipgloss.Height(p.View()); n > size[1] {
+			t.Errorf("%v: the pane is %d rows high", size, n)
+		}
 	}
 }
