@@ -317,7 +317,15 @@ func (p *runPane) chartArea() (w, h int) {
 	if p.stacked() {
 		return p.w, max(p.h-p.form.shownCount()-4, 0)
 	}
-	return max(p.w-controlsWidth-1, 0), p.h
+	return max(p.w-p.controlsW()-1, 0), p.h
+}
+
+// controlsW is the controls column's width at this pane width:
+// controlsWidth up to 160 columns, then a quarter of the extra columns,
+// up to 48, so that a wide terminal reads the method's label and the
+// summary whole ("DP-DCAN sound (paper network)") instead of cut at 36.
+func (p *runPane) controlsW() int {
+	return min(controlsWidth+max(p.w-160, 0)/4, 48)
 }
 
 // Frame redraws the charts if something changed.
@@ -329,7 +337,7 @@ func (p *runPane) Frame() {
 // View renders the controls beside (or above) the charts.
 func (p *runPane) View() string {
 	st := p.c.Styles
-	cw := min(controlsWidth, p.w)
+	cw := min(p.controlsW(), p.w)
 	cwid, chgt := p.chartArea()
 	ctlH := p.h // the controls' rows: beside the charts, the pane's height
 	if p.stacked() {

@@ -238,3 +238,23 @@ func TestTradeoffTextLeavesRoomForCurve(t *testing.T) {
 		}
 	}
 }
+
+// TestWideRunControlsReadWhole: on a 200-column terminal the controls
+// column stayed 36 cells, cutting "DP-DCAN sound (paper network)" and
+// the run's summary line while the charts had 160 columns.
+func TestWideRunControlsReadWhole(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 200, 50)
+	const label = "DP-DCAN sound (paper network)"
+	f := newForm([]field{{name: "method", value: func() string { return label }}, {name: "epochs st.1", value: func() string { return "20" }}})
+	row := strings.Split(stripANSI(f.view(m.c.Styles, runPaneOf(m).controlsW())), "\n")[0]
+	if !strings.Contains(row, label) {
+		t.Errorf("method row %q at 200 columns; want the whole label %q", row, label)
+	}
+	checkFits(t, m.View().Content, 200, 50)
+	for _, w := range []int{80, 120, 160} {
+		m = send(t, m, tea.WindowSizeMsg{Width: w, Height: 40})
+		if got := runPaneOf(m).controlsW(); got != controlsWidth {
+			t.Errorf("controls %d cells at %d columns, want %d (goldens and README screens)", got, w, controlsWidth)
+		}
+	}
+}
