@@ -137,3 +137,19 @@ func TestRunValueErrorsNameTheFlag(t *testing.T) {
 		t.Errorf("bad delta in --config: exit %d, %q; want it named, not --epsilon", code, stderr)
 	}
 }
+
+// TestUnknownFlagThatIsAnOption: --k, the first thing a user tries for
+// the number of clusters, is an option: the error says how to set it.
+func TestUnknownFlagThatIsAnOption(t *testing.T) {
+	for _, args := range [][]string{{"run", "--k", "5"}, {"sweep", "--k=5"}} {
+		code, _, stderr := run(t, args...)
+		if code != ExitUsage || !strings.Contains(stderr, "unknown flag: --k") || !strings.Contains(stderr, "--opt k=VALUE") {
+			t.Errorf("%v: exit %d, %q; want the unknown flag and --opt k=VALUE", args, code, stderr)
+		}
+	}
+	for _, args := range [][]string{{"run", "--frob"}, {"data", "inspect", "--k", "3"}} {
+		if _, _, stderr := run(t, args...); strings.Contains(stderr, "--opt") {
+			t.Errorf("%v: %q suggests --opt", args, stderr)
+		}
+	}
+}
