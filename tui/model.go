@@ -479,16 +479,26 @@ func (m Model) header() string {
 
 func (m Model) tabs() string {
 	st := m.c.Styles
-	parts := make([]string, len(m.panes))
-	for i, p := range m.panes {
-		label := fmt.Sprintf("%d %s", i+1, p.Title())
-		if i == m.active {
-			parts[i] = st.TabActive.Render(label)
-		} else {
-			parts[i] = st.Tab.Render(label)
+	row := func(active, other lipgloss.Style) string {
+		parts := make([]string, len(m.panes))
+		for i, p := range m.panes {
+			label := fmt.Sprintf("%d %s", i+1, p.Title())
+			if i == m.active {
+				parts[i] = active.Render(label)
+			} else {
+				parts[i] = other.Render(label)
+			}
 		}
+		return strings.Join(parts, st.Muted.Render("│"))
 	}
-	return truncate(strings.Join(parts, st.Muted.Render("│")), m.width)
+	out := row(st.TabActive, st.Tab)
+	if lipgloss.Width(out) > m.width {
+		// Eight tabs (a served session's Class) do not fit 80 columns
+		// with their padding: "7 Audit │ 8…" hid the tab the status line
+		// sends a participant to. Without the padding they fit.
+		out = row(st.TabActive.Padding(0), st.Tab.Padding(0))
+	}
+	return truncate(out, m.width)
 }
 
 // welcome is the first status line: the Run screen's first keys. The

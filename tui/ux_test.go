@@ -10,6 +10,7 @@ import (
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/sweep"
+	"github.com/dpscope/dpscope/internal/class"
 )
 
 // TestNoPreviewEpsilonEditIsNotAnError: changing ε of a method that sets
@@ -256,5 +257,22 @@ func TestWideRunControlsReadWhole(t *testing.T) {
 		if got := runPaneOf(m).controlsW(); got != controlsWidth {
 			t.Errorf("controls %d cells at %d columns, want %d (goldens and README screens)", got, w, controlsWidth)
 		}
+	}
+}
+
+// TestEightTabsFit80: a served session has eight tabs; at 80 columns the
+// bar read "… │ 7 Audit │ 8…", hiding the Class tab the status line
+// sends a participant to. Seven tabs keep their padded look.
+func TestEightTabsFit80(t *testing.T) {
+	reg := class.NewRegistry()
+	classFixture(t, reg)
+	m, _ := classModel(t, reg, "p", "pat", false)
+	m = sized(t, m, 80, 24)
+	if bar := stripANSI(m.tabs()); !strings.Contains(bar, "8 Class") || lipgloss.Width(bar) > 80 {
+		t.Errorf("tab bar %q at 80 columns; want 8 Class whole", bar)
+	}
+	m = sized(t, testModel(t, fakeFast), 80, 24)
+	if bar := stripANSI(m.tabs()); !strings.Contains(bar, " 1 Run │ 2 Budget ") {
+		t.Errorf("seven tabs lost their padding: %q", bar)
 	}
 }
