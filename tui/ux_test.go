@@ -276,3 +276,15 @@ func TestEightTabsFit80(t *testing.T) {
 		t.Errorf("seven tabs lost their padding: %q", bar)
 	}
 }
+
+// TestClassCountReads: "1 of your runs are on the board" read wrong.
+func TestClassCountReads(t *testing.T) {
+	reg := class.NewRegistry()
+	classFixture(t, reg)
+	m, _ := classModel(t, reg, "p1", "pat", false)
+	m = sized(t, m, 120, 40)
+	m = press(t, m, "8")
+	if v := text(m); !strings.Contains(v, "your runs on the board: 0.") {
+		t.Errorf("Class tab:\n%s\nwant the count as \"your runs on the board: 0.\"", v)
+	}
+}
