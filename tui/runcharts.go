@@ -38,6 +38,7 @@ type runCharts struct {
 
 	guarantee  *core.GuaranteeEvent
 	budget     *core.BudgetEvent
+	stopped    bool          // the user stopped the run: its last ARI is no result to judge
 	refs       runReferences // B1 and the null, drawn on the metrics chart
 	emb        *core.EmbeddingEvent
 	stage      string
@@ -89,7 +90,7 @@ func newRunCharts(c *Common) runCharts {
 // verdict is the ended run's verdict on its last ARI against its null
 // (reference.RunVerdict); "" while it runs, since an ARI on the way is not a result.
 func (rc *runCharts) verdict(state RunState) string {
-	if !rc.started || state.Active() {
+	if !rc.started || state.Active() || rc.stopped {
 		return ""
 	}
 	ari := math.NaN()
@@ -106,7 +107,7 @@ func (rc *runCharts) reset(cfg core.Config, pr runParams) {
 	for _, x := range rc.xy {
 		x.Reset()
 	}
-	rc.guarantee, rc.budget, rc.emb = nil, nil, nil
+	rc.guarantee, rc.budget, rc.emb, rc.stopped = nil, nil, nil, false
 	rc.stage, rc.lastPatch, rc.metrics = "", "", nil
 	rc.clients, rc.segments, rc.refs = nil, nil, runReferences{}
 	rc.lastStep, rc.lastLoss = 0, 0
@@ -134,6 +135,8 @@ func (rc *runCharts) setMethod(pr runParams) {
 func (rc *runCharts) observe(ev core.Event) {
 	st := rc.c.Styles
 	switch ev := ev.(type) {
+	case core.DoneEvent:
+		rc.stopped = ev.Outcome == core.OutcomeStopped
 	case core.StageEvent:
 		rc.stage = fmt.Sprintf("stage %d %s", ev.Stage, ev.Name)
 		rc.planStages(ev)

@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/reference"
 	"github.com/dpscope/dpscope/core/sweep"
 	"github.com/dpscope/dpscope/internal/class"
 )
@@ -286,5 +287,24 @@ func TestClassCountReads(t *testing.T) {
 	m = press(t, m, "8")
 	if v := text(m); !strings.Contains(v, "your runs on the board: 0.") {
 		t.Errorf("Class tab:\n%s\nwant the count as \"your runs on the board: 0.\"", v)
+	}
+}
+
+// TestStoppedRunHasNoVerdict: a run the user stopped at 7 % was judged
+// "no better than no learning" on the ARI it had reached; a finished one
+// still is.
+func TestStoppedRunHasNoVerdict(t *testing.T) {
+	for _, stop := range []bool{false, true} {
+		m := sized(t, testModel(t, fakeFast), 120, 40)
+		evs := fakeRun(1)
+		if stop {
+			evs[len(evs)-1] = core.DoneEvent{Outcome: core.OutcomeStopped, Stopped: true}
+		}
+		m = feed(t, m, 1, evs)
+		rc := &runPaneOf(m).charts
+		rc.refs.null = &reference.Line{ARI: 0.95, ARISD: 0.01, Seeds: 5}
+		if got := rc.verdict(m.c.RunState); (got == "") != stop {
+			t.Errorf("stopped %v: verdict %q", stop, got)
+		}
 	}
 }
