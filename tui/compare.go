@@ -494,6 +494,9 @@ func (r runRecord) cells() []string {
 
 // verdict is the run's verdict against its null (reference.RunVerdict).
 func (r runRecord) verdict() string {
+	if r.Outcome == string(core.OutcomeStopped) {
+		return "" // stopped by the user: its last ARI is no result to judge
+	}
 	return reference.RunVerdict(r.Mode != core.ModeNonPrivate, r.ARI, r.refs.null)
 }
 

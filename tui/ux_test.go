@@ -308,3 +308,18 @@ func TestStoppedRunHasNoVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestStoppedRunNotStarredInCompare: Compare starred a stopped run's ARI
+// as "no better than no learning", as the Run screen did.
+func TestStoppedRunNotStarredInCompare(t *testing.T) {
+	null := &reference.Line{ARI: 0.95, ARISD: 0.01, Seeds: 5}
+	r := runRecord{Mode: core.ModeSound, ARI: 0.3, Outcome: string(core.OutcomeFinished)}
+	r.refs.null = null
+	if r.verdict() == "" {
+		t.Fatal("a finished run below its null has no verdict")
+	}
+	r.Outcome = string(core.OutcomeStopped)
+	if v, cell := r.verdict(), r.ariCell(); v != "" || strings.HasPrefix(cell, "*") {
+		t.Errorf("stopped run: verdict %q, ARI cell %q; want neither", v, cell)
+	}
+}
