@@ -133,7 +133,7 @@ func (t *sessionTally) line(data string) string {
 		} else {
 			// The total is basic composition (the runs' ε summed): named,
 			// as every ε on screen names what produced it.
-			parts = append(parts, fmt.Sprintf("%s, together ε ≤ %.3g (summed, one %s)", runs, c.EpsilonTotal, u.unit))
+			parts = append(parts, fmt.Sprintf("%s, together ε ≤ %.3g (sum, one %s)", runs, c.EpsilonTotal, u.unit))
 		}
 	}
 	if len(parts) == 0 {
