@@ -153,3 +153,20 @@ func TestUnknownFlagThatIsAnOption(t *testing.T) {
 		}
 	}
 }
+
+// TestMethodsByName: `dpscope methods dppca` describes dppca alone (it
+// was "unknown command"), an unknown name lists the known ones.
+func TestMethodsByName(t *testing.T) {
+	code, stdout, stderr := run(t, "methods", "dppca")
+	if code != ExitOK || !strings.HasPrefix(stdout, "dppca (") || strings.Contains(stdout, "\ndcan (") {
+		t.Errorf("methods dppca: exit %d, %q, %q; want dppca alone", code, stdout, stderr)
+	}
+	code, _, stderr = run(t, "methods", "nope")
+	if code != ExitUsage || !strings.Contains(stderr, `method is "nope"`) || !strings.Contains(stderr, "dppca") {
+		t.Errorf("methods nope: exit %d, %q; want a usage error listing the methods", code, stderr)
+	}
+	code, stdout, _ = run(t, "methods", "--json", "dppca", "dcan")
+	if code != ExitOK || strings.Count(stdout, `"name": "`) != 2 {
+		t.Errorf("methods --json dppca dcan: exit %d, %d names", code, strings.Count(stdout, `"name": "`))
+	}
+}
