@@ -102,6 +102,10 @@ says so in summary.json.` + optHelp(),
 			if err != nil {
 				return err
 			}
+			if unread := unreadFlags(cfg, cmd.Flags().Changed); len(unread) > 0 {
+				fmt.Fprintf(env.Stderr, "dpscope: warning: method %s does not read %s (no effect; 'dpscope methods %s' lists what it reads and its options)\n",
+					cfg.Method, strings.Join(unread, ", "), cfg.Method)
+			}
 			return executeRun(cmd.Context(), cfg, runRequest{asJSON: rf.asJSON, outDir: rf.outDir, force: rf.force, references: !rf.noRef, formats: formats}, env)
 		}),
 	}
@@ -229,6 +233,34 @@ func (rf *runFlags) config(cmd *cobra.Command) (core.Config, error) {
 		return cfg, usageError{err}
 	}
 	return cfg, nil
+}
+
+// unreadFlags are the shared-setting flags set on the command line that
+// cfg's method does not read (core.Method.Needs): --clip or --layers on
+// dcan-sound, whose options set its clip and schedule, ran silently as if
+// they had been taken.
+func unreadFlags(cfg core.Config, set func(string) bool) []string {
+	m, err := core.LookupMethod(cfg.Method)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, f := range []struct {
+		name string
+		need core.Needs
+	}{
+		{"clip", core.NeedsClip}, {"q", core.NeedsSampleRate}, {"layers", core.NeedsLayers}, {"clients", core.NeedsClients},
+		{"sigma", core.NeedsSigma}, {"epochs", core.NeedsEpochs}, {"lr", core.NeedsLearningRate}, {"accountant", core.NeedsAccountant},
+	} {
+		if !set(f.name) || m.Needs.Has(f.need) {
+			continue
+		}
+		if _, ok := m.Option(f.name); ok && f.name == "sigma" {
+			continue // --sigma sets the method's own option sigma (options)
+		}
+		out = append(out, "--"+f.name)
+	}
+	return out
 }
 
 // culprit names the flag whose value cfg.Validate refused with err: the

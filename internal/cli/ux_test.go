@@ -3,11 +3,14 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/dpscope/dpscope/core"
 )
 
 // TestSweepRefusesGridThatCannotRun: a mistyped --method or --opt is one
@@ -168,5 +171,31 @@ func TestMethodsByName(t *testing.T) {
 	code, stdout, _ = run(t, "methods", "--json", "dppca", "dcan")
 	if code != ExitOK || strings.Count(stdout, `"name": "`) != 2 {
 		t.Errorf("methods --json dppca dcan: exit %d, %d names", code, strings.Count(stdout, `"name": "`))
+	}
+}
+
+// TestUnreadFlagsWarn: --clip or --layers given to a method that does not
+// read them (dcan-sound: its options set its clip and schedule) ran as if
+// taken (dppca, which reads none of them, likewise); the run now warns,
+// and a flag the method reads does not.
+func TestUnreadFlagsWarn(t *testing.T) {
+	set := func(names ...string) func(string) bool {
+		return func(n string) bool { return slices.Contains(names, n) }
+	}
+	got := unreadFlags(core.Config{Method: "dppca"}, set("clip", "layers", "epsilon"))
+	if !slices.Equal(got, []string{"--clip", "--layers"}) {
+		t.Errorf("dppca: %v, want [--clip --layers]", got)
+	}
+	if got := unreadFlags(core.Config{Method: "dcan"}, set("clip", "layers", "sigma", "q", "lr")); len(got) != 0 {
+		t.Errorf("dcan reads them all, got %v", got)
+	}
+	if _, err := core.LookupMethod("dpmd"); err == nil {
+		if got := unreadFlags(core.Config{Method: "dpmd"}, set("sigma")); len(got) != 0 {
+			t.Errorf("dpmd's --sigma sets its option sigma, got %v", got)
+		}
+	}
+	_, _, stderr := run(t, "run", "--method", "test-graded", "--no-reference", "--clients", "3")
+	if !strings.Contains(stderr, "warning: method test-graded does not read --clients") {
+		t.Errorf("stderr %q; want the warning", stderr)
 	}
 }
