@@ -348,8 +348,13 @@ func (b *budgetPane) text(w int) string {
 		status, reasons, head = b.guar.Status, b.guar.Reasons, "guarantee: "
 	}
 	add(st.Label.Render(head) + guaranteeBadge(st, status))
-	if b.guar != nil && (len(b.guar.Published) > 0 || len(b.guar.Audited) > 0) {
-		add(st.Label.Render("as published ") + epsList(b.guar.Published) + st.Label.Render("   audited ") + epsList(b.guar.Audited))
+	// Each figure on its own line, and only when the run reports it: a
+	// method with no paper (dcan-sound, dppca) showed "as published —".
+	if b.guar != nil && len(b.guar.Published) > 0 {
+		add(st.Label.Render("as published ") + epsList(b.guar.Published))
+	}
+	if b.guar != nil && len(b.guar.Audited) > 0 {
+		add(st.Label.Render("audited ") + epsList(b.guar.Audited))
 	}
 	if b.attack != nil {
 		out = append(out, "")
@@ -414,7 +419,11 @@ func (b *budgetPane) text(w int) string {
 	case errors.Is(a.err, errNoPreview):
 		add(st.Muted.Render(b.params.V().Label + " sets its noise itself: the ledger above lists its accountants when it runs"))
 	case errors.Is(a.err, errNoReleases):
-		add(st.Muted.Render("no release reported: nothing to compose"))
+		// The run's ledger (above) is its accountants' own, e.g. dcan-sound's
+		// exact GDP composition: there is no subsampled schedule to
+		// compare RDP and PLD on. "nothing to compose" read as if no ε
+		// had been spent.
+		add(st.Muted.Render("RDP vs PLD: the run reports no subsampled schedule (q, σ, steps) to compare them on; its ledger above is its accountants' own"))
 	case a.err != nil:
 		add(st.Error.Render("audit: " + a.err.Error()))
 	case len(a.schedule) == 0:

@@ -91,7 +91,7 @@ func (p *classPane) card(w int) []string {
 	}
 	lines := []string{st.BoxTitle.Render("Class") + st.Muted.Render(" · this server's workshop"), "",
 		st.Label.Render("your name on the class board: ") + name + st.Muted.Render("   (n changes it)")}
-	lines = append(lines, wrap(st.Muted.Render(fmt.Sprintf("%d of your runs are on the board. Each finished private run with an ARI goes there: your name, the method, mode, ε (accountant, unit), δ, ARI, NMI, seed and data set; the instructor sees them, the other participants do not.", p.reported)), w)...)
+	lines = append(lines, wrap(st.Muted.Render(fmt.Sprintf("your runs on the board: %d. Each finished private run with an ARI goes there: your name, the method, mode, ε (accountant, unit), δ, ARI, NMI, seed and data set; the instructor sees them, the other participants do not.", p.reported)), w)...)
 	lines = append(lines, "")
 	if p.note != "" {
 		lines = append(lines, st.Warn.Render(truncate(p.note, w)))

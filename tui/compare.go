@@ -448,6 +448,37 @@ func shownColumns(w int) []int {
 	return shown
 }
 
+// grownColumns are the columns that take the width a window has beyond
+// the fixed widths, up to their longest cell: the method's label and the
+// accountant's name ("GDP exact (one cell added/removed)") are the cells
+// cut at the fixed widths, even on a 200-column screen.
+var grownColumns = []int{1, 5}
+
+// columnWidths are the widths of the shown columns at w cells: their fixed
+// widths, then what w leaves goes to grownColumns in turn, each up to its
+// longest cell among rs (and its header) plus a space.
+func columnWidths(w int, shown []int, rs []runRecord) map[int]int {
+	width := make(map[int]int, len(shown))
+	spare := w - 2
+	for _, j := range shown {
+		width[j] = compareColumns[j].w
+		spare -= width[j]
+	}
+	for _, j := range grownColumns {
+		if _, ok := width[j]; !ok || spare <= 0 {
+			continue
+		}
+		need := lipgloss.Width(compareColumns[j].name) + 1
+		for _, r := range rs {
+			need = max(need, lipgloss.Width(r.cells()[j])+1)
+		}
+		grow := min(max(need-width[j], 0), spare)
+		width[j] += grow
+		spare -= grow
+	}
+	return width
+}
+
 // cells are the record's values, one per compareColumns entry; the unit
 // column says whose data one ε protects: one cell or one client's.
 func (r runRecord) cells() []string {
@@ -462,6 +493,9 @@ func (r runRecord) cells() []string {
 
 // verdict is the run's verdict against its null (reference.Verdict).
 func (r runRecord) verdict() string {
+	if r.Outcome == string(core.OutcomeStopped) {
+		return "" // stopped by the user: its last ARI is no result to judge
+	}
 	v, _ := r.refs.verdict(r.Mode != core.ModeNonPrivate, r.ARI)
 	return v
 }
@@ -519,10 +553,11 @@ func (cp *comparePane) hiddenLine() string {
 func (cp *comparePane) table() string {
 	st := cp.c.Styles
 	shown := shownColumns(cp.w)
+	width := columnWidths(cp.w, shown, cp.records)
 	var head strings.Builder
 	head.WriteString("  ")
 	for _, j := range shown {
-		head.WriteString(pad(compareColumns[j].name, compareColumns[j].w))
+		head.WriteString(pad(compareColumns[j].name, width[j]))
 	}
 	lines := []string{st.Label.Render(truncate(head.String(), cp.w))}
 	if len(cp.records) == 0 {
@@ -542,8 +577,7 @@ func (cp *comparePane) table() string {
 		cells := cp.records[i].cells()
 		var b strings.Builder
 		for _, j := range shown {
-			c := compareColumns[j]
-			b.WriteString(pad(truncate(cells[j], c.w-1), c.w))
+			b.WriteString(pad(truncate(cells[j], width[j]-1), width[j]))
 		}
 		line := truncate(b.String(), cp.w-2)
 		if i == cp.cursor {

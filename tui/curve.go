@@ -469,14 +469,33 @@ func (p *curvePane) text(w int) []string {
 		legend += "  " + st.Muted.Render(fmt.Sprintf(chart.Dotted.Glyph()+" null (%s) %.3f", what, p.metricOf(p.null.ARI, p.null.NMI)))
 	}
 	var out []string
-	for _, s := range []string{legend, p.summaryLine(), p.costLine(),
-		st.Muted.Render("ARI and NMI use the true labels: exploration only, not covered by any guarantee")} {
+	var summary []string
+	if sl := p.summaryLine(); sl != "" {
+		summary = wrap(sl, w)
+	}
+	var rest []string // the privacy cost and the caveat: never cut
+	for _, s := range []string{p.costLine(), st.Muted.Render("ARI and NMI use the true labels: exploration only, not covered by any guarantee")} {
 		if s != "" {
-			out = append(out, wrap(s, w)...)
+			rest = append(rest, wrap(s, w)...)
 		}
 	}
-	return out
+	out = append(out, wrap(legend, w)...)
+	// The list of every point's mean runs to eleven lines at 80 columns
+	// once a sweep is done: it squeezed the curve to one row and pushed
+	// the sweep's privacy total off the screen. It gives way first, to
+	// what leaves the curve minCurveRows rows; the curve shows the points.
+	if room := p.h - 3 - len(p.hint(w)) - minCurveRows - len(out) - len(rest); len(summary) > max(room, 1) {
+		summary = summary[:max(room, 1)]
+		last := len(summary) - 1
+		summary[last] = truncate(summary[last]+" …", w)
+	}
+	out = append(out, summary...)
+	return append(out, rest...)
 }
+
+// minCurveRows is the height the trade-off curve keeps when the text
+// under it would take more (the per-point list is cut first).
+const minCurveRows = 8
 
 // summaryLine lists each ε's mean as it stands.
 func (p *curvePane) summaryLine() string {

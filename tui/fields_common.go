@@ -12,7 +12,7 @@ import (
 // families.
 func (p *runPane) commonFields(fs []field) {
 	pr := &p.params
-	fs[fMethod] = field{name: "method", value: func() string { return pr.V().Label },
+	fs[fMethod] = field{name: "method", value: func() string { return pr.V().Label }, fit: keepQualifier,
 		step: func(d int) error {
 			pr.SetVariant((pr.Variant + d + len(variants())) % len(variants()))
 			return nil

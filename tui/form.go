@@ -20,15 +20,16 @@ import (
 // functions run in Update.
 type field struct {
 	name   string
-	value  func() string        // the value as shown
-	step   func(dir int) error  // change by one step (dir ±1)
-	set    func(s string) error // a typed value; nil: not typeable
-	locked func() string        // why the field cannot change now, run or not; "" when it can
-	render func(w int) string   // custom value rendering; nil: value()
-	hint   func() string        // a muted note after the value
-	shown  func() bool          // a control of the current method; nil: always
-	live   bool                 // may change during a run, as patch()
-	patch  func() core.Patch    // the live change (live fields)
+	value  func() string                // the value as shown
+	step   func(dir int) error          // change by one step (dir ±1)
+	set    func(s string) error         // a typed value; nil: not typeable
+	locked func() string                // why the field cannot change now, run or not; "" when it can
+	render func(w int) string           // custom value rendering; nil: value()
+	fit    func(v string, w int) string // shortens value() to w cells; nil: cut at the end
+	hint   func() string                // a muted note after the value
+	shown  func() bool                  // a control of the current method; nil: always
+	live   bool                         // may change during a run, as patch()
+	patch  func() core.Patch            // the live change (live fields)
 }
 
 // form is a list of fields with a cursor, stepped with ←/→ and typed into
@@ -155,6 +156,33 @@ func (f *form) lockedReason(i int) string {
 	return f.fields[i].locked()
 }
 
+// fitted is the field's value in w cells: fit's shortening when the field
+// has one and the value is wider, else the value (the row is cut at its end).
+func (fd field) fitted(w int) string {
+	v := fd.value()
+	if fd.fit != nil && lipgloss.Width(v) > w {
+		return fd.fit(v, w)
+	}
+	return v
+}
+
+// keepQualifier shortens a method label to w cells keeping what follows
+// its last ", " ("…, no noise"): cut at the end, "DP-DCAN sound
+// (redesigned)" and "DP-DCAN sound (redesigned), no noise" both read
+// "DP-DCAN sound (redesigne…" in the 80- and 120-column side panel.
+func keepQualifier(v string, w int) string {
+	i := strings.LastIndex(v, ", ")
+	if i < 0 {
+		return truncate(v, w)
+	}
+	tail := v[i:]
+	head := w - lipgloss.Width(tail) - 1
+	if head < 4 {
+		return truncate(v, w)
+	}
+	return truncate(v[:i], head+1) + tail
+}
+
 // view renders the form in width w: a name column and a value column.
 func (f *form) view(st styles.Styles, w int) string {
 	nameW := 0
@@ -183,9 +211,9 @@ func (f *form) view(st styles.Styles, w int) string {
 		case fd.render != nil:
 			val = fd.render(valW)
 		case f.lockedReason(i) != "":
-			val = st.Locked.Render(fd.value())
+			val = st.Locked.Render(fd.fitted(valW))
 		default:
-			val = st.Value.Render(fd.value())
+			val = st.Value.Render(fd.fitted(valW))
 		}
 		if fd.hint != nil && !(i == f.cursor && f.editing) {
 			if h := fd.hint(); h != "" {

@@ -68,7 +68,7 @@ func New(cfg Config) Model {
 	}
 	m.addClass(cfg.Class) // class.go: the Class tab of a served session
 	m.help.Styles = help.DefaultStyles(true)
-	m.status = "s start a run · ←/→ change the selected setting · ? help"
+	m.status = welcome
 	if cfg.BackendHint != "" {
 		m.status = cfg.BackendHint
 	}
@@ -479,20 +479,42 @@ func (m Model) header() string {
 
 func (m Model) tabs() string {
 	st := m.c.Styles
-	parts := make([]string, len(m.panes))
-	for i, p := range m.panes {
-		label := fmt.Sprintf("%d %s", i+1, p.Title())
-		if i == m.active {
-			parts[i] = st.TabActive.Render(label)
-		} else {
-			parts[i] = st.Tab.Render(label)
+	row := func(active, other lipgloss.Style) string {
+		parts := make([]string, len(m.panes))
+		for i, p := range m.panes {
+			label := fmt.Sprintf("%d %s", i+1, p.Title())
+			if i == m.active {
+				parts[i] = active.Render(label)
+			} else {
+				parts[i] = other.Render(label)
+			}
 		}
+		return strings.Join(parts, st.Muted.Render("│"))
 	}
-	return truncate(strings.Join(parts, st.Muted.Render("│")), m.width)
+	out := row(st.TabActive, st.Tab)
+	if lipgloss.Width(out) > m.width {
+		// Eight tabs (a served session's Class) do not fit 80 columns
+		// with their padding: "7 Audit │ 8…" hid the tab the status line
+		// sends a participant to. Without the padding they fit.
+		out = row(st.TabActive.Padding(0), st.Tab.Padding(0))
+	}
+	return truncate(out, m.width)
 }
+
+// welcome is the first status line: the Run screen's first keys. The
+// other screens have keys of their own (s starts the audit on Audit, ←/→
+// turn the lessons on Learn, w sweeps on Trade-off), so there the line
+// points at the help instead of naming keys that do something else.
+const (
+	welcome          = "s start a run · ←/→ change the selected setting · ? help"
+	welcomeElsewhere = "? help lists this screen's keys · 1 the Run screen"
+)
 
 func (m Model) statusLine() string {
 	st := m.c.Styles
+	if m.status == welcome && !m.errored && m.active != TabRun {
+		return truncate(st.Status.Render(welcomeElsewhere), m.width)
+	}
 	if m.confirm {
 		return truncate(st.Warn.Render(" a run is going — stop it and quit? y / n"), m.width)
 	}

@@ -38,6 +38,7 @@ type runCharts struct {
 
 	guarantee  *core.GuaranteeEvent
 	budget     *core.BudgetEvent
+	stopped    bool          // the user stopped the run: its last ARI is no result to judge
 	refs       runReferences // B1 and the null, drawn on the metrics chart
 	emb        *core.EmbeddingEvent
 	stage      string
@@ -90,7 +91,7 @@ func newRunCharts(c *Common) runCharts {
 // (reference.Verdict) and the paired comparison it rests on, if any; ""
 // and nil while it runs, since an ARI on the way is not a result.
 func (rc *runCharts) verdict(state RunState) (string, *reference.Learning) {
-	if !rc.started || state.Active() {
+	if !rc.started || state.Active() || rc.stopped {
 		return "", nil
 	}
 	ari := math.NaN()
@@ -107,7 +108,7 @@ func (rc *runCharts) reset(cfg core.Config, pr runParams) {
 	for _, x := range rc.xy {
 		x.Reset()
 	}
-	rc.guarantee, rc.budget, rc.emb = nil, nil, nil
+	rc.guarantee, rc.budget, rc.emb, rc.stopped = nil, nil, nil, false
 	rc.stage, rc.lastPatch, rc.metrics = "", "", nil
 	rc.clients, rc.segments, rc.refs = nil, nil, runReferences{}
 	rc.lastStep, rc.lastLoss = 0, 0
@@ -135,6 +136,8 @@ func (rc *runCharts) setMethod(pr runParams) {
 func (rc *runCharts) observe(ev core.Event) {
 	st := rc.c.Styles
 	switch ev := ev.(type) {
+	case core.DoneEvent:
+		rc.stopped = ev.Outcome == core.OutcomeStopped
 	case core.StageEvent:
 		rc.stage = fmt.Sprintf("stage %d %s", ev.Stage, ev.Name)
 		rc.planStages(ev)
@@ -476,6 +479,10 @@ func (rc *runCharts) waitingText(i int) string {
 		return rc.label + " adds no noise: no ε to spend"
 	case rc.started && i == chartLoss:
 		return "waiting for the first step…"
+	case rc.started && i == chartEpsilon:
+		// A run is going (a federated round can take seconds before its
+		// first report): "press s" read as if none had started.
+		return "ε appears with the first " + stepWord(rc.family) + "'s report"
 	}
 	switch {
 	case i == chartScatter && rc.family == familyDenoising:

@@ -34,6 +34,10 @@ type runPane struct {
 	sched     schedule
 	opts      []optField // the generic option fields, after fSeed
 	clock     runClock   // the run's elapsed time and ETA
+	// editedAfterRun: settings changed after the last run ended, so the
+	// side panel's badge is the new settings' expected guarantee (the
+	// ended run's was dropped as stale); a new run clears it.
+	editedAfterRun bool
 }
 
 func newRunPane(c *Common, params runParams) *runPane {
@@ -153,7 +157,9 @@ func (p *runPane) sigmaHint() string {
 	case p.projErr != nil:
 		return "ε ?"
 	case p.projected > p.params.Epsilon*(1+1e-3):
-		return "→ ε " + fmtEps(p.projected) + " > target"
+		// Every ε names its accountant, this one too; the target's value
+		// keeps the line within the side panel.
+		return "→ ε " + fmtEps(p.projected) + " " + p.projLabel() + " > " + fmtEps(p.params.Epsilon)
 	}
 	return "→ ε " + fmtEps(p.projected) + " " + p.projLabel()
 }
@@ -169,6 +175,11 @@ func (p *runPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 			return p, nil // a newer edit superseded it
 		}
 		p.solving = false
+		if errors.Is(msg.err, errNoPreview) {
+			// The method sets its noise itself (dcan-sound, dppca): there
+			// is no σ to solve for, and a new ε is not a mistake.
+			return p, nil
+		}
 		if msg.err != nil {
 			return p, ErrorCmd(fmt.Errorf("σ for ε %s: %w", fmtEps(p.params.Epsilon), msg.err))
 		}
@@ -176,6 +187,7 @@ func (p *runPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		p.reproject()
 		return p, emit(ParamsMsg{p.params})
 	case RunStartedMsg:
+		p.editedAfterRun = false
 		p.clock.begin()
 		p.sched = newSchedule()
 		p.charts.reset(msg.Config, p.params)
@@ -255,6 +267,7 @@ func (p *runPane) edited(i int) tea.Cmd {
 		// (the ended run's is stale).
 		p.sched = schedule{}
 		p.charts.guarantee = nil
+		p.editedAfterRun = true
 	}
 	var cmds []tea.Cmd
 	switch i {
@@ -304,7 +317,15 @@ func (p *runPane) chartArea() (w, h int) {
 	if p.stacked() {
 		return p.w, max(p.h-p.form.shownCount()-4, 0)
 	}
-	return max(p.w-controlsWidth-1, 0), p.h
+	return max(p.w-p.controlsW()-1, 0), p.h
+}
+
+// controlsW is the controls column's width at this pane width:
+// controlsWidth up to 160 columns, then a quarter of the extra columns,
+// up to 48, so that a wide terminal reads the method's label and the
+// summary whole ("DP-DCAN sound (paper network)") instead of cut at 36.
+func (p *runPane) controlsW() int {
+	return min(controlsWidth+max(p.w-160, 0)/4, 48)
 }
 
 // Frame redraws the charts if something changed.
@@ -316,7 +337,7 @@ func (p *runPane) Frame() {
 // View renders the controls beside (or above) the charts.
 func (p *runPane) View() string {
 	st := p.c.Styles
-	cw := min(controlsWidth, p.w)
+	cw := min(p.controlsW(), p.w)
 	cwid, chgt := p.chartArea()
 	ctlH := p.h // the controls' rows: beside the charts, the pane's height
 	if p.stacked() {
@@ -362,9 +383,11 @@ func (p *runPane) summary(w, rows int) string {
 	}
 	if g := p.charts.guarantee; g != nil {
 		lines = append(lines, guaranteeBadge(st, g.Status))
-	} else if g, _ := expectedGuarantee(pr); g != "" && !p.charts.started {
-		// Before the first run: what the settings will carry (the Budget
-		// screen gives the reasons); a run states its own.
+	} else if g, _ := expectedGuarantee(pr); g != "" && (!p.charts.started || p.editedAfterRun) {
+		// Before the first run, or after settings changed once a run
+		// ended (edited drops that run's badge as stale): what the
+		// settings will carry (the Budget screen gives the reasons); a
+		// run states its own.
 		lines = append(lines, guaranteeBadge(st, g)+st.Muted.Render(" expected"))
 	}
 	if l := p.auditLine(); l != "" {

@@ -152,6 +152,7 @@ func (m *Model) setRunParams(pr runParams) tea.Cmd {
 		rp.params = pr
 		rp.sched = schedule{}
 		rp.charts.guarantee = nil
+		rp.editedAfterRun = true // the badge is the new settings' expected one
 		rp.form.settle()
 		if !rp.charts.started {
 			rp.charts.setMethod(pr)

@@ -131,7 +131,9 @@ func (t *sessionTally) line(data string) string {
 		if c.Unbounded > 0 {
 			parts = append(parts, fmt.Sprintf("%s, %d without a bound (one %s)", runs, c.Unbounded, u.unit))
 		} else {
-			parts = append(parts, fmt.Sprintf("%s, together ε ≤ %.3g (one %s)", runs, c.EpsilonTotal, u.unit))
+			// The total is basic composition (the runs' ε summed): named,
+			// as every ε on screen names what produced it.
+			parts = append(parts, fmt.Sprintf("%s, together ε ≤ %.3g (sum, one %s)", runs, c.EpsilonTotal, u.unit))
 		}
 	}
 	if len(parts) == 0 {

@@ -171,7 +171,7 @@ func TestTallySeparatesUnits(t *testing.T) {
 	tl.add("d", unitOfConfig(core.Config{Method: "dcan"}), sweepOutcome(2))
 	tl.add("d", unitOfConfig(core.Config{Method: fedName}), sweepOutcome(3))
 	line := tl.line("d")
-	if !strings.Contains(line, "ε ≤ 2 (one cell)") || !strings.Contains(line, "ε ≤ 3 (one client)") || strings.Contains(line, "ε ≤ 5") {
+	if !strings.Contains(line, "ε ≤ 2 (sum, one cell)") || !strings.Contains(line, "ε ≤ 3 (sum, one client)") || strings.Contains(line, "ε ≤ 5") {
 		t.Errorf("tally %q: want 2 about one cell and 3 about one client, apart", line)
 	}
 	if !math.IsNaN(rec(1, math.NaN(), 0.5).frontierEps()) {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/internal/serve"
 )
 
@@ -120,7 +121,13 @@ func execute(ctx context.Context, args []string, env Env, out *guardedWriter) in
 	root.SetArgs(args)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
+	// The usage hint names the command that refused its input (`dpscope
+	// sweep --help`), whose help lists the flags in question.
+	hint := "Run 'dpscope --help' for usage."
+	if cmd != nil {
+		hint = fmt.Sprintf("Run '%s --help' for usage.", cmd.CommandPath())
+	}
 	if werr := out.failed(); werr != nil && (err == nil || !strings.Contains(err.Error(), "standard output")) {
 		// The output that failed is what the user is missing: say so,
 		// whatever error the command met by writing on regardless.
@@ -136,14 +143,14 @@ func execute(ctx context.Context, args []string, env Env, out *guardedWriter) in
 	case errors.Is(err, syscall.EPIPE):
 		return ExitBrokenPipe
 	case errors.As(err, &ue):
-		fmt.Fprintln(env.Stderr, "Run 'dpscope --help' for usage.")
+		fmt.Fprintln(env.Stderr, hint)
 		return ExitUsage
 	case errors.As(err, &re):
 		return ExitRuntime
 	default:
 		// Cobra's own errors (unknown command, bad flag, wrong argument
 		// count) come back unwrapped: they are usage errors.
-		fmt.Fprintln(env.Stderr, "Run 'dpscope --help' for usage.")
+		fmt.Fprintln(env.Stderr, hint)
 		return ExitUsage
 	}
 }
@@ -260,9 +267,30 @@ dir ($XDG_DATA_HOME/dpscope/sessions).`,
 			return env.LaunchTUI(cmd.Context(), data)
 		}),
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{optHint(cmd, err)} })
 	lf.register(root, "builtin:default")
 	root.Flags().StringVar(&sessionFile, "session", "", "reopen the session saved in FILE (or start one that saves there)")
 	root.AddCommand(newVersionCmd(env), newDataCmd(env), newBudgetCmd(env), newRunCmd(env), newSweepCmd(env), newMethodsCmd(env), newPlotCmd(env), newReportCmd(env), newAuditCmd(env), newServeCmd(env))
 	return root
+}
+
+// optHint adds to an unknown flag that is a method option's key (--k,
+// --steps: what a user tries first) how to set it: --opt KEY=VALUE, on
+// the commands that take --opt.
+func optHint(cmd *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok || cmd.Flags().Lookup("opt") == nil {
+		return err
+	}
+	name, _, _ = strings.Cut(name, "=")
+	var takes []string
+	for _, m := range core.Methods() {
+		if _, ok := m.Option(name); ok {
+			takes = append(takes, m.Name)
+		}
+	}
+	if len(takes) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w: %s is an option of %s; set it with --opt %s=VALUE", err, name, strings.Join(takes, ", "), name)
 }

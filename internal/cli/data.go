@@ -42,11 +42,15 @@ type loadFlags struct {
 	selection    string
 }
 
+// dataFlagUsage is --data's help on every command that takes it, so that
+// run and sweep list the same formats as the interface.
+const dataFlagUsage = "data set: builtin:NAME, a 10x MatrixMarket folder, an AnnData .h5ad or Cell Ranger .h5 file, or a dense CSV/TSV file"
+
 func (lf *loadFlags) register(cmd *cobra.Command, defaultData string) {
 	lf.pre = datasets.DefaultPreprocessConfig()
 	f := cmd.Flags()
 	if defaultData != "" {
-		f.StringVar(&lf.data, "data", defaultData, "data set: builtin:NAME, a 10x MatrixMarket folder, an AnnData .h5ad or Cell Ranger .h5 file, or a dense CSV/TSV file")
+		f.StringVar(&lf.data, "data", defaultData, dataFlagUsage)
 	}
 	lf.registerPrep(f)
 	// --clip was the value cap's first name; the run command's --clip is
@@ -89,6 +93,28 @@ func (lf *loadFlags) applyTo(cfg *core.Config, set func(string) bool) error {
 	} {
 		if set(name) {
 			apply()
+		}
+	}
+	// A bad flag is named: each flag's value is checked alone against the
+	// defaults first (datasets' message names the field, not the flag).
+	for _, f := range []struct {
+		name string
+		put  func(*datasets.PreprocessConfig)
+	}{
+		{"min-genes", func(c *datasets.PreprocessConfig) { c.MinGenes = flagged.MinGenes }},
+		{"min-cells", func(c *datasets.PreprocessConfig) { c.MinCells = flagged.MinCells }},
+		{"genes", func(c *datasets.PreprocessConfig) { c.NTopGenes = flagged.NTopGenes }},
+		{"selection", func(c *datasets.PreprocessConfig) { c.Selection = flagged.Selection }},
+		{"target-sum", func(c *datasets.PreprocessConfig) { c.TargetSum = flagged.TargetSum }},
+		{"max-value", func(c *datasets.PreprocessConfig) { c.MaxValue = flagged.MaxValue }},
+	} {
+		if !set(f.name) {
+			continue
+		}
+		alone := datasets.DefaultPreprocessConfig()
+		f.put(&alone)
+		if err := alone.Validate(); err != nil {
+			return usagef("--%s: %w", f.name, err)
 		}
 	}
 	if err := pre.Validate(); err != nil {

@@ -32,18 +32,23 @@ type modeGuarantee struct {
 func newMethodsCmd(env Env) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "methods",
+		Use:   "methods [NAME…]",
 		Short: "List every method with its modes, options and what its guarantee depends on",
 		Long: `methods lists the registered methods: their modes, the shared settings
 each reads, their own options (key, kind, default, range, whether a run takes
 it live, and what it does), and the guarantee each mode expects before a run
-(the engine states the final one, with the run's circumstances).`,
-		Args: cobra.NoArgs,
-		RunE: runE(func(*cobra.Command, []string) error {
-			if asJSON {
-				return writeMethodsJSON(env.Stdout)
+(the engine states the final one, with the run's circumstances). With
+names, only those methods (dpscope methods dppca).`,
+		Args: cobra.ArbitraryArgs,
+		RunE: runE(func(_ *cobra.Command, args []string) error {
+			ms, err := methodsNamed(args)
+			if err != nil {
+				return err
 			}
-			writeMethods(env.Stdout)
+			if asJSON {
+				return writeMethodsJSON(env.Stdout, ms)
+			}
+			writeMethods(env.Stdout, ms)
 			return nil
 		}),
 	}
@@ -72,9 +77,27 @@ func describe(m core.Method) methodJSON {
 	return d
 }
 
-func writeMethodsJSON(w io.Writer) error {
+// methodsNamed is the methods of names, in their order, or every
+// registered method when there are none; an unknown name is a usage error
+// listing the known ones (it read "unknown command" for `methods dppca`).
+func methodsNamed(names []string) ([]core.Method, error) {
+	if len(names) == 0 {
+		return core.Methods(), nil
+	}
+	var out []core.Method
+	for _, n := range names {
+		m, err := core.LookupMethod(n)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func writeMethodsJSON(w io.Writer, ms []core.Method) error {
 	var out []methodJSON
-	for _, m := range core.Methods() {
+	for _, m := range ms {
 		out = append(out, describe(m))
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
@@ -85,8 +108,8 @@ func writeMethodsJSON(w io.Writer) error {
 	return err
 }
 
-func writeMethods(w io.Writer) {
-	for i, m := range core.Methods() {
+func writeMethods(w io.Writer, ms []core.Method) {
+	for i, m := range ms {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}

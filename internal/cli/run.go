@@ -102,14 +102,18 @@ says so in summary.json.` + optHelp(),
 			if err != nil {
 				return err
 			}
+			if unread := unreadFlags(cfg, cmd.Flags().Changed); len(unread) > 0 {
+				fmt.Fprintf(env.Stderr, "dpscope: warning: method %s does not read %s (no effect; 'dpscope methods %s' lists what it reads and its options)\n",
+					cfg.Method, strings.Join(unread, ", "), cfg.Method)
+			}
 			return executeRun(cmd.Context(), cfg, runRequest{asJSON: rf.asJSON, outDir: rf.outDir, force: rf.force, references: !rf.noRef, formats: formats}, env)
 		}),
 	}
 	f := cmd.Flags()
 	c := &rf.cfg
 	f.StringVar(&rf.configFile, "config", "", "TOML file with the run's settings (the keys are the JSON field names)")
-	f.StringVar(&c.Data, "data", c.Data, "data set: builtin:NAME, a 10x MatrixMarket folder or a dense CSV/TSV file")
-	f.StringVar(&c.Method, "method", c.Method, "method: "+strings.Join(core.MethodNames(), ", ")+" (`dpscope methods` describes them)")
+	f.StringVar(&c.Data, "data", c.Data, dataFlagUsage)
+	f.StringVar(&c.Method, "method", c.Method, "method: "+strings.Join(core.MethodNames(), ", ")+" ('dpscope methods' describes them)")
 	f.StringVar((*string)(&c.Mode), "mode", string(c.Mode), "nonprivate, paper or sound")
 	f.StringVar(&rf.layers, "layers", c.Layers.String(), "autoencoder layers that get noise, FIRST-LAST within 1-6 (encoder 1-3, decoder 4-6)")
 	f.Float64Var(&c.Epsilon, "epsilon", c.Epsilon, "target ε for the whole run (0: use --sigma as given)")
@@ -219,6 +223,9 @@ func (rf *runFlags) config(cmd *cobra.Command) (core.Config, error) {
 		return cfg, err
 	}
 	if err := cfg.Validate(); err != nil {
+		if name := culprit(cfg, set, err); name != "" {
+			err = fmt.Errorf("--%s: %w", name, err)
+		}
 		if rf.configFile != "" {
 			// The bad value may come from the file: name it.
 			return cfg, usagef("%w (settings from --config %s and the flags)", err, rf.configFile)
@@ -226,6 +233,66 @@ func (rf *runFlags) config(cmd *cobra.Command) (core.Config, error) {
 		return cfg, usageError{err}
 	}
 	return cfg, nil
+}
+
+// unreadFlags are the shared-setting flags set on the command line that
+// cfg's method does not read (core.Method.Needs): --clip or --layers on
+// dcan-sound, whose options set its clip and schedule, ran silently as if
+// they had been taken.
+func unreadFlags(cfg core.Config, set func(string) bool) []string {
+	m, err := core.LookupMethod(cfg.Method)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, f := range []struct {
+		name string
+		need core.Needs
+	}{
+		{"clip", core.NeedsClip}, {"q", core.NeedsSampleRate}, {"layers", core.NeedsLayers}, {"clients", core.NeedsClients},
+		{"sigma", core.NeedsSigma}, {"epochs", core.NeedsEpochs}, {"lr", core.NeedsLearningRate}, {"accountant", core.NeedsAccountant},
+	} {
+		if !set(f.name) || m.Needs.Has(f.need) {
+			continue
+		}
+		if _, ok := m.Option(f.name); ok && f.name == "sigma" {
+			continue // --sigma sets the method's own option sigma (options)
+		}
+		out = append(out, "--"+f.name)
+	}
+	return out
+}
+
+// culprit names the flag whose value cfg.Validate refused with err: the
+// first flag set whose reverting to its default makes that error go, or ""
+// (the value came from --config, or several flags together are wrong).
+// core's message names the field ("epsilon is -1"); the flag's name says
+// what to change on the command line.
+func culprit(cfg core.Config, set func(string) bool, err error) string {
+	def := defaultRunConfig()
+	for _, f := range []struct {
+		name   string
+		revert func(*core.Config)
+	}{
+		{"epsilon", func(c *core.Config) { c.Epsilon = def.Epsilon }},
+		{"sigma", func(c *core.Config) { c.Sigma = def.Sigma }},
+		{"delta", func(c *core.Config) { c.Delta = def.Delta }},
+		{"clip", func(c *core.Config) { c.Clip = def.Clip }},
+		{"q", func(c *core.Config) { c.SampleRate = def.SampleRate }},
+		{"accountant", func(c *core.Config) { c.Accountant = def.Accountant }},
+		{"lr", func(c *core.Config) { c.LearningRate = def.LearningRate }},
+		{"clients", func(c *core.Config) { c.Clients = def.Clients }},
+	} {
+		if !set(f.name) {
+			continue
+		}
+		c := cfg
+		f.revert(&c)
+		if e := c.Validate(); e == nil || e.Error() != err.Error() {
+			return f.name
+		}
+	}
+	return ""
 }
 
 // options adds --opt and the option shorthands to cfg.Options. For a

@@ -82,7 +82,7 @@ composition, the sum of the runs' ε and δ).`,
 	f := cmd.Flags()
 	c := &sf.base
 	f.StringVar(&sf.configFile, "config", "", "TOML file with the base settings of every run (as for run --config)")
-	f.StringVar(&c.Data, "data", c.Data, "data set: builtin:NAME, a 10x MatrixMarket folder or a dense CSV/TSV file")
+	f.StringVar(&c.Data, "data", c.Data, dataFlagUsage)
 	f.StringVar(&sf.methods, "method", c.Method, "methods, comma-separated")
 	f.StringVar(&sf.modes, "mode", string(c.Mode), "modes, comma-separated: nonprivate, paper, sound")
 	f.StringVar(&sf.epsilons, "epsilon", "0.5,1,2,4,8,16", "target ε values, comma-separated (private modes)")
@@ -265,6 +265,9 @@ func executeSweep(ctx context.Context, g sweep.Grid, sr sweepRun, env Env) error
 	if err != nil {
 		return usageError{err}
 	}
+	if err := checkGrid(points); err != nil {
+		return err
+	}
 	gridRuns := len(points)
 	if sr.shard != nil {
 		var part []sweep.Point
@@ -377,6 +380,27 @@ type sweepGroup struct {
 	// ε (core.Method.NullFollowsEpsilon): figures draw such nulls as a
 	// curve over ε, never as one line across it.
 	nullFollows bool
+}
+
+// checkGrid refuses, before anything runs or loads, a grid none of whose
+// runs can start: an unknown --method, an --opt key or value the method
+// refuses, a mode it does not offer. Each would fail alone at its turn, so
+// a mistyped flag gave a table of failed runs (after the data and B1 were
+// computed) instead of one usage error. A grid some of whose runs are
+// valid (two methods, an option only one takes) runs as before: its
+// invalid runs are listed as failed.
+func checkGrid(points []sweep.Point) error {
+	var first error
+	for _, p := range points {
+		_, err := checkMethod(p.Config)
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // groupsOf wraps groups without reference lines (an interrupted sweep,

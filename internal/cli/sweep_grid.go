@@ -66,8 +66,11 @@ func parseSeeds(s string) ([]uint64, error) {
 		}
 		last := first
 		if isRange {
-			if last, err = strconv.ParseInt(strings.TrimSpace(hi), 10, 64); err != nil || last < first {
+			if last, err = strconv.ParseInt(strings.TrimSpace(hi), 10, 64); err != nil || last < 0 {
 				return nil, bad(p)
+			}
+			if last < first {
+				return nil, usagef("--seeds has %q, a range that runs backwards: write it FIRST-LAST with FIRST ≤ LAST (%d-%d)", p, last, first)
 			}
 		}
 		if uint64(last-first) >= maxSeeds || len(seen)+int(last-first) >= maxSeeds {

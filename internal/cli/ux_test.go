@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/dpscope/dpscope/core"
+)
+
+// TestSweepRefusesGridThatCannotRun: a mistyped --method or --opt is one
+// usage error naming it, before any run starts or any data loads (it was a
+// table of failed runs, exit 1, after B1 was computed).
+func TestSweepRefusesGridThatCannotRun(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--method", "nope"}, `method is "nope"`},
+		{[]string{"--method", "test-graded", "--mode", "paper,nonprivate", "--opt", "frob=1"}, `"frob"`},
+		{[]string{"--method", "dppca", "--opt", "k=abc"}, `option k is "abc"`},
+		{[]string{"--method", "dppca", "--mode", "paper"}, `--mode is "paper"`},
+	} {
+		code, stdout, stderr := run(t, append([]string{"sweep", "--epsilon", "1", "--seeds", "0"}, tc.args...)...)
+		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want a usage error naming %q", tc.args, code, stderr, tc.want)
+		}
+		if stdout != "" {
+			t.Errorf("%v: printed %q; want nothing run", tc.args, stdout)
+		}
+	}
+	// A grid with some valid runs still runs them and lists the others as
+	// failed, as before.
+	code, stdout, stderr := run(t, "sweep", "--method", "test-graded,nope", "--epsilon", "1", "--seeds", "0")
+	if code != ExitRuntime || !strings.Contains(stdout, "test-graded") || !strings.Contains(stderr, "1 of 2 runs failed") {
+		t.Errorf("half-valid grid: exit %d, stdout %q, stderr %q; want the valid run made and one failure", code, stdout, stderr)
+	}
+}
+
+// TestSeedsBackwardsRangeSaysSo: --seeds 5-1 says the range runs
+// backwards, not that 5-1 is not an integer.
+func TestSeedsBackwardsRangeSaysSo(t *testing.T) {
+	_, err := parseSeeds("0,5-1")
+	if err == nil || !strings.Contains(err.Error(), "backwards") || !strings.Contains(err.Error(), "1-5") {
+		t.Errorf("parseSeeds(5-1) = %v; want an error saying the range runs backwards and offering 1-5", err)
+	}
+}
+
+// TestPreprocessFlagErrorsNameTheFlag: a bad preprocessing flag's error
+// names the flag (datasets' own message names its field: "n top genes").
+func TestPreprocessFlagErrorsNameTheFlag(t *testing.T) {
+	for _, tc := range []struct{ cmd, flag, v string }{
+		{"run", "genes", "0"}, {"run", "min-cells", "-1"}, {"sweep", "genes", "-5"},
+		{"run", "target-sum", "NaN"}, {"run", "max-value", "-2"}, {"run", "selection", "pca"},
+	} {
+		code, _, stderr := run(t, tc.cmd, "--method", "test-graded", "--"+tc.flag, tc.v)
+		if code != ExitUsage || !strings.Contains(stderr, "--"+tc.flag+":") {
+			t.Errorf("%s --%s %s: exit %d, %q; want a usage error naming --%s", tc.cmd, tc.flag, tc.v, code, stderr, tc.flag)
+		}
+	}
+}
+
+// TestUsageHintNamesTheCommand: the hint after a usage error points at
+// the help of the command that refused the input.
+func TestUsageHintNamesTheCommand(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--epsilon", "-1"}, "Run 'dpscope run --help' for usage."},
+		{[]string{"sweep", "--seeds", "x"}, "Run 'dpscope sweep --help' for usage."},
+		{[]string{"run", "--frob"}, "Run 'dpscope run --help' for usage."},
+		{[]string{"frob"}, "Run 'dpscope --help' for usage."},
+	} {
+		code, _, stderr := run(t, tc.args...)
+		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %q; want %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestFlagHelpHasNoBackquotes: pflag reads a `quoted` word in a flag's
+// usage as the name of its value, so "(`dpscope methods` describes them)"
+// printed as "--method dpscope methods   method: …" in run --help. And
+// every command's --data help lists the same formats.
+func TestFlagHelpHasNoBackquotes(t *testing.T) {
+	root := newRootCmd(Env{})
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if strings.Contains(f.Usage, "`") {
+				t.Errorf("%s --%s: usage %q has a backquote", c.CommandPath(), f.Name, f.Usage)
+			}
+			if f.Name == "data" && f.Usage != dataFlagUsage {
+				t.Errorf("%s --data: usage %q, want %q", c.CommandPath(), f.Usage, dataFlagUsage)
+			}
+		})
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+	// And what the user reads: the method flag's line.
+	code, stdout, _ := run(t, "run", "--help")
+	if code != ExitOK {
+		t.Fatalf("run --help: exit %d", code)
+	}
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "--method ") && !strings.HasPrefix(strings.TrimSpace(l), "--method string") {
+			t.Errorf("run --help: %q; want --method string", strings.TrimSpace(l))
+		}
+	}
+}
+
+// TestRunValueErrorsNameTheFlag: core names the field ("epsilon is -1");
+// the error names the flag to change, and a value from --config is not
+// blamed on a flag.
+func TestRunValueErrorsNameTheFlag(t *testing.T) {
+	for _, tc := range []struct{ flag, v, want string }{
+		{"epsilon", "0", "--epsilon: "}, {"epsilon", "-1", "--epsilon: "}, {"delta", "1", "--delta: "},
+		{"sigma", "-1", "--sigma: "}, {"clip", "0", "--clip: "}, {"q", "2", "--q: "}, {"accountant", "foo", "--accountant: "},
+	} {
+		code, _, stderr := run(t, "run", "--method", "test-graded", "--"+tc.flag, tc.v)
+		if code != ExitUsage || !strings.HasPrefix(stderr, "dpscope: "+tc.want) {
+			t.Errorf("run --%s %s: exit %d, %q; want a usage error starting %q", tc.flag, tc.v, code, stderr, tc.want)
+		}
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "bad.toml")
+	if err := os.WriteFile(file, []byte("method = \"test-graded\"\ndelta = 2.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, "run", "--config", file, "--epsilon", "2")
+	if code != ExitUsage || strings.Contains(stderr, "--epsilon:") || !strings.Contains(stderr, "delta is 2") {
+		t.Errorf("bad delta in --config: exit %d, %q; want it named, not --epsilon", code, stderr)
+	}
+}
+
+// TestUnknownFlagThatIsAnOption: --k, the first thing a user tries for
+// the number of clusters, is an option: the error says how to set it.
+func TestUnknownFlagThatIsAnOption(t *testing.T) {
+	for _, args := range [][]string{{"run", "--k", "5"}, {"sweep", "--k=5"}} {
+		code, _, stderr := run(t, args...)
+		if code != ExitUsage || !strings.Contains(stderr, "unknown flag: --k") || !strings.Contains(stderr, "--opt k=VALUE") {
+			t.Errorf("%v: exit %d, %q; want the unknown flag and --opt k=VALUE", args, code, stderr)
+		}
+	}
+	for _, args := range [][]string{{"run", "--frob"}, {"data", "inspect", "--k", "3"}} {
+		if _, _, stderr := run(t, args...); strings.Contains(stderr, "--opt") {
+			t.Errorf("%v: %q suggests --opt", args, stderr)
+		}
+	}
+}
+
+// TestMethodsByName: `dpscope methods dppca` describes dppca alone (it
+// was "unknown command"), an unknown name lists the known ones.
+func TestMethodsByName(t *testing.T) {
+	code, stdout, stderr := run(t, "methods", "dppca")
+	if code != ExitOK || !strings.HasPrefix(stdout, "dppca (") || strings.Contains(stdout, "\ndcan (") {
+		t.Errorf("methods dppca: exit %d, %q, %q; want dppca alone", code, stdout, stderr)
+	}
+	code, _, stderr = run(t, "methods", "nope")
+	if code != ExitUsage || !strings.Contains(stderr, `method is "nope"`) || !strings.Contains(stderr, "dppca") {
+		t.Errorf("methods nope: exit %d, %q; want a usage error listing the methods", code, stderr)
+	}
+	code, stdout, _ = run(t, "methods", "--json", "dppca", "dcan")
+	if code != ExitOK || strings.Count(stdout, `"name": "`) != 2 {
+		t.Errorf("methods --json dppca dcan: exit %d, %d names", code, strings.Count(stdout, `"name": "`))
+	}
+}
+
+// TestUnreadFlagsWarn: --clip or --layers given to a method that does not
+// read them (dcan-sound: its options set its clip and schedule) ran as if
+// taken (dppca, which reads none of them, likewise); the run now warns,
+// and a flag the method reads does not.
+func TestUnreadFlagsWarn(t *testing.T) {
+	set := func(names ...string) func(string) bool {
+		return func(n string) bool { return slices.Contains(names, n) }
+	}
+	got := unreadFlags(core.Config{Method: "dppca"}, set("clip", "layers", "epsilon"))
+	if !slices.Equal(got, []string{"--clip", "--layers"}) {
+		t.Errorf("dppca: %v, want [--clip --layers]", got)
+	}
+	if got := unreadFlags(core.Config{Method: "dcan"}, set("clip", "layers", "sigma", "q", "lr")); len(got) != 0 {
+		t.Errorf("dcan reads them all, got %v", got)
+	}
+	if _, err := core.LookupMethod("dpmd"); err == nil {
+		if got := unreadFlags(core.Config{Method: "dpmd"}, set("sigma")); len(got) != 0 {
+			t.Errorf("dpmd's --sigma sets its option sigma, got %v", got)
+		}
+	}
+	_, _, stderr := run(t, "run", "--method", "test-graded", "--no-reference", "--clients", "3")
+	if !strings.Contains(stderr, "warning: method test-graded does not read --clients") {
+		t.Errorf("stderr %q; want the warning", stderr)
+	}
+}
