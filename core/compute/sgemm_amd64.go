@@ -43,3 +43,10 @@ var hasSparseAsm = hasAVX2Gemm
 //
 //go:noescape
 func sparseKernelAVX2T(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool)
+
+// sparseKernelRow is the 1×64 sparse row kernel of sgemm_amd64.s (see
+// sparse.go, sparseRowNR): n terms of e, the accumulators from in when
+// flags&1, added to c when flags&2, stored at c.
+//
+//go:noescape
+func sparseKernelRow(n int, e *sparseTerm, b *float32, in *float32, c *float32, flags int)

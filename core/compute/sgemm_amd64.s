@@ -512,3 +512,86 @@ tset:
 	TSET8(Y3, Y7)
 	VZEROUPPER
 	RET
+
+// func sparseKernelRow(n int, e *sparseTerm, b *float32, in *float32, c *float32, flags int)
+//
+// One row of a 1×64 tile of C from the terms of one row of A (sparse.go,
+// sparseRowNR): term t adds e[t].v·(the 64 floats at b + e[t].k bytes).
+// The row lives in Y0…Y7, 8 chains for the two FMA ports, and each term
+// costs an index, a broadcast and 8 B loads (the FMAs' memory operands)
+// for 8 FMAs: 1.25 loads an FMA against sparseKernelAVX2's 1.5. The
+// accumulators start from the 64 floats at in when flags&1 (a k block
+// done in pieces: the partial sums saved and reloaded exactly), else from
+// 0; at the end they are added to the 64 floats at c when flags&2, and
+// stored there. The row's address is formed once a term (ADDQ) so that
+// the FMAs' memory operands are base plus displacement: Intel's cores
+// split an indexed operand of a three-operand instruction into two µops
+// (BenchmarkSparseKernelRate, density 0.5: 75.7 GFLOP/s against 73.3
+// indexed, and 66.8 for sparseKernelAVX2).
+TEXT ·sparseKernelRow(SB), NOSPLIT, $0-48
+	MOVQ n+0(FP), CX
+	MOVQ e+8(FP), SI
+	MOVQ b+16(FP), BX
+	MOVQ in+24(FP), AX
+	MOVQ c+32(FP), DI
+	MOVQ flags+40(FP), DX
+	TESTQ $1, DX
+	JE    rzero
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS 64(AX), Y2
+	VMOVUPS 96(AX), Y3
+	VMOVUPS 128(AX), Y4
+	VMOVUPS 160(AX), Y5
+	VMOVUPS 192(AX), Y6
+	VMOVUPS 224(AX), Y7
+	JMP   rstart
+rzero:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+rstart:
+	TESTQ CX, CX
+	JE    rdone
+rloop:
+	MOVLQSX      (SI), R8
+	VBROADCASTSS 4(SI), Y15
+	ADDQ         BX, R8
+	VFMADD231PS  (R8), Y15, Y0
+	VFMADD231PS  32(R8), Y15, Y1
+	VFMADD231PS  64(R8), Y15, Y2
+	VFMADD231PS  96(R8), Y15, Y3
+	VFMADD231PS  128(R8), Y15, Y4
+	VFMADD231PS  160(R8), Y15, Y5
+	VFMADD231PS  192(R8), Y15, Y6
+	VFMADD231PS  224(R8), Y15, Y7
+	ADDQ         $8, SI
+	DECQ         CX
+	JNE          rloop
+rdone:
+	TESTQ $2, DX
+	JE    rstore
+	VADDPS (DI), Y0, Y0
+	VADDPS 32(DI), Y1, Y1
+	VADDPS 64(DI), Y2, Y2
+	VADDPS 96(DI), Y3, Y3
+	VADDPS 128(DI), Y4, Y4
+	VADDPS 160(DI), Y5, Y5
+	VADDPS 192(DI), Y6, Y6
+	VADDPS 224(DI), Y7, Y7
+rstore:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
+	VZEROUPPER
+	RET

@@ -45,6 +45,31 @@ type sparseEntry struct {
 	v1 float32
 }
 
+// sparseTerm is one term of a row of op(A) for sparseKernelRow: the
+// offset in bytes of B's row k from the panel's first row, and A's value.
+type sparseTerm struct {
+	k int32
+	v float32
+}
+
+// sparseRowNR is sparseKernelRow's width: 8 ymm accumulators for one row,
+// each term an index, a broadcast and 8 B loads for 8 FMAs.
+const sparseRowNR = 64
+
+// sparseKS is the piece of a k block (kernKC) that the row kernel does
+// for a group of rows before the next: a B panel of 64 columns × kernKC
+// rows is 64 KiB, more than L1; sparseKS rows of it are 32 KiB. The
+// partial sums are stored and reloaded between the pieces (exact), so
+// each entry is still one chain of FMAs per k block.
+const sparseKS = 128
+
+// sparseSub is the number of pieces of a k block.
+const sparseSub = kernKC / sparseKS
+
+// sparseRowGroup is the number of rows whose partial sums are kept (in a
+// stack buffer of 8 KiB) while the pieces of one k block go by.
+const sparseRowGroup = 32
+
 // sparseNR is the sparse tile's width: 4 ymm registers a row, 8 chains
 // for the two rows, enough for two FMA ports of 4 cycles' latency.
 const sparseNR = 32
@@ -224,6 +249,13 @@ type sparseJob struct {
 	nd       int        // columns of C the sparse kernel forms
 	bstride  int        // bytes between B's rows as the kernel reads them
 	maxDens  float64    // maxDensity; tests raise it
+	// The row kernel (sparseKernelRow, C not transposed): each row's
+	// terms per k block at terms[(kb·m + i)·kernKC:], and at
+	// starts[(kb·m + i)·(sparseSub+1) + p] the number of them before
+	// piece p (the last entry: all of them).
+	rowMode bool
+	terms   []sparseTerm
+	starts  []int32
 }
 
 // sparseDirectB is false: B's panels are packed. Read in place, an epoch
@@ -251,8 +283,8 @@ func getSparseJob() *sparseJob {
 }
 
 func putSparseJob(s *sparseJob) {
-	ents, cnt, pb := s.ents, s.cnt, s.pb
-	*s = sparseJob{ents: ents[:0], cnt: cnt[:0], pb: pb[:0]}
+	ents, cnt, pb, terms, starts := s.ents, s.cnt, s.pb, s.terms, s.starts
+	*s = sparseJob{ents: ents[:0], cnt: cnt[:0], pb: pb[:0], terms: terms[:0], starts: starts[:0]}
 	select {
 	case sparseFree <- s:
 	default:
@@ -265,6 +297,11 @@ func (s *sparseJob) setup(kern *asmKernel, m, n, k int, a Matrix, tA bool, b Mat
 	s.kern, s.tA, s.tC, s.m, s.n, s.k, s.maxDens = kern, tA, tC, m, n, k, SparseMaxDensity
 	s.a, s.lda, s.c, s.ldc, s.beta = a.Data, ld(a), c.Data, ld(c), beta
 	s.pairs, s.nkb = (m+1)/2, (k+kernKC-1)/kernKC
+	s.rowMode = !tC && sparseRows
+	if s.rowMode {
+		s.setupRows(b, tB)
+		return
+	}
 	if need := s.nkb * s.pairs * sparseStride; cap(s.ents) < need {
 		s.ents = make([]sparseEntry, need+need/4) // room for larger batches
 	}
@@ -298,6 +335,176 @@ func (s *sparseJob) setup(kern *asmKernel, m, n, k int, a Matrix, tA bool, b Mat
 	s.bj.pb = s.pb
 }
 
+// sparseRows says whether products with C not transposed take the row
+// kernel (sparseKernelRow) instead of the pair kernel; a variable for the
+// benchmarks that compare them.
+var sparseRows = true
+
+// setupRows is setup's part for the row kernel: the lists' room and B's
+// panels of sparseRowNR columns, all packed.
+func (s *sparseJob) setupRows(b Matrix, tB bool) {
+	if need := s.nkb * s.m * kernKC; cap(s.terms) < need {
+		s.terms = make([]sparseTerm, need+need/4)
+	}
+	s.terms = s.terms[:s.nkb*s.m*kernKC]
+	if need := s.nkb * s.m * (sparseSub + 1); cap(s.starts) < need {
+		s.starts = make([]int32, need+need/4)
+	}
+	s.starts = s.starts[:s.nkb*s.m*(sparseSub+1)]
+	np := (s.n + sparseRowNR - 1) / sparseRowNR
+	s.nd, s.bstride = s.n, sparseRowNR*4
+	s.bj = sgemmJob{nr: sparseRowNR, tB: tB, n: s.n, k: s.k, np: np, b: b.Data, ldb: ld(b), b0: 0, nb: np}
+	if need := np * sparseRowNR * s.k; cap(s.pb) < need {
+		s.pb = make([]float32, need+need/4)
+	}
+	s.pb = s.pb[:np*sparseRowNR*s.k]
+	s.bj.pb = s.pb
+}
+
+// listRows writes the terms of rows [i0, i1) of op(A) for every k block
+// (sparseJob.terms), branch-free as list; transposed A is read 8 rows at
+// a time along its stored rows.
+func (s *sparseJob) listRows(i0, i1 int) {
+	for kb := range s.nkb {
+		k0 := kb * kernKC
+		kc := min(kernKC, s.k-k0)
+		if !s.tA {
+			for i := i0; i < i1; i++ {
+				e := s.terms[(kb*s.m+i)*kernKC:][:kernKC]
+				st := s.starts[(kb*s.m+i)*(sparseSub+1):][:sparseSub+1]
+				n := 0
+				for kk, v := range s.a[i*s.lda+k0:][:kc] {
+					if kk%sparseKS == 0 {
+						st[kk/sparseKS] = int32(n)
+					}
+					e[n] = sparseTerm{int32(kk * s.bstride), v}
+					n += nz(v)
+				}
+				for p := (kc-1)/sparseKS + 1; p <= sparseSub; p++ {
+					st[p] = int32(n)
+				}
+			}
+			continue
+		}
+		for g := i0; g < i1; g += 8 {
+			rows := min(8, i1-g)
+			var n [8]int
+			for kk := range kc {
+				r := s.a[(k0+kk)*s.lda+g:][:rows]
+				if kk%sparseKS == 0 {
+					for x := range rows {
+						s.starts[(kb*s.m+g+x)*(sparseSub+1)+kk/sparseKS] = int32(n[x])
+					}
+				}
+				for x, v := range r {
+					s.terms[(kb*s.m+g+x)*kernKC+n[x]] = sparseTerm{int32(kk * s.bstride), v}
+					n[x] += nz(v)
+				}
+			}
+			for x := range rows {
+				st := s.starts[(kb*s.m+g+x)*(sparseSub+1):][:sparseSub+1]
+				for p := (kc-1)/sparseKS + 1; p <= sparseSub; p++ {
+					st[p] = int32(n[x])
+				}
+			}
+		}
+	}
+}
+
+// tilesRows forms rows [i0, i1) × B panels [q0, q1) of C on the row
+// kernel: for each k block and panel, groups of sparseRowGroup rows, the
+// k block's pieces in turn (the piece of the panel stays in L1 while the
+// group's lists stream), the partial sums kept in part between pieces.
+func (s *sparseJob) tilesRows(i0, i1, q0, q1 int) {
+	var part [sparseRowGroup * sparseRowNR]float32
+	bj := &s.bj
+	const nr = sparseRowNR
+	for kb := range s.nkb {
+		k0 := kb * kernKC
+		kc := min(kernKC, s.k-k0)
+		pieces := (kc + sparseKS - 1) / sparseKS
+		add := kb > 0 || s.beta != 0
+		pb := bj.pb[k0*bj.nb*nr:]
+		for q := q0; q < q1; q++ {
+			c0 := q * nr
+			cols := min(nr, s.n-c0)
+			bp := &pb[q*kc*nr]
+			for g := i0; g < i1; g += sparseRowGroup {
+				ge := min(g+sparseRowGroup, i1)
+				for p := range pieces {
+					last := p == pieces-1
+					for i := g; i < ge; i++ {
+						row := (kb*s.m + i)
+						st := s.starts[row*(sparseSub+1):][:sparseSub+1]
+						lo, hi := int(st[p]), int(st[p+1])
+						if last {
+							hi = int(st[sparseSub])
+						}
+						e := &s.terms[row*kernKC+min(lo, kernKC-1)]
+						pr := &part[(i-g)*nr]
+						flags := 0
+						if p > 0 {
+							flags = 1
+						}
+						switch {
+						case !last || cols < nr:
+							sparseRow(hi-lo, e, bp, pr, pr, flags)
+							if last {
+								dst := s.c[i*s.ldc+c0:][:cols]
+								src := part[(i-g)*nr:][:cols]
+								if add {
+									for x, v := range src {
+										dst[x] += v
+									}
+								} else {
+									copy(dst, src)
+								}
+							}
+						default:
+							if add {
+								flags |= 2
+							}
+							sparseRow(hi-lo, e, bp, pr, &s.c[i*s.ldc+c0], flags)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// sparseRow runs the row kernel: the assembly where the CPU has it, else
+// sparseRowGo.
+func sparseRow(n int, e *sparseTerm, b, in, c *float32, flags int) {
+	if hasSparseAsm {
+		sparseKernelRow(n, e, b, in, c, flags)
+		return
+	}
+	sparseRowGo(n, e, b, in, c, flags)
+}
+
+// sparseRowGo is sparseKernelRow in Go, with the same arithmetic (fma32)
+// and order: for builds without the assembly, and the tests' reference.
+func sparseRowGo(n int, e *sparseTerm, b, in, c *float32, flags int) {
+	var acc [sparseRowNR]float32
+	if flags&1 != 0 {
+		acc = *(*[sparseRowNR]float32)(unsafe.Pointer(in))
+	}
+	for _, t := range unsafe.Slice(e, n) {
+		row := (*[sparseRowNR]float32)(unsafe.Add(unsafe.Pointer(b), int(t.k)))
+		for x, w := range row {
+			acc[x] = fma32(t.v, w, acc[x])
+		}
+	}
+	dst := (*[sparseRowNR]float32)(unsafe.Pointer(c))
+	if flags&2 != 0 {
+		for x := range acc {
+			acc[x] += dst[x]
+		}
+	}
+	*dst = acc
+}
+
 // run forms the lists, gives up (false) if op(A) is too dense, else
 // packs B, scales C by beta and forms the tiles.
 func (s *sparseJob) run() bool {
@@ -318,9 +525,14 @@ func (s *sparseJob) run() bool {
 	raceWriteRows(s.c, cr, cc, s.ldc)
 	split := s.m*s.n*s.k >= asmSplitFLOP && asmSingle.Load() == 0
 	s.phase = 0
-	if split {
+	switch {
+	case s.rowMode && split:
+		Split(s.m, 8, s.k, s)
+	case s.rowMode:
+		s.Run(0, s.m)
+	case split:
 		Split(s.pairs, 1, 2*s.k, s)
-	} else {
+	default:
 		s.Run(0, s.pairs)
 	}
 	if s.density() > s.maxDens {
@@ -329,7 +541,7 @@ func (s *sparseJob) run() bool {
 	sparseRuns.Add(1)
 	s.phase = 1
 	if s.bj.nb > 0 {
-		if total := s.bj.np * sparseNR; split && s.bj.nb*sparseNR*s.k >= SplitMin {
+		if total := s.bj.np * s.bj.nr; split && s.bj.nb*s.bj.nr*s.k >= SplitMin {
 			Split(total, 4, SplitMin, s)
 		} else {
 			s.Run(0, total)
@@ -355,6 +567,9 @@ func (s *sparseJob) run() bool {
 	s.phase = 2
 	s.byPanels = s.bj.np >= 4
 	parts := s.pairs
+	if s.rowMode {
+		parts = s.m
+	}
 	if s.byPanels {
 		parts = s.bj.np
 	}
@@ -380,6 +595,13 @@ func (s *sparseJob) run() bool {
 // density is the sparse kernel's work relative to the dense one's: the
 // pairs' terms (the longer list of each pair) over pairs·k.
 func (s *sparseJob) density() float64 {
+	if s.rowMode {
+		t := 0
+		for r := range s.nkb * s.m {
+			t += int(s.starts[r*(sparseSub+1)+sparseSub])
+		}
+		return float64(t) / float64(s.m*s.k)
+	}
 	t := 0
 	for _, c := range s.cnt {
 		t += int(c)
@@ -392,15 +614,24 @@ func (s *sparseJob) density() float64 {
 func (s *sparseJob) Run(lo, hi int) {
 	switch s.phase {
 	case 0:
+		if s.rowMode {
+			s.listRows(lo, hi)
+			return
+		}
 		for p := lo; p < hi; p++ {
 			s.list(p)
 		}
 	case 1:
 		s.bj.pack(lo, hi)
 	default:
-		if s.byPanels {
+		switch {
+		case s.rowMode && s.byPanels:
+			s.tilesRows(0, s.m, lo, hi)
+		case s.rowMode:
+			s.tilesRows(lo, hi, 0, s.bj.np)
+		case s.byPanels:
 			s.tiles(0, s.pairs, lo, hi)
-		} else {
+		default:
 			s.tiles(lo, hi, 0, s.bj.np)
 		}
 	}

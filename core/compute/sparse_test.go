@@ -86,6 +86,51 @@ func TestSparseKernelMatchesGo(t *testing.T) {
 	}
 }
 
+// TestSparseRowKernelMatchesGo checks sparseKernelRow against sparseRowGo
+// (FMA for FMA, hardware against fma32): from 0 and from saved partial
+// sums, stored and added to C, on an empty list and longer ones.
+func TestSparseRowKernelMatchesGo(t *testing.T) {
+	if !hasSparseAsm {
+		t.Skip("no AVX2+FMA")
+	}
+	rng := rand.New(rand.NewPCG(17, 18))
+	const kc = 100
+	b := make([]float32, kc*sparseRowNR)
+	for i := range b {
+		b[i] = float32(rng.NormFloat64())
+	}
+	for _, n := range []int{0, 1, 7, kc} {
+		e := make([]sparseTerm, n+1)
+		for i := range e[:n] {
+			e[i] = sparseTerm{int32(rng.IntN(kc) * sparseRowNR * 4), float32(rng.NormFloat64())}
+		}
+		for flags := range 4 {
+			in := make([]float32, sparseRowNR)
+			c0 := make([]float32, sparseRowNR+8)
+			for i := range in {
+				in[i] = float32(rng.NormFloat64())
+			}
+			for i := range c0 {
+				c0[i] = float32(rng.NormFloat64())
+			}
+			c1, orig := slices.Clone(c0), slices.Clone(c0)
+			sparseKernelRow(n, &e[0], &b[0], &in[0], &c0[0], flags)
+			sparseRowGo(n, &e[0], &b[0], &in[0], &c1[0], flags)
+			for i := range c0 {
+				if math.Float32bits(c0[i]) != math.Float32bits(c1[i]) {
+					t.Fatalf("n %d flags %d: entry %d is %v in assembly, %v in Go", n, flags, i, c0[i], c1[i])
+				}
+			}
+			if !slices.Equal(c0[sparseRowNR:], orig[sparseRowNR:]) {
+				t.Fatalf("n %d flags %d: the kernel wrote past the row", n, flags)
+			}
+			if n > 0 && c0[0] == orig[0] {
+				t.Fatalf("n %d flags %d: the row was not written", n, flags)
+			}
+		}
+	}
+}
+
 // reluMatrix is randMatrix with the negative entries of the view set to
 // +0, about half of them: a ReLU output or a masked gradient. Rows listed
 // in zeroRows are all zeros, rows in fullRows have no zero.
