@@ -100,25 +100,65 @@ func maxDensity(kern *asmKernel) float64 {
 	return SparseMaxDensity
 }
 
-// EnvSparse is the environment variable that turns the sparse path on
-// when it is "on"; any other value, or none, leaves it off. It is off by
-// default because at two threads on a 2-vCPU machine an epoch gained
-// nothing (0.90–1.02×, docs/PERFORMANCE.md "Skipping the ReLU zeros"):
-// the sparse kernel is load-bound, and two threads sharing one core's
-// load ports lose what one thread gains (1.06–1.28×). A quiet sitting on
-// an AVX2 machine with two real cores should decide whether it becomes
-// the default there.
+// EnvSparse is the environment variable that turns the sparse path off
+// ("off") or on ("on"); with any other value, or none, it is on when the
+// large products run on the AVX2 kernel and off otherwise (sparseOn).
+// It became the default there by a rule written before its measurement
+// (docs/PERFORMANCE.md, "The sparse row kernel and the AVX2 default"):
+// with the row kernel, an epoch at two threads on two real cores was
+// 1.03–1.33× (median of three runs' medians 1.06) the dense AVX2 one.
+// With the AVX-512 kernel the ReLU's density is above
+// SparseMaxDensity512, so "on" changes nothing there at that density.
 const EnvSparse = "DPSCOPE_SPARSE"
 
-// sparseOff is EnvSparse read once, or SetSparse's setting.
-var sparseOff atomic.Bool
+// The settings of the sparse path: EnvSparse's, or SetSparse's.
+const (
+	sparseAuto = iota // on with the AVX2 kernel only
+	sparseForceOn
+	sparseForceOff
+)
 
-func init() { sparseOff.Store(strings.TrimSpace(os.Getenv(EnvSparse)) != "on") }
+// sparseMode is EnvSparse read once, or SetSparse's setting.
+var sparseMode atomic.Int32
+
+func init() { sparseMode.Store(parseSparse(os.Getenv(EnvSparse))) }
+
+// parseSparse returns the setting EnvSparse's value v asks for.
+func parseSparse(v string) int32 {
+	switch strings.TrimSpace(v) {
+	case "on":
+		return sparseForceOn
+	case "off":
+		return sparseForceOff
+	}
+	return sparseAuto
+}
+
+// sparseOn reports whether the sparse path runs in setting mode when the
+// large products run on kern (nil: OpenBLAS): never without dpscope's
+// kernel (the bits are its bits); by default only with the AVX2 kernel.
+func sparseOn(mode int32, kern *asmKernel) bool {
+	switch {
+	case kern == nil || mode == sparseForceOff:
+		return false
+	case mode == sparseForceOn:
+		return true
+	}
+	return kern == kernAVX2
+}
 
 // SetSparse turns the sparse path of MulSparseTo and MulSparseBTo on or
 // off for the whole process (EnvSparse sets it at start) and returns the
-// previous setting, so that a test can compare the two paths.
-func SetSparse(on bool) (wasOn bool) { return !sparseOff.Swap(!on) }
+// function that restores the previous setting, so that a test can compare
+// the two paths.
+func SetSparse(on bool) (restore func()) {
+	mode := int32(sparseForceOff)
+	if on {
+		mode = sparseForceOn
+	}
+	prev := sparseMode.Swap(mode)
+	return func() { sparseMode.Store(prev) }
+}
 
 // sparseRuns counts the products that took the sparse path.
 var sparseRuns atomic.Int64
@@ -132,11 +172,11 @@ func SparseProducts() int64 { return sparseRuns.Load() }
 // when the sparse path is off: dpscope's kernel must be taking the large
 // products (the bits are its bits) and the sparse kernel must run here.
 func sparseKernel() *asmKernel {
-	if sparseOff.Load() || !hasSparseAsm {
+	if !hasSparseAsm || sparseMode.Load() == sparseForceOff {
 		return nil
 	}
 	selectOnce()
-	if selected.err != nil || selected.lib == nil {
+	if selected.err != nil || selected.lib == nil || !sparseOn(sparseMode.Load(), selected.lib.kern) {
 		return nil
 	}
 	return selected.lib.kern

@@ -131,6 +131,40 @@ func TestSparseRowKernelMatchesGo(t *testing.T) {
 	}
 }
 
+// TestSparseDefault checks EnvSparse's settings: by default the sparse
+// path runs with the AVX2 kernel only, "off" turns it off and "on" on,
+// and it never runs without dpscope's kernel.
+func TestSparseDefault(t *testing.T) {
+	cases := []struct {
+		env  string
+		kern *asmKernel
+		want bool
+	}{
+		{"", kernAVX2, true},
+		{"", kernAVX512, false},
+		{"", nil, false},
+		{"auto", kernAVX2, true},
+		{" off ", kernAVX2, false},
+		{"on", kernAVX512, true},
+		{"on", nil, false},
+		{"off", kernAVX512, false},
+	}
+	for _, c := range cases {
+		if got := sparseOn(parseSparse(c.env), c.kern); got != c.want {
+			name := "OpenBLAS"
+			if c.kern != nil {
+				name = c.kern.name
+			}
+			t.Errorf("%s=%q with %s: on %v, want %v", EnvSparse, c.env, name, got, c.want)
+		}
+	}
+	restore := SetSparse(false)
+	if sparseKernel() != nil {
+		t.Error("SetSparse(false) left the path on")
+	}
+	restore()
+}
+
 // reluMatrix is randMatrix with the negative entries of the view set to
 // +0, about half of them: a ReLU output or a masked gradient. Rows listed
 // in zeroRows are all zeros, rows in fullRows have no zero.
@@ -223,8 +257,7 @@ func TestSparseMatchesDense(t *testing.T) {
 // runs dpscope's AVX2 kernel (with the AVX-512 one the density 0.5 is
 // above its threshold), and it gives way to MulTo on a dense operand.
 func TestMulSparseMatchesMulTo(t *testing.T) {
-	was := SetSparse(true) // off by default (EnvSparse)
-	defer SetSparse(was)
+	defer SetSparse(true)() // off by default with the AVX-512 kernel (EnvSparse)
 	rng := rand.New(rand.NewPCG(11, 12))
 	const batch = 427
 	h := reluMatrix(rng, batch, 256, 0, nil, nil)

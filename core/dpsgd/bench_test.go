@@ -118,7 +118,8 @@ func BenchmarkDPSGDEpoch(b *testing.B) {
 	// stretches the wall clock, it changes less (see
 	// BenchmarkDPSGDStepParts).
 	b.ReportMetric((processCPU()-cpu0).Seconds()/float64(b.N), "cpu-s/epoch")
-	// Products that skipped the ReLU zeros (0 unless DPSCOPE_SPARSE=on).
+	// Products that skipped the ReLU zeros (by default only with the AVX2
+	// kernel; compute.EnvSparse).
 	b.ReportMetric(float64(compute.SparseProducts()-sparse0)/float64(b.N), "sparse-products/epoch")
 }
 
@@ -269,8 +270,7 @@ func BenchmarkDPSGDEpochSparse(b *testing.B) {
 			}
 		}
 	}
-	was := compute.SetSparse(true)
-	defer compute.SetSparse(was)
+	defer compute.SetSparse(true)()
 	sparse0 := compute.SparseProducts()
 	for b.Loop() {
 		for k, s := range sides { // 0: dense, 1: sparse
@@ -319,8 +319,7 @@ func BenchmarkDPSGDEpochGemm(b *testing.B) {
 	for _, s := range sides {
 		s.ae, s.d, s.in = benchTrainer(b)
 	}
-	wasSparse := compute.SetSparse(false)
-	defer compute.SetSparse(wasSparse)
+	defer compute.SetSparse(false)()
 	restore, err := compute.SetGemm("avx2")
 	if err != nil {
 		b.Skip(err)
