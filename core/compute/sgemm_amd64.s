@@ -2,6 +2,46 @@
 
 #include "textflag.h"
 
+// SPARSE2X32(done, loop) is the body shared by sparseKernelAVX2 and
+// sparseKernelAVX2T up to their stores: the arguments into registers
+// (CX terms, SI the list, BX the panel, DI C, DX ldc in bytes), the 8
+// accumulators Y0…Y7 zeroed, and the terms' FMAs, jumping to done when
+// there are none. A macro, not a call: the two kernels keep the same
+// instructions they had each.
+#define SPARSE2X32(done, loop) \
+	MOVQ n+0(FP), CX \
+	MOVQ e+8(FP), SI \
+	MOVQ b+16(FP), BX \
+	MOVQ c+24(FP), DI \
+	MOVQ ldc+32(FP), DX \
+	SHLQ $2, DX \
+	VXORPS Y0, Y0, Y0 \
+	VXORPS Y1, Y1, Y1 \
+	VXORPS Y2, Y2, Y2 \
+	VXORPS Y3, Y3, Y3 \
+	VXORPS Y4, Y4, Y4 \
+	VXORPS Y5, Y5, Y5 \
+	VXORPS Y6, Y6, Y6 \
+	VXORPS Y7, Y7, Y7 \
+	TESTQ CX, CX \
+	JE    done \
+loop: \
+	MOVLQSX      (SI), R8 \
+	MOVLQSX      8(SI), R9 \
+	VBROADCASTSS 4(SI), Y14 \
+	VBROADCASTSS 12(SI), Y15 \
+	VFMADD231PS  (BX)(R8*1), Y14, Y0 \
+	VFMADD231PS  32(BX)(R8*1), Y14, Y1 \
+	VFMADD231PS  64(BX)(R8*1), Y14, Y2 \
+	VFMADD231PS  96(BX)(R8*1), Y14, Y3 \
+	VFMADD231PS  (BX)(R9*1), Y15, Y4 \
+	VFMADD231PS  32(BX)(R9*1), Y15, Y5 \
+	VFMADD231PS  64(BX)(R9*1), Y15, Y6 \
+	VFMADD231PS  96(BX)(R9*1), Y15, Y7 \
+	ADDQ         $16, SI \
+	DECQ         CX \
+	JNE          loop
+
 // TPAIRS interleaves 8 columns of the tile's rows ya, yb into column
 // pairs: columns 0–1 in X8, 2–3 in X9, 4–5 in X10, 6–7 in X11.
 #define TPAIRS(ya, yb) \
@@ -388,38 +428,7 @@ yoverwrite:
 // kernel's bits. The B loads are the FMAs' memory operands: one load per
 // FMA, plus an index and a broadcast per row and term.
 TEXT ·sparseKernelAVX2(SB), NOSPLIT, $0-41
-	MOVQ n+0(FP), CX
-	MOVQ e+8(FP), SI
-	MOVQ b+16(FP), BX
-	MOVQ c+24(FP), DI
-	MOVQ ldc+32(FP), DX
-	SHLQ $2, DX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	TESTQ CX, CX
-	JE    sstore
-sloop:
-	MOVLQSX      (SI), R8
-	MOVLQSX      8(SI), R9
-	VBROADCASTSS 4(SI), Y14
-	VBROADCASTSS 12(SI), Y15
-	VFMADD231PS  (BX)(R8*1), Y14, Y0
-	VFMADD231PS  32(BX)(R8*1), Y14, Y1
-	VFMADD231PS  64(BX)(R8*1), Y14, Y2
-	VFMADD231PS  96(BX)(R8*1), Y14, Y3
-	VFMADD231PS  (BX)(R9*1), Y15, Y4
-	VFMADD231PS  32(BX)(R9*1), Y15, Y5
-	VFMADD231PS  64(BX)(R9*1), Y15, Y6
-	VFMADD231PS  96(BX)(R9*1), Y15, Y7
-	ADDQ         $16, SI
-	DECQ         CX
-	JNE          sloop
+	SPARSE2X32(sstore, sloop)
 sstore:
 	MOVBLZX add+40(FP), R8
 	TESTQ   R8, R8
@@ -463,38 +472,7 @@ soverwrite:
 // formed as Cᵀ (MulSparseBTo). The FMAs are sparseKernelAVX2's, and C is
 // added to each pair as there, so the bits are the same.
 TEXT ·sparseKernelAVX2T(SB), NOSPLIT, $0-41
-	MOVQ n+0(FP), CX
-	MOVQ e+8(FP), SI
-	MOVQ b+16(FP), BX
-	MOVQ c+24(FP), DI
-	MOVQ ldc+32(FP), DX
-	SHLQ $2, DX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	TESTQ CX, CX
-	JE    tstore
-tloop:
-	MOVLQSX      (SI), R8
-	MOVLQSX      8(SI), R9
-	VBROADCASTSS 4(SI), Y14
-	VBROADCASTSS 12(SI), Y15
-	VFMADD231PS  (BX)(R8*1), Y14, Y0
-	VFMADD231PS  32(BX)(R8*1), Y14, Y1
-	VFMADD231PS  64(BX)(R8*1), Y14, Y2
-	VFMADD231PS  96(BX)(R8*1), Y14, Y3
-	VFMADD231PS  (BX)(R9*1), Y15, Y4
-	VFMADD231PS  32(BX)(R9*1), Y15, Y5
-	VFMADD231PS  64(BX)(R9*1), Y15, Y6
-	VFMADD231PS  96(BX)(R9*1), Y15, Y7
-	ADDQ         $16, SI
-	DECQ         CX
-	JNE          tloop
+	SPARSE2X32(tstore, tloop)
 tstore:
 	MOVBLZX add+40(FP), R8
 	TESTQ   R8, R8
