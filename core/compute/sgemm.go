@@ -437,34 +437,12 @@ func (j *sgemmJob) packB(q int) {
 			clear(dst)
 		}
 		switch {
-		case !j.tB && cols == kernNR:
-			for kk := range kc {
-				src := j.b[(k0+kk)*j.ldb+c0:]
-				switch kernNR {
-				case sparseRowNR:
-					// sparseKernelRow's panels: eight 32-byte moves.
-					d, s := (*[sparseRowNR]float32)(dst[kk*sparseRowNR:]), (*[sparseRowNR]float32)(src)
-					*(*[8]float32)(d[0:]) = *(*[8]float32)(s[0:])
-					*(*[8]float32)(d[8:]) = *(*[8]float32)(s[8:])
-					*(*[8]float32)(d[16:]) = *(*[8]float32)(s[16:])
-					*(*[8]float32)(d[24:]) = *(*[8]float32)(s[24:])
-					*(*[8]float32)(d[32:]) = *(*[8]float32)(s[32:])
-					*(*[8]float32)(d[40:]) = *(*[8]float32)(s[40:])
-					*(*[8]float32)(d[48:]) = *(*[8]float32)(s[48:])
-					*(*[8]float32)(d[56:]) = *(*[8]float32)(s[56:])
-				case 32:
-					// Four 32-byte moves: a [32]float32 copy is a call to
-					// memmove, whose cost per call was most of packB's
-					// (8 % of a DP-SGD epoch on the sparse path).
-					d, s := (*[32]float32)(dst[kk*32:]), (*[32]float32)(src)
-					*(*[8]float32)(d[0:]) = *(*[8]float32)(s[0:])
-					*(*[8]float32)(d[8:]) = *(*[8]float32)(s[8:])
-					*(*[8]float32)(d[16:]) = *(*[8]float32)(s[16:])
-					*(*[8]float32)(d[24:]) = *(*[8]float32)(s[24:])
-				default:
-					*(*[16]float32)(dst[kk*16:]) = *(*[16]float32)(src)
-				}
-			}
+		case !j.tB && cols == kernNR && (hasAVX2Gemm || hasAsmGemm):
+			// A block of rows at once: a fixed-size array copy in Go is
+			// a call to memmove per row (the pointers may overlap), most
+			// of packB's time and 6 % of a sparse DP-SGD epoch.
+			_ = j.b[(k0+kc-1)*j.ldb+c0+kernNR-1]
+			packRows(&dst[0], &j.b[k0*j.ldb+c0], kc, j.ldb, kernNR)
 		case !j.tB:
 			for kk := range kc {
 				copy(dst[kk*kernNR:][:cols], j.b[(k0+kk)*j.ldb+c0:][:cols])

@@ -573,3 +573,38 @@ rstore:
 	VMOVUPS Y7, 224(DI)
 	VZEROUPPER
 	RET
+
+// func packRows(dst, src *float32, rows, stride, nr int)
+//
+// Copies rows rows of nr floats (a multiple of 8) from src, stride floats
+// apart, to dst, nr floats apart: a B panel packed for a kernel. Go
+// compiles a fixed-size array copy between two pointers that may overlap
+// into a call to memmove, one per row; this moves 32 bytes an instruction.
+TEXT ·packRows(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ rows+16(FP), CX
+	MOVQ stride+24(FP), DX
+	SHLQ $2, DX
+	MOVQ nr+32(FP), R8
+	SHRQ $3, R8
+	TESTQ CX, CX
+	JE    pdone
+	TESTQ R8, R8
+	JE    pdone
+prow:
+	MOVQ R8, R9
+	XORQ R10, R10
+pcol:
+	VMOVUPS (SI)(R10*1), Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, R10
+	ADDQ    $32, DI
+	DECQ    R9
+	JNE     pcol
+	ADDQ    DX, SI
+	DECQ    CX
+	JNE     prow
+pdone:
+	VZEROUPPER
+	RET
