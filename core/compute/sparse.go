@@ -66,10 +66,6 @@ const sparseKS = 128
 // sparseSub is the number of pieces of a k block.
 const sparseSub = kernKC / sparseKS
 
-// sparseRowGroup is the number of rows whose partial sums are kept (in a
-// stack buffer of 8 KiB) while the pieces of one k block go by.
-const sparseRowGroup = 32
-
 // sparseNR is the sparse tile's width: 4 ymm registers a row, 8 chains
 // for the two rows, enough for two FMA ports of 4 cycles' latency.
 const sparseNR = 32
@@ -452,11 +448,12 @@ func (s *sparseJob) listRows(i0, i1 int) {
 }
 
 // tilesRows forms rows [i0, i1) × B panels [q0, q1) of C on the row
-// kernel: for each k block and panel, groups of sparseRowGroup rows, the
-// k block's pieces in turn (the piece of the panel stays in L1 while the
-// group's lists stream), the partial sums kept in part between pieces.
+// kernel: for each k block and panel, the k block's pieces in turn, each
+// over all the rows (the piece of the panel, 32 KiB, stays in L1 while
+// the rows' lists stream), the partial sums kept in part between pieces.
 func (s *sparseJob) tilesRows(i0, i1, q0, q1 int) {
-	var part [sparseRowGroup * sparseRowNR]float32
+	part := getRowPart((i1 - i0) * sparseRowNR)
+	defer putRowPart(part)
 	bj := &s.bj
 	const nr = sparseRowNR
 	for kb := range s.nkb {
@@ -469,47 +466,66 @@ func (s *sparseJob) tilesRows(i0, i1, q0, q1 int) {
 			c0 := q * nr
 			cols := min(nr, s.n-c0)
 			bp := &pb[q*kc*nr]
-			for g := i0; g < i1; g += sparseRowGroup {
-				ge := min(g+sparseRowGroup, i1)
-				for p := range pieces {
-					last := p == pieces-1
-					for i := g; i < ge; i++ {
-						row := (kb*s.m + i)
-						st := s.starts[row*(sparseSub+1):][:sparseSub+1]
-						lo, hi := int(st[p]), int(st[p+1])
+			for p := range pieces {
+				last := p == pieces-1
+				flags := 0
+				if p > 0 {
+					flags = 1
+				}
+				for i := i0; i < i1; i++ {
+					row := kb*s.m + i
+					st := s.starts[row*(sparseSub+1):][:sparseSub+1]
+					lo, hi := int(st[p]), int(st[p+1])
+					if last {
+						hi = int(st[sparseSub])
+					}
+					e := &s.terms[row*kernKC+min(lo, kernKC-1)]
+					pr := &part[(i-i0)*nr]
+					switch {
+					case !last || cols < nr:
+						sparseRow(hi-lo, e, bp, pr, pr, flags)
 						if last {
-							hi = int(st[sparseSub])
-						}
-						e := &s.terms[row*kernKC+min(lo, kernKC-1)]
-						pr := &part[(i-g)*nr]
-						flags := 0
-						if p > 0 {
-							flags = 1
-						}
-						switch {
-						case !last || cols < nr:
-							sparseRow(hi-lo, e, bp, pr, pr, flags)
-							if last {
-								dst := s.c[i*s.ldc+c0:][:cols]
-								src := part[(i-g)*nr:][:cols]
-								if add {
-									for x, v := range src {
-										dst[x] += v
-									}
-								} else {
-									copy(dst, src)
-								}
-							}
-						default:
+							dst := s.c[i*s.ldc+c0:][:cols]
+							src := part[(i-i0)*nr:][:cols]
 							if add {
-								flags |= 2
+								for x, v := range src {
+									dst[x] += v
+								}
+							} else {
+								copy(dst, src)
 							}
-							sparseRow(hi-lo, e, bp, pr, &s.c[i*s.ldc+c0], flags)
 						}
+					case add:
+						sparseRow(hi-lo, e, bp, pr, &s.c[i*s.ldc+c0], flags|2)
+					default:
+						sparseRow(hi-lo, e, bp, pr, &s.c[i*s.ldc+c0], flags)
 					}
 				}
 			}
 		}
+	}
+}
+
+// rowParts holds idle buffers of partial sums for tilesRows, as
+// sgemmFree (one per goroutine forming tiles at once).
+var rowParts = make(chan []float32, 4)
+
+// getRowPart returns a buffer of at least n floats.
+func getRowPart(n int) []float32 {
+	select {
+	case b := <-rowParts:
+		if cap(b) >= n {
+			return b[:n]
+		}
+	default:
+	}
+	return make([]float32, n, n+n/4)
+}
+
+func putRowPart(b []float32) {
+	select {
+	case rowParts <- b:
+	default:
 	}
 }
 
