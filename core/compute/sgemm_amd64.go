@@ -51,7 +51,7 @@ func sparseKernelAVX2T(n int, e *sparseEntry, b *float32, c *float32, ldc int, a
 //go:noescape
 func sparseKernelRow(n int, e *sparseTerm, b *float32, in *float32, c *float32, flags int)
 
-// packRows copies rows rows of nr floats (a multiple of 8), stride
+// packRows copies rows rows of nr floats (8·q + 0, 2, 4 or 6), stride
 // floats apart at src, to dst, nr floats apart (sgemm_amd64.s).
 //
 //go:noescape

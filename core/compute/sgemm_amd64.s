@@ -576,10 +576,11 @@ rstore:
 
 // func packRows(dst, src *float32, rows, stride, nr int)
 //
-// Copies rows rows of nr floats (a multiple of 8) from src, stride floats
-// apart, to dst, nr floats apart: a B panel packed for a kernel. Go
+// Copies rows rows of nr floats (8·q + 0, 2, 4 or 6) from src, stride
+// floats apart, to dst, nr floats apart: a panel packed for a kernel. Go
 // compiles a fixed-size array copy between two pointers that may overlap
-// into a call to memmove, one per row; this moves 32 bytes an instruction.
+// into a call to memmove, one per row; this moves up to 32 bytes an
+// instruction.
 TEXT ·packRows(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -587,24 +588,45 @@ TEXT ·packRows(SB), NOSPLIT, $0-40
 	MOVQ stride+24(FP), DX
 	SHLQ $2, DX
 	MOVQ nr+32(FP), R8
+	MOVQ R8, R11
+	ANDQ $7, R11
 	SHRQ $3, R8
 	TESTQ CX, CX
 	JE    pdone
-	TESTQ R8, R8
-	JE    pdone
 prow:
-	MOVQ R8, R9
 	XORQ R10, R10
+	MOVQ R8, R9
+	TESTQ R9, R9
+	JE    ptail
 pcol:
 	VMOVUPS (SI)(R10*1), Y0
-	VMOVUPS Y0, (DI)
+	VMOVUPS Y0, (DI)(R10*1)
 	ADDQ    $32, R10
-	ADDQ    $32, DI
 	DECQ    R9
 	JNE     pcol
-	ADDQ    DX, SI
-	DECQ    CX
-	JNE     prow
+ptail:
+	CMPQ R11, $4
+	JL   ptwo
+	VMOVUPS (SI)(R10*1), X0
+	VMOVUPS X0, (DI)(R10*1)
+	ADDQ    $16, R10
+	CMPQ R11, $6
+	JNE  pnext
+	MOVQ (SI)(R10*1), R12
+	MOVQ R12, (DI)(R10*1)
+	ADDQ $8, R10
+	JMP  pnext
+ptwo:
+	CMPQ R11, $2
+	JNE  pnext
+	MOVQ (SI)(R10*1), R12
+	MOVQ R12, (DI)(R10*1)
+	ADDQ $8, R10
+pnext:
+	ADDQ R10, DI
+	ADDQ DX, SI
+	DECQ CX
+	JNE  prow
 pdone:
 	VZEROUPPER
 	RET

@@ -5,6 +5,7 @@ package compute
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"slices"
 	"syscall"
@@ -120,6 +121,17 @@ func BenchmarkGemmAlt(b *testing.B) {
 		{"256x2000/fwd", batch, 2000, 256, false, false},
 		{"256x2000/dW", 256, 2000, batch, true, false},
 		{"256x2000/dX", batch, 256, 2000, false, true},
+		{"256x64/fwd", batch, 64, 256, false, false},
+		{"256x64/dW", 256, 64, batch, true, false},
+		{"256x64/dX", batch, 256, 64, false, true},
+		{"64x32/fwd", batch, 32, 64, false, false},
+		{"64x32/dW", 64, 32, batch, true, false},
+		{"64x32/dX", batch, 64, 32, false, true},
+	}
+	if os.Getenv("GEMMALT_SMALL") == "" {
+		prods = prods[:5]
+	} else {
+		prods = prods[5:]
 	}
 	impls := []string{"avx2", "openblas"}
 	rng := rand.New(rand.NewPCG(1, 1))
