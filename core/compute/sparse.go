@@ -510,7 +510,9 @@ func (s *sparseJob) tilesRows(i0, i1, q0, q1 int) {
 // sgemmFree (one per goroutine forming tiles at once).
 var rowParts = make(chan []float32, 4)
 
-// getRowPart returns a buffer of at least n floats.
+// getRowPart returns a buffer of at least n floats. New buffers hold at
+// least 512 rows (a chunk of the autoencoders' steps), so that the
+// buffers in the free list serve every product of a training run.
 func getRowPart(n int) []float32 {
 	select {
 	case b := <-rowParts:
@@ -519,7 +521,7 @@ func getRowPart(n int) []float32 {
 		}
 	default:
 	}
-	return make([]float32, n, n+n/4)
+	return make([]float32, n, max(n+n/4, 512*sparseRowNR))
 }
 
 func putRowPart(b []float32) {
