@@ -262,3 +262,109 @@ func BenchmarkSparseAlt(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSparseKernelRateAlt is BenchmarkSparseKernelRate with the
+// kernels alternated, one short run each in turn (on a shared machine
+// they see the same load), at density 1 and at 0.5 (every other k): the
+// dense 6×16 kernel, the pair kernel (2×32) and the row kernel (1×64, in
+// pieces of sparseKS over 32 rows, as tilesRows calls it). It reports each
+// kernel's best and median GFLOP/s of the FMAs it does.
+func BenchmarkSparseKernelRateAlt(b *testing.B) {
+	if !hasSparseAsm {
+		b.Skip("no AVX2+FMA")
+	}
+	const kc = kernKC
+	rng := rand.New(rand.NewPCG(2, 2))
+	fill := func(n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64())
+		}
+		return x
+	}
+	pa, pb16, pb32, pb64 := fill(6*kc), fill(16*kc), fill(32*kc), fill(64*kc)
+	e := make([]sparseEntry, kc)
+	for i := range e {
+		e[i] = sparseEntry{int32(i * sparseNR * 4), float32(rng.NormFloat64()), int32(i * sparseNR * 4), float32(rng.NormFloat64())}
+	}
+	tt := make([]sparseTerm, kc)
+	for i := range tt {
+		tt[i] = sparseTerm{int32(i * sparseRowNR * 4), float32(rng.NormFloat64())}
+	}
+	const rateRows = 32
+	part := make([]float32, rateRows*sparseRowNR)
+	eh := make([]sparseEntry, kc)
+	for i := range eh {
+		eh[i] = sparseEntry{int32(2 * i % kc * sparseNR * 4), 1, int32((2*i + 1) % kc * sparseNR * 4), 2}
+	}
+	th := make([]sparseTerm, kc)
+	for i := range th {
+		th[i] = sparseTerm{int32(2 * i % kc * sparseRowNR * 4), 1}
+	}
+	rowh := func(f func(n int, e *sparseTerm, b *float32, in *float32, c *float32, flags int)) func() {
+		return func() {
+			for p := 0; p < kc/2; p += sparseKS / 2 {
+				flags := 0
+				if p > 0 {
+					flags = 1
+				}
+				for r := range rateRows {
+					pr := &part[r*sparseRowNR]
+					f(sparseKS/2, &th[p], &pb64[0], pr, pr, flags)
+				}
+			}
+		}
+	}
+	c := make([]float32, 6*32)
+	row := func(f func(n int, e *sparseTerm, b *float32, in *float32, c *float32, flags int)) func() {
+		return func() {
+			for p := 0; p < kc; p += sparseKS {
+				flags := 0
+				if p > 0 {
+					flags = 1
+				}
+				for r := range rateRows {
+					pr := &part[r*sparseRowNR]
+					f(sparseKS, &tt[p], &pb64[0], pr, pr, flags)
+				}
+			}
+		}
+	}
+	kerns := []struct {
+		name string
+		flop float64
+		f    func()
+	}{
+		{"dense6x16", 2 * 6 * 16 * kc * 11, func() {
+			for range 11 {
+				sgemmKernelAVX2(kc, &pa[0], 4, 6*4, &pb16[0], 16*4, &c[0], 16, false)
+			}
+		}},
+		{"pairs2x32", 2 * 2 * 32 * kc * 16, func() {
+			for range 16 {
+				sparseKernelAVX2(kc, &e[0], &pb32[0], &c[0], 32, false)
+			}
+		}},
+		{"row1x64", 2 * 64 * kc * rateRows, row(sparseKernelRow)},
+		{"pairsHalf", 2 * 2 * 32 * kc / 2 * 16, func() {
+			for range 16 {
+				sparseKernelAVX2(kc/2, &eh[0], &pb32[0], &c[0], 32, false)
+			}
+		}},
+		{"rowHalf", 2 * 64 * kc / 2 * rateRows, rowh(sparseKernelRow)},
+	}
+	secs := make([][]float64, len(kerns))
+	for b.Loop() {
+		for x, k := range kerns {
+			t0 := time.Now()
+			k.f()
+			secs[x] = append(secs[x], time.Since(t0).Seconds())
+		}
+	}
+	for x, k := range kerns {
+		slices.Sort(secs[x])
+		b.ReportMetric(k.flop/secs[x][0]/1e9, k.name+"-best-GFLOP/s")
+		b.ReportMetric(k.flop/secs[x][len(secs[x])/2]/1e9, k.name+"-med-GFLOP/s")
+	}
+	b.ReportMetric(0, "ns/op")
+}
