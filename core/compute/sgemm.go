@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 )
@@ -262,7 +263,41 @@ type sgemmJob struct {
 	gather        bool // strided rows may be packed by packGather (offsets fit in int32)
 	directA       bool // the kernel reads A's full panels in place (alpha is 1)
 	directB       bool // the kernel reads B's full panels in place
-	phase         int  // 0: packing, 1: tiles
+	phase         int  // 0: packing, 1: tiles, 2: tiles dealt in chunks (deal)
+	deal          panelDeal
+}
+
+// asmDeal says whether sgemmAsm deals its panels in chunks (panelDeal)
+// rather than in two halves; a variable for the benchmarks that compare
+// the two.
+var asmDeal = true
+
+// panelDeal shares a range of panels between the goroutines of a Split in
+// chunks taken in turn, so that a helper goroutine that starts late (its
+// wake-up, or a core busy with another process) takes fewer panels
+// instead of holding the caller up at the end; each tile is still formed
+// by one goroutine with the same arithmetic, so the bits do not change.
+type panelDeal struct {
+	next         atomic.Int64
+	total, chunk int
+}
+
+// reset deals panels [0, total) in chunks of about total/32 (the last
+// chunk can leave one goroutine idle for 1/32 of the work).
+func (d *panelDeal) reset(total int) {
+	d.next.Store(0)
+	d.total, d.chunk = total, max(1, total/32)
+}
+
+// run calls f on chunks [lo, hi) until the panels are dealt.
+func (d *panelDeal) run(f func(lo, hi int)) {
+	for {
+		lo := int(d.next.Add(int64(d.chunk))) - d.chunk
+		if lo >= d.total {
+			return
+		}
+		f(lo, min(lo+d.chunk, d.total))
+	}
 }
 
 // sgemmAsm computes C = alpha·op(A)·op(B) + beta·C for row-major matrices
@@ -333,7 +368,12 @@ func sgemmAsm(kern *asmKernel, tA, tB bool, m, n, k int, alpha float32, a []floa
 	if j.byRows {
 		panels = mp
 	}
-	if split {
+	if split && asmDeal {
+		// Two workers, each taking chunks of panels (panelDeal).
+		j.deal.reset(panels)
+		j.phase = 2
+		Split(2, 1, SplitMin, j)
+	} else if split {
 		Split(panels, 1, SplitMin, j)
 	} else {
 		j.Run(0, panels)
@@ -343,10 +383,20 @@ func sgemmAsm(kern *asmKernel, tA, tB bool, m, n, k int, alpha float32, a []floa
 
 // Run implements RangeJob for both phases.
 func (j *sgemmJob) Run(lo, hi int) {
-	if j.phase == 0 {
+	switch j.phase {
+	case 0:
 		j.pack(lo, hi)
 		return
+	case 2:
+		j.deal.run(j.tilePanels)
+		return
 	}
+	j.tilePanels(lo, hi)
+}
+
+// tilePanels forms the tiles of panels [lo, hi): of A when byRows, else
+// of B.
+func (j *sgemmJob) tilePanels(lo, hi int) {
 	if j.byRows {
 		j.tiles(lo, hi, 0, j.np)
 	} else {

@@ -99,7 +99,8 @@ func BenchmarkSgemmAsm(b *testing.B) {
 	}
 }
 
-// BenchmarkGemmAlt alternates the AVX2 kernel and OpenBLAS on each of the
+// BenchmarkGemmAlt alternates the AVX2 kernel (its panels dealt in chunks,
+// and in two halves: asmDeal) and OpenBLAS on each of the
 // epoch's five large products (BenchmarkSgemmAsm's), one product each in
 // turn, at one thread and at two, and reports each one's fastest and
 // median time: on a shared machine both sides see the same load.
@@ -133,7 +134,8 @@ func BenchmarkGemmAlt(b *testing.B) {
 	} else {
 		prods = prods[5:]
 	}
-	impls := []string{"avx2", "openblas"}
+	impls := []string{"avx2", "avx2-halves", "openblas"}
+	defer func() { asmDeal = true }()
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, th := range []int{1, 2} {
 		for _, p := range prods {
@@ -146,6 +148,7 @@ func BenchmarkGemmAlt(b *testing.B) {
 				secs := make([][]float64, len(impls))
 				for b.Loop() {
 					for x, impl := range impls {
+						asmDeal = impl != "avx2-halves"
 						t0 := time.Now()
 						if impl == "openblas" {
 							mulTo(lib, c, a, p.tA, bm, p.tB, 1, 0)
