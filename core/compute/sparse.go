@@ -20,6 +20,16 @@ import (
 // so it runs the terms it keeps slower than the dense kernel does all of
 // them; SparseMaxDensity is where the two meet.
 //
+// When C is formed as it is stored (MulSparseTo), the rows go one at a
+// time to sparseKernelRow instead: a 1×64 tile (8 accumulators), an
+// index and a broadcast per term for 8 FMAs (10 loads, against the pair
+// kernel's 12), and no padding. Its B panel (64 columns × kernKC rows,
+// 64 KiB) does not fit L1, so each k block is done in pieces of sparseKS
+// rows, every row of the range in turn per piece, the partial sums stored
+// between pieces and reloaded exactly: each entry is still one chain of
+// FMAs per k block. MulSparseBTo's transposed C keeps the pair kernel,
+// whose transposed store writes two adjacent entries a column.
+//
 // Bits: the dense kernels form each entry of C as, for each k block in
 // turn, a chain of FMAs from 0 over the block's terms in k order, added to
 // C. Skipping a term a·b with a = ±0 and b finite leaves the chain's value
@@ -102,7 +112,8 @@ func maxDensity(kern *asmKernel) float64 {
 // It became the default there by a rule written before its measurement
 // (docs/PERFORMANCE.md, "The sparse row kernel and the AVX2 default"):
 // with the row kernel, an epoch at two threads on two real cores was
-// 1.03–1.33× (median of three runs' medians 1.06) the dense AVX2 one.
+// 1.03–1.33× the dense AVX2 one (median of three runs' medians 1.062,
+// the rule's 1.05; a later repeat at a lower load: 1.048).
 // With the AVX-512 kernel the ReLU's density is above
 // SparseMaxDensity512, so "on" changes nothing there at that density.
 const EnvSparse = "DPSCOPE_SPARSE"
