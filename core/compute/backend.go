@@ -262,3 +262,35 @@ func gonumBackend() Backend {
 // defaultThreads is the OpenBLAS thread count when OPENBLAS_NUM_THREADS is
 // not set: one per processor Go may use.
 func defaultThreads() int { return runtime.GOMAXPROCS(0) }
+
+// SetGemm sets who multiplies large float32 matrices for the whole
+// process, as EnvGemm's value v does at start ("auto", "avx2" or
+// "openblas"), with OpenBLAS's thread count as selectBackend sets it
+// (unless OPENBLAS_NUM_THREADS is set), and returns the function that
+// restores the previous choice. It is for benchmarks that alternate the
+// kernels in one process; no product may run while it is called. With the
+// gonum backend it does nothing.
+func SetGemm(v string) (restore func(), err error) {
+	selectOnce()
+	lib := selected.lib
+	if selected.err != nil || lib == nil {
+		return func() {}, nil
+	}
+	kern, err := parseGemm(v, hasAsmGemm, hasAVX2Gemm)
+	if err != nil {
+		return func() {}, err
+	}
+	set := func(k *asmKernel) {
+		lib.kern = k
+		if os.Getenv("OPENBLAS_NUM_THREADS") == "" {
+			if k != nil {
+				lib.setThreads(1)
+			} else {
+				lib.setThreads(defaultThreads())
+			}
+		}
+	}
+	prev := lib.kern
+	set(kern)
+	return func() { set(prev) }, nil
+}

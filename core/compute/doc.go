@@ -44,11 +44,12 @@
 // its masked gradient: when dpscope's AVX2 sgemm kernel takes the large
 // products and the operand's density is at most [SparseMaxDensity] (with
 // the AVX-512 kernel, [SparseMaxDensity512]), an AVX2 kernel forms the
-// tiles from lists of each row's nonzeros, skipping the zero terms. The
-// result is the dense kernels' to the bit for finite data (sparse.go says
-// where a −0 can differ). The path is off unless DPSCOPE_SPARSE=on
-// ([EnvSparse]): at two threads on this project's 2-vCPU machines it did
-// not make an epoch faster.
+// tiles from lists of each row's nonzeros, skipping the zero terms: one
+// row by 64 columns (sparseKernelRow) when C is formed as it is stored,
+// two rows by 32 for a C formed transposed (MulSparseBTo). The result is
+// the dense kernels' to the bit for finite data (sparse.go says where a
+// −0 can differ). The path is on by default with the AVX2 kernel only;
+// DPSCOPE_SPARSE=off turns it off, =on on ([EnvSparse]).
 //
 // In builds with the race detector, the memory that OpenBLAS reads and writes
 // is reported to the detector row by row, so data races through the C path are

@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 )
@@ -262,7 +263,41 @@ type sgemmJob struct {
 	gather        bool // strided rows may be packed by packGather (offsets fit in int32)
 	directA       bool // the kernel reads A's full panels in place (alpha is 1)
 	directB       bool // the kernel reads B's full panels in place
-	phase         int  // 0: packing, 1: tiles
+	phase         int  // 0: packing, 1: tiles, 2: tiles dealt in chunks (deal)
+	deal          panelDeal
+}
+
+// asmDeal says whether sgemmAsm deals its panels in chunks (panelDeal)
+// rather than in two halves; a variable for the benchmarks that compare
+// the two.
+var asmDeal = true
+
+// panelDeal shares a range of panels between the goroutines of a Split in
+// chunks taken in turn, so that a helper goroutine that starts late (its
+// wake-up, or a core busy with another process) takes fewer panels
+// instead of holding the caller up at the end; each tile is still formed
+// by one goroutine with the same arithmetic, so the bits do not change.
+type panelDeal struct {
+	next         atomic.Int64
+	total, chunk int
+}
+
+// reset deals panels [0, total) in chunks of about total/32 (the last
+// chunk can leave one goroutine idle for 1/32 of the work).
+func (d *panelDeal) reset(total int) {
+	d.next.Store(0)
+	d.total, d.chunk = total, max(1, total/32)
+}
+
+// run calls f on chunks [lo, hi) until the panels are dealt.
+func (d *panelDeal) run(f func(lo, hi int)) {
+	for {
+		lo := int(d.next.Add(int64(d.chunk))) - d.chunk
+		if lo >= d.total {
+			return
+		}
+		f(lo, min(lo+d.chunk, d.total))
+	}
 }
 
 // sgemmAsm computes C = alpha·op(A)·op(B) + beta·C for row-major matrices
@@ -276,6 +311,9 @@ func sgemmAsm(kern *asmKernel, tA, tB bool, m, n, k int, alpha float32, a []floa
 	*j = sgemmJob{kern: kern, mr: kernMR, nr: kernNR, tA: tA, tB: tB, m: m, n: n, k: k, mp: mp, np: np, alpha: alpha, beta: beta,
 		a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc, byRows: mp >= np,
 		gather: kern.gather && kernMR*lda < 1<<31 && kernNR*ldb < 1<<31,
+		// A transposed with rows of 1024 floats or more is packed: read
+		// in place, every k is a new 4 KiB page (dW1 = Xᵀ·G1 on the AVX2
+		// kernel: 7.17 ms in place, 6.33 packed, OpenBLAS 5.42–5.53).
 		// Packing A, one copy of each entry, was a fifth of the CPU time
 		// of the autoencoder's products; the kernel reads A where it is,
 		// down the rows (transposed) or across 12 rows at once, unless the
@@ -284,7 +322,7 @@ func sgemmAsm(kern *asmKernel, tA, tB bool, m, n, k int, alpha float32, a []floa
 		// are packed unless its rows are in order and not a multiple of
 		// 1 KiB apart (a 32-column panel of 256 rows 1 KiB apart falls in
 		// 8 of L1's 64 sets and thrashes it).
-		directA: alpha == 1 && (tA && lda%256 != 0 || !tA && lda%1024 != 0),
+		directA: alpha == 1 && (tA && lda%256 != 0 && lda < 1024 || !tA && lda%1024 != 0),
 		directB: !tB && ldb%256 != 0}
 	// Only the panels not read in place are packed: with a direct A, the
 	// last one if it is short of kernMR rows (the kernel would read past
@@ -330,7 +368,12 @@ func sgemmAsm(kern *asmKernel, tA, tB bool, m, n, k int, alpha float32, a []floa
 	if j.byRows {
 		panels = mp
 	}
-	if split {
+	if split && asmDeal {
+		// Two workers, each taking chunks of panels (panelDeal).
+		j.deal.reset(panels)
+		j.phase = 2
+		Split(2, 1, SplitMin, j)
+	} else if split {
 		Split(panels, 1, SplitMin, j)
 	} else {
 		j.Run(0, panels)
@@ -340,10 +383,20 @@ func sgemmAsm(kern *asmKernel, tA, tB bool, m, n, k int, alpha float32, a []floa
 
 // Run implements RangeJob for both phases.
 func (j *sgemmJob) Run(lo, hi int) {
-	if j.phase == 0 {
+	switch j.phase {
+	case 0:
 		j.pack(lo, hi)
 		return
+	case 2:
+		j.deal.run(j.tilePanels)
+		return
 	}
+	j.tilePanels(lo, hi)
+}
+
+// tilePanels forms the tiles of panels [lo, hi): of A when byRows, else
+// of B.
+func (j *sgemmJob) tilePanels(lo, hi int) {
 	if j.byRows {
 		j.tiles(lo, hi, 0, j.np)
 	} else {
@@ -387,15 +440,9 @@ func (j *sgemmJob) packA(i int) {
 		switch {
 		case j.tA && rows == kernMR && j.alpha == 1:
 			// op(A)[r][kk] = A[kk][r]: kernMR contiguous entries per kk,
-			// moved as one array (copy's call costs more than 48 bytes).
-			for kk := range kc {
-				src := j.a[(k0+kk)*j.lda+r0:]
-				if kernMR == 12 {
-					*(*[12]float32)(dst[kk*12:]) = *(*[12]float32)(src)
-				} else {
-					*(*[6]float32)(dst[kk*6:]) = *(*[6]float32)(src)
-				}
-			}
+			// in assembly (a fixed-size array copy is a call to memmove).
+			_ = j.a[(k0+kc-1)*j.lda+r0+kernMR-1]
+			packRows(&dst[0], &j.a[k0*j.lda+r0], kc, j.lda, kernMR)
 		case j.tA:
 			for kk := range kc {
 				src := j.a[(k0+kk)*j.lda+r0:][:rows]
@@ -425,8 +472,10 @@ func (j *sgemmJob) packB(q int) {
 	c0 := q * kernNR
 	cols := min(kernNR, j.n-c0)
 	var idx [2][16]int32
-	for col := range cols {
-		idx[col/16][col%16] = int32(col % 16 * j.ldb)
+	if j.gather {
+		for col := range cols {
+			idx[col/16][col%16] = int32(col % 16 * j.ldb)
+		}
 	}
 	for k0 := 0; k0 < j.k; k0 += kernKC {
 		kc := min(kernKC, j.k-k0)
@@ -435,22 +484,12 @@ func (j *sgemmJob) packB(q int) {
 			clear(dst)
 		}
 		switch {
-		case !j.tB && cols == kernNR:
-			for kk := range kc {
-				src := j.b[(k0+kk)*j.ldb+c0:]
-				if kernNR == 32 {
-					// Four 32-byte moves: a [32]float32 copy is a call to
-					// memmove, whose cost per call was most of packB's
-					// (8 % of a DP-SGD epoch on the sparse path).
-					d, s := (*[32]float32)(dst[kk*32:]), (*[32]float32)(src)
-					*(*[8]float32)(d[0:]) = *(*[8]float32)(s[0:])
-					*(*[8]float32)(d[8:]) = *(*[8]float32)(s[8:])
-					*(*[8]float32)(d[16:]) = *(*[8]float32)(s[16:])
-					*(*[8]float32)(d[24:]) = *(*[8]float32)(s[24:])
-				} else {
-					*(*[16]float32)(dst[kk*16:]) = *(*[16]float32)(src)
-				}
-			}
+		case !j.tB && cols == kernNR && (hasAVX2Gemm || hasAsmGemm):
+			// A block of rows at once: a fixed-size array copy in Go is
+			// a call to memmove per row (the pointers may overlap), most
+			// of packB's time and 6 % of a sparse DP-SGD epoch.
+			_ = j.b[(k0+kc-1)*j.ldb+c0+kernNR-1]
+			packRows(&dst[0], &j.b[k0*j.ldb+c0], kc, j.ldb, kernNR)
 		case !j.tB:
 			for kk := range kc {
 				copy(dst[kk*kernNR:][:cols], j.b[(k0+kk)*j.ldb+c0:][:cols])
@@ -489,13 +528,36 @@ func (j *sgemmJob) edgeTile(kc int, ap *float32, arow, astep int, bp *float32, b
 
 func (j *sgemmJob) tiles(i0, i1, q0, q1 int) {
 	var edge [kernMR * kernNR]float32 // the largest tile
-	kernMR, kernNR, tile := j.mr, j.nr, j.kern.tile
+	kernMR, kernNR := j.mr, j.nr
 	const f32 = 4 // bytes
 	for k0 := 0; k0 < j.k; k0 += kernKC {
 		kc := min(kernKC, j.k-k0)
 		add := k0 > 0 || j.beta != 0
 		pa := j.pa[k0*j.na*kernMR:]
 		pb := j.pb[k0*j.nb*kernNR:]
+		// The A panels in blocks of about asmBlockA bytes, each block
+		// going by every B panel while it stays in L2 (a k block of
+		// dW1's 2000 packed rows is 2 MB, all of L2 on this Xeon; as
+		// OpenBLAS blocks m by GEMM_P). The order of the tiles does not
+		// change any entry's sums.
+		ablk := max(1, asmBlockA/(kernMR*kernKC*f32))
+		for ib := i0; ib < i1; ib += ablk {
+			ie := min(ib+ablk, i1)
+			j.tilesBlock(k0, kc, add, pa, pb, ib, ie, q0, q1, &edge)
+		}
+	}
+}
+
+// asmBlockA is the size in bytes of the block of A panels that tiles runs
+// past every B panel in turn: a quarter of a 2 MB L2.
+const asmBlockA = 512 << 10
+
+// tilesBlock forms the tiles of A panels [i0, i1) × B panels [q0, q1) of k
+// block k0 (kc long).
+func (j *sgemmJob) tilesBlock(k0, kc int, add bool, pa, pb []float32, i0, i1, q0, q1 int, edge *[kernMR * kernNR]float32) {
+	kernMR, kernNR, tile := j.mr, j.nr, j.kern.tile
+	const f32 = 4 // bytes
+	{
 		for q := q0; q < q1; q++ {
 			c0 := q * kernNR
 			cols := min(kernNR, j.n-c0)
@@ -523,7 +585,7 @@ func (j *sgemmJob) tiles(i0, i1, q0, q1 int) {
 					tile(kc, ap, arow, astep, bp, bstep, &j.c[r0*j.ldc+c0], j.ldc, add)
 					continue
 				}
-				j.edgeTile(kc, ap, arow, astep, bp, bstep, &edge)
+				j.edgeTile(kc, ap, arow, astep, bp, bstep, edge)
 				for r := range rows {
 					dst := j.c[(r0+r)*j.ldc+c0:][:cols]
 					src := edge[r*kernNR:][:cols]

@@ -43,3 +43,16 @@ var hasSparseAsm = hasAVX2Gemm
 //
 //go:noescape
 func sparseKernelAVX2T(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool)
+
+// sparseKernelRow is the 1×64 sparse row kernel of sgemm_amd64.s (see
+// sparse.go, sparseRowNR): n terms of e, the accumulators from in when
+// flags&1, added to c when flags&2, stored at c.
+//
+//go:noescape
+func sparseKernelRow(n int, e *sparseTerm, b *float32, in *float32, c *float32, flags int)
+
+// packRows copies rows rows of nr floats (8·q + 0, 2, 4 or 6), stride
+// floats apart at src, to dst, nr floats apart (sgemm_amd64.s).
+//
+//go:noescape
+func packRows(dst, src *float32, rows, stride, nr int)

@@ -5,7 +5,9 @@ package compute
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -93,6 +95,77 @@ func BenchmarkSgemmAsm(b *testing.B) {
 					b.ReportMetric(0, "ns/op")
 				})
 			}
+		}
+	}
+}
+
+// BenchmarkGemmAlt alternates the AVX2 kernel (its panels dealt in chunks,
+// and in two halves: asmDeal) and OpenBLAS on each of the
+// epoch's five large products (BenchmarkSgemmAsm's), one product each in
+// turn, at one thread and at two, and reports each one's fastest and
+// median time: on a shared machine both sides see the same load.
+func BenchmarkGemmAlt(b *testing.B) {
+	if !hasAVX2Gemm {
+		b.Skip("no AVX2+FMA")
+	}
+	lib := requireOpenBLAS(b)
+	defer lib.setThreads(defaultThreads())
+	const batch = 427
+	type prod struct {
+		name    string
+		m, n, k int
+		tA, tB  bool
+	}
+	prods := []prod{
+		{"2000x256/fwd", batch, 256, 2000, false, false},
+		{"2000x256/dW", 2000, 256, batch, true, false},
+		{"256x2000/fwd", batch, 2000, 256, false, false},
+		{"256x2000/dW", 256, 2000, batch, true, false},
+		{"256x2000/dX", batch, 256, 2000, false, true},
+		{"256x64/fwd", batch, 64, 256, false, false},
+		{"256x64/dW", 256, 64, batch, true, false},
+		{"256x64/dX", batch, 256, 64, false, true},
+		{"64x32/fwd", batch, 32, 64, false, false},
+		{"64x32/dW", 64, 32, batch, true, false},
+		{"64x32/dX", batch, 64, 32, false, true},
+	}
+	if os.Getenv("GEMMALT_SMALL") == "" {
+		prods = prods[:5]
+	} else {
+		prods = prods[5:]
+	}
+	impls := []string{"avx2", "avx2-halves", "openblas"}
+	defer func() { asmDeal = true }()
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, th := range []int{1, 2} {
+		for _, p := range prods {
+			a, bm := randOperands(rng, p.m, p.n, p.k, 0, p.tA, p.tB)
+			c := NewMatrix(p.m, p.n, nil)
+			b.Run(fmt.Sprintf("%s/T%d", p.name, th), func(b *testing.B) {
+				lib.setThreads(th)
+				prev := runtime.GOMAXPROCS(th)
+				defer runtime.GOMAXPROCS(prev)
+				secs := make([][]float64, len(impls))
+				for b.Loop() {
+					for x, impl := range impls {
+						asmDeal = impl != "avx2-halves"
+						t0 := time.Now()
+						if impl == "openblas" {
+							mulTo(lib, c, a, p.tA, bm, p.tB, 1, 0)
+						} else {
+							sgemmAsm(kernAVX2, p.tA, p.tB, p.m, p.n, p.k, 1, a.Data, ld(a), bm.Data, ld(bm), 0, c.Data, ld(c))
+						}
+						secs[x] = append(secs[x], time.Since(t0).Seconds())
+					}
+				}
+				for x, impl := range impls {
+					s := secs[x]
+					slices.Sort(s)
+					b.ReportMetric(s[0]*1e3, impl+"-min-ms")
+					b.ReportMetric(s[len(s)/2]*1e3, impl+"-med-ms")
+				}
+				b.ReportMetric(0, "ns/op")
+			})
 		}
 	}
 }

@@ -34,3 +34,13 @@ const hasSparseAsm = false
 func sparseKernelAVX2T(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool) {
 	panic("compute: sparseKernelAVX2T without AVX2")
 }
+
+// sparseKernelRow is never called where hasSparseAsm is false.
+func sparseKernelRow(n int, e *sparseTerm, b *float32, in *float32, c *float32, flags int) {
+	panic("compute: sparseKernelRow without AVX2")
+}
+
+// packRows is never called where hasAVX2Gemm is false.
+func packRows(dst, src *float32, rows, stride, nr int) {
+	panic("compute: packRows without AVX2")
+}

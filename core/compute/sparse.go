@@ -20,6 +20,16 @@ import (
 // so it runs the terms it keeps slower than the dense kernel does all of
 // them; SparseMaxDensity is where the two meet.
 //
+// When C is formed as it is stored (MulSparseTo), the rows go one at a
+// time to sparseKernelRow instead: a 1×64 tile (8 accumulators), an
+// index and a broadcast per term for 8 FMAs (10 loads, against the pair
+// kernel's 12), and no padding. Its B panel (64 columns × kernKC rows,
+// 64 KiB) does not fit L1, so each k block is done in pieces of sparseKS
+// rows, every row of the range in turn per piece, the partial sums stored
+// between pieces and reloaded exactly: each entry is still one chain of
+// FMAs per k block. MulSparseBTo's transposed C keeps the pair kernel,
+// whose transposed store writes two adjacent entries a column.
+//
 // Bits: the dense kernels form each entry of C as, for each k block in
 // turn, a chain of FMAs from 0 over the block's terms in k order, added to
 // C. Skipping a term a·b with a = ±0 and b finite leaves the chain's value
@@ -44,6 +54,27 @@ type sparseEntry struct {
 	k1 int32
 	v1 float32
 }
+
+// sparseTerm is one term of a row of op(A) for sparseKernelRow: the
+// offset in bytes of B's row k from the panel's first row, and A's value.
+type sparseTerm struct {
+	k int32
+	v float32
+}
+
+// sparseRowNR is sparseKernelRow's width: 8 ymm accumulators for one row,
+// each term an index, a broadcast and 8 B loads for 8 FMAs.
+const sparseRowNR = 64
+
+// sparseKS is the piece of a k block (kernKC) that the row kernel does
+// for a group of rows before the next: a B panel of 64 columns × kernKC
+// rows is 64 KiB, more than L1; sparseKS rows of it are 32 KiB. The
+// partial sums are stored and reloaded between the pieces (exact), so
+// each entry is still one chain of FMAs per k block.
+const sparseKS = 128
+
+// sparseSub is the number of pieces of a k block.
+const sparseSub = kernKC / sparseKS
 
 // sparseNR is the sparse tile's width: 4 ymm registers a row, 8 chains
 // for the two rows, enough for two FMA ports of 4 cycles' latency.
@@ -75,25 +106,66 @@ func maxDensity(kern *asmKernel) float64 {
 	return SparseMaxDensity
 }
 
-// EnvSparse is the environment variable that turns the sparse path on
-// when it is "on"; any other value, or none, leaves it off. It is off by
-// default because at two threads on a 2-vCPU machine an epoch gained
-// nothing (0.90–1.02×, docs/PERFORMANCE.md "Skipping the ReLU zeros"):
-// the sparse kernel is load-bound, and two threads sharing one core's
-// load ports lose what one thread gains (1.06–1.28×). A quiet sitting on
-// an AVX2 machine with two real cores should decide whether it becomes
-// the default there.
+// EnvSparse is the environment variable that turns the sparse path off
+// ("off") or on ("on"); with any other value, or none, it is on when the
+// large products run on the AVX2 kernel and off otherwise (sparseOn).
+// It became the default there by a rule written before its measurement
+// (docs/PERFORMANCE.md, "The sparse row kernel and the AVX2 default"):
+// with the row kernel, an epoch at two threads on two real cores was
+// 1.03–1.33× the dense AVX2 one (median of three runs' medians 1.062,
+// the rule's 1.05; a later repeat at a lower load: 1.048).
+// With the AVX-512 kernel the ReLU's density is above
+// SparseMaxDensity512, so "on" changes nothing there at that density.
 const EnvSparse = "DPSCOPE_SPARSE"
 
-// sparseOff is EnvSparse read once, or SetSparse's setting.
-var sparseOff atomic.Bool
+// The settings of the sparse path: EnvSparse's, or SetSparse's.
+const (
+	sparseAuto = iota // on with the AVX2 kernel only
+	sparseForceOn
+	sparseForceOff
+)
 
-func init() { sparseOff.Store(strings.TrimSpace(os.Getenv(EnvSparse)) != "on") }
+// sparseMode is EnvSparse read once, or SetSparse's setting.
+var sparseMode atomic.Int32
+
+func init() { sparseMode.Store(parseSparse(os.Getenv(EnvSparse))) }
+
+// parseSparse returns the setting EnvSparse's value v asks for.
+func parseSparse(v string) int32 {
+	switch strings.TrimSpace(v) {
+	case "on":
+		return sparseForceOn
+	case "off":
+		return sparseForceOff
+	}
+	return sparseAuto
+}
+
+// sparseOn reports whether the sparse path runs in setting mode when the
+// large products run on kern (nil: OpenBLAS): never without dpscope's
+// kernel (the bits are its bits); by default only with the AVX2 kernel.
+func sparseOn(mode int32, kern *asmKernel) bool {
+	switch {
+	case kern == nil || mode == sparseForceOff:
+		return false
+	case mode == sparseForceOn:
+		return true
+	}
+	return kern == kernAVX2
+}
 
 // SetSparse turns the sparse path of MulSparseTo and MulSparseBTo on or
 // off for the whole process (EnvSparse sets it at start) and returns the
-// previous setting, so that a test can compare the two paths.
-func SetSparse(on bool) (wasOn bool) { return !sparseOff.Swap(!on) }
+// function that restores the previous setting, so that a test can compare
+// the two paths.
+func SetSparse(on bool) (restore func()) {
+	mode := int32(sparseForceOff)
+	if on {
+		mode = sparseForceOn
+	}
+	prev := sparseMode.Swap(mode)
+	return func() { sparseMode.Store(prev) }
+}
 
 // sparseRuns counts the products that took the sparse path.
 var sparseRuns atomic.Int64
@@ -107,11 +179,11 @@ func SparseProducts() int64 { return sparseRuns.Load() }
 // when the sparse path is off: dpscope's kernel must be taking the large
 // products (the bits are its bits) and the sparse kernel must run here.
 func sparseKernel() *asmKernel {
-	if sparseOff.Load() || !hasSparseAsm {
+	if !hasSparseAsm || sparseMode.Load() == sparseForceOff {
 		return nil
 	}
 	selectOnce()
-	if selected.err != nil || selected.lib == nil {
+	if selected.err != nil || selected.lib == nil || !sparseOn(sparseMode.Load(), selected.lib.kern) {
 		return nil
 	}
 	return selected.lib.kern
@@ -224,6 +296,13 @@ type sparseJob struct {
 	nd       int        // columns of C the sparse kernel forms
 	bstride  int        // bytes between B's rows as the kernel reads them
 	maxDens  float64    // maxDensity; tests raise it
+	// The row kernel (sparseKernelRow, C not transposed): each row's
+	// terms per k block at terms[(kb·m + i)·kernKC:], and at
+	// starts[(kb·m + i)·(sparseSub+1) + p] the number of them before
+	// piece p (the last entry: all of them).
+	rowMode bool
+	terms   []sparseTerm
+	starts  []int32
 }
 
 // sparseDirectB is false: B's panels are packed. Read in place, an epoch
@@ -251,8 +330,8 @@ func getSparseJob() *sparseJob {
 }
 
 func putSparseJob(s *sparseJob) {
-	ents, cnt, pb := s.ents, s.cnt, s.pb
-	*s = sparseJob{ents: ents[:0], cnt: cnt[:0], pb: pb[:0]}
+	ents, cnt, pb, terms, starts := s.ents, s.cnt, s.pb, s.terms, s.starts
+	*s = sparseJob{ents: ents[:0], cnt: cnt[:0], pb: pb[:0], terms: terms[:0], starts: starts[:0]}
 	select {
 	case sparseFree <- s:
 	default:
@@ -265,6 +344,11 @@ func (s *sparseJob) setup(kern *asmKernel, m, n, k int, a Matrix, tA bool, b Mat
 	s.kern, s.tA, s.tC, s.m, s.n, s.k, s.maxDens = kern, tA, tC, m, n, k, SparseMaxDensity
 	s.a, s.lda, s.c, s.ldc, s.beta = a.Data, ld(a), c.Data, ld(c), beta
 	s.pairs, s.nkb = (m+1)/2, (k+kernKC-1)/kernKC
+	s.rowMode = !tC && sparseRows
+	if s.rowMode {
+		s.setupRows(b, tB)
+		return
+	}
 	if need := s.nkb * s.pairs * sparseStride; cap(s.ents) < need {
 		s.ents = make([]sparseEntry, need+need/4) // room for larger batches
 	}
@@ -298,6 +382,198 @@ func (s *sparseJob) setup(kern *asmKernel, m, n, k int, a Matrix, tA bool, b Mat
 	s.bj.pb = s.pb
 }
 
+// sparseRows says whether products with C not transposed take the row
+// kernel (sparseKernelRow) instead of the pair kernel; a variable for the
+// benchmarks that compare them.
+var sparseRows = true
+
+// setupRows is setup's part for the row kernel: the lists' room and B's
+// panels of sparseRowNR columns, all packed.
+func (s *sparseJob) setupRows(b Matrix, tB bool) {
+	if need := s.nkb * s.m * kernKC; cap(s.terms) < need {
+		s.terms = make([]sparseTerm, need+need/4)
+	}
+	s.terms = s.terms[:s.nkb*s.m*kernKC]
+	if need := s.nkb * s.m * (sparseSub + 1); cap(s.starts) < need {
+		s.starts = make([]int32, need+need/4)
+	}
+	s.starts = s.starts[:s.nkb*s.m*(sparseSub+1)]
+	np := (s.n + sparseRowNR - 1) / sparseRowNR
+	s.nd, s.bstride = s.n, sparseRowNR*4
+	s.bj = sgemmJob{nr: sparseRowNR, tB: tB, n: s.n, k: s.k, np: np, b: b.Data, ldb: ld(b), b0: 0, nb: np}
+	if need := np * sparseRowNR * s.k; cap(s.pb) < need {
+		s.pb = make([]float32, need+need/4)
+	}
+	s.pb = s.pb[:np*sparseRowNR*s.k]
+	s.bj.pb = s.pb
+}
+
+// listRows writes the terms of rows [i0, i1) of op(A) for every k block
+// (sparseJob.terms), branch-free as list; transposed A is read 8 rows at
+// a time along its stored rows.
+func (s *sparseJob) listRows(i0, i1 int) {
+	for kb := range s.nkb {
+		k0 := kb * kernKC
+		kc := min(kernKC, s.k-k0)
+		if !s.tA {
+			for i := i0; i < i1; i++ {
+				e := s.terms[(kb*s.m+i)*kernKC:][:kernKC]
+				st := s.starts[(kb*s.m+i)*(sparseSub+1):][:sparseSub+1]
+				n := 0
+				for kk, v := range s.a[i*s.lda+k0:][:kc] {
+					if kk%sparseKS == 0 {
+						st[kk/sparseKS] = int32(n)
+					}
+					e[n] = sparseTerm{int32(kk * s.bstride), v}
+					n += nz(v)
+				}
+				for p := (kc-1)/sparseKS + 1; p <= sparseSub; p++ {
+					st[p] = int32(n)
+				}
+			}
+			continue
+		}
+		for g := i0; g < i1; g += 8 {
+			rows := min(8, i1-g)
+			var n [8]int
+			for kk := range kc {
+				r := s.a[(k0+kk)*s.lda+g:][:rows]
+				if kk%sparseKS == 0 {
+					for x := range rows {
+						s.starts[(kb*s.m+g+x)*(sparseSub+1)+kk/sparseKS] = int32(n[x])
+					}
+				}
+				for x, v := range r {
+					s.terms[(kb*s.m+g+x)*kernKC+n[x]] = sparseTerm{int32(kk * s.bstride), v}
+					n[x] += nz(v)
+				}
+			}
+			for x := range rows {
+				st := s.starts[(kb*s.m+g+x)*(sparseSub+1):][:sparseSub+1]
+				for p := (kc-1)/sparseKS + 1; p <= sparseSub; p++ {
+					st[p] = int32(n[x])
+				}
+			}
+		}
+	}
+}
+
+// tilesRows forms rows [i0, i1) × B panels [q0, q1) of C on the row
+// kernel: for each k block and panel, the k block's pieces in turn, each
+// over all the rows (the piece of the panel, 32 KiB, stays in L1 while
+// the rows' lists stream), the partial sums kept in part between pieces.
+func (s *sparseJob) tilesRows(i0, i1, q0, q1 int) {
+	part := getRowPart((i1 - i0) * sparseRowNR)
+	defer putRowPart(part)
+	bj := &s.bj
+	const nr = sparseRowNR
+	for kb := range s.nkb {
+		k0 := kb * kernKC
+		kc := min(kernKC, s.k-k0)
+		pieces := (kc + sparseKS - 1) / sparseKS
+		add := kb > 0 || s.beta != 0
+		pb := bj.pb[k0*bj.nb*nr:]
+		for q := q0; q < q1; q++ {
+			c0 := q * nr
+			cols := min(nr, s.n-c0)
+			bp := &pb[q*kc*nr]
+			for p := range pieces {
+				last := p == pieces-1
+				flags := 0
+				if p > 0 {
+					flags = 1
+				}
+				for i := i0; i < i1; i++ {
+					row := kb*s.m + i
+					st := s.starts[row*(sparseSub+1):][:sparseSub+1]
+					lo, hi := int(st[p]), int(st[p+1])
+					if last {
+						hi = int(st[sparseSub])
+					}
+					e := &s.terms[row*kernKC+min(lo, kernKC-1)]
+					pr := &part[(i-i0)*nr]
+					switch {
+					case !last || cols < nr:
+						sparseRow(hi-lo, e, bp, pr, pr, flags)
+						if last {
+							dst := s.c[i*s.ldc+c0:][:cols]
+							src := part[(i-i0)*nr:][:cols]
+							if add {
+								for x, v := range src {
+									dst[x] += v
+								}
+							} else {
+								copy(dst, src)
+							}
+						}
+					case add:
+						sparseRow(hi-lo, e, bp, pr, &s.c[i*s.ldc+c0], flags|2)
+					default:
+						sparseRow(hi-lo, e, bp, pr, &s.c[i*s.ldc+c0], flags)
+					}
+				}
+			}
+		}
+	}
+}
+
+// rowParts holds idle buffers of partial sums for tilesRows, as
+// sgemmFree (one per goroutine forming tiles at once).
+var rowParts = make(chan []float32, 4)
+
+// getRowPart returns a buffer of at least n floats. New buffers hold at
+// least 512 rows (a chunk of the autoencoders' steps), so that the
+// buffers in the free list serve every product of a training run.
+func getRowPart(n int) []float32 {
+	select {
+	case b := <-rowParts:
+		if cap(b) >= n {
+			return b[:n]
+		}
+	default:
+	}
+	return make([]float32, n, max(n+n/4, 512*sparseRowNR))
+}
+
+func putRowPart(b []float32) {
+	select {
+	case rowParts <- b:
+	default:
+	}
+}
+
+// sparseRow runs the row kernel: the assembly where the CPU has it, else
+// sparseRowGo.
+func sparseRow(n int, e *sparseTerm, b, in, c *float32, flags int) {
+	if hasSparseAsm {
+		sparseKernelRow(n, e, b, in, c, flags)
+		return
+	}
+	sparseRowGo(n, e, b, in, c, flags)
+}
+
+// sparseRowGo is sparseKernelRow in Go, with the same arithmetic (fma32)
+// and order: for builds without the assembly, and the tests' reference.
+func sparseRowGo(n int, e *sparseTerm, b, in, c *float32, flags int) {
+	var acc [sparseRowNR]float32
+	if flags&1 != 0 {
+		acc = *(*[sparseRowNR]float32)(unsafe.Pointer(in))
+	}
+	for _, t := range unsafe.Slice(e, n) {
+		row := (*[sparseRowNR]float32)(unsafe.Add(unsafe.Pointer(b), int(t.k)))
+		for x, w := range row {
+			acc[x] = fma32(t.v, w, acc[x])
+		}
+	}
+	dst := (*[sparseRowNR]float32)(unsafe.Pointer(c))
+	if flags&2 != 0 {
+		for x := range acc {
+			acc[x] += dst[x]
+		}
+	}
+	*dst = acc
+}
+
 // run forms the lists, gives up (false) if op(A) is too dense, else
 // packs B, scales C by beta and forms the tiles.
 func (s *sparseJob) run() bool {
@@ -318,9 +594,14 @@ func (s *sparseJob) run() bool {
 	raceWriteRows(s.c, cr, cc, s.ldc)
 	split := s.m*s.n*s.k >= asmSplitFLOP && asmSingle.Load() == 0
 	s.phase = 0
-	if split {
+	switch {
+	case s.rowMode && split:
+		Split(s.m, 8, s.k, s)
+	case s.rowMode:
+		s.Run(0, s.m)
+	case split:
 		Split(s.pairs, 1, 2*s.k, s)
-	} else {
+	default:
 		s.Run(0, s.pairs)
 	}
 	if s.density() > s.maxDens {
@@ -329,7 +610,7 @@ func (s *sparseJob) run() bool {
 	sparseRuns.Add(1)
 	s.phase = 1
 	if s.bj.nb > 0 {
-		if total := s.bj.np * sparseNR; split && s.bj.nb*sparseNR*s.k >= SplitMin {
+		if total := s.bj.np * s.bj.nr; split && s.bj.nb*s.bj.nr*s.k >= SplitMin {
 			Split(total, 4, SplitMin, s)
 		} else {
 			s.Run(0, total)
@@ -355,6 +636,9 @@ func (s *sparseJob) run() bool {
 	s.phase = 2
 	s.byPanels = s.bj.np >= 4
 	parts := s.pairs
+	if s.rowMode {
+		parts = s.m
+	}
 	if s.byPanels {
 		parts = s.bj.np
 	}
@@ -380,6 +664,13 @@ func (s *sparseJob) run() bool {
 // density is the sparse kernel's work relative to the dense one's: the
 // pairs' terms (the longer list of each pair) over pairs·k.
 func (s *sparseJob) density() float64 {
+	if s.rowMode {
+		t := 0
+		for r := range s.nkb * s.m {
+			t += int(s.starts[r*(sparseSub+1)+sparseSub])
+		}
+		return float64(t) / float64(s.m*s.k)
+	}
 	t := 0
 	for _, c := range s.cnt {
 		t += int(c)
@@ -392,15 +683,24 @@ func (s *sparseJob) density() float64 {
 func (s *sparseJob) Run(lo, hi int) {
 	switch s.phase {
 	case 0:
+		if s.rowMode {
+			s.listRows(lo, hi)
+			return
+		}
 		for p := lo; p < hi; p++ {
 			s.list(p)
 		}
 	case 1:
 		s.bj.pack(lo, hi)
 	default:
-		if s.byPanels {
+		switch {
+		case s.rowMode && s.byPanels:
+			s.tilesRows(0, s.m, lo, hi)
+		case s.rowMode:
+			s.tilesRows(lo, hi, 0, s.bj.np)
+		case s.byPanels:
 			s.tiles(0, s.pairs, lo, hi)
-		} else {
+		default:
 			s.tiles(lo, hi, 0, s.bj.np)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -157,4 +158,213 @@ func BenchmarkSparseKernelRate(b *testing.B) {
 		b.ReportMetric(2*2*32*kc*reps*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		b.ReportMetric(0, "ns/op")
 	})
+	// The row kernel on a 64-column panel, in pieces of sparseKS as
+	// tilesRows calls it.
+	pb64 := fill(sparseRowNR * kc)
+	t := make([]sparseTerm, kc)
+	for i := range t {
+		t[i] = sparseTerm{int32(i * sparseRowNR * 4), float32(rng.NormFloat64())}
+	}
+	const rateRows = 32 // rows that share a piece of the panel in turn
+	part := make([]float32, rateRows*sparseRowNR)
+	b.Run("row1x64", func(b *testing.B) {
+		for b.Loop() {
+			for range reps / rateRows {
+				for p := 0; p < kc; p += sparseKS {
+					flags := 0
+					if p > 0 {
+						flags = 1
+					}
+					for r := range rateRows {
+						pr := &part[r*sparseRowNR]
+						sparseKernelRow(sparseKS, &t[p], &pb64[0], pr, pr, flags)
+					}
+				}
+			}
+		}
+		b.ReportMetric(2*sparseRowNR*kc*(reps/rateRows*rateRows)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		b.ReportMetric(0, "ns/op")
+	})
+}
+
+// BenchmarkSparseAlt alternates, one product each in turn, the dense AVX2
+// kernel, OpenBLAS, the sparse path on the pair kernel and on the row
+// kernel (sparseKernelRow) on the autoencoder's three products with a
+// ReLU operand (density 0.5), at one thread and at two, and reports each
+// one's fastest and median time.
+func BenchmarkSparseAlt(b *testing.B) {
+	if !hasSparseAsm {
+		b.Skip("no AVX2+FMA")
+	}
+	lib := requireOpenBLAS(b)
+	defer lib.setThreads(defaultThreads())
+	const batch = 427
+	type prod struct {
+		name    string
+		m, n, k int
+		tA      bool
+		sparseB bool
+	}
+	prods := []prod{
+		{"Y=H5W6", batch, 2000, 256, false, false},
+		{"dW6=H5tG6", 256, 2000, batch, true, false},
+		{"dW1=XtG1", 2000, 256, batch, true, true},
+	}
+	impls := []string{"avx2", "openblas", "pairs", "rows"}
+	rng := rand.New(rand.NewPCG(1, 1))
+	defer func() { sparseRows = true }()
+	for _, th := range []int{1, 2} {
+		for _, p := range prods {
+			ar, ac, br, bc := operandShapes(p.m, p.n, p.k, p.tA, false)
+			var a, bm Matrix
+			if p.sparseB {
+				a, bm = randMatrix(rng, ar, ac, 0), withDensity(rng, br, bc, 0.5)
+			} else {
+				a, bm = withDensity(rng, ar, ac, 0.5), randMatrix(rng, br, bc, 0)
+			}
+			c := NewMatrix(p.m, p.n, nil)
+			b.Run(fmt.Sprintf("%s/T%d", p.name, th), func(b *testing.B) {
+				lib.setThreads(th)
+				prev := runtime.GOMAXPROCS(th)
+				defer runtime.GOMAXPROCS(prev)
+				s := getSparseJob()
+				defer putSparseJob(s)
+				secs := make([][]float64, len(impls))
+				for b.Loop() {
+					for x, impl := range impls {
+						t0 := time.Now()
+						switch impl {
+						case "pairs", "rows":
+							sparseRows = impl == "rows"
+							if p.sparseB {
+								s.setup(kernAVX2, p.n, p.m, p.k, bm, true, a, !p.tA, c, true, 0)
+							} else {
+								s.setup(kernAVX2, p.m, p.n, p.k, a, p.tA, bm, false, c, false, 0)
+							}
+							s.maxDens = 2
+							s.run()
+						case "avx2":
+							sgemmAsm(kernAVX2, p.tA, false, p.m, p.n, p.k, 1, a.Data, ld(a), bm.Data, ld(bm), 0, c.Data, ld(c))
+						default:
+							mulTo(lib, c, a, p.tA, bm, false, 1, 0)
+						}
+						secs[x] = append(secs[x], time.Since(t0).Seconds())
+					}
+				}
+				for x, impl := range impls {
+					v := secs[x]
+					slices.Sort(v)
+					b.ReportMetric(v[0]*1e3, impl+"-min-ms")
+					b.ReportMetric(v[len(v)/2]*1e3, impl+"-med-ms")
+				}
+				b.ReportMetric(0, "ns/op")
+			})
+		}
+	}
+}
+
+// BenchmarkSparseKernelRateAlt is BenchmarkSparseKernelRate with the
+// kernels alternated, one short run each in turn (on a shared machine
+// they see the same load), at density 1 and at 0.5 (every other k): the
+// dense 6×16 kernel, the pair kernel (2×32) and the row kernel (1×64, in
+// pieces of sparseKS over 32 rows, as tilesRows calls it). It reports each
+// kernel's best and median GFLOP/s of the FMAs it does.
+func BenchmarkSparseKernelRateAlt(b *testing.B) {
+	if !hasSparseAsm {
+		b.Skip("no AVX2+FMA")
+	}
+	const kc = kernKC
+	rng := rand.New(rand.NewPCG(2, 2))
+	fill := func(n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64())
+		}
+		return x
+	}
+	pa, pb16, pb32, pb64 := fill(6*kc), fill(16*kc), fill(32*kc), fill(64*kc)
+	e := make([]sparseEntry, kc)
+	for i := range e {
+		e[i] = sparseEntry{int32(i * sparseNR * 4), float32(rng.NormFloat64()), int32(i * sparseNR * 4), float32(rng.NormFloat64())}
+	}
+	tt := make([]sparseTerm, kc)
+	for i := range tt {
+		tt[i] = sparseTerm{int32(i * sparseRowNR * 4), float32(rng.NormFloat64())}
+	}
+	const rateRows = 32
+	part := make([]float32, rateRows*sparseRowNR)
+	eh := make([]sparseEntry, kc)
+	for i := range eh {
+		eh[i] = sparseEntry{int32(2 * i % kc * sparseNR * 4), 1, int32((2*i + 1) % kc * sparseNR * 4), 2}
+	}
+	th := make([]sparseTerm, kc)
+	for i := range th {
+		th[i] = sparseTerm{int32(2 * i % kc * sparseRowNR * 4), 1}
+	}
+	rowh := func(f func(n int, e *sparseTerm, b *float32, in *float32, c *float32, flags int)) func() {
+		return func() {
+			for p := 0; p < kc/2; p += sparseKS / 2 {
+				flags := 0
+				if p > 0 {
+					flags = 1
+				}
+				for r := range rateRows {
+					pr := &part[r*sparseRowNR]
+					f(sparseKS/2, &th[p], &pb64[0], pr, pr, flags)
+				}
+			}
+		}
+	}
+	c := make([]float32, 6*32)
+	row := func(f func(n int, e *sparseTerm, b *float32, in *float32, c *float32, flags int)) func() {
+		return func() {
+			for p := 0; p < kc; p += sparseKS {
+				flags := 0
+				if p > 0 {
+					flags = 1
+				}
+				for r := range rateRows {
+					pr := &part[r*sparseRowNR]
+					f(sparseKS, &tt[p], &pb64[0], pr, pr, flags)
+				}
+			}
+		}
+	}
+	kerns := []struct {
+		name string
+		flop float64
+		f    func()
+	}{
+		{"dense6x16", 2 * 6 * 16 * kc * 11, func() {
+			for range 11 {
+				sgemmKernelAVX2(kc, &pa[0], 4, 6*4, &pb16[0], 16*4, &c[0], 16, false)
+			}
+		}},
+		{"pairs2x32", 2 * 2 * 32 * kc * 16, func() {
+			for range 16 {
+				sparseKernelAVX2(kc, &e[0], &pb32[0], &c[0], 32, false)
+			}
+		}},
+		{"row1x64", 2 * 64 * kc * rateRows, row(sparseKernelRow)},
+		{"pairsHalf", 2 * 2 * 32 * kc / 2 * 16, func() {
+			for range 16 {
+				sparseKernelAVX2(kc/2, &eh[0], &pb32[0], &c[0], 32, false)
+			}
+		}},
+		{"rowHalf", 2 * 64 * kc / 2 * rateRows, rowh(sparseKernelRow)},
+	}
+	secs := make([][]float64, len(kerns))
+	for b.Loop() {
+		for x, k := range kerns {
+			t0 := time.Now()
+			k.f()
+			secs[x] = append(secs[x], time.Since(t0).Seconds())
+		}
+	}
+	for x, k := range kerns {
+		slices.Sort(secs[x])
+		b.ReportMetric(k.flop/secs[x][0]/1e9, k.name+"-best-GFLOP/s")
+		b.ReportMetric(k.flop/secs[x][len(secs[x])/2]/1e9, k.name+"-med-GFLOP/s")
+	}
+	b.ReportMetric(0, "ns/op")
 }

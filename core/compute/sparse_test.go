@@ -86,6 +86,85 @@ func TestSparseKernelMatchesGo(t *testing.T) {
 	}
 }
 
+// TestSparseRowKernelMatchesGo checks sparseKernelRow against sparseRowGo
+// (FMA for FMA, hardware against fma32): from 0 and from saved partial
+// sums, stored and added to C, on an empty list and longer ones.
+func TestSparseRowKernelMatchesGo(t *testing.T) {
+	if !hasSparseAsm {
+		t.Skip("no AVX2+FMA")
+	}
+	rng := rand.New(rand.NewPCG(17, 18))
+	const kc = 100
+	b := make([]float32, kc*sparseRowNR)
+	for i := range b {
+		b[i] = float32(rng.NormFloat64())
+	}
+	for _, n := range []int{0, 1, 7, kc} {
+		e := make([]sparseTerm, n+1)
+		for i := range e[:n] {
+			e[i] = sparseTerm{int32(rng.IntN(kc) * sparseRowNR * 4), float32(rng.NormFloat64())}
+		}
+		for flags := range 4 {
+			in := make([]float32, sparseRowNR)
+			c0 := make([]float32, sparseRowNR+8)
+			for i := range in {
+				in[i] = float32(rng.NormFloat64())
+			}
+			for i := range c0 {
+				c0[i] = float32(rng.NormFloat64())
+			}
+			c1, orig := slices.Clone(c0), slices.Clone(c0)
+			sparseKernelRow(n, &e[0], &b[0], &in[0], &c0[0], flags)
+			sparseRowGo(n, &e[0], &b[0], &in[0], &c1[0], flags)
+			for i := range c0 {
+				if math.Float32bits(c0[i]) != math.Float32bits(c1[i]) {
+					t.Fatalf("n %d flags %d: entry %d is %v in assembly, %v in Go", n, flags, i, c0[i], c1[i])
+				}
+			}
+			if !slices.Equal(c0[sparseRowNR:], orig[sparseRowNR:]) {
+				t.Fatalf("n %d flags %d: the kernel wrote past the row", n, flags)
+			}
+			if n > 0 && c0[0] == orig[0] {
+				t.Fatalf("n %d flags %d: the row was not written", n, flags)
+			}
+		}
+	}
+}
+
+// TestSparseDefault checks EnvSparse's settings: by default the sparse
+// path runs with the AVX2 kernel only, "off" turns it off and "on" on,
+// and it never runs without dpscope's kernel.
+func TestSparseDefault(t *testing.T) {
+	cases := []struct {
+		env  string
+		kern *asmKernel
+		want bool
+	}{
+		{"", kernAVX2, true},
+		{"", kernAVX512, false},
+		{"", nil, false},
+		{"auto", kernAVX2, true},
+		{" off ", kernAVX2, false},
+		{"on", kernAVX512, true},
+		{"on", nil, false},
+		{"off", kernAVX512, false},
+	}
+	for _, c := range cases {
+		if got := sparseOn(parseSparse(c.env), c.kern); got != c.want {
+			name := "OpenBLAS"
+			if c.kern != nil {
+				name = c.kern.name
+			}
+			t.Errorf("%s=%q with %s: on %v, want %v", EnvSparse, c.env, name, got, c.want)
+		}
+	}
+	restore := SetSparse(false)
+	if sparseKernel() != nil {
+		t.Error("SetSparse(false) left the path on")
+	}
+	restore()
+}
+
 // reluMatrix is randMatrix with the negative entries of the view set to
 // +0, about half of them: a ReLU output or a masked gradient. Rows listed
 // in zeroRows are all zeros, rows in fullRows have no zero.
@@ -178,8 +257,7 @@ func TestSparseMatchesDense(t *testing.T) {
 // runs dpscope's AVX2 kernel (with the AVX-512 one the density 0.5 is
 // above its threshold), and it gives way to MulTo on a dense operand.
 func TestMulSparseMatchesMulTo(t *testing.T) {
-	was := SetSparse(true) // off by default (EnvSparse)
-	defer SetSparse(was)
+	defer SetSparse(true)() // off by default with the AVX-512 kernel (EnvSparse)
 	rng := rand.New(rand.NewPCG(11, 12))
 	const batch = 427
 	h := reluMatrix(rng, batch, 256, 0, nil, nil)

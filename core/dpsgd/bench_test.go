@@ -118,7 +118,8 @@ func BenchmarkDPSGDEpoch(b *testing.B) {
 	// stretches the wall clock, it changes less (see
 	// BenchmarkDPSGDStepParts).
 	b.ReportMetric((processCPU()-cpu0).Seconds()/float64(b.N), "cpu-s/epoch")
-	// Products that skipped the ReLU zeros (0 unless DPSCOPE_SPARSE=on).
+	// Products that skipped the ReLU zeros (by default only with the AVX2
+	// kernel; compute.EnvSparse).
 	b.ReportMetric(float64(compute.SparseProducts()-sparse0)/float64(b.N), "sparse-products/epoch")
 }
 
@@ -269,8 +270,7 @@ func BenchmarkDPSGDEpochSparse(b *testing.B) {
 			}
 		}
 	}
-	was := compute.SetSparse(true)
-	defer compute.SetSparse(was)
+	defer compute.SetSparse(true)()
 	sparse0 := compute.SparseProducts()
 	for b.Loop() {
 		for k, s := range sides { // 0: dense, 1: sparse
@@ -294,5 +294,66 @@ func BenchmarkDPSGDEpochSparse(b *testing.B) {
 	b.ReportMetric(dLo/sLo, "min-ratio")
 	b.ReportMetric(dMed/sMed, "med-ratio")
 	b.ReportMetric(float64(compute.SparseProducts()-sparse0)/float64(b.N), "sparse-products/epoch")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkDPSGDEpochGemm alternates epochs of BenchmarkDPSGDEpoch's
+// configuration on three sides, one epoch each in turn (three trainers
+// from the same seeds): OpenBLAS's sgemm ("openblas"), dpscope's AVX2
+// kernel with the sparse products off ("avx2") and on ("avx2-sparse").
+// It reports each side's fastest and median epoch and the ratios of
+// OpenBLAS's over the others' (above 1 the kernel wins). On a shared
+// machine the interleaving puts the sides under the same load.
+func BenchmarkDPSGDEpochGemm(b *testing.B) {
+	data := benchData()
+	type side struct {
+		name   string
+		gemm   string
+		sparse bool
+		ae     *nn.Autoencoder
+		d      *DPSGD
+		in     compute.Matrix
+		secs   []float64
+	}
+	sides := []*side{{name: "openblas", gemm: "openblas"}, {name: "avx2", gemm: "avx2"}, {name: "avx2-sparse", gemm: "avx2", sparse: true}}
+	for _, s := range sides {
+		s.ae, s.d, s.in = benchTrainer(b)
+	}
+	defer compute.SetSparse(false)()
+	restore, err := compute.SetGemm("avx2")
+	if err != nil {
+		b.Skip(err)
+	}
+	defer restore()
+	for b.Loop() {
+		for _, s := range sides {
+			if _, err := compute.SetGemm(s.gemm); err != nil {
+				b.Fatal(err)
+			}
+			compute.SetSparse(s.sparse)
+			loss := benchLoss(s.ae, s.in, data, nil)
+			t0 := time.Now()
+			for range s.d.StepsPerEpoch() {
+				if _, err := s.d.Step(loss); err != nil {
+					b.Fatal(err)
+				}
+			}
+			s.secs = append(s.secs, time.Since(t0).Seconds())
+		}
+	}
+	stat := func(x []float64) (lo, med float64) {
+		y := slices.Clone(x)
+		slices.Sort(y)
+		return y[0], y[len(y)/2]
+	}
+	oLo, oMed := stat(sides[0].secs)
+	for _, s := range sides {
+		lo, med := stat(s.secs)
+		b.ReportMetric(med, s.name+"-med-s")
+		if s != sides[0] {
+			b.ReportMetric(oLo/lo, s.name+"-min-ratio")
+			b.ReportMetric(oMed/med, s.name+"-med-ratio")
+		}
+	}
 	b.ReportMetric(0, "ns/op")
 }

@@ -92,8 +92,7 @@ func TestSparseProductsKeepStepBits(t *testing.T) {
 	}
 	data := benchData()
 	run := func(sparse bool) []float32 {
-		was := compute.SetSparse(sparse)
-		defer compute.SetSparse(was)
+		defer compute.SetSparse(sparse)()
 		ae, d, in := benchTrainer(t)
 		loss := benchLoss(ae, in, data, nil)
 		for range 3 {
