@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"math"
 	"os"
@@ -268,6 +270,9 @@ func executeSweep(ctx context.Context, g sweep.Grid, sr sweepRun, env Env) error
 	if err := checkGrid(points); err != nil {
 		return err
 	}
+	if err := checkData(ctx, points); err != nil {
+		return err
+	}
 	gridRuns := len(points)
 	if sr.shard != nil {
 		var part []sweep.Point
@@ -401,6 +406,22 @@ func checkGrid(points []sweep.Point) error {
 		}
 	}
 	return first
+}
+
+// checkData refuses, before any run, a sweep whose data is not there: every
+// run would fail alone with the same "no such file" and the sweep would
+// print a table of failed runs. The load is the first run's own (the data
+// cache keeps it for the others); other load errors are left to the runs,
+// since preprocessing options may differ between them.
+func checkData(ctx context.Context, points []sweep.Point) error {
+	if len(points) == 0 {
+		return nil
+	}
+	cfg := points[0].Config
+	if _, err := cfg.LoadDataContext(ctx); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("--data %s: %w", cfg.Data, err)
+	}
+	return nil
 }
 
 // groupsOf wraps groups without reference lines (an interrupted sweep,

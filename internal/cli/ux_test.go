@@ -42,6 +42,19 @@ func TestSweepRefusesGridThatCannotRun(t *testing.T) {
 	}
 }
 
+// TestSweepRefusesMissingData: a --data path that does not exist is one
+// error naming it, before any run, not a table of runs that each failed.
+func TestSweepRefusesMissingData(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope")
+	code, stdout, stderr := run(t, "sweep", "--data", missing, "--method", "test-graded", "--epsilon", "1,2", "--seeds", "0-1")
+	if code == 0 || !strings.Contains(stderr, "--data "+missing) || !strings.Contains(stderr, "no such file") {
+		t.Errorf("exit %d, stderr %q; want an error naming --data %s", code, stderr, missing)
+	}
+	if stdout != "" || strings.Contains(stderr, "runs failed") {
+		t.Errorf("stdout %q, stderr %q; want no run made", stdout, stderr)
+	}
+}
+
 // TestSeedsBackwardsRangeSaysSo: --seeds 5-1 says the range runs
 // backwards, not that 5-1 is not an integer.
 func TestSeedsBackwardsRangeSaysSo(t *testing.T) {
