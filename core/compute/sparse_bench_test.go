@@ -115,6 +115,33 @@ func BenchmarkSparseProduct(b *testing.B) {
 	}
 }
 
+// kernelRateInputs are the tile kernels' operands for the rate benchmarks,
+// one k block (kernKC) of normal draws: the dense 6×16 kernel's A and B
+// panels (pa, pb16), the pair kernel's 32-column panel and its lists with
+// every k in both rows (pb32, e), and the row kernel's 64-column panel and
+// list (pb64, t).
+func kernelRateInputs() (pa, pb16, pb32, pb64 []float32, e []sparseEntry, t []sparseTerm) {
+	const kc = kernKC
+	rng := rand.New(rand.NewPCG(2, 2))
+	fill := func(n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64())
+		}
+		return x
+	}
+	pa, pb16, pb32, pb64 = fill(6*kc), fill(16*kc), fill(32*kc), fill(sparseRowNR*kc)
+	e = make([]sparseEntry, kc)
+	for i := range e {
+		e[i] = sparseEntry{int32(i * sparseNR * 4), float32(rng.NormFloat64()), int32(i * sparseNR * 4), float32(rng.NormFloat64())}
+	}
+	t = make([]sparseTerm, kc)
+	for i := range t {
+		t[i] = sparseTerm{int32(i * sparseRowNR * 4), float32(rng.NormFloat64())}
+	}
+	return pa, pb16, pb32, pb64, e, t
+}
+
 // BenchmarkSparseKernelRate times the tile kernels alone on panels in L1
 // (k = 256, one k block): the dense AVX2 kernel on a 6×16 tile and the
 // sparse one on a 2×32 tile whose lists hold every k (density 1), and
@@ -125,19 +152,7 @@ func BenchmarkSparseKernelRate(b *testing.B) {
 		b.Skip("no AVX2+FMA")
 	}
 	const kc = kernKC
-	rng := rand.New(rand.NewPCG(2, 2))
-	fill := func(n int) []float32 {
-		x := make([]float32, n)
-		for i := range x {
-			x[i] = float32(rng.NormFloat64())
-		}
-		return x
-	}
-	pa, pb16, pb32 := fill(6*kc), fill(16*kc), fill(32*kc)
-	e := make([]sparseEntry, kc)
-	for i := range e {
-		e[i] = sparseEntry{int32(i * sparseNR * 4), float32(rng.NormFloat64()), int32(i * sparseNR * 4), float32(rng.NormFloat64())}
-	}
+	pa, pb16, pb32, pb64, e, t := kernelRateInputs()
 	c := make([]float32, 6*32)
 	const reps = 100
 	b.Run("dense6x16", func(b *testing.B) {
@@ -160,11 +175,6 @@ func BenchmarkSparseKernelRate(b *testing.B) {
 	})
 	// The row kernel on a 64-column panel, in pieces of sparseKS as
 	// tilesRows calls it.
-	pb64 := fill(sparseRowNR * kc)
-	t := make([]sparseTerm, kc)
-	for i := range t {
-		t[i] = sparseTerm{int32(i * sparseRowNR * 4), float32(rng.NormFloat64())}
-	}
 	const rateRows = 32 // rows that share a piece of the panel in turn
 	part := make([]float32, rateRows*sparseRowNR)
 	b.Run("row1x64", func(b *testing.B) {
@@ -274,23 +284,7 @@ func BenchmarkSparseKernelRateAlt(b *testing.B) {
 		b.Skip("no AVX2+FMA")
 	}
 	const kc = kernKC
-	rng := rand.New(rand.NewPCG(2, 2))
-	fill := func(n int) []float32 {
-		x := make([]float32, n)
-		for i := range x {
-			x[i] = float32(rng.NormFloat64())
-		}
-		return x
-	}
-	pa, pb16, pb32, pb64 := fill(6*kc), fill(16*kc), fill(32*kc), fill(64*kc)
-	e := make([]sparseEntry, kc)
-	for i := range e {
-		e[i] = sparseEntry{int32(i * sparseNR * 4), float32(rng.NormFloat64()), int32(i * sparseNR * 4), float32(rng.NormFloat64())}
-	}
-	tt := make([]sparseTerm, kc)
-	for i := range tt {
-		tt[i] = sparseTerm{int32(i * sparseRowNR * 4), float32(rng.NormFloat64())}
-	}
+	pa, pb16, pb32, pb64, e, tt := kernelRateInputs()
 	const rateRows = 32
 	part := make([]float32, rateRows*sparseRowNR)
 	eh := make([]sparseEntry, kc)
