@@ -25,6 +25,34 @@ func cpuTime(who int) time.Duration {
 
 const rusageThread = 1 // RUSAGE_THREAD, missing from package syscall
 
+// epochProduct is one product of the benchmark autoencoder's DP-SGD step
+// (batch 427, 2000-256-64-32-64-256-2000): C (m×n) = op(A)·op(B) over k.
+type epochProduct struct {
+	name    string
+	m, n, k int
+	tA, tB  bool
+}
+
+// epochProducts are the step's products: the five large ones (the
+// 2000-wide layers' forward, weight-gradient and input-gradient
+// products) first, then the small layers'.
+var epochProducts = func() []epochProduct {
+	const batch = 427
+	return []epochProduct{
+		{"2000x256/fwd", batch, 256, 2000, false, false},
+		{"2000x256/dW", 2000, 256, batch, true, false},
+		{"256x2000/fwd", batch, 2000, 256, false, false},
+		{"256x2000/dW", 256, 2000, batch, true, false},
+		{"256x2000/dX", batch, 256, 2000, false, true},
+		{"256x64/fwd", batch, 64, 256, false, false},
+		{"256x64/dW", 256, 64, batch, true, false},
+		{"256x64/dX", batch, 256, 64, false, true},
+		{"64x32/fwd", batch, 32, 64, false, false},
+		{"64x32/dW", 64, 32, batch, true, false},
+		{"64x32/dX", batch, 64, 32, false, true},
+	}
+}()
+
 // BenchmarkSgemmAsm times the autoencoder's five large products (a batch
 // of 427 through 2000→256 and 256→2000: forward, weight gradient, input
 // gradient) on the AVX-512 kernel ("asm"), the AVX2 one ("avx2") and
@@ -51,21 +79,8 @@ func BenchmarkSgemmAsm(b *testing.B) {
 	impls = append(impls, "openblas")
 	lib := requireOpenBLAS(b)
 	defer lib.setThreads(defaultThreads())
-	const batch = 427
-	type prod struct {
-		name    string
-		m, n, k int
-		tA, tB  bool
-	}
-	prods := []prod{
-		{"2000x256/fwd", batch, 256, 2000, false, false},
-		{"2000x256/dW", 2000, 256, batch, true, false},
-		{"256x2000/fwd", batch, 2000, 256, false, false},
-		{"256x2000/dW", 256, 2000, batch, true, false},
-		{"256x2000/dX", batch, 256, 2000, false, true},
-	}
 	rng := rand.New(rand.NewPCG(1, 1))
-	for _, p := range prods {
+	for _, p := range epochProducts[:5] {
 		a, bm := randOperands(rng, p.m, p.n, p.k, 0, p.tA, p.tB)
 		c := NewMatrix(p.m, p.n, nil)
 		for _, impl := range impls {
@@ -110,29 +125,9 @@ func BenchmarkGemmAlt(b *testing.B) {
 	}
 	lib := requireOpenBLAS(b)
 	defer lib.setThreads(defaultThreads())
-	const batch = 427
-	type prod struct {
-		name    string
-		m, n, k int
-		tA, tB  bool
-	}
-	prods := []prod{
-		{"2000x256/fwd", batch, 256, 2000, false, false},
-		{"2000x256/dW", 2000, 256, batch, true, false},
-		{"256x2000/fwd", batch, 2000, 256, false, false},
-		{"256x2000/dW", 256, 2000, batch, true, false},
-		{"256x2000/dX", batch, 256, 2000, false, true},
-		{"256x64/fwd", batch, 64, 256, false, false},
-		{"256x64/dW", 256, 64, batch, true, false},
-		{"256x64/dX", batch, 256, 64, false, true},
-		{"64x32/fwd", batch, 32, 64, false, false},
-		{"64x32/dW", 64, 32, batch, true, false},
-		{"64x32/dX", batch, 64, 32, false, true},
-	}
-	if os.Getenv("GEMMALT_SMALL") == "" {
-		prods = prods[:5]
-	} else {
-		prods = prods[5:]
+	prods := epochProducts[:5]
+	if os.Getenv("GEMMALT_SMALL") != "" {
+		prods = epochProducts[5:]
 	}
 	impls := []string{"avx2", "avx2-halves", "openblas"}
 	defer func() { asmDeal = true }()
