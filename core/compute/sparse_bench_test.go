@@ -85,13 +85,7 @@ func BenchmarkSparseProduct(b *testing.B) {
 							t0 := time.Now()
 							switch impl {
 							case "sparse":
-								if p.sparseB {
-									s.setup(kernAVX2, p.n, p.m, p.k, bm, true, a, !p.tA, c, true, 0)
-								} else {
-									s.setup(kernAVX2, p.m, p.n, p.k, a, p.tA, bm, false, c, false, 0)
-								}
-								s.maxDens = 2
-								s.run()
+								sparseProduct(s, p.m, p.n, p.k, a, p.tA, bm, false, c, 0, p.sparseB)
 							case "avx2":
 								sgemmAsm(kernAVX2, p.tA, false, p.m, p.n, p.k, 1, a.Data, ld(a), bm.Data, ld(bm), 0, c.Data, ld(c))
 							default:
@@ -246,13 +240,7 @@ func BenchmarkSparseAlt(b *testing.B) {
 						switch impl {
 						case "pairs", "rows":
 							sparseRows = impl == "rows"
-							if p.sparseB {
-								s.setup(kernAVX2, p.n, p.m, p.k, bm, true, a, !p.tA, c, true, 0)
-							} else {
-								s.setup(kernAVX2, p.m, p.n, p.k, a, p.tA, bm, false, c, false, 0)
-							}
-							s.maxDens = 2
-							s.run()
+							sparseProduct(s, p.m, p.n, p.k, a, p.tA, bm, false, c, 0, p.sparseB)
 						case "avx2":
 							sgemmAsm(kernAVX2, p.tA, false, p.m, p.n, p.k, 1, a.Data, ld(a), bm.Data, ld(bm), 0, c.Data, ld(c))
 						default:

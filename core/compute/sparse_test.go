@@ -192,15 +192,22 @@ func runSparse(t *testing.T, m, n, k int, a Matrix, ta bool, b Matrix, tb bool, 
 	t.Helper()
 	s := getSparseJob()
 	defer putSparseJob(s)
+	if !sparseProduct(s, m, n, k, a, ta, b, tb, c, beta, sparseB) {
+		t.Fatal("the sparse job refused")
+	}
+}
+
+// sparseProduct runs s on the AVX2 kernel for C = op(a)·op(b) + beta·C,
+// the zeros taken from op(b) when sparseB (then s forms Cᵀ), whatever the
+// density; false when the job refused.
+func sparseProduct(s *sparseJob, m, n, k int, a Matrix, ta bool, b Matrix, tb bool, c Matrix, beta float32, sparseB bool) bool {
 	if sparseB {
 		s.setup(kernAVX2, n, m, k, b, !tb, a, !ta, c, true, beta)
 	} else {
 		s.setup(kernAVX2, m, n, k, a, ta, b, tb, c, false, beta)
 	}
 	s.maxDens = 2
-	if !s.run() {
-		t.Fatal("the sparse job refused")
-	}
+	return s.run()
 }
 
 // TestSparseMatchesDense checks that the sparse product gives the dense
