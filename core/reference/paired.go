@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/sweep"
 )
 
 // Self returns the cached line of cfg itself over seeds 0 … B1Seeds−1 (the
@@ -44,15 +45,8 @@ func Paired(self, null Line) (l Learning, ok bool) {
 	for i := range d {
 		d[i] = self.SeedARI[i] - null.SeedARI[i]
 	}
-	var mean, ss float64
-	for _, v := range d {
-		mean += v
-	}
-	mean /= float64(n)
-	for _, v := range d {
-		ss += (v - mean) * (v - mean)
-	}
-	se := math.Sqrt(ss/float64(n-1)) / math.Sqrt(float64(n))
+	mean, sd := sweep.Moments(d)
+	se := sd / math.Sqrt(float64(n))
 	return Learning{Gain: mean, SE: se, Seeds: n, NoBetter: mean <= max(2*se, MinLearning)}, true
 }
 
