@@ -3,7 +3,9 @@ package reference
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/sweep"
@@ -37,17 +39,57 @@ type Learning struct {
 // the same seeds. ok is false unless both lines carry the same number (at
 // least 2) of per-seed ARIs.
 func Paired(self, null Line) (l Learning, ok bool) {
-	n := len(self.SeedARI)
-	if n < 2 || len(null.SeedARI) != n {
+	if len(self.SeedARI) != len(null.SeedARI) {
 		return Learning{}, false
 	}
-	d := make([]float64, n)
-	for i := range d {
-		d[i] = self.SeedARI[i] - null.SeedARI[i]
+	return PairedBySeed(self.BySeed(), null.BySeed())
+}
+
+// BySeed returns l's per-seed ARIs keyed by seed (SeedARI[i] is seed i),
+// nil for a line without them (B1).
+func (l Line) BySeed() map[uint64]float64 {
+	if len(l.SeedARI) == 0 {
+		return nil
+	}
+	m := make(map[uint64]float64, len(l.SeedARI))
+	for i, a := range l.SeedARI {
+		m[uint64(i)] = a
+	}
+	return m
+}
+
+// PairedBySeed compares a method's ARIs with its null's, both keyed by
+// seed, over the seeds they share: a sweep's group run at seeds 0–2
+// against a null line of seeds 0–4 is paired over seeds 0–2. ok is false
+// when fewer than 2 seeds are shared: one difference has no spread.
+func PairedBySeed(self, null map[uint64]float64) (l Learning, ok bool) {
+	var d []float64
+	for _, s := range slices.Sorted(maps.Keys(self)) { // a fixed order: the same sums every time
+		if n, ok := null[s]; ok {
+			d = append(d, self[s]-n)
+		}
+	}
+	if len(d) < 2 {
+		return Learning{}, false
 	}
 	mean, sd := sweep.Moments(d)
-	se := sd / math.Sqrt(float64(n))
-	return Learning{Gain: mean, SE: se, Seeds: n, NoBetter: mean <= max(2*se, MinLearning)}, true
+	se := sd / math.Sqrt(float64(len(d)))
+	return Learning{Gain: mean, SE: se, Seeds: len(d), NoBetter: mean <= max(2*se, MinLearning)}, true
+}
+
+// Judge is the verdict on a group of private runs (a sweep's point: one
+// method, mode and ε over seeds) against its null: self is the group's
+// ARI by seed, mean and sd their moments over its n runs, nullBySeed the
+// null's ARI by seed (null.BySeed() for a cached line). Where the two
+// share at least 2 seeds the paired test over those seeds decides
+// (PairedBySeed, DECISIONS' "beyond seed noise") and paired is returned;
+// otherwise NoBetter, the unpaired test with both spreads, decides and
+// paired is nil.
+func Judge(self map[uint64]float64, mean, sd float64, n int, null Line, nullBySeed map[uint64]float64) (noBetter bool, paired *Learning) {
+	if l, ok := PairedBySeed(self, nullBySeed); ok {
+		return l.NoBetter, &l
+	}
+	return NoBetter(mean, sd, n, null), nil
 }
 
 // Verdict is a private run's verdict against its null: NoLearning or "".

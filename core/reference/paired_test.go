@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/core/sweep"
 )
 
 // TestPaired checks the paired comparison against figures worked by hand
@@ -100,5 +101,42 @@ func TestSelfLine(t *testing.T) {
 	}
 	if l2, err := c.Self(context.Background(), cfg); err != nil || nullCalls != 10 || len(l2.SeedARI) != 5 {
 		t.Errorf("a line without per-seed ARIs: %d runs in all, %+v (err %v); want it computed again", nullCalls, l2, err)
+	}
+}
+
+// TestJudge: a sweep's group shares seeds 0–2 with a null line of seeds
+// 0–4 and is judged by the paired test over those three; with fewer than
+// two shared seeds the unpaired NoBetter decides.
+func TestJudge(t *testing.T) {
+	// A null whose seeds spread widely (sd 0.13) and a group 0.08 above it
+	// at each seed, give or take 0.005: learning the paired test sees and
+	// the unpaired one (both spreads) cannot.
+	null := Line{Seeds: 5, SeedARI: []float64{0.10, 0.40, 0.20, 0.35, 0.15}}
+	null.ARI, null.ARISD = sweep.Moments(null.SeedARI)
+	self := map[uint64]float64{0: 0.185, 1: 0.475, 2: 0.28}
+	vals := []float64{self[0], self[1], self[2]}
+	mean, sd := sweep.Moments(vals)
+	if !NoBetter(mean, sd, 3, null) {
+		t.Fatal("the unpaired test sees the gain: the test's premise fails")
+	}
+	noBetter, l := Judge(self, mean, sd, 3, null, null.BySeed())
+	if l == nil || noBetter || l.NoBetter || l.Seeds != 3 || math.Abs(l.Gain-0.08) > 1e-12 || math.Abs(l.SE-0.005/math.Sqrt(3)) > 1e-12 {
+		t.Errorf("Judge = %v, %+v; want learning, paired over 3 seeds, gain 0.08, SE 0.005/√3", noBetter, l)
+	}
+	// The paired test also finds no learning where there is none.
+	flat := map[uint64]float64{0: 0.105, 1: 0.395, 2: 0.20}
+	if noBetter, l := Judge(flat, 0.233, 0.15, 3, null, null.BySeed()); !noBetter || l == nil || !l.NoBetter {
+		t.Errorf("no gain: Judge = %v, %+v; want no better, paired", noBetter, l)
+	}
+	// Seeds 0 and 7: one shared seed, no spread of differences: unpaired.
+	for _, s := range []map[uint64]float64{{0: 0.185, 7: 0.5}, {5: 0.185, 6: 0.5}, nil} {
+		noBetter, l := Judge(s, 0.34, 0.22, 2, null, null.BySeed())
+		if l != nil || noBetter != NoBetter(0.34, 0.22, 2, null) {
+			t.Errorf("seeds %v: Judge = %v, %+v; want the unpaired verdict and no paired figures", s, noBetter, l)
+		}
+	}
+	// A null without per-seed ARIs (cached before they were kept): unpaired.
+	if _, l := Judge(self, mean, sd, 3, Line{ARI: null.ARI, ARISD: null.ARISD, Seeds: 5}, nil); l != nil {
+		t.Errorf("a null without seeds paired: %+v", l)
 	}
 }

@@ -25,6 +25,22 @@ type Group struct {
 	Unbounded  int               `json:"epsilon_unbounded"` // runs for which an accountant reported ε = ∞
 	Guarantees []core.Guarantee  `json:"guarantees"`        // the statuses the runs reported
 	ari, nmi   []float64
+	seeds      []uint64 // the seed of each ARI in ari
+}
+
+// SeedARI returns the ARI of each finished run of g by its seed (nil when
+// none reported one), so that g can be judged against a null run at the
+// same seeds (reference.Judge): seed noise shared by both cancels in
+// their difference.
+func (g Group) SeedARI() map[uint64]float64 {
+	if len(g.ari) == 0 {
+		return nil
+	}
+	m := make(map[uint64]float64, len(g.ari))
+	for i, a := range g.ari {
+		m[g.seeds[i]] = a
+	}
+	return m
 }
 
 // Cost is what a set of runs on the same data cost in privacy together.
@@ -62,7 +78,7 @@ func Summarise(points []Point, outcomes []*Outcome) ([]Group, Cost) {
 		g := &groups[gi]
 		g.N++
 		if o.ARI != nil {
-			g.ari = append(g.ari, *o.ARI)
+			g.ari, g.seeds = append(g.ari, *o.ARI), append(g.seeds, cfg.Seed)
 		}
 		if o.NMI != nil {
 			g.nmi = append(g.nmi, *o.NMI)

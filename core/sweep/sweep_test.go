@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"errors"
+	"maps"
 	"math"
 	"sync"
 	"testing"
@@ -82,6 +83,13 @@ func TestSummarise(t *testing.T) {
 	}
 	if np := groups[1]; np.N != 1 || *np.ARIMean != 0.8 || *np.ARISD != 0 || np.NMIMean != nil {
 		t.Errorf("nonprivate group %+v", np)
+	}
+	// Each finished run's ARI under its own seed; the stopped seed 2 is out.
+	if got := s.SeedARI(); !maps.Equal(got, map[uint64]float64{0: 0.2, 1: 0.4}) {
+		t.Errorf("sound group's ARI by seed %v, want seeds 0 and 1", got)
+	}
+	if got := groups[1].SeedARI(); !maps.Equal(got, map[uint64]float64{0: 0.8}) {
+		t.Errorf("nonprivate group's ARI by seed %v", got)
 	}
 	if cost.PrivateRuns != 2 || math.Abs(cost.EpsilonTotal-1.9) > 1e-12 || cost.DeltaTotal != 2e-5 {
 		t.Errorf("cost %+v", cost)

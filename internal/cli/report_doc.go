@@ -212,7 +212,7 @@ func sweepTable(sf *sweepFolder, groups []sweepGroup, refs *references) *report.
 		t.Rows = append(t.Rows, []string{g.Method, string(g.Mode), eps, opts, strconv.Itoa(g.N), ari, pm(g.NMIMean, g.NMISD), spent, strings.Join(slices.Compact(gs), ", "), null})
 	}
 	if flagged {
-		t.Notes = append(t.Notes, "* "+reference.NoLearning+": not above the method's null run (what it gives without learning: its untrained model, or dcan-sound's start alone at the same ε) beyond seed noise.")
+		t.Notes = append(t.Notes, verdictNote(groups)+".")
 	}
 	if refs != nil && refs.PCAKMeans != nil {
 		l := refs.PCAKMeans

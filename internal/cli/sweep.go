@@ -381,6 +381,12 @@ type sweepGroup struct {
 	sweep.Group
 	Null    *reference.Line `json:"null,omitempty"`
 	Verdict string          `json:"verdict,omitempty"`
+	// Test names how a private group was judged against Null: "paired"
+	// (seed by seed over the seeds both share, at least 2; Learning holds
+	// the figures) or "unpaired" (the group's mean and sd against the
+	// null's, reference.NoBetter). Empty when it was not judged.
+	Test     string              `json:"test,omitempty"`
+	Learning *reference.Learning `json:"learning,omitempty"`
 	// nullFollows is set when Null is itself a private run at the group's
 	// ε (core.Method.NullFollowsEpsilon): figures draw such nulls as a
 	// curve over ε, never as one line across it.
@@ -434,8 +440,16 @@ func groupsOf(groups []sweep.Group) []sweepGroup {
 	return out
 }
 
+// The tests a sweep group is judged by (sweepGroup.Test).
+const (
+	testPaired   = "paired"
+	testUnpaired = "unpaired"
+)
+
 // judge adds each group's null line and, for private groups not above it
-// beyond seed noise, the verdict. Nulls come from the reference cache, one
+// beyond seed noise, the verdict: paired over the seeds the group shares
+// with the null when there are two or more (reference.Judge), else
+// unpaired. Nulls come from the reference cache, one
 // per method, mode, ε and options (a null that does not follow ε is the
 // same cached line at every ε). missing says, once per method, why a null
 // could not be had.
@@ -465,11 +479,46 @@ func judge(ctx context.Context, points []sweep.Point, groups []sweep.Group) (out
 		if m, err := core.LookupMethod(cfg.Method); err == nil {
 			out[i].nullFollows = m.NullFollowsEpsilon(cfg)
 		}
-		if g.Mode != core.ModeNonPrivate && g.ARIMean != nil && reference.NoBetter(*g.ARIMean, *g.ARISD, g.N, *l) {
+		if g.Mode == core.ModeNonPrivate || g.ARIMean == nil {
+			continue
+		}
+		// The null's runs are at seeds 0–4: a group at the same seeds is
+		// judged seed by seed (DECISIONS: "beyond seed noise"), which sees
+		// through the seed-to-seed spread both share.
+		noBetter, learning := reference.Judge(g.SeedARI(), *g.ARIMean, *g.ARISD, g.N, *l, l.BySeed())
+		out[i].Test, out[i].Learning = testUnpaired, learning
+		if learning != nil {
+			out[i].Test = testPaired
+		}
+		if noBetter {
 			out[i].Verdict = reference.NoLearning
 		}
 	}
 	return out, missing
+}
+
+// verdictNote is the footnote of a table whose starred rows are no
+// better than no learning, saying which test judged them; "" when no row
+// is starred.
+func verdictNote(groups []sweepGroup) string {
+	tests := map[string]bool{}
+	for _, g := range groups {
+		if g.Verdict != "" {
+			tests[g.Test] = true
+		}
+	}
+	if len(tests) == 0 {
+		return ""
+	}
+	how := "paired seed by seed over the seeds a row shares with the null's seeds 0–4 where it shares two or more, else its mean and sd against the null's (unpaired)"
+	switch {
+	case len(tests) > 1:
+	case tests[testPaired]:
+		how = "paired seed by seed over the seeds each row shares with the null's seeds 0–4"
+	case tests[testUnpaired]:
+		how = "each row's mean and sd against the null's (unpaired: fewer than two of its seeds are among the null's seeds 0–4)"
+	}
+	return fmt.Sprintf("* %s: not above the method's null run (what it gives without learning: its untrained model, or dcan-sound's start alone at the same ε) beyond seed noise, tested %s", reference.NoLearning, how)
 }
 
 // sweepResult is the last line of `sweep --json`.
@@ -514,11 +563,8 @@ func (r *sweepResult) write(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", g.Method, g.Mode, eps, opts, g.N, ari, pm(g.NMIMean, g.NMISD), spent, null)
 	}
 	tw.Flush()
-	for _, g := range r.Groups {
-		if g.Verdict != "" {
-			fmt.Fprintf(w, "* %s: not above the method's null run (what it gives without learning: its untrained model, or dcan-sound's start alone at the same ε) beyond seed noise\n", reference.NoLearning)
-			break
-		}
+	if note := verdictNote(r.Groups); note != "" {
+		fmt.Fprintln(w, note)
 	}
 	if ref := r.Reference; ref != nil && ref.PCAKMeans != nil {
 		l := ref.PCAKMeans
