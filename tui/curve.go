@@ -503,10 +503,19 @@ func (p *curvePane) summaryLine() string {
 		return ""
 	}
 	groups, _ := sweep.Summarise(p.sw.points, p.sw.outcomes)
-	nullAt := map[float64]reference.Line{} // a null that follows ε, by ε
+	// The null each point is judged against, with its ARI by seed: a null
+	// that follows ε is swept at the same seeds, by ε; else the cached
+	// line of seeds 0–4. The sweep's seeds (curveSeeds) are among them, so
+	// the verdict is the paired test over the seeds both have
+	// (reference.Judge).
+	type nullRuns struct {
+		line   reference.Line
+		bySeed map[uint64]float64
+	}
+	nullAt := map[float64]nullRuns{}
 	for _, g := range groups {
 		if p.sw.isNull(g) && g.ARIMean != nil && g.ARISD != nil {
-			nullAt[g.Epsilon] = reference.Line{ARI: *g.ARIMean, ARISD: *g.ARISD, Seeds: g.N}
+			nullAt[g.Epsilon] = nullRuns{reference.Line{ARI: *g.ARIMean, ARISD: *g.ARISD, Seeds: g.N}, g.SeedARI()}
 		}
 	}
 	var parts []string
@@ -531,10 +540,12 @@ func (p *curvePane) summaryLine() string {
 		part := fmt.Sprintf("%s: %.2f (n %d)", eps, *m, g.N)
 		null, ok := nullAt[g.Epsilon]
 		if !ok && p.null != nil {
-			null, ok = *p.null, true
+			null, ok = nullRuns{*p.null, p.null.BySeed()}, true
 		}
-		if ok && !p.nmi && g.Method == p.sw.method && !p.sw.isNull(g) && g.Mode != core.ModeNonPrivate && reference.NoBetter(*g.ARIMean, *g.ARISD, g.N, null) {
-			part += " " + reference.NoLearning
+		if ok && !p.nmi && g.Method == p.sw.method && !p.sw.isNull(g) && g.Mode != core.ModeNonPrivate {
+			if noBetter, _ := reference.Judge(g.SeedARI(), *g.ARIMean, *g.ARISD, g.N, null.line, null.bySeed); noBetter {
+				part += " " + reference.NoLearning
+			}
 		}
 		parts = append(parts, part)
 	}

@@ -125,3 +125,41 @@ func TestCurveNullFollowsEpsilon(t *testing.T) {
 		t.Errorf("figure curves %+v, want the run and its null apart", tr.Curves)
 	}
 }
+
+// TestCurveVerdictPaired: the sweep's seeds 0–2 are among the null line's
+// seeds 0–4, so each point is judged by the paired test over those three
+// seeds: a gain of 0.08 at every seed is learning although the seeds'
+// spread (sd 0.15) hides it from the unpaired test, and no gain is none.
+func TestCurveVerdictPaired(t *testing.T) {
+	c := &Common{Config: Config{ExportDir: t.TempDir()}, Styles: styles.DefaultStyles(true), Keys: keys.DefaultKeyMap()}
+	p := newCurvePane(c, runParams{Data: "builtin:toy"})
+	spread := []float64{0.10, 0.40, 0.20, 0.35, 0.15}
+	null := reference.Line{Seeds: 5, SeedARI: spread}
+	null.ARI, null.ARISD = sweep.Moments(spread)
+	p.null = &null
+	f := func(v float64) *float64 { return &v }
+	var pts []sweep.Point
+	var outs []*sweep.Outcome
+	for _, eps := range []float64{0.5, 1} {
+		for _, seed := range curveSeeds {
+			ari := spread[seed]
+			if eps == 1 {
+				ari += 0.08 + 0.002*float64(seed%2)
+			}
+			pts = append(pts, sweep.Point{Config: core.Config{Method: "m", Mode: core.ModeSound, Epsilon: eps, Seed: seed}})
+			outs = append(outs, &sweep.Outcome{ARI: f(ari), NMI: f(ari)})
+		}
+	}
+	p.sw = &curveSweep{method: "m", points: pts, outcomes: outs}
+	groups, _ := sweep.Summarise(pts, outs)
+	if g := groups[1]; !reference.NoBetter(*g.ARIMean, *g.ARISD, g.N, null) {
+		t.Fatal("the unpaired test sees the gain: the test's premise fails")
+	}
+	line := p.summaryLine()
+	if !strings.Contains(line, "ε 0.5: 0.23 (n 3) "+reference.NoLearning) {
+		t.Errorf("points line %q: ε 0.5 (no gain) is not said to be no better", line)
+	}
+	if !strings.Contains(line, "ε 1: 0.31 (n 3)") || strings.Contains(line, "ε 1: 0.31 (n 3) no better") {
+		t.Errorf("points line %q: ε 1 (0.08 above the null at each seed) is not learning", line)
+	}
+}
