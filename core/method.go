@@ -135,8 +135,25 @@ type Method struct {
 	// canaries (AuditSpec.Kind = AuditInput). Empty: it has none and Start
 	// refuses such a Config.Audit.
 	InputAudit string `json:"input_audit,omitempty"`
+	// CheckData checks a valid config against its data before a run
+	// starts: option values that only the data can refuse, such as k
+	// larger than the cells. It loads the data through the data cache
+	// (Config.LoadRaw or LoadData), so the run's own load costs nothing
+	// more, and leaves load errors to the run. An option to blame is a
+	// *OptionError. The engine checks the same again; CheckData lets a
+	// face refuse the input before it shows a run. Nil: nothing to check.
+	CheckData func(Config) error `json:"-"`
 	// New builds the engine for a validated config. Required.
 	New Factory `json:"-"`
+}
+
+// CheckData runs cfg's method's CheckData (Method.CheckData), if any.
+func CheckData(cfg Config) error {
+	m, err := LookupMethod(cfg.Method)
+	if err != nil || m.CheckData == nil {
+		return err
+	}
+	return m.CheckData(cfg)
 }
 
 // Calibration is a method's preview of a config's noise (Method.Calibrate).

@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sync"
 )
@@ -115,6 +114,3 @@ func LookupMethod(name string) (Method, error) {
 	}
 	return m, nil
 }
-
-// errorf wraps a method's error with its name.
-func errorf(method string, err error) error { return fmt.Errorf("core: %s: %w", method, err) }

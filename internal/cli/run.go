@@ -364,8 +364,26 @@ type runRequest struct {
 	formats    []string // extra formats of the result in outDir (--out-format)
 }
 
+// checkRunData refuses, before anything of the run is shown or written, an
+// option the data cannot take (core.CheckData: k larger than the cells),
+// naming the input as the user typed it. The engine found it only after
+// loading the data, and the message then said the method three times
+// ("core: dppca: dppca: k is …: dppca: invalid input") after a failed
+// run's summary.
+func checkRunData(cfg core.Config) error {
+	err := core.CheckData(cfg)
+	var oe *core.OptionError
+	if errors.As(err, &oe) {
+		return usagef("--opt %s=%s: %s", oe.Key, oe.Value, oe.Reason)
+	}
+	return err
+}
+
 func executeRun(ctx context.Context, cfg core.Config, req runRequest, env Env) error {
 	asJSON, outDir, force := req.asJSON, req.outDir, req.force
+	if err := checkRunData(cfg); err != nil {
+		return err
+	}
 	if b, err := compute.Init(); err == nil && b.Hint() != "" {
 		fmt.Fprintln(env.Stderr, "dpscope: "+b.Hint())
 	}

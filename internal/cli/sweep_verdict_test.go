@@ -135,3 +135,16 @@ func TestSweepPairedVerdict(t *testing.T) {
 		t.Errorf("starred rows at ε %v, want 0.5 only, and a note on the paired test:\n%s", starred, stdout)
 	}
 }
+
+// TestKTooLargeOneError: k above the data's cells is refused before the
+// run shows anything, as one usage error naming the input, for each
+// method with an option k; the method's name is not repeated.
+func TestKTooLargeOneError(t *testing.T) {
+	for _, m := range []string{"dppca", "dcan"} { // dcan-sound: its own package tests its CheckData
+		code, stdout, stderr := run(t, "run", "--method", m, "--opt", "k=100000")
+		first, _, _ := strings.Cut(stderr, "\n")
+		if code != ExitUsage || stdout != "" || first != "dpscope: --opt k=100000: k must be ≤ the 2000 cells of builtin:default" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit %d, nothing on stdout, one line naming --opt k=100000", m, code, stdout, stderr, ExitUsage)
+		}
+	}
+}

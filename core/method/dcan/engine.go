@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -183,6 +184,12 @@ func (t *Trainer) load(ctl *core.Control) (*datasets.Preprocessed, error) {
 	return d, nil
 }
 
+// kTooLarge is the error of a K larger than the cells of data (after
+// preprocessing): it names option k, the input the user gave.
+func kTooLarge(k, cells int, data string) error {
+	return &core.OptionError{Key: "k", Value: strconv.Itoa(k), Reason: fmt.Sprintf("k must be ≤ the %d cells of %s", cells, data), Kind: ErrConfig}
+}
+
 // prepare builds the network, the buffers and the privacy plan.
 func (t *Trainer) prepare(ctl *core.Control, d *datasets.Preprocessed) (*runState, error) {
 	s, cfg := t.s, t.s.cfg
@@ -194,7 +201,7 @@ func (t *Trainer) prepare(ctl *core.Control, d *datasets.Preprocessed) (*runStat
 		k, fromLabels = len(d.Classes), true
 	}
 	if k > d.Cells {
-		return nil, configErr("K", k, fmt.Sprintf("at most the number of cells, %d", d.Cells))
+		return nil, kTooLarge(k, d.Cells, t.s.cfg.Data)
 	}
 	out := nn.OutputZINB
 	if d.RawCounts == nil {

@@ -1,8 +1,6 @@
 package dcan
 
 import (
-	"fmt"
-
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/nn"
 )
@@ -23,7 +21,7 @@ var OptionKeys = func() []string {
 func applyKeys(o Options, kv map[string]string) (Options, error) {
 	v, err := core.ParseOptions(optionSpecs, kv)
 	if err != nil {
-		return o, fmt.Errorf("dcan: %w: %w", err, ErrConfig)
+		return o, core.Wrapf(ErrConfig, "dcan: %w", err)
 	}
 	v.IntTo("k", &o.K)
 	if act, ok := v["act"]; ok {

@@ -46,8 +46,26 @@ func init() {
 		Null:       Null,
 		Audit:      auditDoc,
 		InputAudit: inputAuditDoc,
+		CheckData:  checkData,
 		New:        func(cfg core.Config) (core.Engine, error) { return New(cfg, Options{}) },
 	})
+}
+
+// checkData refuses before the run an option k larger than the cells the
+// preprocessing leaves (kTooLarge), as the trainer would after loading.
+func checkData(cfg core.Config) error {
+	opt, err := applyKeys(Options{}, cfg.Options)
+	if err != nil || opt.K == 0 {
+		return nil // New reports a bad option; k = 0 is the classes'
+	}
+	prep, err := cfg.LoadData()
+	if err != nil {
+		return nil // the run reports it
+	}
+	if opt.K > prep.Data.Cells {
+		return kTooLarge(opt.K, prep.Data.Cells, cfg.Data)
+	}
+	return nil
 }
 
 // Null is DCAN's null run: the same network and clustering step, trained

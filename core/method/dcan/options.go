@@ -232,7 +232,7 @@ func (o Options) validate() error {
 // configErr formats "dcan: <name> is <value>, must be <constraint>"
 // wrapping ErrConfig.
 func configErr(name string, v any, constraint string) error {
-	return fmt.Errorf("dcan: %s is %v, must be %s: %w", name, v, constraint, ErrConfig)
+	return core.Wrapf(ErrConfig, "dcan: %s is %v, must be %s", name, v, constraint)
 }
 
 // numLayers is the number of layer numbers of the DP-DCAN autoencoder.

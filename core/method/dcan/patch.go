@@ -1,7 +1,6 @@
 package dcan
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/dpscope/dpscope/accountant"
@@ -50,13 +49,13 @@ func (r *runState) apply(p core.Patch) (bool, error) {
 	case p.Clients != nil:
 		return false, configErr("clients", *p.Clients, "unset: dcan is not federated")
 	case !r.private && noisy:
-		return false, fmt.Errorf("dcan: nonprivate mode has no noise: only the learning rate can change: %w", ErrConfig)
+		return false, core.Wrapf(ErrConfig, "dcan: nonprivate mode has no noise: only the learning rate can change")
 	case p.Layers != nil && mode != core.ModePaper:
 		return false, configErr("layers", *p.Layers, "1-6: only paper mode takes a layer range")
 	case p.Sigma != nil && (p.Epsilon != nil || p.Delta != nil):
-		return false, fmt.Errorf("dcan: a patch sets σ and an (ε, δ) target, must set one: a target solves σ: %w", ErrConfig)
+		return false, core.Wrapf(ErrConfig, "dcan: a patch sets σ and an (ε, δ) target, must set one: a target solves σ")
 	case r.exhausted && noisy:
-		return false, fmt.Errorf("dcan: the privacy budget is exhausted and noisy training has stopped: %w", ErrConfig)
+		return false, core.Wrapf(ErrConfig, "dcan: the privacy budget is exhausted and noisy training has stopped")
 	}
 	if p.Layers != nil {
 		if err := p.Layers.Validate(numLayers); err != nil {

@@ -223,7 +223,7 @@ func Calibrate(cfg core.Config) (core.Calibration, error) {
 		return core.Calibration{}, err
 	}
 	if cfg.Mode == core.ModeNonPrivate {
-		return core.Calibration{}, fmt.Errorf("dcan: nonprivate mode adds no noise: %w", ErrConfig)
+		return core.Calibration{}, core.Wrapf(ErrConfig, "dcan: nonprivate mode adds no noise")
 	}
 	spe := max(1, int(math.Round(1/cfg.SampleRate)))
 	pl := plan{q: cfg.SampleRate, kmeansRatio: s.opt.KMeansNoiseRatio, steps: [2]int{s.epochs[0] * spe, s.epochs[1] * spe}}

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"gonum.org/v1/gonum/blas"
 
+	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/neighbors"
 	"github.com/dpscope/dpscope/core/safe"
@@ -87,7 +88,7 @@ func NewDenoiser(y []float64, n, D int, h float64, d int, tg *Tangents) (*Denois
 		return nil, err
 	}
 	if tg != nil && (tg.N != n || tg.D != D || tg.Dim != d) {
-		return nil, fmt.Errorf("dpmd: tangents are %d×%d×%d, must be n×D×d = %d×%d×%d: %w", tg.N, tg.D, tg.Dim, n, D, d, ErrInput)
+		return nil, core.Wrapf(ErrInput, "dpmd: tangents are %d×%d×%d, must be n×D×d = %d×%d×%d", tg.N, tg.D, tg.Dim, n, D, d)
 	}
 	// The references are stored in chain order (as LocalPCA visits them):
 	// the weighted mean and the tangent gathers then read runs of rows.
@@ -164,7 +165,7 @@ func (dn *Denoiser) NewWorker() *Worker {
 func (w *Worker) Step(x []float64, kind StepKind, nz Noise, rng *rand.Rand) (bool, error) {
 	dn := w.dn
 	if kind != StepSound && dn.tg == nil {
-		return false, fmt.Errorf("dpmd: step kind %d needs the local PCA tangents: %w", kind, ErrInput)
+		return false, core.Wrapf(ErrInput, "dpmd: step kind %d needs the local PCA tangents", kind)
 	}
 	idx, d2, err := w.s.Radius(x, dn.h)
 	if err != nil {
@@ -507,10 +508,10 @@ func noiseStream(track, t, q int) uint64 {
 // queries left unchanged, or ctx.Err() when cancelled.
 func (dn *Denoiser) Iterate(ctx context.Context, xs []float64, m int, kind StepKind, nz Noise, seed uint64, track, t int) (int, error) {
 	if len(xs) != m*dn.D {
-		return 0, fmt.Errorf("dpmd: queries have %d values, must be m·D = %d: %w", len(xs), m*dn.D, ErrInput)
+		return 0, core.Wrapf(ErrInput, "dpmd: queries have %d values, must be m·D = %d", len(xs), m*dn.D)
 	}
 	if kind != StepSound && dn.tg == nil {
-		return 0, fmt.Errorf("dpmd: step kind %d needs the local PCA tangents: %w", kind, ErrInput)
+		return 0, core.Wrapf(ErrInput, "dpmd: step kind %d needs the local PCA tangents", kind)
 	}
 	// A task's queries share one radius search: their distances to all
 	// references come from one matrix product, which reads the references

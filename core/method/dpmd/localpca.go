@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"gonum.org/v1/gonum/blas"
 
+	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/neighbors"
 	"github.com/dpscope/dpscope/core/safe"
@@ -42,13 +43,13 @@ func (t *Tangents) Basis(i int) []float64 { return t.V[i*t.D*t.Dim : (i+1)*t.D*t
 func checkPoints(name string, y []float64, n, D int) error {
 	switch {
 	case n < 1:
-		return fmt.Errorf("dpmd: %s is empty, must hold at least one point: %w", name, ErrInput)
+		return core.Wrapf(ErrInput, "dpmd: %s is empty, must hold at least one point", name)
 	case D < 1 || len(y) != n*D:
-		return fmt.Errorf("dpmd: %s has %d values, must be n·D = %d·%d: %w", name, len(y), n, D, ErrInput)
+		return core.Wrapf(ErrInput, "dpmd: %s has %d values, must be n·D = %d·%d", name, len(y), n, D)
 	}
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("dpmd: %s point %d coordinate %d is %v, must be finite: %w", name, i/D, i%D, v, ErrInput)
+			return core.Wrapf(ErrInput, "dpmd: %s point %d coordinate %d is %v, must be finite", name, i/D, i%D, v)
 		}
 	}
 	return nil
@@ -57,10 +58,10 @@ func checkPoints(name string, y []float64, n, D int) error {
 // checkGeometry validates h and d for ambient dimension D.
 func checkGeometry(h float64, d, D int) error {
 	if math.IsNaN(h) || math.IsInf(h, 0) || h <= 0 {
-		return fmt.Errorf("dpmd: h is %v, must be finite and > 0: %w", h, ErrInput)
+		return core.Wrapf(ErrInput, "dpmd: h is %v, must be finite and > 0", h)
 	}
 	if d < 1 || d >= D {
-		return fmt.Errorf("dpmd: d is %d, must be in [1, D−1] = [1, %d]: %w", d, D-1, ErrInput)
+		return core.Wrapf(ErrInput, "dpmd: d is %d, must be in [1, D−1] = [1, %d]", d, D-1)
 	}
 	return nil
 }

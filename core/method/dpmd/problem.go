@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/core/neighbors"
 	"github.com/dpscope/dpscope/datasets"
@@ -109,7 +110,7 @@ func FromData(ctx context.Context, spec string, opts datasets.LoadOptions, p Par
 	}
 	k := min(p.PCs, g, n-1)
 	if k < 1 {
-		return nil, fmt.Errorf("dpmd: data set has %d cells × %d genes after preprocessing, must have at least 2 cells and 1 gene: %w", n, g, ErrInput)
+		return nil, core.Wrapf(ErrInput, "dpmd: data set has %d cells × %d genes after preprocessing, must have at least 2 cells and 1 gene", n, g)
 	}
 	pca, err := cluster.PCA(x, n, g, k)
 	if pca == nil {
@@ -129,7 +130,7 @@ func FromData(ctx context.Context, spec string, opts datasets.LoadOptions, p Par
 // may be nil.
 func splitData(x []float64, n, k int, labels []int, barcodes []string, classes int, p Params, seed uint64) (*Problem, error) {
 	if n < 1 || k < 1 || len(x) != n*k {
-		return nil, fmt.Errorf("dpmd: data has %d values for %d cells × %d components, must be non-empty and n·k: %w", len(x), n, k, ErrInput)
+		return nil, core.Wrapf(ErrInput, "dpmd: data has %d values for %d cells × %d components, must be non-empty and n·k", len(x), n, k)
 	}
 	if err := checkPoints("data", x, n, k); err != nil {
 		return nil, err
@@ -139,7 +140,7 @@ func splitData(x []float64, n, k int, labels []int, barcodes []string, classes i
 	nq := min(p.MaxQueries, int(math.Ceil(2*math.Sqrt(float64(n)))))
 	nr := min(MaxReferences, n-nq)
 	if nq < 2 || nr < 2 {
-		return nil, fmt.Errorf("dpmd: data set has %d cells: %d queries leave %d references, must have ≥ 2 of each: %w", n, nq, max(nr, 0), ErrInput)
+		return nil, core.Wrapf(ErrInput, "dpmd: data set has %d cells: %d queries leave %d references, must have ≥ 2 of each", n, nq, max(nr, 0))
 	}
 	pr := &Problem{N: nr, D: k, M: nq, Y: make([]float64, nr*k), Z: make([]float64, nq*k), H: p.H, Dim: p.Dim}
 	for q, i := range perm[:nq] {
@@ -210,7 +211,7 @@ func (pr *Problem) chooseGeometry() error {
 		sort.Float64s(ds)
 		pr.H = ds[len(ds)/2]
 		if pr.H == 0 {
-			return fmt.Errorf("dpmd: the chosen bandwidth is 0 (duplicate references), must be > 0: set h: %w", ErrInput)
+			return core.Wrapf(ErrInput, "dpmd: the chosen bandwidth is 0 (duplicate references), must be > 0: set h")
 		}
 		choice = append(choice, fmt.Sprintf("h = %.4g: median over %d references of the distance to their %d-th nearest reference (of %d)", pr.H, probes, kh, pr.N))
 	} else {

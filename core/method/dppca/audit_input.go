@@ -68,11 +68,11 @@ func NewInputAudit(d *datasets.Dataset, spec core.AuditSpec, seed uint64) (*Inpu
 // ranking the audit scores against is computed with the same total.
 func NewInputAuditTarget(d *datasets.Dataset, spec core.AuditSpec, seed uint64, target float64) (*InputAudit, *datasets.Dataset, error) {
 	if !(target > 0) || math.IsInf(target, 1) {
-		return nil, nil, fmt.Errorf("dppca: audit: the public total is %v, must be a finite number > 0: %w", target, ErrInput)
+		return nil, nil, core.Wrapf(ErrInput, "dppca: audit: the public total is %v, must be a finite number > 0", target)
 	}
 	n, g := d.Cells(), d.Genes()
 	if audit.MaxInputCanaries(n) < 1 {
-		return nil, nil, fmt.Errorf("dppca: audit: %s has %d cells, too few for one input canary (at most 10 %% of the cells): %w", d.Name, n, ErrInput)
+		return nil, nil, core.Wrapf(ErrInput, "dppca: audit: %s has %d cells, too few for one input canary (at most 10 %% of the cells)", d.Name, n)
 	}
 	m, err := spec.CanariesFor(audit.MaxInputCanaries(n))
 	if err != nil {

@@ -466,3 +466,36 @@ func mustParse(t testing.TB, m map[string]string) Options {
 	}
 	return o
 }
+
+// TestKErrorSaysItOnce: k above the cells, through core.Start, is one
+// sentence naming option k, its value and the data set, the method's name
+// said once ("core: dppca: dppca: k is …: dppca: invalid input" before),
+// still ErrInput under errors.Is; CheckData (what the CLI asks before the
+// run) gives the same error.
+func TestKErrorSaysItOnce(t *testing.T) {
+	cfg := core.Config{Data: "builtin:default", Method: MethodName, Mode: core.ModeSound, Epsilon: 1, Delta: 1e-5,
+		Clip: 1, SampleRate: 0.1, Options: map[string]string{"k": "100000"}}
+	const want = "option k=100000: k must be ≤ the 2000 cells of builtin:default"
+	err := core.CheckData(cfg)
+	var oe *core.OptionError
+	if err == nil || err.Error() != want || !errors.As(err, &oe) || oe.Key != "k" || !errors.Is(err, ErrInput) {
+		t.Errorf("CheckData = %v, want %q, an OptionError wrapping ErrInput", err, want)
+	}
+	run, err := core.Start(background, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got error
+	for ev := range run.Events() {
+		if e, ok := ev.(core.ErrorEvent); ok {
+			got = e.Err
+		}
+	}
+	if got == nil || got.Error() != "core: dppca: "+want || !errors.Is(got, ErrInput) {
+		t.Errorf("the run's error %v, want %q wrapping ErrInput", got, "core: dppca: "+want)
+	}
+	cfg.Options = nil
+	if err := core.CheckData(cfg); err != nil {
+		t.Errorf("k from the labels: CheckData = %v", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/dpscope/dpscope/accountant"
+	"github.com/dpscope/dpscope/core"
 )
 
 // Mechanism is one Gaussian release of a run, for the ledger: Count
@@ -169,7 +170,7 @@ func muOf(eps, delta float64) (float64, error) {
 // (ε, δ). With private false every σ is 0 (nonprivate mode).
 func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Plan, error) {
 	if h < 1 || !(R > 0) {
-		return Plan{}, fmt.Errorf("dppca: a plan needs h ≥ 1 genes and a radius R > 0, got h = %d, R = %g: %w", h, R, ErrInput)
+		return Plan{}, core.Wrapf(ErrInput, "dppca: a plan needs h ≥ 1 genes and a radius R > 0, got h = %d, R = %g", h, R)
 	}
 	p0 := max(o.P, 1)
 	pl := Plan{Epsilon: eps, Delta: delta, H: h, P: p0, R: R, T: o.T, PrivatePrep: o.Prep == PrepPrivate, Pool: h}

@@ -45,6 +45,22 @@ func init() {
 		Audit:      auditDoc,
 		InputAudit: inputAuditDoc,
 		DependsOn:  []string{"option prep (public statistics are an assumption)", "option init (kmeans++ reads private rows)"},
+		CheckData:  checkData,
 		New:        func(cfg core.Config) (core.Engine, error) { return New(cfg) },
 	})
+}
+
+// checkData refuses before the run an option k larger than the data's
+// cells (CheckK), as the engine would after loading the data.
+func checkData(cfg core.Config) error {
+	o, err := Parse(cfg.Options)
+	if err != nil {
+		return nil // New reports it
+	}
+	d, err := cfg.LoadRaw()
+	if err != nil {
+		return nil // the run reports it
+	}
+	_, err = CheckK(d, o.K)
+	return err
 }

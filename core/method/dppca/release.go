@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/audit"
 	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/datasets"
@@ -49,21 +51,33 @@ func NewSource(d *datasets.Dataset, k int) (*Source, error) {
 // target is not a finite number > 0.
 func NewSourceTarget(d *datasets.Dataset, k int, target float64) (*Source, error) {
 	if !(target > 0) || math.IsInf(target, 1) {
-		return nil, fmt.Errorf("dppca: the public total is %v, must be a finite number > 0: %w", target, ErrInput)
+		return nil, core.Wrapf(ErrInput, "dppca: the public total is %v, must be a finite number > 0", target)
 	}
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
+	k, err := CheckK(d, k)
+	if err != nil {
+		return nil, err
+	}
+	return &Source{Data: d, K: k, Target: target, cl: newCellLog(d, target), public: map[int]*Matrix{}}, nil
+}
+
+// CheckK returns the number of clusters k of d (0: the number of classes
+// of its labels), or an error wrapping ErrInput when it is unknown or
+// larger than d's cells: a *core.OptionError naming option k and its
+// value, so that a face points at the input the user gave.
+func CheckK(d *datasets.Dataset, k int) (int, error) {
 	if k == 0 {
 		if d.Labels == nil || len(d.Classes) == 0 {
-			return nil, fmt.Errorf("dppca: %s has no labels, so the number of clusters must be given (--opt k=K): %w", d.Name, ErrInput)
+			return 0, core.Wrapf(ErrInput, "dppca: %s has no labels, so the number of clusters must be given (--opt k=K)", d.Source)
 		}
 		k = len(d.Classes)
 	}
 	if k > d.Cells() {
-		return nil, fmt.Errorf("dppca: k is %d, must be ≤ the %d cells of %s: %w", k, d.Cells(), d.Name, ErrInput)
+		return 0, &core.OptionError{Key: "k", Value: strconv.Itoa(k), Reason: fmt.Sprintf("k must be ≤ the %d cells of %s", d.Cells(), d.Source), Kind: ErrInput}
 	}
-	return &Source{Data: d, K: k, Target: target, cl: newCellLog(d, target), public: map[int]*Matrix{}}, nil
+	return k, nil
 }
 
 // Genes returns how many genes a release of h genes actually uses (for
@@ -306,10 +320,10 @@ func (r *release) prep() error {
 	}
 	r.pl, r.out.Plan = pl, pl
 	if m.N < 2 || (r.o.PRule == PRuleFixed && r.o.P > m.H) || m.H < MinAutoP {
-		return fmt.Errorf("dppca: %d cells × %d genes cannot give p = %d components: %w", m.N, m.H, r.o.P, ErrInput)
+		return core.Wrapf(ErrInput, "dppca: %d cells × %d genes cannot give p = %d components", m.N, m.H, r.o.P)
 	}
 	if r.src.K > m.N {
-		return fmt.Errorf("dppca: k is %d, must be ≤ the %d cells left by preprocessing: %w", r.src.K, m.N, ErrInput)
+		return &core.OptionError{Key: "k", Value: strconv.Itoa(r.src.K), Reason: fmt.Sprintf("k must be ≤ the %d cells left by preprocessing", m.N), Kind: ErrInput}
 	}
 	r.out.Matrix = m
 	return nil

@@ -122,7 +122,7 @@ func New(cfg core.Config, v Variant, p Params) (*Engine, error) {
 	} else {
 		sc, err := datasets.ParseSplit(e.p.Split)
 		if err != nil {
-			return nil, fmt.Errorf("fed: %w: %w", err, ErrConfig)
+			return nil, core.Wrapf(ErrConfig, "fed: %w", err)
 		}
 		e.split = sc
 	}

@@ -1,7 +1,6 @@
 package fed
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/dpscope/dpscope/core"
@@ -171,7 +170,7 @@ func ParamsFromOptions(opts map[string]string) (Params, error) { return paramsFr
 func paramsFrom(specs []core.OptionSpec, opts map[string]string) (Params, error) {
 	vals, err := core.ParseOptions(specs, opts)
 	if err != nil {
-		return Params{}, fmt.Errorf("fed: %w: %w", err, ErrConfig)
+		return Params{}, core.Wrapf(ErrConfig, "fed: %w", err)
 	}
 	var p Params
 	vals.StringTo("split", &p.Split)

@@ -273,7 +273,7 @@ var ErrConfig error = &core.MethodConfigError{Method: "fed"}
 // configErr formats "fed: <name> is <value>, must be <constraint>"
 // wrapping ErrConfig.
 func configErr(name string, v any, constraint string) error {
-	return fmt.Errorf("fed: %s is %v, must be %s: %w", name, v, constraint, ErrConfig)
+	return core.Wrapf(ErrConfig, "fed: %s is %v, must be %s", name, v, constraint)
 }
 
 // Params holds the settings of a federated run that core.Config does not
@@ -506,7 +506,7 @@ func (p Params) Validate(v Variant) error {
 		return configErr("split", fmt.Sprintf("%q", p.Split), "iid, equal, noniid:S or dirichlet:ALPHA (\"paper\" is FedSC's)")
 	}
 	if _, err := datasets.ParseSplit(p.Split); err != nil && p.Split != SplitPaper {
-		return fmt.Errorf("fed: %w: %w", err, ErrConfig)
+		return core.Wrapf(ErrConfig, "fed: %w", err)
 	}
 	checks := []struct {
 		name string

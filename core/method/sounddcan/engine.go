@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -133,10 +134,10 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 		return err
 	}
 	if h := src.Genes(e.o.Genes); e.o.PRule == dppca.PRuleFixed && e.o.P > h {
-		return fmt.Errorf("dcan-sound: option p is %d, must be ≤ the %d genes of %s: %w", e.o.P, h, d.Name, ErrInput)
+		return &core.OptionError{Key: "p", Value: strconv.Itoa(e.o.P), Reason: fmt.Sprintf("p must be ≤ the %d genes used of %s", h, d.Source), Kind: ErrInput}
 	}
 	if min(max(e.o.Over, 1)*src.K, d.Cells()) < src.K || d.Cells() < 2 {
-		return fmt.Errorf("dcan-sound: %s has %d cells, too few for K = %d: %w", d.Name, d.Cells(), src.K, ErrInput)
+		return core.Wrapf(ErrInput, "dcan-sound: %s has %d cells, too few for K = %d", d.Name, d.Cells(), src.K)
 	}
 	r := &runner{e: e, ctl: ctl, src: src, kFrom: e.o.K == 0, input: input}
 	rng := r.rng()

@@ -72,6 +72,7 @@ func init() {
 		DependsOn:  []string{"option prep (public statistics are an assumption)"},
 		Audit:      auditDoc,
 		InputAudit: inputAuditDoc,
+		CheckData:  checkData,
 		New:        func(cfg core.Config) (core.Engine, error) { return New(cfg) },
 	})
 }
@@ -87,4 +88,20 @@ func Null(cfg core.Config) core.Config {
 	opts["steps"] = "0"
 	cfg.Options = opts
 	return cfg
+}
+
+// checkData refuses before the run an option k larger than the data's
+// cells (dppca.CheckK: the start is dppca's), as the engine would after
+// loading the data.
+func checkData(cfg core.Config) error {
+	o, err := Parse(cfg.Options)
+	if err != nil {
+		return nil // New reports it
+	}
+	d, err := cfg.LoadRaw()
+	if err != nil {
+		return nil // the run reports it
+	}
+	_, err = dppca.CheckK(d, o.K)
+	return err
 }
