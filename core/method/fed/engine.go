@@ -32,6 +32,11 @@ type Engine struct {
 	rounds     int
 	clients    int
 	started    atomic.Bool
+	// beforeRound is called with each round's number before its
+	// checkpoint when set (tests: it holds the engine at a known round
+	// until a patch is queued, so the patch lands there on any number of
+	// cores). Nil in every run the faces start.
+	beforeRound func(round int)
 }
 
 // New validates cfg and p for variant v and returns its engine. Rounds are

@@ -74,16 +74,44 @@ func smallParams(d *datasets.Preprocessed) Params {
 	return Params{Data: d, Hidden: []int{32}, Latent: 8, Encoder: []int{32, 16, 8}, PredictorHidden: 16, Batch: 16}
 }
 
-// runEngine starts e under cfg, applies the patches when the first step
-// event arrives, and returns every event. It fails the test on an
-// ErrorEvent unless wantErr.
+// patchRound is the round at whose checkpoint runEngine's patches are
+// taken: after one full round, so a patch changes a run under way.
+const patchRound = 2
+
+// runEngine starts e under cfg and returns every event. With patches, it
+// holds the engine before round patchRound's checkpoint (Engine.
+// beforeRound) until they are queued, so they take effect at that round
+// however the scheduler runs the engine and the test (on one core the
+// engine could finish every round before the test read its first event,
+// and the patch came too late). It fails the test on an ErrorEvent.
 func runEngine(t *testing.T, cfg core.Config, e *Engine, patches ...core.Patch) []core.Event {
 	t.Helper()
+	at, queuedPatches := make(chan struct{}), make(chan struct{})
+	if len(patches) > 0 {
+		e.beforeRound = func(r int) {
+			if r == patchRound {
+				close(at)
+				<-queuedPatches
+			}
+		}
+	}
 	queued <- e
 	run, err := core.StartWith(context.Background(), cfg, core.Options{KeepAll: true})
 	if err != nil {
 		<-queued
 		t.Fatal(err)
+	}
+	if len(patches) > 0 {
+		go func() {
+			defer close(queuedPatches)
+			select {
+			case <-at:
+			case <-run.Done(): // ended before that round: the patches are answered as too late
+			}
+			for _, p := range patches {
+				run.Apply(p)
+			}
+		}()
 	}
 	var evs []core.Event
 	timeout := time.After(2 * time.Minute)
@@ -95,12 +123,6 @@ func runEngine(t *testing.T, cfg core.Config, e *Engine, patches ...core.Patch) 
 				return evs
 			}
 			evs = append(evs, ev)
-			if _, isStep := ev.(core.StepEvent); isStep && len(patches) > 0 {
-				for _, p := range patches {
-					run.Apply(p)
-				}
-				patches = nil
-			}
 			if e, isErr := ev.(core.ErrorEvent); isErr {
 				t.Errorf("run failed: %v", e.Err)
 			}

@@ -214,9 +214,8 @@ func TestSoundNoiseFloor(t *testing.T) {
 func TestRejectedPatchChangesNothing(t *testing.T) {
 	d := simData(t, 240, 60, 4)
 	cfg := baseConfig(FedSC, core.ModeSound)
-	// The patch must reach the engine before its last round: on one core
-	// three rounds can all pass before the test reads the first event.
-	cfg.Epochs = []int{30}
+	// runEngine queues the patch at round 2 of 3, while the engine waits.
+	cfg.Epochs = []int{3}
 	eps, clip, lr, three := 1e-4, 50.0, 0.5, 3
 	evs := runEngine(t, cfg, newEngine(t, cfg, FedSC, smallParams(d)), core.Patch{Epsilon: &eps, Clip: &clip, LearningRate: &lr, Clients: &three})
 	var rejected bool

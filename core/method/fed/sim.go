@@ -209,6 +209,9 @@ func (s *sim) run(ctx context.Context) error {
 	evaluated := false
 	round := 0
 	for r := 1; r <= e.rounds; r++ {
+		if e.beforeRound != nil {
+			e.beforeRound(r)
+		}
 		ps, err := s.ctl.Checkpoint(ctx)
 		if err != nil {
 			return err
