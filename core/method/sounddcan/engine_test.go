@@ -304,7 +304,7 @@ func TestInvalidInput(t *testing.T) {
 	cfg = base
 	cfg.Method = testMethod
 	cfg.Options = map[string]string{"p": "10"}
-	fails("5 genes, p = 10", cfg, "p is 10")
+	fails("5 genes, p = 10", cfg, "option p=10: p must be ≤ the 5 genes")
 	cfg.Options = nil
 	unlabelled := fixture.Separated(2, 10, 50, 1)
 	unlabelled.Labels, unlabelled.Classes = nil, nil
