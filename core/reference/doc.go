@@ -7,4 +7,11 @@
 // labels it so. It is deterministic for a matrix, so it is cached on disk
 // by the matrix's content hash (see Cache) and computed once per data set
 // and preprocessing.
+//
+// A method's null line (Cache.Null) keeps each seed's ARI, so a private
+// result is judged against it seed by seed, as DECISIONS defines "beyond
+// seed noise": one run through its settings at the null's seeds
+// (Cache.Self, Verdict), a sweep's point over the seeds it shares with
+// the null (Judge, PairedBySeed). Fewer than two shared seeds leave the
+// unpaired test, NoBetter.
 package reference
