@@ -414,11 +414,12 @@ func checkGrid(points []sweep.Point) error {
 	return first
 }
 
-// checkData refuses, before any run, a sweep whose data is not there: every
-// run would fail alone with the same "no such file" and the sweep would
-// print a table of failed runs. The load is the first run's own (the data
-// cache keeps it for the others); other load errors are left to the runs,
-// since preprocessing options may differ between them.
+// checkData refuses, before any run, a sweep whose data is not there or
+// whose grid holds an option value the data cannot take (core.CheckData:
+// k larger than the cells): every such run would fail alone with the same
+// error and the sweep would print a table of failed runs. The loads are
+// the runs' own (the data cache keeps them); other load errors are left
+// to the runs, since preprocessing options may differ between them.
 func checkData(ctx context.Context, points []sweep.Point) error {
 	if len(points) == 0 {
 		return nil
@@ -426,6 +427,19 @@ func checkData(ctx context.Context, points []sweep.Point) error {
 	cfg := points[0].Config
 	if _, err := cfg.LoadDataContext(ctx); errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("--data %s: %w", cfg.Data, err)
+	}
+	checked := map[string]bool{}
+	for _, p := range points {
+		c := p.Config
+		key := fmt.Sprint(c.Method, c.Mode, c.Options)
+		if checked[key] {
+			continue
+		}
+		checked[key] = true
+		var oe *core.OptionError
+		if errors.As(core.CheckData(c), &oe) {
+			return usagef("--opt %s=%s: %s", oe.Key, oe.Value, oe.Reason)
+		}
 	}
 	return nil
 }

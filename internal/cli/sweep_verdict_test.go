@@ -148,3 +148,14 @@ func TestKTooLargeOneError(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepKTooLargeOneError: a sweep whose grid holds a k above the
+// data's cells is one usage error naming that value before any run, not
+// a table of runs that each failed with it.
+func TestSweepKTooLargeOneError(t *testing.T) {
+	code, stdout, stderr := run(t, "sweep", "--method", "dppca", "--epsilon", "8", "--seeds", "0", "--opt", "k=3,100000")
+	first, _, _ := strings.Cut(stderr, "\n")
+	if code != ExitUsage || stdout != "" || first != "dpscope: --opt k=100000: k must be ≤ the 2000 cells of builtin:default" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit %d, nothing on stdout, one line naming --opt k=100000", code, stdout, stderr, ExitUsage)
+	}
+}
