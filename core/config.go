@@ -38,7 +38,7 @@ func (r LayerRange) Contains(l int) bool { return l >= r.First && l <= r.Last }
 // Validate checks that the range is contiguous within 1..layers.
 func (r LayerRange) Validate(layers int) error {
 	if r.First < 1 || r.Last > layers || r.First > r.Last {
-		return fmt.Errorf("core: layer range is %s, must satisfy 1 ≤ first ≤ last ≤ %d", r, layers)
+		return badf("layer range is %s, must satisfy 1 ≤ first ≤ last ≤ %d", r, layers)
 	}
 	return nil
 }
@@ -115,9 +115,9 @@ type Config struct {
 var ErrBadConfig = errors.New("core: invalid configuration")
 
 // badf returns a validation error wrapping ErrBadConfig.
-func badf(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrBadConfig}, args...)...)
-}
+// The sentence names the field and what it must be; the sentinel's own
+// words ("core: invalid configuration") would only repeat that.
+func badf(format string, args ...any) error { return Wrapf(ErrBadConfig, format, args...) }
 
 // finite reports whether v is neither NaN nor infinite.
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -283,7 +283,7 @@ func resolve(cfg core.Config, opt Options) (settings, error) {
 			s.layers = core.LayerRange{First: 1, Last: 3}
 		}
 		if err := s.layers.Validate(numLayers); err != nil {
-			return settings{}, fmt.Errorf("dcan: %w: %w", ErrConfig, err)
+			return settings{}, core.Wrapf(ErrConfig, "dcan: %w", err)
 		}
 	case core.ModeSound:
 		if opt.CenterInstance {
