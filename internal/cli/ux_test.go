@@ -212,3 +212,22 @@ func TestUnreadFlagsWarn(t *testing.T) {
 		t.Errorf("stderr %q; want the warning", stderr)
 	}
 }
+
+// TestConfigErrorsSayItOnce: a bad value's error names the flag and what
+// the value must be, without the sentinels' words or a repeated method
+// name ("core: dcan: dcan: invalid configuration: core: layer range …").
+func TestConfigErrorsSayItOnce(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--method", "dppca", "--delta", "2"}, "dpscope: --delta: delta is 2, must be in (0, 1)"},
+		{[]string{"run", "--method", "dcan", "--mode", "paper", "--layers", "9-12"}, "dpscope: core: dcan: layer range is 9-12, must satisfy 1 ≤ first ≤ last ≤ 6"},
+	} {
+		code, _, stderr := run(t, tc.args...)
+		first, _, _ := strings.Cut(stderr, "\n")
+		if code == 0 || first != tc.want {
+			t.Errorf("%v: exit %d, first line %q; want %q", tc.args, code, first, tc.want)
+		}
+	}
+}
