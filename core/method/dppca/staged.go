@@ -117,6 +117,7 @@ func releaseHeld(ctx context.Context, src *Source, pl Plan, o Options, bar float
 		r.out.Inertia = append(r.out.Inertia, inertia/float64(m.N))
 	}
 	r.out.NonEmpty = nonEmpty(r.out.Labels, len(r.out.Centres)/max(p, 1))
+	r.out.Counts = append([]float64(nil), counts...)
 	return &r.out, nil
 }
 
