@@ -29,8 +29,11 @@ import (
 // counts above its bar, and the k-means objective of the mixture's start
 // labels in the run's own private codes (separation: between-cluster
 // share of variance; stage and merge share the private PCA, so it
-// compares them). Long and for reading only; it asserts that the runs
-// succeed.
+// compares them), and the same objective after diagLloyd noise-free
+// Lloyd iterations from those labels in those codes (an oracle, not a
+// release: how much a start's partition could still gain from rounds
+// without noise at all). Long and for reading only; it asserts that the
+// runs succeed.
 func TestMergeDiag(t *testing.T) {
 	env := os.Getenv("DPSCOPE_SOUNDDCAN_MERGEDIAG")
 	if env == "" {
@@ -43,7 +46,7 @@ func TestMergeDiag(t *testing.T) {
 		cand = envOptions(t, "DPSCOPE_SOUNDDCAN_DIAGOPTS")
 	}
 	ds, srcs := drawSources(t, env)
-	type acc struct{ pieces, fallback, noise3, noiseK, neStage, neStart, neEnd, above, own float64 }
+	type acc struct{ pieces, fallback, noise3, noiseK, neStage, neStart, neEnd, above, own, lloyd float64 }
 	tot := map[string]*acc{}
 	var order []string
 	runs := map[string]int{}
@@ -126,14 +129,15 @@ func TestMergeDiag(t *testing.T) {
 						own[i] = float32(v)
 					}
 					x.own = separation(own, out.StartLabels, p)
-					line += fmt.Sprintf(" | %s pieces %.0f noise %.3f→%.3f ne stage %.0f start %.0f end %.0f above %.0f/%d own %.3f", v.name, x.pieces, x.noise3, x.noiseK, x.neStage, x.neStart, x.neEnd, x.above, len(hc), x.own)
+					x.lloyd = separation(own, plainLloyd(st.Proj, out.StartLabels, p, k, diagLloyd), p)
+					line += fmt.Sprintf(" | %s pieces %.0f noise %.3f→%.3f ne stage %.0f start %.0f end %.0f above %.0f/%d own %.3f lloyd %.3f", v.name, x.pieces, x.noise3, x.noiseK, x.neStage, x.neStart, x.neEnd, x.above, len(hc), x.own, x.lloyd)
 					if tot[v.name] == nil {
 						tot[v.name] = &acc{}
 						order = append(order, v.name)
 					}
 					a := tot[v.name]
 					a.pieces, a.fallback, a.noise3, a.noiseK = a.pieces+x.pieces, a.fallback+x.fallback, a.noise3+x.noise3, a.noiseK+x.noiseK
-					a.neStage, a.neStart, a.neEnd, a.above, a.own = a.neStage+x.neStage, a.neStart+x.neStart, a.neEnd+x.neEnd, a.above+x.above, a.own+x.own
+					a.neStage, a.neStart, a.neEnd, a.above, a.own, a.lloyd = a.neStage+x.neStage, a.neStart+x.neStart, a.neEnd+x.neEnd, a.above+x.above, a.own+x.own, a.lloyd+x.lloyd
 					runs[v.name]++
 				}
 				t.Log(line)
@@ -143,7 +147,70 @@ func TestMergeDiag(t *testing.T) {
 	var b strings.Builder
 	for _, name := range order {
 		a, f := tot[name], 1/float64(runs[name])
-		fmt.Fprintf(&b, "\n  %-12s pieces %.1f fallback %.2f noise %.3f→%.3f ne stage %.2f start %.2f end %.2f above %.1f own %.3f", name, a.pieces*f, a.fallback*f, a.noise3*f, a.noiseK*f, a.neStage*f, a.neStart*f, a.neEnd*f, a.above*f, a.own*f)
+		fmt.Fprintf(&b, "\n  %-12s pieces %.1f fallback %.2f noise %.3f→%.3f ne stage %.2f start %.2f end %.2f above %.1f own %.3f lloyd %.3f", name, a.pieces*f, a.fallback*f, a.noise3*f, a.noiseK*f, a.neStage*f, a.neStart*f, a.neEnd*f, a.above*f, a.own*f, a.lloyd*f)
 	}
 	t.Logf("means over %d runs each:%s", runs[order[0]], b.String())
+}
+
+// diagLloyd is the noise-free Lloyd iterations of TestMergeDiag's oracle.
+const diagLloyd = 20
+
+// plainLloyd returns the labels after iters noise-free Lloyd iterations
+// on the n × p codes x from the labelling labels (k clusters; an empty
+// cluster keeps no centre). For diagnoses only: it reads the data
+// without noise.
+func plainLloyd(x []float64, labels []int, p, k, iters int) []int {
+	n := len(labels)
+	lab := append([]int(nil), labels...)
+	for range iters {
+		c := make([]float64, k*p)
+		cnt := make([]float64, k)
+		for i, l := range lab {
+			cnt[l]++
+			for j := range p {
+				c[l*p+j] += x[i*p+j]
+			}
+		}
+		var cs []float64
+		var idx []int
+		for l := range k {
+			if cnt[l] > 0 {
+				for j := range p {
+					cs = append(cs, c[l*p+j]/cnt[l])
+				}
+				idx = append(idx, l)
+			}
+		}
+		changed := false
+		for i := range n {
+			best, bd := 0, math.Inf(1)
+			for m := range idx {
+				var d float64
+				for j := range p {
+					v := x[i*p+j] - cs[m*p+j]
+					d += v * v
+				}
+				if d < bd {
+					best, bd = m, d
+				}
+			}
+			if idx[best] != lab[i] {
+				lab[i], changed = idx[best], true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	return lab
+}
+
+// TestPlainLloyd checks the oracle's Lloyd on two clusters far apart with
+// one point labelled wrongly: one iteration gives it back to its own.
+func TestPlainLloyd(t *testing.T) {
+	x := []float64{0, 0, 0.1, 0, 0, 0.1, 10, 10, 10.1, 10, 10, 10.1}
+	got := plainLloyd(x, []int{0, 0, 1, 1, 1, 1}, 2, 2, 5)
+	if want := []int{0, 0, 0, 1, 1, 1}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("labels %v, want %v", got, want)
+	}
 }

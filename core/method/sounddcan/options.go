@@ -302,8 +302,10 @@ const (
 	// over-clustering structure inside the stage: its first ⌊T/2⌋ = 2
 	// Lloyd rounds run with Over·K centres, whose released centres,
 	// weighted by their released counts above the bar of 3σ, are then
-	// merged into K (dppca's weighted k-means merge, post-processing),
-	// and the remaining rounds run with K centres; the head's round then
+	// merged into K (dppca's weighted k-means merge, post-processing;
+	// with fewer than K pieces at the bar, those and then the heaviest
+	// others, dppca.Options.HeldFill), and the remaining rounds run with
+	// K centres; the head's round then
 	// runs on those K centres and its counts weight them (no merge of the
 	// head's). Every round is the same two Gaussian releases whatever the
 	// number of centres, so the plan and the ledger are the default's.
@@ -797,7 +799,11 @@ func (o Options) dppcaOptions() (dppca.Options, error) {
 		}
 		return dppca.Options{P: o.P, PRule: o.PRule, T: o.stageT(dppca.DefaultT), Genes: o.Genes, Prep: o.Prep, K: o.K, Over: over, Target: o.fixedTarget()}.Resolve()
 	}
-	return dppca.Options{P: o.P, PRule: o.PRule, T: o.stageT(dppcaStageRounds), Genes: o.Genes, Prep: o.Prep, K: o.K, Target: o.fixedTarget()}.Resolve()
+	// start=merge: where fewer than K pieces clear the bar at the stage's
+	// merge, the weighted ones and then the heaviest others, as the
+	// head's merge (not dppca's first K pieces); the factor is the
+	// plan's, set by Fit
+	return dppca.Options{P: o.P, PRule: o.PRule, T: o.stageT(dppcaStageRounds), Genes: o.Genes, Prep: o.Prep, K: o.K, Target: o.fixedTarget(), HeldFill: o.Start == StartMerge}.Resolve()
 }
 
 // stageT is option rounds, or def when it is not given.

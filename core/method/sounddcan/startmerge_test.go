@@ -13,7 +13,7 @@ import (
 )
 
 // TestStartMergeOptions: start=merge keeps the stage's rules (the same
-// dppca options as the default, the head's round and its share) and
+// dppca options as the default but the merge's fill, HeldFill, the head's round and its share) and
 // refuses an over-clustering factor with nothing to merge.
 func TestStartMergeOptions(t *testing.T) {
 	o := mustParse(t, map[string]string{"start": "merge"})
@@ -29,8 +29,12 @@ func TestStartMergeOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if ddo.HeldFill || !do.HeldFill {
+		t.Errorf("HeldFill %v under start=merge, %v by default; want true, false", do.HeldFill, ddo.HeldFill)
+	}
+	ddo.HeldFill = true
 	if !reflect.DeepEqual(do, ddo) {
-		t.Errorf("the stage's options\n%+v\nwant the default's\n%+v", do, ddo)
+		t.Errorf("the stage's options\n%+v\nwant the default's with HeldFill\n%+v", do, ddo)
 	}
 	for _, bad := range []map[string]string{{"start": "merge", "over": "1"}, {"start": "merger"}} {
 		if _, err := Parse(bad); err == nil {
