@@ -159,7 +159,8 @@ type Options struct {
 	// head; dppca is dppca exactly as dppca runs alone (its current rules:
 	// genes=auto, p=auto, DefaultT rounds, over=auto with its own merge),
 	// into K centres, no merge of the head's (Over = 1 unless given; with
-	// over > 1 the head over-clusters and merges, dppca does not).
+	// over > 1 the head over-clusters and merges, dppca does not); alone
+	// and merge: StartAlone, StartMerge.
 	Start string
 	// StageT ("rounds") is the start's Lloyd rounds; 0 takes the
 	// start's own (dppcaStageRounds, 5, under start=stage; dppca's
