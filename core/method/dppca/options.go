@@ -453,6 +453,15 @@ type Options struct {
 	// private choice between the merged centres and a second candidate
 	// ("choose": off, the default; objective, choose.go). "" reads as off.
 	Choose Choose
+	// HeldFill (library callers only; no option key) is how the held
+	// releases' merge (ReleaseHeld and its variants with Over > 1) fills
+	// K centres when fewer than K over-clustered pieces have a released
+	// count at the bar: false keeps mergeCentres' fallback (the first K
+	// pieces, weighted or not); true keeps every piece at the bar and
+	// fills the rest with the heaviest of the others by released count
+	// (mergeHeldFill). Post-processing of the same releases either way.
+	// dcan-sound's start=merge reads it (its head merges that way).
+	HeldFill bool
 	// Target is the public total each cell is normalised to before log1p
 	// ("target"; 0: DefaultTarget; TargetMedian: a private median library
 	// size, "target=median"). Only dppca's own source reads it

@@ -276,7 +276,7 @@ type Outcome struct {
 	Chose     int
 	ChooseGap float64
 	// Counts are the last Lloyd round's released (noisy) cluster counts,
-	// one per final centre (Release only): each final centre is that
+	// one per final centre (Release and the held releases): each final centre is that
 	// round's noisy sum over its count, so a caller that weights the
 	// centres (dcan-sound's start=alone) reads releases only.
 	Counts []float64

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sort"
 )
 
 // ReleaseHeld is Release with Lloyd rounds whose updates cannot fling a
@@ -90,7 +91,11 @@ func releaseHeld(ctx context.Context, src *Source, pl Plan, o Options, bar float
 					w[j] = c
 				}
 			}
-			r.out.Centres = mergeCentres(r.out.Centres, w, p, k, rng)
+			if o.HeldFill {
+				r.out.Centres = mergeHeldFill(r.out.Centres, w, counts, p, k, rng)
+			} else {
+				r.out.Centres = mergeCentres(r.out.Centres, w, p, k, rng)
+			}
 			seen = nil
 		}
 		if seen == nil {
@@ -117,6 +122,7 @@ func releaseHeld(ctx context.Context, src *Source, pl Plan, o Options, bar float
 		r.out.Inertia = append(r.out.Inertia, inertia/float64(m.N))
 	}
 	r.out.NonEmpty = nonEmpty(r.out.Labels, len(r.out.Centres)/max(p, 1))
+	r.out.Counts = append([]float64(nil), counts...)
 	return &r.out, nil
 }
 
@@ -132,4 +138,30 @@ func heldRound(x []float64, n, p int, c []float64, r, sigmaSum, sigmaCount, minC
 		}
 	}
 	return counts
+}
+
+// mergeHeldFill is mergeCentres for the held releases under
+// Options.HeldFill: with at least k weighted pieces (w > 0: a released
+// count at the bar) it is mergeCentres; with fewer, every weighted piece
+// is kept as a centre and the rest of the k are the heaviest of the
+// other pieces by their released counts, so no centre is an arbitrary
+// piece while a heavier one is left out. Post-processing of releases.
+func mergeHeldFill(c, w, counts []float64, p, k int, rng *rand.Rand) []float64 {
+	var kept, rest []int
+	for j, v := range w {
+		if v > 0 {
+			kept = append(kept, j)
+		} else {
+			rest = append(rest, j)
+		}
+	}
+	if len(kept) >= k {
+		return mergeCentres(c, w, p, k, rng)
+	}
+	sort.SliceStable(rest, func(a, b int) bool { return counts[rest[a]] > counts[rest[b]] })
+	out := make([]float64, 0, k*p)
+	for _, j := range append(kept, rest...)[:k] {
+		out = append(out, c[j*p:(j+1)*p]...)
+	}
+	return out
 }

@@ -585,4 +585,22 @@
 // the start dppca with 200 genes) and pbmc with sizes and nest −0.113 at
 // ε 2; on the first screen the network did not beat its null (−0.009,
 // 2 SE 0.113). It stays an option; the defaults are unchanged.
+//
+// Nineteenth session (docs/RESULTS.md, "sdcan24"): option start=merge
+// (StartMerge) puts dppca's over-clustering structure inside the stage.
+// Its first 2 of 5 Lloyd rounds run with 3K centres, merged into K by
+// their released counts at the bar (with fewer than K pieces at the bar,
+// those and then the heaviest others, dppca.Options.HeldFill); the last
+// 3 rounds run with K, so each leaves a third of the noise on a centre's
+// mean; the head's round weights the K centres without a merge. The plan
+// and the ledger are the default's (TestStartMerge). Label-free on
+// development draws 400–408 the start's objective in its own codes did
+// not improve (at or below the stage's on eight of nine shapes), and a
+// noise-free Lloyd oracle gains little from either start. Rule G20
+// (stated before its fresh draws 410–418, G14's shapes and clauses, (d)
+// the first screen's learning verdict) judged start=merge;hold=on
+// against the default and it FAILED (a): +0.0043 over the 36 cells (2 SE
+// 0.0109). (b), (c) and (d) held: the first screen's network +0.136
+// over its null (2 SE 0.102). It stays an option; the defaults are
+// unchanged.
 package sounddcan

@@ -331,6 +331,9 @@ func (r *runner) noiseMessage() string {
 	if o.Over == OverNoise && pl.Private() && !pl.Handoff {
 		head += fmt.Sprintf("; over=noise: one of the stage's Lloyd rounds would leave noise %.3g of R on an average one of %d centres' means (bound %g), so it clusters into %d", pl.OverNoiseRho, OverCluster*r.src.K, o.StageBound, min(pl.Over*r.src.K, r.src.Data.Cells()))
 	}
+	if o.Start == StartMerge && !pl.Handoff {
+		head += fmt.Sprintf("; start=merge: the stage's first rounds run with %d centres, merged into K inside the stage (weighted by their released counts) before its last rounds with K, so the head's round runs on K centres and does not merge", min(max(pl.Over, 1)*r.src.K, r.src.Data.Cells()))
+	}
 	if pl.StageRounds > 0 && pl.Private() {
 		head += fmt.Sprintf("; rounds=auto: one of the stage's Lloyd rounds leaves noise %.3g of R on an average one of %d centres' means (bound %g), so it runs %d rounds", pl.RoundsNoiseRho, OverCluster*r.src.K, o.StageBound, pl.StageRounds)
 	}

@@ -90,6 +90,14 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 		ov = o.Over // a plan not made by NewPlan
 	}
 	kOver := min(max(ov, 1)*src.K, src.Data.Cells())
+	if o.Start == StartMerge {
+		// start=merge: the stage over-clusters into ov·K for its first
+		// ⌊T/2⌋ rounds and merges into K itself (dppca's overRound and
+		// the held releases' merge), so it releases K centres and the
+		// head's round runs on them with no merge of its own
+		do.Over = max(ov, 1)
+		kOver = min(src.K, src.Data.Cells())
+	}
 	// The start normalises every cell to the plan's public total (option
 	// target or target=auto's choice; src may have been built with
 	// another).

@@ -159,7 +159,8 @@ type Options struct {
 	// head; dppca is dppca exactly as dppca runs alone (its current rules:
 	// genes=auto, p=auto, DefaultT rounds, over=auto with its own merge),
 	// into K centres, no merge of the head's (Over = 1 unless given; with
-	// over > 1 the head over-clusters and merges, dppca does not).
+	// over > 1 the head over-clusters and merges, dppca does not); alone
+	// and merge: StartAlone, StartMerge.
 	Start string
 	// StageT ("rounds") is the start's Lloyd rounds; 0 takes the
 	// start's own (dppcaStageRounds, 5, under start=stage; dppca's
@@ -297,6 +298,25 @@ const (
 	// mixture's. The fourteenth session's candidate (docs/RESULTS.md,
 	// "sdcan17").
 	StartAlone = "alone"
+	// StartMerge ("start=merge") is the stage's rules (the genes
+	// option's h, p = 10, 5 rounds, hold=first) with dppca's
+	// over-clustering structure inside the stage: its first ⌊T/2⌋ = 2
+	// Lloyd rounds run with Over·K centres, whose released centres,
+	// weighted by their released counts above the bar of 3σ, are then
+	// merged into K (dppca's weighted k-means merge, post-processing;
+	// with fewer than K pieces at the bar, those and then the heaviest
+	// others, dppca.Options.HeldFill), and the remaining rounds run with
+	// K centres; the head's round then
+	// runs on those K centres and its counts weight them (no merge of the
+	// head's). Every round is the same two Gaussian releases whatever the
+	// number of centres, so the plan and the ledger are the default's.
+	// Why (sdcan22, docs/RESULTS.md): the clearest label-free difference
+	// between the stage and dppca is the noise one round leaves on a
+	// centre's mean, σ_sums·√p/(ñ/K″), which K″ = 3K centres make three
+	// times what K make; this keeps the 3K-centre rounds that over=auto
+	// and over=noise showed collapse less, but only while the seeds find
+	// the populations (the nineteenth session's candidate, "sdcan24").
+	StartMerge = "merge"
 	// SubspaceOff and SubspaceTest are option subspace's values.
 	SubspaceOff  = "off"
 	SubspaceTest = "test"
@@ -686,8 +706,12 @@ func (o Options) Validate() error {
 	if o.Handoff != HandoffOff && o.Handoff != HandoffLow && o.Handoff != HandoffMid && o.Handoff != HandoffMidMerge {
 		return optf("option handoff is %q, must be %s, %s, %s or %s", o.Handoff, HandoffOff, HandoffLow, HandoffMid, HandoffMidMerge)
 	}
-	if o.Start != StartStage && o.Start != StartDPPCA && o.Start != StartAlone {
-		return optf("option start is %q, must be %s, %s or %s", o.Start, StartStage, StartDPPCA, StartAlone)
+	if o.Start != StartStage && o.Start != StartDPPCA && o.Start != StartAlone && o.Start != StartMerge {
+		return optf("option start is %q, must be %s, %s, %s or %s", o.Start, StartStage, StartDPPCA, StartAlone, StartMerge)
+	}
+	if o.Start == StartMerge && o.Over < 2 && o.Over != OverAuto && o.Over != OverNoise {
+		// nothing to merge: start=stage with over=1 is that run
+		return optf("option over is %d with start=merge, must be at least 2 (the stage's first rounds over-cluster into over·K centres)", o.Over)
 	}
 	if o.Start == StartAlone && o.Over != 1 {
 		// no head round, so no released counts of over·K centres to merge
@@ -776,7 +800,11 @@ func (o Options) dppcaOptions() (dppca.Options, error) {
 		}
 		return dppca.Options{P: o.P, PRule: o.PRule, T: o.stageT(dppca.DefaultT), Genes: o.Genes, Prep: o.Prep, K: o.K, Over: over, Target: o.fixedTarget()}.Resolve()
 	}
-	return dppca.Options{P: o.P, PRule: o.PRule, T: o.stageT(dppcaStageRounds), Genes: o.Genes, Prep: o.Prep, K: o.K, Target: o.fixedTarget()}.Resolve()
+	// start=merge: where fewer than K pieces clear the bar at the stage's
+	// merge, the weighted ones and then the heaviest others, as the
+	// head's merge (not dppca's first K pieces); the factor is the
+	// plan's, set by Fit
+	return dppca.Options{P: o.P, PRule: o.PRule, T: o.stageT(dppcaStageRounds), Genes: o.Genes, Prep: o.Prep, K: o.K, Target: o.fixedTarget(), HeldFill: o.Start == StartMerge}.Resolve()
 }
 
 // stageT is option rounds, or def when it is not given.

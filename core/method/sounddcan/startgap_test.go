@@ -37,7 +37,7 @@ func TestStartGap(t *testing.T) {
 	alone := mustParse(t, map[string]string{"start": "alone"})
 	cand := envOptions(t, "DPSCOPE_SOUNDDCAN_DIAGOPTS")
 	ds, srcs := drawSources(t, env)
-	type acc struct{ ari, sep, ne, noise, above, h, p float64 }
+	type acc struct{ ari, sep, own, ne, noise, above, h, p float64 }
 	tot := map[string]*acc{}
 	order := []string{}
 	add := func(name string, a acc) {
@@ -46,7 +46,7 @@ func TestStartGap(t *testing.T) {
 			order = append(order, name)
 		}
 		x := tot[name]
-		x.ari, x.sep, x.ne, x.noise, x.above, x.h, x.p = x.ari+a.ari, x.sep+a.sep, x.ne+a.ne, x.noise+a.noise, x.above+a.above, x.h+a.h, x.p+a.p
+		x.ari, x.sep, x.own, x.ne, x.noise, x.above, x.h, x.p = x.ari+a.ari, x.sep+a.sep, x.own+a.own, x.ne+a.ne, x.noise+a.noise, x.above+a.above, x.h+a.h, x.p+a.p
 	}
 	runs := 0
 	for di, src := range srcs {
@@ -66,13 +66,21 @@ func TestStartGap(t *testing.T) {
 					if st != nil {
 						pl := st.Plan
 						x.h, x.p = float64(pl.H), float64(len(st.Eigen))
+						// the labelling's separation in the run's own private
+						// codes (the start's projection): starts that share
+						// the private PCA (stage and merge) compare on it
+						own := make([]float32, len(st.Proj))
+						for i, v := range st.Proj {
+							own[i] = float32(v)
+						}
+						x.own = separation(own, labels, len(st.Eigen))
 						x.noise = pl.Sums * math.Sqrt(x.p) / (st.Matrix.NoisyN / float64(kc)) / pl.R
 						for _, c := range counts {
 							if c >= minCountSigmas*sig {
 								x.above++
 							}
 						}
-						line += fmt.Sprintf(" | %s ARI %.3f sep %.3f ne %.0f h %d p %d T %d μ %.2f noise %.3f above %.0f/%d", name, a, x.sep, x.ne, pl.H, len(st.Eigen), pl.T, pl.Mu, x.noise, x.above, len(counts))
+						line += fmt.Sprintf(" | %s ARI %.3f sep %.3f own %.3f ne %.0f h %d p %d T %d μ %.2f noise %.3f above %.0f/%d", name, a, x.sep, x.own, x.ne, pl.H, len(st.Eigen), pl.T, pl.Mu, x.noise, x.above, len(counts))
 					} else {
 						line += fmt.Sprintf(" | %s ARI %.3f sep %.3f ne %.0f", name, a, x.sep, x.ne)
 					}
@@ -103,6 +111,9 @@ func TestStartGap(t *testing.T) {
 					if cand.Start == StartAlone {
 						kc, cc, cs = max(c.Start.K, 1), c.Start.Counts, c.Start.Plan.Counts
 					}
+					if cand.Start == StartMerge {
+						kc = src.K // its last rounds (after the merge) run with K
+					}
 					score("cand@share", c.StartLabels, c.Start, cc, cs, kc)
 					score("cand", c.Labels, nil, nil, 0, 0)
 					cn := fitOnce(t, src, true, eps, withNoTrain(cand), s)
@@ -117,7 +128,7 @@ func TestStartGap(t *testing.T) {
 	for _, name := range order {
 		x := tot[name]
 		f := 1 / float64(runs)
-		fmt.Fprintf(&b, "\n  %-12s ARI %.3f sep %.3f ne %.2f h %.0f p %.1f noise %.3f above %.1f", name, x.ari*f, x.sep*f, x.ne*f, x.h*f, x.p*f, x.noise*f, x.above*f)
+		fmt.Fprintf(&b, "\n  %-12s ARI %.3f sep %.3f own %.3f ne %.2f h %.0f p %.1f noise %.3f above %.1f", name, x.ari*f, x.sep*f, x.own*f, x.ne*f, x.h*f, x.p*f, x.noise*f, x.above*f)
 	}
 	t.Logf("means over %d runs:%s", runs, b.String())
 }
