@@ -40,7 +40,10 @@ func lloydRound(x []float64, n, p int, c []float64, r, sigmaSum, sigmaCount floa
 // by their released counts (a count below one weighs nothing): the best,
 // by weighted inertia, of seedRestarts weighted k-means++ + Lloyd runs.
 // Post-processing of releases. With fewer than k weighted centres the
-// heaviest centres of c fill the rest.
+// first k centres of c are kept, weighted or not (mergeCentresFloor; the
+// doc said "the heaviest" until the nineteenth session, which the code
+// never did; Options.HeldFill, for dcan-sound's start=merge, fills by
+// weight instead).
 func mergeCentres(c, counts []float64, p, k int, rng *rand.Rand) []float64 {
 	return mergeCentresFloor(c, counts, p, k, 0, "", rng)
 }
