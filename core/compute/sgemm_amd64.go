@@ -56,3 +56,6 @@ func sparseKernelRow(n int, e *sparseTerm, b *float32, in *float32, c *float32, 
 //
 //go:noescape
 func packRows(dst, src *float32, rows, stride, nr int)
+
+// spinPause is one PAUSE instruction, for Split's polling loops.
+func spinPause()

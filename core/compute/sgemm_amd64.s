@@ -630,3 +630,10 @@ pnext:
 pdone:
 	VZEROUPPER
 	RET
+
+// func spinPause()
+// One PAUSE: a polling loop's hint to the core (less power, and on a
+// core shared by two hardware threads, the sibling's issue slots).
+TEXT ·spinPause(SB), NOSPLIT, $0-0
+	PAUSE
+	RET

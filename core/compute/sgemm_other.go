@@ -44,3 +44,6 @@ func sparseKernelRow(n int, e *sparseTerm, b *float32, in *float32, c *float32, 
 func packRows(dst, src *float32, rows, stride, nr int) {
 	panic("compute: packRows without AVX2")
 }
+
+// spinPause does nothing here: Split's polling loops just poll.
+func spinPause() {}

@@ -2,6 +2,7 @@ package dpsgd
 
 import (
 	"math/rand/v2"
+	"os"
 	"slices"
 	"syscall"
 	"testing"
@@ -355,5 +356,65 @@ func BenchmarkDPSGDEpochGemm(b *testing.B) {
 			b.ReportMetric(oMed/med, s.name+"-med-ratio")
 		}
 	}
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkDPSGDEpochSpin alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with compute.SplitSpin at 0 (the helper goroutine parks
+// after every hand-off, as before SplitSpin) and at 1 ms, or SPLIT_SPIN
+// (a duration, e.g. 200us) when set (two trainers from the same seeds, one
+// epoch each in turn), and reports each side's median epoch and CPU time
+// an epoch and the ratios of the fastest and the median epochs (parking
+// over polling: above 1 polling wins).
+func BenchmarkDPSGDEpochSpin(b *testing.B) {
+	data := benchData()
+	spin := time.Millisecond
+	if v := os.Getenv("SPLIT_SPIN"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		spin = d
+	}
+	defer compute.SplitSpin.Store(compute.SplitSpin.Load())
+	type side struct {
+		spin time.Duration
+		ae   *nn.Autoencoder
+		d    *DPSGD
+		in   compute.Matrix
+		secs []float64
+		cpu  time.Duration
+	}
+	sides := []*side{{spin: 0}, {spin: spin}}
+	for _, s := range sides {
+		s.ae, s.d, s.in = benchTrainer(b)
+	}
+	for b.Loop() {
+		for _, s := range sides {
+			compute.SplitSpin.Store(int64(s.spin))
+			loss := benchLoss(s.ae, s.in, data, nil)
+			t0, c0 := time.Now(), processCPU()
+			for range s.d.StepsPerEpoch() {
+				if _, err := s.d.Step(loss); err != nil {
+					b.Fatal(err)
+				}
+			}
+			s.secs = append(s.secs, time.Since(t0).Seconds())
+			s.cpu += processCPU() - c0
+		}
+	}
+	stat := func(x []float64) (lo, med float64) {
+		y := slices.Clone(x)
+		slices.Sort(y)
+		return y[0], y[len(y)/2]
+	}
+	pLo, pMed := stat(sides[0].secs)
+	sLo, sMed := stat(sides[1].secs)
+	b.ReportMetric(pMed, "park-med-s")
+	b.ReportMetric(sMed, "spin-med-s")
+	b.ReportMetric(sides[0].cpu.Seconds()/float64(b.N), "park-cpu-s")
+	b.ReportMetric(sides[1].cpu.Seconds()/float64(b.N), "spin-cpu-s")
+	b.ReportMetric(pLo/sLo, "min-ratio")
+	b.ReportMetric(pMed/sMed, "med-ratio")
 	b.ReportMetric(0, "ns/op")
 }
