@@ -99,8 +99,9 @@ const (
 )
 
 // spinUntil polls ready for up to SplitSpin and reports whether it
-// became true. It yields to other goroutines every 64 polls, so that a
-// spinning helper does not hold a processor another goroutine waits for.
+// became true. It yields to other goroutines and threads every 64 polls,
+// so that a spinning helper does not hold a processor another goroutine,
+// or a core another thread, waits for.
 func spinUntil(ready func() bool) bool {
 	d := time.Duration(SplitSpin.Load())
 	if d <= 0 || !spinning() {
@@ -123,6 +124,7 @@ func spinUntil(ready func() bool) bool {
 				return false
 			}
 			runtime.Gosched()
+			osYield()
 			last = time.Now()
 		}
 	}
