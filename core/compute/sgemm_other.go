@@ -47,3 +47,8 @@ func packRows(dst, src *float32, rows, stride, nr int) {
 
 // spinPause does nothing here: Split's polling loops just poll.
 func spinPause() {}
+
+// listNonzeros is never called where hasSparseAsm is false.
+func listNonzeros(dst *sparseTerm, src *float32, n int, k0, step int32) int {
+	panic("compute: listNonzeros without AVX2")
+}

@@ -312,3 +312,54 @@ func TestMulSparseMatchesMulTo(t *testing.T) {
 		}
 	}
 }
+
+// TestListTermsMatchesGo checks listTerms (listNonzeros on AVX2 for the
+// leading multiple of 4) against listTermsGo: the same count and the same
+// terms to the bit, for lengths 0–70 (tails of 1–3), rows all zero, none
+// zero, ±0, NaN, Inf and subnormals, from a count n below lo; and that
+// neither writes at or past lo + len(src) (a sentinel there) nor below n.
+func TestListTermsMatchesGo(t *testing.T) {
+	if !hasSparseAsm {
+		t.Skip("no AVX2: listTerms is listTermsGo")
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	specials := []float32{0, float32(math.Copysign(0, -1)), float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 1e-40, -3}
+	sentinel := sparseTerm{k: -7, v: 12345}
+	for _, stride := range []int{4, 128, 256, 8000} {
+		for length := range 71 {
+			for _, density := range []float64{0, 0.3, 0.5, 1} {
+				src := make([]float32, length)
+				for i := range src {
+					switch r := rng.Float64(); {
+					case r < 0.1:
+						src[i] = specials[rng.IntN(len(specials))]
+					case r < density:
+						src[i] = float32(rng.NormFloat64())
+					}
+				}
+				lo := rng.IntN(200)
+				n0 := rng.IntN(lo + 1)
+				room := lo + length + 8
+				got, want := make([]sparseTerm, room), make([]sparseTerm, room)
+				for i := range got {
+					got[i], want[i] = sentinel, sentinel
+				}
+				ng := listTerms(got, n0, src, lo, stride)
+				nw := listTermsGo(want, n0, src, lo, stride)
+				if ng != nw {
+					t.Fatalf("stride %d, length %d, density %g: %d terms, want %d", stride, length, density, ng, nw)
+				}
+				for i := n0; i < ng; i++ {
+					if got[i].k != want[i].k || math.Float32bits(got[i].v) != math.Float32bits(want[i].v) {
+						t.Fatalf("stride %d, length %d: term %d is %+v, want %+v", stride, length, i, got[i], want[i])
+					}
+				}
+				for i, e := range got {
+					if (i < n0 || i >= lo+length) && e != sentinel {
+						t.Fatalf("stride %d, length %d, n %d, lo %d: entry %d written (%+v), outside [n, lo+len)", stride, length, n0, lo, i, e)
+					}
+				}
+			}
+		}
+	}
+}
