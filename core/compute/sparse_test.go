@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -358,6 +359,58 @@ func TestListTermsMatchesGo(t *testing.T) {
 					if (i < n0 || i >= lo+length) && e != sentinel {
 						t.Fatalf("stride %d, length %d, n %d, lo %d: entry %d written (%+v), outside [n, lo+len)", stride, length, n0, lo, i, e)
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestSparseSameBitsAnyThreads checks that the sparse products of the
+// autoencoder's shapes (batch 427, ReLU density 0.5; the row kernel, the
+// pair kernel with C transposed, and a product too narrow to share out by
+// panels) give the same bits on one goroutine as on two, beta 0 and 0.5.
+func TestSparseSameBitsAnyThreads(t *testing.T) {
+	if !hasSparseAsm {
+		t.Skip("no AVX2+FMA")
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, sh := range []struct {
+		m, n, k         int
+		ta, tb, sparseB bool
+	}{
+		{427, 2000, 256, false, false, false}, // Y = H5·W6
+		{256, 2000, 427, true, false, false},  // dW6 = H5ᵀ·G6
+		{2000, 256, 427, true, false, true},   // dW1 = Xᵀ·G1, zeros of G1
+		{427, 100, 256, false, false, false},  // two B panels: rows dealt
+	} {
+		for _, beta := range []float32{0, 0.5} {
+			ar, ac, br, bc := operandShapes(sh.m, sh.n, sh.k, sh.ta, sh.tb)
+			a, b := randMatrix(rng, ar, ac, 0), randMatrix(rng, br, bc, 0)
+			sp := a
+			if sh.sparseB {
+				sp = b
+			}
+			for i := range sp.Data {
+				if rng.IntN(2) == 0 {
+					sp.Data[i] = 0
+				}
+			}
+			c0 := randMatrix(rng, sh.m, sh.n, 0)
+			var got [2]Matrix
+			for v := range got {
+				got[v] = NewMatrix(sh.m, sh.n, nil)
+				copy(got[v].Data, c0.Data)
+				procs := 2
+				if v == 0 {
+					procs = 1
+				}
+				prev := runtime.GOMAXPROCS(procs)
+				runSparse(t, sh.m, sh.n, sh.k, a, sh.ta, b, sh.tb, got[v], beta, sh.sparseB)
+				runtime.GOMAXPROCS(prev)
+			}
+			for i := range got[0].Data {
+				if math.Float32bits(got[1].Data[i]) != math.Float32bits(got[0].Data[i]) {
+					t.Fatalf("%+v beta %g: entry %d is %v on two goroutines, %v on one", sh, beta, i, got[1].Data[i], got[0].Data[i])
 				}
 			}
 		}

@@ -361,13 +361,10 @@ func BenchmarkDPSGDEpochGemm(b *testing.B) {
 
 // BenchmarkDPSGDEpochSpin alternates epochs of BenchmarkDPSGDEpoch's
 // configuration with compute.SplitSpin at 0 (the helper goroutine parks
-// after every hand-off, as before SplitSpin) and at 1 ms, or SPLIT_SPIN
-// (a duration, e.g. 200us) when set (two trainers from the same seeds, one
-// epoch each in turn), and reports each side's median epoch and CPU time
-// an epoch and the ratios of the fastest and the median epochs (parking
-// over polling: above 1 polling wins).
+// after every hand-off, as before SplitSpin; "park") and at 1 ms, or
+// SPLIT_SPIN (a duration, e.g. 200us) when set ("spin"). See
+// alternateEpochs for what it reports; ratios above 1: polling wins.
 func BenchmarkDPSGDEpochSpin(b *testing.B) {
-	data := benchData()
 	spin := time.Millisecond
 	if v := os.Getenv("SPLIT_SPIN"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -377,21 +374,34 @@ func BenchmarkDPSGDEpochSpin(b *testing.B) {
 		spin = d
 	}
 	defer compute.SplitSpin.Store(compute.SplitSpin.Load())
+	alternateEpochs(b, [2]string{"park", "spin"}, func(side int) {
+		compute.SplitSpin.Store(int64(side) * int64(spin))
+	})
+}
+
+// alternateEpochs runs epochs of BenchmarkDPSGDEpoch's configuration on
+// two trainers from the same seeds, one epoch each in turn, calling
+// set(side) before each, and reports each side's median epoch and CPU
+// time an epoch (name-med-s, name-cpu-s) and the ratios of side 0's
+// fastest and median epochs over side 1's. On a shared machine the
+// interleaving puts both sides under the same load.
+func alternateEpochs(b *testing.B, names [2]string, set func(side int)) {
+	data := benchData()
 	type side struct {
-		spin time.Duration
 		ae   *nn.Autoencoder
 		d    *DPSGD
 		in   compute.Matrix
 		secs []float64
 		cpu  time.Duration
 	}
-	sides := []*side{{spin: 0}, {spin: spin}}
-	for _, s := range sides {
-		s.ae, s.d, s.in = benchTrainer(b)
+	var sides [2]*side
+	for k := range sides {
+		sides[k] = new(side)
+		sides[k].ae, sides[k].d, sides[k].in = benchTrainer(b)
 	}
 	for b.Loop() {
-		for _, s := range sides {
-			compute.SplitSpin.Store(int64(s.spin))
+		for k, s := range sides {
+			set(k)
 			loss := benchLoss(s.ae, s.in, data, nil)
 			t0, c0 := time.Now(), processCPU()
 			for range s.d.StepsPerEpoch() {
@@ -408,13 +418,14 @@ func BenchmarkDPSGDEpochSpin(b *testing.B) {
 		slices.Sort(y)
 		return y[0], y[len(y)/2]
 	}
-	pLo, pMed := stat(sides[0].secs)
-	sLo, sMed := stat(sides[1].secs)
-	b.ReportMetric(pMed, "park-med-s")
-	b.ReportMetric(sMed, "spin-med-s")
-	b.ReportMetric(sides[0].cpu.Seconds()/float64(b.N), "park-cpu-s")
-	b.ReportMetric(sides[1].cpu.Seconds()/float64(b.N), "spin-cpu-s")
-	b.ReportMetric(pLo/sLo, "min-ratio")
-	b.ReportMetric(pMed/sMed, "med-ratio")
+	lo0, med0 := stat(sides[0].secs)
+	lo1, med1 := stat(sides[1].secs)
+	for k, s := range sides {
+		_, med := stat(s.secs)
+		b.ReportMetric(med, names[k]+"-med-s")
+		b.ReportMetric(s.cpu.Seconds()/float64(b.N), names[k]+"-cpu-s")
+	}
+	b.ReportMetric(lo0/lo1, "min-ratio")
+	b.ReportMetric(med0/med1, "med-ratio")
 	b.ReportMetric(0, "ns/op")
 }
