@@ -18,8 +18,10 @@
 # SPARSE ("off", the default of dpscope: the Go benchmarks run once per
 # DPSCOPE_SPARSE value; "on off" times the products that skip the ReLU
 # zeros against the dense ones), SPINS (empty: as the environment says;
-# e.g. "0 1ms": the Go benchmarks run once per DPSCOPE_SPLIT_SPIN value,
-# how long compute.Split's helper polls before it parks).
+# e.g. "0,0 0,200us 1ms,1ms": the Go benchmarks run once per pair
+# idle,wait of DPSCOPE_SPLIT_SPIN and DPSCOPE_SPLIT_WAIT_SPIN, how long
+# compute.Split's idle helper and a caller waiting for it poll before they
+# park).
 set -e
 ROUNDS=${ROUNDS:-3}
 TIMEOUTS=${TIMEOUTS:-}
@@ -46,14 +48,14 @@ for r in $(seq "$ROUNDS"); do
 					set -- env DPSCOPE_SGEMM="$g" DPSCOPE_SPARSE="$sp" OPENBLAS_THREAD_TIMEOUT="$t"
 				fi
 				if [ "$spin" != env ]; then
-					set -- "$@" DPSCOPE_SPLIT_SPIN="$spin"
+					set -- "$@" DPSCOPE_SPLIT_SPIN="${spin%,*}" DPSCOPE_SPLIT_WAIT_SPIN="${spin#*,}"
 				fi
 				# Metrics are found by their units (their order is the
 				# units' alphabetical one, and benchmarks differ).
 				"$@" "$BIN" -test.run XXX -test.bench 'Epoch$' -test.benchtime 20x |
 					awk -v r="$r" -v t="$t" -v g="$g" -v sp="$sp" -v spin="$spin" '/Epoch/ {
 						for (i = 2; i <= NF; i++) { if ($i == "samples/s") s = $(i-1); if ($i == "GFLOP/s") f = $(i-1) }
-						printf "round %s %-28s sgemm %-8s sparse %-3s T %-3s spin %-5s %8.0f samples/s %6.1f GFLOP/s\n", r, $1, g, sp, t, spin, s, f }'
+						printf "round %s %-28s sgemm %-8s sparse %-3s T %-3s spin %-11s %8.0f samples/s %6.1f GFLOP/s\n", r, $1, g, sp, t, spin, s, f }'
 			done
 			done
 		done

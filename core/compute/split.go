@@ -37,13 +37,13 @@ type splitTask struct {
 // otherwise runs on one core while OpenBLAS's other thread waits for the
 // next product (a DCAN step: half its time, docs/PERFORMANCE.md).
 //
-// A task is handed over in slot. After a task, the helper polls slot for
-// up to SplitSpin before it parks on wake: waking a parked goroutine took
+// A task is handed over in slot. After a task, the helper may poll slot
+// (SplitSpin) before it parks on wake: waking a parked goroutine took
 // 70–130 µs on this 2-vCPU Xeon under load (the Go scheduler wakes an idle
 // thread, which then steals the goroutine), and a DP-SGD step hands over
 // about 25 halves, most a few hundred µs to ms long. OpenBLAS's workers
-// spin between products for the same reason. The caller likewise polls
-// for its helper's half to end before it parks.
+// spin between products for the same reason. The caller may likewise poll
+// for its helper's half to end before it parks (SplitWaitSpin).
 var splitter struct {
 	once   sync.Once
 	slot   atomic.Pointer[splitTask] // the task handed over, nil when none
@@ -51,23 +51,34 @@ var splitter struct {
 	wake   chan struct{}             // cap 1: a caller wakes a parked helper
 }
 
-// SplitSpin is how long Split's helper goroutine, and a caller waiting for
-// it, poll before they park, in ns. It applies only while GOMAXPROCS is at
-// least 2, no SingleThreaded stretch is in force (then each core has its
-// own worker, which a polling helper would hold up) and polling has not
-// been turned off by a sign of a busy machine (spinOffUntil). 0 parks at
-// once, as before it existed. EnvSplitSpin sets it at start; it is read on
-// every wait, so a benchmark may change it between products.
-var SplitSpin atomic.Int64
+// SplitSpin is how long Split's idle helper goroutine polls for the next
+// task before it parks, and SplitWaitSpin how long a caller that finished
+// its half first polls for the helper's half to end before it parks, in
+// ns. Polling applies only while GOMAXPROCS is at least 2, no
+// SingleThreaded stretch is in force (then each core has its own worker,
+// which a polling helper would hold up) and polling has not been turned
+// off by a sign of a busy machine (spinOffUntil). 0 parks at once, as
+// before they existed, and is the default of both until a quiet
+// measurement decides (docs/PERFORMANCE.md, "speed10"). EnvSplitSpin and
+// EnvSplitWaitSpin set them at start; they are read on every wait, so a
+// benchmark may change them between products.
+var SplitSpin, SplitWaitSpin atomic.Int64
 
-// EnvSplitSpin is the environment variable that sets SplitSpin at start:
-// a Go duration ("1ms", "200us", "0"). Unset, empty or invalid, SplitSpin
-// is defaultSplitSpin.
-const EnvSplitSpin = "DPSCOPE_SPLIT_SPIN"
+// EnvSplitSpin and EnvSplitWaitSpin are the environment variables that set
+// SplitSpin and SplitWaitSpin at start: Go durations ("1ms", "200us",
+// "0"). Unset, empty or invalid, they are 0.
+const (
+	EnvSplitSpin     = "DPSCOPE_SPLIT_SPIN"
+	EnvSplitWaitSpin = "DPSCOPE_SPLIT_WAIT_SPIN"
+)
 
-func init() { SplitSpin.Store(int64(parseSplitSpin(os.Getenv(EnvSplitSpin)))) }
+func init() {
+	SplitSpin.Store(int64(parseSplitSpin(os.Getenv(EnvSplitSpin))))
+	SplitWaitSpin.Store(int64(parseSplitSpin(os.Getenv(EnvSplitWaitSpin))))
+}
 
-// parseSplitSpin returns the SplitSpin EnvSplitSpin's value v asks for.
+// parseSplitSpin returns the duration EnvSplitSpin's or EnvSplitWaitSpin's
+// value v asks for.
 func parseSplitSpin(v string) time.Duration {
 	d, err := time.ParseDuration(strings.TrimSpace(v))
 	if err != nil || d < 0 {
@@ -76,8 +87,7 @@ func parseSplitSpin(v string) time.Duration {
 	return d
 }
 
-// defaultSplitSpin is SplitSpin's default: 0 until a quiet measurement
-// decides (docs/PERFORMANCE.md, "speed10").
+// defaultSplitSpin is the default of SplitSpin and SplitWaitSpin.
 const defaultSplitSpin = 0
 
 // spinning reports whether waits should poll (SplitSpin) now.
@@ -98,12 +108,11 @@ const (
 	spinBackoff = 100 * time.Millisecond
 )
 
-// spinUntil polls ready for up to SplitSpin and reports whether it
-// became true. It yields to other goroutines and threads every 64 polls,
+// spinUntil polls ready for up to d (SplitSpin or SplitWaitSpin) and
+// reports whether it became true. It yields to other goroutines and threads every 64 polls,
 // so that a spinning helper does not hold a processor another goroutine,
 // or a core another thread, waits for.
-func spinUntil(ready func() bool) bool {
-	d := time.Duration(SplitSpin.Load())
+func spinUntil(d time.Duration, ready func() bool) bool {
 	if d <= 0 || !spinning() {
 		return false
 	}
@@ -135,7 +144,7 @@ func splitHelper() {
 	hasTask := func() bool { return splitter.slot.Load() != nil }
 	for {
 		t := splitter.slot.Swap(nil)
-		if t == nil && spinUntil(hasTask) {
+		if t == nil && spinUntil(time.Duration(SplitSpin.Load()), hasTask) {
 			t = splitter.slot.Swap(nil)
 		}
 		for t == nil {
@@ -214,7 +223,7 @@ func Split(n, unit, cost int, job RangeJob) {
 		job.Run(0, mid)
 		return
 	}
-	spinUntil(func() bool { return len(t.done) > 0 })
+	spinUntil(time.Duration(SplitWaitSpin.Load()), func() bool { return len(t.done) > 0 })
 	<-t.done
 	t.job = nil
 	taskPool.Put(t)

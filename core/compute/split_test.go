@@ -153,7 +153,9 @@ func TestSplitHelperSpinsThenParks(t *testing.T) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	}
 	defer SplitSpin.Store(SplitSpin.Load())
+	defer SplitWaitSpin.Store(SplitWaitSpin.Load())
 	SplitSpin.Store(int64(20 * time.Millisecond))
+	SplitWaitSpin.Store(int64(20 * time.Millisecond))
 	spinOffUntil.Store(0)
 	split := func() bool {
 		// A busy machine may leave the helper unscheduled for a second:
@@ -188,36 +190,31 @@ func TestSplitHelperSpinsThenParks(t *testing.T) {
 }
 
 // TestSpinUntil checks spinUntil: it reports a condition that becomes
-// true, gives up after SplitSpin, does not poll with SplitSpin 0, and
+// true, gives up after its duration, does not poll with duration 0, and
 // turns polling off for spinBackoff when it finds it was not run for
 // spinGap.
 func TestSpinUntil(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	}
-	defer SplitSpin.Store(SplitSpin.Load())
 	spinOffUntil.Store(0)
-	SplitSpin.Store(int64(time.Second))
 	calls := 0
-	if !spinUntil(func() bool { calls++; return calls == 1000 }) || calls != 1000 {
+	if !spinUntil(time.Second, func() bool { calls++; return calls == 1000 }) || calls != 1000 {
 		t.Fatalf("spinUntil returned after %d polls, want true after 1000", calls)
 	}
-	SplitSpin.Store(int64(2 * time.Millisecond))
 	t0 := time.Now()
-	if spinUntil(func() bool { return false }) {
+	if spinUntil(2*time.Millisecond, func() bool { return false }) {
 		t.Fatal("spinUntil reported a condition that never held")
 	}
 	if d := time.Since(t0); d < 2*time.Millisecond {
-		t.Fatalf("spinUntil gave up after %v, want at least SplitSpin = 2 ms", d)
+		t.Fatalf("spinUntil gave up after %v, want at least 2 ms", d)
 	}
-	SplitSpin.Store(0)
 	calls = 0
-	if spinUntil(func() bool { calls++; return false }) || calls != 0 {
-		t.Fatalf("with SplitSpin 0, spinUntil polled %d times, want 0", calls)
+	if spinUntil(0, func() bool { calls++; return false }) || calls != 0 {
+		t.Fatalf("with duration 0, spinUntil polled %d times, want 0", calls)
 	}
 	// A poll that takes longer than spinGap looks like a core taken by
 	// another process.
-	SplitSpin.Store(int64(time.Second))
 	calls = 0
 	stall := func() bool {
 		calls++
@@ -226,7 +223,7 @@ func TestSpinUntil(t *testing.T) {
 		}
 		return false
 	}
-	if spinUntil(stall) || calls > 64 {
+	if spinUntil(time.Second, stall) || calls > 64 {
 		t.Fatalf("after a stall spinUntil went on to %d polls, want to stop at the 64th", calls)
 	}
 	if spinning() {

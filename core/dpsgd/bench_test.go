@@ -360,22 +360,29 @@ func BenchmarkDPSGDEpochGemm(b *testing.B) {
 }
 
 // BenchmarkDPSGDEpochSpin alternates epochs of BenchmarkDPSGDEpoch's
-// configuration with compute.SplitSpin at 0 (the helper goroutine parks
-// after every hand-off, as before SplitSpin; "park") and at 1 ms, or
-// SPLIT_SPIN (a duration, e.g. 200us) when set ("spin"). See
-// alternateEpochs for what it reports; ratios above 1: polling wins.
+// configuration with compute.SplitSpin and SplitWaitSpin at 0 (the helper
+// goroutine and a waiting caller park at once, as before they existed;
+// "park") and at 1 ms each, or SPLIT_SPIN and SPLIT_WAIT_SPIN (durations,
+// e.g. 200us) when set ("spin"). See alternateEpochs for what it
+// reports; ratios above 1: polling wins.
 func BenchmarkDPSGDEpochSpin(b *testing.B) {
-	spin := time.Millisecond
-	if v := os.Getenv("SPLIT_SPIN"); v != "" {
+	dur := func(env string) time.Duration {
+		v := os.Getenv(env)
+		if v == "" {
+			return time.Millisecond
+		}
 		d, err := time.ParseDuration(v)
 		if err != nil {
 			b.Fatal(err)
 		}
-		spin = d
+		return d
 	}
+	idle, wait := dur("SPLIT_SPIN"), dur("SPLIT_WAIT_SPIN")
 	defer compute.SplitSpin.Store(compute.SplitSpin.Load())
+	defer compute.SplitWaitSpin.Store(compute.SplitWaitSpin.Load())
 	alternateEpochs(b, [2]string{"park", "spin"}, func(side int) {
-		compute.SplitSpin.Store(int64(side) * int64(spin))
+		compute.SplitSpin.Store(int64(side) * int64(idle))
+		compute.SplitWaitSpin.Store(int64(side) * int64(wait))
 	})
 }
 
