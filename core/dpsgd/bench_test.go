@@ -157,14 +157,69 @@ func BenchmarkNonPrivateEpoch(b *testing.B) {
 }
 
 // BenchmarkNormalFill times the noise of one step of the peers'
-// autoencoder: 1,063,536 standard normals, added to a gradient.
+// autoencoder: 1,063,536 standard normals, added to a gradient, with the
+// kernels this CPU runs (host), and where it has them with the AVX2
+// kernels alone (as on a CPU without AVX-512) and the Go loops alone.
 func BenchmarkNormalFill(b *testing.B) {
-	src := newNormalSource(1, 2, false)
 	z := make([]float32, 1063536)
-	for b.Loop() {
-		src.addScaled(z, 1)
+	for _, k := range vectorSets() {
+		b.Run(k.name, func(b *testing.B) {
+			defer k.set()()
+			src := newNormalSource(1, 2, false)
+			for b.Loop() {
+				src.addScaled(z, 1)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(z)), "ns/draw")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(z)), "ns/draw")
+}
+
+// BenchmarkGhostDots times the ghost norms' dot products of one step of
+// the peers' autoencoder's outer layers (427 rows of 2000 and of 256
+// entries, each dotted with itself), per kernel set as BenchmarkNormalFill.
+func BenchmarkGhostDots(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	x := make([]float32, 427*2256)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64())
+	}
+	for _, k := range vectorSets() {
+		b.Run(k.name, func(b *testing.B) {
+			defer k.set()()
+			for b.Loop() {
+				s := 0.0
+				for r := range 427 {
+					row := x[r*2256:][:2256]
+					s += dot(row[:2000], row[:2000]) + dot(row[2000:], row[2000:])
+				}
+				sinkLoss = s
+			}
+		})
+	}
+}
+
+// vectorSet is a choice of dpsgd's vector kernels for the benchmarks:
+// set switches to it and returns the function that switches back.
+type vectorSet struct {
+	name string
+	set  func() (restore func())
+}
+
+// vectorSets returns the host's kernels, the AVX2 ones alone where the CPU
+// has both, and the Go loops.
+func vectorSets() []vectorSet {
+	with := func(v512, v2 bool) func() func() {
+		return func() func() {
+			s512, s2 := hasAVX512, hasAVX2
+			hasAVX512, hasAVX2 = v512 && s512, v2 && s2
+			return func() { hasAVX512, hasAVX2 = s512, s2 }
+		}
+	}
+	sets := []vectorSet{{"host", func() func() { return func() {} }}}
+	if hasAVX512 && hasAVX2 {
+		sets = append(sets, vectorSet{"avx2", with(false, true)})
+	}
+	return append(sets, vectorSet{"go", with(false, false)})
 }
 
 // BenchmarkDPSGDStepParts splits a step of BenchmarkDPSGDEpoch into its
