@@ -441,6 +441,21 @@ func BenchmarkDPSGDEpochSpin(b *testing.B) {
 	})
 }
 
+// BenchmarkDPSGDEpochKernels alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with dpsgd's noise and dot kernels in Go ("go", what a CPU
+// without AVX-512 ran before the AVX2 kernels) and on the AVX2 kernels
+// ("avx2"). See alternateEpochs; ratios above 1: the AVX2 kernels win.
+// Run it with DPSCOPE_SGEMM=avx2 to time the whole step as on such a CPU.
+func BenchmarkDPSGDEpochKernels(b *testing.B) {
+	if !hasAVX2 {
+		b.Skip("no AVX2")
+	}
+	s512, s2 := hasAVX512, hasAVX2
+	defer func() { hasAVX512, hasAVX2 = s512, s2 }()
+	hasAVX512 = false
+	alternateEpochs(b, [2]string{"go", "avx2"}, func(side int) { hasAVX2 = side == 1 })
+}
+
 // alternateEpochs runs epochs of BenchmarkDPSGDEpoch's configuration on
 // two trainers from the same seeds, one epoch each in turn, calling
 // set(side) before each, and reports each side's median epoch and CPU

@@ -275,17 +275,24 @@ x2done:
 	RET
 
 // ZIG2HALF(off) runs the fast path on the 8 draws at off(SI), off(DI)
-// and leaves in BX the bits of the lanes that took it.
+// and leaves in BX the bits of the lanes that took it. (fast[i], w[i])
+// come as 64-bit pairs, four a gather (gathers load one element at a
+// time: 1.3–1.6 ns a draw with two 8-lane gathers of fast and w).
 #define ZIG2HALF(off) \
 	VMOVDQU      off(SI), Y0        \ // b
 	VPAND        Y10, Y0, Y1        \ // i
 	VPSRLD       $10, Y0, Y2        \
 	VPAND        Y11, Y2, Y2        \ // m
+	VEXTRACTI128 $1, Y1, X7         \
 	VPCMPEQD     Y9, Y9, Y9         \
-	VPGATHERDD   Y9, (R8)(Y1*4), Y3 \ // fast[i]
+	VPGATHERDQ   Y9, (R8)(X1*8), Y3 \ // pairs of lanes 0–3
 	VPCMPEQD     Y9, Y9, Y9         \
-	VPGATHERDD   Y9, (R9)(Y1*4), Y4 \ // w[i]
-	VPCMPGTD     Y2, Y3, Y5         \ // fast[i] > m (both below 2³¹)
+	VPGATHERDQ   Y9, (R8)(X7*8), Y4 \ // pairs of lanes 4–7
+	VSHUFPS      $0x88, Y4, Y3, Y5  \ // fast, lanes 0 1 4 5 2 3 6 7
+	VPERMQ       $0xD8, Y5, Y5      \ // fast[i]
+	VSHUFPS      $0xDD, Y4, Y3, Y6  \
+	VPERMQ       $0xD8, Y6, Y4      \ // w[i]
+	VPCMPGTD     Y2, Y5, Y5         \ // fast[i] > m (both below 2³¹)
 	VPSLLD       $1, Y2, Y6         \
 	VPOR         Y14, Y6, Y6        \ // 2m + 1
 	VCVTDQ2PS    Y6, Y6             \
@@ -299,19 +306,17 @@ x2done:
 	VMOVUPS      Y8, off(DI)        \
 	VMOVMSKPS    Y5, BX
 
-// func zigAddAVX2(dst *float32, words *uint32, missed *uint16, n int, std float32, fast *uint32, w *float32)
+// func zigAddAVX2(dst *float32, words *uint32, missed *uint16, n int, std float32, pairs *uint64)
 //
 // zigAddAVX512 for AVX2: sixteen draws per iteration in two halves of
-// eight, fast[i] and w[i] by two 8-lane gathers a half; the lanes off the
-// fast path keep g and set their bit in missed.
-TEXT ·zigAddAVX2(SB), NOSPLIT, $0-56
+// eight; the lanes off the fast path keep g and set their bit in missed.
+TEXT ·zigAddAVX2(SB), NOSPLIT, $0-48
 	MOVQ         dst+0(FP), DI
 	MOVQ         words+8(FP), SI
 	MOVQ         missed+16(FP), DX
 	MOVQ         n+24(FP), CX
 	VBROADCASTSS std+32(FP), Y13
-	MOVQ         fast+40(FP), R8
-	MOVQ         w+48(FP), R9
+	MOVQ         pairs+40(FP), R8
 	MOVL         $1023, AX
 	VMOVD        AX, X10
 	VPBROADCASTD X10, Y10
