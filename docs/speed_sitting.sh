@@ -17,12 +17,17 @@
 # value, the AVX-512 kernel (auto, the default) and OpenBLAS's sgemm_),
 # SPARSE ("off", the default of dpscope: the Go benchmarks run once per
 # DPSCOPE_SPARSE value; "on off" times the products that skip the ReLU
-# zeros against the dense ones).
+# zeros against the dense ones), SPINS (empty: as the environment says;
+# e.g. "0,0 0,200us 1ms,1ms": the Go benchmarks run once per pair
+# idle,wait of DPSCOPE_SPLIT_SPIN and DPSCOPE_SPLIT_WAIT_SPIN, how long
+# compute.Split's idle helper and a caller waiting for it poll before they
+# park).
 set -e
 ROUNDS=${ROUNDS:-3}
 TIMEOUTS=${TIMEOUTS:-}
 GEMMS=${GEMMS:-auto openblas}
 SPARSE=${SPARSE:-off}
+SPINS=${SPINS:-}
 PEERS=$(cd "${PEERS:-../shared/peers}" && pwd)
 DATA=${DATA:-/tmp/synth_4271x2000.npy}
 PY=${PY:-/usr/bin/python3}
@@ -36,17 +41,22 @@ for r in $(seq "$ROUNDS"); do
 	for g in $GEMMS; do
 		for sp in $SPARSE; do
 			for t in ${TIMEOUTS:-env}; do
+			for spin in ${SPINS:-env}; do
 				if [ "$t" = env ]; then
 					set -- env DPSCOPE_SGEMM="$g" DPSCOPE_SPARSE="$sp"
 				else
 					set -- env DPSCOPE_SGEMM="$g" DPSCOPE_SPARSE="$sp" OPENBLAS_THREAD_TIMEOUT="$t"
 				fi
+				if [ "$spin" != env ]; then
+					set -- "$@" DPSCOPE_SPLIT_SPIN="${spin%,*}" DPSCOPE_SPLIT_WAIT_SPIN="${spin#*,}"
+				fi
 				# Metrics are found by their units (their order is the
 				# units' alphabetical one, and benchmarks differ).
 				"$@" "$BIN" -test.run XXX -test.bench 'Epoch$' -test.benchtime 20x |
-					awk -v r="$r" -v t="$t" -v g="$g" -v sp="$sp" '/Epoch/ {
+					awk -v r="$r" -v t="$t" -v g="$g" -v sp="$sp" -v spin="$spin" '/Epoch/ {
 						for (i = 2; i <= NF; i++) { if ($i == "samples/s") s = $(i-1); if ($i == "GFLOP/s") f = $(i-1) }
-						printf "round %s %-28s sgemm %-8s sparse %-3s T %-3s %8.0f samples/s %6.1f GFLOP/s\n", r, $1, g, sp, t, s, f }'
+						printf "round %s %-28s sgemm %-8s sparse %-3s T %-3s spin %-11s %8.0f samples/s %6.1f GFLOP/s\n", r, $1, g, sp, t, spin, s, f }'
+			done
 			done
 		done
 	done

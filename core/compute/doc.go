@@ -51,6 +51,16 @@
 // −0 can differ). The path is on by default with the AVX2 kernel only;
 // DPSCOPE_SPARSE=off turns it off, =on on ([EnvSparse]).
 //
+// # Two goroutines
+//
+// [Split] hands half of a job to one helper goroutine. After a half, the
+// helper polls for the next for up to [SplitSpin] (1 ms by default,
+// DPSCOPE_SPLIT_SPIN) before it parks, and a caller that finished its half
+// first polls up to [SplitWaitSpin] (DPSCOPE_SPLIT_WAIT_SPIN) for the
+// helper's: waking a parked goroutine cost tens of µs per hand-off. A
+// poller that finds its core taken by another process stops polling for a
+// while; nothing polls while SingleThreaded is in force.
+//
 // In builds with the race detector, the memory that OpenBLAS reads and writes
 // is reported to the detector row by row, so data races through the C path are
 // caught as they are through the Go path.

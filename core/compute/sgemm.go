@@ -75,8 +75,10 @@ const AsmGemmMin = 1 << 18
 // backend, who multiplies large float32 matrices: "auto" (the default when
 // unset or empty: the AVX-512 kernel when the CPU has it, else the AVX2
 // one when it has AVX2 and FMA, else OpenBLAS), "avx2" (the AVX2 kernel
-// even on an AVX-512 CPU, to test and time it) or "openblas" (OpenBLAS's
-// sgemm_ always, as before the kernels existed).
+// even on an AVX-512 CPU, to test and time it; core/dpsgd's noise and dot
+// kernels then take their AVX2 versions too, so that a DP-SGD step runs as
+// on a CPU without AVX-512) or "openblas" (OpenBLAS's sgemm_ always, as
+// before the kernels existed).
 const EnvGemm = "DPSCOPE_SGEMM"
 
 // gemmAVX2 is EnvGemm's value that forces the AVX2 kernel.

@@ -56,3 +56,33 @@ func sparseKernelRow(n int, e *sparseTerm, b *float32, in *float32, c *float32, 
 //
 //go:noescape
 func packRows(dst, src *float32, rows, stride, nr int)
+
+// spinPause is one PAUSE instruction, for Split's polling loops.
+func spinPause()
+
+// listNonzeros writes the nonzero entries of src[0:n) (n a multiple of 4;
+// NaN counts as nonzero, ±0 not) as terms {k0 + kk·step, src[kk]} in
+// order from dst and returns their number; it may write anywhere in
+// dst[0:n). See listTerms.
+//
+//go:noescape
+func listNonzeros(dst *sparseTerm, src *float32, n int, k0, step int32) int
+
+// listIdx and listPerm are listNonzeros's constants: the lanes' k
+// multipliers, and for each 4-bit mask of kept entries the VPERMD pattern
+// that moves their (k, v) dword pairs, in order, to the front.
+var (
+	listIdx  = [4]int32{0, 1, 2, 3}
+	listPerm = func() (p [16][8]int32) {
+		for m := range p {
+			o := 0
+			for j := range 4 {
+				if m>>j&1 != 0 {
+					p[m][o], p[m][o+1] = int32(2*j), int32(2*j+1)
+					o += 2
+				}
+			}
+		}
+		return p
+	}()
+)

@@ -630,3 +630,58 @@ pnext:
 pdone:
 	VZEROUPPER
 	RET
+
+// func spinPause()
+// One PAUSE: a polling loop's hint to the core (less power, and on a
+// core shared by two hardware threads, the sibling's issue slots).
+TEXT ·spinPause(SB), NOSPLIT, $0-0
+	PAUSE
+	RET
+
+// func listNonzeros(dst *sparseTerm, src *float32, n int, k0, step int32) int
+// For the n/4 groups of 4 entries of src (n a multiple of 4): the
+// nonzero entries (NaN included; ±0 left out) as terms {k0 + kk·step,
+// src[kk]}, packed in order from dst; returns their number. Each group
+// stores 4 terms (32 bytes) at the next free place, so it writes at most
+// dst[0:n]. AVX2: compare, the 4-bit mask picks a VPERMD pattern from
+// listPerm that moves the kept (k, v) pairs to the front.
+TEXT ·listNonzeros(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVL k0+24(FP), AX
+	MOVL step+28(FP), BX
+	VMOVD        AX, X2
+	VPBROADCASTD X2, X2
+	VMOVD        BX, X3
+	VPBROADCASTD X3, X3
+	VPMULLD      ·listIdx(SB), X3, X5
+	VPADDD       X5, X2, X2          // X2 = k0 + [0 1 2 3]·step
+	VPSLLD       $2, X3, X4          // X4 = 4·step
+	VXORPS       X1, X1, X1
+	LEAQ         ·listPerm(SB), R9
+	XORQ         R8, R8
+	SHRQ         $2, CX
+	JZ           ldone
+lloop:
+	VMOVUPS     (SI), X0
+	VCMPPS      $4, X1, X0, X6       // v != 0 or NaN
+	VMOVMSKPS   X6, R10
+	VPUNPCKLDQ  X0, X2, X6           // k0 v0 k1 v1
+	VPUNPCKHDQ  X0, X2, X7           // k2 v2 k3 v3
+	VINSERTI128 $1, X7, Y6, Y6
+	MOVQ        R10, R11
+	SHLQ        $5, R11
+	VMOVDQU     (R9)(R11*1), Y8
+	VPERMD      Y6, Y8, Y6
+	VMOVDQU     Y6, (DI)(R8*8)
+	POPCNTL     R10, R10
+	ADDQ        R10, R8
+	VPADDD      X4, X2, X2
+	ADDQ        $16, SI
+	DECQ        CX
+	JNE         lloop
+ldone:
+	MOVQ R8, ret+32(FP)
+	VZEROUPPER
+	RET

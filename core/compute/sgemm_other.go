@@ -44,3 +44,11 @@ func sparseKernelRow(n int, e *sparseTerm, b *float32, in *float32, c *float32, 
 func packRows(dst, src *float32, rows, stride, nr int) {
 	panic("compute: packRows without AVX2")
 }
+
+// spinPause does nothing here: Split's polling loops just poll.
+func spinPause() {}
+
+// listNonzeros is never called where hasSparseAsm is false.
+func listNonzeros(dst *sparseTerm, src *float32, n int, k0, step int32) int {
+	panic("compute: listNonzeros without AVX2")
+}

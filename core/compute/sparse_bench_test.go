@@ -350,3 +350,29 @@ func BenchmarkSparseKernelRateAlt(b *testing.B) {
 	}
 	b.ReportMetric(0, "ns/op")
 }
+
+// BenchmarkListTerms times the lists of a ReLU output (427 × 256, half
+// zeros) in blocks of sparseKS, as listRows forms them: listTerms
+// (listNonzeros on AVX2) and the Go loop, and reports ns per entry.
+func BenchmarkListTerms(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	a := withDensity(rng, 427, 256, 0.5)
+	e := make([]sparseTerm, kernKC)
+	for _, c := range []struct {
+		name string
+		f    func(e []sparseTerm, n int, src []float32, lo, stride int) int
+	}{{"asm", listTerms}, {"go", listTermsGo}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				for i := range a.Rows {
+					row := a.Data[i*a.Stride:][:a.Cols]
+					n := 0
+					for lo := 0; lo < a.Cols; lo += sparseKS {
+						n = c.f(e, n, row[lo:lo+sparseKS], lo, 256)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*a.Rows*a.Cols), "ns/entry")
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -307,6 +308,109 @@ func TestMulSparseMatchesMulTo(t *testing.T) {
 			for i := range want.Data {
 				if math.Float32bits(want.Data[i]) != math.Float32bits(got.Data[i]) {
 					t.Fatalf("%s beta %v: entry %d is %v by MulTo, %v sparse", c.name, beta, i, want.Data[i], got.Data[i])
+				}
+			}
+		}
+	}
+}
+
+// TestListTermsMatchesGo checks listTerms (listNonzeros on AVX2 for the
+// leading multiple of 4) against listTermsGo: the same count and the same
+// terms to the bit, for lengths 0–70 (tails of 1–3), rows all zero, none
+// zero, ±0, NaN, Inf and subnormals, from a count n below lo; and that
+// neither writes at or past lo + len(src) (a sentinel there) nor below n.
+func TestListTermsMatchesGo(t *testing.T) {
+	if !hasSparseAsm {
+		t.Skip("no AVX2: listTerms is listTermsGo")
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	specials := []float32{0, float32(math.Copysign(0, -1)), float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 1e-40, -3}
+	sentinel := sparseTerm{k: -7, v: 12345}
+	for _, stride := range []int{4, 128, 256, 8000} {
+		for length := range 71 {
+			for _, density := range []float64{0, 0.3, 0.5, 1} {
+				src := make([]float32, length)
+				for i := range src {
+					switch r := rng.Float64(); {
+					case r < 0.1:
+						src[i] = specials[rng.IntN(len(specials))]
+					case r < density:
+						src[i] = float32(rng.NormFloat64())
+					}
+				}
+				lo := rng.IntN(200)
+				n0 := rng.IntN(lo + 1)
+				room := lo + length + 8
+				got, want := make([]sparseTerm, room), make([]sparseTerm, room)
+				for i := range got {
+					got[i], want[i] = sentinel, sentinel
+				}
+				ng := listTerms(got, n0, src, lo, stride)
+				nw := listTermsGo(want, n0, src, lo, stride)
+				if ng != nw {
+					t.Fatalf("stride %d, length %d, density %g: %d terms, want %d", stride, length, density, ng, nw)
+				}
+				for i := n0; i < ng; i++ {
+					if got[i].k != want[i].k || math.Float32bits(got[i].v) != math.Float32bits(want[i].v) {
+						t.Fatalf("stride %d, length %d: term %d is %+v, want %+v", stride, length, i, got[i], want[i])
+					}
+				}
+				for i, e := range got {
+					if (i < n0 || i >= lo+length) && e != sentinel {
+						t.Fatalf("stride %d, length %d, n %d, lo %d: entry %d written (%+v), outside [n, lo+len)", stride, length, n0, lo, i, e)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSparseSameBitsAnyThreads checks that the sparse products of the
+// autoencoder's shapes (batch 427, ReLU density 0.5; the row kernel, the
+// pair kernel with C transposed, and a product too narrow to share out by
+// panels) give the same bits on one goroutine as on two, beta 0 and 0.5.
+func TestSparseSameBitsAnyThreads(t *testing.T) {
+	if !hasSparseAsm {
+		t.Skip("no AVX2+FMA")
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, sh := range []struct {
+		m, n, k         int
+		ta, tb, sparseB bool
+	}{
+		{427, 2000, 256, false, false, false}, // Y = H5·W6
+		{256, 2000, 427, true, false, false},  // dW6 = H5ᵀ·G6
+		{2000, 256, 427, true, false, true},   // dW1 = Xᵀ·G1, zeros of G1
+		{427, 100, 256, false, false, false},  // two B panels: rows dealt
+	} {
+		for _, beta := range []float32{0, 0.5} {
+			ar, ac, br, bc := operandShapes(sh.m, sh.n, sh.k, sh.ta, sh.tb)
+			a, b := randMatrix(rng, ar, ac, 0), randMatrix(rng, br, bc, 0)
+			sp := a
+			if sh.sparseB {
+				sp = b
+			}
+			for i := range sp.Data {
+				if rng.IntN(2) == 0 {
+					sp.Data[i] = 0
+				}
+			}
+			c0 := randMatrix(rng, sh.m, sh.n, 0)
+			var got [2]Matrix
+			for v := range got {
+				got[v] = NewMatrix(sh.m, sh.n, nil)
+				copy(got[v].Data, c0.Data)
+				procs := 2
+				if v == 0 {
+					procs = 1
+				}
+				prev := runtime.GOMAXPROCS(procs)
+				runSparse(t, sh.m, sh.n, sh.k, a, sh.ta, b, sh.tb, got[v], beta, sh.sparseB)
+				runtime.GOMAXPROCS(prev)
+			}
+			for i := range got[0].Data {
+				if math.Float32bits(got[1].Data[i]) != math.Float32bits(got[0].Data[i]) {
+					t.Fatalf("%+v beta %g: entry %d is %v on two goroutines, %v on one", sh, beta, i, got[1].Data[i], got[0].Data[i])
 				}
 			}
 		}

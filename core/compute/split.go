@@ -1,9 +1,12 @@
 package compute
 
 import (
+	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // RangeJob is work over the index range [lo, hi) whose parts may run on
@@ -18,7 +21,7 @@ type RangeJob interface {
 // hand-off costs a few µs, the half of 1<<15 entries 40–80 µs.
 const SplitMin = 1 << 15
 
-// splitTask is one half of a Split job, sent to the helper goroutine.
+// splitTask is one half of a Split job, handed to the helper goroutine.
 // Whoever claims it first — the helper, or the caller once its own half is
 // done — runs it: on a loaded machine the helper may not be scheduled for
 // a while, and the caller then does the whole job instead of waiting.
@@ -33,9 +36,145 @@ type splitTask struct {
 // while the caller runs the second. Elementwise work between two GEMMs
 // otherwise runs on one core while OpenBLAS's other thread waits for the
 // next product (a DCAN step: half its time, docs/PERFORMANCE.md).
+//
+// A task is handed over in slot. After a task, the helper may poll slot
+// (SplitSpin) before it parks on wake: waking a parked goroutine took
+// 70–130 µs on this 2-vCPU Xeon under load (the Go scheduler wakes an idle
+// thread, which then steals the goroutine), and a DP-SGD step hands over
+// about 25 halves, most a few hundred µs to ms long. OpenBLAS's workers
+// spin between products for the same reason. The caller may likewise poll
+// for its helper's half to end before it parks (SplitWaitSpin).
 var splitter struct {
-	once  sync.Once
-	tasks chan *splitTask
+	once   sync.Once
+	slot   atomic.Pointer[splitTask] // the task handed over, nil when none
+	parked atomic.Bool               // the helper is parked, or about to, on wake
+	wake   chan struct{}             // cap 1: a caller wakes a parked helper
+}
+
+// SplitSpin is how long Split's idle helper goroutine polls for the next
+// task before it parks, and SplitWaitSpin how long a caller that finished
+// its half first polls for the helper's half to end before it parks, in
+// ns. Polling applies only while GOMAXPROCS is at least 2, no
+// SingleThreaded stretch is in force (then each core has its own worker,
+// which a polling helper would hold up) and polling has not been turned
+// off by a sign of a busy machine (spinOffUntil). 0 parks at once, as
+// before they existed. Both are 1 ms by default, by a rule written before
+// its measurement (docs/PERFORMANCE.md, "speed10"): on a quiet machine a
+// DP-SGD epoch polling 1 ms was 1.02–1.08× as fast as one parking at once
+// (median of three runs 1.049); with two other processes holding the
+// cores it lost (0.81–0.96×). EnvSplitSpin and EnvSplitWaitSpin set them
+// at start; they are read on every wait, so a benchmark may change them
+// between products.
+var SplitSpin, SplitWaitSpin atomic.Int64
+
+// EnvSplitSpin and EnvSplitWaitSpin are the environment variables that set
+// SplitSpin and SplitWaitSpin at start: Go durations ("1ms", "200us",
+// "0" to park at once). Unset, empty or invalid, they are
+// defaultSplitSpin.
+const (
+	EnvSplitSpin     = "DPSCOPE_SPLIT_SPIN"
+	EnvSplitWaitSpin = "DPSCOPE_SPLIT_WAIT_SPIN"
+)
+
+func init() {
+	SplitSpin.Store(int64(parseSplitSpin(os.Getenv(EnvSplitSpin))))
+	SplitWaitSpin.Store(int64(parseSplitSpin(os.Getenv(EnvSplitWaitSpin))))
+}
+
+// parseSplitSpin returns the duration EnvSplitSpin's or EnvSplitWaitSpin's
+// value v asks for.
+func parseSplitSpin(v string) time.Duration {
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil || d < 0 {
+		return defaultSplitSpin
+	}
+	return d
+}
+
+// defaultSplitSpin is the default of SplitSpin and SplitWaitSpin: longer
+// than most gaps between the hand-offs of a DP-SGD step (the noise, about
+// 1 ms, is the longest), short enough that an idle program's helper parks
+// within a frame.
+const defaultSplitSpin = time.Millisecond
+
+// spinning reports whether waits should poll (SplitSpin) now.
+func spinning() bool {
+	return asmSingle.Load() == 0 && runtime.GOMAXPROCS(0) >= 2 && time.Now().UnixNano() >= spinOffUntil.Load()
+}
+
+// spinOffUntil is the time (Unix ns) before which waits park at once: a
+// poller that finds it was not run for spinGap (another process had its
+// core) turns polling off for spinBackoff. On a machine with fewer free
+// cores than threads a poller takes CPU time the working thread needs:
+// DP-SGD's epoch took 1.3× as long polling for 2 ms while another
+// process held one of the two cores.
+var spinOffUntil atomic.Int64
+
+const (
+	spinGap     = 50 * time.Microsecond
+	spinBackoff = 100 * time.Millisecond
+)
+
+// spinUntil polls ready for up to d (SplitSpin or SplitWaitSpin) and
+// reports whether it became true. It yields to other goroutines and threads every 64 polls,
+// so that a spinning helper does not hold a processor another goroutine,
+// or a core another thread, waits for.
+func spinUntil(d time.Duration, ready func() bool) bool {
+	if d <= 0 || !spinning() {
+		return false
+	}
+	t0 := time.Now()
+	last := t0
+	for i := 1; ; i++ {
+		if ready() {
+			return true
+		}
+		spinPause()
+		if i%64 == 0 {
+			now := time.Now()
+			if now.Sub(last) > spinGap {
+				spinOffUntil.Store(now.Add(spinBackoff).UnixNano())
+				return false
+			}
+			if now.Sub(t0) > d {
+				return false
+			}
+			runtime.Gosched()
+			osYield()
+			last = time.Now()
+		}
+	}
+}
+
+// splitHelper is the helper goroutine's loop.
+func splitHelper() {
+	hasTask := func() bool { return splitter.slot.Load() != nil }
+	for {
+		t := splitter.slot.Swap(nil)
+		if t == nil && spinUntil(time.Duration(SplitSpin.Load()), hasTask) {
+			t = splitter.slot.Swap(nil)
+		}
+		for t == nil {
+			// Park: a caller that hands over a task after it sees parked
+			// sends on wake. Either it sees parked set, or the helper
+			// sees its task here (sequentially consistent atomics).
+			splitter.parked.Store(true)
+			if t = splitter.slot.Swap(nil); t == nil {
+				<-splitter.wake
+				t = splitter.slot.Swap(nil)
+			}
+			splitter.parked.Store(false)
+		}
+		if t.claimed.CompareAndSwap(false, true) {
+			t.job.Run(t.lo, t.hi)
+			t.done <- struct{}{}
+			continue
+		}
+		// The caller ran this half and no longer touches t: recycle it
+		// here.
+		t.job = nil
+		taskPool.Put(t)
+	}
 }
 
 // taskPool recycles the tasks and their channels, so a split does not
@@ -56,42 +195,42 @@ func Split(n, unit, cost int, job RangeJob) {
 		return
 	}
 	splitter.once.Do(func() {
-		splitter.tasks = make(chan *splitTask, 1)
-		go func() {
-			for t := range splitter.tasks {
-				if t.claimed.CompareAndSwap(false, true) {
-					t.job.Run(t.lo, t.hi)
-					t.done <- struct{}{}
-					continue
-				}
-				// The caller ran this half and no longer touches t:
-				// recycle it here (on a loaded machine that is most
-				// halves, and each lost task was an allocation).
-				t.job = nil
-				taskPool.Put(t)
-			}
-		}()
+		splitter.wake = make(chan struct{}, 1)
+		go splitHelper()
 	})
 	mid := (n / unit / 2) * unit
 	t := taskPool.Get().(*splitTask)
 	t.job, t.lo, t.hi = job, 0, mid
 	t.claimed.Store(false)
-	select {
-	case splitter.tasks <- t:
-	default:
+	if !splitter.slot.CompareAndSwap(nil, t) {
+		// Another caller's task waits for the helper.
 		t.job = nil
 		taskPool.Put(t)
 		job.Run(0, n)
 		return
 	}
+	if splitter.parked.Load() {
+		select {
+		case splitter.wake <- struct{}{}:
+		default: // a wake-up is already pending
+		}
+	}
 	job.Run(mid, n)
+	// The helper has not taken the task from the slot, or has taken it
+	// but not begun: run the first half here. In the second case the
+	// helper finds it claimed and recycles it; t must not be touched
+	// from here on.
+	if splitter.slot.CompareAndSwap(t, nil) {
+		job.Run(0, mid)
+		t.job = nil
+		taskPool.Put(t)
+		return
+	}
 	if t.claimed.CompareAndSwap(false, true) {
-		// The helper has not begun: run the first half here. The helper
-		// will find the task claimed, skip it and recycle it; t must not
-		// be touched from here on.
 		job.Run(0, mid)
 		return
 	}
+	spinUntil(time.Duration(SplitWaitSpin.Load()), func() bool { return len(t.done) > 0 })
 	<-t.done
 	t.job = nil
 	taskPool.Put(t)

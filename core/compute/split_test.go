@@ -3,6 +3,7 @@ package compute
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -111,6 +112,140 @@ func TestSplitDoesNotWaitForABusyHelper(t *testing.T) {
 	for i, c := range r.seen {
 		if c != 1 {
 			t.Fatalf("index %d run %d times, want once", i, c)
+		}
+	}
+}
+
+// halvesMeet is a job whose two halves each wait, up to a second, for the
+// other to begin: it finishes in time only if two goroutines run them at
+// once. met reports whether they did.
+type halvesMeet struct {
+	mid        int
+	first, sec chan struct{}
+	waited     atomic.Int32 // halves that saw the other begin
+	late       atomic.Bool  // a half waited a second in vain
+}
+
+// met reports whether each half saw the other begin while it waited.
+func (h *halvesMeet) met() bool { return h.waited.Load() == 2 && !h.late.Load() }
+
+func (h *halvesMeet) Run(lo, hi int) {
+	mine, other := h.sec, h.first
+	if lo == 0 && hi == h.mid {
+		mine, other = h.first, h.sec
+	} else if lo == 0 {
+		return // the caller ran both halves in one call: not met
+	}
+	close(mine)
+	select {
+	case <-other:
+		h.waited.Add(1)
+	case <-time.After(time.Second):
+		h.late.Store(true)
+	}
+}
+
+// TestSplitHelperSpinsThenParks checks the hand-over both ways: a Split
+// soon after another finds the helper polling, and one after SplitSpin
+// has passed wakes it from its park; both run their halves at once.
+func TestSplitHelperSpinsThenParks(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	defer SplitSpin.Store(SplitSpin.Load())
+	defer SplitWaitSpin.Store(SplitWaitSpin.Load())
+	SplitSpin.Store(int64(20 * time.Millisecond))
+	SplitWaitSpin.Store(int64(20 * time.Millisecond))
+	spinOffUntil.Store(0)
+	split := func() bool {
+		// A busy machine may leave the helper unscheduled for a second:
+		// a few tries.
+		for range 5 {
+			h := &halvesMeet{mid: SplitMin / 2, first: make(chan struct{}), sec: make(chan struct{})}
+			Split(SplitMin, 1, 1, h)
+			if h.met() {
+				return true
+			}
+		}
+		return false
+	}
+	if !split() {
+		t.Fatal("the halves of a Split never ran at once")
+	}
+	if !split() {
+		t.Fatal("a Split right after another: the halves never ran at once")
+	}
+	SplitSpin.Store(int64(time.Millisecond))
+	split() // the helper's next wait polls for 1 ms
+	deadline := time.Now().Add(5 * time.Second)
+	for !splitter.parked.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("the helper did not park within 5 s of its last task (SplitSpin 1 ms)")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if !split() {
+		t.Fatal("a Split after the helper parked: the halves never ran at once")
+	}
+}
+
+// TestSpinUntil checks spinUntil: it reports a condition that becomes
+// true, gives up after its duration, does not poll with duration 0, and
+// turns polling off for spinBackoff when it finds it was not run for
+// spinGap.
+func TestSpinUntil(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	spinOffUntil.Store(0)
+	calls := 0
+	if !spinUntil(time.Second, func() bool { calls++; return calls == 1000 }) || calls != 1000 {
+		t.Fatalf("spinUntil returned after %d polls, want true after 1000", calls)
+	}
+	t0 := time.Now()
+	if spinUntil(2*time.Millisecond, func() bool { return false }) {
+		t.Fatal("spinUntil reported a condition that never held")
+	}
+	if d := time.Since(t0); d < 2*time.Millisecond {
+		t.Fatalf("spinUntil gave up after %v, want at least 2 ms", d)
+	}
+	calls = 0
+	if spinUntil(0, func() bool { calls++; return false }) || calls != 0 {
+		t.Fatalf("with duration 0, spinUntil polled %d times, want 0", calls)
+	}
+	// A poll that takes longer than spinGap looks like a core taken by
+	// another process.
+	calls = 0
+	stall := func() bool {
+		calls++
+		if calls == 10 {
+			time.Sleep(2 * spinGap)
+		}
+		return false
+	}
+	if spinUntil(time.Second, stall) || calls > 64 {
+		t.Fatalf("after a stall spinUntil went on to %d polls, want to stop at the 64th", calls)
+	}
+	if spinning() {
+		t.Fatal("after a stall, spinning() is true, want false for spinBackoff")
+	}
+	spinOffUntil.Store(0)
+	if !spinning() {
+		t.Fatal("spinning() is false with GOMAXPROCS 2 and no backoff")
+	}
+}
+
+// TestParseSplitSpin checks EnvSplitSpin's values.
+func TestParseSplitSpin(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		want time.Duration
+	}{
+		{"", defaultSplitSpin}, {"1ms", time.Millisecond}, {" 200us ", 200 * time.Microsecond},
+		{"0", 0}, {"-1ms", defaultSplitSpin}, {"fast", defaultSplitSpin},
+	} {
+		if got := parseSplitSpin(c.v); got != c.want {
+			t.Errorf("parseSplitSpin(%q) = %v, want %v", c.v, got, c.want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package dpsgd
 
 import (
 	"math/rand/v2"
+	"os"
 	"slices"
 	"syscall"
 	"testing"
@@ -156,14 +157,69 @@ func BenchmarkNonPrivateEpoch(b *testing.B) {
 }
 
 // BenchmarkNormalFill times the noise of one step of the peers'
-// autoencoder: 1,063,536 standard normals, added to a gradient.
+// autoencoder: 1,063,536 standard normals, added to a gradient, with the
+// kernels this CPU runs (host), and where it has them with the AVX2
+// kernels alone (as on a CPU without AVX-512) and the Go loops alone.
 func BenchmarkNormalFill(b *testing.B) {
-	src := newNormalSource(1, 2, false)
 	z := make([]float32, 1063536)
-	for b.Loop() {
-		src.addScaled(z, 1)
+	for _, k := range vectorSets() {
+		b.Run(k.name, func(b *testing.B) {
+			defer k.set()()
+			src := newNormalSource(1, 2, false)
+			for b.Loop() {
+				src.addScaled(z, 1)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(z)), "ns/draw")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(z)), "ns/draw")
+}
+
+// BenchmarkGhostDots times the ghost norms' dot products of one step of
+// the peers' autoencoder's outer layers (427 rows of 2000 and of 256
+// entries, each dotted with itself), per kernel set as BenchmarkNormalFill.
+func BenchmarkGhostDots(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	x := make([]float32, 427*2256)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64())
+	}
+	for _, k := range vectorSets() {
+		b.Run(k.name, func(b *testing.B) {
+			defer k.set()()
+			for b.Loop() {
+				s := 0.0
+				for r := range 427 {
+					row := x[r*2256:][:2256]
+					s += dot(row[:2000], row[:2000]) + dot(row[2000:], row[2000:])
+				}
+				sinkLoss = s
+			}
+		})
+	}
+}
+
+// vectorSet is a choice of dpsgd's vector kernels for the benchmarks:
+// set switches to it and returns the function that switches back.
+type vectorSet struct {
+	name string
+	set  func() (restore func())
+}
+
+// vectorSets returns the host's kernels, the AVX2 ones alone where the CPU
+// has both, and the Go loops.
+func vectorSets() []vectorSet {
+	with := func(v512, v2 bool) func() func() {
+		return func() func() {
+			s512, s2 := hasAVX512, hasAVX2
+			hasAVX512, hasAVX2 = v512 && s512, v2 && s2
+			return func() { hasAVX512, hasAVX2 = s512, s2 }
+		}
+	}
+	sets := []vectorSet{{"host", func() func() { return func() {} }}}
+	if hasAVX512 && hasAVX2 {
+		sets = append(sets, vectorSet{"avx2", with(false, true)})
+	}
+	return append(sets, vectorSet{"go", with(false, false)})
 }
 
 // BenchmarkDPSGDStepParts splits a step of BenchmarkDPSGDEpoch into its
@@ -355,5 +411,98 @@ func BenchmarkDPSGDEpochGemm(b *testing.B) {
 			b.ReportMetric(oMed/med, s.name+"-med-ratio")
 		}
 	}
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkDPSGDEpochSpin alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with compute.SplitSpin and SplitWaitSpin at 0 (the helper
+// goroutine and a waiting caller park at once, as before they existed;
+// "park") and at 1 ms each, or SPLIT_SPIN and SPLIT_WAIT_SPIN (durations,
+// e.g. 200us) when set ("spin"). See alternateEpochs for what it
+// reports; ratios above 1: polling wins.
+func BenchmarkDPSGDEpochSpin(b *testing.B) {
+	dur := func(env string) time.Duration {
+		v := os.Getenv(env)
+		if v == "" {
+			return time.Millisecond
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return d
+	}
+	idle, wait := dur("SPLIT_SPIN"), dur("SPLIT_WAIT_SPIN")
+	defer compute.SplitSpin.Store(compute.SplitSpin.Load())
+	defer compute.SplitWaitSpin.Store(compute.SplitWaitSpin.Load())
+	alternateEpochs(b, [2]string{"park", "spin"}, func(side int) {
+		compute.SplitSpin.Store(int64(side) * int64(idle))
+		compute.SplitWaitSpin.Store(int64(side) * int64(wait))
+	})
+}
+
+// BenchmarkDPSGDEpochKernels alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with dpsgd's noise and dot kernels in Go ("go", what a CPU
+// without AVX-512 ran before the AVX2 kernels) and on the AVX2 kernels
+// ("avx2"). See alternateEpochs; ratios above 1: the AVX2 kernels win.
+// Run it with DPSCOPE_SGEMM=avx2 to time the whole step as on such a CPU.
+func BenchmarkDPSGDEpochKernels(b *testing.B) {
+	if !hasAVX2 {
+		b.Skip("no AVX2")
+	}
+	s512, s2 := hasAVX512, hasAVX2
+	defer func() { hasAVX512, hasAVX2 = s512, s2 }()
+	hasAVX512 = false
+	alternateEpochs(b, [2]string{"go", "avx2"}, func(side int) { hasAVX2 = side == 1 })
+}
+
+// alternateEpochs runs epochs of BenchmarkDPSGDEpoch's configuration on
+// two trainers from the same seeds, one epoch each in turn, calling
+// set(side) before each, and reports each side's median epoch and CPU
+// time an epoch (name-med-s, name-cpu-s) and the ratios of side 0's
+// fastest and median epochs over side 1's. On a shared machine the
+// interleaving puts both sides under the same load.
+func alternateEpochs(b *testing.B, names [2]string, set func(side int)) {
+	data := benchData()
+	type side struct {
+		ae   *nn.Autoencoder
+		d    *DPSGD
+		in   compute.Matrix
+		secs []float64
+		cpu  time.Duration
+	}
+	var sides [2]*side
+	for k := range sides {
+		sides[k] = new(side)
+		sides[k].ae, sides[k].d, sides[k].in = benchTrainer(b)
+	}
+	for b.Loop() {
+		for k, s := range sides {
+			set(k)
+			loss := benchLoss(s.ae, s.in, data, nil)
+			t0, c0 := time.Now(), processCPU()
+			for range s.d.StepsPerEpoch() {
+				if _, err := s.d.Step(loss); err != nil {
+					b.Fatal(err)
+				}
+			}
+			s.secs = append(s.secs, time.Since(t0).Seconds())
+			s.cpu += processCPU() - c0
+		}
+	}
+	stat := func(x []float64) (lo, med float64) {
+		y := slices.Clone(x)
+		slices.Sort(y)
+		return y[0], y[len(y)/2]
+	}
+	lo0, med0 := stat(sides[0].secs)
+	lo1, med1 := stat(sides[1].secs)
+	for k, s := range sides {
+		_, med := stat(s.secs)
+		b.ReportMetric(med, names[k]+"-med-s")
+		b.ReportMetric(s.cpu.Seconds()/float64(b.N), names[k]+"-cpu-s")
+	}
+	b.ReportMetric(lo0/lo1, "min-ratio")
+	b.ReportMetric(med0/med1, "med-ratio")
 	b.ReportMetric(0, "ns/op")
 }

@@ -136,8 +136,9 @@ func TestGhostClippingBound(t *testing.T) {
 	}
 }
 
-// TestDot checks dot against a float64 sum and the vector kernel against
-// the Go loop, bit for bit, at lengths around the kernel's 64 entries.
+// TestDot checks dot against a float64 sum and the vector kernels
+// (AVX-512, AVX2) against the Go loop, bit for bit, at lengths around the
+// kernels' 64 entries.
 func TestDot(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
 	for _, n := range []int{0, 1, 63, 64, 65, 127, 128, 256, 2000} {
@@ -148,10 +149,13 @@ func TestDot(t *testing.T) {
 			want += float64(x[i]) * float64(y[i])
 		}
 		got := dot(x, y)
-		var inGo float64
+		var inGo, avx2 float64
 		withoutVector(t, func() { inGo = dot(x, y) })
 		if got != inGo {
 			t.Fatalf("n = %d: dot = %v with the kernel, %v in Go", n, got, inGo)
+		}
+		if withAVX2(t, func() { avx2 = dot(x, y) }) && avx2 != inGo {
+			t.Fatalf("n = %d: dot = %v with the AVX2 kernel, %v in Go", n, avx2, inGo)
 		}
 		if math.Abs(got-want) > 1e-5*(1+math.Sqrt(float64(n))) {
 			t.Errorf("n = %d: dot = %v, want %v", n, got, want)

@@ -10,10 +10,43 @@ import (
 // Go loops do every word.
 func withoutVector(t *testing.T, f func()) {
 	t.Helper()
-	saved := hasAVX512
-	hasAVX512 = false
-	defer func() { hasAVX512 = saved }()
+	s512, s2 := hasAVX512, hasAVX2
+	hasAVX512, hasAVX2 = false, false
+	defer func() { hasAVX512, hasAVX2 = s512, s2 }()
 	f()
+}
+
+// withAVX2 runs f with the AVX-512 kernels switched off, so that the AVX2
+// kernels run, as on a CPU without AVX-512; false (f not run) where the
+// CPU lacks AVX2.
+func withAVX2(t *testing.T, f func()) bool {
+	t.Helper()
+	if !hasAVX2 {
+		return false
+	}
+	s512 := hasAVX512
+	hasAVX512 = false
+	defer func() { hasAVX512 = s512 }()
+	f()
+	return true
+}
+
+// kernelSets runs f once per set of vector kernels this CPU has (AVX-512,
+// AVX2), each compared with the Go loops by f; name says which.
+func kernelSets(t *testing.T, f func(t *testing.T, name string, run func(func()))) {
+	t.Helper()
+	ran := false
+	if hasAVX512 {
+		ran = true
+		f(t, "avx512", func(g func()) { g() })
+	}
+	if hasAVX2 {
+		ran = true
+		f(t, "avx2", func(g func()) { withAVX2(t, g) })
+	}
+	if !ran {
+		t.Skip("no vector kernels on this machine")
+	}
 }
 
 // TestXoshiro8Lanes checks that each lane of xoshiro8 is the xoshiro256++
@@ -23,15 +56,22 @@ func TestXoshiro8Lanes(t *testing.T) {
 	if !hasAVX512 {
 		t.Log("no AVX-512 here: only the Go loop is tested")
 	}
-	for _, vector := range []bool{true, false} {
+	for _, mode := range []string{"vector", "go", "avx2"} {
+		vector := mode != "go"
+		if mode == "avx2" && !hasAVX2 {
+			continue
+		}
 		src := newNormalSource(5, 2, false).words.(*xoshiro8)
 		var ref [xoLanes]xoshiro
 		for l := range ref {
 			ref[l].s = [4]uint64{src.s[0][l], src.s[1][l], src.s[2][l], src.s[3][l]}
 		}
 		fill := src.fill16
-		if !vector {
+		switch mode {
+		case "go":
 			fill = func(dst []uint32) { withoutVector(t, func() { src.fill16(dst) }) }
+		case "avx2":
+			fill = func(dst []uint32) { withAVX2(t, func() { src.fill16(dst) }) }
 		}
 		for _, n := range []int{16, 48, 4096, 32} {
 			dst := make([]uint32, n)
@@ -40,50 +80,49 @@ func TestXoshiro8Lanes(t *testing.T) {
 				l := (k / 2) % xoLanes
 				w := ref[l].Uint64()
 				if dst[k] != uint32(w) || dst[k+1] != uint32(w>>32) {
-					t.Fatalf("vector %v, block of %d: words %d, %d = %#x, %#x, want lane %d's %#x",
-						vector, n, k, k+1, dst[k], dst[k+1], l, w)
+					t.Fatalf("%s (vector %v), block of %d: words %d, %d = %#x, %#x, want lane %d's %#x",
+						mode, vector, n, k, k+1, dst[k], dst[k+1], l, w)
 				}
 			}
 		}
 	}
 }
 
-// TestNoiseVectorMatchesGo checks that the vector kernels and the Go loops
-// add the same noise, bit for bit, to the same gradient, for lengths
-// around the kernel's 16 draws and the 4,096-draw block, including draws
-// that take the slow path.
+// TestNoiseVectorMatchesGo checks that the vector kernels (AVX-512, and
+// AVX2 as on a CPU without AVX-512) and the Go loops add the same noise,
+// bit for bit, to the same gradient, for lengths around the kernels' 16
+// draws and the 4,096-draw block, including draws that take the slow path.
 func TestNoiseVectorMatchesGo(t *testing.T) {
-	if !hasAVX512 {
-		t.Skip("no AVX-512 on this machine: there is no vector kernel to compare")
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	slow := 0
-	for _, n := range []int{0, 1, 15, 16, 17, 100, 4095, 4096, 4097, 20000} {
-		g := make([]float32, n)
-		for i := range g {
-			g[i] = float32(rng.NormFloat64())
-		}
-		vec, scalar := append([]float32(nil), g...), append([]float32(nil), g...)
-		a, b := newNormalSource(11, 2, false), newNormalSource(11, 2, false)
-		for range 2 { // a second call continues both streams
-			a.addScaled(vec, 0.37)
-			withoutVector(t, func() { b.addScaled(scalar, 0.37) })
-		}
-		for i := range vec {
-			if math.Float32bits(vec[i]) != math.Float32bits(scalar[i]) {
-				t.Fatalf("n = %d: g[%d] = %v with the vector kernel, %v in Go", n, i, vec[i], scalar[i])
+	kernelSets(t, func(t *testing.T, name string, run func(func())) {
+		rng := rand.New(rand.NewPCG(1, 2))
+		slow := 0
+		for _, n := range []int{0, 1, 15, 16, 17, 100, 4095, 4096, 4097, 20000} {
+			g := make([]float32, n)
+			for i := range g {
+				g[i] = float32(rng.NormFloat64())
+			}
+			vec, scalar := append([]float32(nil), g...), append([]float32(nil), g...)
+			a, b := newNormalSource(11, 2, false), newNormalSource(11, 2, false)
+			for range 2 { // a second call continues both streams
+				run(func() { a.addScaled(vec, 0.37) })
+				withoutVector(t, func() { b.addScaled(scalar, 0.37) })
+			}
+			for i := range vec {
+				if math.Float32bits(vec[i]) != math.Float32bits(scalar[i]) {
+					t.Fatalf("%s, n = %d: g[%d] = %v with the vector kernel, %v in Go", name, n, i, vec[i], scalar[i])
+				}
+			}
+			if a.extra.Uint64() != b.extra.Uint64() {
+				t.Fatalf("%s, n = %d: the slow path drew a different number of extra words", name, n)
+			}
+			for _, m := range a.missed[:min(n, zigBlock)/16] {
+				for ; m != 0; m &= m - 1 {
+					slow++
+				}
 			}
 		}
-		if a.extra.Uint64() != b.extra.Uint64() {
-			t.Fatalf("n = %d: the slow path drew a different number of extra words", n)
+		if slow == 0 {
+			t.Errorf("%s: no draw took the slow path: the comparison does not cover it", name)
 		}
-		for _, m := range a.missed[:min(n, zigBlock)/16] {
-			for ; m != 0; m &= m - 1 {
-				slow++
-			}
-		}
-	}
-	if slow == 0 {
-		t.Error("no draw took the slow path: the comparison does not cover it")
-	}
+	})
 }

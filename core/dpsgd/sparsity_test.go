@@ -72,7 +72,8 @@ func TestBenchZeroFractions(t *testing.T) {
 // unchanged (see compute.MulSparseTo for the −0 and non-finite cases,
 // which this finite data does not meet). It also requires that the sparse
 // path ran when the backend runs dpscope's AVX2 kernel (on an AVX-512
-// CPU the test runs itself again with DPSCOPE_SGEMM=avx2).
+// CPU the test runs itself again with DPSCOPE_SGEMM=avx2, which must also
+// turn dpsgd's AVX-512 kernels off).
 func TestSparseProductsKeepStepBits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("steps of the peers' autoencoder")
@@ -89,6 +90,9 @@ func TestSparseProductsKeepStepBits(t *testing.T) {
 			t.Fatalf("child: %v", err)
 		}
 		return
+	}
+	if os.Getenv(compute.EnvGemm) == "avx2" && hasAVX512 {
+		t.Fatalf("%s=avx2, yet dpsgd's AVX-512 kernels are on: the step does not run as on a CPU without AVX-512", compute.EnvGemm)
 	}
 	data := benchData()
 	run := func(sparse bool) []float32 {
