@@ -178,12 +178,54 @@ func peekDense(path string, size int64) (Peek, error) {
 	// The first field of the header names the row ids: the others are the
 	// data columns.
 	p.Genes = max(bytes.Count(bytes.TrimRight(header, "\r\n"), []byte{sep}), 1)
-	rows, err := countLines(br)
+	first, rows, err := firstDataLine(br)
 	if err != nil {
 		return p, fmt.Errorf("datasets: peek %s: %w", path, err)
 	}
-	p.Cells = rows
+	if first != nil {
+		// Parse the header and one row as the loader would, so that a text
+		// file that is not a matrix (a README, a table of names) is refused
+		// here with the loader's own words, not shown with a shape the load
+		// then refuses. The orientation is fixed: it changes which names
+		// must be unique, not whether a row parses.
+		one := io.MultiReader(bytes.NewReader(header), bytes.NewReader(first))
+		if _, err := ReadDense(one, path, DenseOptions{Delimiter: rune(sep), Orientation: CellsByGenes}); err != nil {
+			return p, err
+		}
+	}
+	more, err := countLines(br)
+	if err != nil {
+		return p, fmt.Errorf("datasets: peek %s: %w", path, err)
+	}
+	p.Cells = rows + more
 	return p, nil
+}
+
+// firstDataLine consumes br up to and including its first non-blank line
+// and returns that line with a newline (nil when there is none) and the
+// non-blank lines it consumed (0 or 1). A line longer than the reader's
+// buffer is counted but not returned: the load parses it.
+func firstDataLine(br *bufio.Reader) (line []byte, rows int, err error) {
+	for {
+		b, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			_, err = br.ReadBytes('\n') // the rest of the long line
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			return nil, 1, err
+		}
+		if len(bytes.TrimSpace(b)) > 0 {
+			out := append([]byte(nil), bytes.TrimRight(b, "\r\n")...)
+			return append(out, '\n'), 1, nil
+		}
+		if errors.Is(err, io.EOF) {
+			return nil, 0, nil
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+	}
 }
 
 // countLines counts the non-blank lines of r.

@@ -59,6 +59,21 @@ func TestPeekBuiltinAndDense(t *testing.T) {
 	if p.Cells != 2 || p.Genes != 3 || !p.Unoriented || p.Format != "dense CSV/TSV" {
 		t.Errorf("dense peek %+v, want 2 rows × 3 columns, unoriented", p)
 	}
+	// A text file that is not a matrix is refused by the peek in the
+	// loader's words, not shown with a shape the load then refuses.
+	notes := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notes, []byte("# My notes\n\nThese cells came from the lab on Monday.\nsee also: plots\n"), 0o644)
+	_, _, loadErr := Load(notes, OpenOptions{})
+	if _, err := PeekData(notes); err == nil || loadErr == nil || err.Error() != loadErr.Error() {
+		t.Errorf("peek of a text file: error %v, want the loader's %v", err, loadErr)
+	}
+	// A row longer than the peek's buffer is counted, not parsed.
+	long := filepath.Join(dir, "long.csv")
+	row := "c1" + strings.Repeat(",1", 40000) + "\n"
+	os.WriteFile(long, []byte("id"+strings.Repeat(",g", 40000)+"\n"+row+row), 0o644)
+	if p, err := PeekData(long); err != nil || p.Cells != 2 || p.Genes != 40000 {
+		t.Errorf("peek of long rows: %+v, %v; want 2 rows × 40000 columns", p, err)
+	}
 	empty := filepath.Join(dir, "e.tsv")
 	os.WriteFile(empty, nil, 0o644)
 	if _, err := PeekData(empty); err == nil || !strings.Contains(err.Error(), "e.tsv") {
