@@ -15,7 +15,7 @@ type openBLAS struct {
 	path               string
 	minGemm, minGemv   int
 	minDgemm, minDgemv int
-	asm                bool // never set: the kernel runs with OpenBLAS only
+	kern               *asmKernel // never set: the kernel runs with OpenBLAS only
 }
 
 func loadOpenBLAS([]string) (*openBLAS, error) {
