@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
@@ -285,16 +284,6 @@ func BenchmarkDPSGDStepParts(b *testing.B) {
 	b.ReportMetric(ms(cNoise), "cpu-noise-ms")
 	b.ReportMetric(ms(cAdam), "cpu-adam-ms")
 	b.ReportMetric(0, "ns/op")
-}
-
-// processCPU returns the CPU time (user and system) of the whole process
-// so far, or 0 where getrusage fails.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkDPSGDEpochSparse alternates epochs of BenchmarkDPSGDEpoch's

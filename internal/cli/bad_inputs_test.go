@@ -141,7 +141,7 @@ func writeFixtures(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(sub, f), []byte(s), 0o644)
 		}
 	}
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600); err != nil {
+	if err := makeFIFO(filepath.Join(dir, "fifo")); err != nil {
 		t.Logf("no FIFO: %v", err)
 	}
 }

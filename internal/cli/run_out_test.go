@@ -282,7 +282,7 @@ func TestSignalAbandonsStuckRun(t *testing.T) {
 
 func TestSignalEndsBlockedCommands(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := makeFIFO(fifo); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
 	for _, args := range [][]string{

@@ -3,7 +3,6 @@ package dpmd
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 
@@ -12,12 +11,6 @@ import (
 )
 
 var sinkOutcome *Outcome
-
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
 
 // BenchmarkEndToEnd runs dpmd in paper mode at ε = 1, δ = 0.1 (the peer's
 // setting) end to end — data, local PCA, non-private and DP denoising —
