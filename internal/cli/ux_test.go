@@ -223,6 +223,7 @@ func TestConfigErrorsSayItOnce(t *testing.T) {
 	}{
 		{[]string{"run", "--method", "dppca", "--delta", "2"}, "dpscope: --delta: delta is 2, must be in (0, 1)"},
 		{[]string{"run", "--method", "dcan", "--mode", "paper", "--layers", "9-12"}, "dpscope: core: dcan: layer range is 9-12, must satisfy 1 ≤ first ≤ last ≤ 6"},
+		{[]string{"run", "--method", "dppca", "--opt", "p=0"}, "dpscope: core: dppca: option p is 0, must be ≥ 1"},
 	} {
 		code, _, stderr := run(t, tc.args...)
 		first, _, _ := strings.Cut(stderr, "\n")

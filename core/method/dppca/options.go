@@ -16,7 +16,7 @@ import (
 var ErrOptions error = &core.MethodConfigError{Method: "dppca"}
 
 func optf(format string, args ...any) error {
-	return fmt.Errorf("dppca: "+format+": %w", append(args, ErrOptions)...)
+	return core.Wrapf(ErrOptions, "dppca: "+format, args...)
 }
 
 // Prep names where the per-gene preprocessing statistics come from.

@@ -28,7 +28,7 @@ const DefaultGenesOption = "grow:19"
 var ErrOptions error = &core.MethodConfigError{Method: "dcan-sound"}
 
 func optf(format string, args ...any) error {
-	return fmt.Errorf("dcan-sound: "+format+": %w", append(args, ErrOptions)...)
+	return core.Wrapf(ErrOptions, "dcan-sound: "+format, args...)
 }
 
 // Defaults, fixed in advance by the rules in the package comment.
