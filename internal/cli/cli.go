@@ -12,12 +12,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/internal/serve"
@@ -267,11 +269,41 @@ dir ($XDG_DATA_HOME/dpscope/sessions).`,
 			return env.LaunchTUI(cmd.Context(), data)
 		}),
 	}
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{optHint(cmd, err)} })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{optHint(cmd, flagValueError(err))} })
 	lf.register(root, "builtin:default")
 	root.Flags().StringVar(&sessionFile, "session", "", "reopen the session saved in FILE (or start one that saves there)")
 	root.AddCommand(newVersionCmd(env), newDataCmd(env), newBudgetCmd(env), newRunCmd(env), newSweepCmd(env), newMethodsCmd(env), newPlotCmd(env), newReportCmd(env), newAuditCmd(env), newServeCmd(env))
 	return root
+}
+
+// flagValueError says what is wrong with a flag's value in the user's
+// terms, naming the flag and the value as typed: pflag's "invalid argument
+// "abc" for "--epsilon" flag: strconv.ParseFloat: parsing "abc": invalid
+// syntax" becomes "--epsilon abc: not a number". Other errors pass as they
+// are.
+func flagValueError(err error) error {
+	var bad *pflag.InvalidValueError
+	if !errors.As(err, &bad) {
+		return err
+	}
+	f, cause := bad.GetFlag(), bad.Unwrap()
+	what := cause.Error()
+	var num *strconv.NumError
+	if errors.As(cause, &num) {
+		switch {
+		case errors.Is(num.Err, strconv.ErrRange):
+			what = "out of range"
+		case strings.HasPrefix(f.Value.Type(), "float"):
+			what = "not a number"
+		case strings.HasPrefix(f.Value.Type(), "uint"):
+			what = "not a whole number ≥ 0"
+		case strings.HasPrefix(f.Value.Type(), "int"):
+			what = "not a whole number"
+		case f.Value.Type() == "bool":
+			what = "not true or false"
+		}
+	}
+	return fmt.Errorf("--%s %s: %s", f.Name, bad.GetValue(), what)
 }
 
 // optHint adds to an unknown flag that is a method option's key (--k,

@@ -15,7 +15,7 @@ func newRemoteRootCmd(env Env) *cobra.Command {
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{flagValueError(err)} })
 	root.AddCommand(newBudgetCmd(env), remoteRunCmd(env))
 	return root
 }

@@ -232,3 +232,25 @@ func TestConfigErrorsSayItOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagValueErrorsSayWhat: a flag value that does not parse is named
+// with the flag and the value as typed and what it must be, not with
+// strconv's words ("strconv.ParseFloat: parsing "abc": invalid syntax").
+func TestFlagValueErrorsSayWhat(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--method", "dppca", "--epsilon", "abc"}, "dpscope: --epsilon abc: not a number"},
+		{[]string{"run", "--method", "dppca", "--seed", "-1"}, "dpscope: --seed -1: not a whole number ≥ 0"},
+		{[]string{"run", "--method", "dppca", "--seed", "99999999999999999999999"}, "dpscope: --seed 99999999999999999999999: out of range"},
+		{[]string{"sweep", "--method", "dppca", "--jobs", "x"}, "dpscope: --jobs x: not a whole number"},
+		{[]string{"run", "--method", "dppca", "--json=maybe"}, "dpscope: --json maybe: not true or false"},
+	} {
+		code, _, stderr := run(t, tc.args...)
+		first, _, _ := strings.Cut(stderr, "\n")
+		if code != ExitUsage || first != tc.want {
+			t.Errorf("%v: exit %d, first line %q; want exit %d, %q", tc.args, code, first, ExitUsage, tc.want)
+		}
+	}
+}
