@@ -333,7 +333,7 @@ func (rf *runFlags) options(set func(string) bool, m core.Method, cfg *core.Conf
 	// A synthetic manifold is also named in Data, so that the summary says
 	// what was denoised.
 	if set("manifold") && !set("data") {
-		cfg.Data = "manifold:" + mf.kind
+		cfg.Data = manifoldPrefix + mf.kind
 	}
 	if _, ok := m.Option("sigma"); ok && !m.Needs.Has(core.NeedsSigma) && cfg.Sigma != 0 {
 		put("sigma", fmtFloat(cfg.Sigma))
@@ -348,6 +348,11 @@ func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 // before the command gives up on it (an engine still loading or
 // preprocessing its data does not look at Stop) and saves what it has.
 const runGrace = 500 * time.Millisecond
+
+// manifoldPrefix starts the Data of a dpmd run on a synthetic manifold
+// ("manifold:circle?n=2000"): a spec dpmd reads itself, not a data set to
+// load or a path to find.
+const manifoldPrefix = "manifold:"
 
 // executeRun starts the run, follows its events to the end and reports.
 // An interrupt (the command's context) or a failed write (standard output

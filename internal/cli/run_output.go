@@ -118,7 +118,7 @@ func newRunOutput(temps *tempDirs, dir string, force bool, cfg core.Config) (*ru
 // replays on the same data from any folder (a relative path would find
 // another file, or none, from elsewhere). Generated sets are left alone.
 func replayablePath(data string) string {
-	if strings.HasPrefix(data, "builtin:") || strings.HasPrefix(data, "manifold:") || filepath.IsAbs(data) {
+	if strings.HasPrefix(data, "builtin:") || strings.HasPrefix(data, manifoldPrefix) || filepath.IsAbs(data) {
 		return data
 	}
 	if abs, err := filepath.Abs(data); err == nil {

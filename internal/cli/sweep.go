@@ -425,6 +425,9 @@ func checkData(ctx context.Context, points []sweep.Point) error {
 		return nil
 	}
 	cfg := points[0].Config
+	if strings.HasPrefix(cfg.Data, manifoldPrefix) {
+		return nil // dpmd's synthetic manifold: no data set to find
+	}
 	if _, err := cfg.LoadDataContext(ctx); errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("--data %s: %w", cfg.Data, err)
 	}

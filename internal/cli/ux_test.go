@@ -254,3 +254,13 @@ func TestFlagValueErrorsSayWhat(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepTakesManifoldSpecs: sweep's up-front data check leaves dpmd's
+// synthetic manifolds ("manifold:circle?…") alone: they are no path, and
+// the check refused every such sweep as "no such file".
+func TestSweepTakesManifoldSpecs(t *testing.T) {
+	code, stdout, stderr := run(t, "sweep", "--method", "dpmd", "--mode", "paper", "--data", "manifold:circle?n=300&queries=20&sigma=0.1", "--epsilon", "8", "--seeds", "0", "--json")
+	if code != 0 || strings.Contains(stderr, "no such file") || !strings.Contains(stdout, `"sweep"`) {
+		t.Errorf("exit %d, stderr %q, stdout %q; want the sweep's runs and its final line", code, stderr, stdout)
+	}
+}
