@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/datasets"
 )
 
 // runFlags are the flags of `dpscope run`; every core.Config field has one.
@@ -369,6 +371,19 @@ type runRequest struct {
 	formats    []string // extra formats of the result in outDir (--out-format)
 }
 
+// dataProblem says in a few words why --data could not be found: the
+// built-in names there are, that the path is not there, or, for a path
+// that is there (a folder without its matrix), the loader's own words.
+func dataProblem(data string, err error) string {
+	if errors.Is(err, datasets.ErrUnknownBuiltin) {
+		return "no such built-in data set; there are " + strings.Join(datasets.BuiltinNames(), ", ")
+	}
+	if _, serr := os.Stat(data); errors.Is(serr, fs.ErrNotExist) {
+		return "no such file or directory"
+	}
+	return err.Error()
+}
+
 // checkRunData refuses, before anything of the run is shown or written, an
 // option the data cannot take (core.CheckData: k larger than the cells),
 // naming the input as the user typed it. The engine found it only after
@@ -376,6 +391,17 @@ type runRequest struct {
 // ("core: dppca: dppca: k is …: dppca: invalid input") after a failed
 // run's summary.
 func checkRunData(cfg core.Config) error {
+	if !strings.HasPrefix(cfg.Data, manifoldPrefix) {
+		// A path that is not there or a built-in name that does not
+		// exist: say so naming --data, before a run is shown that fails
+		// at once. Other load errors stay the run's (it reports them in
+		// its summary, with the file's line).
+		// Not a usage error: exit 1, as when the run itself fails to
+		// read its data.
+		if _, err := cfg.LoadRaw(); errors.Is(err, fs.ErrNotExist) || errors.Is(err, datasets.ErrUnknownBuiltin) {
+			return fmt.Errorf("--data %s: %s", cfg.Data, dataProblem(cfg.Data, err))
+		}
+	}
 	err := core.CheckData(cfg)
 	var oe *core.OptionError
 	if errors.As(err, &oe) {

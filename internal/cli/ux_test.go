@@ -264,3 +264,19 @@ func TestSweepTakesManifoldSpecs(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, stdout %q; want the sweep's runs and its final line", code, stderr, stdout)
 	}
 }
+
+// TestRunRefusesMissingData: a --data that is not there is one error
+// naming it before anything of the run is shown (exit 1, as a run that
+// fails to read its data), not a failed run's summary.
+func TestRunRefusesMissingData(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope.csv")
+	for _, tc := range []struct{ data, want string }{
+		{"builtin:nope", "dpscope: --data builtin:nope: no such built-in data set; there are "},
+		{missing, "dpscope: --data " + missing + ": no such file or directory"},
+	} {
+		code, stdout, stderr := run(t, "run", "--method", "dppca", "--data", tc.data)
+		if code != 1 || stdout != "" || !strings.HasPrefix(stderr, tc.want) {
+			t.Errorf("--data %s: exit %d, stdout %q, stderr %q; want exit 1, nothing on stdout, %q", tc.data, code, stdout, stderr, tc.want)
+		}
+	}
+}
