@@ -2,8 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"text/tabwriter"
 
@@ -33,7 +35,10 @@ func (l *Loaded) Summary() datasets.Summary { return datasets.Summarize(l.Data, 
 
 // loadFlags are the flags every command that reads a data set shares.
 type loadFlags struct {
-	data         string
+	data string
+	// dataArg is set when data came from an argument (data inspect), not
+	// from --data: errors then name it alone.
+	dataArg      bool
 	labels       string
 	labelsColumn string
 	useRaw       bool
@@ -154,6 +159,12 @@ func (lf *loadFlags) loadFrom(cmd *cobra.Command, cfg core.Config) (*Loaded, err
 		return nil, usageError{err}
 	}
 	p, err := cfg.LoadData() // the runs' own path, cache included
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, datasets.ErrUnknownBuiltin) {
+		if lf.dataArg {
+			return nil, fmt.Errorf("%s: %s", cfg.Data, dataProblem(cfg.Data, err))
+		}
+		return nil, fmt.Errorf("--data %s: %s", cfg.Data, dataProblem(cfg.Data, err))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +201,7 @@ JSON object.`,
 		Example: "  dpscope data inspect builtin:default\n  dpscope data inspect ../shared/data/pbmc_4k --json\n  dpscope data inspect pbmc.h5ad --labels-column cell_type --use-raw",
 		Args:    exactArgs(1, "a data set: a path or builtin:NAME"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			lf.data = args[0]
+			lf.data, lf.dataArg = args[0], true
 			data, err := lf.load(cmd)
 			if err != nil {
 				return err

@@ -280,3 +280,23 @@ func TestRunRefusesMissingData(t *testing.T) {
 		}
 	}
 }
+
+// TestDataNotThereSaysSo: the interface's --data and data inspect's
+// argument say plainly that a data set is not there, naming what was
+// typed, without the loader's "datasets: open: stat" words.
+func TestDataNotThereSaysSo(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--data", missing}, "dpscope: --data " + missing + ": no such file or directory"},
+		{[]string{"data", "inspect", missing}, "dpscope: " + missing + ": no such file or directory"},
+		{[]string{"data", "inspect", "builtin:x"}, "dpscope: builtin:x: no such built-in data set; there are "},
+	} {
+		code, _, stderr := run(t, tc.args...)
+		if code == 0 || !strings.HasPrefix(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
