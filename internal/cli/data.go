@@ -2,10 +2,8 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"strings"
 	"text/tabwriter"
 
@@ -158,13 +156,14 @@ func (lf *loadFlags) loadFrom(cmd *cobra.Command, cfg core.Config) (*Loaded, err
 	if _, err := cfg.LoadOptions(); err != nil {
 		return nil, usageError{err}
 	}
-	p, err := cfg.LoadData() // the runs' own path, cache included
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, datasets.ErrUnknownBuiltin) {
-		if lf.dataArg {
-			return nil, fmt.Errorf("%s: %s", cfg.Data, dataProblem(cfg.Data, err))
-		}
-		return nil, fmt.Errorf("--data %s: %s", cfg.Data, dataProblem(cfg.Data, err))
+	label := "--data " + cfg.Data
+	if lf.dataArg {
+		label = cfg.Data
 	}
+	if err := dataMissing(label, cfg.Data); err != nil {
+		return nil, err
+	}
+	p, err := cfg.LoadData() // the runs' own path, cache included
 	if err != nil {
 		return nil, err
 	}

@@ -371,17 +371,29 @@ type runRequest struct {
 	formats    []string // extra formats of the result in outDir (--out-format)
 }
 
-// dataProblem says in a few words why --data could not be found: the
-// built-in names there are, that the path is not there, or, for a path
-// that is there (a folder without its matrix), the loader's own words.
-func dataProblem(data string, err error) string {
-	if errors.Is(err, datasets.ErrUnknownBuiltin) {
-		return "no such built-in data set; there are " + strings.Join(datasets.BuiltinNames(), ", ")
+// dataMissing returns an error naming data as label says (e.g. "--data
+// /nope") when the data set is not there: a built-in name that does not
+// exist, or a path that is not there. It reads nothing (a built-in set is
+// not generated, a file not parsed), so it costs no time before a run: what
+// is wrong inside a data set stays the loader's to report, with its line.
+func dataMissing(label, data string) error {
+	if strings.HasPrefix(data, manifoldPrefix) {
+		return nil // dpmd's synthetic manifold: no data set to find
 	}
-	if _, serr := os.Stat(data); errors.Is(serr, fs.ErrNotExist) {
-		return "no such file or directory"
+	if name, ok := strings.CutPrefix(data, datasets.BuiltinPrefix); ok {
+		_, err := datasets.GetBuiltinSpec(name)
+		base, _, _ := strings.Cut(name, ":")
+		if _, berr := datasets.GetBuiltinSpec(base); berr != nil {
+			return fmt.Errorf("%s: no such built-in data set; there are %s", label, strings.Join(datasets.BuiltinNames(), ", "))
+		} else if err != nil {
+			return fmt.Errorf("%s: %w", label, err) // a bad seed: the loader's words
+		}
+		return nil
 	}
-	return err.Error()
+	if _, err := os.Stat(data); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: no such file or directory", label)
+	}
+	return nil
 }
 
 // checkRunData refuses, before anything of the run is shown or written, an
@@ -391,16 +403,11 @@ func dataProblem(data string, err error) string {
 // ("core: dppca: dppca: k is …: dppca: invalid input") after a failed
 // run's summary.
 func checkRunData(cfg core.Config) error {
-	if !strings.HasPrefix(cfg.Data, manifoldPrefix) {
-		// A path that is not there or a built-in name that does not
-		// exist: say so naming --data, before a run is shown that fails
-		// at once. Other load errors stay the run's (it reports them in
-		// its summary, with the file's line).
-		// Not a usage error: exit 1, as when the run itself fails to
-		// read its data.
-		if _, err := cfg.LoadRaw(); errors.Is(err, fs.ErrNotExist) || errors.Is(err, datasets.ErrUnknownBuiltin) {
-			return fmt.Errorf("--data %s: %s", cfg.Data, dataProblem(cfg.Data, err))
-		}
+	// A data set that is not there: say so before a run is shown that
+	// fails at once. Not a usage error: exit 1, as when the run itself
+	// fails to read its data.
+	if err := dataMissing("--data "+cfg.Data, cfg.Data); err != nil {
+		return err
 	}
 	err := core.CheckData(cfg)
 	var oe *core.OptionError

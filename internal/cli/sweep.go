@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"math"
 	"os"
@@ -270,7 +269,7 @@ func executeSweep(ctx context.Context, g sweep.Grid, sr sweepRun, env Env) error
 	if err := checkGrid(points); err != nil {
 		return err
 	}
-	if err := checkData(ctx, points); err != nil {
+	if err := checkData(points); err != nil {
 		return err
 	}
 	gridRuns := len(points)
@@ -417,19 +416,17 @@ func checkGrid(points []sweep.Point) error {
 // checkData refuses, before any run, a sweep whose data is not there or
 // whose grid holds an option value the data cannot take (core.CheckData:
 // k larger than the cells): every such run would fail alone with the same
-// error and the sweep would print a table of failed runs. The loads are
-// the runs' own (the data cache keeps them); other load errors are left
-// to the runs, since preprocessing options may differ between them.
-func checkData(ctx context.Context, points []sweep.Point) error {
+// error and the sweep would print a table of failed runs. CheckData's
+// loads are the runs' own (the data cache keeps them); other load errors
+// are left to the runs, since preprocessing options may differ between
+// them.
+func checkData(points []sweep.Point) error {
 	if len(points) == 0 {
 		return nil
 	}
 	cfg := points[0].Config
-	if strings.HasPrefix(cfg.Data, manifoldPrefix) {
-		return nil // dpmd's synthetic manifold: no data set to find
-	}
-	if _, err := cfg.LoadDataContext(ctx); errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("--data %s: %w", cfg.Data, err)
+	if err := dataMissing("--data "+cfg.Data, cfg.Data); err != nil {
+		return err
 	}
 	checked := map[string]bool{}
 	for _, p := range points {
