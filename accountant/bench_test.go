@@ -3,6 +3,8 @@ package accountant
 import (
 	"fmt"
 	"testing"
+
+	"github.com/dpscope/dpscope/internal/cputime"
 )
 
 var sinkF float64
@@ -49,7 +51,7 @@ func BenchmarkCalibrateRDP(b *testing.B) {
 func BenchmarkEpsilonPLD(b *testing.B) {
 	for _, ev := range []Event{{0.01, 1.0, 10000}, {0.001, 0.8, 10000}} {
 		b.Run(ev.String(), func(b *testing.B) {
-			c0 := cpuSeconds()
+			c0 := cputime.Process().Seconds()
 			for b.Loop() {
 				e, err := EpsilonPLD([]Event{ev}, 1e-5, DefaultPLDInterval)
 				if err != nil {
@@ -58,7 +60,7 @@ func BenchmarkEpsilonPLD(b *testing.B) {
 				sinkF = e
 			}
 			b.ReportMetric(float64(ev.Steps), "steps/op")
-			b.ReportMetric((cpuSeconds()-c0)*1e3/float64(b.N), "cpu-ms/PLD")
+			b.ReportMetric((cputime.Process().Seconds()-c0)*1e3/float64(b.N), "cpu-ms/PLD")
 		})
 	}
 }
@@ -72,7 +74,7 @@ func BenchmarkPLDMillionSteps(b *testing.B) {
 		for _, ev := range []Event{{0.01, 1.0, 1_000_000}, {0.1, 2, 1_000_000}} {
 			b.Run(fmt.Sprintf("%v_h%g", ev, h), func(b *testing.B) {
 				var p *PLD
-				c0 := cpuSeconds()
+				c0 := cputime.Process().Seconds()
 				for b.Loop() {
 					var err error
 					if p, err = NewPLD(ev, h); err != nil {
@@ -81,7 +83,7 @@ func BenchmarkPLDMillionSteps(b *testing.B) {
 				}
 				b.ReportMetric(p.Interval(), "interval")
 				b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/PLD")
-				b.ReportMetric((cpuSeconds()-c0)*1e3/float64(b.N), "cpu-ms/PLD")
+				b.ReportMetric((cputime.Process().Seconds()-c0)*1e3/float64(b.N), "cpu-ms/PLD")
 			})
 		}
 	}
@@ -92,7 +94,7 @@ func BenchmarkPLDMillionSteps(b *testing.B) {
 func BenchmarkPLDHugeSteps(b *testing.B) {
 	for _, ev := range []Event{{0.1, 2, 100_000_000}, {0.1, 2, 1_000_000_000_000_000_000}} {
 		b.Run(ev.String(), func(b *testing.B) {
-			c0 := cpuSeconds()
+			c0 := cputime.Process().Seconds()
 			for b.Loop() {
 				e, err := EpsilonPLD([]Event{ev}, 1e-5, DefaultPLDInterval)
 				if err != nil {
@@ -101,7 +103,7 @@ func BenchmarkPLDHugeSteps(b *testing.B) {
 				sinkF = e
 			}
 			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/PLD")
-			b.ReportMetric((cpuSeconds()-c0)*1e3/float64(b.N), "cpu-ms/PLD")
+			b.ReportMetric((cputime.Process().Seconds()-c0)*1e3/float64(b.N), "cpu-ms/PLD")
 		})
 	}
 }
@@ -118,7 +120,7 @@ func BenchmarkCalibratePlan(b *testing.B) {
 	}{{8, 0.1, 842}, {1, 0.01, 10000}} {
 		name := fmt.Sprintf("eps%g_q%g_T%d", tc.eps, tc.q, tc.steps)
 		b.Run("RDP_"+name, func(b *testing.B) {
-			c0 := cpuSeconds()
+			c0 := cputime.Process().Seconds()
 			for b.Loop() {
 				z, err := CalibrateRDP(Budget{tc.eps, 1e-5}, tc.q, tc.steps, orders, Improved, 1e-4)
 				if err != nil {
@@ -127,10 +129,10 @@ func BenchmarkCalibratePlan(b *testing.B) {
 				sinkF = z
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/calibration")
-			b.ReportMetric((cpuSeconds()-c0)*1e3/float64(b.N), "cpu-ms/calibration")
+			b.ReportMetric((cputime.Process().Seconds()-c0)*1e3/float64(b.N), "cpu-ms/calibration")
 		})
 		b.Run("PLD_"+name, func(b *testing.B) {
-			c0 := cpuSeconds()
+			c0 := cputime.Process().Seconds()
 			for b.Loop() {
 				z, err := CalibratePLD(Budget{tc.eps, 1e-5}, tc.q, tc.steps, 1e-3, 5e-3)
 				if err != nil {
@@ -139,7 +141,7 @@ func BenchmarkCalibratePlan(b *testing.B) {
 				sinkF = z
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/calibration")
-			b.ReportMetric((cpuSeconds()-c0)*1e3/float64(b.N), "cpu-ms/calibration")
+			b.ReportMetric((cputime.Process().Seconds()-c0)*1e3/float64(b.N), "cpu-ms/calibration")
 		})
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/dpscope/dpscope/internal/cputime"
 )
 
 // benchData is the benchmark set: a Go re-implementation of the generative
@@ -133,7 +135,7 @@ func benchKMeans(b *testing.B, workers int) {
 	ds := benchData()
 	cfg := KMeansConfig{K: 8, NInit: 10, Seed: 0, Workers: workers}
 	var res *KMeansResult
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		var err error
 		if res, err = KMeans(context.Background(), ds.randproj, ds.n, 32, cfg); err != nil {
@@ -165,7 +167,7 @@ func benchLabels(b *testing.B) (*benchSet, []int) {
 
 func BenchmarkARI(b *testing.B) {
 	ds, pred := benchLabels(b)
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		if _, err := ARI(ds.labels, pred); err != nil {
 			b.Fatal(err)
@@ -177,7 +179,7 @@ func BenchmarkARI(b *testing.B) {
 
 func BenchmarkNMI(b *testing.B) {
 	ds, pred := benchLabels(b)
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		if _, err := NMI(ds.labels, pred); err != nil {
 			b.Fatal(err)
@@ -189,7 +191,7 @@ func BenchmarkNMI(b *testing.B) {
 
 func BenchmarkScoreAll(b *testing.B) {
 	ds, pred := benchLabels(b)
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		if _, err := Score(ds.labels, pred); err != nil {
 			b.Fatal(err)
@@ -202,7 +204,7 @@ func BenchmarkScoreAll(b *testing.B) {
 func BenchmarkSilhouette(b *testing.B) {
 	ds, pred := benchLabels(b)
 	var s float64
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		var err error
 		if s, err = Silhouette(ds.randproj, ds.n, 32, pred); err != nil {
@@ -217,7 +219,7 @@ func BenchmarkSilhouette(b *testing.B) {
 func BenchmarkNeighbourhoodPurity(b *testing.B) {
 	ds := benchData()
 	var p float64
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		var err error
 		if p, err = NeighbourhoodPurity(ds.randproj, ds.n, 32, ds.labels, 15); err != nil {
@@ -233,7 +235,7 @@ func BenchmarkDPKMeans(b *testing.B) {
 	ds := benchData()
 	cfg := DPKMeansConfig{K: 8, Iterations: 20, ClipNorm: 10, SigmaSum: 5, SigmaCount: 5}
 	var res *DPKMeansResult
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		var err error
 		if res, err = DPKMeans(context.Background(), ds.randproj, ds.n, 32, cfg, rand.New(rand.NewPCG(1, 0))); err != nil {
@@ -251,7 +253,7 @@ func BenchmarkDPKMeans(b *testing.B) {
 func BenchmarkPCA2000x2000k50(b *testing.B) {
 	ds := benchData()
 	x := ds.x[:2000*2000]
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		if _, err := PCA(x, 2000, 2000, 50); err != nil {
 			b.Fatal(err)
@@ -265,7 +267,7 @@ func BenchmarkPCA2000x2000k50(b *testing.B) {
 // (scikit-learn's full SVD took 0.97–1.17 s).
 func BenchmarkPCA4271x2000k32(b *testing.B) {
 	ds := benchData()
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		if _, err := PCA(ds.x, ds.n, ds.g, 32); err != nil {
 			b.Fatal(err)
@@ -284,7 +286,7 @@ func BenchmarkKMeansPCA32(b *testing.B) {
 		b.Fatal(err)
 	}
 	var res *KMeansResult
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		if res, err = KMeans(context.Background(), p.Scores, ds.n, 32, KMeansConfig{K: 8, Seed: 0}); err != nil {
 			b.Fatal(err)
@@ -304,7 +306,7 @@ func BenchmarkAssign(b *testing.B) {
 	w := newLloyd(xc, rowNorms(xc, ds.n, 32), ds.n, 32, 8)
 	kmeansPlusPlus(w.centers, xc, ds.n, 32, 8, rand.New(rand.NewPCG(1, 0)))
 	b.ReportAllocs()
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		w.assign()
 	}
@@ -314,5 +316,5 @@ func BenchmarkAssign(b *testing.B) {
 
 // reportCPU reports the process CPU time per operation since cpu0, in ms.
 func reportCPU(b *testing.B, cpu0 time.Duration) {
-	b.ReportMetric(float64(processCPU()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(cputime.Process()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/nn"
+	"github.com/dpscope/dpscope/internal/cputime"
 )
 
 // The peers' configuration (../shared/peers/README.md, torch_ae.py): 4,271
@@ -101,7 +102,7 @@ func BenchmarkDPSGDEpoch(b *testing.B) {
 	steps := d.StepsPerEpoch()
 	samples := 0
 	sparse0 := compute.SparseProducts()
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	b.ReportAllocs()
 	for b.Loop() {
 		for range steps {
@@ -117,7 +118,7 @@ func BenchmarkDPSGDEpoch(b *testing.B) {
 	// The process's CPU time an epoch: on a loaded machine, which
 	// stretches the wall clock, it changes less (see
 	// BenchmarkDPSGDStepParts).
-	b.ReportMetric((processCPU()-cpu0).Seconds()/float64(b.N), "cpu-s/epoch")
+	b.ReportMetric((cputime.Process()-cpu0).Seconds()/float64(b.N), "cpu-s/epoch")
 	// Products that skipped the ReLU zeros (by default only with the AVX2
 	// kernel; compute.EnvSparse).
 	b.ReportMetric(float64(compute.SparseProducts()-sparse0)/float64(b.N), "sparse-products/epoch")
@@ -235,19 +236,19 @@ func BenchmarkDPSGDStepParts(b *testing.B) {
 	var tGather, tLoss, tClip, tNoise, tAdam time.Duration
 	var cGather, cLoss, cClip, cNoise, cAdam time.Duration
 	loss := func(cells []int) (float64, error) {
-		t0, c0 := time.Now(), processCPU()
+		t0, c0 := time.Now(), cputime.Process()
 		x := in.View(0, 0, len(cells), benchGenes)
 		for i, r := range cells {
 			copy(x.RawRowView(i), data.RawRowView(r))
 		}
-		t1, c1 := time.Now(), processCPU()
+		t1, c1 := time.Now(), cputime.Process()
 		ae.Forward(x)
 		l := nn.MSE(ae.OutputGrad(0), ae.Output(0), x, 1)
 		ae.Backward()
 		tGather += t1.Sub(t0)
 		tLoss += time.Since(t1)
 		cGather += c1 - c0
-		cLoss += processCPU() - c1
+		cLoss += cputime.Process() - c1
 		return l, nil
 	}
 	steps := 0
@@ -255,21 +256,21 @@ func BenchmarkDPSGDStepParts(b *testing.B) {
 	for b.Loop() {
 		batch := d.smp.next(d.cfg.Batching, benchQ, d.sampling)
 		g0, l0, cg0, cl0 := tGather, tLoss, cGather, cLoss
-		t0, c0 := time.Now(), processCPU()
+		t0, c0 := time.Now(), cputime.Process()
 		if _, err := d.clippedSum(batch, loss, 1/denom); err != nil {
 			b.Fatal(err)
 		}
-		t1, c1 := time.Now(), processCPU()
+		t1, c1 := time.Now(), cputime.Process()
 		tClip += t1.Sub(t0) - (tGather - g0) - (tLoss - l0)
 		cClip += c1 - c0 - (cGather - cg0) - (cLoss - cl0)
 		lo, hi := d.net.ParamRange(1, 6)
 		d.noise.addScaled(d.net.Grads[lo:hi], float32(d.cfg.NoiseMultiplier*d.cfg.ClipNorm/denom))
-		t2, c2 := time.Now(), processCPU()
+		t2, c2 := time.Now(), cputime.Process()
 		d.opt.Step(d.net.Params, d.net.Grads)
 		tNoise += t2.Sub(t1)
 		tAdam += time.Since(t2)
 		cNoise += c2 - c1
-		cAdam += processCPU() - c2
+		cAdam += cputime.Process() - c2
 		steps++
 	}
 	ms := func(t time.Duration) float64 { return t.Seconds() * 1e3 / float64(steps) }
@@ -469,14 +470,14 @@ func alternateEpochs(b *testing.B, names [2]string, set func(side int)) {
 		for k, s := range sides {
 			set(k)
 			loss := benchLoss(s.ae, s.in, data, nil)
-			t0, c0 := time.Now(), processCPU()
+			t0, c0 := time.Now(), cputime.Process()
 			for range s.d.StepsPerEpoch() {
 				if _, err := s.d.Step(loss); err != nil {
 					b.Fatal(err)
 				}
 			}
 			s.secs = append(s.secs, time.Since(t0).Seconds())
-			s.cpu += processCPU() - c0
+			s.cpu += cputime.Process() - c0
 		}
 	}
 	stat := func(x []float64) (lo, med float64) {

@@ -12,6 +12,7 @@ import (
 	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/core/nn"
 	"github.com/dpscope/dpscope/datasets"
+	"github.com/dpscope/dpscope/internal/cputime"
 )
 
 // TestDefaultDataResults runs DCAN and DP-DCAN on the embedded default data
@@ -79,7 +80,7 @@ func TestDefaultDataResults(t *testing.T) {
 			if v := os.Getenv("DPSCOPE_DCAN_EPSILON"); v != "" {
 				cfg.Epsilon, _ = strconv.ParseFloat(v, 64)
 			}
-			t0, cpu0 := time.Now(), cpuSeconds()
+			t0, cpu0 := time.Now(), cputime.Process().Seconds()
 			r, _ := start(t, context.Background(), cfg, opt)
 			var last core.MetricsEvent
 			for ev := range r.Events() {
@@ -96,7 +97,7 @@ func TestDefaultDataResults(t *testing.T) {
 				}
 			}
 			t.Logf("RESULT %s seed %d epochs %v: %v in %.1fs wall, %.1fs CPU", mode, seed, cfg.Epochs, last.Values,
-				time.Since(t0).Seconds(), cpuSeconds()-cpu0)
+				time.Since(t0).Seconds(), cputime.Process().Seconds()-cpu0)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/internal/cputime"
 )
 
 var sinkOutcome *Outcome
@@ -37,7 +38,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 			cfg := core.Config{Data: spec, Method: MethodName, Mode: core.ModePaper, Epsilon: 1, Delta: 0.1, Clip: 1, SampleRate: 1}
 			cfg.Method = testMethod
 			for b.Loop() {
-				t0, c0 := time.Now(), cpuSeconds()
+				t0, c0 := time.Now(), cputime.Process().Seconds()
 				run, err := core.Start(context.Background(), cfg)
 				if err != nil {
 					b.Fatal(err)
@@ -50,7 +51,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 						b.Fatal(er.Err)
 					}
 				}
-				total, cpu := time.Since(t0).Seconds(), cpuSeconds()-c0
+				total, cpu := time.Since(t0).Seconds(), cputime.Process().Seconds()-c0
 				o := e.Outcome()
 				sinkOutcome = o
 				b.ReportMetric(total, "total-s")
@@ -106,7 +107,7 @@ func BenchmarkStep(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			xs := make([]float64, len(pr.Z))
 			nz := Noise{Projector: 0.004, Mean: 0.0045, Mass: 1, SMin: 3}
-			c0 := cpuSeconds()
+			c0 := cputime.Process().Seconds()
 			for b.Loop() {
 				copy(xs, pr.Z)
 				if _, err := dn.Iterate(context.Background(), xs, pr.M, c.kind, nz, 1, 0, 0); err != nil {
@@ -117,7 +118,7 @@ func BenchmarkStep(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/steps/1000, "ms/step")
 			// CPU time (both workers, OpenBLAS included) stays meaningful
 			// on a shared machine.
-			b.ReportMetric((cpuSeconds()-c0)*1000/steps, "cpu-ms/step")
+			b.ReportMetric((cputime.Process().Seconds()-c0)*1000/steps, "cpu-ms/step")
 		})
 	}
 }

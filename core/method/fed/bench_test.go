@@ -10,6 +10,7 @@ import (
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/datasets"
+	"github.com/dpscope/dpscope/internal/cputime"
 )
 
 // benchEngine runs a function with the run's Control, so that a benchmark
@@ -130,7 +131,7 @@ func BenchmarkRoundFedSCPBMC(b *testing.B) {
 // machine does to the wall time).
 func timeRounds(ctx context.Context, b *testing.B, s *sim) error {
 	b.ResetTimer()
-	cpu := processCPU()
+	cpu := cputime.Process().Seconds()
 	for r := 1; r <= b.N; r++ {
 		if err := s.clientsRound(ctx, r); err != nil {
 			return err
@@ -143,7 +144,7 @@ func timeRounds(ctx context.Context, b *testing.B, s *sim) error {
 	sec := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(sec, "s/round")
 	b.ReportMetric(1/sec, "rounds/s")
-	b.ReportMetric((processCPU()-cpu)/float64(b.N), "cpu-s/round")
+	b.ReportMetric((cputime.Process().Seconds()-cpu)/float64(b.N), "cpu-s/round")
 	return nil
 }
 

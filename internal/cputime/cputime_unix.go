@@ -1,15 +1,15 @@
 //go:build unix
 
-package dpsgd
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the CPU time (user and system) of the whole process
-// so far, or 0 where getrusage fails.
-func processCPU() time.Duration {
+// Process returns the user and system CPU time of the whole process so
+// far, or 0 where getrusage fails.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
