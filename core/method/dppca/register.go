@@ -51,16 +51,24 @@ func init() {
 }
 
 // checkData refuses before the run an option k larger than the data's
-// cells (CheckK), as the engine would after loading the data.
+// cells (CheckDataK), as the engine would after loading the data.
 func checkData(cfg core.Config) error {
 	o, err := Parse(cfg.Options)
 	if err != nil {
 		return nil // New reports it
 	}
+	return CheckDataK(cfg, o.K)
+}
+
+// CheckDataK is CheckK on cfg's data, for a method's core.Method.CheckData
+// (dppca's, and dcan-sound's, whose start is dppca's). It loads the data
+// through the data cache, so the run's own load costs nothing more, and
+// leaves load errors to the run (nil).
+func CheckDataK(cfg core.Config, k int) error {
 	d, err := cfg.LoadRaw()
 	if err != nil {
 		return nil // the run reports it
 	}
-	_, err = CheckK(d, o.K)
+	_, err = CheckK(d, k)
 	return err
 }

@@ -98,10 +98,5 @@ func checkData(cfg core.Config) error {
 	if err != nil {
 		return nil // New reports it
 	}
-	d, err := cfg.LoadRaw()
-	if err != nil {
-		return nil // the run reports it
-	}
-	_, err = dppca.CheckK(d, o.K)
-	return err
+	return dppca.CheckDataK(cfg, o.K)
 }
