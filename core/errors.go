@@ -3,6 +3,8 @@ package core
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dpscope/dpscope/internal/errkind"
 )
 
 // Wrapf returns an error that reads as format says and wraps kind (a
@@ -10,16 +12,10 @@ import (
 // words: "dppca: k is 5, must be ≤ …: dppca: invalid input" said the
 // package's name twice and what kind of error it was after the sentence
 // that already said it. errors.Is finds kind, and any error format wraps
-// with %w, as before.
+// with %w, as before. (errkind.Wrapf, for the methods' packages.)
 func Wrapf(kind error, format string, args ...any) error {
-	return &kindError{err: fmt.Errorf(format, args...), kind: kind}
+	return errkind.Wrapf(kind, format, args...)
 }
-
-// kindError is Wrapf's error.
-type kindError struct{ err, kind error }
-
-func (e *kindError) Error() string   { return e.err.Error() }
-func (e *kindError) Unwrap() []error { return []error{e.err, e.kind} }
 
 // OptionError is an error in the value of one of a method's options
 // (Config.Options) that only the data shows, e.g. k larger than the
@@ -28,6 +24,9 @@ func (e *kindError) Unwrap() []error { return []error{e.err, e.kind} }
 type OptionError struct {
 	Key   string // the option, e.g. "k"
 	Value string // its value as given
+	// Flag says Key is a field of Config the faces set directly (the
+	// CLI's --clients), not one of Config.Options.
+	Flag bool
 	// Reason says what is wrong in a few words, starting with the key,
 	// e.g. "k must be ≤ the 2000 cells of builtin:default".
 	Reason string

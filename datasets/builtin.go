@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/dpscope/dpscope/assets"
+
+	"github.com/dpscope/dpscope/internal/errkind"
 )
 
 // ErrUnknownBuiltin is returned (wrapped) by Builtin and BuiltinSpec for a
@@ -119,7 +121,7 @@ func splitBuiltinSeed(name string) (base string, seed uint64, hasSeed bool, err 
 	}
 	seed, perr := strconv.ParseUint(s, 10, 64)
 	if perr != nil || base == "" {
-		return name, 0, false, fmt.Errorf("datasets: builtin name %q: want NAME or NAME:SEED with SEED a non-negative integer: %w", name, ErrUnknownBuiltin)
+		return name, 0, false, errkind.Wrapf(ErrUnknownBuiltin, "datasets: builtin name %q: want NAME or NAME:SEED with SEED a non-negative integer", name)
 	}
 	return base, seed, true, nil
 }

@@ -3,6 +3,8 @@ package datasets
 import (
 	"errors"
 	"fmt"
+
+	"github.com/dpscope/dpscope/internal/errkind"
 )
 
 // ValueType says what the values of a data set are, which decides whether the
@@ -136,13 +138,13 @@ var ErrEmpty = errors.New("datasets: empty matrix")
 // Classes, barcodes are unique.
 func (d *Dataset) Validate() error {
 	if d.X == nil {
-		return fmt.Errorf("datasets: %s: no matrix: %w", d.Name, ErrEmpty)
+		return errkind.Wrapf(ErrEmpty, "datasets: %s: no matrix (empty)", d.Name)
 	}
 	if err := d.X.Validate(); err != nil {
 		return fmt.Errorf("datasets: %s: %w", d.Name, err)
 	}
 	if d.X.Rows == 0 || d.X.Cols == 0 {
-		return fmt.Errorf("datasets: %s: %d cells × %d genes: %w", d.Name, d.X.Rows, d.X.Cols, ErrEmpty)
+		return errkind.Wrapf(ErrEmpty, "datasets: %s: the matrix is empty (%d cells × %d genes)", d.Name, d.X.Rows, d.X.Cols)
 	}
 	if len(d.GeneIDs) != d.X.Cols || len(d.GeneNames) != d.X.Cols {
 		return fmt.Errorf("datasets: %s: %d gene ids and %d names for %d genes", d.Name, len(d.GeneIDs), len(d.GeneNames), d.X.Cols)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/dpscope/dpscope/internal/errkind"
 )
 
 // GeneSelection names a way to choose the genes kept for training.
@@ -150,7 +152,7 @@ func PreprocessContext(ctx context.Context, d *Dataset, cfg PreprocessConfig) (*
 	geneKeep, step := FilterGenes(x, cellKeep, cfg.MinCells)
 	p.Steps = append(p.Steps, step)
 	if len(cellKeep) == 0 || len(geneKeep) == 0 {
-		return nil, fmt.Errorf("datasets: %s: filtering left %d cells × %d genes: %w", d.Name, len(cellKeep), len(geneKeep), ErrEmpty)
+		return nil, errkind.Wrapf(ErrEmpty, "datasets: %s: filtering left an empty matrix (%d cells × %d genes)", d.Name, len(cellKeep), len(geneKeep))
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

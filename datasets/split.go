@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/dpscope/dpscope/internal/errkind"
 )
 
 // ErrBadSplit is wrapped by every error about a client split's
@@ -126,10 +128,11 @@ func (c SplitConfig) Validate() error {
 	return nil
 }
 
-// splitErr formats "datasets: <name> is <value>, must be <constraint>"
-// wrapping ErrBadSplit.
+// splitErr formats "<name> is <value>, must be <constraint>" wrapping
+// ErrBadSplit. No package prefix: name is the user's word (a method's
+// split option, its clients), and the fed methods pass the sentence on.
 func splitErr(name string, v any, constraint string) error {
-	return fmt.Errorf("datasets: %s is %v, must be %s: %w", name, v, constraint, ErrBadSplit)
+	return errkind.Wrapf(ErrBadSplit, "%s is %v, must be %s", name, v, constraint)
 }
 
 // Split is a division of a data set's cells among K clients. Every cell

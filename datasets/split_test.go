@@ -276,3 +276,17 @@ func TestParseSplit(t *testing.T) {
 		})
 	}
 }
+
+// TestSplitErrorsSayItOnce: a split error is one sentence in the user's
+// words (the fed methods pass it on as it is), wrapping ErrBadSplit
+// without printing its words or the package's name.
+func TestSplitErrorsSayItOnce(t *testing.T) {
+	_, err := NewSplit(2, []int{0, 1}, 2, SplitConfig{Kind: SplitIID, Clients: 5})
+	if want := "clients is 5, must be at most the number of cells, 2"; err == nil || err.Error() != want || !errors.Is(err, ErrBadSplit) {
+		t.Errorf("NewSplit with 5 clients for 2 cells: %v; want %q wrapping ErrBadSplit", err, want)
+	}
+	_, err = ParseSplit("noniid:0")
+	if want := `split is "noniid:0", must be noniid:S with S ≥ 1 classes per client`; err == nil || err.Error() != want || !errors.Is(err, ErrBadSplit) {
+		t.Errorf("ParseSplit(noniid:0): %v; want %q wrapping ErrBadSplit", err, want)
+	}
+}

@@ -6,13 +6,15 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mathext"
+
+	"github.com/dpscope/dpscope/internal/errkind"
 )
 
 // ErrInput is wrapped by the errors of invalid arguments.
 var ErrInput = errors.New("audit: invalid input")
 
 func bad(name string, v any, constraint string) error {
-	return fmt.Errorf("audit: %s is %v, must be %s: %w", name, v, constraint, ErrInput)
+	return errkind.Wrapf(ErrInput, "audit: %s is %v, must be %s", name, v, constraint)
 }
 
 // checkGame validates m canaries, r guesses and v correct ones.

@@ -3,8 +3,9 @@ package cluster
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"math"
+
+	"github.com/dpscope/dpscope/internal/errkind"
 )
 
 // ErrInvalidConfig is wrapped by every error about a configuration value.
@@ -55,15 +56,15 @@ type KMeansConfig struct {
 func (c KMeansConfig) Validate() error {
 	switch {
 	case c.K < 1:
-		return fmt.Errorf("cluster: K is %d, must be ≥ 1: %w", c.K, ErrInvalidConfig)
+		return errkind.Wrapf(ErrInvalidConfig, "cluster: K is %d, must be ≥ 1", c.K)
 	case c.NInit < 0:
-		return fmt.Errorf("cluster: NInit is %d, must be ≥ 0 (0 for %d): %w", c.NInit, DefaultNInit, ErrInvalidConfig)
+		return errkind.Wrapf(ErrInvalidConfig, "cluster: NInit is %d, must be ≥ 0 (0 for %d)", c.NInit, DefaultNInit)
 	case c.MaxIter < 0:
-		return fmt.Errorf("cluster: MaxIter is %d, must be ≥ 0 (0 for %d): %w", c.MaxIter, DefaultMaxIter, ErrInvalidConfig)
+		return errkind.Wrapf(ErrInvalidConfig, "cluster: MaxIter is %d, must be ≥ 0 (0 for %d)", c.MaxIter, DefaultMaxIter)
 	case !(c.Tol >= 0) || math.IsInf(c.Tol, 0):
-		return fmt.Errorf("cluster: Tol is %v, must be finite and ≥ 0 (0 for %v): %w", c.Tol, DefaultTol, ErrInvalidConfig)
+		return errkind.Wrapf(ErrInvalidConfig, "cluster: Tol is %v, must be finite and ≥ 0 (0 for %v)", c.Tol, DefaultTol)
 	case c.Workers < 0:
-		return fmt.Errorf("cluster: Workers is %d, must be ≥ 0 (0 for GOMAXPROCS): %w", c.Workers, ErrInvalidConfig)
+		return errkind.Wrapf(ErrInvalidConfig, "cluster: Workers is %d, must be ≥ 0 (0 for GOMAXPROCS)", c.Workers)
 	}
 	return nil
 }
@@ -79,7 +80,7 @@ func (c KMeansConfig) ValidateData(x []float64, n, d int) error {
 		return err
 	}
 	if c.K > n {
-		return fmt.Errorf("cluster: K is %d, must be ≤ n = %d: %w", c.K, n, ErrInvalidData)
+		return errkind.Wrapf(ErrInvalidData, "cluster: K is %d, must be ≤ n = %d", c.K, n)
 	}
 	if c.Centroids != nil {
 		if err := checkMatrix("Centroids", c.Centroids, c.K, d); err != nil {
@@ -102,15 +103,15 @@ func (c KMeansConfig) withDefaults() KMeansConfig {
 func checkMatrix(name string, x []float64, n, d int) error {
 	switch {
 	case n < 1:
-		return fmt.Errorf("cluster: rows of %s is %d, must be ≥ 1: %w", name, n, ErrInvalidData)
+		return errkind.Wrapf(ErrInvalidData, "cluster: rows of %s is %d, must be ≥ 1", name, n)
 	case d < 1:
-		return fmt.Errorf("cluster: columns of %s is %d, must be ≥ 1: %w", name, d, ErrInvalidData)
+		return errkind.Wrapf(ErrInvalidData, "cluster: columns of %s is %d, must be ≥ 1", name, d)
 	case len(x) != n*d:
-		return fmt.Errorf("cluster: len(%s) is %d, must be %d×%d = %d: %w", name, len(x), n, d, n*d, ErrInvalidData)
+		return errkind.Wrapf(ErrInvalidData, "cluster: len(%s) is %d, must be %d×%d = %d", name, len(x), n, d, n*d)
 	}
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("cluster: %s[%d, %d] is %v, must be finite: %w", name, i/d, i%d, v, ErrInvalidData)
+			return errkind.Wrapf(ErrInvalidData, "cluster: %s[%d, %d] is %v, must be finite", name, i/d, i%d, v)
 		}
 	}
 	return nil

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/dpscope/dpscope/internal/errkind"
 )
 
 // ErrNoLabelledRows is returned (wrapped) by the metrics when no row is left
@@ -52,7 +54,7 @@ func NewContingency(labelsTrue, labelsPred []int) (*Contingency, error) {
 		c.N++
 	}
 	if c.N == 0 {
-		return nil, fmt.Errorf("cluster: %d rows given: %w", len(labelsTrue), ErrNoLabelledRows)
+		return nil, errkind.Wrapf(ErrNoLabelledRows, "cluster: %d rows given, none labelled", len(labelsTrue))
 	}
 	return c, nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/dpscope/dpscope/internal/errkind"
 )
 
 // DPInit selects how DPKMeans chooses its initial centroids.
@@ -75,21 +77,21 @@ type DPKMeansConfig struct {
 func (c DPKMeansConfig) Validate() error {
 	switch {
 	case c.K < 1:
-		return fmt.Errorf("cluster: K is %d, must be ≥ 1: %w", c.K, ErrInvalidConfig)
+		return errkind.Wrapf(ErrInvalidConfig, "cluster: K is %d, must be ≥ 1", c.K)
 	case c.Iterations < 1:
-		return fmt.Errorf("cluster: Iterations is %d, must be ≥ 1: %w", c.Iterations, ErrInvalidConfig)
+		return errkind.Wrapf(ErrInvalidConfig, "cluster: Iterations is %d, must be ≥ 1", c.Iterations)
 	case !(c.ClipNorm > 0) || math.IsInf(c.ClipNorm, 0):
-		return fmt.Errorf("cluster: ClipNorm is %v, must be finite and > 0: %w", c.ClipNorm, ErrInvalidConfig)
+		return errkind.Wrapf(ErrInvalidConfig, "cluster: ClipNorm is %v, must be finite and > 0", c.ClipNorm)
 	case !(c.SigmaSum >= 0) || math.IsInf(c.SigmaSum, 0):
-		return fmt.Errorf("cluster: SigmaSum is %v, must be finite and ≥ 0: %w", c.SigmaSum, ErrInvalidConfig)
+		return errkind.Wrapf(ErrInvalidConfig, "cluster: SigmaSum is %v, must be finite and ≥ 0", c.SigmaSum)
 	case !(c.SigmaCount >= 0) || math.IsInf(c.SigmaCount, 0):
-		return fmt.Errorf("cluster: SigmaCount is %v, must be finite and ≥ 0: %w", c.SigmaCount, ErrInvalidConfig)
+		return errkind.Wrapf(ErrInvalidConfig, "cluster: SigmaCount is %v, must be finite and ≥ 0", c.SigmaCount)
 	case c.Init < DPInitRandomBall || c.Init > DPInitKMeansPlusPlus:
-		return fmt.Errorf("cluster: Init is %v, must be one of random-ball, given, kmeans++: %w", c.Init, ErrInvalidConfig)
+		return errkind.Wrapf(ErrInvalidConfig, "cluster: Init is %v, must be one of random-ball, given, kmeans++", c.Init)
 	case c.Init == DPInitGiven && c.Centroids == nil:
-		return fmt.Errorf("cluster: Centroids is nil, must be set when Init is given: %w", ErrInvalidConfig)
+		return errkind.Wrapf(ErrInvalidConfig, "cluster: Centroids is nil, must be set when Init is given")
 	case c.Init != DPInitGiven && c.Centroids != nil:
-		return fmt.Errorf("cluster: Centroids has %d values, must be nil when Init is %v: %w", len(c.Centroids), c.Init, ErrInvalidConfig)
+		return errkind.Wrapf(ErrInvalidConfig, "cluster: Centroids has %d values, must be nil when Init is %v", len(c.Centroids), c.Init)
 	}
 	return nil
 }
@@ -186,13 +188,13 @@ func DPKMeans(ctx context.Context, x []float64, n, d int, cfg DPKMeansConfig, rn
 		return nil, err
 	}
 	if rng == nil {
-		return nil, fmt.Errorf("cluster: rng is nil, must be a generator: %w", ErrInvalidConfig)
+		return nil, errkind.Wrapf(ErrInvalidConfig, "cluster: rng is nil, must be a generator")
 	}
 	if err := checkMatrix("x", x, n, d); err != nil {
 		return nil, err
 	}
 	if cfg.K > n {
-		return nil, fmt.Errorf("cluster: K is %d, must be ≤ n = %d: %w", cfg.K, n, ErrInvalidData)
+		return nil, errkind.Wrapf(ErrInvalidData, "cluster: K is %d, must be ≤ n = %d", cfg.K, n)
 	}
 	if cfg.Init == DPInitGiven {
 		if err := checkMatrix("Centroids", cfg.Centroids, cfg.K, d); err != nil {

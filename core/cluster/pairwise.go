@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"runtime"
 
@@ -10,6 +9,8 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/dpscope/dpscope/core/safe"
+
+	"github.com/dpscope/dpscope/internal/errkind"
 )
 
 // Sampling policy of Silhouette and NeighbourhoodPurity.
@@ -54,7 +55,7 @@ func newPointSet(x []float64, n, d int, labels []int) (*pointSet, error) {
 		return nil, err
 	}
 	if len(labels) != n {
-		return nil, fmt.Errorf("cluster: len(labels) is %d, must be n = %d: %w", len(labels), n, ErrInvalidData)
+		return nil, errkind.Wrapf(ErrInvalidData, "cluster: len(labels) is %d, must be n = %d", len(labels), n)
 	}
 	idx, values := denseIndex(labels, labels)
 	p := &pointSet{d: d, k: len(values), sizes: make([]int, len(values))}
@@ -75,7 +76,7 @@ func newPointSet(x []float64, n, d int, labels []int) (*pointSet, error) {
 	}
 	p.n = len(p.labels)
 	if p.n == 0 {
-		return nil, fmt.Errorf("cluster: %d rows given: %w", n, ErrNoLabelledRows)
+		return nil, errkind.Wrapf(ErrNoLabelledRows, "cluster: %d rows given, none labelled", n)
 	}
 	mean := make([]float64, d)
 	for i := range p.n {

@@ -2,13 +2,14 @@ package cluster
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dpscope/dpscope/internal/errkind"
 )
 
 // PCA method choice and block Krylov parameters.
@@ -117,11 +118,11 @@ func PCA(x []float64, n, d, k int) (*PCAResult, error) {
 		return nil, err
 	}
 	if n < 2 {
-		return nil, fmt.Errorf("cluster: n is %d, must be ≥ 2 for PCA: %w", n, ErrInvalidData)
+		return nil, errkind.Wrapf(ErrInvalidData, "cluster: n is %d, must be ≥ 2 for PCA", n)
 	}
 	m := min(n, d)
 	if k < 1 || k > m {
-		return nil, fmt.Errorf("cluster: k is %d, must be in [1, min(n, d)] = [1, %d]: %w", k, m, ErrInvalidConfig)
+		return nil, errkind.Wrapf(ErrInvalidConfig, "cluster: k is %d, must be in [1, min(n, d)] = [1, %d]", k, m)
 	}
 	xc, mean := centerColumns(x, n, d)
 	var (

@@ -1,8 +1,9 @@
 package cluster
 
 import (
-	"fmt"
 	"math"
+
+	"github.com/dpscope/dpscope/internal/errkind"
 )
 
 // DefaultPurityNeighbours is the default k of NeighbourhoodPurity.
@@ -27,14 +28,14 @@ func NeighbourhoodPurity(x []float64, n, d int, labels []int, k int) (float64, e
 		k = DefaultPurityNeighbours
 	}
 	if k < 0 {
-		return 0, fmt.Errorf("cluster: k is %d, must be ≥ 0 (0 for %d): %w", k, DefaultPurityNeighbours, ErrInvalidConfig)
+		return 0, errkind.Wrapf(ErrInvalidConfig, "cluster: k is %d, must be ≥ 0 (0 for %d)", k, DefaultPurityNeighbours)
 	}
 	p, err := newPointSet(x, n, d, labels)
 	if err != nil {
 		return 0, err
 	}
 	if k >= p.n {
-		return 0, fmt.Errorf("cluster: k is %d, must be < number of labelled rows %d: %w", k, p.n, ErrInvalidData)
+		return 0, errkind.Wrapf(ErrInvalidData, "cluster: k is %d, must be < number of labelled rows %d", k, p.n)
 	}
 	anchors := p.anchors()
 	frac := make([]float64, len(anchors))

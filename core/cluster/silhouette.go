@@ -1,9 +1,10 @@
 package cluster
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/dpscope/dpscope/internal/errkind"
 )
 
 // Silhouette returns the mean silhouette coefficient of the labelling of
@@ -41,10 +42,10 @@ func Silhouette(x []float64, n, d int, labels []int) (float64, error) {
 // are those of Silhouette, and one if m < 1 or rng is nil.
 func SilhouetteSample(x []float64, n, d int, labels []int, m int, rng *rand.Rand) (float64, error) {
 	if m < 1 {
-		return 0, fmt.Errorf("cluster: m is %d, must be ≥ 1: %w", m, ErrInvalidConfig)
+		return 0, errkind.Wrapf(ErrInvalidConfig, "cluster: m is %d, must be ≥ 1", m)
 	}
 	if rng == nil {
-		return 0, fmt.Errorf("cluster: rng is nil, must be a generator: %w", ErrInvalidConfig)
+		return 0, errkind.Wrapf(ErrInvalidConfig, "cluster: rng is nil, must be a generator")
 	}
 	p, err := newPointSet(x, n, d, labels)
 	if err != nil {
@@ -58,7 +59,7 @@ func SilhouetteSample(x []float64, n, d int, labels []int, m int, rng *rand.Rand
 
 func (p *pointSet) checkSilhouette() error {
 	if p.k < 2 || p.k > p.n-1 {
-		return fmt.Errorf("cluster: number of clusters is %d, must be in [2, n−1] = [2, %d] for a silhouette: %w", p.k, p.n-1, ErrInvalidData)
+		return errkind.Wrapf(ErrInvalidData, "cluster: number of clusters is %d, must be in [2, n−1] = [2, %d] for a silhouette", p.k, p.n-1)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/dpscope/dpscope/internal/errkind"
 )
 
 // ErrConfig is wrapped by the errors of invalid configurations.
@@ -105,7 +107,7 @@ func (c Config) views() int { return max(c.Views, 1) }
 // for a network with numLayers layer numbers.
 func (c Config) Validate(numLayers int) error {
 	bad := func(name string, v any, constraint string) error {
-		return fmt.Errorf("dpsgd: %s is %v, must be %s: %w", name, v, constraint, ErrConfig)
+		return errkind.Wrapf(ErrConfig, "dpsgd: %s is %v, must be %s", name, v, constraint)
 	}
 	q := c.SampleRate
 	switch {

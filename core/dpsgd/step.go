@@ -7,6 +7,8 @@ import (
 
 	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/nn"
+
+	"github.com/dpscope/dpscope/internal/errkind"
 )
 
 // Recorder records the privacy cost of each step before it is taken, for
@@ -75,11 +77,11 @@ func New(net *nn.Net, opt nn.Optimizer, records int, cfg Config, rec Recorder) (
 		return nil, fmt.Errorf("dpsgd: New: %w", err)
 	}
 	if records < 1 {
-		return nil, fmt.Errorf("dpsgd: New: records is %d, must be at least 1: %w", records, ErrConfig)
+		return nil, errkind.Wrapf(ErrConfig, "dpsgd: New: records is %d, must be at least 1", records)
 	}
 	maxCells := net.MaxRows() / cfg.views()
 	if maxCells < 1 {
-		return nil, fmt.Errorf("dpsgd: New: MaxRows is %d, must be at least Views = %d: %w", net.MaxRows(), cfg.views(), ErrConfig)
+		return nil, errkind.Wrapf(ErrConfig, "dpsgd: New: MaxRows is %d, must be at least Views = %d", net.MaxRows(), cfg.views())
 	}
 	d := &DPSGD{
 		cfg: cfg, net: net, opt: opt, rec: rec, records: records,
@@ -125,7 +127,7 @@ func (d *DPSGD) SetConfig(cfg Config) error {
 		return err
 	}
 	if cfg.views() != d.cfg.views() || cfg.Seed != d.cfg.Seed || cfg.Secure != d.cfg.Secure {
-		return fmt.Errorf("dpsgd: SetConfig: Views, Seed and Secure cannot change during a run: %w", ErrConfig)
+		return errkind.Wrapf(ErrConfig, "dpsgd: SetConfig: Views, Seed and Secure cannot change during a run")
 	}
 	d.cfg = cfg
 	d.setGroups()
@@ -200,7 +202,7 @@ func (d *DPSGD) clippedSum(batch []int, loss LossFunc, scale float64) (StepStats
 			return st, fmt.Errorf("dpsgd: loss: %w", err)
 		}
 		if math.IsNaN(l) || math.IsInf(l, 0) {
-			return st, fmt.Errorf("dpsgd: loss of a chunk is %v, must be finite: %w", l, ErrNonFinite)
+			return st, errkind.Wrapf(ErrNonFinite, "dpsgd: loss of a chunk is %v, must be finite", l)
 		}
 		st.Loss += l
 		sq0, sq1 := d.sq[0][:m], d.sq[1][:m]
@@ -220,7 +222,7 @@ func (d *DPSGD) clippedSum(batch []int, loss LossFunc, scale float64) (StepStats
 		f0, f1 := d.fac[0][:m], d.fac[1][:m]
 		for i := range m {
 			if math.IsNaN(sq0[i]) || math.IsInf(sq0[i], 0) || math.IsNaN(sq1[i]) || math.IsInf(sq1[i], 0) {
-				return st, fmt.Errorf("dpsgd: gradient norm of record %d is not finite: %w", cells[i], ErrNonFinite)
+				return st, errkind.Wrapf(ErrNonFinite, "dpsgd: gradient norm of record %d is not finite", cells[i])
 			}
 			if d.cfg.Clipping == ClipJoint {
 				s := sq0[i] + sq1[i]

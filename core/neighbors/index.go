@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/gonum/spatial/kdtree"
 
 	"github.com/dpscope/dpscope/core/compute"
+
+	"github.com/dpscope/dpscope/internal/errkind"
 )
 
 // Method names a route of neighbour search.
@@ -76,17 +78,17 @@ type Index struct {
 func New(points []float64, n, dim int, method Method) (*Index, error) {
 	switch {
 	case n < 1:
-		return nil, fmt.Errorf("neighbors: n is %d, must be ≥ 1: %w", n, ErrInput)
+		return nil, errkind.Wrapf(ErrInput, "neighbors: n is %d, must be ≥ 1", n)
 	case dim < 1:
-		return nil, fmt.Errorf("neighbors: dim is %d, must be ≥ 1: %w", dim, ErrInput)
+		return nil, errkind.Wrapf(ErrInput, "neighbors: dim is %d, must be ≥ 1", dim)
 	case len(points) != n*dim:
-		return nil, fmt.Errorf("neighbors: points has %d values, must be n·dim = %d: %w", len(points), n*dim, ErrInput)
+		return nil, errkind.Wrapf(ErrInput, "neighbors: points has %d values, must be n·dim = %d", len(points), n*dim)
 	case method < Auto || method > Brute:
-		return nil, fmt.Errorf("neighbors: method is %d, must be auto, kdtree or brute: %w", int(method), ErrInput)
+		return nil, errkind.Wrapf(ErrInput, "neighbors: method is %d, must be auto, kdtree or brute", int(method))
 	}
 	for i, v := range points {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("neighbors: coordinate %d of point %d is %v, must be finite: %w", i%dim, i/dim, v, ErrInput)
+			return nil, errkind.Wrapf(ErrInput, "neighbors: coordinate %d of point %d is %v, must be finite", i%dim, i/dim, v)
 		}
 	}
 	if method == Auto {
@@ -155,11 +157,11 @@ func (ix *Index) exactDist2(q []float64, i int) float64 {
 // checkQuery validates one query's length and values.
 func (ix *Index) checkQuery(q []float64) error {
 	if len(q) != ix.dim {
-		return fmt.Errorf("neighbors: query has %d coordinates, must be %d: %w", len(q), ix.dim, ErrInput)
+		return errkind.Wrapf(ErrInput, "neighbors: query has %d coordinates, must be %d", len(q), ix.dim)
 	}
 	for j, v := range q {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("neighbors: query coordinate %d is %v, must be finite: %w", j, v, ErrInput)
+			return errkind.Wrapf(ErrInput, "neighbors: query coordinate %d is %v, must be finite", j, v)
 		}
 	}
 	return nil
@@ -167,7 +169,7 @@ func (ix *Index) checkQuery(q []float64) error {
 
 func checkRadius(r float64) error {
 	if math.IsNaN(r) || math.IsInf(r, 0) || r < 0 {
-		return fmt.Errorf("neighbors: radius is %v, must be finite and ≥ 0: %w", r, ErrInput)
+		return errkind.Wrapf(ErrInput, "neighbors: radius is %v, must be finite and ≥ 0", r)
 	}
 	return nil
 }

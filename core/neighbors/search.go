@@ -7,6 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/spatial/kdtree"
+
+	"github.com/dpscope/dpscope/internal/errkind"
 )
 
 // maxBlockFloats bounds the distance block of a Searcher (16 MiB).
@@ -64,7 +66,7 @@ func (s *Searcher) Radius(q []float64, r float64) (idx []int32, d2 []float64, er
 func (s *Searcher) RadiusBatch(qs []float64, m int, r float64, fn func(i int, idx []int32, d2 []float64) error) error {
 	ix := s.ix
 	if len(qs) != m*ix.dim {
-		return fmt.Errorf("neighbors: queries have %d values, must be m·dim = %d: %w", len(qs), m*ix.dim, ErrInput)
+		return errkind.Wrapf(ErrInput, "neighbors: queries have %d values, must be m·dim = %d", len(qs), m*ix.dim)
 	}
 	if err := checkRadius(r); err != nil {
 		return err
@@ -151,7 +153,7 @@ func (s *Searcher) products(qs []float64, b int) {
 func (s *Searcher) KNN(q []float64, k int) (idx []int32, d2 []float64, err error) {
 	ix := s.ix
 	if k < 1 || k > ix.n {
-		return nil, nil, fmt.Errorf("neighbors: k is %d, must be in [1, %d]: %w", k, ix.n, ErrInput)
+		return nil, nil, errkind.Wrapf(ErrInput, "neighbors: k is %d, must be in [1, %d]", k, ix.n)
 	}
 	if err := ix.checkQuery(q); err != nil {
 		return nil, nil, err

@@ -2,8 +2,9 @@ package nn
 
 import (
 	"errors"
-	"fmt"
 	"math"
+
+	"github.com/dpscope/dpscope/internal/errkind"
 )
 
 // ErrNonFinite is wrapped by the errors of values that must be finite and
@@ -17,7 +18,7 @@ var ErrConfig = errors.New("nn: invalid configuration")
 // the value and wraps ErrNonFinite.
 func CheckFinite(name string, v float64) error {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("nn: %s is %v, must be finite: %w", name, v, ErrNonFinite)
+		return errkind.Wrapf(ErrNonFinite, "nn: %s is %v, must be finite", name, v)
 	}
 	return nil
 }
@@ -25,7 +26,7 @@ func CheckFinite(name string, v float64) error {
 // configErr formats "nn: <name> is <value>, must be <constraint>" wrapping
 // ErrConfig.
 func configErr(name string, value any, constraint string) error {
-	return fmt.Errorf("nn: %s is %v, must be %s: %w", name, value, constraint, ErrConfig)
+	return errkind.Wrapf(ErrConfig, "nn: %s is %v, must be %s", name, value, constraint)
 }
 
 // checkPositive returns an error unless v is finite and > 0.

@@ -99,7 +99,8 @@ func (lf *loadFlags) applyTo(cfg *core.Config, set func(string) bool) error {
 		}
 	}
 	// A bad flag is named: each flag's value is checked alone against the
-	// defaults first (datasets' message names the field, not the flag).
+	// defaults first (datasets' message names the field, not the flag,
+	// and its package, which the flag makes needless).
 	for _, f := range []struct {
 		name string
 		put  func(*datasets.PreprocessConfig)
@@ -117,7 +118,7 @@ func (lf *loadFlags) applyTo(cfg *core.Config, set func(string) bool) error {
 		alone := datasets.DefaultPreprocessConfig()
 		f.put(&alone)
 		if err := alone.Validate(); err != nil {
-			return usagef("--%s: %w", f.name, err)
+			return usagef("--%s: %s", f.name, strings.TrimPrefix(err.Error(), "datasets: "))
 		}
 	}
 	if err := pre.Validate(); err != nil {

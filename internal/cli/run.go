@@ -412,9 +412,19 @@ func checkRunData(cfg core.Config) error {
 	err := core.CheckData(cfg)
 	var oe *core.OptionError
 	if errors.As(err, &oe) {
-		return usagef("--opt %s=%s: %s", oe.Key, oe.Value, oe.Reason)
+		return optionUsage(oe)
 	}
 	return err
+}
+
+// optionUsage is the usage error of an input the data refused, named as
+// the user typed it: "--opt k=100000: …", or "--clients 9000: …" for a
+// Config field with its own flag.
+func optionUsage(oe *core.OptionError) error {
+	if oe.Flag {
+		return usagef("--%s %s: %s", oe.Key, oe.Value, oe.Reason)
+	}
+	return usagef("--opt %s=%s: %s", oe.Key, oe.Value, oe.Reason)
 }
 
 func executeRun(ctx context.Context, cfg core.Config, req runRequest, env Env) error {

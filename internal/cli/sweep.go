@@ -431,14 +431,14 @@ func checkData(points []sweep.Point) error {
 	checked := map[string]bool{}
 	for _, p := range points {
 		c := p.Config
-		key := fmt.Sprint(c.Method, c.Mode, c.Options)
+		key := fmt.Sprint(c.Method, c.Mode, c.Clients, c.Options)
 		if checked[key] {
 			continue
 		}
 		checked[key] = true
 		var oe *core.OptionError
 		if errors.As(core.CheckData(c), &oe) {
-			return usagef("--opt %s=%s: %s", oe.Key, oe.Value, oe.Reason)
+			return optionUsage(oe)
 		}
 	}
 	return nil

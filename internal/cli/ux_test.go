@@ -224,6 +224,13 @@ func TestConfigErrorsSayItOnce(t *testing.T) {
 		{[]string{"run", "--method", "dppca", "--delta", "2"}, "dpscope: --delta: delta is 2, must be in (0, 1)"},
 		{[]string{"run", "--method", "dcan", "--mode", "paper", "--layers", "9-12"}, "dpscope: core: dcan: layer range is 9-12, must satisfy 1 ≤ first ≤ last ≤ 6"},
 		{[]string{"run", "--method", "dppca", "--opt", "p=0"}, "dpscope: core: dppca: option p is 0, must be ≥ 1"},
+		{[]string{"run", "--method", "dppca", "--genes", "0"}, "dpscope: --genes: n top genes is 0, must be ≥ 1"},
+		{[]string{"run", "--method", "fl", "--mode", "nonprivate", "--opt", "split=noniid:0"}, "dpscope: core: fl: split is \"noniid:0\", must be noniid:S with S ≥ 1 classes per client"},
+		{[]string{"run", "--method", "fedsc", "--opt", "split=bogus"}, "dpscope: core: fedsc: split is \"bogus\", must be iid, equal, noniid:S or dirichlet:ALPHA"},
+		{[]string{"run", "--method", "dpmd", "--data", "manifold:bogus"}, "dpscope: core: dpmd: manifold is \"bogus\", must be circle, sphere, torus or swissroll"},
+		// more clients than cells: refused up front, named by its flag (exit 2)
+		{[]string{"run", "--method", "fl", "--mode", "nonprivate", "--clients", "100000"}, "dpscope: --clients 100000: clients must be ≤ the 2000 cells of builtin:default"},
+		{[]string{"sweep", "--method", "fl", "--mode", "nonprivate", "--clients", "100000", "--epsilon", "1", "--seeds", "0"}, "dpscope: --clients 100000: clients must be ≤ the 2000 cells of builtin:default"},
 	} {
 		code, _, stderr := run(t, tc.args...)
 		first, _, _ := strings.Cut(stderr, "\n")

@@ -13,6 +13,8 @@ import (
 	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/dpsgd"
 	"github.com/dpscope/dpscope/core/nn"
+
+	"github.com/dpscope/dpscope/internal/errkind"
 )
 
 // train runs the epochs of a stage: before each epoch the hook (stage 2's
@@ -131,7 +133,7 @@ func (r *runState) plainStep(loss dpsgd.LossFunc, batch []int) (float64, error) 
 			return 0, err
 		}
 		if math.IsNaN(l) || math.IsInf(l, 0) {
-			return 0, fmt.Errorf("dcan: loss of a chunk is %v: %w", l, nn.ErrNonFinite)
+			return 0, errkind.Wrapf(nn.ErrNonFinite, "dcan: loss of a chunk is %v, must be finite", l)
 		}
 		total += l
 		r.m.ae.AccumulateGrads(beta)

@@ -20,8 +20,9 @@ var ErrParams error = &core.MethodConfigError{Method: "dpmd"}
 // a Denoiser (empty, mis-shaped or non-finite data).
 var ErrInput = errors.New("dpmd: invalid input")
 
+// paramf formats "dpmd: <format>" wrapping ErrParams without its words.
 func paramf(format string, args ...any) error {
-	return fmt.Errorf("dpmd: "+format+": %w", append(args, ErrParams)...)
+	return core.Wrapf(ErrParams, "dpmd: "+format, args...)
 }
 
 // NonPrivateVariant says which non-private denoiser is the ceiling.

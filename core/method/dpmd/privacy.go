@@ -6,6 +6,8 @@ import (
 
 	"github.com/dpscope/dpscope/accountant"
 	"github.com/dpscope/dpscope/core"
+
+	"github.com/dpscope/dpscope/internal/errkind"
 )
 
 // Budget is the noise of a private run for the iterations still to come,
@@ -153,7 +155,7 @@ func NewBudget(mode core.Mode, eps, delta float64, m, T int, p Params, n int, h 
 			b.Noise.SMin = SoundMassFloor(d, b.Noise.Mass)
 		}
 	default:
-		return Budget{}, fmt.Errorf("dpmd: mode is %q, must be paper or sound for a budget: %w", mode, ErrParams)
+		return Budget{}, errkind.Wrapf(ErrParams, "dpmd: mode is %q, must be paper or sound for a budget", mode)
 	}
 	return b, nil
 }

@@ -127,7 +127,7 @@ func New(cfg core.Config, v Variant, p Params) (*Engine, error) {
 	} else {
 		sc, err := datasets.ParseSplit(e.p.Split)
 		if err != nil {
-			return nil, core.Wrapf(ErrConfig, "fed: %w", err)
+			return nil, core.Wrapf(ErrConfig, "%w", err)
 		}
 		e.split = sc
 	}

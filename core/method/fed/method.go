@@ -1,7 +1,9 @@
 package fed
 
 import (
+	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/dpscope/dpscope/core"
 )
@@ -139,6 +141,7 @@ func (v Variant) descriptor() core.Method {
 		m.Presets = []core.Preset{p, s}
 	}
 	m.Audit = auditDoc // audit.go
+	m.CheckData = checkData
 	if v == FL {
 		m.Calibrate = nil // FL adds no noise: nothing to preview
 	}
@@ -247,4 +250,23 @@ func Null(cfg core.Config) core.Config {
 		cfg.Epochs = append(cfg.Epochs, local)
 	}
 	return cfg
+}
+
+// checkData refuses before the run more clients than the data has cells
+// once preprocessed; datasets.NewSplit refuses them only after the load,
+// in a failed run. The load goes through the data cache, so the run's own
+// costs nothing more; load errors are left to the run.
+func checkData(cfg core.Config) error {
+	if cfg.Clients == 0 {
+		return nil // the variant's default, far below any data's cells
+	}
+	prep, err := cfg.LoadData()
+	if err != nil {
+		return nil
+	}
+	if cells := prep.Data.Cells; cfg.Clients > cells {
+		return &core.OptionError{Key: "clients", Value: strconv.Itoa(cfg.Clients), Flag: true, Kind: ErrConfig,
+			Reason: fmt.Sprintf("clients must be ≤ the %d cells of %s", cells, cfg.Data)}
+	}
+	return nil
 }

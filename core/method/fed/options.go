@@ -506,7 +506,7 @@ func (p Params) Validate(v Variant) error {
 		return configErr("split", fmt.Sprintf("%q", p.Split), "iid, equal, noniid:S or dirichlet:ALPHA (\"paper\" is FedSC's)")
 	}
 	if _, err := datasets.ParseSplit(p.Split); err != nil && p.Split != SplitPaper {
-		return core.Wrapf(ErrConfig, "fed: %w", err)
+		return core.Wrapf(ErrConfig, "%w", err)
 	}
 	checks := []struct {
 		name string
