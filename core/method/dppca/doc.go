@@ -247,6 +247,18 @@
 // the share alone cost 0.007 ARI per cell and the choice, even without
 // noise, added nothing. An option; off by default.
 //
+// Tried in the twenty-fifth attempt (dppca27) and not stated as a rule:
+// genesmin=F (genesmin.go), a lower floor of genes=auto's h = ñ·μ/18 (50
+// by default), for pollen at ε 1, where the rule asks for about 4 genes
+// and the floor gives 50: a direction is seen above the covariance's
+// noise edge when its share of the rows' squared norm exceeds about
+// √(2h)/(ñ·μ·√split), which grows as √h. On its development draws
+// floors of 25, 12 and 6 moved the mean by −0.0008 to −0.0003 ± 0.0020
+// per cell (the ε 1 cells of the large families up on sim8 and down on
+// simonoffmb, by 0.10 each; the 300-cell families down at ε 4, where
+// fewer genes carry less of the types and offset=dir no longer fires),
+// and the spread rose. An option; the floor stays 50.
+//
 // Every mechanism is Gaussian, so the composition is exact in GDP
 // (μ = √Σ(Δᵢ/σᵢ)²); the noise of each is calibrated in advance from the
 // target (ε, δ) by fixed shares of μ² (Plan), and the ε reported is the
@@ -263,6 +275,7 @@
 // prior (off, the default, or counts: the K rounds' assignment with the
 // released counts' proportions), choose (off, the default, or
 // objective: a private choice between the merge and a second candidate),
+// genesmin (the floor of genes=auto's h, 50 by default, 2..1000),
 // under (off, auto or auto:τ: fewer centres than K, underRule),
 // target (a number, or median), mincount (the depth cap's λ_min, 0: off),
 // seedgrid (fixed, the default's 3-component seeding grid; auto:

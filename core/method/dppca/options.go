@@ -379,6 +379,9 @@ type Options struct {
 	// ("genes=auto:S"); 0 is DefaultGenesScale. Only read under
 	// GenesAuto.
 	GenesScale float64
+	// GenesMin is the floor of genes=auto's h ("genesmin", genesmin.go);
+	// 0 is GenesAutoMin (50), the default. Only with GenesAuto.
+	GenesMin int
 	// Split is the PCA's share of the budget, as a fraction of μ² (GDP) or
 	// equivalently of zCDP ρ ("split").
 	Split float64
@@ -490,7 +493,7 @@ type Options struct {
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor", "offset", "prior", "choose"}
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor", "offset", "prior", "choose", "genesmin"}
 
 // LiveKeys are the options a patch may change during a run.
 var LiveKeys = []string{"p", "T", "clip"}
@@ -662,6 +665,12 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 			o.Offset = Offset(v)
 		case "prior":
 			o.Prior = Prior(v)
+		case "genesmin":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < MinGenesMin || n > GenesAutoMax {
+				return optf("option genesmin is %q, must be an integer %d..%d (the floor of genes=auto's h)", v, MinGenesMin, GenesAutoMax)
+			}
+			o.GenesMin = n
 		case "choose":
 			o.Choose = Choose(v)
 		}
@@ -704,6 +713,8 @@ func (o Options) Validate() error {
 		return optf("option genes is %d, must be in [2, 5000]", o.Genes)
 	case o.GenesScale != 0 && (o.Genes != GenesAuto || !(o.GenesScale >= MinGenesScale && o.GenesScale <= MaxGenesScale)):
 		return optf("option genes' scale is %v, must be in [%g, %g] and only with genes=auto", o.GenesScale, float64(MinGenesScale), float64(MaxGenesScale))
+	case o.GenesMin != 0 && (o.Genes != GenesAuto || o.GenesMin < MinGenesMin || o.GenesMin > GenesAutoMax):
+		return optf("option genesmin is %d, must be in [%d, %d] and only with genes=auto", o.GenesMin, MinGenesMin, GenesAutoMax)
 	case o.P > o.genesCap() && o.PRule == PRuleFixed:
 		return optf("option p is %d, must be ≤ genes = %d", o.P, o.genesCap())
 	case (o.Over < 1 && o.Over != OverAuto) || o.Over > 10:
@@ -916,6 +927,10 @@ func (o Options) String() string {
 		// only when set, so the default's string keeps its form
 		s += " prior=" + string(o.Prior)
 	}
+	if o.GenesMin != 0 && o.GenesMin != GenesAutoMin {
+		// only off the default, so the default's string keeps its form
+		s += " genesmin=" + strconv.Itoa(o.GenesMin)
+	}
 	if o.Choose == ChooseObjective {
 		s += " choose=" + string(o.Choose)
 	}
@@ -979,10 +994,17 @@ func GenesRule(nt, mu float64) int {
 // GenesRuleScale is GenesRule with the scale s in place of the default's
 // (genes=auto:S): ñ·μ/s within [50, 1000], 1000 without noise.
 func GenesRuleScale(nt, mu, s float64) int {
+	return GenesRuleFloor(nt, mu, s, GenesAutoMin)
+}
+
+// GenesRuleFloor is GenesRuleScale with the floor f in place of
+// GenesAutoMin (option genesmin, genesmin.go): ñ·μ/s within [f, 1000],
+// 1000 without noise.
+func GenesRuleFloor(nt, mu, s float64, f int) int {
 	if math.IsInf(mu, 1) {
 		return GenesAutoMax
 	}
-	return int(max(GenesAutoMin, min(GenesAutoMax, math.Round(nt*mu/s))))
+	return int(max(float64(f), min(GenesAutoMax, math.Round(nt*mu/s))))
 }
 
 // genesScale is the scale of genes=auto's rule: GenesScale, or

@@ -135,7 +135,7 @@ func (s *Source) planFor(private bool, eps, delta float64, o Options, radius flo
 				noisyN = n
 			}
 		}
-		h = s.Genes(GenesRuleScale(n, mu, o.genesScale()))
+		h = s.Genes(GenesRuleFloor(n, mu, o.genesScale(), o.genesMin()))
 		if o.Clip == ClipSub && private {
 			// clip=subspace's h_ref: genes=auto's h at the reference ε
 			// for the same count (chooseClip)

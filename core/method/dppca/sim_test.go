@@ -223,7 +223,8 @@ func prefixed(p string, v []string) []string {
 // (the twenty-second attempt: offset=dir, rule G19, with simpollen);
 // DPSCOPE_DPPCA_FRESH=21 seeds +2300 and noise seeds 110–114 (the
 // twenty-third attempt: prior=counts, rule G20); DPSCOPE_DPPCA_FRESH=d25
-// seeds +2450 and noise seeds 150–154 (its development draws).
+// seeds +2450 and noise seeds 150–154 (its development draws, and the
+// twenty-fourth and twenty-fifth attempts': choose=objective, genesmin).
 // Under offset=dir a row's cells also show [offF/R]: the seeds whose
 // switch fired and whose direction was removed. The shallow dipSets (sim16, sim16low, sim14low) and
 // the nested nestSets (simnest8, simnest14) are named as well. Each variant after the first is
@@ -252,8 +253,8 @@ func TestSimDesign(t *testing.T) {
 		"13": {1500, 70}, "14": {1600, 75}, "15": {1700, 80}, "16": {1800, 85},
 		"17": {1900, 90}, "18": {2000, 95}, "19": {2100, 100},
 		"20": {2200, 105}, "21": {2300, 110},
-		// development draws of the twenty-third attempt (prior=counts'
-		// diagnosis; no rule judges them)
+		// development draws of the twenty-third to twenty-fifth attempts
+		// (prior=counts, choose=objective, genesmin; no rule judges them)
 		"d25": {2450, 150},
 	}[os.Getenv("DPSCOPE_DPPCA_FRESH")]
 	simShift, seed0 := fresh[0], fresh[1]
