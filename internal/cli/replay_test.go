@@ -13,6 +13,8 @@ import (
 	_ "github.com/dpscope/dpscope/core/method/dpmd" // dpmd
 	_ "github.com/dpscope/dpscope/core/method/fed"  // fl, fl-dp, ppml-omics, fedsc
 	"github.com/dpscope/dpscope/datasets"
+
+	"github.com/dpscope/dpscope/internal/israce"
 )
 
 // tinyTenX writes a small simulated 10x folder (150 cells × 300 genes, three
@@ -72,6 +74,7 @@ func readSummary(t *testing.T, dir string) map[string]any {
 // summary, for every method (issue 14 point 15). The builtin sets are too
 // big for a unit test; a 150-cell folder keeps it to seconds per method.
 func TestReplaySameResult(t *testing.T) {
+	israce.SkipNumerics(t)
 	if testing.Short() {
 		t.Skip("trains every method twice")
 	}

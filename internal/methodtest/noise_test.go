@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/dpscope/dpscope/core"
+
+	"github.com/dpscope/dpscope/internal/israce"
 )
 
 // fingerprint is every loss and metric a run reported, in order: what the
@@ -41,6 +43,7 @@ func reasons(rec record) string {
 // repeat its stream), and the guarantee says where the noise comes from,
 // naming --secure-noise when it follows the seed.
 func TestSecureNoiseIsHonoured(t *testing.T) {
+	israce.SkipNumerics(t)
 	for _, v := range variants(2) {
 		t.Run(v.name, func(t *testing.T) {
 			// The seeded run's reasons are checked by TestTargetRunsReachTheirPlan.

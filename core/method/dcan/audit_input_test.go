@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/dpscope/dpscope/core"
+
+	"github.com/dpscope/dpscope/internal/israce"
 )
 
 // inputAuditRun runs a small DCAN (1,000 simulated cells, 2,000 genes) with
@@ -25,6 +27,7 @@ func inputAuditRun(t *testing.T, cfg core.Config) (core.AuditEvent, float64) {
 // rate whatever its gradient, so the encoder keeps little trace of one
 // cell; the gradient canaries refute that run's ε = 1 (docs/AUDIT.md).
 func TestInputAuditNonPrivate(t *testing.T) {
+	israce.SkipNumerics(t)
 	for _, mode := range []core.Mode{core.ModeNonPrivate, core.ModePaper} {
 		cfg := baseConfig(mode)
 		cfg.Epochs = []int{10, 0}
@@ -55,6 +58,7 @@ func TestInputAuditNonPrivate(t *testing.T) {
 // check has teeth only against a run whose noise were missing altogether
 // (the nonprivate test's 2.13).
 func TestInputAuditSoundNeverExceeds(t *testing.T) {
+	israce.SkipNumerics(t)
 	epsilons, seeds := []float64{1, 64}, []uint64{0}
 	if os.Getenv("DPSCOPE_AUDIT_LONG") != "" {
 		epsilons, seeds = []float64{0.5, 1, 2, 4, 8, 64}, []uint64{0, 1, 2, 3, 4}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/dpscope/dpscope/core/method/dppca"
 	"github.com/dpscope/dpscope/internal/fixture"
+
+	"github.com/dpscope/dpscope/internal/israce"
 )
 
 // TestStartAloneGenesFloor: under start=alone, genes=grow:18 gives the
@@ -19,6 +21,7 @@ import (
 // at ε 30 more). The whole:S form, and a scale dppca refuses, are
 // refused under start=alone.
 func TestStartAloneGenesFloor(t *testing.T) {
+	israce.SkipNumerics(t)
 	d := fixture.Separated(4, 250, 600, 3)
 	below, above, trained := 0, 0, 0
 	for _, c := range []struct {

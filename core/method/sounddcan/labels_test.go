@@ -9,6 +9,8 @@ import (
 
 	"github.com/dpscope/dpscope/core/method/dppca"
 	"github.com/dpscope/dpscope/internal/fixture"
+
+	"github.com/dpscope/dpscope/internal/israce"
 )
 
 // TestLabelsOptions: labels reads pi (the default, written nowhere) or
@@ -68,6 +70,7 @@ func TestPlainLabels(t *testing.T) {
 // default's null. weights=fixed keeps π at its start through the steps
 // (the plan and so the ledger unchanged) and its means move.
 func TestLabelsMeansRun(t *testing.T) {
+	israce.SkipNumerics(t)
 	d := fixture.Separated(4, 300, 200, 1)
 	src, err := dppca.NewSource(d, 8) // K = 8 > 4 populations: light components
 	if err != nil {
