@@ -248,11 +248,16 @@ func TestUnderCountRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// pollen's shape (300 cells, K 11) at ε 1 and 8, F = 1: two clusters
-	// where σ_count exceeds a third of the cells, all eleven where it is
-	// below an eleventh of them
-	if a, b := underCountRule(pl, 300, 11, 1), underCountRule(pl8, 300, 11, 1); a != 2 || b != 11 || 3*pl.Counts < 300 || 11*pl8.Counts > 300 {
-		t.Errorf("300 cells, K 11, F 1: %d centres at ε 1 (σ_count %.3g), %d at ε 8 (σ_count %.3g); want 2 and 11", a, pl.Counts, b, pl8.Counts)
+	// pollen's shape (300 cells, K 11, p = 2 as at ε 1) at ε 1 and 8,
+	// F = 3: two clusters where 3σ_count exceeds a third of the cells, all
+	// eleven where it is at most an eleventh of them. σ_count is read after
+	// p is chosen (WithP re-splits each round's share).
+	p1, p8 := pl.WithP(2), pl8.WithP(2)
+	if p1.Counts >= pl.Counts {
+		t.Errorf("σ_count %g at p = 2, %g at p = 30: fewer components should leave the counts more", p1.Counts, pl.Counts)
+	}
+	if a, b := underCountRule(p1, 300, 11, 3), underCountRule(p8, 300, 11, 3); a != 2 || b != 11 || 9*p1.Counts <= 300 || 33*p8.Counts > 300 {
+		t.Errorf("300 cells, K 11, F 3: %d centres at ε 1 (σ_count %.3g), %d at ε 8 (σ_count %.3g); want 2 and 11", a, p1.Counts, b, p8.Counts)
 	}
 }
 
