@@ -259,6 +259,18 @@
 // fewer genes carry less of the types and offset=dir no longer fires),
 // and the spread rose. An option; the floor stays 50.
 //
+// Tried in the twenty-sixth attempt (dppca28) and not stated as a rule:
+// under=count:F (under.go, underCountRule), the most centres m ≤ K whose
+// clusters of average size ñ/m hold at least F·σ_count cells (σ_count the
+// Lloyd rounds' public count noise after p is chosen; floor=F:drop's test
+// asked of the average cluster before the rounds), for pollen at ε 1,
+// where an average cluster of 27 cells holds 0.8 σ_count. On the
+// development draws under offset=dir neither it (F = 1, 2) nor under=auto
+// gained: −0.0001 ± 0.0001, −0.0006 ± 0.0005 and −0.0010 ± 0.0007 per
+// cell, the losses on the 300-cell families at ε 2–4; on pollen at ε 1
+// 3–4 centres still end with 1–2 clusters holding cells. An option; off
+// by default.
+//
 // Every mechanism is Gaussian, so the composition is exact in GDP
 // (μ = √Σ(Δᵢ/σᵢ)²); the noise of each is calibrated in advance from the
 // target (ε, δ) by fixed shares of μ² (Plan), and the ε reported is the
@@ -276,7 +288,8 @@
 // released counts' proportions), choose (off, the default, or
 // objective: a private choice between the merge and a second candidate),
 // genesmin (the floor of genes=auto's h, 50 by default, 2..1000),
-// under (off, auto or auto:τ: fewer centres than K, underRule),
+// under (off, auto, auto:τ or count:F: fewer centres than K, underRule,
+// underCountRule),
 // target (a number, or median), mincount (the depth cap's λ_min, 0: off),
 // seedgrid (fixed, the default's 3-component seeding grid; auto:
 // seedGridDims, an option, it failed its rule on fresh draws; select:

@@ -107,7 +107,7 @@ func (r *runner) finish(out *Outcome) error {
 func collapseMessage(out *Outcome, k int) string {
 	pl := out.Plan
 	msg := fmt.Sprintf("only %d of K = %d clusters hold cells after %d rounds", out.NonEmpty, k, pl.T)
-	if w := underWords(pl, out.Matrix.NoisyN, k, out.K, out.Eigen, out.under); w != "" {
+	if w := underWords(pl, out.Matrix.NoisyN, k, out.K, out.Eigen, out.under, out.underCount); w != "" {
 		// under=auto chose fewer centres: that is the first reason
 		msg += ": " + w
 		if 2*out.NonEmpty >= out.K {
@@ -135,7 +135,7 @@ func kmeansMessage(rl *release) string {
 	// the k-means share over more once over-clustering is chosen)
 	rho := centreNoise(rl.pl.WithRounds(rl.o.T), rl.out.Matrix.NoisyN, 2*k, rl.out.Eigen)
 	s := fmt.Sprintf("k-means on p = %d private components", p)
-	if w := underWords(rl.pl, rl.out.Matrix.NoisyN, k0, k, rl.out.Eigen, rl.o.Under); w != "" {
+	if w := underWords(rl.pl, rl.out.Matrix.NoisyN, k0, k, rl.out.Eigen, rl.o.Under, rl.o.UnderCount); w != "" {
 		s += "; " + w
 	}
 	switch {

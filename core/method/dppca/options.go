@@ -419,6 +419,11 @@ type Options struct {
 	// runs with the most centres, at most K, whose noise stays within it
 	// (underRule). Parse sets DefaultUnder when absent.
 	Under float64
+	// UnderCount is under=count:F's factor ("under=count:F", 0 off;
+	// underCountRule): the k-means runs with the most centres, at most K,
+	// whose clusters of average size hold at least F·σ_count cells. When
+	// set, Under is 0.
+	UnderCount float64
 	// Merge is how over-clustering's released centres are merged into K
 	// ("merge": kmeans, the best of weighted k-means++ runs, late,
 	// union, mean or early, finish.go, ward, agglomerative Ward linkage, or
@@ -635,11 +640,11 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 		case "merge":
 			o.Merge = Merge(v)
 		case "under":
-			f, err := parseUnder(v)
+			f, c, err := parseUnder(v)
 			if err != nil {
 				return err
 			}
-			o.Under = f
+			o.Under, o.UnderCount = f, c
 		case "avg":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > MaxAvg {
@@ -729,6 +734,8 @@ func (o Options) Validate() error {
 		return optf("option target is %v, must be in (0, %g]", o.Target, float64(MaxTarget))
 	case !(o.Under >= 0) || o.Under > MaxUnder:
 		return optf("option under's bound is %v, must be 0 (off) or in (0, %g]", o.Under, float64(MaxUnder))
+	case !(o.UnderCount >= 0) || o.UnderCount > MaxUnderCount || (o.UnderCount > 0 && o.Under > 0):
+		return optf("option under=count's factor is %v, must be 0 (off) or in (0, %g], and not with under=auto", o.UnderCount, float64(MaxUnderCount))
 	case !(o.MinCount >= 0) || o.MinCount > MaxMinCount:
 		return optf("option mincount is %v, must be in [0, %g] (0: no depth cap)", o.MinCount, float64(MaxMinCount))
 	}
@@ -901,9 +908,9 @@ func (o Options) String() string {
 	if o.Merge != "" && o.Merge != MergeKMeans {
 		s += " merge=" + string(o.Merge)
 	}
-	if o.Under != DefaultUnder {
+	if o.Under != DefaultUnder || o.UnderCount > 0 {
 		// only when not the default, so run records keep their form
-		s += " under=" + underString(o.Under)
+		s += " under=" + underString(o.Under, o.UnderCount)
 	}
 	if o.Avg != 0 && o.Avg != DefaultAvg {
 		// only off the default, so the default's string keeps its form

@@ -267,6 +267,8 @@ type Outcome struct {
 	K int
 	// under is under=auto's threshold the release read (0: off).
 	under float64
+	// underCount is under=count:F's factor the release read (0: off).
+	underCount float64
 	// SeedDims is the number of components of the seeding grid the
 	// release used with init=histogram (seedDims for the fixed grid).
 	SeedDims int

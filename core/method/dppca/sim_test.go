@@ -375,8 +375,8 @@ func TestSimDesign(t *testing.T) {
 					// the mean gene count the releases kept
 					row += fmt.Sprintf("[h%.0f]", hs)
 				}
-				if o.Under > 0 {
-					// the mean number of centres under=auto kept
+				if o.Under > 0 || o.UnderCount > 0 {
+					// the mean number of centres under=auto (or count:F) kept
 					row += fmt.Sprintf("[k%.1f]", ks)
 				}
 				if o.Offset == OffsetDir {

@@ -2,6 +2,7 @@ package dppca
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -49,30 +50,62 @@ func underRule(pl Plan, nt float64, k int, eigen []float64, tau float64) int {
 	return 2
 }
 
-// parseUnder reads the option under: off (0), auto (underNoiseMax) or
-// auto:τ with τ in (0, MaxUnder].
-func parseUnder(v string) (float64, error) {
+// MaxUnderCount bounds under=count:F's factor: an average cluster asked
+// to hold more than 20 count-noise σ leaves two centres almost always.
+const MaxUnderCount = 20
+
+// underCountRule is under=count:F (the twenty-sixth attempt,
+// docs/RESULTS.md): the largest m ≤ k, m ≥ 2, whose clusters of the
+// average size ñ/m hold at least F times the Lloyd rounds' count noise
+// σ_count; k without noise, with k ≤ 2, or with F ≤ 0 (off). It is
+// floor=F:drop's test (a merged group whose released count is below
+// F·σ_count cannot be told from empty, floor.go) asked before the rounds
+// of the average cluster rather than after them of a merged one: it reads
+// only the released cell count and the plan's public σ, not the
+// eigenvalues, whose sum at a small n·ε is mostly the covariance's own
+// noise (under=auto's rms norm; seventeenth attempt, step 5).
+// Post-processing: every round is the same two releases whatever m.
+func underCountRule(pl Plan, nt float64, k int, f float64) int {
+	if f <= 0 || k <= 2 || !pl.Private() || !(pl.Counts > 0) {
+		return k
+	}
+	m := int(math.Floor(max(nt, 0) / (f * pl.Counts)))
+	return min(max(m, 2), k)
+}
+
+// parseUnder reads the option under: off (0, 0), auto (underNoiseMax),
+// auto:τ with τ in (0, MaxUnder], or count:F with F in (0, MaxUnderCount]
+// (underCountRule; returned as the second value).
+func parseUnder(v string) (tau, count float64, err error) {
 	switch v {
 	case "off":
-		return 0, nil
+		return 0, 0, nil
 	case "auto":
-		return underNoiseMax, nil
+		return underNoiseMax, 0, nil
 	}
 	if c, ok := strings.CutPrefix(v, "auto:"); ok {
 		f, err := strconv.ParseFloat(c, 64)
 		if err == nil && f > 0 && f <= MaxUnder {
-			return f, nil
+			return f, 0, nil
 		}
 	}
-	return 0, optf("option under is %q, must be off, auto or auto:τ (τ in (0, %g], the largest relative noise of a kept centre)", v, float64(MaxUnder))
+	if c, ok := strings.CutPrefix(v, "count:"); ok {
+		f, err := strconv.ParseFloat(c, 64)
+		if err == nil && f > 0 && f <= MaxUnderCount {
+			return 0, f, nil
+		}
+	}
+	return 0, 0, optf("option under is %q, must be off, auto, auto:τ (τ in (0, %g], the largest relative noise of a kept centre) or count:F (F in (0, %g], the least average cluster in count-noise σ)", v, float64(MaxUnder), float64(MaxUnderCount))
 }
 
 // underString is the option's value as Options.String lists it.
-func underString(tau float64) string {
-	switch tau {
-	case 0:
+func underString(tau, count float64) string {
+	switch {
+	case count > 0:
+		return "count:" + strconv.FormatFloat(count, 'g', -1, 64)
+	case tau == 0:
 		return "off"
-	case underNoiseMax:
+	case tau == underNoiseMax:
 		return "auto"
 	}
 	return "auto:" + strconv.FormatFloat(tau, 'g', -1, 64)
@@ -86,15 +119,22 @@ func (r *release) chooseK() int {
 	}
 	r.k = r.src.K
 	if r.o.Init != InitKMeansPlusPlus {
-		r.k = underRule(r.pl, r.out.Matrix.NoisyN, r.src.K, r.out.Eigen, r.o.Under)
+		if r.o.UnderCount > 0 {
+			r.k = underCountRule(r.pl, r.out.Matrix.NoisyN, r.src.K, r.o.UnderCount)
+		} else {
+			r.k = underRule(r.pl, r.out.Matrix.NoisyN, r.src.K, r.out.Eigen, r.o.Under)
+		}
 	}
-	r.out.K, r.out.under = r.k, r.o.Under
+	r.out.K, r.out.under, r.out.underCount = r.k, r.o.Under, r.o.UnderCount
 	return r.k
 }
 
 // underWords says, when under=auto kept fewer centres than K, how many and
 // why; "" otherwise.
-func underWords(pl Plan, nt float64, k, used int, eigen []float64, tau float64) string {
+func underWords(pl Plan, nt float64, k, used int, eigen []float64, tau, count float64) string {
+	if used < k && used > 0 && count > 0 {
+		return fmt.Sprintf("the budget supports %d of K = %d centres (under=count:%g: the Lloyd rounds' count noise is σ = %.3g per round, so clusters of average size ñ/K = %.0f hold %.2g σ and %d clusters of ñ/%d = %.0f hold %.2g σ, the least kept %g σ); the labels take %d values", used, k, count, pl.Counts, nt/float64(k), nt/float64(k)/pl.Counts, used, used, nt/float64(used), nt/float64(used)/pl.Counts, count, used)
+	}
 	if used >= k || used == 0 || tau <= 0 {
 		// tau 0: under=auto was off, so fewer centres came from elsewhere
 		// (floor=F:drop's dropped groups, floor.go)
@@ -107,14 +147,19 @@ func underWords(pl Plan, nt float64, k, used int, eigen []float64, tau float64) 
 // post-processing, and when the last release kept fewer centres than K it
 // says how many ("" when the option is off).
 func (r *runner) underReason() string {
-	tau := r.st.o.Under
-	if tau <= 0 {
+	tau, count := r.st.o.Under, r.st.o.UnderCount
+	var s string
+	switch {
+	case count > 0:
+		s = fmt.Sprintf("under=count:%g: the number of centres, at most K, is read from the released cell count and the rounds' public count noise (post-processing; each round is the same two releases whatever the number of centres)", count)
+	case tau > 0:
+		s = fmt.Sprintf("under=auto (bound %g): the number of centres, at most K, is read from the released cell count and eigenvalues (post-processing; each round is the same two releases whatever the number of centres)", tau)
+	default:
 		return ""
 	}
-	s := fmt.Sprintf("under=auto (bound %g): the number of centres, at most K, is read from the released cell count and eigenvalues (post-processing; each round is the same two releases whatever the number of centres)", tau)
 	if outs := r.e.Outcomes(); len(outs) > 0 {
 		if out := outs[len(outs)-1]; out.K > 0 && out.K < r.src.K {
-			s += "; " + underWords(out.Plan, out.Matrix.NoisyN, r.src.K, out.K, out.Eigen, out.under)
+			s += "; " + underWords(out.Plan, out.Matrix.NoisyN, r.src.K, out.K, out.Eigen, out.under, out.underCount)
 		}
 	}
 	return s

@@ -131,16 +131,17 @@ func TestUnderOption(t *testing.T) {
 	}
 }
 
-// TestUnderRelease: on a small set at a small budget under=auto keeps
+// TestUnderRelease: on a small set at a small budget under=auto (and
+// under=count:3) keeps
 // fewer centres than K, every label lies in [0, K'), the run says "the
 // budget supports K' of K centres" in its warnings and guarantee, and the
 // ledger and the ε spent are those of under=off, to the bit.
 func TestUnderRelease(t *testing.T) {
 	d := fixture.Separated(8, 30, 400, 4)
 	const eps = 0.5
-	var spent [2]float64
-	var comps [2]string
-	for i, under := range []string{"off", "auto"} {
+	var spent [3]float64
+	var comps [3]string
+	for i, under := range []string{"off", "auto", "count:3"} {
 		e, evs := runTest(t, d, fixture.SoundConfig(eps, 3, map[string]string{"under": under}), nil)
 		outs := e.Outcomes()
 		out := outs[len(outs)-1]
@@ -177,12 +178,103 @@ func TestUnderRelease(t *testing.T) {
 			if 2*out.NonEmpty < 8 && !strings.Contains(collapseMessage(out, 8), "the budget supports") {
 				t.Errorf("collapse message %q does not give under's reason", collapseMessage(out, 8))
 			}
+		case "count:3":
+			if want := underCountRule(out.Plan, out.Matrix.NoisyN, 8, 3); k != want || k >= 8 {
+				t.Errorf("under=count:3: %d centres (ñ %.0f, σ_count %.3g), want the rule's %d < 8", k, out.Matrix.NoisyN, out.Plan.Counts, want)
+			}
+			if !said || !inPanel {
+				t.Errorf("under=count:3 with %d of 8 centres: warning %v, guarantee panel %v, want both", k, said, inPanel)
+			}
 		}
 		b, _ := fixture.LastOf[core.BudgetEvent](evs)
 		spent[i] = b.Spent[0].Epsilon
 		comps[i] = strings.Join(e.Ledger().Components(), ",")
 	}
-	if spent[0] != spent[1] || comps[0] != comps[1] {
+	if spent[0] != spent[1] || comps[0] != comps[1] || spent[0] != spent[2] || comps[0] != comps[2] {
 		t.Errorf("ε spent %v, ledger %q; want identical with and without under", spent, comps)
+	}
+}
+
+// TestUnderCountRule: under=count:F keeps the largest m ≤ K whose clusters
+// of average size ñ/m hold at least F·σ_count cells (at least 2), and K
+// without noise, when off, or for K ≤ 2; it reads no eigenvalue.
+func TestUnderCountRule(t *testing.T) {
+	o := mustParse(t, nil)
+	nonpriv, err := NewPlan(false, 0, 1e-5, o, 100, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := underCountRule(nonpriv, 300, 11, 3); got != 11 {
+		t.Errorf("nonprivate: %d centres, want 11", got)
+	}
+	pl, err := NewPlan(true, 1, 1e-5, o, 100, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := pl.Counts
+	if !(s > 1) {
+		t.Fatalf("σ_count %g at ε 1, want a private plan's", s)
+	}
+	for _, c := range []struct {
+		n    float64
+		k    int
+		f    float64
+		want int
+	}{
+		{300, 11, 0, 11},                   // off
+		{7 * 3 * s, 11, 3, 7},              // exactly 7 clusters of 3σ
+		{7 * 3 * s * (1 - 1e-9), 11, 3, 6}, // just under: 6
+		{7 * 3 * s * (1 + 1e-9), 11, 3, 7}, // just over: 7
+		{100 * s, 11, 3, 11},               // never more than K
+		{s, 11, 3, 2},                      // even 2 too small: 2
+		{1000 * s, 2, 3, 2},                // K ≤ 2 untouched
+		{0.1 * s, 1, 3, 1},                 // K ≤ 2 untouched
+		{7 * 2 * s * (1 + 1e-9), 11, 2, 7}, // the factor scales it
+	} {
+		if got := underCountRule(pl, c.n, c.k, c.f); got != c.want {
+			t.Errorf("ñ %.4g (%.3g σ), K %d, F %g: %d centres, want %d", c.n, c.n/s, c.k, c.f, got, c.want)
+		}
+	}
+	// more cells or more budget: at least as many centres
+	prev := 0
+	for _, n := range []float64{100, 300, 1000, 3000} {
+		k := underCountRule(pl, n, 11, 3)
+		if k < prev {
+			t.Errorf("ñ %g: %d centres, fewer than %d at fewer cells", n, k, prev)
+		}
+		prev = k
+	}
+	pl8, err := NewPlan(true, 8, 1e-5, o, 100, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pollen's shape (300 cells, K 11, p = 2 as at ε 1) at ε 1 and 8,
+	// F = 3: two clusters where 3σ_count exceeds a third of the cells, all
+	// eleven where it is at most an eleventh of them. σ_count is read after
+	// p is chosen (WithP re-splits each round's share).
+	p1, p8 := pl.WithP(2), pl8.WithP(2)
+	if p1.Counts >= pl.Counts {
+		t.Errorf("σ_count %g at p = 2, %g at p = 30: fewer components should leave the counts more", p1.Counts, pl.Counts)
+	}
+	if a, b := underCountRule(p1, 300, 11, 3), underCountRule(p8, 300, 11, 3); a != 2 || b != 11 || 9*p1.Counts <= 300 || 33*p8.Counts > 300 {
+		t.Errorf("300 cells, K 11, F 3: %d centres at ε 1 (σ_count %.3g), %d at ε 8 (σ_count %.3g); want 2 and 11", a, p1.Counts, b, p8.Counts)
+	}
+}
+
+// TestUnderCountOption: under=count:F parses, says so in String, excludes
+// under=auto's bound, and refuses a factor outside (0, MaxUnderCount].
+func TestUnderCountOption(t *testing.T) {
+	o := mustParse(t, map[string]string{"under": "count:3"})
+	if o.UnderCount != 3 || o.Under != 0 || !strings.Contains(o.String(), "under=count:3") {
+		t.Errorf("under=count:3: count %g, τ %g, String %q", o.UnderCount, o.Under, o.String())
+	}
+	for _, v := range []string{"count:0", "count:-1", "count:21", "count:x", "count"} {
+		if _, err := Parse(map[string]string{"under": v}); err == nil {
+			t.Errorf("under=%s accepted", v)
+		}
+	}
+	o.Under = 0.5
+	if err := o.Validate(); err == nil {
+		t.Errorf("under=count:3 with under=auto's bound accepted")
 	}
 }
