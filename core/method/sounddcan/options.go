@@ -171,9 +171,10 @@ type Options struct {
 	// share of the dppca stage's μ² (dppca.Options.Split); the k-means
 	// rounds take what the preprocessing and the seeding leave. The
 	// stage's total μ is unchanged, so only how it is divided between
-	// the covariance and the rounds moves (the nineteenth session's
-	// oracle: the start is limited by its private subspace, not by its
-	// rounds' noise; docs/RESULTS.md, "sdcan25").
+	// the covariance and the rounds moves. Label-free (docs/RESULTS.md,
+	// "sdcan25"), a larger share raises the private basis' capture of
+	// the rows' leading variance and empties clusters through the
+	// thinner rounds; it was not screened further.
 	Split float64
 	// Avg ("avg"; 0 or 1: off) makes the start's final centres the mean
 	// of its last Avg Lloyd rounds' released centres (those run with the
@@ -187,7 +188,10 @@ type Options struct {
 	// (noise-free rounds from its labels gain +0.24 in separation on the
 	// 2,000-cell shape at ε 2–4), so the last rounds' noise is where it
 	// loses there; the mean of L rounds' centres has about 1/√L of one
-	// round's noise once the rounds have settled.
+	// round's noise once the rounds have settled. On development draws
+	// avg=3 and avg=5 filled clusters and were level with the default in
+	// ARI, so no rule was written. Under start=alone it replaces dppca's
+	// own avg.
 	Avg int
 	// Subspace ("subspace": off, test or edge) is the spectral test after
 	// the start (subspaceAccurate): test leaves the network out when the
@@ -843,6 +847,8 @@ func (o Options) dppcaOptions() (dppca.Options, error) {
 		}
 		do.Target = o.fixedTarget()
 		do.Split = cmp.Or(o.Split, do.Split)
+		do.Avg = cmp.Or(o.Avg, do.Avg)
+		do.HeldAvg = o.Avg
 		return do.Resolve()
 	}
 	if o.Start == StartDPPCA {
