@@ -470,6 +470,15 @@ type Options struct {
 	// (mergeHeldFill). Post-processing of the same releases either way.
 	// dcan-sound's start=merge reads it (its head merges that way).
 	HeldFill bool
+	// HeldAvg (library only; dcan-sound's option avg) makes the held
+	// releases (ReleaseHeld, ReleaseHeldSeen, ReleaseHeldFirst) end as
+	// avg = HeldAvg does in Release: the final centres are the mean of
+	// the last HeldAvg rounds' released centres that ran with the
+	// release's final number of centres, and every cell is labelled by
+	// its nearest averaged centre (post-processing; 0 or 1: the last
+	// round's centres, as before). The held releases do not read Avg, so
+	// a caller's Avg (start=alone's 5) does not change them.
+	HeldAvg int
 	// Target is the public total each cell is normalised to before log1p
 	// ("target"; 0: DefaultTarget; TargetMedian: a private median library
 	// size, "target=median"). Only dppca's own source reads it

@@ -70,7 +70,8 @@ func releaseHeld(ctx context.Context, src *Source, pl Plan, o Options, bar float
 	m, p := r.out.Matrix, len(r.out.Eigen)
 	minCount := max(1, bar*pl.Counts)
 	var counts []float64
-	var seen []bool // per centre: its released count reached minCount in an earlier round
+	var seen []bool      // per centre: its released count reached minCount in an earlier round
+	var hist [][]float64 // HeldAvg: the released centres of the rounds with the final k
 	for t := range o.T {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -117,6 +118,12 @@ func releaseHeld(ctx context.Context, src *Source, pl Plan, o Options, bar float
 				seen[j] = true
 			}
 		}
+		if o.HeldAvg > 1 && k == r.k {
+			hist = append(hist, append([]float64(nil), r.out.Centres...))
+		}
+		if t+1 == o.T && len(hist) > 1 {
+			r.out.Centres = meanCentres(hist[max(0, len(hist)-o.HeldAvg):])
+		}
 		labels, inertia := assign(r.out.Proj, m.N, p, r.out.Centres)
 		r.out.Labels = labels
 		r.out.Inertia = append(r.out.Inertia, inertia/float64(m.N))
@@ -124,6 +131,18 @@ func releaseHeld(ctx context.Context, src *Source, pl Plan, o Options, bar float
 	r.out.NonEmpty = nonEmpty(r.out.Labels, len(r.out.Centres)/max(p, 1))
 	r.out.Counts = append([]float64(nil), counts...)
 	return &r.out, nil
+}
+
+// meanCentres returns the element-wise mean of equally long centre sets
+// (HeldAvg's average of released centres: post-processing).
+func meanCentres(sets [][]float64) []float64 {
+	c := make([]float64, len(sets[0]))
+	for _, s := range sets {
+		for i, v := range s {
+			c[i] += v / float64(len(sets))
+		}
+	}
+	return c
 }
 
 // heldRound is lloydRound with the hold: a centre of hold whose released

@@ -603,4 +603,25 @@
 // 0.0109). (b), (c) and (d) held: the first screen's network +0.136
 // over its null (2 SE 0.102). It stays an option; the defaults are
 // unchanged.
+//
+// Twentieth session (docs/RESULTS.md, "sdcan25"): label-free
+// (TestSplitDiag), on pbmc_4k and mouse_bladder at ε 8 the start's
+// private basis holds 0.96–0.98 of the noise-free top-10 variance of
+// its own rows, every released eigenvalue is far above the noise edge,
+// and noise-free Lloyd rounds from its labels gain +0.002 and +0.007 in
+// separation: the start already sits at a noise-free k-means fixed
+// point of its rows, so its seeding and subspace are not where it loses
+// to dppca there. On development draws at small n·ε (2,000 cells, ε
+// 2–4) the same oracle gains +0.24, with 5.3 of 8 clusters non-empty.
+// Two options came out of it, both leaving the plan's μ and the ledger
+// unchanged: avg=N (Options.Avg; dppca.Options.HeldAvg), the start's
+// final centres the mean of its last N rounds' released centres (dppca's
+// avg, which never reached the stage's held releases), and split=F
+// (Options.Split), the private PCA's share of the stage's μ² (more of it
+// raised the capture and emptied clusters). On development draws 400–408
+// (G13/G14's nine shapes, ε 2–16, run seeds 0–2) avg=3 and avg=5 fill
+// clusters but are level with the default (−0.0022 and −0.0009 over the
+// 36 cells, 2 SE 0.0065 and 0.0068), and target=1000 lost on the mb
+// shape (−0.11 and −0.10 at ε 4 and 8; −0.0072 over the 36 cells), so
+// no rule was written and no fresh draw was used. The defaults are unchanged.
 package sounddcan

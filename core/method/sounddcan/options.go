@@ -167,6 +167,32 @@ type Options struct {
 	// DefaultT, 10, under start=dppca and start=alone). A factor of the
 	// fourteenth session's factorial (docs/RESULTS.md, "sdcan17").
 	StageT int
+	// Split ("split"; 0: dppca.DefaultSplit, 0.5) is the private PCA's
+	// share of the dppca stage's μ² (dppca.Options.Split); the k-means
+	// rounds take what the preprocessing and the seeding leave. The
+	// stage's total μ is unchanged, so only how it is divided between
+	// the covariance and the rounds moves. Label-free (docs/RESULTS.md,
+	// "sdcan25"), a larger share raises the private basis' capture of
+	// the rows' leading variance and empties clusters through the
+	// thinner rounds; it was not screened further.
+	Split float64
+	// Avg ("avg"; 0 or 1: off) makes the start's final centres the mean
+	// of its last Avg Lloyd rounds' released centres (those run with the
+	// stage's final number of centres), every cell labelled by its nearest
+	// averaged centre: post-processing of the same releases, so the plan,
+	// every σ and the ledger are the default's. dppca's avg (its default
+	// 5 since its rule G15) did not reach the stage, whose held releases
+	// end at the last round's centres (dppca.Options.HeldAvg). Why here
+	// (docs/RESULTS.md, "sdcan25"): label-free, on development draws at
+	// small n·ε the start's partition lies far from a Lloyd fixed point
+	// (noise-free rounds from its labels gain +0.24 in separation on the
+	// 2,000-cell shape at ε 2–4), so the last rounds' noise is where it
+	// loses there; the mean of L rounds' centres has about 1/√L of one
+	// round's noise once the rounds have settled. On development draws
+	// avg=3 and avg=5 filled clusters and were level with the default in
+	// ARI, so no rule was written. Under start=alone it replaces dppca's
+	// own avg.
+	Avg int
 	// Subspace ("subspace": off, test or edge) is the spectral test after
 	// the start (subspaceAccurate): test leaves the network out when the
 	// start's released spectrum says its private subspace is already
@@ -336,6 +362,15 @@ const DefaultSideClip = 4
 // variance's noise would swamp them on small sets.
 const SideClipMax = 100
 
+// SplitMin and SplitMax bound option split, the private PCA's share of
+// the dppca stage's μ² (the range TestSplitDiag looked at, sdcan25): at
+// 0.8 the k-means rounds keep 0.05 of the stage, and dppca refuses a
+// split that leaves them nothing.
+const (
+	SplitMin = 0.3
+	SplitMax = 0.8
+)
+
 // NetDimMin and NetDimMax bound option netdim's q: two directions at
 // least, and no more than dppca's largest p.
 const (
@@ -421,7 +456,7 @@ const (
 )
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff", "rounds", "netdim", "sideclip", "rhoclip", "labels", "weights", "refill"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff", "rounds", "netdim", "sideclip", "rhoclip", "labels", "weights", "refill", "split", "avg"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -544,6 +579,24 @@ func Parse(vals map[string]string) (Options, error) {
 				return Options{}, optf("option weights is %q, must be learn or fixed", v)
 			}
 			o.WeightsFixed = v == "fixed"
+		case "avg":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > dppca.MaxAvg {
+				return Options{}, optf("option avg is %q, must be an integer 1..%d (1: off)", v, dppca.MaxAvg)
+			}
+			o.Avg = n
+			if n == 1 {
+				o.Avg = 0 // the default, as given
+			}
+		case "split":
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(f >= SplitMin && f <= SplitMax) {
+				return Options{}, optf("option split is %q, must be a number in [%g, %g]", v, SplitMin, SplitMax)
+			}
+			o.Split = f
+			if f == dppca.DefaultSplit {
+				o.Split = 0 // the default, as given
+			}
 		case "sideclip":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || !(f >= 1 && f <= SideClipMax) {
@@ -668,6 +721,10 @@ func (o Options) Validate() error {
 		return optf("option net is %v, must be in (0, 1)", o.Net)
 	case o.SideClip != 0 && !(o.SideClip >= 1 && o.SideClip <= SideClipMax):
 		return optf("option sideclip is %v, must be in [1, %g]", o.SideClip, float64(SideClipMax))
+	case o.Avg < 0 || o.Avg > dppca.MaxAvg:
+		return optf("option avg is %d, must be 1..%d", o.Avg, dppca.MaxAvg)
+	case o.Split != 0 && !(o.Split >= SplitMin && o.Split <= SplitMax):
+		return optf("option split is %v, must be in [%g, %g]", o.Split, SplitMin, SplitMax)
 	case o.NetDim != 0 && (o.NetDim < NetDimMin || o.NetDim > NetDimMax):
 		return optf("option netdim is %d, must be genes (0) or in [%d, %d]", o.NetDim, NetDimMin, NetDimMax)
 	case (o.Over < 1 && o.Over != OverAuto && o.Over != OverNoise) || o.Over > 20:
@@ -789,6 +846,9 @@ func (o Options) dppcaOptions() (dppca.Options, error) {
 			do.T = o.StageT
 		}
 		do.Target = o.fixedTarget()
+		do.Split = cmp.Or(o.Split, do.Split)
+		do.Avg = cmp.Or(o.Avg, do.Avg)
+		do.HeldAvg = o.Avg
 		return do.Resolve()
 	}
 	if o.Start == StartDPPCA {
@@ -798,13 +858,13 @@ func (o Options) dppcaOptions() (dppca.Options, error) {
 		if o.Over == 1 {
 			over = dppca.OverAuto
 		}
-		return dppca.Options{P: o.P, PRule: o.PRule, T: o.stageT(dppca.DefaultT), Genes: o.Genes, Prep: o.Prep, K: o.K, Over: over, Target: o.fixedTarget()}.Resolve()
+		return dppca.Options{P: o.P, PRule: o.PRule, T: o.stageT(dppca.DefaultT), Genes: o.Genes, Prep: o.Prep, K: o.K, Over: over, Target: o.fixedTarget(), Split: o.Split, Avg: o.Avg, HeldAvg: o.Avg}.Resolve()
 	}
 	// start=merge: where fewer than K pieces clear the bar at the stage's
 	// merge, the weighted ones and then the heaviest others, as the
 	// head's merge (not dppca's first K pieces); the factor is the
 	// plan's, set by Fit
-	return dppca.Options{P: o.P, PRule: o.PRule, T: o.stageT(dppcaStageRounds), Genes: o.Genes, Prep: o.Prep, K: o.K, Target: o.fixedTarget(), HeldFill: o.Start == StartMerge}.Resolve()
+	return dppca.Options{P: o.P, PRule: o.PRule, T: o.stageT(dppcaStageRounds), Genes: o.Genes, Prep: o.Prep, K: o.K, Target: o.fixedTarget(), HeldFill: o.Start == StartMerge, Split: o.Split, Avg: o.Avg, HeldAvg: o.Avg}.Resolve()
 }
 
 // stageT is option rounds, or def when it is not given.
@@ -865,6 +925,12 @@ func (o Options) String() string {
 		s += " rounds=" + strconv.Itoa(o.StageT) // only when given: the defaults' string is unchanged
 	} else if o.StageT == RoundsAuto {
 		s += " rounds=auto"
+	}
+	if o.Avg > 1 {
+		s += " avg=" + strconv.Itoa(o.Avg) // likewise
+	}
+	if o.Split > 0 {
+		s += " split=" + strconv.FormatFloat(o.Split, 'g', -1, 64) // likewise
 	}
 	if o.NetDim > 0 {
 		s += " netdim=" + strconv.Itoa(o.NetDim) // likewise
