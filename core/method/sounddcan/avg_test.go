@@ -3,7 +3,6 @@ package sounddcan
 import (
 	"context"
 	"math"
-	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -65,31 +64,9 @@ func TestAvg(t *testing.T) {
 		opts map[string]string
 		eps  float64
 	}{{map[string]string{"avg": "3", "steps": "0"}, 30}, {map[string]string{"avg": "3"}, 4}} {
-		o := mustParse(t, c.opts)
-		defVals := map[string]string{}
-		for k, v := range c.opts {
-			if k != "avg" {
-				defVals[k] = v
-			}
-		}
-		def := mustParse(t, defVals)
-		src, err := dppca.NewSourceTarget(d, 0, o.fixedTarget())
-		if err != nil {
-			t.Fatal(err)
-		}
-		const seed = 7
-		plan := func(o Options) (Plan, *rand.Rand) {
-			rng := rand.New(rand.NewPCG(seed, 0))
-			pl, err := NewPlan(src, true, c.eps, 1e-5, o, rng)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return pl, rng
-		}
-		pl, fitRng := plan(o)
-		if dpl, _ := plan(def); !reflect.DeepEqual(pl, dpl) {
-			t.Fatalf("%v ε %g: the plan differs from the default's", c.opts, c.eps)
-		}
+		v := newVariant(t, d, c.opts, "avg", c.eps)
+		o, src := v.o, v.src
+		pl, fitRng := v.samePlan()
 		out, err := Fit(context.Background(), src, pl, o, fitRng, Hooks{})
 		if err != nil {
 			t.Fatal(err)
@@ -97,21 +74,7 @@ func TestAvg(t *testing.T) {
 		// the default's held release cut after T rounds: its last centres
 		k := min(pl.Over*src.K, d.Cells())
 		cut := func(T int) []float64 {
-			_, rng := plan(def)
-			do, err := def.dppcaOptions()
-			if err != nil {
-				t.Fatal(err)
-			}
-			do.T = T
-			ksrc, err := dppca.NewSourceTarget(d, k, pl.Target)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, err := dppca.ReleaseHeldFirst(context.Background(), ksrc, pl.DPPCA, do, minCountSigmas, rng)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return st.Centres
+			return v.heldRelease(v.def, pl, k, func(do *dppca.Options) { do.T = T })
 		}
 		c3, c4, c5 := cut(3), cut(4), cut(5)
 		want := make([]float64, len(c5))
@@ -142,15 +105,6 @@ func TestAvg(t *testing.T) {
 			}
 		}
 		// the engine's ledger: the default's mechanisms, to the target
-		e, _ := runTest(t, d, fixture.SoundConfig(c.eps, seed, c.opts))
-		ed, _ := runTest(t, d, fixture.SoundConfig(c.eps, seed, defVals))
-		mu, eps := ledgerBudget(t, e)
-		muDef, _ := ledgerBudget(t, ed)
-		if math.Abs(mu-muDef) > 1e-12*muDef || len(e.Ledger().All()) != len(ed.Ledger().All()) {
-			t.Errorf("%v ε %g: ledger μ %.15g in %d events, the default's %.15g in %d", c.opts, c.eps, mu, len(e.Ledger().All()), muDef, len(ed.Ledger().All()))
-		}
-		if eps > c.eps || eps < 0.99*c.eps {
-			t.Errorf("%v: the ledger composes to ε %.9g, want at most the target %g and within 1 %%", c.opts, eps, c.eps)
-		}
+		v.checkLedger()
 	}
 }

@@ -2,8 +2,6 @@ package sounddcan
 
 import (
 	"context"
-	"math"
-	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -60,31 +58,9 @@ func TestStartMerge(t *testing.T) {
 		opts map[string]string
 		eps  float64
 	}{{map[string]string{"start": "merge", "steps": "0"}, 30}, {map[string]string{"start": "merge"}, 30}, {map[string]string{"start": "merge"}, 4}} {
-		o := mustParse(t, c.opts)
-		defVals := map[string]string{}
-		for k, v := range c.opts {
-			if k != "start" {
-				defVals[k] = v
-			}
-		}
-		def := mustParse(t, defVals)
-		src, err := dppca.NewSourceTarget(d, 0, o.fixedTarget())
-		if err != nil {
-			t.Fatal(err)
-		}
-		const seed = 7
-		plan := func(o Options) (Plan, *rand.Rand) {
-			rng := rand.New(rand.NewPCG(seed, 0))
-			pl, err := NewPlan(src, true, c.eps, 1e-5, o, rng)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return pl, rng
-		}
-		pl, fitRng := plan(o)
-		if dpl, _ := plan(def); !reflect.DeepEqual(pl, dpl) {
-			t.Fatalf("%v ε %g: the plan differs from the default's:\n%+v\n%+v", c.opts, c.eps, pl, dpl)
-		}
+		v := newVariant(t, d, c.opts, "start", c.eps)
+		o, src := v.o, v.src
+		pl, fitRng := v.samePlan()
 		if pl.Over != OverCluster || pl.Rounds != 1 {
 			t.Fatalf("%v: plan over %d, head rounds %d; want %d and 1", c.opts, pl.Over, pl.Rounds, OverCluster)
 		}
@@ -98,21 +74,7 @@ func TestStartMerge(t *testing.T) {
 		}
 		// the same start, replayed through dppca's held release
 		release := func(over int) []float64 {
-			_, rng := plan(o)
-			do, err := o.dppcaOptions()
-			if err != nil {
-				t.Fatal(err)
-			}
-			do.Over = over
-			ksrc, err := dppca.NewSourceTarget(d, k, pl.Target)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, err := dppca.ReleaseHeldFirst(context.Background(), ksrc, pl.DPPCA, do, minCountSigmas, rng)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return st.Centres
+			return v.heldRelease(o, pl, k, func(do *dppca.Options) { do.Over = over })
 		}
 		if want := release(OverCluster); !reflect.DeepEqual(out.Start.Centres, want) {
 			t.Errorf("%v ε %g: the start's centres differ from dppca's held release with over = %d", c.opts, c.eps, OverCluster)
@@ -126,18 +88,7 @@ func TestStartMerge(t *testing.T) {
 			}
 		}
 		// the engine's ledger: the default's mechanisms, to the target
-		e, _ := runTest(t, d, fixture.SoundConfig(c.eps, seed, c.opts))
-		ed, _ := runTest(t, d, fixture.SoundConfig(c.eps, seed, defVals))
-		mu, eps := ledgerBudget(t, e)
-		muDef, _ := ledgerBudget(t, ed)
-		if math.Abs(mu-muDef) > 1e-12*muDef || len(e.Ledger().All()) != len(ed.Ledger().All()) {
-			t.Errorf("%v ε %g: ledger μ %.15g in %d events, the default's %.15g in %d", c.opts, c.eps, mu, len(e.Ledger().All()), muDef, len(ed.Ledger().All()))
-		}
-		if eps > c.eps || eps < 0.99*c.eps {
-			// (the staged split's unused sliver of the count's share is
-			// not spent, as in the default's runs)
-			t.Errorf("%v: the ledger composes to ε %.9g, want at most the target %g and within 1 %%", c.opts, eps, c.eps)
-		}
+		e := v.checkLedger()
 		if n := len(e.Ledger().Events(MechSums)) + len(e.Ledger().Events(MechCounts)); n != 2 {
 			t.Errorf("%v: %d head releases in the ledger, want 2 (one round)", c.opts, n)
 		}
