@@ -334,6 +334,10 @@ func (r *release) prep() error {
 // pca releases the noisy second-moment matrix, chooses p (Options.PRule)
 // and projects the rows on its top p eigenvectors.
 func (r *release) pca() error {
+	if r.o.ProjRandom > 0 {
+		r.randomProj() // proj=random: public, no release (proj.go)
+		return nil
+	}
 	m := r.out.Matrix
 	pmax := min(r.o.P, m.H)
 	wide := min(max(r.o.Wide, pmax), m.H)
