@@ -386,6 +386,9 @@ type Options struct {
 	// on a public random P-dimensional projection of the h genes and the
 	// private PCA's share goes to it; 0 is proj=pca, the default.
 	ProjRandom int
+	// ProjAuto is proj=auto:P: the random projection only when
+	// projAutoRule fires (proj.go).
+	ProjAuto bool
 	// Split is the PCA's share of the budget, as a fraction of μ² (GDP) or
 	// equivalently of zCDP ρ ("split").
 	Split float64
@@ -692,11 +695,11 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 		case "choose":
 			o.Choose = Choose(v)
 		case "proj":
-			n, err := parseProj(v)
+			n, auto, err := parseProj(v)
 			if err != nil {
 				return err
 			}
-			o.ProjRandom = n
+			o.ProjRandom, o.ProjAuto = n, auto
 		}
 	}
 	return nil
@@ -966,7 +969,11 @@ func (o Options) String() string {
 	}
 	if o.ProjRandom > 0 {
 		// only when set, so the default's string keeps its form
-		s += " proj=random:" + strconv.Itoa(o.ProjRandom)
+		kind := "random:"
+		if o.ProjAuto {
+			kind = "auto:"
+		}
+		s += " proj=" + kind + strconv.Itoa(o.ProjRandom)
 	}
 	return s
 }

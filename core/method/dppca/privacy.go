@@ -207,7 +207,8 @@ func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Pla
 	if sh := o.selectPCAShare(); sh > 0 {
 		pl.PCA1 = sigma(pl.R1*pl.R1, sh)
 	}
-	if o.ProjRandom == 0 {
+	if o.pcaShare() > 0 {
+		// proj=random plans no covariance; proj=auto plans it
 		pl.PCA = sigma(R*R, o.Split-o.selectPCAShare())
 	}
 	if o.Init == InitHistogram {

@@ -44,29 +44,52 @@ const projClip = 1.5
 // MaxProjDims bounds proj=random:P.
 const MaxProjDims = 30
 
-// parseProj parses option proj's value: "pca" (0) or "random:P".
-func parseProj(v string) (int, error) {
+// parseProj parses option proj's value: "pca" (0), "random:P" or
+// "auto:P" (auto true).
+func parseProj(v string) (n int, auto bool, err error) {
 	if v == "pca" {
-		return 0, nil
+		return 0, false, nil
 	}
 	s, ok := strings.CutPrefix(v, "random:")
 	if !ok {
-		return 0, optf("option proj is %q, must be pca or random:P (P an integer 1..%d)", v, MaxProjDims)
+		s, auto = strings.CutPrefix(v, "auto:")
+		ok = auto
 	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > MaxProjDims {
-		return 0, optf("option proj is %q, must be pca or random:P (P an integer 1..%d)", v, MaxProjDims)
+	if ok {
+		n, err = strconv.Atoi(s)
 	}
-	return n, nil
+	if !ok || err != nil || n < 1 || n > MaxProjDims {
+		return 0, false, optf("option proj is %q, must be pca, random:P or auto:P (P an integer 1..%d)", v, MaxProjDims)
+	}
+	return n, auto, nil
 }
 
-// pcaShare is the private PCA's share of μ²: Split, or 0 under
-// proj=random (no covariance is released).
+// pcaShare is the private PCA's share of μ² as planned: Split, or 0
+// under proj=random (no covariance is released). proj=auto plans the
+// PCA's share and hands it to the k-means only when projAutoRule fires
+// (randomProj).
 func (o Options) pcaShare() float64 {
-	if o.ProjRandom > 0 {
+	if o.ProjRandom > 0 && !o.ProjAuto {
 		return 0
 	}
 	return o.Split
+}
+
+// projAutoRule is proj=auto:P's test, read from the plan and the released
+// cell count only, before the covariance is released: the random
+// projection replaces the private PCA when the covariance's noise edge
+// (Plan.Edge) is at least ñ·R²/k, the largest eigenvalue one cluster of
+// average share 1/k could give (rows of norm ≤ R: a direction's
+// eigenvalue is at most the share of the squared norm it holds times
+// ñ·R²). The private PCA then cannot see even a whole average cluster's
+// direction above its noise, and its share is better spent on the
+// k-means. Stated in the twenty-seventh attempt (dppca29); on pollen's
+// shape (300 cells, h = 50) it fires at ε 1 (ñ·μ ≈ 80) and not at ε 2.
+func projAutoRule(pl Plan, nt float64, k int) bool {
+	if !pl.Private() || k < 1 {
+		return false
+	}
+	return pl.Edge() >= max(nt, 1)*pl.R*pl.R/float64(k)
 }
 
 // randomBasis returns an h × p row-major orthonormal basis of a Gaussian
@@ -107,6 +130,15 @@ func randomBasis(h, p int, rng *rand.Rand) []float64 {
 // eigenvalues ñ·R²/h.
 func (r *release) randomProj() {
 	m := r.out.Matrix
+	if r.o.ProjAuto {
+		r.out.ProjEdge = r.pl.Edge()
+		r.out.ProjBound = max(m.NoisyN, 1) * r.pl.R * r.pl.R / float64(r.src.K)
+		// the PCA's share, planned, goes to the k-means rounds
+		r.pl.km += r.o.Split / float64(r.o.T)
+		r.pl.kmNoOffset += r.o.Split / float64(r.o.T)
+		r.pl.PCA = 0
+		r.out.ProjFired = true
+	}
 	p := min(r.o.ProjRandom, m.H)
 	basis := randomBasis(m.H, p, r.rng)
 	proj := make([]float64, m.N*p)

@@ -106,3 +106,63 @@ func TestProjRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestProjAuto: proj=auto:3 parses and shows; on 300 cells of K = 11 with
+// h = 50 (pollen's shape) the rule fires at ε 1 and not at ε 4: where it
+// fires the ledger has no covariance, the plan composes to the target μ
+// and the ledger to the target ε, and the k-means sums' noise per Δ is
+// below the default's at p = 3 (the PCA's share went to them); where it
+// does not, the release is the default's (same ledger, same labels).
+func TestProjAuto(t *testing.T) {
+	o := mustParse(t, map[string]string{"proj": "auto:3"})
+	if o.ProjRandom != 3 || !o.ProjAuto || !strings.Contains(o.String(), " proj=auto:3") || o.pcaShare() != o.Split {
+		t.Fatalf("proj=auto:3: %+v, String %q", o, o.String())
+	}
+	if _, err := Parse(map[string]string{"proj": "auto:0"}); !errors.Is(err, ErrOptions) {
+		t.Errorf("proj=auto:0: %v, want ErrOptions", err)
+	}
+	// the rule's boundary: edge ≥ ñ·R²/k
+	pl := Plan{Mu: 1, PCA: 1, H: 50, R: 1}
+	e := pl.Edge()
+	if !projAutoRule(pl, e*11, 11) || projAutoRule(pl, e*11*(1+1e-9), 11) {
+		t.Errorf("rule at ñ·R²/K = edge: want fire, just above: want not")
+	}
+	if projAutoRule(Plan{PCA: 1, H: 50, R: 1}, 1, 11) {
+		t.Errorf("nonprivate plan: rule fired")
+	}
+	d := fixture.Separated(11, 27, 400, 7) // 297 cells
+	for _, c := range []struct {
+		eps  float64
+		fire bool
+	}{{1, true}, {4, false}} {
+		ea, evs := runTest(t, d, fixture.SoundConfig(c.eps, 3, map[string]string{"proj": "auto:3", "genes": "50"}), nil)
+		ed, _ := runTest(t, d, fixture.SoundConfig(c.eps, 3, map[string]string{"genes": "50"}), nil)
+		out, def := ea.Outcomes()[0], ed.Outcomes()[0]
+		if out.ProjFired != c.fire {
+			t.Fatalf("ε %g: fired %v, want %v (edge %g, ñ·R²/K %g; %+v)", c.eps, out.ProjFired, c.fire, def.Plan.Edge(), def.Matrix.NoisyN*def.Plan.R*def.Plan.R/11, ea.Options())
+		}
+		b, _ := fixture.LastOf[core.BudgetEvent](evs)
+		if got := b.Spent[0].Epsilon; math.Abs(got-c.eps) > 1e-6 {
+			t.Errorf("ε %g: ledger's ε %g, want the target", c.eps, got)
+		}
+		if mu := ComposedMu(out.Plan.Mechanisms()); math.Abs(mu-out.Plan.Mu) > 1e-9 {
+			t.Errorf("ε %g: plan composes to μ %g, want %g", c.eps, mu, out.Plan.Mu)
+		}
+		comps := strings.Join(ea.Ledger().Components(), "\n")
+		if strings.Contains(comps, MechPCA) == c.fire {
+			t.Errorf("ε %g (fired %v): ledger %q", c.eps, c.fire, comps)
+		}
+		if c.fire {
+			pd := def.Plan.WithP(3)
+			if len(out.Eigen) != 3 || out.Plan.Sums/out.Plan.R >= pd.Sums/pd.R {
+				t.Errorf("ε 1: p %d, sums noise per Δ %g; want 3 and below the default's %g", len(out.Eigen), out.Plan.Sums/out.Plan.R, pd.Sums/pd.R)
+			}
+			continue
+		}
+		for i := range out.Labels {
+			if out.Labels[i] != def.Labels[i] {
+				t.Fatalf("ε %g: not fired, label %d differs from the default's", c.eps, i)
+			}
+		}
+	}
+}
