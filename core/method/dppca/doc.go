@@ -271,6 +271,19 @@
 // 3–4 centres still end with 1–2 clusters holding cells. An option; off
 // by default.
 //
+// Tried in the twenty-seventh attempt (dppca29) and not stated as a rule:
+// proj=random:P (proj.go), a public Gaussian random P-dimensional
+// projection of the h genes, drawn from the run's seed, in place of the
+// private PCA (no covariance released, its share of μ² to the k-means,
+// the projected rows clipped to 1.5·R·√(P/h)), and proj=auto:P, the same
+// only when the planned covariance's noise edge is at least ñ·R²/K (the
+// most one average cluster could give; it fires on the 300-cell
+// families at ε 1). On the development draws the random plane was level
+// with the default at chance at ε 1 (simpollen +0.008 ± 0.004 with
+// P = 3), lost beyond 2 SE at ε 4 and on every large family, and
+// proj=auto:3 moved the mean by +0.0003 ± 0.0003 per cell (G19's clause
+// (a) fails). Options; the default is proj=pca.
+//
 // Every mechanism is Gaussian, so the composition is exact in GDP
 // (μ = √Σ(Δᵢ/σᵢ)²); the noise of each is calibrated in advance from the
 // target (ε, δ) by fixed shares of μ² (Plan), and the ε reported is the
@@ -288,6 +301,8 @@
 // released counts' proportions), choose (off, the default, or
 // objective: a private choice between the merge and a second candidate),
 // genesmin (the floor of genes=auto's h, 50 by default, 2..1000),
+// proj (pca, the default, random:P or auto:P: a public random
+// projection in place of the private PCA),
 // under (off, auto, auto:τ or count:F: fewer centres than K, underRule,
 // underCountRule),
 // target (a number, or median), mincount (the depth cap's λ_min, 0: off),

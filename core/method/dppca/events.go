@@ -135,6 +135,13 @@ func kmeansMessage(rl *release) string {
 	// the k-means share over more once over-clustering is chosen)
 	rho := centreNoise(rl.pl.WithRounds(rl.o.T), rl.out.Matrix.NoisyN, 2*k, rl.out.Eigen)
 	s := fmt.Sprintf("k-means on p = %d private components", p)
+	if rl.o.ProjRandom > 0 && (!rl.o.ProjAuto || rl.out.ProjFired) {
+		s = fmt.Sprintf("k-means on a public random projection to p = %d (proj=random, rows clipped to Rp = %.3g; no covariance released)", p, rl.pl.R)
+		if rl.o.ProjAuto {
+			s += fmt.Sprintf(" (proj=auto: the covariance's noise edge %.3g would be at least ñ·R²/K = %.3g, the most one average cluster could give; its share went to the k-means)",
+				rl.out.ProjEdge, rl.out.ProjBound)
+		}
+	}
 	if w := underWords(rl.pl, rl.out.Matrix.NoisyN, k0, k, rl.out.Eigen, rl.o.Under, rl.o.UnderCount); w != "" {
 		s += "; " + w
 	}
@@ -159,6 +166,9 @@ func noiseMessage(pl Plan, m *Matrix, o Options, k int) string {
 	switch o.PRule {
 	case PRuleEdge:
 		ps = fmt.Sprintf("the released eigenvalues above the noise edge %.3g, %d to %d", pl.Edge(), MinAutoP, min(o.P, m.H))
+	}
+	if o.ProjRandom > 0 && !o.ProjAuto {
+		ps = fmt.Sprintf("%d of a public random projection (proj=random)", min(o.ProjRandom, m.H))
 	}
 	head := fmt.Sprintf("%d cells × %d genes, K = %d, p = %s, T = %d, R = %.3g (%d of %d rows clipped)", m.N, m.H, k, ps, o.T, pl.R, m.Clipped, m.N)
 	if pl.AutoClip {
@@ -199,6 +209,11 @@ func noiseMessage(pl Plan, m *Matrix, o Options, k int) string {
 			how = "below 0.5, kept"
 		}
 		s += fmt.Sprintf("rows' mean direction %.3g (Δ = 1; the means' predicted offset %.2g·R, released length %.2f, %s), ", pl.Offset, m.OffsetPred, m.OffsetLen, how)
+	}
+	if o.ProjRandom > 0 && !o.ProjAuto {
+		// no covariance; the sums' Δ becomes the projection's radius Rp
+		return s + fmt.Sprintf("no covariance (proj=random), cluster sums %.3g per unit of Δ (Δ = Rp, the projected rows' radius), cluster counts %.3g (Δ = 1) per round",
+			pl.Sums/pl.R, pl.Counts)
 	}
 	return s + fmt.Sprintf("covariance %.3g on the diagonal, %.3g off it (Δ = R² = %.3g), cluster sums %.3g (Δ = R), cluster counts %.3g (Δ = 1) per round",
 		pl.PCA, pl.PCA/math.Sqrt2, pl.R*pl.R, pl.Sums, pl.Counts)

@@ -382,6 +382,13 @@ type Options struct {
 	// GenesMin is the floor of genes=auto's h ("genesmin", genesmin.go);
 	// 0 is GenesAutoMin (50), the default. Only with GenesAuto.
 	GenesMin int
+	// ProjRandom is proj=random:P's P ("proj", proj.go): the k-means runs
+	// on a public random P-dimensional projection of the h genes and the
+	// private PCA's share goes to it; 0 is proj=pca, the default.
+	ProjRandom int
+	// ProjAuto is proj=auto:P: the random projection only when
+	// projAutoRule fires (proj.go).
+	ProjAuto bool
 	// Split is the PCA's share of the budget, as a fraction of μ² (GDP) or
 	// equivalently of zCDP ρ ("split").
 	Split float64
@@ -507,7 +514,7 @@ type Options struct {
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor", "offset", "prior", "choose", "genesmin"}
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor", "offset", "prior", "choose", "genesmin", "proj"}
 
 // LiveKeys are the options a patch may change during a run.
 var LiveKeys = []string{"p", "T", "clip"}
@@ -687,6 +694,12 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 			o.GenesMin = n
 		case "choose":
 			o.Choose = Choose(v)
+		case "proj":
+			n, auto, err := parseProj(v)
+			if err != nil {
+				return err
+			}
+			o.ProjRandom, o.ProjAuto = n, auto
 		}
 	}
 	return nil
@@ -729,6 +742,10 @@ func (o Options) Validate() error {
 		return optf("option genes' scale is %v, must be in [%g, %g] and only with genes=auto", o.GenesScale, float64(MinGenesScale), float64(MaxGenesScale))
 	case o.GenesMin != 0 && (o.Genes != GenesAuto || o.GenesMin < MinGenesMin || o.GenesMin > GenesAutoMax):
 		return optf("option genesmin is %d, must be in [%d, %d] and only with genes=auto", o.GenesMin, MinGenesMin, GenesAutoMax)
+	case o.ProjRandom < 0 || o.ProjRandom > MaxProjDims:
+		return optf("option proj's P is %d, must be in [1, %d]", o.ProjRandom, MaxProjDims)
+	case o.ProjRandom > 0 && o.selectPCAShare() > 0:
+		return optf("option proj=random:%d cannot go with select=%s (its candidates' covariance takes a share of the PCA's)", o.ProjRandom, o.Select)
 	case o.P > o.genesCap() && o.PRule == PRuleFixed:
 		return optf("option p is %d, must be ≤ genes = %d", o.P, o.genesCap())
 	case (o.Over < 1 && o.Over != OverAuto) || o.Over > 10:
@@ -861,7 +878,7 @@ func (o Options) selectPCAShare() float64 {
 
 // kmShare is the share of the Lloyd rounds: what the others leave.
 func (o Options) kmShare() float64 {
-	return 1 - o.Split - o.prepShare() - o.seedShare() - o.clipShare() - o.offsetShare() - o.chooseShare()
+	return 1 - o.pcaShare() - o.prepShare() - o.seedShare() - o.clipShare() - o.offsetShare() - o.chooseShare()
 }
 
 // prepShare is the share of the private preprocessing, 0 for prep=public.
@@ -949,6 +966,14 @@ func (o Options) String() string {
 	}
 	if o.Choose == ChooseObjective {
 		s += " choose=" + string(o.Choose)
+	}
+	if o.ProjRandom > 0 {
+		// only when set, so the default's string keeps its form
+		kind := "random:"
+		if o.ProjAuto {
+			kind = "auto:"
+		}
+		s += " proj=" + kind + strconv.Itoa(o.ProjRandom)
 	}
 	return s
 }

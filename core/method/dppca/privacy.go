@@ -207,7 +207,10 @@ func NewPlan(private bool, eps, delta float64, o Options, h int, R float64) (Pla
 	if sh := o.selectPCAShare(); sh > 0 {
 		pl.PCA1 = sigma(pl.R1*pl.R1, sh)
 	}
-	pl.PCA = sigma(R*R, o.Split-o.selectPCAShare())
+	if o.pcaShare() > 0 {
+		// proj=random plans no covariance; proj=auto plans it
+		pl.PCA = sigma(R*R, o.Split-o.selectPCAShare())
+	}
 	if o.Init == InitHistogram {
 		pl.Seed = sigma(1, ShareSeed)
 	}
@@ -290,7 +293,10 @@ func (pl Plan) Mechanisms() []Mechanism {
 	if pl.Norms > 0 {
 		ms = append(ms, Mechanism{MechNorms, 1, pl.Norms, 1})
 	}
-	ms = append(ms, Mechanism{MechPCA, pl.R * pl.R, pl.PCA, 1})
+	if pl.PCA > 0 {
+		// proj=random releases no covariance (proj.go)
+		ms = append(ms, Mechanism{MechPCA, pl.R * pl.R, pl.PCA, 1})
+	}
 	if pl.Seed > 0 {
 		ms = append(ms, Mechanism{MechSeed, 1, pl.Seed, 1})
 	}

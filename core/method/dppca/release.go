@@ -260,6 +260,12 @@ type Outcome struct {
 	Inertia []float64
 	// NonEmpty is the number of clusters with at least one cell.
 	NonEmpty int
+	// ProjFired reports that proj=auto's rule chose the random
+	// projection (projAutoRule).
+	ProjFired bool
+	// ProjEdge and ProjBound are what projAutoRule compared when it
+	// fired: the planned covariance's noise edge and ñ·R²/K.
+	ProjEdge, ProjBound float64
 	// Over is the over-clustering factor the release used (1: none).
 	Over int
 	// K is the number of centres the release ended with: Source.K, or
@@ -334,6 +340,10 @@ func (r *release) prep() error {
 // pca releases the noisy second-moment matrix, chooses p (Options.PRule)
 // and projects the rows on its top p eigenvectors.
 func (r *release) pca() error {
+	if r.o.ProjRandom > 0 && (!r.o.ProjAuto || projAutoRule(r.pl, r.out.Matrix.NoisyN, r.src.K)) {
+		r.randomProj() // proj=random: public, no release (proj.go)
+		return nil
+	}
 	m := r.out.Matrix
 	pmax := min(r.o.P, m.H)
 	wide := min(max(r.o.Wide, pmax), m.H)
