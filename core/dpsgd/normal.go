@@ -4,6 +4,10 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"runtime"
+	"sync"
+
+	"github.com/dpscope/dpscope/core/compute"
 )
 
 // Standard normal draws for the noise, by the ziggurat method of Marsaglia
@@ -99,6 +103,7 @@ type normalSource struct {
 	extra  interface{ Uint64() uint64 }
 	block  [zigBlock]uint32
 	missed [zigBlock / 16]uint16 // per 16 draws, those that missed the fast path
+	split  *noiseSplitJob        // addScaledSplit's job and buffers, made on first use
 }
 
 // zigBlock is the number of draws per block: 16 KB of words, in L1.
@@ -131,6 +136,12 @@ func newNormalSource(seed, stream uint64, secure bool) *normalSource {
 // fast path, m < fast[i], gives ±(2m+1)·w[i]; slowNormal finishes the
 // rest, in order, after the block's fast path.
 func (n *normalSource) addScaled(g []float32, std float32) {
+	if x, ok := n.words.(*xoshiro8); ok && noiseSplit && (hasAVX512 || hasAVX2) &&
+		len(g) >= noiseSplitMin && runtime.GOMAXPROCS(0) >= 2 {
+		full := len(g) / zigBlock * zigBlock
+		n.addScaledSplit(x, g[:full], std)
+		g = g[full:]
+	}
 	for len(g) > 0 {
 		k := min(len(g), zigBlock)
 		words := n.block[:(k+15)&^15]
@@ -145,6 +156,98 @@ func (n *normalSource) addScaled(g []float32, std float32) {
 		zigAddScalar(g[done:k], words[done:k], std, n)
 		g = g[k:]
 	}
+}
+
+// noiseSplitMin is the least number of draws addScaled shares between two
+// goroutines: compute.Split's own threshold, 8 blocks.
+const noiseSplitMin = 8 * zigBlock
+
+// noiseSplit says whether addScaled shares its full blocks between two
+// goroutines (addScaledSplit); a variable for the tests and benchmarks
+// that compare the two ways.
+var noiseSplit = true
+
+// noiseMiss is a draw that missed the vector kernel's fast path: its index
+// in the gradient and its word.
+type noiseMiss struct {
+	i int
+	w uint32
+}
+
+// noisePart is the buffers of one goroutine of addScaledSplit: a block's
+// words and misses, as normalSource's, and the draws its blocks left for
+// the slow path, in order.
+type noisePart struct {
+	block  [zigBlock]uint32
+	missed [zigBlock / 16]uint16
+	miss   []noiseMiss
+}
+
+// noiseSplitJob is addScaledSplit's compute.RangeJob over the full blocks
+// of a gradient.
+type noiseSplitJob struct {
+	x0, end xoshiro8 // the words' state at block 0, and after the last block
+	g       []float32
+	std     float32
+	blocks  int
+	parts   [2]noisePart // the part that starts at block 0, and the other
+}
+
+// Run draws and adds the fast paths of blocks [lo, hi), block by block as
+// addScaled's loop (each block's words in L1), from the generator's state
+// at block lo (jumped to from block 0's), and lists the misses.
+func (j *noiseSplitJob) Run(lo, hi int) {
+	p := &j.parts[min(lo, 1)]
+	x := j.x0
+	x.jumpBlocks(lo)
+	miss := p.miss[:0]
+	for b := lo; b < hi; b++ {
+		s := b * zigBlock
+		x.fill16(p.block[:])
+		done := zigAddVector(j.g[s:s+zigBlock], p.block[:], p.missed[:], j.std)
+		for k := range done / 16 {
+			for m := p.missed[k]; m != 0; m &= m - 1 {
+				i := 16*k + bits.TrailingZeros16(m)
+				miss = append(miss, noiseMiss{s + i, p.block[i]})
+			}
+		}
+		// Draws past the kernel's (none with a vector kernel): slowNormal
+		// gives a fast-path word its fast value, as zigAddScalar does.
+		for i := done; i < zigBlock; i++ {
+			miss = append(miss, noiseMiss{s + i, p.block[i]})
+		}
+	}
+	p.miss = miss
+	if hi == j.blocks {
+		j.end = x
+	}
+}
+
+// addScaledSplit is addScaled on g, a whole number of blocks, with the
+// blocks shared between two goroutines (compute.Split). The goroutine that
+// takes the later blocks starts from the generator's state jumped ahead
+// by the words of the blocks before them (xoshiro8.jumpBlocks), so each
+// block gets the same words as in addScaled's loop, and each draw that
+// misses the fast path is finished here afterwards, in the loop's order,
+// drawing the same extra words: every g[k] sees the same operations, so
+// the result is the same bit for bit (TestNoiseSplitSameBits). The whole
+// step's words drawn first and shared out left L2 and were slower than
+// one goroutine (speed10); here each goroutine keeps its block in L1.
+func (n *normalSource) addScaledSplit(x *xoshiro8, g []float32, std float32) {
+	if n.split == nil {
+		n.split = new(noiseSplitJob)
+	}
+	j := n.split
+	j.x0, j.g, j.std, j.blocks = *x, g, std, len(g)/zigBlock
+	j.parts[0].miss, j.parts[1].miss = j.parts[0].miss[:0], j.parts[1].miss[:0]
+	compute.Split(j.blocks, 1, zigBlock, j)
+	for p := range j.parts {
+		for _, m := range j.parts[p].miss {
+			g[m.i] += float32(std * n.slowNormal(m.w))
+		}
+	}
+	*x = j.end
+	j.g = nil
 }
 
 // zigAddScalar is addScaled's work for one run of words in Go: the
@@ -270,5 +373,80 @@ func (c chachaWords) fill16(dst []uint32) {
 	for k := 0; k < len(dst); k += 2 {
 		r := c.ChaCha8.Uint64()
 		dst[k], dst[k+1] = uint32(r), uint32(r>>32)
+	}
+}
+
+// gf2Map is a linear map of xoshiro256's 256-bit state over GF(2) (its
+// state transition is linear; only the ++ output is not): col[j] is the
+// image of bit j, bit j%64 of state word j/64.
+type gf2Map [256][4]uint64
+
+// apply returns the image of s.
+func (m *gf2Map) apply(s [4]uint64) (r [4]uint64) {
+	for w := range 4 {
+		for x := s[w]; x != 0; x &= x - 1 {
+			c := &m[64*w+bits.TrailingZeros64(x)]
+			r[0] ^= c[0]
+			r[1] ^= c[1]
+			r[2] ^= c[2]
+			r[3] ^= c[3]
+		}
+	}
+	return r
+}
+
+// then returns the map m followed by a.
+func (m *gf2Map) then(a *gf2Map) *gf2Map {
+	r := new(gf2Map)
+	for j := range r {
+		r[j] = a.apply(m[j])
+	}
+	return r
+}
+
+// xoJumps holds pow[i], the map of 2^i blocks' steps (2^i·zigBlock/16
+// steps of xoshiro256, each lane's share of 2^i blocks of words), made as
+// needed: 8 squarings of one step for pow[0], one more for each next.
+var xoJumps struct {
+	sync.Mutex
+	pow []*gf2Map
+}
+
+// xoJump returns the map of 2^i blocks' steps.
+func xoJump(i int) *gf2Map {
+	xoJumps.Lock()
+	defer xoJumps.Unlock()
+	for len(xoJumps.pow) <= i {
+		if len(xoJumps.pow) == 0 {
+			m := new(gf2Map)
+			for j := range m {
+				var e [4]uint64
+				e[j/64] = 1 << (j % 64)
+				_, m[j][0], m[j][1], m[j][2], m[j][3] = xoshiroNext(e[0], e[1], e[2], e[3])
+			}
+			for range bits.TrailingZeros(zigBlock / (2 * xoLanes)) {
+				m = m.then(m)
+			}
+			xoJumps.pow = append(xoJumps.pow, m)
+			continue
+		}
+		last := xoJumps.pow[len(xoJumps.pow)-1]
+		xoJumps.pow = append(xoJumps.pow, last.then(last))
+	}
+	return xoJumps.pow[i]
+}
+
+// jumpBlocks advances every lane by the steps that fill16 takes for
+// blocks blocks of zigBlock words, without drawing them.
+func (x *xoshiro8) jumpBlocks(blocks int) {
+	for i := 0; blocks>>i != 0; i++ {
+		if blocks>>i&1 == 0 {
+			continue
+		}
+		m := xoJump(i)
+		for l := range xoLanes {
+			s := m.apply([4]uint64{x.s[0][l], x.s[1][l], x.s[2][l], x.s[3][l]})
+			x.s[0][l], x.s[1][l], x.s[2][l], x.s[3][l] = s[0], s[1], s[2], s[3]
+		}
 	}
 }
