@@ -234,3 +234,37 @@ func TestSgemmAsmDoesNotAllocate(t *testing.T) {
 		}
 	})
 }
+
+// TestPackBRowsSameBits checks that packing a B stored in order across
+// its panels (packBRows) gives the products of packing it panel by panel,
+// bit for bit, and the float64 reference's values with C's padding
+// untouched: B's rows a multiple of 256 floats apart (so B is packed), a
+// short last panel (read as NaN padding if packBRows took it), k a few
+// rows, not a multiple of the row group, and several k blocks, on one and
+// two goroutines.
+func TestPackBRowsSameBits(t *testing.T) {
+	defer func(v bool) { asmPackBRows = v }(asmPackBRows)
+	forEachKernel(t, func(t *testing.T, kern *asmKernel) {
+		rng := rand.New(rand.NewPCG(9, 10))
+		for _, s := range []struct{ m, n, k, pad int }{
+			{30, 256, 260, 0}, {30, 250, 600, 6}, {13, 512, 9, 0}, {7, 768, 1, 0}, {427, 256, 2000, 0}, {40, 500, 131, 12},
+		} {
+			for _, procs := range []int{1, 2} {
+				prev := runtime.GOMAXPROCS(procs)
+				asmPackBRows = true
+				checkAsm(t, kern, rng, s.m, s.n, s.k, s.pad, false, false, 1, 0)
+				a, b := randMatrix(rng, s.m, s.k, s.pad), randMatrix(rng, s.k, s.n, s.pad)
+				c1, c2 := NewMatrix(s.m, s.n, nil), NewMatrix(s.m, s.n, nil)
+				sgemmAsm(kern, false, false, s.m, s.n, s.k, 1, a.Data, ld(a), b.Data, ld(b), 0, c1.Data, s.n)
+				asmPackBRows = false
+				sgemmAsm(kern, false, false, s.m, s.n, s.k, 1, a.Data, ld(a), b.Data, ld(b), 0, c2.Data, s.n)
+				runtime.GOMAXPROCS(prev)
+				for i := range c1.Data {
+					if math.Float32bits(c1.Data[i]) != math.Float32bits(c2.Data[i]) {
+						t.Fatalf("%+v, %d goroutines: entry %d is %v packed across panels, %v panel by panel", s, procs, i, c1.Data[i], c2.Data[i])
+					}
+				}
+			}
+		}
+	})
+}
