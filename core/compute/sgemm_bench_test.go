@@ -216,3 +216,46 @@ func BenchmarkPackBRowsAlt(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPackTransAlt alternates the input-gradient product of the
+// peers' last layer (dX = G6·W6ᵀ, 427×2000 by 2000×256 with W6 stored
+// 256×2000) on the AVX2 kernel with W6's panels packed one entry at a
+// time in Go and by packTrans16 (asmPackTrans), at one thread and at two,
+// and reports each side's median time and the median of the per-round
+// ratios Go / asm (above 1 packTrans16 wins).
+func BenchmarkPackTransAlt(b *testing.B) {
+	if !hasAVX2Gemm {
+		b.Skip("no AVX2+FMA")
+	}
+	defer func(v bool) { asmPackTrans = v }(asmPackTrans)
+	rng := rand.New(rand.NewPCG(1, 1))
+	g, w := randMatrix(rng, 427, 2000, 0), randMatrix(rng, 256, 2000, 0)
+	c := NewMatrix(427, 256, nil)
+	for _, th := range []int{1, 2} {
+		b.Run(fmt.Sprintf("T%d", th), func(b *testing.B) {
+			prev := runtime.GOMAXPROCS(th)
+			defer runtime.GOMAXPROCS(prev)
+			var secs [2][]float64
+			var ratios []float64
+			for b.Loop() {
+				var r [2]float64
+				for side := range 2 {
+					asmPackTrans = side == 1
+					t0 := time.Now()
+					sgemmAsm(kernAVX2, false, true, 427, 256, 2000, 1, g.Data, 2000, w.Data, 2000, 0, c.Data, 256)
+					r[side] = time.Since(t0).Seconds() * 1e3
+					secs[side] = append(secs[side], r[side])
+				}
+				ratios = append(ratios, r[0]/r[1])
+			}
+			for side, name := range []string{"go", "asm"} {
+				s := secs[side]
+				slices.Sort(s)
+				b.ReportMetric(s[len(s)/2], name+"-med-ms")
+			}
+			slices.Sort(ratios)
+			b.ReportMetric(ratios[len(ratios)/2], "med-ratio")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
