@@ -46,6 +46,10 @@ func (r *biasRows) Run(lo, hi int) {
 	}
 }
 
+// biasSplit says whether Forward copies the bias on two goroutines (see
+// docs/PERFORMANCE.md, speed11, for the rule that set it).
+var biasSplit = true
+
 // biasCost is compute.Split's cost of a row of n floats: a copy moves
 // about 4–8 floats a ns, a quarter of the elementwise work SplitMin is
 // set for.
@@ -63,7 +67,11 @@ func (d *Dense) Forward(x compute.Matrix) {
 	d.x, d.n = x, x.Rows
 	y := d.Output()
 	d.bias.y, d.bias.b = y, d.B
-	compute.Split(d.n, 1, biasCost(d.Out), &d.bias)
+	if biasSplit {
+		compute.Split(d.n, 1, biasCost(d.Out), &d.bias)
+	} else {
+		d.bias.Run(0, d.n)
+	}
 	d.bias.y, d.bias.b = compute.Matrix{}, nil
 	// A ReLU layer's output as input is about half zeros: the sparse
 	// product skips them (and is MulTo, bit for bit, on other inputs).
