@@ -261,7 +261,9 @@ func (n *normalSource) addScaledSplit(x *xoshiro8, g []float32, std float32) {
 	j.x0, j.g, j.std, j.blocks = *x, g, std, len(g)/zigBlock
 	chunks := (j.blocks + noiseChunk - 1) / noiseChunk
 	for len(j.miss) < chunks {
-		j.miss = append(j.miss, nil)
+		// 0.43 % of a chunk's 32,768 draws miss, 141 ± 12: room for
+		// 512, so that a step allocates nothing after the first.
+		j.miss = append(j.miss, make([]noiseMiss, 0, 512))
 	}
 	j.next.Store(0)
 	compute.Split(2, 1, compute.SplitMin, j)
