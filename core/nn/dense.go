@@ -46,9 +46,12 @@ func (r *biasRows) Run(lo, hi int) {
 	}
 }
 
-// biasSplit says whether Forward copies the bias on two goroutines (see
-// docs/PERFORMANCE.md, speed11, for the rule that set it).
-var biasSplit = true
+// biasSplit says whether Forward copies the bias on two goroutines: off,
+// by the rule of docs/PERFORMANCE.md's speed11 section (in a quiet window
+// the split gave 1.48, 0.98 and 1.00× on the 2000-wide layer, median
+// 1.00 against the 1.05 required: the copy is bound by memory, not by
+// one core).
+var biasSplit = false
 
 // biasCost is compute.Split's cost of a row of n floats: a copy moves
 // about 4–8 floats a ns, a quarter of the elementwise work SplitMin is
