@@ -186,7 +186,7 @@ type noisePart struct {
 // at a time: 32K draws, about 30 µs of work. Dealt in chunks, a goroutine
 // that starts late or loses its core to another process takes fewer
 // chunks instead of holding the other up (with two fixed halves the noise
-// took 1.6–2.4× as long as on one goroutine while other processes held
+// took 1.3–1.6× as long as on one goroutine while other processes held
 // the cores); the jump to a chunk is 8 table lookups a state word.
 const noiseChunk = 8
 
