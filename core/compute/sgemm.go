@@ -417,9 +417,64 @@ func (j *sgemmJob) pack(lo, hi int) {
 			j.packA(i)
 		}
 	}
+	q0, q1 := j.b0+j.nb, j.b0
 	for q := j.b0; q < j.b0+j.nb; q++ {
 		if s := aEnd + q*kernNR; s >= lo && s < hi {
-			j.packB(q)
+			q0, q1 = min(q0, q), max(q1, q+1)
+		}
+	}
+	if q0 >= q1 {
+		return
+	}
+	if !j.tB && asmPackBRows && (hasAVX2Gemm || hasAsmGemm) {
+		// The full panels a few rows of B at a time, across every panel:
+		// B's rows are read in order, not one panel's 64 or 128 bytes of
+		// each row, a new cache line every 1 KiB (W1's 2000 × 256 in the
+		// forward pass, out of cache after Adam: packRows took 3.6 % of a
+		// sparse AVX2 epoch's CPU time, panel by panel).
+		full := min(q1, j.n/kernNR)
+		if full > q0 {
+			j.packBRows(q0, full)
+		}
+		q0 = max(q0, full)
+	}
+	for q := q0; q < q1; q++ {
+		j.packB(q)
+	}
+}
+
+// asmPackTrans says whether packB packs a transposed B's 16-column
+// panels with packTrans16 (else one entry at a time in Go); a variable
+// for the test and benchmark that compare the two.
+var asmPackTrans = true
+
+// asmPackBRows says whether pack packs a B stored in order (not
+// transposed) across its panels, asmPackRowGroup rows at a time
+// (packBRows), rather than panel by panel (packB); a variable for the
+// benchmark that compares the two.
+var asmPackBRows = true
+
+// asmPackRowGroup is the number of B's rows packBRows copies into each
+// panel before it moves to the next panel: each row is read in order,
+// eight streams at once.
+const asmPackRowGroup = 8
+
+// packBRows writes the full B panels [q0, q1) as packB does, B not
+// transposed, asmPackRowGroup rows at a time across the panels.
+func (j *sgemmJob) packBRows(q0, q1 int) {
+	kernNR := j.nr
+	_ = j.b[(j.k-1)*j.ldb+q1*kernNR-1]
+	for k0 := 0; k0 < j.k; k0 += kernKC {
+		kc := min(kernKC, j.k-k0)
+		pb := j.pb[k0*j.nb*kernNR:]
+		for kk := 0; kk < kc; kk += asmPackRowGroup {
+			rows := min(asmPackRowGroup, kc-kk)
+			src := (k0+kk)*j.ldb + q0*kernNR
+			for q := q0; q < q1; q++ {
+				dst := pb[(q-j.b0)*kc*kernNR+kk*kernNR:][:rows*kernNR]
+				packRows(&dst[0], &j.b[src], rows, j.ldb, kernNR)
+				src += kernNR
+			}
 		}
 	}
 }
@@ -495,6 +550,22 @@ func (j *sgemmJob) packB(q int) {
 		case !j.tB:
 			for kk := range kc {
 				copy(dst[kk*kernNR:][:cols], j.b[(k0+kk)*j.ldb+c0:][:cols])
+			}
+		case cols == 16 && kernNR == 16 && asmPackTrans && hasAVX2Gemm:
+			// op(B)[kk][col] = B[col][kk], 8×8 blocks transposed in
+			// assembly (one entry at a time in Go below: 1.3 % of a
+			// sparse AVX2 epoch's CPU time, dX = G6·W6ᵀ), the last kc
+			// mod 8 in Go.
+			_ = j.b[(c0+cols-1)*j.ldb+k0+kc-1]
+			k8 := kc &^ 7
+			if k8 > 0 {
+				packTrans16(&dst[0], &j.b[c0*j.ldb+k0], k8, j.ldb)
+			}
+			for col := range cols {
+				src := j.b[(c0+col)*j.ldb+k0+k8 : (c0+col)*j.ldb+k0+kc]
+				for kk, v := range src {
+					dst[(k8+kk)*kernNR+col] = v
+				}
 			}
 		case j.gather:
 			// op(B)[kk][col] = B[col][kk]: gather 16 columns at a time.

@@ -86,3 +86,10 @@ var (
 		return p
 	}()
 )
+
+// packTrans16 packs a 16-column B panel from B stored transposed:
+// dst[kk·16 + c] = src[c·stride + kk] for c < 16, kk < kc, kc a multiple
+// of 8 (sgemm_amd64.s).
+//
+//go:noescape
+func packTrans16(dst, src *float32, kc, stride int)

@@ -685,3 +685,98 @@ ldone:
 	MOVQ R8, ret+32(FP)
 	VZEROUPPER
 	RET
+
+// TRANS8 transposes the 8×8 block in Y0–Y7 (row i in Yi) into Y8–Y15
+// (row i of the transpose in Y8+i), using the inputs as scratch.
+#define TRANS8 \
+	VUNPCKLPS Y1, Y0, Y8  \
+	VUNPCKHPS Y1, Y0, Y9  \
+	VUNPCKLPS Y3, Y2, Y10 \
+	VUNPCKHPS Y3, Y2, Y11 \
+	VUNPCKLPS Y5, Y4, Y12 \
+	VUNPCKHPS Y5, Y4, Y13 \
+	VUNPCKLPS Y7, Y6, Y14 \
+	VUNPCKHPS Y7, Y6, Y15 \
+	VSHUFPS $0x44, Y10, Y8, Y0  \
+	VSHUFPS $0xEE, Y10, Y8, Y1  \
+	VSHUFPS $0x44, Y11, Y9, Y2  \
+	VSHUFPS $0xEE, Y11, Y9, Y3  \
+	VSHUFPS $0x44, Y14, Y12, Y4 \
+	VSHUFPS $0xEE, Y14, Y12, Y5 \
+	VSHUFPS $0x44, Y15, Y13, Y6 \
+	VSHUFPS $0xEE, Y15, Y13, Y7 \
+	VPERM2F128 $0x20, Y4, Y0, Y8  \
+	VPERM2F128 $0x20, Y5, Y1, Y9  \
+	VPERM2F128 $0x20, Y6, Y2, Y10 \
+	VPERM2F128 $0x20, Y7, Y3, Y11 \
+	VPERM2F128 $0x31, Y4, Y0, Y12 \
+	VPERM2F128 $0x31, Y5, Y1, Y13 \
+	VPERM2F128 $0x31, Y6, Y2, Y14 \
+	VPERM2F128 $0x31, Y7, Y3, Y15
+
+// func packTrans16(dst, src *float32, kc, stride int)
+//
+// Packs a B panel of 16 columns from B stored transposed: dst[kk·16 + c]
+// = src[c·stride + kk] for c < 16 and kk < kc, kc a multiple of 8, as two
+// 8×8 transposes per 8 kk (packB's loop in Go did one entry at a time).
+TEXT ·packTrans16(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), AX
+	MOVQ kc+16(FP), CX
+	MOVQ stride+24(FP), DX
+	SHLQ $2, DX
+	LEAQ (DX)(DX*2), R11 // 3·stride
+	SHRQ $3, CX
+	TESTQ CX, CX
+	JE    ttdone
+	XORQ R10, R10 // byte offset of the 8 kk in each row
+ttloop:
+	// Columns 0–7: rows 0–7 of src.
+	MOVQ AX, SI
+	LEAQ (SI)(DX*4), R12
+	ADDQ R10, SI
+	ADDQ R10, R12
+	VMOVUPS (SI), Y0
+	VMOVUPS (SI)(DX*1), Y1
+	VMOVUPS (SI)(DX*2), Y2
+	VMOVUPS (SI)(R11*1), Y3
+	VMOVUPS (R12), Y4
+	VMOVUPS (R12)(DX*1), Y5
+	VMOVUPS (R12)(DX*2), Y6
+	VMOVUPS (R12)(R11*1), Y7
+	TRANS8
+	VMOVUPS Y8, (DI)
+	VMOVUPS Y9, 64(DI)
+	VMOVUPS Y10, 128(DI)
+	VMOVUPS Y11, 192(DI)
+	VMOVUPS Y12, 256(DI)
+	VMOVUPS Y13, 320(DI)
+	VMOVUPS Y14, 384(DI)
+	VMOVUPS Y15, 448(DI)
+	// Columns 8–15: rows 8–15 of src.
+	LEAQ (R12)(DX*4), SI
+	LEAQ (SI)(DX*4), R12
+	VMOVUPS (SI), Y0
+	VMOVUPS (SI)(DX*1), Y1
+	VMOVUPS (SI)(DX*2), Y2
+	VMOVUPS (SI)(R11*1), Y3
+	VMOVUPS (R12), Y4
+	VMOVUPS (R12)(DX*1), Y5
+	VMOVUPS (R12)(DX*2), Y6
+	VMOVUPS (R12)(R11*1), Y7
+	TRANS8
+	VMOVUPS Y8, 32(DI)
+	VMOVUPS Y9, 96(DI)
+	VMOVUPS Y10, 160(DI)
+	VMOVUPS Y11, 224(DI)
+	VMOVUPS Y12, 288(DI)
+	VMOVUPS Y13, 352(DI)
+	VMOVUPS Y14, 416(DI)
+	VMOVUPS Y15, 480(DI)
+	ADDQ $512, DI
+	ADDQ $32, R10
+	DECQ CX
+	JNE  ttloop
+ttdone:
+	VZEROUPPER
+	RET

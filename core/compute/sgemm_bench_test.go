@@ -164,3 +164,98 @@ func BenchmarkGemmAlt(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPackBRowsAlt alternates the forward product of the peers'
+// first layer (X·W1, 427×2000 by 2000×256, W1 packed: its rows are 1 KiB
+// apart) on the AVX2 kernel with W1 packed panel by panel (packB) and
+// across the panels (packBRows), each after 32 MB of other data has gone
+// through the caches (as Adam's pass does in an epoch), at one thread and
+// at two; it reports each side's median time and the median of the
+// per-round ratios panels / rows (above 1 the row order wins).
+func BenchmarkPackBRowsAlt(b *testing.B) {
+	if !hasAVX2Gemm {
+		b.Skip("no AVX2+FMA")
+	}
+	defer func(v bool) { asmPackBRows = v }(asmPackBRows)
+	rng := rand.New(rand.NewPCG(1, 1))
+	x, w := randMatrix(rng, 427, 2000, 0), randMatrix(rng, 2000, 256, 0)
+	c := NewMatrix(427, 256, nil)
+	evict := make([]float32, 8<<20)
+	evictN := len(evict)
+	if os.Getenv("PACKALT_WARM") != "" {
+		evictN = 0
+	}
+	for _, th := range []int{1, 2} {
+		b.Run(fmt.Sprintf("T%d", th), func(b *testing.B) {
+			prev := runtime.GOMAXPROCS(th)
+			defer runtime.GOMAXPROCS(prev)
+			var secs [2][]float64
+			var ratios []float64
+			for b.Loop() {
+				var r [2]float64
+				for side := range 2 {
+					for i := range evict[:evictN] {
+						evict[i]++
+					}
+					asmPackBRows = side == 1
+					t0 := time.Now()
+					sgemmAsm(kernAVX2, false, false, 427, 256, 2000, 1, x.Data, 2000, w.Data, 256, 0, c.Data, 256)
+					r[side] = time.Since(t0).Seconds() * 1e3
+					secs[side] = append(secs[side], r[side])
+				}
+				ratios = append(ratios, r[0]/r[1])
+			}
+			for side, name := range []string{"panels", "rows"} {
+				s := secs[side]
+				slices.Sort(s)
+				b.ReportMetric(s[len(s)/2], name+"-med-ms")
+			}
+			slices.Sort(ratios)
+			b.ReportMetric(ratios[len(ratios)/2], "med-ratio")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+// BenchmarkPackTransAlt alternates the input-gradient product of the
+// peers' last layer (dX = G6·W6ᵀ, 427×2000 by 2000×256 with W6 stored
+// 256×2000) on the AVX2 kernel with W6's panels packed one entry at a
+// time in Go and by packTrans16 (asmPackTrans), at one thread and at two,
+// and reports each side's median time and the median of the per-round
+// ratios Go / asm (above 1 packTrans16 wins).
+func BenchmarkPackTransAlt(b *testing.B) {
+	if !hasAVX2Gemm {
+		b.Skip("no AVX2+FMA")
+	}
+	defer func(v bool) { asmPackTrans = v }(asmPackTrans)
+	rng := rand.New(rand.NewPCG(1, 1))
+	g, w := randMatrix(rng, 427, 2000, 0), randMatrix(rng, 256, 2000, 0)
+	c := NewMatrix(427, 256, nil)
+	for _, th := range []int{1, 2} {
+		b.Run(fmt.Sprintf("T%d", th), func(b *testing.B) {
+			prev := runtime.GOMAXPROCS(th)
+			defer runtime.GOMAXPROCS(prev)
+			var secs [2][]float64
+			var ratios []float64
+			for b.Loop() {
+				var r [2]float64
+				for side := range 2 {
+					asmPackTrans = side == 1
+					t0 := time.Now()
+					sgemmAsm(kernAVX2, false, true, 427, 256, 2000, 1, g.Data, 2000, w.Data, 2000, 0, c.Data, 256)
+					r[side] = time.Since(t0).Seconds() * 1e3
+					secs[side] = append(secs[side], r[side])
+				}
+				ratios = append(ratios, r[0]/r[1])
+			}
+			for side, name := range []string{"go", "asm"} {
+				s := secs[side]
+				slices.Sort(s)
+				b.ReportMetric(s[len(s)/2], name+"-med-ms")
+			}
+			slices.Sort(ratios)
+			b.ReportMetric(ratios[len(ratios)/2], "med-ratio")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}

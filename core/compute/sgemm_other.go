@@ -52,3 +52,8 @@ func spinPause() {}
 func listNonzeros(dst *sparseTerm, src *float32, n int, k0, step int32) int {
 	panic("compute: listNonzeros without AVX2")
 }
+
+// packTrans16 is never called where hasAVX2Gemm is false.
+func packTrans16(dst, src *float32, kc, stride int) {
+	panic("compute: packTrans16 without AVX2")
+}

@@ -234,3 +234,111 @@ func TestSgemmAsmDoesNotAllocate(t *testing.T) {
 		}
 	})
 }
+
+// TestPackBRowsSameBits checks that packing a B stored in order across
+// its panels (packBRows) gives the products of packing it panel by panel,
+// bit for bit, and the float64 reference's values with C's padding
+// untouched: B's rows a multiple of 256 floats apart (so B is packed), a
+// short last panel (read as NaN padding if packBRows took it), k a few
+// rows, not a multiple of the row group, and several k blocks, on one and
+// two goroutines.
+func TestPackBRowsSameBits(t *testing.T) {
+	defer func(v bool) { asmPackBRows = v }(asmPackBRows)
+	forEachKernel(t, func(t *testing.T, kern *asmKernel) {
+		rng := rand.New(rand.NewPCG(9, 10))
+		for _, s := range []struct{ m, n, k, pad int }{
+			{30, 256, 260, 0}, {30, 250, 600, 6}, {13, 512, 9, 0}, {7, 768, 1, 0}, {427, 256, 2000, 0}, {40, 500, 131, 12},
+		} {
+			for _, procs := range []int{1, 2} {
+				prev := runtime.GOMAXPROCS(procs)
+				asmPackBRows = true
+				checkAsm(t, kern, rng, s.m, s.n, s.k, s.pad, false, false, 1, 0)
+				a, b := randMatrix(rng, s.m, s.k, s.pad), randMatrix(rng, s.k, s.n, s.pad)
+				c1, c2 := NewMatrix(s.m, s.n, nil), NewMatrix(s.m, s.n, nil)
+				sgemmAsm(kern, false, false, s.m, s.n, s.k, 1, a.Data, ld(a), b.Data, ld(b), 0, c1.Data, s.n)
+				asmPackBRows = false
+				sgemmAsm(kern, false, false, s.m, s.n, s.k, 1, a.Data, ld(a), b.Data, ld(b), 0, c2.Data, s.n)
+				runtime.GOMAXPROCS(prev)
+				for i := range c1.Data {
+					if math.Float32bits(c1.Data[i]) != math.Float32bits(c2.Data[i]) {
+						t.Fatalf("%+v, %d goroutines: entry %d is %v packed across panels, %v panel by panel", s, procs, i, c1.Data[i], c2.Data[i])
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestPackTrans16MatchesGo checks packTrans16 against the Go loop entry by
+// entry, to the bit (±0, NaN with a payload, ±Inf, subnormals), for kc a
+// multiple of 8 from 0 to 64 and strides with and without padding, and
+// that it writes nothing past kc·16 floats; and that products with B
+// transposed give the same bits with it and without it (asmPackTrans).
+func TestPackTrans16MatchesGo(t *testing.T) {
+	if !hasAVX2Gemm {
+		t.Skip("no AVX2+FMA")
+	}
+	specials := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)),
+		math.Float32frombits(0x7fc01234), math.Float32frombits(0x00000003), 1.5, -2.25}
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, stride := range []int{64, 67, 2000} {
+		for kc := 0; kc <= 64; kc += 8 {
+			if kc > stride {
+				continue
+			}
+			src := make([]float32, 16*stride)
+			for i := range src {
+				if rng.IntN(4) == 0 {
+					src[i] = specials[rng.IntN(len(specials))]
+				} else {
+					src[i] = float32(rng.NormFloat64())
+				}
+			}
+			const guard = 40
+			dst := make([]float32, kc*16+guard)
+			sentinel := math.Float32frombits(0x7fa5a5a5)
+			for i := range dst {
+				dst[i] = sentinel
+			}
+			if kc > 0 {
+				packTrans16(&dst[0], &src[0], kc, stride)
+			}
+			for kk := range kc {
+				for c := range 16 {
+					got, want := math.Float32bits(dst[kk*16+c]), math.Float32bits(src[c*stride+kk])
+					if got != want {
+						t.Fatalf("stride %d, kc %d: dst[%d·16+%d] = %#x, want %#x", stride, kc, kk, c, got, want)
+					}
+				}
+			}
+			for i := kc * 16; i < len(dst); i++ {
+				if math.Float32bits(dst[i]) != math.Float32bits(sentinel) {
+					t.Fatalf("stride %d, kc %d: wrote dst[%d], past the panel", stride, kc, i)
+				}
+			}
+		}
+	}
+	defer func(v bool) { asmPackTrans = v }(asmPackTrans)
+	for _, s := range []struct{ m, n, k, pad int }{{427, 256, 2000, 0}, {30, 40, 261, 3}, {13, 17, 7, 1}, {50, 64, 300, 0}} {
+		for _, ta := range []bool{false, true} {
+			asmPackTrans = true
+			if s.m*s.n*s.k < 1<<22 {
+				checkAsm(t, kernAVX2, rng, s.m, s.n, s.k, s.pad, ta, true, 1, 0)
+			}
+			ar, ac := s.m, s.k
+			if ta {
+				ar, ac = s.k, s.m
+			}
+			a, b := randMatrix(rng, ar, ac, s.pad), randMatrix(rng, s.n, s.k, s.pad)
+			c1, c2 := NewMatrix(s.m, s.n, nil), NewMatrix(s.m, s.n, nil)
+			sgemmAsm(kernAVX2, ta, true, s.m, s.n, s.k, 1, a.Data, ld(a), b.Data, ld(b), 0, c1.Data, s.n)
+			asmPackTrans = false
+			sgemmAsm(kernAVX2, ta, true, s.m, s.n, s.k, 1, a.Data, ld(a), b.Data, ld(b), 0, c2.Data, s.n)
+			for i := range c1.Data {
+				if math.Float32bits(c1.Data[i]) != math.Float32bits(c2.Data[i]) {
+					t.Fatalf("%+v ta=%v: entry %d is %v with packTrans16, %v without", s, ta, i, c1.Data[i], c2.Data[i])
+				}
+			}
+		}
+	}
+}

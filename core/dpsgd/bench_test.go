@@ -496,3 +496,47 @@ func alternateEpochs(b *testing.B, names [2]string, set func(side int)) {
 	b.ReportMetric(med0/med1, "med-ratio")
 	b.ReportMetric(0, "ns/op")
 }
+
+// BenchmarkNoiseSplitAlt alternates the noise of a step of the peers'
+// autoencoder (1,063,536 draws added to a gradient) on one goroutine
+// (addScaled's loop) and split (addScaledSplit), with the kernels this
+// process runs (DPSCOPE_SGEMM=avx2: the AVX2 ones), and reports each
+// side's fastest and median time in ms and the median of the per-round
+// ratios one / split (above 1 the split wins).
+func BenchmarkNoiseSplitAlt(b *testing.B) {
+	defer func(s bool) { noiseSplit = s }(noiseSplit)
+	z := make([]float32, 1063536)
+	srcs := [2]*normalSource{newNormalSource(1, 2, false), newNormalSource(1, 2, false)}
+	var t [2][]float64
+	var ratios []float64
+	for b.Loop() {
+		var r [2]float64
+		for k, src := range srcs {
+			noiseSplit = k == 1
+			t0 := time.Now()
+			src.addScaled(z, 1e-3)
+			r[k] = time.Since(t0).Seconds() * 1e3
+			t[k] = append(t[k], r[k])
+		}
+		ratios = append(ratios, r[0]/r[1])
+	}
+	med := func(x []float64) float64 {
+		y := slices.Clone(x)
+		slices.Sort(y)
+		return y[len(y)/2]
+	}
+	for k, name := range []string{"one", "split"} {
+		b.ReportMetric(slices.Min(t[k]), name+"-min-ms")
+		b.ReportMetric(med(t[k]), name+"-med-ms")
+	}
+	b.ReportMetric(med(ratios), "med-ratio")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkDPSGDEpochNoiseSplit alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with the noise on one goroutine ("one") and split
+// ("split"). See alternateEpochs; ratios above 1: the split wins.
+func BenchmarkDPSGDEpochNoiseSplit(b *testing.B) {
+	defer func(s bool) { noiseSplit = s }(noiseSplit)
+	alternateEpochs(b, [2]string{"one", "split"}, func(side int) { noiseSplit = side == 1 })
+}

@@ -3,6 +3,7 @@ package dpsgd
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -125,4 +126,73 @@ func TestNoiseVectorMatchesGo(t *testing.T) {
 			t.Errorf("%s: no draw took the slow path: the comparison does not cover it", name)
 		}
 	})
+}
+
+// TestNoiseSplitSameBits checks that addScaledSplit (the fast paths of
+// each chunk on two goroutines) adds the same noise as addScaled's loop
+// on one goroutine, bit for bit, and draws the same extra words, for
+// lengths around the block, the split threshold (8 blocks) and
+// the benchmark autoencoder's 1,063,536 parameters, per kernel set.
+func TestNoiseSplitSameBits(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Log("one CPU: Split runs both parts on this goroutine")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	defer func(s bool) { noiseSplit = s }(noiseSplit)
+	kernelSets(t, func(t *testing.T, name string, run func(func())) {
+		rng := rand.New(rand.NewPCG(4, 2))
+		slow := 0
+		for _, n := range []int{0, 1, 17, 4096, 2*zigBlock - 1, 2 * zigBlock, 8*zigBlock + 5,
+			16*zigBlock - 16, 16 * zigBlock, 16*zigBlock + 1,
+			3*16*zigBlock + 4097, 1063536} {
+			g := make([]float32, n)
+			for i := range g {
+				g[i] = float32(rng.NormFloat64())
+			}
+			split, serial := append([]float32(nil), g...), append([]float32(nil), g...)
+			a, b := newNormalSource(13, 2, false), newNormalSource(13, 2, false)
+			for range 2 { // a second call continues both streams
+				run(func() {
+					noiseSplit = true
+					a.addScaled(split, 0.37)
+					noiseSplit = false
+					b.addScaled(serial, 0.37)
+				})
+			}
+			for i := range split {
+				if math.Float32bits(split[i]) != math.Float32bits(serial[i]) {
+					t.Fatalf("%s, n = %d: g[%d] = %v split, %v on one goroutine", name, n, i, split[i], serial[i])
+				}
+			}
+			if a.extra.Uint64() != b.extra.Uint64() {
+				t.Fatalf("%s, n = %d: the slow path drew a different number of extra words", name, n)
+			}
+			if a.split != nil {
+				for _, m := range a.split.miss {
+					slow += len(m)
+				}
+			}
+		}
+		if slow == 0 {
+			t.Errorf("%s: no draw of the split path took the slow path: the comparison does not cover it", name)
+		}
+	})
+}
+
+// TestXoshiroJump checks that jumpBlocks(b) leaves every lane where
+// drawing b blocks of words does, for counts that use one, several and
+// no powers of the jump.
+func TestXoshiroJump(t *testing.T) {
+	words := make([]uint32, zigBlock)
+	for _, b := range []int{0, 1, 2, 3, 5, 8, 13, 64, 77} {
+		a := newNormalSource(7, 2, false).words.(*xoshiro8)
+		j := *a
+		for range b {
+			a.fill16(words)
+		}
+		j.jumpBlocks(b)
+		if j.s != a.s {
+			t.Fatalf("%d blocks: jumped state differs from the drawn one", b)
+		}
+	}
 }

@@ -4,6 +4,11 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/dpscope/dpscope/core/compute"
 )
 
 // Standard normal draws for the noise, by the ziggurat method of Marsaglia
@@ -99,6 +104,7 @@ type normalSource struct {
 	extra  interface{ Uint64() uint64 }
 	block  [zigBlock]uint32
 	missed [zigBlock / 16]uint16 // per 16 draws, those that missed the fast path
+	split  *noiseSplitJob        // addScaledSplit's job and buffers, made on first use
 }
 
 // zigBlock is the number of draws per block: 16 KB of words, in L1.
@@ -131,6 +137,12 @@ func newNormalSource(seed, stream uint64, secure bool) *normalSource {
 // fast path, m < fast[i], gives ±(2m+1)·w[i]; slowNormal finishes the
 // rest, in order, after the block's fast path.
 func (n *normalSource) addScaled(g []float32, std float32) {
+	if x, ok := n.words.(*xoshiro8); ok && noiseSplit && (hasAVX512 || hasAVX2) &&
+		len(g) >= noiseSplitMin && runtime.GOMAXPROCS(0) >= 2 {
+		full := len(g) / zigBlock * zigBlock
+		n.addScaledSplit(x, g[:full], std)
+		g = g[full:]
+	}
 	for len(g) > 0 {
 		k := min(len(g), zigBlock)
 		words := n.block[:(k+15)&^15]
@@ -145,6 +157,123 @@ func (n *normalSource) addScaled(g []float32, std float32) {
 		zigAddScalar(g[done:k], words[done:k], std, n)
 		g = g[k:]
 	}
+}
+
+// noiseSplitMin is the least number of draws addScaled shares between two
+// goroutines: compute.Split's own threshold, 8 blocks.
+const noiseSplitMin = 8 * zigBlock
+
+// noiseSplit says whether addScaled shares its full blocks between two
+// goroutines (addScaledSplit); a variable for the tests and benchmarks
+// that compare the two ways.
+var noiseSplit = true
+
+// noiseMiss is a draw that missed the vector kernel's fast path: its index
+// in the gradient and its word.
+type noiseMiss struct {
+	i int
+	w uint32
+}
+
+// noisePart is the buffers of one goroutine of addScaledSplit: a block's
+// words and misses, as normalSource's.
+type noisePart struct {
+	block  [zigBlock]uint32
+	missed [zigBlock / 16]uint16
+}
+
+// noiseChunk is the number of blocks addScaledSplit deals to a goroutine
+// at a time: 32K draws, about 30 µs of work. Dealt in chunks, a goroutine
+// that starts late or loses its core to another process takes fewer
+// chunks instead of holding the other up (with two fixed halves the noise
+// took 1.3–1.6× as long as on one goroutine while other processes held
+// the cores); the jump to a chunk is 8 table lookups a state word.
+const noiseChunk = 8
+
+// noiseSplitJob is addScaledSplit's compute.RangeJob: two workers that
+// take chunks of the full blocks in turn.
+type noiseSplitJob struct {
+	x0, end xoshiro8 // the words' state at block 0, and after the last block
+	g       []float32
+	std     float32
+	blocks  int
+	next    atomic.Int64  // the next chunk to take
+	miss    [][]noiseMiss // per chunk, the draws left for the slow path, in order
+	parts   [2]noisePart  // each worker's buffers
+}
+
+// Run takes chunks until none is left: part lo of two (compute.Split with
+// n = 2). Each chunk's blocks are drawn and added as addScaled's loop does
+// (each block's words in L1), from the generator's state jumped to the
+// chunk's first block, and the misses listed.
+func (j *noiseSplitJob) Run(lo, hi int) {
+	p := &j.parts[min(lo, 1)]
+	chunks := (j.blocks + noiseChunk - 1) / noiseChunk
+	x, at := j.x0, 0 // x is the state at block at
+	for {
+		c := int(j.next.Add(1)) - 1
+		if c >= chunks {
+			return
+		}
+		b0 := c * noiseChunk
+		x.jumpBlocks(b0 - at)
+		miss := j.miss[c][:0]
+		for b := b0; b < min(b0+noiseChunk, j.blocks); b++ {
+			s := b * zigBlock
+			x.fill16(p.block[:])
+			done := zigAddVector(j.g[s:s+zigBlock], p.block[:], p.missed[:], j.std)
+			for k := range done / 16 {
+				for m := p.missed[k]; m != 0; m &= m - 1 {
+					i := 16*k + bits.TrailingZeros16(m)
+					miss = append(miss, noiseMiss{s + i, p.block[i]})
+				}
+			}
+			// Draws past the kernel's (none with a vector kernel):
+			// slowNormal gives a fast-path word its fast value, as
+			// zigAddScalar does.
+			for i := done; i < zigBlock; i++ {
+				miss = append(miss, noiseMiss{s + i, p.block[i]})
+			}
+		}
+		j.miss[c] = miss
+		at = min(b0+noiseChunk, j.blocks)
+		if at == j.blocks {
+			j.end = x
+		}
+	}
+}
+
+// addScaledSplit is addScaled on g, a whole number of blocks, with the
+// blocks dealt in chunks to two goroutines (compute.Split). A goroutine
+// starts each chunk from the generator's state jumped ahead by the words
+// of the blocks before it (xoshiro8.jumpBlocks), so each block gets the
+// same words as in addScaled's loop, and each draw that misses the fast
+// path is finished here afterwards, in the loop's order, drawing the same
+// extra words: every g[k] sees the same operations, so the result is the
+// same bit for bit (TestNoiseSplitSameBits). The whole step's words drawn
+// first and shared out left L2 and were slower than one goroutine
+// (speed10); here each goroutine keeps its block in L1.
+func (n *normalSource) addScaledSplit(x *xoshiro8, g []float32, std float32) {
+	if n.split == nil {
+		n.split = new(noiseSplitJob)
+	}
+	j := n.split
+	j.x0, j.g, j.std, j.blocks = *x, g, std, len(g)/zigBlock
+	chunks := (j.blocks + noiseChunk - 1) / noiseChunk
+	for len(j.miss) < chunks {
+		// 0.43 % of a chunk's 32,768 draws miss, 141 ± 12: room for
+		// 512, so that a step allocates nothing after the first.
+		j.miss = append(j.miss, make([]noiseMiss, 0, 512))
+	}
+	j.next.Store(0)
+	compute.Split(2, 1, compute.SplitMin, j)
+	for c := range chunks {
+		for _, m := range j.miss[c] {
+			g[m.i] += float32(std * n.slowNormal(m.w))
+		}
+	}
+	*x = j.end
+	j.g = nil
 }
 
 // zigAddScalar is addScaled's work for one run of words in Go: the
@@ -270,5 +399,124 @@ func (c chachaWords) fill16(dst []uint32) {
 	for k := 0; k < len(dst); k += 2 {
 		r := c.ChaCha8.Uint64()
 		dst[k], dst[k+1] = uint32(r), uint32(r>>32)
+	}
+}
+
+// gf2Map is a linear map of xoshiro256's 256-bit state over GF(2) (its
+// state transition is linear; only the ++ output is not): col[j] is the
+// image of bit j, bit j%64 of state word j/64.
+type gf2Map [256][4]uint64
+
+// gf2Table is a gf2Map as 64 tables of 16 images, one per 4 bits of the
+// state: applying it is 64 lookups (about 0.1 µs against 1.2 for
+// gf2Map.apply's bit by bit).
+type gf2Table [64][16][4]uint64
+
+// table returns m's gf2Table.
+func (m *gf2Map) table() *gf2Table {
+	t := new(gf2Table)
+	for q := range t {
+		for v := range 16 {
+			for b := range 4 {
+				if v>>b&1 == 1 {
+					c := &m[4*q+b]
+					t[q][v][0] ^= c[0]
+					t[q][v][1] ^= c[1]
+					t[q][v][2] ^= c[2]
+					t[q][v][3] ^= c[3]
+				}
+			}
+		}
+	}
+	return t
+}
+
+// apply returns the image of s.
+func (t *gf2Table) apply(s [4]uint64) (r [4]uint64) {
+	for w := range 4 {
+		x := s[w]
+		for q := 16 * w; q < 16*w+16; q++ {
+			c := &t[q][x&15]
+			r[0] ^= c[0]
+			r[1] ^= c[1]
+			r[2] ^= c[2]
+			r[3] ^= c[3]
+			x >>= 4
+		}
+	}
+	return r
+}
+
+// apply returns the image of s.
+func (m *gf2Map) apply(s [4]uint64) (r [4]uint64) {
+	for w := range 4 {
+		for x := s[w]; x != 0; x &= x - 1 {
+			c := &m[64*w+bits.TrailingZeros64(x)]
+			r[0] ^= c[0]
+			r[1] ^= c[1]
+			r[2] ^= c[2]
+			r[3] ^= c[3]
+		}
+	}
+	return r
+}
+
+// then returns the map m followed by a.
+func (m *gf2Map) then(a *gf2Map) *gf2Map {
+	r := new(gf2Map)
+	for j := range r {
+		r[j] = a.apply(m[j])
+	}
+	return r
+}
+
+// xoJumps holds pow[i], the map of 2^i blocks' steps (2^i·zigBlock/16
+// steps of xoshiro256, each lane's share of 2^i blocks of words), made as
+// needed: 8 squarings of one step for pow[0], one more for each next.
+var xoJumps struct {
+	sync.Mutex
+	pow []*gf2Map
+	tab []*gf2Table // pow's tables
+}
+
+// xoJump returns the table of the map of 2^i blocks' steps.
+func xoJump(i int) *gf2Table {
+	xoJumps.Lock()
+	defer xoJumps.Unlock()
+	for len(xoJumps.pow) <= i {
+		if len(xoJumps.pow) == 0 {
+			m := new(gf2Map)
+			for j := range m {
+				var e [4]uint64
+				e[j/64] = 1 << (j % 64)
+				_, m[j][0], m[j][1], m[j][2], m[j][3] = xoshiroNext(e[0], e[1], e[2], e[3])
+			}
+			for range bits.TrailingZeros(zigBlock / (2 * xoLanes)) {
+				m = m.then(m)
+			}
+			xoJumps.pow = append(xoJumps.pow, m)
+			continue
+		}
+		last := xoJumps.pow[len(xoJumps.pow)-1]
+		xoJumps.pow = append(xoJumps.pow, last.then(last))
+	}
+	for len(xoJumps.tab) < len(xoJumps.pow) {
+		xoJumps.tab = append(xoJumps.tab, xoJumps.pow[len(xoJumps.tab)].table())
+	}
+	return xoJumps.tab[i]
+}
+
+// jumpBlocks advances every lane by the steps that fill16 takes for
+// blocks blocks of zigBlock words, without drawing them.
+func (x *xoshiro8) jumpBlocks(blocks int) {
+	for i := 0; blocks>>i != 0; i++ {
+		if blocks>>i&1 == 0 {
+			continue
+		}
+		m := xoJump(i)
+		for l := range xoLanes {
+			s := m.apply([4]uint64{x.s[0][l], x.s[1][l], x.s[2][l], x.s[3][l]})
+			x.s[0][l], x.s[1][l], x.s[2][l], x.s[3][l] = s[0], s[1], s[2], s[3]
+		}
 	}
 }
