@@ -1,0 +1,85 @@
+package sounddcan
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/dpscope/dpscope/core/method/dppca"
+	"github.com/dpscope/dpscope/internal/fixture"
+)
+
+// TestOffsetOption: offset=dir reaches the stage as dppca's Offset and
+// changes nothing else of its options; offset=off is the default; other
+// values are refused.
+func TestOffsetOption(t *testing.T) {
+	def := mustParse(t, nil)
+	ddo, err := def.dppcaOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := mustParse(t, map[string]string{"offset": "dir"})
+	if o.Offset != dppca.OffsetDir || o.String() == def.String() {
+		t.Errorf("offset=dir resolves to %s", o)
+	}
+	do, err := o.dppcaOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if do.Offset != dppca.OffsetDir || ddo.Offset == dppca.OffsetDir {
+		t.Errorf("offset: the stage's %q (default %q), want dir (not dir)", do.Offset, ddo.Offset)
+	}
+	do.Offset = ddo.Offset
+	if !reflect.DeepEqual(do, ddo) {
+		t.Errorf("offset=dir: the stage's options\n%+v\nwant the default's\n%+v", do, ddo)
+	}
+	if off := mustParse(t, map[string]string{"offset": "off"}); !reflect.DeepEqual(off, def) {
+		t.Errorf("offset=off resolves to %s, want the default %s", off, def)
+	}
+	if _, err := Parse(map[string]string{"offset": "x"}); err == nil {
+		t.Error("offset=x: no error")
+	}
+	if _, err := Parse(map[string]string{"offset": "dir", "prep": "public"}); err == nil {
+		t.Error("offset=dir prep=public: no error (dppca refuses it)")
+	}
+}
+
+// TestOffset: under offset=dir alone and in the combination with dppca's
+// rows (genes=whole:18 target=1000 offset=dir), where the stage's
+// prediction fires (a small ε) and where it does not, the engine's ledger
+// composes to at most the target and within 1 %, and it holds the
+// offset's release exactly when the stage's preprocessing made it (the
+// mechanisms recorded are the stage's as they ran); where it fired and
+// the direction was long, it was projected out of the rows.
+func TestOffset(t *testing.T) {
+	d := fixture.Separated(4, 250, 200, 3)
+	fired := false
+	for _, opts := range []map[string]string{{"offset": "dir"}, {"offset": "dir", "genes": "whole:18", "target": "1000"}} {
+		for _, eps := range []float64{0.5, 8} {
+			e, _ := runTest(t, d, fixture.SoundConfig(eps, variantSeed, opts))
+			_, got := ledgerBudget(t, e)
+			if got > eps || got < 0.99*eps {
+				t.Errorf("%v ε %g: the ledger composes to ε %.9g, want at most the target and within 1 %%", opts, eps, got)
+			}
+			out := e.Outcome()
+			if out == nil {
+				t.Fatalf("%v ε %g: no outcome", opts, eps)
+			}
+			st := out.Start
+			has := slices.Contains(e.Ledger().Components(), dppca.MechOffset)
+			if made := st.Plan.Offset > 0; has != made {
+				t.Errorf("%v ε %g: the ledger holds the offset's release %v, the stage made it %v", opts, eps, has, made)
+			}
+			if st.Plan.Offset > 0 {
+				fired = true
+				if st.Matrix.OffsetRemoved != (st.Matrix.OffsetLen >= 0.5) {
+					t.Errorf("%v ε %g: offset length %.3f, removed %v", opts, eps, st.Matrix.OffsetLen, st.Matrix.OffsetRemoved)
+				}
+			}
+			t.Logf("%v ε %g: ledger ε %.6g, offset predicted %.3g·R, released %v, length %.3f, removed %v, h %d", opts, eps, got, st.Matrix.OffsetPred, st.Plan.Offset > 0, st.Matrix.OffsetLen, st.Matrix.OffsetRemoved, st.Matrix.H)
+		}
+	}
+	if !fired {
+		t.Error("the offset's prediction fired in no case: the test reads nothing of its release")
+	}
+}
