@@ -3,6 +3,7 @@ package sounddcan
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/dpscope/dpscope/core/method/dppca"
@@ -81,5 +82,30 @@ func TestOffset(t *testing.T) {
 	}
 	if !fired {
 		t.Error("the offset's prediction fired in no case: the test reads nothing of its release")
+	}
+}
+
+// TestGenesAlone: genes=alone:18 reads dppca's own rule at the whole
+// run's μ without grow's floor of 200 (h = ñ·μ/18 within [50, 1000]); it
+// prints as given and is whole:18 where that rule gives at least 200.
+func TestGenesAlone(t *testing.T) {
+	o := mustParse(t, map[string]string{"genes": "alone:18"})
+	w := mustParse(t, map[string]string{"genes": "whole:18"})
+	if !o.GenesWhole || o.GenesFloor != 0 || o.GenesScale != 18 || w.GenesFloor != dppca.DefaultGenes {
+		t.Fatalf("alone:18 resolves to %+v", o)
+	}
+	if !strings.Contains(o.String(), "genes=alone:18") {
+		t.Errorf("alone:18 prints as %s", o)
+	}
+	for _, c := range []struct {
+		n, mu float64
+		want  int
+	}{{2000, 0.9, 100}, {300, 0.9, 50}, {2700, 1.7, 255}, {1e5, 1, 1000}} {
+		if got := o.scaledGenes(c.n, c.mu); got != c.want {
+			t.Errorf("alone:18 at ñ %g, μ %g: h %d, want %d", c.n, c.mu, got, c.want)
+		}
+		if got, want := w.scaledGenes(c.n, c.mu), max(c.want, dppca.DefaultGenes); got != want {
+			t.Errorf("whole:18 at ñ %g, μ %g: h %d, want %d", c.n, c.mu, got, want)
+		}
 	}
 }

@@ -83,6 +83,10 @@ type Options struct {
 	// it runs alone with the whole budget (dppca.DefaultGenesScale), so
 	// the start reads at least the genes dppca would (the thirteenth
 	// session's diagnosis: at ε 8 the stage read 0.67–0.78 of dppca's h).
+	// "genes=alone:S" is whole:S without the floor (GenesFloor 0): h =
+	// ñ·μ/S within [50, 1000] at the whole run's μ, at S = 18 dppca's own
+	// rule as it runs alone (the twentieth session's second part,
+	// docs/RESULTS.md "sdcan26", builds the start's rows as dppca's).
 	GenesWhole bool
 	// GenesRulesAtDefault ("genes=start:S": whole:S for the start's
 	// matrix) makes every rule that reads ρ (the staged split, net=rho,
@@ -485,7 +489,7 @@ func Parse(vals map[string]string) (Options, error) {
 		case key == "genes" && v == "auto":
 			o.Genes = dppca.GenesAuto
 			continue
-		case key == "genes" && (strings.HasPrefix(v, "auto:") || strings.HasPrefix(v, "grow:") || strings.HasPrefix(v, "whole:") || strings.HasPrefix(v, "start:")):
+		case key == "genes" && (strings.HasPrefix(v, "auto:") || strings.HasPrefix(v, "grow:") || strings.HasPrefix(v, "whole:") || strings.HasPrefix(v, "start:") || strings.HasPrefix(v, "alone:")):
 			// auto:S and grow:S share the scale; grow:S adds today's fixed h
 			// as the floor
 			form, scale, _ := strings.Cut(v, ":")
@@ -500,7 +504,9 @@ func Parse(vals map[string]string) (Options, error) {
 			if form == "grow" || form == "whole" || form == "start" {
 				o.GenesFloor = dppca.DefaultGenes
 			}
-			o.GenesWhole = form == "whole" || form == "start"
+			// alone:S is whole:S without grow's floor: dppca's own rule as
+			// it runs alone, h = ñ·μ/S within [50, 1000] at the whole μ
+			o.GenesWhole = form == "whole" || form == "start" || form == "alone"
 			o.GenesRulesAtDefault = form == "start"
 			continue
 		case key == "p" && v == "auto":
@@ -721,8 +727,8 @@ func (o Options) Validate() error {
 		return optf("option genes has scale %g with h %d, must be auto:S with S in [%g, %g]", o.GenesScale, o.Genes, GenesScaleMin, GenesScaleMax)
 	case o.GenesRulesAtDefault && !o.GenesWhole:
 		return optf("option genes reads the rules at the default's h without whole, must be start:S")
-	case o.GenesWhole && o.GenesFloor == 0:
-		return optf("option genes is whole with no floor, must be whole:S (grow:S's floor)")
+	case o.GenesWhole && o.GenesScale == 0:
+		return optf("option genes is whole with no scale, must be whole:S or alone:S")
 	case o.GenesFloor != 0 && (o.GenesScale == 0 || o.GenesFloor < dppca.GenesAutoMin || o.GenesFloor > dppca.GenesAutoMax):
 		return optf("option genes has floor %d with scale %g, must be grow:S (a floor needs a scale; floor in [%d, %d])", o.GenesFloor, o.GenesScale, dppca.GenesAutoMin, dppca.GenesAutoMax)
 	case o.PSpan && o.PRule != dppca.PRuleFixed:
@@ -929,6 +935,9 @@ func (o Options) String() string {
 		}
 		if o.GenesWhole {
 			genes = "whole:" + strconv.FormatFloat(o.GenesScale, 'g', -1, 64)
+			if o.GenesFloor == 0 {
+				genes = "alone:" + strconv.FormatFloat(o.GenesScale, 'g', -1, 64)
+			}
 		}
 		if o.GenesRulesAtDefault {
 			genes = "start:" + strconv.FormatFloat(o.GenesScale, 'g', -1, 64)
