@@ -1,6 +1,7 @@
 package sounddcan
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -107,5 +108,44 @@ func TestGenesAlone(t *testing.T) {
 		if got, want := w.scaledGenes(c.n, c.mu), max(c.want, dppca.DefaultGenes); got != want {
 			t.Errorf("whole:18 at ñ %g, μ %g: h %d, want %d", c.n, c.mu, got, want)
 		}
+	}
+}
+
+// TestGenesAloneStart: under genes=alonestart:18 the staged split reads ρ
+// at the default's h (grow:19 at the stage's μ), so its ρ and its
+// decision are the default's draw for draw, while the start's h is
+// dppca's rule at the whole μ (alone:18's, no floor); alone:18 reads ρ at
+// its own h.
+func TestGenesAloneStart(t *testing.T) {
+	d := fixture.Separated(4, 250, 200, 3)
+	src, err := dppca.NewSource(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := mustParse(t, map[string]string{"genes": "alonestart:18"})
+	if !o.GenesRulesAtDefault || o.GenesFloor != 0 || !strings.Contains(o.String(), "genes=alonestart:18") {
+		t.Fatalf("alonestart:18 resolves to %s", o)
+	}
+	a := mustParse(t, map[string]string{"genes": "alone:18"})
+	def := mustParse(t, nil)
+	for _, eps := range []float64{1, 4} {
+		plan := func(o Options) Plan {
+			pl, err := NewPlan(src, true, eps, 1e-5, o, rand.New(rand.NewPCG(1, 2)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return pl
+		}
+		pd, po, pa := plan(def), plan(o), plan(a)
+		if po.Rho != pd.Rho || po.NetOff != pd.NetOff {
+			t.Errorf("ε %g: alonestart's ρ %v (network off %v), the default's %v (%v)", eps, po.Rho, po.NetOff, pd.Rho, pd.NetOff)
+		}
+		if po.DPPCA.H != pa.DPPCA.H || po.DPPCA.H >= pd.DPPCA.H {
+			t.Errorf("ε %g: alonestart's h %d, alone's %d, the default's %d; want alone's, below the default's floor", eps, po.DPPCA.H, pa.DPPCA.H, pd.DPPCA.H)
+		}
+		if pa.Rho == pd.Rho {
+			t.Errorf("ε %g: alone's ρ is the default's (%v): the test cannot tell them apart", eps, pa.Rho)
+		}
+		t.Logf("ε %g: h default %d, alone %d, alonestart %d; ρ %.4f, %.4f, %.4f", eps, pd.DPPCA.H, pa.DPPCA.H, po.DPPCA.H, pd.Rho, pa.Rho, po.Rho)
 	}
 }

@@ -87,6 +87,8 @@ type Options struct {
 	// ñ·μ/S within [50, 1000] at the whole run's μ, at S = 18 dppca's own
 	// rule as it runs alone (the twentieth session's second part,
 	// docs/RESULTS.md "sdcan26", builds the start's rows as dppca's).
+	// "genes=alonestart:S" is alone:S with start:S's rules read at the
+	// default's h (GenesRulesAtDefault).
 	GenesWhole bool
 	// GenesRulesAtDefault ("genes=start:S": whole:S for the start's
 	// matrix) makes every rule that reads ρ (the staged split, net=rho,
@@ -489,7 +491,7 @@ func Parse(vals map[string]string) (Options, error) {
 		case key == "genes" && v == "auto":
 			o.Genes = dppca.GenesAuto
 			continue
-		case key == "genes" && (strings.HasPrefix(v, "auto:") || strings.HasPrefix(v, "grow:") || strings.HasPrefix(v, "whole:") || strings.HasPrefix(v, "start:") || strings.HasPrefix(v, "alone:")):
+		case key == "genes" && (strings.HasPrefix(v, "auto:") || strings.HasPrefix(v, "grow:") || strings.HasPrefix(v, "whole:") || strings.HasPrefix(v, "start:") || strings.HasPrefix(v, "alone:") || strings.HasPrefix(v, "alonestart:")):
 			// auto:S and grow:S share the scale; grow:S adds today's fixed h
 			// as the floor
 			form, scale, _ := strings.Cut(v, ":")
@@ -506,8 +508,9 @@ func Parse(vals map[string]string) (Options, error) {
 			}
 			// alone:S is whole:S without grow's floor: dppca's own rule as
 			// it runs alone, h = ñ·μ/S within [50, 1000] at the whole μ
-			o.GenesWhole = form == "whole" || form == "start" || form == "alone"
-			o.GenesRulesAtDefault = form == "start"
+			// alonestart:S is alone:S with start:S's rules at the default's h
+			o.GenesWhole = form == "whole" || form == "start" || form == "alone" || form == "alonestart"
+			o.GenesRulesAtDefault = form == "start" || form == "alonestart"
 			continue
 		case key == "p" && v == "auto":
 			o.P, o.PRule = 0, dppca.PRuleEdge
@@ -941,6 +944,9 @@ func (o Options) String() string {
 		}
 		if o.GenesRulesAtDefault {
 			genes = "start:" + strconv.FormatFloat(o.GenesScale, 'g', -1, 64)
+			if o.GenesFloor == 0 {
+				genes = "alonestart:" + strconv.FormatFloat(o.GenesScale, 'g', -1, 64)
+			}
 		}
 	}
 	over := strconv.Itoa(o.Over)
