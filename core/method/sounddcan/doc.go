@@ -624,4 +624,23 @@
 // 36 cells, 2 SE 0.0065 and 0.0068), and target=1000 lost on the mb
 // shape (−0.11 and −0.10 at ε 4 and 8; −0.0072 over the 36 cells), so
 // no rule was written and no fresh draw was used. The defaults are unchanged.
+//
+// Twentieth session, second part (docs/RESULTS.md, "sdcan26"): the
+// start's rows built as dppca's. Three options, none a default: offset=dir
+// (Options.Offset) passes dppca's offset removal to the stage (its share
+// in dppca's plan; the ledger records the stage's mechanisms as they ran,
+// so it holds the offset's release exactly when the stage made it);
+// genes=alone:S is whole:S without the floor of 200 (at S = 18 dppca's
+// own rule, h = ñ·μ/18 within 50–1000 at the whole μ); genes=alonestart:S
+// is alone:S with the rules that read ρ at the default's h. Label-free, on
+// pbmc_4k and mouse_bladder at ε 8 the combination genes=alone:18
+// target=1000 offset=dir leaves every cluster filled and the capture and
+// oracle level (the offset's prediction does not fire there); at small
+// n·ε it fills clusters (2,000 cells at ε 2–4: 5.3 → 7.3 of 8). On
+// development draws 400–408 (G13/G14's shapes, ε 2–16, seeds 0–2) both
+// alone:18 and alonestart:18 with target=1000 offset=dir held G20's (a)
+// narrowly (+0.029 and +0.031 over the 36 cells) and failed (c) on one
+// cell each (mb ε 4 −0.165; simlinoff12 ε 2 −0.173), winning most at
+// small n·ε (300 cells +0.16 to +0.22 at every ε). No rule G22 was
+// written; the defaults are unchanged.
 package sounddcan

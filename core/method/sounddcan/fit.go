@@ -129,7 +129,7 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 		return nil, err
 	}
 	stageMechs := pl.DPPCA.Mechanisms()
-	if o.Start == StartAlone {
+	if o.Start == StartAlone || o.Offset != "" {
 		// what dppca's own engine records: the plan after p was chosen
 		// (the same μ; WithP re-splits the k-means share)
 		stageMechs = start.Plan.Mechanisms()

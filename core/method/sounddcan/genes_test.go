@@ -193,9 +193,9 @@ func TestGenesWhole(t *testing.T) {
 		}
 	}
 	bad := o
-	bad.GenesFloor = 0
+	bad.GenesScale = 0 // (without a floor it is alone:S, TestGenesAlone)
 	if err := bad.Validate(); err == nil || !errors.Is(err, ErrOptions) {
-		t.Errorf("whole without a floor validates (%v)", err)
+		t.Errorf("whole without a scale validates (%v)", err)
 	}
 	if h := o.handoff(); h.GenesWhole {
 		t.Error("handoff keeps genes=whole")

@@ -83,6 +83,12 @@ type Options struct {
 	// it runs alone with the whole budget (dppca.DefaultGenesScale), so
 	// the start reads at least the genes dppca would (the thirteenth
 	// session's diagnosis: at ε 8 the stage read 0.67–0.78 of dppca's h).
+	// "genes=alone:S" is whole:S without the floor (GenesFloor 0): h =
+	// ñ·μ/S within [50, 1000] at the whole run's μ, at S = 18 dppca's own
+	// rule as it runs alone (the twentieth session's second part,
+	// docs/RESULTS.md "sdcan26", builds the start's rows as dppca's).
+	// "genes=alonestart:S" is alone:S with start:S's rules read at the
+	// default's h (GenesRulesAtDefault).
 	GenesWhole bool
 	// GenesRulesAtDefault ("genes=start:S": whole:S for the start's
 	// matrix) makes every rule that reads ρ (the staged split, net=rho,
@@ -193,6 +199,22 @@ type Options struct {
 	// ARI, so no rule was written. Under start=alone it replaces dppca's
 	// own avg.
 	Avg int
+	// Offset ("offset": off, the default, or dir) is the dppca stage's
+	// option offset (dppca.Options.Offset; start=alone keeps dppca's own
+	// default, dir): under dir the stage's private preprocessing, when its
+	// public prediction fires, releases the rows' mean unit direction
+	// (ShareOffset of the stage's μ², from its k-means share) and projects
+	// it out of every scaled row before the clip; when it does not fire
+	// nothing is released and the share returns to the k-means. dppca's
+	// plan carries that share, and the run's ledger records the stage's
+	// mechanisms as they ran (Outcome.Plan). Why (docs/RESULTS.md,
+	// "sdcan26"): the twentieth session found the start at a noise-free
+	// k-means fixed point of its own rows on the shared sets, so only the
+	// rows can move it; dppca's rows differ from the stage's in h, the
+	// total and this offset, and h and the total alone were judged and
+	// failed. The combination (genes=whole:18 target=1000 offset=dir)
+	// builds the start's rows as dppca's.
+	Offset dppca.Offset
 	// Subspace ("subspace": off, test or edge) is the spectral test after
 	// the start (subspaceAccurate): test leaves the network out when the
 	// start's released spectrum says its private subspace is already
@@ -456,7 +478,7 @@ const (
 )
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff", "rounds", "netdim", "sideclip", "rhoclip", "labels", "weights", "refill", "split", "avg"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff", "rounds", "netdim", "sideclip", "rhoclip", "labels", "weights", "refill", "split", "avg", "offset"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -469,7 +491,7 @@ func Parse(vals map[string]string) (Options, error) {
 		case key == "genes" && v == "auto":
 			o.Genes = dppca.GenesAuto
 			continue
-		case key == "genes" && (strings.HasPrefix(v, "auto:") || strings.HasPrefix(v, "grow:") || strings.HasPrefix(v, "whole:") || strings.HasPrefix(v, "start:")):
+		case key == "genes" && (strings.HasPrefix(v, "auto:") || strings.HasPrefix(v, "grow:") || strings.HasPrefix(v, "whole:") || strings.HasPrefix(v, "start:") || strings.HasPrefix(v, "alone:") || strings.HasPrefix(v, "alonestart:")):
 			// auto:S and grow:S share the scale; grow:S adds today's fixed h
 			// as the floor
 			form, scale, _ := strings.Cut(v, ":")
@@ -484,8 +506,11 @@ func Parse(vals map[string]string) (Options, error) {
 			if form == "grow" || form == "whole" || form == "start" {
 				o.GenesFloor = dppca.DefaultGenes
 			}
-			o.GenesWhole = form == "whole" || form == "start"
-			o.GenesRulesAtDefault = form == "start"
+			// alone:S is whole:S without grow's floor: dppca's own rule as
+			// it runs alone, h = ñ·μ/S within [50, 1000] at the whole μ
+			// alonestart:S is alone:S with start:S's rules at the default's h
+			o.GenesWhole = form == "whole" || form == "start" || form == "alone" || form == "alonestart"
+			o.GenesRulesAtDefault = form == "start" || form == "alonestart"
 			continue
 		case key == "p" && v == "auto":
 			o.P, o.PRule = 0, dppca.PRuleEdge
@@ -587,6 +612,14 @@ func Parse(vals map[string]string) (Options, error) {
 			o.Avg = n
 			if n == 1 {
 				o.Avg = 0 // the default, as given
+			}
+		case "offset":
+			if v != string(dppca.OffsetOff) && v != string(dppca.OffsetDir) {
+				return Options{}, optf("option offset is %q, must be %s or %s", v, dppca.OffsetOff, dppca.OffsetDir)
+			}
+			o.Offset = dppca.Offset(v)
+			if o.Offset == dppca.OffsetOff {
+				o.Offset = "" // the default, as given
 			}
 		case "split":
 			f, err := strconv.ParseFloat(v, 64)
@@ -697,8 +730,8 @@ func (o Options) Validate() error {
 		return optf("option genes has scale %g with h %d, must be auto:S with S in [%g, %g]", o.GenesScale, o.Genes, GenesScaleMin, GenesScaleMax)
 	case o.GenesRulesAtDefault && !o.GenesWhole:
 		return optf("option genes reads the rules at the default's h without whole, must be start:S")
-	case o.GenesWhole && o.GenesFloor == 0:
-		return optf("option genes is whole with no floor, must be whole:S (grow:S's floor)")
+	case o.GenesWhole && o.GenesScale == 0:
+		return optf("option genes is whole with no scale, must be whole:S or alone:S")
 	case o.GenesFloor != 0 && (o.GenesScale == 0 || o.GenesFloor < dppca.GenesAutoMin || o.GenesFloor > dppca.GenesAutoMax):
 		return optf("option genes has floor %d with scale %g, must be grow:S (a floor needs a scale; floor in [%d, %d])", o.GenesFloor, o.GenesScale, dppca.GenesAutoMin, dppca.GenesAutoMax)
 	case o.PSpan && o.PRule != dppca.PRuleFixed:
@@ -738,6 +771,9 @@ func (o Options) Validate() error {
 	case dppca.PrepPrivate, dppca.PrepPublic:
 	default:
 		return optf("option prep is %q, must be %s or %s", o.Prep, dppca.PrepPrivate, dppca.PrepPublic)
+	}
+	if o.Offset == dppca.OffsetDir && o.Prep != dppca.PrepPrivate {
+		return optf("option offset=%s needs prep=%s (public statistics leave no noisy offset)", dppca.OffsetDir, dppca.PrepPrivate)
 	}
 	if o.Shrink != ShrinkJS && o.Shrink != ShrinkOff {
 		return optf("option shrink is %q, must be %s or %s", o.Shrink, ShrinkJS, ShrinkOff)
@@ -849,6 +885,9 @@ func (o Options) dppcaOptions() (dppca.Options, error) {
 		do.Split = cmp.Or(o.Split, do.Split)
 		do.Avg = cmp.Or(o.Avg, do.Avg)
 		do.HeldAvg = o.Avg
+		if o.Offset != "" {
+			do.Offset = o.Offset
+		}
 		return do.Resolve()
 	}
 	if o.Start == StartDPPCA {
@@ -858,13 +897,13 @@ func (o Options) dppcaOptions() (dppca.Options, error) {
 		if o.Over == 1 {
 			over = dppca.OverAuto
 		}
-		return dppca.Options{P: o.P, PRule: o.PRule, T: o.stageT(dppca.DefaultT), Genes: o.Genes, Prep: o.Prep, K: o.K, Over: over, Target: o.fixedTarget(), Split: o.Split, Avg: o.Avg, HeldAvg: o.Avg}.Resolve()
+		return dppca.Options{P: o.P, PRule: o.PRule, T: o.stageT(dppca.DefaultT), Genes: o.Genes, Prep: o.Prep, K: o.K, Over: over, Target: o.fixedTarget(), Split: o.Split, Avg: o.Avg, HeldAvg: o.Avg, Offset: o.Offset}.Resolve()
 	}
 	// start=merge: where fewer than K pieces clear the bar at the stage's
 	// merge, the weighted ones and then the heaviest others, as the
 	// head's merge (not dppca's first K pieces); the factor is the
 	// plan's, set by Fit
-	return dppca.Options{P: o.P, PRule: o.PRule, T: o.stageT(dppcaStageRounds), Genes: o.Genes, Prep: o.Prep, K: o.K, Target: o.fixedTarget(), HeldFill: o.Start == StartMerge, Split: o.Split, Avg: o.Avg, HeldAvg: o.Avg}.Resolve()
+	return dppca.Options{P: o.P, PRule: o.PRule, T: o.stageT(dppcaStageRounds), Genes: o.Genes, Prep: o.Prep, K: o.K, Target: o.fixedTarget(), HeldFill: o.Start == StartMerge, Split: o.Split, Avg: o.Avg, HeldAvg: o.Avg, Offset: o.Offset}.Resolve()
 }
 
 // stageT is option rounds, or def when it is not given.
@@ -899,9 +938,15 @@ func (o Options) String() string {
 		}
 		if o.GenesWhole {
 			genes = "whole:" + strconv.FormatFloat(o.GenesScale, 'g', -1, 64)
+			if o.GenesFloor == 0 {
+				genes = "alone:" + strconv.FormatFloat(o.GenesScale, 'g', -1, 64)
+			}
 		}
 		if o.GenesRulesAtDefault {
 			genes = "start:" + strconv.FormatFloat(o.GenesScale, 'g', -1, 64)
+			if o.GenesFloor == 0 {
+				genes = "alonestart:" + strconv.FormatFloat(o.GenesScale, 'g', -1, 64)
+			}
 		}
 	}
 	over := strconv.Itoa(o.Over)
@@ -928,6 +973,9 @@ func (o Options) String() string {
 	}
 	if o.Avg > 1 {
 		s += " avg=" + strconv.Itoa(o.Avg) // likewise
+	}
+	if o.Offset != "" {
+		s += " offset=" + string(o.Offset) // likewise
 	}
 	if o.Split > 0 {
 		s += " split=" + strconv.FormatFloat(o.Split, 'g', -1, 64) // likewise

@@ -168,7 +168,8 @@ func (pl *Plan) genesMu(o Options) float64 {
 // default's, grow:DefaultGenesScale at the stage's network-on μ, from the
 // released count.
 func (pl *Plan) rulesH(src *dppca.Source, o Options) int {
-	return src.Genes(max(dppca.GenesRuleScale(pl.NoisyN, pl.stageMuOn, DefaultGenesScale), o.GenesFloor))
+	// the default's floor whatever the start's (alonestart:S has none)
+	return src.Genes(max(dppca.GenesRuleScale(pl.NoisyN, pl.stageMuOn, DefaultGenesScale), o.GenesFloor, dppca.DefaultGenes))
 }
 
 // NetRho is the noise net=auto puts on a mixture mean, in units of R:
