@@ -93,35 +93,15 @@ func projAutoRule(pl Plan, nt float64, k int) bool {
 }
 
 // randomBasis returns an h × p row-major orthonormal basis of a Gaussian
-// random subspace (Gram–Schmidt on i.i.d. normal columns, twice for
-// stability), drawn from rng only: data-independent.
+// random subspace (orthonormalize on i.i.d. normal columns, as the
+// leverage sampler's start), drawn from rng only: data-independent.
 func randomBasis(h, p int, rng *rand.Rand) []float64 {
-	b := make([]float64, h*p)
-	for i := range b {
-		b[i] = rng.NormFloat64()
+	b := blas64.General{Rows: h, Cols: p, Stride: p, Data: make([]float64, h*p)}
+	for i := range b.Data {
+		b.Data[i] = rng.NormFloat64()
 	}
-	for k := range p {
-		for range 2 {
-			for j := range k {
-				var d float64
-				for i := range h {
-					d += b[i*p+k] * b[i*p+j]
-				}
-				for i := range h {
-					b[i*p+k] -= d * b[i*p+j]
-				}
-			}
-		}
-		var s float64
-		for i := range h {
-			s += b[i*p+k] * b[i*p+k]
-		}
-		s = math.Sqrt(s)
-		for i := range h {
-			b[i*p+k] /= s
-		}
-	}
-	return b
+	orthonormalize(b)
+	return b.Data
 }
 
 // randomProj is proj=random:P's stage 2: the rows projected on a random
