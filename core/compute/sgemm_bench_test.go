@@ -189,30 +189,14 @@ func BenchmarkPackBRowsAlt(b *testing.B) {
 		b.Run(fmt.Sprintf("T%d", th), func(b *testing.B) {
 			prev := runtime.GOMAXPROCS(th)
 			defer runtime.GOMAXPROCS(prev)
-			var secs [2][]float64
-			var ratios []float64
-			for b.Loop() {
-				var r [2]float64
-				for side := range 2 {
-					for i := range evict[:evictN] {
-						evict[i]++
-					}
-					asmPackBRows = side == 1
-					t0 := time.Now()
-					sgemmAsm(kernAVX2, false, false, 427, 256, 2000, 1, x.Data, 2000, w.Data, 256, 0, c.Data, 256)
-					r[side] = time.Since(t0).Seconds() * 1e3
-					secs[side] = append(secs[side], r[side])
+			alternateTwo(b, [2]string{"panels", "rows"}, func(side int) {
+				for i := range evict[:evictN] {
+					evict[i]++
 				}
-				ratios = append(ratios, r[0]/r[1])
-			}
-			for side, name := range []string{"panels", "rows"} {
-				s := secs[side]
-				slices.Sort(s)
-				b.ReportMetric(s[len(s)/2], name+"-med-ms")
-			}
-			slices.Sort(ratios)
-			b.ReportMetric(ratios[len(ratios)/2], "med-ratio")
-			b.ReportMetric(0, "ns/op")
+				asmPackBRows = side == 1
+			}, func() {
+				sgemmAsm(kernAVX2, false, false, 427, 256, 2000, 1, x.Data, 2000, w.Data, 256, 0, c.Data, 256)
+			})
 		})
 	}
 }
@@ -235,27 +219,38 @@ func BenchmarkPackTransAlt(b *testing.B) {
 		b.Run(fmt.Sprintf("T%d", th), func(b *testing.B) {
 			prev := runtime.GOMAXPROCS(th)
 			defer runtime.GOMAXPROCS(prev)
-			var secs [2][]float64
-			var ratios []float64
-			for b.Loop() {
-				var r [2]float64
-				for side := range 2 {
-					asmPackTrans = side == 1
-					t0 := time.Now()
-					sgemmAsm(kernAVX2, false, true, 427, 256, 2000, 1, g.Data, 2000, w.Data, 2000, 0, c.Data, 256)
-					r[side] = time.Since(t0).Seconds() * 1e3
-					secs[side] = append(secs[side], r[side])
-				}
-				ratios = append(ratios, r[0]/r[1])
-			}
-			for side, name := range []string{"go", "asm"} {
-				s := secs[side]
-				slices.Sort(s)
-				b.ReportMetric(s[len(s)/2], name+"-med-ms")
-			}
-			slices.Sort(ratios)
-			b.ReportMetric(ratios[len(ratios)/2], "med-ratio")
-			b.ReportMetric(0, "ns/op")
+			alternateTwo(b, [2]string{"go", "asm"}, func(side int) { asmPackTrans = side == 1 }, func() {
+				sgemmAsm(kernAVX2, false, true, 427, 256, 2000, 1, g.Data, 2000, w.Data, 2000, 0, c.Data, 256)
+			})
 		})
 	}
+}
+
+// alternateTwo times run for side 0 and side 1 in turn at each iteration
+// of b, after prepare(side) (untimed), so that both sides see the same
+// load; it reports each side's median time (names[side]+"-med-ms") and
+// the median of the per-round ratios side 0 / side 1 ("med-ratio": above
+// 1 side 1 wins).
+func alternateTwo(b *testing.B, names [2]string, prepare func(side int), run func()) {
+	var secs [2][]float64
+	var ratios []float64
+	for b.Loop() {
+		var r [2]float64
+		for side := range 2 {
+			prepare(side)
+			t0 := time.Now()
+			run()
+			r[side] = time.Since(t0).Seconds() * 1e3
+			secs[side] = append(secs[side], r[side])
+		}
+		ratios = append(ratios, r[0]/r[1])
+	}
+	for side, name := range names {
+		s := secs[side]
+		slices.Sort(s)
+		b.ReportMetric(s[len(s)/2], name+"-med-ms")
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(ratios[len(ratios)/2], "med-ratio")
+	b.ReportMetric(0, "ns/op")
 }
