@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -132,7 +133,7 @@ func TestSplitDiag(t *testing.T) {
 							}
 						}
 						cv, vv = c, vals
-					} else if len(m.Z) != len(z0) || !equalFloats(m.Z, z0) {
+					} else if len(m.Z) != len(z0) || !slices.Equal(m.Z, z0) {
 						if !ownRows || m.N != len(ref)/q {
 							t.Fatalf("%s: the variants' rows differ (%s)", line, v.name)
 						}
@@ -188,17 +189,4 @@ func TestSplitDiag(t *testing.T) {
 		fmt.Fprintf(&b, "\n  %-14s above %.2f capture %.3f sep start %.3f end %.3f oracle %.3f ne %.2f/%.2f", v.name, a.above*f, a.capture*f, a.sepStart*f, a.sepEnd*f, a.oracle*f, a.neStart*f, a.neEnd*f)
 	}
 	t.Logf("means over %.0f runs each:%s", tot[0].runs, b.String())
-}
-
-// equalFloats reports whether a and b are equal element by element.
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
