@@ -643,4 +643,25 @@
 // cell each (mb ε 4 −0.165; simlinoff12 ε 2 −0.173), winning most at
 // small n·ε (300 cells +0.16 to +0.22 at every ε). No rule G22 was
 // written; the defaults are unchanged.
+//
+// Twenty-first session (docs/RESULTS.md, "sdcan27"): option rows=auto:H
+// (Options.RowsBelow, off by default) uses sdcan26's candidate 2
+// (genes=alonestart:18 target=1000 offset=dir) only where dppca's own gene
+// rule, read from the released cell count at the whole run's μ, gives
+// fewer than H genes (small n·ε), and the default's rows elsewhere. The
+// choice is post-processing of the count release; the plan, the ledger
+// (event for event, as the stage ran) and the labels are those of the
+// options chosen (TestRowsAuto). H = 62 was read from development ARI
+// (draws 400–408): it takes the 300-cell shape and the 2,000-cell shapes
+// at ε 2 and leaves simlinoff12 at ε 2 (h 69.7, where candidate 2 lost)
+// out. Rule G21 (stated before its fresh draws 419–427, G20's clauses)
+// FAILED (a) by 0.0001: +0.01997 over the 36 cells against 2·sd/√36 =
+// 0.02007, with every switched cell a gain (+0.01 to +0.29) and no
+// loss; (b), (c) and (d) held. It stays an option; the defaults are
+// unchanged. At ε 8 on the shared sets it never switches (h 253–396).
+// TestSepDiag (label-free) found the default's trained components on
+// mouse_bladder at ε 8 apart by ‖μ_j − μ_k‖/(2√v) ≥ 2.09 (v the
+// released variance, the means' noise taken off), so a merge of
+// overlapping components would not give dppca's fewer filled clusters
+// there.
 package sounddcan

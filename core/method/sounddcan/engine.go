@@ -300,6 +300,10 @@ func (r *runner) collapseMessage(out *Outcome) string {
 // noiseMessage states the noise of the run.
 func (r *runner) noiseMessage() string {
 	pl, o := r.pl, r.e.o.forK(r.src.K) // p=span: the p the plan used
+	rowsBound := o.RowsBelow
+	if pl.Rows {
+		o = o.dppcaRows() // what ran
+	}
 	shDP, shNet, shHead := pl.Shares()
 	p := fmt.Sprintf("p = %d", o.P)
 	if o.PRule == dppca.PRuleEdge || pl.Handoff {
@@ -319,6 +323,13 @@ func (r *runner) noiseMessage() string {
 			verdict = "above it, the network is left out and its share of the budget goes to the start (as steps=0)"
 		}
 		head += fmt.Sprintf("; staged split: cell count ñ = %.0f released first, the noise the network would leave on a mean is %.3g of R (bound %g): %s", pl.NoisyN, pl.Rho, o.StageBound, verdict)
+	}
+	if rowsBound > 0 && pl.Private() {
+		verdict := "so the start's rows are the default's"
+		if pl.Rows {
+			verdict = "so the start's rows are dppca's (genes=alonestart:18, target 10³, offset=dir)"
+		}
+		head += fmt.Sprintf("; rows=auto:%d: dppca's gene rule from the released cell count gives h = %d, %s", rowsBound, pl.RowsH, verdict)
 	}
 	if o.Target == TargetAuto && pl.Handoff {
 		head += fmt.Sprintf("; target=auto: handed off, so dppca's own total %g", pl.Target)

@@ -64,6 +64,9 @@ type Hooks struct {
 // ChaCha8 stream keyed by crypto/rand when the run asks for secure noise).
 func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.Rand, hk Hooks) (*Outcome, error) {
 	o = o.forK(src.K) // p=span: the plan's p
+	if pl.Rows {
+		o = o.dppcaRows() // rows=auto chose dppca's rows in the plan
+	}
 	if pl.Handoff {
 		o = o.handoff() // the plan handed the run to dppca's pipeline
 	}

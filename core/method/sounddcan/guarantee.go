@@ -22,6 +22,10 @@ func expect(cfg core.Config) (core.Guarantee, []string) {
 // guarantee states the run's guarantee; audited is the ε spent, when known.
 func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 	o, cfg := r.e.o, r.e.cfg
+	rowsBound := o.RowsBelow
+	if r.pl.Rows {
+		o = o.dppcaRows() // what ran
+	}
 	shDP, shNet, shHead := r.pl.Shares()
 	live := "live metrics (ARI, NMI, ACC) use the true labels of private data: they are for exploration and no guarantee covers them"
 	design := "sound mode is a redesign, not the paper's network (METHODS.md §1): dppca's private codes and over-clustered centres, merged into K after one noisy Lloyd round, start a mixture network (a learned per-component scaling of the codes and a Gaussian-mixture clustering head with learned weights) trained on its negative log-likelihood by DP-SGD on the full batch with Adam; it takes its clip, sampling rate and schedule from its options (gclip, steps, lr), not from --clip, --q, --layers or --epochs"
@@ -46,6 +50,9 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 		// h and p chosen from released values: every σ scales with its
 		// Δ (R = clip·√h), so no mechanism's μ depends on the choice.
 		reasons = append(reasons, "genes=auto chooses h from the released cell count (counted once in the ledger) and p=auto chooses p from the released eigenvalues: post-processing of releases; every noise is a fixed multiple of its sensitivity (R = clip·√h), so the budget does not depend on h or p")
+	}
+	if rowsBound > 0 {
+		reasons = append(reasons, fmt.Sprintf("rows=auto:%d: whether the start's rows are dppca's (its gene rule, total 10³ and offset removal) or the default's is chosen from the released cell count (dppca's gene rule below %d genes): post-processing of that release; the plan and the ledger are those of the rows that ran", rowsBound, rowsBound))
 	}
 	if r.pl.Handoff {
 		reasons = append(reasons, fmt.Sprintf("handoff=%s: the noise the network would leave on a mean, from the released cell count, is %s, so the run is dppca's own pipeline (its start, no DP-SGD step) with the head's round: a choice made from a release, post-processing; the ledger holds what ran", o.Handoff, o.handoffBound()))

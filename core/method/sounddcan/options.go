@@ -215,6 +215,21 @@ type Options struct {
 	// failed. The combination (genes=whole:18 target=1000 offset=dir)
 	// builds the start's rows as dppca's.
 	Offset dppca.Offset
+	// RowsBelow ("rows=auto:H"; 0: off, the default) switches the start
+	// to dppca's rows (dppcaRows: genes=alonestart:18, target=1000,
+	// offset=dir) when dppca's own gene rule, read from the released
+	// cell count at the whole run's μ (h = ñ·μ/18 within [50, 1000]),
+	// gives fewer than H genes, i.e. where n·ε is small; elsewhere the
+	// run is the default's. The choice is post-processing of the count
+	// release, which every run makes first; the plan is then the chosen
+	// options' (Plan.Rows). Why (docs/RESULTS.md, "sdcan26", "sdcan27"):
+	// on development draws dppca's rows gained +0.16 to +0.23 where n·ε
+	// is small (the 300-cell shape, the 2,000-cell shape at ε 2) and lost
+	// at larger n·ε (mb at ε 4, log-mean 7 at ε 16) and on simlinoff12
+	// at ε 2. rows=auto:62 (62 read from development ARI, between the
+	// 2,000-cell shapes' 55.7 and simlinoff12's 69.7 at ε 2) failed rule
+	// G21's clause (a) by 0.0001 with no losing cell, so it is an option.
+	RowsBelow int
 	// Subspace ("subspace": off, test or edge) is the spectral test after
 	// the start (subspaceAccurate): test leaves the network out when the
 	// start's released spectrum says its private subspace is already
@@ -478,7 +493,7 @@ const (
 )
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff", "rounds", "netdim", "sideclip", "rhoclip", "labels", "weights", "refill", "split", "avg", "offset"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff", "rounds", "netdim", "sideclip", "rhoclip", "labels", "weights", "refill", "split", "avg", "offset", "rows"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -621,6 +636,16 @@ func Parse(vals map[string]string) (Options, error) {
 			if o.Offset == dppca.OffsetOff {
 				o.Offset = "" // the default, as given
 			}
+		case "rows":
+			if v == "default" || v == "off" {
+				o.RowsBelow = 0
+				continue
+			}
+			n, err := strconv.Atoi(strings.TrimPrefix(v, "auto:"))
+			if !strings.HasPrefix(v, "auto:") || err != nil || n <= dppca.GenesAutoMin || n > dppca.GenesAutoMax {
+				return Options{}, optf("option rows is %q, must be default or auto:H with H in (%d, %d]", v, dppca.GenesAutoMin, dppca.GenesAutoMax)
+			}
+			o.RowsBelow = n
 		case "split":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || !(f >= SplitMin && f <= SplitMax) {
@@ -821,6 +846,11 @@ func (o Options) Validate() error {
 		// mixture's weights read; the held releases do not
 		return optf("option hold is %q with start=alone, must be %s (dppca's own rounds)", o.Hold, HoldOff)
 	}
+	if o.RowsBelow > 0 && !o.rowsDefault() {
+		// rows=auto chooses between the default's rows and dppca's; it
+		// is not defined on top of other row options
+		return optf("option rows is auto:%d with genes, target, offset, start, prep or handoff not the default's", o.RowsBelow)
+	}
 	if (o.StageT < 0 && o.StageT != RoundsAuto) || o.StageT > 100 {
 		return optf("option rounds is %d, must be in [1, 100]", o.StageT)
 	}
@@ -976,6 +1006,9 @@ func (o Options) String() string {
 	}
 	if o.Offset != "" {
 		s += " offset=" + string(o.Offset) // likewise
+	}
+	if o.RowsBelow > 0 {
+		s += " rows=auto:" + strconv.Itoa(o.RowsBelow) // likewise
 	}
 	if o.Split > 0 {
 		s += " split=" + strconv.FormatFloat(o.Split, 'g', -1, 64) // likewise

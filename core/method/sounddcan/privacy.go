@@ -90,6 +90,12 @@ type Plan struct {
 	// shares are the shares of μ² the plan gave the dppca stage, the
 	// network and the head (after the staged split and net=rho or auto).
 	shares [3]float64
+	// Rows says rows=auto switched the start to dppca's rows
+	// (Options.dppcaRows): RowsH, dppca's own gene rule from the released
+	// count at the whole run's μ, was below the option's bound. RowsH is
+	// set whenever rows=auto read it.
+	Rows  bool
+	RowsH int
 	// Handoff says option handoff handed the run to dppca's own pipeline
 	// (Options.handoff): RhoOn, the noise the network would leave on a
 	// mean at its full share, was in the option's band (handsOff); no
@@ -400,6 +406,21 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 		// The cell count first (these rules decide from it).
 		if err := pl.releaseCount(src, mu, delta, o, do, rng); err != nil {
 			return Plan{}, err
+		}
+	}
+	if o.RowsBelow > 0 && pl.NoisyN > 0 {
+		// rows=auto: post-processing of the count just released (drawn
+		// with the default's count noise, which offset=dir and the gene
+		// and target rules do not change: dppca's count share is fixed);
+		// every later rule and the stage's plan read the chosen options.
+		pl.RowsH = rowsH(pl.NoisyN, mu)
+		if pl.RowsH < o.RowsBelow {
+			pl.Rows = true
+			o = o.dppcaRows()
+			if do, err = o.dppcaOptions(); err != nil {
+				return Plan{}, err
+			}
+			pl.Target = o.Target
 		}
 	}
 	if staged {
