@@ -389,6 +389,10 @@ type Options struct {
 	// ProjAuto is proj=auto:P: the random projection only when
 	// projAutoRule fires (proj.go).
 	ProjAuto bool
+	// Centre is the option centre (centre.go): off (""), the default, or
+	// auto, the projection recentred and clipped again when projAutoRule
+	// fires.
+	Centre Centre
 	// Split is the PCA's share of the budget, as a fraction of μ² (GDP) or
 	// equivalently of zCDP ρ ("split").
 	Split float64
@@ -514,7 +518,7 @@ type Options struct {
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor", "offset", "prior", "choose", "genesmin", "proj"}
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor", "offset", "prior", "choose", "genesmin", "proj", "centre"}
 
 // LiveKeys are the options a patch may change during a run.
 var LiveKeys = []string{"p", "T", "clip"}
@@ -700,6 +704,13 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 				return err
 			}
 			o.ProjRandom, o.ProjAuto = n, auto
+		case "centre":
+			switch c := Centre(v); c {
+			case CentreOff, CentreAuto:
+				o.Centre = c
+			default:
+				return optf("option centre is %q, must be off or auto", v)
+			}
 		}
 	}
 	return nil
@@ -974,6 +985,10 @@ func (o Options) String() string {
 			kind = "auto:"
 		}
 		s += " proj=" + kind + strconv.Itoa(o.ProjRandom)
+	}
+	if o.Centre == CentreAuto {
+		// only when set, so the default's string keeps its form
+		s += " centre=auto"
 	}
 	return s
 }
