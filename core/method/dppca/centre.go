@@ -11,7 +11,8 @@ type Centre string
 
 const (
 	// CentreOff runs the k-means on the projected rows as they are, with
-	// the rows' radius R as the sums' sensitivity. The default.
+	// the rows' radius R as the sums' sensitivity: the rule before G21,
+	// prep=public's and library callers' ("").
 	CentreOff Centre = "off"
 	// CentreAuto, when projAutoRule fires (the covariance's noise edge is
 	// at least ñ·R²/K, read from the plan and the released count before
@@ -29,8 +30,18 @@ const (
 	// noise for sums of norm R to find a spread a quarter of that. The
 	// k-means is translation-invariant, so the centre costs nothing but
 	// its own release; the clip then matches the spread.
+	//
+	// Adopted by rule G21 (docs/RESULTS.md, dppca twenty-eighth attempt)
+	// on FRESH=21: G19's 15 families and builtin:pollenshape, ε 1–16, D
+	// +0.0019 ± 0.0006 per cell; it fired only on the three 300-cell
+	// families at ε 1–2 (pollenshape ε 2 0.112 → 0.166, simsmall ε 1 0.001
+	// → 0.024) and left every other cell bit for bit.
 	CentreAuto Centre = "auto"
 )
+
+// DefaultCentre is the option centre's default under prep=private:
+// centre=auto, adopted by rule G21.
+const DefaultCentre = CentreAuto
 
 // ShareCentre is centre=auto's share of μ² when it fires, taken from the
 // Lloyd rounds (as offset=dir's ShareOffset and the seeding histogram's

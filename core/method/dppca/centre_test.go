@@ -10,16 +10,24 @@ import (
 	"github.com/dpscope/dpscope/internal/fixture"
 )
 
-// TestParseCentre: centre's values, its String (off is the default's
-// form) and a refusal naming the option.
+// TestParseCentre: centre=auto is the default under prep=private (rule
+// G21) and keeps the default's String; off shows; prep=public and
+// library callers' zero Options are off; a bad value is refused naming
+// the option.
 func TestParseCentre(t *testing.T) {
-	o := mustParse(t, map[string]string{"centre": "auto"})
-	if o.Centre != CentreAuto || !strings.Contains(o.String(), " centre=auto") {
-		t.Fatalf("centre=auto: %v, String %q", o.Centre, o.String())
-	}
 	def := mustParse(t, nil)
-	if off := mustParse(t, map[string]string{"centre": "off"}); off.String() != def.String() || def.Centre == CentreAuto {
-		t.Errorf("centre=off String %q, default %q (centre %q)", off.String(), def.String(), def.Centre)
+	o := mustParse(t, map[string]string{"centre": "auto"})
+	if def.Centre != CentreAuto || o.Centre != CentreAuto || o.String() != def.String() || strings.Contains(def.String(), "centre") {
+		t.Fatalf("default %v, centre=auto %v, String %q against the default's %q", def.Centre, o.Centre, o.String(), def.String())
+	}
+	if off := mustParse(t, map[string]string{"centre": "off"}); off.Centre != CentreOff || !strings.Contains(off.String(), " centre=off") {
+		t.Errorf("centre=off: %v, String %q", off.Centre, off.String())
+	}
+	if pub := mustParse(t, map[string]string{"prep": "public"}); pub.Centre == CentreAuto {
+		t.Errorf("prep=public: centre %q, want off", pub.Centre)
+	}
+	if lib, err := (Options{P: 4}).Resolve(); err != nil || lib.Centre == CentreAuto {
+		t.Errorf("library Options: centre %q (%v), want off", lib.Centre, err)
 	}
 	if _, err := Parse(map[string]string{"centre": "on"}); !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), "centre") {
 		t.Errorf("centre=on: %v, want ErrOptions naming centre", err)
@@ -42,7 +50,7 @@ func TestCentreRelease(t *testing.T) {
 		fire bool
 	}{{1, true}, {4, false}} {
 		ec, evs := runTest(t, d, fixture.SoundConfig(c.eps, 3, map[string]string{"centre": "auto", "genes": "50"}), nil)
-		ed, _ := runTest(t, d, fixture.SoundConfig(c.eps, 3, map[string]string{"genes": "50"}), nil)
+		ed, _ := runTest(t, d, fixture.SoundConfig(c.eps, 3, map[string]string{"centre": "off", "genes": "50"}), nil)
 		out, def := ec.Outcomes()[0], ed.Outcomes()[0]
 		if out.CentreFired != c.fire {
 			t.Fatalf("ε %g: fired %v, want %v (edge %g, ñ·R²/K %g)", c.eps, out.CentreFired, c.fire, def.Plan.Edge(), def.Matrix.NoisyN*def.Plan.R*def.Plan.R/11)

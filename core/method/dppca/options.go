@@ -389,9 +389,10 @@ type Options struct {
 	// ProjAuto is proj=auto:P: the random projection only when
 	// projAutoRule fires (proj.go).
 	ProjAuto bool
-	// Centre is the option centre (centre.go): off (""), the default, or
-	// auto, the projection recentred and clipped again when projAutoRule
-	// fires.
+	// Centre is the option centre (centre.go): auto, the projection
+	// recentred and clipped again when projAutoRule fires (Parse sets
+	// DefaultCentre when absent under prep=private, by rule G21), or off;
+	// library callers' "" is off.
 	Centre Centre
 	// Split is the PCA's share of the budget, as a fraction of μ² (GDP) or
 	// equivalently of zCDP ρ ("split").
@@ -548,6 +549,10 @@ func Parse(vals map[string]string) (Options, error) {
 	if _, ok := vals["offset"]; !ok && o.Prep != PrepPublic {
 		// prep=public has no noisy means, so no offset to remove
 		o.Offset = DefaultOffset
+	}
+	if _, ok := vals["centre"]; !ok && o.Prep != PrepPublic {
+		// rule G21 judged it under prep=private only
+		o.Centre = DefaultCentre
 	}
 	return o.Resolve()
 }
@@ -986,9 +991,10 @@ func (o Options) String() string {
 		}
 		s += " proj=" + kind + strconv.Itoa(o.ProjRandom)
 	}
-	if o.Centre == CentreAuto {
-		// only when set, so the default's string keeps its form
-		s += " centre=auto"
+	if o.Centre == CentreOff || (o.Centre == CentreAuto && o.Prep == PrepPublic) {
+		// only off the default (centre=auto under prep=private, rule
+		// G21; library callers' "" and prep=public's off show nothing)
+		s += " centre=" + string(o.Centre)
 	}
 	return s
 }
