@@ -888,6 +888,10 @@ func (o Options) dppcaOptions() (dppca.Options, error) {
 		if o.Offset != "" {
 			do.Offset = o.Offset
 		}
+		// centre=auto (dppca's default by rule G21) recentres the
+		// projection the mixture is lifted from; G21 judged dppca alone,
+		// so dcan-sound's start keeps the projection as it was
+		do.Centre = dppca.CentreOff
 		return do.Resolve()
 	}
 	if o.Start == StartDPPCA {
