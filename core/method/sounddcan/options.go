@@ -332,7 +332,8 @@ const (
 	StartStage = "stage"
 	StartDPPCA = "dppca"
 	// StartAlone ("start=alone") is dppca's current default pipeline
-	// exactly as it runs alone (dppca.Parse's defaults: genes=auto, p=auto,
+	// exactly as it runs alone (dppca.Parse's defaults but centre=off,
+	// which would shift the projection the mixture is lifted from: genes=auto, p=auto,
 	// over=auto with its own merge, DefaultT rounds, target 10³, no hold)
 	// at the stage's share of μ², around the cell count the staged split
 	// released (dppca.Source.PlanForCount), with no head round (genes=grow:S
