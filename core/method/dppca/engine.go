@@ -271,7 +271,9 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 	}
 	pl = rl.pl // p is now chosen: the k-means noise follows it
 	mechs = pl.Mechanisms()
-	if err := record(MechPCA); err != nil {
+	// centre=auto's sum of the projected rows is released in the same
+	// stage, after the covariance, when its rule fires (centre.go)
+	if err := record(MechPCA, MechCentre); err != nil {
 		return nil, false, err
 	}
 	r.ctl.Emit(core.WarningEvent{Message: kmeansMessage(rl)})

@@ -204,11 +204,17 @@ func TestPatchMakesNewRelease(t *testing.T) {
 		t.Fatalf("outcomes: %d, want release 1 stopped before its k-means and release 2 at ε = 4, p = 4", len(outs))
 	}
 	// Release 1 spent its preprocessing and PCA: μ² = (0.1 + 0.5)·μ(1)²,
-	// plus offset=dir's 0.05 when its switch fired (rule G19).
+	// plus offset=dir's 0.05 when its switch fired (rule G19) and
+	// centre=auto's 0.05 when its rule fired (G21).
 	mu1, mu4 := outs[0].Plan.Mu, outs[1].Plan.Mu
 	sh := 0.6
 	if outs[0].Plan.Offset > 0 {
 		sh += ShareOffset
+	}
+	if outs[0].Plan.Centre > 0 {
+		// centre=auto's sum, released with the PCA when its rule fires
+		// (rule G21)
+		sh += ShareCentre
 	}
 	want, err := accountant.GDPEpsilon(math.Sqrt(sh*mu1*mu1+mu4*mu4), 1e-5)
 	if err != nil {

@@ -142,6 +142,9 @@ func kmeansMessage(rl *release) string {
 				rl.out.ProjEdge, rl.out.ProjBound)
 		}
 	}
+	if rl.out.CentreFired {
+		s += fmt.Sprintf(" (centre=auto: rows recentred on their released mean and clipped again to Rc = %.3g, as the covariance's noise edge is at least ñ·R²/K)", rl.pl.R)
+	}
 	if w := underWords(rl.pl, rl.out.Matrix.NoisyN, k0, k, rl.out.Eigen, rl.o.Under, rl.o.UnderCount); w != "" {
 		s += "; " + w
 	}

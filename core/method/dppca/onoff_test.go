@@ -173,6 +173,17 @@ func simOrSet(t testing.TB, name string, shift uint64) *datasets.Dataset {
 		c, ok = underSets()[name] // simpollen
 	}
 	if !ok {
+		if b, isB := strings.CutPrefix(name, "builtin:"); isB {
+			// a family of assets/simulations (e.g. builtin:pollenshape):
+			// its spec, its seed shifted as the test families' are
+			spec, err := datasets.GetBuiltinSpec(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, ok = spec.SimConfig, true
+		}
+	}
+	if !ok {
 		return loadSet(t, name)
 	}
 	c.Seed += shift

@@ -389,6 +389,11 @@ type Options struct {
 	// ProjAuto is proj=auto:P: the random projection only when
 	// projAutoRule fires (proj.go).
 	ProjAuto bool
+	// Centre is the option centre (centre.go): auto, the projection
+	// recentred and clipped again when projAutoRule fires (Parse sets
+	// DefaultCentre when absent under prep=private, by rule G21), or off;
+	// library callers' "" is off.
+	Centre Centre
 	// Split is the PCA's share of the budget, as a fraction of μ² (GDP) or
 	// equivalently of zCDP ρ ("split").
 	Split float64
@@ -514,7 +519,7 @@ type Options struct {
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor", "offset", "prior", "choose", "genesmin", "proj"}
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor", "offset", "prior", "choose", "genesmin", "proj", "centre"}
 
 // LiveKeys are the options a patch may change during a run.
 var LiveKeys = []string{"p", "T", "clip"}
@@ -544,6 +549,10 @@ func Parse(vals map[string]string) (Options, error) {
 	if _, ok := vals["offset"]; !ok && o.Prep != PrepPublic {
 		// prep=public has no noisy means, so no offset to remove
 		o.Offset = DefaultOffset
+	}
+	if _, ok := vals["centre"]; !ok && o.Prep != PrepPublic {
+		// rule G21 judged it under prep=private only
+		o.Centre = DefaultCentre
 	}
 	return o.Resolve()
 }
@@ -700,6 +709,13 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 				return err
 			}
 			o.ProjRandom, o.ProjAuto = n, auto
+		case "centre":
+			switch c := Centre(v); c {
+			case CentreOff, CentreAuto:
+				o.Centre = c
+			default:
+				return optf("option centre is %q, must be off or auto", v)
+			}
 		}
 	}
 	return nil
@@ -974,6 +990,11 @@ func (o Options) String() string {
 			kind = "auto:"
 		}
 		s += " proj=" + kind + strconv.Itoa(o.ProjRandom)
+	}
+	if o.Centre == CentreOff || (o.Centre == CentreAuto && o.Prep == PrepPublic) {
+		// only off the default (centre=auto under prep=private, rule
+		// G21; library callers' "" and prep=public's off show nothing)
+		s += " centre=" + string(o.Centre)
 	}
 	return s
 }

@@ -14,7 +14,7 @@ import (
 // TestParseDefaults: no options give METHODS.md §5's design.
 func TestParseDefaults(t *testing.T) {
 	o := mustParse(t, nil)
-	want := Options{P: 30, PRule: PRuleEdge, T: 10, Genes: GenesAuto, Split: 0.5, Clip: 0.5, Prep: PrepPrivate, Init: InitHistogram, Select: SelectMean, Over: OverAuto, OverMax: overNoiseMax, Merge: MergeKMeans, Target: DefaultTarget, SeedGrid: SeedGridFixed, Avg: DefaultAvg, Floor: DefaultFloor, FloorMode: DefaultFloorMode, Offset: DefaultOffset}
+	want := Options{P: 30, PRule: PRuleEdge, T: 10, Genes: GenesAuto, Split: 0.5, Clip: 0.5, Prep: PrepPrivate, Init: InitHistogram, Select: SelectMean, Over: OverAuto, OverMax: overNoiseMax, Merge: MergeKMeans, Target: DefaultTarget, SeedGrid: SeedGridFixed, Avg: DefaultAvg, Floor: DefaultFloor, FloorMode: DefaultFloorMode, Offset: DefaultOffset, Centre: DefaultCentre}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}

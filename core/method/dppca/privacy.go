@@ -109,8 +109,13 @@ type Plan struct {
 	Rank, Count, Mean, Mean2, Spread float64
 	// Offset is the noise sd of offset=dir's released direction sum
 	// (Δ = 1, offset.go), 0 without it.
-	Offset       float64
-	PCA          float64 // of a diagonal entry; off-diagonal ones get PCA/√2
+	Offset float64
+	PCA    float64 // of a diagonal entry; off-diagonal ones get PCA/√2
+	// Centre is the noise sd of centre=auto's released sum of the
+	// projected rows (Δ = PCAR), 0 when it did not fire; PCAR is the
+	// rows' radius the covariance was released at once centre=auto has
+	// set R to the smaller Rc (centre.go), else 0.
+	Centre, PCAR float64
 	Seed         float64 // of each bin of the seeding histogram
 	Sums, Counts float64 // per Lloyd round
 	// ChooseMu is choose=objective's GDP μ for its one scalar (μ·√ShareChoose;
@@ -295,7 +300,10 @@ func (pl Plan) Mechanisms() []Mechanism {
 	}
 	if pl.PCA > 0 {
 		// proj=random releases no covariance (proj.go)
-		ms = append(ms, Mechanism{MechPCA, pl.R * pl.R, pl.PCA, 1})
+		ms = append(ms, Mechanism{MechPCA, pl.pcaR() * pl.pcaR(), pl.PCA, 1})
+	}
+	if pl.Centre > 0 {
+		ms = append(ms, Mechanism{MechCentre, pl.pcaR(), pl.Centre, 1})
 	}
 	if pl.Seed > 0 {
 		ms = append(ms, Mechanism{MechSeed, 1, pl.Seed, 1})

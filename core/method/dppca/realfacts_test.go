@@ -58,6 +58,9 @@ type shapeFacts struct {
 	// cell of the genes ranked h/8, h/4, h/2 and h: how far down the
 	// ranking the shared structure reaches, and at what depth.
 	Comm, Mean [4]float64
+	// Spec is the top 12 eigenvalues over the trace (the spectrum's decay,
+	// the thirtieth session's pollen-shaped family is matched to it).
+	Spec []float64
 }
 
 // shapeFactsOf measures shapeFacts of d's pipeline matrix at h genes with
@@ -90,6 +93,9 @@ func shapeFactsOf(t testing.TB, d *datasets.Dataset, k, h int) shapeFacts {
 		tr += v
 	}
 	f := shapeFacts{H: hh}
+	for _, v := range vals[:min(12, hh)] {
+		f.Spec = append(f.Spec, v/tr)
+	}
 	edge := tr / float64(hh) * math.Pow(1+math.Sqrt(float64(hh)/float64(n)), 2)
 	for _, v := range vals {
 		if v > edge {

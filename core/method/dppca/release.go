@@ -263,6 +263,9 @@ type Outcome struct {
 	// ProjFired reports that proj=auto's rule chose the random
 	// projection (projAutoRule).
 	ProjFired bool
+	// CentreFired reports that centre=auto recentred and clipped the
+	// projection again (recentre).
+	CentreFired bool
 	// ProjEdge and ProjBound are what projAutoRule compared when it
 	// fired: the planned covariance's noise edge and ñ·R²/K.
 	ProjEdge, ProjBound float64
@@ -371,6 +374,7 @@ func (r *release) pca() error {
 		blas64.General{Rows: m.H, Cols: p, Stride: p, Data: basis},
 		0, blas64.General{Rows: m.N, Cols: p, Stride: p, Data: proj})
 	r.out.Proj = proj
+	r.recentre() // centre=auto (centre.go)
 	return nil
 }
 

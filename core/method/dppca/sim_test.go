@@ -285,6 +285,14 @@ func TestSimDesign(t *testing.T) {
 			if !ok {
 				c, ok = underSets()[name]
 			}
+			if b, isB := strings.CutPrefix(name, "builtin:"); !ok && isB {
+				// a family of assets/simulations (builtin:pollenshape)
+				spec, err := datasets.GetBuiltinSpec(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, ok = spec.SimConfig, true
+			}
 			if !ok {
 				t.Fatalf("no simulation %q", name)
 			}

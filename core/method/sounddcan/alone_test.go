@@ -14,7 +14,8 @@ import (
 )
 
 // TestStartAloneOptions: start=alone resolves to dppca's own defaults
-// (the stage's options are dppca.Parse's, what `--method dppca` runs),
+// (the stage's options are dppca.Parse's, what `--method dppca` runs,
+// but centre=off),
 // has no head round and no head share, and refuses a head merge or a
 // held release.
 func TestStartAloneOptions(t *testing.T) {
@@ -26,7 +27,10 @@ func TestStartAloneOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := dppca.Parse(nil)
+	// dppca.Parse's defaults but centre=off: centre=auto (rule G21)
+	// shifts the projection the mixture is lifted from, and G21 judged
+	// dppca alone
+	want, err := dppca.Parse(map[string]string{"centre": "off"})
 	if err != nil {
 		t.Fatal(err)
 	}

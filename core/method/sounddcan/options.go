@@ -347,7 +347,8 @@ const (
 	StartStage = "stage"
 	StartDPPCA = "dppca"
 	// StartAlone ("start=alone") is dppca's current default pipeline
-	// exactly as it runs alone (dppca.Parse's defaults: genes=auto, p=auto,
+	// exactly as it runs alone (dppca.Parse's defaults but centre=off,
+	// which would shift the projection the mixture is lifted from: genes=auto, p=auto,
 	// over=auto with its own merge, DefaultT rounds, target 10³, no hold)
 	// at the stage's share of μ², around the cell count the staged split
 	// released (dppca.Source.PlanForCount), with no head round (genes=grow:S
@@ -918,6 +919,10 @@ func (o Options) dppcaOptions() (dppca.Options, error) {
 		if o.Offset != "" {
 			do.Offset = o.Offset
 		}
+		// centre=auto (dppca's default by rule G21) recentres the
+		// projection the mixture is lifted from; G21 judged dppca alone,
+		// so dcan-sound's start keeps the projection as it was
+		do.Centre = dppca.CentreOff
 		return do.Resolve()
 	}
 	if o.Start == StartDPPCA {
