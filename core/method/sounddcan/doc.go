@@ -654,7 +654,7 @@
 // options chosen (TestRowsAuto). H = 62 was read from development ARI
 // (draws 400–408): it takes the 300-cell shape and the 2,000-cell shapes
 // at ε 2 and leaves simlinoff12 at ε 2 (h 69.7, where candidate 2 lost)
-// out. Rule G21 (stated before its fresh draws 419–427, G20's clauses)
+// out. Rule G22 (stated before its fresh draws 419–427, G20's clauses)
 // FAILED (a) by 0.0001: +0.01997 over the 36 cells against 2·sd/√36 =
 // 0.02007, with every switched cell a gain (+0.01 to +0.29) and no
 // loss; (b), (c) and (d) held. It stays an option; the defaults are

@@ -228,7 +228,7 @@ type Options struct {
 	// at larger n·ε (mb at ε 4, log-mean 7 at ε 16) and on simlinoff12
 	// at ε 2. rows=auto:62 (62 read from development ARI, between the
 	// 2,000-cell shapes' 55.7 and simlinoff12's 69.7 at ε 2) failed rule
-	// G21's clause (a) by 0.0001 with no losing cell, so it is an option.
+	// G22's clause (a) by 0.0001 with no losing cell, so it is an option.
 	RowsBelow int
 	// Subspace ("subspace": off, test or edge) is the spectral test after
 	// the start (subspaceAccurate): test leaves the network out when the
