@@ -284,11 +284,28 @@ type panelDeal struct {
 	total, chunk int
 }
 
-// reset deals panels [0, total) in chunks of about total/32 (the last
-// chunk can leave one goroutine idle for 1/32 of the work).
+// DenseDealChunks is the number of chunks sgemmAsm deals a product's
+// panels in (0: the default, defaultDealChunks). More chunks balance the
+// two goroutines better when one of them starts late; fewer let a packed
+// B panel serve more tiles before the next one comes from L2 (at 32, X·W1
+// at a batch of 427 takes its A panels two at a time, and each of the 36
+// chunks streams all 2 MB of the packed W1). The tiles' sums are the same
+// whatever the chunks. A variable for the benchmarks that compare them.
+var DenseDealChunks atomic.Int64
+
+// defaultDealChunks is DenseDealChunks' default (docs/PERFORMANCE.md,
+// speed12).
+const defaultDealChunks = 32
+
+// reset deals panels [0, total) in chunks of about total/DenseDealChunks
+// (the last chunk can leave one goroutine idle for that part of the work).
 func (d *panelDeal) reset(total int) {
 	d.next.Store(0)
-	d.total, d.chunk = total, max(1, total/32)
+	chunks := int(DenseDealChunks.Load())
+	if chunks <= 0 {
+		chunks = defaultDealChunks
+	}
+	d.total, d.chunk = total, max(1, total/chunks)
 }
 
 // run calls f on chunks [lo, hi) until the panels are dealt.

@@ -104,6 +104,40 @@ func testSameBitsAnyThreads(t *testing.T, kern *asmKernel) {
 	}
 }
 
+// TestSgemmAsmSameBitsAnyDeal checks, for each kernel, that a product
+// split over two goroutines gives one goroutine's bits whatever the number
+// of chunks its panels are dealt in (DenseDealChunks): one chunk (the
+// helper idles), 5, the old 32 and the new 12, more chunks than panels, and
+// the default; by A panels (byRows) and by B panels.
+func TestSgemmAsmSameBitsAnyDeal(t *testing.T) {
+	defer DenseDealChunks.Store(DenseDealChunks.Load())
+	forEachKernel(t, func(t *testing.T, kern *asmKernel) {
+		rng := rand.New(rand.NewPCG(9, 10))
+		for _, s := range []struct{ m, n, k int }{{217, 64, 400}, {40, 355, 300}} {
+			if s.m*s.n*s.k < asmSplitFLOP {
+				t.Fatalf("%+v is below asmSplitFLOP and would not split", s)
+			}
+			a, b := randMatrix(rng, s.m, s.k, 0), randMatrix(rng, s.k, s.n, 0)
+			want := NewMatrix(s.m, s.n, nil)
+			prev := runtime.GOMAXPROCS(1)
+			sgemmAsm(kern, false, false, s.m, s.n, s.k, 1, a.Data, ld(a), b.Data, ld(b), 0, want.Data, s.n)
+			runtime.GOMAXPROCS(max(prev, 2))
+			for _, chunks := range []int64{1, 5, 12, 32, 500, 0} {
+				DenseDealChunks.Store(chunks)
+				c := randMatrix(rng, s.m, s.n, 0)
+				sgemmAsm(kern, false, false, s.m, s.n, s.k, 1, a.Data, ld(a), b.Data, ld(b), 0, c.Data, s.n)
+				for i := range c.Data {
+					if math.Float32bits(c.Data[i]) != math.Float32bits(want.Data[i]) {
+						runtime.GOMAXPROCS(prev)
+						t.Fatalf("%+v, %d chunks: entry %d is %v, %v on one goroutine", s, chunks, i, c.Data[i], want.Data[i])
+					}
+				}
+			}
+			runtime.GOMAXPROCS(prev)
+		}
+	})
+}
+
 // TestSgemmKernelsSameBits checks that the AVX2 kernel gives the AVX-512
 // kernel's bits (each entry is the same chain of FMAs from 0, in k order)
 // on products with edge tiles of both, every transposition and beta 0, 1

@@ -540,3 +540,12 @@ func BenchmarkDPSGDEpochNoiseSplit(b *testing.B) {
 	defer func(s bool) { noiseSplit = s }(noiseSplit)
 	alternateEpochs(b, [2]string{"one", "split"}, func(side int) { noiseSplit = side == 1 })
 }
+
+// BenchmarkDPSGDEpochDeal alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with the dense products' panels dealt in 32 chunks and in
+// 12 (compute.DenseDealChunks). See alternateEpochs; ratios above 1: 12
+// wins. Run it with DPSCOPE_SGEMM=avx2 DPSCOPE_SPARSE=on.
+func BenchmarkDPSGDEpochDeal(b *testing.B) {
+	defer compute.DenseDealChunks.Store(compute.DenseDealChunks.Load())
+	alternateEpochs(b, [2]string{"c32", "c12"}, func(side int) { compute.DenseDealChunks.Store([]int64{32, 12}[side]) })
+}
