@@ -70,9 +70,7 @@ func benchTrainer(tb testing.TB) (*nn.Autoencoder, *DPSGD, compute.Matrix) {
 func benchLoss(ae *nn.Autoencoder, in, data compute.Matrix, after func()) LossFunc {
 	return func(cells []int) (float64, error) {
 		x := in.View(0, 0, len(cells), benchGenes)
-		for i, r := range cells {
-			copy(x.RawRowView(i), data.RawRowView(r))
-		}
+		compute.GatherRows(x, data, cells)
 		ae.Forward(x)
 		l := nn.MSE(ae.OutputGrad(0), ae.Output(0), x, 1)
 		ae.Backward()
@@ -142,9 +140,7 @@ func BenchmarkNonPrivateEpoch(b *testing.B) {
 	for b.Loop() {
 		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
 		for s := 0; s+batch <= benchCells; s += batch {
-			for i, r := range perm[s : s+batch] {
-				copy(in.RawRowView(i), data.RawRowView(r))
-			}
+			compute.GatherRows(in, data, perm[s:s+batch])
 			ae.Forward(in)
 			sinkLoss = nn.MSE(ae.OutputGrad(0), ae.Output(0), in, 1.0/batch)
 			ae.Backward()
@@ -238,9 +234,7 @@ func BenchmarkDPSGDStepParts(b *testing.B) {
 	loss := func(cells []int) (float64, error) {
 		t0, c0 := time.Now(), cputime.Process()
 		x := in.View(0, 0, len(cells), benchGenes)
-		for i, r := range cells {
-			copy(x.RawRowView(i), data.RawRowView(r))
-		}
+		compute.GatherRows(x, data, cells)
 		t1, c1 := time.Now(), cputime.Process()
 		ae.Forward(x)
 		l := nn.MSE(ae.OutputGrad(0), ae.Output(0), x, 1)
@@ -548,4 +542,13 @@ func BenchmarkDPSGDEpochNoiseSplit(b *testing.B) {
 func BenchmarkDPSGDEpochDeal(b *testing.B) {
 	defer compute.DenseDealChunks.Store(compute.DenseDealChunks.Load())
 	alternateEpochs(b, [2]string{"c32", "c12"}, func(side int) { compute.DenseDealChunks.Store([]int64{32, 12}[side]) })
+}
+
+// BenchmarkDPSGDEpochGather alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with the batch rows gathered on one goroutine and split
+// (compute.GatherOneGoroutine). See alternateEpochs; ratios above 1: the
+// split wins.
+func BenchmarkDPSGDEpochGather(b *testing.B) {
+	defer compute.GatherOneGoroutine.Store(compute.GatherOneGoroutine.Load())
+	alternateEpochs(b, [2]string{"one", "split"}, func(side int) { compute.GatherOneGoroutine.Store(side == 0) })
 }
