@@ -638,6 +638,12 @@ func (j *sgemmJob) tiles(i0, i1, q0, q1 int) {
 	}
 }
 
+// AVX2Unroll says whether the AVX2 products' full tiles with A read along
+// its rows and B packed go to sgemmKernelAVX2U4 (the same bits as
+// sgemmKernelAVX2); a knob for the tests and benchmarks that compare the
+// two (docs/PERFORMANCE.md, speed12: off by default).
+var AVX2Unroll atomic.Bool
+
 // asmBlockA is the size in bytes of the block of A panels that tiles runs
 // past every B panel in turn: a quarter of a 2 MB L2.
 const asmBlockA = 512 << 10
@@ -647,6 +653,9 @@ const asmBlockA = 512 << 10
 func (j *sgemmJob) tilesBlock(k0, kc int, add bool, pa, pb []float32, i0, i1, q0, q1 int, edge *[kernMR * kernNR]float32) {
 	kernMR, kernNR, tile := j.mr, j.nr, j.kern.tile
 	const f32 = 4 // bytes
+	// The AVX2 kernel unrolled by four k takes the full tiles whose A is
+	// read along its rows (astep 4) from a packed B panel (bstep 64).
+	unroll := j.kern == kernAVX2 && AVX2Unroll.Load()
 	{
 		for q := q0; q < q1; q++ {
 			c0 := q * kernNR
@@ -672,6 +681,10 @@ func (j *sgemmJob) tilesBlock(k0, kc int, add bool, pa, pb []float32, i0, i1, q0
 					ap, arow, astep = &j.a[r0*j.lda+k0], j.lda*f32, f32
 				}
 				if rows == kernMR && cols == kernNR {
+					if unroll && astep == f32 && bstep == kernNR*f32 {
+						sgemmKernelAVX2U4(kc, ap, arow, bp, &j.c[r0*j.ldc+c0], j.ldc, add)
+						continue
+					}
 					tile(kc, ap, arow, astep, bp, bstep, &j.c[r0*j.ldc+c0], j.ldc, add)
 					continue
 				}

@@ -278,6 +278,39 @@ func BenchmarkGatherRowsAlt(b *testing.B) {
 	}, func() { GatherRows(dst, src, rows) })
 }
 
+// BenchmarkUnrollAlt alternates the two dense products of the
+// autoencoder's AVX2 step (X·W1 and dX = G6·W6ᵀ) with the AVX2 kernel
+// rolled and unrolled by four k (AVX2Unroll), at one thread, and reports
+// each side's median time and the median of the per-round ratios rolled /
+// unrolled (above 1 the unrolled kernel wins).
+func BenchmarkUnrollAlt(b *testing.B) {
+	if !hasAVX2Gemm {
+		b.Skip("no AVX2+FMA")
+	}
+	defer AVX2Unroll.Store(AVX2Unroll.Load())
+	rng := rand.New(rand.NewPCG(1, 1))
+	x, w1 := randMatrix(rng, 427, 2000, 0), randMatrix(rng, 2000, 256, 0)
+	g, w6 := randMatrix(rng, 427, 2000, 0), randMatrix(rng, 256, 2000, 0)
+	c := NewMatrix(427, 256, nil)
+	for _, p := range []struct {
+		name string
+		run  func()
+	}{
+		{"XW1", func() {
+			sgemmAsm(kernAVX2, false, false, 427, 256, 2000, 1, x.Data, 2000, w1.Data, 256, 0, c.Data, 256)
+		}},
+		{"G6W6t", func() {
+			sgemmAsm(kernAVX2, false, true, 427, 256, 2000, 1, g.Data, 2000, w6.Data, 2000, 0, c.Data, 256)
+		}},
+	} {
+		b.Run(p.name+"/T1", func(b *testing.B) {
+			prev := runtime.GOMAXPROCS(1)
+			defer runtime.GOMAXPROCS(prev)
+			alternateTwo(b, [2]string{"rolled", "unrolled"}, func(side int) { AVX2Unroll.Store(side == 1) }, p.run)
+		})
+	}
+}
+
 // alternateTwo times run for side 0 and side 1 in turn at each iteration
 // of b, after prepare(side) (untimed), so that both sides see the same
 // load; it reports each side's median time (names[side]+"-med-ms") and

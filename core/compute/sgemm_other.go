@@ -12,6 +12,11 @@ func sgemmKernelAVX2(k int, a *float32, arow, astep int, b *float32, bstep int, 
 	panic("compute: sgemmKernelAVX2 without AVX2")
 }
 
+// sgemmKernelAVX2U4 is never called where hasAVX2Gemm is false.
+func sgemmKernelAVX2U4(k int, a *float32, arow int, b *float32, c *float32, ldc int, add bool) {
+	panic("compute: sgemmKernelAVX2U4 without AVX2")
+}
+
 // hasAsmGemm is false: no AVX-512 kernel on this platform.
 const hasAsmGemm = false
 

@@ -552,3 +552,12 @@ func BenchmarkDPSGDEpochGather(b *testing.B) {
 	defer compute.GatherOneGoroutine.Store(compute.GatherOneGoroutine.Load())
 	alternateEpochs(b, [2]string{"one", "split"}, func(side int) { compute.GatherOneGoroutine.Store(side == 0) })
 }
+
+// BenchmarkDPSGDEpochUnroll alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with the AVX2 kernel rolled and unrolled by four k
+// (compute.AVX2Unroll). See alternateEpochs; ratios above 1: the unrolled
+// kernel wins. Run it with DPSCOPE_SGEMM=avx2 DPSCOPE_SPARSE=on.
+func BenchmarkDPSGDEpochUnroll(b *testing.B) {
+	defer compute.AVX2Unroll.Store(compute.AVX2Unroll.Load())
+	alternateEpochs(b, [2]string{"rolled", "unrolled"}, func(side int) { compute.AVX2Unroll.Store(side == 1) })
+}
