@@ -6,18 +6,20 @@ import (
 	"sync/atomic"
 )
 
-// GatherOneGoroutine makes GatherRows copy on the calling goroutine only
-// (a knob for the benchmarks that compare the two; docs/PERFORMANCE.md,
-// speed12). The copies are the same either way.
-var GatherOneGoroutine atomic.Bool
+// GatherSplit makes GatherRows share the rows between Split's two
+// goroutines. Off by default: by the rule of docs/PERFORMANCE.md's speed12
+// section the split gave 0.97–1.00× the one goroutine's time (median 0.98
+// against the 1.05 required), at load 4: like nn's bias rows, the copy is
+// bound by memory, or the second core is taken. The copies are the same
+// either way.
+var GatherSplit atomic.Bool
 
 // GatherRows copies row rows[i] of src into row i of dst for every i: the
 // gathering of a mini-batch's cells before a forward pass. Each row is a
 // copy, so the result does not depend on how the rows are shared; with
-// GOMAXPROCS ≥ 2 and enough floats to move (rows × columns / 4 at least
-// SplitMin, the cost of a copy as in nn's bias rows) the rows go to
-// Split's two goroutines, which keep more of the random rows' cache misses
-// in flight than one. It panics, wrapping ErrShape, if dst.Rows <
+// GatherSplit, GOMAXPROCS ≥ 2 and enough floats to move (rows × columns /
+// 4 at least SplitMin, the cost of a copy as in nn's bias rows) the rows
+// go to Split's two goroutines. It panics, wrapping ErrShape, if dst.Rows <
 // len(rows) or the widths differ, and on an index outside src.
 func GatherRows(dst, src Matrix, rows []int) {
 	if dst.Rows < len(rows) || dst.Cols != src.Cols {
@@ -29,7 +31,7 @@ func GatherRows(dst, src Matrix, rows []int) {
 			panic(fmt.Errorf("compute: GatherRows: row %d of a matrix of %d rows", r, src.Rows))
 		}
 	}
-	if GatherOneGoroutine.Load() {
+	if !GatherSplit.Load() {
 		gatherRange(dst, src, rows, 0, len(rows))
 		return
 	}

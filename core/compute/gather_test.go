@@ -14,7 +14,7 @@ import (
 // threshold, repeated rows, at one goroutine and two, with the split on
 // and off; and that nothing past the gathered rows of dst is written.
 func TestGatherRowsCopiesEveryRow(t *testing.T) {
-	defer GatherOneGoroutine.Store(GatherOneGoroutine.Load())
+	defer GatherSplit.Store(GatherSplit.Load())
 	rng := rand.New(rand.NewPCG(11, 12))
 	special := []float32{float32(math.NaN()), math.Float32frombits(0x7fc00123), float32(math.Inf(1)), float32(math.Inf(-1)),
 		float32(math.Copysign(0, -1)), math.Float32frombits(1)}
@@ -36,7 +36,7 @@ func TestGatherRowsCopiesEveryRow(t *testing.T) {
 			for _, procs := range []int{1, 2} {
 				for _, one := range []bool{false, true} {
 					runtime.GOMAXPROCS(procs)
-					GatherOneGoroutine.Store(one)
+					GatherSplit.Store(!one)
 					dst := randMatrix(rng, n+2, cols, 2)
 					sentinel := append([]float32(nil), dst.Data[n*dst.Stride:]...)
 					GatherRows(dst, src, rows)
@@ -87,6 +87,8 @@ func TestGatherRowsPanics(t *testing.T) {
 // TestGatherRowsDoesNotAllocate checks that a split gather allocates
 // nothing (the DP-SGD step's allocation test counts on it).
 func TestGatherRowsDoesNotAllocate(t *testing.T) {
+	defer GatherSplit.Store(GatherSplit.Load())
+	GatherSplit.Store(true)
 	rng := rand.New(rand.NewPCG(13, 14))
 	src, dst := randMatrix(rng, 600, 400, 0), NewMatrix(427, 400, nil)
 	rows := make([]int, 427)

@@ -262,16 +262,16 @@ func BenchmarkDenseDealAlt(b *testing.B) {
 
 // BenchmarkGatherRowsAlt alternates GatherRows of 427 random rows of a
 // 4,271 × 2,000 matrix (a DP-SGD batch of the peers' data) on one
-// goroutine and split (GatherOneGoroutine off), and reports each side's
+// goroutine and split (GatherSplit), and reports each side's
 // median time and the median of the per-round ratios one / split (above 1
 // the split wins).
 func BenchmarkGatherRowsAlt(b *testing.B) {
-	defer GatherOneGoroutine.Store(GatherOneGoroutine.Load())
+	defer GatherSplit.Store(GatherSplit.Load())
 	rng := rand.New(rand.NewPCG(1, 1))
 	src, dst := randMatrix(rng, 4271, 2000, 0), NewMatrix(427, 2000, nil)
 	rows := make([]int, 427)
 	alternateTwo(b, [2]string{"one", "split"}, func(side int) {
-		GatherOneGoroutine.Store(side == 0)
+		GatherSplit.Store(side == 1)
 		for i := range rows {
 			rows[i] = rng.IntN(src.Rows)
 		}

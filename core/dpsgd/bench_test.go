@@ -546,11 +546,11 @@ func BenchmarkDPSGDEpochDeal(b *testing.B) {
 
 // BenchmarkDPSGDEpochGather alternates epochs of BenchmarkDPSGDEpoch's
 // configuration with the batch rows gathered on one goroutine and split
-// (compute.GatherOneGoroutine). See alternateEpochs; ratios above 1: the
+// (compute.GatherSplit). See alternateEpochs; ratios above 1: the
 // split wins.
 func BenchmarkDPSGDEpochGather(b *testing.B) {
-	defer compute.GatherOneGoroutine.Store(compute.GatherOneGoroutine.Load())
-	alternateEpochs(b, [2]string{"one", "split"}, func(side int) { compute.GatherOneGoroutine.Store(side == 0) })
+	defer compute.GatherSplit.Store(compute.GatherSplit.Load())
+	alternateEpochs(b, [2]string{"one", "split"}, func(side int) { compute.GatherSplit.Store(side == 1) })
 }
 
 // BenchmarkDPSGDEpochUnroll alternates epochs of BenchmarkDPSGDEpoch's
