@@ -50,6 +50,12 @@ var hasSparseAsm = hasAVX2Gemm
 //go:noescape
 func sparseKernelAVX2T(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool)
 
+// sparseKernelAVX2TD is sparseKernelAVX2T with base-plus-displacement
+// memory operands for its FMAs: the same bits.
+//
+//go:noescape
+func sparseKernelAVX2TD(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool)
+
 // sparseKernelRow is the 1×64 sparse row kernel of sgemm_amd64.s (see
 // sparse.go, sparseRowNR): n terms of e, the accumulators from in when
 // flags&1, added to c when flags&2, stored at c.

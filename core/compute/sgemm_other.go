@@ -35,6 +35,11 @@ func sparseKernelAVX2(n int, e *sparseEntry, b *float32, c *float32, ldc int, ad
 // hasSparseAsm is false: the sparse tiles run on sparseTileGo.
 const hasSparseAsm = false
 
+// sparseKernelAVX2TD is never called where hasSparseAsm is false.
+func sparseKernelAVX2TD(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool) {
+	panic("compute: sparseKernelAVX2TD without AVX2")
+}
+
 // sparseKernelAVX2T is never called where hasSparseAsm is false.
 func sparseKernelAVX2T(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool) {
 	panic("compute: sparseKernelAVX2T without AVX2")

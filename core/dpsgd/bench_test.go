@@ -561,3 +561,13 @@ func BenchmarkDPSGDEpochUnroll(b *testing.B) {
 	defer compute.AVX2Unroll.Store(compute.AVX2Unroll.Load())
 	alternateEpochs(b, [2]string{"rolled", "unrolled"}, func(side int) { compute.AVX2Unroll.Store(side == 1) })
 }
+
+// BenchmarkDPSGDEpochPairDisp alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with the transposed pair kernel's FMA operands indexed and
+// base plus displacement (compute.SparsePairDisp). See alternateEpochs;
+// ratios above 1: the displacement wins. Run it with DPSCOPE_SGEMM=avx2
+// DPSCOPE_SPARSE=on.
+func BenchmarkDPSGDEpochPairDisp(b *testing.B) {
+	defer compute.SparsePairDisp.Store(compute.SparsePairDisp.Load())
+	alternateEpochs(b, [2]string{"indexed", "disp"}, func(side int) { compute.SparsePairDisp.Store(side == 1) })
+}
