@@ -571,3 +571,18 @@ func BenchmarkDPSGDEpochPairDisp(b *testing.B) {
 	defer compute.SparsePairDisp.Store(compute.SparsePairDisp.Load())
 	alternateEpochs(b, [2]string{"indexed", "disp"}, func(side int) { compute.SparsePairDisp.Store(side == 1) })
 }
+
+// BenchmarkDPSGDEpochSpeed12 alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with the AVX2 kernels as before speed12 ("before": the
+// rolled dense kernel, the indexed pair kernel) and as now ("after":
+// compute.AVX2Unroll and compute.SparsePairDisp on). See alternateEpochs;
+// ratios above 1: "after" wins. Run it with DPSCOPE_SGEMM=avx2
+// DPSCOPE_SPARSE=on.
+func BenchmarkDPSGDEpochSpeed12(b *testing.B) {
+	defer compute.AVX2Unroll.Store(compute.AVX2Unroll.Load())
+	defer compute.SparsePairDisp.Store(compute.SparsePairDisp.Load())
+	alternateEpochs(b, [2]string{"before", "after"}, func(side int) {
+		compute.AVX2Unroll.Store(side == 1)
+		compute.SparsePairDisp.Store(side == 1)
+	})
+}
