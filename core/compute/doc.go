@@ -51,6 +51,17 @@
 // −0 can differ). The path is on by default with the AVX2 kernel only;
 // DPSCOPE_SPARSE=off turns it off, =on on ([EnvSparse]).
 //
+// # Knobs of the AVX2 path
+//
+// Each changes speed only, never a bit of a result, and is there for the
+// benchmarks that time it on and off in one process (docs/PERFORMANCE.md):
+// [AVX2Unroll] (on: the dense kernel four k an iteration for the tiles
+// whose A is read in place and B packed), [SparsePairDisp] (on: the
+// transposed pair kernel with base-plus-displacement operands),
+// [DenseDealChunks] (0 = 32 chunks for the dense products' panel deal)
+// and [GatherSplit] (off: [GatherRows] copies a batch's rows on one
+// goroutine).
+//
 // # Two goroutines
 //
 // [Split] hands half of a job to one helper goroutine. After a half, the

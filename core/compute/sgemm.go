@@ -284,11 +284,28 @@ type panelDeal struct {
 	total, chunk int
 }
 
-// reset deals panels [0, total) in chunks of about total/32 (the last
-// chunk can leave one goroutine idle for 1/32 of the work).
+// DenseDealChunks is the number of chunks sgemmAsm deals a product's
+// panels in (0: the default, defaultDealChunks). More chunks balance the
+// two goroutines better when one of them starts late; fewer let a packed
+// B panel serve more tiles before the next one comes from L2 (at 32, X·W1
+// at a batch of 427 takes its A panels two at a time, and each of the 36
+// chunks streams all 2 MB of the packed W1). The tiles' sums are the same
+// whatever the chunks. A variable for the benchmarks that compare them.
+var DenseDealChunks atomic.Int64
+
+// defaultDealChunks is DenseDealChunks' default (docs/PERFORMANCE.md,
+// speed12).
+const defaultDealChunks = 32
+
+// reset deals panels [0, total) in chunks of about total/DenseDealChunks
+// (the last chunk can leave one goroutine idle for that part of the work).
 func (d *panelDeal) reset(total int) {
 	d.next.Store(0)
-	d.total, d.chunk = total, max(1, total/32)
+	chunks := int(DenseDealChunks.Load())
+	if chunks <= 0 {
+		chunks = defaultDealChunks
+	}
+	d.total, d.chunk = total, max(1, total/chunks)
 }
 
 // run calls f on chunks [lo, hi) until the panels are dealt.
@@ -621,6 +638,18 @@ func (j *sgemmJob) tiles(i0, i1, q0, q1 int) {
 	}
 }
 
+// AVX2Unroll says whether the AVX2 products' full tiles with A read along
+// its rows and B packed go to sgemmKernelAVX2U4 (the same bits as
+// sgemmKernelAVX2); a knob for the tests and benchmarks that compare the
+// two. On by default, by the rule of docs/PERFORMANCE.md's speed12
+// section: X·W1 and G6·W6ᵀ at one thread 1.06–1.19× as fast (median
+// 1.11), whole DP-SGD epochs median 1.06×.
+var AVX2Unroll = func() *atomic.Bool {
+	var on atomic.Bool
+	on.Store(true)
+	return &on
+}()
+
 // asmBlockA is the size in bytes of the block of A panels that tiles runs
 // past every B panel in turn: a quarter of a 2 MB L2.
 const asmBlockA = 512 << 10
@@ -630,6 +659,9 @@ const asmBlockA = 512 << 10
 func (j *sgemmJob) tilesBlock(k0, kc int, add bool, pa, pb []float32, i0, i1, q0, q1 int, edge *[kernMR * kernNR]float32) {
 	kernMR, kernNR, tile := j.mr, j.nr, j.kern.tile
 	const f32 = 4 // bytes
+	// The AVX2 kernel unrolled by four k takes the full tiles whose A is
+	// read along its rows (astep 4) from a packed B panel (bstep 64).
+	unroll := j.kern == kernAVX2 && AVX2Unroll.Load()
 	{
 		for q := q0; q < q1; q++ {
 			c0 := q * kernNR
@@ -655,6 +687,10 @@ func (j *sgemmJob) tilesBlock(k0, kc int, add bool, pa, pb []float32, i0, i1, q0
 					ap, arow, astep = &j.a[r0*j.lda+k0], j.lda*f32, f32
 				}
 				if rows == kernMR && cols == kernNR {
+					if unroll && astep == f32 && bstep == kernNR*f32 {
+						sgemmKernelAVX2U4(kc, ap, arow, bp, &j.c[r0*j.ldc+c0], j.ldc, add)
+						continue
+					}
 					tile(kc, ap, arow, astep, bp, bstep, &j.c[r0*j.ldc+c0], j.ldc, add)
 					continue
 				}

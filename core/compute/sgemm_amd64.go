@@ -16,6 +16,12 @@ func sgemmKernel(k int, a *float32, arow, astep int, b *float32, bstep int, c *f
 //go:noescape
 func sgemmKernelAVX2(k int, a *float32, arow, astep int, b *float32, bstep int, c *float32, ldc int, add bool)
 
+// sgemmKernelAVX2U4 is sgemmKernelAVX2 for astep 4 and bstep 64 bytes (A
+// read in place along its rows, B packed), four k an iteration.
+//
+//go:noescape
+func sgemmKernelAVX2U4(k int, a *float32, arow int, b *float32, c *float32, ldc int, add bool)
+
 // hasAsmGemm reports whether the CPU runs sgemmKernel (AVX-512F).
 var hasAsmGemm = cpu.X86.HasAVX512F
 
@@ -43,6 +49,12 @@ var hasSparseAsm = hasAVX2Gemm
 //
 //go:noescape
 func sparseKernelAVX2T(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool)
+
+// sparseKernelAVX2TD is sparseKernelAVX2T with base-plus-displacement
+// memory operands for its FMAs: the same bits.
+//
+//go:noescape
+func sparseKernelAVX2TD(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool)
 
 // sparseKernelRow is the 1×64 sparse row kernel of sgemm_amd64.s (see
 // sparse.go, sparseRowNR): n terms of e, the accumulators from in when

@@ -42,6 +42,48 @@ loop: \
 	DECQ         CX \
 	JNE          loop
 
+// SPARSE2X32D(done, loop) is SPARSE2X32 with each term's B row address
+// formed once (ADDQ) so that the FMAs' memory operands are base plus
+// displacement: Intel's cores split an indexed memory operand of a
+// three-operand instruction into two µops (sparseKernelRow's comment), so
+// a pair of terms is 16 fused µops instead of 22. The same FMAs in the
+// same order: the same bits.
+#define SPARSE2X32D(done, loop) \
+	MOVQ n+0(FP), CX \
+	MOVQ e+8(FP), SI \
+	MOVQ b+16(FP), BX \
+	MOVQ c+24(FP), DI \
+	MOVQ ldc+32(FP), DX \
+	SHLQ $2, DX \
+	VXORPS Y0, Y0, Y0 \
+	VXORPS Y1, Y1, Y1 \
+	VXORPS Y2, Y2, Y2 \
+	VXORPS Y3, Y3, Y3 \
+	VXORPS Y4, Y4, Y4 \
+	VXORPS Y5, Y5, Y5 \
+	VXORPS Y6, Y6, Y6 \
+	VXORPS Y7, Y7, Y7 \
+	TESTQ CX, CX \
+	JE    done \
+loop: \
+	MOVLQSX      (SI), R8 \
+	MOVLQSX      8(SI), R9 \
+	ADDQ         BX, R8 \
+	ADDQ         BX, R9 \
+	VBROADCASTSS 4(SI), Y14 \
+	VBROADCASTSS 12(SI), Y15 \
+	VFMADD231PS  (R8), Y14, Y0 \
+	VFMADD231PS  32(R8), Y14, Y1 \
+	VFMADD231PS  64(R8), Y14, Y2 \
+	VFMADD231PS  96(R8), Y14, Y3 \
+	VFMADD231PS  (R9), Y15, Y4 \
+	VFMADD231PS  32(R9), Y15, Y5 \
+	VFMADD231PS  64(R9), Y15, Y6 \
+	VFMADD231PS  96(R9), Y15, Y7 \
+	ADDQ         $16, SI \
+	DECQ         CX \
+	JNE          loop
+
 // TPAIRS interleaves 8 columns of the tile's rows ya, yb into column
 // pairs: columns 0–1 in X8, 2–3 in X9, 4–5 in X10, 6–7 in X11.
 #define TPAIRS(ya, yb) \
@@ -416,6 +458,214 @@ yoverwrite:
 	VZEROUPPER
 	RET
 
+// func sgemmKernelAVX2U4(k int, a *float32, arow int, b *float32, c *float32, ldc int, add bool)
+//
+// sgemmKernelAVX2 for the tiles of the large products, whose A is read in
+// place along its rows (astep 4 bytes) and whose B panel is packed (bstep
+// 64 bytes): four k an iteration with every load at a constant
+// displacement, so the loop is 83 fused µops for four k (the rolled loop
+// 24 for one, at the rename width of a Haswell core: the FMAs need 6
+// cycles a k), then the last k mod 4 one at a time. Same registers, same
+// FMAs in the same order per accumulator, same stores: the same bits as
+// sgemmKernelAVX2.
+TEXT ·sgemmKernelAVX2U4(SB), NOSPLIT, $0-49
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ arow+16(FP), R9
+	MOVQ b+24(FP), BX
+	MOVQ c+32(FP), DI
+	MOVQ ldc+40(FP), DX
+	SHLQ $2, DX
+	LEAQ (R9)(R9*2), R14 // 3·arow
+	LEAQ (AX)(R14*1), R10
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	MOVQ  CX, R8
+	SHRQ  $2, R8
+	ANDQ  $3, CX
+	TESTQ R8, R8
+	JE    u4tail
+u4loop:
+	VMOVUPS (BX), Y12
+	VMOVUPS 32(BX), Y13
+	VBROADCASTSS (AX), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS (AX)(R9*1), Y15
+	VFMADD231PS Y12, Y15, Y2
+	VFMADD231PS Y13, Y15, Y3
+	VBROADCASTSS (AX)(R9*2), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS (R10), Y15
+	VFMADD231PS Y12, Y15, Y6
+	VFMADD231PS Y13, Y15, Y7
+	VBROADCASTSS (R10)(R9*1), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS (R10)(R9*2), Y15
+	VFMADD231PS Y12, Y15, Y10
+	VFMADD231PS Y13, Y15, Y11
+	VMOVUPS 64(BX), Y12
+	VMOVUPS 96(BX), Y13
+	VBROADCASTSS 4(AX), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS 4(AX)(R9*1), Y15
+	VFMADD231PS Y12, Y15, Y2
+	VFMADD231PS Y13, Y15, Y3
+	VBROADCASTSS 4(AX)(R9*2), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS 4(R10), Y15
+	VFMADD231PS Y12, Y15, Y6
+	VFMADD231PS Y13, Y15, Y7
+	VBROADCASTSS 4(R10)(R9*1), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS 4(R10)(R9*2), Y15
+	VFMADD231PS Y12, Y15, Y10
+	VFMADD231PS Y13, Y15, Y11
+	VMOVUPS 128(BX), Y12
+	VMOVUPS 160(BX), Y13
+	VBROADCASTSS 8(AX), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS 8(AX)(R9*1), Y15
+	VFMADD231PS Y12, Y15, Y2
+	VFMADD231PS Y13, Y15, Y3
+	VBROADCASTSS 8(AX)(R9*2), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS 8(R10), Y15
+	VFMADD231PS Y12, Y15, Y6
+	VFMADD231PS Y13, Y15, Y7
+	VBROADCASTSS 8(R10)(R9*1), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS 8(R10)(R9*2), Y15
+	VFMADD231PS Y12, Y15, Y10
+	VFMADD231PS Y13, Y15, Y11
+	VMOVUPS 192(BX), Y12
+	VMOVUPS 224(BX), Y13
+	VBROADCASTSS 12(AX), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS 12(AX)(R9*1), Y15
+	VFMADD231PS Y12, Y15, Y2
+	VFMADD231PS Y13, Y15, Y3
+	VBROADCASTSS 12(AX)(R9*2), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS 12(R10), Y15
+	VFMADD231PS Y12, Y15, Y6
+	VFMADD231PS Y13, Y15, Y7
+	VBROADCASTSS 12(R10)(R9*1), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS 12(R10)(R9*2), Y15
+	VFMADD231PS Y12, Y15, Y10
+	VFMADD231PS Y13, Y15, Y11
+	ADDQ $16, AX
+	ADDQ $16, R10
+	ADDQ $256, BX
+	DECQ R8
+	JNE  u4loop
+u4tail:
+	TESTQ CX, CX
+	JE    u4store
+u4one:
+	VMOVUPS (BX), Y12
+	VMOVUPS 32(BX), Y13
+	VBROADCASTSS (AX), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS (AX)(R9*1), Y15
+	VFMADD231PS Y12, Y15, Y2
+	VFMADD231PS Y13, Y15, Y3
+	VBROADCASTSS (AX)(R9*2), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS (R10), Y15
+	VFMADD231PS Y12, Y15, Y6
+	VFMADD231PS Y13, Y15, Y7
+	VBROADCASTSS (R10)(R9*1), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS (R10)(R9*2), Y15
+	VFMADD231PS Y12, Y15, Y10
+	VFMADD231PS Y13, Y15, Y11
+	ADDQ $4, AX
+	ADDQ $4, R10
+	ADDQ $64, BX
+	DECQ CX
+	JNE  u4one
+u4store:
+	MOVBLZX add+48(FP), R8
+	TESTQ R8, R8
+	JE    u4overwrite
+	VADDPS (DI), Y0, Y0
+	VADDPS 32(DI), Y1, Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Y2, Y2
+	VADDPS 32(DI), Y3, Y3
+	VMOVUPS Y2, (DI)
+	VMOVUPS Y3, 32(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Y4, Y4
+	VADDPS 32(DI), Y5, Y5
+	VMOVUPS Y4, (DI)
+	VMOVUPS Y5, 32(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Y6, Y6
+	VADDPS 32(DI), Y7, Y7
+	VMOVUPS Y6, (DI)
+	VMOVUPS Y7, 32(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Y8, Y8
+	VADDPS 32(DI), Y9, Y9
+	VMOVUPS Y8, (DI)
+	VMOVUPS Y9, 32(DI)
+	ADDQ DX, DI
+	VADDPS (DI), Y10, Y10
+	VADDPS 32(DI), Y11, Y11
+	VMOVUPS Y10, (DI)
+	VMOVUPS Y11, 32(DI)
+	VZEROUPPER
+	RET
+u4overwrite:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ DX, DI
+	VMOVUPS Y2, (DI)
+	VMOVUPS Y3, 32(DI)
+	ADDQ DX, DI
+	VMOVUPS Y4, (DI)
+	VMOVUPS Y5, 32(DI)
+	ADDQ DX, DI
+	VMOVUPS Y6, (DI)
+	VMOVUPS Y7, 32(DI)
+	ADDQ DX, DI
+	VMOVUPS Y8, (DI)
+	VMOVUPS Y9, 32(DI)
+	ADDQ DX, DI
+	VMOVUPS Y10, (DI)
+	VMOVUPS Y11, 32(DI)
+	VZEROUPPER
+	RET
+
 // func sparseKernelAVX2(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool)
 //
 // Two rows of a 2×32 tile of C from the nonzero terms of two rows of A
@@ -484,6 +734,30 @@ tstore:
 	VZEROUPPER
 	RET
 tset:
+	TSET8(Y0, Y4)
+	TSET8(Y1, Y5)
+	TSET8(Y2, Y6)
+	TSET8(Y3, Y7)
+	VZEROUPPER
+	RET
+
+// func sparseKernelAVX2TD(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool)
+//
+// sparseKernelAVX2T with base-plus-displacement FMA operands
+// (SPARSE2X32D): the same bits.
+TEXT ·sparseKernelAVX2TD(SB), NOSPLIT, $0-41
+	SPARSE2X32D(dstore, dloop)
+dstore:
+	MOVBLZX add+40(FP), R8
+	TESTQ   R8, R8
+	JE      dset
+	TADD8(Y0, Y4)
+	TADD8(Y1, Y5)
+	TADD8(Y2, Y6)
+	TADD8(Y3, Y7)
+	VZEROUPPER
+	RET
+dset:
 	TSET8(Y0, Y4)
 	TSET8(Y1, Y5)
 	TSET8(Y2, Y6)

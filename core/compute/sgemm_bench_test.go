@@ -226,6 +226,91 @@ func BenchmarkPackTransAlt(b *testing.B) {
 	}
 }
 
+// BenchmarkDenseDealAlt alternates the two dense products of the
+// autoencoder's AVX2 step (X·W1 and dX = G6·W6ᵀ, 427×2000 by 2000×256) on
+// the AVX2 kernel with their panels dealt in 32 chunks and in 12
+// (DenseDealChunks), at two threads, and reports each side's median time
+// and the median of the per-round ratios 32 / 12 (above 1 the fewer
+// chunks win).
+func BenchmarkDenseDealAlt(b *testing.B) {
+	if !hasAVX2Gemm {
+		b.Skip("no AVX2+FMA")
+	}
+	defer DenseDealChunks.Store(DenseDealChunks.Load())
+	rng := rand.New(rand.NewPCG(1, 1))
+	x, w1 := randMatrix(rng, 427, 2000, 0), randMatrix(rng, 2000, 256, 0)
+	g, w6 := randMatrix(rng, 427, 2000, 0), randMatrix(rng, 256, 2000, 0)
+	c := NewMatrix(427, 256, nil)
+	for _, p := range []struct {
+		name string
+		run  func()
+	}{
+		{"XW1", func() {
+			sgemmAsm(kernAVX2, false, false, 427, 256, 2000, 1, x.Data, 2000, w1.Data, 256, 0, c.Data, 256)
+		}},
+		{"G6W6t", func() {
+			sgemmAsm(kernAVX2, false, true, 427, 256, 2000, 1, g.Data, 2000, w6.Data, 2000, 0, c.Data, 256)
+		}},
+	} {
+		b.Run(p.name+"/T2", func(b *testing.B) {
+			prev := runtime.GOMAXPROCS(2)
+			defer runtime.GOMAXPROCS(prev)
+			alternateTwo(b, [2]string{"c32", "c12"}, func(side int) { DenseDealChunks.Store([]int64{32, 12}[side]) }, p.run)
+		})
+	}
+}
+
+// BenchmarkGatherRowsAlt alternates GatherRows of 427 random rows of a
+// 4,271 × 2,000 matrix (a DP-SGD batch of the peers' data) on one
+// goroutine and split (GatherSplit), and reports each side's
+// median time and the median of the per-round ratios one / split (above 1
+// the split wins).
+func BenchmarkGatherRowsAlt(b *testing.B) {
+	defer GatherSplit.Store(GatherSplit.Load())
+	rng := rand.New(rand.NewPCG(1, 1))
+	src, dst := randMatrix(rng, 4271, 2000, 0), NewMatrix(427, 2000, nil)
+	rows := make([]int, 427)
+	alternateTwo(b, [2]string{"one", "split"}, func(side int) {
+		GatherSplit.Store(side == 1)
+		for i := range rows {
+			rows[i] = rng.IntN(src.Rows)
+		}
+	}, func() { GatherRows(dst, src, rows) })
+}
+
+// BenchmarkUnrollAlt alternates the two dense products of the
+// autoencoder's AVX2 step (X·W1 and dX = G6·W6ᵀ) with the AVX2 kernel
+// rolled and unrolled by four k (AVX2Unroll), at one thread, and reports
+// each side's median time and the median of the per-round ratios rolled /
+// unrolled (above 1 the unrolled kernel wins).
+func BenchmarkUnrollAlt(b *testing.B) {
+	if !hasAVX2Gemm {
+		b.Skip("no AVX2+FMA")
+	}
+	defer AVX2Unroll.Store(AVX2Unroll.Load())
+	rng := rand.New(rand.NewPCG(1, 1))
+	x, w1 := randMatrix(rng, 427, 2000, 0), randMatrix(rng, 2000, 256, 0)
+	g, w6 := randMatrix(rng, 427, 2000, 0), randMatrix(rng, 256, 2000, 0)
+	c := NewMatrix(427, 256, nil)
+	for _, p := range []struct {
+		name string
+		run  func()
+	}{
+		{"XW1", func() {
+			sgemmAsm(kernAVX2, false, false, 427, 256, 2000, 1, x.Data, 2000, w1.Data, 256, 0, c.Data, 256)
+		}},
+		{"G6W6t", func() {
+			sgemmAsm(kernAVX2, false, true, 427, 256, 2000, 1, g.Data, 2000, w6.Data, 2000, 0, c.Data, 256)
+		}},
+	} {
+		b.Run(p.name+"/T1", func(b *testing.B) {
+			prev := runtime.GOMAXPROCS(1)
+			defer runtime.GOMAXPROCS(prev)
+			alternateTwo(b, [2]string{"rolled", "unrolled"}, func(side int) { AVX2Unroll.Store(side == 1) }, p.run)
+		})
+	}
+}
+
 // alternateTwo times run for side 0 and side 1 in turn at each iteration
 // of b, after prepare(side) (untimed), so that both sides see the same
 // load; it reports each side's median time (names[side]+"-med-ms") and

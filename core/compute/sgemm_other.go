@@ -12,6 +12,11 @@ func sgemmKernelAVX2(k int, a *float32, arow, astep int, b *float32, bstep int, 
 	panic("compute: sgemmKernelAVX2 without AVX2")
 }
 
+// sgemmKernelAVX2U4 is never called where hasAVX2Gemm is false.
+func sgemmKernelAVX2U4(k int, a *float32, arow int, b *float32, c *float32, ldc int, add bool) {
+	panic("compute: sgemmKernelAVX2U4 without AVX2")
+}
+
 // hasAsmGemm is false: no AVX-512 kernel on this platform.
 const hasAsmGemm = false
 
@@ -29,6 +34,11 @@ func sparseKernelAVX2(n int, e *sparseEntry, b *float32, c *float32, ldc int, ad
 
 // hasSparseAsm is false: the sparse tiles run on sparseTileGo.
 const hasSparseAsm = false
+
+// sparseKernelAVX2TD is never called where hasSparseAsm is false.
+func sparseKernelAVX2TD(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool) {
+	panic("compute: sparseKernelAVX2TD without AVX2")
+}
 
 // sparseKernelAVX2T is never called where hasSparseAsm is false.
 func sparseKernelAVX2T(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool) {

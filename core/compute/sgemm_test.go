@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -102,6 +103,40 @@ func testSameBitsAnyThreads(t *testing.T, kern *asmKernel) {
 			}
 		}
 	}
+}
+
+// TestSgemmAsmSameBitsAnyDeal checks, for each kernel, that a product
+// split over two goroutines gives one goroutine's bits whatever the number
+// of chunks its panels are dealt in (DenseDealChunks): one chunk (the
+// helper idles), 5, the old 32 and the new 12, more chunks than panels, and
+// the default; by A panels (byRows) and by B panels.
+func TestSgemmAsmSameBitsAnyDeal(t *testing.T) {
+	defer DenseDealChunks.Store(DenseDealChunks.Load())
+	forEachKernel(t, func(t *testing.T, kern *asmKernel) {
+		rng := rand.New(rand.NewPCG(9, 10))
+		for _, s := range []struct{ m, n, k int }{{217, 64, 400}, {40, 355, 300}} {
+			if s.m*s.n*s.k < asmSplitFLOP {
+				t.Fatalf("%+v is below asmSplitFLOP and would not split", s)
+			}
+			a, b := randMatrix(rng, s.m, s.k, 0), randMatrix(rng, s.k, s.n, 0)
+			want := NewMatrix(s.m, s.n, nil)
+			prev := runtime.GOMAXPROCS(1)
+			sgemmAsm(kern, false, false, s.m, s.n, s.k, 1, a.Data, ld(a), b.Data, ld(b), 0, want.Data, s.n)
+			runtime.GOMAXPROCS(max(prev, 2))
+			for _, chunks := range []int64{1, 5, 12, 32, 500, 0} {
+				DenseDealChunks.Store(chunks)
+				c := randMatrix(rng, s.m, s.n, 0)
+				sgemmAsm(kern, false, false, s.m, s.n, s.k, 1, a.Data, ld(a), b.Data, ld(b), 0, c.Data, s.n)
+				for i := range c.Data {
+					if math.Float32bits(c.Data[i]) != math.Float32bits(want.Data[i]) {
+						runtime.GOMAXPROCS(prev)
+						t.Fatalf("%+v, %d chunks: entry %d is %v, %v on one goroutine", s, chunks, i, c.Data[i], want.Data[i])
+					}
+				}
+			}
+			runtime.GOMAXPROCS(prev)
+		}
+	})
 }
 
 // TestSgemmKernelsSameBits checks that the AVX2 kernel gives the AVX-512
@@ -346,6 +381,102 @@ func TestPackTrans16MatchesGo(t *testing.T) {
 				if math.Float32bits(c1.Data[i]) != math.Float32bits(c2.Data[i]) {
 					t.Fatalf("%+v ta=%v: entry %d is %v with packTrans16, %v without", s, ta, i, c1.Data[i], c2.Data[i])
 				}
+			}
+		}
+	}
+}
+
+// TestSgemmKernelAVX2U4 checks the AVX2 kernel unrolled by four k against
+// the rolled one (the same bits: the same FMAs per accumulator in the same
+// order) and against a float64 loop in Go (within the rounding of k
+// float32 FMAs; NaN and ±Inf where the Go loop has them), for k from 0 to
+// 13 and around the k block (every remainder mod 4), A in place with rows
+// of k+3 floats and of 2000, entries including NaNs with payloads, ±Inf,
+// −0 and subnormals, adding to C and overwriting it; and that no entry of
+// C outside the 6×16 tile is written.
+func TestSgemmKernelAVX2U4(t *testing.T) {
+	if !hasAVX2Gemm {
+		t.Skip("no AVX2+FMA")
+	}
+	rng := rand.New(rand.NewPCG(15, 16))
+	special := []float32{float32(math.NaN()), math.Float32frombits(0x7fc00123), float32(math.Inf(1)), float32(math.Inf(-1)),
+		float32(math.Copysign(0, -1)), math.Float32frombits(1)}
+	const ldc = 19
+	for _, k := range []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 208, 255, 256, 257} {
+		for _, lda := range []int{k + 3, 2000} {
+			for _, specials := range []bool{false, true} {
+				for _, add := range []bool{false, true} {
+					a := randMatrix(rng, 6, lda, 0).Data
+					b := randMatrix(rng, max(k, 1), 16, 0).Data
+					if specials && k > 0 {
+						a[rng.IntN(6)*lda+rng.IntN(k)] = special[rng.IntN(len(special))]
+						b[rng.IntN(k)*16+rng.IntN(16)] = special[rng.IntN(len(special))]
+					}
+					c0 := randMatrix(rng, 6, ldc, 0).Data
+					c1, c2 := slices.Clone(c0), slices.Clone(c0)
+					sgemmKernelAVX2(k, &a[0], lda*4, 4, &b[0], 64, &c1[0], ldc, add)
+					sgemmKernelAVX2U4(k, &a[0], lda*4, &b[0], &c2[0], ldc, add)
+					for x := range c1 {
+						if math.Float32bits(c1[x]) != math.Float32bits(c2[x]) {
+							t.Fatalf("k %d, lda %d, add %v: C[%d] is %v rolled, %v unrolled", k, lda, add, x, c1[x], c2[x])
+						}
+						r, col := x/ldc, x%ldc
+						if col >= 16 {
+							if math.Float32bits(c2[x]) != math.Float32bits(c0[x]) {
+								t.Fatalf("k %d: C[%d][%d], outside the tile, was written", k, r, col)
+							}
+							continue
+						}
+						want, scale := 0.0, 0.0
+						if add {
+							want, scale = float64(c0[x]), math.Abs(float64(c0[x]))
+						}
+						for kk := range k {
+							p := float64(a[r*lda+kk]) * float64(b[kk*16+col])
+							want += p
+							scale += math.Abs(p)
+						}
+						got := float64(c2[x])
+						switch {
+						case math.IsNaN(want) || math.IsInf(want, 0) || math.IsNaN(scale) || math.IsInf(scale, 0):
+							if !math.IsNaN(got) && got != want {
+								t.Fatalf("k %d: C[%d][%d] is %v, want %v", k, r, col, got, want)
+							}
+						case math.Abs(got-want) > 1e-5*scale+1e-30:
+							t.Fatalf("k %d, lda %d, add %v: C[%d][%d] is %v, want %v", k, lda, add, r, col, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSgemmAsmUnrollSameBits checks that the AVX2 products give the same
+// bits with the unrolled kernel (AVX2Unroll) as without, on products whose
+// A is read in place (427 rows with k blocks of 256 and 208, edge tiles,
+// k not a multiple of 4) and one whose A is packed.
+func TestSgemmAsmUnrollSameBits(t *testing.T) {
+	if !hasAVX2Gemm {
+		t.Skip("no AVX2+FMA")
+	}
+	defer AVX2Unroll.Store(AVX2Unroll.Load())
+	rng := rand.New(rand.NewPCG(17, 18))
+	for _, s := range []struct {
+		m, n, k int
+		ta, tb  bool
+	}{{427, 256, 2000, false, false}, {427, 256, 2000, false, true}, {13, 33, 257, false, false}, {50, 64, 7, false, false}, {64, 48, 300, true, false}} {
+		// No padding: B's rows of 256 floats are packed (bstep 64).
+		a, bm := randOperands(rng, s.m, s.n, s.k, 0, s.ta, s.tb)
+		var cs [2]Matrix
+		for side := range cs {
+			AVX2Unroll.Store(side == 1)
+			cs[side] = NewMatrix(s.m, s.n, nil)
+			sgemmAsm(kernAVX2, s.ta, s.tb, s.m, s.n, s.k, 1, a.Data, ld(a), bm.Data, ld(bm), 0, cs[side].Data, s.n)
+		}
+		for i := range cs[0].Data {
+			if math.Float32bits(cs[0].Data[i]) != math.Float32bits(cs[1].Data[i]) {
+				t.Fatalf("%+v: entry %d is %v rolled, %v unrolled", s, i, cs[0].Data[i], cs[1].Data[i])
 			}
 		}
 	}

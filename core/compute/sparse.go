@@ -886,10 +886,26 @@ func sparseTile(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool
 	sparseTileGo(n, e, b, c, ldc, add, false)
 }
 
+// SparsePairDisp makes the transposed pair kernel (dW1 = Xᵀ·G1 on the
+// AVX2 path) sparseKernelAVX2TD, whose FMAs' memory operands are base plus
+// displacement, instead of sparseKernelAVX2T, whose are indexed: the same
+// bits; a knob for the tests and benchmarks that compare the two. On by
+// default, by the rule of docs/PERFORMANCE.md's speed12 section (dW1 at
+// one thread median 1.10× as fast, DP-SGD epochs median 1.03×).
+var SparsePairDisp = func() *atomic.Bool {
+	var on atomic.Bool
+	on.Store(true)
+	return &on
+}()
+
 // sparseTileT is sparseTile writing the tile transposed (column x at
 // c + x·ldc).
 func sparseTileT(n int, e *sparseEntry, b *float32, c *float32, ldc int, add bool) {
 	if hasSparseAsm {
+		if SparsePairDisp.Load() {
+			sparseKernelAVX2TD(n, e, b, c, ldc, add)
+			return
+		}
 		sparseKernelAVX2T(n, e, b, c, ldc, add)
 		return
 	}

@@ -376,3 +376,28 @@ func BenchmarkListTerms(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPairDispAlt alternates dW1 = Xᵀ·G1 of the autoencoder's AVX2
+// step (2000×256 over a batch of 427, G1 at the ReLU's density 0.5: the
+// transposed pair kernel) with the kernel's FMA operands indexed
+// (sparseKernelAVX2T) and base plus displacement (sparseKernelAVX2TD,
+// SparsePairDisp), at one thread, and reports each side's median time and
+// the median of the per-round ratios indexed / displacement (above 1 the
+// displacement wins).
+func BenchmarkPairDispAlt(b *testing.B) {
+	if !hasSparseAsm {
+		b.Skip("no AVX2+FMA")
+	}
+	defer SparsePairDisp.Store(SparsePairDisp.Load())
+	const batch = 427
+	rng := rand.New(rand.NewPCG(1, 1))
+	x, g1 := randMatrix(rng, batch, 2000, 0), withDensity(rng, batch, 256, 0.5)
+	c := NewMatrix(2000, 256, nil)
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	s := getSparseJob()
+	defer putSparseJob(s)
+	alternateTwo(b, [2]string{"indexed", "disp"}, func(side int) { SparsePairDisp.Store(side == 1) }, func() {
+		sparseProduct(s, 2000, 256, batch, x, true, g1, false, c, 0, true)
+	})
+}

@@ -44,7 +44,8 @@ func TestFma32RoundsOnce(t *testing.T) {
 
 // TestSparseKernelMatchesGo checks the assembly tiles against sparseTileGo
 // (FMA for FMA, hardware against fma32), overwriting and adding, stored
-// as they are and transposed, on lists with padding terms and on an empty
+// as they are and transposed (both transposed kernels, indexed and
+// base-plus-displacement), on lists with padding terms and on an empty
 // list; C's entries outside the tile must stay as they were.
 func TestSparseKernelMatchesGo(t *testing.T) {
 	if !hasSparseAsm {
@@ -71,12 +72,19 @@ func TestSparseKernelMatchesGo(t *testing.T) {
 					c0[i] = float32(rng.NormFloat64())
 				}
 				c1 := slices.Clone(c0)
+				c2 := slices.Clone(c0)
 				if trans {
+					sparseKernelAVX2TD(n, &e[0], &b[0], &c2[0], 35, add)
 					sparseKernelAVX2T(n, &e[0], &b[0], &c0[0], 35, add)
 				} else {
 					sparseKernelAVX2(n, &e[0], &b[0], &c0[0], 35, add)
 				}
 				sparseTileGo(n, &e[0], &b[0], &c1[0], 35, add, trans)
+				for i := range c2 {
+					if trans && math.Float32bits(c2[i]) != math.Float32bits(c1[i]) {
+						t.Fatalf("n %d add %v: entry %d is %v in sparseKernelAVX2TD, %v in Go", n, add, i, c2[i], c1[i])
+					}
+				}
 				for i := range c0 {
 					if math.Float32bits(c0[i]) != math.Float32bits(c1[i]) {
 						t.Fatalf("n %d trans %v add %v: entry %d is %v in assembly, %v in Go", n, trans, add, i, c0[i], c1[i])

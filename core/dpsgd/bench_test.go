@@ -70,9 +70,7 @@ func benchTrainer(tb testing.TB) (*nn.Autoencoder, *DPSGD, compute.Matrix) {
 func benchLoss(ae *nn.Autoencoder, in, data compute.Matrix, after func()) LossFunc {
 	return func(cells []int) (float64, error) {
 		x := in.View(0, 0, len(cells), benchGenes)
-		for i, r := range cells {
-			copy(x.RawRowView(i), data.RawRowView(r))
-		}
+		compute.GatherRows(x, data, cells)
 		ae.Forward(x)
 		l := nn.MSE(ae.OutputGrad(0), ae.Output(0), x, 1)
 		ae.Backward()
@@ -142,9 +140,7 @@ func BenchmarkNonPrivateEpoch(b *testing.B) {
 	for b.Loop() {
 		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
 		for s := 0; s+batch <= benchCells; s += batch {
-			for i, r := range perm[s : s+batch] {
-				copy(in.RawRowView(i), data.RawRowView(r))
-			}
+			compute.GatherRows(in, data, perm[s:s+batch])
 			ae.Forward(in)
 			sinkLoss = nn.MSE(ae.OutputGrad(0), ae.Output(0), in, 1.0/batch)
 			ae.Backward()
@@ -238,9 +234,7 @@ func BenchmarkDPSGDStepParts(b *testing.B) {
 	loss := func(cells []int) (float64, error) {
 		t0, c0 := time.Now(), cputime.Process()
 		x := in.View(0, 0, len(cells), benchGenes)
-		for i, r := range cells {
-			copy(x.RawRowView(i), data.RawRowView(r))
-		}
+		compute.GatherRows(x, data, cells)
 		t1, c1 := time.Now(), cputime.Process()
 		ae.Forward(x)
 		l := nn.MSE(ae.OutputGrad(0), ae.Output(0), x, 1)
@@ -539,4 +533,56 @@ func BenchmarkNoiseSplitAlt(b *testing.B) {
 func BenchmarkDPSGDEpochNoiseSplit(b *testing.B) {
 	defer func(s bool) { noiseSplit = s }(noiseSplit)
 	alternateEpochs(b, [2]string{"one", "split"}, func(side int) { noiseSplit = side == 1 })
+}
+
+// BenchmarkDPSGDEpochDeal alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with the dense products' panels dealt in 32 chunks and in
+// 12 (compute.DenseDealChunks). See alternateEpochs; ratios above 1: 12
+// wins. Run it with DPSCOPE_SGEMM=avx2 DPSCOPE_SPARSE=on.
+func BenchmarkDPSGDEpochDeal(b *testing.B) {
+	defer compute.DenseDealChunks.Store(compute.DenseDealChunks.Load())
+	alternateEpochs(b, [2]string{"c32", "c12"}, func(side int) { compute.DenseDealChunks.Store([]int64{32, 12}[side]) })
+}
+
+// BenchmarkDPSGDEpochGather alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with the batch rows gathered on one goroutine and split
+// (compute.GatherSplit). See alternateEpochs; ratios above 1: the
+// split wins.
+func BenchmarkDPSGDEpochGather(b *testing.B) {
+	defer compute.GatherSplit.Store(compute.GatherSplit.Load())
+	alternateEpochs(b, [2]string{"one", "split"}, func(side int) { compute.GatherSplit.Store(side == 1) })
+}
+
+// BenchmarkDPSGDEpochUnroll alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with the AVX2 kernel rolled and unrolled by four k
+// (compute.AVX2Unroll). See alternateEpochs; ratios above 1: the unrolled
+// kernel wins. Run it with DPSCOPE_SGEMM=avx2 DPSCOPE_SPARSE=on.
+func BenchmarkDPSGDEpochUnroll(b *testing.B) {
+	defer compute.AVX2Unroll.Store(compute.AVX2Unroll.Load())
+	alternateEpochs(b, [2]string{"rolled", "unrolled"}, func(side int) { compute.AVX2Unroll.Store(side == 1) })
+}
+
+// BenchmarkDPSGDEpochPairDisp alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with the transposed pair kernel's FMA operands indexed and
+// base plus displacement (compute.SparsePairDisp). See alternateEpochs;
+// ratios above 1: the displacement wins. Run it with DPSCOPE_SGEMM=avx2
+// DPSCOPE_SPARSE=on.
+func BenchmarkDPSGDEpochPairDisp(b *testing.B) {
+	defer compute.SparsePairDisp.Store(compute.SparsePairDisp.Load())
+	alternateEpochs(b, [2]string{"indexed", "disp"}, func(side int) { compute.SparsePairDisp.Store(side == 1) })
+}
+
+// BenchmarkDPSGDEpochSpeed12 alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with the AVX2 kernels as before speed12 ("before": the
+// rolled dense kernel, the indexed pair kernel) and as now ("after":
+// compute.AVX2Unroll and compute.SparsePairDisp on). See alternateEpochs;
+// ratios above 1: "after" wins. Run it with DPSCOPE_SGEMM=avx2
+// DPSCOPE_SPARSE=on.
+func BenchmarkDPSGDEpochSpeed12(b *testing.B) {
+	defer compute.AVX2Unroll.Store(compute.AVX2Unroll.Load())
+	defer compute.SparsePairDisp.Store(compute.SparsePairDisp.Load())
+	alternateEpochs(b, [2]string{"before", "after"}, func(side int) {
+		compute.AVX2Unroll.Store(side == 1)
+		compute.SparsePairDisp.Store(side == 1)
+	})
 }
