@@ -226,6 +226,31 @@ func BenchmarkPackTransAlt(b *testing.B) {
 	}
 }
 
+// denseStepProduct is one of the autoencoder's AVX2 step products, ready
+// to run again and again.
+type denseStepProduct struct {
+	name string
+	run  func()
+}
+
+// denseStepProducts returns the two dense products of the autoencoder's
+// AVX2 step on random operands: X·W1 and dX = G6·W6ᵀ (427×2000 by
+// 2000×256), both on the AVX2 kernel.
+func denseStepProducts() []denseStepProduct {
+	rng := rand.New(rand.NewPCG(1, 1))
+	x, w1 := randMatrix(rng, 427, 2000, 0), randMatrix(rng, 2000, 256, 0)
+	g, w6 := randMatrix(rng, 427, 2000, 0), randMatrix(rng, 256, 2000, 0)
+	c := NewMatrix(427, 256, nil)
+	return []denseStepProduct{
+		{"XW1", func() {
+			sgemmAsm(kernAVX2, false, false, 427, 256, 2000, 1, x.Data, 2000, w1.Data, 256, 0, c.Data, 256)
+		}},
+		{"G6W6t", func() {
+			sgemmAsm(kernAVX2, false, true, 427, 256, 2000, 1, g.Data, 2000, w6.Data, 2000, 0, c.Data, 256)
+		}},
+	}
+}
+
 // BenchmarkDenseDealAlt alternates the two dense products of the
 // autoencoder's AVX2 step (X·W1 and dX = G6·W6ᵀ, 427×2000 by 2000×256) on
 // the AVX2 kernel with their panels dealt in 32 chunks and in 12
@@ -237,21 +262,7 @@ func BenchmarkDenseDealAlt(b *testing.B) {
 		b.Skip("no AVX2+FMA")
 	}
 	defer DenseDealChunks.Store(DenseDealChunks.Load())
-	rng := rand.New(rand.NewPCG(1, 1))
-	x, w1 := randMatrix(rng, 427, 2000, 0), randMatrix(rng, 2000, 256, 0)
-	g, w6 := randMatrix(rng, 427, 2000, 0), randMatrix(rng, 256, 2000, 0)
-	c := NewMatrix(427, 256, nil)
-	for _, p := range []struct {
-		name string
-		run  func()
-	}{
-		{"XW1", func() {
-			sgemmAsm(kernAVX2, false, false, 427, 256, 2000, 1, x.Data, 2000, w1.Data, 256, 0, c.Data, 256)
-		}},
-		{"G6W6t", func() {
-			sgemmAsm(kernAVX2, false, true, 427, 256, 2000, 1, g.Data, 2000, w6.Data, 2000, 0, c.Data, 256)
-		}},
-	} {
+	for _, p := range denseStepProducts() {
 		b.Run(p.name+"/T2", func(b *testing.B) {
 			prev := runtime.GOMAXPROCS(2)
 			defer runtime.GOMAXPROCS(prev)
@@ -288,21 +299,7 @@ func BenchmarkUnrollAlt(b *testing.B) {
 		b.Skip("no AVX2+FMA")
 	}
 	defer AVX2Unroll.Store(AVX2Unroll.Load())
-	rng := rand.New(rand.NewPCG(1, 1))
-	x, w1 := randMatrix(rng, 427, 2000, 0), randMatrix(rng, 2000, 256, 0)
-	g, w6 := randMatrix(rng, 427, 2000, 0), randMatrix(rng, 256, 2000, 0)
-	c := NewMatrix(427, 256, nil)
-	for _, p := range []struct {
-		name string
-		run  func()
-	}{
-		{"XW1", func() {
-			sgemmAsm(kernAVX2, false, false, 427, 256, 2000, 1, x.Data, 2000, w1.Data, 256, 0, c.Data, 256)
-		}},
-		{"G6W6t", func() {
-			sgemmAsm(kernAVX2, false, true, 427, 256, 2000, 1, g.Data, 2000, w6.Data, 2000, 0, c.Data, 256)
-		}},
-	} {
+	for _, p := range denseStepProducts() {
 		b.Run(p.name+"/T1", func(b *testing.B) {
 			prev := runtime.GOMAXPROCS(1)
 			defer runtime.GOMAXPROCS(prev)
