@@ -55,13 +55,7 @@ func TestCentreRelease(t *testing.T) {
 		if out.CentreFired != c.fire {
 			t.Fatalf("ε %g: fired %v, want %v (edge %g, ñ·R²/K %g)", c.eps, out.CentreFired, c.fire, def.Plan.Edge(), def.Matrix.NoisyN*def.Plan.R*def.Plan.R/11)
 		}
-		b, _ := fixture.LastOf[core.BudgetEvent](evs)
-		if got := b.Spent[0].Epsilon; math.Abs(got-c.eps) > 1e-6 {
-			t.Errorf("ε %g: ledger's ε %g, want the target", c.eps, got)
-		}
-		if mu := ComposedMu(out.Plan.Mechanisms()); math.Abs(mu-out.Plan.Mu) > 1e-9 {
-			t.Errorf("ε %g: plan composes to μ %g, want %g", c.eps, mu, out.Plan.Mu)
-		}
+		checkSpentIsPlanned(t, c.eps, evs, out.Plan)
 		comps := strings.Join(ec.Ledger().Components(), "\n")
 		if strings.Contains(comps, MechCentre) != c.fire || !strings.Contains(comps, MechPCA) {
 			t.Errorf("ε %g (fired %v): ledger %q", c.eps, c.fire, comps)
@@ -117,5 +111,19 @@ func TestCentreRelease(t *testing.T) {
 				t.Errorf("coordinate %d: mean %g after recentring, noise scale %g", j, v, pl.Centre/m.NoisyN)
 			}
 		}
+	}
+}
+
+// checkSpentIsPlanned checks that a run at target ε reports that ε spent in
+// its last budget event and that its plan's mechanisms compose to the
+// plan's μ: what an option that adds or drops a release must keep.
+func checkSpentIsPlanned(t *testing.T, eps float64, evs []core.Event, plan Plan) {
+	t.Helper()
+	b, _ := fixture.LastOf[core.BudgetEvent](evs)
+	if got := b.Spent[0].Epsilon; math.Abs(got-eps) > 1e-6 {
+		t.Errorf("ε %g: ledger's ε %g, want the target", eps, got)
+	}
+	if mu := ComposedMu(plan.Mechanisms()); math.Abs(mu-plan.Mu) > 1e-9 {
+		t.Errorf("ε %g: plan composes to μ %g, want %g", eps, mu, plan.Mu)
 	}
 }

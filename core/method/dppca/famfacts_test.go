@@ -15,7 +15,7 @@ import (
 )
 
 // TestFamilyFacts logs the label-free facts a simulation family is
-// matched to a shared set by (the thirtieth session, builtin:pollenshape):
+// matched to a shared set by (the twenty-first session, builtin:pollenshape):
 // cells, genes, the log library's mean and sd, the zero fraction, and the
 // noise-free pipeline's scaled covariance spectrum (top eigenvalues over
 // the trace) at h = 50 (the floor ε 1 keeps), 200 and 1,000, with the

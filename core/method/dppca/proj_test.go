@@ -141,13 +141,7 @@ func TestProjAuto(t *testing.T) {
 		if out.ProjFired != c.fire {
 			t.Fatalf("ε %g: fired %v, want %v (edge %g, ñ·R²/K %g; %+v)", c.eps, out.ProjFired, c.fire, def.Plan.Edge(), def.Matrix.NoisyN*def.Plan.R*def.Plan.R/11, ea.Options())
 		}
-		b, _ := fixture.LastOf[core.BudgetEvent](evs)
-		if got := b.Spent[0].Epsilon; math.Abs(got-c.eps) > 1e-6 {
-			t.Errorf("ε %g: ledger's ε %g, want the target", c.eps, got)
-		}
-		if mu := ComposedMu(out.Plan.Mechanisms()); math.Abs(mu-out.Plan.Mu) > 1e-9 {
-			t.Errorf("ε %g: plan composes to μ %g, want %g", c.eps, mu, out.Plan.Mu)
-		}
+		checkSpentIsPlanned(t, c.eps, evs, out.Plan)
 		comps := strings.Join(ea.Ledger().Components(), "\n")
 		if strings.Contains(comps, MechPCA) == c.fire {
 			t.Errorf("ε %g (fired %v): ledger %q", c.eps, c.fire, comps)

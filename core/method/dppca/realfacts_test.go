@@ -59,7 +59,7 @@ type shapeFacts struct {
 	// ranking the shared structure reaches, and at what depth.
 	Comm, Mean [4]float64
 	// Spec is the top 12 eigenvalues over the trace (the spectrum's decay,
-	// the thirtieth session's pollen-shaped family is matched to it).
+	// the twenty-first session's pollen-shaped family is matched to it).
 	Spec []float64
 }
 
@@ -267,15 +267,8 @@ func bestSplit(v []float64) float64 {
 
 // logLibSD is the standard deviation of the cells' log library sizes.
 func logLibSD(d *datasets.Dataset) float64 {
-	v := make([]float64, d.Cells())
-	for i := range v {
-		_, c := d.X.Row(i)
-		for _, x := range c {
-			v[i] += float64(x)
-		}
-		v[i] = math.Log(v[i] + 1)
-	}
-	return stat.StdDev(v, nil)
+	_, sd := logLibMoments(d)
+	return sd
 }
 
 // TestBestSplit checks bestSplit on hand-made values: two separated
