@@ -446,6 +446,13 @@ type Options struct {
 	// final centres average ("avg", finish.go; 0 or 1: the last round's).
 	// Parse sets DefaultAvg when absent; library callers' zero is off.
 	Avg int
+	// MergeStarts is how many weighted k-means++ + Lloyd starts the
+	// k-means merge of over-clustering's released centres tries
+	// ("mergestarts", merge.go; 0 or seedRestarts: the default's ten).
+	// Starts beyond the default's ten draw from a stream seeded by the
+	// released pieces themselves, so the release's noise draws do not
+	// change; the merge keeps the start of least weighted inertia.
+	MergeStarts int
 	// Floor is the floor on the k-means merge's groups ("floor=F" or
 	// "floor=F:MODE", floor.go; 0 off; Parse sets DefaultFloor with
 	// DefaultFloorMode, floor=3:drop, when absent; library callers' zero
@@ -519,7 +526,7 @@ type Options struct {
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor", "offset", "prior", "choose", "genesmin", "proj", "centre"}
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor", "offset", "prior", "choose", "genesmin", "proj", "centre", "mergestarts"}
 
 // LiveKeys are the options a patch may change during a run.
 var LiveKeys = []string{"p", "T", "clip"}
@@ -676,6 +683,12 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 				return optf("option avg is %q, must be an integer 1..%d", v, MaxAvg)
 			}
 			o.Avg = n
+		case "mergestarts":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < seedRestarts || n > MaxMergeStarts {
+				return optf("option mergestarts is %q, must be an integer %d..%d", v, seedRestarts, MaxMergeStarts)
+			}
+			o.MergeStarts = n
 		case "floor":
 			num, mode, _ := strings.Cut(v, ":")
 			f, err := strconv.ParseFloat(num, 64)
@@ -957,6 +970,10 @@ func (o Options) String() string {
 	if o.Avg != 0 && o.Avg != DefaultAvg {
 		// only off the default, so the default's string keeps its form
 		s += " avg=" + strconv.Itoa(o.Avg)
+	}
+	if o.MergeStarts > seedRestarts {
+		// only off the default, so the default's string keeps its form
+		s += " mergestarts=" + strconv.Itoa(o.MergeStarts)
 	}
 	if (o.Floor != 0 || o.FloorMode == FloorOff) && !(o.Floor == DefaultFloor && o.FloorMode == DefaultFloorMode) {
 		// only off the default (and library callers' zero), so the
