@@ -6,8 +6,23 @@ import (
 	"math/rand/v2"
 )
 
-// MaxMergeStarts is the largest mergestarts (Options.MergeStarts).
-const MaxMergeStarts = 100000
+// Bounds and default of mergestarts (Options.MergeStarts).
+const (
+	// MinMergeStarts is the smallest mergestarts: the ten starts every
+	// k-means merge made before rule G23 (seedRestarts), and what
+	// library callers' zero Options keep.
+	MinMergeStarts = seedRestarts
+	// MaxMergeStarts is the largest mergestarts.
+	MaxMergeStarts = 100000
+	// DefaultMergeStarts is mergestarts' default (set by Parse), adopted
+	// by rule G23, stated before the fresh draws that judged it
+	// (DPSCOPE_DPPCA_FRESH=23a and 23b pooled, G19's 15 families and
+	// builtin:pollenshape, ε 1–16, 160 cells: +0.0022 ± 0.0008 ARI per
+	// cell, every family within its guard, no cell below −0.017;
+	// docs/RESULTS.md, dppca twenty-ninth attempt). It moves only
+	// releases that over-cluster.
+	DefaultMergeStarts = 1000
+)
 
 // mergeKMeans is the k-means merge of over-clustering's released centres
 // c (rows of p) weighted by their released counts w into k, with the

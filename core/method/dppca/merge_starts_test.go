@@ -10,15 +10,22 @@ import (
 	"github.com/dpscope/dpscope/internal/fixture"
 )
 
-// TestParseMergeStarts: mergestarts=N is read, named by String only off
-// the default, and values below the default's ten or malformed refused.
+// TestParseMergeStarts: mergestarts=N is read, 1000 the default (rule
+// G23), named by String only off the default, and values below ten or
+// malformed refused; library callers' zero Options keep ten starts.
 func TestParseMergeStarts(t *testing.T) {
-	o := mustParse(t, map[string]string{"mergestarts": "1000"})
-	if o.MergeStarts != 1000 || !strings.Contains(o.String(), " mergestarts=1000") {
-		t.Errorf("mergestarts=1000: %d, %q", o.MergeStarts, o.String())
+	o := mustParse(t, map[string]string{"mergestarts": "10"})
+	if o.MergeStarts != 10 || !strings.Contains(o.String(), " mergestarts=10") {
+		t.Errorf("mergestarts=10: %d, %q", o.MergeStarts, o.String())
 	}
-	if o := mustParse(t, nil); o.MergeStarts != 0 || strings.Contains(o.String(), "mergestarts") {
+	if o := mustParse(t, nil); o.MergeStarts != 1000 || DefaultMergeStarts != 1000 || strings.Contains(o.String(), "mergestarts") {
 		t.Errorf("default: %d, %q", o.MergeStarts, o.String())
+	}
+	if o, err := (Options{P: 4}).Resolve(); err != nil || o.MergeStarts != 0 || strings.Contains(o.String(), "mergestarts") {
+		t.Errorf("library zero: %v, %v", o, err)
+	}
+	if MinMergeStarts != 10 {
+		t.Errorf("MinMergeStarts %d, want the ten starts of before", MinMergeStarts)
 	}
 	for _, bad := range []string{"5", "x", "100001"} {
 		if _, err := Parse(map[string]string{"mergestarts": bad}); err == nil || !strings.Contains(err.Error(), "mergestarts") {

@@ -448,7 +448,8 @@ type Options struct {
 	Avg int
 	// MergeStarts is how many weighted k-means++ + Lloyd starts the
 	// k-means merge of over-clustering's released centres tries
-	// ("mergestarts", merge.go; 0 or seedRestarts: the default's ten).
+	// ("mergestarts", merge.go; Parse sets DefaultMergeStarts when absent;
+	// library callers' zero is MinMergeStarts, the rule before G23).
 	// Starts beyond the default's ten draw from a stream seeded by the
 	// released pieces themselves, so the release's noise draws do not
 	// change; the merge keeps the start of least weighted inertia.
@@ -549,6 +550,9 @@ func Parse(vals map[string]string) (Options, error) {
 	}
 	if _, ok := vals["avg"]; !ok {
 		o.Avg = DefaultAvg
+	}
+	if _, ok := vals["mergestarts"]; !ok {
+		o.MergeStarts = DefaultMergeStarts
 	}
 	if _, ok := vals["floor"]; !ok {
 		o.Floor, o.FloorMode = DefaultFloor, DefaultFloorMode
@@ -685,8 +689,8 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 			o.Avg = n
 		case "mergestarts":
 			n, err := strconv.Atoi(v)
-			if err != nil || n < seedRestarts || n > MaxMergeStarts {
-				return optf("option mergestarts is %q, must be an integer %d..%d", v, seedRestarts, MaxMergeStarts)
+			if err != nil || n < MinMergeStarts || n > MaxMergeStarts {
+				return optf("option mergestarts is %q, must be an integer %d..%d", v, MinMergeStarts, MaxMergeStarts)
 			}
 			o.MergeStarts = n
 		case "floor":
@@ -971,7 +975,7 @@ func (o Options) String() string {
 		// only off the default, so the default's string keeps its form
 		s += " avg=" + strconv.Itoa(o.Avg)
 	}
-	if o.MergeStarts > seedRestarts {
+	if o.MergeStarts != 0 && o.MergeStarts != DefaultMergeStarts {
 		// only off the default, so the default's string keeps its form
 		s += " mergestarts=" + strconv.Itoa(o.MergeStarts)
 	}
