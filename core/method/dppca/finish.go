@@ -101,7 +101,7 @@ func (r *release) unionFinish() {
 	if len(pieces) == k*p {
 		return
 	}
-	merged := mergeCentresFloor(pieces, r.counts, p, k, r.o.floorWeight(r.pl), r.o.FloorMode, r.rng)
+	merged := r.o.mergeKMeans(pieces, r.counts, p, k, r.pl, r.rng)
 	group := pieceGroups(pieces, merged, p)
 	nearest, w := assign(r.out.Proj, m.N, p, pieces)
 	for i, l := range nearest {

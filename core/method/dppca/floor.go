@@ -89,6 +89,15 @@ const (
 // as mergeCentres does. Under FloorDrop it may return fewer than k
 // centres.
 func mergeCentresFloor(c, counts []float64, p, k int, nmin float64, mode FloorMode, rng *rand.Rand) []float64 {
+	return mergeCentresStarts(c, counts, p, k, nmin, mode, rng, 0)
+}
+
+// mergeCentresStarts is mergeCentresFloor with extra further weighted
+// k-means++ + Lloyd starts (mergestarts, merge.go) after the seedRestarts
+// drawn from rng; the extra starts draw from piecesRng(c, counts), so rng
+// is read exactly as mergeCentresFloor reads it. With extra ≤ 0 it is
+// mergeCentresFloor bit for bit.
+func mergeCentresStarts(c, counts []float64, p, k int, nmin float64, mode FloorMode, rng *rand.Rand, extra int) []float64 {
 	w := make([]float64, len(counts))
 	m := 0
 	for j, v := range counts {
@@ -106,8 +115,16 @@ func mergeCentresFloor(c, counts []float64, p, k int, nmin float64, mode FloorMo
 	}
 	best, bestCost, bestLow := []float64(nil), math.Inf(1), math.MaxInt
 	plain, plainCost := []float64(nil), math.Inf(1) // mergeCentres' choice
-	for range seedRestarts {
-		s := cluster.WeightedPlusPlus(c, w, p, k, rng)
+	var xr *rand.Rand
+	if extra > 0 {
+		xr = piecesRng(c, counts)
+	}
+	for i := range seedRestarts + max(extra, 0) {
+		src := rng
+		if i >= seedRestarts {
+			src = xr
+		}
+		s := cluster.WeightedPlusPlus(c, w, p, k, src)
 		cost := cluster.WeightedLloyd(c, w, p, s, seedLloyd)
 		if cost < plainCost {
 			plain, plainCost = s, cost

@@ -446,6 +446,14 @@ type Options struct {
 	// final centres average ("avg", finish.go; 0 or 1: the last round's).
 	// Parse sets DefaultAvg when absent; library callers' zero is off.
 	Avg int
+	// MergeStarts is how many weighted k-means++ + Lloyd starts the
+	// k-means merge of over-clustering's released centres tries
+	// ("mergestarts", merge.go; Parse sets DefaultMergeStarts when absent;
+	// library callers' zero is MinMergeStarts, the rule before G23).
+	// Starts beyond the default's ten draw from a stream seeded by the
+	// released pieces themselves, so the release's noise draws do not
+	// change; the merge keeps the start of least weighted inertia.
+	MergeStarts int
 	// Floor is the floor on the k-means merge's groups ("floor=F" or
 	// "floor=F:MODE", floor.go; 0 off; Parse sets DefaultFloor with
 	// DefaultFloorMode, floor=3:drop, when absent; library callers' zero
@@ -519,7 +527,7 @@ type Options struct {
 }
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor", "offset", "prior", "choose", "genesmin", "proj", "centre"}
+var Keys = []string{"p", "T", "genes", "split", "clip", "prep", "init", "k", "select", "over", "target", "mincount", "seedgrid", "merge", "under", "avg", "floor", "offset", "prior", "choose", "genesmin", "proj", "centre", "mergestarts"}
 
 // LiveKeys are the options a patch may change during a run.
 var LiveKeys = []string{"p", "T", "clip"}
@@ -542,6 +550,9 @@ func Parse(vals map[string]string) (Options, error) {
 	}
 	if _, ok := vals["avg"]; !ok {
 		o.Avg = DefaultAvg
+	}
+	if _, ok := vals["mergestarts"]; !ok {
+		o.MergeStarts = DefaultMergeStarts
 	}
 	if _, ok := vals["floor"]; !ok {
 		o.Floor, o.FloorMode = DefaultFloor, DefaultFloorMode
@@ -676,6 +687,12 @@ func (o *Options) set(vals map[string]string, allowed []string) error {
 				return optf("option avg is %q, must be an integer 1..%d", v, MaxAvg)
 			}
 			o.Avg = n
+		case "mergestarts":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < MinMergeStarts || n > MaxMergeStarts {
+				return optf("option mergestarts is %q, must be an integer %d..%d", v, MinMergeStarts, MaxMergeStarts)
+			}
+			o.MergeStarts = n
 		case "floor":
 			num, mode, _ := strings.Cut(v, ":")
 			f, err := strconv.ParseFloat(num, 64)
@@ -957,6 +974,10 @@ func (o Options) String() string {
 	if o.Avg != 0 && o.Avg != DefaultAvg {
 		// only off the default, so the default's string keeps its form
 		s += " avg=" + strconv.Itoa(o.Avg)
+	}
+	if o.MergeStarts != 0 && o.MergeStarts != DefaultMergeStarts {
+		// only off the default, so the default's string keeps its form
+		s += " mergestarts=" + strconv.Itoa(o.MergeStarts)
 	}
 	if (o.Floor != 0 || o.FloorMode == FloorOff) && !(o.Floor == DefaultFloor && o.FloorMode == DefaultFloorMode) {
 		// only off the default (and library callers' zero), so the

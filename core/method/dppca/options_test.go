@@ -14,12 +14,12 @@ import (
 // TestParseDefaults: no options give METHODS.md §5's design.
 func TestParseDefaults(t *testing.T) {
 	o := mustParse(t, nil)
-	want := Options{P: 30, PRule: PRuleEdge, T: 10, Genes: GenesAuto, Split: 0.5, Clip: 0.5, Prep: PrepPrivate, Init: InitHistogram, Select: SelectMean, Over: OverAuto, OverMax: overNoiseMax, Merge: MergeKMeans, Target: DefaultTarget, SeedGrid: SeedGridFixed, Avg: DefaultAvg, Floor: DefaultFloor, FloorMode: DefaultFloorMode, Offset: DefaultOffset, Centre: DefaultCentre}
+	want := Options{P: 30, PRule: PRuleEdge, T: 10, Genes: GenesAuto, Split: 0.5, Clip: 0.5, Prep: PrepPrivate, Init: InitHistogram, Select: SelectMean, Over: OverAuto, OverMax: overNoiseMax, Merge: MergeKMeans, Target: DefaultTarget, SeedGrid: SeedGridFixed, Avg: DefaultAvg, MergeStarts: DefaultMergeStarts, Floor: DefaultFloor, FloorMode: DefaultFloorMode, Offset: DefaultOffset, Centre: DefaultCentre}
 	if o != want {
 		t.Errorf("defaults = %v, want %v", o, want)
 	}
 	o = mustParse(t, map[string]string{"p": "4", "T": "3", "genes": "50", "split": "0.6", "clip": "1", "prep": "public", "init": "kmeans++", "k": "7", "select": "spread", "over": "3", "target": "500", "seedgrid": "auto"})
-	want = Options{P: 4, PRule: PRuleFixed, T: 3, Genes: 50, Split: 0.6, Clip: 1, Prep: PrepPublic, Init: InitKMeansPlusPlus, K: 7, Select: SelectSpread, Over: 3, OverMax: overNoiseMax, Merge: MergeKMeans, Target: 500, SeedGrid: SeedGridAuto, Avg: DefaultAvg, Floor: DefaultFloor, FloorMode: DefaultFloorMode}
+	want = Options{P: 4, PRule: PRuleFixed, T: 3, Genes: 50, Split: 0.6, Clip: 1, Prep: PrepPublic, Init: InitKMeansPlusPlus, K: 7, Select: SelectSpread, Over: 3, OverMax: overNoiseMax, Merge: MergeKMeans, Target: 500, SeedGrid: SeedGridAuto, Avg: DefaultAvg, MergeStarts: DefaultMergeStarts, Floor: DefaultFloor, FloorMode: DefaultFloorMode}
 	if o != want {
 		t.Errorf("parsed = %v, want %v", o, want)
 	}

@@ -502,9 +502,9 @@ func (r *release) overRound(ctx context.Context) error {
 		r.out.Centres = overlapMerge(r.out.Centres, r.counts, p, k, s2, nmin)
 	case t == r.o.mergeAt() && len(r.out.Centres) != k*p && r.o.Merge == MergeMean:
 		c, w := r.meanPieces()
-		r.out.Centres = mergeCentresFloor(c, w, p, k, r.o.floorWeight(r.pl), r.o.FloorMode, r.rng)
+		r.out.Centres = r.o.mergeKMeans(c, w, p, k, r.pl, r.rng)
 	case t == r.o.mergeAt() && len(r.out.Centres) != k*p:
-		r.out.Centres = mergeCentresFloor(r.out.Centres, r.counts, p, k, r.o.floorWeight(r.pl), r.o.FloorMode, r.rng)
+		r.out.Centres = r.o.mergeKMeans(r.out.Centres, r.counts, p, k, r.pl, r.rng)
 	}
 	if t == r.o.mergeAt() && len(pieces) != len(r.out.Centres) {
 		if mergeHook != nil {

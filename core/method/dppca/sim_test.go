@@ -224,7 +224,12 @@ func prefixed(p string, v []string) []string {
 // DPSCOPE_DPPCA_FRESH=21 seeds +2300 and noise seeds 110–114 (the
 // twenty-third attempt: prior=counts, rule G20); DPSCOPE_DPPCA_FRESH=d25
 // seeds +2450 and noise seeds 150–154 (its development draws, and the
-// twenty-fourth and twenty-fifth attempts': choose=objective, genesmin).
+// twenty-fourth and twenty-fifth attempts': choose=objective, genesmin);
+// DPSCOPE_DPPCA_FRESH=d31 seeds +2600 and noise seeds 160–164 (the
+// twenty-ninth attempt's second development draws: mergestarts);
+// DPSCOPE_DPPCA_FRESH=23a seeds +2700 and noise seeds 230–234 and
+// DPSCOPE_DPPCA_FRESH=23b seeds +2800 and noise seeds 240–244 (its rule
+// G23, judged on both pooled).
 // Under offset=dir a row's cells also show [offF/R]: the seeds whose
 // switch fired and whose direction was removed. The shallow dipSets (sim16, sim16low, sim14low) and
 // the nested nestSets (simnest8, simnest14) are named as well. Each variant after the first is
@@ -256,6 +261,9 @@ func TestSimDesign(t *testing.T) {
 		// development draws of the twenty-third to twenty-fifth attempts
 		// (prior=counts, choose=objective, genesmin; no rule judges them)
 		"d25": {2450, 150},
+		// the twenty-ninth attempt's second development draws (mergestarts;
+		// no rule judges them) and its rule G23's fresh draws
+		"d31": {2600, 160}, "23a": {2700, 230}, "23b": {2800, 240},
 	}[os.Getenv("DPSCOPE_DPPCA_FRESH")]
 	simShift, seed0 := fresh[0], fresh[1]
 	ons := onoffSets()

@@ -15,7 +15,7 @@ import (
 
 // TestStartAloneOptions: start=alone resolves to dppca's own defaults
 // (the stage's options are dppca.Parse's, what `--method dppca` runs,
-// but centre=off),
+// but centre=off and mergestarts=10),
 // has no head round and no head share, and refuses a head merge or a
 // held release.
 func TestStartAloneOptions(t *testing.T) {
@@ -30,7 +30,8 @@ func TestStartAloneOptions(t *testing.T) {
 	// dppca.Parse's defaults but centre=off: centre=auto (rule G21)
 	// shifts the projection the mixture is lifted from, and G21 judged
 	// dppca alone
-	want, err := dppca.Parse(map[string]string{"centre": "off"})
+	// and mergestarts=10 (rule G23 judged dppca alone as well)
+	want, err := dppca.Parse(map[string]string{"centre": "off", "mergestarts": "10"})
 	if err != nil {
 		t.Fatal(err)
 	}

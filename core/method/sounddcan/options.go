@@ -923,6 +923,9 @@ func (o Options) dppcaOptions() (dppca.Options, error) {
 		// projection the mixture is lifted from; G21 judged dppca alone,
 		// so dcan-sound's start keeps the projection as it was
 		do.Centre = dppca.CentreOff
+		// mergestarts=1000 (dppca's default by rule G23) was judged on
+		// dppca alone too: the start keeps the ten starts of before
+		do.MergeStarts = dppca.MinMergeStarts
 		return do.Resolve()
 	}
 	if o.Start == StartDPPCA {
