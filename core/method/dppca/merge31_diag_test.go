@@ -97,7 +97,7 @@ func TestMergeDiag(t *testing.T) {
 			in := r.out.Inertia
 			t.Logf("%s ε%g seed %d: p %d over %d k %d W %.4f nonempty %d counts %.0f (ARI %.3f)%s", name, eps, s, len(r.out.Eigen), r.over, r.k, in[len(in)-1], r.out.NonEmpty, cs, a, line)
 			if os.Getenv("DPSCOPE_DPPCA_GROUPDIAG") != "" {
-				groupDiag(t, r, pl)
+				groupDiag(t, r, r.pl)
 			}
 		}
 	}
