@@ -2,6 +2,7 @@ package dppca
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"sort"
@@ -95,6 +96,36 @@ func TestMergeDiag(t *testing.T) {
 			sort.Sort(sort.Reverse(sort.Float64Slice(cs)))
 			in := r.out.Inertia
 			t.Logf("%s ε%g seed %d: p %d over %d k %d W %.4f nonempty %d counts %.0f (ARI %.3f)%s", name, eps, s, len(r.out.Eigen), r.over, r.k, in[len(in)-1], r.out.NonEmpty, cs, a, line)
+			if os.Getenv("DPSCOPE_DPPCA_GROUPDIAG") != "" {
+				groupDiag(t, r, r.pl)
+			}
 		}
+	}
+}
+
+// groupDiag prints, per final group of a release (label-free): its
+// released count, the sd of its released centre's noise per coordinate
+// (σ_sum/count) and its norm over p coordinates, the distance to the
+// nearest other centre, and the private objective's gain of keeping it
+// (N·W with the group's centre removed minus N·W with it), against the
+// plan's count noise σ_count, the floor 3·σ_count and R.
+func groupDiag(t *testing.T, r *release, pl Plan) {
+	m, p := r.out.Matrix, len(r.out.Eigen)
+	c := r.out.Centres
+	k := len(c) / p
+	_, full := assign(r.out.Proj, m.N, p, c)
+	t.Logf("   σ_count %.2f floor %.1f σ_sum %.2f R %.3f N %d", pl.Counts, 3*pl.Counts, pl.Sums, pl.R, m.N)
+	for j := range k {
+		near := 1e300
+		for i := range k {
+			if i != j {
+				near = min(near, cluster.SqDist(c[j*p:(j+1)*p], c[i*p:(i+1)*p]))
+			}
+		}
+		rest := append(append([]float64(nil), c[:j*p]...), c[(j+1)*p:]...)
+		_, wr := assign(r.out.Proj, m.N, p, rest)
+		n := r.counts[j]
+		sd := pl.Sums / max(n, 1)
+		t.Logf("   group %d: count %.0f centre noise sd %.4f (norm %.4f) nearest %.4f gain %.2f", j, n, sd, sd*math.Sqrt(float64(p)), math.Sqrt(near), wr-full)
 	}
 }
