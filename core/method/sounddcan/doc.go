@@ -664,4 +664,19 @@
 // released variance, the means' noise taken off), so a merge of
 // overlapping components would not give dppca's fewer filled clusters
 // there.
+//
+// Twenty-first session, second part (docs/RESULTS.md, "sdcan28"): option
+// mergestarts=N (Options.MergeStarts; 20, the default, is mergeRestarts)
+// searches the head's merge of the 3K released centres into K with N
+// weighted k-means++ + Lloyd starts, the 20 of before from the run's
+// stream and the rest from a stream seeded by the released centres and
+// weights (mergeRng), so the noise, plan, σ and ledger are the default's
+// and the inertia is never worse (TestMergeCentresStarts,
+// TestMergeStartsRun); under start=alone it sets dppca's own merge's
+// starts. Label-free (TestHeadMergeDiag), the 20-start merge is above the
+// best of 1,000 starts' inertia in 19 of 30 development runs (up to 8 %)
+// and on pbmc_4k's seeds 3 and 4 at ε 8 (6 %, 24 %), never on
+// mouse_bladder. On development draws 400–408 mergestarts=1000 failed
+// G20's (a) (−0.0009 over the 36 cells) and (b), so no rule G24 was
+// written; it is an option and the defaults are unchanged.
 package sounddcan

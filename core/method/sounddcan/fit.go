@@ -185,7 +185,10 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 	}
 	merged, mw := centres, w
 	if kOver != kMix {
-		merged, mw = mergeCentres(centres, w, p, kMix, rng)
+		merged, mw = mergeCentresStarts(centres, w, p, kMix, rng, o.MergeStarts-MinMergeStarts)
+		if mergeProbe != nil {
+			mergeProbe(centres, w, merged, p, kMix)
+		}
 	}
 	if o.Subspace != SubspaceOff && pl.Private() && pl.Steps > 0 && subspaceAccurate(start.Eigen, start.Plan.Edge(), kMix, subspaceRho(o.Subspace)) {
 		// The start's subspace is accurate: the network has little to
@@ -310,6 +313,10 @@ var stepProbe func(step int, m *mixture)
 // headProbe, when set (tests only), sees the head's released counts and
 // their noise before the merge.
 var headProbe func(counts []float64, sigma float64)
+
+// mergeProbe, when set (tests only), sees the head merge's weighted
+// pieces (centres, w; rows of p) and the k centres it chose.
+var mergeProbe func(centres, w, merged []float64, p, k int)
 
 // Head rule, fixed in advance: a centre moves only when its noisy count is
 // at least minCountSigmas noise standard deviations (and at least one cell);

@@ -230,6 +230,17 @@ type Options struct {
 	// 2,000-cell shapes' 55.7 and simlinoff12's 69.7 at ε 2) failed rule
 	// G22's clause (a) by 0.0001 with no losing cell, so it is an option.
 	RowsBelow int
+	// MergeStarts ("mergestarts=N"; 0: the head merge's own mergeRestarts,
+	// the default) is how many weighted k-means++ + Lloyd starts the
+	// head's merge of the Over·K released centres into K searches: the
+	// first mergeRestarts from the run's stream as before, the rest from
+	// a stream seeded by the released centres and weights (mergeRng), so
+	// every noise draw, the plan, σ and the ledger are the default's; the
+	// merge is post-processing. Under start=alone it is dppca's own
+	// merge's mergestarts (that start keeps dppca.MinMergeStarts
+	// otherwise). Why (docs/RESULTS.md, "sdcan28"): dppca's merge of the
+	// same kind gained by rule G23 from searching 1,000 starts.
+	MergeStarts int
 	// Subspace ("subspace": off, test or edge) is the spectral test after
 	// the start (subspaceAccurate): test leaves the network out when the
 	// start's released spectrum says its private subspace is already
@@ -494,7 +505,7 @@ const (
 )
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff", "rounds", "netdim", "sideclip", "rhoclip", "labels", "weights", "refill", "split", "avg", "offset", "rows"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff", "rounds", "netdim", "sideclip", "rhoclip", "labels", "weights", "refill", "split", "avg", "offset", "rows", "mergestarts"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
@@ -647,6 +658,15 @@ func Parse(vals map[string]string) (Options, error) {
 				return Options{}, optf("option rows is %q, must be default or auto:H with H in (%d, %d]", v, dppca.GenesAutoMin, dppca.GenesAutoMax)
 			}
 			o.RowsBelow = n
+		case "mergestarts":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < MinMergeStarts || n > MaxMergeStarts {
+				return Options{}, optf("option mergestarts is %q, must be an integer in [%d, %d]", v, MinMergeStarts, MaxMergeStarts)
+			}
+			o.MergeStarts = n
+			if n == MinMergeStarts {
+				o.MergeStarts = 0 // the default, as given
+			}
 		case "split":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || !(f >= SplitMin && f <= SplitMax) {
@@ -926,6 +946,9 @@ func (o Options) dppcaOptions() (dppca.Options, error) {
 		// mergestarts=1000 (dppca's default by rule G23) was judged on
 		// dppca alone too: the start keeps the ten starts of before
 		do.MergeStarts = dppca.MinMergeStarts
+		if o.MergeStarts > 0 {
+			do.MergeStarts = o.MergeStarts // option mergestarts, given
+		}
 		return do.Resolve()
 	}
 	if o.Start == StartDPPCA {
@@ -1017,6 +1040,9 @@ func (o Options) String() string {
 	}
 	if o.RowsBelow > 0 {
 		s += " rows=auto:" + strconv.Itoa(o.RowsBelow) // likewise
+	}
+	if o.MergeStarts > 0 {
+		s += " mergestarts=" + strconv.Itoa(o.MergeStarts) // likewise
 	}
 	if o.Split > 0 {
 		s += " split=" + strconv.FormatFloat(o.Split, 'g', -1, 64) // likewise
