@@ -3,7 +3,6 @@ package dppca
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"testing"
 
@@ -32,21 +31,7 @@ func TestChooseDiag(t *testing.T) {
 	o, src := optionSource(t, d, opts)
 	for _, eps := range fixture.EnvFloats(t, "DPSCOPE_DPPCA_EPS", []float64{8}) {
 		for s := uint64(0); s < 5; s++ {
-			rng := rand.New(rand.NewPCG(s, 0))
-			pl, err := src.PlanFor(true, eps, 1e-5, o, 0, rng)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if pl.AutoClip {
-				pl.NormRng = rand.New(rand.NewPCG(s, normStream(1)))
-			}
-			r := newRelease(src, pl, o, rng)
-			if err := r.prep(); err != nil {
-				t.Fatal(err)
-			}
-			if err := r.pca(); err != nil {
-				t.Fatal(err)
-			}
+			r := releaseAfterPCA(t, src, eps, o, s)
 			var pieces, pw []float64
 			force := os.Getenv("DPSCOPE_DPPCA_FORCEB") != ""
 			mergeHook = func(r *release, pc, w []float64) {

@@ -64,6 +64,29 @@ func releaseARI(t testing.TB, src *Source, private bool, eps float64, o Options,
 	return ari, out
 }
 
+// releaseAfterPCA plans a private release of src at ε with seed's
+// streams, as releaseARI does, and runs it through its preprocessing and
+// private PCA: where the diagnoses that look inside the rounds start.
+func releaseAfterPCA(t testing.TB, src *Source, eps float64, o Options, seed uint64) *release {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 0))
+	pl, err := src.PlanFor(true, eps, 1e-5, o, 0, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl.AutoClip {
+		pl.NormRng = rand.New(rand.NewPCG(seed, normStream(1)))
+	}
+	r := newRelease(src, pl, o, rng)
+	if err := r.prep(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.pca(); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // optionSource parses the options opts and builds d's source at their
 // public total (k from d's labels): the first step of every measurement
 // of a list of option sets.
