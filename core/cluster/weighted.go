@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 )
@@ -99,4 +100,25 @@ func Nearest(x, c []float64, q int) int {
 		}
 	}
 	return best
+}
+
+// ValuesRng is a stream seeded by the bits of the values xs (FNV-1a over
+// each float64's little-endian bytes, in order) and the PCG stream number
+// stream. Seeded by released values, it is a deterministic function of
+// releases: a private pipeline can draw extra k-means starts from it
+// (post-processing) without touching its own noise stream, so every later
+// noise draw stays what it would have been.
+func ValuesRng(stream uint64, xs ...[]float64) *rand.Rand {
+	h := fnv.New64a()
+	var b [8]byte
+	for _, x := range xs {
+		for _, v := range x {
+			u := math.Float64bits(v)
+			for i := range b {
+				b[i] = byte(u >> (8 * i))
+			}
+			h.Write(b[:])
+		}
+	}
+	return rand.New(rand.NewPCG(h.Sum64(), stream))
 }

@@ -29,3 +29,34 @@ func TestWeightedKMeans(t *testing.T) {
 		t.Errorf("cost %v, want %v", cost, wantCost)
 	}
 }
+
+// TestValuesRng: the stream is a function of the values' bits and the
+// stream number only: the same values give the same draws, and changing
+// one value's last bit, splitting the values differently across slices
+// (the bytes hashed stay the same, so the draws do too), or the stream
+// number gives other draws where it should.
+func TestValuesRng(t *testing.T) {
+	draw := func(r interface{ Uint64() uint64 }) [4]uint64 {
+		var d [4]uint64
+		for i := range d {
+			d[i] = r.Uint64()
+		}
+		return d
+	}
+	a, b := []float64{1.5, -2, 3e-300}, []float64{7}
+	base := draw(ValuesRng(1, a, b))
+	if got := draw(ValuesRng(1, a, b)); got != base {
+		t.Fatalf("same values, other draws: %v, %v", got, base)
+	}
+	if got := draw(ValuesRng(1, []float64{1.5, -2}, []float64{3e-300, 7})); got != base {
+		t.Errorf("the same bytes split otherwise gave other draws")
+	}
+	if got := draw(ValuesRng(2, a, b)); got == base {
+		t.Errorf("stream 2 gave stream 1's draws")
+	}
+	c := append([]float64(nil), a...)
+	c[2] = math.Float64frombits(math.Float64bits(c[2]) ^ 1)
+	if got := draw(ValuesRng(1, c, b)); got == base {
+		t.Errorf("a value's last bit changed nothing")
+	}
+}

@@ -1,9 +1,9 @@
 package dppca
 
 import (
-	"hash/fnv"
-	"math"
 	"math/rand/v2"
+
+	"github.com/dpscope/dpscope/core/cluster"
 )
 
 // Bounds and default of mergestarts (Options.MergeStarts).
@@ -42,16 +42,5 @@ func (o Options) mergeKMeans(c, w []float64, p, k int, pl Plan, rng *rand.Rand) 
 // mergestarts' further starts draw from it, which leaves the release's
 // own noise stream, and so every later noise draw, as the default's.
 func piecesRng(c, w []float64) *rand.Rand {
-	h := fnv.New64a()
-	var b [8]byte
-	for _, xs := range [][]float64{c, w} {
-		for _, v := range xs {
-			u := math.Float64bits(v)
-			for i := range b {
-				b[i] = byte(u >> (8 * i))
-			}
-			h.Write(b[:])
-		}
-	}
-	return rand.New(rand.NewPCG(h.Sum64(), 0x6d65726765))
+	return cluster.ValuesRng(0x6d65726765, c, w) // "merge"
 }

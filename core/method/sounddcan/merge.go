@@ -1,7 +1,6 @@
 package sounddcan
 
 import (
-	"hash/fnv"
 	"math"
 	"math/rand/v2"
 
@@ -95,18 +94,7 @@ func mergeCentresStarts(pts, w []float64, p, k int, rng *rand.Rand, extra int) (
 // weights w (a deterministic function of releases, so post-processing);
 // mergestarts' further starts draw from it (as dppca's piecesRng).
 func mergeRng(pts, w []float64) *rand.Rand {
-	h := fnv.New64a()
-	var b [8]byte
-	for _, xs := range [][]float64{pts, w} {
-		for _, v := range xs {
-			u := math.Float64bits(v)
-			for i := range b {
-				b[i] = byte(u >> (8 * i))
-			}
-			h.Write(b[:])
-		}
-	}
-	return rand.New(rand.NewPCG(h.Sum64(), 0x68656164))
+	return cluster.ValuesRng(0x68656164, pts, w) // "head"
 }
 
 // mergeCost is the weighted inertia of the points pts (weights w, zero
