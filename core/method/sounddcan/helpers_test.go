@@ -198,3 +198,19 @@ func (v *variant) checkLedger() *Engine {
 	}
 	return e
 }
+
+// diagDatasets reads a label-free diagnosis's data from its environment
+// value: "data:PATH", one data set on disk, or else development draws as
+// drawSources names them.
+func diagDatasets(t *testing.T, env string) []*datasets.Dataset {
+	t.Helper()
+	if path, ok := strings.CutPrefix(env, "data:"); ok {
+		d, err := datasets.Open(path, datasets.OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []*datasets.Dataset{d}
+	}
+	ds, _ := drawSources(t, env)
+	return ds
+}

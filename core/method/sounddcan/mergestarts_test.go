@@ -11,7 +11,6 @@ import (
 
 	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/core/method/dppca"
-	"github.com/dpscope/dpscope/datasets"
 	"github.com/dpscope/dpscope/internal/fixture"
 )
 
@@ -166,16 +165,7 @@ func TestHeadMergeDiag(t *testing.T) {
 		t.Skip("set DPSCOPE_SOUNDDCAN_HEADMERGEDIAG")
 	}
 	epss := fixture.EnvFloats(t, "DPSCOPE_SOUNDDCAN_EPS", []float64{8})
-	var ds []*datasets.Dataset
-	if path, ok := strings.CutPrefix(env, "data:"); ok {
-		d, err := datasets.Open(path, datasets.OpenOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ds = []*datasets.Dataset{d}
-	} else {
-		ds, _ = drawSources(t, env)
-	}
+	ds := diagDatasets(t, env)
 	for _, d := range ds {
 		for _, eps := range epss {
 			for s := range uint64(5) {
