@@ -432,9 +432,6 @@ func executeRun(ctx context.Context, cfg core.Config, req runRequest, env Env) e
 	if err := checkRunData(cfg); err != nil {
 		return err
 	}
-	if b, err := compute.Init(); err == nil && b.Hint() != "" {
-		fmt.Fprintln(env.Stderr, "dpscope: "+b.Hint())
-	}
 	var out *runOutput
 	if outDir != "" {
 		temps := env.temps
@@ -453,6 +450,11 @@ func executeRun(ctx context.Context, cfg core.Config, req runRequest, env Env) e
 	run, err := core.StartWith(context.WithoutCancel(ctx), cfg, core.Options{KeepAll: asJSON || outDir != ""})
 	if err != nil {
 		return err
+	}
+	// The speed hint comes once the run has started: a refused
+	// configuration's error is then the first line the user reads.
+	if b, err := compute.Init(); err == nil && b.Hint() != "" {
+		fmt.Fprintln(env.Stderr, "dpscope: "+b.Hint())
 	}
 	sum := newSummary(cfg)
 	prog := newProgress(env.Stderr, !asJSON)
