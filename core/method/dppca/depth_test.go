@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dpscope/dpscope/datasets"
+	"github.com/dpscope/dpscope/internal/israce"
 )
 
 // TestMeanLogFloor: the floor is the Poisson mean of log1p(k·T/L), checked
@@ -111,6 +112,7 @@ func shallowSim(t testing.TB) *datasets.Dataset {
 // the floor, its plan's R = c·√h' and the ledger still μ; mincount=0 and
 // non-count values keep GenesRule's h.
 func TestDepthCapRelease(t *testing.T) {
+	israce.SkipNumerics(t)
 	d := shallowSim(t)
 	run := func(d *datasets.Dataset, opts map[string]string, private bool) (*Outcome, Plan) {
 		o := mustParse(t, opts)

@@ -16,6 +16,7 @@ import (
 	"github.com/dpscope/dpscope/datasets"
 	"github.com/dpscope/dpscope/internal/fixture"
 	"github.com/dpscope/dpscope/internal/fixture/baseline"
+	"github.com/dpscope/dpscope/internal/israce"
 )
 
 // openShared loads one shared data set.
@@ -238,6 +239,7 @@ func checkGoals(t *testing.T, name string, n int, b1m float64, means, sds []floa
 // TestSharedShort is TestSharedSeeds's short form for CI: one sound release
 // on pbmc_4k at ε = 8 (seed 0) clusters far above chance.
 func TestSharedShort(t *testing.T) {
+	israce.SkipNumerics(t)
 	if testing.Short() {
 		t.Skip("loads pbmc_4k")
 	}

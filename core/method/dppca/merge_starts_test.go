@@ -8,6 +8,7 @@ import (
 
 	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/internal/fixture"
+	"github.com/dpscope/dpscope/internal/israce"
 )
 
 // TestParseMergeStarts: mergestarts=N is read, 1000 the default (rule
@@ -40,6 +41,7 @@ func TestParseMergeStarts(t *testing.T) {
 // and on random pieces find a lower one at least once; with no further
 // starts the merge is mergeCentresFloor's bit for bit.
 func TestMergeStartsMerge(t *testing.T) {
+	israce.SkipNumerics(t)
 	const p, k, m = 5, 6, 16
 	lower := 0
 	for s := range uint64(30) {

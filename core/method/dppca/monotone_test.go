@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dpscope/dpscope/core/sweep"
+	"github.com/dpscope/dpscope/internal/israce"
 )
 
 // TestMonotoneNoCollapse is issue 16 point 5 for dppca in the repository:
@@ -19,6 +20,7 @@ import (
 // genes=auto; see docs/RESULTS.md). DPSCOPE_DPPCA_OPTS=k=v,… runs it with
 // other options.
 func TestMonotoneNoCollapse(t *testing.T) {
+	israce.SkipNumerics(t)
 	sets, eps := []string{"builtin:default"}, []float64{1, 4, 16}
 	if os.Getenv("DPSCOPE_LONG") != "" {
 		sets, eps = []string{"builtin:default", "pollen", "pbmc_4k", "mouse_bladder"}, goalEps

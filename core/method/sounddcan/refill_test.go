@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/dpscope/dpscope/internal/israce"
 )
 
 // TestRefillOptions: refill reads off (the default, written nowhere),
@@ -105,6 +107,7 @@ func TestRefillSplit(t *testing.T) {
 // components without released weight, it starts every component with
 // cells, where the default's start does not.
 func TestRefillRun(t *testing.T) {
+	israce.SkipNumerics(t)
 	src := separatedSource(t) // four populations, K = 8
 	for _, eps := range []float64{8, 64} {
 		for s := range uint64(3) {

@@ -8,6 +8,7 @@ import (
 	"github.com/dpscope/dpscope/core/cluster"
 	"github.com/dpscope/dpscope/core/method/dppca"
 	"github.com/dpscope/dpscope/internal/fixture"
+	"github.com/dpscope/dpscope/internal/israce"
 )
 
 // TestStartMergeOptions: start=merge keeps the stage's rules (the same
@@ -53,6 +54,7 @@ func TestStartMergeOptions(t *testing.T) {
 // run through the engine records exactly the default's mechanisms,
 // composing to at most the target, within 1 %.
 func TestStartMerge(t *testing.T) {
+	israce.SkipNumerics(t)
 	d := fixture.Separated(4, 250, 200, 3)
 	for _, c := range []struct {
 		opts map[string]string
