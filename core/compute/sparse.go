@@ -66,6 +66,18 @@ type sparseTerm struct {
 // each term an index, a broadcast and 8 B loads for 8 FMAs.
 const sparseRowNR = 64
 
+// sparseRow2NR is sparseKernelRow2's width: 7 ymm accumulators a row, 14
+// for the tile's two rows (and two broadcasts: all 16 registers).
+const sparseRow2NR = 56
+
+// SparseRowPairs makes MulSparseTo's row path form two rows at a time
+// (sparseKernelRow2, 2×56 tiles, B panels of 56 columns) instead of one
+// (sparseKernelRow, 1×64): 14 chains of FMAs instead of 8, the same bits.
+// A knob for the tests and benchmarks that compare the two; read when a
+// product starts. See docs/PERFORMANCE.md, "A two-row tile for the sparse
+// row kernel".
+var SparseRowPairs atomic.Bool
+
 // sparseKS is the piece of a k block (kernKC) that the row kernel does
 // for a group of rows before the next: a B panel of 64 columns × kernKC
 // rows is 64 KiB, more than L1; sparseKS rows of it are 32 KiB. The
@@ -301,6 +313,8 @@ type sparseJob struct {
 	// starts[(kb·m + i)·(sparseSub+1) + p] the number of them before
 	// piece p (the last entry: all of them).
 	rowMode bool
+	rowNR   int  // the row path's panel width
+	row2    bool // rows two at a time (SparseRowPairs)
 	terms   []sparseTerm
 	starts  []int32
 }
@@ -398,13 +412,19 @@ func (s *sparseJob) setupRows(b Matrix, tB bool) {
 		s.starts = make([]int32, need+need/4)
 	}
 	s.starts = s.starts[:s.nkb*s.m*(sparseSub+1)]
-	np := (s.n + sparseRowNR - 1) / sparseRowNR
-	s.nd, s.bstride = s.n, sparseRowNR*4
-	s.bj = sgemmJob{nr: sparseRowNR, tB: tB, n: s.n, k: s.k, np: np, b: b.Data, ldb: ld(b), b0: 0, nb: np}
-	if need := np * sparseRowNR * s.k; cap(s.pb) < need {
+	s.row2 = SparseRowPairs.Load()
+	nr := sparseRowNR
+	if s.row2 {
+		nr = sparseRow2NR
+	}
+	s.rowNR = nr
+	np := (s.n + nr - 1) / nr
+	s.nd, s.bstride = s.n, nr*4
+	s.bj = sgemmJob{nr: nr, tB: tB, n: s.n, k: s.k, np: np, b: b.Data, ldb: ld(b), b0: 0, nb: np}
+	if need := np * nr * s.k; cap(s.pb) < need {
 		s.pb = make([]float32, need+need/4)
 	}
-	s.pb = s.pb[:np*sparseRowNR*s.k]
+	s.pb = s.pb[:np*nr*s.k]
 	s.bj.pb = s.pb
 }
 
@@ -490,6 +510,10 @@ func listTermsGo(e []sparseTerm, n int, src []float32, lo, stride int) int {
 // over all the rows (the piece of the panel, 32 KiB, stays in L1 while
 // the rows' lists stream), the partial sums kept in part between pieces.
 func (s *sparseJob) tilesRows(i0, i1, q0, q1 int) {
+	if s.row2 {
+		s.tilesRows2(i0, i1, q0, q1)
+		return
+	}
 	part := getRowPart((i1 - i0) * sparseRowNR)
 	defer putRowPart(part)
 	bj := &s.bj
@@ -537,6 +561,76 @@ func (s *sparseJob) tilesRows(i0, i1, q0, q1 int) {
 						sparseRow(hi-lo, e, bp, pr, &s.c[i*s.ldc+c0], flags|2)
 					default:
 						sparseRow(hi-lo, e, bp, pr, &s.c[i*s.ldc+c0], flags)
+					}
+				}
+			}
+		}
+	}
+}
+
+// tilesRows2 is tilesRows with the rows two at a time on
+// sparseKernelRow2 (SparseRowPairs), the last one alone when they are
+// odd.
+func (s *sparseJob) tilesRows2(i0, i1, q0, q1 int) {
+	part := getRowPart((i1 - i0) * sparseRow2NR)
+	defer putRowPart(part)
+	bj := &s.bj
+	const nr = sparseRow2NR
+	for kb := range s.nkb {
+		k0 := kb * kernKC
+		kc := min(kernKC, s.k-k0)
+		pieces := (kc + sparseKS - 1) / sparseKS
+		add := kb > 0 || s.beta != 0
+		pb := bj.pb[k0*bj.nb*nr:]
+		for q := q0; q < q1; q++ {
+			c0 := q * nr
+			cols := min(nr, s.n-c0)
+			bp := &pb[q*kc*nr]
+			for p := range pieces {
+				last := p == pieces-1
+				flags := 0
+				if p > 0 {
+					flags = 1
+				}
+				for i := i0; i < i1; i += 2 {
+					rows := min(2, i1-i)
+					var n [2]int
+					var e [2]*sparseTerm
+					for r := range rows {
+						row := kb*s.m + i + r
+						st := s.starts[row*(sparseSub+1):][:sparseSub+1]
+						lo, hi := int(st[p]), int(st[p+1])
+						if last {
+							hi = int(st[sparseSub])
+						}
+						n[r], e[r] = hi-lo, &s.terms[row*kernKC+min(lo, kernKC-1)]
+					}
+					f := flags
+					if rows == 1 {
+						f, e[1] = f|4, e[0]
+					}
+					pr := &part[(i-i0)*nr]
+					switch {
+					case !last || cols < nr:
+						sparseRow2(n[0], n[1], e[0], e[1], bp, pr, pr, nr, f)
+						if !last {
+							continue
+						}
+						for r := range rows {
+							dst := s.c[(i+r)*s.ldc+c0:][:cols]
+							src := part[(i-i0+r)*nr:][:cols]
+							if add {
+								for x, v := range src {
+									dst[x] += v
+								}
+							} else {
+								copy(dst, src)
+							}
+						}
+					case add:
+						sparseRow2(n[0], n[1], e[0], e[1], bp, pr, &s.c[i*s.ldc+c0], s.ldc, f|2)
+					default:
+						sparseRow2(n[0], n[1], e[0], e[1], bp, pr, &s.c[i*s.ldc+c0], s.ldc, f)
 					}
 				}
 			}
@@ -599,6 +693,47 @@ func sparseRowGo(n int, e *sparseTerm, b, in, c *float32, flags int) {
 		}
 	}
 	*dst = acc
+}
+
+// sparseRow2 runs the two-row kernel: the assembly where the CPU has it,
+// else sparseRow2Go.
+func sparseRow2(n0, n1 int, e0, e1 *sparseTerm, b, in, c *float32, ldc, flags int) {
+	if hasSparseAsm {
+		sparseKernelRow2(n0, n1, e0, e1, b, in, c, ldc, flags)
+		return
+	}
+	sparseRow2Go(n0, n1, e0, e1, b, in, c, ldc, flags)
+}
+
+// sparseRow2Go is sparseKernelRow2 in Go, with the same arithmetic
+// (fma32) and order: each row on its own, its terms in list order, as
+// the assembly's chains take them. For builds without the assembly, and
+// the tests' reference.
+func sparseRow2Go(n0, n1 int, e0, e1 *sparseTerm, b, in, c *float32, ldc, flags int) {
+	rows := 2
+	if flags&4 != 0 {
+		rows = 1
+	}
+	ns, es := [2]int{n0, n1}, [2]*sparseTerm{e0, e1}
+	for r := range rows {
+		var acc [sparseRow2NR]float32
+		if flags&1 != 0 {
+			acc = *(*[sparseRow2NR]float32)(unsafe.Add(unsafe.Pointer(in), r*sparseRow2NR*4))
+		}
+		for _, t := range unsafe.Slice(es[r], ns[r]) {
+			row := (*[sparseRow2NR]float32)(unsafe.Add(unsafe.Pointer(b), int(t.k)))
+			for x, w := range row {
+				acc[x] = fma32(t.v, w, acc[x])
+			}
+		}
+		dst := (*[sparseRow2NR]float32)(unsafe.Add(unsafe.Pointer(c), r*ldc*4))
+		if flags&2 != 0 {
+			for x := range acc {
+				acc[x] += dst[x]
+			}
+		}
+		*dst = acc
+	}
 }
 
 // run forms the lists, gives up (false) if op(A) is too dense, else

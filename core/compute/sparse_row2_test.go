@@ -1,0 +1,148 @@
+package compute
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+)
+
+// TestSparseRow2KernelMatchesGo checks sparseKernelRow2 against
+// sparseRow2Go (FMA for FMA) and each of its rows against the one-row
+// kernel sparseKernelRow on the same terms (its B panel 64 wide, the
+// first 56 columns the same): every pair of list lengths 0, 1, 7 and kc
+// (either row the longer), every flag, rows ldc apart with a gap, and
+// nothing written in the gap, past the rows, or to row 1 with flags&4.
+func TestSparseRow2KernelMatchesGo(t *testing.T) {
+	if !hasSparseAsm {
+		t.Skip("no AVX2+FMA")
+	}
+	rng := rand.New(rand.NewPCG(21, 22))
+	const kc, ldc = 100, sparseRow2NR + 5
+	b56 := make([]float32, kc*sparseRow2NR)
+	b64 := make([]float32, kc*sparseRowNR)
+	for k := range kc {
+		for x := range sparseRowNR {
+			v := float32(rng.NormFloat64())
+			b64[k*sparseRowNR+x] = v
+			if x < sparseRow2NR {
+				b56[k*sparseRow2NR+x] = v
+			}
+		}
+	}
+	terms := func(n int) (e56, e64 []sparseTerm) {
+		e56, e64 = make([]sparseTerm, n+1), make([]sparseTerm, n+1)
+		for i := range n {
+			k, v := rng.IntN(kc), float32(rng.NormFloat64())
+			e56[i], e64[i] = sparseTerm{int32(k * sparseRow2NR * 4), v}, sparseTerm{int32(k * sparseRowNR * 4), v}
+		}
+		return e56, e64
+	}
+	for _, n0 := range []int{0, 1, 7, kc} {
+		for _, n1 := range []int{0, 1, 7, kc} {
+			e0, e0w := terms(n0)
+			e1, e1w := terms(n1)
+			for flags := range 8 {
+				if flags&4 != 0 && n1 != 0 {
+					continue
+				}
+				in := make([]float32, 2*sparseRow2NR)
+				for i := range in {
+					in[i] = float32(rng.NormFloat64())
+				}
+				c0 := make([]float32, ldc+sparseRow2NR+8)
+				for i := range c0 {
+					c0[i] = float32(rng.NormFloat64())
+				}
+				c1, orig := slices.Clone(c0), slices.Clone(c0)
+				sparseKernelRow2(n0, n1, &e0[0], &e1[0], &b56[0], &in[0], &c0[0], ldc, flags)
+				sparseRow2Go(n0, n1, &e0[0], &e1[0], &b56[0], &in[0], &c1[0], ldc, flags)
+				name := fmt.Sprintf("n0 %d n1 %d flags %d", n0, n1, flags)
+				for i := range c0 {
+					if math.Float32bits(c0[i]) != math.Float32bits(c1[i]) {
+						t.Fatalf("%s: entry %d is %v in assembly, %v in Go", name, i, c0[i], c1[i])
+					}
+				}
+				rows := 2
+				if flags&4 != 0 {
+					rows = 1
+				}
+				for i := range c0 {
+					inRow := i < sparseRow2NR || (rows == 2 && i >= ldc && i < ldc+sparseRow2NR)
+					if !inRow && c0[i] != orig[i] {
+						t.Fatalf("%s: entry %d outside the rows was written", name, i)
+					}
+				}
+				// Row r against the one-row kernel on the same terms.
+				for r, ew := range [][]sparseTerm{e0w, e1w}[:rows] {
+					n := []int{n0, n1}[r]
+					in64 := make([]float32, sparseRowNR)
+					copy(in64, in[r*sparseRow2NR:][:sparseRow2NR])
+					c64 := make([]float32, sparseRowNR)
+					copy(c64, orig[r*ldc:][:sparseRow2NR])
+					sparseKernelRow(n, &ew[0], &b64[0], &in64[0], &c64[0], flags&3)
+					for x := range sparseRow2NR {
+						if math.Float32bits(c64[x]) != math.Float32bits(c0[r*ldc+x]) {
+							t.Fatalf("%s: row %d entry %d is %v on the two-row kernel, %v on the one-row kernel", name, r, x, c0[r*ldc+x], c64[x])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSparseRowPairsSameBits checks whole products on the row path with
+// SparseRowPairs on against off (the one-row kernel) and against the
+// dense AVX2 kernel, to the bit: odd and even m (a row left alone), n
+// short of, at, and past a 56- and a 64-column panel, k at and around the
+// pieces (sparseKS) and the k blocks, A at density 0, 0.5 and 1, both
+// transpositions of A, beta 0, 1 and 0.5, and the autoencoder's shapes
+// at two goroutines.
+func TestSparseRowPairsSameBits(t *testing.T) {
+	if !hasSparseAsm {
+		t.Skip("no AVX2+FMA")
+	}
+	defer SparseRowPairs.Store(SparseRowPairs.Load())
+	rng := rand.New(rand.NewPCG(23, 24))
+	shapes := []struct{ m, n, k, procs int }{
+		{1, 56, 1, 1}, {2, 57, 127, 1}, {3, 64, 128, 1}, {5, 113, 129, 1}, {4, 55, 256, 1},
+		{7, 200, 257, 1}, {61, 120, 427, 1}, {30, 112, 600, 1},
+		{427, 2000, 256, 2}, {256, 2000, 427, 2}, {255, 300, 300, 2},
+	}
+	for _, sh := range shapes {
+		for _, dens := range []float64{0, 0.5, 1} {
+			for _, ta := range []bool{false, true} {
+				for _, beta := range []float32{0, 1, 0.5} {
+					if sh.procs == 2 && beta == 1 {
+						continue // the large shapes: fewer runs
+					}
+					ar, ac, br, bc := operandShapes(sh.m, sh.n, sh.k, ta, false)
+					a := withDensity(rng, ar, ac, dens)
+					b := randMatrix(rng, br, bc, 3)
+					c0 := randMatrix(rng, sh.m, sh.n, 2)
+					var got [3]Matrix
+					for v := range got {
+						got[v] = Matrix{Rows: sh.m, Cols: sh.n, Stride: c0.Stride, Data: slices.Clone(c0.Data)}
+					}
+					prev := runtime.GOMAXPROCS(sh.procs)
+					for v, on := range []bool{false, true} {
+						SparseRowPairs.Store(on)
+						runSparse(t, sh.m, sh.n, sh.k, a, ta, b, false, got[v], beta, false)
+					}
+					runtime.GOMAXPROCS(prev)
+					sgemmAsm(kernAVX2, ta, false, sh.m, sh.n, sh.k, 1, a.Data, ld(a), b.Data, ld(b), beta, got[2].Data, ld(got[2]))
+					for i := range c0.Data {
+						one, two, dense := got[0].Data[i], got[1].Data[i], got[2].Data[i]
+						if math.Float32bits(one) != math.Float32bits(two) || math.Float32bits(dense) != math.Float32bits(two) {
+							t.Fatalf("%d×%d×%d density %v tA %v beta %v: entry %d (row %d) is %v with two-row tiles, %v with one-row, %v dense",
+								sh.m, sh.n, sh.k, dens, ta, beta, i, i/c0.Stride, two, one, dense)
+						}
+					}
+				}
+			}
+		}
+	}
+}
