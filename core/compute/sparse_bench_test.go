@@ -283,6 +283,10 @@ func BenchmarkSparseKernelRateAlt(b *testing.B) {
 	for i := range th {
 		th[i] = sparseTerm{int32(2 * i % kc * sparseRowNR * 4), 1}
 	}
+	th56 := make([]sparseTerm, kc)
+	for i := range th56 {
+		th56[i] = sparseTerm{int32(2 * i % kc * sparseRow2NR * 4), 1}
+	}
 	rowh := func(f func(n int, e *sparseTerm, b *float32, in *float32, c *float32, flags int)) func() {
 		return func() {
 			for p := 0; p < kc/2; p += sparseKS / 2 {
@@ -334,6 +338,18 @@ func BenchmarkSparseKernelRateAlt(b *testing.B) {
 			}
 		}},
 		{"rowHalf", 2 * 64 * kc / 2 * rateRows, rowh(sparseKernelRow)},
+		{"row2x56Half", 2 * 56 * kc / 2 * rateRows, func() {
+			for p := 0; p < kc/2; p += sparseKS / 2 {
+				flags := 0
+				if p > 0 {
+					flags = 1
+				}
+				for r := 0; r < rateRows; r += 2 {
+					pr := &part[r*sparseRowNR]
+					sparseKernelRow2(sparseKS/2, sparseKS/2, &th56[p], &th56[p], &pb64[0], pr, pr, sparseRow2NR, flags)
+				}
+			}
+		}},
 	}
 	secs := make([][]float64, len(kerns))
 	for b.Loop() {
@@ -400,4 +416,40 @@ func BenchmarkPairDispAlt(b *testing.B) {
 	alternateTwo(b, [2]string{"indexed", "disp"}, func(side int) { SparsePairDisp.Store(side == 1) }, func() {
 		sparseProduct(s, 2000, 256, batch, x, true, g1, false, c, 0, true)
 	})
+}
+
+// BenchmarkRowPairsAlt alternates the row path's two products of the
+// autoencoder's AVX2 step (batch 427, A a ReLU output at density 0.5:
+// Y = H5·W6 and dW6 = H5ᵀ·G6) with one row a tile (sparseKernelRow,
+// 1×64) and two (sparseKernelRow2, 2×56; SparseRowPairs), at one thread,
+// and reports each side's median time and the median of the per-round
+// ratios one / two (above 1 the two-row tile wins).
+func BenchmarkRowPairsAlt(b *testing.B) {
+	if !hasSparseAsm {
+		b.Skip("no AVX2+FMA")
+	}
+	defer SparseRowPairs.Store(SparseRowPairs.Load())
+	const batch = 427
+	for _, p := range []struct {
+		name    string
+		m, n, k int
+		tA      bool
+	}{
+		{"Y=H5W6", batch, 2000, 256, false},
+		{"dW6=H5tG6", 256, 2000, batch, true},
+	} {
+		b.Run(p.name+"/T1", func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 1))
+			ar, ac, br, bc := operandShapes(p.m, p.n, p.k, p.tA, false)
+			a, bm := withDensity(rng, ar, ac, 0.5), randMatrix(rng, br, bc, 0)
+			c := NewMatrix(p.m, p.n, nil)
+			prev := runtime.GOMAXPROCS(1)
+			defer runtime.GOMAXPROCS(prev)
+			s := getSparseJob()
+			defer putSparseJob(s)
+			alternateTwo(b, [2]string{"one", "two"}, func(side int) { SparseRowPairs.Store(side == 1) }, func() {
+				sparseProduct(s, p.m, p.n, p.k, a, p.tA, bm, false, c, 0, false)
+			})
+		})
+	}
 }

@@ -586,3 +586,12 @@ func BenchmarkDPSGDEpochSpeed12(b *testing.B) {
 		compute.SparsePairDisp.Store(side == 1)
 	})
 }
+
+// BenchmarkDPSGDEpochRowPairs alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with the sparse row path one row a tile and two
+// (compute.SparseRowPairs). See alternateEpochs; ratios above 1: the
+// two-row tile wins. Run it with DPSCOPE_SGEMM=avx2 DPSCOPE_SPARSE=on.
+func BenchmarkDPSGDEpochRowPairs(b *testing.B) {
+	defer compute.SparseRowPairs.Store(compute.SparseRowPairs.Load())
+	alternateEpochs(b, [2]string{"one", "two"}, func(side int) { compute.SparseRowPairs.Store(side == 1) })
+}
