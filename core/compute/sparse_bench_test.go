@@ -423,7 +423,8 @@ func BenchmarkPairDispAlt(b *testing.B) {
 // Y = H5·W6 and dW6 = H5ᵀ·G6) with one row a tile (sparseKernelRow,
 // 1×64) and two (sparseKernelRow2, 2×56; SparseRowPairs), at one thread,
 // and reports each side's median time and the median of the per-round
-// ratios one / two (above 1 the two-row tile wins).
+// ratios one / two (above 1 the two-row tile wins); at two threads (T2)
+// as well, which the rule did not name.
 func BenchmarkRowPairsAlt(b *testing.B) {
 	if !hasSparseAsm {
 		b.Skip("no AVX2+FMA")
@@ -438,18 +439,20 @@ func BenchmarkRowPairsAlt(b *testing.B) {
 		{"Y=H5W6", batch, 2000, 256, false},
 		{"dW6=H5tG6", 256, 2000, batch, true},
 	} {
-		b.Run(p.name+"/T1", func(b *testing.B) {
-			rng := rand.New(rand.NewPCG(1, 1))
-			ar, ac, br, bc := operandShapes(p.m, p.n, p.k, p.tA, false)
-			a, bm := withDensity(rng, ar, ac, 0.5), randMatrix(rng, br, bc, 0)
-			c := NewMatrix(p.m, p.n, nil)
-			prev := runtime.GOMAXPROCS(1)
-			defer runtime.GOMAXPROCS(prev)
-			s := getSparseJob()
-			defer putSparseJob(s)
-			alternateTwo(b, [2]string{"one", "two"}, func(side int) { SparseRowPairs.Store(side == 1) }, func() {
-				sparseProduct(s, p.m, p.n, p.k, a, p.tA, bm, false, c, 0, false)
+		for _, th := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/T%d", p.name, th), func(b *testing.B) {
+				rng := rand.New(rand.NewPCG(1, 1))
+				ar, ac, br, bc := operandShapes(p.m, p.n, p.k, p.tA, false)
+				a, bm := withDensity(rng, ar, ac, 0.5), randMatrix(rng, br, bc, 0)
+				c := NewMatrix(p.m, p.n, nil)
+				prev := runtime.GOMAXPROCS(th)
+				defer runtime.GOMAXPROCS(prev)
+				s := getSparseJob()
+				defer putSparseJob(s)
+				alternateTwo(b, [2]string{"one", "two"}, func(side int) { SparseRowPairs.Store(side == 1) }, func() {
+					sparseProduct(s, p.m, p.n, p.k, a, p.tA, bm, false, c, 0, false)
+				})
 			})
-		})
+		}
 	}
 }
