@@ -67,7 +67,7 @@ func sparseKernelRow(n int, e *sparseTerm, b *float32, in *float32, c *float32, 
 // sparse.go, sparseRow2NR): row 0 from n0 terms at e0, row 1 from n1 at
 // e1, the accumulators from in (rows sparseRow2NR apart) when flags&1,
 // added to c (rows ldc apart) when flags&2, stored at c; row 0 only when
-// flags&4.
+// flags&4; transposed (column x at c + x·ldc) when flags&8.
 //
 //go:noescape
 func sparseKernelRow2(n0, n1 int, e0, e1 *sparseTerm, b, in, c *float32, ldc, flags int)

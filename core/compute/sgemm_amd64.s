@@ -848,6 +848,46 @@ rstore:
 	VZEROUPPER
 	RET
 
+// R2SETP stores the two column pairs of xp at DI and DI + DX, and moves
+// DI two rows of C on (sparseKernelRow2's transposed store; TSETP).
+#define R2SETP(xp) \
+	VMOVLPS xp, (DI) \
+	VMOVHPS xp, (DI)(DX*1) \
+	LEAQ    (DI)(DX*2), DI
+
+// R2ADDP is R2SETP adding the pairs already in C, loaded into xt.
+#define R2ADDP(xp, xt) \
+	VMOVSD  (DI), xt \
+	VMOVHPS (DI)(DX*1), xt, xt \
+	VADDPS  xt, xp, xp \
+	R2SETP(xp)
+
+// R2SET8 writes 8 columns of the tile's rows ya, yb (free afterwards)
+// transposed: column x as the pair (ya[x], yb[x]) at DI + x·DX, with
+// xa, xb their lower halves. Columns 0–1 and 4–5 are paired in Y14, 2–3
+// and 6–7 in ya; the upper halves are taken out (to xb, X14) before an
+// instruction on a lower half clears them.
+#define R2SET8(ya, yb, xa, xb) \
+	VUNPCKLPS    yb, ya, Y14 \
+	VUNPCKHPS    yb, ya, ya \
+	VEXTRACTF128 $1, Y14, xb \
+	R2SETP(X14) \
+	VEXTRACTF128 $1, ya, X14 \
+	R2SETP(xa) \
+	R2SETP(xb) \
+	R2SETP(X14)
+
+// R2ADD8 is R2SET8 adding the pairs already in C (loaded into X15).
+#define R2ADD8(ya, yb, xa, xb) \
+	VUNPCKLPS    yb, ya, Y14 \
+	VUNPCKHPS    yb, ya, ya \
+	VEXTRACTF128 $1, Y14, xb \
+	R2ADDP(X14, X15) \
+	VEXTRACTF128 $1, ya, X14 \
+	R2ADDP(xa, X15) \
+	R2ADDP(xb, X15) \
+	R2ADDP(X14, X15)
+
 // func sparseKernelRow2(n0, n1 int, e0, e1 *sparseTerm, b, in, c *float32, ldc, flags int)
 //
 // Two rows of a 2×56 tile of C (sparse.go, sparseRow2NR) from the terms of
@@ -860,7 +900,9 @@ rstore:
 // sparseKernelRow's. Row r starts from the 56 floats at in + r·56 when
 // flags&1, else from 0; at the end it is added to the 56 floats at
 // c + r·ldc (entries) when flags&2, and stored there. With flags&4 there
-// is only row 0 (n1 must be 0): row 1 is neither read nor written.
+// is only row 0 (n1 must be 0): row 1 is neither read nor written. With
+// flags&8 (two rows only) the tile is stored transposed, column x as the
+// pair of adjacent entries at c + x·ldc, as sparseKernelAVX2T's.
 TEXT ·sparseKernelRow2(SB), NOSPLIT, $0-72
 	MOVQ n0+0(FP), R10
 	MOVQ n1+8(FP), R13
@@ -974,6 +1016,8 @@ r2loop1:
 	DECQ         R13
 	JNE          r2loop1
 r2done:
+	TESTQ $8, R12
+	JNE   r2trans
 	LEAQ  (DI)(DX*1), R8
 	TESTQ $2, R12
 	JE    r2store
@@ -1011,6 +1055,28 @@ r2store:
 	VMOVUPS Y12, 160(R8)
 	VMOVUPS Y13, 192(R8)
 r2end:
+	VZEROUPPER
+	RET
+r2trans:
+	TESTQ $2, R12
+	JE    r2tset
+	R2ADD8(Y0, Y7, X0, X7)
+	R2ADD8(Y1, Y8, X1, X8)
+	R2ADD8(Y2, Y9, X2, X9)
+	R2ADD8(Y3, Y10, X3, X10)
+	R2ADD8(Y4, Y11, X4, X11)
+	R2ADD8(Y5, Y12, X5, X12)
+	R2ADD8(Y6, Y13, X6, X13)
+	VZEROUPPER
+	RET
+r2tset:
+	R2SET8(Y0, Y7, X0, X7)
+	R2SET8(Y1, Y8, X1, X8)
+	R2SET8(Y2, Y9, X2, X9)
+	R2SET8(Y3, Y10, X3, X10)
+	R2SET8(Y4, Y11, X4, X11)
+	R2SET8(Y5, Y12, X5, X12)
+	R2SET8(Y6, Y13, X6, X13)
 	VZEROUPPER
 	RET
 

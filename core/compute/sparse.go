@@ -78,6 +78,15 @@ const sparseRow2NR = 56
 // row kernel".
 var SparseRowPairs atomic.Bool
 
+// SparseRowPairsT makes MulSparseBTo (C formed transposed, as dW1 =
+// Xᵀ·G1) take the row path's lists and panels with two rows a tile
+// (sparseKernelRow2 storing its tile transposed) instead of the pair
+// kernel, whose shorter list of a pair is padded to the longer: the same
+// bits. A knob for the tests and benchmarks that compare the two; read
+// when a product starts. See docs/PERFORMANCE.md, "A two-row tile for the
+// sparse row kernel".
+var SparseRowPairsT atomic.Bool
+
 // sparseKS is the piece of a k block (kernKC) that the row kernel does
 // for a group of rows before the next: a B panel of 64 columns × kernKC
 // rows is 64 KiB, more than L1; sparseKS rows of it are 32 KiB. The
@@ -358,7 +367,7 @@ func (s *sparseJob) setup(kern *asmKernel, m, n, k int, a Matrix, tA bool, b Mat
 	s.kern, s.tA, s.tC, s.m, s.n, s.k, s.maxDens = kern, tA, tC, m, n, k, SparseMaxDensity
 	s.a, s.lda, s.c, s.ldc, s.beta = a.Data, ld(a), c.Data, ld(c), beta
 	s.pairs, s.nkb = (m+1)/2, (k+kernKC-1)/kernKC
-	s.rowMode = !tC && sparseRows
+	s.rowMode = (!tC && sparseRows) || (tC && SparseRowPairsT.Load())
 	if s.rowMode {
 		s.setupRows(b, tB)
 		return
@@ -412,7 +421,7 @@ func (s *sparseJob) setupRows(b Matrix, tB bool) {
 		s.starts = make([]int32, need+need/4)
 	}
 	s.starts = s.starts[:s.nkb*s.m*(sparseSub+1)]
-	s.row2 = SparseRowPairs.Load()
+	s.row2 = SparseRowPairs.Load() || s.tC // tilesRows forms C as stored only
 	nr := sparseRowNR
 	if s.row2 {
 		nr = sparseRow2NR
@@ -570,7 +579,9 @@ func (s *sparseJob) tilesRows(i0, i1, q0, q1 int) {
 
 // tilesRows2 is tilesRows with the rows two at a time on
 // sparseKernelRow2 (SparseRowPairs), the last one alone when they are
-// odd.
+// odd; with a transposed C (SparseRowPairsT) the kernel stores a pair's
+// tile transposed, and a row alone or a panel short of columns goes
+// through part.
 func (s *sparseJob) tilesRows2(i0, i1, q0, q1 int) {
 	part := getRowPart((i1 - i0) * sparseRow2NR)
 	defer putRowPart(part)
@@ -611,22 +622,15 @@ func (s *sparseJob) tilesRows2(i0, i1, q0, q1 int) {
 					}
 					pr := &part[(i-i0)*nr]
 					switch {
-					case !last || cols < nr:
+					case !last || cols < nr || (s.tC && rows == 1):
 						sparseRow2(n[0], n[1], e[0], e[1], bp, pr, pr, nr, f)
-						if !last {
-							continue
+						if last {
+							s.storeRows2(part[(i-i0)*nr:], i, rows, c0, cols, add)
 						}
-						for r := range rows {
-							dst := s.c[(i+r)*s.ldc+c0:][:cols]
-							src := part[(i-i0+r)*nr:][:cols]
-							if add {
-								for x, v := range src {
-									dst[x] += v
-								}
-							} else {
-								copy(dst, src)
-							}
-						}
+					case s.tC && add:
+						sparseRow2(n[0], n[1], e[0], e[1], bp, pr, &s.c[c0*s.ldc+i], s.ldc, f|8|2)
+					case s.tC:
+						sparseRow2(n[0], n[1], e[0], e[1], bp, pr, &s.c[c0*s.ldc+i], s.ldc, f|8)
 					case add:
 						sparseRow2(n[0], n[1], e[0], e[1], bp, pr, &s.c[i*s.ldc+c0], s.ldc, f|2)
 					default:
@@ -634,6 +638,34 @@ func (s *sparseJob) tilesRows2(i0, i1, q0, q1 int) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// storeRows2 moves rows [i, i+rows) × columns [c0, c0+cols) of C from
+// part (sparseRow2NR floats a row) into C, transposed when s.tC, added to
+// it when add.
+func (s *sparseJob) storeRows2(part []float32, i, rows, c0, cols int, add bool) {
+	const nr = sparseRow2NR
+	for r := range rows {
+		src := part[r*nr:][:cols]
+		if s.tC {
+			for x, v := range src {
+				d := &s.c[(c0+x)*s.ldc+i+r]
+				if add {
+					v += *d
+				}
+				*d = v
+			}
+			continue
+		}
+		dst := s.c[(i+r)*s.ldc+c0:][:cols]
+		if add {
+			for x, v := range src {
+				dst[x] += v
+			}
+		} else {
+			copy(dst, src)
 		}
 	}
 }
@@ -725,6 +757,16 @@ func sparseRow2Go(n0, n1 int, e0, e1 *sparseTerm, b, in, c *float32, ldc, flags 
 			for x, w := range row {
 				acc[x] = fma32(t.v, w, acc[x])
 			}
+		}
+		if flags&8 != 0 {
+			for x, v := range acc {
+				dst := (*float32)(unsafe.Add(unsafe.Pointer(c), (x*ldc+r)*4))
+				if flags&2 != 0 {
+					v += *dst
+				}
+				*dst = v
+			}
+			continue
 		}
 		dst := (*[sparseRow2NR]float32)(unsafe.Add(unsafe.Pointer(c), r*ldc*4))
 		if flags&2 != 0 {

@@ -456,3 +456,28 @@ func BenchmarkRowPairsAlt(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRowPairsTAlt alternates dW1 = Xᵀ·G1 of the autoencoder's AVX2
+// step (2000×256 over a batch of 427, G1 at the ReLU's density 0.5, C
+// formed transposed) on the pair kernel (sparseKernelAVX2TD) and on the
+// row path two rows a tile (sparseKernelRow2 storing transposed;
+// SparseRowPairsT), at one thread, and reports each side's median time
+// and the median of the per-round ratios pair / two (above 1 the two-row
+// tile wins).
+func BenchmarkRowPairsTAlt(b *testing.B) {
+	if !hasSparseAsm {
+		b.Skip("no AVX2+FMA")
+	}
+	defer SparseRowPairsT.Store(SparseRowPairsT.Load())
+	const batch = 427
+	rng := rand.New(rand.NewPCG(1, 1))
+	x, g1 := randMatrix(rng, batch, 2000, 0), withDensity(rng, batch, 256, 0.5)
+	c := NewMatrix(2000, 256, nil)
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	s := getSparseJob()
+	defer putSparseJob(s)
+	alternateTwo(b, [2]string{"pair", "two"}, func(side int) { SparseRowPairsT.Store(side == 1) }, func() {
+		sparseProduct(s, 2000, 256, batch, x, true, g1, false, c, 0, true)
+	})
+}

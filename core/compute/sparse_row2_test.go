@@ -146,3 +146,110 @@ func TestSparseRowPairsSameBits(t *testing.T) {
 		}
 	}
 }
+
+// TestSparseRow2KernelTransposed checks sparseKernelRow2's transposed
+// store (flags&8) against sparseRow2Go, to the bit, for list lengths 0, 1,
+// 7 and kc, from 0 and from partial sums, stored and added: column x of
+// the tile as the pair of entries at c + x·ldc, nothing else written.
+func TestSparseRow2KernelTransposed(t *testing.T) {
+	if !hasSparseAsm {
+		t.Skip("no AVX2+FMA")
+	}
+	rng := rand.New(rand.NewPCG(25, 26))
+	const kc, ldc = 100, 5
+	b := make([]float32, kc*sparseRow2NR)
+	for i := range b {
+		b[i] = float32(rng.NormFloat64())
+	}
+	terms := func(n int) []sparseTerm {
+		e := make([]sparseTerm, n+1)
+		for i := range n {
+			e[i] = sparseTerm{int32(rng.IntN(kc) * sparseRow2NR * 4), float32(rng.NormFloat64())}
+		}
+		return e
+	}
+	for _, n0 := range []int{0, 1, 7, kc} {
+		for _, n1 := range []int{0, 1, 7, kc} {
+			e0, e1 := terms(n0), terms(n1)
+			for flags := range 4 {
+				in := make([]float32, 2*sparseRow2NR)
+				for i := range in {
+					in[i] = float32(rng.NormFloat64())
+				}
+				c0 := make([]float32, sparseRow2NR*ldc+3)
+				for i := range c0 {
+					c0[i] = float32(rng.NormFloat64())
+				}
+				c1, orig := slices.Clone(c0), slices.Clone(c0)
+				sparseKernelRow2(n0, n1, &e0[0], &e1[0], &b[0], &in[0], &c0[0], ldc, flags|8)
+				sparseRow2Go(n0, n1, &e0[0], &e1[0], &b[0], &in[0], &c1[0], ldc, flags|8)
+				for i := range c0 {
+					if math.Float32bits(c0[i]) != math.Float32bits(c1[i]) {
+						t.Fatalf("n0 %d n1 %d flags %d: entry %d is %v in assembly, %v in Go", n0, n1, flags|8, i, c0[i], c1[i])
+					}
+					if i < sparseRow2NR*ldc && i%ldc < 2 {
+						if (n0 > 0 || flags&1 != 0) && i%ldc == 0 && c0[i] == orig[i] {
+							t.Fatalf("n0 %d n1 %d flags %d: entry %d was not written", n0, n1, flags|8, i)
+						}
+					} else if c0[i] != orig[i] {
+						t.Fatalf("n0 %d n1 %d flags %d: entry %d outside the tile was written", n0, n1, flags|8, i)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSparseRowPairsTSameBits checks MulSparseBTo's products (the zeros
+// taken from op(b), C formed transposed) with SparseRowPairsT on against
+// off (the pair kernel) and against the dense AVX2 kernel, to the bit:
+// op(b) with an odd number of columns (a row of the formed product
+// alone), C's rows short of, at and past a 56-column panel, k around the
+// pieces and k blocks, density 0, 0.5 and 1, every transposition, beta
+// 0, 1 and 0.5, and dW1's shape at two goroutines.
+func TestSparseRowPairsTSameBits(t *testing.T) {
+	if !hasSparseAsm {
+		t.Skip("no AVX2+FMA")
+	}
+	defer SparseRowPairsT.Store(SparseRowPairsT.Load())
+	rng := rand.New(rand.NewPCG(27, 28))
+	shapes := []struct{ m, n, k, procs int }{
+		{56, 1, 1, 1}, {57, 3, 5, 1}, {56, 2, 127, 1}, {113, 5, 129, 1}, {55, 4, 256, 1},
+		{200, 7, 257, 1}, {40, 61, 300, 1}, {2000, 256, 427, 2}, {300, 255, 300, 2},
+	}
+	for _, sh := range shapes {
+		for _, dens := range []float64{0, 0.5, 1} {
+			for _, ta := range []bool{false, true} {
+				for _, tb := range []bool{false, true} {
+					for _, beta := range []float32{0, 1, 0.5} {
+						if sh.procs == 2 && (beta == 1 || ta == tb) {
+							continue // the large shapes: fewer runs
+						}
+						ar, ac, br, bc := operandShapes(sh.m, sh.n, sh.k, ta, tb)
+						a := randMatrix(rng, ar, ac, 3)
+						b := withDensity(rng, br, bc, dens)
+						c0 := randMatrix(rng, sh.m, sh.n, 2)
+						var got [3]Matrix
+						for v := range got {
+							got[v] = Matrix{Rows: sh.m, Cols: sh.n, Stride: c0.Stride, Data: slices.Clone(c0.Data)}
+						}
+						prev := runtime.GOMAXPROCS(sh.procs)
+						for v, on := range []bool{false, true} {
+							SparseRowPairsT.Store(on)
+							runSparse(t, sh.m, sh.n, sh.k, a, ta, b, tb, got[v], beta, true)
+						}
+						runtime.GOMAXPROCS(prev)
+						sgemmAsm(kernAVX2, ta, tb, sh.m, sh.n, sh.k, 1, a.Data, ld(a), b.Data, ld(b), beta, got[2].Data, ld(got[2]))
+						for i := range c0.Data {
+							pair, two, dense := got[0].Data[i], got[1].Data[i], got[2].Data[i]
+							if math.Float32bits(pair) != math.Float32bits(two) || math.Float32bits(dense) != math.Float32bits(two) {
+								t.Fatalf("%d×%d×%d density %v tA %v tB %v beta %v: entry %d (row %d) is %v with two-row tiles, %v with the pair kernel, %v dense",
+									sh.m, sh.n, sh.k, dens, ta, tb, beta, i, i/c0.Stride, two, pair, dense)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}

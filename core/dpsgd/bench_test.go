@@ -595,3 +595,13 @@ func BenchmarkDPSGDEpochRowPairs(b *testing.B) {
 	defer compute.SparseRowPairs.Store(compute.SparseRowPairs.Load())
 	alternateEpochs(b, [2]string{"one", "two"}, func(side int) { compute.SparseRowPairs.Store(side == 1) })
 }
+
+// BenchmarkDPSGDEpochRowPairsT alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with dW1 = Xᵀ·G1 on the pair kernel and on the row path
+// two rows a tile (compute.SparseRowPairsT). See alternateEpochs; ratios
+// above 1: the two-row tile wins. Run it with DPSCOPE_SGEMM=avx2
+// DPSCOPE_SPARSE=on.
+func BenchmarkDPSGDEpochRowPairsT(b *testing.B) {
+	defer compute.SparseRowPairsT.Store(compute.SparseRowPairsT.Load())
+	alternateEpochs(b, [2]string{"pair", "two"}, func(side int) { compute.SparseRowPairsT.Store(side == 1) })
+}
