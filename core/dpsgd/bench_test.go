@@ -605,3 +605,18 @@ func BenchmarkDPSGDEpochRowPairsT(b *testing.B) {
 	defer compute.SparseRowPairsT.Store(compute.SparseRowPairsT.Load())
 	alternateEpochs(b, [2]string{"pair", "two"}, func(side int) { compute.SparseRowPairsT.Store(side == 1) })
 }
+
+// BenchmarkDPSGDEpochSpeed13 alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with the sparse products as before speed13 ("before": one
+// row a tile on the row path, the pair kernel for dW1) and with the
+// two-row tile on both (compute.SparseRowPairs and
+// compute.SparseRowPairsT, "after"). See alternateEpochs; ratios above 1:
+// "after" wins. Run it with DPSCOPE_SGEMM=avx2 DPSCOPE_SPARSE=on.
+func BenchmarkDPSGDEpochSpeed13(b *testing.B) {
+	defer compute.SparseRowPairs.Store(compute.SparseRowPairs.Load())
+	defer compute.SparseRowPairsT.Store(compute.SparseRowPairsT.Load())
+	alternateEpochs(b, [2]string{"before", "after"}, func(side int) {
+		compute.SparseRowPairs.Store(side == 1)
+		compute.SparseRowPairsT.Store(side == 1)
+	})
+}
