@@ -13,18 +13,6 @@ import (
 	"time"
 )
 
-// withDensity returns an r×c N(0, 1) matrix whose entries are each set to
-// 0 with probability 1 − density.
-func withDensity(rng *rand.Rand, r, c int, density float64) Matrix {
-	m := randMatrix(rng, r, c, 0)
-	for i := range m.Data {
-		if rng.Float64() >= density {
-			m.Data[i] = 0
-		}
-	}
-	return m
-}
-
 // BenchmarkSparseProduct times the autoencoder's three products with a
 // ReLU operand (batch 427: Y = H5·W6, dW6 = H5ᵀ·G6, dW1 = Xᵀ·G1, the last
 // with the zeros in B) on the dense kernels ("avx2", and "asm" for
