@@ -326,6 +326,11 @@ type sparseJob struct {
 	row2    bool // rows two at a time (SparseRowPairs)
 	terms   []sparseTerm
 	starts  []int32
+	// With row2 and C not transposed, the rows of k block kb by their
+	// number of terms at order[kb·m:], so that a tile's two rows have
+	// lists of about the same length (the longer one's rest runs on half
+	// the chains): a ReLU layer's units range from dead to always on.
+	order []int32
 }
 
 // sparseDirectB is false: B's panels are packed. Read in place, an epoch
@@ -353,8 +358,8 @@ func getSparseJob() *sparseJob {
 }
 
 func putSparseJob(s *sparseJob) {
-	ents, cnt, pb, terms, starts := s.ents, s.cnt, s.pb, s.terms, s.starts
-	*s = sparseJob{ents: ents[:0], cnt: cnt[:0], pb: pb[:0], terms: terms[:0], starts: starts[:0]}
+	ents, cnt, pb, terms, starts, order := s.ents, s.cnt, s.pb, s.terms, s.starts, s.order
+	*s = sparseJob{ents: ents[:0], cnt: cnt[:0], pb: pb[:0], terms: terms[:0], starts: starts[:0], order: order[:0]}
 	select {
 	case sparseFree <- s:
 	default:
@@ -367,6 +372,7 @@ func (s *sparseJob) setup(kern *asmKernel, m, n, k int, a Matrix, tA bool, b Mat
 	s.kern, s.tA, s.tC, s.m, s.n, s.k, s.maxDens = kern, tA, tC, m, n, k, SparseMaxDensity
 	s.a, s.lda, s.c, s.ldc, s.beta = a.Data, ld(a), c.Data, ld(c), beta
 	s.pairs, s.nkb = (m+1)/2, (k+kernKC-1)/kernKC
+	s.order = s.order[:0] // run sorts the rows again if it needs them
 	s.rowMode = (!tC && sparseRows) || (tC && SparseRowPairsT.Load())
 	if s.rowMode {
 		s.setupRows(b, tB)
@@ -579,9 +585,10 @@ func (s *sparseJob) tilesRows(i0, i1, q0, q1 int) {
 
 // tilesRows2 is tilesRows with the rows two at a time on
 // sparseKernelRow2 (SparseRowPairs), the last one alone when they are
-// odd; with a transposed C (SparseRowPairsT) the kernel stores a pair's
-// tile transposed, and a row alone or a panel short of columns goes
-// through part.
+// odd; i0, i1 are places in s.order when it is set (the rows paired by
+// their lists' lengths), rows otherwise. With a transposed C
+// (SparseRowPairsT) the kernel stores a pair's tile transposed, and a row
+// alone or a panel short of columns goes through part.
 func (s *sparseJob) tilesRows2(i0, i1, q0, q1 int) {
 	part := getRowPart((i1 - i0) * sparseRow2NR)
 	defer putRowPart(part)
@@ -593,6 +600,10 @@ func (s *sparseJob) tilesRows2(i0, i1, q0, q1 int) {
 		pieces := (kc + sparseKS - 1) / sparseKS
 		add := kb > 0 || s.beta != 0
 		pb := bj.pb[k0*bj.nb*nr:]
+		var order []int32
+		if len(s.order) > 0 {
+			order = s.order[kb*s.m:][:s.m]
+		}
 		for q := q0; q < q1; q++ {
 			c0 := q * nr
 			cols := min(nr, s.n-c0)
@@ -603,12 +614,16 @@ func (s *sparseJob) tilesRows2(i0, i1, q0, q1 int) {
 				if p > 0 {
 					flags = 1
 				}
-				for i := i0; i < i1; i += 2 {
-					rows := min(2, i1-i)
+				for j := i0; j < i1; j += 2 {
+					rows := min(2, i1-j)
 					var n [2]int
 					var e [2]*sparseTerm
+					ri := [2]int{j, j + 1}
 					for r := range rows {
-						row := kb*s.m + i + r
+						if order != nil {
+							ri[r] = int(order[j+r])
+						}
+						row := kb*s.m + ri[r]
 						st := s.starts[row*(sparseSub+1):][:sparseSub+1]
 						lo, hi := int(st[p]), int(st[p+1])
 						if last {
@@ -618,23 +633,28 @@ func (s *sparseJob) tilesRows2(i0, i1, q0, q1 int) {
 					}
 					f := flags
 					if rows == 1 {
-						f, e[1] = f|4, e[0]
+						f, e[1], ri[1] = f|4, e[0], ri[0]
 					}
-					pr := &part[(i-i0)*nr]
+					i, pr := ri[0], &part[(j-i0)*nr]
+					// Row 1 of C at c + dr·ldc: the rows of a pair are
+					// adjacent when C is transposed (not sorted).
+					dr := (ri[1] - i) * s.ldc
 					switch {
 					case !last || cols < nr || (s.tC && rows == 1):
 						sparseRow2(n[0], n[1], e[0], e[1], bp, pr, pr, nr, f)
 						if last {
-							s.storeRows2(part[(i-i0)*nr:], i, rows, c0, cols, add)
+							for r := range rows {
+								s.storeRow2(part[(j-i0+r)*nr:][:cols], ri[r], c0, add)
+							}
 						}
 					case s.tC && add:
 						sparseRow2(n[0], n[1], e[0], e[1], bp, pr, &s.c[c0*s.ldc+i], s.ldc, f|8|2)
 					case s.tC:
 						sparseRow2(n[0], n[1], e[0], e[1], bp, pr, &s.c[c0*s.ldc+i], s.ldc, f|8)
 					case add:
-						sparseRow2(n[0], n[1], e[0], e[1], bp, pr, &s.c[i*s.ldc+c0], s.ldc, f|2)
+						sparseRow2(n[0], n[1], e[0], e[1], bp, pr, &s.c[i*s.ldc+c0], dr, f|2)
 					default:
-						sparseRow2(n[0], n[1], e[0], e[1], bp, pr, &s.c[i*s.ldc+c0], s.ldc, f)
+						sparseRow2(n[0], n[1], e[0], e[1], bp, pr, &s.c[i*s.ldc+c0], dr, f)
 					}
 				}
 			}
@@ -642,31 +662,51 @@ func (s *sparseJob) tilesRows2(i0, i1, q0, q1 int) {
 	}
 }
 
-// storeRows2 moves rows [i, i+rows) × columns [c0, c0+cols) of C from
-// part (sparseRow2NR floats a row) into C, transposed when s.tC, added to
-// it when add.
-func (s *sparseJob) storeRows2(part []float32, i, rows, c0, cols int, add bool) {
-	const nr = sparseRow2NR
-	for r := range rows {
-		src := part[r*nr:][:cols]
-		if s.tC {
-			for x, v := range src {
-				d := &s.c[(c0+x)*s.ldc+i+r]
-				if add {
-					v += *d
-				}
-				*d = v
-			}
-			continue
+// sortRows fills s.order: each k block's rows by their number of terms
+// (a counting sort, stable).
+func (s *sparseJob) sortRows() {
+	if need := s.nkb * s.m; cap(s.order) < need {
+		s.order = make([]int32, need+need/4)
+	}
+	s.order = s.order[:s.nkb*s.m]
+	for kb := range s.nkb {
+		var at [kernKC + 2]int32
+		cnt := func(i int) int { return int(s.starts[(kb*s.m+i)*(sparseSub+1)+sparseSub]) }
+		for i := range s.m {
+			at[cnt(i)+1]++
 		}
-		dst := s.c[(i+r)*s.ldc+c0:][:cols]
-		if add {
-			for x, v := range src {
-				dst[x] += v
-			}
-		} else {
-			copy(dst, src)
+		for c := 1; c < len(at); c++ {
+			at[c] += at[c-1]
 		}
+		order := s.order[kb*s.m:][:s.m]
+		for i := range s.m {
+			c := cnt(i)
+			order[at[c]] = int32(i)
+			at[c]++
+		}
+	}
+}
+
+// storeRow2 moves row i of C, columns c0… (len(src) of them), from src
+// into C, transposed when s.tC, added to it when add.
+func (s *sparseJob) storeRow2(src []float32, i, c0 int, add bool) {
+	if s.tC {
+		for x, v := range src {
+			d := &s.c[(c0+x)*s.ldc+i]
+			if add {
+				v += *d
+			}
+			*d = v
+		}
+		return
+	}
+	dst := s.c[i*s.ldc+c0:][:len(src)]
+	if add {
+		for x, v := range src {
+			dst[x] += v
+		}
+	} else {
+		copy(dst, src)
 	}
 }
 
@@ -812,6 +852,9 @@ func (s *sparseJob) run() bool {
 		return false
 	}
 	sparseRuns.Add(1)
+	if s.rowMode && s.row2 && !s.tC {
+		s.sortRows()
+	}
 	s.phase = 1
 	if s.bj.nb > 0 {
 		if total := s.bj.np * s.bj.nr; split && s.bj.nb*s.bj.nr*s.k >= SplitMin {

@@ -408,7 +408,8 @@ func BenchmarkPairDispAlt(b *testing.B) {
 
 // BenchmarkRowPairsAlt alternates the row path's two products of the
 // autoencoder's AVX2 step (batch 427, A a ReLU output at density 0.5:
-// Y = H5·W6 and dW6 = H5ᵀ·G6) with one row a tile (sparseKernelRow,
+// Y = H5·W6 and dW6 = H5ᵀ·G6, and dW6 again with H5's units from dead to
+// always on, "dW6units") with one row a tile (sparseKernelRow,
 // 1×64) and two (sparseKernelRow2, 2×56; SparseRowPairs), at one thread,
 // and reports each side's median time and the median of the per-round
 // ratios one / two (above 1 the two-row tile wins); at two threads (T2)
@@ -426,12 +427,34 @@ func BenchmarkRowPairsAlt(b *testing.B) {
 	}{
 		{"Y=H5W6", batch, 2000, 256, false},
 		{"dW6=H5tG6", 256, 2000, batch, true},
+		{"dW6units", 256, 2000, batch, true},
 	} {
 		for _, th := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/T%d", p.name, th), func(b *testing.B) {
 				rng := rand.New(rand.NewPCG(1, 1))
 				ar, ac, br, bc := operandShapes(p.m, p.n, p.k, p.tA, false)
 				a, bm := withDensity(rng, ar, ac, 0.5), randMatrix(rng, br, bc, 0)
+				if p.name == "dW6units" {
+					// H5's units as in the benchmark autoencoder's
+					// epochs (each unit's density: 10th percentile 0,
+					// median 0.41, 90th 1): a quarter dead, a quarter
+					// always on, the rest uniform.
+					a = randMatrix(rng, ar, ac, 0)
+					for u := range ac {
+						d := rng.Float64()
+						switch u % 4 {
+						case 0:
+							d = 0
+						case 1:
+							d = 1
+						}
+						for i := range ar {
+							if rng.Float64() >= d {
+								a.Data[i*a.Stride+u] = 0
+							}
+						}
+					}
+				}
 				c := NewMatrix(p.m, p.n, nil)
 				prev := runtime.GOMAXPROCS(th)
 				defer runtime.GOMAXPROCS(prev)

@@ -98,7 +98,8 @@ func TestSparseRow2KernelMatchesGo(t *testing.T) {
 // SparseRowPairs on against off (the one-row kernel) and against the
 // dense AVX2 kernel, to the bit: odd and even m (a row left alone), n
 // short of, at, and past a 56- and a 64-column panel, k at and around the
-// pieces (sparseKS) and the k blocks, A at density 0, 0.5 and 1, both
+// pieces (sparseKS) and the k blocks, A at density 0 and 1 and with rows
+// from empty to full (the pairs formed by the lists' lengths), both
 // transpositions of A, beta 0, 1 and 0.5, and the autoencoder's shapes
 // at two goroutines.
 func TestSparseRowPairsSameBits(t *testing.T) {
@@ -121,6 +122,24 @@ func TestSparseRowPairsSameBits(t *testing.T) {
 					}
 					ar, ac, br, bc := operandShapes(sh.m, sh.n, sh.k, ta, false)
 					a := withDensity(rng, ar, ac, dens)
+					if dens == 0.5 {
+						// Rows of op(A) from empty to full, as a ReLU
+						// layer's units: the pairs are formed by length.
+						for i := range sh.m {
+							d := float64(i%7) / 6
+							for kk := range sh.k {
+								at := i*a.Stride + kk
+								if ta {
+									at = kk*a.Stride + i
+								}
+								if rng.Float64() >= d {
+									a.Data[at] = 0
+								} else if a.Data[at] == 0 {
+									a.Data[at] = 1
+								}
+							}
+						}
+					}
 					b := randMatrix(rng, br, bc, 3)
 					c0 := randMatrix(rng, sh.m, sh.n, 2)
 					var got [3]Matrix
