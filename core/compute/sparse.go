@@ -72,7 +72,8 @@ const sparseRow2NR = 56
 
 // SparseRowPairs makes MulSparseTo's row path form two rows at a time
 // (sparseKernelRow2, 2×56 tiles, B panels of 56 columns) instead of one
-// (sparseKernelRow, 1×64): 14 chains of FMAs instead of 8, the same bits.
+// (sparseKernelRow, 1×64) where 56-column panels fit n no worse
+// (row2Fits): 14 chains of FMAs instead of 8, the same bits.
 // A knob for the tests and benchmarks that compare the two; read when a
 // product starts. See docs/PERFORMANCE.md, "A two-row tile for the sparse
 // row kernel".
@@ -81,7 +82,8 @@ var SparseRowPairs atomic.Bool
 // SparseRowPairsT makes MulSparseBTo (C formed transposed, as dW1 =
 // Xᵀ·G1) take the row path's lists and panels with two rows a tile
 // (sparseKernelRow2 storing its tile transposed) instead of the pair
-// kernel, whose shorter list of a pair is padded to the longer: the same
+// kernel, whose shorter list of a pair is padded to the longer, where
+// 56-column panels fit no worse (row2Fits): the same
 // bits. A knob for the tests and benchmarks that compare the two; read
 // when a product starts. See docs/PERFORMANCE.md, "A two-row tile for the
 // sparse row kernel".
@@ -373,7 +375,7 @@ func (s *sparseJob) setup(kern *asmKernel, m, n, k int, a Matrix, tA bool, b Mat
 	s.a, s.lda, s.c, s.ldc, s.beta = a.Data, ld(a), c.Data, ld(c), beta
 	s.pairs, s.nkb = (m+1)/2, (k+kernKC-1)/kernKC
 	s.order = s.order[:0] // run sorts the rows again if it needs them
-	s.rowMode = (!tC && sparseRows) || (tC && SparseRowPairsT.Load())
+	s.rowMode = (!tC && sparseRows) || (tC && SparseRowPairsT.Load() && row2Fits(n))
 	if s.rowMode {
 		s.setupRows(b, tB)
 		return
@@ -427,7 +429,7 @@ func (s *sparseJob) setupRows(b Matrix, tB bool) {
 		s.starts = make([]int32, need+need/4)
 	}
 	s.starts = s.starts[:s.nkb*s.m*(sparseSub+1)]
-	s.row2 = SparseRowPairs.Load() || s.tC // tilesRows forms C as stored only
+	s.row2 = (SparseRowPairs.Load() && row2Fits(s.n)) || s.tC // tilesRows forms C as stored only
 	nr := sparseRowNR
 	if s.row2 {
 		nr = sparseRow2NR
@@ -582,6 +584,12 @@ func (s *sparseJob) tilesRows(i0, i1, q0, q1 int) {
 		}
 	}
 }
+
+// row2Fits reports whether n columns take no more panels' room at the
+// two-row tile's width than at the one-row kernel's: 2000 columns do
+// (2016 against 2048), the small layers' 64 or 256 do not (112 against
+// 64, 280 against 256: a panel mostly past n is formed in full).
+func row2Fits(n int) bool { return roundUp(n, sparseRow2NR) <= roundUp(n, sparseRowNR) }
 
 // tilesRows2 is tilesRows with the rows two at a time on
 // sparseKernelRow2 (SparseRowPairs), the last one alone when they are

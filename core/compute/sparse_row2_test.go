@@ -97,8 +97,8 @@ func TestSparseRow2KernelMatchesGo(t *testing.T) {
 // TestSparseRowPairsSameBits checks whole products on the row path with
 // SparseRowPairs on against off (the one-row kernel) and against the
 // dense AVX2 kernel, to the bit: odd and even m (a row left alone), n
-// short of, at, and past a 56- and a 64-column panel, k at and around the
-// pieces (sparseKS) and the k blocks, A at density 0 and 1 and with rows
+// short of, at, and past a 56-column panel (where row2Fits), k at and
+// around the pieces (sparseKS) and the k blocks, A at density 0 and 1 and with rows
 // from empty to full (the pairs formed by the lists' lengths), both
 // transpositions of A, beta 0, 1 and 0.5, and the autoencoder's shapes
 // at two goroutines.
@@ -109,11 +109,14 @@ func TestSparseRowPairsSameBits(t *testing.T) {
 	defer SparseRowPairs.Store(SparseRowPairs.Load())
 	rng := rand.New(rand.NewPCG(23, 24))
 	shapes := []struct{ m, n, k, procs int }{
-		{1, 56, 1, 1}, {2, 57, 127, 1}, {3, 64, 128, 1}, {5, 113, 129, 1}, {4, 55, 256, 1},
-		{7, 200, 257, 1}, {61, 120, 427, 1}, {30, 112, 600, 1},
-		{427, 2000, 256, 2}, {256, 2000, 427, 2}, {255, 300, 300, 2},
+		{1, 56, 1, 1}, {2, 33, 127, 1}, {3, 1, 128, 1}, {5, 100, 129, 1}, {4, 55, 256, 1},
+		{7, 200, 257, 1}, {61, 165, 427, 1}, {30, 112, 600, 1},
+		{427, 2000, 256, 2}, {256, 2000, 427, 2}, {255, 330, 300, 2},
 	}
 	for _, sh := range shapes {
+		if !row2Fits(sh.n) {
+			t.Fatalf("n %d: the two-row tile would not run", sh.n)
+		}
 		for _, dens := range []float64{0, 0.5, 1} {
 			for _, ta := range []bool{false, true} {
 				for _, beta := range []float32{0, 1, 0.5} {
@@ -223,7 +226,8 @@ func TestSparseRow2KernelTransposed(t *testing.T) {
 // taken from op(b), C formed transposed) with SparseRowPairsT on against
 // off (the pair kernel) and against the dense AVX2 kernel, to the bit:
 // op(b) with an odd number of columns (a row of the formed product
-// alone), C's rows short of, at and past a 56-column panel, k around the
+// alone), C's rows short of, at and past a 56-column panel (where
+// row2Fits), k around the
 // pieces and k blocks, density 0, 0.5 and 1, every transposition, beta
 // 0, 1 and 0.5, and dW1's shape at two goroutines.
 func TestSparseRowPairsTSameBits(t *testing.T) {
@@ -233,10 +237,13 @@ func TestSparseRowPairsTSameBits(t *testing.T) {
 	defer SparseRowPairsT.Store(SparseRowPairsT.Load())
 	rng := rand.New(rand.NewPCG(27, 28))
 	shapes := []struct{ m, n, k, procs int }{
-		{56, 1, 1, 1}, {57, 3, 5, 1}, {56, 2, 127, 1}, {113, 5, 129, 1}, {55, 4, 256, 1},
-		{200, 7, 257, 1}, {40, 61, 300, 1}, {2000, 256, 427, 2}, {300, 255, 300, 2},
+		{56, 1, 1, 1}, {33, 3, 5, 1}, {1, 2, 127, 1}, {100, 5, 129, 1}, {55, 4, 256, 1},
+		{200, 7, 257, 1}, {165, 61, 300, 1}, {2000, 256, 427, 2}, {330, 255, 300, 2},
 	}
 	for _, sh := range shapes {
+		if !row2Fits(sh.m) {
+			t.Fatalf("m %d: the two-row tile would not run", sh.m)
+		}
 		for _, dens := range []float64{0, 0.5, 1} {
 			for _, ta := range []bool{false, true} {
 				for _, tb := range []bool{false, true} {
@@ -269,6 +276,16 @@ func TestSparseRowPairsTSameBits(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestRow2Fits checks where the two-row tile's 56-column panels are
+// taken: not for the small layers' 64 and 256 columns, for 2000.
+func TestRow2Fits(t *testing.T) {
+	for n, want := range map[int]bool{1: true, 55: true, 56: true, 57: false, 64: false, 100: true, 256: false, 2000: true} {
+		if got := row2Fits(n); got != want {
+			t.Errorf("row2Fits(%d) = %v, want %v", n, got, want)
 		}
 	}
 }
