@@ -149,3 +149,15 @@ func refMul(a Matrix, ta bool, b Matrix, tb bool, c Matrix, alpha, beta float32)
 func gemmTol(k int, scale float64) float64 {
 	return float64(k+2) * f32Eps * scale * (1 + 1e-6)
 }
+
+// withDensity returns an r×c N(0, 1) matrix whose entries are each set to
+// 0 with probability 1 − density.
+func withDensity(rng *rand.Rand, r, c int, density float64) Matrix {
+	m := randMatrix(rng, r, c, 0)
+	for i := range m.Data {
+		if rng.Float64() >= density {
+			m.Data[i] = 0
+		}
+	}
+	return m
+}

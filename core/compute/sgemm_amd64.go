@@ -63,6 +63,15 @@ func sparseKernelAVX2TD(n int, e *sparseEntry, b *float32, c *float32, ldc int, 
 //go:noescape
 func sparseKernelRow(n int, e *sparseTerm, b *float32, in *float32, c *float32, flags int)
 
+// sparseKernelRow2 is the 2×56 sparse row kernel of sgemm_amd64.s (see
+// sparse.go, sparseRow2NR): row 0 from n0 terms at e0, row 1 from n1 at
+// e1, the accumulators from in (rows sparseRow2NR apart) when flags&1,
+// added to c (rows ldc apart) when flags&2, stored at c; row 0 only when
+// flags&4; transposed (column x at c + x·ldc) when flags&8.
+//
+//go:noescape
+func sparseKernelRow2(n0, n1 int, e0, e1 *sparseTerm, b, in, c *float32, ldc, flags int)
+
 // packRows copies rows rows of nr floats (8·q + 0, 2, 4 or 6), stride
 // floats apart at src, to dst, nr floats apart (sgemm_amd64.s).
 //

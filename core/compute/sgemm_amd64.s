@@ -848,6 +848,238 @@ rstore:
 	VZEROUPPER
 	RET
 
+// R2SETP stores the two column pairs of xp at DI and DI + DX, and moves
+// DI two rows of C on (sparseKernelRow2's transposed store; TSETP).
+#define R2SETP(xp) \
+	VMOVLPS xp, (DI) \
+	VMOVHPS xp, (DI)(DX*1) \
+	LEAQ    (DI)(DX*2), DI
+
+// R2ADDP is R2SETP adding the pairs already in C, loaded into xt.
+#define R2ADDP(xp, xt) \
+	VMOVSD  (DI), xt \
+	VMOVHPS (DI)(DX*1), xt, xt \
+	VADDPS  xt, xp, xp \
+	R2SETP(xp)
+
+// R2SET8 writes 8 columns of the tile's rows ya, yb (free afterwards)
+// transposed: column x as the pair (ya[x], yb[x]) at DI + x·DX, with
+// xa, xb their lower halves. Columns 0–1 and 4–5 are paired in Y14, 2–3
+// and 6–7 in ya; the upper halves are taken out (to xb, X14) before an
+// instruction on a lower half clears them.
+#define R2SET8(ya, yb, xa, xb) \
+	VUNPCKLPS    yb, ya, Y14 \
+	VUNPCKHPS    yb, ya, ya \
+	VEXTRACTF128 $1, Y14, xb \
+	R2SETP(X14) \
+	VEXTRACTF128 $1, ya, X14 \
+	R2SETP(xa) \
+	R2SETP(xb) \
+	R2SETP(X14)
+
+// R2ADD8 is R2SET8 adding the pairs already in C (loaded into X15).
+#define R2ADD8(ya, yb, xa, xb) \
+	VUNPCKLPS    yb, ya, Y14 \
+	VUNPCKHPS    yb, ya, ya \
+	VEXTRACTF128 $1, Y14, xb \
+	R2ADDP(X14, X15) \
+	VEXTRACTF128 $1, ya, X14 \
+	R2ADDP(xa, X15) \
+	R2ADDP(xb, X15) \
+	R2ADDP(X14, X15)
+
+// func sparseKernelRow2(n0, n1 int, e0, e1 *sparseTerm, b, in, c *float32, ldc, flags int)
+//
+// Two rows of a 2×56 tile of C (sparse.go, sparseRow2NR) from the terms of
+// two rows of A: row 0's n0 terms at e0, row 1's n1 at e1, each term
+// adding v·(the 56 floats at b + k bytes) to its row. Row 0 lives in
+// Y0…Y6, row 1 in Y7…Y13: 14 chains against sparseKernelRow's 8, so that
+// the FMAs' 4-cycle latency is hidden with room to spare. The first
+// min(n0, n1) terms of both rows go in turn, then the longer list's rest
+// alone; each row's chain takes its own terms in k order, so the bits are
+// sparseKernelRow's. Row r starts from the 56 floats at in + r·56 when
+// flags&1, else from 0; at the end it is added to the 56 floats at
+// c + r·ldc (entries) when flags&2, and stored there. With flags&4 there
+// is only row 0 (n1 must be 0): row 1 is neither read nor written. With
+// flags&8 (two rows only) the tile is stored transposed, column x as the
+// pair of adjacent entries at c + x·ldc, as sparseKernelAVX2T's.
+TEXT ·sparseKernelRow2(SB), NOSPLIT, $0-72
+	MOVQ n0+0(FP), R10
+	MOVQ n1+8(FP), R13
+	MOVQ e0+16(FP), SI
+	MOVQ e1+24(FP), R11
+	MOVQ b+32(FP), BX
+	MOVQ in+40(FP), AX
+	MOVQ c+48(FP), DI
+	MOVQ ldc+56(FP), DX
+	SHLQ $2, DX
+	MOVQ flags+64(FP), R12
+	TESTQ $1, R12
+	JE    r2zero
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS 64(AX), Y2
+	VMOVUPS 96(AX), Y3
+	VMOVUPS 128(AX), Y4
+	VMOVUPS 160(AX), Y5
+	VMOVUPS 192(AX), Y6
+	TESTQ $4, R12
+	JNE   r2start
+	VMOVUPS 224(AX), Y7
+	VMOVUPS 256(AX), Y8
+	VMOVUPS 288(AX), Y9
+	VMOVUPS 320(AX), Y10
+	VMOVUPS 352(AX), Y11
+	VMOVUPS 384(AX), Y12
+	VMOVUPS 416(AX), Y13
+	JMP   r2start
+r2zero:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+r2start:
+	MOVQ    R10, CX
+	CMPQ    R13, CX
+	CMOVQLT R13, CX
+	SUBQ    CX, R10
+	SUBQ    CX, R13
+	TESTQ   CX, CX
+	JE      r2tail0
+r2loop:
+	MOVLQSX      (SI), R8
+	MOVLQSX      (R11), R9
+	ADDQ         BX, R8
+	ADDQ         BX, R9
+	VBROADCASTSS 4(SI), Y14
+	VBROADCASTSS 4(R11), Y15
+	VFMADD231PS  (R8), Y14, Y0
+	VFMADD231PS  32(R8), Y14, Y1
+	VFMADD231PS  64(R8), Y14, Y2
+	VFMADD231PS  96(R8), Y14, Y3
+	VFMADD231PS  128(R8), Y14, Y4
+	VFMADD231PS  160(R8), Y14, Y5
+	VFMADD231PS  192(R8), Y14, Y6
+	VFMADD231PS  (R9), Y15, Y7
+	VFMADD231PS  32(R9), Y15, Y8
+	VFMADD231PS  64(R9), Y15, Y9
+	VFMADD231PS  96(R9), Y15, Y10
+	VFMADD231PS  128(R9), Y15, Y11
+	VFMADD231PS  160(R9), Y15, Y12
+	VFMADD231PS  192(R9), Y15, Y13
+	ADDQ         $8, SI
+	ADDQ         $8, R11
+	DECQ         CX
+	JNE          r2loop
+r2tail0:
+	TESTQ R10, R10
+	JE    r2tail1
+r2loop0:
+	MOVLQSX      (SI), R8
+	VBROADCASTSS 4(SI), Y14
+	ADDQ         BX, R8
+	VFMADD231PS  (R8), Y14, Y0
+	VFMADD231PS  32(R8), Y14, Y1
+	VFMADD231PS  64(R8), Y14, Y2
+	VFMADD231PS  96(R8), Y14, Y3
+	VFMADD231PS  128(R8), Y14, Y4
+	VFMADD231PS  160(R8), Y14, Y5
+	VFMADD231PS  192(R8), Y14, Y6
+	ADDQ         $8, SI
+	DECQ         R10
+	JNE          r2loop0
+r2tail1:
+	TESTQ R13, R13
+	JE    r2done
+r2loop1:
+	MOVLQSX      (R11), R9
+	VBROADCASTSS 4(R11), Y15
+	ADDQ         BX, R9
+	VFMADD231PS  (R9), Y15, Y7
+	VFMADD231PS  32(R9), Y15, Y8
+	VFMADD231PS  64(R9), Y15, Y9
+	VFMADD231PS  96(R9), Y15, Y10
+	VFMADD231PS  128(R9), Y15, Y11
+	VFMADD231PS  160(R9), Y15, Y12
+	VFMADD231PS  192(R9), Y15, Y13
+	ADDQ         $8, R11
+	DECQ         R13
+	JNE          r2loop1
+r2done:
+	TESTQ $8, R12
+	JNE   r2trans
+	LEAQ  (DI)(DX*1), R8
+	TESTQ $2, R12
+	JE    r2store
+	VADDPS (DI), Y0, Y0
+	VADDPS 32(DI), Y1, Y1
+	VADDPS 64(DI), Y2, Y2
+	VADDPS 96(DI), Y3, Y3
+	VADDPS 128(DI), Y4, Y4
+	VADDPS 160(DI), Y5, Y5
+	VADDPS 192(DI), Y6, Y6
+	TESTQ $4, R12
+	JNE   r2store
+	VADDPS (R8), Y7, Y7
+	VADDPS 32(R8), Y8, Y8
+	VADDPS 64(R8), Y9, Y9
+	VADDPS 96(R8), Y10, Y10
+	VADDPS 128(R8), Y11, Y11
+	VADDPS 160(R8), Y12, Y12
+	VADDPS 192(R8), Y13, Y13
+r2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	TESTQ $4, R12
+	JNE   r2end
+	VMOVUPS Y7, (R8)
+	VMOVUPS Y8, 32(R8)
+	VMOVUPS Y9, 64(R8)
+	VMOVUPS Y10, 96(R8)
+	VMOVUPS Y11, 128(R8)
+	VMOVUPS Y12, 160(R8)
+	VMOVUPS Y13, 192(R8)
+r2end:
+	VZEROUPPER
+	RET
+r2trans:
+	TESTQ $2, R12
+	JE    r2tset
+	R2ADD8(Y0, Y7, X0, X7)
+	R2ADD8(Y1, Y8, X1, X8)
+	R2ADD8(Y2, Y9, X2, X9)
+	R2ADD8(Y3, Y10, X3, X10)
+	R2ADD8(Y4, Y11, X4, X11)
+	R2ADD8(Y5, Y12, X5, X12)
+	R2ADD8(Y6, Y13, X6, X13)
+	VZEROUPPER
+	RET
+r2tset:
+	R2SET8(Y0, Y7, X0, X7)
+	R2SET8(Y1, Y8, X1, X8)
+	R2SET8(Y2, Y9, X2, X9)
+	R2SET8(Y3, Y10, X3, X10)
+	R2SET8(Y4, Y11, X4, X11)
+	R2SET8(Y5, Y12, X5, X12)
+	R2SET8(Y6, Y13, X6, X13)
+	VZEROUPPER
+	RET
+
 // func packRows(dst, src *float32, rows, stride, nr int)
 //
 // Copies rows rows of nr floats (8·q + 0, 2, 4 or 6) from src, stride

@@ -45,6 +45,11 @@ func sparseKernelAVX2T(n int, e *sparseEntry, b *float32, c *float32, ldc int, a
 	panic("compute: sparseKernelAVX2T without AVX2")
 }
 
+// sparseKernelRow2 is never called where hasSparseAsm is false.
+func sparseKernelRow2(n0, n1 int, e0, e1 *sparseTerm, b, in, c *float32, ldc, flags int) {
+	panic("compute: sparseKernelRow2 without AVX2")
+}
+
 // sparseKernelRow is never called where hasSparseAsm is false.
 func sparseKernelRow(n int, e *sparseTerm, b *float32, in *float32, c *float32, flags int) {
 	panic("compute: sparseKernelRow without AVX2")

@@ -66,6 +66,29 @@ type sparseTerm struct {
 // each term an index, a broadcast and 8 B loads for 8 FMAs.
 const sparseRowNR = 64
 
+// sparseRow2NR is sparseKernelRow2's width: 7 ymm accumulators a row, 14
+// for the tile's two rows (and two broadcasts: all 16 registers).
+const sparseRow2NR = 56
+
+// SparseRowPairs makes MulSparseTo's row path form two rows at a time
+// (sparseKernelRow2, 2×56 tiles, B panels of 56 columns) instead of one
+// (sparseKernelRow, 1×64) where 56-column panels fit n no worse
+// (row2Fits): 14 chains of FMAs instead of 8, the same bits.
+// A knob for the tests and benchmarks that compare the two; read when a
+// product starts. See docs/PERFORMANCE.md, "A two-row tile for the sparse
+// row kernel".
+var SparseRowPairs atomic.Bool
+
+// SparseRowPairsT makes MulSparseBTo (C formed transposed, as dW1 =
+// Xᵀ·G1) take the row path's lists and panels with two rows a tile
+// (sparseKernelRow2 storing its tile transposed) instead of the pair
+// kernel, whose shorter list of a pair is padded to the longer, where
+// 56-column panels fit no worse (row2Fits): the same
+// bits. A knob for the tests and benchmarks that compare the two; read
+// when a product starts. See docs/PERFORMANCE.md, "A two-row tile for the
+// sparse row kernel".
+var SparseRowPairsT atomic.Bool
+
 // sparseKS is the piece of a k block (kernKC) that the row kernel does
 // for a group of rows before the next: a B panel of 64 columns × kernKC
 // rows is 64 KiB, more than L1; sparseKS rows of it are 32 KiB. The
@@ -301,8 +324,15 @@ type sparseJob struct {
 	// starts[(kb·m + i)·(sparseSub+1) + p] the number of them before
 	// piece p (the last entry: all of them).
 	rowMode bool
+	rowNR   int  // the row path's panel width
+	row2    bool // rows two at a time (SparseRowPairs)
 	terms   []sparseTerm
 	starts  []int32
+	// With row2 and C not transposed, the rows of k block kb by their
+	// number of terms at order[kb·m:], so that a tile's two rows have
+	// lists of about the same length (the longer one's rest runs on half
+	// the chains): a ReLU layer's units range from dead to always on.
+	order []int32
 }
 
 // sparseDirectB is false: B's panels are packed. Read in place, an epoch
@@ -330,8 +360,8 @@ func getSparseJob() *sparseJob {
 }
 
 func putSparseJob(s *sparseJob) {
-	ents, cnt, pb, terms, starts := s.ents, s.cnt, s.pb, s.terms, s.starts
-	*s = sparseJob{ents: ents[:0], cnt: cnt[:0], pb: pb[:0], terms: terms[:0], starts: starts[:0]}
+	ents, cnt, pb, terms, starts, order := s.ents, s.cnt, s.pb, s.terms, s.starts, s.order
+	*s = sparseJob{ents: ents[:0], cnt: cnt[:0], pb: pb[:0], terms: terms[:0], starts: starts[:0], order: order[:0]}
 	select {
 	case sparseFree <- s:
 	default:
@@ -344,7 +374,8 @@ func (s *sparseJob) setup(kern *asmKernel, m, n, k int, a Matrix, tA bool, b Mat
 	s.kern, s.tA, s.tC, s.m, s.n, s.k, s.maxDens = kern, tA, tC, m, n, k, SparseMaxDensity
 	s.a, s.lda, s.c, s.ldc, s.beta = a.Data, ld(a), c.Data, ld(c), beta
 	s.pairs, s.nkb = (m+1)/2, (k+kernKC-1)/kernKC
-	s.rowMode = !tC && sparseRows
+	s.order = s.order[:0] // run sorts the rows again if it needs them
+	s.rowMode = (!tC && sparseRows) || (tC && SparseRowPairsT.Load() && row2Fits(n))
 	if s.rowMode {
 		s.setupRows(b, tB)
 		return
@@ -398,13 +429,19 @@ func (s *sparseJob) setupRows(b Matrix, tB bool) {
 		s.starts = make([]int32, need+need/4)
 	}
 	s.starts = s.starts[:s.nkb*s.m*(sparseSub+1)]
-	np := (s.n + sparseRowNR - 1) / sparseRowNR
-	s.nd, s.bstride = s.n, sparseRowNR*4
-	s.bj = sgemmJob{nr: sparseRowNR, tB: tB, n: s.n, k: s.k, np: np, b: b.Data, ldb: ld(b), b0: 0, nb: np}
-	if need := np * sparseRowNR * s.k; cap(s.pb) < need {
+	s.row2 = (SparseRowPairs.Load() && row2Fits(s.n)) || s.tC // tilesRows forms C as stored only
+	nr := sparseRowNR
+	if s.row2 {
+		nr = sparseRow2NR
+	}
+	s.rowNR = nr
+	np := (s.n + nr - 1) / nr
+	s.nd, s.bstride = s.n, nr*4
+	s.bj = sgemmJob{nr: nr, tB: tB, n: s.n, k: s.k, np: np, b: b.Data, ldb: ld(b), b0: 0, nb: np}
+	if need := np * nr * s.k; cap(s.pb) < need {
 		s.pb = make([]float32, need+need/4)
 	}
-	s.pb = s.pb[:np*sparseRowNR*s.k]
+	s.pb = s.pb[:np*nr*s.k]
 	s.bj.pb = s.pb
 }
 
@@ -490,6 +527,10 @@ func listTermsGo(e []sparseTerm, n int, src []float32, lo, stride int) int {
 // over all the rows (the piece of the panel, 32 KiB, stays in L1 while
 // the rows' lists stream), the partial sums kept in part between pieces.
 func (s *sparseJob) tilesRows(i0, i1, q0, q1 int) {
+	if s.row2 {
+		s.tilesRows2(i0, i1, q0, q1)
+		return
+	}
 	part := getRowPart((i1 - i0) * sparseRowNR)
 	defer putRowPart(part)
 	bj := &s.bj
@@ -541,6 +582,139 @@ func (s *sparseJob) tilesRows(i0, i1, q0, q1 int) {
 				}
 			}
 		}
+	}
+}
+
+// row2Fits reports whether n columns take no more panels' room at the
+// two-row tile's width than at the one-row kernel's: 2000 columns do
+// (2016 against 2048), the small layers' 64 or 256 do not (112 against
+// 64, 280 against 256: a panel mostly past n is formed in full).
+func row2Fits(n int) bool { return roundUp(n, sparseRow2NR) <= roundUp(n, sparseRowNR) }
+
+// tilesRows2 is tilesRows with the rows two at a time on
+// sparseKernelRow2 (SparseRowPairs), the last one alone when they are
+// odd; i0, i1 are places in s.order when it is set (the rows paired by
+// their lists' lengths), rows otherwise. With a transposed C
+// (SparseRowPairsT) the kernel stores a pair's tile transposed, and a row
+// alone or a panel short of columns goes through part.
+func (s *sparseJob) tilesRows2(i0, i1, q0, q1 int) {
+	part := getRowPart((i1 - i0) * sparseRow2NR)
+	defer putRowPart(part)
+	bj := &s.bj
+	const nr = sparseRow2NR
+	for kb := range s.nkb {
+		k0 := kb * kernKC
+		kc := min(kernKC, s.k-k0)
+		pieces := (kc + sparseKS - 1) / sparseKS
+		add := kb > 0 || s.beta != 0
+		pb := bj.pb[k0*bj.nb*nr:]
+		var order []int32
+		if len(s.order) > 0 {
+			order = s.order[kb*s.m:][:s.m]
+		}
+		for q := q0; q < q1; q++ {
+			c0 := q * nr
+			cols := min(nr, s.n-c0)
+			bp := &pb[q*kc*nr]
+			for p := range pieces {
+				last := p == pieces-1
+				flags := 0
+				if p > 0 {
+					flags = 1
+				}
+				for j := i0; j < i1; j += 2 {
+					rows := min(2, i1-j)
+					var n [2]int
+					var e [2]*sparseTerm
+					ri := [2]int{j, j + 1}
+					for r := range rows {
+						if order != nil {
+							ri[r] = int(order[j+r])
+						}
+						row := kb*s.m + ri[r]
+						st := s.starts[row*(sparseSub+1):][:sparseSub+1]
+						lo, hi := int(st[p]), int(st[p+1])
+						if last {
+							hi = int(st[sparseSub])
+						}
+						n[r], e[r] = hi-lo, &s.terms[row*kernKC+min(lo, kernKC-1)]
+					}
+					f := flags
+					if rows == 1 {
+						f, e[1], ri[1] = f|4, e[0], ri[0]
+					}
+					i, pr := ri[0], &part[(j-i0)*nr]
+					// Row 1 of C at c + dr·ldc: the rows of a pair are
+					// adjacent when C is transposed (not sorted).
+					dr := (ri[1] - i) * s.ldc
+					switch {
+					case !last || cols < nr || (s.tC && rows == 1):
+						sparseRow2(n[0], n[1], e[0], e[1], bp, pr, pr, nr, f)
+						if last {
+							for r := range rows {
+								s.storeRow2(part[(j-i0+r)*nr:][:cols], ri[r], c0, add)
+							}
+						}
+					case s.tC && add:
+						sparseRow2(n[0], n[1], e[0], e[1], bp, pr, &s.c[c0*s.ldc+i], s.ldc, f|8|2)
+					case s.tC:
+						sparseRow2(n[0], n[1], e[0], e[1], bp, pr, &s.c[c0*s.ldc+i], s.ldc, f|8)
+					case add:
+						sparseRow2(n[0], n[1], e[0], e[1], bp, pr, &s.c[i*s.ldc+c0], dr, f|2)
+					default:
+						sparseRow2(n[0], n[1], e[0], e[1], bp, pr, &s.c[i*s.ldc+c0], dr, f)
+					}
+				}
+			}
+		}
+	}
+}
+
+// sortRows fills s.order: each k block's rows by their number of terms
+// (a counting sort, stable).
+func (s *sparseJob) sortRows() {
+	if need := s.nkb * s.m; cap(s.order) < need {
+		s.order = make([]int32, need+need/4)
+	}
+	s.order = s.order[:s.nkb*s.m]
+	for kb := range s.nkb {
+		var at [kernKC + 2]int32
+		cnt := func(i int) int { return int(s.starts[(kb*s.m+i)*(sparseSub+1)+sparseSub]) }
+		for i := range s.m {
+			at[cnt(i)+1]++
+		}
+		for c := 1; c < len(at); c++ {
+			at[c] += at[c-1]
+		}
+		order := s.order[kb*s.m:][:s.m]
+		for i := range s.m {
+			c := cnt(i)
+			order[at[c]] = int32(i)
+			at[c]++
+		}
+	}
+}
+
+// storeRow2 moves row i of C, columns c0… (len(src) of them), from src
+// into C, transposed when s.tC, added to it when add.
+func (s *sparseJob) storeRow2(src []float32, i, c0 int, add bool) {
+	if s.tC {
+		for x, v := range src {
+			d := &s.c[(c0+x)*s.ldc+i]
+			if add {
+				v += *d
+			}
+			*d = v
+		}
+		return
+	}
+	dst := s.c[i*s.ldc+c0:][:len(src)]
+	if add {
+		for x, v := range src {
+			dst[x] += v
+		}
+	} else {
+		copy(dst, src)
 	}
 }
 
@@ -601,6 +775,57 @@ func sparseRowGo(n int, e *sparseTerm, b, in, c *float32, flags int) {
 	*dst = acc
 }
 
+// sparseRow2 runs the two-row kernel: the assembly where the CPU has it,
+// else sparseRow2Go.
+func sparseRow2(n0, n1 int, e0, e1 *sparseTerm, b, in, c *float32, ldc, flags int) {
+	if hasSparseAsm {
+		sparseKernelRow2(n0, n1, e0, e1, b, in, c, ldc, flags)
+		return
+	}
+	sparseRow2Go(n0, n1, e0, e1, b, in, c, ldc, flags)
+}
+
+// sparseRow2Go is sparseKernelRow2 in Go, with the same arithmetic
+// (fma32) and order: each row on its own, its terms in list order, as
+// the assembly's chains take them. For builds without the assembly, and
+// the tests' reference.
+func sparseRow2Go(n0, n1 int, e0, e1 *sparseTerm, b, in, c *float32, ldc, flags int) {
+	rows := 2
+	if flags&4 != 0 {
+		rows = 1
+	}
+	ns, es := [2]int{n0, n1}, [2]*sparseTerm{e0, e1}
+	for r := range rows {
+		var acc [sparseRow2NR]float32
+		if flags&1 != 0 {
+			acc = *(*[sparseRow2NR]float32)(unsafe.Add(unsafe.Pointer(in), r*sparseRow2NR*4))
+		}
+		for _, t := range unsafe.Slice(es[r], ns[r]) {
+			row := (*[sparseRow2NR]float32)(unsafe.Add(unsafe.Pointer(b), int(t.k)))
+			for x, w := range row {
+				acc[x] = fma32(t.v, w, acc[x])
+			}
+		}
+		if flags&8 != 0 {
+			for x, v := range acc {
+				dst := (*float32)(unsafe.Add(unsafe.Pointer(c), (x*ldc+r)*4))
+				if flags&2 != 0 {
+					v += *dst
+				}
+				*dst = v
+			}
+			continue
+		}
+		dst := (*[sparseRow2NR]float32)(unsafe.Add(unsafe.Pointer(c), r*ldc*4))
+		if flags&2 != 0 {
+			for x := range acc {
+				acc[x] += dst[x]
+			}
+		}
+		*dst = acc
+	}
+}
+
 // run forms the lists, gives up (false) if op(A) is too dense, else
 // packs B, scales C by beta and forms the tiles.
 func (s *sparseJob) run() bool {
@@ -635,6 +860,9 @@ func (s *sparseJob) run() bool {
 		return false
 	}
 	sparseRuns.Add(1)
+	if s.rowMode && s.row2 && !s.tC {
+		s.sortRows()
+	}
 	s.phase = 1
 	if s.bj.nb > 0 {
 		if total := s.bj.np * s.bj.nr; split && s.bj.nb*s.bj.nr*s.k >= SplitMin {

@@ -13,18 +13,6 @@ import (
 	"time"
 )
 
-// withDensity returns an r×c N(0, 1) matrix whose entries are each set to
-// 0 with probability 1 − density.
-func withDensity(rng *rand.Rand, r, c int, density float64) Matrix {
-	m := randMatrix(rng, r, c, 0)
-	for i := range m.Data {
-		if rng.Float64() >= density {
-			m.Data[i] = 0
-		}
-	}
-	return m
-}
-
 // BenchmarkSparseProduct times the autoencoder's three products with a
 // ReLU operand (batch 427: Y = H5·W6, dW6 = H5ᵀ·G6, dW1 = Xᵀ·G1, the last
 // with the zeros in B) on the dense kernels ("avx2", and "asm" for
@@ -283,6 +271,10 @@ func BenchmarkSparseKernelRateAlt(b *testing.B) {
 	for i := range th {
 		th[i] = sparseTerm{int32(2 * i % kc * sparseRowNR * 4), 1}
 	}
+	th56 := make([]sparseTerm, kc)
+	for i := range th56 {
+		th56[i] = sparseTerm{int32(2 * i % kc * sparseRow2NR * 4), 1}
+	}
 	rowh := func(f func(n int, e *sparseTerm, b *float32, in *float32, c *float32, flags int)) func() {
 		return func() {
 			for p := 0; p < kc/2; p += sparseKS / 2 {
@@ -334,6 +326,18 @@ func BenchmarkSparseKernelRateAlt(b *testing.B) {
 			}
 		}},
 		{"rowHalf", 2 * 64 * kc / 2 * rateRows, rowh(sparseKernelRow)},
+		{"row2x56Half", 2 * 56 * kc / 2 * rateRows, func() {
+			for p := 0; p < kc/2; p += sparseKS / 2 {
+				flags := 0
+				if p > 0 {
+					flags = 1
+				}
+				for r := 0; r < rateRows; r += 2 {
+					pr := &part[r*sparseRowNR]
+					sparseKernelRow2(sparseKS/2, sparseKS/2, &th56[p], &th56[p], &pb64[0], pr, pr, sparseRow2NR, flags)
+				}
+			}
+		}},
 	}
 	secs := make([][]float64, len(kerns))
 	for b.Loop() {
@@ -398,6 +402,93 @@ func BenchmarkPairDispAlt(b *testing.B) {
 	s := getSparseJob()
 	defer putSparseJob(s)
 	alternateTwo(b, [2]string{"indexed", "disp"}, func(side int) { SparsePairDisp.Store(side == 1) }, func() {
+		sparseProduct(s, 2000, 256, batch, x, true, g1, false, c, 0, true)
+	})
+}
+
+// BenchmarkRowPairsAlt alternates the row path's two products of the
+// autoencoder's AVX2 step (batch 427, A a ReLU output at density 0.5:
+// Y = H5·W6 and dW6 = H5ᵀ·G6, and dW6 again with H5's units from dead to
+// always on, "dW6units") with one row a tile (sparseKernelRow,
+// 1×64) and two (sparseKernelRow2, 2×56; SparseRowPairs), at one thread,
+// and reports each side's median time and the median of the per-round
+// ratios one / two (above 1 the two-row tile wins); at two threads (T2)
+// as well, which the rule did not name.
+func BenchmarkRowPairsAlt(b *testing.B) {
+	if !hasSparseAsm {
+		b.Skip("no AVX2+FMA")
+	}
+	defer SparseRowPairs.Store(SparseRowPairs.Load())
+	const batch = 427
+	for _, p := range []struct {
+		name    string
+		m, n, k int
+		tA      bool
+	}{
+		{"Y=H5W6", batch, 2000, 256, false},
+		{"dW6=H5tG6", 256, 2000, batch, true},
+		{"dW6units", 256, 2000, batch, true},
+	} {
+		for _, th := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/T%d", p.name, th), func(b *testing.B) {
+				rng := rand.New(rand.NewPCG(1, 1))
+				ar, ac, br, bc := operandShapes(p.m, p.n, p.k, p.tA, false)
+				a, bm := withDensity(rng, ar, ac, 0.5), randMatrix(rng, br, bc, 0)
+				if p.name == "dW6units" {
+					// H5's units as in the benchmark autoencoder's
+					// epochs (each unit's density: 10th percentile 0,
+					// median 0.41, 90th 1): a quarter dead, a quarter
+					// always on, the rest uniform.
+					a = randMatrix(rng, ar, ac, 0)
+					for u := range ac {
+						d := rng.Float64()
+						switch u % 4 {
+						case 0:
+							d = 0
+						case 1:
+							d = 1
+						}
+						for i := range ar {
+							if rng.Float64() >= d {
+								a.Data[i*a.Stride+u] = 0
+							}
+						}
+					}
+				}
+				c := NewMatrix(p.m, p.n, nil)
+				prev := runtime.GOMAXPROCS(th)
+				defer runtime.GOMAXPROCS(prev)
+				s := getSparseJob()
+				defer putSparseJob(s)
+				alternateTwo(b, [2]string{"one", "two"}, func(side int) { SparseRowPairs.Store(side == 1) }, func() {
+					sparseProduct(s, p.m, p.n, p.k, a, p.tA, bm, false, c, 0, false)
+				})
+			})
+		}
+	}
+}
+
+// BenchmarkRowPairsTAlt alternates dW1 = Xᵀ·G1 of the autoencoder's AVX2
+// step (2000×256 over a batch of 427, G1 at the ReLU's density 0.5, C
+// formed transposed) on the pair kernel (sparseKernelAVX2TD) and on the
+// row path two rows a tile (sparseKernelRow2 storing transposed;
+// SparseRowPairsT), at one thread, and reports each side's median time
+// and the median of the per-round ratios pair / two (above 1 the two-row
+// tile wins).
+func BenchmarkRowPairsTAlt(b *testing.B) {
+	if !hasSparseAsm {
+		b.Skip("no AVX2+FMA")
+	}
+	defer SparseRowPairsT.Store(SparseRowPairsT.Load())
+	const batch = 427
+	rng := rand.New(rand.NewPCG(1, 1))
+	x, g1 := randMatrix(rng, batch, 2000, 0), withDensity(rng, batch, 256, 0.5)
+	c := NewMatrix(2000, 256, nil)
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	s := getSparseJob()
+	defer putSparseJob(s)
+	alternateTwo(b, [2]string{"pair", "two"}, func(side int) { SparseRowPairsT.Store(side == 1) }, func() {
 		sparseProduct(s, 2000, 256, batch, x, true, g1, false, c, 0, true)
 	})
 }

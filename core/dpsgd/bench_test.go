@@ -586,3 +586,37 @@ func BenchmarkDPSGDEpochSpeed12(b *testing.B) {
 		compute.SparsePairDisp.Store(side == 1)
 	})
 }
+
+// BenchmarkDPSGDEpochRowPairs alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with the sparse row path one row a tile and two
+// (compute.SparseRowPairs). See alternateEpochs; ratios above 1: the
+// two-row tile wins. Run it with DPSCOPE_SGEMM=avx2 DPSCOPE_SPARSE=on.
+func BenchmarkDPSGDEpochRowPairs(b *testing.B) {
+	defer compute.SparseRowPairs.Store(compute.SparseRowPairs.Load())
+	alternateEpochs(b, [2]string{"one", "two"}, func(side int) { compute.SparseRowPairs.Store(side == 1) })
+}
+
+// BenchmarkDPSGDEpochRowPairsT alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with dW1 = Xᵀ·G1 on the pair kernel and on the row path
+// two rows a tile (compute.SparseRowPairsT). See alternateEpochs; ratios
+// above 1: the two-row tile wins. Run it with DPSCOPE_SGEMM=avx2
+// DPSCOPE_SPARSE=on.
+func BenchmarkDPSGDEpochRowPairsT(b *testing.B) {
+	defer compute.SparseRowPairsT.Store(compute.SparseRowPairsT.Load())
+	alternateEpochs(b, [2]string{"pair", "two"}, func(side int) { compute.SparseRowPairsT.Store(side == 1) })
+}
+
+// BenchmarkDPSGDEpochSpeed13 alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with the sparse products as before speed13 ("before": one
+// row a tile on the row path, the pair kernel for dW1) and with the
+// two-row tile on both (compute.SparseRowPairs and
+// compute.SparseRowPairsT, "after"). See alternateEpochs; ratios above 1:
+// "after" wins. Run it with DPSCOPE_SGEMM=avx2 DPSCOPE_SPARSE=on.
+func BenchmarkDPSGDEpochSpeed13(b *testing.B) {
+	defer compute.SparseRowPairs.Store(compute.SparseRowPairs.Load())
+	defer compute.SparseRowPairsT.Store(compute.SparseRowPairsT.Load())
+	alternateEpochs(b, [2]string{"before", "after"}, func(side int) {
+		compute.SparseRowPairs.Store(side == 1)
+		compute.SparseRowPairsT.Store(side == 1)
+	})
+}

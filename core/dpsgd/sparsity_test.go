@@ -65,8 +65,9 @@ func TestBenchZeroFractions(t *testing.T) {
 }
 
 // TestSparseProductsKeepStepBits runs three DP-SGD steps of the benchmark
-// configuration twice from the same seeds, with compute's sparse products
-// off and on, and requires the same parameters to the bit: the sparse
+// configuration three times from the same seeds, with compute's sparse
+// products off, on, and on with the row path two rows a tile
+// (compute.SparseRowPairs), and requires the same parameters to the bit: the sparse
 // path only skips exact zeros of H5 and G1 (and of the small layers'
 // ReLU operands), whose terms leave the dense kernels' FMA chains
 // unchanged (see compute.MulSparseTo for the −0 and non-finite cases,
@@ -95,8 +96,10 @@ func TestSparseProductsKeepStepBits(t *testing.T) {
 		t.Fatalf("%s=avx2, yet dpsgd's AVX-512 kernels are on: the step does not run as on a CPU without AVX-512", compute.EnvGemm)
 	}
 	data := benchData()
-	run := func(sparse bool) []float32 {
+	run := func(sparse, pairs bool) []float32 {
 		defer compute.SetSparse(sparse)()
+		defer compute.SparseRowPairs.Store(compute.SparseRowPairs.Load())
+		compute.SparseRowPairs.Store(pairs)
 		ae, d, in := benchTrainer(t)
 		loss := benchLoss(ae, in, data, nil)
 		for range 3 {
@@ -106,9 +109,10 @@ func TestSparseProductsKeepStepBits(t *testing.T) {
 		}
 		return ae.Params
 	}
-	dense := run(false)
+	dense := run(false, false)
 	before := compute.SparseProducts()
-	sparse := run(true)
+	sparse := run(true, false)
+	pairs := run(true, true) // the row path two rows a tile
 	ran := compute.SparseProducts() - before
 	b, _ := compute.Init()
 	t.Logf("backend %s; %d sparse products in 3 steps", b.Config, ran)
@@ -118,6 +122,9 @@ func TestSparseProductsKeepStepBits(t *testing.T) {
 	for i := range dense {
 		if math.Float32bits(dense[i]) != math.Float32bits(sparse[i]) {
 			t.Fatalf("parameter %d is %v with dense products, %v with sparse ones", i, dense[i], sparse[i])
+		}
+		if math.Float32bits(dense[i]) != math.Float32bits(pairs[i]) {
+			t.Fatalf("parameter %d is %v with dense products, %v with sparse ones two rows a tile", i, dense[i], pairs[i])
 		}
 	}
 }
