@@ -454,6 +454,13 @@ type Options struct {
 	// released pieces themselves, so the release's noise draws do not
 	// change; the merge keeps the start of least weighted inertia.
 	MergeStarts int
+	// SeedStarts is how many weighted k-means++ + Lloyd starts the
+	// histogram seeding (seed.go) tries on the released bins (0: the
+	// default's seedRestarts, ten). Library callers only (dcan-sound's
+	// seedstarts passes it to its stage): starts beyond ten draw from a
+	// stream seeded by the released bins, so the noise draws do not
+	// change; the seeding keeps the start of least weighted inertia.
+	SeedStarts int
 	// Floor is the floor on the k-means merge's groups ("floor=F" or
 	// "floor=F:MODE", floor.go; 0 off; Parse sets DefaultFloor with
 	// DefaultFloorMode, floor=3:drop, when absent; library callers' zero

@@ -445,19 +445,19 @@ func (r *release) histogramSeeds(k int) []float64 {
 			r.out.SeedDims = q
 			pts, w := sparseSeedBins(r.out.Proj, m.N, p, q, r.out.Eigen, m.NoisyN, r.pl.R, r.pl.Seed, seedThreshold(q), r.rng)
 			fill := pcaGaussian(r.out.Eigen, m.NoisyN, k, r.pl.R, r.rng)
-			return seedFromPoints(pts, w, q, p, k, r.rng, fill)
+			return seedFromPoints(pts, w, q, p, k, r.rng, fill, r.o.SeedStarts-seedRestarts)
 		}
 	case SeedGridSelect:
 		pts, w, q := selectSeedGrid(r.out.Proj, m.N, p, r.k, r.out.Eigen, m.NoisyN, r.pl.R, r.pl.Seed, r.rng)
 		r.out.SeedDims = q
 		fill := pcaGaussian(r.out.Eigen, m.NoisyN, k, r.pl.R, r.rng)
-		return seedFromPoints(pts, w, q, p, k, r.rng, fill)
+		return seedFromPoints(pts, w, q, p, k, r.rng, fill, r.o.SeedStarts-seedRestarts)
 	}
 	counts, centres, q := histogram(r.out.Proj, m.N, p, r.out.Eigen, m.NoisyN, r.pl.R)
 	r.out.SeedDims = q
 	addNoise(counts, r.pl.Seed, r.rng)
 	fill := pcaGaussian(r.out.Eigen, m.NoisyN, k, r.pl.R, r.rng)
-	return seedFromHistogram(counts, centres, q, p, k, r.pl.Seed, r.rng, fill)
+	return seedFromHistogram(counts, centres, q, p, k, r.pl.Seed, r.rng, fill, r.o.SeedStarts-seedRestarts)
 }
 
 // overRound is round with over-clustering (Options.Over > 1): the first

@@ -80,16 +80,20 @@ func binWidths(q, p int, eigen []float64, nt, r float64) []float64 {
 // seedRestarts weighted k-means++ + Lloyd runs on them is kept (its
 // coordinates beyond the grid's q are 0). Post-processing of the release.
 // Missing centres (fewer usable bins than k) come from fill.
-func seedFromHistogram(counts, centres []float64, q, p, k int, sigma float64, rng *rand.Rand, fill []float64) []float64 {
+func seedFromHistogram(counts, centres []float64, q, p, k int, sigma float64, rng *rand.Rand, fill []float64, extra int) []float64 {
 	pts, w := histogramPoints(counts, centres, q, 2*sigma)
-	return seedFromPoints(pts, w, q, p, k, rng, fill)
+	return seedFromPoints(pts, w, q, p, k, rng, fill, extra)
 }
 
 // seedFromPoints returns k centres in p dimensions from weighted bin
 // centres pts (m × q): the best of seedRestarts weighted k-means++ + Lloyd
 // runs, its coordinates beyond q set to 0; missing centres (m < k) come
-// from fill.
-func seedFromPoints(pts, w []float64, q, p, k int, rng *rand.Rand, fill []float64) []float64 {
+// from fill. With extra > 0 (Options.SeedStarts), extra further starts
+// follow, drawn from binsRng(pts, w), so rng is read exactly as without
+// them and every later noise draw is the same; a further start is kept
+// only at a strictly lower weighted inertia. With extra ≤ 0 it is the
+// ten starts' choice bit for bit.
+func seedFromPoints(pts, w []float64, q, p, k int, rng *rand.Rand, fill []float64, extra int) []float64 {
 	m := len(w)
 	out := append([]float64(nil), fill...)
 	if m == 0 {
@@ -97,8 +101,16 @@ func seedFromPoints(pts, w []float64, q, p, k int, rng *rand.Rand, fill []float6
 	}
 	kk := min(k, m)
 	best, bestCost := []float64(nil), math.Inf(1)
-	for range seedRestarts {
-		c := cluster.WeightedPlusPlus(pts, w, q, kk, rng)
+	var xr *rand.Rand
+	if extra > 0 {
+		xr = binsRng(pts, w)
+	}
+	for i := range seedRestarts + max(extra, 0) {
+		src := rng
+		if i >= seedRestarts {
+			src = xr
+		}
+		c := cluster.WeightedPlusPlus(pts, w, q, kk, src)
 		cost := cluster.WeightedLloyd(pts, w, q, c, seedLloyd)
 		if cost < bestCost {
 			best, bestCost = c, cost
@@ -109,4 +121,12 @@ func seedFromPoints(pts, w []float64, q, p, k int, rng *rand.Rand, fill []float6
 		copy(out[i*p:i*p+q], best[i*q:(i+1)*q])
 	}
 	return out
+}
+
+// binsRng is a stream seeded by the bits of the released seeding bins pts
+// and their weights w (a deterministic function of releases, so
+// post-processing): seedstarts' further starts draw from it, as
+// mergestarts' draw from piecesRng.
+func binsRng(pts, w []float64) *rand.Rand {
+	return cluster.ValuesRng(0x73656564, pts, w) // "seed"
 }

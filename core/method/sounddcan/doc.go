@@ -679,4 +679,20 @@
 // mouse_bladder. On development draws 400–408 mergestarts=1000 failed
 // G20's (a) (−0.0009 over the 36 cells) and (b), so no rule G24 was
 // written; it is an option and the defaults are unchanged.
+//
+// Twenty-second session (docs/RESULTS.md, "sdcan29"): option
+// seedstarts=N (Options.SeedStarts, dppca.Options.SeedStarts; 10, the
+// default) searches the stage's histogram seeding of its 3K centres with
+// N weighted k-means++ + Lloyd starts, the ten of before from the run's
+// stream and the rest from a stream seeded by the released bins, so the
+// noise, plan, σ and ledger are the default's (TestSeedStartsRun,
+// TestSeedFromPointsStarts). The ten starts' seeding inertia is 2–25 %
+// above the best of 1,000 on every shared-set run at ε 8, but on
+// development draws 400–408 seedstarts=1000 failed G20's (a) (−0.0016
+// over the 36 cells), so no rule G25 was written. TestObjectiveDiag
+// (label-free) found the default's partitions at ε 8 at a higher
+// between-cluster share than dppca's on mouse_bladder in every run, in
+// both rows' references: there dcan-sound does not lose the k-means
+// objective to dppca, so no design that only keeps or raises it can
+// reach dppca's partition.
 package sounddcan

@@ -35,6 +35,11 @@ const (
 	MinMergeStarts = mergeRestarts
 	// MaxMergeStarts is the largest mergestarts.
 	MaxMergeStarts = 100000
+	// MinSeedStarts is the smallest seedstarts: dppca's histogram
+	// seeding's own ten starts, the default.
+	MinSeedStarts = 10
+	// MaxSeedStarts is the largest seedstarts.
+	MaxSeedStarts = 100000
 )
 
 // mergeCentresStarts is mergeCentres with extra further weighted

@@ -241,6 +241,16 @@ type Options struct {
 	// otherwise). Why (docs/RESULTS.md, "sdcan28"): dppca's merge of the
 	// same kind gained by rule G23 from searching 1,000 starts.
 	MergeStarts int
+	// SeedStarts ("seedstarts=N"; 0: dppca's ten, the default) is how
+	// many weighted k-means++ + Lloyd starts the stage's histogram
+	// seeding of its centres searches on the released bins
+	// (dppca.Options.SeedStarts): the first ten from the run's stream as
+	// before, the rest from a stream seeded by the released bins, so every
+	// noise draw, the plan, σ and the ledger are the default's; the
+	// seeding is post-processing. Why (docs/RESULTS.md, "sdcan29"): it is
+	// the start's other small-start k-means on released values, after the
+	// head's merge (mergestarts, sdcan28).
+	SeedStarts int
 	// Subspace ("subspace": off, test or edge) is the spectral test after
 	// the start (subspaceAccurate): test leaves the network out when the
 	// start's released spectrum says its private subspace is already
@@ -667,6 +677,15 @@ func Parse(vals map[string]string) (Options, error) {
 			if n == MinMergeStarts {
 				o.MergeStarts = 0 // the default, as given
 			}
+		case "seedstarts":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < MinSeedStarts || n > MaxSeedStarts {
+				return Options{}, optf("option seedstarts is %q, must be an integer in [%d, %d]", v, MinSeedStarts, MaxSeedStarts)
+			}
+			o.SeedStarts = n
+			if n == MinSeedStarts {
+				o.SeedStarts = 0 // the default, as given
+			}
 		case "split":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || !(f >= SplitMin && f <= SplitMax) {
@@ -949,6 +968,7 @@ func (o Options) dppcaOptions() (dppca.Options, error) {
 		if o.MergeStarts > 0 {
 			do.MergeStarts = o.MergeStarts // option mergestarts, given
 		}
+		do.SeedStarts = o.SeedStarts
 		return do.Resolve()
 	}
 	if o.Start == StartDPPCA {
@@ -958,13 +978,13 @@ func (o Options) dppcaOptions() (dppca.Options, error) {
 		if o.Over == 1 {
 			over = dppca.OverAuto
 		}
-		return dppca.Options{P: o.P, PRule: o.PRule, T: o.stageT(dppca.DefaultT), Genes: o.Genes, Prep: o.Prep, K: o.K, Over: over, Target: o.fixedTarget(), Split: o.Split, Avg: o.Avg, HeldAvg: o.Avg, Offset: o.Offset}.Resolve()
+		return dppca.Options{P: o.P, PRule: o.PRule, T: o.stageT(dppca.DefaultT), Genes: o.Genes, Prep: o.Prep, K: o.K, Over: over, Target: o.fixedTarget(), Split: o.Split, Avg: o.Avg, HeldAvg: o.Avg, Offset: o.Offset, SeedStarts: o.SeedStarts}.Resolve()
 	}
 	// start=merge: where fewer than K pieces clear the bar at the stage's
 	// merge, the weighted ones and then the heaviest others, as the
 	// head's merge (not dppca's first K pieces); the factor is the
 	// plan's, set by Fit
-	return dppca.Options{P: o.P, PRule: o.PRule, T: o.stageT(dppcaStageRounds), Genes: o.Genes, Prep: o.Prep, K: o.K, Target: o.fixedTarget(), HeldFill: o.Start == StartMerge, Split: o.Split, Avg: o.Avg, HeldAvg: o.Avg, Offset: o.Offset}.Resolve()
+	return dppca.Options{P: o.P, PRule: o.PRule, T: o.stageT(dppcaStageRounds), Genes: o.Genes, Prep: o.Prep, K: o.K, Target: o.fixedTarget(), HeldFill: o.Start == StartMerge, Split: o.Split, Avg: o.Avg, HeldAvg: o.Avg, Offset: o.Offset, SeedStarts: o.SeedStarts}.Resolve()
 }
 
 // stageT is option rounds, or def when it is not given.
@@ -1043,6 +1063,9 @@ func (o Options) String() string {
 	}
 	if o.MergeStarts > 0 {
 		s += " mergestarts=" + strconv.Itoa(o.MergeStarts) // likewise
+	}
+	if o.SeedStarts > 0 {
+		s += " seedstarts=" + strconv.Itoa(o.SeedStarts) // likewise
 	}
 	if o.Split > 0 {
 		s += " split=" + strconv.FormatFloat(o.Split, 'g', -1, 64) // likewise
