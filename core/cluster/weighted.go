@@ -91,6 +91,38 @@ func WeightedLloyd(pts, w []float64, q int, c []float64, iters int) float64 {
 	}
 }
 
+// Starts says where the runs of BestOfStarts draw from: the first N from
+// Rng, then Extra more from More (unused, and may be nil, when Extra ≤ 0).
+// More is meant to be a stream seeded by released values (ValuesRng), so
+// that Rng is read exactly as with N runs alone and a private pipeline's
+// later noise draws do not move when Extra does.
+type Starts struct {
+	Rng   *rand.Rand
+	N     int
+	More  *rand.Rand
+	Extra int
+}
+
+// BestOfStarts returns the centres (k rows of q values) of the lowest
+// weighted inertia among the runs of WeightedPlusPlus + iters rounds of
+// WeightedLloyd on the weighted points, and that inertia. A later run
+// replaces the best only at a strictly lower inertia, so extra runs never
+// give a worse objective than the first N.
+func BestOfStarts(pts, w []float64, q, k, iters int, s Starts) ([]float64, float64) {
+	best, bestCost := []float64(nil), math.Inf(1)
+	for i := range s.N + max(s.Extra, 0) {
+		src := s.Rng
+		if i >= s.N {
+			src = s.More
+		}
+		c := WeightedPlusPlus(pts, w, q, k, src)
+		if cost := WeightedLloyd(pts, w, q, c, iters); cost < bestCost {
+			best, bestCost = c, cost
+		}
+	}
+	return best, bestCost
+}
+
 // Nearest returns the index of the row of c (rows of q values) nearest to x.
 func Nearest(x, c []float64, q int) int {
 	best, bd := 0, math.Inf(1)

@@ -60,3 +60,48 @@ func TestValuesRng(t *testing.T) {
 		t.Errorf("a value's last bit changed nothing")
 	}
 }
+
+// TestBestOfStarts: with no extra runs it keeps the lowest inertia of the
+// N runs drawn from Rng; extra runs read Rng exactly as the N alone (its
+// next draw is the same), never end at a higher inertia, and on random
+// sets of weighted points find a strictly lower one somewhere.
+func TestBestOfStarts(t *testing.T) {
+	lower := 0
+	for set := range uint64(10) {
+		r := rand.New(rand.NewPCG(set, 7))
+		const m, q, k = 30, 3, 6
+		pts, w := make([]float64, m*q), make([]float64, m)
+		for i := range pts {
+			pts[i] = r.NormFloat64()
+		}
+		for i := range w {
+			w[i] = 1 + 9*r.Float64()
+		}
+		// The N runs by hand.
+		hand := rand.New(rand.NewPCG(set, 8))
+		wantCost := math.Inf(1)
+		for range 10 {
+			c := WeightedPlusPlus(pts, w, q, k, hand)
+			wantCost = min(wantCost, WeightedLloyd(pts, w, q, c, 5))
+		}
+		base := rand.New(rand.NewPCG(set, 8))
+		c0, cost0 := BestOfStarts(pts, w, q, k, 5, Starts{Rng: base, N: 10})
+		if cost0 != wantCost || len(c0) != k*q {
+			t.Fatalf("set %d: %d values at inertia %v, want %d at %v", set, len(c0), cost0, k*q, wantCost)
+		}
+		more := rand.New(rand.NewPCG(set, 8))
+		_, cost1 := BestOfStarts(pts, w, q, k, 5, Starts{Rng: more, N: 10, More: ValuesRng(1, pts, w), Extra: 200})
+		if more.Uint64() != base.Uint64() {
+			t.Fatalf("set %d: extra runs read Rng", set)
+		}
+		if cost1 > cost0 {
+			t.Fatalf("set %d: inertia %v with extra runs, above the N runs' %v", set, cost1, cost0)
+		}
+		if cost1 < cost0 {
+			lower++
+		}
+	}
+	if lower == 0 {
+		t.Error("200 extra runs never found a lower inertia on 10 sets")
+	}
+}

@@ -100,22 +100,11 @@ func seedFromPoints(pts, w []float64, q, p, k int, rng *rand.Rand, fill []float6
 		return out
 	}
 	kk := min(k, m)
-	best, bestCost := []float64(nil), math.Inf(1)
 	var xr *rand.Rand
 	if extra > 0 {
 		xr = binsRng(pts, w)
 	}
-	for i := range seedRestarts + max(extra, 0) {
-		src := rng
-		if i >= seedRestarts {
-			src = xr
-		}
-		c := cluster.WeightedPlusPlus(pts, w, q, kk, src)
-		cost := cluster.WeightedLloyd(pts, w, q, c, seedLloyd)
-		if cost < bestCost {
-			best, bestCost = c, cost
-		}
-	}
+	best, _ := cluster.BestOfStarts(pts, w, q, kk, seedLloyd, cluster.Starts{Rng: rng, N: seedRestarts, More: xr, Extra: extra})
 	for i := range kk {
 		clear(out[i*p : (i+1)*p])
 		copy(out[i*p:i*p+q], best[i*q:(i+1)*q])

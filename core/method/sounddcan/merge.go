@@ -1,7 +1,6 @@
 package sounddcan
 
 import (
-	"math"
 	"math/rand/v2"
 
 	"github.com/dpscope/dpscope/core/cluster"
@@ -68,21 +67,11 @@ func mergeCentresStarts(pts, w []float64, p, k int, rng *rand.Rand, extra int) (
 	centres = make([]float64, k*p)
 	weight = make([]float64, k)
 	if kk > 0 {
-		best, bestCost := []float64(nil), math.Inf(1)
 		var xr *rand.Rand
 		if extra > 0 {
 			xr = mergeRng(pts, w)
 		}
-		for i := range mergeRestarts + max(extra, 0) {
-			src := rng
-			if i >= mergeRestarts {
-				src = xr
-			}
-			c := cluster.WeightedPlusPlus(use, wu, p, kk, src)
-			if cost := cluster.WeightedLloyd(use, wu, p, c, mergeLloyd); cost < bestCost {
-				best, bestCost = c, cost
-			}
-		}
+		best, _ := cluster.BestOfStarts(use, wu, p, kk, mergeLloyd, cluster.Starts{Rng: rng, N: mergeRestarts, More: xr, Extra: extra})
 		copy(centres, best)
 		for i := range m {
 			weight[cluster.Nearest(use[i*p:(i+1)*p], best, p)] += wu[i]
