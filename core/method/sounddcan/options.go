@@ -515,7 +515,7 @@ const (
 )
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff", "rounds", "netdim", "sideclip", "rhoclip", "labels", "weights", "refill", "split", "avg", "offset", "rows", "mergestarts"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff", "rounds", "netdim", "sideclip", "rhoclip", "labels", "weights", "refill", "split", "avg", "offset", "rows", "mergestarts", "seedstarts"}
 
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
