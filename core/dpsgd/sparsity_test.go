@@ -4,6 +4,8 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,6 +127,44 @@ func TestSparseProductsKeepStepBits(t *testing.T) {
 		}
 		if math.Float32bits(dense[i]) != math.Float32bits(pairs[i]) {
 			t.Fatalf("parameter %d is %v with dense products, %v with sparse ones two rows a tile", i, dense[i], pairs[i])
+		}
+	}
+}
+
+// TestGatherSplitKeepsStepBits runs three DP-SGD steps of the benchmark
+// configuration twice from the same seeds, gathering the batch rows on
+// one goroutine and on two (compute.GatherSplit), and requires the same
+// parameters to the bit (each row is a copy, whoever makes it) and, with
+// the split, a step that allocates nothing. GOMAXPROCS is at least 2 for
+// the test, so that the rows are shared out.
+func TestGatherSplitKeepsStepBits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("steps of the peers' autoencoder")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
+	defer compute.GatherSplit.Store(compute.GatherSplit.Load())
+	data := benchData()
+	run := func(split bool) []float32 {
+		compute.GatherSplit.Store(split)
+		ae, d, in := benchTrainer(t)
+		loss := benchLoss(ae, in, data, nil)
+		for range 3 {
+			if _, err := d.Step(loss); err != nil {
+				t.Fatal(err)
+			}
+		}
+		params := slices.Clone(ae.Params)
+		if split && !raceEnabled {
+			if a := testing.AllocsPerRun(2, func() { d.Step(loss) }); a != 0 {
+				t.Errorf("a step with the gather split allocates %v times, want 0", a)
+			}
+		}
+		return params
+	}
+	one, split := run(false), run(true)
+	for i := range one {
+		if math.Float32bits(one[i]) != math.Float32bits(split[i]) {
+			t.Fatalf("parameter %d is %v gathered on one goroutine, %v on two", i, one[i], split[i])
 		}
 	}
 }
