@@ -20,19 +20,8 @@ import (
 // start=alone it is dppca's merge's mergestarts (ten without it); bad
 // values are refused.
 func TestMergeStartsOptions(t *testing.T) {
+	checkStartsOption(t, "mergestarts", "20", func(o *Options) *int { return &o.MergeStarts }, "19", "0", "x", "100001", "-5")
 	def := mustParse(t, nil)
-	o := mustParse(t, map[string]string{"mergestarts": "1000"})
-	if o.MergeStarts != 1000 || !strings.Contains(o.String(), "mergestarts=1000") {
-		t.Fatalf("mergestarts=1000 resolves to %s (%d)", o, o.MergeStarts)
-	}
-	back := o
-	back.MergeStarts = 0
-	if !reflect.DeepEqual(back, def) {
-		t.Errorf("mergestarts=1000 changes more than its field:\n%+v\nwant\n%+v", back, def)
-	}
-	if d := mustParse(t, map[string]string{"mergestarts": "20"}); !reflect.DeepEqual(d, def) || strings.Contains(d.String(), "mergestarts") {
-		t.Errorf("mergestarts=20 resolves to %s, want the default %s", d, def)
-	}
 	do, err := mustParse(t, map[string]string{"mergestarts": "1000"}).dppcaOptions()
 	if err != nil {
 		t.Fatal(err)
@@ -51,11 +40,6 @@ func TestMergeStartsOptions(t *testing.T) {
 		}
 		if ao.MergeStarts != want {
 			t.Errorf("%v: dppca's mergestarts %d, want %d", opts, ao.MergeStarts, want)
-		}
-	}
-	for _, bad := range []string{"19", "0", "x", "100001", "-5"} {
-		if _, err := Parse(map[string]string{"mergestarts": bad}); err == nil {
-			t.Errorf("mergestarts=%s: no error", bad)
 		}
 	}
 }
@@ -202,6 +186,32 @@ func TestHeadMergeDiag(t *testing.T) {
 				}
 				t.Logf("%s ε %g seed %d: %s; non-empty %d", d.Name, eps, s, line, e.Outcome().NonEmpty)
 			}
+		}
+	}
+}
+
+// checkStartsOption checks a count-of-starts option key: key=1000 sets
+// its field (field) and nothing else and is named in String; key=def, the
+// search's own count, resolves to the default Options and is not named;
+// every bad value is refused.
+func checkStartsOption(t *testing.T, key, def string, field func(*Options) *int, bad ...string) {
+	t.Helper()
+	defOpts := mustParse(t, nil)
+	o := mustParse(t, map[string]string{key: "1000"})
+	if *field(&o) != 1000 || !strings.Contains(o.String(), key+"=1000") {
+		t.Fatalf("%s=1000 resolves to %s (%d)", key, o, *field(&o))
+	}
+	back := o
+	*field(&back) = 0
+	if !reflect.DeepEqual(back, defOpts) {
+		t.Errorf("%s=1000 changes more than its field:\n%+v\nwant\n%+v", key, back, defOpts)
+	}
+	if d := mustParse(t, map[string]string{key: def}); !reflect.DeepEqual(d, defOpts) || strings.Contains(d.String(), key) {
+		t.Errorf("%s=%s resolves to %s, want the default %s", key, def, d, defOpts)
+	}
+	for _, b := range bad {
+		if _, err := Parse(map[string]string{key: b}); err == nil {
+			t.Errorf("%s=%s: no error", key, b)
 		}
 	}
 }

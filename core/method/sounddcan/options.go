@@ -517,6 +517,19 @@ const (
 // Keys are the option names Parse accepts.
 var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff", "rounds", "netdim", "sideclip", "rhoclip", "labels", "weights", "refill", "split", "avg", "offset", "rows", "mergestarts", "seedstarts"}
 
+// parseStarts reads a count of k-means starts in [lo, hi] for option
+// key; lo, the search's own count, is the default and resolves to 0.
+func parseStarts(key, v string, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, optf("option %s is %q, must be an integer in [%d, %d]", key, v, lo, hi)
+	}
+	if n == lo {
+		return 0, nil // the default, as given
+	}
+	return n, nil
+}
+
 // Parse reads the options from a core.Config.Options map: unknown keys and
 // malformed values are errors naming the key; the result is resolved and
 // validated.
@@ -669,23 +682,17 @@ func Parse(vals map[string]string) (Options, error) {
 			}
 			o.RowsBelow = n
 		case "mergestarts":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < MinMergeStarts || n > MaxMergeStarts {
-				return Options{}, optf("option mergestarts is %q, must be an integer in [%d, %d]", v, MinMergeStarts, MaxMergeStarts)
+			n, err := parseStarts(key, v, MinMergeStarts, MaxMergeStarts)
+			if err != nil {
+				return Options{}, err
 			}
 			o.MergeStarts = n
-			if n == MinMergeStarts {
-				o.MergeStarts = 0 // the default, as given
-			}
 		case "seedstarts":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < MinSeedStarts || n > MaxSeedStarts {
-				return Options{}, optf("option seedstarts is %q, must be an integer in [%d, %d]", v, MinSeedStarts, MaxSeedStarts)
+			n, err := parseStarts(key, v, MinSeedStarts, MaxSeedStarts)
+			if err != nil {
+				return Options{}, err
 			}
 			o.SeedStarts = n
-			if n == MinSeedStarts {
-				o.SeedStarts = 0 // the default, as given
-			}
 		case "split":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || !(f >= SplitMin && f <= SplitMax) {
