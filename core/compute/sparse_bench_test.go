@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -389,21 +390,7 @@ func BenchmarkListTerms(b *testing.B) {
 // the median of the per-round ratios indexed / displacement (above 1 the
 // displacement wins).
 func BenchmarkPairDispAlt(b *testing.B) {
-	if !hasSparseAsm {
-		b.Skip("no AVX2+FMA")
-	}
-	defer SparsePairDisp.Store(SparsePairDisp.Load())
-	const batch = 427
-	rng := rand.New(rand.NewPCG(1, 1))
-	x, g1 := randMatrix(rng, batch, 2000, 0), withDensity(rng, batch, 256, 0.5)
-	c := NewMatrix(2000, 256, nil)
-	prev := runtime.GOMAXPROCS(1)
-	defer runtime.GOMAXPROCS(prev)
-	s := getSparseJob()
-	defer putSparseJob(s)
-	alternateTwo(b, [2]string{"indexed", "disp"}, func(side int) { SparsePairDisp.Store(side == 1) }, func() {
-		sparseProduct(s, 2000, 256, batch, x, true, g1, false, c, 0, true)
-	})
+	alternateDW1(b, SparsePairDisp, [2]string{"indexed", "disp"})
 }
 
 // BenchmarkRowPairsAlt alternates the row path's two products of the
@@ -476,10 +463,17 @@ func BenchmarkRowPairsAlt(b *testing.B) {
 // and the median of the per-round ratios pair / two (above 1 the two-row
 // tile wins).
 func BenchmarkRowPairsTAlt(b *testing.B) {
+	alternateDW1(b, &SparseRowPairsT, [2]string{"pair", "two"})
+}
+
+// alternateDW1 alternates dW1 = Xᵀ·G1 of the autoencoder's AVX2 step
+// (2000×256 over a batch of 427, G1 at density 0.5, C formed transposed)
+// with knob off (side 0) and on (side 1), at one thread.
+func alternateDW1(b *testing.B, knob *atomic.Bool, sides [2]string) {
 	if !hasSparseAsm {
 		b.Skip("no AVX2+FMA")
 	}
-	defer SparseRowPairsT.Store(SparseRowPairsT.Load())
+	defer knob.Store(knob.Load())
 	const batch = 427
 	rng := rand.New(rand.NewPCG(1, 1))
 	x, g1 := randMatrix(rng, batch, 2000, 0), withDensity(rng, batch, 256, 0.5)
@@ -488,7 +482,7 @@ func BenchmarkRowPairsTAlt(b *testing.B) {
 	defer runtime.GOMAXPROCS(prev)
 	s := getSparseJob()
 	defer putSparseJob(s)
-	alternateTwo(b, [2]string{"pair", "two"}, func(side int) { SparseRowPairsT.Store(side == 1) }, func() {
+	alternateTwo(b, sides, func(side int) { knob.Store(side == 1) }, func() {
 		sparseProduct(s, 2000, 256, batch, x, true, g1, false, c, 0, true)
 	})
 }
