@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
 )
 
@@ -145,17 +146,7 @@ func TestSparseRowPairsSameBits(t *testing.T) {
 					}
 					b := randMatrix(rng, br, bc, 3)
 					c0 := randMatrix(rng, sh.m, sh.n, 2)
-					var got [3]Matrix
-					for v := range got {
-						got[v] = Matrix{Rows: sh.m, Cols: sh.n, Stride: c0.Stride, Data: slices.Clone(c0.Data)}
-					}
-					prev := runtime.GOMAXPROCS(sh.procs)
-					for v, on := range []bool{false, true} {
-						SparseRowPairs.Store(on)
-						runSparse(t, sh.m, sh.n, sh.k, a, ta, b, false, got[v], beta, false)
-					}
-					runtime.GOMAXPROCS(prev)
-					sgemmAsm(kernAVX2, ta, false, sh.m, sh.n, sh.k, 1, a.Data, ld(a), b.Data, ld(b), beta, got[2].Data, ld(got[2]))
+					got := offOnDense(t, &SparseRowPairs, sh.procs, sh.m, sh.n, sh.k, a, ta, b, false, c0, beta, false)
 					for i := range c0.Data {
 						one, two, dense := got[0].Data[i], got[1].Data[i], got[2].Data[i]
 						if math.Float32bits(one) != math.Float32bits(two) || math.Float32bits(dense) != math.Float32bits(two) {
@@ -255,17 +246,7 @@ func TestSparseRowPairsTSameBits(t *testing.T) {
 						a := randMatrix(rng, ar, ac, 3)
 						b := withDensity(rng, br, bc, dens)
 						c0 := randMatrix(rng, sh.m, sh.n, 2)
-						var got [3]Matrix
-						for v := range got {
-							got[v] = Matrix{Rows: sh.m, Cols: sh.n, Stride: c0.Stride, Data: slices.Clone(c0.Data)}
-						}
-						prev := runtime.GOMAXPROCS(sh.procs)
-						for v, on := range []bool{false, true} {
-							SparseRowPairsT.Store(on)
-							runSparse(t, sh.m, sh.n, sh.k, a, ta, b, tb, got[v], beta, true)
-						}
-						runtime.GOMAXPROCS(prev)
-						sgemmAsm(kernAVX2, ta, tb, sh.m, sh.n, sh.k, 1, a.Data, ld(a), b.Data, ld(b), beta, got[2].Data, ld(got[2]))
+						got := offOnDense(t, &SparseRowPairsT, sh.procs, sh.m, sh.n, sh.k, a, ta, b, tb, c0, beta, true)
 						for i := range c0.Data {
 							pair, two, dense := got[0].Data[i], got[1].Data[i], got[2].Data[i]
 							if math.Float32bits(pair) != math.Float32bits(two) || math.Float32bits(dense) != math.Float32bits(two) {
@@ -288,4 +269,23 @@ func TestRow2Fits(t *testing.T) {
 			t.Errorf("row2Fits(%d) = %v, want %v", n, got, want)
 		}
 	}
+}
+
+// offOnDense forms C = A·B + beta·c0 three ways: the sparse product with
+// knob off, with it on (both at procs threads), and the dense AVX2
+// kernel, for the tests that want all three bit for bit.
+func offOnDense(t *testing.T, knob *atomic.Bool, procs, m, n, k int, a Matrix, ta bool, b Matrix, tb bool, c0 Matrix, beta float32, sparseB bool) [3]Matrix {
+	t.Helper()
+	var got [3]Matrix
+	for v := range got {
+		got[v] = Matrix{Rows: m, Cols: n, Stride: c0.Stride, Data: slices.Clone(c0.Data)}
+	}
+	prev := runtime.GOMAXPROCS(procs)
+	for v, on := range []bool{false, true} {
+		knob.Store(on)
+		runSparse(t, m, n, k, a, ta, b, tb, got[v], beta, sparseB)
+	}
+	runtime.GOMAXPROCS(prev)
+	sgemmAsm(kernAVX2, ta, tb, m, n, k, 1, a.Data, ld(a), b.Data, ld(b), beta, got[2].Data, ld(got[2]))
+	return got
 }
