@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -213,4 +214,45 @@ func diagDatasets(t *testing.T, env string) []*datasets.Dataset {
 	}
 	ds, _ := drawSources(t, env)
 	return ds
+}
+
+// checkSameReleases checks that option values cand, which only
+// post-process released values, leave a run's plan (every σ) and its
+// ledger (event for event) as the default's, composing to at most the
+// target within 1 %, on four separated populations at ε 4 and 8. around,
+// when not nil, wraps the candidate's run (run) to observe it.
+func checkSameReleases(t *testing.T, cand map[string]string, around func(eps float64, run func())) {
+	t.Helper()
+	d := fixture.Separated(4, 250, 200, 3)
+	src, err := dppca.NewSource(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, eps := range []float64{4, 8} {
+		pa, err := NewPlan(src, true, eps, 1e-5, mustParse(t, cand), rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pd, err := NewPlan(src, true, eps, 1e-5, mustParse(t, nil), rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(pa, pd) {
+			t.Errorf("ε %g: %v's plan\n%+v\nwant the default's\n%+v", eps, cand, pa, pd)
+		}
+		var ea *Engine
+		run := func() { ea, _ = runTest(t, d, fixture.SoundConfig(eps, variantSeed, cand)) }
+		if around != nil {
+			around(eps, run)
+		} else {
+			run()
+		}
+		ed, _ := runTest(t, d, fixture.SoundConfig(eps, variantSeed, nil))
+		if !reflect.DeepEqual(ea.Ledger().All(), ed.Ledger().All()) || !slices.Equal(ea.Ledger().Components(), ed.Ledger().Components()) {
+			t.Errorf("ε %g: %v's ledger %v\nwant the default's %v", eps, cand, ea.Ledger().Components(), ed.Ledger().Components())
+		}
+		if _, got := ledgerBudget(t, ea); got > eps || got < 0.99*eps {
+			t.Errorf("ε %g: the ledger composes to ε %.9g, want at most the target and within 1 %%", eps, got)
+		}
+	}
 }

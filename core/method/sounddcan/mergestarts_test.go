@@ -103,39 +103,16 @@ func TestMergeCentresStarts(t *testing.T) {
 // ε 4 and 8 the head's merge runs (3K pieces into K).
 func TestMergeStartsRun(t *testing.T) {
 	israce.SkipNumerics(t)
-	d := fixture.Separated(4, 250, 200, 3)
-	src, err := dppca.NewSource(d, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, eps := range []float64{4, 8} {
-		cand := map[string]string{"mergestarts": "1000"}
-		pa, err := NewPlan(src, true, eps, 1e-5, mustParse(t, cand), rand.New(rand.NewPCG(1, 2)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		pd, err := NewPlan(src, true, eps, 1e-5, mustParse(t, nil), rand.New(rand.NewPCG(1, 2)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(pa, pd) {
-			t.Errorf("ε %g: mergestarts=1000's plan\n%+v\nwant the default's\n%+v", eps, pa, pd)
-		}
-		merges := 0
+	merges := 0
+	checkSameReleases(t, map[string]string{"mergestarts": "1000"}, func(eps float64, run func()) {
+		merges = 0
 		mergeProbe = func(_, _, _ []float64, _, _ int) { merges++ }
-		ea, _ := runTest(t, d, fixture.SoundConfig(eps, variantSeed, cand))
-		mergeProbe = nil
-		ed, _ := runTest(t, d, fixture.SoundConfig(eps, variantSeed, nil))
+		defer func() { mergeProbe = nil }()
+		run()
 		if merges != 1 {
 			t.Errorf("ε %g: the head merged %d times, want 1", eps, merges)
 		}
-		if !reflect.DeepEqual(ea.Ledger().All(), ed.Ledger().All()) || !slices.Equal(ea.Ledger().Components(), ed.Ledger().Components()) {
-			t.Errorf("ε %g: mergestarts=1000's ledger %v\nwant the default's %v", eps, ea.Ledger().Components(), ed.Ledger().Components())
-		}
-		if _, got := ledgerBudget(t, ea); got > eps || got < 0.99*eps {
-			t.Errorf("ε %g: the ledger composes to ε %.9g, want at most the target and within 1 %%", eps, got)
-		}
-	}
+	})
 }
 
 // TestHeadMergeDiag (DPSCOPE_SOUNDDCAN_HEADMERGEDIAG: development draws

@@ -1,13 +1,8 @@
 package sounddcan
 
 import (
-	"math/rand/v2"
 	"reflect"
-	"slices"
 	"testing"
-
-	"github.com/dpscope/dpscope/core/method/dppca"
-	"github.com/dpscope/dpscope/internal/fixture"
 )
 
 // TestSeedStartsOptions: seedstarts=N sets SeedStarts and nothing else;
@@ -40,31 +35,5 @@ func TestSeedStartsOptions(t *testing.T) {
 // to at most the target within 1 %, on four separated populations at
 // ε 4 and 8.
 func TestSeedStartsRun(t *testing.T) {
-	d := fixture.Separated(4, 250, 200, 3)
-	src, err := dppca.NewSource(d, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, eps := range []float64{4, 8} {
-		cand := map[string]string{"seedstarts": "1000"}
-		pa, err := NewPlan(src, true, eps, 1e-5, mustParse(t, cand), rand.New(rand.NewPCG(1, 2)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		pd, err := NewPlan(src, true, eps, 1e-5, mustParse(t, nil), rand.New(rand.NewPCG(1, 2)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(pa, pd) {
-			t.Errorf("ε %g: seedstarts=1000's plan\n%+v\nwant the default's\n%+v", eps, pa, pd)
-		}
-		ea, _ := runTest(t, d, fixture.SoundConfig(eps, variantSeed, cand))
-		ed, _ := runTest(t, d, fixture.SoundConfig(eps, variantSeed, nil))
-		if !reflect.DeepEqual(ea.Ledger().All(), ed.Ledger().All()) || !slices.Equal(ea.Ledger().Components(), ed.Ledger().Components()) {
-			t.Errorf("ε %g: seedstarts=1000's ledger %v\nwant the default's %v", eps, ea.Ledger().Components(), ed.Ledger().Components())
-		}
-		if _, got := ledgerBudget(t, ea); got > eps || got < 0.99*eps {
-			t.Errorf("ε %g: the ledger composes to ε %.9g, want at most the target and within 1 %%", eps, got)
-		}
-	}
+	checkSameReleases(t, map[string]string{"seedstarts": "1000"}, nil)
 }
