@@ -104,7 +104,8 @@ func spinning() bool {
 
 // spinOffUntil is the time (Unix ns) before which waits park at once: a
 // poller that finds it was not run for spinGap (another process had its
-// core) turns polling off for spinBackoff. On a machine with fewer free
+// core) turns polling off for spinBackoff, unless SplitGapWindow lets a
+// lone gap pass. On a machine with fewer free
 // cores than threads a poller takes CPU time the working thread needs:
 // DP-SGD's epoch took 1.3× as long polling for 2 ms while another
 // process held one of the two cores.
@@ -114,6 +115,30 @@ const (
 	spinGap     = 50 * time.Microsecond
 	spinBackoff = 100 * time.Millisecond
 )
+
+// SplitGapWindow, in ns, is how close together two of a poller's gaps
+// (stretches of more than spinGap off its core) must come before polling
+// is turned off; a gap with no other in the window before it is taken for
+// a hiccup (an interrupt, a kernel thread, the hypervisor) and polling
+// goes on. 0, the default, turns polling off at the first gap. On a quiet
+// 2-core Zen 4, 20 epochs of DP-SGD met such a gap about every 0.2 s and
+// so parked half the time: 2,514 of 4,720 hand-offs found the helper
+// parked (docs/PERFORMANCE.md, "lone gaps"). Another process holding a
+// core deschedules a poller at nearly every yield, so its gaps come
+// 0.1–3 ms apart.
+var SplitGapWindow atomic.Int64
+
+// lastSpinGap is the time (Unix ns) of the latest gap any poller found.
+var lastSpinGap atomic.Int64
+
+// gapEndsPolling records a poller's gap at now and reports whether
+// polling should be turned off for it (SplitGapWindow).
+func gapEndsPolling(now time.Time) bool {
+	t := now.UnixNano()
+	prev := lastSpinGap.Swap(t)
+	w := SplitGapWindow.Load()
+	return w <= 0 || t-prev <= w
+}
 
 // spinUntil polls ready for up to d (SplitSpin or SplitWaitSpin) and
 // reports whether it became true. It yields to other goroutines and threads every 64 polls,
@@ -132,7 +157,7 @@ func spinUntil(d time.Duration, ready func() bool) bool {
 		spinPause()
 		if i%64 == 0 {
 			now := time.Now()
-			if now.Sub(last) > spinGap {
+			if now.Sub(last) > spinGap && gapEndsPolling(now) {
 				spinOffUntil.Store(now.Add(spinBackoff).UnixNano())
 				return false
 			}
@@ -177,6 +202,15 @@ func splitHelper() {
 	}
 }
 
+// parkedHandoffs counts the halves handed to a parked helper: each waits
+// for the helper's wake-up (70–130 µs), or is run by its caller.
+var parkedHandoffs atomic.Int64
+
+// ParkedHandoffs reports how many halves Split has handed to a parked
+// helper goroutine since the program started (a diagnostic for the
+// polling rules: SplitSpin, SplitGapWindow).
+func ParkedHandoffs() int64 { return parkedHandoffs.Load() }
+
 // taskPool recycles the tasks and their channels, so a split does not
 // allocate.
 var taskPool = sync.Pool{New: func() any { return &splitTask{done: make(chan struct{}, 1)} }}
@@ -210,6 +244,7 @@ func Split(n, unit, cost int, job RangeJob) {
 		return
 	}
 	if splitter.parked.Load() {
+		parkedHandoffs.Add(1)
 		select {
 		case splitter.wake <- struct{}{}:
 		default: // a wake-up is already pending

@@ -254,17 +254,60 @@ func TestSpinUntil(t *testing.T) {
 	}
 }
 
-// TestParseSplitSpin checks EnvSplitSpin's values.
-func TestParseSplitSpin(t *testing.T) {
-	for _, c := range []struct {
-		v    string
-		want time.Duration
-	}{
-		{"", defaultSplitSpin}, {"1ms", time.Millisecond}, {" 200us ", 200 * time.Microsecond},
-		{"0", 0}, {"-1ms", defaultSplitSpin}, {"fast", defaultSplitSpin},
-	} {
-		if got := parseSplitSpin(c.v); got != c.want {
-			t.Errorf("parseSplitSpin(%q) = %v, want %v", c.v, got, c.want)
-		}
+// TestSplitGapWindow checks that with SplitGapWindow set a lone gap does
+// not turn polling off and a second gap within the window does, that a gap
+// older than the window counts as lone again, and that with the window 0
+// the first gap turns polling off.
+func TestSplitGapWindow(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	}
+	defer SplitGapWindow.Store(SplitGapWindow.Load())
+	// stalls polls until its condition has stalled the poller once for
+	// 2·spinGap and then holds; it reports the polls and spinUntil's result.
+	stalls := func() (calls int, ok bool) {
+		stalled := false
+		ok = spinUntil(time.Hour, func() bool {
+			calls++
+			if calls%100 == 10 {
+				if stalled {
+					return true
+				}
+				stalled = true
+				time.Sleep(2 * spinGap)
+			}
+			return false
+		})
+		return calls, ok
+	}
+	// keepsPolling reports whether a lone gap left polling on. On a loaded
+	// machine the poller may be descheduled besides its own stall: a second
+	// gap then ends polling by design, so a failed try is repeated.
+	keepsPolling := func(window time.Duration, lastGap int64) bool {
+		for range 50 {
+			SplitGapWindow.Store(int64(window))
+			spinOffUntil.Store(0)
+			lastSpinGap.Store(lastGap)
+			if _, ok := stalls(); ok && spinning() {
+				return true
+			}
+		}
+		return false
+	}
+	if !keepsPolling(time.Hour, 0) {
+		t.Fatal("a lone gap turned polling off with SplitGapWindow 1 h")
+	}
+	// The gap just seen is within the window: the next one ends polling.
+	if calls, ok := stalls(); ok || calls > 64 || spinning() {
+		t.Fatalf("a second gap within the window: spinUntil returned %v after %d polls, spinning() %v; want false by the 64th poll, polling off", ok, calls, spinning())
+	}
+	if !keepsPolling(time.Second, time.Now().Add(-2*time.Second).UnixNano()) {
+		t.Fatal("a gap 2 s after the last turned polling off with SplitGapWindow 1 s")
+	}
+	SplitGapWindow.Store(0)
+	spinOffUntil.Store(0)
+	if calls, ok := stalls(); ok || calls > 64 || spinning() {
+		t.Fatalf("SplitGapWindow 0: spinUntil returned %v after %d polls, spinning() %v; want false by the 64th poll, polling off", ok, calls, spinning())
+	}
+	spinOffUntil.Store(0)
 }

@@ -442,18 +442,20 @@ func BenchmarkDPSGDEpochKernels(b *testing.B) {
 
 // alternateEpochs runs epochs of BenchmarkDPSGDEpoch's configuration on
 // two trainers from the same seeds, one epoch each in turn, calling
-// set(side) before each, and reports each side's median epoch and CPU
-// time an epoch (name-med-s, name-cpu-s) and the ratios of side 0's
+// set(side) before each, and reports each side's median epoch, CPU
+// time an epoch and halves handed to a parked Split helper an epoch
+// (name-med-s, name-cpu-s, name-parked/epoch) and the ratios of side 0's
 // fastest and median epochs over side 1's. On a shared machine the
 // interleaving puts both sides under the same load.
 func alternateEpochs(b *testing.B, names [2]string, set func(side int)) {
 	data := benchData()
 	type side struct {
-		ae   *nn.Autoencoder
-		d    *DPSGD
-		in   compute.Matrix
-		secs []float64
-		cpu  time.Duration
+		ae     *nn.Autoencoder
+		d      *DPSGD
+		in     compute.Matrix
+		secs   []float64
+		cpu    time.Duration
+		parked int64
 	}
 	var sides [2]*side
 	for k := range sides {
@@ -464,7 +466,7 @@ func alternateEpochs(b *testing.B, names [2]string, set func(side int)) {
 		for k, s := range sides {
 			set(k)
 			loss := benchLoss(s.ae, s.in, data, nil)
-			t0, c0 := time.Now(), cputime.Process()
+			t0, c0, p0 := time.Now(), cputime.Process(), compute.ParkedHandoffs()
 			for range s.d.StepsPerEpoch() {
 				if _, err := s.d.Step(loss); err != nil {
 					b.Fatal(err)
@@ -472,6 +474,7 @@ func alternateEpochs(b *testing.B, names [2]string, set func(side int)) {
 			}
 			s.secs = append(s.secs, time.Since(t0).Seconds())
 			s.cpu += cputime.Process() - c0
+			s.parked += compute.ParkedHandoffs() - p0
 		}
 	}
 	stat := func(x []float64) (lo, med float64) {
@@ -485,6 +488,7 @@ func alternateEpochs(b *testing.B, names [2]string, set func(side int)) {
 		_, med := stat(s.secs)
 		b.ReportMetric(med, names[k]+"-med-s")
 		b.ReportMetric(s.cpu.Seconds()/float64(b.N), names[k]+"-cpu-s")
+		b.ReportMetric(float64(s.parked)/float64(b.N), names[k]+"-parked/epoch")
 	}
 	b.ReportMetric(lo0/lo1, "min-ratio")
 	b.ReportMetric(med0/med1, "med-ratio")
@@ -551,6 +555,17 @@ func BenchmarkDPSGDEpochDeal(b *testing.B) {
 func BenchmarkDPSGDEpochGather(b *testing.B) {
 	defer compute.GatherSplit.Store(compute.GatherSplit.Load())
 	alternateEpochs(b, [2]string{"one", "split"}, func(side int) { compute.GatherSplit.Store(side == 1) })
+}
+
+// BenchmarkDPSGDEpochGapWindow alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with Split's polling turned off at a poller's first gap
+// (compute.SplitGapWindow 0) and at the second within 20 ms. See
+// alternateEpochs; ratios above 1: the window wins.
+func BenchmarkDPSGDEpochGapWindow(b *testing.B) {
+	defer compute.SplitGapWindow.Store(compute.SplitGapWindow.Load())
+	alternateEpochs(b, [2]string{"first", "window"}, func(side int) {
+		compute.SplitGapWindow.Store(int64(side) * int64(20*time.Millisecond))
+	})
 }
 
 // BenchmarkDPSGDEpochUnroll alternates epochs of BenchmarkDPSGDEpoch's
