@@ -695,4 +695,15 @@
 // both rows' references: there dcan-sound does not lose the k-means
 // objective to dppca, so no design that only keeps or raises it can
 // reach dppca's partition.
+//
+// Twenty-third session (docs/RESULTS.md, "sdcan30"): option keep=gate
+// (Options.KeepGate; all, the default) leaves out of the final labels
+// every component the gate's own test finds too light for the noise after
+// the last step (MeanNoise with its trained weight, ñ·π_j cells, above
+// StageRho; the heaviest always kept), its cells going to their most
+// probable kept component: the network's bar for a cluster its releases
+// support, as dppca's release loses a light centre to its sums' noise.
+// Post-processing of the released weights and means: the plan, the
+// trained mixture and the ledger are the default's, a cell of a kept
+// component keeps its label, and the null is unchanged (TestKeepRun).
 package sounddcan

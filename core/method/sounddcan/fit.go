@@ -269,6 +269,11 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 			hk.Step(s+1, loss)
 		}
 	}
+	if o.KeepGate && steps > 0 && pl.Z > 0 {
+		// keep=gate: the components too light for the noise at the end
+		// label no cell (the null, with no step, keeps the start's)
+		mx.keep(pl.Z, start.Matrix.NoisyN, o.LR, StageRho)
+	}
 	out.Labels = mx.labels(x, n)
 	if o.Labels == LabelsMeans && steps > 0 {
 		// the trained means alone (the null, with no step, keeps the

@@ -52,6 +52,9 @@ type mixture struct {
 	fixedWeights bool
 	// canaries, when set, audit the released sums (audit.go); nil: none.
 	canaries *audit.SumCanaries
+	// drop marks the components the labels leave out (option keep=gate,
+	// set after the last step); nil: every component labels cells.
+	drop []bool
 }
 
 // mixInitFloor is the smallest share of the per-gene variance R²/h left to
@@ -154,9 +157,9 @@ func (m *mixture) labels(x []float64, n int) []int {
 	out := make([]int, n)
 	for i := range n {
 		m.scores(x[i*m.h:(i+1)*m.h], lp, s, dist)
-		best := 0
+		best := m.first()
 		for j, v := range s {
-			if v > s[best] {
+			if v > s[best] && (m.drop == nil || !m.drop[j]) {
 				best = j
 			}
 		}
@@ -195,6 +198,44 @@ func (m *mixture) noisyStep(x []float64, n int, cMu, cV, z, nt, eta float64, shr
 	}
 	m.update(sum, cMu, cV, nt, eta)
 	return loss
+}
+
+// first is the first component the labels keep (0 unless keep=gate
+// dropped it).
+func (m *mixture) first() int {
+	for j, d := range m.drop {
+		if !d {
+			return j
+		}
+	}
+	return 0
+}
+
+// keep marks for option keep=gate the components the labels leave out:
+// those the gate's test finds too light for the noise at the end (gated
+// with bound gate, the trained weights), the heaviest always kept. Such a
+// component's released weight is too small for its steps to have moved
+// its mean without noise of more than gate·R, so it is not a cluster the
+// releases support; its cells go to their most probable kept component,
+// as a dppca centre whose released count is too small is lost to noise
+// and its cells to the other centres. Post-processing of released
+// weights and means.
+func (m *mixture) keep(z, nt, eta, gate float64) {
+	m.drop = m.gated(z, nt, eta, gate)
+	lp := make([]float64, m.k)
+	m.logWeights(lp)
+	m.drop[argmax(lp)] = false
+}
+
+// argmax returns the index of the largest value of v (the first of ties).
+func argmax(v []float64) int {
+	best := 0
+	for j, x := range v {
+		if x > v[best] {
+			best = j
+		}
+	}
+	return best
 }
 
 // gated returns, for each component, whether its mean is held this step:
@@ -343,6 +384,9 @@ func (m *mixture) plainLabels(x []float64, n int) []int {
 		xi := x[i*m.h : (i+1)*m.h]
 		best, bd := 0, math.Inf(1)
 		for j := range m.k {
+			if m.drop != nil && m.drop[j] {
+				continue
+			}
 			if q := cluster.SqDist(xi, m.mu[j*m.h:(j+1)*m.h]); q < bd {
 				best, bd = j, q
 			}

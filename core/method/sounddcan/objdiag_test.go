@@ -24,6 +24,8 @@ import (
 // first run's; it favours dppca's rows), with the non-empty clusters. On development draws
 // only it also logs each run's ARI, to read whether the objective ranks
 // runs as the labels do; on data:PATH no label is read beyond K.
+// DPSCOPE_SOUNDDCAN_OBJOPTS (key=value;…) sets the run's options in place
+// of the defaults (sdcan30: keep=gate).
 func TestObjectiveDiag(t *testing.T) {
 	env := os.Getenv("DPSCOPE_SOUNDDCAN_OBJDIAG")
 	if env == "" {
@@ -31,7 +33,7 @@ func TestObjectiveDiag(t *testing.T) {
 	}
 	epss := fixture.EnvFloats(t, "DPSCOPE_SOUNDDCAN_EPS", []float64{8})
 	labelled := !strings.HasPrefix(env, "data:")
-	def := mustParse(t, nil)
+	def := envOptions(t, "DPSCOPE_SOUNDDCAN_OBJOPTS")
 	for _, d := range diagDatasets(t, env) {
 		src, err := dppca.NewSource(d, 0)
 		if err != nil {
