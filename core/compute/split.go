@@ -104,8 +104,7 @@ func spinning() bool {
 
 // spinOffUntil is the time (Unix ns) before which waits park at once: a
 // poller that finds it was not run for spinGap (another process had its
-// core) turns polling off for spinBackoff, unless SplitGapWindow lets a
-// lone gap pass. On a machine with fewer free
+// core) turns polling off for spinBackoff (SplitGapBackoff). On a machine with fewer free
 // cores than threads a poller takes CPU time the working thread needs:
 // DP-SGD's epoch took 1.3× as long polling for 2 ms while another
 // process held one of the two cores.
@@ -116,29 +115,18 @@ const (
 	spinBackoff = 100 * time.Millisecond
 )
 
-// SplitGapWindow, in ns, is how close together two of a poller's gaps
-// (stretches of more than spinGap off its core) must come before polling
-// is turned off; a gap with no other in the window before it is taken for
-// a hiccup (an interrupt, a kernel thread, the hypervisor) and polling
-// goes on. 0, the default, turns polling off at the first gap. On a quiet
-// 2-core Zen 4, 20 epochs of DP-SGD met such a gap about every 0.2 s and
-// so parked half the time: 2,514 of 4,720 hand-offs found the helper
-// parked (docs/PERFORMANCE.md, "lone gaps"). Another process holding a
-// core deschedules a poller at nearly every yield, so its gaps come
-// 0.1–3 ms apart.
-var SplitGapWindow atomic.Int64
-
-// lastSpinGap is the time (Unix ns) of the latest gap any poller found.
-var lastSpinGap atomic.Int64
-
-// gapEndsPolling records a poller's gap at now and reports whether
-// polling should be turned off for it (SplitGapWindow).
-func gapEndsPolling(now time.Time) bool {
-	t := now.UnixNano()
-	prev := lastSpinGap.Swap(t)
-	w := SplitGapWindow.Load()
-	return w <= 0 || t-prev <= w
-}
+// SplitGapBackoff says whether a poller that finds it was off its core for
+// more than spinGap turns polling off for spinBackoff (on by default). On
+// a quiet 2-core Zen 4 such gaps (51–164 µs, about one every 0.1–0.2 s of
+// polling: an interrupt, a kernel thread, the hypervisor) kept polling
+// off most of the time, and 60–100 % of the halves handed over in a
+// DP-SGD epoch found the helper parked (docs/PERFORMANCE.md, "lone
+// gaps").
+var SplitGapBackoff = func() *atomic.Bool {
+	var on atomic.Bool
+	on.Store(true)
+	return &on
+}()
 
 // spinUntil polls ready for up to d (SplitSpin or SplitWaitSpin) and
 // reports whether it became true. It yields to other goroutines and threads every 64 polls,
@@ -157,7 +145,7 @@ func spinUntil(d time.Duration, ready func() bool) bool {
 		spinPause()
 		if i%64 == 0 {
 			now := time.Now()
-			if now.Sub(last) > spinGap && gapEndsPolling(now) {
+			if now.Sub(last) > spinGap && SplitGapBackoff.Load() {
 				spinOffUntil.Store(now.Add(spinBackoff).UnixNano())
 				return false
 			}
@@ -208,7 +196,7 @@ var parkedHandoffs atomic.Int64
 
 // ParkedHandoffs reports how many halves Split has handed to a parked
 // helper goroutine since the program started (a diagnostic for the
-// polling rules: SplitSpin, SplitGapWindow).
+// polling rules: SplitSpin, SplitGapBackoff).
 func ParkedHandoffs() int64 { return parkedHandoffs.Load() }
 
 // taskPool recycles the tasks and their channels, so a split does not

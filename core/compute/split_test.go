@@ -254,60 +254,24 @@ func TestSpinUntil(t *testing.T) {
 	}
 }
 
-// TestSplitGapWindow checks that with SplitGapWindow set a lone gap does
-// not turn polling off and a second gap within the window does, that a gap
-// older than the window counts as lone again, and that with the window 0
-// the first gap turns polling off.
-func TestSplitGapWindow(t *testing.T) {
+// TestSplitGapBackoffOff checks that with SplitGapBackoff off a stall
+// neither ends a poll nor turns polling off.
+func TestSplitGapBackoffOff(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	}
-	defer SplitGapWindow.Store(SplitGapWindow.Load())
-	// stalls polls until its condition has stalled the poller once for
-	// 2·spinGap and then holds; it reports the polls and spinUntil's result.
-	stalls := func() (calls int, ok bool) {
-		stalled := false
-		ok = spinUntil(time.Hour, func() bool {
-			calls++
-			if calls%100 == 10 {
-				if stalled {
-					return true
-				}
-				stalled = true
-				time.Sleep(2 * spinGap)
-			}
-			return false
-		})
-		return calls, ok
-	}
-	// keepsPolling reports whether a lone gap left polling on. On a loaded
-	// machine the poller may be descheduled besides its own stall: a second
-	// gap then ends polling by design, so a failed try is repeated.
-	keepsPolling := func(window time.Duration, lastGap int64) bool {
-		for range 50 {
-			SplitGapWindow.Store(int64(window))
-			spinOffUntil.Store(0)
-			lastSpinGap.Store(lastGap)
-			if _, ok := stalls(); ok && spinning() {
-				return true
-			}
+	defer SplitGapBackoff.Store(SplitGapBackoff.Load())
+	SplitGapBackoff.Store(false)
+	spinOffUntil.Store(0)
+	calls := 0
+	ok := spinUntil(time.Hour, func() bool {
+		calls++
+		if calls == 10 {
+			time.Sleep(2 * spinGap)
 		}
-		return false
+		return calls == 200
+	})
+	if !ok || calls != 200 || !spinning() {
+		t.Fatalf("with SplitGapBackoff off, after a stall spinUntil returned %v after %d polls, spinning() %v; want true after 200, polling on", ok, calls, spinning())
 	}
-	if !keepsPolling(time.Hour, 0) {
-		t.Fatal("a lone gap turned polling off with SplitGapWindow 1 h")
-	}
-	// The gap just seen is within the window: the next one ends polling.
-	if calls, ok := stalls(); ok || calls > 64 || spinning() {
-		t.Fatalf("a second gap within the window: spinUntil returned %v after %d polls, spinning() %v; want false by the 64th poll, polling off", ok, calls, spinning())
-	}
-	if !keepsPolling(time.Second, time.Now().Add(-2*time.Second).UnixNano()) {
-		t.Fatal("a gap 2 s after the last turned polling off with SplitGapWindow 1 s")
-	}
-	SplitGapWindow.Store(0)
-	spinOffUntil.Store(0)
-	if calls, ok := stalls(); ok || calls > 64 || spinning() {
-		t.Fatalf("SplitGapWindow 0: spinUntil returned %v after %d polls, spinning() %v; want false by the 64th poll, polling off", ok, calls, spinning())
-	}
-	spinOffUntil.Store(0)
 }

@@ -557,15 +557,13 @@ func BenchmarkDPSGDEpochGather(b *testing.B) {
 	alternateEpochs(b, [2]string{"one", "split"}, func(side int) { compute.GatherSplit.Store(side == 1) })
 }
 
-// BenchmarkDPSGDEpochGapWindow alternates epochs of BenchmarkDPSGDEpoch's
-// configuration with Split's polling turned off at a poller's first gap
-// (compute.SplitGapWindow 0) and at the second within 20 ms. See
-// alternateEpochs; ratios above 1: the window wins.
-func BenchmarkDPSGDEpochGapWindow(b *testing.B) {
-	defer compute.SplitGapWindow.Store(compute.SplitGapWindow.Load())
-	alternateEpochs(b, [2]string{"first", "window"}, func(side int) {
-		compute.SplitGapWindow.Store(int64(side) * int64(20*time.Millisecond))
-	})
+// BenchmarkDPSGDEpochGapBackoff alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with Split's polling turned off for spinBackoff at a
+// poller's gap and never (compute.SplitGapBackoff on, off). See
+// alternateEpochs; ratios above 1: never turning it off wins.
+func BenchmarkDPSGDEpochGapBackoff(b *testing.B) {
+	defer compute.SplitGapBackoff.Store(compute.SplitGapBackoff.Load())
+	alternateEpochs(b, [2]string{"backoff", "never"}, func(side int) { compute.SplitGapBackoff.Store(side == 0) })
 }
 
 // BenchmarkDPSGDEpochUnroll alternates epochs of BenchmarkDPSGDEpoch's
