@@ -102,12 +102,11 @@ func spinning() bool {
 	return asmSingle.Load() == 0 && runtime.GOMAXPROCS(0) >= 2 && time.Now().UnixNano() >= spinOffUntil.Load()
 }
 
-// spinOffUntil is the time (Unix ns) before which waits park at once: a
-// poller that finds it was not run for spinGap (another process had its
-// core) turns polling off for spinBackoff (SplitGapBackoff). On a machine with fewer free
-// cores than threads a poller takes CPU time the working thread needs:
-// DP-SGD's epoch took 1.3× as long polling for 2 ms while another
-// process held one of the two cores.
+// spinOffUntil is the time (Unix ns) before which waits park at once:
+// with SplitGapBackoff on, a poller that finds it was not run for spinGap
+// (another process had its core, it is presumed) turns polling off for
+// spinBackoff. Before the pollers yielded, DP-SGD's epoch took 1.3× as
+// long polling for 2 ms while another process held one of the two cores.
 var spinOffUntil atomic.Int64
 
 const (
@@ -116,17 +115,15 @@ const (
 )
 
 // SplitGapBackoff says whether a poller that finds it was off its core for
-// more than spinGap turns polling off for spinBackoff (on by default). On
-// a quiet 2-core Zen 4 such gaps (51–164 µs, about one every 0.1–0.2 s of
-// polling: an interrupt, a kernel thread, the hypervisor) kept polling
-// off most of the time, and 60–100 % of the halves handed over in a
-// DP-SGD epoch found the helper parked (docs/PERFORMANCE.md, "lone
-// gaps").
-var SplitGapBackoff = func() *atomic.Bool {
-	var on atomic.Bool
-	on.Store(true)
-	return &on
-}()
+// more than spinGap turns polling off for spinBackoff. Off by default, by
+// rule 2 of docs/PERFORMANCE.md's "lone gaps" section: on a quiet 2-core
+// Zen 4 such gaps (51–164 µs, about one every 0.1–0.2 s of polling: an
+// interrupt, a kernel thread, the hypervisor) kept polling off most of the
+// time, 60–100 % of the halves of a DP-SGD epoch found the helper parked,
+// and epochs never backing off were 1.03–1.14× as fast (median 1.07);
+// beside a busy loop they were level (median 0.985). The pollers yield
+// every 64 polls, so a poller beside another process gives its core up.
+var SplitGapBackoff atomic.Bool
 
 // spinUntil polls ready for up to d (SplitSpin or SplitWaitSpin) and
 // reports whether it became true. It yields to other goroutines and threads every 64 polls,
