@@ -68,9 +68,12 @@
 // helper polls for the next for up to [SplitSpin] (1 ms by default,
 // DPSCOPE_SPLIT_SPIN) before it parks, and a caller that finished its half
 // first polls up to [SplitWaitSpin] (DPSCOPE_SPLIT_WAIT_SPIN) for the
-// helper's: waking a parked goroutine cost tens of µs per hand-off. A
-// poller that finds its core taken by another process stops polling for a
-// while; nothing polls while SingleThreaded is in force.
+// helper's: waking a parked goroutine cost tens of µs per hand-off. The
+// pollers yield every 64 polls, so that another process may have the
+// core; with [SplitGapBackoff] on (off by default) a poller that finds it
+// was off its core stops polling for a while. [ParkedHandoffs] counts the
+// halves handed to a parked helper. Nothing polls while SingleThreaded is
+// in force.
 //
 // In builds with the race detector, the memory that OpenBLAS reads and writes
 // is reported to the detector row by row, so data races through the C path are
