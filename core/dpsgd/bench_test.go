@@ -122,6 +122,72 @@ func BenchmarkDPSGDEpoch(b *testing.B) {
 	b.ReportMetric(float64(compute.SparseProducts()-sparse0)/float64(b.N), "sparse-products/epoch")
 }
 
+// BenchmarkDPSGDEpochPeak alternates an epoch of BenchmarkDPSGDEpoch's
+// configuration with three OpenBLAS products of 2048×2048×2048 at its
+// default threads (the sgemm peak ../shared/peers/blas_peak.py measures
+// with numpy), and reports the median epoch's GFLOP/s, the median
+// product's, and the median over the rounds of the epoch's share of the
+// peak measured beside it (peak-share). On a machine whose speed drifts
+// within minutes (docs/PERFORMANCE.md, "two speeds") the share is read
+// against a peak taken under the same conditions. Without OpenBLAS it
+// skips.
+func BenchmarkDPSGDEpochPeak(b *testing.B) {
+	if be, err := compute.Init(); err != nil || be.Name != compute.NameOpenBLAS {
+		b.Skip("needs OpenBLAS for the peak")
+	}
+	ae, d, in := benchTrainer(b)
+	loss := benchLoss(ae, in, benchData(), nil)
+	const n = 2048
+	rng := rand.New(rand.NewPCG(1, 2))
+	mats := make([]compute.Matrix, 3)
+	for i := range mats {
+		mats[i] = compute.NewMatrix(n, n, nil)
+		for x := range mats[i].Data {
+			mats[i].Data[x] = rng.Float32() - 0.5
+		}
+	}
+	var epochs, peaks, shares []float64
+	for b.Loop() {
+		t0 := time.Now()
+		samples := 0
+		for range d.StepsPerEpoch() {
+			st, err := d.Step(loss)
+			if err != nil {
+				b.Fatal(err)
+			}
+			samples += st.BatchSize
+		}
+		epoch := float64(samples) * benchFLOP / time.Since(t0).Seconds() / 1e9
+		restore, err := compute.SetGemm("openblas")
+		if err != nil {
+			b.Fatal(err)
+		}
+		var reps []float64
+		for range 3 {
+			t1 := time.Now()
+			compute.MulTo(mats[2], mats[0], false, mats[1], false, 1, 0)
+			reps = append(reps, 2*n*n*n/time.Since(t1).Seconds()/1e9)
+		}
+		restore()
+		peak := median(reps)
+		epochs, peaks, shares = append(epochs, epoch), append(peaks, peak), append(shares, epoch/peak)
+		// OpenBLAS's idle threads poll for a while after a product: let
+		// them sleep before the next epoch.
+		time.Sleep(200 * time.Millisecond)
+	}
+	b.ReportMetric(median(epochs), "epoch-GFLOP/s")
+	b.ReportMetric(median(peaks), "peak-GFLOP/s")
+	b.ReportMetric(median(shares), "peak-share")
+	b.ReportMetric(0, "ns/op")
+}
+
+// median returns the median of x (the upper one of an even count).
+func median(x []float64) float64 {
+	y := slices.Clone(x)
+	slices.Sort(y)
+	return y[len(y)/2]
+}
+
 // BenchmarkNonPrivateEpoch times one epoch (10 shuffled batches of 427) of
 // plain mini-batch training with the same network, loss and optimizer.
 func BenchmarkNonPrivateEpoch(b *testing.B) {
