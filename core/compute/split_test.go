@@ -277,3 +277,17 @@ func TestSplitGapBackoffOff(t *testing.T) {
 		t.Fatalf("with SplitGapBackoff off, after a stall spinUntil returned %v after %d polls, spinning() %v; want true after 200, polling on", ok, calls, spinning())
 	}
 }
+// TestParseSplitSpin checks EnvSplitSpin's values.
+func TestParseSplitSpin(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		want time.Duration
+	}{
+		{"", defaultSplitSpin}, {"1ms", time.Millisecond}, {" 200us ", 200 * time.Microsecond},
+		{"0", 0}, {"-1ms", defaultSplitSpin}, {"fast", defaultSplitSpin},
+	} {
+		if got := parseSplitSpin(c.v); got != c.want {
+			t.Errorf("parseSplitSpin(%q) = %v, want %v", c.v, got, c.want)
+		}
+	}
+}
