@@ -277,6 +277,7 @@ func TestSplitGapBackoffOff(t *testing.T) {
 		t.Fatalf("with SplitGapBackoff off, after a stall spinUntil returned %v after %d polls, spinning() %v; want true after 200, polling on", ok, calls, spinning())
 	}
 }
+
 // TestParseSplitSpin checks EnvSplitSpin's values.
 func TestParseSplitSpin(t *testing.T) {
 	for _, c := range []struct {
