@@ -386,11 +386,7 @@ func BenchmarkDPSGDEpochSparse(b *testing.B) {
 			s.secs = append(s.secs, time.Since(t0).Seconds())
 		}
 	}
-	stat := func(x []float64) (lo, med float64) {
-		y := slices.Clone(x)
-		slices.Sort(y)
-		return y[0], y[len(y)/2]
-	}
+	stat := func(x []float64) (lo, med float64) { return slices.Min(x), median(x) }
 	dLo, dMed := stat(sides[0].secs)
 	sLo, sMed := stat(sides[1].secs)
 	b.ReportMetric(dLo, "dense-min-s")
@@ -447,11 +443,7 @@ func BenchmarkDPSGDEpochGemm(b *testing.B) {
 			s.secs = append(s.secs, time.Since(t0).Seconds())
 		}
 	}
-	stat := func(x []float64) (lo, med float64) {
-		y := slices.Clone(x)
-		slices.Sort(y)
-		return y[0], y[len(y)/2]
-	}
+	stat := func(x []float64) (lo, med float64) { return slices.Min(x), median(x) }
 	oLo, oMed := stat(sides[0].secs)
 	for _, s := range sides {
 		lo, med := stat(s.secs)
@@ -543,11 +535,7 @@ func alternateEpochs(b *testing.B, names [2]string, set func(side int)) {
 			s.parked += compute.ParkedHandoffs() - p0
 		}
 	}
-	stat := func(x []float64) (lo, med float64) {
-		y := slices.Clone(x)
-		slices.Sort(y)
-		return y[0], y[len(y)/2]
-	}
+	stat := func(x []float64) (lo, med float64) { return slices.Min(x), median(x) }
 	lo0, med0 := stat(sides[0].secs)
 	lo1, med1 := stat(sides[1].secs)
 	for k, s := range sides {
@@ -584,16 +572,11 @@ func BenchmarkNoiseSplitAlt(b *testing.B) {
 		}
 		ratios = append(ratios, r[0]/r[1])
 	}
-	med := func(x []float64) float64 {
-		y := slices.Clone(x)
-		slices.Sort(y)
-		return y[len(y)/2]
-	}
 	for k, name := range []string{"one", "split"} {
 		b.ReportMetric(slices.Min(t[k]), name+"-min-ms")
-		b.ReportMetric(med(t[k]), name+"-med-ms")
+		b.ReportMetric(median(t[k]), name+"-med-ms")
 	}
-	b.ReportMetric(med(ratios), "med-ratio")
+	b.ReportMetric(median(ratios), "med-ratio")
 	b.ReportMetric(0, "ns/op")
 }
 
