@@ -706,4 +706,14 @@
 // Post-processing of the released weights and means: the plan, the
 // trained mixture and the ledger are the default's, a cell of a kept
 // component keeps its label, and the null is unchanged (TestKeepRun).
+//
+// Second part (docs/RESULTS.md, "sdcan31"): option keep=count reads the
+// cells instead of the trained weight, which the steps drain from real
+// small populations: after the last step it releases one Gaussian count
+// per component of the cells it labels (Δ = 1; MechFinalCounts, with the
+// head round's count noise, its share of μ² taken from the head's, so the
+// plan still composes to the target) and leaves out every component whose
+// count is below the head's bar (minCountSigmas·σ, at least one cell; the
+// largest count always kept), its cells going to their most probable kept
+// component (TestKeepCountRun).
 package sounddcan

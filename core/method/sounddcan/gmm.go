@@ -227,6 +227,28 @@ func (m *mixture) keep(z, nt, eta, gate float64) {
 	m.drop[argmax(lp)] = false
 }
 
+// keepCounts marks for option keep=count the components the labels leave
+// out: it releases each component's count of the cells labels gives it
+// (each cell in one count, so Δ = 1) with Gaussian noise sigma, and drops
+// those below the head's rule, minCountSigmas·sigma and at least one cell
+// — a count the noise cannot tell from an empty component's (at 3σ an
+// empty one passes with probability 0.13 %), the same bar and the same
+// noise as the head round's counts, so no constant is new. The component
+// with the largest released count is always kept. Unlike keep=gate it
+// reads the cells, not the trained weight the steps may have drained.
+func (m *mixture) keepCounts(labels []int, sigma float64, rng *rand.Rand) {
+	c := make([]float64, m.k)
+	for _, l := range labels {
+		c[l]++
+	}
+	m.drop = make([]bool, m.k)
+	for j := range c {
+		c[j] += sigma * rng.NormFloat64()
+		m.drop[j] = c[j] < max(1, minCountSigmas*sigma)
+	}
+	m.drop[argmax(c)] = false
+}
+
 // argmax returns the index of the largest value of v (the first of ties).
 func argmax(v []float64) int {
 	best := 0

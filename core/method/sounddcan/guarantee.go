@@ -57,6 +57,9 @@ func (r *runner) guarantee(audited []core.EpsilonValue) core.GuaranteeEvent {
 	if r.pl.Handoff {
 		reasons = append(reasons, fmt.Sprintf("handoff=%s: the noise the network would leave on a mean, from the released cell count, is %s, so the run is dppca's own pipeline (its start, no DP-SGD step) with the head's round: a choice made from a release, post-processing; the ledger holds what ran", o.Handoff, o.handoffBound()))
 	}
+	if r.pl.Steps > 0 && r.pl.FinalCounts > 0 {
+		reasons = append(reasons, fmt.Sprintf("keep=count: after the last step one count per component of the cells it labels (each cell in one count, Δ = 1) is released with noise %.3g, the head round's count noise (its share of μ² taken from the head's), and entered in the ledger; a component whose count is below %d noise deviations labels no cell (post-processing of that release)", r.pl.FinalCounts, minCountSigmas))
+	}
 	status := core.GuaranteeFormal
 	if o.Prep == dppca.PrepPrivate {
 		total := fmt.Sprintf("the public total %g", r.pl.Target)

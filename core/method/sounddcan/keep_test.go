@@ -1,8 +1,11 @@
 package sounddcan
 
 import (
+	"context"
 	"math"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,9 +32,195 @@ func TestKeepOptions(t *testing.T) {
 	if !reflect.DeepEqual(o, def) {
 		t.Errorf("keep=gate changes more than KeepGate:\n%+v\nwant\n%+v", o, def)
 	}
-	for _, bad := range []string{"", "Gate", "on", "1", "comp", "none"} {
+	c := mustParse(t, map[string]string{"keep": "count"})
+	if !c.KeepCount || c.KeepGate || !strings.Contains(c.String(), "keep=count") {
+		t.Errorf("keep=count resolves to count %v gate %v (%s)", c.KeepCount, c.KeepGate, c)
+	}
+	c.KeepCount = false
+	if !reflect.DeepEqual(c, def) {
+		t.Errorf("keep=count changes more than KeepCount:\n%+v\nwant\n%+v", c, def)
+	}
+	for _, bad := range []string{"", "Gate", "on", "1", "comp", "none", "Count", "counts"} {
 		if _, err := Parse(map[string]string{"keep": bad}); err == nil {
 			t.Errorf("keep=%q accepted", bad)
+		}
+	}
+	if _, err := Parse(map[string]string{"keep": "count", "start": "alone"}); err == nil {
+		t.Error("keep=count with start=alone (no head round) accepted")
+	}
+}
+
+// TestKeepCountLabels: keepCounts drops exactly the components whose
+// released count is below 3σ (here a component of 1 cell at σ 1, beside
+// 300 and 20), never the one with the largest count, and draws one normal
+// per component from the stream; a cell of a dropped component goes to a
+// kept one.
+func TestKeepCountLabels(t *testing.T) {
+	m := &mixture{k: 3, h: 4, mu: []float64{0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0}, a: []float64{math.Log(0.6), math.Log(0.38), math.Log(0.02)}, b: 0.5 * math.Log(10), gclip: 1}
+	labels := make([]int, 321)
+	for i := range labels {
+		labels[i] = 0
+		if i >= 300 {
+			labels[i] = 1
+		}
+	}
+	labels[320] = 2
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		m.keepCounts(labels, 1, rng)
+		want := []bool{false, false, true}
+		ref := rand.New(rand.NewPCG(seed, 1))
+		noise := []float64{ref.NormFloat64(), ref.NormFloat64(), ref.NormFloat64()}
+		if 1+noise[2] >= 3 {
+			want[2] = false // the noise lifted the one cell over the bar
+		}
+		if !reflect.DeepEqual(m.drop, want) {
+			t.Fatalf("seed %d: keepCounts dropped %v, want %v (noise %v)", seed, m.drop, want, noise)
+		}
+		if rng.Uint64() != ref.Uint64() {
+			t.Fatalf("seed %d: keepCounts did not read exactly one normal per component", seed)
+		}
+	}
+	x := []float64{0, 0.05, 0, 0, 0.9, 0, 0, 0, 0, 1, 0, 0} // at each mean
+	m.keepCounts(labels, 1, rand.New(rand.NewPCG(0, 1)))
+	if m.drop[2] {
+		if got := m.labels(x, 3); got[0] != 0 || got[1] != 1 || got[2] == 2 {
+			t.Errorf("labels with component 2 dropped: %v", got)
+		}
+	}
+	m.keepCounts(labels, 1000, rand.New(rand.NewPCG(3, 4))) // every count below 3000: one kept
+	kept := 0
+	for _, d := range m.drop {
+		if !d {
+			kept++
+		}
+	}
+	if kept != 1 {
+		t.Errorf("with every count below the bar keepCounts kept %d components, want 1 (%v)", kept, m.drop)
+	}
+}
+
+// TestKeepCountRun: keep=count's plan takes the final count's share from
+// the head's (its σ the head round's count noise, the head's sums and
+// counts noise up by √(1 + 1/(p+1)), everything else the default's) and
+// composes to the target within 1 %; the ledger is the default's
+// components plus exactly one event of MechFinalCounts with that σ; the
+// labels are those of the same trained mixture with the components
+// dropped whose count, noised by the stream's next normals, is below 3σ
+// (recomputed here from the outcome); the null is the default's null.
+func TestKeepCountRun(t *testing.T) {
+	israce.SkipNumerics(t)
+	d := fixture.Separated(4, 300, 200, 1)
+	src, err := dppca.NewSource(d, 5) // K = 5 > 4 populations: a light component
+	if err != nil {
+		t.Fatal(err)
+	}
+	oc, oa := mustParse(t, map[string]string{"keep": "count"}), mustParse(t, nil)
+	moved := 0
+	for _, eps := range []float64{8, 16} {
+		pcg := rand.NewPCG(1, 0)
+		rng := rand.New(pcg)
+		pl, err := NewPlan(src, true, eps, 1e-5, oc, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pd, err := NewPlan(src, true, eps, 1e-5, oa, rand.New(rand.NewPCG(1, 0)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := float64(oc.P)
+		f := math.Sqrt(1 + 1/(p+1))
+		if pl.Steps == 0 || pl.FinalCounts != pl.Counts || math.Abs(pl.Counts/pd.Counts-f) > 1e-12 || math.Abs(pl.Sums/pd.Sums-f) > 1e-12 {
+			t.Fatalf("ε %g: keep=count's plan steps %d, final %g, counts %g (default %g), sums %g (default %g); want the ratio %g", eps, pl.Steps, pl.FinalCounts, pl.Counts, pd.Counts, pl.Sums, pd.Sums, f)
+		}
+		q := pl
+		q.Sums, q.Counts, q.FinalCounts = pd.Sums, pd.Counts, 0
+		if !reflect.DeepEqual(q, pd) {
+			t.Fatalf("ε %g: keep=count changed more of the plan than the head's noise", eps)
+		}
+		if mu := dppca.ComposedMu(pl.Mechanisms()); mu > pl.Mu || mu < 0.99*pl.Mu {
+			t.Fatalf("ε %g: the plan composes to μ %g, want at most %g and within 1 %%", eps, mu, pl.Mu)
+		}
+		// the same plan and stream with the option off: the same trained
+		// mixture; the stream's next K normals are the counts' noise
+		b, err := pcg.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var twin rand.PCG
+		if err := twin.UnmarshalBinary(b); err != nil {
+			t.Fatal(err)
+		}
+		ref := rand.New(&twin)
+		all, err := Fit(context.Background(), src, pl, oa, ref, Hooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Fit(context.Background(), src, pl, oc, rng, Hooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(all.Centres, got.Centres) || !reflect.DeepEqual(all.Weights, got.Weights) {
+			t.Fatalf("ε %g: keep=count changed the trained mixture", eps)
+		}
+		c := make([]float64, src.K)
+		for _, l := range all.Labels {
+			c[l]++
+		}
+		drop := make([]bool, src.K)
+		best := 0
+		for j := range c {
+			c[j] += pl.FinalCounts * ref.NormFloat64()
+			drop[j] = c[j] < max(1, minCountSigmas*pl.FinalCounts)
+			if c[j] > c[best] {
+				best = j
+			}
+		}
+		drop[best] = false
+		for i, l := range all.Labels {
+			if drop[got.Labels[i]] {
+				t.Fatalf("ε %g: cell %d labelled by dropped component %d", eps, i, got.Labels[i])
+			}
+			if !drop[l] && got.Labels[i] != l {
+				t.Fatalf("ε %g: cell %d moved from kept component %d to %d", eps, i, l, got.Labels[i])
+			}
+			if drop[l] {
+				moved++
+			}
+		}
+		n0 := fitOnce(t, src, true, eps, mustParse(t, map[string]string{"steps": "0"}), 1)
+		n1 := fitOnce(t, src, true, eps, mustParse(t, map[string]string{"steps": "0", "keep": "count"}), 1)
+		if !reflect.DeepEqual(n0.Labels, n1.Labels) || !reflect.DeepEqual(n0.Plan, n1.Plan) {
+			t.Errorf("ε %g: keep=count changed the null", eps)
+		}
+	}
+	if moved == 0 {
+		t.Error("no cell's component was dropped at ε 8 or 16: the test cannot tell keep=count from the default")
+	}
+	for _, eps := range []float64{4, 8} {
+		ec, _ := runTest(t, d, fixture.SoundConfig(eps, variantSeed, map[string]string{"keep": "count"}))
+		ed, _ := runTest(t, d, fixture.SoundConfig(eps, variantSeed, nil))
+		lc, ld := ec.Ledger(), ed.Ledger()
+		if len(ld.Events(MechSGD)) == 0 {
+			t.Fatalf("ε %g: the default's network did not run", eps)
+		}
+		if want := append(slices.Clone(ld.Components()), MechFinalCounts); !slices.Equal(lc.Components(), want) {
+			t.Errorf("ε %g: keep=count's ledger %v, want %v", eps, lc.Components(), want)
+		}
+		for _, c := range ld.Components() {
+			if len(lc.Events(c)) != len(ld.Events(c)) {
+				t.Errorf("ε %g: %s has %d events, the default's %d", eps, c, len(lc.Events(c)), len(ld.Events(c)))
+			}
+		}
+		want, err := dppca.Mechanism{Name: MechFinalCounts, Sens: 1, Sigma: ec.Outcome().Plan.FinalCounts, Count: 1}.Event()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if evs := lc.Events(MechFinalCounts); len(evs) != 1 || !reflect.DeepEqual(evs[0], want) || ec.Outcome().Plan.FinalCounts <= 0 {
+			t.Errorf("ε %g: the final counts' events %v, want one of σ %g", eps, evs, ec.Outcome().Plan.FinalCounts)
+		}
+		if _, got := ledgerBudget(t, ec); got > eps || got < 0.99*eps {
+			t.Errorf("ε %g: the ledger composes to ε %.9g, want at most the target and within 1 %%", eps, got)
 		}
 	}
 }

@@ -351,6 +351,19 @@ type Options struct {
 	// Post-processing of the released weights and means; the null (no
 	// step) and nonprivate runs are unchanged.
 	KeepGate bool
+	// KeepCount ("keep=count") releases, after the last DP-SGD step, one
+	// Gaussian count per component of the cells it labels (each cell in
+	// one count: Δ = 1; noise Plan.FinalCounts, the head round's count
+	// noise, its share of μ² taken from the head's) and leaves out of the
+	// final labels every component whose released count is below the
+	// head's bar (minCountSigmas·σ, at least one cell; the component with
+	// the largest count always kept); their cells go to their most
+	// probable kept component. Why (sdcan30): keep=gate's bar reads the
+	// trained weight, which the steps drain from real small populations;
+	// this one reads the cells. Not post-processing: one more release in
+	// the ledger. Only where the network runs; not with start=alone, which
+	// has no head round to share with.
+	KeepCount bool
 	// RefillScale is refill=split:F's F, the distance the two halves of a
 	// split are set apart in units of √(h·v) (DefaultRefillScale).
 	RefillScale float64
@@ -364,8 +377,9 @@ const (
 
 // Values of option keep.
 const (
-	KeepAll  = "all"
-	KeepGate = "gate"
+	KeepAll   = "all"
+	KeepGate  = "gate"
+	KeepCount = "count"
 )
 
 // Values of the options shrink, stage and gate.
@@ -644,10 +658,10 @@ func Parse(vals map[string]string) (Options, error) {
 			}
 			*map[string]*int{"p": &o.P, "genes": &o.Genes, "k": &o.K, "steps": &o.Steps, "over": &o.Over, "rounds": &o.StageT}[key] = n
 		case "keep":
-			if v != KeepAll && v != KeepGate {
-				return Options{}, optf("option keep is %q, must be %s or %s", v, KeepAll, KeepGate)
+			if v != KeepAll && v != KeepGate && v != KeepCount {
+				return Options{}, optf("option keep is %q, must be %s, %s or %s", v, KeepAll, KeepGate, KeepCount)
 			}
-			o.KeepGate = v == KeepGate
+			o.KeepGate, o.KeepCount = v == KeepGate, v == KeepCount
 		case "labels":
 			if v != LabelsPi && v != LabelsMeans {
 				return Options{}, optf("option labels is %q, must be %s or %s", v, LabelsPi, LabelsMeans)
@@ -911,6 +925,11 @@ func (o Options) Validate() error {
 		// dppca's scale is at least dppca.MinGenesScale
 		return optf("option genes has scale %g (whole %v) with start=alone, must be auto, auto:S or grow:S with S ≥ %d", o.GenesScale, o.GenesWhole, dppca.MinGenesScale)
 	}
+	if o.Start == StartAlone && o.KeepCount {
+		// keep=count's noise is the head round's count noise, its share
+		// taken from the head's; start=alone has neither
+		return optf("option keep is %s with start=alone, must be %s or %s (no head round to share its count noise with)", KeepCount, KeepAll, KeepGate)
+	}
 	if o.Start == StartAlone && o.Hold != HoldOff {
 		// dppca's own release (dppca.Release) gives the counts the
 		// mixture's weights read; the held releases do not
@@ -1111,6 +1130,9 @@ func (o Options) String() string {
 	}
 	if o.KeepGate {
 		s += " keep=gate" // likewise
+	}
+	if o.KeepCount {
+		s += " keep=count" // likewise
 	}
 	if o.Refill {
 		s += " refill=split:" + strconv.FormatFloat(o.RefillScale, 'g', -1, 64) // likewise

@@ -20,6 +20,9 @@ const (
 	// that replace the network when the subspace test leaves it out.
 	MechExtraSums   = "head: extra rounds' cluster sums (network left out)"
 	MechExtraCounts = "head: extra rounds' cluster counts (network left out)"
+	// MechFinalCounts is option keep=count's release: one count per
+	// component of the cells the trained mixture labels.
+	MechFinalCounts = "keep=count: final components' counts"
 )
 
 // SubspaceRounds is how many Lloyd rounds of the head replace the network
@@ -80,6 +83,11 @@ type Plan struct {
 	SubOff                 bool
 	Extra                  int
 	ExtraSums, ExtraCounts float64
+	// FinalCounts is the noise of option keep=count's release of the
+	// final components' counts (Δ = 1) after the last step: the head
+	// round's count noise Counts, its share of μ² taken from the head's;
+	// 0 when it does not run (the option off, no step, no noise).
+	FinalCounts float64
 	// Target is the public total the start normalises every cell to:
 	// option target, or targetRule's choice under target=auto.
 	Target float64
@@ -477,10 +485,21 @@ func NewPlan(src *dppca.Source, private bool, eps, delta float64, o Options, rng
 		pl.Z = math.Sqrt(float64(pl.Steps)) / (mu * math.Sqrt(shNet))
 	}
 	if pl.Rounds > 0 {
-		w := shHead / float64(pl.Rounds)
 		p := float64(o.P)
+		rounds := float64(pl.Rounds)
+		keep := o.KeepCount && pl.Steps > 0
+		if keep {
+			// keep=count: the final count is one more count release of
+			// the head's, with its round's count noise: the head's share
+			// covers the rounds and a count's share more
+			rounds += 1 / (p + 1)
+		}
+		w := shHead / rounds
 		pl.Sums = r / (mu * math.Sqrt(w*p/(p+1)))
 		pl.Counts = 1 / (mu * math.Sqrt(w/(p+1)))
+		if keep {
+			pl.FinalCounts = pl.Counts
+		}
 	}
 	pl.Over = o.Over
 	switch o.Over {
@@ -603,6 +622,9 @@ func (pl Plan) Mechanisms() []dppca.Mechanism {
 		ms = append(ms,
 			dppca.Mechanism{Name: MechExtraSums, Sens: pl.R, Sigma: pl.ExtraSums, Count: pl.Extra},
 			dppca.Mechanism{Name: MechExtraCounts, Sens: 1, Sigma: pl.ExtraCounts, Count: pl.Extra})
+	}
+	if pl.Steps > 0 && pl.FinalCounts > 0 {
+		ms = append(ms, dppca.Mechanism{Name: MechFinalCounts, Sens: 1, Sigma: pl.FinalCounts, Count: 1})
 	}
 	return ms
 }
