@@ -268,8 +268,9 @@ func TestKeepLabels(t *testing.T) {
 // TestKeepRun: keep=gate is post-processing of the trained mixture: the
 // same plan, means and weights to the digit; a cell whose default label
 // is a kept component keeps it, one whose label was dropped moves to a
-// kept component (here 3 cells at ε 16: K = 5 on four populations); the null (steps=0) is the default's; the ledger is the
-// default's event for event.
+// kept component (here 3 cells at ε 16: K = 5 on four populations); the
+// null (steps=0) is the default's; the ledger is the default's event for
+// event.
 func TestKeepRun(t *testing.T) {
 	israce.SkipNumerics(t)
 	d := fixture.Separated(4, 300, 200, 1)
