@@ -292,6 +292,11 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 		// mixture's labels at its start)
 		out.Labels = mx.plainLabels(x, n)
 	}
+	if o.JoinCodes && steps > 0 {
+		// join=codes: the nearest joined mean on the rows joined to the
+		// start's codes (the null keeps the mixture's labels at its start)
+		out.Labels = mx.joinLabels(x, n, codes, basis, p)
+	}
 	if hk.Labels != nil && steps > 0 {
 		hk.Labels(steps, codes, p, out.Labels)
 	}

@@ -364,6 +364,18 @@ type Options struct {
 	// the ledger. Only where the network runs; not with start=alone, which
 	// has no head round to share with.
 	KeepCount bool
+	// JoinCodes ("join=codes"; "off" the default) labels every cell by
+	// its nearest trained mean on its network rows joined to its codes,
+	// the start's private projection the run already released (each
+	// block scaled to unit total variance under the released mixture,
+	// mixture.joinScales), instead of the mixture's π-weighted labels.
+	// Why (sdcan29 §4, sdcan26): what separates the default from dppca is
+	// the rows the cells are labelled on, and labelling on dppca's rows
+	// lifted pbmc_4k's low seeds; the codes carry the start's denoised
+	// subspace, which the h-dimensional rows weight by 1/h only.
+	// Post-processing: the plan, the mixture and the ledger are the
+	// default's. Only where the network runs; not with labels=means.
+	JoinCodes bool
 	// RefillScale is refill=split:F's F, the distance the two halves of a
 	// split are set apart in units of √(h·v) (DefaultRefillScale).
 	RefillScale float64
@@ -380,6 +392,12 @@ const (
 	KeepAll   = "all"
 	KeepGate  = "gate"
 	KeepCount = "count"
+)
+
+// Values of option join.
+const (
+	JoinOff   = "off"
+	JoinCodes = "codes"
 )
 
 // Values of the options shrink, stage and gate.
@@ -547,7 +565,7 @@ const (
 )
 
 // Keys are the option names Parse accepts.
-var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff", "rounds", "netdim", "sideclip", "rhoclip", "labels", "weights", "refill", "split", "avg", "offset", "rows", "mergestarts", "seedstarts", "keep"}
+var Keys = []string{"p", "genes", "prep", "k", "steps", "gclip", "lr", "over", "net", "shrink", "stage", "gate", "start", "subspace", "fill", "hold", "target", "stagerho", "handoff", "rounds", "netdim", "sideclip", "rhoclip", "labels", "weights", "refill", "split", "avg", "offset", "rows", "mergestarts", "seedstarts", "keep", "join"}
 
 // parseStarts reads a count of k-means starts in [lo, hi] for option
 // key; lo, the search's own count, is the default and resolves to 0.
@@ -662,6 +680,11 @@ func Parse(vals map[string]string) (Options, error) {
 				return Options{}, optf("option keep is %q, must be %s, %s or %s", v, KeepAll, KeepGate, KeepCount)
 			}
 			o.KeepGate, o.KeepCount = v == KeepGate, v == KeepCount
+		case "join":
+			if v != JoinOff && v != JoinCodes {
+				return Options{}, optf("option join is %q, must be %s or %s", v, JoinOff, JoinCodes)
+			}
+			o.JoinCodes = v == JoinCodes
 		case "labels":
 			if v != LabelsPi && v != LabelsMeans {
 				return Options{}, optf("option labels is %q, must be %s or %s", v, LabelsPi, LabelsMeans)
@@ -925,6 +948,11 @@ func (o Options) Validate() error {
 		// dppca's scale is at least dppca.MinGenesScale
 		return optf("option genes has scale %g (whole %v) with start=alone, must be auto, auto:S or grow:S with S ≥ %d", o.GenesScale, o.GenesWhole, dppca.MinGenesScale)
 	}
+	if o.JoinCodes && o.Labels == LabelsMeans {
+		// join=codes labels by the nearest joined mean, without π,
+		// itself: the two label rules exclude each other
+		return optf("option join is %s with labels=%s, must be %s (join=codes labels by the nearest joined mean)", JoinCodes, LabelsMeans, JoinOff)
+	}
 	if o.Start == StartAlone && o.KeepCount {
 		// keep=count's noise is the head round's count noise, its share
 		// taken from the head's; start=alone has neither
@@ -1133,6 +1161,9 @@ func (o Options) String() string {
 	}
 	if o.KeepCount {
 		s += " keep=count" // likewise
+	}
+	if o.JoinCodes {
+		s += " join=codes" // likewise
 	}
 	if o.Refill {
 		s += " refill=split:" + strconv.FormatFloat(o.RefillScale, 'g', -1, 64) // likewise
