@@ -716,4 +716,14 @@
 // count is below the head's bar (minCountSigmas·σ, at least one cell; the
 // largest count always kept), its cells going to their most probable kept
 // component (TestKeepCountRun).
+//
+// Third part (docs/RESULTS.md, "sdcan32"): option join=codes
+// (Options.JoinCodes; off, the default) labels every cell by its nearest
+// trained mean on its network rows joined to its codes, the start's
+// private projection the run already released, each block scaled to unit
+// total variance under the released mixture (mixture.joinScales: between-
+// plus within-component variance, the codes' block on the start's basis),
+// so the start's denoised p directions weigh as much as the h genes.
+// Post-processing: the plan, the trained mixture and the ledger are the
+// default's, and the null is unchanged (TestJoinRun).
 package sounddcan
