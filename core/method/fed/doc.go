@@ -30,7 +30,9 @@
 //     α read as FedEMA's auto-scaler target (μ_k = α at a client's first
 //     update, every client starting within α·d_k⁰ of the global model;
 //     Params.Divergence, "calibrated"; an optional FedAvg warm-up,
-//     Params.Warmup, off by default); evaluation is k-means with 10 k-means++
+//     Params.Warmup, off by default; the EMA target stays the client's
+//     own at a download unless Params.Target is TargetMix, an option);
+//     evaluation is k-means with 10 k-means++
 //     restarts (scikit-learn's default) on the global online encoder's
 //     output. By default the paper's benchmark: K = 4,
 //     300 rounds, each client holding ⌊classes/K⌋ whole classes (split

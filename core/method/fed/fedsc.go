@@ -152,7 +152,8 @@ func divergenceMu(rule Divergence, alpha float64, lambda *float64, d float64) fl
 // (1-based): the global model at its first round, W_k ← μ_k W_k +
 // (1 − μ_k) W_g after, with μ_k = 0 in the FedAvg warm-up (rounds up to
 // Params.Warmup), so the divergence rule (and the calibrated rule's d_k⁰)
-// starts at the first round after it.
+// starts at the first round after it. Under TargetMix the target takes the
+// same μ_k-mix.
 func (l *byolLearner) startClient(c, round int) {
 	st, g := &l.clients[c], l.server
 	if !st.begun {
@@ -180,6 +181,23 @@ func (l *byolLearner) startClient(c, round int) {
 	}
 	if l.p.BNStats == BNGlobal {
 		copy(st.online[mixed:], g[mixed:])
+	}
+	if l.p.Target == TargetMix {
+		// the target takes the online encoder's download: its parameters,
+		// then its statistics as the online ones (target and online
+		// statistics sit at st.target[encNP:] and g[encNP+predNP:])
+		tp, ts, gs := st.target[:l.encNP], st.target[l.encNP:], g[l.encNP+l.predNP:]
+		for i, v := range g[:l.encNP] {
+			tp[i] = mu*tp[i] + (1-mu)*v
+		}
+		switch l.p.BNStats {
+		case BNMix:
+			for i, v := range gs {
+				ts[i] = mu*ts[i] + (1-mu)*v
+			}
+		case BNGlobal:
+			copy(ts, gs)
+		}
 	}
 }
 

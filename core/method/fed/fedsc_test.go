@@ -228,3 +228,38 @@ func TestStartClientWarmup(t *testing.T) {
 		t.Errorf("round 4: λ = %v, online[0] = %v; want 0.35 and 0.7·1.3 + 0.3·1 (μ = α)", st.lambda, st.online[0])
 	}
 }
+
+// TestStartClientTarget checks what the target takes at a download: under
+// TargetLocal nothing, under TargetMix the online encoder's μ-mix
+// (μ = α at the calibrated rule's first update), its statistics as
+// BNStats treats the online ones', and the online model the same as
+// under TargetLocal.
+func TestStartClientTarget(t *testing.T) {
+	for _, c := range []struct {
+		target TargetSync
+		bn     BNStats
+		want   []float32 // the target after the download
+	}{
+		{TargetLocal, BNMix, []float32{2, 3, 5}},
+		{TargetMix, BNMix, []float32{0.7*2 + 0.3*1, 0.7*3 + 0.3*1, 0.7*5 + 0.3*0.5}},
+		{TargetMix, BNGlobal, []float32{0.7*2 + 0.3*1, 0.7*3 + 0.3*1, 0.5}},
+		{TargetMix, BNLocal, []float32{0.7*2 + 0.3*1, 0.7*3 + 0.3*1, 5}},
+	} {
+		l := &byolLearner{p: Params{Divergence: DivergenceCalibrated, DivergenceAlpha: 0.7, Target: c.target, BNStats: c.bn}, encNP: 2, predNP: 1, encS: 1}
+		l.server = []float32{1, 1, 0, 0.5}
+		l.resetClients(1)
+		l.startClient(0, 1)
+		st := &l.clients[0]
+		copy(st.online, []float32{1.3, 1.4, 9, 4}) // d₀ = 0.5, so μ = α
+		copy(st.target, []float32{2, 3, 5})
+		l.startClient(0, 2)
+		for i, w := range c.want {
+			if math.Abs(float64(st.target[i]-w)) > 1e-6 {
+				t.Errorf("target=%v bn=%v: target[%d] = %v, want %v", c.target, c.bn, i, st.target[i], w)
+			}
+		}
+		if math.Abs(float64(st.online[0])-(0.7*1.3+0.3)) > 1e-6 || math.Abs(float64(st.online[2])-0.7*9) > 1e-6 {
+			t.Errorf("target=%v bn=%v: online = %v, want the μ-mix 0.7·client + 0.3·global", c.target, c.bn, st.online)
+		}
+	}
+}

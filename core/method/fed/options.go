@@ -363,6 +363,10 @@ type Params struct {
 	// the non-IID loss on pbmc_4k (the averaged model is built before the
 	// clients drift apart); docs/RESULTS.md, fedsc9.
 	Warmup int
+	// Target is what a FedSC client's EMA target encoder takes from the
+	// global model at a round's start: TargetLocal (the zero value) or
+	// TargetMix.
+	Target TargetSync
 	// BNStats is where a FedSC client's encoder BatchNorm running
 	// statistics come from at the start of a round: BNMix (the zero value)
 	// or BNGlobal or BNLocal.
@@ -401,6 +405,38 @@ func (b BNStats) String() string { return enumName(b, "BNStats", bnStatsNames[:]
 // ParseBNStats reads "mix", "global" or "local".
 func ParseBNStats(s string) (BNStats, error) {
 	return parseEnum[BNStats](s, bnStatsNames[:], "BatchNorm statistics at download", "mix, global or local")
+}
+
+// TargetSync is what a FedSC client's EMA target encoder takes from the
+// global model when the client downloads it (rounds after its first, which
+// sets online and target to the global online encoder).
+type TargetSync int
+
+const (
+	// TargetLocal keeps the target the client's own (the paper uploads and
+	// updates the online encoder and predictor only; FedEMA's code with
+	// dynamic_ema_online does the same).
+	TargetLocal TargetSync = iota
+	// TargetMix gives the target the online encoder's download,
+	// W_t ← μ_k W_t + (1 − μ_k) W_g^o with the same μ_k (its BatchNorm
+	// statistics as Params.BNStats treats the online ones'). BYOL's target
+	// is an EMA of the online encoder; under TargetLocal the download
+	// moves the online encoder toward the global one and leaves the
+	// target where local training left it, so the first local steps pull
+	// the online encoder back to the client's own features. Under
+	// TargetMix the target's lag behind the online encoder is kept
+	// (W_t − W_o becomes μ_k(W_t − W_o)). A candidate for the non-IID
+	// loss (docs/RESULTS.md, fedsc10).
+	TargetMix
+)
+
+var targetSyncNames = [...]string{"local", "mix"}
+
+func (t TargetSync) String() string { return enumName(t, "TargetSync", targetSyncNames[:]) }
+
+// ParseTargetSync reads "local" or "mix".
+func ParseTargetSync(s string) (TargetSync, error) {
+	return parseEnum[TargetSync](s, targetSyncNames[:], "target at download", "local or mix")
 }
 
 // EvalBN is the BatchNorm statistics of FedSC's evaluation embedding.
@@ -577,6 +613,9 @@ func (p Params) Validate(v Variant) error {
 	}
 	if p.LRSchedule < LRConstant || p.LRSchedule > LRCosine {
 		return configErr("learning-rate schedule", int(p.LRSchedule), "constant or cosine")
+	}
+	if p.Target < TargetLocal || p.Target > TargetMix {
+		return configErr("target at download", int(p.Target), "local or mix")
 	}
 	if p.BNStats < BNMix || p.BNStats > BNLocal {
 		return configErr("BatchNorm statistics at download", int(p.BNStats), "mix, global or local")

@@ -71,3 +71,22 @@ func TestWarmupOption(t *testing.T) {
 		t.Errorf("Warmup -2 validates: %v", err)
 	}
 }
+
+// TestTargetOption checks target=local|mix's plumbing: the option sets
+// Params.Target, local is the default, and other names and values are
+// refused.
+func TestTargetOption(t *testing.T) {
+	p, err := ParamsFromOptions(map[string]string{"target": "mix"})
+	if err != nil || p.Target != TargetMix {
+		t.Errorf("ParamsFromOptions(target=mix) = %v, %v; want mix", p.Target, err)
+	}
+	if p, err := ParamsFromOptions(nil); err != nil || p.Target != TargetLocal {
+		t.Errorf("default target = %v, %v; want local", p.Target, err)
+	}
+	if _, err := ParamsFromOptions(map[string]string{"target": "global"}); !errors.Is(err, ErrConfig) {
+		t.Errorf("target=global: %v, want ErrConfig", err)
+	}
+	if err := (Params{Target: 2}).withDefaults(FedSC).Validate(FedSC); !errors.Is(err, ErrConfig) {
+		t.Errorf("TargetSync(2) validates: %v", err)
+	}
+}
