@@ -274,24 +274,23 @@ func Fit(ctx context.Context, src *dppca.Source, pl Plan, o Options, rng *rand.R
 		// label no cell (the null, with no step, keeps the start's)
 		mx.keep(pl.Z, start.Matrix.NoisyN, o.LR, StageRho)
 	}
+	labels := func() []int {
+		if o.Labels == LabelsMeans && steps > 0 {
+			// the trained means alone (the null, with no step, keeps
+			// the mixture's labels at its start)
+			return mx.plainLabels(x, n)
+		}
+		return mx.labels(x, n)
+	}
 	if o.KeepCount && steps > 0 && pl.FinalCounts > 0 {
 		// keep=count: the components whose released count of cells is
 		// below the head's bar label no cell (the null keeps the start's)
 		if err := record(dppca.Mechanism{Name: MechFinalCounts, Sens: 1, Sigma: pl.FinalCounts, Count: 1}); err != nil {
 			return nil, err
 		}
-		lab := mx.labels(x, n)
-		if o.Labels == LabelsMeans {
-			lab = mx.plainLabels(x, n)
-		}
-		mx.keepCounts(lab, pl.FinalCounts, rng)
+		mx.keepCounts(labels(), pl.FinalCounts, rng)
 	}
-	out.Labels = mx.labels(x, n)
-	if o.Labels == LabelsMeans && steps > 0 {
-		// the trained means alone (the null, with no step, keeps the
-		// mixture's labels at its start)
-		out.Labels = mx.plainLabels(x, n)
-	}
+	out.Labels = labels()
 	if o.JoinCodes && steps > 0 {
 		// join=codes: the nearest joined mean on the rows joined to the
 		// start's codes (the null keeps the mixture's labels at its start)
