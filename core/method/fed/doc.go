@@ -31,7 +31,9 @@
 //     update, every client starting within α·d_k⁰ of the global model;
 //     Params.Divergence, "calibrated"; an optional FedAvg warm-up,
 //     Params.Warmup, off by default; the EMA target stays the client's
-//     own at a download unless Params.Target is TargetMix, an option);
+//     own at a download unless Params.Target is TargetMix, an option; the
+//     server applies the averaged update at rate 1 unless
+//     Params.ServerMomentum gives it FedAvgM's velocity, an option);
 //     evaluation is k-means with 10 k-means++
 //     restarts (scikit-learn's default) on the global online encoder's
 //     output. By default the paper's benchmark: K = 4,

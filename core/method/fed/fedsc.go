@@ -85,6 +85,10 @@ func newBYOLLearner(x compute.Matrix, p Params, seed uint64) (*byolLearner, erro
 func (l *byolLearner) size() int        { return l.encNP + l.predNP + l.encS }
 func (l *byolLearner) state() []float32 { return l.server }
 
+// weights is the length of the state's weights (encoder then predictor),
+// before the encoder's BatchNorm statistics.
+func (l *byolLearner) weights() int { return l.encNP + l.predNP }
+
 // resetClients gives k clients a fresh state: they start from the global
 // model at their next round.
 func (l *byolLearner) resetClients(k int) {

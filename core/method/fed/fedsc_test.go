@@ -263,3 +263,34 @@ func TestStartClientTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestServerMomentum checks FedSC's server step over two rounds of the
+// same uploads against hand values: plain FedAvg at β = 0, and at β = 0.5
+// a velocity on the weights (v = 2, then 0.5·2 + 2 = 3) while the
+// BatchNorm statistic after them takes the plain step (10 + 4 + 4). It
+// fails when the velocity is skipped, kept across rounds wrongly, or
+// applied to the statistics.
+func TestServerMomentum(t *testing.T) {
+	for _, tc := range []struct {
+		beta float64
+		want []float32
+	}{
+		{0, []float32{4, 4, 4, 18}},
+		{0.5, []float32{5, 5, 5, 18}},
+	} {
+		l := &byolLearner{encNP: 2, predNP: 1, encS: 1, server: []float32{0, 0, 0, 10}}
+		s := &sim{e: &Engine{v: FedSC, p: Params{ServerMomentum: tc.beta}}, l: l, k: 2,
+			upd: [][]float32{{1, 2, 3, 4}, {1, 0, -1, 0}}, sum: make([]float32, 4)}
+		for r := 1; r <= 2; r++ {
+			if err := s.serverStep(t.Context(), r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, w := range tc.want {
+			if l.server[i] != w {
+				t.Errorf("β = %g: server state %v, want %v", tc.beta, l.server, tc.want)
+				break
+			}
+		}
+	}
+}

@@ -367,6 +367,17 @@ type Params struct {
 	// global model at a round's start: TargetLocal (the zero value) or
 	// TargetMix.
 	Target TargetSync
+	// ServerMomentum is β of FedSC's server momentum (FedAvgM, Hsu et al.
+	// 2019, https://arxiv.org/abs/1909.06335): the server keeps a velocity
+	// v ← β·v + Δ̄ of the aggregated update Δ̄ of the encoder and predictor
+	// weights and applies w ← w + v (server rate 1); the BatchNorm
+	// running statistics take Δ̄ alone, since a velocity could overshoot a
+	// variance below 0. 0 (the default) is plain FedAvg, the paper's. A
+	// candidate for the non-IID loss: under a 2-types-per-client split
+	// the averaged update is small and its direction persists across
+	// rounds while the clients' conflicting parts cancel, which momentum
+	// accumulates (docs/RESULTS.md, fedsc11).
+	ServerMomentum float64
 	// BNStats is where a FedSC client's encoder BatchNorm running
 	// statistics come from at the start of a round: BNMix (the zero value)
 	// or BNGlobal or BNLocal.
@@ -610,6 +621,9 @@ func (p Params) Validate(v Variant) error {
 	}
 	if p.Warmup < 0 {
 		return configErr("warm-up rounds", p.Warmup, "≥ 0")
+	}
+	if math.IsNaN(p.ServerMomentum) || p.ServerMomentum < 0 || p.ServerMomentum >= 1 {
+		return configErr("server momentum", p.ServerMomentum, "in [0, 1)")
 	}
 	if p.LRSchedule < LRConstant || p.LRSchedule > LRCosine {
 		return configErr("learning-rate schedule", int(p.LRSchedule), "constant or cosine")

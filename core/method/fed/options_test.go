@@ -90,3 +90,26 @@ func TestTargetOption(t *testing.T) {
 		t.Errorf("TargetSync(2) validates: %v", err)
 	}
 }
+
+// TestServerMomentumOption checks server_momentum's plumbing: the option
+// sets Params.ServerMomentum, 0 is the default, and values outside [0, 1)
+// are refused by the option spec and by Validate.
+func TestServerMomentumOption(t *testing.T) {
+	p, err := ParamsFromOptions(map[string]string{"server_momentum": "0.9"})
+	if err != nil || p.ServerMomentum != 0.9 {
+		t.Errorf("ParamsFromOptions(server_momentum=0.9) = %v, %v; want 0.9", p.ServerMomentum, err)
+	}
+	if p, err := ParamsFromOptions(nil); err != nil || p.ServerMomentum != 0 {
+		t.Errorf("default server momentum = %v, %v; want 0", p.ServerMomentum, err)
+	}
+	for _, v := range []string{"1", "-0.1", "NaN", "fast"} {
+		if _, err := ParamsFromOptions(map[string]string{"server_momentum": v}); err == nil {
+			t.Errorf("server_momentum=%s accepted", v)
+		}
+	}
+	for _, b := range []float64{1, -0.5, math.NaN()} {
+		if err := (Params{ServerMomentum: b}).withDefaults(FedSC).Validate(FedSC); !errors.Is(err, ErrConfig) {
+			t.Errorf("ServerMomentum %g validates: %v", b, err)
+		}
+	}
+}

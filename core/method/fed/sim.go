@@ -66,6 +66,9 @@ type sim struct {
 	// (FedSC's sound mode with client rate q < 1); nil: every client
 	active []bool
 	aud    *fedCanaries // the run's audit canaries (audit.go); nil: none
+	// vel is FedSC's server velocity over the weights under
+	// Params.ServerMomentum; nil until its first round
+	vel []float32
 	// segmentStart is the first round of the current split.
 	segmentStart int
 }
@@ -421,8 +424,29 @@ func (s *sim) serverStep(ctx context.Context, round int) error {
 		// only by luck; with q = 1 it is 1/K
 		gamma = 1 / (s.e.p.ClientRate * float64(s.k))
 	}
+	if b := s.e.p.ServerMomentum; b > 0 && s.e.v == FedSC {
+		s.momentumStep(float32(b), float32(gamma))
+		return nil
+	}
 	compute.Axpy(float32(gamma), s.sum, s.l.state())
 	return nil
+}
+
+// momentumStep applies FedSC's server momentum (Params.ServerMomentum):
+// v ← β·v + γ·Σ, w ← w + v on the encoder and predictor weights, and the
+// plain step w ← w + γ·Σ on the BatchNorm statistics after them. The
+// velocity starts at 0 and lives for the run.
+func (s *sim) momentumStep(beta, gamma float32) {
+	w := s.l.state()
+	n := s.l.(*byolLearner).weights()
+	if s.vel == nil {
+		s.vel = make([]float32, n)
+	}
+	for i := range s.vel {
+		s.vel[i] = beta*s.vel[i] + gamma*s.sum[i]
+		w[i] += s.vel[i]
+	}
+	compute.Axpy(gamma, s.sum[n:], w[n:])
 }
 
 // clientsEvent reports the current split as fields: K, the split's
