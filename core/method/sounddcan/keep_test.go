@@ -177,17 +177,7 @@ func TestKeepCountRun(t *testing.T) {
 			}
 		}
 		drop[best] = false
-		for i, l := range all.Labels {
-			if drop[got.Labels[i]] {
-				t.Fatalf("ε %g: cell %d labelled by dropped component %d", eps, i, got.Labels[i])
-			}
-			if !drop[l] && got.Labels[i] != l {
-				t.Fatalf("ε %g: cell %d moved from kept component %d to %d", eps, i, l, got.Labels[i])
-			}
-			if drop[l] {
-				moved++
-			}
-		}
+		moved += checkDropped(t, eps, drop, all.Labels, got.Labels)
 		n0 := fitOnce(t, src, true, eps, mustParse(t, map[string]string{"steps": "0"}), 1)
 		n1 := fitOnce(t, src, true, eps, mustParse(t, map[string]string{"steps": "0", "keep": "count"}), 1)
 		if !reflect.DeepEqual(n0.Labels, n1.Labels) || !reflect.DeepEqual(n0.Plan, n1.Plan) {
@@ -298,17 +288,7 @@ func TestKeepRun(t *testing.T) {
 			}
 		}
 		drop[heavy] = false
-		for i, l := range def.Labels {
-			if drop[kg.Labels[i]] {
-				t.Fatalf("ε %g: cell %d labelled by dropped component %d", eps, i, kg.Labels[i])
-			}
-			if !drop[l] && kg.Labels[i] != l {
-				t.Fatalf("ε %g: cell %d moved from kept component %d to %d", eps, i, l, kg.Labels[i])
-			}
-			if drop[l] {
-				moved++
-			}
-		}
+		moved += checkDropped(t, eps, drop, def.Labels, kg.Labels)
 		n0 := fitOnce(t, src, true, eps, mustParse(t, map[string]string{"steps": "0"}), 1)
 		n1 := fitOnce(t, src, true, eps, mustParse(t, map[string]string{"steps": "0", "keep": "gate"}), 1)
 		if !reflect.DeepEqual(n0.Labels, n1.Labels) {
@@ -319,4 +299,23 @@ func TestKeepRun(t *testing.T) {
 		t.Error("no cell's component was dropped at ε 8 or 16: the test cannot tell keep=gate from the default")
 	}
 	checkSameReleases(t, map[string]string{"keep": "gate"}, nil)
+}
+
+// checkDropped fails t unless no cell of after is labelled by a dropped
+// component and every cell whose label in before is kept keeps it; it
+// returns how many cells before had a dropped label (they moved).
+func checkDropped(t *testing.T, eps float64, drop []bool, before, after []int) (moved int) {
+	t.Helper()
+	for i, l := range before {
+		if drop[after[i]] {
+			t.Fatalf("ε %g: cell %d labelled by dropped component %d", eps, i, after[i])
+		}
+		if !drop[l] && after[i] != l {
+			t.Fatalf("ε %g: cell %d moved from kept component %d to %d", eps, i, l, after[i])
+		}
+		if drop[l] {
+			moved++
+		}
+	}
+	return moved
 }
