@@ -5,16 +5,37 @@
 # or /tmp/sd*, and any other process above 20 % of a CPU — runs CMD, and
 # resumes them (SIGCONT) however CMD ends. The paused work only loses wall
 # time. Used for the quiet clauses of docs/PERFORMANCE.md's speed rules.
+#
+# While CMD runs, a watcher pauses every 0.2 s the processes of that work
+# that started after the pause began (a helper's next build or test): once
+# such a process held a core through a whole measurement, and its figures
+# read as a machine running at one core's speed.
 me=$$
+stopped=$(mktemp)
 pids=$(top -bn2 -d0.3 | awk '/^top -/{n++} n==2 && $1 ~ /^[0-9]+$/ && $9+0 > 20 && $12 !~ /^(top|sh|bash|quiet.sh)$/ {print $1}')
-for p in /proc/[0-9]*; do
-	c=$(readlink "$p/cwd" 2>/dev/null)
-	case "$c" in /work/wt/*|/tmp/fedsc*|/tmp/sd*) pids="$pids ${p#/proc/}" ;; esac
-done
-pids=$(echo $pids | tr ' ' '\n' | sort -u | grep -v "^$me\$")
-echo "stopping: $(for p in $pids; do ps -o comm= -p "$p"; done | tr '\n' ' ')" >&2
-for p in $pids; do kill -STOP "$p" 2>/dev/null; done
-trap 'for p in $pids; do kill -CONT "$p" 2>/dev/null; done' EXIT INT TERM
+# helpers lists the processes of the helpers' work not paused yet.
+helpers() {
+	for p in /proc/[0-9]*; do
+		c=$(readlink "$p/cwd" 2>/dev/null)
+		case "$c" in /work/wt/*|/tmp/fedsc*|/tmp/sd*) echo "${p#/proc/}" ;; esac
+	done | grep -v -x -f "$stopped" -e "$me"
+}
+pause() {
+	for p in "$@"; do
+		kill -STOP "$p" 2>/dev/null && echo "$p" >>"$stopped"
+	done
+}
+pause $(echo $pids $(helpers) | tr ' ' '\n' | sort -u | grep -v "^$me\$")
+echo "stopping: $(for p in $(cat "$stopped"); do ps -o comm= -p "$p"; done | tr '\n' ' ')" >&2
+(while :; do pause $(helpers); sleep 0.2; done) &
+watcher=$!
+resume() {
+	kill "$watcher" 2>/dev/null
+	wait "$watcher" 2>/dev/null
+	for p in $(cat "$stopped"); do kill -CONT "$p" 2>/dev/null; done
+	rm -f "$stopped"
+}
+trap resume EXIT INT TERM
 sleep 2
 uptime >&2
 "$@"
