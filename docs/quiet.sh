@@ -6,19 +6,19 @@
 # resumes them (SIGCONT) however CMD ends. The paused work only loses wall
 # time. Used for the quiet clauses of docs/PERFORMANCE.md's speed rules.
 #
-# While CMD runs, a watcher pauses every 0.2 s the processes of that work
+# While CMD runs, a watcher pauses every 0.5 s the processes of that work
 # that started after the pause began (a helper's next build or test): once
 # such a process held a core through a whole measurement, and its figures
 # read as a machine running at one core's speed.
 me=$$
 stopped=$(mktemp)
 pids=$(top -bn2 -d0.3 | awk '/^top -/{n++} n==2 && $1 ~ /^[0-9]+$/ && $9+0 > 20 && $12 !~ /^(top|sh|bash|quiet.sh)$/ {print $1}')
-# helpers lists the processes of the helpers' work not paused yet.
+# helpers lists the processes of the helpers' work not paused yet (three
+# processes a call: a readlink per process cost a fifth of the machine).
 helpers() {
-	for p in /proc/[0-9]*; do
-		c=$(readlink "$p/cwd" 2>/dev/null)
-		case "$c" in /work/wt/*|/tmp/fedsc*|/tmp/sd*) echo "${p#/proc/}" ;; esac
-	done | grep -v -x -f "$stopped" -e "$me"
+	ls -l /proc/[0-9]*/cwd 2>/dev/null |
+		awk -v me="$me" '$NF ~ /^\/(work\/wt\/|tmp\/fedsc|tmp\/sd)/ { split($(NF-2), f, "/"); if (f[3] != me) print f[3] }' |
+		grep -v -x -f "$stopped"
 }
 pause() {
 	for p in "$@"; do
@@ -27,7 +27,7 @@ pause() {
 }
 pause $(echo $pids $(helpers) | tr ' ' '\n' | sort -u | grep -v "^$me\$")
 echo "stopping: $(for p in $(cat "$stopped"); do ps -o comm= -p "$p"; done | tr '\n' ' ')" >&2
-(while :; do pause $(helpers); sleep 0.2; done) &
+(while :; do pause $(helpers); sleep 0.5; done) &
 watcher=$!
 resume() {
 	kill "$watcher" 2>/dev/null
