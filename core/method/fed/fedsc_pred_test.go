@@ -121,3 +121,26 @@ func TestPredictorRun(t *testing.T) {
 		t.Errorf("PredictorSync(2) validates: %v", err)
 	}
 }
+
+// TestPredictorLocalGuarantee checks sound mode under predictor=local: the
+// same σ as under predictor=shared for the same budget (the sensitivity
+// does not depend on what is uploaded), and the guarantee says what the
+// option changes, only when it is set.
+func TestPredictorLocalGuarantee(t *testing.T) {
+	cfg := core.Config{Mode: core.ModeSound, Epsilon: 4, Delta: 1e-5, Clip: 1}
+	prs := map[PredictorSync]*privacy{}
+	for _, ps := range []PredictorSync{PredictorShared, PredictorLocal} {
+		pr, err := newPrivacy(cfg, FedSC, Params{Predictor: ps}.withDefaults(FedSC), 50, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prs[ps] = pr
+		has := slices.Contains(pr.guarantee(FedSC, core.ModeSound, 4, false).Reasons, predictorLocalReason)
+		if has != (ps == PredictorLocal) {
+			t.Errorf("predictor=%v: the guarantee states the local predictor = %v", ps, has)
+		}
+	}
+	if a, b := prs[PredictorShared].z, prs[PredictorLocal].z; a != b || !(a > 0) {
+		t.Errorf("σ shared %v, local %v: want the same positive σ", a, b)
+	}
+}
