@@ -157,7 +157,7 @@ func divergenceMu(rule Divergence, alpha float64, lambda *float64, d float64) fl
 // (1 − μ_k) W_g after, with μ_k = 0 in the FedAvg warm-up (rounds up to
 // Params.Warmup), so the divergence rule (and the calibrated rule's d_k⁰)
 // starts at the first round after it. Under TargetMix the target takes the
-// same μ_k-mix.
+// same μ_k-mix; under PredictorLocal the predictor is left as the client's.
 func (l *byolLearner) startClient(c, round int) {
 	st, g := &l.clients[c], l.server
 	if !st.begun {
@@ -180,9 +180,14 @@ func (l *byolLearner) startClient(c, round int) {
 	if l.p.BNStats != BNMix {
 		mixed = l.encNP + l.predNP // the running statistics are set below
 	}
-	for i, v := range g[:mixed] {
-		st.online[i] = mu*st.online[i] + (1-mu)*v
+	from := 0
+	if l.p.Predictor == PredictorLocal {
+		// the encoder's parameters, then (below) what follows the
+		// predictor, which stays the client's own
+		mixInto(st.online[:l.encNP], g[:l.encNP], mu)
+		from = l.encNP + l.predNP
 	}
+	mixInto(st.online[from:mixed], g[from:mixed], mu)
 	if l.p.BNStats == BNGlobal {
 		copy(st.online[mixed:], g[mixed:])
 	}
@@ -202,6 +207,13 @@ func (l *byolLearner) startClient(c, round int) {
 		case BNGlobal:
 			copy(ts, gs)
 		}
+	}
+}
+
+// mixInto sets dst ← mu·dst + (1 − mu)·src, Eq. (3)'s download.
+func mixInto(dst, src []float32, mu float32) {
+	for i, v := range src {
+		dst[i] = mu*dst[i] + (1-mu)*v
 	}
 }
 
@@ -288,6 +300,9 @@ func (w *byolWorker) local(ctx context.Context, j job) (float64, error) {
 	copy(st.target[l.encNP:], w.tgt.stats)
 	for i, v := range st.online {
 		j.out[i] = v - l.server[i]
+	}
+	if l.p.Predictor == PredictorLocal {
+		clear(j.out[l.encNP:l.weights()]) // the predictor is not uploaded
 	}
 	if steps == 0 {
 		return 0, nil
@@ -399,11 +414,15 @@ func (s *sim) warnCentralNoise() {
 	if q == 0 { // Params not through withDefaults: every client
 		q = DefaultClientRate
 	}
-	rho := centralNoiseToSignal(pr.z, s.l.size(), pr.planned, s.k, q)
+	weights := s.l.size()
+	if bl, ok := s.l.(*byolLearner); ok && bl.p.Predictor == PredictorLocal {
+		weights -= bl.predNP // never uploaded: its noise is dropped
+	}
+	rho := centralNoiseToSignal(pr.z, weights, pr.planned, s.k, q)
 	if rho < 1 {
 		return
 	}
 	s.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf(
 		"utility: the aggregator's noise swamps the clipped client updates — over the %d planned rounds its norm is at least ρ = σ·√P/(q·K·√R) = %.3g times the largest total the clipped updates can make (σ = %.4g·C, P = %d weights, K = %d clients, q = %.3g), so the global model stays where noise puts it and its clustering is expected at or below the untrained encoder's (the null line); ρ is about √P/(K·μ) for a μ-GDP budget, so ρ < 1 would need about P/ρ² weights or ρ times more clients (docs/RESULTS.md, \"FedSC's client-level curve\")",
-		pr.planned, rho, pr.z, s.l.size(), s.k, q)})
+		pr.planned, rho, pr.z, weights, s.k, q)})
 }

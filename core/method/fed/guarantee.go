@@ -125,6 +125,10 @@ func Reasons(v Variant, mode core.Mode, epsT float64, protocol Protocol) (core.G
 	return core.GuaranteeFormal, append(r, labels)
 }
 
+// predictorLocalReason is what FedSC's predictor=local changes in sound
+// mode (PredictorLocal).
+const predictorLocalReason = "option predictor=local: each client's predictor never leaves it — the predictor's coordinates of its delta are 0 before the clip and the aggregator's noise on them is dropped (post-processing); the sensitivity of the clipped sum is still C, whatever the dimension, so the accounting is unchanged"
+
 // guarantee returns the GuaranteeEvent: planned (the whole schedule with
 // the noise in force) or final (what was spent, with PLD).
 func (pr *privacy) guarantee(v Variant, mode core.Mode, k int, final bool) core.GuaranteeEvent {
@@ -140,6 +144,9 @@ func (pr *privacy) guarantee(v Variant, mode core.Mode, k int, final bool) core.
 	ev := core.GuaranteeEvent{Status: status, Reasons: reasons}
 	if pr == nil {
 		return ev
+	}
+	if v == FedSC && pr.p.Predictor == PredictorLocal {
+		ev.Reasons = append(ev.Reasons, predictorLocalReason)
 	}
 	if pr.shufWhy != "" {
 		ev.Reasons = append(ev.Reasons, pr.shufWhy)

@@ -378,6 +378,9 @@ type Params struct {
 	// rounds while the clients' conflicting parts cancel, which momentum
 	// accumulates (docs/RESULTS.md, fedsc11).
 	ServerMomentum float64
+	// Predictor is what a FedSC client does with the predictor head:
+	// PredictorShared (the zero value, the paper's) or PredictorLocal.
+	Predictor PredictorSync
 	// BNStats is where a FedSC client's encoder BatchNorm running
 	// statistics come from at the start of a round: BNMix (the zero value)
 	// or BNGlobal or BNLocal.
@@ -448,6 +451,41 @@ func (t TargetSync) String() string { return enumName(t, "TargetSync", targetSyn
 // ParseTargetSync reads "local" or "mix".
 func ParseTargetSync(s string) (TargetSync, error) {
 	return parseEnum[TargetSync](s, targetSyncNames[:], "target at download", "local or mix")
+}
+
+// PredictorSync is whether a FedSC client's BYOL predictor head is
+// federated.
+type PredictorSync int
+
+const (
+	// PredictorShared uploads the predictor with the online encoder and
+	// μ_k-mixes it with the global one at a download, as the paper's
+	// Eq. (3) does with the whole online network (FedU and FedEMA share it
+	// too).
+	PredictorShared PredictorSync = iota
+	// PredictorLocal keeps each client's predictor its own: it starts from
+	// the server's initial predictor at the client's first round, is
+	// neither uploaded nor mixed after it, and persists across rounds; the
+	// server's predictor never moves. The encoder, its statistics and the
+	// target are federated as under PredictorShared. A candidate for the
+	// non-IID loss: with 2 types per client a predictor fitted to the
+	// client's own cells could absorb client-specific drift, so that the
+	// shared encoder's updates conflict less (docs/RESULTS.md, fedsc12).
+	// In sound mode the clipped upload has zeros in the predictor's
+	// coordinates and the aggregator's noise on them is discarded (post-
+	// processing): the Gaussian mechanism's sensitivity is C whatever the
+	// dimension, so the accounting is unchanged; only the clip norm C is
+	// spent on the encoder alone.
+	PredictorLocal
+)
+
+var predictorSyncNames = [...]string{"shared", "local"}
+
+func (t PredictorSync) String() string { return enumName(t, "PredictorSync", predictorSyncNames[:]) }
+
+// ParsePredictorSync reads "shared" or "local".
+func ParsePredictorSync(s string) (PredictorSync, error) {
+	return parseEnum[PredictorSync](s, predictorSyncNames[:], "predictor", "shared or local")
 }
 
 // EvalBN is the BatchNorm statistics of FedSC's evaluation embedding.
@@ -630,6 +668,9 @@ func (p Params) Validate(v Variant) error {
 	}
 	if p.Target < TargetLocal || p.Target > TargetMix {
 		return configErr("target at download", int(p.Target), "local or mix")
+	}
+	if p.Predictor < PredictorShared || p.Predictor > PredictorLocal {
+		return configErr("predictor", int(p.Predictor), "shared or local")
 	}
 	if p.BNStats < BNMix || p.BNStats > BNLocal {
 		return configErr("BatchNorm statistics at download", int(p.BNStats), "mix, global or local")
