@@ -46,6 +46,7 @@ var (
 		{Key: "warmup", Kind: core.KindInt, Default: 0, Min: 0, Max: math.Inf(1), Doc: "FedSC's FedAvg warm-up: rounds 1…W start every client from the global model whole (μ = 0), the divergence rule after them (0: none, the default)"},
 		{Key: "target", Kind: core.KindChoice, Default: "local", Choices: targetSyncNames[:], Doc: "FedSC client's EMA target at a round's start: its own (local, the paper's) or μ-mixed with the global online encoder like the online one (mix)"},
 		{Key: "server_momentum", Kind: core.KindFloat, Default: 0, Min: 0, Max: 0.99, Doc: "β of FedSC's server momentum (FedAvgM): the server's velocity v ← β·v + mean update of the encoder and predictor weights is applied at rate 1 (0: plain FedAvg, the default and the paper's)"},
+		{Key: "decorr", Kind: core.KindFloat, Default: 0, Min: 0, Max: MaxDecorr, Doc: "β of FedDecorr on FedSC's clients: β times the decorrelation penalty of the online encoder's batch output (the official code's form, whose scripts use 0.1) is added to each BYOL half of the local loss; a client-side term, no change to sound mode's accounting (0: off, the default and the paper's)"},
 		{Key: "bn", Kind: core.KindChoice, Default: "mix", Choices: bnStatsNames[:], Doc: "FedSC client's BatchNorm running statistics at a round's start: μ-mixed with the global ones like every weight, the global ones (FedEMA's code), or its own"},
 		{Key: "eval_bn", Kind: core.KindChoice, Default: "running", Choices: evalBNNames[:], Doc: "FedSC evaluation's BatchNorm statistics: the global model's running ones, or every layer's exact moments over all cells (nonprivate mode only)"},
 		{Key: "client_rate", Kind: core.KindFloat, Default: DefaultClientRate, Min: 0, Max: 1, Doc: "probability q that a client takes part in a round (Poisson client sampling, accounted in sound mode; 0: the default)"},
@@ -224,6 +225,7 @@ func paramsFrom(specs []core.OptionSpec, opts map[string]string) (Params, error)
 		p.Target, _ = ParseTargetSync(s)
 	}
 	vals.FloatTo("server_momentum", &p.ServerMomentum)
+	vals.FloatTo("decorr", &p.Decorr)
 	if s, ok := vals["bn"].(string); ok {
 		p.BNStats, _ = ParseBNStats(s)
 	}
