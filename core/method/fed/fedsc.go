@@ -119,6 +119,7 @@ type byolWorker struct {
 	scratch        compute.Matrix
 	perm           []int
 	pooled         *seqNet // EvalBNPooled's encoder, built at its first use
+	dec            decorr  // Params.Decorr's buffers
 }
 
 func (w *byolWorker) embedDim() int { return w.l.dim }
@@ -326,16 +327,24 @@ func (w *byolWorker) step(rows []int, src *rand.PCG) float64 {
 }
 
 // half adds the gradient of Σ_i (2 − 2cos(q(f(v)_i), t_i)) / n into the
-// online grads, with t held constant (stop-gradient), and returns the sum.
+// online grads, with t held constant (stop-gradient), and returns the sum;
+// with Params.Decorr = β > 0, also that of β·L(f(v)) (FedDecorr, see
+// decorr), whose n·β·L the sum then includes.
 func (w *byolWorker) half(v, t compute.Matrix) float64 {
 	n := v.Rows
-	p := w.pred.forward(w.enc.forward(v, true), true)
+	z := w.enc.forward(v, true)
+	p := w.pred.forward(z, true)
 	dp, scr := w.dp.View(0, 0, n, w.l.dim), w.scratch.View(0, 0, n, w.l.dim)
 	dp.Zero()
 	scr.Zero()
 	neg := nn.NegCosine(dp, scr, p, t, float32(2/float64(n)))
-	w.enc.backward(w.pred.backward(dp))
-	return 2*float64(n) + 2*neg
+	dz := w.pred.backward(dp)
+	sum := 2*float64(n) + 2*neg
+	if b := w.l.p.Decorr; b > 0 {
+		sum += float64(n) * w.dec.addGrad(z, dz, b)
+	}
+	w.enc.backward(dz)
+	return sum
 }
 
 // embed writes the global online encoder's L2-normalised output for every

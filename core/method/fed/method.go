@@ -47,6 +47,7 @@ var (
 		{Key: "target", Kind: core.KindChoice, Default: "local", Choices: targetSyncNames[:], Doc: "FedSC client's EMA target at a round's start: its own (local, the paper's) or μ-mixed with the global online encoder like the online one (mix)"},
 		{Key: "server_momentum", Kind: core.KindFloat, Default: 0, Min: 0, Max: 0.99, Doc: "β of FedSC's server momentum (FedAvgM): the server's velocity v ← β·v + mean update of the encoder and predictor weights is applied at rate 1 (0: plain FedAvg, the default and the paper's)"},
 		{Key: "predictor", Kind: core.KindChoice, Default: "shared", Choices: predictorSyncNames[:], Doc: "FedSC client's BYOL predictor head: uploaded and μ-mixed with the global one like the encoder (shared, the paper's) or its own across rounds, never uploaded (local)"},
+		{Key: "decorr", Kind: core.KindFloat, Default: 0, Min: 0, Max: MaxDecorr, Doc: "β of FedDecorr on FedSC's clients: β times the decorrelation penalty of the online encoder's batch output (the official code's form, whose scripts use 0.1) is added to each BYOL half of the local loss; a client-side term, no change to sound mode's accounting (0: off, the default and the paper's)"},
 		{Key: "bn", Kind: core.KindChoice, Default: "mix", Choices: bnStatsNames[:], Doc: "FedSC client's BatchNorm running statistics at a round's start: μ-mixed with the global ones like every weight, the global ones (FedEMA's code), or its own"},
 		{Key: "eval_bn", Kind: core.KindChoice, Default: "running", Choices: evalBNNames[:], Doc: "FedSC evaluation's BatchNorm statistics: the global model's running ones, or every layer's exact moments over all cells (nonprivate mode only)"},
 		{Key: "client_rate", Kind: core.KindFloat, Default: DefaultClientRate, Min: 0, Max: 1, Doc: "probability q that a client takes part in a round (Poisson client sampling, accounted in sound mode; 0: the default)"},
@@ -228,6 +229,7 @@ func paramsFrom(specs []core.OptionSpec, opts map[string]string) (Params, error)
 	if s, ok := vals["predictor"].(string); ok {
 		p.Predictor, _ = ParsePredictorSync(s)
 	}
+	vals.FloatTo("decorr", &p.Decorr)
 	if s, ok := vals["bn"].(string); ok {
 		p.BNStats, _ = ParseBNStats(s)
 	}

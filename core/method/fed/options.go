@@ -256,6 +256,11 @@ const (
 	DefaultLatent          = 128   // PPML-Omics bottleneck
 )
 
+// MaxDecorr bounds Params.Decorr: a thousand times the official FedDecorr
+// scripts' 0.1, beyond which BYOL's loss (at most 4 a half) would be a
+// rounding error next to the penalty's.
+const MaxDecorr = 100
+
 // DefaultHidden is the PPML-Omics encoder's hidden width (d→1024→128).
 var DefaultHidden = []int{1024}
 
@@ -381,6 +386,18 @@ type Params struct {
 	// Predictor is what a FedSC client does with the predictor head:
 	// PredictorShared (the zero value, the paper's) or PredictorLocal.
 	Predictor PredictorSync
+	// Decorr is β of FedDecorr (Shi et al., ICLR 2023,
+	// https://arxiv.org/abs/2210.00226) in FedSC's local loss: each of the
+	// two BYOL halves adds β·L of the official code's regulariser (see
+	// decorr) on the online encoder's output for its view, the
+	// representation FedSC clusters on. 0 (the default) is off, the
+	// paper's FedSC. A candidate for the non-IID loss: a client that sees
+	// 2 of 8 cell types can meet its BYOL loss in a few dimensions, and
+	// FedDecorr's analysis is that such local collapse is what the
+	// averaged model inherits (docs/RESULTS.md, fedsc13). A client-side
+	// loss term: in sound mode (client-level DP) it changes what a client
+	// computes, not the clipping, the noise or the accounting.
+	Decorr float64
 	// BNStats is where a FedSC client's encoder BatchNorm running
 	// statistics come from at the start of a round: BNMix (the zero value)
 	// or BNGlobal or BNLocal.
@@ -662,6 +679,9 @@ func (p Params) Validate(v Variant) error {
 	}
 	if math.IsNaN(p.ServerMomentum) || p.ServerMomentum < 0 || p.ServerMomentum >= 1 {
 		return configErr("server momentum", p.ServerMomentum, "in [0, 1)")
+	}
+	if math.IsNaN(p.Decorr) || p.Decorr < 0 || p.Decorr > MaxDecorr {
+		return configErr("FedDecorr coefficient", p.Decorr, fmt.Sprintf("in [0, %g]", float64(MaxDecorr)))
 	}
 	if p.LRSchedule < LRConstant || p.LRSchedule > LRCosine {
 		return configErr("learning-rate schedule", int(p.LRSchedule), "constant or cosine")
