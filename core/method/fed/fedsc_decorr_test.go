@@ -84,15 +84,7 @@ func TestDecorrHalf(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	x := normalMatrix(rng, n, g)
 	tgt := normalMatrix(rng, n, 3)
-	build := func(beta float64) *byolWorker {
-		p := Params{Encoder: []int{4, 3}, PredictorHidden: 4, Batch: n, Decorr: beta}.withDefaults(FedSC)
-		l, err := newBYOLLearner(x, p, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wk, _ := l.newWorker()
-		return wk.(*byolWorker)
-	}
+	build := func(beta float64) *byolWorker { return decorrWorker(t, x, []int{4, 3}, beta, 2) }
 	w, w0 := build(0.5), build(0)
 	loss := func() float64 {
 		clear(w.enc.grads)
@@ -141,15 +133,7 @@ func TestDecorrOffUnchanged(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	x := normalMatrix(rng, n, g)
 	tgt := normalMatrix(rng, n, 3)
-	build := func(beta float64) *byolWorker {
-		p := Params{Encoder: []int{5, 3}, PredictorHidden: 4, Batch: n, Decorr: beta}.withDefaults(FedSC)
-		l, err := newBYOLLearner(x, p, 9)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wk, _ := l.newWorker()
-		return wk.(*byolWorker)
-	}
+	build := func(beta float64) *byolWorker { return decorrWorker(t, x, []int{5, 3}, beta, 9) }
 	w, ref, on := build(0), build(0), build(0.1)
 	got := w.half(x, tgt)
 	pr := ref.pred.forward(ref.enc.forward(x, true), true)
@@ -203,4 +187,17 @@ func TestDecorrOption(t *testing.T) {
 	if err := (Params{Decorr: 0.1}).withDefaults(FedSC).Validate(FedSC); err != nil {
 		t.Errorf("Decorr 0.1: %v", err)
 	}
+}
+
+// decorrWorker returns a FedSC BYOL worker on x (its rows one batch) with
+// encoder widths enc, a 4-wide predictor, decorr β and learner seed.
+func decorrWorker(t *testing.T, x compute.Matrix, enc []int, beta float64, seed uint64) *byolWorker {
+	t.Helper()
+	p := Params{Encoder: enc, PredictorHidden: 4, Batch: x.Rows, Decorr: beta}.withDefaults(FedSC)
+	l, err := newBYOLLearner(x, p, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wk, _ := l.newWorker()
+	return wk.(*byolWorker)
 }
