@@ -477,8 +477,9 @@ type PredictorSync int
 const (
 	// PredictorShared uploads the predictor with the online encoder and
 	// μ_k-mixes it with the global one at a download, as the paper's
-	// Eq. (3) does with the whole online network (FedU and FedEMA share it
-	// too).
+	// Eq. (3) does with the whole online network (FedEMA shares it too;
+	// FedU shares it unless the client's predictor has drifted far from
+	// the global one).
 	PredictorShared PredictorSync = iota
 	// PredictorLocal keeps each client's predictor its own: it starts from
 	// the server's initial predictor at the client's first round, is
