@@ -2,6 +2,7 @@ package fed
 
 import (
 	"math"
+	"slices"
 
 	"github.com/dpscope/dpscope/core/compute"
 )
@@ -35,10 +36,10 @@ type decorr struct {
 // lossGrad returns L(z) for the n×d row-major z and writes ∂L/∂z into
 // grad (n×d); n ≥ 2.
 func (r *decorr) lossGrad(z []float64, n, d int, grad []float64) float64 {
-	r.zh = grow(r.zh, n*d)
-	r.gz = grow(r.gz, n*d)
-	r.c = grow(r.c, d*d)
-	r.sd = grow(r.sd, d)
+	r.zh = slices.Grow(r.zh[:0], n*d)[:n*d]
+	r.gz = slices.Grow(r.gz[:0], n*d)[:n*d]
+	r.c = slices.Grow(r.c[:0], d*d)[:d*d]
+	r.sd = slices.Grow(r.sd[:0], d)[:d]
 	zh, gz, c, sd := r.zh, r.gz, r.c, r.sd
 	for j := range d {
 		m := 0.0
@@ -107,8 +108,8 @@ func (r *decorr) lossGrad(z []float64, n, d int, grad []float64) float64 {
 // back into it.
 func (r *decorr) addGrad(z, dz compute.Matrix, beta float64) float64 {
 	n, d := z.Rows, z.Cols
-	r.in = grow(r.in, n*d)
-	r.out = grow(r.out, n*d)
+	r.in = slices.Grow(r.in[:0], n*d)[:n*d]
+	r.out = slices.Grow(r.out[:0], n*d)[:n*d]
 	for i := range n {
 		for j, v := range z.RawRowView(i)[:d] {
 			r.in[i*d+j] = float64(v)
@@ -122,12 +123,4 @@ func (r *decorr) addGrad(z, dz compute.Matrix, beta float64) float64 {
 		}
 	}
 	return beta * loss
-}
-
-// grow returns s resliced to length n, reallocated if its capacity is short.
-func grow(s []float64, n int) []float64 {
-	if cap(s) < n {
-		return make([]float64, n)
-	}
-	return s[:n]
 }
