@@ -181,6 +181,97 @@ func BenchmarkDPSGDEpochPeak(b *testing.B) {
 	b.ReportMetric(0, "ns/op")
 }
 
+// BenchmarkDPSGDEpochPaths alternates, in one process, an epoch of
+// BenchmarkDPSGDEpoch's configuration on each of the paths an AVX-512 CPU
+// can time: the AVX-512 kernels (avx512), the AVX2 kernels with the
+// products' default for them, skipping the ReLU zeros (avx2), and the AVX2
+// kernels with dense products (avx2-dense); then OpenBLAS's 2048³ product
+// as BenchmarkDPSGDEpochPeak does. It reports each path's median share of
+// the peak taken beside it and the median over the rounds of the AVX2
+// epoch's speed over the AVX-512 one's (avx2-ratio, avx2-dense-ratio). The
+// machine's speed moves by a third within minutes (docs/PERFORMANCE.md),
+// and separate processes each caught it in a different state: here every
+// path sees the same minutes. It skips without AVX-512 or OpenBLAS.
+func BenchmarkDPSGDEpochPaths(b *testing.B) {
+	if be, err := compute.Init(); err != nil || be.Name != compute.NameOpenBLAS {
+		b.Skip("needs OpenBLAS for the peak")
+	}
+	if !hasAVX512 || !hasAVX2 {
+		b.Skip("needs the AVX-512 kernels (and DPSCOPE_SGEMM unset) to time both paths")
+	}
+	ae, d, in := benchTrainer(b)
+	loss := benchLoss(ae, in, benchData(), nil)
+	const n = 2048
+	rng := rand.New(rand.NewPCG(1, 2))
+	mats := make([]compute.Matrix, 3)
+	for i := range mats {
+		mats[i] = compute.NewMatrix(n, n, nil)
+		for x := range mats[i].Data {
+			mats[i].Data[x] = rng.Float32() - 0.5
+		}
+	}
+	// use switches to a path (its products' kernel, its sparse setting
+	// and dpsgd's own kernels) and returns the function that switches back.
+	use := func(gemm string, dense bool) func() {
+		restoreGemm, err := compute.SetGemm(gemm)
+		if err != nil {
+			b.Fatal(err)
+		}
+		restoreSparse := func() {}
+		if dense {
+			restoreSparse = compute.SetSparse(false)
+		}
+		s512 := hasAVX512
+		hasAVX512 = gemm != "avx2"
+		return func() { hasAVX512 = s512; restoreSparse(); restoreGemm() }
+	}
+	paths := []struct {
+		name  string
+		gemm  string
+		dense bool
+	}{{"avx512", "auto", false}, {"avx2", "avx2", false}, {"avx2-dense", "avx2", true}}
+	rates := make([][]float64, len(paths))
+	shares := make([][]float64, len(paths))
+	for b.Loop() {
+		epoch := make([]float64, len(paths))
+		for i, p := range paths {
+			restore := use(p.gemm, p.dense)
+			t0 := time.Now()
+			samples := 0
+			for range d.StepsPerEpoch() {
+				st, err := d.Step(loss)
+				if err != nil {
+					b.Fatal(err)
+				}
+				samples += st.BatchSize
+			}
+			epoch[i] = float64(samples) * benchFLOP / time.Since(t0).Seconds() / 1e9
+			restore()
+		}
+		restore := use("openblas", false)
+		var reps []float64
+		for range 3 {
+			t1 := time.Now()
+			compute.MulTo(mats[2], mats[0], false, mats[1], false, 1, 0)
+			reps = append(reps, 2*n*n*n/time.Since(t1).Seconds()/1e9)
+		}
+		restore()
+		peak := median(reps)
+		for i := range paths {
+			rates[i] = append(rates[i], epoch[i]/epoch[0])
+			shares[i] = append(shares[i], epoch[i]/peak)
+		}
+		time.Sleep(200 * time.Millisecond) // OpenBLAS's idle threads, as in EpochPeak
+	}
+	for i, p := range paths {
+		b.ReportMetric(median(shares[i]), p.name+"-share")
+		if i > 0 {
+			b.ReportMetric(median(rates[i]), p.name+"-ratio")
+		}
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
 // median returns the median of x (the upper one of an even count).
 func median(x []float64) float64 {
 	y := slices.Clone(x)
