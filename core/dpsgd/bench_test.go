@@ -137,48 +137,71 @@ func BenchmarkDPSGDEpochPeak(b *testing.B) {
 	}
 	ae, d, in := benchTrainer(b)
 	loss := benchLoss(ae, in, benchData(), nil)
-	const n = 2048
-	rng := rand.New(rand.NewPCG(1, 2))
-	mats := make([]compute.Matrix, 3)
-	for i := range mats {
-		mats[i] = compute.NewMatrix(n, n, nil)
-		for x := range mats[i].Data {
-			mats[i].Data[x] = rng.Float32() - 0.5
-		}
-	}
+	peak := newPeakProduct()
 	var epochs, peaks, shares []float64
 	for b.Loop() {
-		t0 := time.Now()
-		samples := 0
-		for range d.StepsPerEpoch() {
-			st, err := d.Step(loss)
-			if err != nil {
-				b.Fatal(err)
-			}
-			samples += st.BatchSize
-		}
-		epoch := float64(samples) * benchFLOP / time.Since(t0).Seconds() / 1e9
-		restore, err := compute.SetGemm("openblas")
-		if err != nil {
-			b.Fatal(err)
-		}
-		var reps []float64
-		for range 3 {
-			t1 := time.Now()
-			compute.MulTo(mats[2], mats[0], false, mats[1], false, 1, 0)
-			reps = append(reps, 2*n*n*n/time.Since(t1).Seconds()/1e9)
-		}
-		restore()
-		peak := median(reps)
-		epochs, peaks, shares = append(epochs, epoch), append(peaks, peak), append(shares, epoch/peak)
-		// OpenBLAS's idle threads poll for a while after a product: let
-		// them sleep before the next epoch.
-		time.Sleep(200 * time.Millisecond)
+		epoch := epochGFLOPs(b, d, loss)
+		p := peak.measure(b)
+		epochs, peaks, shares = append(epochs, epoch), append(peaks, p), append(shares, epoch/p)
 	}
 	b.ReportMetric(median(epochs), "epoch-GFLOP/s")
 	b.ReportMetric(median(peaks), "peak-GFLOP/s")
 	b.ReportMetric(median(shares), "peak-share")
 	b.ReportMetric(0, "ns/op")
+}
+
+// epochGFLOPs runs one epoch of d and returns its rate in GFLOP/s of the
+// dense FLOP model.
+func epochGFLOPs(b *testing.B, d *DPSGD, loss LossFunc) float64 {
+	t0 := time.Now()
+	samples := 0
+	for range d.StepsPerEpoch() {
+		st, err := d.Step(loss)
+		if err != nil {
+			b.Fatal(err)
+		}
+		samples += st.BatchSize
+	}
+	return float64(samples) * benchFLOP / time.Since(t0).Seconds() / 1e9
+}
+
+// peakProduct is the sgemm peak BenchmarkDPSGDEpochPeak and
+// BenchmarkDPSGDEpochPaths read an epoch against: OpenBLAS's product of
+// two 2048×2048 matrices at its default threads, as
+// ../shared/peers/blas_peak.py measures it with numpy.
+type peakProduct struct{ c, a, b compute.Matrix }
+
+const peakN = 2048
+
+func newPeakProduct() peakProduct {
+	rng := rand.New(rand.NewPCG(1, 2))
+	m := func() compute.Matrix {
+		x := compute.NewMatrix(peakN, peakN, nil)
+		for i := range x.Data {
+			x.Data[i] = rng.Float32() - 0.5
+		}
+		return x
+	}
+	return peakProduct{c: m(), a: m(), b: m()}
+}
+
+// measure returns the median GFLOP/s of three products on OpenBLAS, then
+// lets OpenBLAS's idle threads, which poll for a while after a product,
+// sleep before the next epoch.
+func (p peakProduct) measure(b *testing.B) float64 {
+	restore, err := compute.SetGemm("openblas")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var reps []float64
+	for range 3 {
+		t0 := time.Now()
+		compute.MulTo(p.c, p.a, false, p.b, false, 1, 0)
+		reps = append(reps, 2*peakN*peakN*peakN/time.Since(t0).Seconds()/1e9)
+	}
+	restore()
+	time.Sleep(200 * time.Millisecond)
+	return median(reps)
 }
 
 // BenchmarkDPSGDEpochPaths alternates, in one process, an epoch of
@@ -201,15 +224,7 @@ func BenchmarkDPSGDEpochPaths(b *testing.B) {
 	}
 	ae, d, in := benchTrainer(b)
 	loss := benchLoss(ae, in, benchData(), nil)
-	const n = 2048
-	rng := rand.New(rand.NewPCG(1, 2))
-	mats := make([]compute.Matrix, 3)
-	for i := range mats {
-		mats[i] = compute.NewMatrix(n, n, nil)
-		for x := range mats[i].Data {
-			mats[i].Data[x] = rng.Float32() - 0.5
-		}
-	}
+	peak := newPeakProduct()
 	// use switches to a path (its products' kernel, its sparse setting
 	// and dpsgd's own kernels) and returns the function that switches back.
 	use := func(gemm string, dense bool) func() {
@@ -236,32 +251,14 @@ func BenchmarkDPSGDEpochPaths(b *testing.B) {
 		epoch := make([]float64, len(paths))
 		for i, p := range paths {
 			restore := use(p.gemm, p.dense)
-			t0 := time.Now()
-			samples := 0
-			for range d.StepsPerEpoch() {
-				st, err := d.Step(loss)
-				if err != nil {
-					b.Fatal(err)
-				}
-				samples += st.BatchSize
-			}
-			epoch[i] = float64(samples) * benchFLOP / time.Since(t0).Seconds() / 1e9
+			epoch[i] = epochGFLOPs(b, d, loss)
 			restore()
 		}
-		restore := use("openblas", false)
-		var reps []float64
-		for range 3 {
-			t1 := time.Now()
-			compute.MulTo(mats[2], mats[0], false, mats[1], false, 1, 0)
-			reps = append(reps, 2*n*n*n/time.Since(t1).Seconds()/1e9)
-		}
-		restore()
-		peak := median(reps)
+		p := peak.measure(b)
 		for i := range paths {
 			rates[i] = append(rates[i], epoch[i]/epoch[0])
-			shares[i] = append(shares[i], epoch[i]/peak)
+			shares[i] = append(shares[i], epoch[i]/p)
 		}
-		time.Sleep(200 * time.Millisecond) // OpenBLAS's idle threads, as in EpochPeak
 	}
 	for i, p := range paths {
 		b.ReportMetric(median(shares[i]), p.name+"-share")
