@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -175,6 +176,18 @@ func sparseOn(mode int32, kern *asmKernel) bool {
 		return true
 	}
 	return kern == kernAVX2
+}
+
+// sparseNote is what the backend's description says of the sparse path
+// for the setting mode and the kernel kern: where it runs, the density
+// below which a product takes it, and the variable that turns it off;
+// nothing where it does not run. A user on a CPU where it loses (an AMD
+// Zen 4 with the AVX2 kernel, docs/PERFORMANCE.md) can see it is on.
+func sparseNote(mode int32, kern *asmKernel) string {
+	if !hasSparseAsm || !sparseOn(mode, kern) {
+		return ""
+	}
+	return fmt.Sprintf(", skipping exact zeros in products whose sparse operand has density at most %g (%s=off turns that off)", maxDensity(kern), EnvSparse)
 }
 
 // SetSparse turns the sparse path of MulSparseTo and MulSparseBTo on or

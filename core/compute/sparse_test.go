@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -172,6 +173,32 @@ func TestSparseDefault(t *testing.T) {
 		t.Error("SetSparse(false) left the path on")
 	}
 	restore()
+}
+
+// TestSparseNote checks what the backend's description says of the
+// sparse path: the AVX2 kernel's threshold by default, the AVX-512
+// kernel's when forced on, nothing where the path does not run.
+func TestSparseNote(t *testing.T) {
+	if !hasSparseAsm {
+		t.Skip("no sparse kernel on this platform")
+	}
+	cases := []struct {
+		env  string
+		kern *asmKernel
+		want string // a part of the note, "" for none
+	}{
+		{"", kernAVX2, "density at most 0.7 (DPSCOPE_SPARSE=off"},
+		{"on", kernAVX512, "density at most 0.3 ("},
+		{"", kernAVX512, ""},
+		{"off", kernAVX2, ""},
+		{"", nil, ""},
+	}
+	for _, c := range cases {
+		got := sparseNote(parseSparse(c.env), c.kern)
+		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+			t.Errorf("%s=%q: note %q, want one containing %q", EnvSparse, c.env, got, c.want)
+		}
+	}
 }
 
 // reluMatrix is randMatrix with the negative entries of the view set to
