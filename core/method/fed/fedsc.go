@@ -89,6 +89,24 @@ func (l *byolLearner) state() []float32 { return l.server }
 // before the encoder's BatchNorm statistics.
 func (l *byolLearner) weights() int { return l.encNP + l.predNP }
 
+// kept is the span [lo, hi) of the state that each client keeps to itself
+// and never uploads: the predictor under PredictorLocal, empty otherwise.
+func (l *byolLearner) kept() (lo, hi int) {
+	if l.p.Predictor == PredictorLocal {
+		return l.encNP, l.weights()
+	}
+	return 0, 0
+}
+
+// keptSpan is the learner's kept span (byolLearner.kept), empty for a
+// learner whose clients upload everything.
+func keptSpan(l learner) (lo, hi int) {
+	if bl, ok := l.(*byolLearner); ok {
+		return bl.kept()
+	}
+	return 0, 0
+}
+
 // resetClients gives k clients a fresh state: they start from the global
 // model at their next round.
 func (l *byolLearner) resetClients(k int) {
@@ -181,14 +199,11 @@ func (l *byolLearner) startClient(c, round int) {
 	if l.p.BNStats != BNMix {
 		mixed = l.encNP + l.predNP // the running statistics are set below
 	}
-	from := 0
-	if l.p.Predictor == PredictorLocal {
-		// the encoder's parameters, then (below) what follows the
-		// predictor, which stays the client's own
-		mixInto(st.online[:l.encNP], g[:l.encNP], mu)
-		from = l.encNP + l.predNP
-	}
-	mixInto(st.online[from:mixed], g[from:mixed], mu)
+	// the kept span (the predictor under PredictorLocal) stays the
+	// client's own
+	lo, hi := l.kept()
+	mixInto(st.online[:lo], g[:lo], mu)
+	mixInto(st.online[hi:mixed], g[hi:mixed], mu)
 	if l.p.BNStats == BNGlobal {
 		copy(st.online[mixed:], g[mixed:])
 	}
@@ -302,9 +317,8 @@ func (w *byolWorker) local(ctx context.Context, j job) (float64, error) {
 	for i, v := range st.online {
 		j.out[i] = v - l.server[i]
 	}
-	if l.p.Predictor == PredictorLocal {
-		clear(j.out[l.encNP:l.weights()]) // the predictor is not uploaded
-	}
+	lo, hi := l.kept()
+	clear(j.out[lo:hi]) // not uploaded
 	if steps == 0 {
 		return 0, nil
 	}
@@ -423,10 +437,8 @@ func (s *sim) warnCentralNoise() {
 	if q == 0 { // Params not through withDefaults: every client
 		q = DefaultClientRate
 	}
-	weights := s.l.size()
-	if bl, ok := s.l.(*byolLearner); ok && bl.p.Predictor == PredictorLocal {
-		weights -= bl.predNP // never uploaded: its noise is dropped
-	}
+	lo, hi := keptSpan(s.l)
+	weights := s.l.size() - (hi - lo) // the kept span's noise is dropped
 	rho := centralNoiseToSignal(pr.z, weights, pr.planned, s.k, q)
 	if rho < 1 {
 		return

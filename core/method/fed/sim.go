@@ -412,12 +412,11 @@ func (s *sim) serverStep(ctx context.Context, round int) error {
 		AddNoise(s.sum, std, s.noiseRand(streamCentral, round, 0))
 	}
 	s.centralAfter(s.sum)
-	if bl, ok := s.l.(*byolLearner); ok && bl.p.Predictor == PredictorLocal {
-		// no client uploads a predictor: the noise on its coordinates is
-		// dropped (post-processing) and the server's predictor stays the
-		// initial one every client starts from
-		clear(s.sum[bl.encNP:bl.weights()])
-	}
+	// no client uploads its kept span (the predictor under
+	// PredictorLocal): the noise on it is dropped (post-processing) and
+	// the server's copy stays the initial one every client starts from
+	lo, hi := keptSpan(s.l)
+	clear(s.sum[lo:hi])
 	gamma := 1.0
 	switch {
 	case s.e.v == FL || s.e.v == FLDP:
