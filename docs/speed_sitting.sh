@@ -15,7 +15,7 @@
 # once per OPENBLAS_THREAD_TIMEOUT value, to choose compute.ThreadTimeout),
 # GEMMS ("auto openblas": the Go benchmarks run once per DPSCOPE_SGEMM
 # value, the AVX-512 kernel (auto, the default) and OpenBLAS's sgemm_),
-# SPARSE ("off", the default of dpscope: the Go benchmarks run once per
+# SPARSE ("auto", dpscope's default: the Go benchmarks run once per
 # DPSCOPE_SPARSE value; "on off" times the products that skip the ReLU
 # zeros against the dense ones), SPINS (empty: as the environment says;
 # e.g. "0,0 0,200us 1ms,1ms": the Go benchmarks run once per pair
@@ -26,7 +26,7 @@ set -e
 ROUNDS=${ROUNDS:-3}
 TIMEOUTS=${TIMEOUTS:-}
 GEMMS=${GEMMS:-auto openblas}
-SPARSE=${SPARSE:-off}
+SPARSE=${SPARSE:-auto}
 SPINS=${SPINS:-}
 PEERS=$(cd "${PEERS:-../shared/peers}" && pwd)
 DATA=${DATA:-/tmp/synth_4271x2000.npy}

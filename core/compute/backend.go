@@ -242,7 +242,7 @@ func selectBackend(env string, names []string) (blas.Float32, *openBLAS, Backend
 	}
 	if kern != nil {
 		info.Config += fmt.Sprintf("; sgemm from %d multiply-adds on dpscope's %s kernel, %d goroutines", AsmGemmMin, kern.name, min(2, runtime.GOMAXPROCS(0)))
-		info.Config += sparseNote(sparseMode.Load(), kern)
+		info.Config += sparseNote(sparseMode.Load(), kern, amdFamily19h)
 	}
 	return lib, lib, info, nil
 }

@@ -48,8 +48,10 @@
 // row by 64 columns (sparseKernelRow) when C is formed as it is stored,
 // two rows by 32 for a C formed transposed (MulSparseBTo). The result is
 // the dense kernels' to the bit for finite data (sparse.go says where a
-// −0 can differ). The path is on by default with the AVX2 kernel only;
-// DPSCOPE_SPARSE=off turns it off, =on on ([EnvSparse]).
+// −0 can differ). The path is on by default with the AVX2 kernel only,
+// and not on an AMD of family 19h (Zen 3, Zen 4), where the dense AVX2
+// products are faster; DPSCOPE_SPARSE=off turns it off, =on on
+// ([EnvSparse]).
 //
 // # Knobs of the AVX2 path
 //

@@ -72,3 +72,6 @@ func listNonzeros(dst *sparseTerm, src *float32, n int, k0, step int32) int {
 func packTrans16(dst, src *float32, kc, stride int) {
 	panic("compute: packTrans16 without AVX2")
 }
+
+// amdFamily19h is false: the CPU family is not read on this platform.
+const amdFamily19h = false

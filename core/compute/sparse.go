@@ -132,19 +132,24 @@ func maxDensity(kern *asmKernel) float64 {
 
 // EnvSparse is the environment variable that turns the sparse path off
 // ("off") or on ("on"); with any other value, or none, it is on when the
-// large products run on the AVX2 kernel and off otherwise (sparseOn).
-// It became the default there by a rule written before its measurement
-// (docs/PERFORMANCE.md, "The sparse row kernel and the AVX2 default"):
-// with the row kernel, an epoch at two threads on two real cores was
-// 1.03–1.33× the dense AVX2 one (median of three runs' medians 1.062,
-// the rule's 1.05; a later repeat at a lower load: 1.048).
+// large products run on the AVX2 kernel, except on an AMD of family 19h,
+// and off otherwise (sparseOn).
+// It became the default with the AVX2 kernel by a rule written before its
+// measurement (docs/PERFORMANCE.md, "The sparse row kernel and the AVX2
+// default"): on an Intel Xeon, with the row kernel, an epoch at two
+// threads on two real cores was 1.03–1.33× the dense AVX2 one (median of
+// three runs' medians 1.062, the rule's 1.05; a later repeat at a lower
+// load: 1.048). On a Zen 4 the dense AVX2 epoch was faster (rule G28:
+// median ratio 0.975, and the sparse transposed product 1.25× slower), so
+// on AMD family 19h (Zen 3 and Zen 4) the AVX2 kernel's products stay
+// dense by default.
 // With the AVX-512 kernel the ReLU's density is above
 // SparseMaxDensity512, so "on" changes nothing there at that density.
 const EnvSparse = "DPSCOPE_SPARSE"
 
 // The settings of the sparse path: EnvSparse's, or SetSparse's.
 const (
-	sparseAuto = iota // on with the AVX2 kernel only
+	sparseAuto = iota // on with the AVX2 kernel only, not on AMD family 19h
 	sparseForceOn
 	sparseForceOff
 )
@@ -166,28 +171,36 @@ func parseSparse(v string) int32 {
 }
 
 // sparseOn reports whether the sparse path runs in setting mode when the
-// large products run on kern (nil: OpenBLAS): never without dpscope's
-// kernel (the bits are its bits); by default only with the AVX2 kernel.
-func sparseOn(mode int32, kern *asmKernel) bool {
+// large products run on kern (nil: OpenBLAS) on a CPU that is (amd19h) or
+// is not an AMD of family 19h: never without dpscope's kernel (the bits
+// are its bits); by default only with the AVX2 kernel, and not on AMD
+// family 19h.
+func sparseOn(mode int32, kern *asmKernel, amd19h bool) bool {
 	switch {
 	case kern == nil || mode == sparseForceOff:
 		return false
 	case mode == sparseForceOn:
 		return true
 	}
-	return kern == kernAVX2
+	return kern == kernAVX2 && !amd19h
 }
 
 // sparseNote is what the backend's description says of the sparse path
-// for the setting mode and the kernel kern: where it runs, the density
-// below which a product takes it, and the variable that turns it off;
-// nothing where it does not run. A user on a CPU where it loses (an AMD
-// Zen 4 with the AVX2 kernel, docs/PERFORMANCE.md) can see it is on.
-func sparseNote(mode int32, kern *asmKernel) string {
-	if !hasSparseAsm || !sparseOn(mode, kern) {
+// for the setting mode and the kernel kern on a CPU that is (amd19h) or
+// is not an AMD of family 19h: where it runs, the density below which a
+// product takes it, and the variable that turns it off; where the AVX2
+// kernel's products stay dense only because of the CPU, that they do and
+// how to turn the path on; nothing otherwise.
+func sparseNote(mode int32, kern *asmKernel, amd19h bool) string {
+	switch {
+	case !hasSparseAsm:
 		return ""
+	case sparseOn(mode, kern, amd19h):
+		return fmt.Sprintf(", skipping exact zeros in products whose sparse operand has density at most %g (%s=off turns that off)", maxDensity(kern), EnvSparse)
+	case kern == kernAVX2 && mode == sparseAuto:
+		return fmt.Sprintf(", dense products on this AMD family 19h CPU (%s=on skips exact zeros)", EnvSparse)
 	}
-	return fmt.Sprintf(", skipping exact zeros in products whose sparse operand has density at most %g (%s=off turns that off)", maxDensity(kern), EnvSparse)
+	return ""
 }
 
 // SetSparse turns the sparse path of MulSparseTo and MulSparseBTo on or
@@ -219,7 +232,7 @@ func sparseKernel() *asmKernel {
 		return nil
 	}
 	selectOnce()
-	if selected.err != nil || selected.lib == nil || !sparseOn(sparseMode.Load(), selected.lib.kern) {
+	if selected.err != nil || selected.lib == nil || !sparseOn(sparseMode.Load(), selected.lib.kern, amdFamily19h) {
 		return nil
 	}
 	return selected.lib.kern

@@ -142,30 +142,34 @@ func TestSparseRowKernelMatchesGo(t *testing.T) {
 }
 
 // TestSparseDefault checks EnvSparse's settings: by default the sparse
-// path runs with the AVX2 kernel only, "off" turns it off and "on" on,
-// and it never runs without dpscope's kernel.
+// path runs with the AVX2 kernel only, and not on an AMD of family 19h;
+// "off" turns it off and "on" on, and it never runs without dpscope's
+// kernel.
 func TestSparseDefault(t *testing.T) {
 	cases := []struct {
-		env  string
-		kern *asmKernel
-		want bool
+		env    string
+		kern   *asmKernel
+		amd19h bool
+		want   bool
 	}{
-		{"", kernAVX2, true},
-		{"", kernAVX512, false},
-		{"", nil, false},
-		{"auto", kernAVX2, true},
-		{" off ", kernAVX2, false},
-		{"on", kernAVX512, true},
-		{"on", nil, false},
-		{"off", kernAVX512, false},
+		{"", kernAVX2, false, true},
+		{"", kernAVX2, true, false},
+		{"", kernAVX512, false, false},
+		{"", nil, false, false},
+		{"auto", kernAVX2, false, true},
+		{" off ", kernAVX2, false, false},
+		{"on", kernAVX2, true, true},
+		{"on", kernAVX512, false, true},
+		{"on", nil, false, false},
+		{"off", kernAVX512, false, false},
 	}
 	for _, c := range cases {
-		if got := sparseOn(parseSparse(c.env), c.kern); got != c.want {
+		if got := sparseOn(parseSparse(c.env), c.kern, c.amd19h); got != c.want {
 			name := "OpenBLAS"
 			if c.kern != nil {
 				name = c.kern.name
 			}
-			t.Errorf("%s=%q with %s: on %v, want %v", EnvSparse, c.env, name, got, c.want)
+			t.Errorf("%s=%q with %s, AMD family 19h %v: on %v, want %v", EnvSparse, c.env, name, c.amd19h, got, c.want)
 		}
 	}
 	restore := SetSparse(false)
@@ -177,26 +181,31 @@ func TestSparseDefault(t *testing.T) {
 
 // TestSparseNote checks what the backend's description says of the
 // sparse path: the AVX2 kernel's threshold by default, the AVX-512
-// kernel's when forced on, nothing where the path does not run.
+// kernel's when forced on, that the products stay dense where the CPU
+// alone decides it, nothing where the path does not run.
 func TestSparseNote(t *testing.T) {
 	if !hasSparseAsm {
 		t.Skip("no sparse kernel on this platform")
 	}
 	cases := []struct {
-		env  string
-		kern *asmKernel
-		want string // a part of the note, "" for none
+		env    string
+		kern   *asmKernel
+		amd19h bool
+		want   string // a part of the note, "" for none
 	}{
-		{"", kernAVX2, "density at most 0.7 (DPSCOPE_SPARSE=off"},
-		{"on", kernAVX512, "density at most 0.3 ("},
-		{"", kernAVX512, ""},
-		{"off", kernAVX2, ""},
-		{"", nil, ""},
+		{"", kernAVX2, false, "density at most 0.7 (DPSCOPE_SPARSE=off"},
+		{"", kernAVX2, true, "dense products on this AMD family 19h CPU (DPSCOPE_SPARSE=on"},
+		{"on", kernAVX2, true, "density at most 0.7 ("},
+		{"on", kernAVX512, false, "density at most 0.3 ("},
+		{"", kernAVX512, true, ""},
+		{"off", kernAVX2, true, ""},
+		{"off", kernAVX2, false, ""},
+		{"", nil, false, ""},
 	}
 	for _, c := range cases {
-		got := sparseNote(parseSparse(c.env), c.kern)
+		got := sparseNote(parseSparse(c.env), c.kern, c.amd19h)
 		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
-			t.Errorf("%s=%q: note %q, want one containing %q", EnvSparse, c.env, got, c.want)
+			t.Errorf("%s=%q, AMD family 19h %v: note %q, want one containing %q", EnvSparse, c.env, c.amd19h, got, c.want)
 		}
 	}
 }

@@ -216,14 +216,16 @@ func (p peakProduct) measure(b *testing.B) float64 {
 // BenchmarkDPSGDEpochPaths alternates, in one process, an epoch of
 // BenchmarkDPSGDEpoch's configuration on each of the paths an AVX-512 CPU
 // can time: the AVX-512 kernels (avx512), the AVX2 kernels with the
-// products' default for them, skipping the ReLU zeros (avx2), and the AVX2
-// kernels with dense products (avx2-dense); then OpenBLAS's 2048³ product
-// as BenchmarkDPSGDEpochPeak does. It reports each path's median share of
-// the peak taken beside it and the median over the rounds of the AVX2
-// epoch's speed over the AVX-512 one's (avx2-ratio, avx2-dense-ratio). The
-// machine's speed moves by a third within minutes (docs/PERFORMANCE.md),
-// and separate processes each caught it in a different state: here every
-// path sees the same minutes. It skips without AVX-512 or OpenBLAS.
+// products' default for them on this CPU (avx2: skipping the ReLU zeros,
+// except on AMD family 19h, compute.EnvSparse), and the AVX2 kernels with
+// the sparse products forced on (avx2-sparse) and off (avx2-dense); then
+// OpenBLAS's 2048³ product as BenchmarkDPSGDEpochPeak does. It reports
+// each path's median share of the peak taken beside it and the median over
+// the rounds of each AVX2 epoch's speed over the AVX-512 one's
+// (avx2-ratio, avx2-sparse-ratio, avx2-dense-ratio). The machine's speed
+// moves by a third within minutes (docs/PERFORMANCE.md), and separate
+// processes each caught it in a different state: here every path sees the
+// same minutes. It skips without AVX-512 or OpenBLAS.
 func BenchmarkDPSGDEpochPaths(b *testing.B) {
 	if be, err := compute.Init(); err != nil || be.Name != compute.NameOpenBLAS {
 		b.Skip("needs OpenBLAS for the peak")
@@ -234,26 +236,25 @@ func BenchmarkDPSGDEpochPaths(b *testing.B) {
 	ae, d, in := benchTrainer(b)
 	loss := benchLoss(ae, in, benchData(), nil)
 	peak := newPeakProduct()
-	// use switches to a path (its products' kernel, its sparse setting
-	// and dpsgd's own kernels) and returns the function that switches back.
-	use := func(gemm string, dense bool) func() {
+	// use switches to a path (its products' kernel, its sparse setting:
+	// "" for the default, else forced on or off, and dpsgd's own kernels)
+	// and returns the function that switches back.
+	use := func(gemm, sparse string) func() {
 		restoreGemm, err := compute.SetGemm(gemm)
 		if err != nil {
 			b.Fatal(err)
 		}
 		restoreSparse := func() {}
-		if dense {
-			restoreSparse = compute.SetSparse(false)
+		if sparse != "" {
+			restoreSparse = compute.SetSparse(sparse == "on")
 		}
 		s512 := hasAVX512
 		hasAVX512 = gemm != "avx2"
 		return func() { hasAVX512 = s512; restoreSparse(); restoreGemm() }
 	}
 	paths := []struct {
-		name  string
-		gemm  string
-		dense bool
-	}{{"avx512", "auto", false}, {"avx2", "avx2", false}, {"avx2-dense", "avx2", true}}
+		name, gemm, sparse string
+	}{{"avx512", "auto", ""}, {"avx2", "avx2", ""}, {"avx2-sparse", "avx2", "on"}, {"avx2-dense", "avx2", "off"}}
 	rates := make([][]float64, len(paths))
 	shares := make([][]float64, len(paths))
 	for b.Loop() {
@@ -262,7 +263,7 @@ func BenchmarkDPSGDEpochPaths(b *testing.B) {
 		epochGFLOPs(b, d, loss)
 		epoch := make([]float64, len(paths))
 		for i, p := range paths {
-			restore := use(p.gemm, p.dense)
+			restore := use(p.gemm, p.sparse)
 			epoch[i] = epochGFLOPs(b, d, loss)
 			restore()
 		}
