@@ -21,49 +21,90 @@
 # e.g. "0,0 0,200us 1ms,1ms": the Go benchmarks run once per pair
 # idle,wait of DPSCOPE_SPLIT_SPIN and DPSCOPE_SPLIT_WAIT_SPIN, how long
 # compute.Split's idle helper and a caller waiting for it poll before they
-# park).
+# park), PEAKS (5: after the rounds, each DPSCOPE_SGEMM value's
+# BenchmarkDPSGDEpochPeak in that many alternated processes, at the
+# sparse products' default, for the share of the sgemm peak; 0 skips it).
+#
+# It ends with issue 18.2's two figures for each path: the median over the
+# rounds of DP-SGD's samples/s over torch's non-private ones (goal 1.2×),
+# and the median share of the peak (goal 0.70).
 set -e
 ROUNDS=${ROUNDS:-3}
 TIMEOUTS=${TIMEOUTS:-}
 GEMMS=${GEMMS:-auto openblas}
 SPARSE=${SPARSE:-auto}
 SPINS=${SPINS:-}
+PEAKS=${PEAKS:-5}
+LOG=$(mktemp)
 PEERS=$(cd "${PEERS:-../shared/peers}" && pwd)
 DATA=${DATA:-/tmp/synth_4271x2000.npy}
 PY=${PY:-/usr/bin/python3}
 BIN=$(mktemp -d)/dpsgd.test
 go test -c -o "$BIN" ./core/dpsgd
-if [ ! -f "$DATA" ]; then
-	(cd "$PEERS" && "$PY" -c "import make_data, numpy; numpy.save('$DATA', make_data.make()[0])")
-fi
-echo "OpenBLAS core: OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE-<unset>}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
-for r in $(seq "$ROUNDS"); do
-	for g in $GEMMS; do
-		for sp in $SPARSE; do
-			for t in ${TIMEOUTS:-env}; do
-			for spin in ${SPINS:-env}; do
-				if [ "$t" = env ]; then
-					set -- env DPSCOPE_SGEMM="$g" DPSCOPE_SPARSE="$sp"
-				else
-					set -- env DPSCOPE_SGEMM="$g" DPSCOPE_SPARSE="$sp" OPENBLAS_THREAD_TIMEOUT="$t"
-				fi
-				if [ "$spin" != env ]; then
-					set -- "$@" DPSCOPE_SPLIT_SPIN="${spin%,*}" DPSCOPE_SPLIT_WAIT_SPIN="${spin#*,}"
-				fi
-				# Metrics are found by their units (their order is the
-				# units' alphabetical one, and benchmarks differ).
-				"$@" "$BIN" -test.run XXX -test.bench 'Epoch$' -test.benchtime 20x |
-					awk -v r="$r" -v t="$t" -v g="$g" -v sp="$sp" -v spin="$spin" '/Epoch/ {
-						for (i = 2; i <= NF; i++) { if ($i == "samples/s") s = $(i-1); if ($i == "GFLOP/s") f = $(i-1) }
-						printf "round %s %-28s sgemm %-8s sparse %-3s T %-3s spin %-11s %8.0f samples/s %6.1f GFLOP/s\n", r, $1, g, sp, t, spin, s, f }'
-			done
+# sitting prints the rounds, then the peak shares.
+sitting() {
+	if [ ! -f "$DATA" ]; then
+		(cd "$PEERS" && "$PY" -c "import make_data, numpy; numpy.save('$DATA', make_data.make()[0])")
+	fi
+	echo "OpenBLAS core: OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE-<unset>}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+	for r in $(seq "$ROUNDS"); do
+		for g in $GEMMS; do
+			for sp in $SPARSE; do
+				for t in ${TIMEOUTS:-env}; do
+				for spin in ${SPINS:-env}; do
+					if [ "$t" = env ]; then
+						set -- env DPSCOPE_SGEMM="$g" DPSCOPE_SPARSE="$sp"
+					else
+						set -- env DPSCOPE_SGEMM="$g" DPSCOPE_SPARSE="$sp" OPENBLAS_THREAD_TIMEOUT="$t"
+					fi
+					if [ "$spin" != env ]; then
+						set -- "$@" DPSCOPE_SPLIT_SPIN="${spin%,*}" DPSCOPE_SPLIT_WAIT_SPIN="${spin#*,}"
+					fi
+					# Metrics are found by their units (their order is the
+					# units' alphabetical one, and benchmarks differ).
+					"$@" "$BIN" -test.run XXX -test.bench 'Epoch$' -test.benchtime 20x |
+						awk -v r="$r" -v t="$t" -v g="$g" -v sp="$sp" -v spin="$spin" '/Epoch/ {
+							for (i = 2; i <= NF; i++) { if ($i == "samples/s") s = $(i-1); if ($i == "GFLOP/s") f = $(i-1) }
+							printf "round %s %-28s sgemm %-8s sparse %-3s T %-3s spin %-11s %8.0f samples/s %6.1f GFLOP/s\n", r, $1, g, sp, t, spin, s, f }'
+				done
+				done
 			done
 		done
+		for m in nonprivate ghost_all; do
+			out=$(mktemp)
+			(cd "$PEERS" && BENCH_NO_WAIT=1 "$PY" torch_ae.py --mode $m --threads 1 --epochs 7 --data "$DATA" --json "$out" >/dev/null 2>&1)
+			"$PY" -c "import json,sys; d=json.load(open('$out')); print('round $r torch %-22s %8.0f samples/s (median of 7; foreign CPU share %.2f)' % ('$m', d['samples_per_s_median'], d['foreign_share_max']))"
+			rm -f "$out"
+		done
 	done
-	for m in nonprivate ghost_all; do
-		out=$(mktemp)
-		(cd "$PEERS" && BENCH_NO_WAIT=1 "$PY" torch_ae.py --mode $m --threads 1 --epochs 7 --data "$DATA" --json "$out" >/dev/null 2>&1)
-		"$PY" -c "import json,sys; d=json.load(open('$out')); print('round $r torch %-22s %8.0f samples/s (median of 7; foreign CPU share %.2f)' % ('$m', d['samples_per_s_median'], d['foreign_share_max']))"
-		rm -f "$out"
+	for i in $(seq "$PEAKS"); do
+		for g in $GEMMS; do
+			DPSCOPE_SGEMM="$g" "$BIN" -test.run XXX -test.bench EpochPeak -test.benchtime 10x |
+				awk -v g="$g" '/EpochPeak/ { for (i = 2; i <= NF; i++) { if ($i == "peak-share") s = $(i-1); if ($i == "cold-share") c = $(i-1) }
+					printf "peak sgemm %-8s share %s (cold %s)\n", g, s, c }'
+		done
 	done
-done
+	echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+sitting | tee "$LOG"
+# The two figures of issue 18.2, path by path (medians; an even count
+# takes the upper middle).
+awk '
+function med(list,   n, a, i, j, t) {
+	n = split(list, a, " ")
+	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1]+0 > a[j]+0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+	return a[int(n/2) + 1]
+}
+/BenchmarkDPSGDEpoch-/ { key = $5 " sparse " $7 " T " $9 " spin " $11; dp[$2, key] = $12; keys[key] = 1 }
+/torch nonprivate/ { torch[$2] = $5 }
+/^peak sgemm/ { share[$3] = share[$3] " " $5 }
+END {
+	for (k in keys) {
+		split(k, f, " "); r = ""
+		for (n in torch) if ((n, k) in dp) r = r " " dp[n, k] / torch[n]
+		printf "18.2 sgemm %s: DP-SGD / torch %.2fx", k, med(r)
+		if (share[f[1]] != "") printf ", share of the peak %.3f", med(share[f[1]])
+		printf "\n"
+	}
+}' "$LOG"
+rm -f "$LOG"
