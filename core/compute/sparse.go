@@ -197,7 +197,7 @@ func sparseNote(mode int32, kern *asmKernel, amd19h bool) string {
 		return ""
 	case sparseOn(mode, kern, amd19h):
 		return fmt.Sprintf(", skipping exact zeros in products whose sparse operand has density at most %g (%s=off turns that off)", maxDensity(kern), EnvSparse)
-	case kern == kernAVX2 && mode == sparseAuto:
+	case amd19h && kern == kernAVX2 && mode == sparseAuto:
 		return fmt.Sprintf(", dense products on this AMD family 19h CPU (%s=on skips exact zeros)", EnvSparse)
 	}
 	return ""
