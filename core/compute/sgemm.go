@@ -364,11 +364,14 @@ func sgemmAsm(kern *asmKernel, tA, tB bool, m, n, k int, alpha float32, a []floa
 		}
 	}
 	flop := m * n * k
-	// Packing: A panels occupy [0, mp·kernMR) of the index range and B
-	// panels the kernNR columns after, so that a split at the middle gives
-	// each goroutine about half of the entries to copy.
+	// Packing: the packed A panels occupy [0, na·kernMR) of the index
+	// range and the packed B panels the nb·kernNR after, so that a split
+	// at the middle gives each goroutine about half of the entries to copy.
 	j.phase = 0
-	total := mp*kernMR + np*kernNR
+	total := j.na*kernMR + j.nb*kernNR
+	if !PackSplitPacked.Load() {
+		total = mp*kernMR + np*kernNR
+	}
 	packed := 0
 	if !j.directA {
 		packed += m * k
@@ -428,15 +431,18 @@ func (j *sgemmJob) tilePanels(lo, hi int) {
 // at pa[k0·na·kernMR + (i−a0)·kc·kernMR:], k-major; B likewise.
 func (j *sgemmJob) pack(lo, hi int) {
 	kernMR, kernNR := j.mr, j.nr
-	aEnd := j.mp * kernMR
+	a0, aEnd, b0 := j.a0, j.na*kernMR, j.b0
+	if !PackSplitPacked.Load() {
+		a0, aEnd, b0 = 0, j.mp*kernMR, 0
+	}
 	for i := j.a0; i < j.a0+j.na; i++ {
-		if s := i * kernMR; s >= lo && s < hi {
+		if s := (i - a0) * kernMR; s >= lo && s < hi {
 			j.packA(i)
 		}
 	}
 	q0, q1 := j.b0+j.nb, j.b0
 	for q := j.b0; q < j.b0+j.nb; q++ {
-		if s := aEnd + q*kernNR; s >= lo && s < hi {
+		if s := aEnd + (q-b0)*kernNR; s >= lo && s < hi {
 			q0, q1 = min(q0, q), max(q1, q+1)
 		}
 	}
@@ -459,6 +465,20 @@ func (j *sgemmJob) pack(lo, hi int) {
 		j.packB(q)
 	}
 }
+
+// PackSplitPacked says whether a product's packing phase cuts its two
+// goroutines' halves among the panels to be packed only, so that each
+// copies about half of the entries (the bits do not depend on it); a knob
+// for the benchmark that compares it with the cut among all panels of A,
+// then of B, under which a product reading A in place (X·W1, G6·W6ᵀ) left
+// the helper's half empty while the caller packed all of B: the helper
+// idled 0.4–1.0 ms of a 15 ms DP-SGD step (docs/PERFORMANCE.md, rule
+// G29).
+var PackSplitPacked = func() *atomic.Bool {
+	var on atomic.Bool
+	on.Store(true)
+	return &on
+}()
 
 // asmPackTrans says whether packB packs a transposed B's 16-column
 // panels with packTrans16 (else one entry at a time in Go); a variable

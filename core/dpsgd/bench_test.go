@@ -783,3 +783,13 @@ func BenchmarkDPSGDEpochSpeed13(b *testing.B) {
 		compute.SparseRowPairsT.Store(side == 1)
 	})
 }
+
+// BenchmarkDPSGDEpochPackSplit alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with the products' packing cut between the two goroutines
+// among all panels ("all", as before rule G29) and among the packed ones
+// (compute.PackSplitPacked, "packed"). See alternateEpochs; ratios above
+// 1: "packed" wins.
+func BenchmarkDPSGDEpochPackSplit(b *testing.B) {
+	defer compute.PackSplitPacked.Store(compute.PackSplitPacked.Load())
+	alternateEpochs(b, [2]string{"all", "packed"}, func(side int) { compute.PackSplitPacked.Store(side == 1) })
+}
