@@ -53,16 +53,17 @@
 // products are faster; DPSCOPE_SPARSE=off turns it off, =on on
 // ([EnvSparse]).
 //
-// # Knobs of the AVX2 path
+// # Knobs of the kernels' path
 //
 // Each changes speed only, never a bit of a result, and is there for the
 // benchmarks that time it on and off in one process (docs/PERFORMANCE.md):
-// [AVX2Unroll] (on: the dense kernel four k an iteration for the tiles
-// whose A is read in place and B packed), [SparsePairDisp] (on: the
+// [AVX2Unroll] (on: the AVX2 dense kernel four k an iteration for the
+// tiles whose A is read in place and B packed), [SparsePairDisp] (on: the
 // transposed pair kernel with base-plus-displacement operands),
-// [DenseDealChunks] (0 = 32 chunks for the dense products' panel deal)
-// and [GatherSplit] (off: [GatherRows] copies a batch's rows on one
-// goroutine).
+// [DenseDealChunks] (0 = 32 chunks for the dense products' panel deal),
+// [PackSplitPacked] (on: a product's packing halves cut among the panels
+// to be packed) and [GatherSplit] (on only on AMD family 19h: [GatherRows]
+// copies a batch's rows on two goroutines).
 //
 // # Two goroutines
 //

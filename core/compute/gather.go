@@ -7,12 +7,17 @@ import (
 )
 
 // GatherSplit makes GatherRows share the rows between Split's two
-// goroutines. Off by default: by the rule of docs/PERFORMANCE.md's speed12
-// section the split gave 0.97–1.00× the one goroutine's time (median 0.98
-// against the 1.05 required), at load 4: like nn's bias rows, the copy is
-// bound by memory, or the second core is taken. The copies are the same
-// either way.
-var GatherSplit atomic.Bool
+// goroutines. On by default on AMD family 19h (Zen 3, Zen 4), by rule G30
+// of docs/PERFORMANCE.md: on a quiet Zen 4 DP-SGD epochs were a median
+// 1.024× (AVX-512) and 1.016× (AVX2) as fast, the gather alone 1.47–1.63×.
+// Off elsewhere, by the rule of the speed12 section: on a Xeon at load 4
+// the split gave 0.97–1.00× the one goroutine's time. The copies are the
+// same either way.
+var GatherSplit = func() *atomic.Bool {
+	var on atomic.Bool
+	on.Store(amdFamily19h)
+	return &on
+}()
 
 // GatherRows copies row rows[i] of src into row i of dst for every i: the
 // gathering of a mini-batch's cells before a forward pass. Each row is a
