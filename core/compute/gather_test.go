@@ -100,3 +100,11 @@ func TestGatherRowsDoesNotAllocate(t *testing.T) {
 		t.Fatalf("GatherRows allocates %v times a call", a)
 	}
 }
+
+// TestGatherSplitDefault checks rule G30's default: the gather on two
+// goroutines on AMD family 19h only.
+func TestGatherSplitDefault(t *testing.T) {
+	if got := GatherSplit.Load(); got != amdFamily19h {
+		t.Errorf("GatherSplit is %v by default, want %v (amdFamily19h)", got, amdFamily19h)
+	}
+}
