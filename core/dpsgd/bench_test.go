@@ -793,3 +793,12 @@ func BenchmarkDPSGDEpochPackSplit(b *testing.B) {
 	defer compute.PackSplitPacked.Store(compute.PackSplitPacked.Load())
 	alternateEpochs(b, [2]string{"all", "packed"}, func(side int) { compute.PackSplitPacked.Store(side == 1) })
 }
+
+// BenchmarkDPSGDEpochBias alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with the layers' bias rows copied on one goroutine and on
+// two (nn.BiasSplit). See alternateEpochs; ratios above 1: the split
+// wins.
+func BenchmarkDPSGDEpochBias(b *testing.B) {
+	defer nn.BiasSplit.Store(nn.BiasSplit.Load())
+	alternateEpochs(b, [2]string{"one", "split"}, func(side int) { nn.BiasSplit.Store(side == 1) })
+}

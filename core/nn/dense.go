@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/dpscope/dpscope/core/compute"
 )
@@ -46,12 +47,13 @@ func (r *biasRows) Run(lo, hi int) {
 	}
 }
 
-// biasSplit says whether Forward copies the bias on two goroutines: off,
-// by the rule of docs/PERFORMANCE.md's speed11 section (in a quiet window
-// the split gave 1.48, 0.98 and 1.00× on the 2000-wide layer, median
-// 1.00 against the 1.05 required: the copy is bound by memory, not by
-// one core).
-var biasSplit = false
+// BiasSplit says whether Forward copies the bias on two goroutines; a
+// knob for the benchmark that compares the two (the bits do not depend on
+// it). Off by default, by the rule of docs/PERFORMANCE.md's speed11
+// section (in a quiet window on a Xeon the split gave 1.48, 0.98 and
+// 1.00× on the 2000-wide layer, median 1.00 against the 1.05 required: the
+// copy was bound by memory, not by one core).
+var BiasSplit atomic.Bool
 
 // biasCost is compute.Split's cost of a row of n floats: a copy moves
 // about 4–8 floats a ns, a quarter of the elementwise work SplitMin is
@@ -70,7 +72,7 @@ func (d *Dense) Forward(x compute.Matrix) {
 	d.x, d.n = x, x.Rows
 	y := d.Output()
 	d.bias.y, d.bias.b = y, d.B
-	if biasSplit {
+	if BiasSplit.Load() {
 		compute.Split(d.n, 1, biasCost(d.Out), &d.bias)
 	} else {
 		d.bias.Run(0, d.n)
