@@ -131,6 +131,12 @@ func asmGemmFromEnv() (*asmKernel, error) {
 // 0, or arguments gonum must reject with its own messages. It panics with
 // gonum's messages on bad leading dimensions or lengths.
 func asmGemm(kern *asmKernel, tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) bool {
+	return asmGemmBias(kern, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
+}
+
+// asmGemmBias is asmGemm with C's rows starting from bias instead of
+// beta·C when bias is not nil (len(bias) ≥ n; beta is then ignored).
+func asmGemmBias(kern *asmKernel, tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32) bool {
 	if !transOK(tA) || !transOK(tB) || m <= 0 || n <= 0 || k <= 0 || alpha == 0 || m*n*k < AsmGemmMin {
 		return false
 	}
@@ -171,9 +177,9 @@ func asmGemm(kern *asmKernel, tA, tB blas.Transpose, m, n, k int, alpha float32,
 	// packed panels stay within 17 MB each whatever the matrices' sizes.
 	for k0 := 0; k0 < k; k0 += asmMaxK {
 		kc := min(asmMaxK, k-k0)
-		bt := beta
+		bt, bs := beta, bias
 		if k0 > 0 {
-			bt = 1
+			bt, bs = 1, nil
 		}
 		for i0 := 0; i0 < m; i0 += asmMaxM {
 			mc := min(asmMaxM, m-i0)
@@ -186,7 +192,11 @@ func asmGemm(kern *asmKernel, tA, tB blas.Transpose, m, n, k int, alpha float32,
 				if bT {
 					bo = j0*ldb + k0
 				}
-				sgemmAsm(kern, aT, bT, mc, min(asmMaxN, n-j0), kc, alpha, a[ao:], lda, b[bo:], ldb, bt, c[i0*ldc+j0:], ldc)
+				var bj []float32
+				if bs != nil {
+					bj = bs[j0:]
+				}
+				sgemmAsmBias(kern, aT, bT, mc, min(asmMaxN, n-j0), kc, alpha, a[ao:], lda, b[bo:], ldb, bt, c[i0*ldc+j0:], ldc, bj)
 			}
 		}
 	}
@@ -267,6 +277,7 @@ type sgemmJob struct {
 	directB       bool // the kernel reads B's full panels in place
 	phase         int  // 0: packing, 1: tiles, 2: tiles dealt in chunks (deal)
 	deal          panelDeal
+	bias          []float32 // when not nil, C's rows start from it (sgemmAsmBias)
 }
 
 // asmDeal says whether sgemmAsm deals its panels in chunks (panelDeal)
@@ -323,6 +334,15 @@ func (d *panelDeal) run(f func(lo, hi int)) {
 // (op(A) m×k, op(B) k×n) with kernel kern. The caller has checked the
 // arguments as gonum does, and that m, n, k > 0 and alpha ≠ 0.
 func sgemmAsm(kern *asmKernel, tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sgemmAsmBias(kern, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
+}
+
+// sgemmAsmBias is sgemmAsm with C's rows starting from bias (its first n
+// entries) instead of beta·C when bias is not nil: each goroutine writes
+// the bias into the rows of its panels just before their first k block,
+// so that the tiles read it from cache, and C = bias + Σ blocks as if C
+// had been filled with bias and beta were 1 (the same bits).
+func sgemmAsmBias(kern *asmKernel, tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32) {
 	kernMR, kernNR := kern.mr, kern.nr
 	mp, np := (m+kernMR-1)/kernMR, (n+kernNR-1)/kernNR
 	bufs := getSgemmBufs()
@@ -343,6 +363,9 @@ func sgemmAsm(kern *asmKernel, tA, tB bool, m, n, k int, alpha float32, a []floa
 		// 8 of L1's 64 sets and thrashes it).
 		directA: alpha == 1 && (tA && lda%256 != 0 && lda < 1024 || !tA && lda%1024 != 0),
 		directB: !tB && ldb%256 != 0}
+	if bias != nil {
+		j.bias, j.beta = bias[:n], 0
+	}
 	// Only the panels not read in place are packed: with a direct A, the
 	// last one if it is short of kernMR rows (the kernel would read past
 	// m); likewise for B.
@@ -355,7 +378,7 @@ func sgemmAsm(kern *asmKernel, tA, tB bool, m, n, k int, alpha float32, a []floa
 		bufs.b = make([]float32, need)
 	}
 	j.pa, j.pb = bufs.a[:j.na*kernMR*k], bufs.b[:j.nb*kernNR*k]
-	if beta != 0 && beta != 1 {
+	if j.beta != 0 && j.beta != 1 {
 		for i := range m {
 			row := c[i*ldc : i*ldc+n]
 			for x := range row {
@@ -420,9 +443,23 @@ func (j *sgemmJob) Run(lo, hi int) {
 // of B.
 func (j *sgemmJob) tilePanels(lo, hi int) {
 	if j.byRows {
+		j.fillBias(lo*j.mr, min(hi*j.mr, j.m), 0, j.n)
 		j.tiles(lo, hi, 0, j.np)
 	} else {
+		j.fillBias(0, j.m, lo*j.nr, min(hi*j.nr, j.n))
 		j.tiles(0, j.mp, lo, hi)
+	}
+}
+
+// fillBias writes the bias into columns [c0, c1) of C's rows [r0, r1),
+// when the product has one.
+func (j *sgemmJob) fillBias(r0, r1, c0, c1 int) {
+	if j.bias == nil {
+		return
+	}
+	src := j.bias[c0:c1]
+	for r := r0; r < r1; r++ {
+		copy(j.c[r*j.ldc+c0:][:len(src)], src)
 	}
 }
 
@@ -642,7 +679,7 @@ func (j *sgemmJob) tiles(i0, i1, q0, q1 int) {
 	const f32 = 4 // bytes
 	for k0 := 0; k0 < j.k; k0 += kernKC {
 		kc := min(kernKC, j.k-k0)
-		add := k0 > 0 || j.beta != 0
+		add := k0 > 0 || j.beta != 0 || j.bias != nil
 		pa := j.pa[k0*j.na*kernMR:]
 		pb := j.pb[k0*j.nb*kernNR:]
 		// The A panels in blocks of about asmBlockA bytes, each block

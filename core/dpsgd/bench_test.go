@@ -794,11 +794,12 @@ func BenchmarkDPSGDEpochPackSplit(b *testing.B) {
 	alternateEpochs(b, [2]string{"all", "packed"}, func(side int) { compute.PackSplitPacked.Store(side == 1) })
 }
 
-// BenchmarkDPSGDEpochBias alternates epochs of BenchmarkDPSGDEpoch's
-// configuration with the layers' bias rows copied on one goroutine and on
-// two (nn.BiasSplit). See alternateEpochs; ratios above 1: the split
-// wins.
-func BenchmarkDPSGDEpochBias(b *testing.B) {
-	defer nn.BiasSplit.Store(nn.BiasSplit.Load())
-	alternateEpochs(b, [2]string{"one", "split"}, func(side int) { nn.BiasSplit.Store(side == 1) })
+// BenchmarkDPSGDEpochBiasFold alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with the layers' bias rows filled in a pass of their own
+// ("fill") and written into the kernel's panels as it forms them
+// (compute.BiasFold, "fold"). See alternateEpochs; ratios above 1: the
+// fold wins.
+func BenchmarkDPSGDEpochBiasFold(b *testing.B) {
+	defer compute.BiasFold.Store(compute.BiasFold.Load())
+	alternateEpochs(b, [2]string{"fill", "fold"}, func(side int) { compute.BiasFold.Store(side == 1) })
 }

@@ -2,7 +2,6 @@ package nn
 
 import (
 	"fmt"
-	"sync/atomic"
 
 	"github.com/dpscope/dpscope/core/compute"
 )
@@ -29,36 +28,7 @@ type Dense struct {
 	y, g compute.Matrix // output and signal buffers, MaxRows rows
 	n    int            // rows of the last Forward; 0 when the layer did not run
 	ones []float32      // shared vector of ones, MaxRows long
-	bias biasRows       // Forward's copy of B into Y's rows
 }
-
-// biasRows copies b into rows of y: Forward's start, on two goroutines
-// for wide layers (the peers' 2000-wide output: 3.4 MB a batch of 427,
-// 0.4 ms of a DP-SGD step on one core).
-type biasRows struct {
-	y compute.Matrix
-	b []float32
-}
-
-// Run copies b into rows [lo, hi) of y.
-func (r *biasRows) Run(lo, hi int) {
-	for i := lo; i < hi; i++ {
-		copy(r.y.RawRowView(i), r.b)
-	}
-}
-
-// BiasSplit says whether Forward copies the bias on two goroutines; a
-// knob for the benchmark that compares the two (the bits do not depend on
-// it). Off by default, by the rule of docs/PERFORMANCE.md's speed11
-// section (in a quiet window on a Xeon the split gave 1.48, 0.98 and
-// 1.00× on the 2000-wide layer, median 1.00 against the 1.05 required: the
-// copy was bound by memory, not by one core).
-var BiasSplit atomic.Bool
-
-// biasCost is compute.Split's cost of a row of n floats: a copy moves
-// about 4–8 floats a ns, a quarter of the elementwise work SplitMin is
-// set for.
-func biasCost(n int) int { return n / 4 }
 
 // Forward computes Y = act(X·W + 1·bᵀ) for the n = x.Rows rows of x and
 // remembers x, which must stay unchanged until the gradients are formed. It
@@ -71,16 +41,9 @@ func (d *Dense) Forward(x compute.Matrix) {
 	}
 	d.x, d.n = x, x.Rows
 	y := d.Output()
-	d.bias.y, d.bias.b = y, d.B
-	if BiasSplit.Load() {
-		compute.Split(d.n, 1, biasCost(d.Out), &d.bias)
-	} else {
-		d.bias.Run(0, d.n)
-	}
-	d.bias.y, d.bias.b = compute.Matrix{}, nil
 	// A ReLU layer's output as input is about half zeros: the sparse
 	// product skips them (and is MulTo, bit for bit, on other inputs).
-	compute.MulSparseTo(y, x, false, d.W, false, 1)
+	compute.MulBiasTo(y, x, false, d.W, false, d.B)
 	d.Act.apply(y.Data[:d.n*d.Out])
 }
 
