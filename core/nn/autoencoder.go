@@ -198,8 +198,7 @@ func (a *Autoencoder) ForwardDecode(x compute.Matrix, rows int) {
 		h = d.Output()
 	}
 	for _, d := range a.heads {
-		d.Forward(h)
-		d.Signal().Zero()
+		d.ForwardClearSignal(h)
 	}
 	a.decoded = true
 }
