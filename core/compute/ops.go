@@ -79,28 +79,13 @@ func mulTo(impl blas.Float32, dst, a Matrix, transA bool, b Matrix, transB bool,
 // the dimensions do not fit, and wrapping ErrOverlap if dst shares an
 // element with a, b or bias. It does not allocate.
 func MulBiasTo(dst, a Matrix, transA bool, b Matrix, transB bool, bias []float32) {
-	MulBiasClearTo(dst, a, transA, b, transB, bias, Matrix{})
-}
-
-// MulBiasClearTo is MulBiasTo that also sets every element of z, a matrix
-// of dst's shape (or an empty Matrix, for none), to zero: a layer's
-// gradient buffer, cleared for the losses to add into. On dpscope's
-// kernel (with ClearFold on) each goroutine clears the region of z that
-// matches the panels it forms, so that the stores overlap the tiles'
-// arithmetic instead of taking a pass of their own (the peers' output
-// layer: 3.4 MB). It panics as MulBiasTo, and wrapping ErrShape if z is
-// not empty and not dst's shape, or ErrOverlap if it shares an element
-// with dst, a, b or bias.
-func MulBiasClearTo(dst, a Matrix, transA bool, b Matrix, transB bool, bias []float32, z Matrix) {
 	m, k := opDims(a, transA)
 	kb, n := opDims(b, transB)
-	clearing := z.Rows > 0 || z.Cols > 0
-	if k != kb || dst.Rows != m || dst.Cols != n || len(bias) != n || clearing && (z.Rows != m || z.Cols != n) {
-		panic(fmt.Errorf("compute: MulBiasTo: op(a) is %d×%d, op(b) is %d×%d, dst is %d×%d, the bias has %d entries and the matrix to clear is %d×%d, must be m×k, k×n, m×n, n and m×n or empty: %w",
-			m, k, kb, n, dst.Rows, dst.Cols, len(bias), z.Rows, z.Cols, ErrShape))
+	if k != kb || dst.Rows != m || dst.Cols != n || len(bias) != n {
+		panic(fmt.Errorf("compute: MulBiasTo: op(a) is %d×%d, op(b) is %d×%d, dst is %d×%d and the bias has %d entries, must be m×k, k×n, m×n and n: %w",
+			m, k, kb, n, dst.Rows, dst.Cols, len(bias), ErrShape))
 	}
-	if overlaps(dst, a) || overlaps(dst, b) || overlaps(dst, vec(bias)) ||
-		clearing && (overlaps(z, dst) || overlaps(z, a) || overlaps(z, b) || overlaps(z, vec(bias))) {
+	if overlaps(dst, a) || overlaps(dst, b) || overlaps(dst, vec(bias)) {
 		panic(fmt.Errorf("compute: MulBiasTo: %w", ErrOverlap))
 	}
 	if m == 0 || n == 0 {
@@ -108,41 +93,20 @@ func MulBiasClearTo(dst, a Matrix, transA bool, b Matrix, transB bool, bias []fl
 	}
 	// Only when MulSparseTo would be MulTo on the kernel: the sparse path
 	// off, and the product one the kernel takes (asmGemm's conditions).
-	if o, ok := Impl().(*openBLAS); ok && o.kern != nil && k > 0 && BiasFold.Load() && sparseKernel() == nil {
-		var zd []float32
-		ldz := 0
-		if clearing && ClearFold.Load() {
-			zd, ldz = z.Data, ld(z)
-		}
-		if asmGemmBias(o.kern, transpose(transA), transpose(transB), m, n, k, 1, a.Data, ld(a), b.Data, ld(b), 0, dst.Data, ld(dst), bias, zd, ldz) {
-			if clearing && zd == nil {
-				z.Zero()
-			}
-			return
-		}
+	if o, ok := Impl().(*openBLAS); ok && o.kern != nil && k > 0 && BiasFold.Load() && sparseKernel() == nil &&
+		asmGemmBias(o.kern, transpose(transA), transpose(transB), m, n, k, 1, a.Data, ld(a), b.Data, ld(b), 0, dst.Data, ld(dst), bias) {
+		return
 	}
 	for i := range m {
 		copy(dst.RawRowView(i), bias)
 	}
 	MulSparseTo(dst, a, transA, b, transB, 1)
-	if clearing {
-		z.Zero()
-	}
 }
 
 // BiasFold says whether MulBiasTo writes the bias into the kernel's panels
 // as it forms them (else it fills dst in a pass of its own first); a knob
 // for the benchmark that compares the two. The bits do not depend on it.
 var BiasFold = func() *atomic.Bool {
-	var on atomic.Bool
-	on.Store(true)
-	return &on
-}()
-
-// ClearFold says whether MulBiasClearTo clears z region by region as the
-// kernel forms dst (else in a pass of its own after the product); a knob
-// for the benchmark that compares the two.
-var ClearFold = func() *atomic.Bool {
 	var on atomic.Bool
 	on.Store(true)
 	return &on

@@ -131,14 +131,12 @@ func asmGemmFromEnv() (*asmKernel, error) {
 // 0, or arguments gonum must reject with its own messages. It panics with
 // gonum's messages on bad leading dimensions or lengths.
 func asmGemm(kern *asmKernel, tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) bool {
-	return asmGemmBias(kern, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil, nil, 0)
+	return asmGemmBias(kern, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
 }
 
 // asmGemmBias is asmGemm with C's rows starting from bias instead of
-// beta·C when bias is not nil (len(bias) ≥ n; beta is then ignored), and
-// the m×n matrix z (leading dimension ldz) set to zero when it is not nil
-// (sgemmAsmBias).
-func asmGemmBias(kern *asmKernel, tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias, z []float32, ldz int) bool {
+// beta·C when bias is not nil (len(bias) ≥ n; beta is then ignored).
+func asmGemmBias(kern *asmKernel, tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32) bool {
 	if !transOK(tA) || !transOK(tB) || m <= 0 || n <= 0 || k <= 0 || alpha == 0 || m*n*k < AsmGemmMin {
 		return false
 	}
@@ -179,9 +177,9 @@ func asmGemmBias(kern *asmKernel, tA, tB blas.Transpose, m, n, k int, alpha floa
 	// packed panels stay within 17 MB each whatever the matrices' sizes.
 	for k0 := 0; k0 < k; k0 += asmMaxK {
 		kc := min(asmMaxK, k-k0)
-		bt, bs, zs := beta, bias, z
+		bt, bs := beta, bias
 		if k0 > 0 {
-			bt, bs, zs = 1, nil, nil
+			bt, bs = 1, nil
 		}
 		for i0 := 0; i0 < m; i0 += asmMaxM {
 			mc := min(asmMaxM, m-i0)
@@ -194,14 +192,11 @@ func asmGemmBias(kern *asmKernel, tA, tB blas.Transpose, m, n, k int, alpha floa
 				if bT {
 					bo = j0*ldb + k0
 				}
-				var bj, zj []float32
+				var bj []float32
 				if bs != nil {
 					bj = bs[j0:]
 				}
-				if zs != nil {
-					zj = zs[i0*ldz+j0:]
-				}
-				sgemmAsmBias(kern, aT, bT, mc, min(asmMaxN, n-j0), kc, alpha, a[ao:], lda, b[bo:], ldb, bt, c[i0*ldc+j0:], ldc, bj, zj, ldz)
+				sgemmAsmBias(kern, aT, bT, mc, min(asmMaxN, n-j0), kc, alpha, a[ao:], lda, b[bo:], ldb, bt, c[i0*ldc+j0:], ldc, bj)
 			}
 		}
 	}
@@ -283,8 +278,6 @@ type sgemmJob struct {
 	phase         int  // 0: packing, 1: tiles, 2: tiles dealt in chunks (deal)
 	deal          panelDeal
 	bias          []float32 // when not nil, C's rows start from it (sgemmAsmBias)
-	z             []float32 // when not nil, set to zero region by region (sgemmAsmBias)
-	ldz           int
 }
 
 // asmDeal says whether sgemmAsm deals its panels in chunks (panelDeal)
@@ -341,18 +334,15 @@ func (d *panelDeal) run(f func(lo, hi int)) {
 // (op(A) m×k, op(B) k×n) with kernel kern. The caller has checked the
 // arguments as gonum does, and that m, n, k > 0 and alpha ≠ 0.
 func sgemmAsm(kern *asmKernel, tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	sgemmAsmBias(kern, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil, nil, 0)
+	sgemmAsmBias(kern, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
 }
 
 // sgemmAsmBias is sgemmAsm with C's rows starting from bias (its first n
 // entries) instead of beta·C when bias is not nil: each goroutine writes
 // the bias into the rows of its panels just before their first k block,
 // so that the tiles read it from cache, and C = bias + Σ blocks as if C
-// had been filled with bias and beta were 1 (the same bits). When z is
-// not nil, each goroutine likewise sets the same region of the m×n
-// matrix z (leading dimension ldz) to zero: stores that overlap the
-// tiles' arithmetic instead of taking a pass of their own.
-func sgemmAsmBias(kern *asmKernel, tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias, z []float32, ldz int) {
+// had been filled with bias and beta were 1 (the same bits).
+func sgemmAsmBias(kern *asmKernel, tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32) {
 	kernMR, kernNR := kern.mr, kern.nr
 	mp, np := (m+kernMR-1)/kernMR, (n+kernNR-1)/kernNR
 	bufs := getSgemmBufs()
@@ -376,7 +366,6 @@ func sgemmAsmBias(kern *asmKernel, tA, tB bool, m, n, k int, alpha float32, a []
 	if bias != nil {
 		j.bias, j.beta = bias[:n], 0
 	}
-	j.z, j.ldz = z, ldz
 	// Only the panels not read in place are packed: with a direct A, the
 	// last one if it is short of kernMR rows (the kernel would read past
 	// m); likewise for B.
@@ -463,19 +452,14 @@ func (j *sgemmJob) tilePanels(lo, hi int) {
 }
 
 // fillBias writes the bias into columns [c0, c1) of C's rows [r0, r1),
-// when the product has one, and sets the same region of z to zero when
-// there is a z.
+// when the product has one.
 func (j *sgemmJob) fillBias(r0, r1, c0, c1 int) {
-	if j.bias != nil {
-		src := j.bias[c0:c1]
-		for r := r0; r < r1; r++ {
-			copy(j.c[r*j.ldc+c0:][:len(src)], src)
-		}
+	if j.bias == nil {
+		return
 	}
-	if j.z != nil {
-		for r := r0; r < r1; r++ {
-			clear(j.z[r*j.ldz+c0:][:c1-c0])
-		}
+	src := j.bias[c0:c1]
+	for r := r0; r < r1; r++ {
+		copy(j.c[r*j.ldc+c0:][:len(src)], src)
 	}
 }
 

@@ -803,13 +803,3 @@ func BenchmarkDPSGDEpochBiasFold(b *testing.B) {
 	defer compute.BiasFold.Store(compute.BiasFold.Load())
 	alternateEpochs(b, [2]string{"fill", "fold"}, func(side int) { compute.BiasFold.Store(side == 1) })
 }
-
-// BenchmarkDPSGDEpochClearFold alternates epochs of BenchmarkDPSGDEpoch's
-// configuration with the output layer's signal cleared in a pass of its
-// own after its product ("pass") and region by region beside the product's
-// tiles (compute.ClearFold, "fold"). See alternateEpochs; ratios above 1:
-// the fold wins.
-func BenchmarkDPSGDEpochClearFold(b *testing.B) {
-	defer compute.ClearFold.Store(compute.ClearFold.Load())
-	alternateEpochs(b, [2]string{"pass", "fold"}, func(side int) { compute.ClearFold.Store(side == 1) })
-}

@@ -198,7 +198,8 @@ func (a *Autoencoder) ForwardDecode(x compute.Matrix, rows int) {
 		h = d.Output()
 	}
 	for _, d := range a.heads {
-		d.ForwardClearSignal(h)
+		d.Forward(h)
+		d.Signal().Zero()
 	}
 	a.decoded = true
 }

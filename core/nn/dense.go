@@ -34,28 +34,16 @@ type Dense struct {
 // remembers x, which must stay unchanged until the gradients are formed. It
 // panics, wrapping compute.ErrShape, if x.Cols != In or x.Rows exceeds the
 // buffers' capacity.
-func (d *Dense) Forward(x compute.Matrix) { d.forward(x, false) }
-
-// ForwardClearSignal is Forward that also sets the signal's rows (Rows()×Out)
-// to zero, ready for a loss to add ∂L/∂Y into: on dpscope's kernel each
-// goroutine clears them beside the product's tiles instead of in a pass of
-// their own (compute.MulBiasClearTo).
-func (d *Dense) ForwardClearSignal(x compute.Matrix) { d.forward(x, true) }
-
-func (d *Dense) forward(x compute.Matrix, clearSignal bool) {
+func (d *Dense) Forward(x compute.Matrix) {
 	if x.Cols != d.In || x.Rows > d.y.Rows {
 		panic(fmt.Errorf("nn: Dense.Forward: input is %d×%d, must be at most %d×%d: %w",
 			x.Rows, x.Cols, d.y.Rows, d.In, compute.ErrShape))
 	}
 	d.x, d.n = x, x.Rows
 	y := d.Output()
-	var z compute.Matrix
-	if clearSignal {
-		z = d.Signal()
-	}
 	// A ReLU layer's output as input is about half zeros: the sparse
 	// product skips them (and is MulTo, bit for bit, on other inputs).
-	compute.MulBiasClearTo(y, x, false, d.W, false, d.B, z)
+	compute.MulBiasTo(y, x, false, d.W, false, d.B)
 	d.Act.apply(y.Data[:d.n*d.Out])
 }
 
