@@ -131,40 +131,54 @@ func TestSparseProductsKeepStepBits(t *testing.T) {
 	}
 }
 
-// TestGatherSplitKeepsStepBits runs three DP-SGD steps of the benchmark
-// configuration twice from the same seeds, gathering the batch rows on
-// one goroutine and on two (compute.GatherSplit), and requires the same
-// parameters to the bit (each row is a copy, whoever makes it) and, with
-// the split, a step that allocates nothing. GOMAXPROCS is at least 2 for
-// the test, so that the rows are shared out.
-func TestGatherSplitKeepsStepBits(t *testing.T) {
+// TestSpeedKnobsKeepStepBits runs three DP-SGD steps of the benchmark
+// configuration from the same seeds with each of compute's speed knobs
+// off and on: the batch rows gathered on one goroutine or two
+// (compute.GatherSplit: each row is a copy, whoever makes it), the bias
+// filled in a pass or written into the kernel's panels (compute.BiasFold)
+// and Split's jobs halved or dealt in chunks (compute.SplitChunks: each
+// index run once, with the same arithmetic). It requires the same
+// parameters to the bit and, with the knob on, a step that allocates
+// nothing. GOMAXPROCS is at least 2 for the test, so that work is shared.
+func TestSpeedKnobsKeepStepBits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("steps of the peers' autoencoder")
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
 	defer compute.GatherSplit.Store(compute.GatherSplit.Load())
+	defer compute.BiasFold.Store(compute.BiasFold.Load())
+	defer compute.SplitChunks.Store(compute.SplitChunks.Load())
 	data := benchData()
-	run := func(split bool) []float32 {
-		compute.GatherSplit.Store(split)
-		ae, d, in := benchTrainer(t)
-		loss := benchLoss(ae, in, data, nil)
-		for range 3 {
-			if _, err := d.Step(loss); err != nil {
-				t.Fatal(err)
+	for _, knob := range []struct {
+		name string
+		set  func(on bool)
+	}{
+		{"GatherSplit", func(on bool) { compute.GatherSplit.Store(on) }},
+		{"BiasFold", func(on bool) { compute.BiasFold.Store(on) }},
+		{"SplitChunks", func(on bool) { compute.SplitChunks.Store(map[bool]int64{false: 0, true: 16}[on]) }},
+	} {
+		run := func(on bool) []float32 {
+			knob.set(on)
+			ae, d, in := benchTrainer(t)
+			loss := benchLoss(ae, in, data, nil)
+			for range 3 {
+				if _, err := d.Step(loss); err != nil {
+					t.Fatal(err)
+				}
 			}
-		}
-		params := slices.Clone(ae.Params)
-		if split && !raceEnabled {
-			if a := testing.AllocsPerRun(2, func() { d.Step(loss) }); a != 0 {
-				t.Errorf("a step with the gather split allocates %v times, want 0", a)
+			params := slices.Clone(ae.Params)
+			if on && !raceEnabled {
+				if a := testing.AllocsPerRun(2, func() { d.Step(loss) }); a != 0 {
+					t.Errorf("%s: a step allocates %v times, want 0", knob.name, a)
+				}
 			}
+			return params
 		}
-		return params
-	}
-	one, split := run(false), run(true)
-	for i := range one {
-		if math.Float32bits(one[i]) != math.Float32bits(split[i]) {
-			t.Fatalf("parameter %d is %v gathered on one goroutine, %v on two", i, one[i], split[i])
+		off, on := run(false), run(true)
+		for i := range off {
+			if math.Float32bits(off[i]) != math.Float32bits(on[i]) {
+				t.Fatalf("%s: parameter %d is %v with the knob off, %v with it on", knob.name, i, off[i], on[i])
+			}
 		}
 	}
 }
