@@ -30,30 +30,6 @@ type splitTask struct {
 	lo, hi  int
 	claimed atomic.Bool
 	done    chan struct{} // receives once when the helper ran the half
-	// When chunk > 0 the job is dealt instead of halved: the goroutines
-	// take chunks of chunk indices from next in turn until n is reached.
-	chunk, n int
-	next     atomic.Int64
-}
-
-// runChunks takes t's chunks until none is left.
-func (t *splitTask) runChunks() {
-	for {
-		lo := int(t.next.Add(int64(t.chunk))) - t.chunk
-		if lo >= t.n {
-			return
-		}
-		t.job.Run(lo, min(lo+t.chunk, t.n))
-	}
-}
-
-// run is the helper's part of t: its half, or chunks until none is left.
-func (t *splitTask) run() {
-	if t.chunk > 0 {
-		t.runChunks()
-		return
-	}
-	t.job.Run(t.lo, t.hi)
 }
 
 // splitter is the helper goroutine that runs the first half of Split jobs
@@ -138,16 +114,6 @@ const (
 	spinBackoff = 100 * time.Millisecond
 )
 
-// SplitChunks, when at least 2, makes Split deal a job in about that many
-// chunks (whole units each) that its two goroutines take in turn, instead
-// of cutting it in two halves: a helper that starts late, or a half that
-// runs slower (its memory colder, its core shared), then holds the other
-// goroutine up by one chunk at most. Each index is still run once, with
-// the same arithmetic, so results are the same bits either way; jobs of
-// fewer units than chunks are halved. A knob for the benchmark that
-// compares the two (docs/PERFORMANCE.md, rule G34).
-var SplitChunks atomic.Int64
-
 // SplitGapBackoff says whether a poller that finds it was off its core for
 // more than spinGap turns polling off for spinBackoff. Off by default, by
 // rule 2 of docs/PERFORMANCE.md's "lone gaps" section: on a quiet 2-core
@@ -210,7 +176,7 @@ func splitHelper() {
 			splitter.parked.Store(false)
 		}
 		if t.claimed.CompareAndSwap(false, true) {
-			t.run()
+			t.job.Run(t.lo, t.hi)
 			t.done <- struct{}{}
 			continue
 		}
@@ -253,12 +219,7 @@ func Split(n, unit, cost int, job RangeJob) {
 	})
 	mid := (n / unit / 2) * unit
 	t := taskPool.Get().(*splitTask)
-	t.job, t.lo, t.hi, t.chunk, t.n = job, 0, mid, 0, n
-	if c := int(SplitChunks.Load()); c >= 2 && n/unit >= c {
-		// Dealt: about c chunks, each a whole number of units.
-		t.chunk = (n/unit + c - 1) / c * unit
-		t.next.Store(0)
-	}
+	t.job, t.lo, t.hi = job, 0, mid
 	t.claimed.Store(false)
 	if !splitter.slot.CompareAndSwap(nil, t) {
 		// Another caller's task waits for the helper.
@@ -274,27 +235,19 @@ func Split(n, unit, cost int, job RangeJob) {
 		default: // a wake-up is already pending
 		}
 	}
-	if t.chunk > 0 {
-		t.runChunks()
-	} else {
-		job.Run(mid, n)
-	}
+	job.Run(mid, n)
 	// The helper has not taken the task from the slot, or has taken it
-	// but not begun: run the first half here (dealt: every chunk has
-	// been taken). In the second case the helper finds it claimed and
-	// recycles it; t must not be touched from here on.
+	// but not begun: run the first half here. In the second case the
+	// helper finds it claimed and recycles it; t must not be touched
+	// from here on.
 	if splitter.slot.CompareAndSwap(t, nil) {
-		if t.chunk == 0 {
-			job.Run(0, mid)
-		}
+		job.Run(0, mid)
 		t.job = nil
 		taskPool.Put(t)
 		return
 	}
 	if t.claimed.CompareAndSwap(false, true) {
-		if t.chunk == 0 {
-			job.Run(0, mid)
-		}
+		job.Run(0, mid)
 		return
 	}
 	spinUntil(time.Duration(SplitWaitSpin.Load()), func() bool { return len(t.done) > 0 })

@@ -49,45 +49,6 @@ func TestSplitRanges(t *testing.T) {
 	}
 }
 
-// TestSplitChunks checks that with SplitChunks set Split still runs every
-// index exactly once, in parts that start at a multiple of the unit and
-// are at most one chunk long, from both goroutines over many calls (a
-// sleepy job gives the helper time to take chunks); and that a job of
-// fewer units than chunks is halved.
-func TestSplitChunks(t *testing.T) {
-	if runtime.GOMAXPROCS(0) < 2 {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	}
-	defer SplitChunks.Store(SplitChunks.Load())
-	SplitChunks.Store(8)
-	for _, tc := range []struct{ n, unit, cost int }{
-		{SplitMin, 8, 1}, {SplitMin + 13, 8, 1}, {100, 1, SplitMin / 50}, {427, 1, SplitMin}, {7, 1, SplitMin},
-	} {
-		units := tc.n / tc.unit
-		chunk := (units + 7) / 8 * tc.unit
-		for try := 0; try < 50; try++ {
-			r := &recordJob{seen: make([]int, tc.n)}
-			Split(tc.n, tc.unit, tc.cost, r)
-			for i, c := range r.seen {
-				if c != 1 {
-					t.Fatalf("Split(%d, %d, %d) in chunks: index %d run %d times, want once", tc.n, tc.unit, tc.cost, i, c)
-				}
-			}
-			for _, c := range r.cuts {
-				if c[0]%tc.unit != 0 {
-					t.Fatalf("Split(%d, %d, %d) in chunks: a part starts at %d, not a multiple of the unit", tc.n, tc.unit, tc.cost, c[0])
-				}
-				if units >= 8 && c[1]-c[0] > chunk {
-					t.Fatalf("Split(%d, %d, %d) in chunks: part %v longer than a chunk of %d", tc.n, tc.unit, tc.cost, c, chunk)
-				}
-			}
-			if units < 8 && len(r.cuts) > 2 {
-				t.Fatalf("Split(%d, %d, %d): %d parts %v, want a job of %d units halved", tc.n, tc.unit, tc.cost, len(r.cuts), r.cuts, units)
-			}
-		}
-	}
-}
-
 // recordJob records which indices ran and the parts it was given.
 type recordJob struct {
 	mu   sync.Mutex

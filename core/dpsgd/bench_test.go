@@ -803,12 +803,3 @@ func BenchmarkDPSGDEpochBiasFold(b *testing.B) {
 	defer compute.BiasFold.Store(compute.BiasFold.Load())
 	alternateEpochs(b, [2]string{"fill", "fold"}, func(side int) { compute.BiasFold.Store(side == 1) })
 }
-
-// BenchmarkDPSGDEpochSplitChunks alternates epochs of BenchmarkDPSGDEpoch's
-// configuration with compute.Split's jobs cut in two halves ("halves") and
-// dealt in 16 chunks (compute.SplitChunks, "chunks"). See alternateEpochs;
-// ratios above 1: the chunks win.
-func BenchmarkDPSGDEpochSplitChunks(b *testing.B) {
-	defer compute.SplitChunks.Store(compute.SplitChunks.Load())
-	alternateEpochs(b, [2]string{"halves", "chunks"}, func(side int) { compute.SplitChunks.Store(int64(16 * side)) })
-}

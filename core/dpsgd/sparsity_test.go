@@ -135,9 +135,8 @@ func TestSparseProductsKeepStepBits(t *testing.T) {
 // configuration from the same seeds with each of compute's speed knobs
 // off and on: the batch rows gathered on one goroutine or two
 // (compute.GatherSplit: each row is a copy, whoever makes it), the bias
-// filled in a pass or written into the kernel's panels (compute.BiasFold)
-// and Split's jobs halved or dealt in chunks (compute.SplitChunks: each
-// index run once, with the same arithmetic). It requires the same
+// filled in a pass or written into the kernel's panels (compute.BiasFold).
+// It requires the same
 // parameters to the bit and, with the knob on, a step that allocates
 // nothing. GOMAXPROCS is at least 2 for the test, so that work is shared.
 func TestSpeedKnobsKeepStepBits(t *testing.T) {
@@ -147,7 +146,6 @@ func TestSpeedKnobsKeepStepBits(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
 	defer compute.GatherSplit.Store(compute.GatherSplit.Load())
 	defer compute.BiasFold.Store(compute.BiasFold.Load())
-	defer compute.SplitChunks.Store(compute.SplitChunks.Load())
 	data := benchData()
 	for _, knob := range []struct {
 		name string
@@ -155,7 +153,6 @@ func TestSpeedKnobsKeepStepBits(t *testing.T) {
 	}{
 		{"GatherSplit", func(on bool) { compute.GatherSplit.Store(on) }},
 		{"BiasFold", func(on bool) { compute.BiasFold.Store(on) }},
-		{"SplitChunks", func(on bool) { compute.SplitChunks.Store(map[bool]int64{false: 0, true: 16}[on]) }},
 	} {
 		run := func(on bool) []float32 {
 			knob.set(on)
