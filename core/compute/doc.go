@@ -6,9 +6,10 @@
 // sub-matrix that shares memory with its parent; products write into a
 // destination the caller owns and never allocate:
 //
-//	dst = alpha * op(A) * op(B) + beta * dst   MulTo    (GEMM)
-//	y   = alpha * op(A) * x + beta * y         MulVecTo (GEMV)
-//	A   = A + alpha * x * yᵀ                   AddOuter (GER)
+//	dst = alpha * op(A) * op(B) + beta * dst   MulTo     (GEMM)
+//	dst = op(A) * op(B) + 1 * biasᵀ            MulBiasTo (a dense layer)
+//	y   = alpha * op(A) * x + beta * y         MulVecTo  (GEMV)
+//	A   = A + alpha * x * yᵀ                   AddOuter  (GER)
 //
 // # Backends
 //

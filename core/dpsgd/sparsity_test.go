@@ -135,8 +135,9 @@ func TestSparseProductsKeepStepBits(t *testing.T) {
 // configuration from the same seeds with each of compute's speed knobs
 // off and on: the batch rows gathered on one goroutine or two
 // (compute.GatherSplit: each row is a copy, whoever makes it), the bias
-// filled in a pass or written into the kernel's panels (compute.BiasFold).
-// It requires the same
+// filled in a pass or written into the kernel's panels (compute.BiasFold),
+// and the products' packing cut among all panels or the packed ones
+// (compute.PackSplitPacked). It requires the same
 // parameters to the bit and, with the knob on, a step that allocates
 // nothing. GOMAXPROCS is at least 2 for the test, so that work is shared.
 func TestSpeedKnobsKeepStepBits(t *testing.T) {
@@ -146,6 +147,7 @@ func TestSpeedKnobsKeepStepBits(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
 	defer compute.GatherSplit.Store(compute.GatherSplit.Load())
 	defer compute.BiasFold.Store(compute.BiasFold.Load())
+	defer compute.PackSplitPacked.Store(compute.PackSplitPacked.Load())
 	data := benchData()
 	for _, knob := range []struct {
 		name string
@@ -153,6 +155,7 @@ func TestSpeedKnobsKeepStepBits(t *testing.T) {
 	}{
 		{"GatherSplit", func(on bool) { compute.GatherSplit.Store(on) }},
 		{"BiasFold", func(on bool) { compute.BiasFold.Store(on) }},
+		{"PackSplitPacked", func(on bool) { compute.PackSplitPacked.Store(on) }},
 	} {
 		run := func(on bool) []float32 {
 			knob.set(on)

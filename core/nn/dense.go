@@ -41,8 +41,10 @@ func (d *Dense) Forward(x compute.Matrix) {
 	}
 	d.x, d.n = x, x.Rows
 	y := d.Output()
-	// A ReLU layer's output as input is about half zeros: the sparse
-	// product skips them (and is MulTo, bit for bit, on other inputs).
+	// The bias is written into the product's panels on dpscope's kernel;
+	// elsewhere MulBiasTo fills Y's rows and takes MulSparseTo, which
+	// skips the zeros of a ReLU layer's output (about half) where the
+	// sparse path runs. The bits are the same either way.
 	compute.MulBiasTo(y, x, false, d.W, false, d.B)
 	d.Act.apply(y.Data[:d.n*d.Out])
 }
