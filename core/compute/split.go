@@ -161,6 +161,9 @@ func splitHelper() {
 	hasTask := func() bool { return splitter.slot.Load() != nil }
 	for {
 		t := splitter.slot.Swap(nil)
+		for t == nil && idlePiece() {
+			t = splitter.slot.Swap(nil)
+		}
 		if t == nil && spinUntil(time.Duration(SplitSpin.Load()), hasTask) {
 			t = splitter.slot.Swap(nil)
 		}
@@ -185,6 +188,50 @@ func splitHelper() {
 		t.job = nil
 		taskPool.Put(t)
 	}
+}
+
+// IdleWork is work that Split's helper goroutine may do, piece by piece,
+// while it has no half to run and would otherwise poll (work that does not
+// depend on what the caller is doing, such as drawing a DP-SGD step's
+// noise ahead of the step). A piece must be short, a few µs: a half handed
+// over meanwhile waits for it to end.
+type IdleWork interface {
+	// IdlePiece does one piece of the work and reports whether any is
+	// left. It runs on the helper goroutine, concurrently with the
+	// goroutine that set the work.
+	IdlePiece() bool
+}
+
+// IdleTask carries an IdleWork for SetIdleWork. Its owner keeps it
+// (setting the same task again allocates nothing: a DP-SGD run sets its
+// own every step).
+type IdleTask struct{ Work IdleWork }
+
+var idleWork atomic.Pointer[IdleTask]
+
+// SetIdleWork makes t's work the helper goroutine's idle work, replacing
+// any other (nil: none; EndIdleWork removes only its own). The helper does its pieces only while it would
+// poll (SplitSpin, and not during a SingleThreaded stretch), and drops the
+// task once IdlePiece reports that none is left. After SetIdleWork(nil),
+// or another task, the helper may still be inside one last piece of the
+// previous work.
+func SetIdleWork(t *IdleTask) { idleWork.Store(t) }
+
+// EndIdleWork removes t if it is the idle work in force (another task set
+// since stays), with SetIdleWork(nil)'s caveat.
+func EndIdleWork(t *IdleTask) { idleWork.CompareAndSwap(t, nil) }
+
+// idlePiece runs one piece of the idle work in force and reports whether
+// it ran one.
+func idlePiece() bool {
+	t := idleWork.Load()
+	if t == nil || !spinning() || SplitSpin.Load() <= 0 {
+		return false
+	}
+	if !t.Work.IdlePiece() {
+		idleWork.CompareAndSwap(t, nil)
+	}
+	return true
 }
 
 // parkedHandoffs counts the halves handed to a parked helper: each waits

@@ -803,3 +803,12 @@ func BenchmarkDPSGDEpochBiasFold(b *testing.B) {
 	defer compute.BiasFold.Store(compute.BiasFold.Load())
 	alternateEpochs(b, [2]string{"fill", "fold"}, func(side int) { compute.BiasFold.Store(side == 1) })
 }
+
+// BenchmarkDPSGDEpochAhead alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with each step's noise drawn in the step ("step") and
+// drawn ahead on the helper goroutine while it idles (noiseAheadOn,
+// "ahead"). See alternateEpochs; ratios above 1: drawing ahead wins.
+func BenchmarkDPSGDEpochAhead(b *testing.B) {
+	defer func(on bool) { noiseAheadOn = on }(noiseAheadOn)
+	alternateEpochs(b, [2]string{"step", "ahead"}, func(side int) { noiseAheadOn = side == 1 })
+}

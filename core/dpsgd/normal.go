@@ -100,8 +100,8 @@ func zigSplit(b uint32) (i, m uint32) { return b & (zigLayers - 1), (b >> zigBit
 // words (eight xoshiro256++ lanes, or ChaCha8 in secure mode); the 0.43 %
 // of draws that miss the ziggurat's fast path take more bits from extra.
 type normalSource struct {
-	words  wordFiller
-	extra  interface{ Uint64() uint64 }
+	words wordFiller
+	extraBits
 	block  [zigBlock]uint32
 	missed [zigBlock / 16]uint16 // per 16 draws, those that missed the fast path
 	split  *noiseSplitJob        // addScaledSplit's job and buffers, made on first use
@@ -120,14 +120,14 @@ type wordFiller interface{ fill16(dst []uint32) }
 func newNormalSource(seed, stream uint64, secure bool) *normalSource {
 	if secure {
 		c := chachaWords{secureChaCha8()}
-		return &normalSource{words: c, extra: c}
+		return &normalSource{words: c, extraBits: extraBits{c}}
 	}
 	seeds := splitMix(seed, stream, 4*xoLanes+4)
 	x := new(xoshiro8)
 	for i, v := range seeds[:4*xoLanes] {
 		x.s[i/xoLanes][i%xoLanes] = v
 	}
-	return &normalSource{words: x, extra: &xoshiro{s: [4]uint64(seeds[4*xoLanes:])}}
+	return &normalSource{words: x, extraBits: extraBits{&xoshiro{s: [4]uint64(seeds[4*xoLanes:])}}}
 }
 
 // addScaled adds std·z to each g[k], for independent N(0, 1) draws z.
@@ -293,9 +293,13 @@ func zigAddScalar(g []float32, words []uint32, std float32, n *normalSource) {
 	}
 }
 
+// extraBits is the stream of extra bits that the draws missing the fast
+// path take, in order.
+type extraBits struct{ extra interface{ Uint64() uint64 } }
+
 // slowNormal returns a normal from the 32 bits b that missed the fast
 // path, drawing more bits from extra as it needs them.
-func (n *normalSource) slowNormal(b uint32) float32 {
+func (n extraBits) slowNormal(b uint32) float32 {
 	for {
 		i, m := zigSplit(b)
 		if m < zig.fast[i] {
@@ -312,7 +316,7 @@ func (n *normalSource) slowNormal(b uint32) float32 {
 // slow finishes a draw outside the fast region of layer i: from the tail
 // for layer 0, else by testing a uniform height in the layer's box
 // against f. It returns ok = false for a rejection (draw again).
-func (n *normalSource) slow(i, m uint32) (float64, bool) {
+func (n extraBits) slow(i, m uint32) (float64, bool) {
 	if i == 0 {
 		// Marsaglia (1964): the tail beyond R.
 		for {
@@ -328,7 +332,7 @@ func (n *normalSource) slow(i, m uint32) (float64, bool) {
 }
 
 // unit returns a uniform draw from (0, 1].
-func (n *normalSource) unit() float64 {
+func (n extraBits) unit() float64 {
 	return (float64(n.extra.Uint64()>>11) + 1) * 0x1p-53
 }
 

@@ -59,6 +59,7 @@ type DPSGD struct {
 	records  int
 	sampling *rand.Rand
 	noise    *normalSource
+	ahead    noiseAhead // the next step's noise, drawn ahead
 	smp      *sampler
 	maxCells int
 	group    []int        // group of each layer of net
@@ -167,10 +168,19 @@ func (d *DPSGD) Step(loss LossFunc) (StepStats, error) {
 	if err != nil {
 		return st, err
 	}
-	if lo, hi := d.net.ParamRange(d.cfg.Perturbed.First, d.cfg.Perturbed.Last); hi > lo && d.cfg.NoiseMultiplier > 0 {
-		d.noise.addScaled(d.net.Grads[lo:hi], float32(d.cfg.NoiseMultiplier*d.cfg.ClipNorm/denom))
+	lo, hi := d.net.ParamRange(d.cfg.Perturbed.First, d.cfg.Perturbed.Last)
+	noised := hi > lo && d.cfg.NoiseMultiplier > 0
+	if noised {
+		g, std := d.net.Grads[lo:hi], float32(d.cfg.NoiseMultiplier*d.cfg.ClipNorm/denom)
+		if !d.ahead.take(d.noise, g, std) {
+			d.noise.addScaled(g, std)
+		}
 	}
 	d.opt.Step(d.net.Params, d.net.Grads)
+	if noised {
+		// The next step's draws, on the helper goroutine while it idles.
+		d.ahead.start(d.noise, hi-lo)
+	}
 	d.steps++
 	st.Step = d.steps
 	return st, nil
