@@ -77,7 +77,9 @@
 // core; with [SplitGapBackoff] on (off by default) a poller that finds it
 // was off its core stops polling for a while. [ParkedHandoffs] counts the
 // halves handed to a parked helper. Nothing polls while SingleThreaded is
-// in force.
+// in force. Instead of polling, the helper does the pieces of an
+// [IdleWork] set by [SetIdleWork] (DP-SGD's next noise), one piece of a
+// few µs at a time between halves.
 //
 // In builds with the race detector, the memory that OpenBLAS reads and writes
 // is reported to the detector row by row, so data races through the C path are

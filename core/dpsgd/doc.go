@@ -50,7 +50,10 @@
 // ns, where the Go loops took 4–6. With two or more processors the seeded
 // noise's blocks are dealt to two goroutines, each starting from the
 // lanes' state jumped ahead over GF(2), with the same draws and bits as on
-// one (about 1.45× as fast on AVX2 with the second core free). Seeded
+// one (about 1.45× as fast on AVX2 with the second core free); and the
+// next step's seeded draws are made ahead, between steps' halves, by
+// compute.Split's helper goroutine while it would otherwise idle
+// (ahead.go), again with the same bits. Seeded
 // noise is for teaching and reproducibility only: anyone who knows the seed
 // can remove the noise. With Config.Secure both streams are ChaCha8
 // generators keyed from crypto/rand, as production DP requires (the
