@@ -45,7 +45,7 @@ type noiseAhead struct {
 	parts  [2]noisePart
 	fillX0 xoshiro8 // fill's state at block 0, for the step's goroutines
 
-	add   aheadAdd // take's noise for the full blocks, for the caller to add
+	add   aheadAdd // take's job
 	ahead int64    // blocks the helper had drawn by take, over all calls
 
 	// The misses' resolution, in order, by whoever holds mu.
@@ -166,20 +166,17 @@ func (a *noiseAhead) resolve(max int) bool {
 	return true
 }
 
-// take makes ready std times the noise drawn ahead for grads[lo:lo+n] (n
-// the draws start was given) and reports true, leaving src as if
-// addScaled(grads[lo:lo+n], std) had run: the draws past the last full
-// block are added here, the full blocks' by a.add (adder), which the
-// caller must run over [lo, lo+n) before it reads the gradient. Or it
-// reports false, having done nothing, when nothing was drawn ahead for
-// this call (src drew since, or n differs), and the caller draws the
-// noise itself.
-func (a *noiseAhead) take(src *normalSource, grads []float32, lo, n int, std float32) bool {
+// take adds std times the noise drawn ahead to g (len(g) = n, the draws
+// start was given) and leaves src as if addScaled(g, std) had run, and
+// reports true; or reports false, having done nothing, when nothing was
+// drawn ahead for this call (src drew since, or n differs), and the
+// caller draws the noise itself.
+func (a *noiseAhead) take(src *normalSource, g []float32, std float32) bool {
 	wasActive := a.active.Load()
 	a.stop()
 	x, ok := src.words.(*xoshiro8)
 	ex, ok2 := src.extra.(*xoshiro)
-	if !wasActive || !ok || !ok2 || n != a.n || *x != a.x0 || *ex != a.extra0 {
+	if !wasActive || !ok || !ok2 || len(g) != a.n || *x != a.x0 || *ex != a.extra0 {
 		return false
 	}
 	a.ahead += a.done.Load()
@@ -192,17 +189,13 @@ func (a *noiseAhead) take(src *normalSource, grads []float32, lo, n int, std flo
 	a.resolve(-1)
 	a.mu.Unlock()
 	full := a.blocks * zigBlock
+	a.add = aheadAdd{g: g[:full], z: a.z, std: std}
+	compute.Split(full, 8, 1, &a.add)
+	a.add = aheadAdd{}
 	x.jumpBlocks(a.blocks)
 	*ex = a.extra
-	src.addScaled(grads[lo+full:lo+n], std)
-	a.add = aheadAdd{g: grads, z: a.z, off: lo, std: std}
+	src.addScaled(g[full:], std)
 	return true
-}
-
-// addAll runs a.add over all of its range on both goroutines, for an
-// optimizer that cannot run it block by block.
-func (a *noiseAhead) addAll() {
-	compute.Split(len(a.add.z), 8, 1, (*aheadAddFrom0)(&a.add))
 }
 
 // aheadDraw is take's compute.RangeJob: two workers that draw the blocks
@@ -227,27 +220,15 @@ func (d *aheadDraw) Run(lo, hi int) {
 	}
 }
 
-// aheadAdd adds std·z to the gradient where z lies (g[off+k] gets z[k]),
-// over the part of [lo, hi) it covers: g += float32(std·z), a product
-// rounded, then a sum rounded, as addScaled (gonum's saxpy, in SSE:
-// multiplies, then adds, no fused multiply-add). It is a
-// compute.RangeJob over the gradient's indices: nn.Adam.StepWith's pre.
+// aheadAdd adds std·z to g, for compute.Split: g[k] += float32(std·z[k]),
+// a product rounded, then a sum rounded, as addScaled (gonum's saxpy, in
+// SSE: multiplies, then adds, no fused multiply-add).
 type aheadAdd struct {
 	g, z []float32
-	off  int
 	std  float32
 }
 
 // Run implements compute.RangeJob.
 func (j *aheadAdd) Run(lo, hi int) {
-	lo, hi = max(lo, j.off), min(hi, j.off+len(j.z))
-	if lo < hi {
-		compute.Impl().Saxpy(hi-lo, j.std, j.z[lo-j.off:hi-j.off], 1, j.g[lo:hi], 1)
-	}
+	compute.Impl().Saxpy(hi-lo, j.std, j.z[lo:hi], 1, j.g[lo:hi], 1)
 }
-
-// aheadAddFrom0 is aheadAdd over z's indices, for addAll's Split.
-type aheadAddFrom0 aheadAdd
-
-// Run implements compute.RangeJob.
-func (j *aheadAddFrom0) Run(lo, hi int) { (*aheadAdd)(j).Run(lo+j.off, hi+j.off) }

@@ -812,13 +812,3 @@ func BenchmarkDPSGDEpochAhead(b *testing.B) {
 	defer func(on bool) { noiseAheadOn = on }(noiseAheadOn)
 	alternateEpochs(b, [2]string{"step", "ahead"}, func(side int) { noiseAheadOn = side == 1 })
 }
-
-// BenchmarkDPSGDEpochNoiseInUpdate alternates epochs of
-// BenchmarkDPSGDEpoch's configuration with the noise drawn ahead added in a
-// pass of its own before Adam ("pass") and block by block within Adam's
-// update (noiseInUpdate, "update"). See alternateEpochs; ratios above 1:
-// "update" wins.
-func BenchmarkDPSGDEpochNoiseInUpdate(b *testing.B) {
-	defer func(on bool) { noiseInUpdate = on }(noiseInUpdate)
-	alternateEpochs(b, [2]string{"pass", "update"}, func(side int) { noiseInUpdate = side == 1 })
-}

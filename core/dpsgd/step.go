@@ -31,18 +31,6 @@ type Recorder interface {
 // Σ_i L_i over the chunk. cells is reused after the call returns.
 type LossFunc func(cells []int) (loss float64, err error)
 
-// noiseInUpdate says whether the noise drawn ahead is added block by
-// block within the optimizer's update (where it can be: preStepper), else
-// in a pass of its own before it (rule G36); a variable for the benchmark
-// and the test that compare the two.
-var noiseInUpdate = true
-
-// preStepper is an optimizer that can run work on each block of the
-// gradient just before it updates the block (nn.Adam, nn.Adadelta).
-type preStepper interface {
-	StepWith(params, grads []float32, pre compute.RangeJob)
-}
-
 // StepStats describes one step.
 type StepStats struct {
 	// Step counts the steps taken, starting at 1.
@@ -182,22 +170,13 @@ func (d *DPSGD) Step(loss LossFunc) (StepStats, error) {
 	}
 	lo, hi := d.net.ParamRange(d.cfg.Perturbed.First, d.cfg.Perturbed.Last)
 	noised := hi > lo && d.cfg.NoiseMultiplier > 0
-	stepped := false
-	if std := float32(d.cfg.NoiseMultiplier * d.cfg.ClipNorm / denom); noised && d.ahead.take(d.noise, d.net.Grads, lo, hi-lo, std) {
-		// The noise drawn ahead is added block by block as the optimizer
-		// reaches it, where it can.
-		if o, ok := d.opt.(preStepper); ok && noiseInUpdate {
-			o.StepWith(d.net.Params, d.net.Grads, &d.ahead.add)
-			stepped = true
-		} else {
-			d.ahead.addAll()
+	if noised {
+		g, std := d.net.Grads[lo:hi], float32(d.cfg.NoiseMultiplier*d.cfg.ClipNorm/denom)
+		if !d.ahead.take(d.noise, g, std) {
+			d.noise.addScaled(g, std)
 		}
-	} else if noised {
-		d.noise.addScaled(d.net.Grads[lo:hi], std)
 	}
-	if !stepped {
-		d.opt.Step(d.net.Params, d.net.Grads)
-	}
+	d.opt.Step(d.net.Params, d.net.Grads)
 	if noised {
 		// The next step's draws, on the helper goroutine while it idles.
 		d.ahead.start(d.noise, hi-lo)

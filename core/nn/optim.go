@@ -86,15 +86,7 @@ func (a *Adam) SetLR(lr float64) error {
 func (a *Adam) LR() float64 { return a.cfg.LR }
 
 // Step implements Optimizer.
-func (a *Adam) Step(params, grads []float32) { a.StepWith(params, grads, nil) }
-
-// StepWith is Step with pre.Run(lo, hi) called on each block of up to
-// optBlock parameters just before the block's update, on the goroutine
-// that updates it (pre may change grads[lo:hi]: DP-SGD adds its noise
-// there, so that the update reads the noised gradient from cache instead
-// of in a pass of its own). The update of each entry is Step's, to the
-// bit. pre may be nil.
-func (a *Adam) StepWith(params, grads []float32, pre compute.RangeJob) {
+func (a *Adam) Step(params, grads []float32) {
 	checkStep("Adam", len(a.m), params, grads)
 	a.t++
 	b1, b2 := float32(a.cfg.Beta1), float32(a.cfg.Beta2)
@@ -103,7 +95,7 @@ func (a *Adam) StepWith(params, grads []float32, pre compute.RangeJob) {
 	k := adamConsts{b1: b1, c1: 1 - b1, b2: b2, c2: 1 - b2,
 		step: float32(a.cfg.LR / bc1), inv: float32(1 / math.Sqrt(bc2)), eps: float32(a.cfg.Eps)}
 	j := optJobs.Get().(*optJob)
-	*j = optJob{p: params, g: grads[:len(params)], m: a.m[:len(params)], v: a.v[:len(params)], adam: k, pre: pre}
+	*j = optJob{p: params, g: grads[:len(params)], m: a.m[:len(params)], v: a.v[:len(params)], adam: k}
 	compute.Split(len(params), 8, 1, j)
 	*j = optJob{}
 	optJobs.Put(j)
@@ -119,30 +111,12 @@ type optJob struct {
 	adam       adamConsts
 	delta      adadeltaConsts
 	adadelta   bool
-	pre        compute.RangeJob // StepWith's, or nil
 }
-
-// optBlock is the block StepWith's pre runs on before its update: 16 KB
-// of gradient, in L1 when the update reads it.
-const optBlock = 4096
 
 // optJobs recycles optJob values, so a split step does not allocate.
 var optJobs = sync.Pool{New: func() any { return new(optJob) }}
 
 func (j *optJob) Run(lo, hi int) {
-	if j.pre == nil {
-		j.update(lo, hi)
-		return
-	}
-	for b := lo; b < hi; b += optBlock {
-		e := min(b+optBlock, hi)
-		j.pre.Run(b, e)
-		j.update(b, e)
-	}
-}
-
-// update updates the parameters [lo, hi).
-func (j *optJob) update(lo, hi int) {
 	p, g, m, v := j.p[lo:hi], j.g[lo:hi], j.m[lo:hi], j.v[lo:hi]
 	if j.adadelta {
 		done := adadeltaVector(p, g, m, v, &j.delta)
@@ -222,15 +196,12 @@ func (o *Adadelta) SetLR(lr float64) error {
 func (o *Adadelta) LR() float64 { return o.cfg.LR }
 
 // Step implements Optimizer.
-func (o *Adadelta) Step(params, grads []float32) { o.StepWith(params, grads, nil) }
-
-// StepWith is Step with pre run on each block first, as Adam.StepWith.
-func (o *Adadelta) StepWith(params, grads []float32, pre compute.RangeJob) {
+func (o *Adadelta) Step(params, grads []float32) {
 	checkStep("Adadelta", len(o.s), params, grads)
 	rho := float32(o.cfg.Rho)
 	k := adadeltaConsts{rho: rho, c: 1 - rho, eps: float32(o.cfg.Eps), lr: float32(o.cfg.LR)}
 	j := optJobs.Get().(*optJob)
-	*j = optJob{p: params, g: grads[:len(params)], m: o.s[:len(params)], v: o.a[:len(params)], delta: k, adadelta: true, pre: pre}
+	*j = optJob{p: params, g: grads[:len(params)], m: o.s[:len(params)], v: o.a[:len(params)], delta: k, adadelta: true}
 	compute.Split(len(params), 8, 2, j)
 	*j = optJob{}
 	optJobs.Put(j)
