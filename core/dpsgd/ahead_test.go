@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/core/nn"
 )
 
 // TestNoiseAheadSameBits checks that noise drawn ahead, wholly, in part
@@ -73,8 +74,10 @@ func TestNoiseAheadSameBits(t *testing.T) {
 
 // TestNoiseAheadOnTheHelper runs DP-SGD steps with the draws ahead on the
 // helper goroutine (as in training) and without, and requires the same
-// parameters to the bit; with SplitSpin long, so that the helper idles
-// and draws between the halves it runs.
+// parameters to the bit: with Adam and all layers noised, and with Adam
+// and Adadelta on layers 2–6 only, so that the noise starts inside the
+// gradient; with SplitSpin long, so that the helper idles and draws
+// between the halves it runs.
 func TestNoiseAheadOnTheHelper(t *testing.T) {
 	if testing.Short() {
 		t.Skip("steps of the peers' autoencoder")
@@ -84,23 +87,48 @@ func TestNoiseAheadOnTheHelper(t *testing.T) {
 	defer compute.SplitSpin.Store(compute.SplitSpin.Load())
 	compute.SplitSpin.Store(int64(5 * time.Millisecond))
 	data := benchData()
-	run := func(on bool) ([]float32, int64) {
-		noiseAheadOn = on
-		ae, d, in := benchTrainer(t)
-		loss := benchLoss(ae, in, data, nil)
-		for range 4 {
-			if _, err := d.Step(loss); err != nil {
+	for _, tc := range []struct {
+		name      string
+		perturbed LayerRange
+		adadelta  bool
+	}{
+		{"Adam, layers 1–6", LayerRange{1, 6}, false},
+		{"Adam, layers 2–6", LayerRange{2, 6}, false},
+		{"Adadelta, layers 2–6", LayerRange{2, 6}, true},
+	} {
+		run := func(on bool) ([]float32, int64) {
+			noiseAheadOn = on
+			ae := benchAE(t, 512)
+			var opt nn.Optimizer
+			var err error
+			if tc.adadelta {
+				opt, err = nn.NewAdadelta(len(ae.Params), nn.AdadeltaConfig{})
+			} else {
+				opt, err = nn.NewAdam(len(ae.Params), nn.AdamConfig{LR: 1e-3})
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
+			d, err := New(&ae.Net, opt, benchCells, Config{SampleRate: benchQ, NoiseMultiplier: 1, ClipNorm: 0.1,
+				Perturbed: tc.perturbed, Clipping: ClipJoint, Seed: 1}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			loss := benchLoss(ae, compute.NewMatrix(512, benchGenes, nil), data, nil)
+			for range 4 {
+				if _, err := d.Step(loss); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return append([]float32(nil), ae.Params...), d.ahead.ahead
 		}
-		return append([]float32(nil), ae.Params...), d.ahead.ahead
-	}
-	off, _ := run(false)
-	on, drawn := run(true)
-	for i := range off {
-		if math.Float32bits(off[i]) != math.Float32bits(on[i]) {
-			t.Fatalf("parameter %d is %v without the draws ahead, %v with them", i, off[i], on[i])
+		off, _ := run(false)
+		on, drawn := run(true)
+		for i := range off {
+			if math.Float32bits(off[i]) != math.Float32bits(on[i]) {
+				t.Fatalf("%s: parameter %d is %v without the draws ahead, %v with them", tc.name, i, off[i], on[i])
+			}
 		}
+		t.Logf("%s: blocks the helper drew ahead in 3 steps: %d", tc.name, drawn)
 	}
-	t.Logf("blocks the helper drew ahead in 3 steps: %d of %d", drawn, 3*(len(off)/zigBlock))
 }
