@@ -11,9 +11,9 @@ import (
 
 // noiseAhead draws the next step's noise ahead of the step, on
 // compute.Split's helper goroutine while it has no half to run (between
-// the halves of a step the caller works alone for 1.5–2 ms: the gather's
-// setup, the bias rows, the loss's glue, the slow draws; docs/PERFORMANCE.md,
-// rule G35). The draws are the ones the step would make: the same words
+// the halves of a step the caller works alone for 1.5–2 ms: the output's
+// clearing, the small layers, the loss's and the clip factors' glue;
+// docs/PERFORMANCE.md, rule G35). The draws are the ones the step would make: the same words
 // from the same generator states, block by block as addScaledSplit deals
 // them, and the misses finished in the same order from the same extra
 // bits, so the step's noise is the same bit for bit however much of it

@@ -49,8 +49,9 @@ type StepStats struct {
 }
 
 // DPSGD runs DP-SGD steps on a network. It owns every buffer it needs,
-// allocates nothing per step and starts no goroutine. Not safe for
-// concurrent use.
+// allocates nothing per step and starts no goroutine; between steps
+// compute.Split's helper goroutine may draw its next step's noise while it
+// idles (noiseAhead). Not safe for concurrent use.
 type DPSGD struct {
 	cfg      Config
 	net      *nn.Net
