@@ -1,7 +1,6 @@
 package dpsgd
 
 import (
-	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -132,19 +131,7 @@ func (a *noiseAhead) drawBlock(b int, x *xoshiro8, p *noisePart) {
 	s := b * zigBlock
 	z := a.z[s : s+zigBlock]
 	clear(z)
-	x.fill16(p.block[:])
-	done := zigAddVector(z, p.block[:], p.missed[:], 1)
-	miss := a.miss[b][:0]
-	for k := range done / 16 {
-		for m := p.missed[k]; m != 0; m &= m - 1 {
-			i := 16*k + bits.TrailingZeros16(m)
-			miss = append(miss, noiseMiss{s + i, p.block[i]})
-		}
-	}
-	for i := done; i < zigBlock; i++ {
-		miss = append(miss, noiseMiss{s + i, p.block[i]})
-	}
-	a.miss[b] = miss
+	a.miss[b] = p.addBlock(z, s, x, 1, a.miss[b][:0])
 }
 
 // resolve finishes up to max misses in order, from the extra bits where

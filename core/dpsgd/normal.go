@@ -182,6 +182,27 @@ type noisePart struct {
 	missed [zigBlock / 16]uint16
 }
 
+// addBlock draws a block's words from x into p and adds std·z to g
+// (zigBlock long) on the vector kernel's fast path, and returns miss with
+// the block's other draws appended (their index, from s, and word), for
+// slowNormal to finish in order.
+func (p *noisePart) addBlock(g []float32, s int, x *xoshiro8, std float32, miss []noiseMiss) []noiseMiss {
+	x.fill16(p.block[:])
+	done := zigAddVector(g, p.block[:], p.missed[:], std)
+	for k := range done / 16 {
+		for m := p.missed[k]; m != 0; m &= m - 1 {
+			i := 16*k + bits.TrailingZeros16(m)
+			miss = append(miss, noiseMiss{s + i, p.block[i]})
+		}
+	}
+	// Draws past the kernel's (none with a vector kernel): slowNormal
+	// gives a fast-path word its fast value, as zigAddScalar does.
+	for i := done; i < zigBlock; i++ {
+		miss = append(miss, noiseMiss{s + i, p.block[i]})
+	}
+	return miss
+}
+
 // noiseChunk is the number of blocks addScaledSplit deals to a goroutine
 // at a time: 32K draws, about 30 µs of work. Dealt in chunks, a goroutine
 // that starts late or loses its core to another process takes fewer
@@ -220,20 +241,7 @@ func (j *noiseSplitJob) Run(lo, hi int) {
 		miss := j.miss[c][:0]
 		for b := b0; b < min(b0+noiseChunk, j.blocks); b++ {
 			s := b * zigBlock
-			x.fill16(p.block[:])
-			done := zigAddVector(j.g[s:s+zigBlock], p.block[:], p.missed[:], j.std)
-			for k := range done / 16 {
-				for m := p.missed[k]; m != 0; m &= m - 1 {
-					i := 16*k + bits.TrailingZeros16(m)
-					miss = append(miss, noiseMiss{s + i, p.block[i]})
-				}
-			}
-			// Draws past the kernel's (none with a vector kernel):
-			// slowNormal gives a fast-path word its fast value, as
-			// zigAddScalar does.
-			for i := done; i < zigBlock; i++ {
-				miss = append(miss, noiseMiss{s + i, p.block[i]})
-			}
+			miss = p.addBlock(j.g[s:s+zigBlock], s, &x, j.std, miss)
 		}
 		j.miss[c] = miss
 		at = min(b0+noiseChunk, j.blocks)
