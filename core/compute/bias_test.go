@@ -38,15 +38,7 @@ func TestSgemmAsmBiasSameBits(t *testing.T) {
 		for _, s := range shapes {
 			for _, ta := range []bool{false, true} {
 				for _, tb := range []bool{false, true} {
-					ar, ac := s.m, s.k
-					if ta {
-						ar, ac = s.k, s.m
-					}
-					br, bc := s.k, s.n
-					if tb {
-						br, bc = s.n, s.k
-					}
-					a, b := randMatrix(rng, ar, ac, 3), randMatrix(rng, br, bc, 1)
+					a, b := randOperands(rng, s.m, s.n, s.k, 3, ta, tb)
 					bias := make([]float32, s.n)
 					for i := range bias {
 						bias[i] = float32(rng.NormFloat64())
