@@ -2,7 +2,6 @@ package dpsgd
 
 import (
 	"runtime"
-	"sync"
 	"sync/atomic"
 
 	"github.com/dpscope/dpscope/core/compute"
@@ -27,7 +26,6 @@ type noiseAhead struct {
 	active atomic.Bool  // the helper may draw (between start and take)
 	busy   atomic.Int32 // helper pieces in progress
 	next   atomic.Int64 // the next block to draw
-	done   atomic.Int64 // blocks drawn
 
 	x0     xoshiro8 // the words' state at block 0
 	extra0 xoshiro  // the extra bits' state before the first miss
@@ -38,17 +36,16 @@ type noiseAhead struct {
 
 	// The helper's own state: where its generator stands, and its block
 	// buffers (the step's two goroutines use parts).
-	hx     xoshiro8
-	hat    int
-	hpart  noisePart
-	parts  [2]noisePart
-	fillX0 xoshiro8 // fill's state at block 0, for the step's goroutines
+	hx    xoshiro8
+	hat   int
+	hpart noisePart
+	parts [2]noisePart
 
 	add   aheadAdd // take's job
 	ahead int64    // blocks the helper had drawn by take, over all calls
 
-	// The misses' resolution, in order, by whoever holds mu.
-	mu       sync.Mutex
+	// The misses' resolution, in order: by the helper until take stops
+	// it, then by take.
 	extra    xoshiro
 	resBlock int
 	resMiss  int
@@ -85,7 +82,6 @@ func (a *noiseAhead) start(src *normalSource, n int) {
 	a.hx, a.hat = a.x0, 0
 	a.resBlock, a.resMiss = 0, 0
 	a.next.Store(0)
-	a.done.Store(0)
 	a.task.Work = a
 	a.active.Store(true)
 	compute.SetIdleWork(&a.task)
@@ -115,13 +111,10 @@ func (a *noiseAhead) IdlePiece() bool {
 		a.hx.jumpBlocks(b - a.hat)
 		a.drawBlock(b, &a.hx, &a.hpart)
 		a.hat = b + 1
-		a.done.Add(1)
 		return true
 	}
-	if int(a.done.Load()) < a.blocks || !a.mu.TryLock() {
-		return false
-	}
-	defer a.mu.Unlock()
+	// Every block is drawn: the helper drew them in turn, each within
+	// its piece.
 	return !a.resolve(aheadPiece)
 }
 
@@ -136,7 +129,8 @@ func (a *noiseAhead) drawBlock(b int, x *xoshiro8, p *noisePart) {
 
 // resolve finishes up to max misses in order, from the extra bits where
 // the last call left them, and reports whether every miss is finished.
-// All blocks must be drawn. The caller holds mu.
+// All blocks must be drawn, and only one goroutine may resolve at a time
+// (the helper in its pieces, or take once stop has returned).
 func (a *noiseAhead) resolve(max int) bool {
 	e := extraBits{&a.extra}
 	for ; a.resBlock < a.blocks; a.resBlock, a.resMiss = a.resBlock+1, 0 {
@@ -166,15 +160,14 @@ func (a *noiseAhead) take(src *normalSource, g []float32, std float32) bool {
 	if !wasActive || !ok || !ok2 || len(g) != a.n || *x != a.x0 || *ex != a.extra0 {
 		return false
 	}
-	a.ahead += a.done.Load()
+	// Stopped, the helper has finished every block it took.
+	drawn := min(int(a.next.Load()), a.blocks)
+	a.ahead += int64(drawn)
 	// The blocks the helper did not draw, on both goroutines.
-	if int(a.next.Load()) < a.blocks {
-		a.fillX0 = a.x0
+	if drawn < a.blocks {
 		compute.Split(2, 1, compute.SplitMin, (*aheadDraw)(a))
 	}
-	a.mu.Lock()
 	a.resolve(-1)
-	a.mu.Unlock()
 	full := a.blocks * zigBlock
 	a.add = aheadAdd{g: g[:full], z: a.z, std: std}
 	compute.Split(full, 8, 1, &a.add)
@@ -194,7 +187,7 @@ type aheadDraw noiseAhead
 func (d *aheadDraw) Run(lo, hi int) {
 	a := (*noiseAhead)(d)
 	p := &a.parts[min(lo, 1)]
-	x, at := a.fillX0, 0
+	x, at := a.x0, 0
 	for {
 		b := int(a.next.Add(1)) - 1
 		if b >= a.blocks {
@@ -203,7 +196,6 @@ func (d *aheadDraw) Run(lo, hi int) {
 		x.jumpBlocks(b - at)
 		a.drawBlock(b, &x, p)
 		at = b + 1
-		a.done.Add(1)
 	}
 }
 
