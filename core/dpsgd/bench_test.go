@@ -81,11 +81,19 @@ func benchLoss(ae *nn.Autoencoder, in, data compute.Matrix, after func()) LossFu
 	}
 }
 
-func reportEpoch(b *testing.B, samples int) {
+// reportEpoch reports samples/s and GFLOP/s over the whole run (every
+// epoch, the first included) and, from the per-epoch rates, the median
+// over the epochs after the first (median-samples/s): the statistic the
+// PyTorch peer reports (torch_ae.py: one warm-up epoch, then the median
+// of the timed ones), so that a sitting compares like with like.
+func reportEpoch(b *testing.B, samples int, rates []float64) {
 	sps := float64(samples) / b.Elapsed().Seconds()
 	b.ReportMetric(sps, "samples/s")
 	b.ReportMetric(sps*benchFLOP/1e9, "GFLOP/s")
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/epoch")
+	if len(rates) > 1 {
+		b.ReportMetric(median(rates[1:]), "median-samples/s")
+	}
 	b.ReportMetric(0, "ns/op")
 }
 
@@ -101,18 +109,22 @@ func BenchmarkDPSGDEpoch(b *testing.B) {
 	samples := 0
 	sparse0 := compute.SparseProducts()
 	cpu0 := cputime.Process()
+	rates := make([]float64, 0, 1<<10) // made before the timed loop: no allocation in it
 	b.ReportAllocs()
 	for b.Loop() {
+		t0, n := time.Now(), 0
 		for range steps {
 			st, err := d.Step(loss)
 			if err != nil {
 				b.Fatal(err)
 			}
-			samples += st.BatchSize
+			n += st.BatchSize
 			sinkLoss = st.Loss
 		}
+		rates = append(rates, float64(n)/time.Since(t0).Seconds())
+		samples += n
 	}
-	reportEpoch(b, samples)
+	reportEpoch(b, samples, rates)
 	// The process's CPU time an epoch: on a loaded machine, which
 	// stretches the wall clock, it changes less (see
 	// BenchmarkDPSGDStepParts).
@@ -303,8 +315,10 @@ func BenchmarkNonPrivateEpoch(b *testing.B) {
 		perm[i] = i
 	}
 	samples := 0
+	rates := make([]float64, 0, 1<<10) // made before the timed loop: no allocation in it
 	b.ReportAllocs()
 	for b.Loop() {
+		t0, n := time.Now(), 0
 		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
 		for s := 0; s+batch <= benchCells; s += batch {
 			compute.GatherRows(in, data, perm[s:s+batch])
@@ -313,10 +327,12 @@ func BenchmarkNonPrivateEpoch(b *testing.B) {
 			ae.Backward()
 			ae.AccumulateGrads(0)
 			opt.Step(ae.Params, ae.Grads)
-			samples += batch
+			n += batch
 		}
+		rates = append(rates, float64(n)/time.Since(t0).Seconds())
+		samples += n
 	}
-	reportEpoch(b, samples)
+	reportEpoch(b, samples, rates)
 }
 
 // BenchmarkNormalFill times the noise of one step of the peers'
