@@ -362,7 +362,7 @@ func sgemmAsmBias(kern *asmKernel, tA, tB bool, m, n, k int, alpha float32, a []
 		// 1 KiB apart (a 32-column panel of 256 rows 1 KiB apart falls in
 		// 8 of L1's 64 sets and thrashes it).
 		directA: alpha == 1 && (tA && lda%256 != 0 && lda < 1024 || !tA && lda%1024 != 0),
-		directB: !tB && ldb%256 != 0}
+		directB: !tB && ldb%256 != 0 && !avx2PacksB(kern, tA, alpha, lda)}
 	if bias != nil {
 		j.bias, j.beta = bias[:n], 0
 	}
@@ -706,6 +706,26 @@ var AVX2Unroll = func() *atomic.Bool {
 	on.Store(true)
 	return &on
 }()
+
+// AVX2PackB says whether the AVX2 products pack B even where its rows
+// could be read in place, when A is read in place along its rows: the
+// full tiles then go to the unrolled kernel (AVX2Unroll), which reads B
+// packed only. On by default, by rule G37 of docs/PERFORMANCE.md (H5·W6 of
+// the peers' autoencoder, B = W6 with rows of 2000 floats, 1.04× as fast
+// at one thread and 1.08× at two); a knob for the test and benchmark that
+// compare the two. The bits do not depend on it.
+var AVX2PackB = func() *atomic.Bool {
+	var on atomic.Bool
+	on.Store(true)
+	return &on
+}()
+
+// avx2PacksB reports whether a product on kern packs B for AVX2PackB: A
+// read in place along its rows (not transposed, alpha 1, rows not 4 KiB
+// apart, as sgemmAsmBias's directA) and the unrolled kernel on.
+func avx2PacksB(kern *asmKernel, tA bool, alpha float32, lda int) bool {
+	return kern == kernAVX2 && AVX2PackB.Load() && AVX2Unroll.Load() && !tA && alpha == 1 && lda%1024 != 0
+}
 
 // asmBlockA is the size in bytes of the block of A panels that tiles runs
 // past every B panel in turn: a quarter of a 2 MB L2.

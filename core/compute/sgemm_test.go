@@ -452,6 +452,35 @@ func TestSgemmKernelAVX2U4(t *testing.T) {
 	}
 }
 
+// TestSgemmAsmAVX2PackBSameBits checks that the AVX2 products give the
+// same bits with B packed for the unrolled kernel (AVX2PackB) as with B
+// read in place: H5·W6's shape (B's rows of 2000 floats), edge tiles, k
+// not a multiple of 4, and a transposed A (which AVX2PackB leaves alone).
+func TestSgemmAsmAVX2PackBSameBits(t *testing.T) {
+	if !hasAVX2Gemm {
+		t.Skip("no AVX2+FMA")
+	}
+	defer AVX2PackB.Store(AVX2PackB.Load())
+	rng := rand.New(rand.NewPCG(19, 20))
+	for _, s := range []struct {
+		m, n, k int
+		ta      bool
+	}{{427, 2000, 256, false}, {13, 37, 261, false}, {50, 70, 7, false}, {64, 48, 300, true}} {
+		a, bm := randOperands(rng, s.m, s.n, s.k, 0, s.ta, false)
+		var cs [2]Matrix
+		for side := range cs {
+			AVX2PackB.Store(side == 1)
+			cs[side] = NewMatrix(s.m, s.n, nil)
+			sgemmAsm(kernAVX2, s.ta, false, s.m, s.n, s.k, 1, a.Data, ld(a), bm.Data, ld(bm), 0, cs[side].Data, s.n)
+		}
+		for i := range cs[0].Data {
+			if math.Float32bits(cs[0].Data[i]) != math.Float32bits(cs[1].Data[i]) {
+				t.Fatalf("%+v: entry %d is %v with B in place, %v packed", s, i, cs[0].Data[i], cs[1].Data[i])
+			}
+		}
+	}
+}
+
 // TestSgemmAsmUnrollSameBits checks that the AVX2 products give the same
 // bits with the unrolled kernel (AVX2Unroll) as without, on products whose
 // A is read in place (427 rows with k blocks of 256 and 208, edge tiles,

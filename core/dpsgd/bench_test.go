@@ -828,3 +828,14 @@ func BenchmarkDPSGDEpochAhead(b *testing.B) {
 	defer func(on bool) { noiseAheadOn = on }(noiseAheadOn)
 	alternateEpochs(b, [2]string{"step", "ahead"}, func(side int) { noiseAheadOn = side == 1 })
 }
+
+// BenchmarkDPSGDEpochAVX2PackB alternates epochs of BenchmarkDPSGDEpoch's
+// configuration with the AVX2 products reading B in place where they can
+// ("inplace") and packing it for the unrolled kernel whenever A is read
+// in place along its rows (compute.AVX2PackB, "packed"). See
+// alternateEpochs; ratios above 1: packing wins. Run it with
+// DPSCOPE_SGEMM=avx2 (the knob does nothing on the AVX-512 kernel).
+func BenchmarkDPSGDEpochAVX2PackB(b *testing.B) {
+	defer compute.AVX2PackB.Store(compute.AVX2PackB.Load())
+	alternateEpochs(b, [2]string{"inplace", "packed"}, func(side int) { compute.AVX2PackB.Store(side == 1) })
+}
