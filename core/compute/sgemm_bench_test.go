@@ -289,6 +289,34 @@ func BenchmarkGatherRowsAlt(b *testing.B) {
 	}, func() { GatherRows(dst, src, rows) })
 }
 
+// BenchmarkAVX2PackBAlt alternates each of the autoencoder's five large
+// products on the AVX2 kernel with B read in place where it can be and
+// packed for the unrolled kernel (AVX2PackB), at one thread and at two,
+// and reports each side's median time and the median of the per-round
+// ratios in place / packed (above 1 packing wins). Only products whose A
+// is read along its rows and whose B could be read in place change
+// (H5·W6 here).
+func BenchmarkAVX2PackBAlt(b *testing.B) {
+	if !hasAVX2Gemm {
+		b.Skip("no AVX2+FMA")
+	}
+	defer AVX2PackB.Store(AVX2PackB.Load())
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, p := range epochProducts[:5] {
+		a, bm := randOperands(rng, p.m, p.n, p.k, 0, p.tA, p.tB)
+		c := NewMatrix(p.m, p.n, nil)
+		for _, th := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/T%d", p.name, th), func(b *testing.B) {
+				prev := runtime.GOMAXPROCS(th)
+				defer runtime.GOMAXPROCS(prev)
+				alternateTwo(b, [2]string{"inplace", "packed"}, func(side int) { AVX2PackB.Store(side == 1) }, func() {
+					sgemmAsm(kernAVX2, p.tA, p.tB, p.m, p.n, p.k, 1, a.Data, ld(a), bm.Data, ld(bm), 0, c.Data, ld(c))
+				})
+			})
+		}
+	}
+}
+
 // BenchmarkUnrollAlt alternates the two dense products of the
 // autoencoder's AVX2 step (X·W1 and dX = G6·W6ᵀ) with the AVX2 kernel
 // rolled and unrolled by four k (AVX2Unroll), at one thread, and reports
