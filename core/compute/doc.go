@@ -61,8 +61,8 @@
 // [AVX2Unroll] (on: the AVX2 dense kernel four k an iteration for the
 // tiles whose A is read in place and B packed), [AVX2PackB] (on: the AVX2
 // products pack B for those tiles even where B could be read in place),
-// [SparsePairDisp] (on: the
-// transposed pair kernel with base-plus-displacement operands),
+// [SparsePairDisp] (on: the transposed pair kernel with
+// base-plus-displacement operands),
 // [DenseDealChunks] (0 = 32 chunks for the dense products' panel deal),
 // [PackSplitPacked] (on: a product's packing halves cut among the panels
 // to be packed) and [GatherSplit] (on only on AMD family 19h: [GatherRows]

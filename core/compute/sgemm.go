@@ -711,9 +711,9 @@ var AVX2Unroll = func() *atomic.Bool {
 // could be read in place, when A is read in place along its rows: the
 // full tiles then go to the unrolled kernel (AVX2Unroll), which reads B
 // packed only. On by default, by rule G37 of docs/PERFORMANCE.md (H5·W6 of
-// the peers' autoencoder, B = W6 with rows of 2000 floats, 1.04× as fast
-// at one thread and 1.08× at two); a knob for the test and benchmark that
-// compare the two. The bits do not depend on it.
+// the peers' autoencoder, B = W6 with rows of 2000 floats, 1.003–1.104×
+// as fast in six alternated runs at one thread and two); a knob for the
+// test and benchmark that compare the two. The bits do not depend on it.
 var AVX2PackB = func() *atomic.Bool {
 	var on atomic.Bool
 	on.Store(true)
