@@ -107,7 +107,7 @@ END {
 	for (k in keys) {
 		split(k, f, " "); r = ""; rm = ""
 		for (n in torch) if ((n, k) in dp) { r = r " " dp[n, k] / torch[n]; rm = rm " " mean[n, k] / torch[n] }
-		printf "18.2 sgemm %s: DP-SGD / torch %.2fx (epoch medians, as the peer reports; by the means over all epochs %.2fx)", k, med(r), med(rm)
+		printf "18.2 sgemm %s: DP-SGD / torch %.3fx (epoch medians, as the peer reports; by the means over all epochs %.3fx)", k, med(r), med(rm)
 		if (share[f[1]] != "") printf ", share of the peak %.3f", med(share[f[1]])
 		printf "\n"
 	}
