@@ -362,7 +362,7 @@ func sgemmAsmBias(kern *asmKernel, tA, tB bool, m, n, k int, alpha float32, a []
 		// 1 KiB apart (a 32-column panel of 256 rows 1 KiB apart falls in
 		// 8 of L1's 64 sets and thrashes it).
 		directA: alpha == 1 && (tA && lda%256 != 0 && lda < 1024 || !tA && lda%1024 != 0),
-		directB: !tB && ldb%256 != 0 && !avx2PacksB(kern, tA, alpha, lda)}
+		directB: !tB && ldb%256 != 0 && !avx2PacksB(kern, tA, alpha, lda, n)}
 	if bias != nil {
 		j.bias, j.beta = bias[:n], 0
 	}
@@ -707,24 +707,32 @@ var AVX2Unroll = func() *atomic.Bool {
 	return &on
 }()
 
-// AVX2PackB says whether the AVX2 products pack B even where its rows
-// could be read in place, when A is read in place along its rows: the
-// full tiles then go to the unrolled kernel (AVX2Unroll), which reads B
-// packed only. On by default, by rule G37 of docs/PERFORMANCE.md (H5·W6 of
-// the peers' autoencoder, B = W6 with rows of 2000 floats, 1.003–1.104×
-// as fast in six alternated runs at one thread and two); a knob for the
-// test and benchmark that compare the two. The bits do not depend on it.
+// AVX2PackB says whether the AVX2 products with at least
+// avx2PackBMinCols columns pack B even where its rows could be read in
+// place, when A is read in place along its rows: the full tiles then go
+// to the unrolled kernel (AVX2Unroll), which reads B packed only. H5·W6
+// of the peers' autoencoder (B = W6, rows of 2000 floats) ran 1.003–1.104×
+// as fast so in six alternated runs at one thread and two, but whole
+// epochs did not follow (docs/PERFORMANCE.md, rules G37 and G38); a knob
+// for the test and benchmark that compare the two. The bits do not depend
+// on it.
 var AVX2PackB = func() *atomic.Bool {
 	var on atomic.Bool
 	on.Store(true)
 	return &on
 }()
 
-// avx2PacksB reports whether a product on kern packs B for AVX2PackB: A
-// read in place along its rows (not transposed, alpha 1, rows not 4 KiB
-// apart, as sgemmAsmBias's directA) and the unrolled kernel on.
-func avx2PacksB(kern *asmKernel, tA bool, alpha float32, lda int) bool {
-	return kern == kernAVX2 && AVX2PackB.Load() && AVX2Unroll.Load() && !tA && alpha == 1 && lda%1024 != 0
+// avx2PackBMinCols is the fewest columns of a product that AVX2PackB
+// packs B for: the long rows of an output layer, not the small layers'
+// products, whose B is cheap to read in place and costly to pack a step.
+const avx2PackBMinCols = 1024
+
+// avx2PacksB reports whether a product on kern with n columns packs B for
+// AVX2PackB: A read in place along its rows (not transposed, alpha 1,
+// rows not 4 KiB apart, as sgemmAsmBias's directA), n at least
+// avx2PackBMinCols and the unrolled kernel on.
+func avx2PacksB(kern *asmKernel, tA bool, alpha float32, lda, n int) bool {
+	return kern == kernAVX2 && AVX2PackB.Load() && AVX2Unroll.Load() && !tA && alpha == 1 && lda%1024 != 0 && n >= avx2PackBMinCols
 }
 
 // asmBlockA is the size in bytes of the block of A panels that tiles runs

@@ -455,7 +455,8 @@ func TestSgemmKernelAVX2U4(t *testing.T) {
 // TestSgemmAsmAVX2PackBSameBits checks that the AVX2 products give the
 // same bits with B packed for the unrolled kernel (AVX2PackB) as with B
 // read in place: H5·W6's shape (B's rows of 2000 floats), edge tiles, k
-// not a multiple of 4, and a transposed A (which AVX2PackB leaves alone).
+// not a multiple of 4 (all with n ≥ avx2PackBMinCols), and a transposed A
+// (which AVX2PackB leaves alone).
 func TestSgemmAsmAVX2PackBSameBits(t *testing.T) {
 	if !hasAVX2Gemm {
 		t.Skip("no AVX2+FMA")
@@ -465,7 +466,7 @@ func TestSgemmAsmAVX2PackBSameBits(t *testing.T) {
 	for _, s := range []struct {
 		m, n, k int
 		ta      bool
-	}{{427, 2000, 256, false}, {13, 37, 261, false}, {50, 70, 7, false}, {64, 48, 300, true}} {
+	}{{427, 2000, 256, false}, {13, 1037, 261, false}, {50, 1030, 7, false}, {64, 48, 300, true}} {
 		a, bm := randOperands(rng, s.m, s.n, s.k, 0, s.ta, false)
 		var cs [2]Matrix
 		for side := range cs {

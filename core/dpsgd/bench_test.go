@@ -616,53 +616,61 @@ func BenchmarkDPSGDEpochKernels(b *testing.B) {
 }
 
 // alternateEpochs runs epochs of BenchmarkDPSGDEpoch's configuration on
-// two trainers from the same seeds, one epoch each in turn, calling
-// set(side) before each, and reports each side's median epoch, CPU
-// time an epoch and halves handed to a parked Split helper an epoch
+// two trainers from the same seeds, one epoch of each side in turn,
+// calling set(side) before each, and reports each side's median epoch,
+// CPU time an epoch and halves handed to a parked Split helper an epoch
 // (name-med-s, name-cpu-s, name-parked/epoch) and the ratios of side 0's
 // fastest and median epochs over side 1's. On a shared machine the
-// interleaving puts both sides under the same load.
+// interleaving puts both sides under the same load. The rounds also
+// alternate which side runs first (ABBA) and, every two rounds, which
+// trainer each side drives: with side 0 always first on the trainer built
+// first, a null comparison (a knob that changes nothing) read side 1 0.7 %
+// faster (median of 25 runs; docs/PERFORMANCE.md, rule G37), the second
+// trainer's buffers seemingly the faster ones. The trainers take the same
+// steps whatever drives them unless a side's setting changes the
+// arithmetic, and then the timing still compares like with like.
 func alternateEpochs(b *testing.B, names [2]string, set func(side int)) {
 	data := benchData()
-	type side struct {
-		ae     *nn.Autoencoder
-		d      *DPSGD
-		in     compute.Matrix
-		secs   []float64
-		cpu    time.Duration
-		parked int64
+	type trainer struct {
+		ae *nn.Autoencoder
+		d  *DPSGD
+		in compute.Matrix
 	}
-	var sides [2]*side
-	for k := range sides {
-		sides[k] = new(side)
-		sides[k].ae, sides[k].d, sides[k].in = benchTrainer(b)
+	var trainers [2]trainer
+	for t := range trainers {
+		trainers[t].ae, trainers[t].d, trainers[t].in = benchTrainer(b)
 	}
+	var (
+		secs   [2][]float64
+		cpu    [2]time.Duration
+		parked [2]int64
+	)
+	round := 0
 	for b.Loop() {
-		for k, s := range sides {
+		for i := range 2 {
+			k := i ^ round&1             // the side: 0 first, then 1 first
+			tr := trainers[k^round>>1&1] // its trainer, swapped every two rounds
 			set(k)
-			loss := benchLoss(s.ae, s.in, data, nil)
+			loss := benchLoss(tr.ae, tr.in, data, nil)
 			t0, c0, p0 := time.Now(), cputime.Process(), compute.ParkedHandoffs()
-			for range s.d.StepsPerEpoch() {
-				if _, err := s.d.Step(loss); err != nil {
+			for range tr.d.StepsPerEpoch() {
+				if _, err := tr.d.Step(loss); err != nil {
 					b.Fatal(err)
 				}
 			}
-			s.secs = append(s.secs, time.Since(t0).Seconds())
-			s.cpu += cputime.Process() - c0
-			s.parked += compute.ParkedHandoffs() - p0
+			secs[k] = append(secs[k], time.Since(t0).Seconds())
+			cpu[k] += cputime.Process() - c0
+			parked[k] += compute.ParkedHandoffs() - p0
 		}
+		round++
 	}
-	stat := func(x []float64) (lo, med float64) { return slices.Min(x), median(x) }
-	lo0, med0 := stat(sides[0].secs)
-	lo1, med1 := stat(sides[1].secs)
-	for k, s := range sides {
-		_, med := stat(s.secs)
-		b.ReportMetric(med, names[k]+"-med-s")
-		b.ReportMetric(s.cpu.Seconds()/float64(b.N), names[k]+"-cpu-s")
-		b.ReportMetric(float64(s.parked)/float64(b.N), names[k]+"-parked/epoch")
+	for k, name := range names {
+		b.ReportMetric(median(secs[k]), name+"-med-s")
+		b.ReportMetric(cpu[k].Seconds()/float64(b.N), name+"-cpu-s")
+		b.ReportMetric(float64(parked[k])/float64(b.N), name+"-parked/epoch")
 	}
-	b.ReportMetric(lo0/lo1, "min-ratio")
-	b.ReportMetric(med0/med1, "med-ratio")
+	b.ReportMetric(slices.Min(secs[0])/slices.Min(secs[1]), "min-ratio")
+	b.ReportMetric(median(secs[0])/median(secs[1]), "med-ratio")
 	b.ReportMetric(0, "ns/op")
 }
 
