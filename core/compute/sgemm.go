@@ -712,10 +712,12 @@ var AVX2Unroll = func() *atomic.Bool {
 // place, when A is read in place along its rows: the full tiles then go
 // to the unrolled kernel (AVX2Unroll), which reads B packed only. H5·W6
 // of the peers' autoencoder (B = W6, rows of 2000 floats) ran 1.003–1.104×
-// as fast so in six alternated runs at one thread and two, but whole
-// epochs did not follow (docs/PERFORMANCE.md, rules G37 and G38); a knob
-// for the test and benchmark that compare the two. The bits do not depend
-// on it.
+// as fast with B packed in six alternated runs at one thread and two;
+// packing B for every such product lost about 2 % an epoch (the small
+// layers' weights packed each step), and limited to products of 1,024
+// columns or more it gained 0.6 % (docs/PERFORMANCE.md, rules G37 and
+// G38). A knob for the test and benchmark that compare the two; the bits
+// do not depend on it.
 var AVX2PackB = func() *atomic.Bool {
 	var on atomic.Bool
 	on.Store(true)
