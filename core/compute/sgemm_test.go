@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -458,55 +459,46 @@ func TestSgemmKernelAVX2U4(t *testing.T) {
 // not a multiple of 4 (all with n ≥ avx2PackBMinCols), and a transposed A
 // (which AVX2PackB leaves alone).
 func TestSgemmAsmAVX2PackBSameBits(t *testing.T) {
-	if !hasAVX2Gemm {
-		t.Skip("no AVX2+FMA")
-	}
-	defer AVX2PackB.Store(AVX2PackB.Load())
-	rng := rand.New(rand.NewPCG(19, 20))
-	for _, s := range []struct {
-		m, n, k int
-		ta      bool
-	}{{427, 2000, 256, false}, {13, 1037, 261, false}, {50, 1030, 7, false}, {64, 48, 300, true}} {
-		a, bm := randOperands(rng, s.m, s.n, s.k, 0, s.ta, false)
-		var cs [2]Matrix
-		for side := range cs {
-			AVX2PackB.Store(side == 1)
-			cs[side] = NewMatrix(s.m, s.n, nil)
-			sgemmAsm(kernAVX2, s.ta, false, s.m, s.n, s.k, 1, a.Data, ld(a), bm.Data, ld(bm), 0, cs[side].Data, s.n)
-		}
-		for i := range cs[0].Data {
-			if math.Float32bits(cs[0].Data[i]) != math.Float32bits(cs[1].Data[i]) {
-				t.Fatalf("%+v: entry %d is %v with B in place, %v packed", s, i, cs[0].Data[i], cs[1].Data[i])
-			}
-		}
-	}
+	avx2KnobSameBits(t, AVX2PackB, rand.New(rand.NewPCG(19, 20)), [2]string{"with B in place", "packed"},
+		[]knobShape{{427, 2000, 256, false, false}, {13, 1037, 261, false, false}, {50, 1030, 7, false, false}, {64, 48, 300, true, false}})
 }
 
 // TestSgemmAsmUnrollSameBits checks that the AVX2 products give the same
 // bits with the unrolled kernel (AVX2Unroll) as without, on products whose
 // A is read in place (427 rows with k blocks of 256 and 208, edge tiles,
-// k not a multiple of 4) and one whose A is packed.
+// k not a multiple of 4) and one whose A is packed. (No padding: B's rows
+// of 256 floats are packed, bstep 64.)
 func TestSgemmAsmUnrollSameBits(t *testing.T) {
+	avx2KnobSameBits(t, AVX2Unroll, rand.New(rand.NewPCG(17, 18)), [2]string{"rolled", "unrolled"},
+		[]knobShape{{427, 256, 2000, false, false}, {427, 256, 2000, false, true}, {13, 33, 257, false, false}, {50, 64, 7, false, false}, {64, 48, 300, true, false}})
+}
+
+// knobShape is a product's shape for avx2KnobSameBits.
+type knobShape struct {
+	m, n, k int
+	ta, tb  bool
+}
+
+// avx2KnobSameBits checks that each product of shapes on the AVX2 kernel
+// gives the same bits with knob off and on (named by sides in the
+// failure), and restores the knob.
+func avx2KnobSameBits(t *testing.T, knob *atomic.Bool, rng *rand.Rand, sides [2]string, shapes []knobShape) {
+	t.Helper()
 	if !hasAVX2Gemm {
 		t.Skip("no AVX2+FMA")
 	}
-	defer AVX2Unroll.Store(AVX2Unroll.Load())
-	rng := rand.New(rand.NewPCG(17, 18))
-	for _, s := range []struct {
-		m, n, k int
-		ta, tb  bool
-	}{{427, 256, 2000, false, false}, {427, 256, 2000, false, true}, {13, 33, 257, false, false}, {50, 64, 7, false, false}, {64, 48, 300, true, false}} {
-		// No padding: B's rows of 256 floats are packed (bstep 64).
+	defer knob.Store(knob.Load())
+	for _, s := range shapes {
 		a, bm := randOperands(rng, s.m, s.n, s.k, 0, s.ta, s.tb)
 		var cs [2]Matrix
 		for side := range cs {
-			AVX2Unroll.Store(side == 1)
+			knob.Store(side == 1)
 			cs[side] = NewMatrix(s.m, s.n, nil)
 			sgemmAsm(kernAVX2, s.ta, s.tb, s.m, s.n, s.k, 1, a.Data, ld(a), bm.Data, ld(bm), 0, cs[side].Data, s.n)
 		}
 		for i := range cs[0].Data {
 			if math.Float32bits(cs[0].Data[i]) != math.Float32bits(cs[1].Data[i]) {
-				t.Fatalf("%+v: entry %d is %v rolled, %v unrolled", s, i, cs[0].Data[i], cs[1].Data[i])
+				t.Fatalf("%+v: entry %d is %v %s, %v %s", s, i, cs[0].Data[i], sides[0], cs[1].Data[i], sides[1])
 			}
 		}
 	}

@@ -210,11 +210,11 @@ type IdleTask struct{ Work IdleWork }
 var idleWork atomic.Pointer[IdleTask]
 
 // SetIdleWork makes t's work the helper goroutine's idle work, replacing
-// any other (nil: none; EndIdleWork removes only its own). The helper does its pieces only while it would
-// poll (SplitSpin, and not during a SingleThreaded stretch), and drops the
-// task once IdlePiece reports that none is left. After SetIdleWork(nil),
-// or another task, the helper may still be inside one last piece of the
-// previous work.
+// any other (nil: none; EndIdleWork removes only its own). The helper
+// does its pieces only while it would poll (SplitSpin, and not during a
+// SingleThreaded stretch), and drops the task once IdlePiece reports that
+// none is left. After SetIdleWork(nil), or another task, the helper may
+// still be inside one last piece of the previous work.
 func SetIdleWork(t *IdleTask) { idleWork.Store(t) }
 
 // EndIdleWork removes t if it is the idle work in force (another task set
