@@ -33,6 +33,13 @@
 # BenchmarkDPSGDEpoch's median-samples/s: of the 19 after the first); the
 # ratio of dpscope's mean over all 20 epochs, first included, is printed
 # beside it, as the sittings up to the twenty-seventh session read it.
+#
+# Each round also prints where the host has put the two vCPUs, before
+# dpscope's epochs and before torch's: the round trip of a cache line
+# between them (internal/cpuplace; on the Zen 4 hosts about 60, 300 or
+# 500 ns). Two-core products lose up to a sixth at the longest
+# (docs/PERFORMANCE.md, "The slow state is where the host puts the two
+# vCPUs"), so read a round's ratio with its placement.
 set -e
 ROUNDS=${ROUNDS:-3}
 TIMEOUTS=${TIMEOUTS:-}
@@ -46,6 +53,13 @@ DATA=${DATA:-/tmp/synth_4271x2000.npy}
 PY=${PY:-/usr/bin/python3}
 BIN=$(mktemp -d)/dpsgd.test
 go test -c -o "$BIN" ./core/dpsgd
+PLACE=$(dirname "$BIN")/cpuplace.test
+go test -c -o "$PLACE" ./internal/cpuplace
+# placement prints the two vCPUs' cache-line round trip in ns.
+placement() {
+	"$PLACE" -test.run XXX -test.bench RoundTrip -test.benchtime 20x |
+		awk '/RoundTrip/ { for (i = 2; i <= NF; i++) if ($i == "roundtrip-ns") printf "%.0f", $(i-1) }'
+}
 # sitting prints the rounds, then the peak shares.
 sitting() {
 	if [ ! -f "$DATA" ]; then
@@ -53,6 +67,7 @@ sitting() {
 	fi
 	echo "OpenBLAS core: OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE-<unset>}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 	for r in $(seq "$ROUNDS"); do
+		echo "round $r placement before dpscope: $(placement) ns round trip"
 		for g in $GEMMS; do
 			for sp in $SPARSE; do
 				for t in ${TIMEOUTS:-env}; do
@@ -75,6 +90,7 @@ sitting() {
 				done
 			done
 		done
+		echo "round $r placement before torch: $(placement) ns round trip"
 		for m in nonprivate ghost_all; do
 			out=$(mktemp)
 			(cd "$PEERS" && BENCH_NO_WAIT=1 "$PY" torch_ae.py --mode $m --threads 1 --epochs 7 --data "$DATA" --json "$out" >/dev/null 2>&1)
