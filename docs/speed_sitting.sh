@@ -34,10 +34,11 @@
 # ratio of dpscope's mean over all 20 epochs, first included, is printed
 # beside it, as the sittings up to the twenty-seventh session read it.
 #
-# Each round also prints where the host has put the two vCPUs, before
-# dpscope's epochs and before torch's: the round trip of a cache line
-# between them (internal/cpuplace; on the Zen 4 hosts about 60, 300 or
-# 500 ns). Two-core products lose up to a sixth at the longest
+# Each round also prints where the host has put the two vCPUs: the round
+# trip of a cache line between them (internal/cpuplace; on the Zen 4
+# hosts about 60, 300 or 500 ns), before and after each of dpscope's
+# benchmarks (its roundtrip-before-ns and roundtrip-after-ns) and before
+# torch's runs. Two-core products lose up to a sixth at the longest
 # (docs/PERFORMANCE.md, "The slow state is where the host puts the two
 # vCPUs"), so read a round's ratio with its placement.
 set -e
@@ -67,7 +68,6 @@ sitting() {
 	fi
 	echo "OpenBLAS core: OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE-<unset>}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 	for r in $(seq "$ROUNDS"); do
-		echo "round $r placement before dpscope: $(placement) ns round trip"
 		for g in $GEMMS; do
 			for sp in $SPARSE; do
 				for t in ${TIMEOUTS:-env}; do
@@ -84,8 +84,9 @@ sitting() {
 					# units' alphabetical one, and benchmarks differ).
 					"$@" "$BIN" -test.run XXX -test.bench 'Epoch$' -test.benchtime 20x |
 						awk -v r="$r" -v t="$t" -v g="$g" -v sp="$sp" -v spin="$spin" '/Epoch/ {
-							for (i = 2; i <= NF; i++) { if ($i == "samples/s") s = $(i-1); if ($i == "GFLOP/s") f = $(i-1); if ($i == "median-samples/s") m = $(i-1) }
-							printf "round %s %-28s sgemm %-8s sparse %-3s T %-3s spin %-11s %8.0f samples/s %6.1f GFLOP/s %8.0f median-samples/s\n", r, $1, g, sp, t, spin, s, f, m }'
+							for (i = 2; i <= NF; i++) { if ($i == "samples/s") s = $(i-1); if ($i == "GFLOP/s") f = $(i-1); if ($i == "median-samples/s") m = $(i-1)
+								if ($i == "roundtrip-before-ns") rb = $(i-1); if ($i == "roundtrip-after-ns") ra = $(i-1) }
+							printf "round %s %-28s sgemm %-8s sparse %-3s T %-3s spin %-11s %8.0f samples/s %6.1f GFLOP/s %8.0f median-samples/s  round trip %.0f/%.0f ns\n", r, $1, g, sp, t, spin, s, f, m, rb, ra }'
 				done
 				done
 			done

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/nn"
+	"github.com/dpscope/dpscope/internal/cpuplace"
 	"github.com/dpscope/dpscope/internal/cputime"
 )
 
@@ -81,12 +82,30 @@ func benchLoss(ae *nn.Autoencoder, in, data compute.Matrix, after func()) LossFu
 	}
 }
 
+// roundTripNs is the two CPUs' cache-line round trip in ns
+// (cpuplace.RoundTrip), or 0 where it cannot be measured. The epoch
+// benchmarks read it before and after their timed loop: DP-SGD's
+// two-core products lose about 15 % when the host places the vCPUs far
+// apart (docs/PERFORMANCE.md, "The slow state is where the host puts the
+// two vCPUs").
+func roundTripNs() float64 {
+	d, err := cpuplace.RoundTrip(4000)
+	if err != nil {
+		return 0
+	}
+	return float64(d.Nanoseconds())
+}
+
 // reportEpoch reports samples/s and GFLOP/s over the whole run (every
 // epoch, the first included) and, from the per-epoch rates, the median
 // over the epochs after the first (median-samples/s): the statistic the
 // PyTorch peer reports (torch_ae.py: one warm-up epoch, then the median
-// of the timed ones), so that a sitting compares like with like.
-func reportEpoch(b *testing.B, samples int, rates []float64) {
+// of the timed ones), so that a sitting compares like with like. It also
+// reports the round trip read before the timed loop (roundTrip0) and
+// one read now, after it.
+func reportEpoch(b *testing.B, samples int, rates []float64, roundTrip0 float64) {
+	b.ReportMetric(roundTrip0, "roundtrip-before-ns")
+	b.ReportMetric(roundTripNs(), "roundtrip-after-ns")
 	sps := float64(samples) / b.Elapsed().Seconds()
 	b.ReportMetric(sps, "samples/s")
 	b.ReportMetric(sps*benchFLOP/1e9, "GFLOP/s")
@@ -110,6 +129,7 @@ func BenchmarkDPSGDEpoch(b *testing.B) {
 	sparse0 := compute.SparseProducts()
 	cpu0 := cputime.Process()
 	rates := make([]float64, 0, 1<<10) // made before the timed loop: no allocation in it
+	roundTrip0 := roundTripNs()
 	b.ReportAllocs()
 	for b.Loop() {
 		t0, n := time.Now(), 0
@@ -124,7 +144,7 @@ func BenchmarkDPSGDEpoch(b *testing.B) {
 		rates = append(rates, float64(n)/time.Since(t0).Seconds())
 		samples += n
 	}
-	reportEpoch(b, samples, rates)
+	reportEpoch(b, samples, rates, roundTrip0)
 	// The process's CPU time an epoch: on a loaded machine, which
 	// stretches the wall clock, it changes less (see
 	// BenchmarkDPSGDStepParts).
@@ -316,6 +336,7 @@ func BenchmarkNonPrivateEpoch(b *testing.B) {
 	}
 	samples := 0
 	rates := make([]float64, 0, 1<<10) // made before the timed loop: no allocation in it
+	roundTrip0 := roundTripNs()
 	b.ReportAllocs()
 	for b.Loop() {
 		t0, n := time.Now(), 0
@@ -332,7 +353,7 @@ func BenchmarkNonPrivateEpoch(b *testing.B) {
 		rates = append(rates, float64(n)/time.Since(t0).Seconds())
 		samples += n
 	}
-	reportEpoch(b, samples, rates)
+	reportEpoch(b, samples, rates, roundTrip0)
 }
 
 // BenchmarkNormalFill times the noise of one step of the peers'
