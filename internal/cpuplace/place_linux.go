@@ -25,11 +25,16 @@ type line struct {
 // (n of at least a few thousand smooths out a preempted moment; 4,000 take
 // 0.2–2.5 ms). It locks the calling goroutine and one other to OS threads
 // pinned to those two CPUs, both spinning, and restores their affinity
-// before it returns. It returns an error if n < 1, if the process may run
-// on fewer than two CPUs, or if the affinity cannot be set.
+// before it returns. It returns an error if n < 1, if Go may run fewer
+// than two goroutines at once (GOMAXPROCS; the two would take turns at
+// the scheduler's pace, milliseconds a trip), if the process may run on
+// fewer than two CPUs, or if the affinity cannot be set.
 func RoundTrip(n int) (time.Duration, error) {
 	if n < 1 {
 		return 0, fmt.Errorf("cpuplace: RoundTrip: n is %d, must be at least 1", n)
+	}
+	if p := runtime.GOMAXPROCS(0); p < 2 {
+		return 0, fmt.Errorf("cpuplace: RoundTrip: GOMAXPROCS is %d, needs two", p)
 	}
 	var all unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &all); err != nil {

@@ -49,6 +49,15 @@ func TestRoundTripBadN(t *testing.T) {
 	}
 }
 
+// TestRoundTripOneProc: with GOMAXPROCS 1 the two spinning goroutines
+// would take turns every scheduler slice; RoundTrip says so instead.
+func TestRoundTripOneProc(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	if _, err := RoundTrip(10); err == nil {
+		t.Error("RoundTrip with GOMAXPROCS 1: no error")
+	}
+}
+
 // BenchmarkRoundTrip reports the round trip of a cache line between the
 // first two CPUs (roundtrip-ns), 4,000 trips an iteration.
 func BenchmarkRoundTrip(b *testing.B) {
