@@ -62,7 +62,11 @@ func RoundTrip(n int) (time.Duration, error) {
 		}
 		defer unpin()
 		for i := int64(0); i < int64(n); i++ {
-			for l.v.Load() != 2*i+1 {
+			v := l.v.Load()
+			for ; v != 2*i+1 && v >= 0; v = l.v.Load() {
+			}
+			if v < 0 { // the caller could not pin its thread
+				return
 			}
 			l.v.Store(2*i + 2)
 		}
@@ -73,12 +77,7 @@ func RoundTrip(n int) (time.Duration, error) {
 	}
 	unpin, err := pin(cpus[0], all)
 	if err != nil {
-		// The echo waits for the first serve: give it every one.
-		for i := int64(0); i < int64(n); i++ {
-			l.v.Store(2*i + 1)
-			for l.v.Load() != 2*i+2 {
-			}
-		}
+		l.v.Store(-1)
 		wg.Wait()
 		return 0, err
 	}
