@@ -13,8 +13,11 @@ import (
 // TestRoundTrip: on a machine with two CPUs a round trip takes a positive
 // time below a millisecond (a cache line's trip is tens to hundreds of
 // nanoseconds; a millisecond would mean the two threads did not spin at
-// once), and the calling thread's affinity is the same afterwards.
+// once), and the calling thread's affinity is the same afterwards (the
+// test locks its goroutine to that thread, so that it reads both).
 func TestRoundTrip(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	var before unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &before); err != nil {
 		t.Fatal(err)
@@ -29,8 +32,6 @@ func TestRoundTrip(t *testing.T) {
 	if d <= 0 || d > time.Millisecond {
 		t.Errorf("RoundTrip(4000) = %v, want within (0, 1ms]", d)
 	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	var after unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &after); err != nil {
 		t.Fatal(err)
