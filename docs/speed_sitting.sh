@@ -36,9 +36,9 @@
 #
 # Each round also prints where the host has put the two vCPUs: the round
 # trip of a cache line between them (internal/cpuplace; on the Zen 4
-# hosts about 60, 300 or 500 ns), before and after each of dpscope's
+# hosts about 50–65 or 290–340 ns), before and after each of dpscope's
 # benchmarks (its roundtrip-before-ns and roundtrip-after-ns) and before
-# torch's runs. Two-core products lose up to a sixth at the longest
+# torch's runs. DP-SGD's epochs lose about 13 % at the longer
 # (docs/PERFORMANCE.md, "The slow state is where the host puts the two
 # vCPUs"), so read a round's ratio with its placement.
 set -e

@@ -84,9 +84,8 @@ func benchLoss(ae *nn.Autoencoder, in, data compute.Matrix, after func()) LossFu
 
 // roundTripNs is the two CPUs' cache-line round trip in ns
 // (cpuplace.RoundTrip), or 0 where it cannot be measured. The epoch
-// benchmarks read it before and after their timed loop: DP-SGD's
-// two-core products lose about 15 % when the host places the vCPUs far
-// apart (docs/PERFORMANCE.md, "The slow state is where the host puts the
+// benchmarks read it before and after their timed loop: DP-SGD's epochs
+// lose about 13 % when the host places the vCPUs far apart (docs/PERFORMANCE.md, "The slow state is where the host puts the
 // two vCPUs").
 func roundTripNs() float64 {
 	d, err := cpuplace.RoundTrip(4000)
