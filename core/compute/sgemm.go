@@ -347,22 +347,23 @@ func sgemmAsmBias(kern *asmKernel, tA, tB bool, m, n, k int, alpha float32, a []
 	mp, np := (m+kernMR-1)/kernMR, (n+kernNR-1)/kernNR
 	bufs := getSgemmBufs()
 	j := &bufs.job
+	// A transposed with rows of 1024 floats or more is packed: read
+	// in place, every k is a new 4 KiB page (dW1 = Xᵀ·G1 on the AVX2
+	// kernel: 7.17 ms in place, 6.33 packed, OpenBLAS 5.42–5.53).
+	// Packing A, one copy of each entry, was a fifth of the CPU time
+	// of the autoencoder's products; the kernel reads A where it is,
+	// down the rows (transposed) or across 12 rows at once, unless the
+	// rows are a multiple of 1 KiB (transposed: a new row every k,
+	// in 4 of L1's 64 sets) or 4 KiB apart (12 rows in one set). B's panels
+	// are packed unless its rows are in order and not a multiple of
+	// 1 KiB apart (a 32-column panel of 256 rows 1 KiB apart falls in
+	// 8 of L1's 64 sets and thrashes it).
+	directA := alpha == 1 && (tA && lda%256 != 0 && lda < 1024 || !tA && lda%1024 != 0)
 	*j = sgemmJob{kern: kern, mr: kernMR, nr: kernNR, tA: tA, tB: tB, m: m, n: n, k: k, mp: mp, np: np, alpha: alpha, beta: beta,
 		a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc, byRows: mp >= np,
-		gather: kern.gather && kernMR*lda < 1<<31 && kernNR*ldb < 1<<31,
-		// A transposed with rows of 1024 floats or more is packed: read
-		// in place, every k is a new 4 KiB page (dW1 = Xᵀ·G1 on the AVX2
-		// kernel: 7.17 ms in place, 6.33 packed, OpenBLAS 5.42–5.53).
-		// Packing A, one copy of each entry, was a fifth of the CPU time
-		// of the autoencoder's products; the kernel reads A where it is,
-		// down the rows (transposed) or across 12 rows at once, unless the
-		// rows are a multiple of 1 KiB (transposed: a new row every k,
-		// in 4 of L1's 64 sets) or 4 KiB apart (12 rows in one set). B's panels
-		// are packed unless its rows are in order and not a multiple of
-		// 1 KiB apart (a 32-column panel of 256 rows 1 KiB apart falls in
-		// 8 of L1's 64 sets and thrashes it).
-		directA: alpha == 1 && (tA && lda%256 != 0 && lda < 1024 || !tA && lda%1024 != 0),
-		directB: !tB && ldb%256 != 0 && !avx2PacksB(kern, tA, alpha, lda, n)}
+		gather:  kern.gather && kernMR*lda < 1<<31 && kernNR*ldb < 1<<31,
+		directA: directA,
+		directB: !tB && ldb%256 != 0 && !avx2PacksB(kern, directA && !tA, n)}
 	if bias != nil {
 		j.bias, j.beta = bias[:n], 0
 	}
@@ -730,11 +731,11 @@ var AVX2PackB = func() *atomic.Bool {
 const avx2PackBMinCols = 1024
 
 // avx2PacksB reports whether a product on kern with n columns packs B for
-// AVX2PackB: A read in place along its rows (not transposed, alpha 1,
-// rows not 4 KiB apart, as sgemmAsmBias's directA), n at least
-// avx2PackBMinCols and the unrolled kernel on.
-func avx2PacksB(kern *asmKernel, tA bool, alpha float32, lda, n int) bool {
-	return kern == kernAVX2 && AVX2PackB.Load() && AVX2Unroll.Load() && !tA && alpha == 1 && lda%1024 != 0 && n >= avx2PackBMinCols
+// AVX2PackB: A read in place along its rows (alongRows: sgemmAsmBias's
+// directA with A not transposed), n at least avx2PackBMinCols and the
+// unrolled kernel on.
+func avx2PacksB(kern *asmKernel, alongRows bool, n int) bool {
+	return kern == kernAVX2 && AVX2PackB.Load() && AVX2Unroll.Load() && alongRows && n >= avx2PackBMinCols
 }
 
 // asmBlockA is the size in bytes of the block of A panels that tiles runs

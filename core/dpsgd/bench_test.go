@@ -85,8 +85,9 @@ func benchLoss(ae *nn.Autoencoder, in, data compute.Matrix, after func()) LossFu
 // roundTripNs is the two CPUs' cache-line round trip in ns
 // (cpuplace.RoundTrip), or 0 where it cannot be measured. The epoch
 // benchmarks read it before and after their timed loop: DP-SGD's epochs
-// lose about 13 % when the host places the vCPUs far apart (docs/PERFORMANCE.md, "The slow state is where the host puts the
-// two vCPUs").
+// lose about 13 % when the host places the vCPUs far apart
+// (docs/PERFORMANCE.md, "The slow state is where the host puts the two
+// vCPUs").
 func roundTripNs() float64 {
 	d, err := cpuplace.RoundTrip(4000)
 	if err != nil {
@@ -859,8 +860,9 @@ func BenchmarkDPSGDEpochAhead(b *testing.B) {
 
 // BenchmarkDPSGDEpochAVX2PackB alternates epochs of BenchmarkDPSGDEpoch's
 // configuration with the AVX2 products reading B in place where they can
-// ("inplace") and packing it for the unrolled kernel whenever A is read
-// in place along its rows (compute.AVX2PackB, "packed"). See
+// ("inplace") and packing it for the unrolled kernel in the products of
+// at least 1,024 columns whose A is read in place along its rows
+// (compute.AVX2PackB, "packed"). See
 // alternateEpochs; ratios above 1: packing wins. Run it with
 // DPSCOPE_SGEMM=avx2 (the knob does nothing on the AVX-512 kernel).
 func BenchmarkDPSGDEpochAVX2PackB(b *testing.B) {
