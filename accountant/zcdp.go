@@ -4,38 +4,6 @@ import (
 	"math"
 )
 
-// ZCDPGaussian returns ρ = Δ²/(2σ²), the zCDP of the Gaussian mechanism
-// (Bun & Steinke 2016, https://arxiv.org/abs/1605.02065, Prop. 1.6).
-// zCDP composes additively: ρ_tot = Σρ_i (Lemma 1.7).
-func ZCDPGaussian(sigma, sensitivity float64) (float64, error) {
-	if err := checkPositive("sigma", sigma); err != nil {
-		return 0, err
-	}
-	if err := checkPositive("sensitivity", sensitivity); err != nil {
-		return 0, err
-	}
-	r := sensitivity * sensitivity / (2 * sigma * sigma)
-	if err := checkPositive("rho = sensitivity²/(2σ²)", r); err != nil {
-		return 0, err
-	}
-	return r, nil
-}
-
-// ZCDPCompose returns Σρ_i after validating each ρ_i (finite, ≥ 0).
-func ZCDPCompose(rhos ...float64) (float64, error) {
-	s := 0.0
-	for _, r := range rhos {
-		if err := checkNonNegative("rho", r); err != nil {
-			return 0, err
-		}
-		s += r
-	}
-	if nonFinite(s) {
-		return 0, inputErr("sum of rho", s, "finite")
-	}
-	return s, nil
-}
-
 // ZCDPToDPClassic returns ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016, Prop. 1.3).
 func ZCDPToDPClassic(rho, delta float64) (float64, error) {
 	if err := checkNonNegative("rho", rho); err != nil {

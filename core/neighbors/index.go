@@ -127,18 +127,6 @@ func New(points []float64, n, dim int, method Method) (*Index, error) {
 	return ix, nil
 }
 
-// Len returns the number of reference points.
-func (ix *Index) Len() int { return ix.n }
-
-// Dim returns the ambient dimension.
-func (ix *Index) Dim() int { return ix.dim }
-
-// Method returns the route the index searches by (never Auto).
-func (ix *Index) Method() Method { return ix.method }
-
-// Point returns reference i (not a copy: do not modify).
-func (ix *Index) Point(i int) []float64 { return ix.raw[i*ix.dim : (i+1)*ix.dim] }
-
 // Points returns the index's copy of the references, n × dim row-major (not
 // a copy: do not modify).
 func (ix *Index) Points() []float64 { return ix.raw }

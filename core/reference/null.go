@@ -16,17 +16,6 @@ import (
 	"github.com/dpscope/dpscope/core/sweep"
 )
 
-// Null runs m's null configuration of cfg (core.Method.Null: what the
-// method gives without learning from the data) for seeds 0 … B1Seeds−1 and
-// returns the mean and sd of its ARI and NMI. It returns ErrNoNull when the
-// method declares none, and an error when a run fails or reports no ARI.
-func Null(ctx context.Context, m core.Method, cfg core.Config) (Line, error) {
-	if m.Null == nil {
-		return Line{}, ErrNoNull
-	}
-	return runsLine(ctx, nil, "null run of "+m.Name, m.Null(cfg))
-}
-
 // ErrNoNull says a method declares no null run.
 var ErrNoNull = fmt.Errorf("reference: the method has no null run")
 

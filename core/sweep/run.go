@@ -81,18 +81,14 @@ func (o *Outcome) note(vs []core.EpsilonValue) {
 // outcome followed event by event (the guarantee may come last).
 func (o *Outcome) Settle() { o.note(nil) }
 
-// RunOne runs cfg to its end. Every event goes to observe (when not nil)
-// as well as into the outcome. Cancelling ctx stops the run at its next
-// step boundary; it then reports Stopped.
-func RunOne(ctx context.Context, cfg core.Config, observe func(core.Event)) Outcome {
-	return RunOneWith(ctx, nil, cfg, observe)
-}
-
 // StartFunc starts one run: core.Start, or a server's queue that may wait
 // for a worker or refuse the run (dpscope serve's Config.Start).
 type StartFunc func(ctx context.Context, cfg core.Config) (*core.Run, error)
 
-// RunOneWith is RunOne with the run started by start (nil: core.Start).
+// RunOneWith runs cfg to its end, started by start (nil: core.Start).
+// Every event goes to observe (when not nil) as well as into the
+// outcome. Cancelling ctx stops the run at its next step boundary; it then
+// reports Stopped.
 // start gets a context that is not cancelled with ctx, so a start that
 // waits in a queue waits for its worker even when ctx ends; the run then
 // stops at its first step boundary.

@@ -41,16 +41,6 @@ func (v Variant) Name() string {
 	return fmt.Sprintf("Variant(%d)", int(v))
 }
 
-// ParseVariant returns the variant registered under name.
-func ParseVariant(name string) (Variant, error) {
-	for i, n := range variantNames {
-		if n == name {
-			return Variant(i), nil
-		}
-	}
-	return 0, configErr("method", fmt.Sprintf("%q", name), fmt.Sprintf("one of %q", variantNames[:]))
-}
-
 // autoencoder reports whether the variant trains the PPML-Omics
 // autoencoder (and not FedSC's BYOL encoder).
 func (v Variant) autoencoder() bool { return v != FedSC }
