@@ -421,6 +421,7 @@ const (
 
 var bnStatsNames = [...]string{"mix", "global", "local"}
 
+// String returns the option value's name, as ParseBNStats reads it.
 func (b BNStats) String() string { return enumName(b, "BNStats", bnStatsNames[:]) }
 
 // ParseBNStats reads "mix", "global" or "local".
@@ -453,6 +454,7 @@ const (
 
 var targetSyncNames = [...]string{"local", "mix"}
 
+// String returns the option value's name, as ParseTargetSync reads it.
 func (t TargetSync) String() string { return enumName(t, "TargetSync", targetSyncNames[:]) }
 
 // ParseTargetSync reads "local" or "mix".
@@ -489,6 +491,7 @@ const (
 
 var predictorSyncNames = [...]string{"shared", "local"}
 
+// String returns the option value's name, as ParsePredictorSync reads it.
 func (t PredictorSync) String() string { return enumName(t, "PredictorSync", predictorSyncNames[:]) }
 
 // ParsePredictorSync reads "shared" or "local".
@@ -515,6 +518,7 @@ const (
 
 var evalBNNames = [...]string{"running", "pooled"}
 
+// String returns the option value's name, as ParseEvalBN reads it.
 func (e EvalBN) String() string { return enumName(e, "EvalBN", evalBNNames[:]) }
 
 // ParseEvalBN reads "running" or "pooled".
@@ -539,6 +543,7 @@ const (
 
 var lrScheduleNames = [...]string{"constant", "cosine"}
 
+// String returns the option value's name, as ParseLRSchedule reads it.
 func (l LRSchedule) String() string { return enumName(l, "LRSchedule", lrScheduleNames[:]) }
 
 // ParseLRSchedule reads "constant" or "cosine".
