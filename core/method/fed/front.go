@@ -26,22 +26,23 @@ const (
 	FrontNone = "none"
 )
 
-// front returns the record unit's projection of every cell (cells × Proj),
-// each component scaled by frontScaleRule (whitening by the released
-// eigenvalues; those are of the clipped rows, so the unclipped cells'
-// components have a variance above 1: about 5 on pbmc_4k). With
-// FrontPCA each client k computes G_k = Σ_{i ∈ k} x̃_i x̃_iᵀ over its rows
-// clipped to R = 0.5·√genes (dppca's radius rule), adds symmetric GOE noise
-// of std zp·R² from its own generator (sound mode), and the server sums
-// them and takes the top Proj eigenvectors. The split is the run's first
-// (drawSplit with the same seed), so the cells a client uses here are the
-// ones it trains on.
+// front returns the record unit's projection of every cell (cells × Proj).
+// With FrontPCA each client k computes G_k = Σ_{i ∈ k} x̃_i x̃_iᵀ over its
+// rows of frontInput clipped to R = 0.5·√genes (dppca's radius rule for
+// scaled genes), adds symmetric GOE noise of std zp·R² from its own
+// generator (sound mode), and the server sums them and projects every cell
+// on the top Proj eigenvectors, all components scaled by one factor
+// (frontScaleRule). The split is the run's first (drawSplit with the same
+// seed), so the cells a client uses here are the ones it trains on.
 func (s *sim) front() (compute.Matrix, error) {
 	e := s.e
 	if e.p.Front == FrontNone {
 		return s.x, nil
 	}
 	src := s.frontInput()
+	if scratchOldInput != nil {
+		src = scratchOldInput(s)
+	}
 	g, p := src.Cols, min(e.p.Proj, src.Cols)
 	var basis []float64 // g × p, row-major
 	scale := make([]float64, p)
@@ -113,20 +114,29 @@ func (s *sim) front() (compute.Matrix, error) {
 
 // frontScaleRule is the front end's scaling of the released components;
 // a variable so that tests can compare rules.
-var frontScaleRule = whitenScales
+var frontScaleRule = spectrumScales
 
-// whitenScales scales every input of the network to unit variance, as the
-// preprocessing scales genes: component k's variance is its released
-// eigenvalue over the public cell count (post-processing of the release);
-// a component released at or below a thousandth of the top one is scaled
-// as that floor, so noise directions are not blown up without bound.
-func whitenScales(vals []float64, cells int) []float64 {
+// spectrumScales scales every released component by one factor,
+// √(p·n/Σλ̃_k), so that the network's inputs have unit variance on
+// average and keep the spectrum's shape (rule G39, docs/RESULTS.md): the
+// few components that carry the cell types keep their larger variance,
+// which the network's narrow bottleneck then keeps. Whitening, the rule
+// before G39, gave every component the same variance; without the
+// release's noise to floor the small eigenvalues, the noiseless twin's
+// network then kept noise directions as readily as the types'. Post-
+// processing of the release (its eigenvalues and the public cell count).
+func spectrumScales(vals []float64, cells int) []float64 {
+	total := 0.0
+	for _, v := range vals {
+		total += max(v, 0)
+	}
+	f := 1.0
+	if total > 0 {
+		f = math.Sqrt(float64(len(vals)*cells) / total)
+	}
 	scale := make([]float64, len(vals))
-	for k := range vals {
-		scale[k] = 1
-		if v := max(vals[k], vals[0]*1e-3) / float64(cells); v > 0 {
-			scale[k] = 1 / math.Sqrt(v)
-		}
+	for k := range scale {
+		scale[k] = f
 	}
 	return scale
 }
@@ -138,44 +148,63 @@ func whitenScales(vals []float64, cells int) []float64 {
 // variance).
 const frontGenes = 200
 
-// frontInput returns the front end's input: log1p of each cell's counts
-// over its size factor (scanpy's normalise-total to the median library,
-// then log1p) on the frontGenes selected genes of largest mean, or the
-// model input itself for data that are not counts. The ranking is a
-// statistic of all cells computed without noise, like the preprocessing's
-// own gene selection, which every federated method takes as given (an
-// assumption the guarantee lists).
+// frontInput returns the front end's input (rule G39, docs/RESULTS.md):
+// the model input's columns of the frontGenes genes of largest mean
+// log-expression (log1p of each cell's counts over its size factor), or
+// all its columns for data that are not counts or have no more genes,
+// each column centred at its mean over all cells. The model input is the
+// preprocessed matrix every federated method trains on, by default each
+// gene scaled to zero mean and unit variance (the centring is then a
+// no-op); the ranking, means and spreads are statistics of all cells
+// computed without noise, the preprocessing every federated method takes
+// as given (an assumption the guarantee lists). Centred genes matter: on
+// uncentred log-expression every row's norm is mostly the mean profile's,
+// far above R, and the clip shrank the cell types' spread with it.
 func (s *sim) frontInput() compute.Matrix {
 	d := s.d
-	if d.RawCounts == nil || len(d.SizeFactors) != d.Cells || d.Genes <= frontGenes {
-		return s.x
+	cols := make([]int, d.Genes)
+	for j := range cols {
+		cols[j] = j
 	}
-	lg := make([]float32, len(d.RawCounts))
-	mean := make([]float64, d.Genes)
+	if d.RawCounts != nil && len(d.SizeFactors) == d.Cells && d.Genes > frontGenes {
+		mean := make([]float64, d.Genes)
+		for i := range d.Cells {
+			sf := d.SizeFactors[i]
+			if sf <= 0 {
+				sf = 1
+			}
+			for j, c := range d.RawCounts[i*d.Genes : (i+1)*d.Genes] {
+				mean[j] += float64(float32(math.Log1p(float64(c) / sf)))
+			}
+		}
+		sort.SliceStable(cols, func(a, b int) bool { return mean[cols[a]] > mean[cols[b]] })
+		cols = cols[:frontGenes]
+	}
+	out := compute.NewMatrix(d.Cells, len(cols), nil)
 	for i := range d.Cells {
-		sf := d.SizeFactors[i]
-		if sf <= 0 {
-			sf = 1
-		}
-		for j := range d.Genes {
-			v := float32(math.Log1p(float64(d.RawCounts[i*d.Genes+j]) / sf))
-			lg[i*d.Genes+j] = v
-			mean[j] += float64(v)
+		src, dst := s.x.RawRowView(i), out.RawRowView(i)
+		for k, j := range cols {
+			dst[k] = src[j]
 		}
 	}
-	idx := make([]int, d.Genes)
-	for j := range idx {
-		idx[j] = j
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return mean[idx[a]] > mean[idx[b]] })
-	out := compute.NewMatrix(d.Cells, frontGenes, nil)
-	for i := range d.Cells {
-		row := out.RawRowView(i)
-		for k, j := range idx[:frontGenes] {
-			row[k] = lg[i*d.Genes+j]
-		}
-	}
+	centreCols(out)
 	return out
+}
+
+// centreCols subtracts from every column of m its mean.
+func centreCols(m compute.Matrix) {
+	mean := make([]float64, m.Cols)
+	for i := range m.Rows {
+		for k, v := range m.RawRowView(i) {
+			mean[k] += float64(v)
+		}
+	}
+	for i := range m.Rows {
+		row := m.RawRowView(i)
+		for k := range row {
+			row[k] -= float32(mean[k] / float64(m.Rows))
+		}
+	}
 }
 
 // normalizeCols divides every column of m by its standard deviation
@@ -289,3 +318,5 @@ func topEigen(c []float64, g, p int, seed uint64) ([]float64, []float64, error) 
 
 // subspaceIters is topEigen's number of block products.
 const subspaceIters = 30
+
+var scratchOldInput func(*sim) compute.Matrix

@@ -133,31 +133,6 @@ func floorScales(vals []float64, cells int) []float64 {
 	return out
 }
 
-// commonScales is rule S of the ninth session (rejected): one factor for
-// every component, √(p·n/Σλ_k), the released spectrum's shape kept.
-func commonScales(vals []float64, cells int) []float64 {
-	total := 0.0
-	for _, v := range vals {
-		total += v
-	}
-	out := make([]float64, len(vals))
-	for k := range out {
-		out[k] = 1 / math.Sqrt(total/float64(len(vals)*cells))
-	}
-	return out
-}
-
-// TestWhitenScales checks the front end's scaling: 1/√(λ_k/n), with
-// components at or below a thousandth of the top one scaled as that floor.
-func TestWhitenScales(t *testing.T) {
-	got := whitenScales([]float64{400, 100, 0.1, 0}, 4)
-	want := []float64{0.1, 0.2, 1 / math.Sqrt(0.1), 1 / math.Sqrt(0.1)}
-	for k := range want {
-		if math.Abs(got[k]-want[k]) > 1e-12 {
-			t.Errorf("scale %d: %g, want %g", k, got[k], want[k])
-		}
-	}
-}
 
 // TestRecordTwinDiagnosis: the noiseless twin is the same pipeline as
 // sound mode — at σ = 1e-4 in both mechanisms the ARI is the twin's within
@@ -193,7 +168,7 @@ func TestRecordTwinDiagnosis(t *testing.T) {
 	}
 	var floor, common float64
 	withScaleRule(floorScales, func() { floor = diagRun(t, d, 0, 0, -1, 0, seed) })
-	withScaleRule(commonScales, func() { common = diagRun(t, d, 0, 0, -1, 0, seed) })
+	withScaleRule(spectrumScales, func() { common = diagRun(t, d, 0, 0, -1, 0, seed) })
 	fmt.Printf("%s seed %d: twin %.3f | σ 1e-4 %.3f | ε 16 %.3f | untrained on exact front %.3f | k-means on exact front %.3f | on private front ε 4 %.3f, ε 16 %.3f | twin with floor 0.25n %.3f | twin with rule S %.3f\n",
 		spec, seed, twin, tiny, diagRun(t, d, 16, 0, -1, 0, seed), diagRun(t, d, 0, 0, 0, 0, seed),
 		frontARI(t, d, 0, seed), frontARI(t, d, 4, seed), frontARI(t, d, 16, seed), floor, common)
@@ -211,7 +186,7 @@ func TestRecordScaleRules(t *testing.T) {
 		d := freshSim(t, 201)
 		var common float64
 		whiten := diagRun(t, d, 0, 0, -1, 0, 1)
-		withScaleRule(commonScales, func() { common = diagRun(t, d, 0, 0, -1, 0, 1) })
+		withScaleRule(spectrumScales, func() { common = diagRun(t, d, 0, 0, -1, 0, 1) })
 		t.Logf("fresh:201 twin: whitening %.3f, rule S %.3f", whiten, common)
 		if whiten < 0.8 || common > whiten-0.5 {
 			t.Errorf("fresh:201 twin: whitening %.3f (want ≥ 0.8), rule S %.3f (want ≥ 0.5 below)", whiten, common)
@@ -223,7 +198,7 @@ func TestRecordScaleRules(t *testing.T) {
 		for _, rule := range []string{"whiten", "common"} {
 			r := whitenScales
 			if rule == "common" {
-				r = commonScales
+				r = spectrumScales
 			}
 			withScaleRule(r, func() {
 				for _, eps := range []float64{0, 1, 4, 16} {
