@@ -127,14 +127,16 @@
 // any curve was measured:
 //
 //   - front end: federated Analyze Gauss — each client releases the Gram
-//     matrix of its cells' log-normalised expression on the 200 genes of
-//     largest mean (rows clipped to R = 0.5·√200) plus GOE noise of std
-//     σ_p·R²; the server takes the top 32 eigenvectors of the sum by
-//     subspace iteration and scales each component by its released
-//     eigenvalue. The 200 top-mean genes and R are dppca's findings
+//     matrix of its cells' rows on the 200 genes of largest mean
+//     (rows clipped to R = 0.5·√200) plus GOE noise of std σ_p·R²; the
+//     server takes the top 32 eigenvectors of the sum by subspace
+//     iteration. The 200 top-mean genes and R are dppca's findings
 //     (docs/METHODS.md §5: on 2,000 scaled genes the private projection
 //     loses the clusters; measured here too: on builtin:default k-means on
-//     the private projection gave ARI 0.01 at ε = 16 with all genes);
+//     the private projection gave ARI 0.01 at ε = 16 with all genes).
+//     Since rule G39 (thirty-first session, below) the rows are the model
+//     input's, each gene centred (and scaled, by the preprocessing), and
+//     all components are scaled by one common factor;
 //   - network: the autoencoder 32→64→16→64→32 (P = 6,320), k-means on its
 //     16-d bottleneck as for fl;
 //   - training: K = 5 (FL's federation; the local noise on the sum grows
@@ -156,42 +158,36 @@
 // 0.465 at 1/(3C) and 0.401 at 3/C, nonprivate 0.941 / 0.942 / 0.971.
 // The null twin is the pipeline with no data: a seeded Gaussian
 // projection and the untrained network (option front=random, 0 rounds).
-// Measured curves (docs/RESULTS.md, "Record-level sound mode"): pbmc_4k
-// fl-dp 0.30 / 0.49 / 0.60 / 0.67 / 0.67 at ε = 1 / 2 / 4 / 8 / 16 (5
-// seeds; null 0.31, B1 0.68), mouse_bladder 0.23 / 0.27 / 0.36 / 0.39 /
-// 0.43 (null 0.22, B1 0.60).
 //
-// Why the same pipeline without noise scores below its private points on
-// pbmc_4k (0.40 against 0.67 at ε = 16) and mouse_bladder (0.33 against
-// 0.43), measured in the ninth session: it is the same pipeline (same
-// front end, clip, lr, 20×10 steps; sound mode at --sigma 1e-4 gives 0.393
-// against the twin's 0.391 on pbmc_4k seed 0), and not a bug but the
-// whitening. pbmc_4k's released spectrum (λ/n) is 37.6 (the mean
-// direction of the uncentred Gram matrix), 3.25, 1.60, 0.77, then a tail
-// from 0.27 to 0.05; whitening puts all 32 components at the same
-// variance, so the 16-d bottleneck, which keeps directions of large
-// variance, cannot prefer the few that carry the clusters: k-means on the
-// exact whitened projection itself gives 0.68 (5 seeds), the trained
-// network's bottleneck 0.40. The GOE noise adds 0.19–0.33·n to every
-// released eigenvalue at ε = 16, which leaves the top four above the rest
-// after scaling (a regularised whitening); the noiseless twin with each
-// eigenvalue raised by 0.25·n and no noise anywhere gives 0.61. On fresh
-// simulations the effect is absent (twin 0.94, ε = 16 0.54): it depends on
-// how many components carry the clusters. A common scale factor instead
-// of whitening (one factor for all components, the released spectrum's
-// shape kept; stated before measuring) was rejected on those
-// simulations: the uncentred mean direction dominates the spectrum there
-// (λ/n 47.6 against 0.06 for the next), so the other inputs shrink to
-// nothing and the network collapses (twin 0.05, every ε 0.00). Whitening
-// stays, and RESULTS.md shows k-means on the exact projection as the
-// pipeline's nonprivate reference beside the twin. Note on scale: the
-// eigenvalues are those of the clipped rows, so the projected (unclipped)
-// cells have variance about 5 per component on pbmc_4k, not 1.
+// Why the front end changed (rule G39, docs/RESULTS.md, "the front end on
+// the preprocessed genes"). Until the thirty-first session the rows were
+// the log-normalised expression, uncentred and unscaled, and each
+// component was whitened (scaled by its own released eigenvalue). Two
+// faults, both measured: every row's norm was mostly the mean profile's,
+// far above R, so the clip shrank the cell types' spread before the noise
+// was added (on builtin:default's family the private curve sat at its
+// null up to ε = 16); and whitening put all 32 components at one
+// variance, so the network's 16-d bottleneck could not prefer the few
+// that carry the types, which made the noiseless twin score below the
+// private points on pbmc_4k (0.40 against 0.67 at ε = 16; the release's
+// noise had acted as a floor on the small eigenvalues). G39 centres the
+// genes (the model input: scaled by the preprocessing) and scales every
+// component by one factor √(p·n/Σλ̃), keeping the spectrum's shape (on
+// uncentred rows that rule had collapsed: the mean direction took the
+// whole spectrum). Judged on fresh draws of two families
+// (builtin:default:7101–7105, the ninth session's simulation 271–275),
+// fl-dp at ε = 8: +0.37 ± 0.07 (SE) over the old front end, higher on every
+// draw at every ε and in the twin (builtin:default family 0.02 → 0.20 at
+// ε = 8, 0.03 → 0.43 at ε = 16; the simulation 0.41 → 0.97 at ε = 8).
+// Measured curves since (seeds 0–4, fl-dp at ε = 1 / 2 / 4 / 8 / 16):
+// pbmc_4k 0.41 / 0.47 / 0.68 / 0.75 / 0.71 (null 0.19, twin 0.69, B1
+// 0.68), mouse_bladder 0.24 / 0.28 / 0.38 / 0.43 / 0.44 (null 0.14, twin
+// 0.44, B1 0.60), builtin:default 0.01 / 0.02 / 0.03 / 0.14 / 0.36 (null
+// 0.02, twin 0.54, B1 0.69).
 //
-// On builtin:default the private front end loses the clusters (ARI ≈ 0 up
-// to ε = 4, 0.03 at 16) because its clusters do not live in the top-mean
-// genes. The 2,000-cell
-// simulation of the tests gives 0.003 at ε = 1 and 0.41 at ε = 16.
+// Note on scale: the eigenvalues are those of the clipped rows, so the
+// projected (unclipped) cells have a larger variance than the released
+// spectrum says.
 //
 // # Noise multiplier
 //

@@ -32,7 +32,7 @@ const (
 // scaled genes), adds symmetric GOE noise of std zp·R² from its own
 // generator (sound mode), and the server sums them and projects every cell
 // on the top Proj eigenvectors, all components scaled by one factor
-// (frontScaleRule). The split is the run's first (drawSplit with the same
+// (spectrumScales). The split is the run's first (drawSplit with the same
 // seed), so the cells a client uses here are the ones it trains on.
 func (s *sim) front() (compute.Matrix, error) {
 	e := s.e
@@ -40,9 +40,6 @@ func (s *sim) front() (compute.Matrix, error) {
 		return s.x, nil
 	}
 	src := s.frontInput()
-	if scratchOldInput != nil {
-		src = scratchOldInput(s)
-	}
 	g, p := src.Cols, min(e.p.Proj, src.Cols)
 	var basis []float64 // g × p, row-major
 	scale := make([]float64, p)
@@ -91,7 +88,7 @@ func (s *sim) front() (compute.Matrix, error) {
 			return compute.Matrix{}, err
 		}
 		basis = b
-		scale = frontScaleRule(vals, s.d.Cells)
+		scale = spectrumScales(vals, s.d.Cells)
 	}
 	out := compute.NewMatrix(src.Rows, p, nil)
 	for i := range src.Rows {
@@ -111,10 +108,6 @@ func (s *sim) front() (compute.Matrix, error) {
 	}
 	return out, nil
 }
-
-// frontScaleRule is the front end's scaling of the released components;
-// a variable so that tests can compare rules.
-var frontScaleRule = spectrumScales
 
 // spectrumScales scales every released component by one factor,
 // √(p·n/Σλ̃_k), so that the network's inputs have unit variance on
@@ -318,5 +311,3 @@ func topEigen(c []float64, g, p int, seed uint64) ([]float64, []float64, error) 
 
 // subspaceIters is topEigen's number of block products.
 const subspaceIters = 30
-
-var scratchOldInput func(*sim) compute.Matrix
