@@ -15,13 +15,14 @@ import (
 	"github.com/dpscope/dpscope/internal/fixture"
 )
 
-// The ninth session's diagnosis of the record unit's noiseless twin and
-// its check of the front end's scaling rules (docs/RESULTS.md, "the
-// noiseless twin, the lr rule and the audit"). Short forms run in CI; the
-// figures of RESULTS.md come from
+// The ninth session's diagnosis of the record unit's noiseless twin
+// (docs/RESULTS.md, "the noiseless twin, the lr rule and the audit") and
+// the thirty-first session's front end, rule G39 ("the front end on the
+// preprocessed genes"). Short forms run in CI; the figures of RESULTS.md
+// come from
 //
 //	DPSCOPE_RECORD_DIAG=PATH|fresh:SEED go test -run TestRecordTwinDiagnosis -v ./core/method/fed/
-//	DPSCOPE_RECORD_RULES=1 go test -run TestRecordScaleRules -v ./core/method/fed/
+//	DPSCOPE_RECORD_RULES=1 go test -run TestRecordFrontRule -v ./core/method/fed/
 
 // freshSim is the ninth session's fresh simulation: 4,000 cells, 1,000
 // genes, 6 types of weights 1 : 2 : 3, DE probability 0.15 and factor
