@@ -198,8 +198,9 @@ func (w *aeWorker) embed(dst []float64) (int, float64) {
 // localDP is UnitRecord's client update: one full-batch DP-SGD step on the
 // client's cells (q = 1, each cell's gradient of its loss clipped jointly
 // over the network to C, N(0, σ²C²) on the sum, divided by the client's
-// size) with plain SGD at learning rate η, so Δ = (w − w_t)/η is exactly the
-// noisy mean clipped gradient. The noise comes from the run's seed, the
+// size) with plain SGD at the client's rate η_k = stepLR (rule G40: the
+// round's rate η unless the noise's step would exceed 1), and Δ =
+// (w − w_t)/η, so the server's step averages the client models. The noise comes from the run's seed, the
 // round and the client (or crypto/rand with Config.SecureNoise).
 func (w *aeWorker) localDP(ctx context.Context, j job) (float64, error) {
 	l, ae := w.l, w.ae
@@ -207,7 +208,7 @@ func (w *aeWorker) localDP(ctx context.Context, j job) (float64, error) {
 		clear(j.out)
 		return 0, nil
 	}
-	if err := w.sgd.SetLR(j.lr); err != nil {
+	if err := w.sgd.SetLR(l.dp.stepLR(j.lr, len(j.cells), len(ae.Params))); err != nil {
 		return 0, err
 	}
 	var opt nn.Optimizer = w.sgd
@@ -249,6 +250,8 @@ func (w *aeWorker) localDP(ctx context.Context, j job) (float64, error) {
 		}
 		total += st.Loss
 	}
+	// Δ over the round's nominal rate, not the client's own (stepLR): the
+	// server's step lr/K·ΣΔ is then the mean of the client models
 	inv := float32(1 / j.lr)
 	for i, v := range ae.Params {
 		j.out[i] = (v - l.server[i]) * inv

@@ -31,7 +31,10 @@ type Engine struct {
 	paperSplit bool
 	rounds     int
 	clients    int
-	started    atomic.Bool
+	// lrByNoise: the record unit's learning rate was not set, so each
+	// client's step follows rule G40 (recPrivacy.stepLR)
+	lrByNoise bool
+	started   atomic.Bool
 	// beforeRound is called with each round's number before its
 	// checkpoint when set (tests: it holds the engine at a known round
 	// until a patch is queued, so the patch lands there on any number of
@@ -105,6 +108,7 @@ func New(cfg core.Config, v Variant, p Params) (*Engine, error) {
 		p.Optimizer = OptimizerSGD
 		if cfg.LearningRate == 0 {
 			e.cfg.LearningRate = DefaultLRRecord
+			e.lrByNoise = true
 		}
 		if cfg.Clients == 0 {
 			e.cfg.Clients = DefaultClientsFL

@@ -64,6 +64,9 @@ func (s *sim) applyPatches(ps []core.Patch, round int) error {
 		}
 		if p.LearningRate != nil {
 			s.lr = *p.LearningRate
+			if s.rp != nil {
+				s.rp.lrByNoise = false // the user's rate from now on
+			}
 		}
 		if pr := s.pr; pr != nil && pr.fromEps && (p.Epsilon != nil || p.Delta != nil || p.Clients != nil) {
 			eff := p
