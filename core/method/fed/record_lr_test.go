@@ -1,0 +1,73 @@
+package fed
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestStepLR checks rule G41's learning rate: n/(σ·C·√p) when below the
+// round's rate, the round's rate otherwise, and no cap in the twin or
+// once the user has set a rate.
+func TestStepLR(t *testing.T) {
+	rp := &recPrivacy{private: true, z: 20, clip: 0.1, lrByNoise: true}
+	if got, want := rp.stepLR(10, 400, 6400), 400/(20*0.1*80.0); math.Abs(got-want) > 1e-12 {
+		t.Errorf("stepLR(10, 400 cells, 6,400 weights) at σ 20 = %g, want %g", got, want)
+	}
+	if got := rp.stepLR(10, 40000, 6400); got != 10 {
+		t.Errorf("stepLR with a small noise step = %g, want the round's 10", got)
+	}
+	rp.lrByNoise = false
+	if got := rp.stepLR(10, 400, 6400); got != 10 {
+		t.Errorf("stepLR without the rule = %g, want 10", got)
+	}
+	twin := &recPrivacy{lrByNoise: true}
+	if got := twin.stepLR(10, 400, 6400); got != 10 {
+		t.Errorf("stepLR at σ 0 = %g, want 10", got)
+	}
+}
+
+// TestRecordLRRuleShort: on the ninth session's simulation (data seed 201,
+// run seed 1) at ε = 2, the default rate (rule G41) must beat the old
+// fixed lr = 10 (measured 0.735 against 0.215), and the twin must not move.
+func TestRecordLRRuleShort(t *testing.T) {
+	d := freshSim(t, 201)
+	rule, fixed := diagRun(t, d, 2, 0, -1, 0, 1), diagRun(t, d, 2, 0, -1, DefaultLRRecord, 1)
+	t.Logf("fresh:201 seed 1, ε 2: rule G41 %.3f, lr 10 %.3f", rule, fixed)
+	if rule < fixed+0.2 {
+		t.Errorf("fresh:201 seed 1, ε 2: rule G41 %.3f, lr 10 %.3f: want the rule ≥ 0.2 above", rule, fixed)
+	}
+	if a, b := diagRun(t, d, 0, 0, -1, 0, 1), diagRun(t, d, 0, 0, -1, DefaultLRRecord, 1); a != b {
+		t.Errorf("twin: %.4f with the rate unset, %.4f at lr 10: want the same run", a, b)
+	}
+}
+
+// TestRecordLRRule runs the judgement of rules G40 and G41
+// (docs/RESULTS.md, "a learning rate that bounds the noise's step"):
+// DPSCOPE_G40='NAME=DATA,DATA,…;NAME=…' prints, per draw (run seed i for
+// a family's i-th), fl-dp sound at the record unit at ε = 1, 2, 4, 8, 16
+// with --lr 10 (the rule before) and with the rate unset (the rule).
+func TestRecordLRRule(t *testing.T) {
+	spec := os.Getenv("DPSCOPE_G40")
+	if spec == "" {
+		t.Skip("set DPSCOPE_G40 to run the judgement")
+	}
+	for _, fam := range strings.Split(spec, ";") {
+		name, list, _ := strings.Cut(fam, "=")
+		for i, ds := range strings.Split(list, ",") {
+			d, seed := diagData(t, ds), uint64(i+1)
+			for _, arm := range []struct {
+				name string
+				lr   float64
+			}{{"old", 10}, {"g40", 0}} {
+				var row []string
+				for _, e := range []float64{1, 2, 4, 8, 16} {
+					row = append(row, fmt.Sprintf("%.4f", diagRun(t, d, e, 0, -1, arm.lr, seed)))
+				}
+				fmt.Printf("ROW %s %s %d %s %s\n", name, ds, seed, arm.name, strings.Join(row, " "))
+			}
+		}
+	}
+}
