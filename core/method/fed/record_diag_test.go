@@ -216,14 +216,15 @@ func TestRecordTwinDiagnosis(t *testing.T) {
 // TestRecordFrontRule is rule G39's pipeline (docs/RESULTS.md, "the
 // front end on the preprocessed genes") on the ninth session's fresh
 // simulation. Short form: data seed 201, run seed 1, the nonprivate twin
-// and ε = 8 (measured 0.808 and 0.988 since G41; before G39 the twin read 0.985):
+// and ε = 8 (measured 0.808 and 0.988; before G39 the twin read 0.985):
 // the twin must not collapse (≥ 0.7; the two combinations G39 rejected,
 // scaled genes with whitening and uncentred genes with one scale, gave
 // 0.13 and 0.09 or less on this family) and ε = 8 must keep the types
 // (≥ 0.9). With DPSCOPE_RECORD_RULES=1 it prints G39's arm on the
 // draws that judged it: builtin:default:7101–7105 and fresh:271–275, run
 // seed i for a family's i-th draw, the twin and ε = 2, 4, 8, 16 (the
-// rule's table; the arm it was judged against is at commit 70bcdf3).
+// rule's table, which ran at lr 10: since rule G41 the private columns
+// run at its rate; the arm G39 was judged against is at commit 70bcdf3).
 func TestRecordFrontRule(t *testing.T) {
 	if os.Getenv("DPSCOPE_RECORD_RULES") == "" {
 		d := freshSim(t, 201)
