@@ -198,10 +198,11 @@ func (w *aeWorker) embed(dst []float64) (int, float64) {
 // localDP is UnitRecord's client update: one full-batch DP-SGD step on the
 // client's cells (q = 1, each cell's gradient of its loss clipped jointly
 // over the network to C, N(0, σ²C²) on the sum, divided by the client's
-// size) with plain SGD at the client's rate η_k = stepLR (rule G40: the
+// size) with plain SGD at the client's rate η_k = stepLR (rule G41: the
 // round's rate η unless the noise's step would exceed 1), and Δ =
-// (w − w_t)/η, so the server's step averages the client models. The noise comes from the run's seed, the
-// round and the client (or crypto/rand with Config.SecureNoise).
+// (w − w_t)/η, so the server's step averages the client models. The noise
+// comes from the run's seed, the round and the client (or crypto/rand with
+// Config.SecureNoise).
 func (w *aeWorker) localDP(ctx context.Context, j job) (float64, error) {
 	l, ae := w.l, w.ae
 	if len(j.cells) == 0 {

@@ -32,7 +32,7 @@ type Engine struct {
 	rounds     int
 	clients    int
 	// lrByNoise: the record unit's learning rate was not set, so each
-	// client's step follows rule G40 (recPrivacy.stepLR)
+	// client's step follows rule G41 (recPrivacy.stepLR)
 	lrByNoise bool
 	started   atomic.Bool
 	// beforeRound is called with each round's number before its

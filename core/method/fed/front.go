@@ -32,7 +32,7 @@ const (
 // scaled genes), adds symmetric GOE noise of std zp·R² from its own
 // generator (sound mode), and the server sums them and projects every cell
 // on the top Proj eigenvectors, all components scaled by one factor
-// (spectrumScales). The split is the run's first (drawSplit with the same
+// (spectrumScale). The split is the run's first (drawSplit with the same
 // seed), so the cells a client uses here are the ones it trains on.
 func (s *sim) front() (compute.Matrix, error) {
 	e := s.e
@@ -88,7 +88,10 @@ func (s *sim) front() (compute.Matrix, error) {
 			return compute.Matrix{}, err
 		}
 		basis = b
-		scale = spectrumScales(vals, s.d.Cells)
+		f := spectrumScale(vals, s.d.Cells)
+		for k := range scale {
+			scale[k] = f
+		}
 	}
 	out := compute.NewMatrix(src.Rows, p, nil)
 	for i := range src.Rows {
@@ -109,8 +112,8 @@ func (s *sim) front() (compute.Matrix, error) {
 	return out, nil
 }
 
-// spectrumScales scales every released component by one factor,
-// √(p·n/Σλ̃_k), so that the network's inputs have unit variance on
+// spectrumScale is the one factor, √(p·n/Σλ̃_k), by which every released
+// component is scaled (1 when nothing positive was released), so that the network's inputs have unit variance on
 // average and keep the spectrum's shape (rule G39, docs/RESULTS.md): the
 // few components that carry the cell types keep their larger variance,
 // which the network's narrow bottleneck then keeps. Whitening, the rule
@@ -118,20 +121,15 @@ func (s *sim) front() (compute.Matrix, error) {
 // release's noise to floor the small eigenvalues, the noiseless twin's
 // network then kept noise directions as readily as the types'. Post-
 // processing of the release (its eigenvalues and the public cell count).
-func spectrumScales(vals []float64, cells int) []float64 {
+func spectrumScale(vals []float64, cells int) float64 {
 	total := 0.0
 	for _, v := range vals {
 		total += max(v, 0)
 	}
-	f := 1.0
-	if total > 0 {
-		f = math.Sqrt(float64(len(vals)*cells) / total)
+	if total <= 0 {
+		return 1
 	}
-	scale := make([]float64, len(vals))
-	for k := range scale {
-		scale[k] = f
-	}
-	return scale
+	return math.Sqrt(float64(len(vals)*cells) / total)
 }
 
 // frontGenes is the number of genes the front end's Gram matrix is built

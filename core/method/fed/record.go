@@ -111,17 +111,17 @@ type recPrivacy struct {
 	ledger  *accountant.Ledger
 	secure  bool
 	// lrByNoise: each client's learning rate is capped by stepLR (rule
-	// G40); false in the twin and once the user has set a rate
+	// G41); false in the twin and once the user has set a rate
 	lrByNoise bool
 }
 
-// stepLR is rule G40's learning rate for a client of n cells training a
+// stepLR is rule G41's learning rate for a client of n cells training a
 // network of p weights, at most lr: n/(σ·C·√p) when that is smaller, so
 // that a step's noise, whose norm on the client's mean clipped gradient is
 // about σ·C·√p/n, moves the weights by about 1 at most — the bound that
 // lr = 1/C (DefaultLRRecord) puts on a noiseless step. Without it the
 // noise of 200 steps at small ε carried the weights far from anything the
-// data set (docs/RESULTS.md, rule G40). Post-processing of public
+// data set (docs/RESULTS.md, rules G40 and G41). Post-processing of public
 // quantities: σ, C, p and the client's own size.
 func (rp *recPrivacy) stepLR(lr float64, n, p int) float64 {
 	if !rp.lrByNoise || rp.z <= 0 || n <= 0 || p <= 0 {
