@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/dpscope/dpscope/core"
 )
 
 // TestStepLR checks rule G41's learning rate: n/(σ·C·√p) when below the
@@ -69,5 +71,38 @@ func TestRecordLRRule(t *testing.T) {
 				fmt.Printf("ROW %s %s %d %s %s\n", name, ds, seed, arm.name, strings.Join(row, " "))
 			}
 		}
+	}
+}
+
+// A live patch of the learning rate ends rule G41 for the rest of the
+// run: with the rate patched to the default's own 10 at round 2, round 1
+// is the rule's (as in a run without the patch) and round 3 is an
+// explicit lr 10's (as in a run at --lr 10 from the start).
+func TestRecordLRPatchEndsRule(t *testing.T) {
+	d := simData(t, 400, 100, 4)
+	cfg := core.Config{Data: "test", Method: testMethod, Mode: core.ModeSound, Epsilon: 4, Delta: 1e-5,
+		Seed: 3, SampleRate: 1, Clip: DefaultCellClip, Epochs: []int{3}}
+	losses := func(cfg core.Config, patches ...core.Patch) []float64 {
+		var out []float64
+		for _, ev := range runEngine(t, cfg, newEngine(t, cfg, FLDP, Params{Data: d, Unit: UnitRecord}), patches...) {
+			if s, ok := ev.(core.StepEvent); ok {
+				out = append(out, s.Loss)
+			}
+		}
+		if len(out) != 3 {
+			t.Fatalf("%d step events, want one a round (3)", len(out))
+		}
+		return out
+	}
+	lr := DefaultLRRecord
+	rule, patched := losses(cfg), losses(cfg, core.Patch{LearningRate: &lr})
+	fixed := cfg
+	fixed.LearningRate = DefaultLRRecord
+	explicit := losses(fixed)
+	if patched[0] != rule[0] || rule[0] == explicit[0] {
+		t.Errorf("round 1 losses: patched run %g, rule %g, lr 10 %g: want the patched run's to be the rule's, and the rule's to differ from lr 10's", patched[0], rule[0], explicit[0])
+	}
+	if patched[2] == rule[2] {
+		t.Errorf("round 3 loss %g with the rate patched equals the rule's: the patch did not end the rule", patched[2])
 	}
 }
