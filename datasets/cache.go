@@ -273,11 +273,14 @@ func hashFile(h io.Writer, path string) error {
 	return err
 }
 
-// buildID identifies the running dpscope: the SHA-256 of its executable,
-// computed once per process, so any change to the code that reads,
-// simulates or preprocesses invalidates every entry (a released binary
-// keeps its cache; a rebuilt one starts afresh). "" when the executable
-// cannot be read: then nothing is cached.
+// BuildID identifies the running dpscope: the SHA-256 of its executable,
+// computed once per process, so any change to the code invalidates what
+// was cached from it (a released binary keeps its cache; a rebuilt one
+// starts afresh). Unlike the module's VCS stamp it is there under `go run`
+// and -buildvcs=false. "" when the executable cannot be read: then
+// nothing should be cached.
+func BuildID() string { return buildID() }
+
 var buildID = sync.OnceValue(func() string {
 	exe, err := os.Executable()
 	if err != nil {

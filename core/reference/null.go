@@ -9,11 +9,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime/debug"
-	"strings"
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/sweep"
+	"github.com/dpscope/dpscope/datasets"
 )
 
 // ErrNoNull says a method declares no null run.
@@ -92,8 +91,8 @@ func runsLine(ctx context.Context, start sweep.StartFunc, what string, cfg core.
 
 // Null returns the cached null line of m for cfg, computing and storing it
 // when absent. The key is the null configuration (seed aside), the data's
-// files (their sizes and times) and the build, so a new build or changed
-// files recompute it.
+// files (their sizes and times) and the build (datasets.BuildID), so a new
+// build or changed files recompute it.
 func (c Cache) Null(ctx context.Context, m core.Method, cfg core.Config) (Line, error) {
 	if m.Null == nil {
 		return Line{}, ErrNoNull
@@ -109,8 +108,16 @@ func (c Cache) runs(ctx context.Context, kind, what string, cfg core.Config) (Li
 	if err != nil {
 		return Line{}, err
 	}
+	// The build is the executable's hash: a null depends on the method's
+	// code, not only on the data, and the module's VCS stamp is missing
+	// under `go run` (a stale null would have been read back after an
+	// update). Without it nothing is cached.
+	build := buildID()
+	if build == "" {
+		return runsLine(ctx, c.Start, what, cfg)
+	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s %d\x00%s\x00%s\x00", kind, schema, build(), b)
+	fmt.Fprintf(h, "%s %d\x00%s\x00%s\x00", kind, schema, build, b)
 	fingerprint(h, cfg.Data)
 	key := kind + "-" + hex.EncodeToString(h.Sum(nil))
 	// A line cached before SeedARI existed is computed again: Paired needs it.
@@ -125,23 +132,9 @@ func (c Cache) runs(ctx context.Context, kind, what string, cfg core.Config) (Li
 	return l, nil
 }
 
-// build names the running binary's build, so that a cached null (which
-// depends on the method's code, not only on the data) is never read back
-// by another build.
-func build() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	var b strings.Builder
-	b.WriteString(info.Main.Version)
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" || s.Key == "vcs.modified" || s.Key == "vcs.time" {
-			b.WriteString(" " + s.Value)
-		}
-	}
-	return b.String()
-}
+// buildID is datasets.BuildID, a variable so that tests can play two
+// builds.
+var buildID = datasets.BuildID
 
 // fingerprint writes what identifies the data named by spec: the spec
 // itself, and for a file or folder the names, sizes and times of its

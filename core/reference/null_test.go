@@ -61,6 +61,25 @@ func TestNull(t *testing.T) {
 	}
 }
 
+// TestNullKeyedByBuild: a null cached by one build is not read back by
+// another (it depends on the method's code, and `go run` stamps no VCS
+// revision), and without a build id nothing is cached.
+func TestNullKeyedByBuild(t *testing.T) {
+	cfg := core.Config{Data: "builtin:default", Method: nullMethod.Name, Mode: core.ModeSound, Epsilon: 4, Delta: 1e-5, Clip: 1, SampleRate: 0.1}
+	c := Cache{Dir: t.TempDir()}
+	defer func(old func() string) { buildID = old }(buildID)
+	nullCalls = 0
+	for i, b := range []string{"build-a", "build-a", "build-b", "", ""} {
+		buildID = func() string { return b }
+		if _, err := c.Null(context.Background(), nullMethod, cfg); err != nil {
+			t.Fatal(err)
+		}
+		if want := []int{5, 5, 10, 15, 20}[i]; nullCalls != want {
+			t.Errorf("call %d (build %q): %d null runs in all, want %d", i+1, b, nullCalls, want)
+		}
+	}
+}
+
 func TestNoBetter(t *testing.T) {
 	null := Line{ARI: 0.002, ARISD: 0.002, Seeds: 5}
 	for _, tc := range []struct {
