@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dpscope/dpscope/core/compute"
@@ -246,6 +247,25 @@ func frontCheck(p Params) error {
 	return nil
 }
 
+// thinQ overwrites the g × b matrix a (g ≥ b) with the b orthonormal
+// columns of its QR factorisation's Q (LAPACK's Geqrf then Orgqr), using
+// tau (length b) and work, which it grows as needed and returns. Forming
+// only these columns, not the g × g Q, is what keeps the front end at a
+// second on 2,000 genes (data that are not counts take all their genes).
+func thinQ(a blas64.General, tau, work []float64) []float64 {
+	var q [1]float64
+	lapack64.Geqrf(a, tau, q[:], -1)
+	n := int(q[0])
+	lapack64.Orgqr(a, tau, q[:], -1)
+	n = max(n, int(q[0]), 1)
+	if len(work) < n {
+		work = make([]float64, n)
+	}
+	lapack64.Geqrf(a, tau, work, len(work))
+	lapack64.Orgqr(a, tau, work, len(work))
+	return work
+}
+
 // topEigen returns the top p eigenvectors (g × p, row-major) of the
 // symmetric g × g matrix whose upper triangle is c, and the largest
 // eigenvalue, by subspace iteration with Rayleigh–Ritz: V ← orth(C·V) for
@@ -269,14 +289,13 @@ func topEigen(c []float64, g, p int, seed uint64) ([]float64, []float64, error) 
 		}
 	}
 	cm := mat.NewDense(g, g, c)
-	var w mat.Dense
-	var qr mat.QR
+	w := mat.NewDense(g, b, nil)
+	tau := make([]float64, b)
+	var work []float64
 	for range subspaceIters {
 		w.Mul(cm, v)
-		qr.Factorize(&w)
-		var q mat.Dense
-		qr.QTo(&q)
-		v = mat.DenseCopyOf(q.Slice(0, g, 0, b))
+		work = thinQ(w.RawMatrix(), tau, work)
+		v, w = w, v
 	}
 	var t, small mat.Dense
 	t.Mul(cm, v)

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/cluster"
@@ -245,4 +248,39 @@ func TestRecordFrontRule(t *testing.T) {
 			fmt.Println()
 		}
 	}
+}
+
+// TestThinQ: the columns thinQ leaves are orthonormal and span the input's
+// columns (QQᵀa = a), for a tall matrix and a square one.
+func TestThinQ(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, sz := range [][2]int{{300, 12}, {7, 7}} {
+		g, b := sz[0], sz[1]
+		a := mat.NewDense(g, b, nil)
+		for i := range g {
+			for j := range b {
+				a.Set(i, j, rng.NormFloat64())
+			}
+		}
+		q := mat.DenseCopyOf(a)
+		thinQ(q.RawMatrix(), make([]float64, b), nil)
+		var qtq, proj, back mat.Dense
+		qtq.Mul(q.T(), q)
+		proj.Mul(q.T(), a)
+		back.Mul(q, &proj)
+		if !mat.EqualApprox(&qtq, eye(b), 1e-10) {
+			t.Errorf("%d × %d: QᵀQ is not the identity", g, b)
+		}
+		if !mat.EqualApprox(&back, a, 1e-9) {
+			t.Errorf("%d × %d: QQᵀa differs from a", g, b)
+		}
+	}
+}
+
+func eye(n int) *mat.Dense {
+	m := mat.NewDense(n, n, nil)
+	for i := range n {
+		m.Set(i, i, 1)
+	}
+	return m
 }
