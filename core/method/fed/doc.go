@@ -166,8 +166,11 @@
 // at most. On fresh draws it gained +0.144 ± 0.032 (SE) ARI over ε = 1–16
 // (builtin:default's family 0.024 → 0.164 at ε 4; the simulation 0.12 →
 // 0.55 at ε 1).
-// The null twin is the pipeline with no data: a seeded Gaussian
-// projection and the untrained network (option front=random, 0 rounds).
+// The null is the pipeline on noise alone: sound mode at σ = NullSigma
+// (10⁶), where no release carries anything of the data (Null; until the
+// thirty-first session a seeded Gaussian projection and the untrained
+// network, front=random and 0 rounds, which under G39's scaling scored
+// below the pipeline on noise on small sets).
 //
 // Why the front end changed (rule G39, docs/RESULTS.md, "the front end on
 // the preprocessed genes"). Until the thirty-first session the rows were

@@ -21,7 +21,7 @@ const (
 	// sound mode, exact in the nonprivate twin. The default.
 	FrontPCA = "pca"
 	// FrontRandom is a Gaussian random projection drawn from the seed: no
-	// data, the null twin's.
+	// data (the null's until the thirty-first session; Null).
 	FrontRandom = "random"
 	// FrontNone trains on the genes themselves.
 	FrontNone = "none"

@@ -307,9 +307,8 @@ type Params struct {
 	// sound mode or as its nonprivate twin.
 	Unit Unit
 	// Front is UnitRecord's front end, FrontPCA (the default),
-	// FrontRandom (the null twin's) or FrontNone (the genes themselves);
-	// Proj its width, 0 meaning
-	// DefaultProjRecord.
+	// FrontRandom (a seeded random projection, no data) or FrontNone (the
+	// genes themselves); Proj its width, 0 meaning DefaultProjRecord.
 	Front string
 	Proj  int
 	// CellClip is UnitRecord's per-cell clipping bound; 0 means

@@ -106,3 +106,36 @@ func TestRecordLRPatchEndsRule(t *testing.T) {
 		t.Errorf("round 3 loss %g with the rate patched equals the rule's: the patch did not end the rule", patched[2])
 	}
 }
+
+// TestRecordNull: the record unit's null is its own pipeline on noise
+// alone (sound mode at σ = NullSigma, the default rate, no ε target,
+// whatever the run's mode and rate), it runs, and it spends next to no ε;
+// the client unit's null stays the untrained model without privacy.
+func TestRecordNull(t *testing.T) {
+	d := simData(t, 400, 100, 4)
+	for _, mode := range []core.Mode{core.ModeNonPrivate, core.ModeSound} {
+		cfg := core.Config{Data: "test", Method: testMethod, Mode: mode, Epsilon: 4, Delta: 1e-5, Seed: 2,
+			SampleRate: 1, LearningRate: 3, Epochs: []int{2}, Options: map[string]string{"unit": UnitRecord.String()}}
+		if mode == core.ModeNonPrivate {
+			cfg.Epsilon, cfg.Delta = 0, 0
+		}
+		n := Null(cfg)
+		if n.Mode != core.ModeSound || n.Sigma != NullSigma || n.Epsilon != 0 || n.LearningRate != 0 || !(n.Delta > 0 && n.Delta < 1) || !(n.Clip > 0) {
+			t.Fatalf("%s run: null config %+v, want sound at σ %g, no target, the default rate, δ in (0, 1), a clip", mode, n, float64(NullSigma))
+		}
+		var spent float64
+		evs := runEngine(t, n, newEngine(t, n, FLDP, Params{Data: d, Unit: UnitRecord}))
+		for _, ev := range evs {
+			if b, ok := ev.(core.BudgetEvent); ok && len(b.Spent) > 0 {
+				spent = b.Spent[0].Epsilon
+			}
+		}
+		if ari, ok := lastMetric(evs, "ARI"); !ok || math.IsNaN(ari) || spent > 1e-3 {
+			t.Errorf("%s run's null: ARI %v (reported %v), ε spent %g: want a finite ARI and ε below 1e-3", mode, ari, ok, spent)
+		}
+	}
+	client := Null(baseConfig(FLDP, core.ModeSound))
+	if client.Mode != core.ModeNonPrivate || client.Epochs[0] != 0 {
+		t.Errorf("client unit's null %+v, want nonprivate with 0 rounds", client)
+	}
+}
