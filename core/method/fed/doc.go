@@ -194,9 +194,9 @@
 // ε = 8, 0.03 → 0.43 at ε = 16; the simulation 0.41 → 0.97 at ε = 8).
 // Measured curves with G39 and G41 (seeds 0–4, fl-dp at ε = 1 / 2 / 4 /
 // 8 / 16): pbmc_4k 0.64 / 0.70 / 0.70 / 0.62 / 0.71 (0.54 at ε 0.5; null
-// 0.19, twin 0.69, B1 0.68), mouse_bladder 0.35 / 0.41 / 0.44 / 0.45 /
-// 0.44 (0.31 at ε 0.5; null 0.14, twin 0.44, B1 0.60), builtin:default
-// 0.02 / 0.05 / 0.13 / 0.24 / 0.38 (null 0.02, twin 0.54, B1 0.69).
+// 0.25, twin 0.69, B1 0.68), mouse_bladder 0.35 / 0.41 / 0.44 / 0.45 /
+// 0.44 (0.31 at ε 0.5; null 0.18, twin 0.44, B1 0.60), builtin:default
+// 0.02 / 0.05 / 0.13 / 0.24 / 0.38 (null 0.01, twin 0.54, B1 0.69).
 //
 // Note on scale: the eigenvalues are those of the clipped rows, so the
 // projected (unclipped) cells have a larger variance than the released
