@@ -55,7 +55,7 @@ var glossaryTerms = []glossaryEntry{
 	{"canary", "a planted record (here a gradient or a shift of a released sum of the most one cell may move it) that an audit includes with probability ½; the attacker's guesses on the canaries give the audit's bound."},
 	{"audit ceiling", "the largest lower bound an audit's design could ever show, every guess right: about ln(m / ln(1/β)) for m canaries at confidence 1 − β, so a one-run audit can refute ε = 1 but never show ε = 8."},
 	{"B1", "reference line: PCA(50) + k-means on the data, non-private; what a plain pipeline reaches."},
-	{"null, untrained twin", "reference line: the method's untrained model (or its pipeline with no data; DP-MD: its queries not denoised; dcan-sound: its private start alone, no DP-SGD step, at the run's own ε, so its line moves with ε); a private result not above it is no better than no learning."},
+	{"null, untrained twin", "reference line: the method's untrained model (fl-dp and ppml-omics at the cell unit: their pipeline on noise alone; DP-MD: its queries not denoised; dcan-sound: its private start alone, no DP-SGD step, at the run's own ε, so its line moves with ε); a private result not above it is no better than no learning."},
 	{"baseline line", "reference line on a sound run's metrics: the private baseline dppca at the run's own ε, mean of seeds 0–4; only its ARI is shown, no release of it."},
 	{"ARI", "adjusted Rand index: agreement of clusters with the true labels; 0 is chance, 1 is perfect. Uses private labels: not covered."},
 	{"NMI", "normalised mutual information between clusters and true labels, 0 to 1. Not covered by the guarantee."},

@@ -532,7 +532,7 @@ func verdictNote(groups []sweepGroup) string {
 	case tests[testUnpaired]:
 		how = "each row's mean and sd against the null's (unpaired: fewer than two of its seeds are among the null's seeds 0–4)"
 	}
-	return fmt.Sprintf("* %s: not above the method's null run (what it gives without learning: its untrained model, or dcan-sound's start alone at the same ε) beyond seed noise, tested %s", reference.NoLearning, how)
+	return fmt.Sprintf("* %s: not above the method's null run (what it gives without learning: its untrained model, the record unit's pipeline on noise alone, or dcan-sound's start alone at the same ε) beyond seed noise, tested %s", reference.NoLearning, how)
 }
 
 // sweepResult is the last line of `sweep --json`.
