@@ -43,10 +43,7 @@ func (s *sim) front() (compute.Matrix, error) {
 	src := s.frontInput()
 	g, p := src.Cols, min(e.p.Proj, src.Cols)
 	var basis []float64 // g × p, row-major
-	scale := make([]float64, p)
-	for k := range scale {
-		scale[k] = 1
-	}
+	scale := 1.0        // of every component
 	if e.p.Front == FrontRandom {
 		rng := rand.New(rand.NewPCG(e.cfg.Seed, stream(streamFront, 0, 0)))
 		basis = make([]float64, g*p)
@@ -89,10 +86,7 @@ func (s *sim) front() (compute.Matrix, error) {
 			return compute.Matrix{}, err
 		}
 		basis = b
-		f := spectrumScale(vals, s.d.Cells)
-		for k := range scale {
-			scale[k] = f
-		}
+		scale = spectrumScale(vals, s.d.Cells)
 	}
 	out := compute.NewMatrix(src.Rows, p, nil)
 	for i := range src.Rows {
@@ -102,20 +96,20 @@ func (s *sim) front() (compute.Matrix, error) {
 			for j, v := range row {
 				acc += float64(v) * basis[j*p+k]
 			}
-			dst[k] = float32(acc * scale[k])
+			dst[k] = float32(acc * scale)
 		}
 	}
 	if e.p.Front == FrontRandom {
-		// the null twin is nonprivate and data-free: its columns at their
-		// own unit variance
+		// no release to scale by: each column at its own unit variance
 		normalizeCols(out)
 	}
 	return out, nil
 }
 
 // spectrumScale is the one factor, √(p·n/Σλ̃_k), by which every released
-// component is scaled (1 when nothing positive was released), so that the network's inputs have unit variance on
-// average and keep the spectrum's shape (rule G39, docs/RESULTS.md): the
+// component is scaled (1 when nothing positive was released), so that the
+// network's inputs have unit variance on average and keep the spectrum's
+// shape (rule G39, docs/RESULTS.md): the
 // few components that carry the cell types keep their larger variance,
 // which the network's narrow bottleneck then keeps. Whitening, the rule
 // before G39, gave every component the same variance; without the

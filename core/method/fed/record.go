@@ -111,7 +111,8 @@ type recPrivacy struct {
 	ledger  *accountant.Ledger
 	secure  bool
 	// lrByNoise: each client's learning rate is capped by stepLR (rule
-	// G41); false in the twin and once the user has set a rate
+	// G41) unless the user has set a rate; stepLR leaves the noiseless
+	// twin's (σ = 0) as it is
 	lrByNoise bool
 }
 

@@ -89,7 +89,7 @@ func (e *Engine) newSim(ctl *core.Control, d *datasets.Preprocessed) (*sim, erro
 		if s.rp, err = newRecPrivacy(e.cfg, e.rounds, e.p.LocalEpochs, e.p.CellClip); err != nil {
 			return nil, err
 		}
-		s.rp.lrByNoise = e.lrByNoise && s.rp.private
+		s.rp.lrByNoise = e.lrByNoise
 		if s.x, err = s.front(); err != nil {
 			return nil, err
 		}
