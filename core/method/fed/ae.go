@@ -259,3 +259,42 @@ func (w *aeWorker) localDP(ctx context.Context, j job) (float64, error) {
 	}
 	return total / float64(l.epochs), nil
 }
+
+// identityStartOn: development switch for rule G42 (the record unit's
+// network starts as the identity on its leading components).
+var identityStartOn = false
+
+// startAsIdentity sets the server model to pass the input's leading
+// components through: layer 1 writes (x_i, −x_i) to hidden units (2i,
+// 2i+1), the bottleneck reads z_j = h_2j − h_2j+1, the decoder does the
+// same backwards, and every other weight and bias is zero. It needs one
+// hidden layer each side of width at least twice the inputs'.
+func (l *aeLearner) startAsIdentity() error {
+	ae, err := nn.NewAutoencoder(l.cfg)
+	if err != nil {
+		return err
+	}
+	if len(ae.Layers) != 4 {
+		return fmt.Errorf("fed: identity start needs 4 layers, has %d", len(ae.Layers))
+	}
+	clear(ae.Params)
+	pairsIn := func(d *nn.Dense, n int) { // input i → units 2i, 2i+1
+		for i := range min(n, d.In, d.Out/2) {
+			d.W.Data[i*d.W.Stride+2*i] = 1
+			d.W.Data[i*d.W.Stride+2*i+1] = -1
+		}
+	}
+	pairsOut := func(d *nn.Dense, n int) { // units 2j, 2j+1 → output j
+		for j := range min(n, d.Out, d.In/2) {
+			d.W.Data[2*j*d.W.Stride+j] = 1
+			d.W.Data[(2*j+1)*d.W.Stride+j] = -1
+		}
+	}
+	L := ae.Layers
+	pairsIn(L[0], L[0].In)
+	pairsOut(L[1], L[1].Out)
+	pairsIn(L[2], L[2].In)
+	pairsOut(L[3], L[2].In)
+	copy(l.server, ae.Params)
+	return nil
+}

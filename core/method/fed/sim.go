@@ -104,6 +104,11 @@ func (e *Engine) newSim(ctl *core.Control, d *datasets.Preprocessed) (*sim, erro
 	}
 	if s.rp != nil {
 		s.l.(*aeLearner).dp = s.rp
+		if identityStartOn {
+			if err := s.l.(*aeLearner).startAsIdentity(); err != nil {
+				return nil, err
+			}
+		}
 	} else if s.pr, err = newPrivacy(e.cfg, e.v, e.p, e.rounds, e.clients); err != nil {
 		return nil, err
 	}
