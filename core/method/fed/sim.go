@@ -104,7 +104,8 @@ func (e *Engine) newSim(ctl *core.Control, d *datasets.Preprocessed) (*sim, erro
 	}
 	if s.rp != nil {
 		s.l.(*aeLearner).dp = s.rp
-		if identityStartOn {
+		// Only the PCA front end orders its components (rule G42).
+		if identityStart && e.p.Front == FrontPCA {
 			if err := s.l.(*aeLearner).startAsIdentity(); err != nil {
 				return nil, err
 			}

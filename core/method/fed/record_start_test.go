@@ -1,0 +1,83 @@
+package fed
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/dpscope/dpscope/core/compute"
+	"github.com/dpscope/dpscope/core/nn"
+)
+
+// TestRecordIdentityRule is rule G42's judgement (docs/RESULTS.md, "the
+// network starts as the identity on the leading components"): for each
+// family of DPSCOPE_G42 ("name=data,data,…;…"), each draw (run seed i for
+// the i-th), fl-dp at the record unit at ε 1–16 with the random start and
+// with the identity start, one ROW line each.
+func TestRecordIdentityRule(t *testing.T) {
+	spec := os.Getenv("DPSCOPE_G42")
+	if spec == "" {
+		t.Skip("set DPSCOPE_G42 to run the judgement")
+	}
+	defer func(v bool) { identityStart = v }(identityStart)
+	for _, fam := range strings.Split(spec, ";") {
+		name, list, _ := strings.Cut(fam, "=")
+		for i, ds := range strings.Split(list, ",") {
+			d, seed := diagData(t, ds), uint64(i+1)
+			for _, arm := range []struct {
+				name     string
+				identity bool
+			}{{"random", false}, {"g42", true}} {
+				identityStart = arm.identity
+				var row []string
+				for _, e := range []float64{1, 2, 4, 8, 16} {
+					row = append(row, fmt.Sprintf("%.4f", diagRun(t, d, e, 0, -1, 0, seed)))
+				}
+				fmt.Printf("ROW %s %s %d %s %s\n", name, ds, seed, arm.name, strings.Join(row, " "))
+			}
+		}
+	}
+}
+
+// TestStartAsIdentity: the record unit's identity start (rule G42) passes
+// the leading Latent inputs through the bottleneck and the decoder
+// unchanged, and leaves the other outputs at zero.
+func TestStartAsIdentity(t *testing.T) {
+	const proj, rows = 32, 5
+	x := compute.NewMatrix(rows, proj, nil)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range x.Data {
+		x.Data[i] = float32(rng.NormFloat64())
+	}
+	p := Params{Hidden: []int{DefaultRecordHidden}, Latent: DefaultRecordLatent, Batch: 8, LocalEpochs: 1}
+	l, err := newAELearner(x, p, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.startAsIdentity(); err != nil {
+		t.Fatal(err)
+	}
+	ae, err := nn.NewAutoencoder(l.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(ae.Params, l.server)
+	ae.Forward(x)
+	z, out := ae.Latent(), ae.Output(0)
+	for i := range rows {
+		for j := range proj {
+			want := x.At(i, j)
+			if j < p.Latent && z.At(i, j) != want {
+				t.Fatalf("cell %d: bottleneck %d is %g, want the input's %g", i, j, z.At(i, j), want)
+			}
+			if j >= p.Latent {
+				want = 0
+			}
+			if out.At(i, j) != want {
+				t.Fatalf("cell %d: output %d is %g, want %g", i, j, out.At(i, j), want)
+			}
+		}
+	}
+}
