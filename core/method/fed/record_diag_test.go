@@ -216,7 +216,8 @@ func TestRecordTwinDiagnosis(t *testing.T) {
 // TestRecordFrontRule is rule G39's pipeline (docs/RESULTS.md, "the
 // front end on the preprocessed genes") on the ninth session's fresh
 // simulation. Short form: data seed 201, run seed 1, the nonprivate twin
-// and ε = 8 (measured 0.808 and 0.988; before G39 the twin read 0.985):
+// and ε = 8 (measured 0.808 and 0.988; 1.000 and 0.993 since G42's
+// identity start; before G39 the twin read 0.985):
 // the twin must not collapse (≥ 0.7; the two combinations G39 rejected,
 // scaled genes with whitening and uncentred genes with one scale, gave
 // 0.13 and 0.09 or less on this family) and ε = 8 must keep the types
