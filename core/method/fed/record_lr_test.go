@@ -1,13 +1,12 @@
 package fed
 
 import (
-	"fmt"
 	"math"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/dpscope/dpscope/core"
+	"github.com/dpscope/dpscope/datasets"
 )
 
 // TestStepLR checks rule G41's learning rate: n/(σ·C·√p) when below the
@@ -57,22 +56,12 @@ func TestRecordLRRule(t *testing.T) {
 	if spec == "" {
 		t.Skip("set DPSCOPE_G40 to run the judgement")
 	}
-	for _, fam := range strings.Split(spec, ";") {
-		name, list, _ := strings.Cut(fam, "=")
-		for i, ds := range strings.Split(list, ",") {
-			d, seed := diagData(t, ds), uint64(i+1)
-			for _, arm := range []struct {
-				name string
-				lr   float64
-			}{{"old", 10}, {"g40", 0}} {
-				var row []string
-				for _, e := range []float64{1, 2, 4, 8, 16} {
-					row = append(row, fmt.Sprintf("%.4f", diagRun(t, d, e, 0, -1, arm.lr, seed)))
-				}
-				fmt.Printf("ROW %s %s %d %s %s\n", name, ds, seed, arm.name, strings.Join(row, " "))
-			}
+	lrArm := func(lr float64) func(*datasets.Preprocessed, float64, uint64) float64 {
+		return func(d *datasets.Preprocessed, eps float64, seed uint64) float64 {
+			return diagRun(t, d, eps, 0, -1, lr, seed)
 		}
 	}
+	ruleRows(t, spec, []ruleArm{{"old", lrArm(10)}, {"g40", lrArm(0)}})
 }
 
 // A live patch of the learning rate ends rule G41 for the rest of the

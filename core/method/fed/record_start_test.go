@@ -9,6 +9,7 @@ import (
 
 	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/nn"
+	"github.com/dpscope/dpscope/datasets"
 )
 
 // TestRecordIdentityRule is rule G42's judgement (docs/RESULTS.md, "the
@@ -22,18 +23,35 @@ func TestRecordIdentityRule(t *testing.T) {
 		t.Skip("set DPSCOPE_G42 to run the judgement")
 	}
 	defer func(v bool) { identityStart = v }(identityStart)
+	startArm := func(identity bool) func(*datasets.Preprocessed, float64, uint64) float64 {
+		return func(d *datasets.Preprocessed, eps float64, seed uint64) float64 {
+			identityStart = identity
+			return diagRun(t, d, eps, 0, -1, 0, seed)
+		}
+	}
+	ruleRows(t, spec, []ruleArm{{"random", startArm(false)}, {"g42", startArm(true)}})
+}
+
+// ruleArm is one arm of a rule's judgement: its name in the ROW lines
+// and one run's final ARI on a draw at ε with a run seed.
+type ruleArm struct {
+	name string
+	run  func(d *datasets.Preprocessed, eps float64, seed uint64) float64
+}
+
+// ruleRows prints, for each family of spec ("NAME=DATA,DATA,…;NAME=…")
+// and each of its draws (run seed i for the i-th), one line per arm:
+// "ROW family draw seed arm" and the arm's ARI at ε = 1, 2, 4, 8, 16.
+func ruleRows(t *testing.T, spec string, arms []ruleArm) {
+	t.Helper()
 	for _, fam := range strings.Split(spec, ";") {
 		name, list, _ := strings.Cut(fam, "=")
 		for i, ds := range strings.Split(list, ",") {
 			d, seed := diagData(t, ds), uint64(i+1)
-			for _, arm := range []struct {
-				name     string
-				identity bool
-			}{{"random", false}, {"g42", true}} {
-				identityStart = arm.identity
+			for _, arm := range arms {
 				var row []string
 				for _, e := range []float64{1, 2, 4, 8, 16} {
-					row = append(row, fmt.Sprintf("%.4f", diagRun(t, d, e, 0, -1, 0, seed)))
+					row = append(row, fmt.Sprintf("%.4f", arm.run(d, e, seed)))
 				}
 				fmt.Printf("ROW %s %s %d %s %s\n", name, ds, seed, arm.name, strings.Join(row, " "))
 			}
