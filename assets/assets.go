@@ -1,6 +1,7 @@
-// Package assets holds the files dpscope embeds in its binary with
-// go:embed, so that `go run .` needs no file on disk: the specifications of
-// the built-in data sets (and later themes and lesson texts).
+// Package assets holds the files dpscope embeds in its binary (with Go's
+// embed directive), so that `go run .` needs no file on disk: the
+// specifications of the built-in data sets (and later themes and lesson
+// texts).
 //
 // The package is a leaf: it imports nothing of dpscope, and only exposes the
 // raw files; package datasets decodes the data set specifications.

@@ -210,7 +210,7 @@ func TestSimulateDropout(t *testing.T) {
 	cfg.OutlierProb = 0
 	cfg.BCVCommon, cfg.BCVDF = 0.01, 0
 	cfg.Dropout, cfg.DropoutShape = true, -2
-	d, truth, err := Simulate(cfg)
+	_, truth, err := Simulate(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestSimulateDropout(t *testing.T) {
 	}
 	slices.Sort(ps)
 	cfg.DropoutMid = math.Log(ps[len(ps)/2]) // half the entries drop
-	d, truth, _ = Simulate(cfg)
+	d, truth, _ := Simulate(cfg)
 	var want, v float64
 	for i := range cfg.Cells {
 		for j := range cfg.Genes {

@@ -100,7 +100,7 @@ func TestStartPrunesAutosaves(t *testing.T) {
 	}
 	reopened := paths[24]
 	m := New(Config{Summary: testSummary(), Backend: "gonum", Method: fakeFast, StateDir: state, ExportDir: t.TempDir(), SessionFile: reopened})
-	m = sized(t, m, 120, 40)
+	sized(t, m, 120, 40)
 	for i, p := range paths {
 		_, err := os.Stat(p)
 		if gone := err != nil; gone != (i >= 20 && p != reopened) {

@@ -92,8 +92,11 @@ func listNonzeros(dst *sparseTerm, src *float32, n int, k0, step int32) int
 // listIdx and listPerm are listNonzeros's constants: the lanes' k
 // multipliers, and for each 4-bit mask of kept entries the VPERMD pattern
 // that moves their (k, v) dword pairs, in order, to the front.
+// Only the assembly reads them, which staticcheck's U1000 cannot see.
 var (
-	listIdx  = [4]int32{0, 1, 2, 3}
+	//lint:ignore U1000 read by listNonzeros in sgemm_amd64.s
+	listIdx = [4]int32{0, 1, 2, 3}
+	//lint:ignore U1000 read by listNonzeros in sgemm_amd64.s
 	listPerm = func() (p [16][8]int32) {
 		for m := range p {
 			o := 0

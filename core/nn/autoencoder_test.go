@@ -306,9 +306,7 @@ func TestForwardDecodeMatchesForward(t *testing.T) {
 		enc.Encode(x)
 		for _, a := range []*Autoencoder{part, enc} {
 			z, dz := a.Latent(), a.LatentGrad()
-			for i, v := range z.Data {
-				dz.Data[i] = v
-			}
+			copy(dz.Data, z.Data)
 			a.Backward()
 			a.AccumulateGrads(0)
 		}

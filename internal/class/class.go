@@ -103,14 +103,12 @@ func NewRegistry() *Registry {
 func (r *Registry) Join(id, want string, instructor bool) (*Seat, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	m, ok := r.members[id]
-	if !ok {
+	if _, ok := r.members[id]; !ok {
 		if len(r.members) >= MaxMembers {
 			return nil, ErrFull
 		}
 		name := r.unique(DefaultName(want))
-		m = &member{name: name}
-		r.members[id] = m
+		r.members[id] = &member{name: name}
 		r.names[fold(name)] = id
 	}
 	return &Seat{reg: r, id: id, instructor: instructor}, nil

@@ -409,7 +409,7 @@ func (m *model) stage2Loss(cells []int) (float64, error) {
 func (m *model) ccLoss(grad compute.Matrix, w float64) float64 {
 	k := float64(m.k)
 	var s [64]float64
-	sum := s[:0]
+	var sum []float64
 	if m.latent > len(s) {
 		sum = make([]float64, m.latent) // only for latent widths above 64
 	} else {

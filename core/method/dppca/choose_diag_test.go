@@ -50,11 +50,9 @@ func TestChooseDiag(t *testing.T) {
 				a2, _ := cluster.ARI(m.Labels, l2)
 				line := ""
 				for _, f := range []float64{1, 0.25, 0.1} {
-					c := 4 * f * r.pl.R * r.pl.R
+					c := f * r.pl.R * r.pl.R
 					if f == 1 {
 						c = 4 * r.pl.R * r.pl.R
-					} else {
-						c = f * r.pl.R * r.pl.R
 					}
 					dc := clippedGap(r.out.Proj, m.N, p, m1, m2, c)
 					sc := c / (r.pl.Mu * math.Sqrt(0.05))

@@ -59,8 +59,7 @@ func TestSepDiag(t *testing.T) {
 					}
 					parent[c] = p
 				}
-				var find func(p []int, j int) int
-				find = func(p []int, j int) int {
+				find := func(p []int, j int) int {
 					for p[j] != j {
 						j = p[j]
 					}

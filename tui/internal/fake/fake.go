@@ -38,14 +38,14 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	cfg := e.cfg
 	rng := rand.New(rand.NewPCG(cfg.Seed, 7))
 	spe := StepsPerEpoch(cfg.SampleRate)
-	sigma, layers := cfg.Sigma, cfg.Layers
+	sigma := cfg.Sigma
 	private := cfg.Mode != core.ModeNonPrivate
 	total := 0
 	for _, ep := range cfg.Epochs {
 		total += ep * spe
 	}
 	status := core.GuaranteePaperOnly
-	reasons := []string{"fake engine: layers " + layers.String() + " noised"}
+	reasons := []string{"fake engine: layers " + cfg.Layers.String() + " noised"}
 	if !private {
 		status, reasons = core.GuaranteeNone, []string{"no noise"}
 	}
@@ -77,9 +77,6 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 				for _, p := range patches {
 					if p.Sigma != nil {
 						sigma = *p.Sigma
-					}
-					if p.Layers != nil {
-						layers = *p.Layers
 					}
 					ctl.Applied(p, step)
 				}
