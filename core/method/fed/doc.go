@@ -179,7 +179,10 @@
 // Said plainly (docs/RESULTS.md, "what the network adds"): from that
 // start the trained network clusters about as the start does (pbmc_4k's
 // nonprivate twin 0.780, the untrained network 0.780), so the unit's
-// utility is mostly its private projection's.
+// utility is mostly its private projection's. At small ε the steps' noise
+// moves the network away from that start and the loss climbs; such a run
+// says so in a warning (warnLossRose), so that a rising loss reads as the
+// noise and not as a fault.
 // The null is the pipeline on noise alone: sound mode at σ = NullSigma
 // (10⁶), where no release carries anything of the data (Null; until the
 // thirty-first session a seeded Gaussian projection and the untrained

@@ -48,6 +48,10 @@ func (s *sim) report(ctx context.Context, round int, evaluated bool) error {
 	if err := nn.CheckFinite("global loss", loss); err != nil {
 		return fmt.Errorf("fed: round %d: %w", round, err)
 	}
+	if round == 1 {
+		s.roundLoss[0] = loss
+	}
+	s.roundLoss[1] = loss
 	ev := core.StepEvent{Stage: s.segment, Epoch: round, Step: round, Loss: loss, Parts: make([]core.NamedValue, s.k)}
 	for c, l := range s.losses {
 		ev.Parts[c] = core.NamedValue{Name: fmt.Sprintf("client %d", c+1), Value: l}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dpscope/dpscope/core"
 	"github.com/dpscope/dpscope/core/compute"
 	"github.com/dpscope/dpscope/core/nn"
 	"github.com/dpscope/dpscope/datasets"
@@ -96,6 +97,37 @@ func TestStartAsIdentity(t *testing.T) {
 			if out.At(i, j) != want {
 				t.Fatalf("cell %d: output %d is %g, want %g", i, j, out.At(i, j), want)
 			}
+		}
+	}
+}
+
+// TestWarnLossRose: a private record-unit run whose loss climbs (a small
+// ε, where the steps' noise outweighs them) says so in a warning, and a
+// run whose loss falls (the nonprivate twin) does not.
+func TestWarnLossRose(t *testing.T) {
+	d := simData(t, 400, 100, 4)
+	for _, tc := range []struct {
+		mode core.Mode
+		eps  float64
+		want bool
+	}{{core.ModeSound, 0.5, true}, {core.ModeNonPrivate, 0, false}} {
+		cfg := core.Config{Data: "test", Method: testMethod, Mode: tc.mode, Epsilon: tc.eps, Delta: 1e-5, Seed: 1,
+			SampleRate: 1, Clip: DefaultCellClip, Epochs: []int{5}}
+		if tc.mode == core.ModeNonPrivate {
+			cfg.Delta, cfg.Clip = 0, 0
+		}
+		var losses []float64
+		warned := false
+		for _, ev := range runEngine(t, cfg, newEngine(t, cfg, FLDP, Params{Data: d, Unit: UnitRecord})) {
+			switch ev := ev.(type) {
+			case core.StepEvent:
+				losses = append(losses, ev.Loss)
+			case core.WarningEvent:
+				warned = warned || strings.Contains(ev.Message, "training loss rose")
+			}
+		}
+		if rose := losses[len(losses)-1] > losses[0]; rose != tc.want || warned != tc.want {
+			t.Errorf("%s at ε %g: losses %.4f, warned %v: want the loss to rise and a warning = %v", tc.mode, tc.eps, losses, warned, tc.want)
 		}
 	}
 }

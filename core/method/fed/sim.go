@@ -62,6 +62,12 @@ type sim struct {
 	pred     []int
 	dim      int
 	lastLoss float64
+	// roundLoss holds the step loss reported for round 1 and for the
+	// latest round, for warnLossRose.
+	roundLoss [2]float64
+	// identity says the network started as the identity on the front
+	// end's leading components (rule G42).
+	identity bool
 	// active[c] says whether client c takes part in the current round
 	// (FedSC's sound mode with client rate q < 1); nil: every client
 	active []bool
@@ -109,6 +115,7 @@ func (e *Engine) newSim(ctl *core.Control, d *datasets.Preprocessed) (*sim, erro
 			if err := s.l.(*aeLearner).startAsIdentity(); err != nil {
 				return nil, err
 			}
+			s.identity = true
 		}
 	} else if s.pr, err = newPrivacy(e.cfg, e.v, e.p, e.rounds, e.clients); err != nil {
 		return nil, err
@@ -276,6 +283,7 @@ func (s *sim) run(ctx context.Context) error {
 			return err
 		}
 	}
+	s.warnLossRose(round)
 	s.ctl.Emit(s.result())
 	s.ctl.Emit(s.guarantee(true))
 	return s.emitAudit()
@@ -521,4 +529,18 @@ func (s *sim) warnNoise() {
 	s.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf(
 		"utility: the local noise swamps the clipped updates — over the %d planned rounds its norm is at least ρ = σ·√(P/(R·K)) = %.3g times the largest total the clipped updates can make (σ = %.4g·C, P = %d weights, K = %d clients), so the model stays where noise puts it and its clustering is expected at its untrained twin's (the null line), whatever the learning rate; ρ < 1 would need about P/ρ² weights or ρ² times more clients (docs/RESULTS.md, \"FL-DP and PPML-Omics in sound mode\")",
 		pr.planned, rho, pr.z, s.l.size(), s.k)})
+}
+
+// warnLossRose emits a WarningEvent when a private record-unit run that
+// started from the identity (rule G42) ends with its server model's loss
+// above round 1's: the steps' noise then outweighs what they carry and
+// moves the network away from its start. A user who sees the loss climb
+// should know that it is the noise, not a fault.
+func (s *sim) warnLossRose(rounds int) {
+	if !s.identity || !s.rp.private || rounds < 2 || !(s.roundLoss[1] > s.roundLoss[0]) {
+		return
+	}
+	s.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf(
+		"utility: the training loss rose from %.4g (round 1) to %.4g (round %d): at this ε the noise in the clients' DP-SGD steps outweighs what the steps carry, so training moves the network away from its start (the identity on the private projection's leading components) rather than towards a better fit; the clustering is then mostly the projection's",
+		s.roundLoss[0], s.roundLoss[1], rounds)})
 }
