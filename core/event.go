@@ -152,6 +152,10 @@ type PatchEvent struct {
 // WarningEvent is something the user should know that does not stop the run.
 type WarningEvent struct {
 	Message string `json:"message"`
+	// Note marks a description of what the run does (its plan, or a
+	// decision its rules took) rather than a problem: front ends show it
+	// as a note, so that a warning is not lost among routine messages.
+	Note bool `json:"note,omitempty"`
 }
 
 // Outcome is how a run that did not fail ended.

@@ -42,8 +42,9 @@ type budgetPane struct {
 	busy   bool
 	curve  *chart.XY
 	// warnings are the run's warning events, kept beside the reasons (the
-	// status line shows only the latest).
-	warnings []string
+	// status line shows only the latest), and notes those marked Note (its
+	// plan, its rules' decisions).
+	warnings, notes []string
 	// vp scrolls the text when it is taller than its room (↑/↓, pgup/pgdn):
 	// the reasons and warnings are never cut out of reach.
 	vp    viewport.Model
@@ -126,7 +127,7 @@ func (b *budgetPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		}
 	case RunStartedMsg:
 		b.sched = newSchedule()
-		b.budget, b.guar, b.warnings, b.attack = nil, nil, nil, nil
+		b.budget, b.guar, b.warnings, b.notes, b.attack = nil, nil, nil, nil, nil
 		b.stale = true
 	case EngineEventsMsg:
 		for _, ev := range msg.Events {
@@ -139,7 +140,11 @@ func (b *budgetPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 				g := ev
 				b.guar = &g
 			case core.WarningEvent:
-				b.warnings = append(b.warnings, ev.Message)
+				if ev.Note {
+					b.notes = append(b.notes, ev.Message)
+				} else {
+					b.warnings = append(b.warnings, ev.Message)
+				}
 			case core.AuditEvent:
 				a := ev
 				b.attack = &a
@@ -444,6 +449,12 @@ func (b *budgetPane) text(w int) string {
 	add(st.Label.Render("why"))
 	for _, r := range reasons {
 		out = append(out, hang("  · ", r, w, st.Muted)...)
+	}
+	if len(b.notes) > 0 {
+		add(st.Label.Render("notes of the run"))
+		for _, n := range b.notes {
+			out = append(out, hang("  · ", n, w, st.Muted)...)
+		}
 	}
 	if len(b.warnings) > 0 {
 		add(st.Label.Render("warnings of the run"))

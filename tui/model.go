@@ -369,6 +369,9 @@ func (m *Model) noteEvents(evs []core.Event) {
 			m.status, m.errored = "run failed: "+ev.Err.Error(), true
 		case core.WarningEvent:
 			m.status, m.errored = "warning: "+ev.Message, false
+			if ev.Note {
+				m.status = "note: " + ev.Message
+			}
 		case core.PatchEvent:
 			if ev.Applied {
 				m.status, m.errored = fmt.Sprintf("live change %s took effect at step %d", ev.Patch.String(), ev.Step), false

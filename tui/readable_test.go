@@ -79,3 +79,28 @@ func TestBudgetReasonsScroll(t *testing.T) {
 		t.Errorf("scrolling back up lost the top:\n%s", text(m))
 	}
 }
+
+// TestBudgetNotesApart: a run's notes (WarningEvents marked Note: its
+// plan) are announced as notes in the status line and listed under
+// "notes of the run" on the Budget screen, apart from its warnings.
+func TestBudgetNotesApart(t *testing.T) {
+	m := sized(t, testModel(t, fakeFast), 120, 40)
+	note := core.WarningEvent{Message: "plan: K = 8, p = 10", Note: true}
+	for _, tc := range []struct {
+		ev   core.WarningEvent
+		want string
+	}{{note, "note: plan: K = 8, p = 10"}, {core.WarningEvent{Message: "the loss rose"}, "warning: the loss rose"}} {
+		m.noteEvents([]core.Event{tc.ev}) // what Update does with a run's events
+		if m.status != tc.want {
+			t.Errorf("status line after %+v: %q, want %q", tc.ev, m.status, tc.want)
+		}
+	}
+	m = feed(t, m, 1, append(fakeRun(1), note, core.WarningEvent{Message: "the loss rose"}))
+	m = press(t, m, "2")
+	v := text(m)
+	notes, warns := strings.Index(v, "notes of the run"), strings.Index(v, "warnings of the run")
+	plan, rose := strings.Index(v, "plan: K = 8"), strings.Index(v, "the loss rose")
+	if notes < 0 || warns < 0 || !(notes < plan && plan < warns && warns < rose) {
+		t.Errorf("Budget screen: want the plan under \"notes of the run\" and the warning under \"warnings of the run\":\n%s", v)
+	}
+}

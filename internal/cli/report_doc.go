@@ -279,6 +279,7 @@ func runDoc(fd *folderData) report.Doc {
 		t.Notes = append(t.Notes, "ARI of these settings: "+s.Learning.String()+".")
 	}
 	d.Table = t
+	d.Notes = append(d.Notes, s.Notes...)
 	d.Notes = append(d.Notes, s.Warnings...)
 	d.Commands = []report.Command{
 		{What: "Run it again into a new folder (config.toml is the run's own, written by run --out):",

@@ -48,7 +48,10 @@ type runSummary struct {
 	Status   string   `json:"status"`
 	Reason   string   `json:"reason,omitempty"`
 	Warnings []string `json:"warnings"`
-	Error    string   `json:"error,omitempty"`
+	// Notes are the run's descriptions of what it does (WarningEvents
+	// marked Note: a method's plan, a decision its rules took).
+	Notes []string `json:"notes,omitempty"`
+	Error string   `json:"error,omitempty"`
 	// Reference holds the reference lines (absent with --no-reference);
 	// Verdict is "no better than no learning" when a private result is not
 	// above the null beyond seed noise; Learning is the paired comparison
@@ -133,7 +136,11 @@ func (s *runSummary) observe(ev core.Event) {
 	case core.ResultEvent, core.EmbeddingEvent:
 		s.sawResult = true
 	case core.WarningEvent:
-		s.Warnings = append(s.Warnings, ev.Message)
+		if ev.Note {
+			s.Notes = append(s.Notes, ev.Message)
+		} else {
+			s.Warnings = append(s.Warnings, ev.Message)
+		}
 	case core.AuditEvent:
 		s.Audit = &ev
 	case core.DataEvent:
@@ -217,6 +224,9 @@ func (s *runSummary) write(w io.Writer) {
 		fmt.Fprintf(tw, "\t(metrics use the true labels of the data: exploration only, not covered by any guarantee)\n")
 	}
 	s.Reference.write(tw)
+	for _, m := range s.Notes {
+		fmt.Fprintf(tw, "note\t%s\n", m)
+	}
 	for _, m := range s.Warnings {
 		fmt.Fprintf(tw, "warning\t%s\n", m)
 	}

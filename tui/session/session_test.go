@@ -35,6 +35,7 @@ func sampleWith() (File, []core.Event) {
 		core.GuaranteeEvent{Status: core.GuaranteeConditional, Reasons: []string{"labels are public"}},
 		core.PatchEvent{Patch: core.Patch{Epsilon: &eps}, Step: 12, Applied: true},
 		core.WarningEvent{Message: "slow"},
+		core.WarningEvent{Message: "plan: K = 3", Note: true},
 		core.DoneEvent{Outcome: core.OutcomeStopped, Stopped: true, Reason: "user", Elapsed: 1500 * time.Millisecond},
 		core.ErrorEvent{Err: errors.New("boom")},
 	}

@@ -80,7 +80,7 @@ func (r *runner) run(ctx context.Context) error {
 		st.bud = &b
 	}
 	r.ctl.Emit(guarantee(r.cfg.Mode, r.p, synthetic, r.cfg.SecureNoise, r.cfg.Epsilon, r.cfg.Delta, r.nPriv, st.bud))
-	r.ctl.Emit(core.WarningEvent{Message: "bandwidth and dimension: " + pr.Choice})
+	r.ctl.Emit(core.WarningEvent{Message: "bandwidth and dimension: " + pr.Choice, Note: true})
 
 	// Every mode computes the local PCA: sound mode does not use it, but its
 	// non-private ceiling does.

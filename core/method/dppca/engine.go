@@ -259,7 +259,7 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 	if err := record(prepMechs...); err != nil {
 		return nil, false, err
 	}
-	r.ctl.Emit(core.WarningEvent{Message: noiseMessage(rl.pl, rl.out.Matrix, st.o, r.src.K)})
+	r.ctl.Emit(core.WarningEvent{Message: noiseMessage(rl.pl, rl.out.Matrix, st.o, r.src.K), Note: true})
 	// stage 2: private PCA
 	r.ctl.Emit(core.StageEvent{Stage: 2, Name: "private PCA" + suffix, Steps: 1})
 	r.hook(rel, 2)
@@ -276,7 +276,7 @@ func (r *runner) release(ctx context.Context, rel int) (*Outcome, bool, error) {
 	if err := record(MechPCA, MechCentre); err != nil {
 		return nil, false, err
 	}
-	r.ctl.Emit(core.WarningEvent{Message: kmeansMessage(rl)})
+	r.ctl.Emit(core.WarningEvent{Message: kmeansMessage(rl), Note: true})
 	// stage 3: DP k-means
 	rl.chooseOver() // the rounds, and under merge=early their noise, follow it
 	pl = rl.pl

@@ -56,7 +56,7 @@ func (s *sim) applyPatches(ps []core.Patch, round int) error {
 				s.ctl.Rejected(p, round, err)
 				continue
 			}
-			s.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf("round %d: %d clients now take part; the split was redrawn (%s)", round, s.k, s.describe())})
+			s.ctl.Emit(core.WarningEvent{Message: fmt.Sprintf("round %d: %d clients now take part; the split was redrawn (%s)", round, s.k, s.describe()), Note: true})
 		}
 		if pr := s.pr; pr != nil {
 			next.segment = pr.segment // redraw may have opened a new one

@@ -157,7 +157,7 @@ func (s *sim) redraw(k, round int) error {
 	}
 	s.segmentStart = round
 	for _, n := range sp.Notes {
-		s.ctl.Emit(core.WarningEvent{Message: "client split: " + n})
+		s.ctl.Emit(core.WarningEvent{Message: "client split: " + n, Note: true})
 	}
 	s.ctl.Emit(core.StageEvent{Stage: s.segment, Steps: s.e.rounds - round + 1,
 		Name: fmt.Sprintf("%s, K = %d clients, %s split (%s)", s.e.v.Name(), k, cfg, sizeRange(sp.Sizes()))})

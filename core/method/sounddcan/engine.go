@@ -157,7 +157,7 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	}
 	ctl.Emit(core.DataEvent{Cells: d.Cells(), Genes: pl.DPPCA.H, Classes: len(d.Classes)})
 	ctl.Emit(r.guarantee(nil))
-	ctl.Emit(core.WarningEvent{Message: r.noiseMessage()})
+	ctl.Emit(core.WarningEvent{Message: r.noiseMessage(), Note: true})
 	ctl.Emit(core.StageEvent{Stage: stageInit, Name: fmt.Sprintf("dppca: private preprocessing, private PCA, DP k-means into %d centres", min(max(pl.Over, 1)*src.K, d.Cells())), Steps: 1})
 	if err := r.checkpoint(ctx); err != nil {
 		return err
@@ -191,7 +191,7 @@ func (e *Engine) Run(ctx context.Context, ctl *core.Control) error {
 	// The subspace test may have replaced the network by head rounds.
 	r.pl = out.Plan
 	if out.Plan.SubOff {
-		ctl.Emit(core.WarningEvent{Message: fmt.Sprintf("subspace test: the start's noise edge %.3g is at most %g times its released eigenvalues up to the (K−1)-th, so its private subspace is accurate and the network has little to correct; no DP-SGD step ran and the network's share went to %d more Lloyd rounds of the head (sums noise %.3g, counts %.3g)", out.Start.Plan.Edge(), subspaceRho(e.o.Subspace), out.Plan.Extra, out.Plan.ExtraSums, out.Plan.ExtraCounts)})
+		ctl.Emit(core.WarningEvent{Message: fmt.Sprintf("subspace test: the start's noise edge %.3g is at most %g times its released eigenvalues up to the (K−1)-th, so its private subspace is accurate and the network has little to correct; no DP-SGD step ran and the network's share went to %d more Lloyd rounds of the head (sums noise %.3g, counts %.3g)", out.Start.Plan.Edge(), subspaceRho(e.o.Subspace), out.Plan.Extra, out.Plan.ExtraSums, out.Plan.ExtraCounts), Note: true})
 	}
 	e.mu.Lock()
 	e.out = out
