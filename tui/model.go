@@ -368,10 +368,11 @@ func (m *Model) noteEvents(evs []core.Event) {
 		case core.ErrorEvent:
 			m.status, m.errored = "run failed: "+ev.Err.Error(), true
 		case core.WarningEvent:
-			m.status, m.errored = "warning: "+ev.Message, false
+			kind := "warning: "
 			if ev.Note {
-				m.status = "note: " + ev.Message
+				kind = "note: "
 			}
+			m.status, m.errored = kind+ev.Message, false
 		case core.PatchEvent:
 			if ev.Applied {
 				m.status, m.errored = fmt.Sprintf("live change %s took effect at step %d", ev.Patch.String(), ev.Step), false
